@@ -1,0 +1,62 @@
+/**
+ * Hardware profile types (kvtier-hardware v1). Profiles are JSON data with units in field names;
+ * `validateProfile` (validate-profile.ts) checks a parsed JSON value against this shape.
+ */
+export type TierKind = 'hbm' | 'dram' | 'cxl' | 'nvme' | 'hdd' | 'remote';
+export const TIER_KINDS: readonly TierKind[] = ['hbm', 'dram', 'cxl', 'nvme', 'hdd', 'remote'];
+
+export interface TierSpec {
+  /** unique name, used by links and policies ("hbm", "dram", "cxl", "nvme", "hdd") */
+  name: string;
+  kind: TierKind;
+  capacity_GiB: number;
+  /** sustained device bandwidth of the memory/storage itself */
+  read_GBps: number;
+  write_GBps: number;
+  /** access latency added once per transfer that reads (writes) this tier */
+  read_latency_us: number;
+  write_latency_us: number;
+}
+
+/** One direction of a link: time = alpha_us + bytes / GBps. */
+export interface LinkDirection {
+  alpha_us: number;
+  GBps: number;
+}
+
+export interface LinkSpec {
+  name: string;
+  /** tier names at the two ends */
+  a: string;
+  b: string;
+  a_to_b: LinkDirection;
+  b_to_a: LinkDirection;
+  /** transfers in flight per direction at once; more wait in FIFO order */
+  copy_engines: number;
+}
+
+export interface GpuSpec {
+  name: string;
+  /** achieved HBM bandwidth seen by kernels (read bytes per second, 1e9) */
+  hbm_bandwidth_GBps: number;
+  /** achieved dense FP16 tensor throughput */
+  fp16_TFLOPs: number;
+  kernel_launch_us: number;
+  /** memory held back from the KV cache for activations, workspace, CUDA context */
+  reserved_GiB: number;
+}
+
+export interface HardwareProfile {
+  schema: 'kvtier-hardware/v1';
+  name: string;
+  description: string;
+  gpu: GpuSpec;
+  /** tiers[0] must be the GPU's HBM (kind "hbm") */
+  tiers: TierSpec[];
+  links: LinkSpec[];
+  /** field path -> source (paper, datasheet, measurement) for every number */
+  sources: Record<string, string>;
+}
+
+export const GiB = 1024 ** 3;
+export const GB = 1e9;
