@@ -1,0 +1,86 @@
+/** What a run reports: `summary.json` (RunSummary) and one row per decode step (StepRow). */
+
+export interface Percentiles {
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  max: number;
+}
+
+/** One decode step of one run (the per-step table, steps.arrow). */
+export interface StepRow {
+  step: number;
+  context_tokens: number;
+  /** wall time of the step on the compute stream, start of layer 0 to end of the last layer */
+  latency_ms: number;
+  /** kernel time on the compute stream */
+  compute_ms: number;
+  /** compute stream idle, waiting for memory operations */
+  stall_ms: number;
+  /** busy time of the memory streams during the step */
+  transfer_ms: number;
+  /** share of the step's true attention mass on blocks the kernel attended (mean over layers) */
+  recall: number;
+  /** lowest recall of any layer in this step */
+  recall_min: number;
+  /** bytes moved this step, summed over all link directions */
+  bytes_moved: number;
+  /** `bytes.<link>:<from>-><to>` per link direction, `occ.<tier>` occupancy in bytes at step end */
+  [extra: string]: number;
+}
+
+export interface RunSummary {
+  schema: 'kvtier-summary/v1';
+  status: 'ok';
+  trace: string;
+  policy: string;
+  model: string;
+  hardware: string;
+  /** KV budget in HBM: bytes and as a fraction of the FP16 KV at the trace's final context */
+  hbm_budget_bytes: number;
+  hbm_budget_fraction: number;
+  steps: number;
+  tbt_ms: Percentiles;
+  tokens_per_s: number;
+  compute_ms: number;
+  stall_ms: number;
+  transfer_ms: number;
+  /** 1 - stall / transfer time (1 when nothing was transferred) */
+  masking_efficiency: number;
+  attention_recall: { mean: number; min: number; p1: number };
+  /** bytes per link direction, key "<link>:<from>-><to>" */
+  bytes: Record<string, number>;
+  bytes_total: number;
+  peak_occupancy_bytes: Record<string, number>;
+  actions: Record<string, number>;
+  refused_actions: Record<string, number>;
+  wall_s?: number;
+}
+
+/** One configuration of a sweep, flattened for tables and charts. */
+export interface SweepRow {
+  id: string;
+  status: 'ok' | 'failed';
+  error: string;
+  trace: string;
+  policy: string;
+  model: string;
+  hardware: string;
+  hbm_budget_fraction: number;
+  seed: number;
+  tbt_p50_ms: number;
+  tbt_p90_ms: number;
+  tbt_p99_ms: number;
+  tokens_per_s: number;
+  stall_ms: number;
+  transfer_ms: number;
+  masking_efficiency: number;
+  recall_mean: number;
+  recall_min: number;
+  bytes_total: number;
+  bytes_h2d: number;
+  bytes_d2h: number;
+  /** relative path of the run directory inside the sweep directory */
+  run_dir: string;
+}
