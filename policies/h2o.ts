@@ -1,0 +1,83 @@
+/**
+ * H2O, Heavy-Hitter Oracle (Zhang et al., NeurIPS 2023): each block's score is its cumulative
+ * attention, score[j] += sum over the step's query of attention[j]. The budget is split between a
+ * window of recent blocks and the heavy hitters with the highest scores (50/50 by default); the
+ * first N tokens (sinks) score +infinity and are never evicted. Victims are the lowest-scored blocks
+ * outside the window, chosen by linear-time bottom-k selection (quickselect), not a sort.
+ *
+ * Observations arrive sparse (top-k listed masses + an even share for every other attended block);
+ * the even share is added to all blocks at once through a per-layer offset, so an update is O(k).
+ */
+import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import { selectBottomK } from './quickselect.js';
+
+interface Options extends Record<string, unknown> {
+  heavy_ratio: number;
+  sink_tokens: number;
+}
+
+export const h2o: PolicyDefinition<Options> = {
+  name: 'h2o',
+  description: 'Heavy-hitter oracle: cumulative attention scores, recent window + heavy hitters (budget split heavy_ratio), sinks pinned; evicted blocks are dropped.',
+  source: 'Zhang et al., H2O: Heavy-Hitter Oracle for Efficient Generative Inference of LLMs, NeurIPS 2023',
+  options: [
+    { name: 'heavy_ratio', type: 'number', default: 0.5, min: 0, max: 1, description: 'share of the budget for heavy hitters (the rest is the recent window)' },
+    { name: 'sink_tokens', type: 'integer', default: 4, min: 0, description: 'first tokens forced to +infinity score (never evicted)' },
+  ],
+  create(o, setup) {
+    const M = setup.maxBlocks;
+    const sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);
+    // score[l*M + j] + offset[l] is block j's cumulative attention
+    const score = new Float64Array(setup.layers * M);
+    const offset = new Float64Array(setup.layers);
+    // blocks below knownUpTo[l] have a score (blocks are created in order)
+    const knownUpTo = new Int32Array(setup.layers);
+    const cand = new Int32Array(M);
+    return {
+      name: 'h2o',
+      decide(v: PolicyView, act: Actions) {
+        const l = v.layer;
+        const live = v.cache.live(l);
+        const want = v.newBlock ? live + 1 : live;
+        const budget = Math.max(v.budgetBlocks, sinkBlocks + 1);
+        const excess = want - budget;
+        if (excess <= 0) return;
+        const recent = Math.max(1, Math.round(budget * (1 - o.heavy_ratio)));
+        const windowStart = v.nBlocks - recent;
+        const created = v.cache.created[l];
+        let n = 0;
+        for (let b = sinkBlocks; b < Math.min(windowStart, created); b++) {
+          if (v.cache.tierOf(l, b) >= 0 && !v.cache.isPinned(l, b)) cand[n++] = b;
+        }
+        const base = l * M;
+        const key = (b: number) => (b < knownUpTo[l] ? score[base + b] : -offset[l]);
+        const k = Math.min(excess, n);
+        if (k === 1) {
+          let best = cand[0];
+          for (let i = 1; i < n; i++) {
+            const b = cand[i];
+            if (key(b) < key(best)) best = b;
+          }
+          act.evict(l, best);
+        } else if (k > 1) {
+          selectBottomK(cand, n, k, key);
+          for (let i = 0; i < k; i++) act.evict(l, cand[i]);
+        }
+      },
+      observe(obs: Observation) {
+        const l = obs.layer;
+        const base = l * M;
+        // blocks seen for the first time start at -offset so that they accumulate from now on
+        for (let b = knownUpTo[l]; b < obs.nBlocks; b++) score[base + b] = -offset[l];
+        if (obs.nBlocks > knownUpTo[l]) knownUpTo[l] = obs.nBlocks;
+        if (obs.idx === null) {
+          for (let b = 0; b < obs.nBlocks; b++) if (obs.attended[b]) score[base + b] += obs.mass[b];
+          return;
+        }
+        offset[l] += obs.uniform;
+        const { idx, mass, uniform, attended } = obs;
+        for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) score[base + idx[i]] += mass[i] - uniform;
+      },
+    };
+  },
+};

@@ -1,0 +1,84 @@
+/**
+ * LRU offload: lossless tiering. HBM holds at most the budget's worth of blocks per layer; the
+ * least recently used are demoted to host DRAM (FP16) and still attended — the executor streams
+ * them in for each layer, ahead of time when `prefetch` is on (one layer ahead, as offloading
+ * engines such as FlexGen do) or on demand. A block is "used" at a step when its attention mass is at
+ * least `use_threshold` of that row's maximum; a used offloaded block is promoted back to HBM.
+ */
+import { LruList } from './lru-list.js';
+import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+
+interface Options extends Record<string, unknown> {
+  use_threshold: number;
+  offload_tier: string;
+  prefetch: boolean;
+}
+
+export const lruOffload: PolicyDefinition<Options> = {
+  name: 'lru-offload',
+  description: 'Lossless: least recently used blocks (by attention use) are offloaded to DRAM and streamed back for attention; used blocks are promoted back to HBM.',
+  source: 'classic LRU over attention use; layer-ahead streaming as in FlexGen (Sheng et al., ICML 2023)',
+  options: [
+    { name: 'use_threshold', type: 'number', default: 0.01, min: 0, max: 1, description: 'a block is used when its mass >= this share of the row maximum' },
+    { name: 'offload_tier', type: 'string', default: 'dram', description: 'tier that receives demoted blocks (e.g. dram, cxl, nvme)' },
+    { name: 'prefetch', type: 'boolean', default: true, description: 'stage the next layer\'s offloaded blocks while this layer computes' },
+  ],
+  create(o, setup) {
+    if (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0]) {
+      throw new Error(`policy lru-offload: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
+    }
+    const lists = Array.from({ length: setup.layers }, () => new LruList(setup.maxBlocks));
+    const wanted: number[][] = Array.from({ length: setup.layers }, () => []);
+    const seen = new Int32Array(setup.layers);
+    return {
+      name: 'lru-offload',
+      decide(v: PolicyView, act: Actions) {
+        const l = v.layer;
+        const lru = lists[l];
+        const cache = v.cache;
+        const hbm = 0;
+        // blocks created since the last look are the newest: most recently used
+        for (let b = seen[l]; b < cache.created[l]; b++) if (cache.tierOf(l, b) === hbm) lru.touch(b);
+        seen[l] = cache.created[l];
+        const budget = Math.max(1, v.budgetBlocks);
+        const demoteOne = (): boolean => {
+          const victim = lru.oldest((b) => cache.isPinned(l, b));
+          if (victim < 0) return false;
+          lru.remove(victim);
+          return act.demote(l, victim, o.offload_tier, 16);
+        };
+        for (const b of wanted[l]) {
+          if (cache.tierOf(l, b) <= 0) continue; // gone, or already resident
+          if (cache.countIn(l, hbm) >= budget && !demoteOne()) break;
+          if (act.promote(l, b)) lru.touch(b);
+        }
+        wanted[l].length = 0;
+        const want = v.newBlock ? budget - 1 : budget;
+        while (cache.countIn(l, hbm) > want && demoteOne());
+        if (o.prefetch) act.prefetchOffloaded(l + 1 < v.layers ? l + 1 : 0);
+      },
+      observe(obs: Observation) {
+        const l = obs.layer;
+        const lru = lists[l];
+        const { idx, mass, attended } = obs;
+        let max = obs.uniform;
+        for (let i = 0; i < mass.length; i++) if (mass[i] > max) max = mass[i];
+        const thr = o.use_threshold * max;
+        const use = (b: number) => {
+          if (!attended[b]) return;
+          if (lru.has(b)) lru.touch(b);
+          else wanted[l].push(b);
+        };
+        if (idx === null) {
+          for (let b = 0; b < obs.nBlocks; b++) if (mass[b] >= thr && mass[b] > 0) use(b);
+        } else {
+          for (let i = 0; i < idx.length; i++) if (mass[i] >= thr && mass[i] > 0) use(idx[i]);
+          if (obs.uniform >= thr && obs.uniform > 0) {
+            const listed = new Set(idx);
+            for (let b = 0; b < obs.nBlocks; b++) if (!listed.has(b)) use(b);
+          }
+        }
+      },
+    };
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * The policy interface. A policy only decides: before each layer of each decode step it sees what a
+ * real system would know at that moment and asks for actions through `Actions`; after the layer's
+ * attention ran it observes the attention mass on the blocks the kernel attended. The replay driver
+ * and the KV cache own all accounting; an action that would overflow a tier is refused and counted.
+ */
+import type { KVCache } from '../sim/kv-cache.js';
+import type { ModelSpec } from '../sim/models/model.js';
+import type { TraceHeader } from '../traces/format.js';
+
+/** Read-only facts for one decision (one layer of one decode step). */
+export interface PolicyView {
+  readonly step: number;
+  readonly layer: number;
+  readonly layers: number;
+  readonly contextTokens: number;
+  /** blocks that exist in this layer at this step (the last one may be partial) */
+  readonly nBlocks: number;
+  readonly blockSize: number;
+  /** HBM KV budget per layer, in full blocks at FP16 */
+  readonly budgetBlocks: number;
+  /** true when block nBlocks-1 was created at this step */
+  readonly newBlock: boolean;
+  /** tier placement and precision of every block (read only: use Actions to change them) */
+  readonly cache: Readonly<KVCache>;
+  /** per-block key L2 norms of this layer, length >= nBlocks */
+  readonly keyNorms: Float32Array;
+}
+
+/** What a policy may ask for. Every call is checked; refused calls are counted, never applied half. */
+export interface Actions {
+  /** drop a block: its KV is gone for good */
+  evict(layer: number, block: number): boolean;
+  /** move a block to a lower tier (or requantize in place) at `bits` (16, 8, 4, 2) */
+  demote(layer: number, block: number, tier: string, bits: number): boolean;
+  /** bring a block into HBM as a resident block (default: keep its precision) */
+  promote(layer: number, block: number, bits?: number): boolean;
+  /** stage a copy of an offloaded block in HBM for its next attention (transient, not resident) */
+  prefetch(layer: number, block: number): boolean;
+  /** stage every offloaded live block of `layer` (a layer-ahead stream, as offloading engines do) */
+  prefetchOffloaded(layer: number): void;
+  pin(layer: number, block: number): void;
+  unpin(layer: number, block: number): void;
+  /** leave a live block out of this layer's attention at this step (sparse attention) */
+  skip(block: number): void;
+}
+
+/**
+ * The attention of one layer at one step, as the system saw it: masses on attended blocks only.
+ * Sparse form: `mass[i]` belongs to block `idx[i]` (or block i when idx is null); every other
+ * attended block carries `uniform`. Masses of blocks not attended are unknown (reported as 0).
+ */
+export interface Observation {
+  readonly step: number;
+  readonly layer: number;
+  readonly nBlocks: number;
+  readonly idx: Uint32Array | null;
+  readonly mass: Float32Array;
+  readonly uniform: number;
+  /** 1 where the kernel attended the block at this step */
+  readonly attended: Uint8Array;
+}
+
+export interface PolicySetup {
+  model: ModelSpec;
+  header: TraceHeader;
+  layers: number;
+  maxBlocks: number;
+  blockSize: number;
+  budgetBlocks: number;
+  tiers: string[];
+}
+
+export interface Policy {
+  readonly name: string;
+  decide(view: PolicyView, act: Actions): void;
+  observe(obs: Observation): void;
+}
+
+export type OptionType = 'number' | 'integer' | 'boolean' | 'string';
+
+export interface OptionSpec {
+  name: string;
+  type: OptionType;
+  default: number | boolean | string;
+  description: string;
+  /** for strings: the allowed values */
+  choices?: string[];
+  min?: number;
+  max?: number;
+}
+
+export interface PolicyDefinition<O extends Record<string, unknown> = Record<string, unknown>> {
+  name: string;
+  description: string;
+  /** paper or system the mechanism follows */
+  source: string;
+  /** true only for policies that read the future (bounds, never deployable) */
+  oracle?: boolean;
+  options: OptionSpec[];
+  create(options: O, setup: PolicySetup): Policy;
+}
+
+/** Apply `fn(block, mass)` to every attended block with its observed mass. O(nBlocks). */
+export function forEachMass(obs: Observation, fn: (block: number, mass: number) => void): void {
+  const { idx, mass, uniform, attended, nBlocks } = obs;
+  if (idx === null) {
+    for (let b = 0; b < nBlocks; b++) if (attended[b]) fn(b, mass[b]);
+    return;
+  }
+  const listed = new Uint8Array(nBlocks);
+  for (let i = 0; i < idx.length; i++) {
+    const b = idx[i];
+    listed[b] = 1;
+    if (attended[b]) fn(b, mass[i]);
+  }
+  for (let b = 0; b < nBlocks; b++) if (!listed[b] && attended[b]) fn(b, uniform);
+}

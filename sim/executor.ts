@@ -1,0 +1,70 @@
+/**
+ * The executor interface: turns the driver's work (block moves between tiers, staging copies,
+ * a layer's attention and linear projections) into time. The simulated executor computes the time
+ * with the event model; a hardware executor does the work on a GPU and measures it. Both are driven
+ * identically by the replay driver, so the same policy runs on either.
+ */
+
+export type TransferReason = 'demote' | 'promote' | 'prefetch' | 'fetch' | 'spill';
+
+/** Blocks of one layer moving between the same pair of (tier, precision), issued as one batched copy. */
+export interface MoveBatch {
+  layer: number;
+  fromTier: number;
+  toTier: number;
+  fromBits: number;
+  toBits: number;
+  /** the blocks; empty for a bulk stage of every offloaded block of the layer in fromTier */
+  blocks: number[];
+  /** bytes at the source precision and at the destination precision */
+  bytesFrom: number;
+  bytesTo: number;
+  reason: TransferReason;
+}
+
+/** One layer's work on the compute stream. */
+export interface LayerWork {
+  step: number;
+  layer: number;
+  /** tokens the attention kernel reads */
+  tokens: number;
+  /** KV bytes read from HBM-resident blocks (at their precisions) */
+  residentBytes: number;
+  /** resident bytes that are quantized and need dequantization in the kernel */
+  quantizedBytes: number;
+  /** KV bytes read from staged (prefetched) copies */
+  stagedBytes: number;
+  /** bytes that must be fetched on demand before the kernel, per source tier */
+  fetchBytes: number[];
+  /** blocks that exist in this layer */
+  nBlocks: number;
+  /** 1 where the kernel attends the block (a view; valid during the call), for executors that move real data */
+  attendedMask: Uint8Array;
+  attendedCount: number;
+}
+
+export interface StepTiming {
+  /** from the end of the previous step's compute to the end of this one's */
+  latency_us: number;
+  compute_us: number;
+  stall_us: number;
+  /** busy time of the memory streams in this step */
+  transfer_us: number;
+  /** bytes per link direction moved in this step */
+  bytes: Record<string, number>;
+}
+
+export interface Executor<Handle = unknown> {
+  readonly kind: 'sim' | 'hil';
+  beginStep(step: number, contextTokens: number): void;
+  /** move resident blocks between tiers / precisions on the memory streams */
+  move(batch: MoveBatch): Handle;
+  /** copy offloaded blocks into HBM staging for their next attention (blocks stay where they are) */
+  stage(batch: MoveBatch): Handle;
+  /** attention (with on-demand fetches) and the layer's linear projections on the compute stream */
+  layer(work: LayerWork, waits: Handle[]): void;
+  /** finish the step (run until its compute is done) and report its timing */
+  endStep(): StepTiming;
+  /** wait for all outstanding work; returns total bytes per link direction */
+  finish(): Record<string, number>;
+}

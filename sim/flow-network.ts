@@ -1,0 +1,205 @@
+/**
+ * Transfers over shared resources (link directions, tier read/write ports) with a fluid model:
+ * a transfer first waits for a copy engine on each link direction of its route, then spends its
+ * fixed latency alpha, then moves its bytes at a rate set by max-min fair sharing of every resource
+ * on its route among the transfers moving bytes at that moment (progressive filling). Rates are
+ * recomputed whenever a transfer starts or finishes, so concurrent transfers share bandwidth exactly.
+ */
+import type { Engine } from './engine.js';
+import { Signal } from './signal.js';
+
+export interface Resource {
+  name: string;
+  /** bytes per microsecond (1 GB/s = 1e3 B/us) */
+  capacity: number;
+  /** max transfers holding it at once (copy engines); Infinity = unlimited */
+  slots: number;
+  inUse: number;
+  queue: Transfer[];
+  /** bytes that completed through this resource */
+  bytes: number;
+}
+
+export interface Transfer {
+  id: number;
+  bytes: number;
+  remaining: number;
+  alpha_us: number;
+  route: Resource[];
+  rate: number;
+  /** time bytes started flowing (after alpha), NaN before */
+  flowStart: number;
+  issued: number;
+  started: number;
+  done: Signal;
+  label: string;
+}
+
+const EPS_BYTES = 1e-6;
+
+export class FlowNetwork {
+  readonly resources = new Map<string, Resource>();
+  private flowing: Transfer[] = [];
+  private lastUpdate = 0;
+  private version = 0;
+  private nextId = 0;
+  /** event priority used for this network's events */
+  constructor(
+    private readonly engine: Engine,
+    private readonly priority = 1,
+  ) {}
+
+  addResource(name: string, GBps: number, slots = Infinity): Resource {
+    if (this.resources.has(name)) throw new Error(`resource ${name} defined twice`);
+    if (!(GBps > 0)) throw new Error(`resource ${name}: bandwidth must be > 0 (got ${GBps})`);
+    const r: Resource = { name, capacity: GBps * 1e3, slots, inUse: 0, queue: [], bytes: 0 };
+    this.resources.set(name, r);
+    return r;
+  }
+
+  get(name: string): Resource {
+    const r = this.resources.get(name);
+    if (!r) throw new Error(`unknown resource ${name}`);
+    return r;
+  }
+
+  /** Start a transfer now (it may queue for copy engines). Returns its completion signal. */
+  transfer(route: Resource[], bytes: number, alpha_us: number, label = ''): Transfer {
+    const t: Transfer = {
+      id: this.nextId++,
+      bytes,
+      remaining: bytes,
+      alpha_us,
+      route,
+      rate: 0,
+      flowStart: Number.NaN,
+      issued: this.engine.now,
+      started: Number.NaN,
+      done: new Signal(),
+      label,
+    };
+    this.tryAcquire(t);
+    return t;
+  }
+
+  /** Number of transfers currently moving bytes. */
+  get active(): number {
+    return this.flowing.length;
+  }
+
+  private tryAcquire(t: Transfer): void {
+    for (const r of t.route) {
+      if (r.inUse >= r.slots) {
+        r.queue.push(t);
+        return;
+      }
+    }
+    for (const r of t.route) r.inUse++;
+    t.started = this.engine.now;
+    const begin = () => this.beginFlow(t);
+    if (t.alpha_us > 0) this.engine.after(t.alpha_us, begin, this.priority);
+    else begin();
+  }
+
+  private beginFlow(t: Transfer): void {
+    this.advance();
+    t.flowStart = this.engine.now;
+    if (t.remaining <= EPS_BYTES) {
+      this.finish(t);
+      this.reschedule();
+      return;
+    }
+    this.flowing.push(t);
+    this.reschedule();
+  }
+
+  /** Move every flowing transfer forward to now at its current rate. */
+  private advance(): void {
+    const now = this.engine.now;
+    const dt = now - this.lastUpdate;
+    if (dt > 0) for (const t of this.flowing) t.remaining -= t.rate * dt;
+    this.lastUpdate = now;
+  }
+
+  /** Max-min fair rates by progressive filling over the resources of flowing transfers. */
+  private computeRates(): void {
+    const flows = this.flowing;
+    if (flows.length === 0) return;
+    const capLeft = new Map<Resource, number>();
+    const users = new Map<Resource, number>();
+    for (const t of flows) {
+      t.rate = -1;
+      for (const r of t.route) {
+        capLeft.set(r, r.capacity);
+        users.set(r, (users.get(r) ?? 0) + 1);
+      }
+    }
+    let unfixed = flows.length;
+    while (unfixed > 0) {
+      let bottleneck: Resource | null = null;
+      let share = Infinity;
+      for (const [r, n] of users) {
+        if (n === 0) continue;
+        const s = capLeft.get(r)! / n;
+        if (s < share) {
+          share = s;
+          bottleneck = r;
+        }
+      }
+      if (bottleneck === null) break;
+      for (const t of flows) {
+        if (t.rate >= 0 || !t.route.includes(bottleneck)) continue;
+        t.rate = share;
+        unfixed--;
+        for (const r of t.route) {
+          capLeft.set(r, capLeft.get(r)! - share);
+          users.set(r, users.get(r)! - 1);
+        }
+      }
+    }
+  }
+
+  private reschedule(): void {
+    this.computeRates();
+    if (this.flowing.length === 0) return;
+    let next = Infinity;
+    for (const t of this.flowing) next = Math.min(next, t.remaining / t.rate);
+    const v = ++this.version;
+    this.engine.after(Math.max(0, next), () => {
+      if (v !== this.version) return;
+      this.onTick();
+    }, this.priority);
+  }
+
+  private onTick(): void {
+    this.advance();
+    const still: Transfer[] = [];
+    const finished: Transfer[] = [];
+    for (const t of this.flowing) {
+      // a relative tolerance absorbs floating-point drift from repeated rate changes
+      if (t.remaining <= EPS_BYTES + t.bytes * 1e-12) finished.push(t);
+      else still.push(t);
+    }
+    this.flowing = still;
+    for (const t of finished) this.finish(t);
+    this.reschedule();
+  }
+
+  private finish(t: Transfer): void {
+    t.remaining = 0;
+    const freed: Resource[] = [];
+    for (const r of t.route) {
+      r.inUse--;
+      r.bytes += t.bytes;
+      if (r.queue.length > 0) freed.push(r);
+    }
+    t.done.fire(this.engine.now);
+    for (const r of freed) {
+      while (r.queue.length > 0 && r.inUse < r.slots) {
+        const q = r.queue.shift()!;
+        this.tryAcquire(q);
+        if (r.queue.includes(q)) break;
+      }
+    }
+  }
+}

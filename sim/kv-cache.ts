@@ -1,0 +1,218 @@
+/**
+ * KV cache accounting: blocks of `blockSize` tokens per layer, each with a tier and a precision.
+ * This class owns capacity: every placement change goes through it, and a change that would
+ * overflow a tier is refused (returns false) — a policy can never corrupt the accounting.
+ * Bytes of a block are reserved whole when it is created (paged allocation).
+ */
+import { kvBytes, type ModelSpec } from './models/model.js';
+
+export const NONE = -1;
+export const DROPPED = -2;
+/** precisions a block can have, in bits (index into per-bits counters) */
+export const BITS = [16, 8, 4, 2] as const;
+export type Bits = (typeof BITS)[number];
+
+const BITS_INDEX = [-1, -1, 3, -1, 2, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 0];
+
+export function bitsIndex(bits: number): number {
+  const i = bits >= 0 && bits <= 16 ? BITS_INDEX[bits] : -1;
+  if (i === undefined || i < 0) throw new Error(`unsupported precision ${bits} bits (valid: ${BITS.join(', ')})`);
+  return i;
+}
+
+export interface TierCapacity {
+  name: string;
+  capacityBytes: number;
+}
+
+export class KVCache {
+  readonly layers: number;
+  readonly maxBlocks: number;
+  readonly tierNames: string[];
+  readonly capacity: Float64Array;
+  readonly used: Float64Array;
+  readonly peak: Float64Array;
+  /** tier index per (layer, block), or NONE / DROPPED */
+  readonly tier: Int8Array;
+  readonly bits: Uint8Array;
+  readonly pinned: Uint8Array;
+  /** blocks created so far per layer */
+  readonly created: Int32Array;
+  /** per layer x tier: live blocks; per layer x bits: live blocks; per layer x tier x bits */
+  readonly tierCount: Int32Array;
+  readonly bitsCount: Int32Array;
+  readonly tierBitsCount: Int32Array;
+  /** 1 where a block is live (created and not dropped), per (layer, block) */
+  readonly liveMask: Uint8Array;
+  /** bytes of one full block per layer at each precision (index as BITS) */
+  readonly blockBytes: number[];
+
+  constructor(
+    model: ModelSpec,
+    readonly blockSize: number,
+    layers: number,
+    maxBlocks: number,
+    tiers: TierCapacity[],
+    readonly groupSize = 128,
+  ) {
+    this.layers = layers;
+    this.maxBlocks = maxBlocks;
+    this.tierNames = tiers.map((t) => t.name);
+    if (tiers.length > 100) throw new Error('too many tiers');
+    this.capacity = Float64Array.from(tiers.map((t) => t.capacityBytes));
+    this.used = new Float64Array(tiers.length);
+    this.peak = new Float64Array(tiers.length);
+    const n = layers * maxBlocks;
+    this.tier = new Int8Array(n).fill(NONE);
+    this.bits = new Uint8Array(n);
+    this.pinned = new Uint8Array(n);
+    this.created = new Int32Array(layers);
+    this.tierCount = new Int32Array(layers * tiers.length);
+    this.bitsCount = new Int32Array(layers * BITS.length);
+    this.tierBitsCount = new Int32Array(layers * tiers.length * BITS.length);
+    this.liveMask = new Uint8Array(n);
+    this.blockBytes = BITS.map((b) => kvBytes(model, blockSize, b, groupSize));
+  }
+
+  tierIndex(name: string): number {
+    const i = this.tierNames.indexOf(name);
+    if (i < 0) throw new Error(`unknown tier "${name}" (tiers: ${this.tierNames.join(', ')})`);
+    return i;
+  }
+
+  bytesOf(bits: number): number {
+    return this.blockBytes[bitsIndex(bits)];
+  }
+
+  free(tier: number): number {
+    return this.capacity[tier] - this.used[tier];
+  }
+
+  tierOf(layer: number, block: number): number {
+    return this.tier[layer * this.maxBlocks + block];
+  }
+
+  bitsOf(layer: number, block: number): number {
+    return this.bits[layer * this.maxBlocks + block];
+  }
+
+  isPinned(layer: number, block: number): boolean {
+    return this.pinned[layer * this.maxBlocks + block] === 1;
+  }
+
+  /** live (not dropped) blocks of a layer in a tier */
+  countIn(layer: number, tier: number): number {
+    return this.tierCount[layer * this.tierNames.length + tier];
+  }
+
+  /** live blocks of a layer at a precision */
+  countBits(layer: number, bits: number): number {
+    return this.bitsCount[layer * BITS.length + bitsIndex(bits)];
+  }
+
+  /** bytes of a layer's live blocks in a tier (full-block reservations) */
+  bytesIn(layer: number, tier: number): number {
+    const base = (layer * this.tierNames.length + tier) * BITS.length;
+    let bytes = 0;
+    for (let k = 0; k < BITS.length; k++) bytes += this.tierBitsCount[base + k] * this.blockBytes[k];
+    return bytes;
+  }
+
+  /** bytes of a layer's live quantized (< 16 bit) blocks in a tier */
+  quantizedBytesIn(layer: number, tier: number): number {
+    const base = (layer * this.tierNames.length + tier) * BITS.length;
+    let bytes = 0;
+    for (let k = 1; k < BITS.length; k++) bytes += this.tierBitsCount[base + k] * this.blockBytes[k];
+    return bytes;
+  }
+
+  live(layer: number): number {
+    let n = 0;
+    for (let t = 0; t < this.tierNames.length; t++) n += this.countIn(layer, t);
+    return n;
+  }
+
+  /** Create the next block of a layer in `tier` at `bits`. False (nothing changed) if it does not fit. */
+  create(layer: number, tier: number, bits: number): boolean {
+    const b = this.created[layer];
+    if (b >= this.maxBlocks) throw new Error(`layer ${layer}: block ${b} beyond the trace's ${this.maxBlocks} blocks`);
+    const bytes = this.bytesOf(bits);
+    if (this.used[tier] + bytes > this.capacity[tier]) return false;
+    const i = layer * this.maxBlocks + b;
+    this.tier[i] = tier;
+    this.bits[i] = bits;
+    this.created[layer] = b + 1;
+    this.liveMask[i] = 1;
+    this.add(layer, tier, bits, bytes, +1);
+    return true;
+  }
+
+  /** Move a live block to `tier` at `bits`. False (nothing changed) if the destination would overflow. */
+  move(layer: number, block: number, tier: number, bits: number): boolean {
+    const i = this.liveIndex(layer, block);
+    const fromTier = this.tier[i];
+    const fromBits = this.bits[i];
+    const oldBytes = this.bytesOf(fromBits);
+    const newBytes = this.bytesOf(bits);
+    const extra = fromTier === tier ? newBytes - oldBytes : newBytes;
+    if (extra > 0 && this.used[tier] + extra > this.capacity[tier]) return false;
+    this.add(layer, fromTier, fromBits, oldBytes, -1);
+    this.tier[i] = tier;
+    this.bits[i] = bits;
+    this.add(layer, tier, bits, newBytes, +1);
+    return true;
+  }
+
+  /** Drop a live block (its KV is gone for good). */
+  drop(layer: number, block: number): void {
+    const i = this.liveIndex(layer, block);
+    this.add(layer, this.tier[i], this.bits[i], this.bytesOf(this.bits[i]), -1);
+    this.tier[i] = DROPPED;
+    this.pinned[i] = 0;
+    this.liveMask[i] = 0;
+  }
+
+  setPinned(layer: number, block: number, on: boolean): void {
+    this.pinned[this.liveIndex(layer, block)] = on ? 1 : 0;
+  }
+
+  /** Check every counter against a full recount; throws on any mismatch. For tests and debugging. */
+  audit(): void {
+    const used = new Float64Array(this.tierNames.length);
+    const T = this.tierNames.length;
+    for (let l = 0; l < this.layers; l++) {
+      const tc = new Int32Array(T);
+      const bc = new Int32Array(BITS.length);
+      for (let b = 0; b < this.created[l]; b++) {
+        const i = l * this.maxBlocks + b;
+        const t = this.tier[i];
+        if (t < 0) continue;
+        tc[t]++;
+        bc[bitsIndex(this.bits[i])]++;
+        used[t] += this.bytesOf(this.bits[i]);
+      }
+      for (let t = 0; t < T; t++) if (tc[t] !== this.countIn(l, t)) throw new Error(`audit: layer ${l} tier ${t} count`);
+      for (let k = 0; k < BITS.length; k++) if (bc[k] !== this.bitsCount[l * BITS.length + k]) throw new Error(`audit: layer ${l} bits count`);
+    }
+    for (let t = 0; t < T; t++) {
+      if (Math.abs(used[t] - this.used[t]) > 1e-6) throw new Error(`audit: tier ${this.tierNames[t]} used ${this.used[t]} != ${used[t]}`);
+      if (this.used[t] > this.capacity[t] + 1e-6) throw new Error(`audit: tier ${this.tierNames[t]} over capacity`);
+    }
+  }
+
+  private liveIndex(layer: number, block: number): number {
+    if (!(block >= 0 && block < this.created[layer])) throw new Error(`layer ${layer}: block ${block} does not exist (created: ${this.created[layer]})`);
+    const i = layer * this.maxBlocks + block;
+    if (this.tier[i] < 0) throw new Error(`layer ${layer}: block ${block} was dropped`);
+    return i;
+  }
+
+  private add(layer: number, tier: number, bits: number, bytes: number, sign: 1 | -1): void {
+    this.used[tier] += sign * bytes;
+    if (this.used[tier] > this.peak[tier]) this.peak[tier] = this.used[tier];
+    this.tierCount[layer * this.tierNames.length + tier] += sign;
+    const k = bitsIndex(bits);
+    this.bitsCount[layer * BITS.length + k] += sign;
+    this.tierBitsCount[(layer * this.tierNames.length + tier) * BITS.length + k] += sign;
+  }
+}

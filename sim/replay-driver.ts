@@ -1,0 +1,406 @@
+/**
+ * The replay driver: feeds an attention trace through a policy and an executor, step by step and
+ * layer by layer. For each layer of each decode step: the policy decides (actions are checked and
+ * applied to the KV cache accounting, then handed to the executor as batched moves), the layer's
+ * attention and projections run, and the policy observes the attention on the blocks it attended.
+ *
+ * Prefill is not timed: the prompt's blocks are created in HBM (spilling to the next tier with room
+ * once HBM is full), the policy observes the first decode step's attention as a stand-in for the
+ * prompt's attention, and its prefill decisions are applied to the accounting only.
+ */
+import type { Executor, MoveBatch, StepTiming, TransferReason } from './executor.js';
+import { DROPPED, KVCache } from './kv-cache.js';
+import type { Actions, Observation, Policy, PolicyView } from '../policies/policy.js';
+import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
+
+export interface StepResult {
+  step: number;
+  contextTokens: number;
+  timing: StepTiming;
+  /** per layer: share of the true attention mass on attended blocks */
+  recall: Float64Array;
+}
+
+export interface DriverCounters {
+  actions: Record<string, number>;
+  refused: Record<string, number>;
+  /** messages of the first refusals of each kind (for diagnosis) */
+  refusalExamples: Record<string, string>;
+  peakStagingBytes: number;
+}
+
+type Stamp = { reason: TransferReason; fromTier: number; toTier: number; fromBits: number; toBits: number };
+
+export class ReplayDriver<H> implements Actions {
+  readonly counters: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0 };
+  private readonly L: number;
+  private readonly M: number;
+  private readonly B: number;
+  private readonly T: number;
+  private readonly keyNorms: Float32Array[];
+  /** staged bytes per (layer, tier) and their handles */
+  private readonly staged: Float64Array;
+  private readonly pending: H[][];
+  private stagingBytes = 0;
+  /** batches collected during one decision, flushed to the executor after it */
+  private batches = new Map<string, MoveBatch>();
+  private skips: number[] = [];
+  private timed = true;
+  private curStep = -1;
+  private curLayer = 0;
+
+  constructor(
+    readonly header: TraceHeader,
+    readonly cache: KVCache,
+    readonly policy: Policy,
+    readonly executor: Executor<H>,
+    readonly budgetBlocks: number,
+  ) {
+    this.L = header.layers;
+    this.M = cache.maxBlocks;
+    this.B = header.block_size;
+    this.T = cache.tierNames.length;
+    this.keyNorms = Array.from({ length: this.L }, () => new Float32Array(this.M));
+    this.staged = new Float64Array(this.L * this.T);
+    this.pending = Array.from({ length: this.L }, () => []);
+  }
+
+  /** Replay every step; `onStep` receives each step's result. */
+  run(steps: Iterable<TraceStep>, onStep: (r: StepResult) => void): void {
+    let first = true;
+    for (const s of steps) {
+      if (first) {
+        this.prefill(s);
+        first = false;
+      }
+      onStep(this.decodeStep(s));
+    }
+    if (first) throw new Error('trace has no decode steps');
+  }
+
+  private prefill(s0: TraceStep): void {
+    this.timed = false;
+    this.curStep = -1;
+    const promptBlocks = blocksFor(this.header.prompt_tokens, this.B);
+    for (let b = 0; b < promptBlocks; b++) for (let l = 0; l < this.L; l++) this.createBlock(l, 'prefill');
+    for (let l = 0; l < this.L; l++) {
+      const la = s0.layers[l];
+      this.updateNorms(l, la);
+      this.policy.observe(this.observation(-1, l, la));
+      this.curLayer = l;
+      this.policy.decide(this.view(-1, l, la.nBlocks, false, s0.contextTokens), this);
+      this.batches.clear();
+    }
+    this.timed = true;
+  }
+
+  private decodeStep(s: TraceStep): StepResult {
+    const ex = this.executor;
+    this.curStep = s.step;
+    ex.beginStep(s.step, s.contextTokens);
+    const recall = new Float64Array(this.L);
+    for (let l = 0; l < this.L; l++) {
+      const la = s.layers[l];
+      const n = la.nBlocks;
+      this.updateNorms(l, la);
+      const isNew = n > this.cache.created[l];
+      this.curLayer = l;
+      this.policy.decide(this.view(s.step, l, n, isNew, s.contextTokens), this);
+      while (this.cache.created[l] < n) this.createBlock(l, 'decode');
+      this.flush();
+      // the layer's attention over live blocks minus skipped ones
+      const mask = this.cache.liveMask.subarray(l * this.M, l * this.M + n);
+      const skipped = this.applySkips(l, mask);
+      const waits = this.pending[l];
+      this.pending[l] = [];
+      ex.layer(this.layerWork(s, l, n, mask, skipped), waits);
+      this.clearStaging(l);
+      const obs = this.observation(s.step, l, la, mask);
+      recall[l] = attendedShare(obs, la);
+      this.policy.observe(obs);
+      for (const b of skipped) mask[b] = 1;
+    }
+    return { step: s.step, contextTokens: s.contextTokens, timing: ex.endStep(), recall };
+  }
+
+  // ---- Actions (called by the policy during decide) ----
+
+  evict(layer: number, block: number): boolean {
+    const why = this.checkLive(layer, block);
+    if (why) return this.refuse('evict', why);
+    if (this.cache.isPinned(layer, block)) return this.refuse('evict', `layer ${layer} block ${block} is pinned`);
+    this.cache.drop(layer, block);
+    this.count('evict');
+    return true;
+  }
+
+  demote(layer: number, block: number, tier: string, bits: number): boolean {
+    const why = this.checkLive(layer, block);
+    if (why) return this.refuse('demote', why);
+    const to = this.cache.tierNames.indexOf(tier);
+    if (to < 0) return this.refuse('demote', `unknown tier "${tier}" (tiers: ${this.cache.tierNames.join(', ')})`);
+    if (![16, 8, 4, 2].includes(bits)) return this.refuse('demote', `unsupported precision ${bits} bits (valid: 16, 8, 4, 2)`);
+    const from = this.cache.tierOf(layer, block);
+    const fromBits = this.cache.bitsOf(layer, block);
+    if (to < from || (to === from && bits >= fromBits)) {
+      return this.refuse('demote', `layer ${layer} block ${block}: ${tier}/${bits}b is not below ${this.cache.tierNames[from]}/${fromBits}b`);
+    }
+    if (this.cache.isPinned(layer, block)) return this.refuse('demote', `layer ${layer} block ${block} is pinned`);
+    return this.moveBlock(layer, block, to, bits, 'demote');
+  }
+
+  promote(layer: number, block: number, bits?: number): boolean {
+    const why = this.checkLive(layer, block);
+    if (why) return this.refuse('promote', why);
+    const from = this.cache.tierOf(layer, block);
+    const b = bits ?? this.cache.bitsOf(layer, block);
+    if (![16, 8, 4, 2].includes(b)) return this.refuse('promote', `unsupported precision ${b} bits (valid: 16, 8, 4, 2)`);
+    if (from === 0 && b <= this.cache.bitsOf(layer, block)) return this.refuse('promote', `layer ${layer} block ${block} is already in ${this.cache.tierNames[0]}`);
+    return this.moveBlock(layer, block, 0, b, 'promote');
+  }
+
+  prefetch(layer: number, block: number): boolean {
+    const why = this.checkLive(layer, block);
+    if (why) return this.refuse('prefetch', why);
+    const t = this.cache.tierOf(layer, block);
+    if (t === 0) return this.refuse('prefetch', `layer ${layer} block ${block} is already resident`);
+    const bits = this.cache.bitsOf(layer, block);
+    const bytes = this.cache.bytesOf(bits);
+    const left = this.cache.bytesIn(layer, t) - this.staged[layer * this.T + t];
+    if (left < bytes) return this.refuse('prefetch', `layer ${layer}: everything offloaded in ${this.cache.tierNames[t]} is already staged`);
+    this.stageBytes(layer, t, bits, bytes, [block]);
+    this.count('prefetch');
+    return true;
+  }
+
+  prefetchOffloaded(layer: number): void {
+    if (!(layer >= 0 && layer < this.L)) {
+      this.refuse('prefetch', `layer ${layer} does not exist (layers: 0..${this.L - 1})`);
+      return;
+    }
+    for (let t = 1; t < this.T; t++) {
+      const bytes = this.cache.bytesIn(layer, t) - this.staged[layer * this.T + t];
+      if (bytes > 0) {
+        this.stageBytes(layer, t, 16, bytes, []);
+        this.count('prefetch');
+      }
+    }
+  }
+
+  pin(layer: number, block: number): void {
+    const why = this.checkLive(layer, block);
+    if (why) {
+      this.refuse('pin', why);
+      return;
+    }
+    this.cache.setPinned(layer, block, true);
+    this.count('pin');
+  }
+
+  unpin(layer: number, block: number): void {
+    if (!this.checkLive(layer, block)) this.cache.setPinned(layer, block, false);
+  }
+
+  skip(block: number): void {
+    if (this.checkLive(this.curLayer, block)) {
+      this.refuse('skip', this.checkLive(this.curLayer, block)!);
+      return;
+    }
+    this.skips.push(block);
+  }
+
+  // ---- internals ----
+
+  private view(step: number, layer: number, nBlocks: number, newBlock: boolean, contextTokens: number): PolicyView {
+    return {
+      step,
+      layer,
+      layers: this.L,
+      contextTokens,
+      nBlocks,
+      blockSize: this.B,
+      budgetBlocks: this.budgetBlocks,
+      newBlock,
+      cache: this.cache,
+      keyNorms: this.keyNorms[layer],
+    };
+  }
+
+  private observation(step: number, layer: number, la: LayerAttention, mask?: Uint8Array): Observation {
+    const attended = mask ?? this.cache.liveMask.subarray(layer * this.M, layer * this.M + la.nBlocks);
+    const listed = la.idx === null ? la.nBlocks : la.idx.length;
+    const unlisted = la.nBlocks - listed;
+    return {
+      step,
+      layer,
+      nBlocks: la.nBlocks,
+      idx: la.idx,
+      mass: la.mass,
+      uniform: unlisted > 0 ? la.remainder / unlisted : 0,
+      attended,
+    };
+  }
+
+  private updateNorms(layer: number, la: LayerAttention): void {
+    if (la.norms.length > 0) this.keyNorms[layer].set(la.norms, la.normFrom);
+  }
+
+  private createBlock(layer: number, phase: 'prefill' | 'decode'): void {
+    const c = this.cache;
+    if (c.create(layer, 0, 16)) return;
+    // HBM is full: the new block goes to the first lower tier with room
+    for (let t = 1; t < this.T; t++) {
+      if (c.create(layer, t, 16)) {
+        this.refuse('alloc', `${phase}: HBM full, layer ${layer} block ${c.created[layer] - 1} spilled to ${c.tierNames[t]}`);
+        if (this.timed) {
+          this.batch(layer, c.created[layer] - 1, { reason: 'spill', fromTier: 0, toTier: t, fromBits: 16, toBits: 16 });
+        }
+        return;
+      }
+    }
+    throw new Error(`out of memory: every tier is full creating layer ${layer} block ${c.created[layer]} (tier capacities: ${c.tierNames.map((n, i) => `${n} ${c.capacity[i]} B`).join(', ')})`);
+  }
+
+  private moveBlock(layer: number, block: number, to: number, bits: number, reason: TransferReason): boolean {
+    const from = this.cache.tierOf(layer, block);
+    const fromBits = this.cache.bitsOf(layer, block);
+    if (!this.cache.move(layer, block, to, bits)) {
+      return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
+    }
+    this.count(reason);
+    if (this.timed) this.batch(layer, block, { reason, fromTier: from, toTier: to, fromBits, toBits: bits });
+    return true;
+  }
+
+  private batch(layer: number, block: number, s: Stamp): void {
+    const key = `${layer}|${s.reason}|${s.fromTier}|${s.toTier}|${s.fromBits}|${s.toBits}`;
+    let b = this.batches.get(key);
+    if (!b) {
+      b = { layer, ...s, blocks: [], bytesFrom: 0, bytesTo: 0 };
+      this.batches.set(key, b);
+    }
+    b.blocks.push(block);
+    b.bytesFrom += this.cache.bytesOf(s.fromBits);
+    b.bytesTo += this.cache.bytesOf(s.toBits);
+  }
+
+  private stageBytes(layer: number, tier: number, bits: number, bytes: number, blocks: number[]): void {
+    this.staged[layer * this.T + tier] += bytes;
+    this.stagingBytes += bytes;
+    if (this.stagingBytes > this.counters.peakStagingBytes) this.counters.peakStagingBytes = this.stagingBytes;
+    if (!this.timed) return;
+    const h = this.executor.stage({ layer, reason: 'prefetch', fromTier: tier, toTier: 0, fromBits: bits, toBits: bits, blocks, bytesFrom: bytes, bytesTo: bytes });
+    this.pending[layer].push(h);
+  }
+
+  private clearStaging(layer: number): void {
+    for (let t = 0; t < this.T; t++) {
+      this.stagingBytes -= this.staged[layer * this.T + t];
+      this.staged[layer * this.T + t] = 0;
+    }
+  }
+
+  private flush(): void {
+    if (this.batches.size === 0) return;
+    for (const b of this.batches.values()) {
+      const h = this.executor.move(b);
+      // a block promoted into HBM must arrive before its layer's attention
+      if (b.toTier === 0) this.pending[b.layer].push(h);
+    }
+    this.batches.clear();
+  }
+
+  private applySkips(layer: number, mask: Uint8Array): number[] {
+    const out: number[] = [];
+    for (const b of this.skips) {
+      if (b < mask.length && mask[b]) {
+        mask[b] = 0;
+        out.push(b);
+      }
+    }
+    this.skips = [];
+    void layer;
+    return out;
+  }
+
+  private layerWork(s: TraceStep, l: number, n: number, mask: Uint8Array, skipped: number[]) {
+    const c = this.cache;
+    const skippedBytes = new Float64Array(this.T);
+    let skippedQuant = 0;
+    for (const b of skipped) {
+      const bits = c.bitsOf(l, b);
+      skippedBytes[c.tierOf(l, b)] += c.bytesOf(bits);
+      if (bits < 16 && c.tierOf(l, b) === 0) skippedQuant += c.bytesOf(bits);
+    }
+    const fetchBytes = new Array<number>(this.T).fill(0);
+    let stagedBytes = 0;
+    for (let t = 1; t < this.T; t++) {
+      const need = c.bytesIn(l, t) - skippedBytes[t];
+      const staged = Math.min(need, this.staged[l * this.T + t]);
+      stagedBytes += staged;
+      fetchBytes[t] = Math.max(0, need - staged);
+    }
+    const live = c.live(l) - skipped.length;
+    const lastTokens = s.contextTokens - (n - 1) * this.B;
+    const tokens = live * this.B - (mask[n - 1] ? this.B - lastTokens : 0);
+    return {
+      step: s.step,
+      layer: l,
+      tokens,
+      residentBytes: c.bytesIn(l, 0) - skippedBytes[0],
+      quantizedBytes: c.quantizedBytesIn(l, 0) - skippedQuant,
+      stagedBytes,
+      fetchBytes,
+      nBlocks: n,
+      attendedMask: mask,
+      attendedCount: live,
+    };
+  }
+
+  private checkLive(layer: number, block: number): string | null {
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L)) return `layer ${layer} does not exist (layers: 0..${this.L - 1})`;
+    if (!(Number.isInteger(block) && block >= 0 && block < this.cache.created[layer])) {
+      return `layer ${layer}: block ${block} does not exist (blocks: 0..${this.cache.created[layer] - 1})`;
+    }
+    if (this.cache.tierOf(layer, block) === DROPPED) return `layer ${layer}: block ${block} was evicted`;
+    return null;
+  }
+
+  private count(kind: string): void {
+    const key = this.timed ? kind : `prefill_${kind}`;
+    this.counters.actions[key] = (this.counters.actions[key] ?? 0) + 1;
+  }
+
+  private refuse(kind: string, why: string): false {
+    const key = this.timed ? kind : `prefill_${kind}`;
+    this.counters.refused[key] = (this.counters.refused[key] ?? 0) + 1;
+    this.counters.refusalExamples[key] ??= `step ${this.curStep}: ${why}`;
+    return false;
+  }
+}
+
+/** Share of a layer's true attention mass on the attended blocks (listed masses + even remainder). */
+export function attendedShare(obs: Observation, la: LayerAttention): number {
+  const { attended, nBlocks } = obs;
+  let total = la.remainder;
+  let hit = 0;
+  if (la.idx === null) {
+    for (let b = 0; b < nBlocks; b++) {
+      total += la.mass[b];
+      if (attended[b]) hit += la.mass[b];
+    }
+    return total > 0 ? hit / total : 1;
+  }
+  let attendedListed = 0;
+  for (let i = 0; i < la.idx.length; i++) {
+    total += la.mass[i];
+    if (attended[la.idx[i]]) {
+      hit += la.mass[i];
+      attendedListed++;
+    }
+  }
+  let attendedAll = 0;
+  for (let b = 0; b < nBlocks; b++) attendedAll += attended[b];
+  hit += obs.uniform * (attendedAll - attendedListed);
+  return total > 0 ? hit / total : 1;
+}

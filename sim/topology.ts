@@ -1,0 +1,91 @@
+/**
+ * Builds the flow network of a hardware profile: one resource per link direction (with the link's
+ * copy engines as slots) and one read and one write port per tier, and finds routes between tiers.
+ */
+import type { Engine } from './engine.js';
+import { FlowNetwork, type Resource } from './flow-network.js';
+import type { HardwareProfile, TierSpec } from './hardware/profile.js';
+
+export interface Route {
+  from: string;
+  to: string;
+  /** link-direction keys "<link>:<from>-><to>" in order */
+  hops: string[];
+  resources: Resource[];
+  alpha_us: number;
+}
+
+export class Topology {
+  readonly network: FlowNetwork;
+  readonly tiers: TierSpec[];
+  private readonly routes = new Map<string, Route>();
+  private readonly adjacency = new Map<string, { to: string; key: string; alpha_us: number }[]>();
+
+  constructor(engine: Engine, readonly profile: HardwareProfile) {
+    this.network = new FlowNetwork(engine);
+    this.tiers = profile.tiers;
+    for (const t of profile.tiers) {
+      this.network.addResource(`${t.name}:read`, t.read_GBps);
+      this.network.addResource(`${t.name}:write`, t.write_GBps);
+      this.adjacency.set(t.name, []);
+    }
+    for (const l of profile.links) {
+      const ab = `${l.name}:${l.a}->${l.b}`;
+      const ba = `${l.name}:${l.b}->${l.a}`;
+      this.network.addResource(ab, l.a_to_b.GBps, l.copy_engines);
+      this.network.addResource(ba, l.b_to_a.GBps, l.copy_engines);
+      this.adjacency.get(l.a)!.push({ to: l.b, key: ab, alpha_us: l.a_to_b.alpha_us });
+      this.adjacency.get(l.b)!.push({ to: l.a, key: ba, alpha_us: l.b_to_a.alpha_us });
+    }
+  }
+
+  tier(name: string): TierSpec {
+    const t = this.tiers.find((x) => x.name === name);
+    if (!t) throw new Error(`unknown tier "${name}" (tiers: ${this.tiers.map((x) => x.name).join(', ')})`);
+    return t;
+  }
+
+  /** Shortest route (fewest hops) from one tier to another. */
+  route(from: string, to: string): Route {
+    const key = `${from}>${to}`;
+    const cached = this.routes.get(key);
+    if (cached) return cached;
+    const src = this.tier(from);
+    const dst = this.tier(to);
+    const prev = new Map<string, { node: string; key: string; alpha_us: number }>();
+    const seen = new Set([from]);
+    const queue = [from];
+    while (queue.length > 0) {
+      const n = queue.shift()!;
+      if (n === to) break;
+      for (const e of this.adjacency.get(n)!) {
+        if (seen.has(e.to)) continue;
+        seen.add(e.to);
+        prev.set(e.to, { node: n, key: e.key, alpha_us: e.alpha_us });
+        queue.push(e.to);
+      }
+    }
+    if (from !== to && !prev.has(to)) throw new Error(`no route from tier ${from} to ${to}`);
+    const hops: string[] = [];
+    let alpha = src.read_latency_us + dst.write_latency_us;
+    for (let n = to; n !== from; ) {
+      const p = prev.get(n)!;
+      hops.unshift(p.key);
+      alpha += p.alpha_us;
+      n = p.node;
+    }
+    const resources = [this.network.get(`${from}:read`), ...hops.map((h) => this.network.get(h)), this.network.get(`${to}:write`)];
+    const r: Route = { from, to, hops, resources, alpha_us: alpha };
+    this.routes.set(key, r);
+    return r;
+  }
+
+  /** Bytes that crossed each link direction so far. */
+  linkBytes(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const l of this.profile.links) {
+      for (const key of [`${l.name}:${l.a}->${l.b}`, `${l.name}:${l.b}->${l.a}`]) out[key] = this.network.get(key).bytes;
+    }
+    return out;
+  }
+}
