@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { KVCache } from '../../sim/kv-cache.js';
+import { ReplayDriver, type StepResult } from '../../sim/replay-driver.js';
+import { SimExecutor } from '../../sim/sim-executor.js';
+import type { Actions, Policy, PolicyView } from '../../policies/policy.js';
+import { h2o } from '../../policies/h2o.js';
+import { streamingLlm } from '../../policies/streaming-llm.js';
+import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny.js';
+
+function replay(policy: Policy, budgetBlocks: number, prompt = 8, steps = 2, massOf = (_s: number, _l: number, n: number) => Array(n).fill(1 / n)) {
+  const h = tinyHeader(prompt, steps);
+  const trace = denseSteps(h, massOf);
+  const maxBlocks = trace[trace.length - 1].layers[0].nBlocks;
+  const cache = new KVCache(tinyModel, 4, 2, maxBlocks, [
+    { name: 'hbm', capacityBytes: 2 * 64 * budgetBlocks },
+    { name: 'dram', capacityBytes: 1e9 },
+    { name: 'nvme', capacityBytes: 1e9 },
+  ]);
+  const ex = new SimExecutor(tinyHardware(), tinyModel, { traceSteps: 100 });
+  const driver = new ReplayDriver(h, cache, policy, ex, budgetBlocks);
+  const results: StepResult[] = [];
+  driver.run(trace, (r) => results.push(r));
+  cache.audit();
+  return { results, cache, ex, driver };
+}
+
+const scripted = (fn: (v: PolicyView, a: Actions) => void): Policy => ({ name: 'scripted', decide: fn, observe: () => undefined });
+
+describe('ReplayDriver + SimExecutor timelines (tiny machine: 64 B blocks, 1 B/us)', () => {
+  it('all resident: each layer is attention (blocks x 64 us) + linear (1000 us)', () => {
+    const { results } = replay(scripted(() => undefined), 10);
+    // prompt 8 tokens = 2 blocks; step 0 context 9 -> 3 blocks; step 1 context 10 -> 3 blocks
+    expect(results.map((r) => r.timing.latency_us)).toEqual([2 * (192 + 1000), 2 * (192 + 1000)]);
+    expect(results.map((r) => r.timing.stall_us)).toEqual([0, 0]);
+    expect(results[0].recall).toEqual(Float64Array.from([1, 1]));
+  });
+
+  it('an offloaded block is fetched on demand: the compute stream stalls for alpha + bytes/beta', () => {
+    const policy = scripted((v, a) => {
+      if (v.step === 0 && v.layer === 0) a.demote(0, 0, 'dram', 16);
+    });
+    const { results, ex } = replay(policy, 10);
+    // step 0, layer 0: fetch 64 B over PCIe (10 + 64 = 74 us) before attention over 3 blocks
+    // layer 0: 74 stall + 192 + 1000; layer 1: 192 + 1000 -> 2458
+    expect(results[0].timing.latency_us).toBe(2458);
+    expect(results[0].timing.stall_us).toBe(74);
+    // the demote (D2H, 74 us) and the fetch (H2D, 74 us) both count as transfer time
+    expect(results[0].timing.transfer_us).toBe(148);
+    expect(results[0].timing.bytes).toEqual({ 'pcie:hbm->dram': 64, 'pcie:dram->hbm': 64, 'nvme:dram->nvme': 0, 'nvme:nvme->dram': 0 });
+    // step 1 fetches again: same stall
+    expect(results[1].timing.latency_us).toBe(2458);
+    expect(results[1].timing.stall_us).toBe(74);
+    const names = ex.spans.filter((s) => s.stream === 'compute').map((s) => `${s.name}@${s.start}`);
+    expect(names.slice(0, 4)).toEqual(['attention@74', 'linear@266', 'attention@1266', 'linear@1458']);
+  });
+
+  it('prefetching one layer ahead hides the fetch behind compute (no stall in the next step)', () => {
+    const policy = scripted((v, a) => {
+      if (v.step === 0 && v.layer === 0) a.demote(0, 0, 'dram', 16);
+      if (v.layer === 1) a.prefetchOffloaded(0);
+    });
+    const { results } = replay(policy, 10);
+    expect(results[0].timing.stall_us).toBe(74);
+    // the stage for step 1 layer 0 was issued at step 0 layer 1 (t=1266) and finished at 1340
+    expect(results[1].timing.stall_us).toBe(0);
+    expect(results[1].timing.latency_us).toBe(2 * (192 + 1000));
+  });
+
+  it('a demotion that would overflow the destination is refused and counted, nothing changes', () => {
+    const policy = scripted((v, a) => {
+      if (v.step === 0 && v.layer === 0) {
+        expect(a.demote(0, 0, 'hbm', 16)).toBe(false); // not below its place
+        expect(a.demote(0, 9, 'dram', 16)).toBe(false); // no such block
+        expect(a.evict(0, 1)).toBe(true);
+        expect(a.evict(0, 1)).toBe(false); // already gone
+        expect(a.demote(0, 0, 'floppy', 16)).toBe(false);
+      }
+    });
+    const { driver, cache } = replay(policy, 10);
+    expect(driver.counters.refused).toEqual({ demote: 3, evict: 1 });
+    expect(driver.counters.actions).toEqual({ evict: 1 });
+    expect(cache.live(0)).toBe(2);
+    expect(cache.live(1)).toBe(3);
+  });
+
+  it('H2O keeps sinks + window + heavy hitters within the budget and drops the lowest score, not the oldest', () => {
+    // budget 4 blocks/layer: recent window round(4 * 0.5) = 2 blocks, heavy part 2 (sink block 0 + 1).
+    // prompt 16 tokens = 4 blocks; step 0 creates block 4 (context 17). Candidates: blocks 1, 2.
+    // block 1 is heavy (0.5), block 2 light (0.1): block 2 goes although block 1 is older.
+    const massOf = (_s: number, _l: number, n: number) => (n === 5 ? [0.2, 0.5, 0.1, 0.1, 0.1] : [0.2, 0.5, 0.1, 0.2]);
+    const policy = h2o.create({ heavy_ratio: 0.5, sink_tokens: 4 }, { layers: 2, maxBlocks: 5, blockSize: 4, budgetBlocks: 4 } as never);
+    const { cache, results } = replay(policy, 4, 16, 3, massOf);
+    for (const l of [0, 1]) expect([0, 1, 2, 3, 4].map((b) => cache.tierOf(l, b))).toEqual([0, 0, -2, 0, 0]);
+    // recall at step 0 misses block 2's 0.1
+    expect(results[0].recall[0]).toBeCloseTo(0.9, 6);
+    expect(results[2].recall[1]).toBeCloseTo(0.9, 6);
+  });
+
+  it('StreamingLLM never evicts the sinks and keeps the newest blocks', () => {
+    const policy = streamingLlm.create({ sink_tokens: 4 }, { layers: 2, maxBlocks: 8, blockSize: 4, budgetBlocks: 3 } as never);
+    const { cache } = replay(policy, 3, 8, 20);
+    // final context 28 tokens = 7 blocks; live: sink block 0 + blocks 5, 6
+    for (const l of [0, 1]) expect([0, 1, 2, 3, 4, 5, 6].map((b) => cache.tierOf(l, b) >= 0)).toEqual([true, false, false, false, false, true, true]);
+  });
+});
