@@ -1,0 +1,72 @@
+/** The charts of a sweep report, in page order, each a named Vega-Lite spec. */
+import type { TopLevelSpec } from 'vega-lite';
+import type { StepRow, SweepRow } from '../sim/metrics/summary.js';
+import { bytesMovedSpec } from './chart-bytes-moved.js';
+import { maskingVsBudgetSpec } from './chart-masking-vs-budget.js';
+import { recallVsBudgetSpec } from './chart-recall-vs-budget.js';
+import { stallTimelineSpec } from './chart-stall-timeline.js';
+import { tbtVsBudgetSpec } from './chart-tbt-vs-budget.js';
+import { sweepChartData } from './sweep-chart-data.js';
+
+/** Every chart name this module can produce, so a rebuild can remove charts that no longer apply. */
+export const SWEEP_CHART_NAMES = [
+  'tbt-vs-budget',
+  'recall-vs-budget',
+  'bytes-moved',
+  'stall-timeline',
+  'masking-vs-budget',
+] as const;
+
+export interface NamedChart {
+  /** file base name under charts/ */
+  name: (typeof SWEEP_CHART_NAMES)[number];
+  heading: string;
+  caption: string;
+  spec: TopLevelSpec;
+}
+
+/** All charts that the rows support; none when no configuration succeeded. */
+export function sweepCharts(
+  rows: SweepRow[],
+  opts: { oracle?: string; steps?: (row: SweepRow) => StepRow[] | undefined } = {},
+): NamedChart[] {
+  const data = sweepChartData(rows, opts.oracle ?? 'oracle');
+  if (data.points.length === 0) return [];
+  const bound = data.series.hasOracle ? ' The dashed black line is the oracle (Belady MIN with future knowledge), a bound no online policy can beat.' : '';
+  const charts: NamedChart[] = [
+    {
+      name: 'tbt-vs-budget',
+      heading: 'Time between tokens',
+      caption: `Median and 99th-percentile time between tokens per policy as the HBM budget grows.${bound}`,
+      spec: tbtVsBudgetSpec(data),
+    },
+    {
+      name: 'recall-vs-budget',
+      heading: 'Attention recall',
+      caption: `Share of the true attention mass that fell on blocks the kernel attended: mean over steps, and the worst layer of any step.${bound}`,
+      spec: recallVsBudgetSpec(data),
+    },
+    {
+      name: 'bytes-moved',
+      heading: 'Bytes moved',
+      caption: `Bytes moved over each link direction during the run, per policy and HBM budget.${bound}`,
+      spec: bytesMovedSpec(data),
+    },
+  ];
+  const timeline = opts.steps ? stallTimelineSpec(data, opts.steps) : undefined;
+  if (timeline) {
+    charts.push({
+      name: 'stall-timeline',
+      heading: 'Stall per decode step',
+      caption: `Time the compute stream waited for memory in each decode step, at the smallest HBM budget.${bound}`,
+      spec: timeline,
+    });
+  }
+  charts.push({
+    name: 'masking-vs-budget',
+    heading: 'Masking efficiency',
+    caption: `1 − stall / transfer time: the share of data movement hidden behind compute (1 when nothing moved).${bound}`,
+    spec: maskingVsBudgetSpec(data),
+  });
+  return charts;
+}
