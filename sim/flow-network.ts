@@ -176,8 +176,9 @@ export class FlowNetwork {
     const still: Transfer[] = [];
     const finished: Transfer[] = [];
     for (const t of this.flowing) {
-      // a relative tolerance absorbs floating-point drift from repeated rate changes
-      if (t.remaining <= EPS_BYTES + t.bytes * 1e-12) finished.push(t);
+      // tolerances absorb floating-point drift from repeated rate changes: a transfer within a
+      // picosecond of its end is done (the clock could not advance by less anyway)
+      if (t.remaining <= EPS_BYTES + t.bytes * 1e-12 || t.remaining / t.rate < 1e-6) finished.push(t);
       else still.push(t);
     }
     this.flowing = still;

@@ -4,9 +4,11 @@
  * applied to the KV cache accounting, then handed to the executor as batched moves), the layer's
  * attention and projections run, and the policy observes the attention on the blocks it attended.
  *
- * Prefill is not timed: the prompt's blocks are created in HBM (spilling to the next tier with room
- * once HBM is full), the policy observes the first decode step's attention as a stand-in for the
- * prompt's attention, and its prefill decisions are applied to the accounting only.
+ * Prefill is not timed: the whole prompt's KV is created in HBM (prefill needs it there; up to the
+ * physical free HBM, `prefillCapacityBytes`, spilling beyond), the policy observes the first decode
+ * step's attention as a stand-in for the prompt's attention, and its prefill decisions are applied to
+ * the accounting only. Then the HBM budget holds: whatever the policy left above it is moved to the
+ * next tier with room (oldest blocks first) and counted as refused 'prefill_budget'.
  */
 import type { Executor, MoveBatch, StepTiming, TransferReason } from './executor.js';
 import { DROPPED, KVCache } from './kv-cache.js';
@@ -55,6 +57,8 @@ export class ReplayDriver<H> implements Actions {
     readonly policy: Policy,
     readonly executor: Executor<H>,
     readonly budgetBlocks: number,
+    /** HBM bytes usable while the prompt is prefilled (default: the budget) */
+    readonly prefillCapacityBytes = cache.capacity[0],
   ) {
     this.L = header.layers;
     this.M = cache.maxBlocks;
@@ -82,6 +86,8 @@ export class ReplayDriver<H> implements Actions {
     this.timed = false;
     this.curStep = -1;
     const promptBlocks = blocksFor(this.header.prompt_tokens, this.B);
+    const budget = this.cache.capacity[0];
+    this.cache.capacity[0] = Math.max(budget, this.prefillCapacityBytes);
     for (let b = 0; b < promptBlocks; b++) for (let l = 0; l < this.L; l++) this.createBlock(l, 'prefill');
     for (let l = 0; l < this.L; l++) {
       const la = s0.layers[l];
@@ -91,7 +97,27 @@ export class ReplayDriver<H> implements Actions {
       this.policy.decide(this.view(-1, l, la.nBlocks, false, s0.contextTokens), this);
       this.batches.clear();
     }
+    this.cache.capacity[0] = budget;
+    this.enforceBudgetAfterPrefill();
     this.timed = true;
+  }
+
+  private enforceBudgetAfterPrefill(): void {
+    const c = this.cache;
+    for (let b = 0; b < this.M && c.used[0] > c.capacity[0]; b++) {
+      for (let l = 0; l < this.L && c.used[0] > c.capacity[0]; l++) {
+        if (b >= c.created[l] || c.tierOf(l, b) !== 0) continue;
+        const to = this.firstTierWithRoom(c.bytesOf(c.bitsOf(l, b)));
+        if (to < 0) throw new Error(`out of memory after prefill: no tier has room for layer ${l} block ${b}`);
+        c.move(l, b, to, c.bitsOf(l, b));
+        this.refuse('budget', `policy ${this.policy.name} left HBM above the budget after prefill; layer ${l} block ${b} moved to ${c.tierNames[to]}`);
+      }
+    }
+  }
+
+  private firstTierWithRoom(bytes: number): number {
+    for (let t = 1; t < this.T; t++) if (this.cache.free(t) >= bytes) return t;
+    return -1;
   }
 
   private decodeStep(s: TraceStep): StepResult {
@@ -251,7 +277,7 @@ export class ReplayDriver<H> implements Actions {
     // HBM is full: the new block goes to the first lower tier with room
     for (let t = 1; t < this.T; t++) {
       if (c.create(layer, t, 16)) {
-        this.refuse('alloc', `${phase}: HBM full, layer ${layer} block ${c.created[layer] - 1} spilled to ${c.tierNames[t]}`);
+        this.refuse('alloc', `${phase}: HBM full, layer ${layer} block ${c.created[layer] - 1} went to ${c.tierNames[t]}`);
         if (this.timed) {
           this.batch(layer, c.created[layer] - 1, { reason: 'spill', fromTier: 0, toTier: t, fromBits: 16, toBits: 16 });
         }

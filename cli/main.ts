@@ -1,0 +1,34 @@
+/** The kvtier command line. Each command group registers itself from cli/commands/. */
+import { Command } from 'commander';
+import { registerCatalog } from './commands/catalog.js';
+import { registerRun } from './commands/run.js';
+import { registerSweep } from './commands/sweep.js';
+import { registerTrace } from './commands/trace.js';
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('kvtier')
+    .description('Tiered KV-cache simulator for long-context LLM inference (HBM, DRAM, CXL, NVMe), with hardware in the loop')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  registerTrace(program);
+  registerRun(program);
+  registerSweep(program);
+  registerCatalog(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (e) {
+    const err = e as Error & { code?: string; exitCode?: number };
+    if (err.code?.startsWith('commander.')) return err.exitCode ?? 1;
+    process.stderr.write(`kvtier: error: ${err.message}\n`);
+    if (process.env.KVTIER_DEBUG) process.stderr.write(`${err.stack}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,96 @@
+import { FieldChecks, describe } from './field-checks.js';
+import { checkTopology, type LinkEnds } from './check-topology.js';
+import { TIER_KINDS, type HardwareProfile } from './profile.js';
+import { ValidationError } from './validation-error.js';
+
+export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
+
+const PROFILE_FIELDS = ['schema', 'name', 'description', 'gpu', 'tiers', 'links', 'sources'] as const;
+export const GPU_FIELDS = ['name', 'hbm_bandwidth_GBps', 'fp16_TFLOPs', 'kernel_launch_us', 'reserved_GiB'] as const;
+export const TIER_FIELDS = [
+  'name',
+  'kind',
+  'capacity_GiB',
+  'read_GBps',
+  'write_GBps',
+  'read_latency_us',
+  'write_latency_us',
+] as const;
+export const LINK_FIELDS = ['name', 'a', 'b', 'a_to_b', 'b_to_a', 'copy_engines'] as const;
+const DIRECTION_FIELDS = ['alpha_us', 'GBps'] as const;
+
+/**
+ * Check a parsed JSON value against the kvtier-hardware/v1 shape (profile.ts) and return it typed.
+ * Every problem is collected; one ValidationError lists them all, each line starting with `source`.
+ */
+export function validateProfile(value: unknown, source: string): HardwareProfile {
+  const checks = new FieldChecks();
+  const top = checks.object(value, '', PROFILE_FIELDS);
+  if (top) {
+    if ('schema' in top && top.schema !== PROFILE_SCHEMA) {
+      checks.add(`schema must be "${PROFILE_SCHEMA}" (got ${describe(top.schema)})`);
+    }
+    checks.string(top, 'name', '');
+    checks.string(top, 'description', '', true);
+    if ('gpu' in top) checkGpu(top.gpu, 'gpu', checks);
+    const tiers = checks.array(top, 'tiers', '');
+    const links = checks.array(top, 'links', '', true);
+    if (tiers) {
+      const tierNames = tiers.map((t, i) => checkTier(t, `tiers[${i}]`, checks, i === 0));
+      const linkEnds = links?.map((l, j) => checkLink(l, `links[${j}]`, checks));
+      checkTopology({ tierNames, links: linkEnds }, checks);
+    }
+    checks.stringMap(top, 'sources', '');
+  }
+  if (checks.problems.length > 0) throw new ValidationError(source, checks.problems);
+  return value as HardwareProfile;
+}
+
+/** Checks the `gpu` object at `path`. */
+export function checkGpu(value: unknown, path: string, checks: FieldChecks): void {
+  const gpu = checks.object(value, path, GPU_FIELDS);
+  if (!gpu) return;
+  checks.string(gpu, 'name', path);
+  checks.number(gpu, 'hbm_bandwidth_GBps', path);
+  checks.number(gpu, 'fp16_TFLOPs', path);
+  checks.number(gpu, 'kernel_launch_us', path, '>=0');
+  checks.number(gpu, 'reserved_GiB', path, '>=0');
+}
+
+/** Checks one tier; returns its name (for the topology check) when that is a valid string. */
+export function checkTier(value: unknown, path: string, checks: FieldChecks, first: boolean): string | undefined {
+  const tier = checks.object(value, path, TIER_FIELDS);
+  if (!tier) return undefined;
+  const name = checks.string(tier, 'name', path);
+  const kind = checks.oneOf(tier, 'kind', path, TIER_KINDS);
+  if (first && kind !== undefined && kind !== 'hbm') {
+    checks.add(`${path}.kind must be "hbm": tiers[0] is the GPU's own memory (got ${describe(kind)})`);
+  }
+  checks.number(tier, 'capacity_GiB', path);
+  checks.number(tier, 'read_GBps', path);
+  checks.number(tier, 'write_GBps', path);
+  checks.number(tier, 'read_latency_us', path, '>=0');
+  checks.number(tier, 'write_latency_us', path, '>=0');
+  return name;
+}
+
+/** Checks one link; returns its name and end names (those that are valid strings). */
+export function checkLink(value: unknown, path: string, checks: FieldChecks): LinkEnds {
+  const link = checks.object(value, path, LINK_FIELDS);
+  if (!link) return {};
+  const out = {
+    name: checks.string(link, 'name', path),
+    a: checks.string(link, 'a', path),
+    b: checks.string(link, 'b', path),
+  };
+  for (const dir of ['a_to_b', 'b_to_a'] as const) {
+    if (!(dir in link)) continue;
+    const p = `${path}.${dir}`;
+    const d = checks.object(link[dir], p, DIRECTION_FIELDS);
+    if (!d) continue;
+    checks.number(d, 'alpha_us', p, '>=0');
+    checks.number(d, 'GBps', p);
+  }
+  checks.integer(link, 'copy_engines', path, 1);
+  return out;
+}

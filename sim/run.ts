@@ -1,0 +1,150 @@
+/**
+ * One simulated run: resolve the configuration (trace, model, hardware, policy, budget), replay the
+ * trace through the policy on the simulated executor, and gather the per-step table and summary.
+ */
+import { basename } from 'node:path';
+import { registerBuiltinPolicies } from '../policies/builtin.js';
+import { createPolicy } from '../policies/registry.js';
+import { openTrace } from '../traces/trace-reader.js';
+import { blocksFor, type TraceHeader } from '../traces/format.js';
+import { parseBudget } from './budget.js';
+import { GiB, type HardwareProfile } from './hardware/profile.js';
+import { loadHardware } from './hardware/load-profile.js';
+import { KVCache } from './kv-cache.js';
+import { summarizeRun } from './metrics/summarize-run.js';
+import type { RunSummary, StepRow } from './metrics/summary.js';
+import { getModel } from './models/load-model.js';
+import { kvBytes, type ModelSpec } from './models/model.js';
+import { ReplayDriver } from './replay-driver.js';
+import { SimExecutor } from './sim-executor.js';
+import type { TraceSpan } from './stream.js';
+
+export interface RunConfig {
+  trace: string;
+  policy: string;
+  policy_options?: Record<string, unknown>;
+  /** model preset; default: the trace header's model */
+  model?: string;
+  /** preset name or path to a profile JSON */
+  hardware: string;
+  /** share ("20%", 0.2) of the final-context FP16 KV, or a size ("4GiB") */
+  hbm_budget: string | number;
+  /** quantization group size for INT blocks (default 128) */
+  group_size?: number;
+  /** steps recorded in the Chrome trace (default 32) */
+  trace_steps?: number;
+}
+
+export interface ResolvedRun {
+  config: RunConfig;
+  header: TraceHeader;
+  model: ModelSpec;
+  hardware: HardwareProfile;
+  policyOptions: Record<string, unknown>;
+  budgetBytes: number;
+  budgetBlocks: number;
+  fullKvBytes: number;
+  hbmFreeBytes: number;
+}
+
+export interface RunResult {
+  resolved: ResolvedRun;
+  summary: RunSummary;
+  steps: StepRow[];
+  spans: TraceSpan[];
+  refusalExamples: Record<string, string>;
+}
+
+export function simulate(config: RunConfig): RunResult {
+  registerBuiltinPolicies();
+  const reader = openTrace(config.trace);
+  try {
+    const header = reader.header;
+    const model = getModel(config.model ?? header.model);
+    if (model.layers !== header.layers) {
+      throw new Error(`${config.trace}: the trace has ${header.layers} layers but model ${model.name} has ${model.layers} (pass --model to pick the right one)`);
+    }
+    const hardware = loadHardware(config.hardware);
+    const groupSize = config.group_size ?? 128;
+    const B = header.block_size;
+    const maxBlocks = blocksFor(header.prompt_tokens + header.steps, B);
+    const blockBytes = kvBytes(model, B, 16, groupSize);
+    const fullKvBytes = model.layers * maxBlocks * blockBytes;
+    const hbm = hardware.tiers[0];
+    const weights = model.layers * model.weight_bytes_per_layer + model.other_weight_bytes;
+    const hbmFreeBytes = hbm.capacity_GiB * GiB - weights - hardware.gpu.reserved_GiB * GiB;
+    const isFull = config.policy === 'full';
+    const budgetBytes = isFull ? fullKvBytes : parseBudget(config.hbm_budget, fullKvBytes);
+    if (budgetBytes > hbmFreeBytes) {
+      throw new Error(
+        `--hbm-budget: ${fmtGiB(budgetBytes)} of KV does not fit in ${hardware.name}'s HBM: ${fmtGiB(hbmFreeBytes)} free ` +
+          `(${hbm.capacity_GiB} GiB - ${fmtGiB(weights)} weights of ${model.name} - ${hardware.gpu.reserved_GiB} GiB reserved)`,
+      );
+    }
+    const budgetBlocks = Math.floor(budgetBytes / (model.layers * blockBytes));
+    if (budgetBlocks < 1) throw new Error(`--hbm-budget: ${budgetBytes} bytes is less than one block per layer (${model.layers * blockBytes} bytes)`);
+    const tiers = hardware.tiers.map((t, i) => ({ name: t.name, capacityBytes: i === 0 ? budgetBytes : t.capacity_GiB * GiB }));
+    const cache = new KVCache(model, B, header.layers, maxBlocks, tiers, groupSize);
+    const { policy, options } = createPolicy(config.policy, config.policy_options ?? {}, {
+      model,
+      header,
+      layers: header.layers,
+      maxBlocks,
+      blockSize: B,
+      budgetBlocks,
+      tiers: cache.tierNames,
+    });
+    const resolved: ResolvedRun = { config, header, model, hardware, policyOptions: options, budgetBytes, budgetBlocks, fullKvBytes, hbmFreeBytes };
+    const executor = new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32 });
+    const driver = new ReplayDriver(header, cache, policy, executor, budgetBlocks, Math.max(budgetBytes, hbmFreeBytes));
+    const steps: StepRow[] = [];
+    driver.run(reader, (r) => {
+      const row: StepRow = {
+        step: r.step,
+        context_tokens: r.contextTokens,
+        latency_ms: r.timing.latency_us / 1e3,
+        compute_ms: r.timing.compute_us / 1e3,
+        stall_ms: r.timing.stall_us / 1e3,
+        transfer_ms: r.timing.transfer_us / 1e3,
+        recall: mean(r.recall),
+        recall_min: r.recall.reduce((m, v) => Math.min(m, v), Infinity),
+        bytes_moved: 0,
+      };
+      let moved = 0;
+      for (const [k, v] of Object.entries(r.timing.bytes)) {
+        row[`bytes.${k}`] = v;
+        moved += v;
+      }
+      row.bytes_moved = moved;
+      for (let t = 0; t < cache.tierNames.length; t++) row[`occ.${cache.tierNames[t]}`] = cache.used[t];
+      steps.push(row);
+    });
+    if (steps.length !== header.steps) throw new Error(`${config.trace}: replayed ${steps.length} steps, header says ${header.steps}`);
+    const linkBytes = executor.finish();
+    const summary = summarizeRun({
+      trace: basename(config.trace),
+      policy: config.policy,
+      model: model.name,
+      hardware: hardware.name,
+      budgetBytes,
+      fullKvBytes,
+      steps,
+      linkBytes,
+      peak: Object.fromEntries(cache.tierNames.map((n, i) => [n, cache.peak[i]])),
+      counters: driver.counters,
+    });
+    return { resolved, summary, steps, spans: executor.spans, refusalExamples: driver.counters.refusalExamples };
+  } finally {
+    reader.close();
+  }
+}
+
+function mean(a: Float64Array): number {
+  let s = 0;
+  for (const x of a) s += x;
+  return a.length ? s / a.length : Number.NaN;
+}
+
+function fmtGiB(bytes: number): string {
+  return `${(bytes / GiB).toFixed(2)} GiB`;
+}

@@ -1,0 +1,145 @@
+/**
+ * Runs a sweep: generates the grid's synthetic traces, runs every configuration in parallel on a
+ * piscina pool (one worker per core by default, results kept in grid order whatever finishes first),
+ * records failures as rows with their error, writes results.{json,csv,arrow} and the report page.
+ * The sweep directory appears whole at the end (written to a temporary sibling, then renamed).
+ */
+import * as fs from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { table, toArrowIPC, toCSV } from 'arquero';
+import cliProgress from 'cli-progress';
+import { Piscina } from 'piscina';
+import { generateTrace } from '../../traces/generator.js';
+import type { SweepRow } from '../metrics/summary.js';
+import { writeSweepReport } from './sweep-results.js';
+import { expandSweep, readSweepSpec, type SweepConfig, type SweepSpec } from './sweep-spec.js';
+import { runSweepTask, type SweepTask } from './sweep-worker.js';
+
+export interface SweepOptions {
+  out: string;
+  /** 0 = run inline in this thread; default: available cores */
+  workers?: number;
+  force?: boolean;
+  /** run only configurations i where index % N === i (deterministic sharding) */
+  shard?: { index: number; count: number };
+  progress?: boolean;
+  log?: (line: string) => void;
+}
+
+export async function runSweepFile(file: string, opts: SweepOptions): Promise<{ rows: SweepRow[]; dir: string }> {
+  return runSweep(readSweepSpec(file), opts, file);
+}
+
+export async function runSweep(spec: SweepSpec, opts: SweepOptions, source = '(inline)'): Promise<{ rows: SweepRow[]; dir: string }> {
+  const out = resolve(opts.out);
+  const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
+  if (fs.existsSync(out) && fs.readdirSync(out).length > 0 && !opts.force) throw new Error(`${opts.out} already exists; pass --force to replace it`);
+  let configs = expandSweep(spec);
+  if (opts.shard) configs = configs.filter((c) => c.index % opts.shard!.count === opts.shard!.index);
+  const tmp = join(resolve(out, '..'), `.${out.split('/').pop()}.partial-${process.pid}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  try {
+    const tasks = prepareTraces(spec, configs, tmp, log);
+    const rows = await runTasks(tasks, opts, log);
+    writeResults(tmp, rows);
+    fs.writeFileSync(join(tmp, 'sweep.json'), JSON.stringify({ source, spec, shard: opts.shard ?? null }, null, 2) + '\n');
+    await writeSweepReport(tmp, spec.name, rows, `kvtier sweep ${source}`);
+    fs.rmSync(out, { recursive: true, force: true });
+    fs.renameSync(tmp, out);
+    return { rows, dir: out };
+  } catch (e) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+function prepareTraces(spec: SweepSpec, configs: SweepConfig[], dir: string, log: (l: string) => void): SweepTask[] {
+  const made = new Map<string, string>();
+  return configs.map((c) => {
+    let tracePath = c.trace.path;
+    if (c.trace.generate) {
+      const key = c.trace.name;
+      if (!made.has(key)) {
+        fs.mkdirSync(join(dir, 'traces'), { recursive: true });
+        const p = join(dir, 'traces', `${key}.kvt`);
+        generateTrace(p, { ...c.trace.generate, seed: c.seed } as never);
+        log(`generated trace ${key}`);
+        made.set(key, p);
+      }
+      tracePath = made.get(key)!;
+    }
+    return {
+      id: c.id,
+      seed: c.seed,
+      sweepDir: dir,
+      budgetLabel: c.budget,
+      config: {
+        trace: tracePath!,
+        policy: c.policy.name,
+        policy_options: c.policy.options,
+        model: c.model ?? undefined,
+        hardware: c.hardware,
+        hbm_budget: c.budget,
+        trace_steps: spec.trace_steps,
+      },
+    };
+  });
+}
+
+function workerFile(): string {
+  const here = fileURLToPath(new URL('./sweep-worker.js', import.meta.url));
+  if (fs.existsSync(here)) return here;
+  // running from the TypeScript sources (tests): use the compiled worker
+  const dist = fileURLToPath(new URL('../../dist/sim/sweep/sweep-worker.js', import.meta.url));
+  if (fs.existsSync(dist)) return dist;
+  throw new Error(`sweep worker not found (looked at ${here} and ${dist}); run "npm run build" first`);
+}
+
+async function runTasks(tasks: SweepTask[], opts: SweepOptions, log: (l: string) => void): Promise<SweepRow[]> {
+  const workers = Math.min(opts.workers ?? availableParallelism(), tasks.length);
+  const bar = opts.progress && process.stderr.isTTY
+    ? new cliProgress.SingleBar({ format: 'sweep [{bar}] {value}/{total} {id}', stream: process.stderr }, cliProgress.Presets.shades_classic)
+    : null;
+  bar?.start(tasks.length, 0, { id: '' });
+  let done = 0;
+  const report = (row: SweepRow) => {
+    done++;
+    if (bar) bar.update(done, { id: row.id });
+    else if (opts.progress !== false) log(`[${done}/${tasks.length}] ${row.status === 'ok' ? 'ok    ' : 'FAILED'} ${row.id}${row.status === 'ok' ? '' : `: ${row.error}`}`);
+  };
+  try {
+    if (workers <= 1) {
+      return tasks.map((t) => {
+        const row = runSweepTask(t);
+        report(row);
+        return row;
+      });
+    }
+    const pool = new Piscina({ filename: workerFile(), maxThreads: workers, minThreads: workers });
+    try {
+      return await Promise.all(
+        tasks.map(async (t) => {
+          const row = (await pool.run(t)) as SweepRow;
+          report(row);
+          return row;
+        }),
+      );
+    } finally {
+      await pool.destroy();
+    }
+  } finally {
+    bar?.stop();
+  }
+}
+
+export function writeResults(dir: string, rows: SweepRow[]): void {
+  fs.writeFileSync(join(dir, 'results.json'), JSON.stringify(rows, null, 2) + '\n');
+  const cols: Record<string, unknown[]> = {};
+  for (const k of Object.keys(rows[0] ?? {})) cols[k] = rows.map((r) => (r as unknown as Record<string, unknown>)[k]);
+  const t = table(cols);
+  fs.writeFileSync(join(dir, 'results.csv'), toCSV(t) + '\n');
+  fs.writeFileSync(join(dir, 'results.arrow'), toArrowIPC(t, { format: 'file' }) as Uint8Array);
+}

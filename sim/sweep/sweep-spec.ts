@@ -1,0 +1,160 @@
+/**
+ * A sweep file (JSON or YAML): a grid of traces x hardware x policies x HBM budgets x seeds.
+ * Trace entries are paths (relative to the sweep file) or generator settings; seeds apply to
+ * generated traces. Expansion order is fixed, so a sweep's configurations and ids are deterministic.
+ */
+import * as fs from 'node:fs';
+import { dirname, basename, resolve } from 'node:path';
+import YAML from 'yaml';
+
+export interface TraceEntry {
+  /** a .kvt file */
+  path?: string;
+  /** generator settings (preset name + overrides), written into the sweep directory */
+  generate?: Record<string, unknown>;
+  name?: string;
+}
+
+export interface PolicyEntry {
+  name: string;
+  options?: Record<string, unknown>;
+}
+
+export interface SweepSpec {
+  name: string;
+  traces: TraceEntry[];
+  policies: PolicyEntry[];
+  budgets: (string | number)[];
+  hardware: string[];
+  models: (string | null)[];
+  seeds: number[];
+  trace_steps: number;
+}
+
+export interface SweepConfig {
+  index: number;
+  id: string;
+  trace: TraceEntry & { name: string };
+  seed: number;
+  policy: PolicyEntry;
+  budget: string | number;
+  hardware: string;
+  model: string | null;
+}
+
+const KEYS = ['name', 'traces', 'policies', 'budgets', 'hardware', 'models', 'seeds', 'trace_steps'];
+
+export function readSweepSpec(file: string): SweepSpec {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`${file}: cannot read sweep file (${(e as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = /\.ya?ml$/i.test(file) ? YAML.parse(text) : JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${file}: not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(e as Error).message}`);
+  }
+  return parseSweepSpec(raw, file);
+}
+
+export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
+  const err = (msg: string) => new Error(`${file}: ${msg}`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw err('the sweep must be an object');
+  const o = raw as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (!KEYS.includes(k)) throw err(`unknown field "${k}" (fields: ${KEYS.join(', ')})`);
+  const list = (k: string, required: boolean): unknown[] => {
+    const v = o[k];
+    if (v === undefined && !required) return [];
+    if (!Array.isArray(v) || v.length === 0) throw err(`"${k}" must be a non-empty list`);
+    return v;
+  };
+  const base = dirname(resolve(file));
+  const traces = list('traces', true).map((t, i): TraceEntry => {
+    if (typeof t === 'string') return { path: resolve(base, t) };
+    if (typeof t === 'object' && t !== null) {
+      const e = t as Record<string, unknown>;
+      if (typeof e.path === 'string') return { path: resolve(base, e.path), name: typeof e.name === 'string' ? e.name : undefined };
+      if (typeof e.generate === 'object' && e.generate !== null) {
+        return { generate: e.generate as Record<string, unknown>, name: typeof e.name === 'string' ? e.name : undefined };
+      }
+    }
+    throw err(`traces[${i}] must be a path or { path } or { generate: {...}, name }`);
+  });
+  const policies = list('policies', true).map((p, i): PolicyEntry => {
+    if (typeof p === 'string') return { name: p };
+    if (typeof p === 'object' && p !== null && typeof (p as PolicyEntry).name === 'string') {
+      const e = p as PolicyEntry;
+      if (e.options !== undefined && (typeof e.options !== 'object' || e.options === null)) throw err(`policies[${i}].options must be an object`);
+      return { name: e.name, options: e.options };
+    }
+    throw err(`policies[${i}] must be a policy name or { name, options }`);
+  });
+  const budgets = list('budgets', true).map((b, i) => {
+    if (typeof b !== 'string' && typeof b !== 'number') throw err(`budgets[${i}] must be a string such as "20%" or a number`);
+    return b;
+  });
+  const hardware = list('hardware', true).map((h, i) => {
+    if (typeof h !== 'string') throw err(`hardware[${i}] must be a preset name or a profile path`);
+    return h.endsWith('.json') ? resolve(base, h) : h;
+  });
+  const models = list('models', false).map((m, i) => {
+    if (m !== null && typeof m !== 'string') throw err(`models[${i}] must be a model name or null (the trace's model)`);
+    return m as string | null;
+  });
+  const seeds = list('seeds', false).map((s, i) => {
+    if (!Number.isInteger(s)) throw err(`seeds[${i}] must be an integer`);
+    return s as number;
+  });
+  const ts = o.trace_steps ?? 16;
+  if (!Number.isInteger(ts) || (ts as number) < 0) throw err('"trace_steps" must be a non-negative integer');
+  const name = o.name ?? basename(file).replace(/\.(json|ya?ml)$/i, '');
+  if (typeof name !== 'string') throw err('"name" must be a string');
+  return {
+    name,
+    traces,
+    policies,
+    budgets,
+    hardware,
+    models: models.length ? models : [null],
+    seeds: seeds.length ? seeds : [1],
+    trace_steps: ts as number,
+  };
+}
+
+function slug(s: string): string {
+  return s.replace(/\.kvt$/, '').replace(/[^A-Za-z0-9.+-]+/g, '_');
+}
+
+function budgetSlug(b: string | number): string {
+  return slug(String(b).replace('%', 'pct'));
+}
+
+/** Expand the grid in a fixed order; the full-cache policy runs once per (trace, hardware, model, seed). */
+export function expandSweep(spec: SweepSpec): SweepConfig[] {
+  const out: SweepConfig[] = [];
+  for (const t of spec.traces) {
+    const seeds = t.generate ? spec.seeds : [spec.seeds[0]];
+    for (const seed of seeds) {
+      const tname = t.name ?? (t.path ? basename(t.path) : 'generated');
+      const traceName = t.generate ? `${slug(tname)}-s${seed}` : slug(tname);
+      for (const hw of spec.hardware) {
+        for (const model of spec.models) {
+          for (const p of spec.policies) {
+            const budgets = p.name === 'full' ? ['100%'] : spec.budgets;
+            for (const b of budgets) {
+              const index = out.length;
+              const id = [String(index).padStart(4, '0'), traceName, slug(basename(hw)), model ? slug(model) : null, slug(p.name), budgetSlug(b)]
+                .filter(Boolean)
+                .join('_');
+              out.push({ index, id, trace: { ...t, name: traceName }, seed, policy: p, budget: b, hardware: hw, model });
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
