@@ -69,6 +69,8 @@ export interface PolicySetup {
   blockSize: number;
   budgetBlocks: number;
   tiers: string[];
+  /** the trace being replayed; only an oracle policy (definition.oracle = true) may read ahead in it */
+  tracePath: string;
 }
 
 export interface Policy {

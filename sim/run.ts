@@ -93,6 +93,7 @@ export function simulate(config: RunConfig): RunResult {
       blockSize: B,
       budgetBlocks,
       tiers: cache.tierNames,
+      tracePath: config.trace,
     });
     const resolved: ResolvedRun = { config, header, model, hardware, policyOptions: options, budgetBytes, budgetBlocks, fullKvBytes, hbmFreeBytes };
     const executor = new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32 });
