@@ -13,7 +13,7 @@ import { loadHardware } from './hardware/load-profile.js';
 import { KVCache } from './kv-cache.js';
 import { summarizeRun } from './metrics/summarize-run.js';
 import type { RunSummary, StepRow } from './metrics/summary.js';
-import { getModel } from './models/load-model.js';
+import { loadModel } from './models/load-model.js';
 import { kvBytes, type ModelSpec } from './models/model.js';
 import { ReplayDriver } from './replay-driver.js';
 import { SimExecutor } from './sim-executor.js';
@@ -60,7 +60,7 @@ export function simulate(config: RunConfig): RunResult {
   const reader = openTrace(config.trace);
   try {
     const header = reader.header;
-    const model = getModel(config.model ?? header.model);
+    const model = loadModel(config.model ?? header.model);
     if (model.layers !== header.layers) {
       throw new Error(`${config.trace}: the trace has ${header.layers} layers but model ${model.name} has ${model.layers} (pass --model to pick the right one)`);
     }

@@ -1,0 +1,84 @@
+import * as fs from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expandSweep, parseSweepSpec } from '../../sim/sweep/sweep-spec.js';
+import { runSweep } from '../../sim/sweep/run-sweep.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kvtier-sweep-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const spec = (extra: Record<string, unknown> = {}) =>
+  parseSweepSpec(
+    {
+      name: 'test',
+      traces: [{ generate: { prompt_tokens: 512, steps: 12 }, name: 'gen' }],
+      policies: ['full', 'h2o', 'no-such-policy'],
+      budgets: ['20%', '50%'],
+      hardware: ['h100-pcie5'],
+      seeds: [1, 2],
+      trace_steps: 2,
+      ...extra,
+    },
+    join(dir, 'spec.json'),
+  );
+
+describe('sweep', () => {
+  it('expands the grid in a fixed order; full runs once per trace at 100%', () => {
+    const c = expandSweep(spec());
+    // per seed: full x1 + h2o x2 + bad x2 = 5; two seeds
+    expect(c.map((x) => x.id)).toEqual([
+      '0000_gen-s1_h100-pcie5_full_100pct',
+      '0001_gen-s1_h100-pcie5_h2o_20pct',
+      '0002_gen-s1_h100-pcie5_h2o_50pct',
+      '0003_gen-s1_h100-pcie5_no-such-policy_20pct',
+      '0004_gen-s1_h100-pcie5_no-such-policy_50pct',
+      '0005_gen-s2_h100-pcie5_full_100pct',
+      '0006_gen-s2_h100-pcie5_h2o_20pct',
+      '0007_gen-s2_h100-pcie5_h2o_50pct',
+      '0008_gen-s2_h100-pcie5_no-such-policy_20pct',
+      '0009_gen-s2_h100-pcie5_no-such-policy_50pct',
+    ]);
+  });
+
+  it('rejects a malformed sweep file naming the field', () => {
+    expect(() => parseSweepSpec({ traces: [], policies: ['h2o'], budgets: ['1%'], hardware: ['x'] }, 'f.json')).toThrow('f.json: "traces" must be a non-empty list');
+    expect(() => parseSweepSpec({ traces: ['a'], policies: ['h2o'], budgets: ['1%'], hardware: ['x'], budget: 1 }, 'f.json')).toThrow(/unknown field "budget"/);
+  });
+
+  it('records a failing configuration and finishes the others; results and report are written', async () => {
+    const out = join(dir, 'inline');
+    const { rows } = await runSweep(spec(), { out, workers: 0, progress: false });
+    expect(rows.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'failed', 'failed', 'ok', 'ok', 'ok', 'failed', 'failed']);
+    expect(rows[3].error).toMatch(/unknown policy "no-such-policy"/);
+    for (const f of ['results.json', 'results.csv', 'results.arrow', 'index.html', 'sweep.json']) expect(fs.existsSync(join(out, f))).toBe(true);
+    expect(fs.existsSync(join(out, rows[1].run_dir, 'summary.json'))).toBe(true);
+    const html = fs.readFileSync(join(out, 'index.html'), 'utf8');
+    expect(html).toContain('no-such-policy');
+    // budgets: h2o at 50% keeps more of the mass than at 20%
+    expect(rows[2].recall_mean).toBeGreaterThan(rows[1].recall_mean);
+    expect(rows[0].recall_mean).toBe(1);
+  });
+
+  it('gives identical results in parallel (piscina workers) and inline, in grid order', async () => {
+    const worker = join(process.cwd(), 'dist/sim/sweep/sweep-worker.js');
+    if (!fs.existsSync(worker)) throw new Error('dist/ is missing: run "npm run build" before the tests (npm install does it)');
+    const s = spec({ seeds: [3] });
+    const a = await runSweep(s, { out: join(dir, 'par'), workers: 2, progress: false });
+    const b = await runSweep(s, { out: join(dir, 'seq'), workers: 0, progress: false });
+    expect(a.rows).toEqual(b.rows);
+    expect(fs.readFileSync(join(dir, 'par', 'results.csv'), 'utf8')).toBe(fs.readFileSync(join(dir, 'seq', 'results.csv'), 'utf8'));
+  });
+
+  it('the CLI exits non-zero with a clear message on bad input and writes nothing', () => {
+    const r = spawnSync(process.execPath, ['bin/kvtier.js', 'run', '--trace', join(dir, 'missing.kvt'), '--policy', 'h2o', '--out', join(dir, 'cli-out')], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/kvtier: error: .*missing\.kvt/);
+    expect(fs.existsSync(join(dir, 'cli-out'))).toBe(false);
+    const p = spawnSync(process.execPath, ['bin/kvtier.js', 'policies'], { encoding: 'utf8' });
+    expect(p.status).toBe(0);
+    for (const name of ['full', 'lru-offload', 'streaming-llm', 'h2o']) expect(p.stdout).toContain(name);
+  });
+});
