@@ -59,6 +59,8 @@ export interface Observation {
   readonly uniform: number;
   /** 1 where the kernel attended the block at this step */
   readonly attended: Uint8Array;
+  /** number of 1s in `attended` */
+  readonly attendedCount: number;
 }
 
 export interface PolicySetup {

@@ -141,7 +141,7 @@ export class ReplayDriver<H> implements Actions {
       this.pending[l] = [];
       ex.layer(this.layerWork(s, l, n, mask, skipped), waits);
       this.clearStaging(l);
-      const obs = this.observation(s.step, l, la, mask);
+      const obs = this.observation(s.step, l, la, mask, this.cache.live(l) - skipped.length);
       recall[l] = attendedShare(obs, la);
       this.policy.observe(obs);
       for (const b of skipped) mask[b] = 1;
@@ -252,8 +252,10 @@ export class ReplayDriver<H> implements Actions {
     };
   }
 
-  private observation(step: number, layer: number, la: LayerAttention, mask?: Uint8Array): Observation {
+  private observation(step: number, layer: number, la: LayerAttention, mask?: Uint8Array, attendedCount?: number): Observation {
     const attended = mask ?? this.cache.liveMask.subarray(layer * this.M, layer * this.M + la.nBlocks);
+    let count = attendedCount ?? 0;
+    if (attendedCount === undefined) for (let b = 0; b < la.nBlocks; b++) count += attended[b];
     const listed = la.idx === null ? la.nBlocks : la.idx.length;
     const unlisted = la.nBlocks - listed;
     return {
@@ -264,6 +266,7 @@ export class ReplayDriver<H> implements Actions {
       mass: la.mass,
       uniform: unlisted > 0 ? la.remainder / unlisted : 0,
       attended,
+      attendedCount: count,
     };
   }
 
@@ -425,8 +428,6 @@ export function attendedShare(obs: Observation, la: LayerAttention): number {
       attendedListed++;
     }
   }
-  let attendedAll = 0;
-  for (let b = 0; b < nBlocks; b++) attendedAll += attended[b];
-  hit += obs.uniform * (attendedAll - attendedListed);
+  hit += obs.uniform * (obs.attendedCount - attendedListed);
   return total > 0 ? hit / total : 1;
 }

@@ -68,7 +68,7 @@ export class SimExecutor implements Executor<Signal> {
   move(b: MoveBatch): Signal {
     const from = this.tierNames[b.fromTier];
     const to = this.tierNames[b.toTier];
-    const args = { step: this.step, layer: b.layer, blocks: b.blocks.length, reason: b.reason };
+    const args = this.stepArgs(b.layer, b.blocks.length, b.reason);
     const requant = b.fromBits !== b.toBits;
     if (b.fromTier === b.toTier) {
       return this.kernelOn(this.d2h, `requantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args);
@@ -86,13 +86,14 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   stage(b: MoveBatch): Signal {
-    const args = { step: this.step, layer: b.layer, blocks: b.blocks.length, reason: b.reason };
+    const args = this.stepArgs(b.layer, b.blocks.length, b.reason);
     return this.copyOn(this.h2d, this.tierNames[b.fromTier], this.tierNames[0], b.bytesFrom, b.reason, args);
   }
 
   layer(w: LayerWork, waits: Signal[]): void {
-    const args = { step: w.step, layer: w.layer };
-    const all = [...waits];
+    const tracing = this.step < this.opts.traceSteps;
+    const args = tracing ? { step: w.step, layer: w.layer } : undefined;
+    const all = waits;
     let fetched = 0;
     for (let t = 1; t < w.fetchBytes.length; t++) {
       if (w.fetchBytes[t] > 0) {
@@ -101,7 +102,7 @@ export class SimExecutor implements Executor<Signal> {
       }
     }
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
-    this.kernelOn(this.compute, 'attention', kvBytes, this.attnFlopsPerToken * w.tokens, all, { ...args, tokens: w.tokens, kv_bytes: kvBytes });
+    this.kernelOn(this.compute, 'attention', kvBytes, this.attnFlopsPerToken * w.tokens, all, tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined);
     this.kernelOn(this.compute, 'linear', this.model.weight_bytes_per_layer, this.model.flops_per_token_per_layer, [], args);
     if (w.layer === this.model.layers - 1) {
       // LM head: about half of the non-layer weights (embedding table and output projection)
@@ -141,13 +142,17 @@ export class SimExecutor implements Executor<Signal> {
     return s.enqueue({ name, cat: 'kernel', waits, args, run: (finish) => this.engine.after(us, finish, s.priority) });
   }
 
+  private stepArgs(layer: number, blocks: number, reason: string): StreamOp['args'] {
+    return this.step < this.opts.traceSteps ? { step: this.step, layer, blocks, reason } : undefined;
+  }
+
   private copyOn(s: Stream, from: string, to: string, bytes: number, reason: string, args: StreamOp['args']): Signal {
     const route = this.topology.route(from, to);
     return s.enqueue({
       name: `${reason} ${from}->${to}`,
       cat: 'copy',
       waits: [],
-      args: { ...args, bytes },
+      args: args ? { ...args, bytes } : undefined,
       run: (finish) => this.topology.network.transfer(route.resources, bytes, route.alpha_us).done.then(finish),
     });
   }
