@@ -1,6 +1,7 @@
 /** The kvtier command line. Each command group registers itself from cli/commands/. */
 import { Command } from 'commander';
 import { registerCatalog } from './commands/catalog.js';
+import { registerHil } from './commands/hil.js';
 import { registerRun } from './commands/run.js';
 import { registerSweep } from './commands/sweep.js';
 import { registerTrace } from './commands/trace.js';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerSweep(program);
   registerCatalog(program);
+  registerHil(program);
   return program;
 }
 

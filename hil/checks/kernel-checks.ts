@@ -1,0 +1,208 @@
+// Checks of a backend's kernels against the float64 references, shared by the vitest
+// suites (test/hil) and the plain-node GPU runner (perf/hil-device-check.mjs).
+// Each case draws fresh random inputs from its seed; outputs are poisoned before the run.
+import type { NativeBackend } from '../addon-types.js';
+import { attentionOn, dequantizeOn, gemvOn, hadamardOn, quantizeOn } from '../array-ops.js';
+import { packCache } from '../block-pack.js';
+import { floatToHalf, halfToFloat } from '../half.js';
+import { PRECISIONS, type Precision } from '../kv-format.js';
+import { gemvRef } from '../reference/gemv.js';
+import { hadamardRef } from '../reference/hadamard.js';
+import { type AttentionShape, pagedAttentionRef } from '../reference/paged-attention.js';
+import { dequantizeRef, quantizeRef } from '../reference/quantize.js';
+import { makeRng, type Rng } from '../rng.js';
+
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  detail: string;
+  ms?: number;
+}
+
+/** Tolerances, stated once. */
+export const TOLERANCE = {
+  hadamardF32RelL2: 1e-6,
+  hadamardF16MaxUlps: 1,
+  attentionRelL2: 2e-4,
+  gemvRelL2: 1e-5,
+} as const;
+
+function relL2(a: ArrayLike<number>, ref: ArrayLike<number>): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < ref.length; i++) {
+    const d = a[i]! - ref[i]!;
+    num += d * d;
+    den += ref[i]! * ref[i]!;
+  }
+  return Math.sqrt(num / Math.max(den, 1e-300));
+}
+
+const hasNaN = (a: ArrayLike<number>): boolean => Array.prototype.some.call(a, (x: number) => Number.isNaN(x));
+
+export function randomHalves(rng: Rng, n: number, scale = 1): Uint16Array {
+  const out = new Uint16Array(n);
+  for (let i = 0; i < n; i++) out[i] = floatToHalf(rng.normal() * scale);
+  return out;
+}
+
+function firstMismatch(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) return -2;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+// ---- quantize / dequantize --------------------------------------------------------------
+
+export interface QuantCase {
+  groups: number;
+  bits: 2 | 4 | 8;
+  groupSize: number;
+  seed: number;
+}
+
+export const QUANT_CASES: QuantCase[] = [
+  { groups: 1, bits: 4, groupSize: 128, seed: 1 },
+  { groups: 19, bits: 8, groupSize: 32, seed: 2 },
+  { groups: 99, bits: 4, groupSize: 64, seed: 3 },
+  { groups: 77, bits: 2, groupSize: 128, seed: 4 },
+  { groups: 989, bits: 2, groupSize: 32, seed: 5 },
+  { groups: 33, bits: 8, groupSize: 128, seed: 6 },
+  { groups: 7, bits: 4, groupSize: 8, seed: 7 },
+];
+
+export async function checkQuantize(b: NativeBackend, c: QuantCase): Promise<CheckResult> {
+  const rng = makeRng(c.seed);
+  const n = c.groups * c.groupSize;
+  const src = randomHalves(rng, n, 0.5 + rng.next() * 4);
+  src[0] = 0x8000; // -0: the zero point must come out canonical (+0) everywhere
+  if (n > 3) src[3] = floatToHalf(65000); // an outlier
+  const ref = quantizeRef(src, c.bits, c.groupSize);
+  const got = await quantizeOn(b, src, c.bits, c.groupSize);
+  const codesAt = firstMismatch(got.out.codes, ref.codes);
+  const metaAt = firstMismatch(got.out.meta, ref.meta);
+  const deq = await dequantizeOn(b, ref.codes, ref.meta, n, c.bits, c.groupSize);
+  const deqAt = firstMismatch(deq.out, dequantizeRef(ref, n, c.bits, c.groupSize));
+  const name = `quantize int${c.bits} G=${c.groupSize} n=${n}`;
+  const ok = codesAt === -1 && metaAt === -1 && deqAt === -1;
+  return {
+    name,
+    ok,
+    ms: got.ms,
+    detail: ok ? 'codes, meta and dequantized FP16 bit-exact' : `first mismatch: codes ${codesAt}, meta ${metaAt}, dequantized ${deqAt}`,
+  };
+}
+
+// ---- hadamard ------------------------------------------------------------------------------
+
+export interface HadamardCase {
+  rows: number;
+  n: number;
+  dtype: 'f16' | 'f32';
+  seed: number;
+}
+
+export const HADAMARD_CASES: HadamardCase[] = [
+  { rows: 1, n: 2, dtype: 'f32', seed: 11 },
+  { rows: 19, n: 128, dtype: 'f32', seed: 12 },
+  { rows: 99, n: 64, dtype: 'f16', seed: 13 },
+  { rows: 7, n: 1024, dtype: 'f32', seed: 14 },
+  { rows: 989, n: 128, dtype: 'f16', seed: 15 },
+];
+
+export async function checkHadamard(b: NativeBackend, c: HadamardCase): Promise<CheckResult> {
+  const rng = makeRng(c.seed);
+  const size = c.rows * c.n;
+  const name = `hadamard ${c.dtype} rows=${c.rows} n=${c.n}`;
+  if (c.dtype === 'f32') {
+    const x = new Float32Array(size).map(() => rng.normal());
+    const ref = hadamardRef(x, c.rows, c.n);
+    const got = await hadamardOn(b, x, c.rows, c.n);
+    const err = relL2(got.out as Float32Array, ref);
+    return { name, ok: err <= TOLERANCE.hadamardF32RelL2 && !hasNaN(got.out), ms: got.ms, detail: `rel L2 ${err.toExponential(2)}` };
+  }
+  const x = randomHalves(rng, size);
+  const ref = hadamardRef(Array.from(x, halfToFloat), c.rows, c.n);
+  const got = (await hadamardOn(b, x, c.rows, c.n)).out as Uint16Array;
+  const ordered = (h: number): number => (h & 0x8000 ? -(h & 0x7fff) : h);
+  let worst = 0;
+  for (let i = 0; i < size; i++) worst = Math.max(worst, Math.abs(ordered(got[i]!) - ordered(floatToHalf(ref[i]!))));
+  return { name, ok: worst <= TOLERANCE.hadamardF16MaxUlps, detail: `max ${worst} FP16 ulp from the float64 result` };
+}
+
+// ---- paged attention -----------------------------------------------------------------------
+
+export interface AttentionCase extends AttentionShape {
+  mix: Precision[] | 'random';
+  splits?: number;
+  tableKind?: 'device' | 'pinned';
+  seed: number;
+}
+
+export const ATTENTION_CASES: AttentionCase[] = [
+  { qHeads: 1, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 1, mix: ['fp16'], seed: 21 },
+  { qHeads: 6, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 64, contextTokens: 19, mix: 'random', seed: 22 },
+  { qHeads: 5, kvHeads: 5, headDim: 64, blockTokens: 16, groupSize: 32, contextTokens: 99, mix: ['int4'], seed: 23 },
+  { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 989, mix: 'random', seed: 24 },
+  { qHeads: 8, kvHeads: 1, headDim: 256, blockTokens: 32, groupSize: 128, contextTokens: 301, mix: 'random', seed: 25 },
+  { qHeads: 4, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 32, contextTokens: 777, mix: ['int2', 'int8'], splits: 7, seed: 26 },
+  { qHeads: 14, kvHeads: 2, headDim: 64, blockTokens: 48, groupSize: 64, contextTokens: 500, mix: 'random', tableKind: 'pinned', seed: 27 },
+];
+
+export function attentionInputs(c: AttentionCase): { k: Uint16Array; v: Uint16Array; q: Float32Array; precisions: Precision[] } {
+  const rng = makeRng(c.seed);
+  const n = c.kvHeads * c.contextTokens * c.headDim;
+  const k = randomHalves(rng, n);
+  const v = randomHalves(rng, n);
+  const q = new Float32Array(c.qHeads * c.headDim).map(() => rng.normal() * 2);
+  const blocks = Math.ceil(c.contextTokens / c.blockTokens);
+  const precisions = Array.from({ length: blocks }, (_, i) =>
+    c.mix === 'random' ? PRECISIONS[rng.int(0, 3)]! : c.mix[i % c.mix.length]!,
+  );
+  return { k, v, q, precisions };
+}
+
+export async function checkAttention(b: NativeBackend, c: AttentionCase): Promise<CheckResult> {
+  const { k, v, q, precisions } = attentionInputs(c);
+  const cache = packCache({ kvHeads: c.kvHeads, blockTokens: c.blockTokens, headDim: c.headDim, groupSize: c.groupSize }, c.contextTokens, k, v, precisions);
+  const ref = pagedAttentionRef(c, cache.arena, cache.table, q);
+  const got = await attentionOn(b, c, cache, q, { splits: c.splits, tableKind: c.tableKind });
+  const err = relL2(got.out, ref);
+  const name = `attention L=${c.contextTokens} q${c.qHeads}/kv${c.kvHeads} D=${c.headDim} T=${c.blockTokens} G=${c.groupSize} ${Array.isArray(c.mix) ? c.mix.join('+') : 'mixed'}${c.splits ? ` splits=${c.splits}` : ''}`;
+  const ok = !hasNaN(got.out) && err <= TOLERANCE.attentionRelL2;
+  return { name, ok, ms: got.ms, detail: `rel L2 ${err.toExponential(2)}${hasNaN(got.out) ? ' (NaN in output)' : ''}` };
+}
+
+// ---- gemv ----------------------------------------------------------------------------------
+
+export interface GemvCase {
+  rows: number;
+  cols: number;
+  seed: number;
+}
+
+export const GEMV_CASES: GemvCase[] = [
+  { rows: 1, cols: 8, seed: 31 },
+  { rows: 19, cols: 136, seed: 32 },
+  { rows: 99, cols: 4096, seed: 33 },
+  { rows: 989, cols: 520, seed: 34 },
+];
+
+export async function checkGemv(b: NativeBackend, c: GemvCase): Promise<CheckResult> {
+  const rng = makeRng(c.seed);
+  const w = randomHalves(rng, c.rows * c.cols, 0.05);
+  const x = new Float32Array(c.cols).map(() => rng.normal());
+  const ref = gemvRef(w, x, c.rows, c.cols);
+  const got = await gemvOn(b, w, x, c.rows, c.cols);
+  const err = relL2(got.out, ref);
+  return { name: `gemv ${c.rows}x${c.cols}`, ok: err <= TOLERANCE.gemvRelL2 && !hasNaN(got.out), ms: got.ms, detail: `rel L2 ${err.toExponential(2)}` };
+}
+
+export async function runAllKernelChecks(b: NativeBackend): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  for (const c of QUANT_CASES) results.push(await checkQuantize(b, c));
+  for (const c of HADAMARD_CASES) results.push(await checkHadamard(b, c));
+  for (const c of ATTENTION_CASES) results.push(await checkAttention(b, c));
+  for (const c of GEMV_CASES) results.push(await checkGemv(b, c));
+  return results;
+}

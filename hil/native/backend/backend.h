@@ -1,0 +1,123 @@
+// The backend interface: memory tiers as real allocations, two streams, events and the
+// kernels. Implemented by the host backend (CPU, always) and the cuda backend (GPU).
+// Region ids name allocations; every op checks its byte ranges against them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include "../common/attention-shape.h"
+#include "error.h"
+
+namespace hil {
+
+enum class MemKind { Device, Pinned, Pageable };
+enum StreamId : int { kCompute = 0, kMemory = 1 };
+
+struct Region {
+  void* ptr;
+  size_t bytes;
+  MemKind kind;
+};
+
+struct DeviceInfo {
+  std::string name;
+  int ccMajor = 0, ccMinor = 0;
+  size_t totalMemBytes = 0;
+  int multiprocessors = 0;
+  size_t l2Bytes = 0;
+  int pciGeneration = 0;  // 0 = unknown
+  int pciWidth = 0;
+  int runtimeVersion = 0, driverVersion = 0;
+  int computePriority = 0, memoryPriority = 0;  // lower number = higher priority (CUDA)
+  int hostThreads = 0;
+};
+
+struct RegionSpan {  // a byte range inside a region
+  uint32_t region;
+  size_t offset;
+};
+
+struct QuantizeArgs {
+  RegionSpan src, codes, meta;
+  size_t n;
+  int bits, groupSize;
+};
+struct DequantizeArgs {
+  RegionSpan codes, meta, dst;
+  size_t n;
+  int bits, groupSize;
+};
+struct HadamardArgs {
+  RegionSpan data;
+  size_t rows;
+  int n;
+  bool f16;
+};
+struct AttentionArgs {
+  AttentionShape shape;
+  RegionSpan arena, table, q, out;
+  size_t arenaBytes;  // bytes of the arena from arena.offset that blocks may use
+};
+struct GemvArgs {
+  RegionSpan w, x, y;
+  size_t rows, cols;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  virtual DeviceInfo info() const = 0;
+
+  uint32_t alloc(MemKind kind, size_t bytes);
+  void free(uint32_t id);
+  const Region& region(uint32_t id) const;
+  // Bounds-checked pointer to [offset, offset + len) of a region.
+  char* at(RegionSpan s, size_t len, const char* what) const;
+
+  // Synchronous, for setup and tests: waits for both streams first.
+  virtual void write(RegionSpan dst, const void* src, size_t n) = 0;
+  virtual void read(RegionSpan src, void* dst, size_t n) = 0;
+
+  // Asynchronous: enqueued on a stream, in order.
+  virtual void copy(int stream, RegionSpan dst, RegionSpan src, size_t n, int repeat) = 0;
+  virtual void quantize(int stream, const QuantizeArgs& a) = 0;
+  virtual void dequantize(int stream, const DequantizeArgs& a) = 0;
+  virtual void hadamard(int stream, const HadamardArgs& a) = 0;
+  virtual void attention(int stream, const AttentionArgs& a, int repeat) = 0;
+  virtual void gemv(int stream, const GemvArgs& a, int repeat) = 0;
+
+  virtual uint32_t createEvent() = 0;
+  virtual void destroyEvent(uint32_t ev) = 0;
+  virtual void record(int stream, uint32_t ev) = 0;
+  virtual void waitEvent(int stream, uint32_t ev) = 0;
+  virtual double elapsedMs(uint32_t from, uint32_t to) = 0;  // both must have completed
+  virtual void synchronize(int stream) = 0;                  // -1: both streams
+
+ protected:
+  virtual void* rawAlloc(MemKind kind, size_t bytes) = 0;
+  virtual void rawFree(MemKind kind, void* p) = 0;
+  void releaseAll();  // derived destructors call this before tearing down
+
+ private:
+  std::map<uint32_t, Region> regions_;
+  uint32_t nextId_ = 1;
+};
+
+const char* memKindName(MemKind k);
+MemKind parseMemKind(const std::string& s);
+
+std::unique_ptr<Backend> makeHostBackend();
+
+struct CudaProbe {
+  bool compiled = false;   // the addon was built with the cuda backend
+  bool available = false;  // a usable device answered
+  std::string reason;      // why not, when not
+  DeviceInfo info;
+};
+CudaProbe probeCuda();
+std::unique_ptr<Backend> makeCudaBackend(int device);  // throws HilError when unavailable
+
+}  // namespace hil

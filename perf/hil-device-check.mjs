@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// Runs on the GPU machine, which has no npm packages: the kernel checks (cuda and host
+// backends against the float64 references) and then the benchmarks, from compiled JS.
+//   node perf/hil-device-check.mjs --dist .device/dist --out DIR [--quick]
+// The addon is found through KVTIER_HIL_ADDON or hil/build/Release.
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const dist = resolve(opt('dist', 'dist'));
+const out = resolve(opt('out', process.env.OUT ?? 'runs/hil-device'));
+const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
+
+const { openBackend, cudaStatus } = await load('hil/backend.js');
+const { runAllKernelChecks } = await load('hil/checks/kernel-checks.js');
+
+let failed = 0;
+const status = cudaStatus();
+console.log(`cuda backend: ${status.available ? 'available' : 'unavailable'} (${status.reason})`);
+for (const kind of ['cuda', 'host']) {
+  if (kind === 'cuda' && !status.available) {
+    console.log(`SKIP cuda checks: ${status.reason}`);
+    continue;
+  }
+  const b = openBackend(kind);
+  const results = await runAllKernelChecks(b);
+  for (const r of results) console.log(`${r.ok ? 'PASS' : 'FAIL'} [${kind}] ${r.name}: ${r.detail}${r.ms !== undefined ? ` (${(r.ms * 1000).toFixed(1)} us)` : ''}`);
+  failed += results.filter((r) => !r.ok).length;
+  console.log(`[${kind}] ${results.length - results.filter((r) => !r.ok).length}/${results.length} checks passed`);
+  b.close();
+}
+
+const benchArgs = [resolve(dist, 'perf/hil-bench.js'), '--backend', status.available ? 'cuda' : 'host', '--out', out, '--only', opt('only', 'copies,attention,overlap,gemv,file,quality')];
+if (args.includes('--quick')) benchArgs.push('--quick');
+const r = spawnSync(process.execPath, benchArgs, { stdio: 'inherit' });
+process.exit(failed > 0 ? 1 : (r.status ?? 1));

@@ -1,0 +1,135 @@
+// Tiers as real memory: copies between regions, the NVMe file tier through a real file,
+// events and the two streams; plus bit-exact packing round trips and the loader/doctor.
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { NativeBackend } from '../../hil/addon-types.js';
+import { openBackend } from '../../hil/backend.js';
+import { formatHilDoctor, hilDoctor } from '../../hil/doctor.js';
+import { halfToFloat, floatToHalf } from '../../hil/half.js';
+import { loadHil } from '../../hil/load-addon.js';
+import { codeAt, dequantizeRef, quantizeRef } from '../../hil/reference/quantize.js';
+import { makeRng } from '../../hil/rng.js';
+import { backendAvailability } from './availability.js';
+
+const same = (a: Uint8Array, b: Uint8Array): boolean =>
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
+describe('reference packing', () => {
+  it.each([2, 4, 8] as const)('int%i codes pack little-end-first and round-trip exactly', (bits) => {
+    const qmax = (1 << bits) - 1;
+    // each group of 32 spans exactly 0..qmax, so scale = 1, zero = 0 and codes = values
+    const values = Array.from({ length: 64 }, (_, i) => (i % 32 === 1 ? qmax : (i % 32) % (qmax + 1)));
+    const src = Uint16Array.from(values, floatToHalf);
+    const q = quantizeRef(src, bits, 32);
+    expect(values.map((_, i) => codeAt(q.codes, i, bits))).toEqual(values);
+    expect(Array.from(dequantizeRef(q, 64, bits, 32), halfToFloat)).toEqual(values);
+    expect(q.codes[0]! & qmax).toBe(0); // element 0 sits in the lowest bits of byte 0
+    expect(bits === 8 ? q.codes[1]! : (q.codes[0]! >> bits) & qmax).toBe(qmax); // element 1 right above it
+  });
+  it('fp16 conversion rounds half to even and handles subnormals', () => {
+    expect(floatToHalf(1 + 2 ** -11)).toBe(0x3c00); // tie -> even
+    expect(floatToHalf(1 + 3 * 2 ** -11)).toBe(0x3c02);
+    expect(halfToFloat(floatToHalf(2 ** -24))).toBe(2 ** -24);
+    expect(floatToHalf(65520)).toBe(0x7c00);
+  });
+  it('INT4 group quantization error stays within half a step', () => {
+    const rng = makeRng(9);
+    const src = new Uint16Array(128 * 50).map(() => floatToHalf(rng.normal()));
+    const q = quantizeRef(src, 4, 128);
+    const back = dequantizeRef(q, src.length, 4, 128);
+    for (let g = 0; g < 50; g++) {
+      const scale = halfToFloat(q.meta[2 * g]!);
+      for (let i = g * 128; i < (g + 1) * 128; i++) expect(Math.abs(halfToFloat(back[i]!) - halfToFloat(src[i]!))).toBeLessThanOrEqual(scale * 0.5 + 2e-3);
+    }
+  });
+});
+
+describe('loader and doctor', () => {
+  it('never throws and names each backend', () => {
+    const r = hilDoctor();
+    expect(typeof r.backends.cuda.reason).toBe('string');
+    expect(formatHilDoctor(r)).toMatch(/host backend: .*\n.*cuda backend: /);
+    if (!loadHil().ok) expect(r.addonErrors?.length).toBeGreaterThan(0);
+  });
+});
+
+for (const kind of ['host', 'cuda'] as const) {
+  const avail = backendAvailability(kind);
+  describe.skipIf(!avail.available)(`${kind} tiers${avail.available ? '' : ` — skipped: ${avail.reason}`}`, () => {
+    let b: NativeBackend;
+    let dir: string;
+    beforeAll(() => {
+      b = openBackend(kind);
+      dir = mkdtempSync(join(tmpdir(), 'kvtier-hil-'));
+    });
+    afterAll(() => {
+      b?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('copies real bytes pinned -> device -> pageable on the memory stream, timed by events', async () => {
+      const n = (2 << 20) + 4096;
+      const data = new Uint8Array(n).map((_, i) => (i * 131) & 0xff);
+      const [p, d, g] = [b.alloc('pinned', n), b.alloc('device', n), b.alloc('pageable', n)];
+      const [e0, e1] = [b.createEvent(), b.createEvent()];
+      b.write(p, 0, data);
+      b.record('memory', e0);
+      b.copy('memory', d, 0, p, 0, n);
+      b.copy('memory', g, 0, d, 0, n);
+      b.record('memory', e1);
+      await b.synchronize('memory');
+      expect(b.elapsedMs(e0, e1)).toBeGreaterThan(0);
+      expect(same(b.read(g, 0, n), data)).toBe(true);
+      for (const r of [p, d, g]) b.free(r);
+    });
+
+    it('refuses out-of-range copies with a named error', () => {
+      const r = b.alloc('pinned', 4096);
+      expect(() => b.copy('memory', r, 4000, r, 0, 200)).toThrow(/copy destination: bytes \[4000, 4200\) outside region/);
+      expect(() => b.alloc('device' as never, 0)).toThrow(/bytes/);
+      b.free(r);
+    });
+
+    it('a compute-stream op waits for an event recorded on the memory stream', async () => {
+      const n = 8 << 20;
+      const [p, d] = [b.alloc('pinned', n), b.alloc('device', n)];
+      const data = new Uint8Array(n).map((_, i) => i & 0x7f);
+      b.write(p, 0, data);
+      const ev = b.createEvent();
+      b.copy('memory', d, 0, p, 0, n);
+      b.record('memory', ev);
+      b.waitEvent('compute', ev);
+      b.copy('compute', p, 0, d, n / 2, n / 2); // reads what the memory stream wrote
+      await b.synchronize();
+      expect(same(b.read(p, 0, n / 2), data.subarray(n / 2))).toBe(true);
+      b.free(p);
+      b.free(d);
+    });
+
+    it('the NVMe file tier round-trips real bytes through a real file (O_DIRECT or reported fallback)', async () => {
+      const loaded = loadHil();
+      if (!loaded.ok) throw new Error('addon');
+      const bytes = 4 << 20;
+      const path = join(dir, 'tier.bin');
+      const tier = new loaded.addon.FileTier(b, { path, bytes, threads: 3 });
+      expect(statSync(path).size).toBe(bytes);
+      if (!tier.direct) expect(tier.bufferedReason.length).toBeGreaterThan(0);
+      const src = b.alloc('pinned', bytes);
+      const dst = b.alloc('pageable', bytes);
+      const data = new Uint8Array(bytes).map((_, i) => (i * 2654435761) >>> 27);
+      b.write(src, 0, data);
+      const w = await tier.write(src, 0, 0, bytes, { chunkBytes: 256 << 10, sync: true });
+      expect(w.direct).toBe(tier.direct);
+      const r = await tier.read(dst, 4096, 8192, bytes - 8192, { chunkBytes: 64 << 10 });
+      expect(r.bytes).toBe(bytes - 8192);
+      expect(same(b.read(dst, 4096, bytes - 8192), data.subarray(8192))).toBe(true);
+      await expect(tier.read(dst, 1, 0, 4096)).rejects.toThrow(/aligned/);
+      const dev = b.alloc('device', 4096);
+      expect(() => tier.read(dev, 0, 0, 4096)).toThrow(/host region/);
+      tier.close();
+      for (const x of [src, dst, dev]) b.free(x);
+    });
+  });
+}
