@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { registerCatalog } from './commands/catalog.js';
 import { registerHil } from './commands/hil.js';
 import { registerRun } from './commands/run.js';
+import { registerServe } from './commands/serve.js';
 import { registerSweep } from './commands/sweep.js';
 import { registerTrace } from './commands/trace.js';
 
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerTrace(program);
   registerRun(program);
+  registerServe(program);
   registerSweep(program);
   registerCatalog(program);
   registerHil(program);

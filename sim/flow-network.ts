@@ -178,7 +178,9 @@ export class FlowNetwork {
     for (const t of this.flowing) {
       // tolerances absorb floating-point drift from repeated rate changes: a transfer within a
       // picosecond of its end is done (the clock could not advance by less anyway)
-      if (t.remaining <= EPS_BYTES + t.bytes * 1e-12 || t.remaining / t.rate < 1e-6) finished.push(t);
+      const dt = t.remaining / t.rate;
+      const now = this.engine.now;
+      if (t.remaining <= EPS_BYTES + t.bytes * 1e-12 || dt < 1e-6 || now + dt === now) finished.push(t);
       else still.push(t);
     }
     this.flowing = still;
