@@ -14,7 +14,9 @@ import { Piscina } from 'piscina';
 import { generateTrace } from '../../traces/generator.js';
 import type { SweepRow } from '../metrics/summary.js';
 import { writeSweepReport } from './sweep-results.js';
-import { expandSweep, readSweepSpec, type SweepConfig, type SweepSpec } from './sweep-spec.js';
+import { runServeConfig, writeServeSweepReport, type ServeSweepRow } from './serve-sweep.js';
+import { expandServeSweep, type ServeSweepSpec } from './serve-sweep-spec.js';
+import { expandSweep, readAnySweepSpec, type SweepConfig, type SweepSpec } from './sweep-spec.js';
 import { runSweepTask, type SweepTask } from './sweep-worker.js';
 
 export interface SweepOptions {
@@ -28,8 +30,49 @@ export interface SweepOptions {
   log?: (line: string) => void;
 }
 
-export async function runSweepFile(file: string, opts: SweepOptions): Promise<{ rows: SweepRow[]; dir: string }> {
-  return runSweep(readSweepSpec(file), opts, file);
+export async function runSweepFile(file: string, opts: SweepOptions): Promise<{ rows: { id: string; status: string; error: string }[]; dir: string }> {
+  const spec = readAnySweepSpec(file);
+  return 'kind' in spec && spec.kind === 'serve' ? runServeSweep(spec, opts, file) : runSweep(spec as SweepSpec, opts, file);
+}
+
+/** A serving sweep: same directory contract (results.*, runs/, index.html), same pool. */
+export async function runServeSweep(spec: ServeSweepSpec, opts: SweepOptions, source = '(inline)'): Promise<{ rows: ServeSweepRow[]; dir: string }> {
+  const out = resolve(opts.out);
+  if (fs.existsSync(out) && fs.readdirSync(out).length > 0 && !opts.force) throw new Error(`${opts.out} already exists; pass --force to replace it`);
+  let configs = expandServeSweep(spec);
+  if (opts.shard) configs = configs.filter((c) => c.index % opts.shard!.count === opts.shard!.index);
+  const tmp = join(resolve(out, '..'), `.${out.split('/').pop()}.partial-${process.pid}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
+  try {
+    const workers = Math.min(opts.workers ?? availableParallelism(), configs.length);
+    let done = 0;
+    const report = (row: ServeSweepRow) => {
+      done++;
+      if (opts.progress !== false) log(`[${done}/${configs.length}] ${row.status === 'ok' ? 'ok    ' : 'FAILED'} ${row.id}${row.status === 'ok' ? '' : `: ${row.error}`}`);
+      return row;
+    };
+    let rows: ServeSweepRow[];
+    if (workers <= 1) rows = configs.map((c) => report(runServeConfig(spec, c, tmp)));
+    else {
+      const pool = new Piscina({ filename: workerFile('serve-sweep-worker.js'), maxThreads: workers, minThreads: workers });
+      try {
+        rows = await Promise.all(configs.map(async (c) => report((await pool.run({ spec, config: c, dir: tmp })) as ServeSweepRow)));
+      } finally {
+        await pool.destroy();
+      }
+    }
+    writeResults(tmp, rows as never);
+    fs.writeFileSync(join(tmp, 'sweep.json'), JSON.stringify({ source, spec, shard: opts.shard ?? null }, null, 2) + '\n');
+    await writeServeSweepReport(tmp, spec, rows, `kvtier sweep ${source}`);
+    fs.rmSync(out, { recursive: true, force: true });
+    fs.renameSync(tmp, out);
+    return { rows, dir: out };
+  } catch (e) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
 }
 
 export async function runSweep(spec: SweepSpec, opts: SweepOptions, source = '(inline)'): Promise<{ rows: SweepRow[]; dir: string }> {
@@ -89,11 +132,11 @@ function prepareTraces(spec: SweepSpec, configs: SweepConfig[], dir: string, log
   });
 }
 
-function workerFile(): string {
-  const here = fileURLToPath(new URL('./sweep-worker.js', import.meta.url));
+function workerFile(name = 'sweep-worker.js'): string {
+  const here = fileURLToPath(new URL(`./${name}`, import.meta.url));
   if (fs.existsSync(here)) return here;
   // running from the TypeScript sources (tests): use the compiled worker
-  const dist = fileURLToPath(new URL('../../dist/sim/sweep/sweep-worker.js', import.meta.url));
+  const dist = fileURLToPath(new URL(`../../dist/sim/sweep/${name}`, import.meta.url));
   if (fs.existsSync(dist)) return dist;
   throw new Error(`sweep worker not found (looked at ${here} and ${dist}); run "npm run build" first`);
 }
@@ -135,7 +178,7 @@ async function runTasks(tasks: SweepTask[], opts: SweepOptions, log: (l: string)
   }
 }
 
-export function writeResults(dir: string, rows: SweepRow[]): void {
+export function writeResults(dir: string, rows: object[]): void {
   fs.writeFileSync(join(dir, 'results.json'), JSON.stringify(rows, null, 2) + '\n');
   const cols: Record<string, unknown[]> = {};
   for (const k of Object.keys(rows[0] ?? {})) cols[k] = rows.map((r) => (r as unknown as Record<string, unknown>)[k]);

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import { dirname, basename, resolve } from 'node:path';
 import YAML from 'yaml';
+import { parseServeSweepSpec, type ServeSweepSpec } from './serve-sweep-spec.js';
 
 export interface TraceEntry {
   /** a .kvt file */
@@ -42,9 +43,24 @@ export interface SweepConfig {
   model: string | null;
 }
 
-const KEYS = ['name', 'traces', 'policies', 'budgets', 'hardware', 'models', 'seeds', 'trace_steps'];
+const KEYS = ['kind', 'name', 'traces', 'policies', 'budgets', 'hardware', 'models', 'seeds', 'trace_steps'];
+
+/** Parse a sweep file of either kind: attention-level (default) or serving (`"kind": "serve"`). */
+export function readAnySweepSpec(file: string): SweepSpec | ServeSweepSpec {
+  const raw = readSweepRaw(file);
+  if (typeof raw === 'object' && raw !== null && (raw as Record<string, unknown>).kind === 'serve') {
+    const o = raw as Record<string, unknown>;
+    const name = typeof o.name === 'string' ? o.name : basename(file).replace(/\.(json|ya?ml)$/i, '');
+    return parseServeSweepSpec(o, file, name);
+  }
+  return parseSweepSpec(raw, file);
+}
 
 export function readSweepSpec(file: string): SweepSpec {
+  return parseSweepSpec(readSweepRaw(file), file);
+}
+
+function readSweepRaw(file: string): unknown {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -57,7 +73,7 @@ export function readSweepSpec(file: string): SweepSpec {
   } catch (e) {
     throw new Error(`${file}: not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(e as Error).message}`);
   }
-  return parseSweepSpec(raw, file);
+  return raw;
 }
 
 export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
@@ -65,6 +81,7 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw err('the sweep must be an object');
   const o = raw as Record<string, unknown>;
   for (const k of Object.keys(o)) if (!KEYS.includes(k)) throw err(`unknown field "${k}" (fields: ${KEYS.join(', ')})`);
+  if (o.kind !== undefined && o.kind !== 'attention') throw err(`"kind" must be "attention" (default) or "serve" (got ${JSON.stringify(o.kind)})`);
   const list = (k: string, required: boolean): unknown[] => {
     const v = o[k];
     if (v === undefined && !required) return [];
