@@ -119,7 +119,8 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
   });
   const models = list('models', false).map((m, i) => {
     if (m !== null && typeof m !== 'string') throw err(`models[${i}] must be a model name or null (the trace's model)`);
-    return m as string | null;
+    // a model file path is relative to the sweep file, like traces and hardware profiles
+    return typeof m === 'string' && m.endsWith('.json') ? resolve(base, m) : (m as string | null);
   });
   const seeds = list('seeds', false).map((s, i) => {
     if (!Number.isInteger(s)) throw err(`seeds[${i}] must be an integer`);
@@ -163,7 +164,7 @@ export function expandSweep(spec: SweepSpec): SweepConfig[] {
             const budgets = p.name === 'full' ? ['100%'] : spec.budgets;
             for (const b of budgets) {
               const index = out.length;
-              const id = [String(index).padStart(4, '0'), traceName, slug(basename(hw)), model ? slug(model) : null, slug(p.name), budgetSlug(b)]
+              const id = [String(index).padStart(4, '0'), traceName, slug(basename(hw)), model ? slug(basename(model).replace(/(\.model)?\.json$/, '')) : null, slug(p.name), budgetSlug(b)]
                 .filter(Boolean)
                 .join('_');
               out.push({ index, id, trace: { ...t, name: traceName }, seed, policy: p, budget: b, hardware: hw, model });

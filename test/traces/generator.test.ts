@@ -235,7 +235,7 @@ describe('generateTrace', () => {
 
 describe('generator parameters', () => {
   it('knows its presets and lets explicit parameters override them', () => {
-    expect(PRESET_NAMES).toEqual(['default', 'needle', 'broad', 'sharp', 'no-sinks']);
+    expect(PRESET_NAMES).toEqual(['default', 'needle', 'broad', 'sharp', 'no-sinks', 'captured-brown', 'captured-brown-needle']);
     expect(resolveGeneratorParams({ preset: 'sharp' }).hh_count).toBe(16);
     expect(resolveGeneratorParams({ preset: 'sharp', hh_count: 20 }).hh_count).toBe(20);
     expect(resolveGeneratorParams({ preset: 'needle', steps: 80 }).needle).toEqual({ depth: 0.5, from_step: 40, steps: 10, mass: 0.6, layers: Array.from({ length: 16 }, (_, i) => 16 + i) });
@@ -247,7 +247,7 @@ describe('generator parameters', () => {
     [{ zipf_alpha: -1 }, /invalid generator parameter 'zipf_alpha': expected a number in \[0, 10\], got -1/],
     [{ layers: 0 }, /'layers': expected an integer in \[1, 65535\], got 0/],
     [{ encoding: 'sparse' }, /'encoding': expected "auto", "dense" or "topk", got "sparse"/],
-    [{ preset: 'nope' }, /'preset': expected one of default, needle, broad, sharp, no-sinks, got "nope"/],
+    [{ preset: 'nope' }, /'preset': expected one of default, needle, broad, sharp, no-sinks, captured-brown, captured-brown-needle, got "nope"/],
     [{ hh_cuont: 3 }, /'hh_cuont': expected a known parameter name/],
     [{ persistence: 0.999 }, /'persistence': expected at most 0\.99\d+: joins .* and shifts .* already replace more heavy hitters/],
     [{ needle: { from_step: 300 } }, /'needle.from_step': expected a step < steps \(256\), got 300/],
