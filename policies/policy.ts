@@ -75,10 +75,32 @@ export interface PolicySetup {
   tracePath: string;
 }
 
+/**
+ * How a policy's quantized blocks are encoded, for the quality measures (sim/quality). Optional: by
+ * default a block's error follows its stored bits at the run's group size, without rotation.
+ */
+export interface QuantScheme {
+  /** quantization group size (default: the run's group_size) */
+  groupSize?: number;
+  /** Walsh–Hadamard rotation before quantization (default false) */
+  rotation?: boolean;
+  /** effective bits of a block when they differ from its storage (e.g. 3-bit values kept in 4-bit slots) */
+  bitsOf?(layer: number, block: number, storedBits: number): number;
+}
+
 export interface Policy {
   readonly name: string;
   decide(view: PolicyView, act: Actions): void;
   observe(obs: Observation): void;
+  /** optional: the policy's quantization scheme for the quality measures */
+  readonly quant?: QuantScheme;
+  /**
+   * optional: stream the model's weights layer by layer from this tier with `buffers` HBM layer
+   * buffers (the executor's weight streaming; SLEP), instead of keeping them resident
+   */
+  readonly weights?: { tier: string; buffers: number };
+  /** optional: numbers the policy reports about itself at the end of a run (summary.policy_report) */
+  report?(): Record<string, number>;
 }
 
 export type OptionType = 'number' | 'integer' | 'boolean' | 'string';

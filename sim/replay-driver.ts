@@ -35,6 +35,8 @@ type Stamp = { reason: TransferReason; fromTier: number; toTier: number; fromBit
 
 export class ReplayDriver<H> implements Actions {
   readonly counters: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0 };
+  /** optional: called after each decode layer's attention with what it attended (quality measures) */
+  layerHook?: (step: number, layer: number, obs: Observation, la: LayerAttention) => void;
   private readonly L: number;
   private readonly M: number;
   private readonly B: number;
@@ -143,6 +145,7 @@ export class ReplayDriver<H> implements Actions {
       this.clearStaging(l);
       const obs = this.observation(s.step, l, la, mask, this.cache.live(l) - skipped.length);
       recall[l] = attendedShare(obs, la);
+      this.layerHook?.(s.step, l, obs, la);
       this.policy.observe(obs);
       for (const b of skipped) mask[b] = 1;
     }

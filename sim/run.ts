@@ -15,6 +15,9 @@ import { summarizeRun } from './metrics/summarize-run.js';
 import type { RunSummary, StepRow } from './metrics/summary.js';
 import { loadModel } from './models/load-model.js';
 import { kvBytes, type ModelSpec } from './models/model.js';
+import { energyOf } from './quality/energy-model.js';
+import { QualityMeter } from './quality/quality-meter.js';
+import type { Executor } from './executor.js';
 import { ReplayDriver } from './replay-driver.js';
 import { SimExecutor } from './sim-executor.js';
 import type { TraceSpan } from './stream.js';
@@ -55,7 +58,12 @@ export interface RunResult {
   refusalExamples: Record<string, string>;
 }
 
-export function simulate(config: RunConfig): RunResult {
+/** Options of simulate(): the HIL layer passes its own executor (it records the work, then runs it on a backend). */
+export interface SimulateOptions {
+  executor?: (resolved: ResolvedRun, cache: KVCache) => Executor<unknown> & { readonly spans: TraceSpan[] };
+}
+
+export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResult {
   registerBuiltinPolicies();
   const reader = openTrace(config.trace);
   try {
@@ -96,8 +104,10 @@ export function simulate(config: RunConfig): RunResult {
       tracePath: config.trace,
     });
     const resolved: ResolvedRun = { config, header, model, hardware, policyOptions: options, budgetBytes, budgetBlocks, fullKvBytes, hbmFreeBytes };
-    const executor = new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32 });
+    const executor = opts.executor ? opts.executor(resolved, cache) : new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32, weightStreaming: policy.weights });
     const driver = new ReplayDriver(header, cache, policy, executor, budgetBlocks, Math.max(budgetBytes, hbmFreeBytes));
+    const quality = new QualityMeter(header, cache, policy);
+    driver.layerHook = (step, l, obs, la) => quality.layer(step, l, obs, la);
     const steps: StepRow[] = [];
     driver.run(reader, (r) => {
       const row: StepRow = {
@@ -111,6 +121,7 @@ export function simulate(config: RunConfig): RunResult {
         recall_min: r.recall.reduce((m, v) => Math.min(m, v), Infinity),
         bytes_moved: 0,
       };
+      Object.assign(row, quality.endStep());
       let moved = 0;
       for (const [k, v] of Object.entries(r.timing.bytes)) {
         row[`bytes.${k}`] = v;
@@ -133,7 +144,18 @@ export function simulate(config: RunConfig): RunResult {
       linkBytes,
       peak: Object.fromEntries(cache.tierNames.map((n, i) => [n, cache.peak[i]])),
       counters: driver.counters,
+      quality: quality.summary(),
     });
+    const seconds = steps.reduce((t, r) => t + r.latency_ms, 0) / 1e3;
+    summary.energy = energyOf(
+      summary.bytes,
+      Object.fromEntries(hardware.tiers.map((t) => [t.name, t.kind])),
+      cache.tierNames.filter((_, i) => cache.peak[i] > 0),
+      seconds,
+      steps.length,
+    );
+    const report = policy.report?.();
+    if (report) summary.policy_report = report;
     return { resolved, summary, steps, spans: executor.spans, refusalExamples: driver.counters.refusalExamples };
   } finally {
     reader.close();

@@ -15,6 +15,12 @@ import { Topology } from './topology.js';
 export interface SimExecutorOptions {
   /** record stream spans for steps < traceSteps (for the Chrome trace) */
   traceSteps: number;
+  /**
+   * stream each layer's weights from `tier` into HBM before its linear kernel, on a weight stream,
+   * with `buffers` layer buffers (2 = double buffering: layer l+1's copy starts once layer l−1's linear
+   * kernel has released its buffer). Default: weights resident in HBM.
+   */
+  weightStreaming?: { tier: string; buffers: number };
 }
 
 export class SimExecutor implements Executor<Signal> {
@@ -34,6 +40,11 @@ export class SimExecutor implements Executor<Signal> {
   private memBusy0 = 0;
   private bytes0: Record<string, number> = {};
   private readonly attnFlopsPerToken: number;
+  /** weight streaming: its stream, and per layer executed (in order) the copy and the linear kernel */
+  readonly weights?: Stream;
+  private readonly weightCopy: Signal[] = [];
+  private readonly linearDone: Signal[] = [];
+  private layerSeq = 0;
 
   constructor(
     readonly hardware: HardwareProfile,
@@ -46,7 +57,14 @@ export class SimExecutor implements Executor<Signal> {
     this.h2d = new Stream(this.engine, 'memory-h2d', 2);
     this.d2h = new Stream(this.engine, 'memory-d2h', 3);
     this.host = new Stream(this.engine, 'host-io', 4);
-    for (const s of [this.compute, this.h2d, this.d2h, this.host]) {
+    if (opts.weightStreaming) {
+      if (!this.tierNames.includes(opts.weightStreaming.tier) || opts.weightStreaming.tier === this.tierNames[0]) {
+        throw new Error(`weight streaming: tier must be one of ${this.tierNames.slice(1).join(', ')} (got "${opts.weightStreaming.tier}")`);
+      }
+      if (!(opts.weightStreaming.buffers >= 1)) throw new Error(`weight streaming: buffers must be >= 1 (got ${opts.weightStreaming.buffers})`);
+      this.weights = new Stream(this.engine, 'weights-h2d', 1);
+    }
+    for (const s of [this.compute, this.h2d, this.d2h, this.host, ...(this.weights ? [this.weights] : [])]) {
       s.onSpan = (span) => {
         if (this.step < this.opts.traceSteps) this.spans.push(span);
       };
@@ -103,7 +121,8 @@ export class SimExecutor implements Executor<Signal> {
     }
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
     this.kernelOn(this.compute, 'attention', kvBytes, this.attnFlopsPerToken * w.tokens, all, tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined);
-    this.kernelOn(this.compute, 'linear', this.model.weight_bytes_per_layer, this.model.flops_per_token_per_layer, [], args);
+    const linear = this.kernelOn(this.compute, 'linear', this.model.weight_bytes_per_layer, this.model.flops_per_token_per_layer, this.streamWeights(args), args);
+    if (this.weights) this.linearDone.push(linear);
     if (w.layer === this.model.layers - 1) {
       // LM head: about half of the non-layer weights (embedding table and output projection)
       this.kernelOn(this.compute, 'lm-head', this.model.other_weight_bytes / 2, this.model.other_weight_bytes / 2, [], args);
@@ -134,7 +153,20 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   private memBusy(): number {
-    return this.h2d.busyUs + this.d2h.busyUs + this.host.busyUs;
+    return this.h2d.busyUs + this.d2h.busyUs + this.host.busyUs + (this.weights?.busyUs ?? 0);
+  }
+
+  /** With weight streaming: issue the copies of the next layers' weights as buffers free up; the waits of this layer's linear kernel. */
+  private streamWeights(args: StreamOp['args']): Signal[] {
+    const ws = this.opts.weightStreaming;
+    if (!ws || !this.weights) return [];
+    const i = this.layerSeq++;
+    for (let j = this.weightCopy.length; j <= i + ws.buffers - 1; j++) {
+      // layer j's weights go into the buffer that layer j - buffers used: wait for its linear kernel
+      const waits = j - ws.buffers >= 0 ? [this.linearDone[j - ws.buffers]] : [];
+      this.weightCopy.push(this.copyOn(this.weights, ws.tier, this.tierNames[0], this.model.weight_bytes_per_layer, 'weights', args, waits));
+    }
+    return [this.weightCopy[i]];
   }
 
   private kernelOn(s: Stream, name: string, bytes: number, flops: number, waits: Signal[], args: StreamOp['args']): Signal {
@@ -146,12 +178,12 @@ export class SimExecutor implements Executor<Signal> {
     return this.step < this.opts.traceSteps ? { step: this.step, layer, blocks, reason } : undefined;
   }
 
-  private copyOn(s: Stream, from: string, to: string, bytes: number, reason: string, args: StreamOp['args']): Signal {
+  private copyOn(s: Stream, from: string, to: string, bytes: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
     const route = this.topology.route(from, to);
     return s.enqueue({
       name: `${reason} ${from}->${to}`,
       cat: 'copy',
-      waits: [],
+      waits,
       args: args ? { ...args, bytes } : undefined,
       run: (finish) => this.topology.network.transfer(route.resources, bytes, route.alpha_us).done.then(finish),
     });

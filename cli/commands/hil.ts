@@ -1,6 +1,40 @@
-// `kvtier hil ...` commands. For now: `kvtier hil doctor`.
+// `kvtier hil ...`: doctor, run (a policy on real memory and kernels), calibrate (microbenchmarks
+// fitted into a hardware profile), compare (simulator vs hardware, per step), report (re-render).
 import type { Command } from 'commander';
 import { formatHilDoctor, hilDoctor } from '../../hil/doctor.js';
+import { calibrate, formatFits, writeCalibration } from '../../hil/calibrate/calibrate.js';
+import { compare, formatCompare } from '../../hil/compare/compare.js';
+import { parsePolicyList } from '../../hil/compare/policy-list.js';
+import { hilRun, writeHilRunDir, type HilOptions } from '../../hil/executor/hil-run.js';
+import { collectPair, intFlag } from '../parse-pairs.js';
+
+const BACKENDS = ['cuda', 'host', 'auto'];
+
+function backendOf(x: string): HilOptions['backend'] {
+  if (!BACKENDS.includes(x)) throw new Error(`--backend: expected one of ${BACKENDS.join(', ')}, got "${x}"`);
+  return x as HilOptions['backend'];
+}
+
+interface HilFlags {
+  backend: string;
+  seed: number;
+  nvmeDir?: string;
+  buffered?: boolean;
+  verify?: boolean;
+}
+
+function hilOptions(o: HilFlags): HilOptions {
+  return { backend: backendOf(o.backend), seed: o.seed, nvmeDir: o.nvmeDir, directIo: !o.buffered, verify: Boolean(o.verify) };
+}
+
+function withHilFlags(c: Command): Command {
+  return c
+    .option('--backend <cuda|host|auto>', 'HIL backend', 'auto')
+    .option('--seed <n>', 'seed of the KV bytes', intFlag('--seed'), 1)
+    .option('--nvme-dir <dir>', 'directory of the NVMe tier file (default: the OS temp dir)')
+    .option('--buffered', 'do not ask for O_DIRECT on the NVMe tier file')
+    .option('--verify', 'after the run, check every block\'s bytes where it ended up');
+}
 
 export function registerHil(program: Command): void {
   const hil = program.command('hil').description('hardware-in-the-loop: real memory, real kernels');
@@ -11,5 +45,96 @@ export function registerHil(program: Command): void {
     .action((opts: { json?: boolean }) => {
       const report = hilDoctor();
       console.log(opts.json ? JSON.stringify(report, null, 2) : formatHilDoctor(report));
+    });
+
+  withHilFlags(
+    hil
+      .command('run')
+      .description('run a policy over an attention trace on real tiers and kernels (same arguments as "kvtier run")')
+      .requiredOption('--trace <file>', 'attention trace (.kvt)')
+      .requiredOption('--policy <name>', 'policy (see "kvtier policies")')
+      .option('--model <name>', "model preset (default: the trace's model)")
+      .option('--hardware <name|file>', 'hardware profile (tier names and budget check; use the calibrated one)', 'h100-pcie5')
+      .option('--hbm-budget <x>', 'KV budget in HBM: a share of the full KV (20%, 0.2) or a size (4GiB)', '20%')
+      .option('--opt <key=value>', 'policy option (repeatable)', collectPair, {})
+      .option('--group-size <n>', 'quantization group size (must divide head_dim)', intFlag('--group-size', 1), 128)
+      .option('--trace-steps <n>', 'decode steps recorded in trace.json', intFlag('--trace-steps'), 32)
+      .requiredOption('--out <dir>', 'run directory to write')
+      .option('--force', 'replace an existing run directory'),
+  ).action(async (o) => {
+    const t0 = performance.now();
+    const x = await hilRun(
+      { trace: o.trace, policy: o.policy, policy_options: o.opt, model: o.model, hardware: o.hardware, hbm_budget: o.hbmBudget, group_size: o.groupSize, trace_steps: o.traceSteps },
+      hilOptions(o),
+    );
+    writeHilRunDir(o.out, x, Boolean(o.force));
+    const s = x.result.summary;
+    for (const w of x.hil.warnings) console.error(`kvtier: warning: ${w}`);
+    console.log(
+      `${s.policy} on ${s.hardware}, ${s.model}, budget ${(s.hbm_budget_fraction * 100).toFixed(1)}% of KV: TBT p50 ${s.tbt_ms.p50.toFixed(3)} ms, ` +
+        `p99 ${s.tbt_ms.p99.toFixed(3)} ms, ${s.tokens_per_s.toFixed(1)} tok/s, stall ${s.stall_ms.toFixed(2)} ms, masking ${(s.masking_efficiency * 100).toFixed(1)}% (measured)`,
+    );
+    if (x.hil.verify) console.log(`verify: ${x.hil.verify.checked} blocks checked, ${x.hil.verify.mismatches} mismatches${x.hil.verify.firstMismatch ? ` (first: ${x.hil.verify.firstMismatch})` : ''}`);
+    console.log(`wrote ${o.out} (${((performance.now() - t0) / 1000).toFixed(2)} s)`);
+    if (x.hil.verify && x.hil.verify.mismatches > 0) throw new Error('block bytes differ from what was written (see above)');
+  });
+
+  hil
+    .command('calibrate')
+    .description('microbenchmarks fitted into a kvtier-hardware/v1 profile that "kvtier run" accepts')
+    .requiredOption('--out <file>', 'profile JSON to write (fit details beside it, <out>.fit.json)')
+    .option('--backend <cuda|host|auto>', 'HIL backend', 'auto')
+    .option('--base <preset|file>', 'profile whose unmeasured parts (CXL, HDD, capacities) are kept', 'h100-pcie5')
+    .option('--model <name|file>', 'model whose kernel shapes are measured', 'llama-3-8b')
+    .option('--group-size <n>', 'quantization group size', intFlag('--group-size', 1), 128)
+    .option('--file-dir <dir>', 'directory for the file-tier benchmark (default: the OS temp dir)')
+    .option('--quick', 'fewer sizes and trials (tests)')
+    .action(async (o) => {
+      const r = await calibrate({ backend: backendOf(o.backend), base: o.base, model: o.model, groupSize: o.groupSize, quick: Boolean(o.quick), fileDir: o.fileDir, log: (s) => console.log(s) });
+      writeCalibration(o.out, r);
+      console.log(`fits (residual = (fit - measured) / measured):\n${formatFits(r.fits)}`);
+      console.log(`wrote ${o.out} (${r.profile.name})`);
+    });
+
+  withHilFlags(
+    hil
+      .command('compare')
+      .description('the same trace and policies through the simulator (calibrated profile) and the hardware; per-step errors and a report')
+      .requiredOption('--trace <file>', 'attention trace (.kvt)')
+      .requiredOption('--policies <list>', 'comma-separated; options after a colon, e.g. full,lru-offload,lru-offload:offload_tier=nvme')
+      .requiredOption('--hardware <name|file>', 'the calibrated profile (from "kvtier hil calibrate")')
+      .option('--hbm-budget <x>', 'KV budget in HBM', '20%')
+      .option('--model <name>', "model preset (default: the trace's model)")
+      .option('--group-size <n>', 'quantization group size', intFlag('--group-size', 1), 128)
+      .option('--skip-steps <n>', 'first steps left out of the error statistics', intFlag('--skip-steps'), 1)
+      .option('--no-report', 'write compare.json and the run directories only (render later with "kvtier hil report")')
+      .requiredOption('--out <dir>', 'output directory'),
+  ).action(async (o) => {
+    const r = await compare({
+      trace: o.trace,
+      policies: parsePolicyList(o.policies),
+      hbmBudget: o.hbmBudget,
+      hardware: o.hardware,
+      model: o.model,
+      groupSize: o.groupSize,
+      out: o.out,
+      hil: hilOptions(o),
+      skipSteps: o.skipSteps,
+      log: (s) => console.log(s),
+    });
+    console.log(`per-step latency error (|sim - measured| / measured):\n${formatCompare(r)}`);
+    if (o.report) {
+      const { renderCompareReport } = await import('../../reports/hil-compare-report.js');
+      console.log(`wrote ${await renderCompareReport(o.out)}`);
+    }
+  });
+
+  hil
+    .command('report')
+    .description('render the report page of a "kvtier hil compare" directory from its compare.json')
+    .argument('<dir>', 'compare output directory')
+    .action(async (dir: string) => {
+      const { renderCompareReport } = await import('../../reports/hil-compare-report.js');
+      console.log(`wrote ${await renderCompareReport(dir)}`);
     });
 }

@@ -1,4 +1,5 @@
 /** Per-run metrics from the per-step table: TBT percentiles, throughput, stall, masking, recall, bytes. */
+import type { QualitySummary } from '../quality/quality-meter.js';
 import type { DriverCounters } from '../replay-driver.js';
 import { percentile, summarize } from './percentiles.js';
 import type { RunSummary, StepRow } from './summary.js';
@@ -14,6 +15,8 @@ export interface SummaryInput {
   linkBytes: Record<string, number>;
   peak: Record<string, number>;
   counters: DriverCounters;
+  /** quantization error and needle retention (sim/quality) */
+  quality?: QualitySummary;
 }
 
 export function summarizeRun(x: SummaryInput): RunSummary {
@@ -50,5 +53,7 @@ export function summarizeRun(x: SummaryInput): RunSummary {
     peak_occupancy_bytes: x.peak,
     actions: x.counters.actions,
     refused_actions: x.counters.refused,
+    ...(x.quality ? { quant_error: x.quality.quant_error } : {}),
+    ...(x.quality?.needle ? { needle: x.quality.needle } : {}),
   };
 }

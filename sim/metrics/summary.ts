@@ -1,4 +1,6 @@
 /** What a run reports: `summary.json` (RunSummary) and one row per decode step (StepRow). */
+import type { EnergySummary } from '../quality/energy-model.js';
+import type { NeedleSummary } from '../quality/quality-meter.js';
 
 export interface Percentiles {
   p50: number;
@@ -55,6 +57,14 @@ export interface RunSummary {
   peak_occupancy_bytes: Record<string, number>;
   actions: Record<string, number>;
   refused_actions: Record<string, number>;
+  /** mass-weighted relative quantization error of the attended blocks (sim/quality): mean over steps, worst layer */
+  quant_error?: { mean: number; max: number };
+  /** needle traces: whether and when the needle block was unavailable or degraded */
+  needle?: NeedleSummary;
+  /** memory energy (sim/quality/energy-model.ts): per byte read/written per tier + idle power */
+  energy?: EnergySummary;
+  /** numbers a policy reports about itself (e.g. its predictor's accuracy) */
+  policy_report?: Record<string, number>;
   wall_s?: number;
 }
 
@@ -81,6 +91,15 @@ export interface SweepRow {
   bytes_total: number;
   bytes_h2d: number;
   bytes_d2h: number;
+  /** mean mass-weighted relative quantization error (sim/quality) */
+  quant_error_mean?: number;
+  quant_error_max?: number;
+  /** needle traces: steps of the active window with the needle unavailable in some retrieval layer */
+  needle_unavailable_steps?: number;
+  /** needle traces: 1 when the needle stayed attended at full precision through the active window */
+  needle_retained?: number;
+  /** memory energy per generated token, joules */
+  energy_j_per_token?: number;
   /** relative path of the run directory inside the sweep directory */
   run_dir: string;
 }

@@ -67,6 +67,10 @@ export function runSweepTask(task: SweepTask): SweepRow {
       bytes_total: s.bytes_total,
       bytes_h2d: h2d,
       bytes_d2h: d2h,
+      quant_error_mean: s.quant_error?.mean ?? Number.NaN,
+      quant_error_max: s.quant_error?.max ?? Number.NaN,
+      energy_j_per_token: s.energy?.joules_per_token ?? Number.NaN,
+      ...(s.needle ? { needle_unavailable_steps: s.needle.unavailable_active_steps, needle_retained: s.needle.retained ? 1 : 0 } : {}),
       run_dir: runDir,
     };
   } catch (e) {

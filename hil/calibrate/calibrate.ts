@@ -1,0 +1,162 @@
+/**
+ * `kvtier hil calibrate`: run the microbenchmarks (measure.ts) on a backend, fit them
+ * (fit-linear.ts) and write a kvtier-hardware/v1 profile that `kvtier run` accepts: the base
+ * preset with every measured number replaced and sourced. What the fits mean for the simulator:
+ * - gpu.kernel_launch_us, gpu.hbm_bandwidth_GBps: one least-squares line through attention (at the
+ *   model's shape, over contexts and precisions) and GEMV (the model's layer and LM-head shapes)
+ *   times vs bytes read: the roofline the simulator applies to both kernels.
+ * - links hbm<->dram: alpha/beta of pinned copies (relative-error fit, 64 KiB .. 64 MiB).
+ * - links dram<->nvme and the nvme tier's bandwidth: alpha/beta of one file-tier request vs size.
+ * Residuals go into the description, a side file (<out>.fit.json) and the log.
+ */
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { HardwareProfile } from '../../sim/hardware/profile.js';
+import { loadHardware } from '../../sim/hardware/load-profile.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
+import { loadModel } from '../../sim/models/load-model.js';
+import type { BackendKind } from '../addon-types.js';
+import { openBackend } from '../backend.js';
+import { fitAlphaBeta, type LinearFit } from './fit-linear.js';
+import { measureAll, type Measurements } from './measure.js';
+
+export interface CalibrateOptions {
+  backend: BackendKind | 'auto';
+  base: string;
+  model: string;
+  blockTokens?: number;
+  groupSize?: number;
+  quick?: boolean;
+  fileDir?: string;
+  /** date written into the sources (default today, UTC) */
+  date?: string;
+  log?: (s: string) => void;
+}
+
+export interface CalibrationFits {
+  kernels: LinearFit;
+  h2d: LinearFit;
+  d2h: LinearFit;
+  file_read: LinearFit;
+  file_write: LinearFit;
+}
+
+export interface CalibrationResult {
+  profile: HardwareProfile;
+  fits: CalibrationFits;
+  measurements: Measurements;
+  device: string;
+}
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult> {
+  const log = o.log ?? (() => {});
+  const base = loadHardware(o.base);
+  const model = loadModel(o.model);
+  const b = openBackend(o.backend);
+  let m: Measurements;
+  let device: string;
+  let memBytes: number;
+  const kind = b.kind;
+  try {
+    const info = b.info();
+    device = info.name;
+    memBytes = info.totalMemBytes;
+    log(`calibrating on ${device} (${b.kind} backend)`);
+    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir() }, log);
+  } finally {
+    b.close();
+  }
+  const fits: CalibrationFits = {
+    kernels: fitAlphaBeta(m.kernels, false),
+    h2d: fitAlphaBeta(m.h2d, true),
+    d2h: fitAlphaBeta(m.d2h, true),
+    file_read: fitAlphaBeta(m.file_read, true),
+    file_write: fitAlphaBeta(m.file_write, true),
+  };
+  const date = o.date ?? new Date().toISOString().slice(0, 10);
+  const by = `measured by kvtier hil calibrate on ${device} ${date}`;
+  const p: HardwareProfile = structuredClone(base);
+  const src: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base.sources)) src[k] = `from base profile ${base.name} (not measured): ${v}`;
+  p.name = `hil-calibrated-${device.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
+  p.gpu.name = device;
+  p.gpu.kernel_launch_us = r2(fits.kernels.alpha_us);
+  p.gpu.hbm_bandwidth_GBps = r2(fits.kernels.GBps);
+  src['gpu.kernel_launch_us'] = `${by}: intercept of a least-squares line through ${m.kernels.length} attention and GEMV times vs bytes read (rms residual ${pct(fits.kernels.rms_residual)}, max ${pct(fits.kernels.max_abs_residual)})`;
+  src['gpu.hbm_bandwidth_GBps'] = `${by}: slope of the same line (bytes read per second by the attention and GEMV kernels)`;
+  if (kind === 'cuda') {
+    p.tiers[0].capacity_GiB = r2(memBytes / 1024 ** 3);
+    src['tiers[0].capacity_GiB'] = `${by}: total device memory`;
+    p.tiers[0].read_GBps = r2(m.d2d_GBps);
+    p.tiers[0].write_GBps = r2(m.d2d_GBps);
+    src['tiers[0].read_GBps'] = `${by}: device-to-device copy, bytes read + written per second`;
+    src['tiers[0].write_GBps'] = src['tiers[0].read_GBps'];
+  }
+  const hbm = p.tiers[0].name;
+  const pcie = p.links.findIndex((l) => (l.a === hbm || l.b === hbm));
+  if (pcie < 0) throw new Error(`base profile ${base.name} has no link from ${hbm}`);
+  const L = p.links[pcie];
+  const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+  L[toHost] = { alpha_us: r2(fits.d2h.alpha_us), GBps: r2(fits.d2h.GBps) };
+  L[toHbm] = { alpha_us: r2(fits.h2d.alpha_us), GBps: r2(fits.h2d.GBps) };
+  L.copy_engines = 1;
+  for (const [dir, f, what] of [[toHost, fits.d2h, 'D2H'], [toHbm, fits.h2d, 'H2D']] as const) {
+    src[`links[${pcie}].${dir}.alpha_us`] = `${by}: ${what} pinned copies ${m.h2d[0].bytes}..${m.h2d[m.h2d.length - 1].bytes} B, relative-error least squares (rms residual ${pct(f.rms_residual)}, max ${pct(f.max_abs_residual)})`;
+    src[`links[${pcie}].${dir}.GBps`] = `${by}: same fit as alpha_us`;
+  }
+  src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
+  const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
+  if (nv >= 0) {
+    const nvName = p.tiers[nv].name;
+    const li = p.links.findIndex((l) => l.a === nvName || l.b === nvName);
+    const N = p.links[li];
+    const [wr, rd] = N.b === nvName ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+    N[wr] = { alpha_us: r2(fits.file_write.alpha_us), GBps: r2(fits.file_write.GBps) };
+    N[rd] = { alpha_us: r2(fits.file_read.alpha_us), GBps: r2(fits.file_read.GBps) };
+    N.copy_engines = 1;
+    const io = m.file_direct ? 'O_DIRECT' : 'buffered (O_DIRECT refused)';
+    for (const [dir, f, what] of [[wr, fits.file_write, 'writes'], [rd, fits.file_read, 'reads']] as const) {
+      src[`links[${li}].${dir}.alpha_us`] = `${by}: file-tier ${what} (${io}, 4 I/O threads), one request per size, relative-error least squares (rms residual ${pct(f.rms_residual)}, max ${pct(f.max_abs_residual)})`;
+      src[`links[${li}].${dir}.GBps`] = `${by}: same fit as alpha_us`;
+    }
+    src[`links[${li}].copy_engines`] = `${by}: the HIL executor issues file requests one batch at a time`;
+    // the link carries the measured time; the tier's own ports must not cap it lower
+    p.tiers[nv].read_GBps = Math.max(r2(fits.file_read.GBps), 0.01);
+    p.tiers[nv].write_GBps = Math.max(r2(fits.file_write.GBps), 0.01);
+    p.tiers[nv].read_latency_us = 0;
+    p.tiers[nv].write_latency_us = 0;
+    src[`tiers[${nv}].read_GBps`] = `${by}: = the fitted file read bandwidth (the link alpha holds the latency)`;
+    src[`tiers[${nv}].write_GBps`] = `${by}: = the fitted file write bandwidth`;
+    src[`tiers[${nv}].read_latency_us`] = `${by}: 0, inside the fitted link alpha`;
+    src[`tiers[${nv}].write_latency_us`] = src[`tiers[${nv}].read_latency_us`];
+  }
+  // the DRAM tier's ports must not cap the measured PCIe rate (pinned buffers stream at link speed)
+  const dram = p.tiers.findIndex((t) => t.kind === 'dram');
+  if (dram >= 0) {
+    p.tiers[dram].read_GBps = Math.max(p.tiers[dram].read_GBps, r2(fits.h2d.GBps) * 2);
+    p.tiers[dram].write_GBps = Math.max(p.tiers[dram].write_GBps, r2(fits.d2h.GBps) * 2);
+  }
+  p.description =
+    `calibrated by kvtier hil calibrate on ${device} (${kind} backend) ${date} from base ${base.name}. Fit residuals (rms / max |rel|): ` +
+    `kernels ${pct(fits.kernels.rms_residual)} / ${pct(fits.kernels.max_abs_residual)}, H2D ${pct(fits.h2d.rms_residual)} / ${pct(fits.h2d.max_abs_residual)}, ` +
+    `D2H ${pct(fits.d2h.rms_residual)} / ${pct(fits.d2h.max_abs_residual)}, file read ${pct(fits.file_read.rms_residual)} / ${pct(fits.file_read.max_abs_residual)}, ` +
+    `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
+  p.sources = src;
+  const profile = validateProfile(JSON.parse(JSON.stringify(p)), 'hil calibrate');
+  return { profile, fits, measurements: m, device };
+}
+
+export function writeCalibration(out: string, r: CalibrationResult): void {
+  fs.writeFileSync(out, JSON.stringify(r.profile, null, 2) + '\n');
+  const side = out.replace(/\.json$/, '') + '.fit.json';
+  fs.writeFileSync(side, JSON.stringify({ schema: 'kvtier-hil-calibration/v1', device: r.device, fits: r.fits, measurements: r.measurements }, null, 2) + '\n');
+}
+
+export function formatFits(f: CalibrationFits): string {
+  const row = (name: string, x: LinearFit) =>
+    `  ${name.padEnd(11)} alpha ${x.alpha_us.toFixed(2).padStart(8)} us  beta ${x.GBps.toFixed(2).padStart(9)} GB/s  residual rms ${pct(x.rms_residual).padStart(6)}  max ${pct(x.max_abs_residual).padStart(6)}`;
+  return [row('kernels', f.kernels), row('H2D', f.h2d), row('D2H', f.d2h), row('file read', f.file_read), row('file write', f.file_write)].join('\n');
+}

@@ -1,0 +1,47 @@
+/**
+ * Least-squares fits of time = alpha + bytes / beta (mathjs). `relative` weights each point by
+ * 1 / time (minimizes relative error, for copies spanning sizes); otherwise plain least squares on
+ * time (the big kernels that dominate a step weigh most). Residuals are relative: (fit - measured) / measured.
+ */
+import { lusolve, multiply, transpose } from 'mathjs';
+
+export interface Point {
+  bytes: number;
+  us: number;
+  label?: string;
+}
+
+export interface LinearFit {
+  alpha_us: number;
+  GBps: number;
+  points: (Point & { fit_us: number; residual: number })[];
+  rms_residual: number;
+  max_abs_residual: number;
+}
+
+export function predictUs(alpha_us: number, GBps: number, bytes: number): number {
+  return alpha_us + bytes / (GBps * 1e3);
+}
+
+export function fitAlphaBeta(points: Point[], relative: boolean): LinearFit {
+  if (points.length < 2) throw new Error('a fit needs at least two points');
+  const A = points.map((p) => (relative ? [1 / p.us, p.bytes / p.us] : [1, p.bytes]));
+  const y = points.map((p) => (relative ? 1 : p.us));
+  const At = transpose(A);
+  const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
+  let alpha = x[0][0];
+  let perByte = x[1][0];
+  if (!(perByte > 0)) throw new Error(`fit gave a non-positive time per byte (${perByte}); measurements too noisy`);
+  if (alpha < 0) {
+    // a negative intercept is not a latency: refit through the origin
+    alpha = 0;
+    perByte = relative ? points.reduce((a, p) => a + p.bytes / p.us, 0) / points.reduce((a, p) => a + (p.bytes / p.us) ** 2, 0) : points.reduce((a, p) => a + p.bytes * p.us, 0) / points.reduce((a, p) => a + p.bytes * p.bytes, 0);
+  }
+  const GBps = 1 / perByte / 1e3;
+  const pts = points.map((p) => {
+    const fit = predictUs(alpha, GBps, p.bytes);
+    return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
+  });
+  const rms = Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length);
+  return { alpha_us: alpha, GBps, points: pts, rms_residual: rms, max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))) };
+}

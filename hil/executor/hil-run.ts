@@ -1,0 +1,172 @@
+/**
+ * `kvtier hil run`: the same resolution, policy and driver as `kvtier run` (sim/run.ts), with the
+ * work recorded (plan-recorder.ts), lowered to real copies and kernels (lower-plan.ts) and run on a
+ * backend (run-plan.ts). The run directory has the same files and columns as a simulated run, from
+ * measured times, plus hil.json (device, tiers, warnings, stall definition) and hil-steps.csv.
+ */
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { summarizeRun } from '../../sim/metrics/summarize-run.js';
+import { energyOf } from '../../sim/quality/energy-model.js';
+import type { StepRow } from '../../sim/metrics/summary.js';
+import { writeDirAtomically } from '../../sim/output-dir.js';
+import { writeRunFiles } from '../../sim/run-dir.js';
+import { simulate, type RunConfig, type RunResult } from '../../sim/run.js';
+import type { BackendKind } from '../addon-types.js';
+import { openBackend } from '../backend.js';
+import { blockBytes } from '../kv-format.js';
+import { BlockData } from './block-data.js';
+import { allLinkKeys } from './link-keys.js';
+import { lowerPlan } from './lower-plan.js';
+import { PlanRecorder } from './plan-recorder.js';
+import { type MeasuredStep, runPlan } from './run-plan.js';
+
+export interface HilOptions {
+  backend: BackendKind | 'auto';
+  /** seed of the KV bytes */
+  seed?: number;
+  /** HBM arena slab size (default 2 MiB) */
+  slabBytes?: number;
+  nvmeDir?: string;
+  directIo?: boolean;
+  ioThreads?: number;
+  /** at most this many bytes of distinct layer weights (default 24 GiB; host backend 256 MiB) */
+  maxWeightBytes?: number;
+  /** after the run, check every block's bytes where it ended up */
+  verify?: boolean;
+}
+
+export interface HilInfo {
+  schema: 'kvtier-hil-run/v1';
+  backend: string;
+  device: string;
+  warnings: string[];
+  stall_definition: string;
+  arena_bytes: number;
+  staging_ring_bytes: number;
+  host_pool_bytes: number;
+  nvme_file: { used: boolean; direct: boolean | null; buffered_reason: string };
+  weight_buffers: number;
+  setup_ms: number;
+  verify?: { checked: number; mismatches: number; firstMismatch?: string };
+  steps: MeasuredStep[];
+}
+
+export interface HilRunResult {
+  result: RunResult;
+  hil: HilInfo;
+}
+
+export const STALL_DEFINITION =
+  'stall = step latency - kernel time on the compute stream; latency = end of this step\'s last projection minus the end of the previous step\'s ' +
+  '(CUDA events on the compute stream). Split per layer into stall_wait (between the compute stream finishing the previous layer and the attention ' +
+  'being free to start: waits on memory-stream events) and host_gap (the rest: the host had not enqueued the layer yet, e.g. it waited for a file read).';
+
+export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunResult> {
+  let recorder: PlanRecorder | undefined;
+  let keys: string[] = [];
+  const r = simulate(config, {
+    executor: (resolved, cache) => {
+      keys = allLinkKeys(resolved.hardware);
+      recorder = new PlanRecorder(cache, keys);
+      return recorder;
+    },
+  });
+  const { model, hardware, header } = r.resolved;
+  const groupSize = config.group_size ?? 128;
+  const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize });
+  const warnings: string[] = [];
+  if (lowered.usesCxl) {
+    warnings.push('CXL is simulation-only: no CXL hardware here, so blocks placed in the "cxl" tier lived in a second pinned host-DRAM pool; their measured times are DRAM-over-PCIe times, not CXL.');
+  }
+  const backend = openBackend(o.backend);
+  let measured;
+  let device = '';
+  const kind = backend.kind;
+  try {
+    device = backend.info().name;
+    const data = new BlockData(o.seed ?? 1, blockBytes(lowered.geometry, 'fp16') / 2);
+    measured = await runPlan(backend, lowered, model, data, {
+      nvmeDir: o.nvmeDir ?? tmpdir(),
+      directIo: o.directIo ?? true,
+      ioThreads: o.ioThreads ?? 4,
+      maxWeightBytes: o.maxWeightBytes ?? (backend.kind === 'host' ? 256 << 20 : 24 * 1024 ** 3),
+      traceSteps: config.trace_steps ?? 32,
+      verify: o.verify ?? false,
+    });
+  } finally {
+    backend.close();
+  }
+  if (measured.fileDirect === false) warnings.push(`the NVMe file tier fell back to buffered I/O: ${measured.fileBufferedReason}`);
+  const steps: StepRow[] = r.steps.map((row, i) => {
+    const m = measured.steps[i];
+    const out: StepRow = { ...row };
+    out.latency_ms = m.latency_us / 1e3;
+    out.compute_ms = m.compute_us / 1e3;
+    out.stall_ms = m.stall_us / 1e3;
+    out.transfer_ms = m.transfer_us / 1e3;
+    let moved = 0;
+    for (const k of keys) {
+      out[`bytes.${k}`] = m.bytes[k] ?? 0;
+      moved += m.bytes[k] ?? 0;
+    }
+    out.bytes_moved = moved;
+    return out;
+  });
+  const linkBytes: Record<string, number> = Object.fromEntries(keys.map((k) => [k, 0]));
+  for (const m of measured.steps) for (const k of keys) linkBytes[k] += m.bytes[k] ?? 0;
+  const s0 = r.summary;
+  // the recorded summary keeps everything the decisions decide (actions, recall, quality, policy
+  // report); the fields that come from time and bytes are recomputed from the measured steps
+  const timed = summarizeRun({
+    trace: s0.trace,
+    policy: s0.policy,
+    model: s0.model,
+    hardware: `${device} (hil ${kind})`,
+    budgetBytes: s0.hbm_budget_bytes,
+    fullKvBytes: s0.hbm_budget_bytes / s0.hbm_budget_fraction,
+    steps,
+    linkBytes,
+    peak: s0.peak_occupancy_bytes,
+    counters: { actions: s0.actions, refused: s0.refused_actions, refusalExamples: r.refusalExamples, peakStagingBytes: 0 },
+  });
+  const summary = { ...s0 };
+  for (const k of ['hardware', 'tbt_ms', 'tokens_per_s', 'compute_ms', 'stall_ms', 'transfer_ms', 'masking_efficiency', 'bytes', 'bytes_total'] as const) {
+    (summary as Record<string, unknown>)[k] = timed[k];
+  }
+  if (s0.energy) {
+    const seconds = steps.reduce((t, x) => t + x.latency_ms, 0) / 1e3;
+    summary.energy = energyOf(summary.bytes, Object.fromEntries(hardware.tiers.map((t) => [t.name, t.kind])), Object.keys(s0.peak_occupancy_bytes).filter((n) => s0.peak_occupancy_bytes[n] > 0), seconds, steps.length);
+  }
+  const hil: HilInfo = {
+    schema: 'kvtier-hil-run/v1',
+    backend: kind,
+    device,
+    warnings,
+    stall_definition: STALL_DEFINITION,
+    arena_bytes: lowered.arenaBytes,
+    staging_ring_bytes: lowered.ringBytes,
+    host_pool_bytes: lowered.hostBytes,
+    nvme_file: { used: lowered.usesNvme, direct: measured.fileDirect, buffered_reason: measured.fileBufferedReason },
+    weight_buffers: measured.weightBuffers,
+    setup_ms: measured.setupMs,
+    verify: measured.verify,
+    steps: measured.steps,
+  };
+  return { result: { ...r, summary, steps, spans: measured.spans }, hil };
+}
+
+export function writeHilRunDir(out: string, x: HilRunResult, force = false): void {
+  writeDirAtomically(out, force, (tmp) => {
+    writeRunFiles(tmp, x.result);
+    fs.writeFileSync(join(tmp, 'hil.json'), JSON.stringify({ ...x.hil, steps: undefined }, null, 2) + '\n');
+    const cols = ['step', 'latency_us', 'compute_us', 'stall_us', 'stall_wait_us', 'host_gap_us', 'transfer_us', 'file_us'] as const;
+    const lines = [cols.join(','), ...x.hil.steps.map((s) => cols.map((c) => round3(s[c])).join(','))];
+    fs.writeFileSync(join(tmp, 'hil-steps.csv'), lines.join('\n') + '\n');
+  });
+}
+
+function round3(x: number): string {
+  return String(Math.round(x * 1000) / 1000);
+}

@@ -1,0 +1,43 @@
+/**
+ * Cumulative attention per block (the H2O score): score[j] += attention mass on j at every observed
+ * step. Sparse observations (top-k + an even share for the rest) update in O(k) through a per-layer
+ * offset that every block carries. Blocks never observed score -Infinity until they are.
+ */
+import type { Observation } from './policy.js';
+
+export class AttentionScore {
+  private readonly score: Float64Array;
+  private readonly offset: Float64Array;
+  private readonly knownUpTo: Int32Array;
+
+  constructor(
+    readonly layers: number,
+    readonly maxBlocks: number,
+  ) {
+    this.score = new Float64Array(layers * maxBlocks);
+    this.offset = new Float64Array(layers);
+    this.knownUpTo = new Int32Array(layers);
+  }
+
+  /** cumulative attention of block b in layer l (0 for a block not yet observed) */
+  get(l: number, b: number): number {
+    return b < this.knownUpTo[l] ? this.score[l * this.maxBlocks + b] + this.offset[l] : 0;
+  }
+
+  observe(obs: Observation): void {
+    const l = obs.layer;
+    const base = l * this.maxBlocks;
+    for (let b = this.knownUpTo[l]; b < obs.nBlocks; b++) this.score[base + b] = -this.offset[l];
+    if (obs.nBlocks > this.knownUpTo[l]) this.knownUpTo[l] = obs.nBlocks;
+    const { idx, mass, uniform, attended } = obs;
+    if (idx === null) {
+      for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) this.score[base + b] += mass[b];
+      return;
+    }
+    // every attended unlisted block gets `uniform`: add it to all through the offset, then take it
+    // back from the blocks that did not get it (listed ones get their own mass; unattended get none)
+    this.offset[l] += uniform;
+    for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) this.score[base + idx[i]] += mass[i] - uniform;
+    if (uniform > 0) for (let b = 0; b < obs.nBlocks; b++) if (!attended[b]) this.score[base + b] -= uniform;
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The engine behind the classic baselines (fifo, lru, lfu, arc): per layer, HBM holds at most the
+ * budget's worth of blocks; a replacer (replacers.ts) names the victim. Two modes:
+ * - drop: a victim is evicted for good (KV eviction; recall falls, nothing moves);
+ * - offload: a victim is demoted to a lower tier at FP16 and stays attended (streamed back one layer
+ *   ahead); an offloaded block that is used (mass >= use_threshold × the row max) is a miss and is
+ *   promoted back at the layer's next decision, after the replacer makes room (lossless paging).
+ */
+import type { Actions, Observation, OptionSpec, PolicyDefinition, PolicySetup, PolicyView } from './policy.js';
+import type { Replacer } from './replacers.js';
+
+export interface ClassicOptions extends Record<string, unknown> {
+  mode: string;
+  use_threshold: number;
+  offload_tier: string;
+}
+
+export function classicOptions(defaultMode: 'drop' | 'offload', modes: string[] = ['drop', 'offload']): OptionSpec[] {
+  return [
+    { name: 'mode', type: 'string', default: defaultMode, choices: modes, description: 'drop: victims are evicted; offload: victims go to offload_tier (FP16) and stay attended' },
+    { name: 'use_threshold', type: 'number', default: 0.01, min: 0, max: 1, description: 'a block is used when its mass >= this share of the row maximum' },
+    { name: 'offload_tier', type: 'string', default: 'dram', description: 'tier receiving victims in offload mode' },
+  ];
+}
+
+export function classicCache(name: string, o: ClassicOptions, setup: PolicySetup, make: () => Replacer) {
+  const offload = o.mode === 'offload';
+  if (offload && (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0])) {
+    throw new Error(`policy ${name}: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
+  }
+  const L = setup.layers;
+  const reps = Array.from({ length: L }, make);
+  const admitted = new Int32Array(L);
+  const misses: number[][] = Array.from({ length: L }, () => []);
+  // uses of blocks observed before the engine admitted them (the prefill observation)
+  const early: number[][] = Array.from({ length: L }, () => []);
+  // the cache as seen at the last decision (observe gets no view)
+  let seen: PolicyView['cache'] | null = null;
+  return {
+    name,
+    decide(v: PolicyView, act: Actions) {
+      const l = v.layer;
+      const cache = v.cache;
+      seen = cache;
+      const rep = reps[l];
+      const K = Math.max(1, v.budgetBlocks);
+      // blocks created since the last look entered HBM in creation order
+      for (let b = admitted[l]; b < cache.created[l]; b++) if (cache.tierOf(l, b) === 0) rep.admit(b);
+      admitted[l] = cache.created[l];
+      for (const b of early[l]) if (cache.tierOf(l, b) === 0) rep.hit(b);
+      early[l].length = 0;
+      const removeOne = (): boolean => {
+        const victim = rep.victim();
+        if (victim < 0) return false;
+        rep.remove(victim);
+        return offload ? act.demote(l, victim, o.offload_tier, 16) : act.evict(l, victim);
+      };
+      for (const b of misses[l]) {
+        if (cache.tierOf(l, b) <= 0) continue;
+        rep.miss(b);
+        if (cache.countIn(l, 0) >= K && !removeOne()) break;
+        if (act.promote(l, b)) rep.admit(b);
+      }
+      misses[l].length = 0;
+      const want = v.newBlock ? K - 1 : K;
+      while (cache.countIn(l, 0) > want && removeOne());
+      if (v.newBlock) {
+        rep.admit(v.nBlocks - 1);
+        admitted[l] = v.nBlocks;
+      }
+      if (offload && v.step >= 0) act.prefetchOffloaded(l + 1 < L ? l + 1 : 0);
+    },
+    observe(obs: Observation) {
+      const l = obs.layer;
+      const rep = reps[l];
+      const { idx, mass, attended, uniform } = obs;
+      let max = uniform;
+      for (let i = 0; i < mass.length; i++) if (mass[i] > max) max = mass[i];
+      const thr = o.use_threshold * max;
+      // simultaneous uses are applied lightest first, so the heaviest ends most recent
+      const used: [number, number][] = [];
+      const use = (b: number, m: number) => {
+        if (attended[b]) used.push([b, m]);
+      };
+      if (idx === null) {
+        for (let b = 0; b < obs.nBlocks; b++) if (mass[b] >= thr && mass[b] > 0) use(b, mass[b]);
+      } else {
+        for (let i = 0; i < idx.length; i++) if (mass[i] >= thr && mass[i] > 0) use(idx[i], mass[i]);
+        if (uniform >= thr && uniform > 0) {
+          const listed = new Set(idx);
+          for (let b = 0; b < obs.nBlocks; b++) if (!listed.has(b)) use(b, uniform);
+        }
+      }
+      used.sort((x, y) => x[1] - y[1] || x[0] - y[0]);
+      for (const [b] of used) {
+        if (b >= admitted[l]) early[l].push(b);
+        else if (seen && seen.tierOf(l, b) > 0) misses[l].push(b);
+        else rep.hit(b);
+      }
+    },
+  };
+}
+
+/** Define a classic policy from a replacer factory. */
+export function classicDefinition(
+  name: string,
+  description: string,
+  source: string,
+  defaultMode: 'drop' | 'offload',
+  make: (setup: PolicySetup) => () => Replacer,
+  modes?: string[],
+): PolicyDefinition<ClassicOptions> {
+  return {
+    name,
+    description,
+    source,
+    options: classicOptions(defaultMode, modes),
+    create(o, setup) {
+      return classicCache(name, o, setup, make(setup));
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * A streaming Hoeffding tree (VFDT: Domingos & Hulten, "Mining High-Speed Data Streams", KDD 2000)
+ * for binary labels over numeric features in [0, 1]. Each leaf keeps, per feature, class counts in
+ * `bins` equal-width bins; every `grace` samples it computes the information gain of splitting at each
+ * bin edge and splits on the best feature when the gain beats the second best by more than the
+ * Hoeffding bound ε = sqrt(R² ln(1/δ) / 2n) (R = 1 bit for two classes), or when ε < τ (a tie), and
+ * the gain is at least minGain (0.01 bit: a tie between noise features is no reason to split). A leaf
+ * predicts its majority class. Prequential accuracy (test, then train) is tracked, so the predictor
+ * reports how good it is instead of pretending: on an unlearnable stream it stays near the base rate.
+ */
+
+export interface HoeffdingOptions {
+  features: number;
+  bins?: number;
+  grace?: number;
+  delta?: number;
+  tau?: number;
+  /** a split must gain at least this many bits (keeps ties on noise from splitting) */
+  minGain?: number;
+  maxDepth?: number;
+}
+
+interface Leaf {
+  kind: 'leaf';
+  n: number;
+  pos: number;
+  /** counts[f][bin][class] flattened: (f * bins + bin) * 2 + y */
+  counts: Float64Array;
+  seenSinceCheck: number;
+  depth: number;
+}
+
+interface Split {
+  kind: 'split';
+  feature: number;
+  threshold: number;
+  left: Node;
+  right: Node;
+}
+
+type Node = Leaf | Split;
+
+function entropy(pos: number, n: number): number {
+  if (n <= 0 || pos <= 0 || pos >= n) return 0;
+  const p = pos / n;
+  return -(p * Math.log2(p) + (1 - p) * Math.log2(1 - p));
+}
+
+export class HoeffdingTree {
+  readonly features: number;
+  readonly bins: number;
+  readonly grace: number;
+  readonly delta: number;
+  readonly tau: number;
+  readonly maxDepth: number;
+  readonly minGain: number;
+  private root: Node;
+  /** prequential counters */
+  seen = 0;
+  correct = 0;
+  positives = 0;
+  splits = 0;
+
+  constructor(o: HoeffdingOptions) {
+    this.features = o.features;
+    this.bins = o.bins ?? 16;
+    this.grace = o.grace ?? 200;
+    this.delta = o.delta ?? 1e-7;
+    this.tau = o.tau ?? 0.05;
+    this.maxDepth = o.maxDepth ?? 8;
+    this.minGain = o.minGain ?? 0.01;
+    this.root = this.leaf(0);
+  }
+
+  private leaf(depth: number): Leaf {
+    return { kind: 'leaf', n: 0, pos: 0, counts: new Float64Array(this.features * this.bins * 2), seenSinceCheck: 0, depth };
+  }
+
+  private find(x: ArrayLike<number>): Leaf {
+    let node = this.root;
+    while (node.kind === 'split') node = x[node.feature] <= node.threshold ? node.left : node.right;
+    return node;
+  }
+
+  private bin(v: number): number {
+    return Math.min(this.bins - 1, Math.max(0, Math.floor(v * this.bins)));
+  }
+
+  /** probability of the positive class at x (the leaf's frequency, Laplace-smoothed) */
+  probability(x: ArrayLike<number>): number {
+    const leaf = this.find(x);
+    return (leaf.pos + 1) / (leaf.n + 2);
+  }
+
+  predict(x: ArrayLike<number>): boolean {
+    return this.probability(x) > 0.5;
+  }
+
+  /** prequential accuracy so far (NaN before any sample) */
+  get accuracy(): number {
+    return this.seen ? this.correct / this.seen : Number.NaN;
+  }
+
+  /** accuracy of always answering the majority class seen so far (the bar a useful predictor clears) */
+  get baseRate(): number {
+    return this.seen ? Math.max(this.positives, this.seen - this.positives) / this.seen : Number.NaN;
+  }
+
+  /** Test on x, then learn (x, y). */
+  learn(x: ArrayLike<number>, y: boolean): void {
+    const leaf = this.find(x);
+    const guess = (leaf.pos + 1) / (leaf.n + 2) > 0.5;
+    this.seen++;
+    if (guess === y) this.correct++;
+    if (y) this.positives++;
+    leaf.n++;
+    if (y) leaf.pos++;
+    const c = y ? 1 : 0;
+    for (let f = 0; f < this.features; f++) leaf.counts[(f * this.bins + this.bin(x[f])) * 2 + c]++;
+    if (++leaf.seenSinceCheck >= this.grace && leaf.depth < this.maxDepth) {
+      leaf.seenSinceCheck = 0;
+      this.trySplit(leaf, x);
+    }
+  }
+
+  private trySplit(leaf: Leaf, x: ArrayLike<number>): void {
+    if (leaf.pos === 0 || leaf.pos === leaf.n) return;
+    const h = entropy(leaf.pos, leaf.n);
+    let best = { gain: -1, feature: -1, edge: -1 };
+    let second = -1;
+    for (let f = 0; f < this.features; f++) {
+      let fBest = -1;
+      let fEdge = -1;
+      let ln = 0;
+      let lp = 0;
+      for (let b = 0; b < this.bins - 1; b++) {
+        const i = (f * this.bins + b) * 2;
+        ln += leaf.counts[i] + leaf.counts[i + 1];
+        lp += leaf.counts[i + 1];
+        const rn = leaf.n - ln;
+        if (ln === 0 || rn === 0) continue;
+        const g = h - (ln / leaf.n) * entropy(lp, ln) - (rn / leaf.n) * entropy(leaf.pos - lp, rn);
+        if (g > fBest) {
+          fBest = g;
+          fEdge = b;
+        }
+      }
+      if (fBest > best.gain) {
+        second = Math.max(second, best.gain);
+        best = { gain: fBest, feature: f, edge: fEdge };
+      } else second = Math.max(second, fBest);
+    }
+    if (best.feature < 0 || best.gain < this.minGain) return;
+    const eps = Math.sqrt(Math.log(1 / this.delta) / (2 * leaf.n));
+    if (best.gain - Math.max(0, second) > eps || (eps < this.tau && best.gain > 0)) {
+      const split: Split = { kind: 'split', feature: best.feature, threshold: (best.edge + 1) / this.bins, left: this.leaf(leaf.depth + 1), right: this.leaf(leaf.depth + 1) };
+      this.replace(leaf, split, x);
+      this.splits++;
+    }
+  }
+
+  private replace(leaf: Leaf, split: Split, x: ArrayLike<number>): void {
+    if (this.root === leaf) {
+      this.root = split;
+      return;
+    }
+    let node = this.root as Split;
+    for (;;) {
+      const next = x[node.feature] <= node.threshold ? node.left : node.right;
+      if (next === leaf) {
+        if (node.left === leaf) node.left = split;
+        else node.right = split;
+        return;
+      }
+      node = next as Split;
+    }
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * InfiniGen-style speculative prefetch (Lee et al., "InfiniGen: Efficient Generative Inference of
+ * Large Language Models with Dynamic KV Cache Management", OSDI 2024): the KV cache lives in host
+ * memory; before layer i runs, InfiniGen speculates layer i's important tokens (from layer i−1's
+ * input × partial query weights × partial keys) and prefetches only those — tokens whose speculated
+ * score is within α = 4 of the maximum (in logits, i.e. attention ≥ e^−α × the max) — so the
+ * transfer overlaps layer i−1's compute; attention runs on them only.
+ *
+ * Here: HBM keeps the anchors and the most recent blocks (resident_ratio of the budget); older blocks
+ * are offloaded to DRAM at FP16. One layer ahead, the next layer's offloaded blocks with predicted
+ * mass ≥ e^−α × the row's predicted max are staged (at most budget − resident blocks, highest first);
+ * at that layer the offloaded blocks not staged are skipped. Approximation: the trace has no hidden
+ * states or partial weights, so the speculated score of a block is the attention it received the last
+ * time it was attended in that layer (the previous step for attended blocks; skipped blocks keep their
+ * last value) — a same-layer, previous-step predictor standing in for the cross-layer one, issued at
+ * the same point (one layer ahead) so that its prefetch overlaps compute as InfiniGen's does.
+ */
+import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import { selectBottomK } from './quickselect.js';
+
+interface Options extends Record<string, unknown> {
+  alpha: number;
+  resident_ratio: number;
+  sink_tokens: number;
+  offload_tier: string;
+}
+
+export const infiniGen: PolicyDefinition<Options> = {
+  name: 'infinigen',
+  description:
+    'InfiniGen-style speculative prefetch: KV offloaded to DRAM except anchors + recent blocks; one layer ahead, the next layer\'s blocks predicted important (mass >= e^-alpha x max, alpha = 4; predictor: last observed attention of that layer) are prefetched; the rest are skipped.',
+  source: 'Lee et al., InfiniGen: Efficient Generative Inference of LLMs with Dynamic KV Cache Management, OSDI 2024 (alpha = 4)',
+  options: [
+    { name: 'alpha', type: 'number', default: 4, min: 0, description: 'select blocks within alpha of the max speculated logit (mass >= e^-alpha x max)' },
+    { name: 'resident_ratio', type: 'number', default: 0.5, min: 0, max: 1, description: 'share of the HBM budget for anchors + recent blocks; the rest is the prefetch area' },
+    { name: 'sink_tokens', type: 'integer', default: 4, min: 0, description: 'first tokens kept resident' },
+    { name: 'offload_tier', type: 'string', default: 'dram', description: 'tier holding the KV cache (FP16)' },
+  ],
+  create(o, setup) {
+    if (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0]) {
+      throw new Error(`policy infinigen: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
+    }
+    const M = setup.maxBlocks;
+    const L = setup.layers;
+    const sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);
+    const last = new Float64Array(L * M);
+    const predicted = Array.from({ length: L }, () => new Uint8Array(M));
+    const stampOf = new Int32Array(L).fill(-2);
+    const cand = new Int32Array(M);
+    const ratio = Math.exp(-o.alpha);
+
+    /** Predict layer nl's important offloaded blocks; stage them when `stage`. */
+    const predict = (v: PolicyView, act: Actions, nl: number, step: number, stage: boolean, fetchMax: number) => {
+      const cache = v.cache;
+      const base = nl * M;
+      const mask = predicted[nl];
+      mask.fill(0);
+      let max = 0;
+      for (let b = 0; b < cache.created[nl]; b++) if (cache.tierOf(nl, b) >= 0 && last[base + b] > max) max = last[base + b];
+      let n = 0;
+      for (let b = 0; b < cache.created[nl]; b++) {
+        if (cache.tierOf(nl, b) > 0 && last[base + b] >= ratio * max && last[base + b] > 0) cand[n++] = b;
+      }
+      const drop = Math.max(0, n - fetchMax);
+      selectBottomK(cand, n, drop, (b) => last[base + b]);
+      for (let i = drop; i < n; i++) {
+        mask[cand[i]] = 1;
+        if (stage) act.prefetch(nl, cand[i]);
+      }
+      stampOf[nl] = step;
+    };
+
+    /** anchors + the newest blocks stay resident: the oldest resident non-anchor goes to DRAM */
+    const slide = (v: PolicyView, act: Actions, l: number, incoming: number, resident: number) => {
+      const cache = v.cache;
+      let excess = cache.countIn(l, 0) + incoming - resident;
+      for (let b = sinkBlocks; excess > 0 && b < cache.created[l]; b++) {
+        if (cache.tierOf(l, b) === 0 && act.demote(l, b, o.offload_tier, 16)) excess--;
+      }
+    };
+
+    return {
+      name: 'infinigen',
+      decide(v: PolicyView, act: Actions) {
+        const l = v.layer;
+        const cache = v.cache;
+        const K = Math.max(1, v.budgetBlocks);
+        const resident = Math.max(sinkBlocks + 1, Math.round(K * o.resident_ratio));
+        const fetchMax = Math.max(0, K - resident);
+        if (v.step < 0) {
+          slide(v, act, l, 0, resident);
+          return;
+        }
+        // this layer: attend resident + predicted (staged one layer ahead); skip the other offloaded
+        slide(v, act, l, v.newBlock ? 1 : 0, resident); // normally done one layer ahead already
+        if (stampOf[l] !== v.step) predict(v, act, l, v.step, true, fetchMax);
+        const mask = predicted[l];
+        for (let b = 0; b < cache.created[l]; b++) if (cache.tierOf(l, b) > 0 && !mask[b]) act.skip(b);
+        if (L === 1) return; // one layer: nothing to hide behind, prediction happens at the layer
+        // one layer ahead: slide the next layer's window (its new block is known), then speculate it
+        const nextStep = l + 1 < L ? v.step : v.step + 1;
+        if (nextStep >= setup.header.steps) return;
+        const nl = l + 1 < L ? l + 1 : 0;
+        const nBlocksThen = Math.ceil((v.contextTokens + (nextStep - v.step)) / setup.blockSize);
+        slide(v, act, nl, nBlocksThen > cache.created[nl] ? 1 : 0, resident);
+        predict(v, act, nl, nextStep, true, fetchMax);
+      },
+      observe(obs: Observation) {
+        const base = obs.layer * M;
+        const { idx, mass, uniform, attended } = obs;
+        if (idx === null) {
+          for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = mass[b];
+          return;
+        }
+        for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
+        for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
+      },
+    };
+  },
+};

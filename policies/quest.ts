@@ -1,0 +1,103 @@
+/**
+ * Quest (Tang et al., "Quest: Query-Aware Sparsity for Efficient Long-Context LLM Inference",
+ * ICML 2024): nothing is evicted; at each decode step each layer attends only the top-K pages by a
+ * query-aware criticality estimate, page score = Σ_i max(q_i·min_i, q_i·max_i) over the page's
+ * per-channel key min/max (an upper bound of q·k in the page); the first two layers stay dense.
+ *
+ * Approximations (the trace has no query or key vectors): a page is a 16-token block; its estimate is
+ * the attention mass it received the last time it was attended in this layer (a stale, query-blind
+ * stand-in for the per-step bound; pages skipped since keep that value, so they can come back when
+ * the attended pages cool down), ties broken by the block's key norm (larger ‖K‖ bounds a larger
+ * q·k, Cauchy–Schwarz); the newest page (the query's own) is always selected. K = budget pages
+ * (token_budget = budget × block size). Quest keeps the whole KV in HBM; at an HBM budget below the
+ * KV size the unselected pages live in DRAM (FP16) and a selected page that is not resident is
+ * promoted before the layer runs (a stall: the selection depends on the layer's query), replacing
+ * the resident page with the lowest estimate. Dense layers keep their lowest-estimate pages in DRAM
+ * and stream them one layer ahead.
+ */
+import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import { selectBottomK } from './quickselect.js';
+
+interface Options extends Record<string, unknown> {
+  budget_factor: number;
+  dense_layers: number;
+  offload_tier: string;
+}
+
+export const quest: PolicyDefinition<Options> = {
+  name: 'quest',
+  description:
+    'Quest: query-aware sparse attention, top-K pages per layer by a page criticality estimate (here: last observed page mass, key-norm tie-break — the trace has no queries), nothing evicted, first two layers dense; unselected pages live in DRAM, selected ones are promoted.',
+  source: 'Tang et al., Quest: Query-Aware Sparsity for Efficient Long-Context LLM Inference, ICML 2024',
+  options: [
+    { name: 'budget_factor', type: 'number', default: 1, min: 0, max: 2, description: 'pages attended per layer = this x the HBM budget in blocks' },
+    { name: 'dense_layers', type: 'integer', default: 2, min: 0, description: 'the first layers attend every page' },
+    { name: 'offload_tier', type: 'string', default: 'dram', description: 'tier holding pages that do not fit HBM (FP16)' },
+  ],
+  create(o, setup) {
+    if (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0]) {
+      throw new Error(`policy quest: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
+    }
+    const M = setup.maxBlocks;
+    const L = setup.layers;
+    const last = new Float64Array(L * M);
+    const sel = new Uint8Array(M);
+    const cand = new Int32Array(M);
+    return {
+      name: 'quest',
+      decide(v: PolicyView, act: Actions) {
+        const l = v.layer;
+        const cache = v.cache;
+        const base = l * M;
+        const K = Math.max(1, v.budgetBlocks);
+        const est = (b: number) => last[base + b] + 1e-9 * v.keyNorms[b];
+        const created = cache.created[l];
+        const newest = v.nBlocks - 1;
+        const dense = l < o.dense_layers;
+        // selection: the newest page + the top pages by estimate
+        const pages = Math.max(1, Math.round(o.budget_factor * K));
+        let n = 0;
+        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
+        const drop = Math.max(0, n - (pages - 1));
+        selectBottomK(cand, n, drop, est);
+        sel.fill(0, 0, v.nBlocks);
+        for (let i = drop; i < n; i++) sel[cand[i]] = 1;
+        sel[newest] = 1;
+        // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
+        let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
+        if (!dense) for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0) need++;
+        if (need > 0) {
+          let r = 0;
+          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && !sel[b]) cand[r++] = b;
+          if (r < need) for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && sel[b] && b !== newest) cand[r++] = b;
+          const k = selectBottomK(cand, r, need, est);
+          for (let i = 0; i < k; i++) act.demote(l, cand[i], o.offload_tier, 16);
+        }
+        if (dense) {
+          // dense layers stream their offloaded pages; issue the next dense layer's one layer ahead
+          const nl = l + 1 < L ? l + 1 : 0;
+          if (nl < o.dense_layers && v.step >= 0) act.prefetchOffloaded(nl);
+          return;
+        }
+        if (v.step < 0) return;
+        for (let b = 0; b < created; b++) {
+          const t = cache.tierOf(l, b);
+          if (t < 0) continue;
+          if (!sel[b]) act.skip(b);
+          else if (t > 0 && !act.promote(l, b)) act.prefetch(l, b);
+        }
+        if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
+      },
+      observe(obs: Observation) {
+        const base = obs.layer * M;
+        const { idx, mass, uniform, attended } = obs;
+        if (idx === null) {
+          for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = mass[b];
+          return;
+        }
+        for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
+        for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
+      },
+    };
+  },
+};

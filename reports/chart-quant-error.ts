@@ -1,0 +1,48 @@
+/**
+ * Chart: quantization error (mass-weighted relative error of the attended blocks, sim/quality) and
+ * memory energy per token against the HBM budget, oracle dashed. Not yet in the sweep report's chart
+ * list (reports/sweep-charts.ts); `writeQualityCharts(dir)` renders it into a sweep directory.
+ */
+import { join } from 'node:path';
+import type { TopLevelSpec } from 'vega-lite';
+import type { SweepRow } from '../sim/metrics/summary.js';
+import { readSweepRows } from '../sim/sweep/sweep-results.js';
+import { budgetLinesSpec } from './chart-budget-lines.js';
+import { renderChart } from './render-chart.js';
+import { sweepChartData, type ConfigPoint, type SweepChartData } from './sweep-chart-data.js';
+
+const meanOf = (p: ConfigPoint, f: (r: SweepRow) => number | undefined) => {
+  const v = p.rows.map(f).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return v.length ? v.reduce((a, b) => a + b, 0) / v.length : Number.NaN;
+};
+
+export function quantErrorVsBudgetSpec(data: SweepChartData): TopLevelSpec {
+  return budgetLinesSpec(data, {
+    title: 'Quantization error vs HBM budget',
+    subtitle: 'attention-mass-weighted relative error of the attended blocks (model table, sim/quality/error-table.ts); lower is better',
+    metrics: [
+      { name: 'quant error, mean', value: (p) => meanOf(p, (r) => r.quant_error_mean) },
+      { name: 'quant error, worst layer', value: (p) => meanOf(p, (r) => r.quant_error_max) },
+    ],
+    oracleLabel: 'below',
+    yTitle: 'relative error',
+    yScale: 'linear',
+  });
+}
+
+export function energyVsBudgetSpec(data: SweepChartData): TopLevelSpec {
+  return budgetLinesSpec(data, {
+    title: 'Memory energy per token vs HBM budget',
+    subtitle: 'bytes read/written per tier x energy per byte + idle power of tiers in use (sim/quality/energy-model.ts); lower is better',
+    metrics: [{ name: 'energy per token', value: (p) => meanOf(p, (r) => r.energy_j_per_token) }],
+    oracleLabel: 'below',
+    yTitle: 'joules per token',
+  });
+}
+
+export async function writeQualityCharts(dir: string, oracle = 'oracle'): Promise<string[]> {
+  const data = sweepChartData(readSweepRows(dir), oracle);
+  const a = await renderChart(quantErrorVsBudgetSpec(data), join(dir, 'charts', 'quant-error-vs-budget'));
+  const b = await renderChart(energyVsBudgetSpec(data), join(dir, 'charts', 'energy-vs-budget'));
+  return [a.pngPath, b.pngPath];
+}

@@ -1,0 +1,216 @@
+/**
+ * The quality measures, the same for every policy, computed from the true attention of each layer
+ * at each step and the state of the KV cache when the layer's attention ran:
+ * - quantization error: Σ_j p_j·e(bits_j) / Σ_j p_j over the attended blocks j, with p_j the true
+ *   attention mass and e the relative error of the block's precision from the error table (a block at
+ *   16 bits contributes 0). Per step: the mean over layers (and the worst layer).
+ * - needle retention (needle traces only): in each retrieval layer, whether the needle block was
+ *   unavailable (evicted or skipped) or degraded (attended below 16 bits) at each step.
+ * Recall is measured by the replay driver (attendedShare).
+ */
+import type { Observation, Policy } from '../../policies/policy.js';
+import type { LayerAttention, TraceHeader } from '../../traces/format.js';
+import { BITS, type KVCache } from '../kv-cache.js';
+import { defaultErrorTable, type QuantErrorTable } from './error-table.js';
+import { needleOf, type NeedleInfo } from './needle.js';
+
+export interface StepQuality {
+  /** mass-weighted relative quantization error, mean over layers */
+  quant_error: number;
+  /** the worst layer's */
+  quant_error_max: number;
+  /** needle traces: retrieval layers where the needle block was not attended */
+  needle_unavailable?: number;
+  /** needle traces: retrieval layers where it was attended below 16 bits */
+  needle_degraded?: number;
+  /** needle traces: lowest precision of the needle over retrieval layers (0 when unavailable) */
+  needle_bits_min?: number;
+}
+
+export interface NeedleSummary {
+  block: number;
+  layers: number[];
+  active_from_step: number;
+  active_steps: number;
+  /** steps at which the needle was unavailable in at least one retrieval layer */
+  unavailable_steps: number;
+  /** steps at which it was degraded (attended below 16 bits) in at least one retrieval layer */
+  degraded_steps: number;
+  first_unavailable_step: number | null;
+  first_degraded_step: number | null;
+  /** the same counts inside the active window, when the retrieval layers look for it */
+  unavailable_active_steps: number;
+  degraded_active_steps: number;
+  /** attended at full precision in every retrieval layer at every step of the active window */
+  retained: boolean;
+  /** available (possibly quantized) in every retrieval layer during the active window */
+  available: boolean;
+}
+
+export interface QualitySummary {
+  quant_error: { mean: number; max: number };
+  needle?: NeedleSummary;
+}
+
+export class QualityMeter {
+  readonly needle: NeedleInfo | null;
+  private readonly isRetrieval: Uint8Array;
+  private readonly listed: Uint8Array;
+  private readonly listedAt = new Int32Array(BITS.length);
+  private readonly errOfBits = new Map<number, number>();
+  private layerErr: number[] = [];
+  private nUnavail = 0;
+  private nDegraded = 0;
+  private bitsMin = 16;
+  private readonly steps: StepQuality[] = [];
+  private readonly needleSteps: { step: number; unavailable: boolean; degraded: boolean }[] = [];
+  private curStep = -1;
+
+  constructor(
+    header: TraceHeader,
+    private readonly cache: KVCache,
+    private readonly policy: Pick<Policy, 'quant'>,
+    private readonly table: QuantErrorTable = defaultErrorTable(),
+  ) {
+    this.needle = needleOf(header);
+    this.isRetrieval = new Uint8Array(header.layers);
+    if (this.needle) for (const l of this.needle.layers) this.isRetrieval[l] = 1;
+    this.listed = new Uint8Array(cache.maxBlocks);
+  }
+
+  /** relative error of one block as it is stored now */
+  blockError(layer: number, block: number): number {
+    const stored = this.cache.bitsOf(layer, block);
+    const q = this.policy.quant;
+    return this.errorOfBits(q?.bitsOf ? q.bitsOf(layer, block, stored) : stored);
+  }
+
+  private errorOfBits(bits: number): number {
+    const q = this.policy.quant;
+    let e = this.errOfBits.get(bits);
+    if (e === undefined) {
+      e = this.table.relError(bits, q?.groupSize ?? this.cache.groupSize, q?.rotation ?? false);
+      this.errOfBits.set(bits, e);
+    }
+    return e;
+  }
+
+  /** Record one layer of one decode step (call after the attention ran, before skips are undone). */
+  layer(step: number, l: number, obs: Observation, la: LayerAttention): void {
+    this.curStep = step;
+    const { attended, nBlocks } = obs;
+    const custom = this.policy.quant?.bitsOf !== undefined;
+    const live = this.cache.live(l);
+    let tot = 0;
+    let err = 0;
+    if (!custom && this.cache.countBits(l, 16) === live) {
+      // every attended block is at full precision: no quantization error, nothing to add up
+      this.layerErr.push(0);
+    } else {
+      if (la.idx === null) {
+        for (let b = 0; b < nBlocks; b++) {
+          if (!attended[b]) continue;
+          tot += la.mass[b];
+          err += la.mass[b] * this.blockError(l, b);
+        }
+      } else {
+        const idx = la.idx;
+        // without skips or per-block effective bits, unlisted blocks are counted by precision: O(k)
+        const byCount = !custom && obs.attendedCount === live;
+        const listedAt = this.listedAt;
+        listedAt.fill(0);
+        for (let i = 0; i < idx.length; i++) {
+          const b = idx[i];
+          if (!attended[b]) continue;
+          this.listed[b] = 1;
+          tot += la.mass[i];
+          err += la.mass[i] * this.blockError(l, b);
+          listedAt[BITS.indexOf(this.cache.bitsOf(l, b) as (typeof BITS)[number])]++;
+        }
+        if (obs.uniform > 0) {
+          if (byCount) {
+            for (let k = 0; k < BITS.length; k++) {
+              const n = this.cache.countBits(l, BITS[k]) - listedAt[k];
+              tot += obs.uniform * n;
+              err += obs.uniform * n * this.errorOfBits(BITS[k]);
+            }
+          } else {
+            for (let b = 0; b < nBlocks; b++) {
+              if (this.listed[b] || !attended[b]) continue;
+              tot += obs.uniform;
+              err += obs.uniform * this.blockError(l, b);
+            }
+          }
+        }
+        for (let i = 0; i < idx.length; i++) this.listed[idx[i]] = 0;
+      }
+      this.layerErr.push(tot > 0 ? err / tot : 0);
+    }
+    if (this.needle && this.isRetrieval[l] && this.needle.block < nBlocks) {
+      const b = this.needle.block;
+      if (!attended[b]) {
+        this.nUnavail++;
+        this.bitsMin = 0;
+      } else {
+        const stored = this.cache.bitsOf(l, b);
+        const bits = this.policy.quant?.bitsOf ? this.policy.quant.bitsOf(l, b, stored) : stored;
+        if (bits < 16) this.nDegraded++;
+        if (bits < this.bitsMin) this.bitsMin = bits;
+      }
+    }
+  }
+
+  /** Close the step: its quality numbers. */
+  endStep(): StepQuality {
+    const n = this.layerErr.length;
+    const q: StepQuality = {
+      quant_error: n ? this.layerErr.reduce((a, b) => a + b, 0) / n : 0,
+      quant_error_max: n ? Math.max(...this.layerErr) : 0,
+    };
+    if (this.needle) {
+      q.needle_unavailable = this.nUnavail;
+      q.needle_degraded = this.nDegraded;
+      q.needle_bits_min = this.bitsMin;
+      this.needleSteps.push({ step: this.curStep, unavailable: this.nUnavail > 0, degraded: this.nDegraded > 0 });
+    }
+    this.steps.push(q);
+    this.layerErr = [];
+    this.nUnavail = 0;
+    this.nDegraded = 0;
+    this.bitsMin = 16;
+    return q;
+  }
+
+  summary(): QualitySummary {
+    const s = this.steps;
+    const out: QualitySummary = {
+      quant_error: {
+        mean: s.length ? s.reduce((a, q) => a + q.quant_error, 0) / s.length : 0,
+        max: s.reduce((m, q) => Math.max(m, q.quant_error_max), 0),
+      },
+    };
+    const nd = this.needle;
+    if (nd) {
+      const active = (step: number) => step >= nd.fromStep && step < nd.fromStep + nd.steps;
+      const un = this.needleSteps.filter((x) => x.unavailable);
+      const dg = this.needleSteps.filter((x) => x.degraded);
+      const unA = un.filter((x) => active(x.step)).length;
+      const dgA = dg.filter((x) => active(x.step)).length;
+      out.needle = {
+        block: nd.block,
+        layers: nd.layers,
+        active_from_step: nd.fromStep,
+        active_steps: nd.steps,
+        unavailable_steps: un.length,
+        degraded_steps: dg.length,
+        first_unavailable_step: un.length ? un[0].step : null,
+        first_degraded_step: dg.length ? dg[0].step : null,
+        unavailable_active_steps: unA,
+        degraded_active_steps: dgA,
+        retained: unA === 0 && dgA === 0,
+        available: unA === 0,
+      };
+    }
+    return out;
+  }
+}

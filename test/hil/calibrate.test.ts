@@ -1,0 +1,58 @@
+// `hil calibrate` on the host backend (quick): the profile validates, `kvtier run` accepts it,
+// every number has a measured source, and the fitted alpha/beta reproduce the measurements they
+// were fitted to (residuals recomputed from the profile's own fields).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { calibrate, writeCalibration } from '../../hil/calibrate/calibrate.js';
+import { fitAlphaBeta, predictUs } from '../../hil/calibrate/fit-linear.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
+import { simulate } from '../../sim/run.js';
+import { backendAvailability } from './availability.js';
+import { makeHilFixture } from './hil-fixtures.js';
+
+const host = backendAvailability('host');
+const dir = mkdtempSync(join(tmpdir(), 'kvtier-cal-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('least-squares fit', () => {
+  it('recovers alpha and beta from exact points, in both weightings', () => {
+    const pts = [4096, 65536, 1 << 20, 16 << 20].map((bytes) => ({ bytes, us: predictUs(5, 50, bytes) }));
+    for (const rel of [true, false]) {
+      const f = fitAlphaBeta(pts, rel);
+      expect(f.alpha_us).toBeCloseTo(5, 6);
+      expect(f.GBps).toBeCloseTo(50, 6);
+      expect(f.max_abs_residual).toBeLessThan(1e-9);
+    }
+  });
+});
+
+describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
+  it('writes a valid, sourced profile whose fits reproduce its own measurements', async () => {
+    const fx = makeHilFixture(256, 4);
+    const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-22' });
+    const out = join(dir, 'profile.json');
+    writeCalibration(out, r);
+    const p = validateProfile(JSON.parse(readFileSync(out, 'utf8')), out);
+    expect(p.sources['gpu.hbm_bandwidth_GBps']).toMatch(/^measured by kvtier hil calibrate on host CPU 2026-11-22/);
+    const pcie = p.links.find((l) => l.a === 'hbm' || l.b === 'hbm')!;
+    expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/H2D pinned copies/);
+    expect(p.description).toMatch(/Fit residuals/);
+    // the profile's numbers (rounded to 0.01) predict the measured points as the fit said
+    const tolerance = 0.02; // relative, from rounding alpha and beta to two decimals
+    for (const [pts, dir] of [[r.measurements.h2d, pcie.b_to_a], [r.measurements.d2h, pcie.a_to_b]] as const) {
+      const f = pts === r.measurements.h2d ? r.fits.h2d : r.fits.d2h;
+      for (const [i, pt] of pts.entries()) {
+        const fromProfile = predictUs(dir.alpha_us, dir.GBps, pt.bytes);
+        expect(Math.abs(fromProfile - f.points[i].fit_us) / f.points[i].fit_us).toBeLessThan(tolerance);
+      }
+    }
+    const side = JSON.parse(readFileSync(join(dir, 'profile.fit.json'), 'utf8'));
+    expect(side.fits.kernels.points.length).toBe(r.measurements.kernels.length);
+    // kvtier run accepts it
+    const run = simulate({ trace: fx.trace, policy: 'lru-offload', model: fx.model, hardware: out, hbm_budget: '25%', group_size: 64 });
+    expect(run.summary.tbt_ms.p50).toBeGreaterThan(0);
+    rmSync(fx.dir, { recursive: true, force: true });
+  }, 30_000);
+});

@@ -1,0 +1,53 @@
+// `hil compare` on the host backend: both sides run, errors are computed per step and the report
+// page is written.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compare } from '../../hil/compare/compare.js';
+import { absRelErrors, quantile } from '../../hil/compare/errors.js';
+import { parsePolicyList } from '../../hil/compare/policy-list.js';
+import { renderCompareReport } from '../../reports/hil-compare-report.js';
+import { backendAvailability } from './availability.js';
+import { makeHilFixture } from './hil-fixtures.js';
+
+const host = backendAvailability('host');
+const fx = makeHilFixture(256, 8);
+afterAll(() => rmSync(fx.dir, { recursive: true, force: true }));
+
+describe('compare helpers', () => {
+  it('parses policy lists with options and labels', () => {
+    expect(parsePolicyList('full, lru-offload:offload_tier=nvme;prefetch=false')).toEqual([
+      { name: 'full', options: {}, label: 'full' },
+      { name: 'lru-offload', options: { offload_tier: 'nvme', prefetch: 'false' }, label: 'lru-offload-nvme-false' },
+    ]);
+    expect(() => parsePolicyList('full,full')).toThrow(/listed twice/);
+    expect(() => parsePolicyList('h2o:budget')).toThrow(/key=value/);
+  });
+  it('computes absolute relative errors and interpolated quantiles', () => {
+    expect(absRelErrors([1.1, 0.9, 2], [1, 1, 2])).toEqual([expect.closeTo(0.1, 12), expect.closeTo(0.1, 12), 0]);
+    expect(quantile([1, 2, 3, 4], 0.5)).toBe(2.5);
+    expect(quantile([0, 10], 0.95)).toBeCloseTo(9.5, 12);
+  });
+});
+
+describe.skipIf(!host.available)(`hil compare, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
+  it('runs the simulator and the hardware per policy and writes the report', async () => {
+    const out = join(fx.dir, 'cmp');
+    const r = await compare({ trace: fx.trace, policies: parsePolicyList('full,lru-offload,lru-offload:offload_tier=nvme,streaming-llm'), hbmBudget: '25%', hardware: 'h100-pcie5', model: fx.model, groupSize: 64, out, hil: { backend: 'host', nvmeDir: fx.dir } });
+    expect(r.policies.map((p) => p.label)).toEqual(['full', 'lru-offload', 'lru-offload-nvme', 'streaming-llm']);
+    for (const p of r.policies) {
+      expect(p.steps).toHaveLength(8);
+      expect(p.latency_error.steps).toBe(7);
+      expect(p.latency_error.p95).toBeGreaterThanOrEqual(p.latency_error.median);
+      expect(existsSync(join(out, `sim-${p.label}`, 'summary.json'))).toBe(true);
+      expect(existsSync(join(out, `hil-${p.label}`, 'hil.json'))).toBe(true);
+    }
+    const page = await renderCompareReport(out);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain('simulator vs hardware');
+    expect(html).toContain('lru-offload-nvme');
+    for (const c of ['latency', 'stall', 'bytes', 'error']) expect(existsSync(join(out, 'charts', `${c}.svg`))).toBe(true);
+    expect(readFileSync(join(out, 'compare.csv'), 'utf8').split('\n')[0]).toMatch(/^policy,step,context_tokens,sim_latency_ms,hil_latency_ms/);
+  }, 30_000);
+});

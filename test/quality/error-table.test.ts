@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { defaultErrorTable, expectedNormalRange, modelRelError, OUTLIER_RANGE_FACTOR, TABLE_BITS, TABLE_GROUPS } from '../../sim/quality/error-table.js';
+
+describe('quantization error table', () => {
+  it('expected range of n normals matches Tippett\'s d2 constants', () => {
+    expect(expectedNormalRange(2)).toBeCloseTo(2 / Math.sqrt(Math.PI), 4); // 1.1284
+    expect(expectedNormalRange(10)).toBeCloseTo(3.078, 2);
+    expect(expectedNormalRange(25)).toBeCloseTo(3.931, 2);
+  });
+
+  it('rel error = range / ((2^b - 1) sqrt 12), outliers widen the range without rotation', () => {
+    const r128 = expectedNormalRange(128);
+    expect(modelRelError(4, 128, true)).toBeCloseTo(r128 / (15 * Math.sqrt(12)), 12);
+    expect(modelRelError(4, 128, false)).toBeCloseTo((OUTLIER_RANGE_FACTOR * r128) / (15 * Math.sqrt(12)), 12);
+    expect(modelRelError(16, 128, false)).toBe(0);
+  });
+
+  it('is complete over (bits, group, rotation), monotone, and 0 at FP16', () => {
+    const t = defaultErrorTable();
+    expect(t.entries.length).toBe(TABLE_BITS.length * TABLE_GROUPS.length * 2);
+    for (const g of TABLE_GROUPS) {
+      for (const rot of [false, true]) {
+        const e = TABLE_BITS.map((b) => t.relError(b, g, rot));
+        for (let i = 1; i < e.length; i++) expect(e[i]).toBeGreaterThan(e[i - 1]); // fewer bits, more error
+        expect(t.relError(16, g, rot)).toBe(0);
+      }
+    }
+    expect(t.relError(2, 32, false)).toBeLessThan(t.relError(2, 128, false)); // smaller groups, smaller range
+    expect(t.relError(2, 128, true)).toBeLessThan(t.relError(2, 128, false)); // rotation helps
+    for (const e of t.entries) expect(e.source).toMatch(/model/);
+    expect(() => t.relError(4, 100, false)).toThrow(/no entry/);
+  });
+
+  it('measured entries replace the model\'s', () => {
+    const t = defaultErrorTable().withMeasured([{ bits: 4, group: 128, rotation: true, rel_error: 0.05, source: 'hil' }]);
+    expect(t.relError(4, 128, true)).toBe(0.05);
+    expect(t.relError(4, 128, false)).toBe(defaultErrorTable().relError(4, 128, false));
+  });
+});
