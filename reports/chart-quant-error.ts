@@ -1,14 +1,10 @@
 /**
  * Chart: quantization error (mass-weighted relative error of the attended blocks, sim/quality) and
- * memory energy per token against the HBM budget, oracle dashed. Not yet in the sweep report's chart
- * list (reports/sweep-charts.ts); `writeQualityCharts(dir)` renders it into a sweep directory.
+ * memory energy per token against the HBM budget, oracle dashed (in the sweep report's chart list).
  */
-import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import type { SweepRow } from '../sim/metrics/summary.js';
-import { readSweepRows } from '../sim/sweep/sweep-results.js';
 import { budgetLinesSpec } from './chart-budget-lines.js';
-import { renderChart } from './render-chart.js';
 import { sweepChartData, type ConfigPoint, type SweepChartData } from './sweep-chart-data.js';
 
 const meanOf = (p: ConfigPoint, f: (r: SweepRow) => number | undefined) => {
@@ -38,11 +34,4 @@ export function energyVsBudgetSpec(data: SweepChartData): TopLevelSpec {
     oracleLabel: 'below',
     yTitle: 'joules per token',
   });
-}
-
-export async function writeQualityCharts(dir: string, oracle = 'oracle'): Promise<string[]> {
-  const data = sweepChartData(readSweepRows(dir), oracle);
-  const a = await renderChart(quantErrorVsBudgetSpec(data), join(dir, 'charts', 'quant-error-vs-budget'));
-  const b = await renderChart(energyVsBudgetSpec(data), join(dir, 'charts', 'energy-vs-budget'));
-  return [a.pngPath, b.pngPath];
 }

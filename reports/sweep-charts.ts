@@ -2,6 +2,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { StepRow, SweepRow } from '../sim/metrics/summary.js';
 import { bytesMovedSpec } from './chart-bytes-moved.js';
+import { energyVsBudgetSpec, quantErrorVsBudgetSpec } from './chart-quant-error.js';
 import { maskingVsBudgetSpec } from './chart-masking-vs-budget.js';
 import { recallVsBudgetSpec } from './chart-recall-vs-budget.js';
 import { stallTimelineSpec } from './chart-stall-timeline.js';
@@ -15,6 +16,8 @@ export const SWEEP_CHART_NAMES = [
   'bytes-moved',
   'stall-timeline',
   'masking-vs-budget',
+  'quant-error-vs-budget',
+  'energy-vs-budget',
 ] as const;
 
 export interface NamedChart {
@@ -32,7 +35,9 @@ export function sweepCharts(
 ): NamedChart[] {
   const data = sweepChartData(rows, opts.oracle ?? 'oracle');
   if (data.points.length === 0) return [];
-  const bound = data.series.hasOracle ? ' The dashed black line is the oracle (Belady MIN with future knowledge), a bound no online policy can beat.' : '';
+  const bound = data.series.hasOracle
+    ? ' The dashed black line is the oracle (Belady MIN with future knowledge): the best any policy can do that attends at most the HBM budget\'s worth of blocks per layer. Policies that offload and still attend every block reach recall 1 and pay in time and bytes instead.'
+    : '';
   const charts: NamedChart[] = [
     {
       name: 'tbt-vs-budget',
@@ -68,5 +73,22 @@ export function sweepCharts(
     caption: `1 − stall / transfer time: the share of data movement hidden behind compute (1 when nothing moved).${bound}`,
     spec: maskingVsBudgetSpec(data),
   });
+  const has = (f: (r: SweepRow) => number | undefined) => rows.some((r) => r.status === 'ok' && Number.isFinite(f(r)));
+  if (has((r) => r.quant_error_mean)) {
+    charts.push({
+      name: 'quant-error-vs-budget',
+      heading: 'Quantization error',
+      caption: `Attention-mass-weighted relative error of the attended blocks at their precision (error table in sim/quality/error-table.ts), mean over steps and the worst layer.${bound}`,
+      spec: quantErrorVsBudgetSpec(data),
+    });
+  }
+  if (has((r) => r.energy_j_per_token)) {
+    charts.push({
+      name: 'energy-vs-budget',
+      heading: 'Memory energy per token',
+      caption: `Bytes read and written per tier times energy per byte, plus idle power of the tiers holding KV (sim/quality/energy-model.ts; assumed constants).${bound}`,
+      spec: energyVsBudgetSpec(data),
+    });
+  }
   return charts;
 }

@@ -32,7 +32,9 @@ export function resultsTable(rows: SweepRow[], oracle: string): Table {
       'masking',
       'recall mean',
       'recall min',
+      'quant error',
       'bytes moved',
+      'J/token',
     ],
     rows: sorted.map((r) => [
       ...dims.map((d) => r[d]),
@@ -46,7 +48,9 @@ export function resultsTable(rows: SweepRow[], oracle: string): Table {
       formatPercent3(r.masking_efficiency),
       r.recall_mean,
       r.recall_min,
+      r.quant_error_mean ?? null,
       formatBytes(r.bytes_total),
+      r.energy_j_per_token ?? null,
     ]),
   };
 }
