@@ -15,7 +15,7 @@ const meanOf = (p: ConfigPoint, f: (r: SweepRow) => number | undefined) => {
 export function quantErrorVsBudgetSpec(data: SweepChartData): TopLevelSpec {
   return budgetLinesSpec(data, {
     title: 'Quantization error vs HBM budget',
-    subtitle: 'attention-mass-weighted relative error of the attended blocks (model table, sim/quality/error-table.ts); lower is better',
+    subtitle: 'attention-mass-weighted relative error of the attended blocks (H100-measured table, model for 3 bits: sim/quality/error-table.ts); lower is better',
     metrics: [
       { name: 'quant error, mean', value: (p) => meanOf(p, (r) => r.quant_error_mean) },
       { name: 'quant error, worst layer', value: (p) => meanOf(p, (r) => r.quant_error_max) },

@@ -4,7 +4,7 @@
  * attention output: out = Σ_j p_j v_j, so a block holding attention mass p_j with relative error e_j
  * adds about p_j·e_j (see quality-meter.ts).
  *
- * The values are a MODEL, not measurements, and say so in their `source`:
+ * The model (each entry says so in its `source`):
  * - uniform asymmetric group quantization, q = round((x − min)/(max − min)·(2^b − 1)) (KIVI,
  *   FlexGen, SynapseVM), has a step Δ = range/(2^b − 1) and a noise RMS of Δ/√12 (Widrow & Kollár,
  *   Quantization Noise, 2008, ch. 4);
@@ -16,9 +16,10 @@
  *   range (an assumption, the only free number here); a Walsh–Hadamard rotation spreads outliers
  *   over the group so the values are close to Gaussian (QuaRot, Ashkboos et al. NeurIPS 2024;
  *   RotateKV, Su et al. 2025): factor 1.
- * The hardware-in-the-loop layer measures these errors on real kernels and replaces the table
- * (`withMeasured`).
+ * The hardware-in-the-loop layer measured these errors on real kernels: `defaultErrorTable()` uses
+ * those measurements (sim/quality/measured-table.ts) and keeps the model where nothing was measured.
  */
+import { measuredEntries } from './measured-table.js';
 
 export interface QuantErrorEntry {
   bits: number;
@@ -103,8 +104,14 @@ function key(bits: number, group: number, rotation: boolean): string {
   return `${bits}|${group}|${rotation ? 1 : 0}`;
 }
 
+/** The model alone (every entry from the formula). */
+export function modelErrorTable(): QuantErrorTable {
+  return new QuantErrorTable(buildDefault());
+}
+
 let defaultTable: QuantErrorTable | undefined;
+/** The table runs use: H100 measurements where they exist (sim/quality/measured-table.ts), the model elsewhere. */
 export function defaultErrorTable(): QuantErrorTable {
-  defaultTable ??= new QuantErrorTable(buildDefault());
+  defaultTable ??= modelErrorTable().withMeasured(measuredEntries());
   return defaultTable;
 }

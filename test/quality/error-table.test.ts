@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultErrorTable, expectedNormalRange, modelRelError, OUTLIER_RANGE_FACTOR, TABLE_BITS, TABLE_GROUPS } from '../../sim/quality/error-table.js';
+import { defaultErrorTable, modelErrorTable, expectedNormalRange, modelRelError, OUTLIER_RANGE_FACTOR, TABLE_BITS, TABLE_GROUPS } from '../../sim/quality/error-table.js';
 
 describe('quantization error table', () => {
   it('expected range of n normals matches Tippett\'s d2 constants', () => {
@@ -27,7 +27,7 @@ describe('quantization error table', () => {
     }
     expect(t.relError(2, 32, false)).toBeLessThan(t.relError(2, 128, false)); // smaller groups, smaller range
     expect(t.relError(2, 128, true)).toBeLessThan(t.relError(2, 128, false)); // rotation helps
-    for (const e of t.entries) expect(e.source).toMatch(/model/);
+    for (const e of t.entries) expect(e.source).toMatch(e.bits === 3 ? /^model/ : /^measured: kvtier hil quality on NVIDIA H100/);
     expect(() => t.relError(4, 100, false)).toThrow(/no entry/);
   });
 
@@ -35,5 +35,26 @@ describe('quantization error table', () => {
     const t = defaultErrorTable().withMeasured([{ bits: 4, group: 128, rotation: true, rel_error: 0.05, source: 'hil' }]);
     expect(t.relError(4, 128, true)).toBe(0.05);
     expect(t.relError(4, 128, false)).toBe(defaultErrorTable().relError(4, 128, false));
+  });
+});
+
+describe('measured entries (H100, hil/data/quality-realistic-h100.json)', () => {
+  it('replace the model where measured and keep the model for 3 bits', async () => {
+    const { measuredEntries } = await import('../../sim/quality/measured-table.js');
+    const m = measuredEntries();
+    expect(m.length).toBe(18);
+    const t = defaultErrorTable();
+    for (const e of m) expect(t.relError(e.bits, e.group, e.rotation)).toBe(e.rel_error);
+    expect(t.relError(3, 128, false)).toBe(modelRelError(3, 128, false));
+  });
+
+  it('the model agrees with the measurement within a factor of 2 without rotation', async () => {
+    const { measuredEntries } = await import('../../sim/quality/measured-table.js');
+    const model = modelErrorTable();
+    for (const e of (await measuredEntries()).filter((x) => !x.rotation)) {
+      const ratio = model.relError(e.bits, e.group, false) / e.rel_error;
+      expect(ratio).toBeGreaterThan(0.5);
+      expect(ratio).toBeLessThan(2);
+    }
   });
 });
