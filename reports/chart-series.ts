@@ -10,6 +10,9 @@ export const ORACLE_DASH = [6, 4];
 export const POLICY_PALETTE = [
   '#4c78a8', '#f58518', '#54a24b', '#e45756', '#72b7b2',
   '#eeca3b', '#b279a2', '#ff9da6', '#9d755d', '#bab0ac',
+  // ten more, distinct from the first ten, for sweeps over the whole policy library
+  '#003f5c', '#ffa600', '#665191', '#17becf', '#8c564b',
+  '#bcbd22', '#d45087', '#2ca02c', '#7f7f7f', '#a6cee3',
 ];
 
 export interface SeriesInfo {
