@@ -149,6 +149,21 @@ export const DEFAULT_GENERATOR_PARAMS: Readonly<Omit<GeneratorParams, 'needle'>>
 /** With 'auto' encoding, traces with more blocks than this at the last step use topk. */
 export const AUTO_DENSE_MAX_BLOCKS = 256;
 
+/** Fitted to traces/captured/brown-long-8k.kvt (traces/fit/fit-captured.ts; residuals in traces/fit/fitted.json). */
+const CAPTURED_BROWN = {
+  sink_mass: 0,
+  concentration_low: 0.73,
+  concentration_high: 0.995,
+  concentration_layers: 1.71,
+  window_share: 0.885,
+  window_decay_tokens: 13,
+  hh_count: 76,
+  zipf_alpha: 0.696,
+  persistence: 0.462,
+  background_sigma: 1.76,
+  hh_jitter: 1.73,
+} satisfies PresetParams;
+
 /** Named parameter sets for `--preset`; explicit parameters override them. */
 export const PRESETS = {
   /** the defaults: Llama-like, sinks, a recent window, persistent Zipf heavy hitters */
@@ -181,35 +196,9 @@ export const PRESETS = {
    * Brown; traces/fit/fit-captured.ts, residuals in traces/fit/fitted.json): no sinks, a strong
    * recent window, ~76 weak (Zipf 0.7) heavy hitters with low persistence
    */
-  'captured-brown': {
-    sink_mass: 0,
-    concentration_low: 0.73,
-    concentration_high: 0.995,
-    concentration_layers: 1.71,
-    window_share: 0.885,
-    window_decay_tokens: 13,
-    hh_count: 76,
-    zipf_alpha: 0.696,
-    persistence: 0.462,
-    background_sigma: 1.76,
-    hh_jitter: 1.73,
-  },
-  /**
-   * captured-brown plus the passkey retrieval measured on traces/captured/brown-needle-8k-d50.kvt:
-   * layers 1 and 4 (of 8) put ~0.32 of their mass on the needle while the 5 answer digits decode
-   */
+  'captured-brown': CAPTURED_BROWN,
   'captured-brown-needle': {
-    sink_mass: 0,
-    concentration_low: 0.73,
-    concentration_high: 0.995,
-    concentration_layers: 1.71,
-    window_share: 0.885,
-    window_decay_tokens: 13,
-    hh_count: 76,
-    zipf_alpha: 0.696,
-    persistence: 0.462,
-    background_sigma: 1.76,
-    hh_jitter: 1.73,
+    ...CAPTURED_BROWN,
     needle: { depth: 0.5, from_step: 0, steps: 5, mass: 0.324, layers: [1, 4] },
   },
 } satisfies Record<string, PresetParams>;
