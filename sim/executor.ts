@@ -20,6 +20,15 @@ export interface MoveBatch {
   bytesFrom: number;
   bytesTo: number;
   reason: TransferReason;
+  /**
+   * contiguous runs of blocks: the hardware issues one copy (or one file request) per run (the HIL
+   * executor coalesces a copy only where source and destination are both contiguous). Counted by the
+   * driver as the HIL lowers it: host slots are laid out by block number, so a run is a sequence of
+   * consecutive block numbers at 16 bits (a quantized block is smaller than its slot: a run of its
+   * own); a block copied to or from an HBM slab slot is a run of its own (slab slots of consecutive
+   * blocks are not adjacent in general).
+   */
+  runs: number;
 }
 
 /** One layer's work on the compute stream. */
@@ -36,6 +45,8 @@ export interface LayerWork {
   stagedBytes: number;
   /** bytes that must be fetched on demand before the kernel, per source tier */
   fetchBytes: number[];
+  /** contiguous runs (copies, file requests) of those fetches, per source tier (see MoveBatch.runs) */
+  fetchRuns: number[];
   /** blocks that exist in this layer */
   nBlocks: number;
   /** 1 where the kernel attends the block (a view; valid during the call), for executors that move real data */

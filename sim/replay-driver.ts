@@ -44,6 +44,8 @@ export class ReplayDriver<H> implements Actions {
   private readonly keyNorms: Float32Array[];
   /** staged bytes per (layer, tier) and their handles */
   private readonly staged: Float64Array;
+  /** 1 where block (l, b) has a staged copy this step (l * M + b) */
+  private readonly stagedMask: Uint8Array;
   private readonly pending: H[][];
   private stagingBytes = 0;
   /** batches collected during one decision, flushed to the executor after it */
@@ -68,6 +70,7 @@ export class ReplayDriver<H> implements Actions {
     this.T = cache.tierNames.length;
     this.keyNorms = Array.from({ length: this.L }, () => new Float32Array(this.M));
     this.staged = new Float64Array(this.L * this.T);
+    this.stagedMask = new Uint8Array(this.L * this.M);
     this.pending = Array.from({ length: this.L }, () => []);
   }
 
@@ -308,7 +311,7 @@ export class ReplayDriver<H> implements Actions {
     const key = `${layer}|${s.reason}|${s.fromTier}|${s.toTier}|${s.fromBits}|${s.toBits}`;
     let b = this.batches.get(key);
     if (!b) {
-      b = { layer, ...s, blocks: [], bytesFrom: 0, bytesTo: 0 };
+      b = { layer, ...s, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
       this.batches.set(key, b);
     }
     b.blocks.push(block);
@@ -321,8 +324,41 @@ export class ReplayDriver<H> implements Actions {
     this.stagingBytes += bytes;
     if (this.stagingBytes > this.counters.peakStagingBytes) this.counters.peakStagingBytes = this.stagingBytes;
     if (!this.timed) return;
-    const h = this.executor.stage({ layer, reason: 'prefetch', fromTier: tier, toTier: 0, fromBits: bits, toBits: bits, blocks, bytesFrom: bytes, bytesTo: bytes });
+    // a bulk stage (no blocks listed) copies every offloaded block of the layer in `tier` not yet staged
+    const c = this.cache;
+    const base = layer * this.M;
+    let runs: number;
+    if (blocks.length > 0) {
+      for (const b of blocks) this.stagedMask[base + b] = 1;
+      runs = blocks.length;
+    } else {
+      const mask = this.stagedMask;
+      runs = this.runsOf(layer, c.created[layer], (b) => c.tierOf(layer, b) === tier && mask[base + b] === 0);
+      for (let b = 0; b < c.created[layer]; b++) if (c.tierOf(layer, b) === tier) mask[base + b] = 1;
+    }
+    const h = this.executor.stage({ layer, reason: 'prefetch', fromTier: tier, toTier: 0, fromBits: bits, toBits: bits, blocks, bytesFrom: bytes, bytesTo: bytes, runs });
     this.pending[layer].push(h);
+  }
+
+  /**
+   * Contiguous runs of blocks 0..n-1 of a layer where `pick` holds, as the HIL executor coalesces
+   * them between host slots (block b of layer l at slot l * M + b) and a packed staging extent: a
+   * block joins the previous picked block when that one is 16-bit (it fills its slot, so the next
+   * slot starts where it ends); a quantized block ends its run.
+   */
+  private runsOf(layer: number, n: number, pick: (b: number) => boolean): number {
+    const c = this.cache;
+    let runs = 0;
+    let open = false;
+    for (let b = 0; b < n; b++) {
+      if (!pick(b)) {
+        open = false;
+        continue;
+      }
+      if (!open) runs++;
+      open = c.bitsOf(layer, b) === 16;
+    }
+    return runs;
   }
 
   private clearStaging(layer: number): void {
@@ -330,16 +366,31 @@ export class ReplayDriver<H> implements Actions {
       this.stagingBytes -= this.staged[layer * this.T + t];
       this.staged[layer * this.T + t] = 0;
     }
+    this.stagedMask.fill(0, layer * this.M, (layer + 1) * this.M);
   }
 
   private flush(): void {
     if (this.batches.size === 0) return;
     for (const b of this.batches.values()) {
+      b.runs = this.batchRuns(b);
       const h = this.executor.move(b);
       // a block promoted into HBM must arrive before its layer's attention
       if (b.toTier === 0) this.pending[b.layer].push(h);
     }
     this.batches.clear();
+  }
+
+  /**
+   * Copies (file requests) the HIL issues for a batch: one per block where HBM is an end (slab slots
+   * of consecutive blocks are not adjacent in general); between host tiers, runs of consecutive
+   * block numbers at 16 bits (same slot layout in every host tier).
+   */
+  private batchRuns(b: MoveBatch): number {
+    if (b.fromTier === 0 || b.toTier === 0 || b.fromBits !== 16 || b.blocks.length < 2) return b.blocks.length;
+    const sorted = [...b.blocks].sort((x, y) => x - y);
+    let runs = 1;
+    for (let i = 1; i < sorted.length; i++) if (sorted[i] !== sorted[i - 1] + 1) runs++;
+    return runs;
   }
 
   private applySkips(layer: number, mask: Uint8Array): number[] {
@@ -365,12 +416,17 @@ export class ReplayDriver<H> implements Actions {
       if (bits < 16 && c.tierOf(l, b) === 0) skippedQuant += c.bytesOf(bits);
     }
     const fetchBytes = new Array<number>(this.T).fill(0);
+    const fetchRuns = new Array<number>(this.T).fill(0);
     let stagedBytes = 0;
+    const base = l * this.M;
+    const staged = this.stagedMask;
     for (let t = 1; t < this.T; t++) {
       const need = c.bytesIn(l, t) - skippedBytes[t];
-      const staged = Math.min(need, this.staged[l * this.T + t]);
-      stagedBytes += staged;
-      fetchBytes[t] = Math.max(0, need - staged);
+      const st = Math.min(need, this.staged[l * this.T + t]);
+      stagedBytes += st;
+      fetchBytes[t] = Math.max(0, need - st);
+      // attended blocks in tier t without a staged copy, fetched on demand
+      if (fetchBytes[t] > 0) fetchRuns[t] = Math.max(1, this.runsOf(l, n, (b) => mask[b] === 1 && c.tierOf(l, b) === t && staged[base + b] === 0));
     }
     const live = c.live(l) - skipped.length;
     const lastTokens = s.contextTokens - (n - 1) * this.B;
@@ -383,6 +439,7 @@ export class ReplayDriver<H> implements Actions {
       quantizedBytes: c.quantizedBytesIn(l, 0) - skippedQuant,
       stagedBytes,
       fetchBytes,
+      fetchRuns,
       nBlocks: n,
       attendedMask: mask,
       attendedCount: live,

@@ -1,8 +1,42 @@
-/** Kernel time by roofline: launch overhead + max(bytes / achieved bandwidth, FLOPs / achieved peak). */
+/**
+ * Kernel times. The generic roofline: launch overhead + max(bytes / achieved bandwidth, FLOPs /
+ * achieved peak). A profile may carry separate fits for the attention and linear (GEMV) kernels
+ * (gpu.attention_*, gpu.linear_*: one roofline cannot fit both — decode attention is latency-bound
+ * at short contexts and reads KV slower per byte than a GEMV streams weights); absent fields fall
+ * back to the generic roofline.
+ */
 import type { GpuSpec } from './hardware/profile.js';
 
 export function kernelTimeUs(gpu: GpuSpec, bytes: number, flops: number): number {
   const memory = bytes / (gpu.hbm_bandwidth_GBps * 1e3);
   const compute = flops / (gpu.fp16_TFLOPs * 1e6);
   return gpu.kernel_launch_us + Math.max(memory, compute);
+}
+
+/** Linear-layer (GEMV) kernel: gpu.linear_launch_us / gpu.linear_GBps where given. */
+export function linearTimeUs(gpu: GpuSpec, bytes: number, flops: number): number {
+  const memory = bytes / ((gpu.linear_GBps ?? gpu.hbm_bandwidth_GBps) * 1e3);
+  const compute = flops / (gpu.fp16_TFLOPs * 1e6);
+  return (gpu.linear_launch_us ?? gpu.kernel_launch_us) + Math.max(memory, compute);
+}
+
+/**
+ * Decode attention over `tokens` tokens reading `bytes` of KV. With gpu.attention_curve (measured
+ * time vs context): piecewise-linear in tokens between the measured points, extended past the ends
+ * along the nearest segment (never below the shortest measured time's launch part). Else the
+ * attention roofline gpu.attention_launch_us / gpu.attention_GBps, else the generic one.
+ */
+export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number): number {
+  const c = gpu.attention_curve;
+  if (c && c.length >= 2) {
+    let i = 1;
+    while (i < c.length - 1 && c[i].tokens < tokens) i++;
+    const a = c[i - 1];
+    const b = c[i];
+    const us = a.us + ((b.us - a.us) * (tokens - a.tokens)) / (b.tokens - a.tokens);
+    return Math.max(us, Math.min(c[0].us, gpu.attention_launch_us ?? gpu.kernel_launch_us));
+  }
+  const memory = bytes / ((gpu.attention_GBps ?? gpu.hbm_bandwidth_GBps) * 1e3);
+  const compute = flops / (gpu.fp16_TFLOPs * 1e6);
+  return (gpu.attention_launch_us ?? gpu.kernel_launch_us) + Math.max(memory, compute);
 }

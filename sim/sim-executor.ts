@@ -1,13 +1,21 @@
 /**
- * The simulated executor: a compute stream (high priority) and memory streams (H2D, D2H, and one for
- * moves between host tiers) on the event engine; copies go through the topology's flow network,
- * kernels are timed by the roofline. Copies of a batch of blocks are one gather copy (one alpha).
+ * The simulated executor, shaped like the hardware (the HIL executor, hil/executor/lower-plan.ts):
+ * - a compute stream (high priority) for attention and linear kernels;
+ * - ONE memory stream (normal priority) for every GPU<->host copy in either direction, copies
+ *   between host memory tiers, and (de)quantization kernels — the HIL issues all of these on one
+ *   CUDA stream, so H2D and D2H serialize (the SynapseVM two-stream design);
+ * - a host I/O stream for file requests of storage tiers (nvme, hdd, remote): the HIL reads a
+ *   storage block into its DRAM slot with file requests on host threads, then copies it to HBM on the
+ *   memory stream (and writes back the other way: D2H into the slot, then a file write), so a storage
+ *   tier <-> HBM move is two legs, the second waiting for the first.
+ * Copies go through the topology's flow network; a batch of `runs` contiguous runs is `runs` copies
+ * (file requests) back to back: alpha x runs + bytes / beta. Kernels are timed by roofline.ts.
  */
 import { Engine } from './engine.js';
 import type { Executor, LayerWork, MoveBatch, StepTiming } from './executor.js';
 import type { HardwareProfile } from './hardware/profile.js';
 import { kvElementsPerTokenLayer, type ModelSpec } from './models/model.js';
-import { kernelTimeUs } from './roofline.js';
+import { attentionTimeUs, kernelTimeUs, linearTimeUs } from './roofline.js';
 import { Signal } from './signal.js';
 import { Stream, type StreamOp, type TraceSpan } from './stream.js';
 import { Topology } from './topology.js';
@@ -28,11 +36,12 @@ export class SimExecutor implements Executor<Signal> {
   readonly engine = new Engine();
   readonly topology: Topology;
   readonly compute: Stream;
-  readonly h2d: Stream;
-  readonly d2h: Stream;
+  readonly memory: Stream;
   readonly host: Stream;
   readonly spans: TraceSpan[] = [];
   private readonly tierNames: string[];
+  /** per tier: true for storage tiers reached through a DRAM bounce buffer with file requests */
+  private readonly storage: boolean[];
   private step = 0;
   private stepStart = 0;
   private computeBusy0 = 0;
@@ -54,8 +63,8 @@ export class SimExecutor implements Executor<Signal> {
     this.topology = new Topology(this.engine, hardware);
     this.tierNames = hardware.tiers.map((t) => t.name);
     this.compute = new Stream(this.engine, 'compute', 0);
-    this.h2d = new Stream(this.engine, 'memory-h2d', 2);
-    this.d2h = new Stream(this.engine, 'memory-d2h', 3);
+    this.storage = hardware.tiers.map((t) => t.kind === 'nvme' || t.kind === 'hdd' || t.kind === 'remote');
+    this.memory = new Stream(this.engine, 'memory', 2);
     this.host = new Stream(this.engine, 'host-io', 4);
     if (opts.weightStreaming) {
       if (!this.tierNames.includes(opts.weightStreaming.tier) || opts.weightStreaming.tier === this.tierNames[0]) {
@@ -64,7 +73,7 @@ export class SimExecutor implements Executor<Signal> {
       if (!(opts.weightStreaming.buffers >= 1)) throw new Error(`weight streaming: buffers must be >= 1 (got ${opts.weightStreaming.buffers})`);
       this.weights = new Stream(this.engine, 'weights-h2d', 1);
     }
-    for (const s of [this.compute, this.h2d, this.d2h, this.host, ...(this.weights ? [this.weights] : [])]) {
+    for (const s of [this.compute, this.memory, this.host, ...(this.weights ? [this.weights] : [])]) {
       s.onSpan = (span) => {
         if (this.step < this.opts.traceSteps) this.spans.push(span);
       };
@@ -84,28 +93,59 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   move(b: MoveBatch): Signal {
-    const from = this.tierNames[b.fromTier];
-    const to = this.tierNames[b.toTier];
     const args = this.stepArgs(b.layer, b.blocks.length, b.reason);
     const requant = b.fromBits !== b.toBits;
+    const runs = Math.max(1, b.runs);
     if (b.fromTier === b.toTier) {
-      return this.kernelOn(this.d2h, `requantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args);
+      return this.kernelOn(this.memory, `requantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args);
     }
     if (b.toTier === 0) {
-      const done = this.copyOn(this.h2d, from, to, b.bytesFrom, b.reason, args);
-      return requant ? this.kernelOn(this.h2d, `dequantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args) : done;
+      const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
+      return requant ? this.kernelOn(this.memory, `dequantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args) : done;
     }
     if (b.fromTier === 0) {
-      if (requant) this.kernelOn(this.d2h, `quantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args);
-      return this.copyOn(this.d2h, from, to, b.bytesTo, b.reason, args);
+      if (requant) this.kernelOn(this.memory, `quantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args);
+      return this.fromHbm(b.toTier, b.bytesTo, runs, b.reason, args);
     }
-    // between host tiers: requantization happens on the host and is not timed
-    return this.copyOn(this.host, from, to, b.bytesTo, b.reason, args);
+    // between host tiers (requantization happens on the host and is not timed): file requests for a
+    // storage end, else a host-to-host copy on the memory stream (as the HIL issues it)
+    const from = this.tierNames[b.fromTier];
+    const to = this.tierNames[b.toTier];
+    if (this.storage[b.fromTier] || this.storage[b.toTier]) return this.copyOn(this.host, from, to, b.bytesTo, runs, b.reason, args);
+    return this.copyOn(this.memory, from, to, b.bytesTo, runs, b.reason, args);
   }
 
   stage(b: MoveBatch): Signal {
     const args = this.stepArgs(b.layer, b.blocks.length, b.reason);
-    return this.copyOn(this.h2d, this.tierNames[b.fromTier], this.tierNames[0], b.bytesFrom, b.reason, args);
+    return this.toHbm(b.fromTier, b.bytesFrom, Math.max(1, b.runs), b.reason, args);
+  }
+
+  /** host tier -> HBM: one copy per run on the memory stream; a storage tier first reads into its DRAM bounce slots */
+  private toHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args']): Signal {
+    const hbm = this.tierNames[0];
+    const from = this.tierNames[tier];
+    if (!this.storage[tier]) return this.copyOn(this.memory, from, hbm, bytes, runs, reason, args);
+    const mid = this.bounceTier(from);
+    const read = this.copyOn(this.host, from, mid, bytes, runs, `${reason} read`, args);
+    return this.copyOn(this.memory, mid, hbm, bytes, runs, reason, args, [read]);
+  }
+
+  /** HBM -> host tier: one copy per run on the memory stream; to a storage tier, then file writes from the DRAM slots */
+  private fromHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args']): Signal {
+    const hbm = this.tierNames[0];
+    const to = this.tierNames[tier];
+    if (!this.storage[tier]) return this.copyOn(this.memory, hbm, to, bytes, runs, reason, args);
+    const mid = this.bounceTier(to);
+    const copied = this.copyOn(this.memory, hbm, mid, bytes, runs, reason, args);
+    return this.copyOn(this.host, mid, to, bytes, runs, `${reason} write`, args, [copied]);
+  }
+
+  /** the host tier a storage tier's blocks pass through on their way to HBM (the tier next to HBM on the route) */
+  private bounceTier(storage: string): string {
+    const hops = this.topology.route(storage, this.tierNames[0]).hops;
+    if (hops.length < 2) return this.tierNames[0];
+    const last = hops[hops.length - 1];
+    return last.slice(last.indexOf(':') + 1, last.indexOf('->'));
   }
 
   layer(w: LayerWork, waits: Signal[]): void {
@@ -115,17 +155,19 @@ export class SimExecutor implements Executor<Signal> {
     let fetched = 0;
     for (let t = 1; t < w.fetchBytes.length; t++) {
       if (w.fetchBytes[t] > 0) {
-        all.push(this.copyOn(this.h2d, this.tierNames[t], this.tierNames[0], w.fetchBytes[t], 'fetch', args));
+        all.push(this.toHbm(t, w.fetchBytes[t], Math.max(1, w.fetchRuns[t] ?? 1), 'fetch', args));
         fetched += w.fetchBytes[t];
       }
     }
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
-    this.kernelOn(this.compute, 'attention', kvBytes, this.attnFlopsPerToken * w.tokens, all, tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined);
-    const linear = this.kernelOn(this.compute, 'linear', this.model.weight_bytes_per_layer, this.model.flops_per_token_per_layer, this.streamWeights(args), args);
+    const gpu = this.hardware.gpu;
+    this.timedOn(this.compute, 'attention', attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens), all, tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined);
+    const linearUs = linearTimeUs(gpu, this.model.weight_bytes_per_layer, this.model.flops_per_token_per_layer);
+    const linear = this.timedOn(this.compute, 'linear', linearUs, this.streamWeights(args), args);
     if (this.weights) this.linearDone.push(linear);
     if (w.layer === this.model.layers - 1) {
       // LM head: about half of the non-layer weights (embedding table and output projection)
-      this.kernelOn(this.compute, 'lm-head', this.model.other_weight_bytes / 2, this.model.other_weight_bytes / 2, [], args);
+      this.timedOn(this.compute, 'lm-head', linearTimeUs(gpu, this.model.other_weight_bytes / 2, this.model.other_weight_bytes / 2), [], args);
     }
   }
 
@@ -153,7 +195,7 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   private memBusy(): number {
-    return this.h2d.busyUs + this.d2h.busyUs + this.host.busyUs + (this.weights?.busyUs ?? 0);
+    return this.memory.busyUs + this.host.busyUs + (this.weights?.busyUs ?? 0);
   }
 
   /** With weight streaming: issue the copies of the next layers' weights as buffers free up; the waits of this layer's linear kernel. */
@@ -164,13 +206,16 @@ export class SimExecutor implements Executor<Signal> {
     for (let j = this.weightCopy.length; j <= i + ws.buffers - 1; j++) {
       // layer j's weights go into the buffer that layer j - buffers used: wait for its linear kernel
       const waits = j - ws.buffers >= 0 ? [this.linearDone[j - ws.buffers]] : [];
-      this.weightCopy.push(this.copyOn(this.weights, ws.tier, this.tierNames[0], this.model.weight_bytes_per_layer, 'weights', args, waits));
+      this.weightCopy.push(this.copyOn(this.weights, ws.tier, this.tierNames[0], this.model.weight_bytes_per_layer, 1, 'weights', args, waits));
     }
     return [this.weightCopy[i]];
   }
 
   private kernelOn(s: Stream, name: string, bytes: number, flops: number, waits: Signal[], args: StreamOp['args']): Signal {
-    const us = kernelTimeUs(this.hardware.gpu, bytes, flops);
+    return this.timedOn(s, name, kernelTimeUs(this.hardware.gpu, bytes, flops), waits, args);
+  }
+
+  private timedOn(s: Stream, name: string, us: number, waits: Signal[], args: StreamOp['args']): Signal {
     return s.enqueue({ name, cat: 'kernel', waits, args, run: (finish) => this.engine.after(us, finish, s.priority) });
   }
 
@@ -178,14 +223,15 @@ export class SimExecutor implements Executor<Signal> {
     return this.step < this.opts.traceSteps ? { step: this.step, layer, blocks, reason } : undefined;
   }
 
-  private copyOn(s: Stream, from: string, to: string, bytes: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
+  /** `runs` copies (file requests) back to back: the route's alpha once per run, the bytes at the flow rate */
+  private copyOn(s: Stream, from: string, to: string, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
     const route = this.topology.route(from, to);
     return s.enqueue({
       name: `${reason} ${from}->${to}`,
       cat: 'copy',
       waits,
-      args: args ? { ...args, bytes } : undefined,
-      run: (finish) => this.topology.network.transfer(route.resources, bytes, route.alpha_us).done.then(finish),
+      args: args ? { ...args, bytes, runs } : undefined,
+      run: (finish) => this.topology.network.transfer(route.resources, bytes, route.alpha_us * runs).done.then(finish),
     });
   }
 }

@@ -4,7 +4,13 @@
  * preset with every measured number replaced and sourced. What the fits mean for the simulator:
  * - gpu.kernel_launch_us, gpu.hbm_bandwidth_GBps: one least-squares line through attention (at the
  *   model's shape, over contexts and precisions) and GEMV (the model's layer and LM-head shapes)
- *   times vs bytes read: the roofline the simulator applies to both kernels.
+ *   times vs bytes read: the generic roofline (other kernels: (de)quantization).
+ * - gpu.linear_launch_us, gpu.linear_GBps: a line through the GEMV times alone (relative error).
+ * - gpu.attention_curve: attention time as the executor runs it (a chain of layers: marks, attention,
+ *   GEMV), per context, FP16; the simulator interpolates it. gpu.attention_launch_us / attention_GBps:
+ *   a line through the same points (the fallback; its residuals show why the curve is needed).
+ * - the nvme link's read direction: alpha per request and beta of file reads issued together and
+ *   joined (as the executor reads one layer's runs), fitted as time = requests x alpha + bytes / beta.
  * - links hbm<->dram: alpha/beta of pinned copies (relative-error fit, 64 KiB .. 64 MiB).
  * - links dram<->nvme and the nvme tier's bandwidth: alpha/beta of one file-tier request vs size.
  * Residuals go into the description, a side file (<out>.fit.json) and the log.
@@ -17,7 +23,7 @@ import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import type { BackendKind } from '../addon-types.js';
 import { openBackend } from '../backend.js';
-import { fitAlphaBeta, type LinearFit } from './fit-linear.js';
+import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
 import { measureAll, type Measurements } from './measure.js';
 
 export interface CalibrateOptions {
@@ -35,6 +41,14 @@ export interface CalibrateOptions {
 
 export interface CalibrationFits {
   kernels: LinearFit;
+  /** attention in situ (chain), and GEMV alone */
+  attention: LinearFit;
+  linear: LinearFit;
+  /** concurrent file reads: alpha per request, beta */
+  file_read_batch?: LinearFit;
+  /** pinned copies in situ (scattered slots, HBM busy): the link numbers the profile carries */
+  h2d_in_situ: LinearFit;
+  d2h_in_situ: LinearFit;
   h2d: LinearFit;
   d2h: LinearFit;
   file_read: LinearFit;
@@ -71,6 +85,11 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   }
   const fits: CalibrationFits = {
     kernels: fitAlphaBeta(m.kernels, false),
+    attention: fitAlphaBeta(m.attention_in_situ.map((x) => ({ bytes: x.bytes, us: x.us, label: `attention in situ ${x.tokens}` })), true),
+    linear: fitAlphaBeta(m.kernels.filter((k) => k.kind === 'gemv'), false),
+    h2d_in_situ: fitAlphaBeta(m.h2d_in_situ, true),
+    d2h_in_situ: fitAlphaBeta(m.d2h_in_situ, true),
+    file_read_batch: m.file_read_batch.length >= 2 ? fitPerRequest(m.file_read_batch.map((x) => ({ requests: x.requests, bytes: x.bytes, us: x.us, label: `${x.requests} x ${x.bytes / x.requests} B` }))) : undefined,
     h2d: fitAlphaBeta(m.h2d, true),
     d2h: fitAlphaBeta(m.d2h, true),
     file_read: fitAlphaBeta(m.file_read, true),
@@ -87,6 +106,16 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   p.gpu.hbm_bandwidth_GBps = r2(fits.kernels.GBps);
   src['gpu.kernel_launch_us'] = `${by}: intercept of a least-squares line through ${m.kernels.length} attention and GEMV times vs bytes read (rms residual ${pct(fits.kernels.rms_residual)}, max ${pct(fits.kernels.max_abs_residual)})`;
   src['gpu.hbm_bandwidth_GBps'] = `${by}: slope of the same line (bytes read per second by the attention and GEMV kernels)`;
+  p.gpu.linear_launch_us = r2(fits.linear.alpha_us);
+  p.gpu.linear_GBps = r2(fits.linear.GBps);
+  src['gpu.linear_launch_us'] = `${by}: intercept of a least-squares line through ${fits.linear.points.length} GEMV times vs weight bytes (plain least squares: the large layer and LM-head GEMVs weigh most) (rms residual ${pct(fits.linear.rms_residual)}, max ${pct(fits.linear.max_abs_residual)})`;
+  src['gpu.linear_GBps'] = `${by}: slope of the same line`;
+  p.gpu.attention_launch_us = r2(fits.attention.alpha_us);
+  p.gpu.attention_GBps = r2(fits.attention.GBps);
+  src['gpu.attention_launch_us'] = `${by}: intercept of a relative-error line through attention in situ (FP16) vs KV bytes (rms residual ${pct(fits.attention.rms_residual)}, max ${pct(fits.attention.max_abs_residual)}); used only without attention_curve`;
+  src['gpu.attention_GBps'] = `${by}: slope of the same line`;
+  p.gpu.attention_curve = m.attention_in_situ.map((x) => ({ tokens: x.tokens, us: r2(x.us) }));
+  src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the GEMV's isolated time (launch gaps and cold L2 included)`;
   if (kind === 'cuda') {
     p.tiers[0].capacity_GiB = r2(memBytes / 1024 ** 3);
     src['tiers[0].capacity_GiB'] = `${by}: total device memory`;
@@ -100,11 +129,11 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   if (pcie < 0) throw new Error(`base profile ${base.name} has no link from ${hbm}`);
   const L = p.links[pcie];
   const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
-  L[toHost] = { alpha_us: r2(fits.d2h.alpha_us), GBps: r2(fits.d2h.GBps) };
-  L[toHbm] = { alpha_us: r2(fits.h2d.alpha_us), GBps: r2(fits.h2d.GBps) };
+  L[toHost] = { alpha_us: r2(fits.d2h_in_situ.alpha_us), GBps: r2(fits.d2h_in_situ.GBps) };
+  L[toHbm] = { alpha_us: r2(fits.h2d_in_situ.alpha_us), GBps: r2(fits.h2d_in_situ.GBps) };
   L.copy_engines = 1;
-  for (const [dir, f, what] of [[toHost, fits.d2h, 'D2H'], [toHbm, fits.h2d, 'H2D']] as const) {
-    src[`links[${pcie}].${dir}.alpha_us`] = `${by}: ${what} pinned copies ${m.h2d[0].bytes}..${m.h2d[m.h2d.length - 1].bytes} B, relative-error least squares (rms residual ${pct(f.rms_residual)}, max ${pct(f.max_abs_residual)})`;
+  for (const [dir, f, iso, what] of [[toHost, fits.d2h_in_situ, fits.d2h, 'D2H'], [toHbm, fits.h2d_in_situ, fits.h2d, 'H2D']] as const) {
+    src[`links[${pcie}].${dir}.alpha_us`] = `${by}: ${what} pinned copies in situ (one after another on the memory stream, scattered host slots, GEMV streaming on the compute stream), ${f.points[0].bytes}..${f.points[f.points.length - 1].bytes} B, relative-error least squares (rms residual ${pct(f.rms_residual)}, max ${pct(f.max_abs_residual)}); isolated pinned copies ${m.h2d[0].bytes}..${m.h2d[m.h2d.length - 1].bytes} B: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s (rms residual ${pct(iso.rms_residual)})`;
     src[`links[${pcie}].${dir}.GBps`] = `${by}: same fit as alpha_us`;
   }
   src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
@@ -115,16 +144,21 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     const N = p.links[li];
     const [wr, rd] = N.b === nvName ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
     N[wr] = { alpha_us: r2(fits.file_write.alpha_us), GBps: r2(fits.file_write.GBps) };
-    N[rd] = { alpha_us: r2(fits.file_read.alpha_us), GBps: r2(fits.file_read.GBps) };
+    const rb = fits.file_read_batch;
+    N[rd] = rb ? { alpha_us: r2(rb.alpha_us), GBps: r2(rb.GBps) } : { alpha_us: r2(fits.file_read.alpha_us), GBps: r2(fits.file_read.GBps) };
     N.copy_engines = 1;
     const io = m.file_direct ? 'O_DIRECT' : 'buffered (O_DIRECT refused)';
     for (const [dir, f, what] of [[wr, fits.file_write, 'writes'], [rd, fits.file_read, 'reads']] as const) {
       src[`links[${li}].${dir}.alpha_us`] = `${by}: file-tier ${what} (${io}, 4 I/O threads), one request per size, relative-error least squares (rms residual ${pct(f.rms_residual)}, max ${pct(f.max_abs_residual)})`;
       src[`links[${li}].${dir}.GBps`] = `${by}: same fit as alpha_us`;
     }
+    if (rb) {
+      src[`links[${li}].${rd}.alpha_us`] = `${by}: file-tier reads (${io}) issued together and joined as the executor reads one layer's runs: time = requests x alpha + bytes / beta, relative-error least squares over ${rb.points.length} batches (rms residual ${pct(rb.rms_residual)}, max ${pct(rb.max_abs_residual)}); one request alone: alpha ${r2(fits.file_read.alpha_us)} us, ${r2(fits.file_read.GBps)} GB/s`;
+      src[`links[${li}].${rd}.GBps`] = `${by}: same batch fit as alpha_us`;
+    }
     src[`links[${li}].copy_engines`] = `${by}: the HIL executor issues file requests one batch at a time`;
     // the link carries the measured time; the tier's own ports must not cap it lower
-    p.tiers[nv].read_GBps = Math.max(r2(fits.file_read.GBps), 0.01);
+    p.tiers[nv].read_GBps = Math.max(r2(N[rd].GBps), 0.01);
     p.tiers[nv].write_GBps = Math.max(r2(fits.file_write.GBps), 0.01);
     p.tiers[nv].read_latency_us = 0;
     p.tiers[nv].write_latency_us = 0;
@@ -136,12 +170,12 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   // the DRAM tier's ports must not cap the measured PCIe rate (pinned buffers stream at link speed)
   const dram = p.tiers.findIndex((t) => t.kind === 'dram');
   if (dram >= 0) {
-    p.tiers[dram].read_GBps = Math.max(p.tiers[dram].read_GBps, r2(fits.h2d.GBps) * 2);
-    p.tiers[dram].write_GBps = Math.max(p.tiers[dram].write_GBps, r2(fits.d2h.GBps) * 2);
+    p.tiers[dram].read_GBps = Math.max(p.tiers[dram].read_GBps, r2(L[toHbm].GBps) * 2);
+    p.tiers[dram].write_GBps = Math.max(p.tiers[dram].write_GBps, r2(L[toHost].GBps) * 2);
   }
   p.description =
     `calibrated by kvtier hil calibrate on ${device} (${kind} backend) ${date} from base ${base.name}. Fit residuals (rms / max |rel|): ` +
-    `kernels ${pct(fits.kernels.rms_residual)} / ${pct(fits.kernels.max_abs_residual)}, H2D ${pct(fits.h2d.rms_residual)} / ${pct(fits.h2d.max_abs_residual)}, ` +
+    `kernels ${pct(fits.kernels.rms_residual)} / ${pct(fits.kernels.max_abs_residual)}, attention in situ (line) ${pct(fits.attention.rms_residual)} / ${pct(fits.attention.max_abs_residual)}, linear ${pct(fits.linear.rms_residual)} / ${pct(fits.linear.max_abs_residual)}, H2D ${pct(fits.h2d.rms_residual)} / ${pct(fits.h2d.max_abs_residual)}, ` +
     `D2H ${pct(fits.d2h.rms_residual)} / ${pct(fits.d2h.max_abs_residual)}, file read ${pct(fits.file_read.rms_residual)} / ${pct(fits.file_read.max_abs_residual)}, ` +
     `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
   p.sources = src;
@@ -158,5 +192,8 @@ export function writeCalibration(out: string, r: CalibrationResult): void {
 export function formatFits(f: CalibrationFits): string {
   const row = (name: string, x: LinearFit) =>
     `  ${name.padEnd(11)} alpha ${x.alpha_us.toFixed(2).padStart(8)} us  beta ${x.GBps.toFixed(2).padStart(9)} GB/s  residual rms ${pct(x.rms_residual).padStart(6)}  max ${pct(x.max_abs_residual).padStart(6)}`;
-  return [row('kernels', f.kernels), row('H2D', f.h2d), row('D2H', f.d2h), row('file read', f.file_read), row('file write', f.file_write)].join('\n');
+  const rows = [row('kernels', f.kernels), row('attention', f.attention), row('linear', f.linear), row('H2D', f.h2d), row('D2H', f.d2h), row('file read', f.file_read), row('file write', f.file_write)];
+  rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ));
+  if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
+  return rows.join('\n');
 }

@@ -45,3 +45,29 @@ export function fitAlphaBeta(points: Point[], relative: boolean): LinearFit {
   const rms = Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length);
   return { alpha_us: alpha, GBps, points: pts, rms_residual: rms, max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))) };
 }
+
+/**
+ * Batches of requests issued together: time = requests x alpha + bytes / beta, relative-error least
+ * squares (mathjs). Residuals relative, as fitAlphaBeta's; `bytes` of a point is the batch's total.
+ */
+export function fitPerRequest(points: (Point & { requests: number })[]): LinearFit {
+  if (points.length < 2) throw new Error('a fit needs at least two points');
+  const A = points.map((p) => [p.requests / p.us, p.bytes / p.us]);
+  const y = points.map(() => 1);
+  const At = transpose(A);
+  const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
+  let alpha = x[0][0];
+  let perByte = x[1][0];
+  if (!(perByte > 0)) throw new Error(`fit gave a non-positive time per byte (${perByte}); measurements too noisy`);
+  if (alpha < 0) {
+    alpha = 0;
+    perByte = points.reduce((a, p) => a + p.bytes / p.us, 0) / points.reduce((a, p) => a + (p.bytes / p.us) ** 2, 0);
+  }
+  const GBps = 1 / perByte / 1e3;
+  const pts = points.map((p) => {
+    const fit = p.requests * alpha + p.bytes * perByte;
+    return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
+  });
+  const rms = Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length);
+  return { alpha_us: alpha, GBps, points: pts, rms_residual: rms, max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))) };
+}

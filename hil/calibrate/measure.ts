@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NativeBackend } from '../addon-types.js';
 import { benchAttention } from '../bench/attention-bench.js';
+import { buildDeviceCache } from '../bench/device-cache.js';
 import { benchBidirectional, benchCopies, benchDeviceCopy } from '../bench/copy-bench.js';
 import { benchGemv } from '../bench/gemv-bench.js';
 import { benchOverlap } from '../bench/overlap-bench.js';
@@ -24,6 +25,21 @@ export interface Measurements {
   bidirectional_GBps: number;
   overlap: { maskingEfficiency: number; computeMs: number; bothMs: number } | null;
   kernels: (Point & { kind: 'attention' | 'gemv'; precision?: string; context?: number })[];
+  /**
+   * attention as the executor runs it (FP16 KV): a chain of `layers` x (marks, attention, marks,
+   * GEMV of the layer's weights) timed end to end; per point, us = chain time per layer - the GEMV's
+   * isolated time (launch gaps, marks and a cold L2 after each GEMV are in it)
+   */
+  attention_in_situ: { tokens: number; bytes: number; us: number; chain_us_per_layer: number }[];
+  /**
+   * pinned copies as the executor issues them: one after another on the memory stream from scattered
+   * host slots while the compute stream streams GEMV weights (HBM busy), per direction and size;
+   * us per copy
+   */
+  h2d_in_situ: Point[];
+  d2h_in_situ: Point[];
+  /** file reads issued together (as the executor issues one layer's runs), joined: n requests of `bytes` / n each */
+  file_read_batch: { requests: number; bytes: number; us: number }[];
   file_read: Point[];
   file_write: Point[];
   file_direct: boolean | null;
@@ -66,13 +82,120 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     const r = await benchGemv(b, label, rows, cols, o.quick ? 3 : 10);
     kernels.push({ kind: 'gemv', bytes: rows * cols * 2, us: r.us, label: `gemv ${label}` });
   }
+  log('attention in situ: layer chains (attention + GEMV) vs context');
+  const layerGemv = kernels.find((k) => k.kind === 'gemv')!;
+  const situContexts = o.quick ? [256, 1024] : [1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768];
+  const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, o.quick ? 3 : 7);
+  log('copies in situ: scattered host slots, under GEMV');
+  const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
   log('file tier: reads and writes vs request size');
-  const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5);
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, ...file };
+  const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, o.quick);
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, ...file };
+}
+
+async function measureCopiesInSitu(b: NativeBackend, rows: number, cols: number, trials: number): Promise<{ h2d: Point[]; d2h: Point[] }> {
+  const poolBytes = 1 << 30;
+  const devBytes = 64 << 20;
+  const pool = b.alloc('pinned', poolBytes);
+  const dev = b.alloc('device', devBytes);
+  const w = b.alloc('device', rows * cols * 2);
+  const x = b.alloc('device', cols * 4);
+  const y = b.alloc('device', rows * 4);
+  const e0 = b.createEvent();
+  const e1 = b.createEvent();
+  const out: { h2d: Point[]; d2h: Point[] } = { h2d: [], d2h: [] };
+  try {
+    b.write(x, 0, new Float32Array(cols));
+    for (const dir of ['h2d', 'd2h'] as const) {
+      for (const size of [64 << 10, 192 << 10, 512 << 10, 1 << 20, 4 << 20]) {
+        const n = Math.max(8, Math.min(256, Math.floor((32 << 20) / size)));
+        const per: number[] = [];
+        for (let t = 0; t <= trials; t++) {
+          // the compute stream keeps HBM busy for longer than the copies take (~50 GB/s)
+          const busyUs = ((n * size) / 40e3) * 1.5;
+          b.gemv('compute', { w, x, y, rows, cols }, Math.max(2, Math.ceil(busyUs / 120)));
+          b.record('memory', e0);
+          for (let i = 0; i < n; i++) {
+            const host = (((i * 7919 + t * 104729) % 4096) * (1 << 18)) % (poolBytes - size);
+            const devOff = (i * size) % (devBytes - size + 1);
+            if (dir === 'h2d') b.copy('memory', dev, devOff, pool, host - (host % 4096), size);
+            else b.copy('memory', pool, host - (host % 4096), dev, devOff, size);
+          }
+          b.record('memory', e1);
+          await b.synchronize();
+          if (t > 0) per.push((b.elapsedMs(e0, e1) * 1000) / n);
+        }
+        out[dir].push({ bytes: size, us: median(per), label: `${size} B x ${n} in situ` });
+      }
+    }
+  } finally {
+    b.destroyEvent(e0);
+    b.destroyEvent(e1);
+    for (const r of [pool, dev, w, x, y]) b.free(r);
+  }
+  return out;
+}
+
+/** `layers` x (mark, mark, attention, mark, GEMV, mark) on the compute stream, as the executor issues a step */
+async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, gemvUs: number, trials: number) {
+  const m = o.model;
+  const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
+  const layers = Math.max(4, Math.min(m.layers, 32));
+  const w = b.alloc('device', rows * cols * 2);
+  const x = b.alloc('device', cols * 4);
+  const y = b.alloc('device', rows * 4);
+  const qBytes = m.q_heads * m.head_dim * 4;
+  const q = b.alloc('device', qBytes);
+  const out = b.alloc('device', qBytes);
+  const marks = Array.from({ length: 4 }, () => b.createEvent());
+  const e0 = b.createEvent();
+  const e1 = b.createEvent();
+  const points: { tokens: number; bytes: number; us: number; chain_us_per_layer: number }[] = [];
+  try {
+    b.write(w, 0, new Uint8Array(Math.min(rows * cols * 2, 1 << 22)));
+    b.write(x, 0, new Float32Array(cols).map((_, i) => Math.cos(i)));
+    b.write(q, 0, new Float32Array(m.q_heads * m.head_dim).map((_, i) => Math.sin(i * 0.37)));
+    for (const tokens of contexts) {
+      const blocks = Math.ceil(tokens / o.blockTokens);
+      const cache = buildDeviceCache(b, g, Array.from({ length: blocks }, () => 'fp16' as Precision));
+      try {
+        const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, contextTokens: tokens };
+        const chain = () => {
+          for (let l = 0; l < layers; l++) {
+            b.record('compute', marks[0]);
+            b.record('compute', marks[1]);
+            b.attention('compute', op);
+            b.record('compute', marks[2]);
+            b.gemv('compute', { w, x, y, rows, cols });
+            b.record('compute', marks[3]);
+          }
+        };
+        chain();
+        await b.synchronize();
+        const per: number[] = [];
+        for (let t = 0; t < trials; t++) {
+          b.record('compute', e0);
+          chain();
+          b.record('compute', e1);
+          await b.synchronize();
+          per.push((b.elapsedMs(e0, e1) * 1000) / layers);
+        }
+        const perLayer = median(per);
+        // (a host backend can time the difference at or below zero: keep the curve positive)
+        points.push({ tokens, bytes: cache.arenaBytes, us: Math.max(0.01, perLayer - gemvUs), chain_us_per_layer: perLayer });
+      } finally {
+        cache.free();
+      }
+    }
+  } finally {
+    for (const e of [...marks, e0, e1]) b.destroyEvent(e);
+    for (const r of [w, x, y, q, out]) b.free(r);
+  }
+  return points;
 }
 
 /** one request of each size through the file tier (as the HIL executor issues them), median of trials */
-async function measureFile(b: NativeBackend, dir: string, sizes: number[], trials: number) {
+async function measureFile(b: NativeBackend, dir: string, sizes: number[], trials: number, quick: boolean) {
   const loaded = loadHil();
   if (!loaded.ok) throw new Error(loaded.reasons.join('; '));
   const max = Math.max(...sizes);
@@ -96,7 +219,20 @@ async function measureFile(b: NativeBackend, dir: string, sizes: number[], trial
       write.push({ bytes: n, us: median(w) * 1000, label: `${n} B` });
       read.push({ bytes: n, us: median(r) * 1000, label: `${n} B` });
     }
-    return { file_read: read, file_write: write, file_direct: tier.direct };
+    // batches of requests issued at once and joined, as the executor reads one layer's runs
+    const batch: { requests: number; bytes: number; us: number }[] = [];
+    const cases: [number, number][] = quick ? [[8, 64 << 10], [4, 256 << 10]] : [[64, 64 << 10], [32, 256 << 10], [16, 1 << 20], [8, 4 << 20]];
+    for (const [requests, each] of cases) {
+      if (requests * each > max * 3 || each > max) continue;
+      const us: number[] = [];
+      for (let t = 0; t < trials; t++) {
+        const t0 = performance.now();
+        await Promise.all(Array.from({ length: requests }, (_, i) => tier.read(buf, (i * each) % max, ((t % 3) * max + i * each) % (4 * max), each)));
+        us.push((performance.now() - t0) * 1000);
+      }
+      batch.push({ requests, bytes: requests * each, us: median(us) });
+    }
+    return { file_read: read, file_write: write, file_read_batch: batch, file_direct: tier.direct };
   } finally {
     tier.close();
     b.free(buf);

@@ -42,6 +42,18 @@ export interface GpuSpec {
   /** achieved dense FP16 tensor throughput */
   fp16_TFLOPs: number;
   kernel_launch_us: number;
+  /** optional: attention kernel roofline (launch + KV bytes / attention_GBps); default the generic one */
+  attention_launch_us?: number;
+  attention_GBps?: number;
+  /**
+   * optional: measured decode-attention time vs context tokens (FP16 KV, the layer's real sequence:
+   * after a linear kernel, with the executor's marks), ascending in tokens; the simulator
+   * interpolates it piecewise-linearly (the kernel's splits and waves make time non-linear in context)
+   */
+  attention_curve?: { tokens: number; us: number }[];
+  /** optional: linear-layer (GEMV) kernel roofline; default the generic one */
+  linear_launch_us?: number;
+  linear_GBps?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }

@@ -7,6 +7,8 @@ export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
 
 const PROFILE_FIELDS = ['schema', 'name', 'description', 'gpu', 'tiers', 'links', 'sources'] as const;
 export const GPU_FIELDS = ['name', 'hbm_bandwidth_GBps', 'fp16_TFLOPs', 'kernel_launch_us', 'reserved_GiB'] as const;
+/** optional per-kernel fits (profile.ts GpuSpec); absent = the generic roofline */
+export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'linear_launch_us', 'linear_GBps'] as const;
 export const TIER_FIELDS = [
   'name',
   'kind',
@@ -48,13 +50,33 @@ export function validateProfile(value: unknown, source: string): HardwareProfile
 
 /** Checks the `gpu` object at `path`. */
 export function checkGpu(value: unknown, path: string, checks: FieldChecks): void {
-  const gpu = checks.object(value, path, GPU_FIELDS);
+  const gpu = checks.object(value, path, GPU_FIELDS, GPU_OPTIONAL_FIELDS);
   if (!gpu) return;
   checks.string(gpu, 'name', path);
   checks.number(gpu, 'hbm_bandwidth_GBps', path);
   checks.number(gpu, 'fp16_TFLOPs', path);
   checks.number(gpu, 'kernel_launch_us', path, '>=0');
   checks.number(gpu, 'reserved_GiB', path, '>=0');
+  if ('attention_launch_us' in gpu) checks.number(gpu, 'attention_launch_us', path, '>=0');
+  if ('attention_GBps' in gpu) checks.number(gpu, 'attention_GBps', path);
+  if ('linear_launch_us' in gpu) checks.number(gpu, 'linear_launch_us', path, '>=0');
+  if ('linear_GBps' in gpu) checks.number(gpu, 'linear_GBps', path);
+  if ('attention_curve' in gpu) {
+    const c = gpu.attention_curve;
+    const p = `${path}.attention_curve`;
+    if (!Array.isArray(c) || c.length < 2) checks.add(`${p} must be an array of at least two {tokens, us} points (got ${describe(c)})`);
+    else {
+      c.forEach((pt, i) => {
+        const o = checks.object(pt, `${p}[${i}]`, ['tokens', 'us']);
+        if (!o) return;
+        checks.number(o, 'tokens', `${p}[${i}]`);
+        checks.number(o, 'us', `${p}[${i}]`);
+        if (i > 0 && typeof o.tokens === 'number' && typeof c[i - 1]?.tokens === 'number' && !(o.tokens > c[i - 1].tokens)) {
+          checks.add(`${p}[${i}].tokens must be above the previous point's (got ${o.tokens} after ${c[i - 1].tokens})`);
+        }
+      });
+    }
+  }
 }
 
 /** Checks one tier; returns its name (for the topology check) when that is a valid string. */
