@@ -56,6 +56,45 @@ describe('ReplayDriver + SimExecutor timelines (tiny machine: 64 B blocks, 1 B/u
     expect(names.slice(0, 4)).toEqual(['attention@148', 'linear@340', 'attention@1340', 'linear@1532']);
   });
 
+  it('copies cost one alpha per contiguous run of blocks, as the hardware issues them', () => {
+    // blocks 0 and 2 (not adjacent): the demote D2H is one copy per block from HBM slab slots
+    // (2 x 10 + 128 B = 148 us); the fetch into staging is one copy per run of consecutive host slots,
+    // here 2 runs (2 x 10 + 128 = 148 us), queued after the demote on the memory stream: stall 296.
+    const apart = replay(scripted((v, a) => {
+      if (v.step === 0 && v.layer === 0) {
+        a.demote(0, 0, 'dram', 16);
+        a.demote(0, 2, 'dram', 16);
+      }
+    }), 10, 12, 1);
+    expect(apart.results[0].timing.stall_us).toBe(296);
+    expect(apart.results[0].timing.latency_us).toBe(296 + 256 + 1000 + 256 + 1000);
+    // blocks 0 and 1 (adjacent host slots): the demote is still 2 copies (148 us) but the fetch is one
+    // run: 10 + 128 = 138 us -> stall 286
+    const together = replay(scripted((v, a) => {
+      if (v.step === 0 && v.layer === 0) {
+        a.demote(0, 0, 'dram', 16);
+        a.demote(0, 1, 'dram', 16);
+      }
+    }), 10, 12, 1);
+    expect(together.results[0].timing.stall_us).toBe(286);
+  });
+
+  it('an NVMe block moves through its DRAM slot: a file request leg and a PCIe copy leg', () => {
+    // demote block 0 to NVMe: D2H into the DRAM slot on the memory stream (10 + 64 = 74 us), then a
+    // file write on the host I/O stream (64 B at 0.5 B/us = 128 us): 74..202. The fetch for attention:
+    // a file read queued behind the write on the host stream (202..330), then the H2D copy on the
+    // memory stream (330..404). Stall 404; layer 0 = 404 + 192 + 1000, layer 1 = 192 + 1000.
+    const { results, ex } = replay(scripted((v, a) => {
+      if (v.step === 0 && v.layer === 0) a.demote(0, 0, 'nvme', 16);
+    }), 10, 8, 1);
+    expect(results[0].timing.stall_us).toBe(404);
+    expect(results[0].timing.latency_us).toBe(404 + 1192 + 1192);
+    const host = ex.spans.filter((s) => s.stream === 'host-io').map((s) => [s.start, s.end]);
+    expect(host).toEqual([[74, 202], [202, 330]]);
+    expect(results[0].timing.bytes['nvme:dram->nvme']).toBe(64);
+    expect(results[0].timing.bytes['nvme:nvme->dram']).toBe(64);
+  });
+
   it('prefetching one layer ahead hides the fetch behind compute (no stall in the next step)', () => {
     const policy = scripted((v, a) => {
       if (v.step === 0 && v.layer === 0) a.demote(0, 0, 'dram', 16);
