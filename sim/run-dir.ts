@@ -35,6 +35,7 @@ export function resolvedConfigJson(r: RunResult): unknown {
     hbm_free_bytes: x.hbmFreeBytes,
     group_size: x.config.group_size ?? 128,
     trace_steps: x.config.trace_steps ?? 32,
+    copy_mode: x.config.copy_mode ?? 'per-run',
   };
 }
 

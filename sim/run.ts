@@ -19,7 +19,7 @@ import { energyOf } from './quality/energy-model.js';
 import { QualityMeter } from './quality/quality-meter.js';
 import type { Executor } from './executor.js';
 import { ReplayDriver } from './replay-driver.js';
-import { SimExecutor } from './sim-executor.js';
+import { COPY_MODES, SimExecutor, type CopyMode } from './sim-executor.js';
 import type { TraceSpan } from './stream.js';
 
 export interface RunConfig {
@@ -36,6 +36,8 @@ export interface RunConfig {
   group_size?: number;
   /** steps recorded in the Chrome trace (default 32) */
   trace_steps?: number;
+  /** PCIe copies per contiguous run of blocks (default, as measured) or one gather copy per batch */
+  copy_mode?: CopyMode;
 }
 
 export interface ResolvedRun {
@@ -73,6 +75,9 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       throw new Error(`${config.trace}: the trace has ${header.layers} layers but model ${model.name} has ${model.layers} (pass --model to pick the right one)`);
     }
     const hardware = loadHardware(config.hardware);
+    if (config.copy_mode !== undefined && !COPY_MODES.includes(config.copy_mode)) {
+      throw new Error(`--copy-mode must be one of ${COPY_MODES.join(', ')} (got "${config.copy_mode}")`);
+    }
     const groupSize = config.group_size ?? 128;
     const B = header.block_size;
     const maxBlocks = blocksFor(header.prompt_tokens + header.steps, B);
@@ -104,7 +109,7 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       tracePath: config.trace,
     });
     const resolved: ResolvedRun = { config, header, model, hardware, policyOptions: options, budgetBytes, budgetBlocks, fullKvBytes, hbmFreeBytes };
-    const executor = opts.executor ? opts.executor(resolved, cache) : new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32, weightStreaming: policy.weights });
+    const executor = opts.executor ? opts.executor(resolved, cache) : new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32, weightStreaming: policy.weights, copyMode: config.copy_mode });
     const driver = new ReplayDriver(header, cache, policy, executor, budgetBlocks, Math.max(budgetBytes, hbmFreeBytes));
     const quality = new QualityMeter(header, cache, policy);
     driver.layerHook = (step, l, obs, la) => quality.layer(step, l, obs, la);

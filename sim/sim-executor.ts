@@ -29,7 +29,17 @@ export interface SimExecutorOptions {
    * kernel has released its buffer). Default: weights resident in HBM.
    */
   weightStreaming?: { tier: string; buffers: number };
+  /**
+   * how a batch of blocks crosses PCIe: 'per-run' (default) = one copy per contiguous run of blocks,
+   * as the HIL executor issues them (validated against the H100, perf/HIL-NOTES.md); 'gather' = one
+   * copy per batch, as a gather/scatter kernel or a batched memcpy would do (a what-if: not measured).
+   * File requests to storage tiers stay one per run either way.
+   */
+  copyMode?: CopyMode;
 }
+
+export type CopyMode = 'per-run' | 'gather';
+export const COPY_MODES: readonly CopyMode[] = ['per-run', 'gather'];
 
 export class SimExecutor implements Executor<Signal> {
   readonly kind = 'sim' as const;
@@ -226,6 +236,7 @@ export class SimExecutor implements Executor<Signal> {
   /** `runs` copies (file requests) back to back: the route's alpha once per run, the bytes at the flow rate */
   private copyOn(s: Stream, from: string, to: string, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
     const route = this.topology.route(from, to);
+    if (this.opts.copyMode === 'gather' && s === this.memory) runs = 1;
     return s.enqueue({
       name: `${reason} ${from}->${to}`,
       cat: 'copy',

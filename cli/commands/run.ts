@@ -15,6 +15,7 @@ export function registerRun(program: Command): void {
     .option('--opt <key=value>', 'policy option (repeatable)', collectPair, {})
     .option('--group-size <n>', 'quantization group size', intFlag('--group-size', 1), 128)
     .option('--trace-steps <n>', 'decode steps recorded in trace.json', intFlag('--trace-steps'), 32)
+    .option('--copy-mode <mode>', 'PCIe copies: per-run (one per contiguous run of blocks, as measured) or gather (one per batch, a what-if)', 'per-run')
     .requiredOption('--out <dir>', 'run directory to write')
     .option('--force', 'replace an existing run directory')
     .action((o) => {
@@ -28,6 +29,7 @@ export function registerRun(program: Command): void {
         hbm_budget: o.hbmBudget,
         group_size: o.groupSize,
         trace_steps: o.traceSteps,
+        copy_mode: o.copyMode,
       });
       writeRunDir(o.out, r, Boolean(o.force));
       const s = r.summary;

@@ -127,6 +127,7 @@ function prepareTraces(spec: SweepSpec, configs: SweepConfig[], dir: string, log
         hardware: c.hardware,
         hbm_budget: c.budget,
         trace_steps: spec.trace_steps,
+        copy_mode: spec.copy_mode,
       },
     };
   });

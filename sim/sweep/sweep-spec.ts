@@ -30,6 +30,7 @@ export interface SweepSpec {
   models: (string | null)[];
   seeds: number[];
   trace_steps: number;
+  copy_mode?: 'per-run' | 'gather';
 }
 
 export interface SweepConfig {
@@ -43,7 +44,7 @@ export interface SweepConfig {
   model: string | null;
 }
 
-const KEYS = ['kind', 'name', 'traces', 'policies', 'budgets', 'hardware', 'models', 'seeds', 'trace_steps'];
+const KEYS = ['kind', 'name', 'traces', 'policies', 'budgets', 'hardware', 'models', 'seeds', 'trace_steps', 'copy_mode'];
 
 /** Parse a sweep file of either kind: attention-level (default) or serving (`"kind": "serve"`). */
 export function readAnySweepSpec(file: string): SweepSpec | ServeSweepSpec {
@@ -128,6 +129,7 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
   });
   const ts = o.trace_steps ?? 16;
   if (!Number.isInteger(ts) || (ts as number) < 0) throw err('"trace_steps" must be a non-negative integer');
+  if (o.copy_mode !== undefined && o.copy_mode !== 'per-run' && o.copy_mode !== 'gather') throw err('"copy_mode" must be "per-run" or "gather"');
   const name = o.name ?? basename(file).replace(/\.(json|ya?ml)$/i, '');
   if (typeof name !== 'string') throw err('"name" must be a string');
   return {
@@ -139,6 +141,7 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
     models: models.length ? models : [null],
     seeds: seeds.length ? seeds : [1],
     trace_steps: ts as number,
+    copy_mode: o.copy_mode as SweepSpec['copy_mode'],
   };
 }
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { KVCache } from '../../sim/kv-cache.js';
 import { ReplayDriver, type StepResult } from '../../sim/replay-driver.js';
-import { SimExecutor } from '../../sim/sim-executor.js';
+import { SimExecutor, type CopyMode } from '../../sim/sim-executor.js';
 import type { Actions, Policy, PolicyView } from '../../policies/policy.js';
 import { h2o } from '../../policies/h2o.js';
 import { streamingLlm } from '../../policies/streaming-llm.js';
 import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny.js';
 
-function replay(policy: Policy, budgetBlocks: number, prompt = 8, steps = 2, massOf = (_s: number, _l: number, n: number) => Array(n).fill(1 / n)) {
+function replay(policy: Policy, budgetBlocks: number, prompt = 8, steps = 2, massOf = (_s: number, _l: number, n: number) => Array(n).fill(1 / n), copyMode?: CopyMode) {
   const h = tinyHeader(prompt, steps);
   const trace = denseSteps(h, massOf);
   const maxBlocks = trace[trace.length - 1].layers[0].nBlocks;
@@ -16,7 +16,7 @@ function replay(policy: Policy, budgetBlocks: number, prompt = 8, steps = 2, mas
     { name: 'dram', capacityBytes: 1e9 },
     { name: 'nvme', capacityBytes: 1e9 },
   ]);
-  const ex = new SimExecutor(tinyHardware(), tinyModel, { traceSteps: 100 });
+  const ex = new SimExecutor(tinyHardware(), tinyModel, { traceSteps: 100, copyMode });
   const driver = new ReplayDriver(h, cache, policy, ex, budgetBlocks);
   const results: StepResult[] = [];
   driver.run(trace, (r) => results.push(r));
@@ -77,6 +77,14 @@ describe('ReplayDriver + SimExecutor timelines (tiny machine: 64 B blocks, 1 B/u
       }
     }), 10, 12, 1);
     expect(together.results[0].timing.stall_us).toBe(286);
+    // the 'gather' what-if: one copy per batch on PCIe -> demote 10 + 128 = 138, fetch 138: stall 276
+    const gathered = replay(scripted((v, a) => {
+      if (v.step === 0 && v.layer === 0) {
+        a.demote(0, 0, 'dram', 16);
+        a.demote(0, 2, 'dram', 16);
+      }
+    }), 10, 12, 1, undefined, 'gather');
+    expect(gathered.results[0].timing.stall_us).toBe(276);
   });
 
   it('an NVMe block moves through its DRAM slot: a file request leg and a PCIe copy leg', () => {
