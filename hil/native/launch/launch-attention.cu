@@ -1,5 +1,7 @@
 #include <algorithm>
-#include "../kernels/paged-attention.cuh"
+#include <cstdlib>
+#include <cstring>
+#include "../kernels/paged-attention-v3.cuh"
 #include "check-shapes.h"
 #include "cuda-check.h"
 #include "launch.h"
@@ -7,7 +9,85 @@
 namespace hil::launch {
 namespace {
 
+constexpr bool kDefaultV3 = true;  // v3 passed every kernel check on the H100 (2026-11-22); KVTIER_HIL_ATTN_KERNEL=v2 for the previous kernel
+
 int totalChunks(const AttentionShape& s) { return (s.contextTokens + cuda::kChunkTokens - 1) / cuda::kChunkTokens; }
+
+// Which attention kernel runs: v3 (cp.async pipeline, kernels/paged-attention-v3.cuh) unless
+// KVTIER_HIL_ATTN_KERNEL=v2 asks for the previous one (kept for comparison and as a fallback).
+bool useV3() {
+  static const bool v3 = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_KERNEL");
+    if (e && std::strcmp(e, "v2") == 0) return false;
+    if (e && std::strcmp(e, "v3") == 0) return true;
+    return kDefaultV3;
+  }();
+  return v3;
+}
+
+// Pipeline depth of v3: 3 stages, or 2 (KVTIER_HIL_ATTN_STAGES=2; built for D 128, GQ 4 only,
+// the Llama-3-8B shape, to measure the trade of depth against resident warps).
+bool v3TwoStages(int D, int gq) {
+  static const bool two = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_STAGES");
+    return e && std::strcmp(e, "2") == 0;
+  }();
+  return two && D == 128 && gq > 2 && gq <= 4;
+}
+
+// Score reduction of v3: reduce-scatter (default) or v2's per-score shuffles
+// (KVTIER_HIL_ATTN_RS=0).
+bool v3Rs() {
+  static const bool rs = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_RS");
+    return !(e && std::strcmp(e, "0") == 0);
+  }();
+  return rs;
+}
+
+template <int D, int GQ, int S, bool RS>
+int v3BlocksPerSmRs() {
+  static const int blocks = [] {
+    auto kernel = cuda::pagedAttentionKernelV3<D, GQ, S, RS>;
+    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cuda::V3Cfg<D, S>::kSmemBytes));
+    int b = 0;
+    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes));
+    return std::max(1, b);
+  }();
+  return blocks;
+}
+template <int D, int GQ, int S>
+int v3BlocksPerSm() {
+  return v3Rs() ? v3BlocksPerSmRs<D, GQ, S, true>() : v3BlocksPerSmRs<D, GQ, S, false>();
+}
+
+template <int D>
+int v3BlocksPerSmD(int gq) {
+  if (gq == 1) return v3BlocksPerSm<D, 1, 3>();
+  if (gq == 2) return v3BlocksPerSm<D, 2, 3>();
+  if (gq <= 4) {
+    if constexpr (D == 128) {
+      if (v3TwoStages(D, gq)) return v3BlocksPerSm<D, 4, 2>();
+    }
+    return v3BlocksPerSm<D, 4, 3>();
+  }
+  return v3BlocksPerSm<D, 8, 3>();
+}
+
+template <int D, int GQ, int S>
+void launchV3(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
+              const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out) {
+  v3BlocksPerSm<D, GQ, S>();  // raises the dynamic shared-memory limit once
+  if (v3Rs())
+    cuda::pagedAttentionKernelV3<D, GQ, S, true><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes, st>>>(
+        s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+  else
+    cuda::pagedAttentionKernelV3<D, GQ, S, false><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes, st>>>(
+        s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+  checkLaunch("pagedAttentionKernelV3");
+}
+
+void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out);
 
 template <int D, int GQ>
 void run(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
@@ -16,10 +96,27 @@ void run(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* ar
   float* partAcc = scratch;
   float* partMl = scratch + static_cast<size_t>(splits) * s.qHeads * s.headDim;
   const dim3 grid(splits, s.kvHeads);
-  cuda::pagedAttentionKernel<D, GQ><<<grid, cuda::kAttnWarps * 32, 0, st>>>(
-      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
-  checkLaunch("pagedAttentionKernel");
-  if (splits > 1) {
+  if (useV3()) {
+    if constexpr (D == 128 && GQ == 4) {
+      if (v3TwoStages(D, GQ)) {
+        launchV3<D, GQ, 2>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+        return finishReduce(st, s, splits, partAcc, partMl, out);
+      }
+    }
+    launchV3<D, GQ, 3>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+  } else {
+    cuda::pagedAttentionKernel<D, GQ><<<grid, cuda::kAttnWarps * 32, 0, st>>>(
+        s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+    checkLaunch("pagedAttentionKernel");
+  }
+  finishReduce(st, s, splits, partAcc, partMl, out);
+}
+
+void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out) {
+  if (splits > 1 && useV3()) {
+    cuda::pagedAttentionReduceV3<<<s.qHeads, cuda::kReduceThreads, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
+    checkLaunch("pagedAttentionReduceV3");
+  } else if (splits > 1) {
     cuda::pagedAttentionReduce<<<s.qHeads, std::min(s.headDim, 256), 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
     checkLaunch("pagedAttentionReduce");
   }
@@ -39,6 +136,21 @@ void runD(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* a
 
 int attentionSplits(const AttentionShape& s, int multiprocessors) {
   if (s.splits > 0) return std::min(s.splits, totalChunks(s));
+  if (useV3()) {
+    // One full wave of resident blocks (occupancy from the compiled kernel), at least two
+    // chunks per warp.
+    const int gq = s.qHeads / s.kvHeads;
+    const int perSm = s.headDim == 64 ? v3BlocksPerSmD<64>(gq) : s.headDim == 128 ? v3BlocksPerSmD<128>(gq) : v3BlocksPerSmD<256>(gq);
+    static const int waves = [] {
+      const char* e = std::getenv("KVTIER_HIL_ATTN_WAVES");  // measurement knob: waves of blocks (default 1)
+      const int w = e ? std::atoi(e) : 1;
+      return w >= 1 && w <= 16 ? w : 1;
+    }();
+    const int target = waves * perSm * std::max(1, multiprocessors);
+    const int wanted = (target + s.kvHeads - 1) / s.kvHeads;
+    const int most = std::max(1, totalChunks(s) / (2 * cuda::kV3Warps));
+    return std::max(1, std::min(wanted, most));
+  }
   const int target = 4 * std::max(1, multiprocessors);
   const int wanted = (target + s.kvHeads - 1) / s.kvHeads;
   const int most = std::max(1, totalChunks(s) / (2 * cuda::kAttnWarps));

@@ -1,0 +1,590 @@
+// Decode attention v3: the same function as paged-attention.cuh (v2), with the loads
+// pipelined. Each warp streams its chunks (16 tokens of one kv head) through a private ring of
+// kStages shared-memory stages filled with cp.async: while it computes chunk k, chunks k+1 ..
+// k+kStages-1 are in flight. The copy is precision-agnostic (a chunk is at most four
+// contiguous, 16-byte aligned byte ranges of its block: K codes, V codes, K meta, V meta), so
+// mixed tables pipeline across precision changes; the per-chunk compute still switches on the
+// chunk's precision (warp-uniform). Block table entries are loaded one chunk ahead of their
+// copies, so no dependent global load stalls a warp in the steady state.
+//
+// Stage layout (bytes, P = precision of the chunk, b = bits, G = group size):
+//   [K: 16*D*b/8][V: 16*D*b/8][K meta: 16*(D/G)*4][V meta: 16*(D/G)*4]
+// FP16: 64*D bytes; INT8 at G = 8: 48*D. kStageBytes = 64*D holds every precision.
+#pragma once
+#include "paged-attention.cuh"
+
+#ifndef HIL_ATTN_V_UNROLL
+#define HIL_ATTN_V_UNROLL 16  // V loop of the RS path: fully unrolled (ITERS <= 16); 2 = rolled, for code size
+#endif
+
+namespace hil::cuda {
+
+constexpr int kV3Warps = 4;
+constexpr int kVUnroll = HIL_ATTN_V_UNROLL;
+template <int D, int S = 3>
+struct V3Cfg {
+  static constexpr int kStages = S;
+  static constexpr int kStageBytes = 64 * D;
+  static constexpr int kSmemBytes = kV3Warps * kStages * kStageBytes;
+};
+
+__device__ __forceinline__ void cpAsync16(void* smemDst, const void* gmemSrc) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smemDst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmemSrc) : "memory");
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Warp-cooperative copy of `bytes` (a multiple of 16) from global to shared.
+__device__ __forceinline__ void warpCopy(uint8_t* dst, const uint8_t* src, unsigned bytes, int lane) {
+  for (unsigned off = lane * 16u; off < bytes; off += 512u) cpAsync16(dst + off, src + off);
+}
+
+template <int P>
+__device__ __forceinline__ typename Raw<P>::T loadRawShared(const uint8_t* section, unsigned e) {
+  if constexpr (P == kFp16) return *reinterpret_cast<const uint4*>(section + e * 2);
+  else if constexpr (P == kInt8) return *reinterpret_cast<const uint2*>(section + e);
+  else if constexpr (P == kInt4) return *reinterpret_cast<const unsigned int*>(section + e / 2);
+  else return *reinterpret_cast<const unsigned short*>(section + e / 4);
+}
+
+__device__ __forceinline__ unsigned chunkCodeBytes(int D, int p) { return 16u * D * precisionBits(p) / 8u; }
+__device__ __forceinline__ unsigned chunkMetaBytes(int D, int G) { return 16u * (D / G) * 4u; }
+
+// One 16-token chunk at precision P from a stage (rows 0..15 of the chunk, one kv head).
+// The arithmetic is v2's attendChunk, operation for operation.
+template <int P, int D, int GQ>
+__device__ __forceinline__ void attendStage(AttnState<D, GQ>& st, const float (&q)[GQ][8], const float (&qsum)[GQ],
+                                            const uint8_t* stage, int groupSize, int validTokens) {
+  constexpr int LPT = D / 8;
+  constexpr int TPI = 32 / LPT;
+  constexpr int ITERS = kChunkTokens / TPI;
+  constexpr unsigned CB = 16u * D * (P == kFp16 ? 16 : P == kInt8 ? 8 : P == kInt4 ? 4 : 2) / 8u;
+  const int lane = threadIdx.x % 32;
+  const int sub = lane / LPT, dl = lane % LPT;
+  const uint8_t* kSec = stage;
+  const uint8_t* vSec = stage + CB;
+  const uint8_t* kMeta = stage + 2 * CB;
+  const uint8_t* vMeta = kMeta + chunkMetaBytes(D, groupSize);
+
+  float sc[GQ][ITERS];
+#pragma unroll
+  for (int it = 0; it < ITERS; ++it) {
+    const int tok = it * TPI + sub;
+    const unsigned e = static_cast<unsigned>(tok * D + dl * 8);
+    const typename Raw<P>::T kr = loadRawShared<P>(kSec, e);
+    float2 km = make_float2(1.0f, 0.0f);
+    if constexpr (P != kFp16) km = __half22float2(reinterpret_cast<const __half2*>(kMeta)[e / groupSize]);
+    float x[8];
+    decode<P>(kr, x);
+#pragma unroll
+    for (int j = 0; j < GQ; ++j) {
+      float d = 0.0f;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) d = fmaf(q[j][i], x[i], d);
+      if constexpr (P != kFp16) d = fmaf(km.x, d, km.y * qsum[j]);
+#pragma unroll
+      for (int o = LPT / 2; o > 0; o >>= 1) d += __shfl_xor_sync(kFullMask, d, o);
+      sc[j][it] = tok < validTokens ? d : -INFINITY;
+    }
+  }
+  float p[GQ][ITERS];
+#pragma unroll
+  for (int j = 0; j < GQ; ++j) {
+    float cm = sc[j][0];
+#pragma unroll
+    for (int it = 1; it < ITERS; ++it) cm = fmaxf(cm, sc[j][it]);
+#pragma unroll
+    for (int o = LPT; o < 32; o <<= 1) cm = fmaxf(cm, __shfl_xor_sync(kFullMask, cm, o));
+    const float mNew = fmaxf(st.m[j], cm);
+    const float alpha = exp2f(st.m[j] - mNew);
+    st.m[j] = mNew;
+    st.l[j] *= alpha;
+    st.zacc[j] *= alpha;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) st.acc[j][i] *= alpha;
+#pragma unroll
+    for (int it = 0; it < ITERS; ++it) {
+      p[j][it] = exp2f(sc[j][it] - mNew);
+      st.l[j] += p[j][it];
+    }
+  }
+#pragma unroll
+  for (int it = 0; it < ITERS; ++it) {
+    const int tok = it * TPI + sub;
+    const bool valid = tok < validTokens;  // rows past the context may hold anything, even NaN
+    const unsigned e = static_cast<unsigned>(tok * D + dl * 8);
+    const typename Raw<P>::T vr = loadRawShared<P>(vSec, e);
+    float2 vm = make_float2(1.0f, 0.0f);
+    if constexpr (P != kFp16) vm = __half22float2(reinterpret_cast<const __half2*>(vMeta)[e / groupSize]);
+    float x[8];
+    decode<P>(vr, x);
+    const float s = P != kFp16 ? vm.x : 1.0f;
+#pragma unroll
+    for (int j = 0; j < GQ; ++j) {
+      const float ps = valid ? p[j][it] * s : 0.0f;
+      if constexpr (P != kFp16) st.zacc[j] = valid ? fmaf(p[j][it], vm.y, st.zacc[j]) : st.zacc[j];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) st.acc[j][i] = fmaf(ps, valid ? x[i] : 0.0f, st.acc[j][i]);
+    }
+  }
+}
+
+
+// ---- reduce-scatter scores (RS) ------------------------------------------------------------
+// v2/v3 reduce every (head, row) dot product over the LPT lanes of its row with its own
+// log2(LPT) shuffles, and every lane then computes every exp2 of the chunk. RS instead
+// reduce-scatters the NV = GQ * ITERS partial dots over the LPT lanes: at each step a lane
+// keeps one half of its values and receives the partner's half of that half, so a lane ends
+// with MF complete scores (one head, MF consecutive row steps) after ~NV shuffles instead of
+// NV * log2(LPT). The softmax works on those; the probabilities go to V through a per-warp
+// [16 tokens][GQ] array in shared memory.
+template <int M, int O>
+__device__ __forceinline__ int rsBase(int lane) {
+  if constexpr (O > 0 && M >= 2) return ((lane & O) ? M / 2 : 0) + rsBase<M / 2, O / 2>(lane);
+  else return 0;
+}
+template <int M, int O>
+__host__ __device__ constexpr int rsFinal() {
+  if constexpr (O > 0 && M >= 2) return rsFinal<M / 2, O / 2>();
+  else return M;
+}
+// Lane offsets (inside a row group) whose bit selects a row step rather than a head: the
+// halving steps whose half H < ITERS.
+template <int M, int O, int ITERS>
+__host__ __device__ constexpr unsigned rsItMask() {
+  if constexpr (O > 0 && M >= 2) return (M / 2 < ITERS ? static_cast<unsigned>(O) : 0u) | rsItMask<M / 2, O / 2, ITERS>();
+  else return 0u;
+}
+// The lane (row group 0) holding head j's scores.
+template <int M, int O>
+__host__ __device__ constexpr int rsLaneOf(int base) {
+  if constexpr (O > 0 && M >= 2) return (base >= M / 2 ? O : 0) + rsLaneOf<M / 2, O / 2>(base >= M / 2 ? base - M / 2 : base);
+  else return 0;
+}
+template <int NV, int M, int O>
+__device__ __forceinline__ void rsReduce(float (&v)[NV], int lane) {
+  if constexpr (O > 0) {
+    if constexpr (M >= 2) {
+      constexpr int H = M / 2;
+      const bool upper = (lane & O) != 0;
+#pragma unroll
+      for (int i = 0; i < H; ++i) {
+        const float a = v[i], b = v[i + H];
+        const float send = upper ? a : b;
+        const float keep = upper ? b : a;
+        v[i] = keep + __shfl_xor_sync(kFullMask, send, O);
+      }
+      rsReduce<NV, H, O / 2>(v, lane);
+    } else {
+      v[0] += __shfl_xor_sync(kFullMask, v[0], O);
+      rsReduce<NV, M, O / 2>(v, lane);
+    }
+  }
+}
+
+// Max or sum over the lanes that hold the same head: the row-step bits and the row groups.
+template <int D, int GQ, bool MAX>
+__device__ __forceinline__ float rsHeadReduce(float x) {
+  constexpr int LPT = D / 8, TPI = 32 / LPT, ITERS = kChunkTokens / TPI, NV = GQ * ITERS;
+  constexpr unsigned itMask = rsItMask<NV, LPT / 2, ITERS>();
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    if ((o < LPT && (itMask & o)) || o >= LPT) {
+      const float y = __shfl_xor_sync(kFullMask, x, o);
+      x = MAX ? fmaxf(x, y) : x + y;
+    }
+  }
+  return x;
+}
+template <int D, int GQ>
+__device__ __forceinline__ float rsFromHead(float x, int j) {
+  constexpr int LPT = D / 8, TPI = 32 / LPT, ITERS = kChunkTokens / TPI, NV = GQ * ITERS;
+  return __shfl_sync(kFullMask, x, rsLaneOf<NV, LPT / 2>(j * ITERS));
+}
+
+template <int D, int GQ>
+struct RsState {
+  float m[GQ];  // running max per head (log2 domain), warp-uniform
+  float lOwn;   // this lane's share of the sum of exp for its own head
+  float acc[GQ][8];
+  float zacc[GQ];
+};
+
+template <int P, int D, int GQ>
+__device__ __forceinline__ void attendStageRS(RsState<D, GQ>& st, const float (&q)[GQ][8], const float (&qsum)[GQ],
+                                              const uint8_t* stage, int groupShift, int validTokens, float* sP) {
+  constexpr int LPT = D / 8;
+  constexpr int TPI = 32 / LPT;
+  constexpr int ITERS = kChunkTokens / TPI;
+  constexpr int NV = GQ * ITERS;
+  constexpr int MF = rsFinal<NV, LPT / 2>();
+  constexpr unsigned CB = 16u * D * (P == kFp16 ? 16 : P == kInt8 ? 8 : P == kInt4 ? 4 : 2) / 8u;
+  const int lane = threadIdx.x % 32;
+  const int sub = lane / LPT, dl = lane % LPT;
+  const uint8_t* kSec = stage;
+  const uint8_t* vSec = stage + CB;
+  const uint8_t* kMeta = stage + 2 * CB;
+  const uint8_t* vMeta = kMeta + 64u * (D >> groupShift);
+
+  float v[NV];  // v[j * ITERS + it]: partial dots of this lane's 8 dims
+#pragma unroll
+  for (int it = 0; it < ITERS; ++it) {
+    const int tok = it * TPI + sub;
+    const unsigned e = static_cast<unsigned>(tok * D + dl * 8);
+    const typename Raw<P>::T kr = loadRawShared<P>(kSec, e);
+    float2 km = make_float2(1.0f, 0.0f);
+    if constexpr (P != kFp16) km = __half22float2(reinterpret_cast<const __half2*>(kMeta)[e >> groupShift]);
+    float x[8];
+    decode<P>(kr, x);
+#pragma unroll
+    for (int j = 0; j < GQ; ++j) {
+      float d = 0.0f;
+#pragma unroll
+      for (int i = 0; i < 8; ++i) d = fmaf(q[j][i], x[i], d);
+      // scale * (q . code) + zero * sum(q) per lane: the group's scale and zero are the
+      // lane's own (a group never straddles lanes: G >= 8), so the affine map goes in here
+      if constexpr (P != kFp16) d = fmaf(km.x, d, km.y * qsum[j]);
+      v[j * ITERS + it] = d;
+    }
+  }
+  rsReduce<NV, NV, LPT / 2>(v, lane);
+  const int base = rsBase<NV, LPT / 2>(lane);
+  const int jOwn = base / ITERS, it0 = base % ITERS;
+  float sc[MF];
+  float lm = -INFINITY;
+#pragma unroll
+  for (int r = 0; r < MF; ++r) {
+    sc[r] = (it0 + r) * TPI + sub < validTokens ? v[r] : -INFINITY;
+    lm = fmaxf(lm, sc[r]);
+  }
+  lm = rsHeadReduce<D, GQ, true>(lm);
+  float mOwn = 0.0f, alphaOwn = 0.0f;
+#pragma unroll
+  for (int j = 0; j < GQ; ++j) {
+    const float cm = rsFromHead<D, GQ>(lm, j);
+    const float mNew = fmaxf(st.m[j], cm);
+    const float alpha = exp2f(st.m[j] - mNew);  // m = -inf at start: alpha = 0
+    st.m[j] = mNew;
+    st.zacc[j] *= alpha;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) st.acc[j][i] *= alpha;
+    if (j == jOwn) {
+      mOwn = mNew;
+      alphaOwn = alpha;
+    }
+  }
+  st.lOwn *= alphaOwn;
+#pragma unroll
+  for (int r = 0; r < MF; ++r) {
+    const float p = exp2f(sc[r] - mOwn);
+    st.lOwn += p;
+    sP[((it0 + r) * TPI + sub) * GQ + jOwn] = p;
+  }
+  __syncwarp();
+  // V rows past the context were zeroed in the stage (zeroTail) and their p is 0: no selects.
+#pragma unroll kVUnroll
+  for (int it = 0; it < ITERS; ++it) {
+    const int tok = it * TPI + sub;
+    const unsigned e = static_cast<unsigned>(tok * D + dl * 8);
+    const typename Raw<P>::T vr = loadRawShared<P>(vSec, e);
+    float2 vm = make_float2(1.0f, 0.0f);
+    if constexpr (P != kFp16) vm = __half22float2(reinterpret_cast<const __half2*>(vMeta)[e >> groupShift]);
+    float pj[GQ];
+    if constexpr (GQ % 4 == 0) {
+#pragma unroll
+      for (int j = 0; j < GQ; j += 4) {
+        const float4 t = *reinterpret_cast<const float4*>(sP + tok * GQ + j);
+        pj[j] = t.x; pj[j + 1] = t.y; pj[j + 2] = t.z; pj[j + 3] = t.w;
+      }
+    } else if constexpr (GQ == 2) {
+      const float2 t = *reinterpret_cast<const float2*>(sP + tok * GQ);
+      pj[0] = t.x; pj[1] = t.y;
+    } else {
+      pj[0] = sP[tok];
+    }
+    float x[8];
+    decode<P>(vr, x);
+    const float s = P != kFp16 ? vm.x : 1.0f;
+#pragma unroll
+    for (int j = 0; j < GQ; ++j) {
+      const float ps = pj[j] * s;
+      if constexpr (P != kFp16) st.zacc[j] = fmaf(pj[j], vm.y, st.zacc[j]);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) st.acc[j][i] = fmaf(ps, x[i], st.acc[j][i]);
+    }
+  }
+}
+
+// Zeroes the V rows validTokens..15 of a stage (codes, and meta for INT): rows past the context
+// may hold anything, even NaN, and the RS V loop multiplies without selects (p = 0 there).
+template <int D>
+__device__ __forceinline__ void zeroTail(uint8_t* stage, int precision, int groupShift, int validTokens, int lane) {
+  const unsigned rowBytes = D * precisionBits(precision) / 8u;
+  const unsigned cb = 16u * rowBytes;
+  uint32_t* v = reinterpret_cast<uint32_t*>(stage + cb + validTokens * rowBytes);
+  for (unsigned w = lane; w < (16u - validTokens) * rowBytes / 4u; w += 32u) v[w] = 0u;
+  if (precision != kFp16) {
+    const unsigned metaRow = 4u * (D >> groupShift);
+    uint32_t* vm = reinterpret_cast<uint32_t*>(stage + 2 * cb + 16u * metaRow + validTokens * metaRow);
+    for (unsigned w = lane; w < (16u - validTokens) * metaRow / 4u; w += 32u) vm[w] = 0u;
+  }
+}
+
+// grid (splits, kvHeads), block kV3Warps * 32, dynamic shared memory V3Cfg<D, S>::kSmemBytes.
+// Same arguments and outputs as v2's pagedAttentionKernel (and the same reduce kernel).
+// RS: reduce-scatter scores (attendStageRS) instead of v2's per-score reductions.
+template <int D, int GQ, int S, bool RS>
+__global__ void __launch_bounds__(kV3Warps * 32) pagedAttentionKernelV3(
+    AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
+    const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit,
+    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out) {
+  constexpr int LPT = D / 8;
+  constexpr int W = kV3Warps;
+  constexpr int SB = V3Cfg<D, S>::kStageBytes;
+  extern __shared__ __align__(16) uint8_t smem[];
+  __shared__ int sInfo[W][S];  // precision of the chunk in each stage, -1 = none or bad entry
+
+  const int split = blockIdx.x, h = blockIdx.y;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int dl = lane % LPT;
+  const BlockGeometry g = geometryOf(s);
+  const float qscale = s.softmaxScale * kLog2e;
+  uint8_t* ring = smem + warp * (S * SB);
+
+  const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
+  const int c0 = split * chunksPerSplit;
+  const int c1 = min(totalChunks, c0 + chunksPerSplit);
+  const int chunksPerBlock = s.blockTokens / kChunkTokens;
+  const int first = c0 + warp;
+  const int n = first < c1 ? (c1 - first + W - 1) / W : 0;  // chunks of this warp: first + k * W
+  const unsigned metaBytes = chunkMetaBytes(D, s.groupSize);
+  bool bad = false;
+
+  // Entry of the next chunk to issue, loaded one issue ahead.
+  BlockEntry next{};
+  if (n > 0) next = table[first / chunksPerBlock];
+  auto issue = [&](int k) {
+    if (k < n) {
+      const BlockEntry e = next;
+      if (k + 1 < n) next = table[(first + (k + 1) * W) / chunksPerBlock];
+      const int c = first + k * W;
+      uint8_t* dst = ring + (k % S) * SB;
+      int info = -1;
+      if (!validPrecision(e.precision) || e.offset % 16 != 0 || e.offset > arenaBytes ||
+          blockBytes(g, e.precision) > arenaBytes - e.offset) {
+        bad = true;  // never read outside the arena; the output becomes NaN below
+      } else {
+        info = e.precision;
+        const uint8_t* block = arena + e.offset;
+        const size_t row = static_cast<size_t>(h) * s.blockTokens + (c % chunksPerBlock) * kChunkTokens;  // first row of the chunk
+        const unsigned cb = chunkCodeBytes(D, e.precision);
+        const size_t codeAt = row * D * precisionBits(e.precision) / 8;
+        warpCopy(dst, block + codeAt, cb, lane);
+        warpCopy(dst + cb, block + vOffset(g, e.precision) + codeAt, cb, lane);
+        if (e.precision != kFp16) {
+          const size_t metaAt = row * (D / s.groupSize) * 4;
+          warpCopy(dst + 2 * cb, block + kMetaOffset(g, e.precision) + metaAt, metaBytes, lane);
+          warpCopy(dst + 2 * cb + metaBytes, block + vMetaOffset(g, e.precision) + metaAt, metaBytes, lane);
+        }
+      }
+      if (lane == 0) sInfo[warp][k % S] = info;
+    }
+    cpAsyncCommit();  // one group per issue, empty ones included, so wait_group counts chunks
+  };
+
+  // Start the first copies before the (slower) q setup.
+#pragma unroll
+  for (int k = 0; k < S - 1; ++k) issue(k);
+
+  float qr[GQ][8], qsum[GQ];
+#pragma unroll
+  for (int j = 0; j < GQ; ++j) {
+    qsum[j] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      qr[j][i] = j < gq ? q[static_cast<size_t>(h * gq + j) * D + dl * 8 + i] * qscale : 0.0f;
+      qsum[j] += qr[j][i];
+    }
+  }
+  std::conditional_t<RS, RsState<D, GQ>, AttnState<D, GQ>> st;
+  __shared__ __align__(16) float sPAll[W][kChunkTokens * GQ];  // RS: probabilities of the chunk
+  if constexpr (RS) st.lOwn = 0.0f;
+#pragma unroll
+  for (int j = 0; j < GQ; ++j) {
+    st.m[j] = -INFINITY;
+    if constexpr (!RS) st.l[j] = 0.0f;
+    st.zacc[j] = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) st.acc[j][i] = 0.0f;
+  }
+
+  for (int k = 0; k < n; ++k) {
+    issue(k + S - 1);
+    cpAsyncWait<S - 1>();  // this lane's copies of chunk k have landed
+    __syncwarp();          // ... and every lane's
+    const int info = sInfo[warp][k % S];
+    const uint8_t* stage = ring + (k % S) * SB;
+    const int c = first + k * W;
+    const int valid = min(kChunkTokens, s.contextTokens - c * kChunkTokens);
+    if constexpr (RS) {
+      float* sP = sPAll[warp];
+      const int gShift = __ffs(s.groupSize) - 1;  // groups divide D (64, 128, 256): powers of two
+      if (valid < kChunkTokens && info >= 0) {
+        zeroTail<D>(ring + (k % S) * SB, info, gShift, valid, lane);
+        __syncwarp();
+      }
+      switch (info) {
+        case kFp16: attendStageRS<kFp16, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
+        case kInt8: attendStageRS<kInt8, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
+        case kInt4: attendStageRS<kInt4, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
+        case kInt2: attendStageRS<kInt2, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
+        default: break;  // bad entry: flagged at issue
+      }
+    } else {
+      switch (info) {
+        case kFp16: attendStage<kFp16, D, GQ>(st, qr, qsum, stage, s.groupSize, valid); break;
+        case kInt8: attendStage<kInt8, D, GQ>(st, qr, qsum, stage, s.groupSize, valid); break;
+        case kInt4: attendStage<kInt4, D, GQ>(st, qr, qsum, stage, s.groupSize, valid); break;
+        case kInt2: attendStage<kInt2, D, GQ>(st, qr, qsum, stage, s.groupSize, valid); break;
+        default: break;  // bad entry: flagged at issue
+      }
+    }
+    __syncwarp();  // every lane is done with this stage before it is refilled
+  }
+  cpAsyncWait<0>();
+
+  // Merge the lanes that share dims (different token rows), then the warps (as v2).
+  float lw[GQ];  // the warp's sum of exp per head
+  if constexpr (RS) {
+    const float ls = rsHeadReduce<D, GQ, false>(st.lOwn);
+#pragma unroll
+    for (int j = 0; j < GQ; ++j) lw[j] = rsFromHead<D, GQ>(ls, j);
+  }
+#pragma unroll
+  for (int j = 0; j < GQ; ++j) {
+    if constexpr (!RS) lw[j] = st.l[j];
+#pragma unroll
+    for (int o = LPT; o < 32; o <<= 1) {
+      if constexpr (!RS) lw[j] += __shfl_xor_sync(kFullMask, lw[j], o);
+      st.zacc[j] += __shfl_xor_sync(kFullMask, st.zacc[j], o);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) st.acc[j][i] += __shfl_xor_sync(kFullMask, st.acc[j][i], o);
+    }
+  }
+  float* sAcc = reinterpret_cast<float*>(smem);  // [W][GQ][D], reuses the stage ring
+  __shared__ float sM[W][GQ], sL[W][GQ];
+  __shared__ int sBad;
+  if (threadIdx.x == 0) sBad = 0;
+  __syncthreads();  // every warp is past its ring
+  if (bad) sBad = 1;
+  if (lane < LPT) {
+#pragma unroll
+    for (int j = 0; j < GQ; ++j) {
+#pragma unroll
+      for (int i = 0; i < 8; ++i) sAcc[(warp * GQ + j) * D + dl * 8 + i] = st.acc[j][i] + st.zacc[j];
+    }
+  }
+  if (lane == 0) {
+#pragma unroll
+    for (int j = 0; j < GQ; ++j) {
+      sM[warp][j] = st.m[j];
+      sL[warp][j] = lw[j];
+    }
+  }
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < gq * D; idx += blockDim.x) {
+    const int j = idx / D, d = idx % D;
+    float m = -INFINITY;
+    for (int w = 0; w < W; ++w) m = fmaxf(m, sM[w][j]);
+    float l = 0.0f, a = 0.0f;
+    if (m != -INFINITY) {
+      for (int w = 0; w < W; ++w) {
+        if (sM[w][j] == -INFINITY) continue;
+        const float f = exp2f(sM[w][j] - m);
+        l += sL[w][j] * f;
+        a += sAcc[(w * GQ + j) * D + d] * f;
+      }
+    }
+    const int hq = h * gq + j;
+    if (sBad) a = NAN;
+    if (gridDim.x == 1) {
+      out[static_cast<size_t>(hq) * D + d] = a / l;
+    } else {
+      partAcc[(static_cast<size_t>(split) * s.qHeads + hq) * D + d] = a;
+      if (d == 0) {
+        partMl[(static_cast<size_t>(split) * s.qHeads + hq) * 2] = m;
+        partMl[(static_cast<size_t>(split) * s.qHeads + hq) * 2 + 1] = l;
+      }
+    }
+  }
+}
+
+
+// grid qHeads, block kReduceThreads: merges the splits' partial results like
+// pagedAttentionReduce, with the splits spread over the threads (v2's reduce walks them
+// serially per dim, ~2 dependent loads per split on the critical path).
+constexpr int kReduceThreads = 256;
+__global__ void __launch_bounds__(kReduceThreads) pagedAttentionReduceV3(int splits, int qHeads, int D,
+                                                                          const float* __restrict__ partAcc,
+                                                                          const float* __restrict__ partMl,
+                                                                          float* __restrict__ out) {
+  const int hq = blockIdx.x, t = threadIdx.x;
+  __shared__ float sRed[kReduceThreads / 32];
+  __shared__ float sMl[2];
+  __shared__ float sA[kReduceThreads];
+  // the max over splits
+  float m = -INFINITY;
+  for (int sp = t; sp < splits; sp += kReduceThreads) m = fmaxf(m, partMl[(static_cast<size_t>(sp) * qHeads + hq) * 2]);
+  m = warpMax(m);
+  if (t % 32 == 0) sRed[t / 32] = m;
+  __syncthreads();
+  if (t < 32) {
+    float x = t < kReduceThreads / 32 ? sRed[t] : -INFINITY;
+    x = warpMax(x);
+    if (t == 0) sMl[0] = x;
+  }
+  __syncthreads();
+  m = sMl[0];
+  // the sum of exp, rescaled
+  float l = 0.0f;
+  for (int sp = t; sp < splits; sp += kReduceThreads) {
+    const size_t i = static_cast<size_t>(sp) * qHeads + hq;
+    const float ms = partMl[i * 2];
+    if (ms != -INFINITY) l += partMl[i * 2 + 1] * exp2f(ms - m);
+  }
+  l = warpSum(l);
+  __syncthreads();  // sRed is reused
+  if (t % 32 == 0) sRed[t / 32] = l;
+  __syncthreads();
+  if (t < 32) {
+    float x = t < kReduceThreads / 32 ? sRed[t] : 0.0f;
+    x = warpSum(x);
+    if (t == 0) sMl[1] = x;
+  }
+  // the output: thread (part, d) sums the splits part, part + parts, ...
+  const int parts = kReduceThreads / D;  // D <= 256
+  const int d = t % D, part = t / D;
+  float a = 0.0f;
+  if (part < parts) {
+#pragma unroll 4
+    for (int sp = part; sp < splits; sp += parts) {
+      const size_t i = static_cast<size_t>(sp) * qHeads + hq;
+      const float ms = partMl[i * 2];
+      if (ms != -INFINITY) a += partAcc[i * D + d] * exp2f(ms - m);
+    }
+  }
+  sA[t] = a;
+  __syncthreads();
+  if (t < D) {
+    float sum = 0.0f;
+    for (int pp = 0; pp < parts; ++pp) sum += sA[pp * D + t];
+    out[static_cast<size_t>(hq) * D + t] = sum / sMl[1];
+  }
+}
+
+}  // namespace hil::cuda
+
