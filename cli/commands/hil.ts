@@ -6,7 +6,8 @@ import { calibrate, formatFits, writeCalibration } from '../../hil/calibrate/cal
 import { compare, formatCompare } from '../../hil/compare/compare.js';
 import { parsePolicyList } from '../../hil/compare/policy-list.js';
 import { hilRun, writeHilRunDir, type HilOptions } from '../../hil/executor/hil-run.js';
-import { collectPair, intFlag } from '../parse-pairs.js';
+import { intFlag } from '../parse-pairs.js';
+import { runConfigFromFlags, withRunFlags } from './run.js';
 
 const BACKENDS = ['cuda', 'host', 'auto'];
 
@@ -47,24 +48,10 @@ export function registerHil(program: Command): void {
       console.log(opts.json ? JSON.stringify(report, null, 2) : formatHilDoctor(report));
     });
 
-  withHilFlags(
-    hil
-      .command('run')
-      .description('run a policy over an attention trace on real tiers and kernels (same arguments as "kvtier run")')
-      .requiredOption('--trace <file>', 'attention trace (.kvt)')
-      .requiredOption('--policy <name>', 'policy (see "kvtier policies")')
-      .option('--model <name>', "model preset (default: the trace's model)")
-      .option('--hardware <name|file>', 'hardware profile (tier names and budget check; use the calibrated one)', 'h100-pcie5')
-      .option('--hbm-budget <x>', 'KV budget in HBM: a share of the full KV (20%, 0.2) or a size (4GiB)', '20%')
-      .option('--opt <key=value>', 'policy option (repeatable)', collectPair, {})
-      .option('--group-size <n>', 'quantization group size (must divide head_dim)', intFlag('--group-size', 1), 128)
-      .option('--trace-steps <n>', 'decode steps recorded in trace.json', intFlag('--trace-steps'), 32)
-      .requiredOption('--out <dir>', 'run directory to write')
-      .option('--force', 'replace an existing run directory'),
-  ).action(async (o) => {
+  withHilFlags(withRunFlags(hil.command('run').description('run a policy over an attention trace on real tiers and kernels (same arguments as "kvtier run")'))).action(async (o) => {
     const t0 = performance.now();
     const x = await hilRun(
-      { trace: o.trace, policy: o.policy, policy_options: o.opt, model: o.model, hardware: o.hardware, hbm_budget: o.hbmBudget, group_size: o.groupSize, trace_steps: o.traceSteps },
+      runConfigFromFlags(o),
       hilOptions(o),
     );
     writeHilRunDir(o.out, x, Boolean(o.force));

@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
 import { writeRunDir } from '../../sim/run-dir.js';
-import { simulate } from '../../sim/run.js';
+import { simulate, type RunConfig } from '../../sim/run.js';
 import { collectPair, intFlag } from '../parse-pairs.js';
 
-export function registerRun(program: Command): void {
-  program
-    .command('run')
-    .description('replay an attention trace against a policy on simulated tiered memory')
+/** The flags `kvtier run` and `kvtier hil run` share, so the two take the same arguments. */
+export function withRunFlags(cmd: Command): Command {
+  return cmd
     .requiredOption('--trace <file>', 'attention trace (.kvt)')
     .requiredOption('--policy <name>', 'policy (see "kvtier policies")')
     .option('--model <name>', "model preset (default: the trace's model)")
@@ -17,32 +16,39 @@ export function registerRun(program: Command): void {
     .option('--trace-steps <n>', 'decode steps recorded in trace.json', intFlag('--trace-steps'), 32)
     .option('--copy-mode <mode>', 'PCIe copies: per-run (one per contiguous run of blocks, as measured) or gather (one per batch, a what-if)', 'per-run')
     .requiredOption('--out <dir>', 'run directory to write')
-    .option('--force', 'replace an existing run directory')
-    .action((o) => {
-      const t0 = performance.now();
-      const r = simulate({
-        trace: o.trace,
-        policy: o.policy,
-        policy_options: o.opt,
-        model: o.model,
-        hardware: o.hardware,
-        hbm_budget: o.hbmBudget,
-        group_size: o.groupSize,
-        trace_steps: o.traceSteps,
-        copy_mode: o.copyMode,
-      });
-      writeRunDir(o.out, r, Boolean(o.force));
-      const s = r.summary;
-      const refused = Object.entries(s.refused_actions);
-      console.log(
-        `${s.policy} on ${s.hardware}, ${s.model}, budget ${(s.hbm_budget_fraction * 100).toFixed(1)}% of KV: ` +
-          `TBT p50 ${s.tbt_ms.p50.toFixed(3)} ms, p99 ${s.tbt_ms.p99.toFixed(3)} ms, ${s.tokens_per_s.toFixed(1)} tok/s, ` +
-          `stall ${s.stall_ms.toFixed(2)} ms, masking ${(s.masking_efficiency * 100).toFixed(1)}%, recall ${s.attention_recall.mean.toFixed(4)} (min ${s.attention_recall.min.toFixed(4)})`,
-      );
-      if (refused.length) {
-        console.log(`refused actions: ${refused.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-        for (const [k, v] of Object.entries(r.refusalExamples)) console.log(`  first ${k}: ${v}`);
-      }
-      console.log(`wrote ${o.out} (${((performance.now() - t0) / 1000).toFixed(2)} s)`);
-    });
+    .option('--force', 'replace an existing run directory');
+}
+
+export function runConfigFromFlags(o: Record<string, any>): RunConfig {
+  return {
+    trace: o.trace,
+    policy: o.policy,
+    policy_options: o.opt,
+    model: o.model,
+    hardware: o.hardware,
+    hbm_budget: o.hbmBudget,
+    group_size: o.groupSize,
+    trace_steps: o.traceSteps,
+    copy_mode: o.copyMode,
+  };
+}
+
+export function registerRun(program: Command): void {
+  withRunFlags(program.command('run').description('replay an attention trace against a policy on simulated tiered memory')).action((o) => {
+    const t0 = performance.now();
+    const r = simulate(runConfigFromFlags(o));
+    writeRunDir(o.out, r, Boolean(o.force));
+    const s = r.summary;
+    const refused = Object.entries(s.refused_actions);
+    console.log(
+      `${s.policy} on ${s.hardware}, ${s.model}, budget ${(s.hbm_budget_fraction * 100).toFixed(1)}% of KV: ` +
+        `TBT p50 ${s.tbt_ms.p50.toFixed(3)} ms, p99 ${s.tbt_ms.p99.toFixed(3)} ms, ${s.tokens_per_s.toFixed(1)} tok/s, ` +
+        `stall ${s.stall_ms.toFixed(2)} ms, masking ${(s.masking_efficiency * 100).toFixed(1)}%, recall ${s.attention_recall.mean.toFixed(4)} (min ${s.attention_recall.min.toFixed(4)})`,
+    );
+    if (refused.length) {
+      console.log(`refused actions: ${refused.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      for (const [k, v] of Object.entries(r.refusalExamples)) console.log(`  first ${k}: ${v}`);
+    }
+    console.log(`wrote ${o.out} (${((performance.now() - t0) / 1000).toFixed(2)} s)`);
+  });
 }
