@@ -191,7 +191,7 @@ export function writeCalibration(out: string, r: CalibrationResult): void {
 
 export function formatFits(f: CalibrationFits): string {
   const row = (name: string, x: LinearFit) =>
-    `  ${name.padEnd(11)} alpha ${x.alpha_us.toFixed(2).padStart(8)} us  beta ${x.GBps.toFixed(2).padStart(9)} GB/s  residual rms ${pct(x.rms_residual).padStart(6)}  max ${pct(x.max_abs_residual).padStart(6)}`;
+    `  ${name.padEnd(11)} alpha ${x.alpha_us.toFixed(2).padStart(8)} us  beta ${x.GBps.toFixed(2).padStart(9)} GB/s  residual rms ${pct(x.rms_residual).padStart(6)}  max ${pct(x.max_abs_residual).padStart(6)}${x.degenerate ? `  DEGENERATE: ${x.degenerate}` : ''}`;
   const rows = [row('kernels', f.kernels), row('attention', f.attention), row('linear', f.linear), row('H2D', f.h2d), row('D2H', f.d2h), row('file read', f.file_read), row('file write', f.file_write)];
   rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ));
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));

@@ -17,6 +17,18 @@ export interface LinearFit {
   points: (Point & { fit_us: number; residual: number })[];
   rms_residual: number;
   max_abs_residual: number;
+  /** set when the least-squares fit was degenerate (time did not grow with bytes) and a fallback was used */
+  degenerate?: string;
+}
+
+/**
+ * Fallback when least squares finds no positive time per byte (noisy or cache-served points: the time
+ * does not grow with the bytes): the per-byte cost of the largest point alone, alpha 0. Flagged in
+ * `degenerate` so reports show it; never used silently.
+ */
+function perByteFallback(points: (Point & { requests?: number })[], got: number): { alpha: number; perByte: number; note: string } {
+  const big = points.reduce((a, p) => (p.bytes > a.bytes ? p : a), points[0]);
+  return { alpha: 0, perByte: big.us / big.bytes, note: `least squares gave a non-positive time per byte (${got.toExponential(3)}): measurements too noisy; used the largest point's time per byte, alpha 0` };
 }
 
 export function predictUs(alpha_us: number, GBps: number, bytes: number): number {
@@ -31,7 +43,8 @@ export function fitAlphaBeta(points: Point[], relative: boolean): LinearFit {
   const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
   let alpha = x[0][0];
   let perByte = x[1][0];
-  if (!(perByte > 0)) throw new Error(`fit gave a non-positive time per byte (${perByte}); measurements too noisy`);
+  let degenerate: string | undefined;
+  if (!(perByte > 0)) ({ alpha, perByte, note: degenerate } = perByteFallback(points, perByte));
   if (alpha < 0) {
     // a negative intercept is not a latency: refit through the origin
     alpha = 0;
@@ -43,7 +56,7 @@ export function fitAlphaBeta(points: Point[], relative: boolean): LinearFit {
     return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
   });
   const rms = Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length);
-  return { alpha_us: alpha, GBps, points: pts, rms_residual: rms, max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))) };
+  return { alpha_us: alpha, GBps, points: pts, rms_residual: rms, max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))), ...(degenerate ? { degenerate } : {}) };
 }
 
 /**
@@ -58,7 +71,8 @@ export function fitPerRequest(points: (Point & { requests: number })[]): LinearF
   const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
   let alpha = x[0][0];
   let perByte = x[1][0];
-  if (!(perByte > 0)) throw new Error(`fit gave a non-positive time per byte (${perByte}); measurements too noisy`);
+  let degenerate: string | undefined;
+  if (!(perByte > 0)) ({ alpha, perByte, note: degenerate } = perByteFallback(points, perByte));
   if (alpha < 0) {
     alpha = 0;
     perByte = points.reduce((a, p) => a + p.bytes / p.us, 0) / points.reduce((a, p) => a + (p.bytes / p.us) ** 2, 0);
@@ -69,5 +83,5 @@ export function fitPerRequest(points: (Point & { requests: number })[]): LinearF
     return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
   });
   const rms = Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length);
-  return { alpha_us: alpha, GBps, points: pts, rms_residual: rms, max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))) };
+  return { alpha_us: alpha, GBps, points: pts, rms_residual: rms, max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))), ...(degenerate ? { degenerate } : {}) };
 }

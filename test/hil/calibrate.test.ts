@@ -56,3 +56,19 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     rmSync(fx.dir, { recursive: true, force: true });
   }, 30_000);
 });
+
+describe('degenerate fits', () => {
+  it('flag a time that does not grow with bytes instead of throwing, and stay positive', async () => {
+    const { fitAlphaBeta: fab, fitPerRequest } = await import('../../hil/calibrate/fit-linear.js');
+    // noisy points where the bigger transfer took less time
+    const pts = [{ bytes: 1 << 20, us: 90 }, { bytes: 4 << 20, us: 80 }, { bytes: 16 << 20, us: 70 }];
+    const f = fab(pts, true);
+    expect(f.degenerate).toMatch(/non-positive time per byte/);
+    expect(f.alpha_us).toBe(0);
+    expect(f.GBps).toBeCloseTo((16 << 20) / 70 / 1e3, 9);
+    const g = fitPerRequest(pts.map((p, i) => ({ ...p, requests: 4 - i })));
+    expect(g.GBps).toBeGreaterThan(0);
+    // well-behaved points carry no flag
+    expect(fab([{ bytes: 1e6, us: 25 }, { bytes: 2e6, us: 45 }], true).degenerate).toBeUndefined();
+  });
+});
