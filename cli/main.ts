@@ -27,7 +27,7 @@ export function buildProgram(): Command {
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv);
-    return 0;
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     const err = e as Error & { code?: string; exitCode?: number };
     if (err.code?.startsWith('commander.')) return err.exitCode ?? 1;

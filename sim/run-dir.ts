@@ -49,5 +49,5 @@ export function writeRunFiles(dir: string, r: RunResult): void {
 }
 
 export function writeRunDir(out: string, r: RunResult, force = false): void {
-  writeDirAtomically(out, force, (tmp) => writeRunFiles(tmp, r));
+  writeDirAtomically(out, force, (tmp) => writeRunFiles(tmp, r), [r.resolved.config.trace]);
 }

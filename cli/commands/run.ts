@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { checkOutDir } from '../../sim/output-dir.js';
 import { writeRunDir } from '../../sim/run-dir.js';
 import { simulate, type RunConfig } from '../../sim/run.js';
 import { collectPair, intFlag } from '../parse-pairs.js';
@@ -36,6 +37,7 @@ export function runConfigFromFlags(o: Record<string, any>): RunConfig {
 export function registerRun(program: Command): void {
   withRunFlags(program.command('run').description('replay an attention trace against a policy on simulated tiered memory')).action((o) => {
     const t0 = performance.now();
+    checkOutDir(o.out, Boolean(o.force), [o.trace]);
     const r = simulate(runConfigFromFlags(o));
     writeRunDir(o.out, r, Boolean(o.force));
     const s = r.summary;

@@ -24,6 +24,8 @@ export function registerSweep(program: Command): void {
       const failed = rows.filter((r) => r.status !== 'ok');
       console.log(`${rows.length - failed.length} of ${rows.length} configurations ok; report: ${dir}/index.html (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
       for (const f of failed) console.log(`FAILED ${f.id}: ${f.error}`);
+      // the results and report are written, but a sweep with failures is not a complete success
+      if (failed.length > 0) process.exitCode = 1;
     });
   program
     .command('report')

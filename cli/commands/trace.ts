@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { generateTrace } from '../../traces/generator.js';
 import { PRESET_NAMES } from '../../traces/generator-params.js';
@@ -43,6 +44,7 @@ export function registerTrace(program: Command): void {
       if (!(PRESET_NAMES as string[]).includes(o.preset)) throw new Error(`--preset: unknown preset "${o.preset}" (valid: ${PRESET_NAMES.join(', ')})`);
       const model = getModel(o.model);
       const seed = /^\d+$/.test(o.seed) ? Number(o.seed) : o.seed;
+      if (existsSync(o.out) && !o.force) throw new Error(`${o.out} already exists; pass --force to replace it`);
       const t0 = performance.now();
       const { header, bytes } = generateTrace(
         o.out,

@@ -112,5 +112,6 @@ export function parseTokenCount(s: string, what: string): number {
   const mult = { '': 1, k: 1e3, m: 1e6, g: 1e9 }[m[2]]!;
   const n = Number(m[1]) * mult;
   if (!Number.isFinite(n) || n < 0) throw new Error(`${what}: expected a token count >= 0, got "${s}"`);
-  return Math.floor(n);
+  if (!Number.isInteger(n)) throw new Error(`${what}: expected a whole number of tokens, got "${s}" (= ${n})`);
+  return n;
 }

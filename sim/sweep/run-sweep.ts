@@ -13,6 +13,7 @@ import cliProgress from 'cli-progress';
 import { Piscina } from 'piscina';
 import { generateTrace } from '../../traces/generator.js';
 import type { SweepRow } from '../metrics/summary.js';
+import { abortOutDir, finishOutDir, startOutDir } from '../output-dir.js';
 import { writeSweepReport } from './sweep-results.js';
 import { runServeConfig, writeServeSweepReport, type ServeSweepRow } from './serve-sweep.js';
 import { expandServeSweep, type ServeSweepSpec } from './serve-sweep-spec.js';
@@ -38,12 +39,9 @@ export async function runSweepFile(file: string, opts: SweepOptions): Promise<{ 
 /** A serving sweep: same directory contract (results.*, runs/, index.html), same pool. */
 export async function runServeSweep(spec: ServeSweepSpec, opts: SweepOptions, source = '(inline)'): Promise<{ rows: ServeSweepRow[]; dir: string }> {
   const out = resolve(opts.out);
-  if (fs.existsSync(out) && fs.readdirSync(out).length > 0 && !opts.force) throw new Error(`${opts.out} already exists; pass --force to replace it`);
   let configs = expandServeSweep(spec);
   if (opts.shard) configs = configs.filter((c) => c.index % opts.shard!.count === opts.shard!.index);
-  const tmp = join(resolve(out, '..'), `.${out.split('/').pop()}.partial-${process.pid}`);
-  fs.rmSync(tmp, { recursive: true, force: true });
-  fs.mkdirSync(tmp, { recursive: true });
+  const tmp = startOutDir(out, Boolean(opts.force), [source, ...spec.requests.filter((r) => r.includes('/'))]);
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
   try {
     const workers = Math.min(opts.workers ?? availableParallelism(), configs.length);
@@ -66,11 +64,10 @@ export async function runServeSweep(spec: ServeSweepSpec, opts: SweepOptions, so
     writeResults(tmp, rows as never);
     fs.writeFileSync(join(tmp, 'sweep.json'), JSON.stringify({ source, spec, shard: opts.shard ?? null }, null, 2) + '\n');
     await writeServeSweepReport(tmp, spec, rows, `kvtier sweep ${source}`);
-    fs.rmSync(out, { recursive: true, force: true });
-    fs.renameSync(tmp, out);
+    finishOutDir(tmp, out);
     return { rows, dir: out };
   } catch (e) {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    abortOutDir(tmp);
     throw e;
   }
 }
@@ -78,23 +75,20 @@ export async function runServeSweep(spec: ServeSweepSpec, opts: SweepOptions, so
 export async function runSweep(spec: SweepSpec, opts: SweepOptions, source = '(inline)'): Promise<{ rows: SweepRow[]; dir: string }> {
   const out = resolve(opts.out);
   const log = opts.log ?? ((l: string) => process.stderr.write(l + '\n'));
-  if (fs.existsSync(out) && fs.readdirSync(out).length > 0 && !opts.force) throw new Error(`${opts.out} already exists; pass --force to replace it`);
   let configs = expandSweep(spec);
   if (opts.shard) configs = configs.filter((c) => c.index % opts.shard!.count === opts.shard!.index);
-  const tmp = join(resolve(out, '..'), `.${out.split('/').pop()}.partial-${process.pid}`);
-  fs.rmSync(tmp, { recursive: true, force: true });
-  fs.mkdirSync(tmp, { recursive: true });
+  const inputs = [source, ...spec.traces.flatMap((t) => (t.path ? [t.path] : [])), ...spec.hardware.filter((h) => h.endsWith('.json'))];
+  const tmp = startOutDir(out, Boolean(opts.force), inputs);
   try {
     const tasks = prepareTraces(spec, configs, tmp, log);
     const rows = await runTasks(tasks, opts, log);
     writeResults(tmp, rows);
     fs.writeFileSync(join(tmp, 'sweep.json'), JSON.stringify({ source, spec, shard: opts.shard ?? null }, null, 2) + '\n');
     await writeSweepReport(tmp, spec.name, rows, `kvtier sweep ${source}`);
-    fs.rmSync(out, { recursive: true, force: true });
-    fs.renameSync(tmp, out);
+    finishOutDir(tmp, out);
     return { rows, dir: out };
   } catch (e) {
-    fs.rmSync(tmp, { recursive: true, force: true });
+    abortOutDir(tmp);
     throw e;
   }
 }

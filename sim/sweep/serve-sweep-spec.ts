@@ -3,7 +3,7 @@
  * capacities x hardware x models x arrival time scales, expanded in a fixed order.
  */
 import { dirname, resolve } from 'node:path';
-import type { ServingOptions } from '../serving/serving-config.js';
+import { DEFAULT_SERVING_OPTIONS, type ServingOptions } from '../serving/serving-config.js';
 
 export interface ServeSweepSpec {
   kind: 'serve';
@@ -56,6 +56,11 @@ export function parseServeSweepSpec(raw: Record<string, unknown>, file: string, 
   if (limit !== undefined && !(Number.isInteger(limit) && (limit as number) > 0)) throw err('"limit" must be a positive integer');
   const options = raw.options ?? {};
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw err('"options" must be an object of serving options');
+  const known = Object.keys(DEFAULT_SERVING_OPTIONS);
+  for (const [k, v] of Object.entries(options)) {
+    if (!known.includes(k)) throw err(`options: unknown serving option "${k}" (options: ${known.join(', ')})`);
+    if (typeof v !== 'number' || !(v >= 0)) throw err(`options.${k} must be a number >= 0 (got ${JSON.stringify(v)})`);
+  }
   return {
     kind: 'serve',
     name,

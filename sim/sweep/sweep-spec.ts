@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import { dirname, basename, resolve } from 'node:path';
 import YAML from 'yaml';
+import { parseBudget } from '../budget.js';
 import { parseServeSweepSpec, type ServeSweepSpec } from './serve-sweep-spec.js';
 
 export interface TraceEntry {
@@ -94,6 +95,8 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
     if (typeof t === 'string') return { path: resolve(base, t) };
     if (typeof t === 'object' && t !== null) {
       const e = t as Record<string, unknown>;
+      for (const k of Object.keys(e)) if (!['path', 'generate', 'name'].includes(k)) throw err(`traces[${i}]: unknown field "${k}" (fields: path, generate, name)`);
+      if (e.path !== undefined && e.generate !== undefined) throw err(`traces[${i}]: give either "path" or "generate", not both`);
       if (typeof e.path === 'string') return { path: resolve(base, e.path), name: typeof e.name === 'string' ? e.name : undefined };
       if (typeof e.generate === 'object' && e.generate !== null) {
         return { generate: e.generate as Record<string, unknown>, name: typeof e.name === 'string' ? e.name : undefined };
@@ -105,6 +108,7 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
     if (typeof p === 'string') return { name: p };
     if (typeof p === 'object' && p !== null && typeof (p as PolicyEntry).name === 'string') {
       const e = p as PolicyEntry;
+      for (const k of Object.keys(e)) if (!['name', 'options'].includes(k)) throw err(`policies[${i}]: unknown field "${k}" (fields: name, options)`);
       if (e.options !== undefined && (typeof e.options !== 'object' || e.options === null)) throw err(`policies[${i}].options must be an object`);
       return { name: e.name, options: e.options };
     }
@@ -112,6 +116,11 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
   });
   const budgets = list('budgets', true).map((b, i) => {
     if (typeof b !== 'string' && typeof b !== 'number') throw err(`budgets[${i}] must be a string such as "20%" or a number`);
+    try {
+      parseBudget(b, 1);
+    } catch (e) {
+      throw err(`budgets[${i}]: ${(e as Error).message.replace(/^--hbm-budget: /, '')}`);
+    }
     return b;
   });
   const hardware = list('hardware', true).map((h, i) => {

@@ -46,6 +46,11 @@ describe('sweep', () => {
   it('rejects a malformed sweep file naming the field', () => {
     expect(() => parseSweepSpec({ traces: [], policies: ['h2o'], budgets: ['1%'], hardware: ['x'] }, 'f.json')).toThrow('f.json: "traces" must be a non-empty list');
     expect(() => parseSweepSpec({ traces: ['a'], policies: ['h2o'], budgets: ['1%'], hardware: ['x'], budget: 1 }, 'f.json')).toThrow(/unknown field "budget"/);
+    const base = { traces: ['a.kvt'], policies: ['h2o'], budgets: ['10%'], hardware: ['x'] };
+    expect(() => parseSweepSpec({ ...base, policies: [{ name: 'h2o', option: {} }] }, 'f.json')).toThrow('f.json: policies[0]: unknown field "option" (fields: name, options)');
+    expect(() => parseSweepSpec({ ...base, traces: [{ path: 'a.kvt', generate: {} }] }, 'f.json')).toThrow(/traces\[0\]: give either "path" or "generate", not both/);
+    expect(() => parseSweepSpec({ ...base, traces: [{ path: 'a.kvt', nmae: 'x' }] }, 'f.json')).toThrow(/traces\[0\]: unknown field "nmae"/);
+    expect(() => parseSweepSpec({ ...base, budgets: ['10%', '-5'] }, 'f.json')).toThrow(/f\.json: budgets\[1\]: cannot read "-5"/);
   });
 
   it('records a failing configuration and finishes the others; results and report are written', async () => {
@@ -70,6 +75,28 @@ describe('sweep', () => {
     const b = await runSweep(s, { out: join(dir, 'seq'), workers: 0, progress: false });
     expect(a.rows).toEqual(b.rows);
     expect(fs.readFileSync(join(dir, 'par', 'results.csv'), 'utf8')).toBe(fs.readFileSync(join(dir, 'seq', 'results.csv'), 'utf8'));
+  });
+
+  it('never replaces a file, the working directory or a directory holding the inputs, even with --force', async () => {
+    const file = join(dir, 'plain.txt');
+    fs.writeFileSync(file, 'keep me');
+    await expect(runSweep(spec(), { out: file, workers: 0, progress: false, force: true })).rejects.toThrow(/exists and is not a directory/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('keep me');
+    const home = join(dir, 'home');
+    fs.mkdirSync(home);
+    fs.copyFileSync('traces/bundled/llama-3-8b-2k-needle.kvt', join(home, 'n.kvt'));
+    const s = parseSweepSpec({ traces: ['n.kvt'], policies: ['h2o'], budgets: ['20%'], hardware: ['h100-pcie5'] }, join(home, 'sweep.json'));
+    await expect(runSweep(s, { out: home, workers: 0, progress: false, force: true }, join(home, 'sweep.json'))).rejects.toThrow(/holds the input/);
+    expect(fs.existsSync(join(home, 'n.kvt'))).toBe(true);
+  });
+
+  it('the CLI sweep exits 1 when a configuration failed (results still written)', () => {
+    const f = join(dir, 'one-bad.json');
+    fs.writeFileSync(f, JSON.stringify({ traces: [join(process.cwd(), 'traces/bundled/llama-3-8b-2k-needle.kvt')], policies: ['h2o', 'nope'], budgets: ['20%'], hardware: ['h100-pcie5'] }));
+    const r = spawnSync(process.execPath, ['bin/kvtier.js', 'sweep', f, '--out', join(dir, 'cli-sweep'), '--workers', '0'], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/1 of 2 configurations ok/);
+    expect(fs.existsSync(join(dir, 'cli-sweep', 'results.json'))).toBe(true);
   });
 
   it('the CLI exits non-zero with a clear message on bad input and writes nothing', () => {
