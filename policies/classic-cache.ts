@@ -6,6 +6,7 @@
  *   ahead); an offloaded block that is used (mass >= use_threshold × the row max) is a miss and is
  *   promoted back at the layer's next decision, after the replacer makes room (lossless paging).
  */
+import { checkLowerTier } from './lower-tier.js';
 import type { Actions, Observation, OptionSpec, PolicyDefinition, PolicySetup, PolicyView } from './policy.js';
 import type { Replacer } from './replacers.js';
 
@@ -25,9 +26,7 @@ export function classicOptions(defaultMode: 'drop' | 'offload', modes: string[] 
 
 export function classicCache(name: string, o: ClassicOptions, setup: PolicySetup, make: () => Replacer) {
   const offload = o.mode === 'offload';
-  if (offload && (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0])) {
-    throw new Error(`policy ${name}: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
-  }
+  if (offload) checkLowerTier(name, 'offload_tier', o.offload_tier, setup.tiers);
   const L = setup.layers;
   const reps = Array.from({ length: L }, make);
   const admitted = new Int32Array(L);

@@ -9,6 +9,7 @@
  * tier furthest below its share after b blocks (a deterministic interleave, like FlexGen's fixed
  * split of each layer's cache). A new block is written in HBM and placed at the next decision.
  */
+import { checkLowerTier } from './lower-tier.js';
 import type { Actions, PolicyDefinition, PolicyView } from './policy.js';
 
 interface Options extends Record<string, unknown> {
@@ -28,9 +29,7 @@ export const flexgenStatic: PolicyDefinition<Options> = {
     { name: 'compress', type: 'boolean', default: false, description: 'store every block at 4 bits (group 64), as FlexGen\'s KV compression' },
   ],
   create(o, setup) {
-    if (!setup.tiers.includes(o.disk_tier) || o.disk_tier === setup.tiers[0]) {
-      throw new Error(`policy flexgen-static: option disk_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.disk_tier}")`);
-    }
+    checkLowerTier('flexgen-static', 'disk_tier', o.disk_tier, setup.tiers);
     const L = setup.layers;
     const fH = Math.max(0, Math.min(1, (setup.budgetBlocks - 1) / setup.maxBlocks));
     const fD = (1 - fH) * (o.dram_percent / 100);

@@ -15,6 +15,7 @@
  * last value) — a same-layer, previous-step predictor standing in for the cross-layer one, issued at
  * the same point (one layer ahead) so that its prefetch overlaps compute as InfiniGen's does.
  */
+import { checkLowerTier } from './lower-tier.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { selectBottomK } from './quickselect.js';
 
@@ -37,9 +38,7 @@ export const infiniGen: PolicyDefinition<Options> = {
     { name: 'offload_tier', type: 'string', default: 'dram', description: 'tier holding the KV cache (FP16)' },
   ],
   create(o, setup) {
-    if (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0]) {
-      throw new Error(`policy infinigen: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
-    }
+    checkLowerTier('infinigen', 'offload_tier', o.offload_tier, setup.tiers);
     const M = setup.maxBlocks;
     const L = setup.layers;
     const sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);

@@ -11,6 +11,7 @@
  * conservative choice, since per-channel key grouping already isolates outlier channels. Storage
  * bytes follow the run's group_size (pass --group-size 32 for KIVI's exact scale overhead).
  */
+import { checkLowerTier } from './lower-tier.js';
 import type { Actions, PolicyDefinition, PolicyView } from './policy.js';
 
 interface Options extends Record<string, unknown> {
@@ -33,9 +34,7 @@ export const kivi: PolicyDefinition<Options> = {
   ],
   create(o, setup) {
     if (![8, 4, 2].includes(o.bits)) throw new Error(`policy kivi: option bits must be 2, 4 or 8 (got ${o.bits})`);
-    if (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0]) {
-      throw new Error(`policy kivi: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
-    }
+    checkLowerTier('kivi', 'offload_tier', o.offload_tier, setup.tiers);
     const L = setup.layers;
     const B = setup.blockSize;
     const quantizedUpTo = new Int32Array(L);

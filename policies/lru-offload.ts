@@ -5,6 +5,7 @@
  * engines such as FlexGen do) or on demand. A block is "used" at a step when its attention mass is at
  * least `use_threshold` of that row's maximum; a used offloaded block is promoted back to HBM.
  */
+import { checkLowerTier } from './lower-tier.js';
 import { LruList } from './lru-list.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 
@@ -24,9 +25,7 @@ export const lruOffload: PolicyDefinition<Options> = {
     { name: 'prefetch', type: 'boolean', default: true, description: 'stage the next layer\'s offloaded blocks while this layer computes' },
   ],
   create(o, setup) {
-    if (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0]) {
-      throw new Error(`policy lru-offload: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
-    }
+    checkLowerTier('lru-offload', 'offload_tier', o.offload_tier, setup.tiers);
     const lists = Array.from({ length: setup.layers }, () => new LruList(setup.maxBlocks));
     const wanted: number[][] = Array.from({ length: setup.layers }, () => []);
     const seen = new Int32Array(setup.layers);

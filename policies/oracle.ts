@@ -26,6 +26,7 @@
  * quantizing) have recall 1 and are measured against the oracle on TBT, stall and bytes instead; there
  * the oracle is a reference (Belady minimizes HBM misses of the needed set), not a proven lower bound.
  */
+import { checkLowerTier } from './lower-tier.js';
 import { openTrace } from '../traces/trace-reader.js';
 import { denseMass } from './dense-mass.js';
 import type { Actions, PolicyDefinition, PolicyView } from './policy.js';
@@ -122,9 +123,7 @@ export const oracle: PolicyDefinition<Options> = {
     { name: 'offload_tier', type: 'string', default: 'dram', description: 'tier holding the non-resident blocks (FP16)' },
   ],
   create(o, setup) {
-    if (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0]) {
-      throw new Error(`policy oracle: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
-    }
+    checkLowerTier('oracle', 'offload_tier', o.offload_tier, setup.tiers);
     const K = Math.max(1, setup.budgetBlocks);
     const table = buildNeedTable(setup.tracePath, Math.ceil(o.top_factor * K), o.pooled);
     const L = setup.layers;

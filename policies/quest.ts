@@ -15,6 +15,7 @@
  * the resident page with the lowest estimate. Dense layers keep their lowest-estimate pages in DRAM
  * and stream them one layer ahead.
  */
+import { checkLowerTier } from './lower-tier.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { selectBottomK } from './quickselect.js';
 
@@ -35,9 +36,7 @@ export const quest: PolicyDefinition<Options> = {
     { name: 'offload_tier', type: 'string', default: 'dram', description: 'tier holding pages that do not fit HBM (FP16)' },
   ],
   create(o, setup) {
-    if (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0]) {
-      throw new Error(`policy quest: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
-    }
+    checkLowerTier('quest', 'offload_tier', o.offload_tier, setup.tiers);
     const M = setup.maxBlocks;
     const L = setup.layers;
     const last = new Float64Array(L * M);

@@ -12,6 +12,7 @@
  * (a fast Walsh–Hadamard transform, O(d log d) per vector) is folded into the attention kernel time.
  * The timing of the weight stream is the executor's (sim-executor.ts `weightStreaming`).
  */
+import { checkLowerTier } from './lower-tier.js';
 import type { Actions, PolicyDefinition, PolicyView } from './policy.js';
 
 interface Options extends Record<string, unknown> {
@@ -36,7 +37,7 @@ export const slep: PolicyDefinition<Options> = {
   ],
   create(o, setup) {
     for (const [opt, t] of [['weights_tier', o.weights_tier], ['offload_tier', o.offload_tier]] as const) {
-      if (!setup.tiers.includes(t) || t === setup.tiers[0]) throw new Error(`policy slep: option ${opt} must be one of ${setup.tiers.slice(1).join(', ')} (got "${t}")`);
+      checkLowerTier('slep', opt, t, setup.tiers);
     }
     const L = setup.layers;
     const bits = BITS[o.kv_precision];

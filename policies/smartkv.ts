@@ -14,6 +14,7 @@
  * avg_bits = 0 derives the average from the HBM budget (16 × budget / final blocks, within [2, 8]).
  * allocation = uniform gives every block uniform_bits (the INT8 baseline SmartKV is compared against).
  */
+import { checkLowerTier } from './lower-tier.js';
 import type { Actions, Observation, PolicyDefinition, PolicySetup, PolicyView } from './policy.js';
 import { forEachMass } from './policy.js';
 
@@ -56,9 +57,7 @@ export const smartKvOptions = (allocation: 'ema' | 'uniform') => [
 ];
 
 export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetup) {
-  if (!setup.tiers.includes(o.offload_tier) || o.offload_tier === setup.tiers[0]) {
-    throw new Error(`policy ${name}: option offload_tier must be one of ${setup.tiers.slice(1).join(', ')} (got "${o.offload_tier}")`);
-  }
+  checkLowerTier(name, 'offload_tier', o.offload_tier, setup.tiers);
   if (o.allocation === 'uniform' && ![16, 8, 4, 2].includes(o.uniform_bits)) throw new Error(`policy ${name}: option uniform_bits must be 16, 8, 4 or 2 (got ${o.uniform_bits})`);
   const L = setup.layers;
   const M = setup.maxBlocks;

@@ -17,6 +17,7 @@
  * Approximations: saliency is updated from the trace's head-averaged block masses; "predicted" means
  * ranked by cumulative attention (attention-guided), as the seed system's H2O scorer does.
  */
+import { checkLowerTier } from './lower-tier.js';
 import { AttentionScore } from './attention-score.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { selectBottomK } from './quickselect.js';
@@ -73,7 +74,7 @@ export const synapseVm: PolicyDefinition<Options> = {
   ],
   create(o, setup) {
     for (const [opt, t] of [['l2_tier', o.l2_tier], ['l3_tier', o.l3_tier]] as const) {
-      if (!setup.tiers.includes(t) || t === setup.tiers[0]) throw new Error(`policy synapsevm: option ${opt} must be one of ${setup.tiers.slice(1).join(', ')} (got "${t}")`);
+      checkLowerTier('synapsevm', opt, t, setup.tiers);
     }
     for (const [opt, b] of [['l2_bits', o.l2_bits], ['l3_bits', o.l3_bits]] as const) {
       if (![16, 8, 4, 2].includes(b)) throw new Error(`policy synapsevm: option ${opt} must be 16, 8, 4 or 2 (got ${b})`);

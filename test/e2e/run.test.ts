@@ -95,6 +95,7 @@ describe('kvtier run end to end', () => {
     expect(() => simulate({ ...base, policy_options: { heavy_ratio: 2 } })).toThrow(/option heavy_ratio must be <= 1/);
     expect(() => simulate({ ...base, policy_options: { window: 3 } })).toThrow(/unknown option "window" \(options: heavy_ratio, sink_tokens\)/);
     expect(() => simulate({ ...base, model: 'llama-3-8b' })).toThrow(/the trace has 2 layers but model llama-3-8b has 32/);
+    expect(() => simulate({ ...base, policy: 'lru-offload', policy_options: { offload_tier: 'hbm' } })).toThrow('policy lru-offload: option offload_tier must be one of dram (got "hbm")');
     // a truncated trace: the run fails and no run directory appears
     const cut = join(dir, 'cut.kvt');
     const bytes = fs.readFileSync(trace);
