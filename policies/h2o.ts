@@ -33,6 +33,11 @@ export const h2o: PolicyDefinition<Options> = {
     // blocks below knownUpTo[l] have a score (blocks are created in order)
     const knownUpTo = new Int32Array(setup.layers);
     const cand = new Int32Array(M);
+    // per layer, ascending: the not-dropped blocks in [sinks, scanned[l]) — every block that has left
+    // the recent window; a decision walks this list (about the budget) instead of every block
+    const list = new Int32Array(setup.layers * M);
+    const listLen = new Int32Array(setup.layers);
+    const scanned = new Int32Array(setup.layers).fill(sinkBlocks);
     return {
       name: 'h2o',
       decide(v: PolicyView, act: Actions) {
@@ -44,12 +49,25 @@ export const h2o: PolicyDefinition<Options> = {
         if (excess <= 0) return;
         const recent = Math.max(1, Math.round(budget * (1 - o.heavy_ratio)));
         const windowStart = v.nBlocks - recent;
-        const created = v.cache.created[l];
-        let n = 0;
-        for (let b = sinkBlocks; b < Math.min(windowStart, created); b++) {
-          if (v.cache.tierOf(l, b) >= 0 && !v.cache.isPinned(l, b)) cand[n++] = b;
-        }
+        const c = v.cache;
+        const upTo = Math.min(windowStart, c.created[l]);
         const base = l * M;
+        // candidates: live, unpinned blocks outside the window and the sinks, ascending
+        let n = 0;
+        let m = 0;
+        for (let i = 0; i < listLen[l]; i++) {
+          const b = list[base + i];
+          if (c.tierOf(l, b) < 0) continue;
+          list[base + m++] = b;
+          if (b < upTo && !c.isPinned(l, b)) cand[n++] = b;
+        }
+        for (let b = scanned[l]; b < upTo; b++) {
+          if (c.tierOf(l, b) < 0) continue;
+          list[base + m++] = b;
+          if (!c.isPinned(l, b)) cand[n++] = b;
+        }
+        listLen[l] = m;
+        if (upTo > scanned[l]) scanned[l] = upTo;
         const key = (b: number) => (b < knownUpTo[l] ? score[base + b] : -offset[l]);
         const k = Math.min(excess, n);
         if (k === 1) {

@@ -10,7 +10,7 @@
  * the accounting only. Then the HBM budget holds: whatever the policy left above it is moved to the
  * next tier with room (oldest blocks first) and counted as refused 'prefill_budget'.
  */
-import type { Executor, MoveBatch, StepTiming, TransferReason } from './executor.js';
+import type { Executor, LayerWork, MoveBatch, StepTiming, TransferReason } from './executor.js';
 import { DROPPED, KVCache } from './kv-cache.js';
 import type { Actions, Observation, Policy, PolicyView } from '../policies/policy.js';
 import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
@@ -32,6 +32,7 @@ export interface DriverCounters {
 }
 
 type Stamp = { reason: TransferReason; fromTier: number; toTier: number; fromBits: number; toBits: number };
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export class ReplayDriver<H> implements Actions {
   readonly counters: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0 };
@@ -51,6 +52,18 @@ export class ReplayDriver<H> implements Actions {
   /** batches collected during one decision, flushed to the executor after it */
   private batches = new Map<string, MoveBatch>();
   private skips: number[] = [];
+  /** blocks skipped in the current layer (reused) */
+  private readonly skipped: number[] = [];
+  /** per layer: a view of liveMask over its nBlocks blocks, and that nBlocks (views are cached) */
+  private readonly masks: Uint8Array[];
+  private readonly maskN: Int32Array;
+  /** 1 where a layer has staged something this step (clearStaging has work) */
+  private readonly stagedAny: Uint8Array;
+  /** per-layer objects handed to the policy and the executor, reused: valid during the call only */
+  private readonly viewObj: Mutable<PolicyView>;
+  private readonly obsObj: Mutable<Observation>;
+  private readonly work: LayerWork;
+  private readonly skippedBytes: Float64Array;
   private timed = true;
   private curStep = -1;
   private curLayer = 0;
@@ -72,6 +85,45 @@ export class ReplayDriver<H> implements Actions {
     this.staged = new Float64Array(this.L * this.T);
     this.stagedMask = new Uint8Array(this.L * this.M);
     this.pending = Array.from({ length: this.L }, () => []);
+    this.masks = Array.from({ length: this.L }, () => cache.liveMask.subarray(0, 0));
+    this.maskN = new Int32Array(this.L).fill(-1);
+    this.stagedAny = new Uint8Array(this.L);
+    this.viewObj = {
+      step: 0,
+      layer: 0,
+      layers: this.L,
+      contextTokens: 0,
+      nBlocks: 0,
+      blockSize: this.B,
+      budgetBlocks,
+      newBlock: false,
+      cache,
+      keyNorms: this.keyNorms[0],
+    };
+    this.obsObj = { step: 0, layer: 0, nBlocks: 0, idx: null, mass: new Float32Array(0), uniform: 0, attended: this.masks[0], attendedCount: 0 };
+    this.skippedBytes = new Float64Array(this.T);
+    this.work = {
+      step: 0,
+      layer: 0,
+      tokens: 0,
+      residentBytes: 0,
+      quantizedBytes: 0,
+      stagedBytes: 0,
+      fetchBytes: new Array<number>(this.T).fill(0),
+      fetchRuns: new Array<number>(this.T).fill(0),
+      nBlocks: 0,
+      attendedMask: this.masks[0],
+      attendedCount: 0,
+    };
+  }
+
+  /** liveMask of layer l over its first n blocks (a cached view) */
+  private maskOf(l: number, n: number): Uint8Array {
+    if (this.maskN[l] !== n) {
+      this.masks[l] = this.cache.liveMask.subarray(l * this.M, l * this.M + n);
+      this.maskN[l] = n;
+    }
+    return this.masks[l];
   }
 
   /** Replay every step; `onStep` receives each step's result. */
@@ -101,6 +153,8 @@ export class ReplayDriver<H> implements Actions {
       this.curLayer = l;
       this.policy.decide(this.view(-1, l, la.nBlocks, false, s0.contextTokens), this);
       this.batches.clear();
+      // prefill attention is not modelled: a skip asked for here applies to nothing
+      this.skips.length = 0;
     }
     this.cache.capacity[0] = budget;
     this.enforceBudgetAfterPrefill();
@@ -140,11 +194,12 @@ export class ReplayDriver<H> implements Actions {
       while (this.cache.created[l] < n) this.createBlock(l, 'decode');
       this.flush();
       // the layer's attention over live blocks minus skipped ones
-      const mask = this.cache.liveMask.subarray(l * this.M, l * this.M + n);
-      const skipped = this.applySkips(l, mask);
+      const mask = this.maskOf(l, n);
+      const skipped = this.applySkips(mask);
       const waits = this.pending[l];
-      this.pending[l] = [];
+      // the executor may add to `waits` during the call; it does not keep the array
       ex.layer(this.layerWork(s, l, n, mask, skipped), waits);
+      waits.length = 0;
       this.clearStaging(l);
       const obs = this.observation(s.step, l, la, mask, this.cache.live(l) - skipped.length);
       recall[l] = attendedShare(obs, la);
@@ -244,36 +299,32 @@ export class ReplayDriver<H> implements Actions {
   // ---- internals ----
 
   private view(step: number, layer: number, nBlocks: number, newBlock: boolean, contextTokens: number): PolicyView {
-    return {
-      step,
-      layer,
-      layers: this.L,
-      contextTokens,
-      nBlocks,
-      blockSize: this.B,
-      budgetBlocks: this.budgetBlocks,
-      newBlock,
-      cache: this.cache,
-      keyNorms: this.keyNorms[layer],
-    };
+    const v = this.viewObj;
+    v.step = step;
+    v.layer = layer;
+    v.contextTokens = contextTokens;
+    v.nBlocks = nBlocks;
+    v.newBlock = newBlock;
+    v.keyNorms = this.keyNorms[layer];
+    return v;
   }
 
   private observation(step: number, layer: number, la: LayerAttention, mask?: Uint8Array, attendedCount?: number): Observation {
-    const attended = mask ?? this.cache.liveMask.subarray(layer * this.M, layer * this.M + la.nBlocks);
+    const attended = mask ?? this.maskOf(layer, la.nBlocks);
     let count = attendedCount ?? 0;
     if (attendedCount === undefined) for (let b = 0; b < la.nBlocks; b++) count += attended[b];
     const listed = la.idx === null ? la.nBlocks : la.idx.length;
     const unlisted = la.nBlocks - listed;
-    return {
-      step,
-      layer,
-      nBlocks: la.nBlocks,
-      idx: la.idx,
-      mass: la.mass,
-      uniform: unlisted > 0 ? la.remainder / unlisted : 0,
-      attended,
-      attendedCount: count,
-    };
+    const o = this.obsObj;
+    o.step = step;
+    o.layer = layer;
+    o.nBlocks = la.nBlocks;
+    o.idx = la.idx;
+    o.mass = la.mass;
+    o.uniform = unlisted > 0 ? la.remainder / unlisted : 0;
+    o.attended = attended;
+    o.attendedCount = count;
+    return o;
   }
 
   private updateNorms(layer: number, la: LayerAttention): void {
@@ -321,6 +372,7 @@ export class ReplayDriver<H> implements Actions {
 
   private stageBytes(layer: number, tier: number, bits: number, bytes: number, blocks: number[]): void {
     this.staged[layer * this.T + tier] += bytes;
+    this.stagedAny[layer] = 1;
     this.stagingBytes += bytes;
     if (this.stagingBytes > this.counters.peakStagingBytes) this.counters.peakStagingBytes = this.stagingBytes;
     if (!this.timed) return;
@@ -362,6 +414,8 @@ export class ReplayDriver<H> implements Actions {
   }
 
   private clearStaging(layer: number): void {
+    if (!this.stagedAny[layer]) return;
+    this.stagedAny[layer] = 0;
     for (let t = 0; t < this.T; t++) {
       this.stagingBytes -= this.staged[layer * this.T + t];
       this.staged[layer * this.T + t] = 0;
@@ -393,30 +447,36 @@ export class ReplayDriver<H> implements Actions {
     return runs;
   }
 
-  private applySkips(layer: number, mask: Uint8Array): number[] {
-    const out: number[] = [];
+  /** Take this layer's skips out of its mask; returns the blocks actually skipped (a reused array). */
+  private applySkips(mask: Uint8Array): number[] {
+    const out = this.skipped;
+    out.length = 0;
+    if (this.skips.length === 0) return out;
     for (const b of this.skips) {
       if (b < mask.length && mask[b]) {
         mask[b] = 0;
         out.push(b);
       }
     }
-    this.skips = [];
-    void layer;
+    this.skips.length = 0;
     return out;
   }
 
-  private layerWork(s: TraceStep, l: number, n: number, mask: Uint8Array, skipped: number[]) {
+  private layerWork(s: TraceStep, l: number, n: number, mask: Uint8Array, skipped: number[]): LayerWork {
     const c = this.cache;
-    const skippedBytes = new Float64Array(this.T);
+    const skippedBytes = this.skippedBytes;
+    skippedBytes.fill(0);
     let skippedQuant = 0;
     for (const b of skipped) {
       const bits = c.bitsOf(l, b);
       skippedBytes[c.tierOf(l, b)] += c.bytesOf(bits);
       if (bits < 16 && c.tierOf(l, b) === 0) skippedQuant += c.bytesOf(bits);
     }
-    const fetchBytes = new Array<number>(this.T).fill(0);
-    const fetchRuns = new Array<number>(this.T).fill(0);
+    const w = this.work;
+    const fetchBytes = w.fetchBytes;
+    const fetchRuns = w.fetchRuns;
+    fetchBytes.fill(0);
+    fetchRuns.fill(0);
     let stagedBytes = 0;
     const base = l * this.M;
     const staged = this.stagedMask;
@@ -430,20 +490,16 @@ export class ReplayDriver<H> implements Actions {
     }
     const live = c.live(l) - skipped.length;
     const lastTokens = s.contextTokens - (n - 1) * this.B;
-    const tokens = live * this.B - (mask[n - 1] ? this.B - lastTokens : 0);
-    return {
-      step: s.step,
-      layer: l,
-      tokens,
-      residentBytes: c.bytesIn(l, 0) - skippedBytes[0],
-      quantizedBytes: c.quantizedBytesIn(l, 0) - skippedQuant,
-      stagedBytes,
-      fetchBytes,
-      fetchRuns,
-      nBlocks: n,
-      attendedMask: mask,
-      attendedCount: live,
-    };
+    w.step = s.step;
+    w.layer = l;
+    w.tokens = live * this.B - (mask[n - 1] ? this.B - lastTokens : 0);
+    w.residentBytes = c.bytesIn(l, 0) - skippedBytes[0];
+    w.quantizedBytes = c.quantizedBytesIn(l, 0) - skippedQuant;
+    w.stagedBytes = stagedBytes;
+    w.nBlocks = n;
+    w.attendedMask = mask;
+    w.attendedCount = live;
+    return w;
   }
 
   private checkLive(layer: number, block: number): string | null {

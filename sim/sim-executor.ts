@@ -39,6 +39,7 @@ export interface SimExecutorOptions {
 }
 
 export type CopyMode = 'per-run' | 'gather';
+const NO_WAITS: readonly Signal[] = [];
 export const COPY_MODES: readonly CopyMode[] = ['per-run', 'gather'];
 
 export class SimExecutor implements Executor<Signal> {
@@ -64,6 +65,8 @@ export class SimExecutor implements Executor<Signal> {
   private readonly weightCopy: Signal[] = [];
   private readonly linearDone: Signal[] = [];
   private layerSeq = 0;
+  /** a layer's linear projections (the same every layer) */
+  private readonly linearUs: number;
 
   constructor(
     readonly hardware: HardwareProfile,
@@ -92,6 +95,7 @@ export class SimExecutor implements Executor<Signal> {
     const group = model.attention === 'mla' ? model.q_heads : model.q_heads / model.kv_heads;
     this.attnFlopsPerToken = 2 * group * kvElementsPerTokenLayer(model);
     this.bytes0 = this.topology.linkBytes();
+    this.linearUs = linearTimeUs(hardware.gpu, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
   }
 
   beginStep(step: number): void {
@@ -172,12 +176,11 @@ export class SimExecutor implements Executor<Signal> {
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
     const gpu = this.hardware.gpu;
     this.timedOn(this.compute, 'attention', attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens), all, tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined);
-    const linearUs = linearTimeUs(gpu, this.model.weight_bytes_per_layer, this.model.flops_per_token_per_layer);
-    const linear = this.timedOn(this.compute, 'linear', linearUs, this.streamWeights(args), args);
+    const linear = this.timedOn(this.compute, 'linear', this.linearUs, this.streamWeights(args), args);
     if (this.weights) this.linearDone.push(linear);
     if (w.layer === this.model.layers - 1) {
       // LM head: about half of the non-layer weights (embedding table and output projection)
-      this.timedOn(this.compute, 'lm-head', linearTimeUs(gpu, this.model.other_weight_bytes / 2, this.model.other_weight_bytes / 2), [], args);
+      this.timedOn(this.compute, 'lm-head', linearTimeUs(gpu, this.model.other_weight_bytes / 2, this.model.other_weight_bytes / 2), NO_WAITS, args);
     }
   }
 
@@ -209,9 +212,9 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   /** With weight streaming: issue the copies of the next layers' weights as buffers free up; the waits of this layer's linear kernel. */
-  private streamWeights(args: StreamOp['args']): Signal[] {
+  private streamWeights(args: StreamOp['args']): readonly Signal[] {
     const ws = this.opts.weightStreaming;
-    if (!ws || !this.weights) return [];
+    if (!ws || !this.weights) return NO_WAITS;
     const i = this.layerSeq++;
     for (let j = this.weightCopy.length; j <= i + ws.buffers - 1; j++) {
       // layer j's weights go into the buffer that layer j - buffers used: wait for its linear kernel
@@ -225,8 +228,8 @@ export class SimExecutor implements Executor<Signal> {
     return this.timedOn(s, name, kernelTimeUs(this.hardware.gpu, bytes, flops), waits, args);
   }
 
-  private timedOn(s: Stream, name: string, us: number, waits: Signal[], args: StreamOp['args']): Signal {
-    return s.enqueue({ name, cat: 'kernel', waits, args, run: (finish) => this.engine.after(us, finish, s.priority) });
+  private timedOn(s: Stream, name: string, us: number, waits: readonly Signal[], args: StreamOp['args']): Signal {
+    return s.enqueueTimed(name, 'kernel', us, waits, args);
   }
 
   private stepArgs(layer: number, blocks: number, reason: string): StreamOp['args'] {

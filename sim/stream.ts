@@ -26,8 +26,10 @@ export interface TraceSpan {
 }
 
 export class Stream {
-  /** time the last queued operation finishes (NaN while it runs) */
+  /** completion of the last queued operation */
   private tail: Signal = Signal.fired(0);
+  /** when the last queued operation ends, if that is already known (NaN otherwise); see enqueueTimed */
+  private tailEnd = 0;
   /** total time spent waiting on other streams' signals after the previous op ended */
   stallUs = 0;
   /** total time spent running operations */
@@ -46,6 +48,7 @@ export class Stream {
     const prev = this.tail;
     const done = new Signal();
     this.tail = done;
+    this.tailEnd = Number.NaN;
     prev.then(() => {
       const ready = this.engine.now;
       whenAll(op.waits, () => {
@@ -62,6 +65,33 @@ export class Stream {
         }, this.priority);
       });
     });
+    return done;
+  }
+
+  /**
+   * Queue an operation of known duration `us` (a kernel). Same timeline as enqueue() with a
+   * `run` that finishes after `us`: it starts when the previous operation has ended and its waits
+   * have fired. When both are already known at enqueue time (the previous operation's end is known and
+   * every wait has fired), its start and end are computed here and one engine event fires its signal
+   * at the end; otherwise it falls back to enqueue().
+   */
+  enqueueTimed(name: string, cat: string, us: number, waits: readonly Signal[], args?: StreamOp['args']): Signal {
+    if (Number.isNaN(this.tailEnd) && this.tail.done) this.tailEnd = this.tail.at;
+    const e = this.engine;
+    let known = !Number.isNaN(this.tailEnd);
+    for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
+    if (!known) return this.enqueue({ name, cat, waits: waits.slice(), args, run: (finish) => e.after(us, finish, this.priority) });
+    // waits fired at or before now; the op is ready when the previous one ends (or now, if later)
+    const start = Math.max(this.tailEnd, e.now);
+    const end = start + us;
+    this.busyUs += end - start;
+    const done = new Signal();
+    this.tail = done;
+    this.tailEnd = end;
+    e.at(end, () => {
+      this.onSpan?.({ stream: this.name, name, cat, start, end, args });
+      done.fire(end);
+    }, this.priority);
     return done;
   }
 

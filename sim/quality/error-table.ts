@@ -44,13 +44,17 @@ function phi(x: number): number {
 }
 
 /** Expected range of n standard normal samples: ∫ 1 − Φ(x)^n − (1 − Φ(x))^n dx (trapezoid, step 1e-3). */
+const rangeOf = new Map<number, number>();
 export function expectedNormalRange(n: number): number {
+  const known = rangeOf.get(n);
+  if (known !== undefined) return known;
   let s = 0;
   const h = 1e-3;
   for (let x = -10; x <= 10; x += h) {
     const p = phi(x);
     s += (1 - p ** n - (1 - p) ** n) * h;
   }
+  rangeOf.set(n, s);
   return s;
 }
 
