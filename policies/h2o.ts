@@ -94,7 +94,11 @@ export const h2o: PolicyDefinition<Options> = {
         }
         offset[l] += obs.uniform;
         const { idx, mass, uniform, attended } = obs;
-        for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) score[base + idx[i]] += mass[i] - uniform;
+        // branch-free (attended is 0/1): an unattended listed block gets exactly 0 added
+        for (let i = 0, k = idx.length; i < k; i++) {
+          const j = idx[i];
+          score[base + j] += (mass[i] - uniform) * attended[j];
+        }
       },
     };
   },

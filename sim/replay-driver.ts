@@ -465,7 +465,7 @@ export class ReplayDriver<H> implements Actions {
   private layerWork(s: TraceStep, l: number, n: number, mask: Uint8Array, skipped: number[]): LayerWork {
     const c = this.cache;
     const skippedBytes = this.skippedBytes;
-    skippedBytes.fill(0);
+    for (let t = 0; t < this.T; t++) skippedBytes[t] = 0;
     let skippedQuant = 0;
     for (const b of skipped) {
       const bits = c.bitsOf(l, b);
@@ -475,18 +475,21 @@ export class ReplayDriver<H> implements Actions {
     const w = this.work;
     const fetchBytes = w.fetchBytes;
     const fetchRuns = w.fetchRuns;
-    fetchBytes.fill(0);
-    fetchRuns.fill(0);
+    fetchBytes[0] = fetchRuns[0] = 0;
     let stagedBytes = 0;
     const base = l * this.M;
     const staged = this.stagedMask;
     for (let t = 1; t < this.T; t++) {
+      if (c.tierCount[l * this.T + t] === 0) {
+        fetchBytes[t] = fetchRuns[t] = 0;
+        continue;
+      }
       const need = c.bytesIn(l, t) - skippedBytes[t];
       const st = Math.min(need, this.staged[l * this.T + t]);
       stagedBytes += st;
       fetchBytes[t] = Math.max(0, need - st);
       // attended blocks in tier t without a staged copy, fetched on demand
-      if (fetchBytes[t] > 0) fetchRuns[t] = Math.max(1, this.runsOf(l, n, (b) => mask[b] === 1 && c.tierOf(l, b) === t && staged[base + b] === 0));
+      fetchRuns[t] = fetchBytes[t] > 0 ? Math.max(1, this.runsOf(l, n, (b) => mask[b] === 1 && c.tierOf(l, b) === t && staged[base + b] === 0)) : 0;
     }
     const live = c.live(l) - skipped.length;
     const lastTokens = s.contextTokens - (n - 1) * this.B;
@@ -512,16 +515,24 @@ export class ReplayDriver<H> implements Actions {
   }
 
   private count(kind: string): void {
-    const key = this.timed ? kind : `prefill_${kind}`;
+    const key = this.timed ? kind : prefillKey(kind);
     this.counters.actions[key] = (this.counters.actions[key] ?? 0) + 1;
   }
 
   private refuse(kind: string, why: string): false {
-    const key = this.timed ? kind : `prefill_${kind}`;
+    const key = this.timed ? kind : prefillKey(kind);
     this.counters.refused[key] = (this.counters.refused[key] ?? 0) + 1;
     this.counters.refusalExamples[key] ??= `step ${this.curStep}: ${why}`;
     return false;
   }
+}
+
+const prefillKeys = new Map<string, string>();
+/** counter name of an action taken during prefill (cached: counted once per action) */
+function prefillKey(kind: string): string {
+  let k = prefillKeys.get(kind);
+  if (k === undefined) prefillKeys.set(kind, (k = `prefill_${kind}`));
+  return k;
 }
 
 /** Share of a layer's true attention mass on the attended blocks (listed masses + even remainder). */
@@ -537,12 +548,14 @@ export function attendedShare(obs: Observation, la: LayerAttention): number {
     return total > 0 ? hit / total : 1;
   }
   let attendedListed = 0;
-  for (let i = 0; i < la.idx.length; i++) {
-    total += la.mass[i];
-    if (attended[la.idx[i]]) {
-      hit += la.mass[i];
-      attendedListed++;
-    }
+  const { idx, mass } = la;
+  // branch-free (attended is 0/1): a skipped or dropped listed block adds exactly 0
+  for (let i = 0, k = idx.length; i < k; i++) {
+    const m = mass[i];
+    const a = attended[idx[i]];
+    total += m;
+    hit += m * a;
+    attendedListed += a;
   }
   hit += obs.uniform * (obs.attendedCount - attendedListed);
   return total > 0 ? hit / total : 1;

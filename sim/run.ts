@@ -114,6 +114,8 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
     const quality = new QualityMeter(header, cache, policy);
     driver.layerHook = (step, l, obs, la) => quality.layer(step, l, obs, la);
     const steps: StepRow[] = [];
+    const bytesKey = new Map<string, string>();
+    const occKeys = cache.tierNames.map((n) => `occ.${n}`);
     driver.run(reader, (r) => {
       const row: StepRow = {
         step: r.step,
@@ -128,12 +130,15 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       };
       Object.assign(row, quality.endStep());
       let moved = 0;
-      for (const [k, v] of Object.entries(r.timing.bytes)) {
-        row[`bytes.${k}`] = v;
+      for (const k in r.timing.bytes) {
+        const v = r.timing.bytes[k];
+        let key = bytesKey.get(k);
+        if (key === undefined) bytesKey.set(k, (key = `bytes.${k}`));
+        row[key] = v;
         moved += v;
       }
       row.bytes_moved = moved;
-      for (let t = 0; t < cache.tierNames.length; t++) row[`occ.${cache.tierNames[t]}`] = cache.used[t];
+      for (let t = 0; t < occKeys.length; t++) row[occKeys[t]] = cache.used[t];
       steps.push(row);
     });
     if (steps.length !== header.steps) throw new Error(`${config.trace}: replayed ${steps.length} steps, header says ${header.steps}`);

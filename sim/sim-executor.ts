@@ -58,7 +58,8 @@ export class SimExecutor implements Executor<Signal> {
   private computeBusy0 = 0;
   private stall0 = 0;
   private memBusy0 = 0;
-  private bytes0: Record<string, number> = {};
+  /** bytes per link direction (topology.linkDirections order) at the start of the step */
+  private bytes0: Float64Array;
   private readonly attnFlopsPerToken: number;
   /** weight streaming: its stream, and per layer executed (in order) the copy and the linear kernel */
   readonly weights?: Stream;
@@ -94,7 +95,7 @@ export class SimExecutor implements Executor<Signal> {
     // each query head multiplies and adds every K and V element of its KV head (MLA: of the latent)
     const group = model.attention === 'mla' ? model.q_heads : model.q_heads / model.kv_heads;
     this.attnFlopsPerToken = 2 * group * kvElementsPerTokenLayer(model);
-    this.bytes0 = this.topology.linkBytes();
+    this.bytes0 = new Float64Array(this.topology.linkDirections().keys.length);
     this.linearUs = linearTimeUs(hardware.gpu, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
   }
 
@@ -189,10 +190,13 @@ export class SimExecutor implements Executor<Signal> {
     while (!done.done) {
       if (!this.engine.step()) throw new Error('simulation deadlock: compute stream waits on work that never completes');
     }
-    const bytes = this.topology.linkBytes();
+    const { keys, resources } = this.topology.linkDirections();
     const delta: Record<string, number> = {};
-    for (const k of Object.keys(bytes)) delta[k] = bytes[k] - (this.bytes0[k] ?? 0);
-    this.bytes0 = bytes;
+    for (let i = 0; i < keys.length; i++) {
+      const now = resources[i].bytes;
+      delta[keys[i]] = now - this.bytes0[i];
+      this.bytes0[i] = now;
+    }
     return {
       latency_us: this.engine.now - this.stepStart,
       compute_us: this.compute.busyUs - this.computeBusy0,

@@ -83,9 +83,18 @@ export class Topology {
   /** Bytes that crossed each link direction so far. */
   linkBytes(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const l of this.profile.links) {
-      for (const key of [`${l.name}:${l.a}->${l.b}`, `${l.name}:${l.b}->${l.a}`]) out[key] = this.network.get(key).bytes;
-    }
+    const { keys, resources } = this.linkDirections();
+    for (let i = 0; i < keys.length; i++) out[keys[i]] = resources[i].bytes;
     return out;
+  }
+
+  private directions?: { keys: string[]; resources: Resource[] };
+  /** every link direction ("name:a->b") and its resource, in profile order */
+  linkDirections(): { keys: string[]; resources: Resource[] } {
+    if (!this.directions) {
+      const keys = this.profile.links.flatMap((l) => [`${l.name}:${l.a}->${l.b}`, `${l.name}:${l.b}->${l.a}`]);
+      this.directions = { keys, resources: keys.map((k) => this.network.get(k)) };
+    }
+    return this.directions;
   }
 }
