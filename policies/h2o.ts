@@ -71,10 +71,18 @@ export const h2o: PolicyDefinition<Options> = {
         const key = (b: number) => (b < knownUpTo[l] ? score[base + b] : -offset[l]);
         const k = Math.min(excess, n);
         if (k === 1) {
+          // the first lowest score in ascending block order
+          const known = knownUpTo[l];
+          const fresh = -offset[l];
           let best = cand[0];
+          let bestKey = key(best);
           for (let i = 1; i < n; i++) {
             const b = cand[i];
-            if (key(b) < key(best)) best = b;
+            const kb = b < known ? score[base + b] : fresh;
+            if (kb < bestKey) {
+              best = b;
+              bestKey = kb;
+            }
           }
           act.evict(l, best);
         } else if (k > 1) {

@@ -21,7 +21,7 @@ import {
   STEP_MAGIC,
   assertLittleEndian,
 } from './binary-layout.js';
-import { wordChecksum } from './checksum.js';
+import { wordChecksum, wordChecksumI32 } from './checksum.js';
 import { TRACE_VERSION, blocksFor, contextTokensAt, type LayerAttention, type TraceHeader, type TraceStep } from './format.js';
 import { rowLabel } from './step-check.js';
 import { checkTraceHeader } from './trace-header.js';
@@ -234,9 +234,9 @@ export class TraceReader implements Iterable<TraceStep> {
     const p0 = (at - this.bufStart) / 4 + 4;
     const pEnd = p0 + payloadBytes / 4;
     if (this.verify) {
-      const sum = wordChecksum(this.i32, p0, pEnd);
-      if (sum !== this.u32[p0 - 1]) {
-        throw new Error(`${what}: checksum mismatch: stored ${hex(this.u32[p0 - 1]!)}, computed ${hex(sum)} (file corrupted)`);
+      const sum = wordChecksumI32(this.i32, p0, pEnd);
+      if (sum !== this.i32[p0 - 1]) {
+        throw new Error(`${what}: checksum mismatch: stored ${hex(this.u32[p0 - 1]!)}, computed ${hex(sum >>> 0)} (file corrupted)`);
       }
     }
     const layers = this.parseLayers(p0, pEnd, nBlocks, listedMax, what);
