@@ -109,6 +109,14 @@ export class Engine {
     return this.executed - start;
   }
 
+  /** Run every event strictly before `time`, then move the clock to `time`. Returns events executed. */
+  runBefore(time: number): number {
+    const start = this.executed;
+    while (this.size > 0 && this.times[0] < time) this.step();
+    if (time > this.now) this.now = time;
+    return this.executed - start;
+  }
+
   private grow(): void {
     const n = this.times.length * 2;
     const t = new Float64Array(n);

@@ -1,14 +1,21 @@
 /** A completion handle (like a CUDA event): work can wait on it; it fires once. */
+import type { Engine } from './engine.js';
+
 export class Signal {
   done = false;
   /** time it fired, in microseconds */
   at = Number.NaN;
   private waiters: (() => void)[] | null = null;
+  /** a due signal (Signal.due): the time it fires at, and the engine that fires it once armed */
+  dueAt = Number.NaN;
+  private dueEngine: Engine | null = null;
+  private duePriority = 0;
 
   fire(now: number): void {
     if (this.done) throw new Error('Signal fired twice');
     this.done = true;
     this.at = now;
+    this.dueEngine = null;
     const w = this.waiters;
     this.waiters = null;
     if (w) for (const fn of w) fn();
@@ -16,8 +23,35 @@ export class Signal {
 
   /** Run `fn` when the signal fires (at once if it already has). */
   then(fn: () => void): void {
+    if (this.dueEngine) this.arm();
     if (this.done) fn();
     else (this.waiters ??= []).push(fn);
+  }
+
+  /**
+   * A due signal knows when it fires (`at`, not before engine.now) but costs no engine event until
+   * something waits on it: the first then() schedules its event (or fires it at once if its time
+   * has come). Until then `done` stays false; settle() fires it once the engine has reached its time.
+   */
+  static due(engine: Engine, at: number, priority: number): Signal {
+    const s = new Signal();
+    s.dueAt = at;
+    s.dueEngine = engine;
+    s.duePriority = priority;
+    return s;
+  }
+
+  /** Fire a due signal whose time the engine has reached (nothing otherwise). */
+  settle(): void {
+    if (this.dueEngine && this.dueEngine.now >= this.dueAt) this.arm();
+  }
+
+  private arm(): void {
+    const e = this.dueEngine!;
+    this.dueEngine = null;
+    const at = this.dueAt;
+    if (e.now >= at) this.fire(at);
+    else e.at(at, () => this.fire(at), this.duePriority);
   }
 
   static fired(now = 0): Signal {

@@ -105,6 +105,8 @@ export class SimExecutor implements Executor<Signal> {
     this.computeBusy0 = this.compute.busyUs;
     this.stall0 = this.compute.stallUs;
     this.memBusy0 = this.memBusy();
+    // untraced steps: compute kernels cost no engine event unless something waits on them
+    this.compute.lazy = step >= this.opts.traceSteps;
   }
 
   move(b: MoveBatch): Signal {
@@ -187,6 +189,11 @@ export class SimExecutor implements Executor<Signal> {
 
   endStep(): StepTiming {
     const done = this.compute.idle;
+    if (!done.done && !Number.isNaN(done.dueAt)) {
+      // a due signal: run what happens before it, then it fires (or its event, if something armed it)
+      this.engine.runBefore(done.dueAt);
+      done.settle();
+    }
     while (!done.done) {
       if (!this.engine.step()) throw new Error('simulation deadlock: compute stream waits on work that never completes');
     }

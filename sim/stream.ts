@@ -35,6 +35,11 @@ export class Stream {
   /** total time spent running operations */
   busyUs = 0;
   onSpan: ((s: TraceSpan) => void) | null = null;
+  /**
+   * Lazy: an enqueueTimed() op on the fast path gets a due signal (no engine event unless
+   * something waits on it) and reports no span. For steps that are not traced.
+   */
+  lazy = false;
 
   constructor(
     private readonly engine: Engine,
@@ -73,7 +78,7 @@ export class Stream {
    * `run` that finishes after `us`: it starts when the previous operation has ended and its waits
    * have fired. When both are already known at enqueue time (the previous operation's end is known and
    * every wait has fired), its start and end are computed here and one engine event fires its signal
-   * at the end; otherwise it falls back to enqueue().
+   * at the end (none on a lazy stream: a due signal); otherwise it falls back to enqueue().
    */
   enqueueTimed(name: string, cat: string, us: number, waits: readonly Signal[], args?: StreamOp['args']): Signal {
     if (Number.isNaN(this.tailEnd) && this.tail.done) this.tailEnd = this.tail.at;
@@ -85,9 +90,10 @@ export class Stream {
     const start = Math.max(this.tailEnd, e.now);
     const end = start + us;
     this.busyUs += end - start;
+    this.tailEnd = end;
+    if (this.lazy) return (this.tail = Signal.due(e, end, this.priority));
     const done = new Signal();
     this.tail = done;
-    this.tailEnd = end;
     e.at(end, () => {
       this.onSpan?.({ stream: this.name, name, cat, start, end, args });
       done.fire(end);
