@@ -33,8 +33,8 @@ export const h2o: PolicyDefinition<Options> = {
     // blocks below knownUpTo[l] have a score (blocks are created in order)
     const knownUpTo = new Int32Array(setup.layers);
     const cand = new Int32Array(M);
-    // per layer, ascending: the not-dropped blocks in [sinks, scanned[l]) — every block that has left
-    // the recent window; a decision walks this list (about the budget) instead of every block
+    // per layer, ascending: the live blocks in [sinks, scanned[l]) — every block that has left the
+    // recent window and was not evicted; a decision walks this list (about the budget), not every block
     const list = new Int32Array(setup.layers * M);
     const listLen = new Int32Array(setup.layers);
     const scanned = new Int32Array(setup.layers).fill(sinkBlocks);
@@ -52,43 +52,49 @@ export const h2o: PolicyDefinition<Options> = {
         const c = v.cache;
         const upTo = Math.min(windowStart, c.created[l]);
         const base = l * M;
-        // candidates: live, unpinned blocks outside the window and the sinks, ascending
-        let n = 0;
-        let m = 0;
-        for (let i = 0; i < listLen[l]; i++) {
-          const b = list[base + i];
-          if (c.tierOf(l, b) < 0) continue;
-          list[base + m++] = b;
-          if (b < upTo && !c.isPinned(l, b)) cand[n++] = b;
-        }
-        for (let b = scanned[l]; b < upTo; b++) {
-          if (c.tierOf(l, b) < 0) continue;
-          list[base + m++] = b;
-          if (!c.isPinned(l, b)) cand[n++] = b;
-        }
-        listLen[l] = m;
+        // blocks that left the window join the list (ascending: above every listed block)
+        let len = listLen[l];
+        for (let b = scanned[l]; b < upTo; b++) if (c.tierOf(l, b) >= 0) list[base + len++] = b;
+        listLen[l] = len;
         if (upTo > scanned[l]) scanned[l] = upTo;
-        const key = (b: number) => (b < knownUpTo[l] ? score[base + b] : -offset[l]);
-        const k = Math.min(excess, n);
-        if (k === 1) {
-          // the first lowest score in ascending block order
-          const known = knownUpTo[l];
-          const fresh = -offset[l];
-          let best = cand[0];
-          let bestKey = key(best);
-          for (let i = 1; i < n; i++) {
-            const b = cand[i];
+        const known = knownUpTo[l];
+        const fresh = -offset[l];
+        const key = (b: number) => (b < known ? score[base + b] : fresh);
+        // candidates: the listed (live, out-of-window) blocks that are not pinned, ascending
+        if (excess === 1) {
+          // one victim: the first lowest score in ascending block order
+          let at = -1;
+          let bestKey = 0;
+          for (let i = 0; i < len; i++) {
+            const b = list[base + i];
+            if (c.isPinned(l, b)) continue;
             const kb = b < known ? score[base + b] : fresh;
-            if (kb < bestKey) {
-              best = b;
+            if (at < 0 || kb < bestKey) {
+              at = i;
               bestKey = kb;
             }
           }
+          if (at >= 0 && act.evict(l, list[base + at])) {
+            list.copyWithin(base + at, base + at + 1, base + len);
+            listLen[l] = len - 1;
+          }
+          return;
+        }
+        let n = 0;
+        for (let i = 0; i < len; i++) if (!c.isPinned(l, list[base + i])) cand[n++] = list[base + i];
+        const k = Math.min(excess, n);
+        if (k === 1) {
+          let best = cand[0];
+          for (let i = 1; i < n; i++) if (key(cand[i]) < key(best)) best = cand[i];
           act.evict(l, best);
         } else if (k > 1) {
           selectBottomK(cand, n, k, key);
           for (let i = 0; i < k; i++) act.evict(l, cand[i]);
         }
+        // drop the evicted blocks from the list
+        let m = 0;
+        for (let i = 0; i < len; i++) if (c.tierOf(l, list[base + i]) >= 0) list[base + m++] = list[base + i];
+        listLen[l] = m;
       },
       observe(obs: Observation) {
         const l = obs.layer;
