@@ -6,7 +6,7 @@
  *  3. merely reading that trace and summing its masses (target: replay <= 3x that).
  * The trace is generated once into --trace PATH (default: a temp file) and reused if it exists.
  *
- *   npx tsx perf/replay.bench.ts [--trace PATH] [--policy h2o] [--budget 20%] [--steps 1000] [--prompt 32768] [--encoding topk|dense]
+ *   npx tsx perf/replay.bench.ts [--trace PATH] [--policy h2o] [--budget 20%] [--steps 1000] [--prompt 32768] [--encoding topk|dense] [--rounds 7]
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -60,7 +60,8 @@ if (!fs.existsSync(trace)) {
   generateTrace(trace, { model: 'llama-3-8b', layers: 32, prompt_tokens: prompt, steps, encoding: encoding as 'topk', seed: 1 });
   console.log(`generated ${trace} (${(fs.statSync(trace).size / 1e6).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
-// read and replay alternate (5 rounds), so that both see the same machine state; best of each
+// read and replay alternate (2 warm-up rounds, then --rounds, default 7), so that both see the same
+// machine state; best of each
 const readOnce = () => {
   const reader = openTrace(trace);
   let sum = 0;
@@ -77,11 +78,13 @@ const reads: number[] = [];
 const replays: number[] = [];
 let total = 0;
 let replayed!: ReturnType<typeof replayOnce>;
-for (let round = 0; round < 5; round++) {
+const rounds = Number(arg('rounds', '7'));
+for (let round = -2; round < rounds; round++) {
   const r = best(1, readOnce);
+  const p = best(1, replayOnce);
+  if (round < 0) continue;
   reads.push(r.s);
   total = r.value;
-  const p = best(1, replayOnce);
   replays.push(p.s);
   replayed = p.value;
 }
@@ -91,6 +94,4 @@ console.log(`read + sum masses: best ${read.s.toFixed(3)} s (runs ${read.all.map
 console.log(`replay ${policy} @ ${budget}: best ${replay.s.toFixed(3)} s (runs ${replay.all.map((x) => x.toFixed(3)).join(', ')}); target <= 2 s`);
 console.log(`replay / read = ${(replay.s / read.s).toFixed(2)} (target <= 3)`);
 const s = replay.value.summary;
-console.log(`replay ${policy} @ ${budget}: best ${replay.s.toFixed(3)} s (runs ${replay.all.map((x) => x.toFixed(3)).join(', ')}); target <= 2 s`);
-console.log(`replay / read = ${(replay.s / read.s).toFixed(2)} (target <= 3)`);
 console.log(`  simulated TBT p50 ${s.tbt_ms.p50.toFixed(3)} ms, recall ${s.attention_recall.mean.toFixed(4)}, ${s.steps} steps`);

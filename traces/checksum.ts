@@ -7,9 +7,10 @@
  * Takes an Int32Array view (same bits as the u32 words; V8 keeps int32 loads unboxed) and sums in
  * four independent lanes, which is ~3x faster than a single dependent chain.
  */
-// the four lanes live in an Int32Array: stores wrap to 32 bits, so no sum ever leaves int32 (with
-// plain int32 locals V8 deoptimized this function again and again: "overflow", "lost precision")
-const lanes = new Int32Array(4);
+// the lanes are combined in an Int32Array, whose stores wrap to 32 bits: a plain sum of int32 locals
+// can leave the int32 range, and V8 then deoptimized this function again and again ("overflow",
+// "lost precision"); inside the loop every add is truncated with | 0 and stays int32
+const lanes = new Int32Array(1);
 
 export function wordChecksum(words: Int32Array, from: number, to: number): number {
   return wordChecksumI32(words, from, to) >>> 0;
@@ -17,23 +18,28 @@ export function wordChecksum(words: Int32Array, from: number, to: number): numbe
 
 /** The same checksum as an int32 (its bits), for comparing against an Int32Array word without a uint32 in between. */
 export function wordChecksumI32(words: Int32Array, from: number, to: number): number {
-  const a = lanes;
-  a[0] = a[1] = a[2] = a[3] = 0;
+  let c0 = 0;
+  let c1 = 0;
+  let c2 = 0;
+  let c3 = 0;
   let m = 1;
   let i = from;
   for (; i + 4 <= to; i += 4) {
-    a[0] += Math.imul(words[i]!, m);
-    a[1] += Math.imul(words[i + 1]!, (m + 2) | 0);
-    a[2] += Math.imul(words[i + 2]!, (m + 4) | 0);
-    a[3] += Math.imul(words[i + 3]!, (m + 6) | 0);
+    c0 = (c0 + Math.imul(words[i]!, m)) | 0;
+    c1 = (c1 + Math.imul(words[i + 1]!, (m + 2) | 0)) | 0;
+    c2 = (c2 + Math.imul(words[i + 2]!, (m + 4) | 0)) | 0;
+    c3 = (c3 + Math.imul(words[i + 3]!, (m + 6) | 0)) | 0;
     m = (m + 8) | 0;
   }
-  a[0] += a[1];
-  a[2] += a[3];
-  a[0] += a[2];
+  const a = lanes;
+  a[0] = c0;
+  a[0] += c1;
+  a[0] += c2;
+  a[0] += c3;
+  let c = a[0]!;
   for (; i < to; i++) {
-    a[0] += Math.imul(words[i]!, m);
+    c = (c + Math.imul(words[i]!, m)) | 0;
     m = (m + 2) | 0;
   }
-  return a[0]!;
+  return c;
 }
