@@ -103,7 +103,8 @@ export const h2o: PolicyDefinition<Options> = {
         for (let b = knownUpTo[l]; b < obs.nBlocks; b++) score[base + b] = -offset[l];
         if (obs.nBlocks > knownUpTo[l]) knownUpTo[l] = obs.nBlocks;
         if (obs.idx === null) {
-          for (let b = 0; b < obs.nBlocks; b++) if (obs.attended[b]) score[base + b] += obs.mass[b];
+          const { mass, attended } = obs;
+          for (let b = 0, n = obs.nBlocks; b < n; b++) if (attended[b]) score[base + b] += mass[b];
           return;
         }
         offset[l] += obs.uniform;

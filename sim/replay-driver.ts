@@ -541,9 +541,11 @@ export function attendedShare(obs: Observation, la: LayerAttention): number {
   let total = la.remainder;
   let hit = 0;
   if (la.idx === null) {
+    const mass = la.mass;
     for (let b = 0; b < nBlocks; b++) {
-      total += la.mass[b];
-      if (attended[b]) hit += la.mass[b];
+      const m = mass[b];
+      total += m;
+      hit += m * attended[b];
     }
     return total > 0 ? hit / total : 1;
   }
