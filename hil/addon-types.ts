@@ -3,7 +3,8 @@
 
 export type BackendKind = 'cuda' | 'host';
 export type MemKind = 'device' | 'pinned' | 'pageable';
-export type StreamName = 'compute' | 'memory';
+/** compute (highest priority) and two memory streams (normal priority) */
+export type StreamName = 'compute' | 'memory' | 'memory2';
 
 export interface DeviceInfo {
   name: string;
@@ -116,6 +117,10 @@ export interface NativeBackend {
   write(region: number, offset: number, data: ArrayBufferView | ArrayBuffer): void;
   read(region: number, offset: number, bytes: number): Uint8Array;
   copy(stream: StreamName, dst: number, dstOffset: number, src: number, srcOffset: number, bytes: number, repeat?: number): void;
+  /** copies: [dst, dstOffset, src, srcOffset, bytes] per copy; copy i goes on streams[i % streams.length] */
+  copyMany(streams: StreamName | StreamName[], copies: Float64Array): void;
+  /** all copies as one batch on one stream (cuda: one cudaMemcpyBatchAsync); copies must not overlap */
+  copyBatch(stream: StreamName, copies: Float64Array): void;
   quantize(stream: StreamName, op: QuantizeOp): void;
   dequantize(stream: StreamName, op: DequantizeOp): void;
   hadamard(stream: StreamName, op: HadamardOp): void;

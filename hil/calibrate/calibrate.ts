@@ -11,7 +11,10 @@
  *   a line through the same points (the fallback; its residuals show why the curve is needed).
  * - the nvme link's read direction: alpha per request and beta of file reads issued together and
  *   joined (as the executor reads one layer's runs), fitted as time = requests x alpha + bytes / beta.
- * - links hbm<->dram: alpha/beta of pinned copies (relative-error fit, 64 KiB .. 64 MiB).
+ * - links hbm<->dram: alpha per copy and beta of pinned copies in the executor's own layout
+ *   (layout-batches.ts: H2D runs of 1..16 blocks from adjacent host slots into the staging ring, D2H
+ *   slab slots to host slots, under attention + GEMV), time = runs x alpha + bytes / beta per batch.
+ *   Isolated and scattered in-situ copy fits are kept in the fits for comparison.
  * - links dram<->nvme and the nvme tier's bandwidth: alpha/beta of one file-tier request vs size.
  * Residuals go into the description, a side file (<out>.fit.json) and the log.
  */
@@ -24,6 +27,7 @@ import { loadModel } from '../../sim/models/load-model.js';
 import type { BackendKind } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
+import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import { measureAll, type Measurements } from './measure.js';
 
 export interface CalibrateOptions {
@@ -46,7 +50,10 @@ export interface CalibrationFits {
   linear: LinearFit;
   /** concurrent file reads: alpha per request, beta */
   file_read_batch?: LinearFit;
-  /** pinned copies in situ (scattered slots, HBM busy): the link numbers the profile carries */
+  /** pinned copies in the executor's layout, per batch (runs x alpha + bytes / beta): the link numbers the profile carries */
+  h2d_layout: LinearFit;
+  d2h_layout: LinearFit;
+  /** pinned copies in situ from scattered host slots (HBM busy): for comparison */
   h2d_in_situ: LinearFit;
   d2h_in_situ: LinearFit;
   h2d: LinearFit;
@@ -89,6 +96,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     linear: fitAlphaBeta(m.kernels.filter((k) => k.kind === 'gemv'), false),
     h2d_in_situ: fitAlphaBeta(m.h2d_in_situ, true),
     d2h_in_situ: fitAlphaBeta(m.d2h_in_situ, true),
+    h2d_layout: fitLayout(m.h2d_layout),
+    d2h_layout: fitLayout(m.d2h_layout),
     file_read_batch: m.file_read_batch.length >= 2 ? fitPerRequest(m.file_read_batch.map((x) => ({ requests: x.requests, bytes: x.bytes, us: x.us, label: `${x.requests} x ${x.bytes / x.requests} B` }))) : undefined,
     h2d: fitAlphaBeta(m.h2d, true),
     d2h: fitAlphaBeta(m.d2h, true),
@@ -129,11 +138,16 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   if (pcie < 0) throw new Error(`base profile ${base.name} has no link from ${hbm}`);
   const L = p.links[pcie];
   const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
-  L[toHost] = { alpha_us: r2(fits.d2h_in_situ.alpha_us), GBps: r2(fits.d2h_in_situ.GBps) };
-  L[toHbm] = { alpha_us: r2(fits.h2d_in_situ.alpha_us), GBps: r2(fits.h2d_in_situ.GBps) };
+  L[toHost] = { alpha_us: r2(fits.d2h_layout.alpha_us), GBps: r2(fits.d2h_layout.GBps) };
+  L[toHbm] = { alpha_us: r2(fits.h2d_layout.alpha_us), GBps: r2(fits.h2d_layout.GBps) };
   L.copy_engines = 1;
-  for (const [dir, f, iso, what] of [[toHost, fits.d2h_in_situ, fits.d2h, 'D2H'], [toHbm, fits.h2d_in_situ, fits.h2d, 'H2D']] as const) {
-    src[`links[${pcie}].${dir}.alpha_us`] = `${by}: ${what} pinned copies in situ (one after another on the memory stream, scattered host slots, GEMV streaming on the compute stream), ${f.points[0].bytes}..${f.points[f.points.length - 1].bytes} B, relative-error least squares (rms residual ${pct(f.rms_residual)}, max ${pct(f.max_abs_residual)}); isolated pinned copies ${m.h2d[0].bytes}..${m.h2d[m.h2d.length - 1].bytes} B: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s (rms residual ${pct(iso.rms_residual)})`;
+  const li = m.layout_info;
+  const layoutWhat = { H2D: `runs of 1..16 blocks from adjacent host slots into the staging ring`, D2H: `blocks from HBM slab slots to their host slots (single blocks and runs)` };
+  for (const [dir, f, iso, situ, what] of [[toHost, fits.d2h_layout, fits.d2h, fits.d2h_in_situ, 'D2H'], [toHbm, fits.h2d_layout, fits.h2d, fits.h2d_in_situ, 'H2D']] as const) {
+    src[`links[${pcie}].${dir}.alpha_us`] =
+      `${by}: ${what} pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks, ${layoutWhat[what]}, back to back on the memory stream with marks per layer, attention at ${li.context_tokens} tokens + layer GEMV on the compute stream), ` +
+      `time = copies x alpha + bytes / beta over ${f.points.length} batches, relative-error least squares (rms residual ${pct(f.rms_residual)}, max ${pct(f.max_abs_residual)}); ` +
+      `for comparison, isolated pinned copies: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s; scattered in situ: alpha ${r2(situ.alpha_us)} us, ${r2(situ.GBps)} GB/s`;
     src[`links[${pcie}].${dir}.GBps`] = `${by}: same fit as alpha_us`;
   }
   src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
@@ -176,11 +190,16 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   p.description =
     `calibrated by kvtier hil calibrate on ${device} (${kind} backend) ${date} from base ${base.name}. Fit residuals (rms / max |rel|): ` +
     `kernels ${pct(fits.kernels.rms_residual)} / ${pct(fits.kernels.max_abs_residual)}, attention in situ (line) ${pct(fits.attention.rms_residual)} / ${pct(fits.attention.max_abs_residual)}, linear ${pct(fits.linear.rms_residual)} / ${pct(fits.linear.max_abs_residual)}, H2D ${pct(fits.h2d.rms_residual)} / ${pct(fits.h2d.max_abs_residual)}, ` +
-    `D2H ${pct(fits.d2h.rms_residual)} / ${pct(fits.d2h.max_abs_residual)}, file read ${pct(fits.file_read.rms_residual)} / ${pct(fits.file_read.max_abs_residual)}, ` +
+    `D2H ${pct(fits.d2h.rms_residual)} / ${pct(fits.d2h.max_abs_residual)}, H2D layout ${pct(fits.h2d_layout.rms_residual)} / ${pct(fits.h2d_layout.max_abs_residual)}, D2H layout ${pct(fits.d2h_layout.rms_residual)} / ${pct(fits.d2h_layout.max_abs_residual)}, file read ${pct(fits.file_read.rms_residual)} / ${pct(fits.file_read.max_abs_residual)}, ` +
     `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
   p.sources = src;
   const profile = validateProfile(JSON.parse(JSON.stringify(p)), 'hil calibrate');
   return { profile, fits, measurements: m, device };
+}
+
+/** layout batches: time = copies x alpha + bytes / beta */
+export function fitLayout(points: LayoutPoint[]): LinearFit {
+  return fitPerRequest(points.map((p) => ({ requests: p.runs, bytes: p.bytes, us: p.us, label: `${p.direction} ${p.label}` })));
 }
 
 export function writeCalibration(out: string, r: CalibrationResult): void {
@@ -193,7 +212,7 @@ export function formatFits(f: CalibrationFits): string {
   const row = (name: string, x: LinearFit) =>
     `  ${name.padEnd(11)} alpha ${x.alpha_us.toFixed(2).padStart(8)} us  beta ${x.GBps.toFixed(2).padStart(9)} GB/s  residual rms ${pct(x.rms_residual).padStart(6)}  max ${pct(x.max_abs_residual).padStart(6)}${x.degenerate ? `  DEGENERATE: ${x.degenerate}` : ''}`;
   const rows = [row('kernels', f.kernels), row('attention', f.attention), row('linear', f.linear), row('H2D', f.h2d), row('D2H', f.d2h), row('file read', f.file_read), row('file write', f.file_write)];
-  rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ));
+  rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ), row('H2D layout', f.h2d_layout), row('D2H layout', f.d2h_layout));
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
   return rows.join('\n');
 }

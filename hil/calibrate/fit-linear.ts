@@ -60,7 +60,8 @@ export function fitAlphaBeta(points: Point[], relative: boolean): LinearFit {
 }
 
 /**
- * Batches of requests issued together: time = requests x alpha + bytes / beta, relative-error least
+ * Batches of requests (file requests, or the copies of a layout batch) issued together:
+ * time = requests x alpha + bytes / beta, relative-error least
  * squares (mathjs). Residuals relative, as fitAlphaBeta's; `bytes` of a point is the batch's total.
  */
 export function fitPerRequest(points: (Point & { requests: number })[]): LinearFit {

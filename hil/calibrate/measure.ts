@@ -1,7 +1,8 @@
 /**
  * The calibration microbenchmarks: pinned copies vs size per direction (and pageable, recorded),
  * both directions at once, a copy under attention (overlap), attention vs context and precision,
- * GEMV at the model's shapes, and file-tier reads and writes vs request size.
+ * GEMV at the model's shapes, pinned copies in the executor's layout (layout-batches.ts) and
+ * scattered, and file-tier reads and writes vs request size.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,12 +11,14 @@ import { benchAttention } from '../bench/attention-bench.js';
 import { buildDeviceCache } from '../bench/device-cache.js';
 import { benchBidirectional, benchCopies, benchDeviceCopy } from '../bench/copy-bench.js';
 import { benchGemv } from '../bench/gemv-bench.js';
+import { benchLayoutCopies, type LayoutPoint } from '../bench/layout-copy-bench.js';
 import { benchOverlap } from '../bench/overlap-bench.js';
 import { median } from '../bench/timing.js';
 import { loadHil } from '../load-addon.js';
-import type { Precision } from '../kv-format.js';
+import { blockBytes, type Precision } from '../kv-format.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { Point } from './fit-linear.js';
+import { layoutBatches, layoutOptions } from './layout-batches.js';
 
 export interface Measurements {
   h2d: Point[];
@@ -32,12 +35,19 @@ export interface Measurements {
    */
   attention_in_situ: { tokens: number; bytes: number; us: number; chain_us_per_layer: number }[];
   /**
-   * pinned copies as the executor issues them: one after another on the memory stream from scattered
-   * host slots while the compute stream streams GEMV weights (HBM busy), per direction and size;
-   * us per copy
+   * pinned copies one after another on the memory stream from scattered host slots (256 KiB
+   * stride) while the compute stream streams GEMV weights (HBM busy), per direction and size;
+   * us per copy (reported for comparison; the layout batches set the pcie link)
    */
   h2d_in_situ: Point[];
   d2h_in_situ: Point[];
+  /**
+   * pinned copies in the executor's own layout, batch by batch (H2D runs of 1..16 blocks into the
+   * staging ring, D2H slab slots to host slots) under attention + GEMV layers: us per batch
+   */
+  h2d_layout: LayoutPoint[];
+  d2h_layout: LayoutPoint[];
+  layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
   /** file reads issued together (as the executor issues one layer's runs), joined: n requests of `bytes` / n each */
   file_read_batch: { requests: number; bytes: number; us: number }[];
   file_read: Point[];
@@ -88,12 +98,30 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, o.quick ? 3 : 7);
   log('copies in situ: scattered host slots, under GEMV');
   const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
+  log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, under attention + GEMV');
+  const layout = await measureLayoutCopies(b, o);
   log('file tier: reads and writes vs request size');
   const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, o.quick);
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, ...file };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, layout_info: layout.info, ...file };
 }
 
-async function measureCopiesInSitu(b: NativeBackend, rows: number, cols: number, trials: number): Promise<{ h2d: Point[]; d2h: Point[] }> {
+/** the executor-layout copy batches at the model's block size; compute: attention at `contextTokens` + the layer GEMV */
+export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192) {
+  const m = o.model;
+  const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
+  const B = blockBytes(g, 'fp16');
+  const maxBlocks = Math.max(64, Math.ceil(contextTokens / o.blockTokens));
+  const plan = layoutBatches(layoutOptions(B, maxBlocks, o.quick));
+  const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
+  const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5 });
+  return {
+    h2d: r.points.filter((p) => p.direction === 'h2d'),
+    d2h: r.points.filter((p) => p.direction === 'd2h'),
+    info: { block_bytes: B, max_blocks: maxBlocks, context_tokens: contextTokens, layer_us: r.layer_us, verified_copies: r.verified_copies },
+  };
+}
+
+export async function measureCopiesInSitu(b: NativeBackend, rows: number, cols: number, trials: number): Promise<{ h2d: Point[]; d2h: Point[] }> {
   const poolBytes = 1 << 30;
   const devBytes = 64 << 20;
   const pool = b.alloc('pinned', poolBytes);

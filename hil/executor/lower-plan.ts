@@ -97,6 +97,17 @@ const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 2: '
 const PREC_CODE: Record<number, number> = { 16: 0, 8: 1, 4: 2, 2: 3 };
 export const align = (n: number, a: number): number => Math.ceil(n / a) * a;
 
+/** (src, dst, bytes) copies in order, merged where source and destination both continue the previous copy */
+export function coalesceCopies(list: readonly (readonly [number, number, number])[]): [number, number, number][] {
+  const out: [number, number, number][] = [];
+  for (const [s, d, n] of list) {
+    const cur = out[out.length - 1];
+    if (cur && s === cur[0] + cur[2] && d === cur[1] + cur[2]) cur[2] += n;
+    else out.push([s, d, n]);
+  }
+  return out;
+}
+
 export function geometryOf(model: ModelSpec, blockTokens: number, groupSize: number): BlockGeometry {
   if (model.attention === 'mla') throw new Error(`hil: model ${model.name} uses MLA; the HIL attention kernel supports MHA/GQA only`);
   if (model.head_dim % groupSize !== 0) throw new Error(`hil: --group-size ${groupSize} must divide head_dim ${model.head_dim}`);
@@ -277,17 +288,7 @@ class Lowering {
   private copies(label: string, src: RegionName, dst: RegionName, list: [number, number, number][], links: string[]): void {
     if (list.length === 0) return;
     const m0 = this.mark(MEMORY);
-    let cur = [...list[0]];
-    const flush = () => this.ops.push({ o: 'copy', s: MEMORY, src, srcOff: cur[0], dst, dstOff: cur[1], bytes: cur[2] });
-    for (let i = 1; i < list.length; i++) {
-      const [s, d, n] = list[i];
-      if (s === cur[0] + cur[2] && d === cur[1] + cur[2]) cur[2] += n;
-      else {
-        flush();
-        cur = [s, d, n];
-      }
-    }
-    flush();
+    for (const [srcOff, dstOff, bytes] of coalesceCopies(list)) this.ops.push({ o: 'copy', s: MEMORY, src, srcOff, dst, dstOff, bytes });
     this.memSpans.push([m0, this.mark(MEMORY), label]);
     this.count(links, list.reduce((a, x) => a + x[2], 0));
   }

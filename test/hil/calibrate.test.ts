@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { calibrate, writeCalibration } from '../../hil/calibrate/calibrate.js';
+import { calibrate, formatFits, writeCalibration } from '../../hil/calibrate/calibrate.js';
 import { fitAlphaBeta, predictUs } from '../../hil/calibrate/fit-linear.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { simulate } from '../../sim/run.js';
@@ -37,19 +37,28 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const p = validateProfile(JSON.parse(readFileSync(out, 'utf8')), out);
     expect(p.sources['gpu.hbm_bandwidth_GBps']).toMatch(/^measured by kvtier hil calibrate on host CPU 2026-11-22/);
     const pcie = p.links.find((l) => l.a === 'hbm' || l.b === 'hbm')!;
-    expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/H2D pinned copies/);
-    expect(p.description).toMatch(/Fit residuals/);
-    // the profile's numbers (rounded to 0.01) predict the measured points as the fit said
+    expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/H2D pinned copies in the HIL executor's layout .* copies x alpha \+ bytes \/ beta over 11 batches.*scattered in situ: alpha/);
+    expect(p.sources['links[0].a_to_b.alpha_us']).toMatch(/D2H pinned copies in the HIL executor's layout .*slab slots/);
+    expect(p.description).toMatch(/Fit residuals.*H2D layout/);
+    // the pcie link is the executor-layout fit (not the isolated or scattered one) ...
+    const r2 = (x: number) => Math.round(x * 100) / 100;
+    expect(pcie.b_to_a).toEqual({ alpha_us: r2(r.fits.h2d_layout.alpha_us), GBps: r2(r.fits.h2d_layout.GBps) });
+    expect(pcie.a_to_b).toEqual({ alpha_us: r2(r.fits.d2h_layout.alpha_us), GBps: r2(r.fits.d2h_layout.GBps) });
+    expect(r.measurements.layout_info.verified_copies).toBeGreaterThan(0);
+    // ... and its numbers (rounded to 0.01) predict every batch (copies x alpha + bytes / beta) as the fit said
     const tolerance = 0.02; // relative, from rounding alpha and beta to two decimals
-    for (const [pts, dir] of [[r.measurements.h2d, pcie.b_to_a], [r.measurements.d2h, pcie.a_to_b]] as const) {
-      const f = pts === r.measurements.h2d ? r.fits.h2d : r.fits.d2h;
+    for (const [pts, link, f] of [[r.measurements.h2d_layout, pcie.b_to_a, r.fits.h2d_layout], [r.measurements.d2h_layout, pcie.a_to_b, r.fits.d2h_layout]] as const) {
+      expect(f.points.length).toBe(pts.length);
       for (const [i, pt] of pts.entries()) {
-        const fromProfile = predictUs(dir.alpha_us, dir.GBps, pt.bytes);
+        const fromProfile = pt.runs * link.alpha_us + predictUs(0, link.GBps, pt.bytes);
         expect(Math.abs(fromProfile - f.points[i].fit_us) / f.points[i].fit_us).toBeLessThan(tolerance);
       }
     }
     const side = JSON.parse(readFileSync(join(dir, 'profile.fit.json'), 'utf8'));
     expect(side.fits.kernels.points.length).toBe(r.measurements.kernels.length);
+    // the scattered in-situ fits stay measured and reported beside the layout ones
+    for (const k of ['h2d_in_situ', 'd2h_in_situ', 'h2d_layout', 'd2h_layout']) expect(side.fits[k].points.length).toBeGreaterThan(1);
+    expect(formatFits(r.fits)).toMatch(/H2D situ .*\n.*D2H situ .*\n.*H2D layout .*\n.*D2H layout /);
     // kvtier run accepts it
     const run = simulate({ trace: fx.trace, policy: 'lru-offload', model: fx.model, hardware: out, hbm_budget: '25%', group_size: 64 });
     expect(run.summary.tbt_ms.p50).toBeGreaterThan(0);

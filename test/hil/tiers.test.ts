@@ -92,6 +92,54 @@ for (const kind of ['host', 'cuda'] as const) {
       b.free(r);
     });
 
+    it('copies a slab list byte-exact: alternating over both memory streams, and as one batch call', async () => {
+      const slab = (64 << 10) + 512;
+      const n = 6;
+      const data = new Uint8Array(slab * n).map((_, i) => (i * 2654435761) >>> 24);
+      const [p, d, h] = [b.alloc('pinned', slab * n), b.alloc('device', slab * n), b.alloc('pinned', slab * n)];
+      b.write(p, 0, data);
+      // pinned -> device, slab i to slot n-1-i, copies alternating memory / memory2
+      const list = (dst: number, src: number, flip: boolean) => new Float64Array(Array.from({ length: n }, (_, i) => [dst, (flip ? n - 1 - i : i) * slab, src, i * slab, slab]).flat());
+      b.copyMany(['memory', 'memory2'], list(d, p, true));
+      const ev = b.createEvent();
+      b.record('memory2', ev);
+      b.waitEvent('memory', ev);
+      // device -> pinned as one batch, after both streams' copies
+      b.copyBatch('memory', list(h, d, true));
+      await b.synchronize();
+      const back = b.read(h, 0, slab * n);
+      expect(same(back, data)).toBe(true); // flipped twice
+      expect(same(b.read(d, 0, slab), data.subarray((n - 1) * slab))).toBe(true);
+      b.copyMany('memory2', new Float64Array([h, 0, d, slab, 100]));
+      await b.synchronize('memory2');
+      expect(same(b.read(h, 0, 100), data.subarray((n - 2) * slab, (n - 2) * slab + 100))).toBe(true);
+      b.destroyEvent(ev);
+      for (const r of [p, d, h]) b.free(r);
+    });
+
+    it('names the valid streams when given a bad one, and enqueues nothing from a rejected list', async () => {
+      const [p, d] = [b.alloc('pinned', 8192), b.alloc('device', 8192)];
+      b.write(p, 0, new Uint8Array(8192).fill(9));
+      b.write(d, 0, new Uint8Array(8192));
+      const valid = /Expected 0 \(compute\), 1 \(memory\) or 2 \(memory2\) for stream but received 3/;
+      expect(() => b.copy(3 as never, d, 0, p, 0, 16)).toThrow(valid);
+      expect(() => b.copyBatch(3 as never, new Float64Array([d, 0, p, 0, 16]))).toThrow(valid);
+      const ev = b.createEvent();
+      expect(() => b.record(3 as never, ev)).toThrow(valid);
+      b.destroyEvent(ev);
+      await expect(b.synchronize(3 as never)).rejects.toThrow(valid);
+      expect(() => b.copy('memory3' as never, d, 0, p, 0, 16)).toThrow(/Expected 'compute', 'memory' or 'memory2' for stream but received 'memory3'/);
+      expect(() => b.copyMany(['memory', 3 as never], new Float64Array([d, 0, p, 0, 16, d, 16, p, 16, 16]))).toThrow(valid);
+      expect(() => b.copyMany([], new Float64Array([d, 0, p, 0, 16]))).toThrow(/at least one stream/);
+      expect(() => b.copyBatch('memory', new Float64Array([d, 0, p, 0, 16, d, 8000, p, 0, 400]))).toThrow(/copy destination: bytes \[8000, 8400\) outside region/);
+      expect(() => b.copyMany('memory', new Float64Array([d, 0, p, 0]))).toThrow(/5 numbers per copy/);
+      expect(() => b.copyBatch('memory', [d, 0, p, 0, 16] as never)).toThrow(/Float64Array/);
+      await b.synchronize();
+      expect(b.read(d, 0, 8192).every((x) => x === 0)).toBe(true); // the valid first copies were not enqueued either
+      b.free(p);
+      b.free(d);
+    });
+
     it('a compute-stream op waits for an event recorded on the memory stream', async () => {
       const n = 8 << 20;
       const [p, d] = [b.alloc('pinned', n), b.alloc('device', n)];

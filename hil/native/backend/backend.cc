@@ -2,6 +2,20 @@
 
 namespace hil {
 
+void checkStream(int s) {
+  if (s < 0 || s >= kStreamCount) invalidParameter("stream", "0 (compute), 1 (memory) or 2 (memory2)", s);
+}
+
+void Backend::copyMany(const std::vector<int>& streams, const std::vector<CopyItem>& items) {
+  if (streams.empty()) throw HilError("copyMany: Expected at least one stream");
+  for (int s : streams) checkStream(s);
+  for (const CopyItem& c : items) {
+    at(c.dst, c.bytes, "copy destination");
+    at(c.src, c.bytes, "copy source");
+  }
+  for (size_t i = 0; i < items.size(); ++i) copy(streams[i % streams.size()], items[i].dst, items[i].src, items[i].bytes, 1);
+}
+
 uint32_t Backend::alloc(MemKind kind, size_t bytes) {
   if (bytes == 0) invalidParameter("bytes", "a positive size", bytes);
   void* p = rawAlloc(kind, bytes);

@@ -1,5 +1,6 @@
-// The backend interface: memory tiers as real allocations, two streams, events and the
-// kernels. Implemented by the host backend (CPU, always) and the cuda backend (GPU).
+// The backend interface: memory tiers as real allocations, three streams (compute, memory,
+// memory2), events and the kernels. Implemented by the host backend (CPU, always) and the
+// cuda backend (GPU).
 // Region ids name allocations; every op checks its byte ranges against them.
 #pragma once
 #include <cstddef>
@@ -7,13 +8,16 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 #include "../common/attention-shape.h"
 #include "error.h"
 
 namespace hil {
 
 enum class MemKind { Device, Pinned, Pageable };
-enum StreamId : int { kCompute = 0, kMemory = 1 };
+enum StreamId : int { kCompute = 0, kMemory = 1, kMemory2 = 2, kStreamCount = 3 };
+// Throws a HilError naming the valid stream ids unless 0 <= s < kStreamCount.
+void checkStream(int s);
 
 struct Region {
   void* ptr;
@@ -64,6 +68,10 @@ struct GemvArgs {
   RegionSpan w, x, y;
   size_t rows, cols;
 };
+struct CopyItem {
+  RegionSpan dst, src;
+  size_t bytes;
+};
 
 class Backend {
  public:
@@ -77,12 +85,17 @@ class Backend {
   // Bounds-checked pointer to [offset, offset + len) of a region.
   char* at(RegionSpan s, size_t len, const char* what) const;
 
-  // Synchronous, for setup and tests: waits for both streams first.
+  // Synchronous, for setup and tests: waits for every stream first.
   virtual void write(RegionSpan dst, const void* src, size_t n) = 0;
   virtual void read(RegionSpan src, void* dst, size_t n) = 0;
 
   // Asynchronous: enqueued on a stream, in order.
   virtual void copy(int stream, RegionSpan dst, RegionSpan src, size_t n, int repeat) = 0;
+  // Copy i on streams[i % streams.size()] (one stream: back to back; two: alternating).
+  // Every stream and range is checked before anything is enqueued.
+  void copyMany(const std::vector<int>& streams, const std::vector<CopyItem>& items);
+  // All items as one batch on one stream (cuda: one cudaMemcpyBatchAsync); items must not overlap.
+  virtual void copyBatch(int stream, const std::vector<CopyItem>& items) = 0;
   virtual void quantize(int stream, const QuantizeArgs& a) = 0;
   virtual void dequantize(int stream, const DequantizeArgs& a) = 0;
   virtual void hadamard(int stream, const HadamardArgs& a) = 0;
@@ -94,7 +107,7 @@ class Backend {
   virtual void record(int stream, uint32_t ev) = 0;
   virtual void waitEvent(int stream, uint32_t ev) = 0;
   virtual double elapsedMs(uint32_t from, uint32_t to) = 0;  // both must have completed
-  virtual void synchronize(int stream) = 0;                  // -1: both streams
+  virtual void synchronize(int stream) = 0;                  // -1: every stream
 
  protected:
   virtual void* rawAlloc(MemKind kind, size_t bytes) = 0;

@@ -1,5 +1,5 @@
 // The cuda backend: device tier = cudaMalloc, pinned = cudaMallocHost, pageable = malloc;
-// a compute stream (highest priority) and a memory stream (lowest = normal priority);
+// a compute stream (highest priority) and two memory streams (lowest = normal priority);
 // CUDA events time everything; kernels come through the launcher layer.
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 #include "../launch/check-shapes.h"
 #include "../launch/cuda-check.h"
 #include "../launch/launch.h"
@@ -58,6 +59,7 @@ class CudaBackend final : public Backend {
     HIL_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     HIL_CUDA(cudaStreamCreateWithPriority(&streams_[kCompute], cudaStreamNonBlocking, greatest));
     HIL_CUDA(cudaStreamCreateWithPriority(&streams_[kMemory], cudaStreamNonBlocking, least));
+    HIL_CUDA(cudaStreamCreateWithPriority(&streams_[kMemory2], cudaStreamNonBlocking, least));
     info_.computePriority = greatest;
     info_.memoryPriority = least;
   }
@@ -89,6 +91,34 @@ class CudaBackend final : public Backend {
     char* d = at(dst, n, "copy destination");
     const char* s = at(src, n, "copy source");
     for (int i = 0; i < repeat; ++i) HIL_CUDA(cudaMemcpyAsync(d, s, n, cudaMemcpyDefault, streamOf(stream)));
+  }
+
+  // One cudaMemcpyBatchAsync for all items (source read in stream order, no location hints).
+  void copyBatch(int stream, const std::vector<CopyItem>& items) override {
+    cudaStream_t st = streamOf(stream);
+    if (items.empty()) return;
+    std::vector<void*> dsts;
+    std::vector<const void*> srcs;
+    std::vector<size_t> sizes;
+    for (const CopyItem& c : items) {
+      dsts.push_back(at(c.dst, c.bytes, "copy destination"));
+      srcs.push_back(at(c.src, c.bytes, "copy source"));
+      sizes.push_back(c.bytes);
+    }
+#if CUDART_VERSION >= 12080
+    cudaMemcpyAttributes attr{};
+    attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    size_t attrIdx = 0;
+#if CUDART_VERSION >= 13000
+    HIL_CUDA(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), items.size(), &attr, &attrIdx, 1, st));
+#else
+    size_t failIdx = 0;
+    HIL_CUDA(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), items.size(), &attr, &attrIdx, 1, &failIdx, st));
+#endif
+#else
+    (void)st;
+    throw HilError("copyBatch needs cudaMemcpyBatchAsync (CUDA runtime >= 12.8); the addon was built with " + std::to_string(CUDART_VERSION));
+#endif
   }
 
   void quantize(int stream, const QuantizeArgs& a) override {
@@ -156,6 +186,7 @@ class CudaBackend final : public Backend {
     if (stream == -1) {
       HIL_CUDA(cudaStreamSynchronize(streams_[kCompute]));
       HIL_CUDA(cudaStreamSynchronize(streams_[kMemory]));
+      HIL_CUDA(cudaStreamSynchronize(streams_[kMemory2]));
     } else {
       HIL_CUDA(cudaStreamSynchronize(streamOf(stream)));
     }
@@ -180,7 +211,7 @@ class CudaBackend final : public Backend {
 
  private:
   cudaStream_t streamOf(int s) const {
-    if (s != kCompute && s != kMemory) invalidParameter("stream", "0 (compute) or 1 (memory)", s);
+    checkStream(s);
     return streams_[s];
   }
   cudaEvent_t event(uint32_t id) const {
@@ -211,8 +242,8 @@ class CudaBackend final : public Backend {
   };
   int device_;
   DeviceInfo info_;
-  cudaStream_t streams_[2] = {nullptr, nullptr};
-  Scratch scratch_[2];
+  cudaStream_t streams_[kStreamCount] = {nullptr, nullptr, nullptr};
+  Scratch scratch_[kStreamCount];
   std::map<uint32_t, cudaEvent_t> events_;
   uint32_t nextEvent_ = 1;
 };

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <tuple>
 #include <vector>
 #include "../host/gemv.h"
 #include "../host/hadamard.h"
@@ -58,6 +59,16 @@ class HostBackend final : public Backend {
     const char* s = at(src, n, "copy source");
     streamOf(stream).push([d, s, n, repeat] {
       for (int i = 0; i < repeat; ++i) std::memmove(d, s, n);
+    });
+  }
+
+  void copyBatch(int stream, const std::vector<CopyItem>& items) override {
+    HostStream& st = streamOf(stream);
+    std::vector<std::tuple<char*, const char*, size_t>> list;
+    list.reserve(items.size());
+    for (const CopyItem& c : items) list.emplace_back(at(c.dst, c.bytes, "copy destination"), at(c.src, c.bytes, "copy source"), c.bytes);
+    st.push([list = std::move(list)] {
+      for (const auto& [d, s, n] : list) std::memmove(d, s, n);
     });
   }
 
@@ -177,7 +188,7 @@ class HostBackend final : public Backend {
 
  private:
   HostStream& streamOf(int s) {
-    if (s != kCompute && s != kMemory) invalidParameter("stream", "0 (compute) or 1 (memory)", s);
+    checkStream(s);
     return streams_[s];
   }
   std::shared_ptr<HostEvent> event(uint32_t id) {
@@ -208,7 +219,7 @@ class HostBackend final : public Backend {
     for (auto& th : pool) th.join();
   }
 
-  HostStream streams_[2];
+  HostStream streams_[kStreamCount];
   std::map<uint32_t, std::shared_ptr<HostEvent>> events_;
   uint32_t nextEvent_ = 1;
 };

@@ -17,6 +17,8 @@ Napi::Function BackendWrap::define(Napi::Env env) {
                          InstanceMethod<&BackendWrap::write>("write"),
                          InstanceMethod<&BackendWrap::read>("read"),
                          InstanceMethod<&BackendWrap::copy>("copy"),
+                         InstanceMethod<&BackendWrap::copyMany>("copyMany"),
+                         InstanceMethod<&BackendWrap::copyBatch>("copyBatch"),
                          InstanceMethod<&BackendWrap::quantize>("quantize"),
                          InstanceMethod<&BackendWrap::dequantize>("dequantize"),
                          InstanceMethod<&BackendWrap::hadamard>("hadamard"),
@@ -122,6 +124,24 @@ Napi::Value BackendWrap::copy(const Napi::CallbackInfo& info) {
   const size_t n = size(info[5], "bytes");
   const int repeat = info[6].IsUndefined() ? 1 : integer(info[6], "repeat");
   guard(env, [&] { backend(env).copy(s, dst, src, n, repeat); });
+  return env.Undefined();
+}
+
+// copyMany(streams: name | name[], copies: Float64Array): copy i on streams[i % n]
+Napi::Value BackendWrap::copyMany(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::vector<int> s = streams(info[0]);
+  const std::vector<CopyItem> items = copyItems(info[1]);
+  guard(env, [&] { backend(env).copyMany(s, items); });
+  return env.Undefined();
+}
+
+// copyBatch(stream, copies: Float64Array): one batched copy call
+Napi::Value BackendWrap::copyBatch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int s = stream(info[0]);
+  const std::vector<CopyItem> items = copyItems(info[1]);
+  guard(env, [&] { backend(env).copyBatch(s, items); });
   return env.Undefined();
 }
 

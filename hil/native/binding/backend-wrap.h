@@ -22,6 +22,8 @@ class BackendWrap : public Napi::ObjectWrap<BackendWrap> {
   Napi::Value write(const Napi::CallbackInfo& info);
   Napi::Value read(const Napi::CallbackInfo& info);
   Napi::Value copy(const Napi::CallbackInfo& info);
+  Napi::Value copyMany(const Napi::CallbackInfo& info);
+  Napi::Value copyBatch(const Napi::CallbackInfo& info);
   Napi::Value quantize(const Napi::CallbackInfo& info);
   Napi::Value dequantize(const Napi::CallbackInfo& info);
   Napi::Value hadamard(const Napi::CallbackInfo& info);

@@ -3,6 +3,7 @@
 #pragma once
 #include <napi.h>
 #include <string>
+#include <vector>
 #include "../backend/backend.h"
 
 namespace hil::js {
@@ -64,14 +65,49 @@ inline RegionSpan span(const Napi::Object& o, const char* name) {
   return RegionSpan{static_cast<uint32_t>(sizeField(o, name, 0, true)), sizeField(o, off.c_str(), 0, false)};
 }
 
+// 'compute' | 'memory' | 'memory2', or a number (the backend checks the id).
 inline int stream(const Napi::Value& v) {
   if (v.IsString()) {
     const std::string s = v.As<Napi::String>();
     if (s == "compute") return kCompute;
     if (s == "memory") return kMemory;
+    if (s == "memory2") return kMemory2;
+    throw Napi::TypeError::New(v.Env(), "Expected 'compute', 'memory' or 'memory2' for stream but received '" + s + "'");
   }
   if (v.IsNumber()) return integer(v, "stream");
-  throw Napi::TypeError::New(v.Env(), "Expected 'compute' or 'memory' for stream");
+  throw Napi::TypeError::New(v.Env(), "Expected 'compute', 'memory' or 'memory2' for stream");
+}
+
+// A stream name or a non-empty array of them.
+inline std::vector<int> streams(const Napi::Value& v) {
+  if (!v.IsArray()) return {stream(v)};
+  const Napi::Array a = v.As<Napi::Array>();
+  std::vector<int> out;
+  for (uint32_t i = 0; i < a.Length(); ++i) out.push_back(stream(a.Get(i)));
+  if (out.empty()) throw Napi::TypeError::New(v.Env(), "Expected at least one stream");
+  return out;
+}
+
+// Float64Array of [dst, dstOffset, src, srcOffset, bytes] per copy.
+inline std::vector<CopyItem> copyItems(const Napi::Value& v) {
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
+    throw Napi::TypeError::New(v.Env(), "Expected a Float64Array of [dst, dstOffset, src, srcOffset, bytes] per copy for copies");
+  const Napi::Float64Array a = v.As<Napi::Float64Array>();
+  if (a.ElementLength() % 5 != 0)
+    throw Napi::RangeError::New(v.Env(), "Expected 5 numbers per copy in copies but received " + std::to_string(a.ElementLength()));
+  std::vector<CopyItem> out(a.ElementLength() / 5);
+  const auto whole = [&](size_t i) {
+    const double d = a[i];
+    if (!(d >= 0) || d != static_cast<double>(static_cast<uint64_t>(d)) || d > 9007199254740991.0)
+      throw Napi::RangeError::New(v.Env(), "Expected a non-negative integer in copies[" + std::to_string(i) + "] but received " + std::to_string(d));
+    return static_cast<size_t>(d);
+  };
+  for (size_t k = 0; k < out.size(); ++k) {
+    out[k].dst = RegionSpan{static_cast<uint32_t>(whole(5 * k)), whole(5 * k + 1)};
+    out[k].src = RegionSpan{static_cast<uint32_t>(whole(5 * k + 2)), whole(5 * k + 3)};
+    out[k].bytes = whole(5 * k + 4);
+  }
+  return out;
 }
 
 inline Napi::Object deviceInfo(Napi::Env env, const DeviceInfo& d) {

@@ -1,0 +1,163 @@
+/**
+ * PCIe copies in the executor's layout (calibrate/layout-batches.ts), timed as the executor runs
+ * them: each batch enqueued back to back on the memory stream (b.copy per copy, a mark event
+ * before and after each layer's group, no synchronization), while the compute stream runs layers
+ * of (marks, attention, marks, layer GEMV). A gate (GEMVs on the compute stream, sized from the
+ * host's enqueue time) holds the memory stream until the whole batch is enqueued, so the host's
+ * call rate is not timed. Point = one batch: us = memory-stream time between events (median).
+ * After the last trial of a batch its last group is read back and compared byte for byte.
+ */
+import type { NativeBackend } from '../addon-types.js';
+import type { LayoutBatch, LayoutPlan } from '../calibrate/layout-batches.js';
+import type { BlockGeometry } from '../kv-format.js';
+import { buildDeviceCache } from './device-cache.js';
+import { median, timeOp } from './timing.js';
+
+export interface LayoutPoint {
+  direction: 'h2d' | 'd2h';
+  label: string;
+  runs: number;
+  bytes: number;
+  us: number;
+  lengths: Record<number, number>;
+  /** host time to enqueue a trial (compute + copies), max over trials */
+  enqueue_us: number;
+  /** device time of the gate, min over trials (>= enqueue_us: the copies were all queued before they ran) */
+  gate_us: number;
+  /** compute-stream time after the copies started / copy time, min over trials (>= 1: compute ran throughout) */
+  compute_cover: number;
+}
+
+export interface LayoutBenchOptions {
+  plan: LayoutPlan;
+  geometry: BlockGeometry;
+  qHeads: number;
+  contextTokens: number;
+  gemvRows: number;
+  gemvCols: number;
+  trials: number;
+}
+
+export interface LayoutBenchResult {
+  points: LayoutPoint[];
+  /** one compute layer (attention + GEMV, marks) alone */
+  layer_us: number;
+  gemv_us: number;
+  /** copies compared byte for byte after their batch */
+  verified_copies: number;
+}
+
+export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions): Promise<LayoutBenchResult> {
+  const { plan, geometry: g } = o;
+  const owned: number[] = [];
+  const alloc = (kind: 'device' | 'pinned', bytes: number) => {
+    const r = b.alloc(kind, Math.max(4096, bytes));
+    owned.push(r);
+    return r;
+  };
+  const events: number[] = [];
+  const ev = () => {
+    const e = b.createEvent();
+    events.push(e);
+    return e;
+  };
+  const cache = buildDeviceCache(b, g, Array.from({ length: Math.ceil(o.contextTokens / g.blockTokens) }, () => 'fp16' as const));
+  try {
+    const pool = alloc('pinned', plan.hostBytes);
+    const arena = alloc('device', plan.arenaBytes);
+    fillPattern(b, pool, plan.hostBytes, 1);
+    fillPattern(b, arena, plan.arenaBytes, 2);
+    const qBytes = o.qHeads * g.headDim * 4;
+    const [q, out] = [alloc('device', qBytes), alloc('device', qBytes)];
+    b.write(q, 0, new Float32Array(o.qHeads * g.headDim).map((_, i) => Math.sin(i * 0.37)));
+    const gemv = { w: alloc('device', o.gemvRows * o.gemvCols * 2), x: alloc('device', o.gemvCols * 4), y: alloc('device', o.gemvRows * 4), rows: o.gemvRows, cols: o.gemvCols };
+    b.write(gemv.w, 0, new Uint8Array(Math.min(o.gemvRows * o.gemvCols * 2, 1 << 22)));
+    b.write(gemv.x, 0, new Float32Array(o.gemvCols).map((_, i) => Math.cos(i)));
+    const attn = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: o.qHeads, kvHeads: g.kvHeads, headDim: g.headDim, blockTokens: g.blockTokens, groupSize: g.groupSize, contextTokens: o.contextTokens };
+    const [c0, c1, mA, mB, s0, go, cEnd, e0, e1] = Array.from({ length: 9 }, ev);
+    const layer = () => {
+      b.record('compute', c0);
+      b.attention('compute', attn);
+      b.record('compute', c1);
+      b.gemv('compute', gemv);
+      b.record('compute', c0);
+    };
+    const layerMs = await timeOp(b, 'compute', 3, 4, () => {
+      for (let i = 0; i < 4; i++) layer();
+    });
+    const gemvMs = await timeOp(b, 'compute', 3, 1, () => b.gemv('compute', gemv));
+    const layerUs = Math.max(1, layerMs * 1000);
+    const gemvUs = Math.max(1, gemvMs * 1000);
+    const points: LayoutPoint[] = [];
+    let verified = 0;
+    for (const batch of plan.batches) {
+      const [dst, src] = batch.direction === 'h2d' ? [arena, pool] : [pool, arena];
+      let copyUs = batch.runs * 5 + batch.bytes / 40e3;
+      let enqueueUs = 100 + 5 * batch.runs;
+      const us: number[] = [];
+      const enq: number[] = [];
+      const gate: number[] = [];
+      const cover: number[] = [];
+      for (let t = 0; t <= o.trials; t++) {
+        const gateReps = Math.max(1, Math.ceil((1.5 * enqueueUs + 20) / gemvUs));
+        const layers = Math.max(1, Math.ceil((1.3 * copyUs) / layerUs));
+        const t0 = performance.now();
+        b.record('compute', s0);
+        b.gemv('compute', gemv, gateReps);
+        b.record('compute', go);
+        for (let i = 0; i < layers; i++) layer();
+        b.record('compute', cEnd);
+        b.waitEvent('memory', go);
+        b.record('memory', e0);
+        for (const group of batch.groups) {
+          b.record('memory', mA);
+          for (const [s, d, n] of group) b.copy('memory', dst, d, src, s, n);
+          b.record('memory', mB);
+        }
+        b.record('memory', e1);
+        enqueueUs = (performance.now() - t0) * 1000;
+        await b.synchronize();
+        copyUs = b.elapsedMs(e0, e1) * 1000;
+        if (t === 0) continue; // warm-up: sizes the gate and the compute
+        us.push(copyUs);
+        enq.push(enqueueUs);
+        gate.push(b.elapsedMs(s0, go) * 1000);
+        cover.push(b.elapsedMs(e0, cEnd) / b.elapsedMs(e0, e1));
+      }
+      verified += verifyGroup(b, batch, dst, src);
+      points.push({ direction: batch.direction, label: batch.label, runs: batch.runs, bytes: batch.bytes, us: median(us), lengths: batch.lengths, enqueue_us: Math.max(...enq), gate_us: Math.min(...gate), compute_cover: Math.min(...cover) });
+    }
+    return { points, layer_us: layerUs, gemv_us: gemvUs, verified_copies: verified };
+  } finally {
+    try {
+      await b.synchronize();
+    } finally {
+      for (const e of events) b.destroyEvent(e);
+      for (const r of owned) b.free(r);
+      cache.free();
+    }
+  }
+}
+
+/** the batch's last group landed: destination bytes equal source bytes, copy by copy */
+function verifyGroup(b: NativeBackend, batch: LayoutBatch, dst: number, src: number): number {
+  const group = batch.groups[batch.groups.length - 1] ?? [];
+  for (const [s, d, n] of group) {
+    if (!Buffer.from(b.read(dst, d, n)).equals(Buffer.from(b.read(src, s, n)))) {
+      throw new Error(`layout copies (${batch.direction} ${batch.label}): ${n} bytes from offset ${s} did not land at ${d}`);
+    }
+  }
+  return group.length;
+}
+
+/** distinct words everywhere (a copy from the wrong slot cannot pass the check) */
+function fillPattern(b: NativeBackend, region: number, bytes: number, seed: number): void {
+  const chunk = 8 << 20;
+  const words = new Uint32Array(chunk / 4);
+  for (let off = 0; off < bytes; off += chunk) {
+    const n = Math.min(chunk, bytes - off);
+    const w0 = off / 4;
+    for (let i = 0; i < n / 4; i++) words[i] = Math.imul(w0 + i + 1, 2654435761) ^ seed;
+    b.write(region, off, new Uint8Array(words.buffer, 0, n));
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Copy batches in the HIL executor's own layout (lower-plan.ts), for calibrating PCIe copies.
+ * Host pinned pool: block (l, b) at slot l * M + b. H2D: per layer, runs of consecutive blocks
+ * (adjacent host slots, gaps of 1..3 blocks between runs) into one staging-ring extent
+ * (staging-ring.ts), block after block, as a fetch. D2H: per layer, blocks from HBM slab slots
+ * (slab-allocator.ts) to their host slots, as a demotion. Copies are coalesced as the executor
+ * coalesces them (coalesceCopies): a batch's runs are the copies it issues.
+ */
+import { align, coalesceCopies } from '../executor/lower-plan.js';
+import { SlabAllocator } from '../executor/slab-allocator.js';
+import { StagingRing } from '../executor/staging-ring.js';
+
+/** [src offset, dst offset, bytes]; H2D: pool -> arena, D2H: arena -> pool */
+export type LayoutCopy = [number, number, number];
+
+export interface LayoutBatch {
+  direction: 'h2d' | 'd2h';
+  label: string;
+  /** per layer: the copies of one executor copies() call (one ring extent, or one demotion) */
+  groups: LayoutCopy[][];
+  runs: number;
+  bytes: number;
+  /** issued copies per run length in blocks */
+  lengths: Record<number, number>;
+}
+
+export interface LayoutOptions {
+  /** bytes of one FP16 block (the executor's 16-bit block) */
+  blockBytes: number;
+  /** blocks per layer in the host pool (M) */
+  maxBlocks: number;
+  poolLayers: number;
+  layersPerBatch: number;
+  runsPerLayer: number;
+  slabBytes?: number;
+}
+
+export interface LayoutPlan {
+  slotBytes: number;
+  hostBytes: number;
+  ringBytes: number;
+  /** ring + the largest slab extent of any D2H batch */
+  arenaBytes: number;
+  batches: LayoutBatch[];
+}
+
+/** the calibration's sizes: quick (tests, host backend) or full (8 layers x 24 runs per batch) */
+export function layoutOptions(blockBytes: number, maxBlocks: number, quick: boolean): LayoutOptions {
+  return quick ? { blockBytes, maxBlocks, poolLayers: 2, layersPerBatch: 2, runsPerLayer: 4 } : { blockBytes, maxBlocks, poolLayers: 8, layersPerBatch: 8, runsPerLayer: 24 };
+}
+
+export const H2D_RUN_LENGTHS = [1, 2, 3, 4, 6, 8, 12, 16];
+
+/** run lengths cycled per layer (each layer starts one further): pure lengths give bytes/run 1..16 blocks, mixes interleave them */
+const H2D_MIXES: [string, number[]][] = [
+  ...H2D_RUN_LENGTHS.map((r): [string, number[]] => [`runs of ${r}`, [r]]),
+  ['mixed 1..16', H2D_RUN_LENGTHS],
+  ['mixed short', [1, 1, 2, 1, 3, 1, 2, 4]],
+  ['mixed long', [6, 16, 8, 12, 16]],
+];
+
+/** [label, run lengths, runs per layer as a multiple of runsPerLayer] */
+const D2H_MIXES: [string, number[], number][] = [
+  ['single blocks', [1], 1],
+  ['single blocks x2', [1], 2],
+  ['runs of 2', [2], 1],
+  ['runs of 4', [4], 1],
+  ['runs of 8', [8], 1],
+  ['runs of 16', [16], 1],
+  ['singles + runs', [1, 1, 1, 2, 1, 4, 1, 8], 1],
+];
+
+/** block numbers of one layer: `count` runs with lengths cycled from `mix` (rotated by `rot`), gaps 1..3, within M */
+export function placeRuns(mix: number[], rot: number, count: number, M: number): number[][] {
+  const runs: number[][] = [];
+  let at = rot % 3;
+  for (let k = 0; k < count; k++) {
+    const r = mix[(k + rot) % mix.length];
+    if (at + r > M) break;
+    runs.push(Array.from({ length: r }, (_, i) => at + i));
+    at += r + 1 + (k % 3);
+  }
+  return runs;
+}
+
+export function layoutBatches(o: LayoutOptions): LayoutPlan {
+  const M = o.maxBlocks;
+  const B = o.blockBytes;
+  const slotBytes = align(B, 4096);
+  const slabBytes = Math.max(o.slabBytes ?? 2 << 20, align(B, 16));
+  const ringBytes = align(3 * M * B, 1 << 21);
+  const ring = new StagingRing(ringBytes);
+  const host = (l: number, b: number) => (l * M + b) * slotBytes;
+  const batches: LayoutBatch[] = [];
+  let slabExtent = 0;
+  let layerAt = 0;
+  const nextLayers = () => Array.from({ length: o.layersPerBatch }, () => layerAt++ % o.poolLayers);
+  for (const [label, mix] of H2D_MIXES) {
+    const groups: LayoutCopy[][] = [];
+    let live = -1;
+    nextLayers().forEach((l, j) => {
+      const blocks = placeRuns(mix, j, o.runsPerLayer, M).flat();
+      const ext = ring.alloc(align(blocks.length * B, 256));
+      if (live >= 0) ring.release(live);
+      live = ext.offset;
+      groups.push(coalesceCopies(blocks.map((b, i) => [host(l, b), ext.offset + i * B, B])));
+    });
+    ring.release(live);
+    batches.push(summarize('h2d', label, groups, B));
+  }
+  for (const [label, mix, times] of D2H_MIXES) {
+    const slabs = new SlabAllocator(ringBytes, slabBytes);
+    const groups = nextLayers().map((l, j) => {
+      const blocks = placeRuns(mix, j, o.runsPerLayer * times, M).flat();
+      return coalesceCopies(blocks.map((b): LayoutCopy => [slabs.alloc(B).offset, host(l, b), B]));
+    });
+    slabExtent = Math.max(slabExtent, slabs.extent);
+    batches.push(summarize('d2h', label, groups, B));
+  }
+  return { slotBytes, hostBytes: o.poolLayers * M * slotBytes, ringBytes, arenaBytes: ringBytes + slabExtent, batches };
+}
+
+function summarize(direction: 'h2d' | 'd2h', label: string, groups: LayoutCopy[][], B: number): LayoutBatch {
+  const lengths: Record<number, number> = {};
+  let runs = 0;
+  let bytes = 0;
+  for (const c of groups.flat()) {
+    runs++;
+    bytes += c[2];
+    const n = Math.round(c[2] / B);
+    lengths[n] = (lengths[n] ?? 0) + 1;
+  }
+  return { direction, label, groups, runs, bytes, lengths };
+}

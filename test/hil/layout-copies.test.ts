@@ -1,0 +1,110 @@
+// PCIe copy calibration in the executor's layout: the batches copy what lower-plan.ts copies (host
+// slot l*M+b, runs into consecutive staging-ring positions, slab slots to host slots, coalesced as
+// the executor coalesces), carry the run/byte mix that makes alpha and beta identifiable, the fit
+// recovers a known alpha/beta, and the benchmark lands its copies on the host backend.
+import { describe, expect, it } from 'vitest';
+import { openBackend } from '../../hil/backend.js';
+import { benchLayoutCopies } from '../../hil/bench/layout-copy-bench.js';
+import { fitLayout } from '../../hil/calibrate/calibrate.js';
+import { H2D_RUN_LENGTHS, type LayoutBatch, layoutBatches, layoutOptions } from '../../hil/calibrate/layout-batches.js';
+import { coalesceCopies } from '../../hil/executor/lower-plan.js';
+import { backendAvailability } from './availability.js';
+
+const host = backendAvailability('host');
+const KiB = 1024;
+// Llama-3-8B, 16-token blocks: 8 kv heads x 16 tokens x 128 dims x (K, V) x 2 bytes = 64 KiB; 8k context = 512 blocks
+const full = layoutBatches(layoutOptions(64 * KiB, 512, false));
+const lengthsOf = (bs: LayoutBatch[]) => new Set(bs.flatMap((x) => Object.keys(x.lengths).map(Number)));
+
+describe('executor-layout copy batches', () => {
+  const h2d = full.batches.filter((x) => x.direction === 'h2d');
+  const d2h = full.batches.filter((x) => x.direction === 'd2h');
+
+  it('H2D: runs of 1..16 blocks from adjacent host slots into consecutive staging-ring positions, several per layer', () => {
+    expect([...lengthsOf(h2d)].sort((a, b) => a - b)).toEqual(H2D_RUN_LENGTHS);
+    for (const r of H2D_RUN_LENGTHS) {
+      const pure = h2d.find((x) => x.label === `runs of ${r}`)!;
+      expect(Object.keys(pure.lengths)).toEqual([String(r)]);
+      expect(pure.runs).toBeGreaterThanOrEqual(8 * 16); // 8 layers, >= 16 runs each
+    }
+    expect([...lengthsOf(h2d.filter((x) => x.label === 'mixed 1..16'))].sort((a, b) => a - b)).toEqual(H2D_RUN_LENGTHS);
+    for (const x of h2d) {
+      expect(x.groups.length).toBe(8);
+      for (const g of x.groups) {
+        expect(g.length).toBeGreaterThan(1);
+        const layer = Math.floor(g[0][0] / full.slotBytes / 512);
+        for (const [i, [src, dst, n]] of g.entries()) {
+          expect(src % full.slotBytes).toBe(0); // a host slot
+          expect(Math.floor(src / full.slotBytes / 512)).toBe(layer); // of this layer's slots l*M .. l*M+M-1
+          expect(n % (64 * KiB)).toBe(0);
+          expect(dst + n).toBeLessThanOrEqual(full.ringBytes);
+          if (i > 0) {
+            expect(dst).toBe(g[i - 1][1] + g[i - 1][2]); // ring positions follow each other
+            expect(src).toBeGreaterThan(g[i - 1][0] + g[i - 1][2]); // a gap in the host slots ends a run
+          }
+        }
+        expect(coalesceCopies(g)).toEqual(g); // nothing left to merge: one copy per run, as the executor issues
+      }
+      expect(x.runs).toBe(x.groups.flat().length);
+      expect(x.bytes).toBe(x.groups.flat().reduce((a, c) => a + c[2], 0));
+    }
+  });
+
+  it('D2H: single blocks (and runs) from HBM slab slots into their host slots', () => {
+    const singles = d2h.find((x) => x.label === 'single blocks')!;
+    expect(singles.lengths).toEqual({ 1: singles.runs });
+    expect(singles.runs).toBe(8 * 24);
+    expect([...lengthsOf(d2h)].sort((a, b) => a - b)).toEqual([1, 2, 4, 8, 16]);
+    for (const x of d2h) {
+      for (const [src, dst, n] of x.groups.flat()) {
+        expect(src).toBeGreaterThanOrEqual(full.ringBytes); // slab slots sit after the staging ring
+        expect(src + n).toBeLessThanOrEqual(full.arenaBytes);
+        expect(dst % full.slotBytes).toBe(0);
+        expect(dst + n).toBeLessThanOrEqual(full.hostBytes);
+      }
+    }
+  });
+
+  it('mixes bytes per copy so alpha and beta are both identifiable, per direction', () => {
+    for (const dir of ['h2d', 'd2h']) {
+      const ratios = new Set(full.batches.filter((x) => x.direction === dir).map((x) => Math.round(x.bytes / x.runs)));
+      expect(ratios.size).toBeGreaterThanOrEqual(4);
+      expect(Math.max(...ratios) / Math.min(...ratios)).toBeGreaterThanOrEqual(8);
+    }
+  });
+
+  it('padded host slots (block not a multiple of 4 KiB) end every run, as in the executor', () => {
+    const p = layoutBatches({ blockBytes: 6 * KiB, maxBlocks: 128, poolLayers: 2, layersPerBatch: 2, runsPerLayer: 6 });
+    expect(p.slotBytes).toBe(8 * KiB);
+    for (const x of p.batches.filter((b) => b.direction === 'h2d')) expect(Object.keys(x.lengths)).toEqual(['1']);
+  });
+
+  it('the per-copy fit recovers a known alpha and beta from the batches', () => {
+    for (const dir of ['h2d', 'd2h'] as const) {
+      const pts = full.batches.filter((x) => x.direction === dir).map((x, i) => ({ direction: dir, label: x.label, runs: x.runs, bytes: x.bytes, lengths: x.lengths, us: x.runs * 3.1 + x.bytes / 52.5e3, enqueue_us: 0, gate_us: 1, compute_cover: 2, i }));
+      const exact = fitLayout(pts);
+      expect(exact.alpha_us).toBeCloseTo(3.1, 6);
+      expect(exact.GBps).toBeCloseTo(52.5, 6);
+      // +-3% alternating noise still lands near the truth
+      const noisy = fitLayout(pts.map((p) => ({ ...p, us: p.us * (p.i % 2 ? 1.03 : 0.97) })));
+      expect(Math.abs(noisy.alpha_us - 3.1) / 3.1).toBeLessThan(0.15);
+      expect(Math.abs(noisy.GBps - 52.5) / 52.5).toBeLessThan(0.06);
+    }
+  });
+});
+
+describe.skipIf(!host.available)(`executor-layout copy benchmark, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
+  it('times every batch under compute and lands its copies byte for byte', async () => {
+    const g = { kvHeads: 2, blockTokens: 16, headDim: 64, groupSize: 64 };
+    const plan = layoutBatches(layoutOptions(8 * KiB, 64, true));
+    const b = openBackend('host');
+    try {
+      const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: 4, contextTokens: 256, gemvRows: 256, gemvCols: 256, trials: 1 });
+      expect(r.points.map((p) => [p.direction, p.label, p.runs, p.bytes, p.lengths])).toEqual(plan.batches.map((x) => [x.direction, x.label, x.runs, x.bytes, x.lengths]));
+      for (const p of r.points) expect(p.us).toBeGreaterThan(0);
+      expect(r.verified_copies).toBe(plan.batches.reduce((a, x) => a + x.groups[x.groups.length - 1].length, 0));
+    } finally {
+      b.close();
+    }
+  });
+});
