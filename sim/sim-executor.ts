@@ -256,7 +256,11 @@ export class SimExecutor implements Executor<Signal> {
       cat: 'copy',
       waits,
       args: args ? { ...args, bytes, runs } : undefined,
-      run: (finish) => this.topology.network.transfer(route.resources, bytes, route.alpha_us * runs).done.then(finish),
+      // a copy on the memory stream started while a kernel runs pays the link's under-compute alpha
+      run: (finish) => {
+        const alpha = s === this.memory && this.compute.busyAt(this.engine.now) ? route.alpha_under_compute_us : route.alpha_us;
+        this.topology.network.transfer(route.resources, bytes, alpha * runs).done.then(finish);
+      },
     });
   }
 }

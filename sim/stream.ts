@@ -40,6 +40,9 @@ export class Stream {
    * something waits on it) and reports no span. For steps that are not traced.
    */
   lazy = false;
+  /** the latest stretch of back-to-back operations, started or scheduled: [busyFrom, busyTo) */
+  private busyFrom = 0;
+  private busyTo = 0;
 
   constructor(
     private readonly engine: Engine,
@@ -61,8 +64,11 @@ export class Stream {
         this.engine.at(this.engine.now, () => {
           const start = this.engine.now;
           this.stallUs += start - ready;
+          if (start > this.busyTo) this.busyFrom = start;
+          this.busyTo = Infinity; // running, end not known yet
           op.run(() => {
             const end = this.engine.now;
+            this.busyTo = end;
             this.busyUs += end - start;
             this.onSpan?.({ stream: this.name, name: op.name, cat: op.cat, start, end, args: op.args });
             done.fire(end);
@@ -90,6 +96,8 @@ export class Stream {
     const start = Math.max(this.tailEnd, e.now);
     const end = start + us;
     this.busyUs += end - start;
+    if (start > this.busyTo) this.busyFrom = start;
+    this.busyTo = end;
     this.tailEnd = end;
     if (this.lazy) return (this.tail = Signal.due(e, end, this.priority));
     const done = new Signal();
@@ -99,6 +107,11 @@ export class Stream {
       done.fire(end);
     }, this.priority);
     return done;
+  }
+
+  /** Whether an operation of this stream runs (or is scheduled to run) at time t (t >= the latest start). */
+  busyAt(t: number): boolean {
+    return t >= this.busyFrom && t < this.busyTo;
   }
 
   /** Signal that fires when everything queued so far has finished. */

@@ -4,7 +4,9 @@
  */
 import type { Engine } from './engine.js';
 import { FlowNetwork, type Resource } from './flow-network.js';
-import type { HardwareProfile, TierSpec } from './hardware/profile.js';
+import type { HardwareProfile, LinkDirection, TierSpec } from './hardware/profile.js';
+
+type Hop = { to: string; key: string; alpha_us: number; busy_us: number };
 
 export interface Route {
   from: string;
@@ -13,13 +15,15 @@ export interface Route {
   hops: string[];
   resources: Resource[];
   alpha_us: number;
+  /** the same with each hop's alpha_under_compute_us (where given): a copy started while a kernel runs */
+  alpha_under_compute_us: number;
 }
 
 export class Topology {
   readonly network: FlowNetwork;
   readonly tiers: TierSpec[];
   private readonly routes = new Map<string, Route>();
-  private readonly adjacency = new Map<string, { to: string; key: string; alpha_us: number }[]>();
+  private readonly adjacency = new Map<string, Hop[]>();
 
   constructor(engine: Engine, readonly profile: HardwareProfile) {
     this.network = new FlowNetwork(engine);
@@ -34,8 +38,9 @@ export class Topology {
       const ba = `${l.name}:${l.b}->${l.a}`;
       this.network.addResource(ab, l.a_to_b.GBps, l.copy_engines);
       this.network.addResource(ba, l.b_to_a.GBps, l.copy_engines);
-      this.adjacency.get(l.a)!.push({ to: l.b, key: ab, alpha_us: l.a_to_b.alpha_us });
-      this.adjacency.get(l.b)!.push({ to: l.a, key: ba, alpha_us: l.b_to_a.alpha_us });
+      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us });
+      this.adjacency.get(l.a)!.push(hop(l.b, ab, l.a_to_b));
+      this.adjacency.get(l.b)!.push(hop(l.a, ba, l.b_to_a));
     }
   }
 
@@ -52,7 +57,7 @@ export class Topology {
     if (cached) return cached;
     const src = this.tier(from);
     const dst = this.tier(to);
-    const prev = new Map<string, { node: string; key: string; alpha_us: number }>();
+    const prev = new Map<string, { node: string; hop: Hop }>();
     const seen = new Set([from]);
     const queue = [from];
     while (queue.length > 0) {
@@ -61,21 +66,23 @@ export class Topology {
       for (const e of this.adjacency.get(n)!) {
         if (seen.has(e.to)) continue;
         seen.add(e.to);
-        prev.set(e.to, { node: n, key: e.key, alpha_us: e.alpha_us });
+        prev.set(e.to, { node: n, hop: e });
         queue.push(e.to);
       }
     }
     if (from !== to && !prev.has(to)) throw new Error(`no route from tier ${from} to ${to}`);
     const hops: string[] = [];
     let alpha = src.read_latency_us + dst.write_latency_us;
+    let busy = alpha;
     for (let n = to; n !== from; ) {
       const p = prev.get(n)!;
-      hops.unshift(p.key);
-      alpha += p.alpha_us;
+      hops.unshift(p.hop.key);
+      alpha += p.hop.alpha_us;
+      busy += p.hop.busy_us;
       n = p.node;
     }
     const resources = [this.network.get(`${from}:read`), ...hops.map((h) => this.network.get(h)), this.network.get(`${to}:write`)];
-    const r: Route = { from, to, hops, resources, alpha_us: alpha };
+    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy };
     this.routes.set(key, r);
     return r;
   }

@@ -24,7 +24,7 @@ export interface LayoutPoint {
   enqueue_us: number;
   /** device time of the gate, min over trials (>= enqueue_us: the copies were all queued before they ran) */
   gate_us: number;
-  /** compute-stream time after the copies started / copy time, min over trials (>= 1: compute ran throughout) */
+  /** compute-stream time after the copies started / copy time, min over trials (>= 1: compute ran throughout; 0: no compute) */
   compute_cover: number;
 }
 
@@ -36,6 +36,8 @@ export interface LayoutBenchOptions {
   gemvRows: number;
   gemvCols: number;
   trials: number;
+  /** run attention + GEMV layers on the compute stream while the copies run (default true); false: the GPU does nothing else */
+  compute?: boolean;
 }
 
 export interface LayoutBenchResult {
@@ -100,7 +102,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
       const cover: number[] = [];
       for (let t = 0; t <= o.trials; t++) {
         const gateReps = Math.max(1, Math.ceil((1.5 * enqueueUs + 20) / gemvUs));
-        const layers = Math.max(1, Math.ceil((1.3 * copyUs) / layerUs));
+        const layers = o.compute === false ? 0 : Math.max(1, Math.ceil((1.3 * copyUs) / layerUs));
         const t0 = performance.now();
         b.record('compute', s0);
         b.gemv('compute', gemv, gateReps);
@@ -122,7 +124,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
         us.push(copyUs);
         enq.push(enqueueUs);
         gate.push(b.elapsedMs(s0, go) * 1000);
-        cover.push(b.elapsedMs(e0, cEnd) / b.elapsedMs(e0, e1));
+        cover.push(layers === 0 ? 0 : b.elapsedMs(e0, cEnd) / b.elapsedMs(e0, e1));
       }
       verified += verifyGroup(b, batch, dst, src);
       points.push({ direction: batch.direction, label: batch.label, runs: batch.runs, bytes: batch.bytes, us: median(us), lengths: batch.lengths, enqueue_us: Math.max(...enq), gate_us: Math.min(...gate), compute_cover: Math.min(...cover) });

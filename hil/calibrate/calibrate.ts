@@ -13,8 +13,10 @@
  *   joined (as the executor reads one layer's runs), fitted as time = requests x alpha + bytes / beta.
  * - links hbm<->dram: alpha per copy and beta of pinned copies in the executor's own layout
  *   (layout-batches.ts: H2D runs of 1..16 blocks from adjacent host slots into the staging ring, D2H
- *   slab slots to host slots, under attention + GEMV), time = runs x alpha + bytes / beta per batch.
- *   Isolated and scattered in-situ copy fits are kept in the fits for comparison.
+ *   slab slots to host slots), time = runs x alpha + bytes / beta per batch, twice: with the GPU
+ *   otherwise idle (alpha_us, GBps) and with attention + GEMV running on the compute stream
+ *   (alpha_under_compute_us: a copy costs more while kernels run). Isolated and scattered in-situ copy
+ *   fits are kept in the fits for comparison.
  * - links dram<->nvme and the nvme tier's bandwidth: alpha/beta of one file-tier request vs size.
  * Residuals go into the description, a side file (<out>.fit.json) and the log.
  */
@@ -50,9 +52,15 @@ export interface CalibrationFits {
   linear: LinearFit;
   /** concurrent file reads: alpha per request, beta */
   file_read_batch?: LinearFit;
-  /** pinned copies in the executor's layout, per batch (runs x alpha + bytes / beta): the link numbers the profile carries */
+  /**
+   * pinned copies in the executor's layout, per batch (runs x alpha + bytes / beta), while kernels run
+   * on the compute stream: the link's alpha_under_compute_us
+   */
   h2d_layout: LinearFit;
   d2h_layout: LinearFit;
+  /** the same with the GPU otherwise idle: the link's alpha_us and GBps */
+  h2d_layout_idle: LinearFit;
+  d2h_layout_idle: LinearFit;
   /** pinned copies in situ from scattered host slots (HBM busy): for comparison */
   h2d_in_situ: LinearFit;
   d2h_in_situ: LinearFit;
@@ -98,6 +106,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     d2h_in_situ: fitAlphaBeta(m.d2h_in_situ, true),
     h2d_layout: fitLayout(m.h2d_layout),
     d2h_layout: fitLayout(m.d2h_layout),
+    h2d_layout_idle: fitLayout(m.h2d_layout_idle),
+    d2h_layout_idle: fitLayout(m.d2h_layout_idle),
     file_read_batch: m.file_read_batch.length >= 2 ? fitPerRequest(m.file_read_batch.map((x) => ({ requests: x.requests, bytes: x.bytes, us: x.us, label: `${x.requests} x ${x.bytes / x.requests} B` }))) : undefined,
     h2d: fitAlphaBeta(m.h2d, true),
     d2h: fitAlphaBeta(m.d2h, true),
@@ -138,17 +148,20 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   if (pcie < 0) throw new Error(`base profile ${base.name} has no link from ${hbm}`);
   const L = p.links[pcie];
   const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
-  L[toHost] = { alpha_us: r2(fits.d2h_layout.alpha_us), GBps: r2(fits.d2h_layout.GBps) };
-  L[toHbm] = { alpha_us: r2(fits.h2d_layout.alpha_us), GBps: r2(fits.h2d_layout.GBps) };
+  L[toHost] = { alpha_us: r2(fits.d2h_layout_idle.alpha_us), GBps: r2(fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(fits.d2h_layout.alpha_us) };
+  L[toHbm] = { alpha_us: r2(fits.h2d_layout_idle.alpha_us), GBps: r2(fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(fits.h2d_layout.alpha_us) };
   L.copy_engines = 1;
   const li = m.layout_info;
   const layoutWhat = { H2D: `runs of 1..16 blocks from adjacent host slots into the staging ring`, D2H: `blocks from HBM slab slots to their host slots (single blocks and runs)` };
-  for (const [dir, f, iso, situ, what] of [[toHost, fits.d2h_layout, fits.d2h, fits.d2h_in_situ, 'D2H'], [toHbm, fits.h2d_layout, fits.h2d, fits.h2d_in_situ, 'H2D']] as const) {
+  for (const [dir, busy, f, iso, situ, what] of [[toHost, fits.d2h_layout, fits.d2h_layout_idle, fits.d2h, fits.d2h_in_situ, 'D2H'], [toHbm, fits.h2d_layout, fits.h2d_layout_idle, fits.h2d, fits.h2d_in_situ, 'H2D']] as const) {
+    const layout = `${what} pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks, ${layoutWhat[what]}, back to back on the memory stream with marks per layer`;
+    const fit = (x: LinearFit) => `time = copies x alpha + bytes / beta over ${x.points.length} batches, relative-error least squares (rms residual ${pct(x.rms_residual)}, max ${pct(x.max_abs_residual)})`;
     src[`links[${pcie}].${dir}.alpha_us`] =
-      `${by}: ${what} pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks, ${layoutWhat[what]}, back to back on the memory stream with marks per layer, attention at ${li.context_tokens} tokens + layer GEMV on the compute stream), ` +
-      `time = copies x alpha + bytes / beta over ${f.points.length} batches, relative-error least squares (rms residual ${pct(f.rms_residual)}, max ${pct(f.max_abs_residual)}); ` +
+      `${by}: ${layout}, nothing else on the GPU), ${fit(f)}; ` +
       `for comparison, isolated pinned copies: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s; scattered in situ: alpha ${r2(situ.alpha_us)} us, ${r2(situ.GBps)} GB/s`;
     src[`links[${pcie}].${dir}.GBps`] = `${by}: same fit as alpha_us`;
+    src[`links[${pcie}].${dir}.alpha_under_compute_us`] =
+      `${by}: ${layout}, attention at ${li.context_tokens} tokens + layer GEMV running on the compute stream throughout), ${fit(busy)} (its beta: ${r2(busy.GBps)} GB/s)`;
   }
   src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
@@ -190,7 +203,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   p.description =
     `calibrated by kvtier hil calibrate on ${device} (${kind} backend) ${date} from base ${base.name}. Fit residuals (rms / max |rel|): ` +
     `kernels ${pct(fits.kernels.rms_residual)} / ${pct(fits.kernels.max_abs_residual)}, attention in situ (line) ${pct(fits.attention.rms_residual)} / ${pct(fits.attention.max_abs_residual)}, linear ${pct(fits.linear.rms_residual)} / ${pct(fits.linear.max_abs_residual)}, H2D ${pct(fits.h2d.rms_residual)} / ${pct(fits.h2d.max_abs_residual)}, ` +
-    `D2H ${pct(fits.d2h.rms_residual)} / ${pct(fits.d2h.max_abs_residual)}, H2D layout ${pct(fits.h2d_layout.rms_residual)} / ${pct(fits.h2d_layout.max_abs_residual)}, D2H layout ${pct(fits.d2h_layout.rms_residual)} / ${pct(fits.d2h_layout.max_abs_residual)}, file read ${pct(fits.file_read.rms_residual)} / ${pct(fits.file_read.max_abs_residual)}, ` +
+    `D2H ${pct(fits.d2h.rms_residual)} / ${pct(fits.d2h.max_abs_residual)}, H2D layout ${pct(fits.h2d_layout.rms_residual)} / ${pct(fits.h2d_layout.max_abs_residual)}, D2H layout ${pct(fits.d2h_layout.rms_residual)} / ${pct(fits.d2h_layout.max_abs_residual)}, H2D layout idle ${pct(fits.h2d_layout_idle.rms_residual)} / ${pct(fits.h2d_layout_idle.max_abs_residual)}, D2H layout idle ${pct(fits.d2h_layout_idle.rms_residual)} / ${pct(fits.d2h_layout_idle.max_abs_residual)}, file read ${pct(fits.file_read.rms_residual)} / ${pct(fits.file_read.max_abs_residual)}, ` +
     `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
   p.sources = src;
   const profile = validateProfile(JSON.parse(JSON.stringify(p)), 'hil calibrate');
@@ -212,7 +225,7 @@ export function formatFits(f: CalibrationFits): string {
   const row = (name: string, x: LinearFit) =>
     `  ${name.padEnd(11)} alpha ${x.alpha_us.toFixed(2).padStart(8)} us  beta ${x.GBps.toFixed(2).padStart(9)} GB/s  residual rms ${pct(x.rms_residual).padStart(6)}  max ${pct(x.max_abs_residual).padStart(6)}${x.degenerate ? `  DEGENERATE: ${x.degenerate}` : ''}`;
   const rows = [row('kernels', f.kernels), row('attention', f.attention), row('linear', f.linear), row('H2D', f.h2d), row('D2H', f.d2h), row('file read', f.file_read), row('file write', f.file_write)];
-  rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ), row('H2D layout', f.h2d_layout), row('D2H layout', f.d2h_layout));
+  rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ), row('H2D layout', f.h2d_layout), row('D2H layout', f.d2h_layout), row('H2D lay idle', f.h2d_layout_idle), row('D2H lay idle', f.d2h_layout_idle));
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
   return rows.join('\n');
 }

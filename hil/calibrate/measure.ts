@@ -47,6 +47,9 @@ export interface Measurements {
    */
   h2d_layout: LayoutPoint[];
   d2h_layout: LayoutPoint[];
+  /** the same batches with nothing on the compute stream (the GPU otherwise idle) */
+  h2d_layout_idle: LayoutPoint[];
+  d2h_layout_idle: LayoutPoint[];
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
   /** file reads issued together (as the executor issues one layer's runs), joined: n requests of `bytes` / n each */
   file_read_batch: { requests: number; bytes: number; us: number }[];
@@ -98,22 +101,23 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, o.quick ? 3 : 7);
   log('copies in situ: scattered host slots, under GEMV');
   const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
-  log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, under attention + GEMV');
+  log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, under attention + GEMV and on an idle GPU');
   const layout = await measureLayoutCopies(b, o);
+  const idle = await measureLayoutCopies(b, o, undefined, false);
   log('file tier: reads and writes vs request size');
   const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, o.quick);
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, layout_info: layout.info, ...file };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, layout_info: layout.info, ...file };
 }
 
 /** the executor-layout copy batches at the model's block size; compute: attention at `contextTokens` + the layer GEMV */
-export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192) {
+export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192, compute = true) {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const B = blockBytes(g, 'fp16');
   const maxBlocks = Math.max(64, Math.ceil(contextTokens / o.blockTokens));
   const plan = layoutBatches(layoutOptions(B, maxBlocks, o.quick));
   const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
-  const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5 });
+  const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute });
   return {
     h2d: r.points.filter((p) => p.direction === 'h2d'),
     d2h: r.points.filter((p) => p.direction === 'd2h'),
@@ -249,7 +253,8 @@ async function measureFile(b: NativeBackend, dir: string, sizes: number[], trial
     }
     // batches of requests issued at once and joined, as the executor reads one layer's runs
     const batch: { requests: number; bytes: number; us: number }[] = [];
-    const cases: [number, number][] = quick ? [[8, 64 << 10], [4, 256 << 10]] : [[64, 64 << 10], [32, 256 << 10], [16, 1 << 20], [8, 4 << 20]];
+    // up to tens of MiB per batch: the executor reads a whole layer's runs (~45 runs of ~9 blocks at 8k context) at once
+    const cases: [number, number][] = quick ? [[8, 64 << 10], [4, 256 << 10]] : [[64, 64 << 10], [128, 64 << 10], [32, 256 << 10], [48, 576 << 10], [16, 1 << 20], [32, 1 << 20], [8, 4 << 20], [16, 2 << 20]];
     for (const [requests, each] of cases) {
       if (requests * each > max * 3 || each > max) continue;
       const us: number[] = [];

@@ -37,17 +37,21 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const p = validateProfile(JSON.parse(readFileSync(out, 'utf8')), out);
     expect(p.sources['gpu.hbm_bandwidth_GBps']).toMatch(/^measured by kvtier hil calibrate on host CPU 2026-11-22/);
     const pcie = p.links.find((l) => l.a === 'hbm' || l.b === 'hbm')!;
-    expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/H2D pinned copies in the HIL executor's layout .* copies x alpha \+ bytes \/ beta over 11 batches.*scattered in situ: alpha/);
+    expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/H2D pinned copies in the HIL executor's layout .*nothing else on the GPU.* copies x alpha \+ bytes \/ beta over 11 batches.*scattered in situ: alpha/);
+    expect(p.sources['links[0].b_to_a.alpha_under_compute_us']).toMatch(/H2D pinned copies in the HIL executor's layout .*layer GEMV running on the compute stream throughout/);
     expect(p.sources['links[0].a_to_b.alpha_us']).toMatch(/D2H pinned copies in the HIL executor's layout .*slab slots/);
     expect(p.description).toMatch(/Fit residuals.*H2D layout/);
-    // the pcie link is the executor-layout fit (not the isolated or scattered one) ...
+    // the pcie link is the executor-layout fit (not the isolated or scattered one): idle GPU for
+    // alpha_us and GBps, kernels running for alpha_under_compute_us ...
     const r2 = (x: number) => Math.round(x * 100) / 100;
-    expect(pcie.b_to_a).toEqual({ alpha_us: r2(r.fits.h2d_layout.alpha_us), GBps: r2(r.fits.h2d_layout.GBps) });
-    expect(pcie.a_to_b).toEqual({ alpha_us: r2(r.fits.d2h_layout.alpha_us), GBps: r2(r.fits.d2h_layout.GBps) });
+    expect(pcie.b_to_a).toEqual({ alpha_us: r2(r.fits.h2d_layout_idle.alpha_us), GBps: r2(r.fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.h2d_layout.alpha_us) });
+    expect(pcie.a_to_b).toEqual({ alpha_us: r2(r.fits.d2h_layout_idle.alpha_us), GBps: r2(r.fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.d2h_layout.alpha_us) });
+    expect(r.measurements.h2d_layout_idle.map((x) => x.runs)).toEqual(r.measurements.h2d_layout.map((x) => x.runs));
+    expect(r.measurements.h2d_layout_idle.every((x) => x.compute_cover === 0)).toBe(true);
     expect(r.measurements.layout_info.verified_copies).toBeGreaterThan(0);
     // ... and its numbers (rounded to 0.01) predict every batch (copies x alpha + bytes / beta) as the fit said
     const tolerance = 0.02; // relative, from rounding alpha and beta to two decimals
-    for (const [pts, link, f] of [[r.measurements.h2d_layout, pcie.b_to_a, r.fits.h2d_layout], [r.measurements.d2h_layout, pcie.a_to_b, r.fits.d2h_layout]] as const) {
+    for (const [pts, link, f] of [[r.measurements.h2d_layout_idle, pcie.b_to_a, r.fits.h2d_layout_idle], [r.measurements.d2h_layout_idle, pcie.a_to_b, r.fits.d2h_layout_idle]] as const) {
       expect(f.points.length).toBe(pts.length);
       for (const [i, pt] of pts.entries()) {
         const fromProfile = pt.runs * link.alpha_us + predictUs(0, link.GBps, pt.bytes);
