@@ -18,7 +18,7 @@ import { kvElementsPerTokenLayer, type ModelSpec } from './models/model.js';
 import { attentionTimeUs, kernelTimeUs, linearTimeUs } from './roofline.js';
 import { Signal } from './signal.js';
 import { Stream, type StreamOp, type TraceSpan } from './stream.js';
-import { Topology } from './topology.js';
+import { Topology, type Route } from './topology.js';
 
 export interface SimExecutorOptions {
   /** record stream spans for steps < traceSteps (for the Chrome trace) */
@@ -247,6 +247,24 @@ export class SimExecutor implements Executor<Signal> {
     return this.step < this.opts.traceSteps ? { step: this.step, layer, blocks, reason } : undefined;
   }
 
+  /**
+   * Total alpha of `runs` copies of `bytes` issued back to back on the memory stream now: the runs
+   * that start while kernels run on the compute stream pay alpha_under_compute_us, the others alpha_us.
+   * How many start under compute: the compute stream's busy stretch ends at busyUntil; each run takes
+   * its alpha plus its bytes at the route's narrowest bandwidth (sharing with other flows ignored).
+   */
+  private alphaOf(route: Route, bytes: number, runs: number): number {
+    const idle = route.alpha_us;
+    const busy = route.alpha_under_compute_us;
+    const now = this.engine.now;
+    if (busy === idle || !this.compute.busyAt(now)) return idle * runs;
+    let cap = Infinity;
+    for (const r of route.resources) if (r.capacity < cap) cap = r.capacity;
+    const perRun = busy + bytes / runs / cap;
+    const underCompute = Math.min(runs, (this.compute.busyUntil - now) / perRun);
+    return underCompute * busy + (runs - underCompute) * idle;
+  }
+
   /** `runs` copies (file requests) back to back: the route's alpha once per run, the bytes at the flow rate */
   private copyOn(s: Stream, from: string, to: string, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
     const route = this.topology.route(from, to);
@@ -256,11 +274,7 @@ export class SimExecutor implements Executor<Signal> {
       cat: 'copy',
       waits,
       args: args ? { ...args, bytes, runs } : undefined,
-      // a copy on the memory stream started while a kernel runs pays the link's under-compute alpha
-      run: (finish) => {
-        const alpha = s === this.memory && this.compute.busyAt(this.engine.now) ? route.alpha_under_compute_us : route.alpha_us;
-        this.topology.network.transfer(route.resources, bytes, alpha * runs).done.then(finish);
-      },
+      run: (finish) => this.topology.network.transfer(route.resources, bytes, s === this.memory ? this.alphaOf(route, bytes, runs) : route.alpha_us * runs).done.then(finish),
     });
   }
 }

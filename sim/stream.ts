@@ -91,7 +91,13 @@ export class Stream {
     const e = this.engine;
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
-    if (!known) return this.enqueue({ name, cat, waits: waits.slice(), args, run: (finish) => e.after(us, finish, this.priority) });
+    if (!known) {
+      const run = (finish: () => void) => {
+        this.busyTo = e.now + us; // its end is known once it starts
+        e.after(us, finish, this.priority);
+      };
+      return this.enqueue({ name, cat, waits: waits.slice(), args, run });
+    }
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later)
     const start = Math.max(this.tailEnd, e.now);
     const end = start + us;
@@ -112,6 +118,11 @@ export class Stream {
   /** Whether an operation of this stream runs (or is scheduled to run) at time t (t >= the latest start). */
   busyAt(t: number): boolean {
     return t >= this.busyFrom && t < this.busyTo;
+  }
+
+  /** End of the stretch of back-to-back operations that covers busyAt() times (Infinity: an op of unknown length runs). */
+  get busyUntil(): number {
+    return this.busyTo;
   }
 
   /** Signal that fires when everything queued so far has finished. */

@@ -52,6 +52,18 @@ describe('copy alpha under compute', () => {
     expect(plain.memory.busyUs).toBe(148);
   });
 
+  it('runs that start after the kernels end pay alpha_us: a batch straddling the end is charged pro rata', () => {
+    // a 100 us kernel, then 4 runs of 64 B: a run under compute takes 25 + 64 = 89 us, so 100 / 89 of
+    // a run starts under compute; the other 4 - 100/89 runs pay 10 us
+    const ex = machine(25);
+    ex.beginStep(0);
+    ex.compute.enqueueTimed('k', 'kernel', 100, []);
+    ex.move({ ...fetch2, blocks: [1, 3, 5, 7], bytesFrom: 256, bytesTo: 256, runs: 4 });
+    ex.finish();
+    const under = 100 / 89;
+    expect(ex.memory.busyUs).toBeCloseTo(under * 25 + (4 - under) * 10 + 256, 9);
+  });
+
   it('a copy queued behind the kernels that starts after they end is an idle-GPU copy', () => {
     const ex = machine(25);
     ex.beginStep(0);
