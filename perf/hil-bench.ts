@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openBackend } from '../hil/backend.js';
 import { benchAttention, type AttentionBenchCase } from '../hil/bench/attention-bench.js';
-import { benchBidirectional, benchCopies, benchDeviceCopy } from '../hil/bench/copy-bench.js';
+import { benchBidirectional, benchCopies, benchDeviceCopy, benchSlabCopies, formatSlabTarget, slabTargets } from '../hil/bench/copy-bench.js';
 import { benchFile } from '../hil/bench/file-bench.js';
 import { benchGemv } from '../hil/bench/gemv-bench.js';
 import { benchOverlap } from '../hil/bench/overlap-bench.js';
@@ -26,11 +26,14 @@ mkdirSync(outDir, { recursive: true });
 
 const b = openBackend(arg('backend', 'auto') as 'cuda' | 'host' | 'auto');
 const info = b.info();
-const results: Record<string, unknown> = { backend: b.kind, device: info, date: new Date().toISOString(), quick };
+// attention kernel variant knobs (read once by the addon; see perf/HIL-NOTES.md)
+const attnKnobs = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('KVTIER_HIL_ATTN_')));
+const results: Record<string, unknown> = { backend: b.kind, device: info, date: new Date().toISOString(), quick, attnKnobs };
 const save = () => writeFileSync(join(outDir, 'hil-results.json'), `${JSON.stringify(results, null, 2)}\n`);
 const log = (s: string) => console.log(s);
 const MiB = 1 << 20;
 log(`# kvtier HIL bench — backend ${b.kind}, device ${info.name}, ${results.date}`);
+log(`attention knobs: ${Object.entries(attnKnobs).map(([k, v]) => `${k}=${v}`).join(' ') || 'none (defaults)'}`);
 
 async function section(name: string, fn: () => Promise<unknown>): Promise<void> {
   if (!only.has(name)) return;
@@ -63,15 +66,13 @@ await section('copies', async () => {
   for (const r of rows) log(`copy ${r.direction} ${r.hostKind} ${(r.bytes / 1024).toFixed(0)} KiB: ${r.usPerCopy.toFixed(1)} us, ${r.GBps.toFixed(2)} GB/s`);
   log(`copy d2d ${d2d.bytes / MiB} MiB: ${d2d.GBps.toFixed(0)} GB/s (read+write)`);
   log(`bidirectional 2 MiB: h2d ${bidir2.h2dGBps.toFixed(1)} + d2h ${bidir2.d2hGBps.toFixed(1)} = ${bidir2.totalGBps.toFixed(1)} GB/s; 64 MiB: ${bidir64.totalGBps.toFixed(1)} GB/s`);
-  const pinned = rows.filter((r) => r.hostKind === 'pinned');
-  for (const dir of ['h2d', 'd2h'] as const) {
-    const large = Math.max(...pinned.filter((r) => r.direction === dir).map((r) => r.GBps));
-    const slab = pinned.find((r) => r.direction === dir && r.bytes === 2 * MiB)!;
-    log(`TARGET ${dir} 2 MiB slab = ${((100 * slab.GBps) / large).toFixed(1)}% of best pinned ${large.toFixed(1)} GB/s (target >= 95%)`);
-    pinnedLargeGBps = Math.max(pinnedLargeGBps, large);
-  }
+  const slabs = await benchSlabCopies(b, { slabBytes: 2 * MiB, slabs: quick ? 8 : 64 });
+  const targets = slabTargets(rows, slabs);
+  pinnedLargeGBps = Math.max(...targets.map((t) => t.bestPinnedGBps));
+  for (const r of slabs) log(`slabs ${r.direction} ${r.slabs} x ${r.slabBytes / MiB} MiB (${r.method}): ${r.us.toFixed(1)} us, ${r.GBps.toFixed(2)} GB/s`);
+  for (const t of targets) log(formatSlabTarget(t));
   deviceCopyGBps = d2d.GBps;
-  return { rows, d2d, bidirectional: [bidir2, bidir64] };
+  return { rows, d2d, bidirectional: [bidir2, bidir64], slabs, slabTargets: targets };
 });
 
 await section('attention', async () => {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs on the GPU machine, which has no npm packages: the kernel checks (cuda and host
 // backends against the float64 references) and then the benchmarks, from compiled JS.
-//   node perf/hil-device-check.mjs --dist .device/dist --out DIR [--quick]
+//   node perf/hil-device-check.mjs --dist .device/dist --out DIR [--quick] [--only attention]
+// Attention kernel variants: set their env knobs for the whole run, e.g.
+//   KVTIER_HIL_ATTN_PACK=1 node perf/hil-device-check.mjs ... (checks and benchmarks both use it).
 // The addon is found through KVTIER_HIL_ADDON or hil/build/Release.
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -22,6 +24,9 @@ const { runAllKernelChecks } = await load('hil/checks/kernel-checks.js');
 let failed = 0;
 const status = cudaStatus();
 console.log(`cuda backend: ${status.available ? 'available' : 'unavailable'} (${status.reason})`);
+// attention variants are chosen by env knobs the addon reads once (KVTIER_HIL_ATTN_PACK=1, ...)
+const knobs = Object.entries(process.env).filter(([k]) => k.startsWith('KVTIER_HIL_ATTN_'));
+console.log(`attention knobs: ${knobs.map(([k, v]) => `${k}=${v}`).join(' ') || 'none (defaults)'}`);
 for (const kind of ['cuda', 'host']) {
   if (kind === 'cuda' && !status.available) {
     console.log(`SKIP cuda checks: ${status.reason}`);

@@ -139,6 +139,9 @@ export interface AttentionCase extends AttentionShape {
   seed: number;
 }
 
+/** Precision runs, block by block: [['int2', 3], ['fp16', 1]] -> int2 int2 int2 fp16. */
+const runsOf = (runs: [Precision, number][]): Precision[] => runs.flatMap(([p, n]) => Array<Precision>(n).fill(p));
+
 export const ATTENTION_CASES: AttentionCase[] = [
   { qHeads: 1, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 1, mix: ['fp16'], seed: 21 },
   { qHeads: 6, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 64, contextTokens: 19, mix: 'random', seed: 22 },
@@ -147,6 +150,13 @@ export const ATTENTION_CASES: AttentionCase[] = [
   { qHeads: 8, kvHeads: 1, headDim: 256, blockTokens: 32, groupSize: 128, contextTokens: 301, mix: 'random', seed: 25 },
   { qHeads: 4, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 32, contextTokens: 777, mix: ['int2', 'int8'], splits: 7, seed: 26 },
   { qHeads: 14, kvHeads: 2, headDim: 64, blockTokens: 48, groupSize: 64, contextTokens: 500, mix: 'random', tableKind: 'pinned', seed: 27 },
+  // Long runs of one precision per warp (the cuda kernel's packed stages, KVTIER_HIL_ATTN_PACK=1:
+  // INT8 2, INT4 3, INT2 6 chunks per stage here), broken by other precisions; the partial last
+  // chunk (NaN rows past the context) is the 6th chunk of an INT2 stage.
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 64, contextTokens: 1501, mix: runsOf([['int2', 27], ['int4', 14], ['fp16', 1], ['int8', 9], ['int4', 3], ['int2', 5], ['fp16', 2], ['int4', 11]]), splits: 1, seed: 28 },
+  // FP16 sink and an FP16 run among INT4, INT8 and INT2 runs (packs of up to 4 / 2 / 7), 3 splits;
+  // the partial last chunk (6 rows) ends an INT2 stage.
+  { qHeads: 8, kvHeads: 2, headDim: 64, blockTokens: 32, groupSize: 64, contextTokens: 1990, mix: runsOf([['fp16', 1], ['int4', 30], ['fp16', 4], ['int8', 6], ['int2', 22]]), splits: 3, seed: 29 },
 ];
 
 export function attentionInputs(c: AttentionCase): { k: Uint16Array; v: Uint16Array; q: Float32Array; precisions: Precision[] } {
@@ -162,13 +172,16 @@ export function attentionInputs(c: AttentionCase): { k: Uint16Array; v: Uint16Ar
   return { k, v, q, precisions };
 }
 
+const mixLabel = (mix: AttentionCase['mix']): string =>
+  !Array.isArray(mix) ? 'mixed' : mix.length <= 4 ? mix.join('+') : `runs of ${[...new Set(mix)].join('/')}`;
+
 export async function checkAttention(b: NativeBackend, c: AttentionCase): Promise<CheckResult> {
   const { k, v, q, precisions } = attentionInputs(c);
   const cache = packCache({ kvHeads: c.kvHeads, blockTokens: c.blockTokens, headDim: c.headDim, groupSize: c.groupSize }, c.contextTokens, k, v, precisions);
   const ref = pagedAttentionRef(c, cache.arena, cache.table, q);
   const got = await attentionOn(b, c, cache, q, { splits: c.splits, tableKind: c.tableKind });
   const err = relL2(got.out, ref);
-  const name = `attention L=${c.contextTokens} q${c.qHeads}/kv${c.kvHeads} D=${c.headDim} T=${c.blockTokens} G=${c.groupSize} ${Array.isArray(c.mix) ? c.mix.join('+') : 'mixed'}${c.splits ? ` splits=${c.splits}` : ''}`;
+  const name = `attention L=${c.contextTokens} q${c.qHeads}/kv${c.kvHeads} D=${c.headDim} T=${c.blockTokens} G=${c.groupSize} ${mixLabel(c.mix)}${c.splits ? ` splits=${c.splits}` : ''}`;
   const ok = !hasNaN(got.out) && err <= TOLERANCE.attentionRelL2;
   return { name, ok, ms: got.ms, detail: `rel L2 ${err.toExponential(2)}${hasNaN(got.out) ? ' (NaN in output)' : ''}` };
 }

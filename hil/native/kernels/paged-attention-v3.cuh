@@ -10,6 +10,11 @@
 // Stage layout (bytes, P = precision of the chunk, b = bits, G = group size):
 //   [K: 16*D*b/8][V: 16*D*b/8][K meta: 16*(D/G)*4][V meta: 16*(D/G)*4]
 // FP16: 64*D bytes; INT8 at G = 8: 48*D. kStageBytes = 64*D holds every precision.
+//
+// Packed stages (PMAX > 1, KVTIER_HIL_ATTN_PACK=1): a stage holds up to PMAX consecutive chunks
+// of the warp when they share one sub-16-bit precision, back to back in the layout above, as
+// many as fit the stage bytes; so the chunks in flight per warp scale with 1/bits. The stage
+// grows by 512 bytes so that two INT8 chunks fit at G = 128 (D 128: INT8 2, INT4 4, INT2 7).
 #pragma once
 #include "paged-attention.cuh"
 
@@ -21,10 +26,11 @@ namespace hil::cuda {
 
 constexpr int kV3Warps = 4;
 constexpr int kVUnroll = HIL_ATTN_V_UNROLL;
-template <int D, int S = 3>
+constexpr int kPackMax = 8;  // most chunks per packed stage (INT2 at D 128 fits 7)
+template <int D, int S = 3, int PMAX = 1>
 struct V3Cfg {
   static constexpr int kStages = S;
-  static constexpr int kStageBytes = 64 * D;
+  static constexpr int kStageBytes = 64 * D + (PMAX > 1 ? 512 : 0);
   static constexpr int kSmemBytes = kV3Warps * kStages * kStageBytes;
 };
 
@@ -53,6 +59,10 @@ __device__ __forceinline__ typename Raw<P>::T loadRawShared(const uint8_t* secti
 
 __device__ __forceinline__ unsigned chunkCodeBytes(int D, int p) { return 16u * D * precisionBits(p) / 8u; }
 __device__ __forceinline__ unsigned chunkMetaBytes(int D, int G) { return 16u * (D / G) * 4u; }
+// Bytes of one chunk in a stage: K and V codes, and K and V meta for INT (multiples of 16).
+__device__ __forceinline__ unsigned chunkStageBytes(int D, int p, unsigned metaBytes) {
+  return 2u * chunkCodeBytes(D, p) + (p != kFp16 ? 2u * metaBytes : 0u);
+}
 
 // One 16-token chunk at precision P from a stage (rows 0..15 of the chunk, one kv head).
 // The arithmetic is v2's attendChunk, operation for operation.
@@ -334,19 +344,27 @@ __device__ __forceinline__ void zeroTail(uint8_t* stage, int precision, int grou
   }
 }
 
-// grid (splits, kvHeads), block kV3Warps * 32, dynamic shared memory V3Cfg<D, S>::kSmemBytes.
+// grid (splits, kvHeads), block kV3Warps * 32, dynamic shared memory V3Cfg<D, S, PMAX>::kSmemBytes.
 // Same arguments and outputs as v2's pagedAttentionKernel (and the same reduce kernel).
 // RS: reduce-scatter scores (attendStageRS) instead of v2's per-score reductions.
-template <int D, int GQ, int S, bool RS>
-__global__ void __launch_bounds__(kV3Warps * 32) pagedAttentionKernelV3(
+// PMAX > 1: packed stages (top of the file). strided: split x owns the granules x, x + splits,
+// x + 2 * splits, ... of kV3Warps chunks (one chunk per warp) instead of one contiguous range of
+// chunksPerSplit chunks, so every split gets the same share of each precision (a mixed table
+// keeps its FP16 blocks together: sinks and recent tokens) and no split lags the others.
+// Packed with 2 stages: 3 blocks (12 warps) per SM fit the shared memory (D 128: 3 x 69 KB), and
+// the registers when a thread keeps to 168.
+template <int D, int GQ, int S, bool RS, int PMAX = 1>
+__global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) pagedAttentionKernelV3(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
-    const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit,
+    const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
     float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out) {
+  static_assert(PMAX >= 1 && PMAX <= 32, "a pack is decided by one ballot");
   constexpr int LPT = D / 8;
   constexpr int W = kV3Warps;
-  constexpr int SB = V3Cfg<D, S>::kStageBytes;
+  constexpr int SB = V3Cfg<D, S, PMAX>::kStageBytes;
   extern __shared__ __align__(16) uint8_t smem[];
-  __shared__ int sInfo[W][S];  // precision of the chunk in each stage, -1 = none or bad entry
+  __shared__ int sInfo[W][S];   // precision of the chunks in each stage, -1 = none or bad entry
+  __shared__ int sCount[W][S];  // packed: chunks in each stage
 
   const int split = blockIdx.x, h = blockIdx.y;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -354,51 +372,111 @@ __global__ void __launch_bounds__(kV3Warps * 32) pagedAttentionKernelV3(
   const BlockGeometry g = geometryOf(s);
   const float qscale = s.softmaxScale * kLog2e;
   uint8_t* ring = smem + warp * (S * SB);
+  // Programmatic dependent launch: the reduce kernel, when launched with PDL
+  // (KVTIER_HIL_ATTN_PDL=1), may start once every block of this grid runs; it waits for this
+  // grid's completion (griddepcontrol.wait) before reading the partials. A no-op otherwise.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 
+  // The chunks of this warp: first + k * step, k < n.
   const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
-  const int c0 = split * chunksPerSplit;
-  const int c1 = min(totalChunks, c0 + chunksPerSplit);
+  int first, step, n;
+  if (strided) {
+    first = split * W + warp;
+    step = gridDim.x * W;
+    n = first < totalChunks ? (totalChunks - first + step - 1) / step : 0;
+  } else {
+    const int c0 = split * chunksPerSplit;
+    const int c1 = min(totalChunks, c0 + chunksPerSplit);
+    first = c0 + warp;
+    step = W;
+    n = first < c1 ? (c1 - first + W - 1) / W : 0;
+  }
   const int chunksPerBlock = s.blockTokens / kChunkTokens;
-  const int first = c0 + warp;
-  const int n = first < c1 ? (c1 - first + W - 1) / W : 0;  // chunks of this warp: first + k * W
   const unsigned metaBytes = chunkMetaBytes(D, s.groupSize);
   bool bad = false;
 
-  // Entry of the next chunk to issue, loaded one issue ahead.
+  auto entryOk = [&](const BlockEntry& e) {  // never read outside the arena
+    return validPrecision(e.precision) && e.offset % 16 == 0 && e.offset <= arenaBytes &&
+           blockBytes(g, e.precision) <= arenaBytes - e.offset;
+  };
+  // Starts the copies of chunk c (block `block`, precision p) into dst: at most 4 ranges.
+  auto copyChunk = [&](uint8_t* dst, const uint8_t* block, int c, int p) {
+    const size_t row = static_cast<size_t>(h) * s.blockTokens + (c % chunksPerBlock) * kChunkTokens;  // first row of the chunk
+    const unsigned cb = chunkCodeBytes(D, p);
+    const size_t codeAt = row * D * precisionBits(p) / 8;
+    warpCopy(dst, block + codeAt, cb, lane);
+    warpCopy(dst + cb, block + vOffset(g, p) + codeAt, cb, lane);
+    if (p != kFp16) {
+      const size_t metaAt = row * (D / s.groupSize) * 4;
+      warpCopy(dst + 2 * cb, block + kMetaOffset(g, p) + metaAt, metaBytes, lane);
+      warpCopy(dst + 2 * cb + metaBytes, block + vMetaOffset(g, p) + metaAt, metaBytes, lane);
+    }
+  };
+
+  // One chunk per stage (PMAX == 1): the entry of the next chunk, loaded one issue ahead.
   BlockEntry next{};
-  if (n > 0) next = table[first / chunksPerBlock];
-  auto issue = [&](int k) {
+  if (PMAX == 1 && n > 0) next = table[first / chunksPerBlock];
+  auto issue1 = [&](int k) {
     if (k < n) {
       const BlockEntry e = next;
-      if (k + 1 < n) next = table[(first + (k + 1) * W) / chunksPerBlock];
-      const int c = first + k * W;
-      uint8_t* dst = ring + (k % S) * SB;
+      if (k + 1 < n) next = table[(first + (k + 1) * step) / chunksPerBlock];
       int info = -1;
-      if (!validPrecision(e.precision) || e.offset % 16 != 0 || e.offset > arenaBytes ||
-          blockBytes(g, e.precision) > arenaBytes - e.offset) {
-        bad = true;  // never read outside the arena; the output becomes NaN below
+      if (!entryOk(e)) {
+        bad = true;  // the output becomes NaN below
       } else {
         info = e.precision;
-        const uint8_t* block = arena + e.offset;
-        const size_t row = static_cast<size_t>(h) * s.blockTokens + (c % chunksPerBlock) * kChunkTokens;  // first row of the chunk
-        const unsigned cb = chunkCodeBytes(D, e.precision);
-        const size_t codeAt = row * D * precisionBits(e.precision) / 8;
-        warpCopy(dst, block + codeAt, cb, lane);
-        warpCopy(dst + cb, block + vOffset(g, e.precision) + codeAt, cb, lane);
-        if (e.precision != kFp16) {
-          const size_t metaAt = row * (D / s.groupSize) * 4;
-          warpCopy(dst + 2 * cb, block + kMetaOffset(g, e.precision) + metaAt, metaBytes, lane);
-          warpCopy(dst + 2 * cb + metaBytes, block + vMetaOffset(g, e.precision) + metaAt, metaBytes, lane);
-        }
+        copyChunk(ring + (k % S) * SB, arena + e.offset, first + k * step, e.precision);
       }
       if (lane == 0) sInfo[warp][k % S] = info;
     }
-    cpAsyncCommit();  // one group per issue, empty ones included, so wait_group counts chunks
+    cpAsyncCommit();  // one group per issue, empty ones included, so wait_group counts stages
+  };
+
+  // Packed stages (PMAX > 1): lane i < PMAX holds the entry of the warp's chunk `issued + i`,
+  // loaded one issue ahead (one load per lane, in parallel).
+  int issued = 0;
+  BlockEntry ahead{};
+  auto loadAhead = [&] {
+    if (lane < PMAX && issued + lane < n) ahead = table[(first + (issued + lane) * step) / chunksPerBlock];
+  };
+  if (PMAX > 1) loadAhead();
+  auto issuePacked = [&](int slot) {
+    if (issued < n) {
+      const bool okLane = entryOk(ahead);
+      const int p = __shfl_sync(kFullMask, ahead.precision, 0);
+      const bool ok = __shfl_sync(kFullMask, okLane ? 1 : 0, 0) != 0;
+      int cnt = 1;
+      if (ok) {
+        const unsigned cs = chunkStageBytes(D, p, metaBytes);
+        const int fit = p == kFp16 ? 1 : min(PMAX, static_cast<int>(SB / cs));
+        // the leading run of the next entries with precision p, as many as fit (lane 0 is in it)
+        const unsigned run = __ballot_sync(kFullMask, lane < fit && issued + lane < n && okLane && ahead.precision == p);
+        cnt = __ffs(~run) - 1;
+        uint8_t* dst = ring + slot * SB;
+#pragma unroll 1
+        for (int j = 0; j < cnt; ++j) {
+          const unsigned long long off = __shfl_sync(kFullMask, static_cast<unsigned long long>(ahead.offset), j);
+          copyChunk(dst + j * cs, arena + off, first + (issued + j) * step, p);
+        }
+      } else {
+        bad = true;  // a stage of its own; the output becomes NaN below
+      }
+      if (lane == 0) {
+        sInfo[warp][slot] = ok ? p : -1;
+        sCount[warp][slot] = cnt;
+      }
+      issued += cnt;
+      loadAhead();
+    }
+    cpAsyncCommit();  // one group per stage, empty ones included
   };
 
   // Start the first copies before the (slower) q setup.
 #pragma unroll
-  for (int k = 0; k < S - 1; ++k) issue(k);
+  for (int k = 0; k < S - 1; ++k) {
+    if constexpr (PMAX == 1) issue1(k);
+    else issuePacked(k);
+  }
 
   float qr[GQ][8], qsum[GQ];
 #pragma unroll
@@ -422,19 +500,14 @@ __global__ void __launch_bounds__(kV3Warps * 32) pagedAttentionKernelV3(
     for (int i = 0; i < 8; ++i) st.acc[j][i] = 0.0f;
   }
 
-  for (int k = 0; k < n; ++k) {
-    issue(k + S - 1);
-    cpAsyncWait<S - 1>();  // this lane's copies of chunk k have landed
-    __syncwarp();          // ... and every lane's
-    const int info = sInfo[warp][k % S];
-    const uint8_t* stage = ring + (k % S) * SB;
-    const int c = first + k * W;
+  // Attends chunk c, landed at `stage` with precision `info` (-1: bad entry, skipped).
+  auto attendOne = [&](uint8_t* stage, int info, int c) {
     const int valid = min(kChunkTokens, s.contextTokens - c * kChunkTokens);
     if constexpr (RS) {
       float* sP = sPAll[warp];
       const int gShift = __ffs(s.groupSize) - 1;  // groups divide D (64, 128, 256): powers of two
       if (valid < kChunkTokens && info >= 0) {
-        zeroTail<D>(ring + (k % S) * SB, info, gShift, valid, lane);
+        zeroTail<D>(stage, info, gShift, valid, lane);
         __syncwarp();
       }
       switch (info) {
@@ -453,7 +526,33 @@ __global__ void __launch_bounds__(kV3Warps * 32) pagedAttentionKernelV3(
         default: break;  // bad entry: flagged at issue
       }
     }
-    __syncwarp();  // every lane is done with this stage before it is refilled
+  };
+
+  if constexpr (PMAX == 1) {
+    for (int k = 0; k < n; ++k) {
+      issue1(k + S - 1);
+      cpAsyncWait<S - 1>();  // this lane's copies of chunk k have landed
+      __syncwarp();          // ... and every lane's
+      attendOne(ring + (k % S) * SB, sInfo[warp][k % S], first + k * step);
+      __syncwarp();  // every lane is done with this stage before it is refilled
+    }
+  } else {
+    // Stage k holds the warp's chunks done .. done + cnt - 1; it is non-empty while done < n.
+    for (int k = 0, done = 0; done < n; ++k) {
+      issuePacked((k + S - 1) % S);
+      cpAsyncWait<S - 1>();  // this lane's copies of stage k have landed
+      __syncwarp();          // ... and every lane's
+      const int slot = k % S;
+      const int info = sInfo[warp][slot], cnt = sCount[warp][slot];
+      uint8_t* stage = ring + slot * SB;
+      const unsigned cs = info >= 0 ? chunkStageBytes(D, info, metaBytes) : 0u;
+#pragma unroll 1
+      for (int j = 0; j < cnt; ++j) {
+        attendOne(stage + j * cs, info, first + (done + j) * step);
+        __syncwarp();  // sP and the stage are free for the next chunk, or the refill
+      }
+      done += cnt;
+    }
   }
   cpAsyncWait<0>();
 
@@ -532,6 +631,9 @@ __global__ void __launch_bounds__(kReduceThreads) pagedAttentionReduceV3(int spl
                                                                           const float* __restrict__ partAcc,
                                                                           const float* __restrict__ partMl,
                                                                           float* __restrict__ out) {
+  // Launched with PDL: wait until the attention grid has finished and its partials are visible
+  // (returns at once when launched without it).
+  asm volatile("griddepcontrol.wait;" ::: "memory");
   const int hq = blockIdx.x, t = threadIdx.x;
   __shared__ float sRed[kReduceThreads / 32];
   __shared__ float sMl[2];

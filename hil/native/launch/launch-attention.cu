@@ -45,20 +45,47 @@ bool v3Rs() {
   return rs;
 }
 
-template <int D, int GQ, int S, bool RS>
+// Packed stages (KVTIER_HIL_ATTN_PACK=1): a stage carries up to cuda::kPackMax consecutive
+// chunks of one sub-16-bit precision (kernels/paged-attention-v3.cuh). With RS only (the
+// default; ignored with KVTIER_HIL_ATTN_RS=0); with KVTIER_HIL_ATTN_STAGES=2 (D 128, GQ 4) the
+// packed kernel runs 2 stages at 3 blocks (12 warps) per SM.
+bool v3PackEnv() {
+  static const bool pack = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_PACK");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  return pack;
+}
+bool v3Pack() { return v3Rs() && v3PackEnv(); }
+
+// Split ownership (KVTIER_HIL_ATTN_STRIDED=1): split x takes the granules x, x + splits, ... of
+// kV3Warps chunks instead of one contiguous range, so that a table whose FP16 blocks sit together
+// (sinks, recent tokens) costs every split the same.
+bool v3Strided() {
+  static const bool strided = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_STRIDED");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  return strided;
+}
+
+template <int D, int GQ, int S, bool RS, int PM>
 int v3BlocksPerSmRs() {
   static const int blocks = [] {
-    auto kernel = cuda::pagedAttentionKernelV3<D, GQ, S, RS>;
-    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cuda::V3Cfg<D, S>::kSmemBytes));
+    auto kernel = cuda::pagedAttentionKernelV3<D, GQ, S, RS, PM>;
+    constexpr int smem = cuda::V3Cfg<D, S, PM>::kSmemBytes;
+    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     int b = 0;
-    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes));
+    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, cuda::kV3Warps * 32, smem));
     return std::max(1, b);
   }();
   return blocks;
 }
 template <int D, int GQ, int S>
 int v3BlocksPerSm() {
-  return v3Rs() ? v3BlocksPerSmRs<D, GQ, S, true>() : v3BlocksPerSmRs<D, GQ, S, false>();
+  if (!v3Rs()) return v3BlocksPerSmRs<D, GQ, S, false, 1>();
+  if (v3Pack()) return v3BlocksPerSmRs<D, GQ, S, true, cuda::kPackMax>();
+  return v3BlocksPerSmRs<D, GQ, S, true, 1>();
 }
 
 template <int D>
@@ -78,12 +105,19 @@ template <int D, int GQ, int S>
 void launchV3(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
               const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out) {
   v3BlocksPerSm<D, GQ, S>();  // raises the dynamic shared-memory limit once
-  if (v3Rs())
-    cuda::pagedAttentionKernelV3<D, GQ, S, true><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes, st>>>(
-        s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
-  else
+  const int gq = s.qHeads / s.kvHeads;
+  const bool strided = v3Strided();
+  if (!v3Rs()) {
     cuda::pagedAttentionKernelV3<D, GQ, S, false><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes, st>>>(
-        s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+        s, gq, arena, arenaBytes, table, q, chunksPerSplit, strided, partAcc, partMl, out);
+  } else if (v3Pack()) {
+    constexpr int PM = cuda::kPackMax;
+    cuda::pagedAttentionKernelV3<D, GQ, S, true, PM><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S, PM>::kSmemBytes, st>>>(
+        s, gq, arena, arenaBytes, table, q, chunksPerSplit, strided, partAcc, partMl, out);
+  } else {
+    cuda::pagedAttentionKernelV3<D, GQ, S, true><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes, st>>>(
+        s, gq, arena, arenaBytes, table, q, chunksPerSplit, strided, partAcc, partMl, out);
+  }
   checkLaunch("pagedAttentionKernelV3");
 }
 
@@ -112,8 +146,32 @@ void run(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* ar
   finishReduce(st, s, splits, partAcc, partMl, out);
 }
 
+// Reduce kernel of v3 launched with programmatic dependent launch (KVTIER_HIL_ATTN_PDL=1): its
+// blocks are scheduled while the attention grid still runs and wait on the grid's completion
+// in the kernel (griddepcontrol.wait), which hides the launch gap between the two kernels.
+bool v3Pdl() {
+  static const bool pdl = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_PDL");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  return pdl;
+}
+
 void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out) {
-  if (splits > 1 && useV3()) {
+  if (splits > 1 && useV3() && v3Pdl()) {
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(s.qHeads);
+    cfg.blockDim = dim3(cuda::kReduceThreads);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = st;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    HIL_CUDA(cudaLaunchKernelEx(&cfg, cuda::pagedAttentionReduceV3, splits, s.qHeads, s.headDim,
+                                static_cast<const float*>(partAcc), static_cast<const float*>(partMl), out));
+  } else if (splits > 1 && useV3()) {
     cuda::pagedAttentionReduceV3<<<s.qHeads, cuda::kReduceThreads, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
     checkLaunch("pagedAttentionReduceV3");
   } else if (splits > 1) {
