@@ -103,8 +103,17 @@ export const h2o: PolicyDefinition<Options> = {
         for (let b = knownUpTo[l]; b < obs.nBlocks; b++) score[base + b] = -offset[l];
         if (obs.nBlocks > knownUpTo[l]) knownUpTo[l] = obs.nBlocks;
         if (obs.idx === null) {
+          // dense: only live blocks can be attended — the sinks, the listed out-of-window blocks and
+          // every block from scanned[l] on (the list holds every live block between the sinks and scanned[l])
           const { mass, attended } = obs;
-          for (let b = 0, n = obs.nBlocks; b < n; b++) if (attended[b]) score[base + b] += mass[b];
+          const n = obs.nBlocks;
+          const sinkEnd = Math.min(sinkBlocks, n);
+          for (let b = 0; b < sinkEnd; b++) if (attended[b]) score[base + b] += mass[b];
+          for (let i = 0, len = listLen[l]; i < len; i++) {
+            const b = list[base + i];
+            if (b < n && attended[b]) score[base + b] += mass[b];
+          }
+          for (let b = Math.max(scanned[l], sinkEnd); b < n; b++) if (attended[b]) score[base + b] += mass[b];
           return;
         }
         offset[l] += obs.uniform;
