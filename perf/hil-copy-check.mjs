@@ -6,18 +6,11 @@
 // The addon is found through KVTIER_HIL_ADDON or hil/build/Release; mathjs must resolve from DIST
 // (a node_modules beside it, as in .device/hil6). Writes OUT/copy-check.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { deviceArgs } from './device-args.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
-const dist = resolve(opt('dist', 'dist'));
-const out = resolve(opt('out', process.env.OUT ?? 'runs/hil-copy-check'));
+const { args, opt, dist, out, load } = deviceArgs('runs/hil-copy-check');
 const quick = args.includes('--quick');
-const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
 
 const { openBackend, cudaStatus } = await load('hil/backend.js');
 const { benchCopies, benchSlabCopies, formatSlabTarget, slabTargets } = await load('hil/bench/copy-bench.js');

@@ -7,16 +7,9 @@
 // The addon is found through KVTIER_HIL_ADDON or hil/build/Release.
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { deviceArgs } from './device-args.mjs';
 
-const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
-const dist = resolve(opt('dist', 'dist'));
-const out = resolve(opt('out', process.env.OUT ?? 'runs/hil-device'));
-const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
+const { args, opt, dist, out, load } = deviceArgs('runs/hil-device');
 
 const { openBackend, cudaStatus } = await load('hil/backend.js');
 const { runAllKernelChecks } = await load('hil/checks/kernel-checks.js');
