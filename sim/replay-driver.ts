@@ -479,17 +479,26 @@ export class ReplayDriver<H> implements Actions {
     let stagedBytes = 0;
     const base = l * this.M;
     const staged = this.stagedMask;
+    let offloaded = false;
     for (let t = 1; t < this.T; t++) {
-      if (c.tierCount[l * this.T + t] === 0) {
-        fetchBytes[t] = fetchRuns[t] = 0;
-        continue;
+      fetchBytes[t] = fetchRuns[t] = 0;
+      if (c.tierCount[l * this.T + t] > 0) offloaded = true;
+    }
+    if (offloaded) {
+      // per attended block below HBM: read from its staged copy, or fetched on demand (as the HIL
+      // executor lowers it: a block demoted after its layer was staged has no staged copy, whatever
+      // bytes the layer's promotions freed)
+      for (let b = 0; b < n; b++) {
+        if (mask[b] === 0) continue;
+        const t = c.tierOf(l, b);
+        if (t <= 0) continue;
+        const bytes = c.bytesOf(c.bitsOf(l, b));
+        if (staged[base + b] === 1) stagedBytes += bytes;
+        else fetchBytes[t] += bytes;
       }
-      const need = c.bytesIn(l, t) - skippedBytes[t];
-      const st = Math.min(need, this.staged[l * this.T + t]);
-      stagedBytes += st;
-      fetchBytes[t] = Math.max(0, need - st);
-      // attended blocks in tier t without a staged copy, fetched on demand
-      fetchRuns[t] = fetchBytes[t] > 0 ? Math.max(1, this.runsOf(l, n, (b) => mask[b] === 1 && c.tierOf(l, b) === t && staged[base + b] === 0)) : 0;
+      for (let t = 1; t < this.T; t++) {
+        if (fetchBytes[t] > 0) fetchRuns[t] = Math.max(1, this.runsOf(l, n, (b) => mask[b] === 1 && c.tierOf(l, b) === t && staged[base + b] === 0));
+      }
     }
     const live = c.live(l) - skipped.length;
     const lastTokens = s.contextTokens - (n - 1) * this.B;

@@ -15,6 +15,7 @@ import { summarizeRun } from './metrics/summarize-run.js';
 import type { RunSummary, StepRow } from './metrics/summary.js';
 import { loadModel } from './models/load-model.js';
 import { kvBytes, type ModelSpec } from './models/model.js';
+import { defaultStagingRingBytes } from './staging-ring.js';
 import { energyOf } from './quality/energy-model.js';
 import { QualityMeter } from './quality/quality-meter.js';
 import type { Executor } from './executor.js';
@@ -109,7 +110,13 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       tracePath: config.trace,
     });
     const resolved: ResolvedRun = { config, header, model, hardware, policyOptions: options, budgetBytes, budgetBlocks, fullKvBytes, hbmFreeBytes };
-    const executor = opts.executor ? opts.executor(resolved, cache) : new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32, weightStreaming: policy.weights, copyMode: config.copy_mode });
+    // cross-stream waits as the HIL executor places them (perf/HIL-NOTES.md, "Where the memory stream sits idle"):
+    // staging copies go through a ring of its size (3 layers of full-context FP16 KV) and wait for the compute
+    // that read the space they reuse; every wait is on the other stream's tail at the time it is needed
+    const staging = { ringBytes: defaultStagingRingBytes(maxBlocks, blockBytes), fence: 'lazy' as const };
+    const executor = opts.executor
+      ? opts.executor(resolved, cache)
+      : new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32, weightStreaming: policy.weights, copyMode: config.copy_mode, staging, tailWaits: true });
     const driver = new ReplayDriver(header, cache, policy, executor, budgetBlocks, Math.max(budgetBytes, hbmFreeBytes));
     const quality = new QualityMeter(header, cache, policy);
     driver.layerHook = (step, l, obs, la) => quality.layer(step, l, obs, la);

@@ -10,6 +10,9 @@
  *   tier <-> HBM move is two legs, the second waiting for the first.
  * Copies go through the topology's flow network; a batch of `runs` contiguous runs is `runs` copies
  * (file requests) back to back: alpha x runs + bytes / beta. Kernels are timed by roofline.ts.
+ * Cross-stream waits (options `staging`, `tailWaits`; on in simulate()): staged and fetched copies go
+ * through the HIL's staging ring and wait for the compute that read the space they reuse, and each
+ * wait is on the other stream's tail, as the HIL records its fences (measured: perf/HIL-NOTES.md).
  */
 import { Engine } from './engine.js';
 import type { Executor, LayerWork, MoveBatch, StepTiming } from './executor.js';
@@ -17,6 +20,7 @@ import type { HardwareProfile } from './hardware/profile.js';
 import { kvElementsPerTokenLayer, type ModelSpec } from './models/model.js';
 import { attentionTimeUs, kernelTimeUs, linearTimeUs } from './roofline.js';
 import { Signal } from './signal.js';
+import { type RingExtent, StagingRing, type StagingFence } from './staging-ring.js';
 import { Stream, type StreamOp, type TraceSpan } from './stream.js';
 import { Topology, type Route } from './topology.js';
 
@@ -36,6 +40,19 @@ export interface SimExecutorOptions {
    * File requests to storage tiers stay one per run either way.
    */
   copyMode?: CopyMode;
+  /**
+   * model the HIL executor's staging ring (sim/staging-ring.ts): prefetched and fetched copies go into
+   * a ring of `ringBytes` in HBM, and a copy into space an earlier attention read waits on the compute
+   * stream (with the HIL's fence placement: `fence`). Default: none (staging copies never wait on compute).
+   */
+  staging?: { ringBytes: number; fence: StagingFence };
+  /**
+   * compute waits as the HIL executor places them (hil/executor/fences.ts): a fence is recorded where the
+   * waiting stream first needs it, so a layer that needs any memory-stream work not yet waited for waits
+   * for everything queued on the memory stream by then (e.g. the next layer's prefetch issued before
+   * this layer's promotions), not just for the copies it reads. Default false: exact waits.
+   */
+  tailWaits?: boolean;
 }
 
 export type CopyMode = 'per-run' | 'gather';
@@ -68,6 +85,9 @@ export class SimExecutor implements Executor<Signal> {
   private layerSeq = 0;
   /** a layer's linear projections (the same every layer) */
   private readonly linearUs: number;
+  /** the staging ring (opts.staging), and per layer the extents its next attention reads */
+  readonly ring?: StagingRing;
+  private readonly ringExtents: RingExtent[][] = [];
 
   constructor(
     readonly hardware: HardwareProfile,
@@ -97,6 +117,10 @@ export class SimExecutor implements Executor<Signal> {
     this.attnFlopsPerToken = 2 * group * kvElementsPerTokenLayer(model);
     this.bytes0 = new Float64Array(this.topology.linkDirections().keys.length);
     this.linearUs = linearTimeUs(hardware.gpu, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
+    if (opts.staging) {
+      this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
+      for (let l = 0; l < model.layers; l++) this.ringExtents.push([]);
+    }
   }
 
   beginStep(step: number): void {
@@ -134,17 +158,25 @@ export class SimExecutor implements Executor<Signal> {
 
   stage(b: MoveBatch): Signal {
     const args = this.stepArgs(b.layer, b.blocks.length, b.reason);
-    return this.toHbm(b.fromTier, b.bytesFrom, Math.max(1, b.runs), b.reason, args);
+    return this.toHbm(b.fromTier, b.bytesFrom, Math.max(1, b.runs), b.reason, args, this.ringWait(b.layer, b.bytesFrom));
+  }
+
+  /** With the staging ring: an extent for a staged or fetched copy into layer `layer`; the compute signal the copy waits for, if any. */
+  private ringWait(layer: number, bytes: number): Signal[] {
+    if (!this.ring) return [];
+    const { extent, wait } = this.ring.alloc(bytes);
+    this.ringExtents[layer].push(extent);
+    return wait ? [wait] : [];
   }
 
   /** host tier -> HBM: one copy per run on the memory stream; a storage tier first reads into its DRAM bounce slots */
-  private toHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args']): Signal {
+  private toHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
     const hbm = this.tierNames[0];
     const from = this.tierNames[tier];
-    if (!this.storage[tier]) return this.copyOn(this.memory, from, hbm, bytes, runs, reason, args);
+    if (!this.storage[tier]) return this.copyOn(this.memory, from, hbm, bytes, runs, reason, args, waits);
     const mid = this.bounceTier(from);
     const read = this.copyOn(this.host, from, mid, bytes, runs, `${reason} read`, args);
-    return this.copyOn(this.memory, mid, hbm, bytes, runs, reason, args, [read]);
+    return this.copyOn(this.memory, mid, hbm, bytes, runs, reason, args, [read, ...waits]);
   }
 
   /** HBM -> host tier: one copy per run on the memory stream; to a storage tier, then file writes from the DRAM slots */
@@ -172,13 +204,19 @@ export class SimExecutor implements Executor<Signal> {
     let fetched = 0;
     for (let t = 1; t < w.fetchBytes.length; t++) {
       if (w.fetchBytes[t] > 0) {
-        all.push(this.toHbm(t, w.fetchBytes[t], Math.max(1, w.fetchRuns[t] ?? 1), 'fetch', args));
+        all.push(this.toHbm(t, w.fetchBytes[t], Math.max(1, w.fetchRuns[t] ?? 1), 'fetch', args, this.ringWait(w.layer, w.fetchBytes[t])));
         fetched += w.fetchBytes[t];
       }
     }
+    if (this.opts.tailWaits) this.waitOnMemoryTail(all);
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
     const gpu = this.hardware.gpu;
-    this.timedOn(this.compute, 'attention', attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens), all, tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined);
+    const attention = this.timedOn(this.compute, 'attention', attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens), all, tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined);
+    if (this.ring) {
+      // the layer's staged and fetched extents are free for reuse once this attention has read them
+      this.ring.release(this.ringExtents[w.layer], attention);
+      this.ringExtents[w.layer] = [];
+    }
     const linear = this.timedOn(this.compute, 'linear', this.linearUs, this.streamWeights(args), args);
     if (this.weights) this.linearDone.push(linear);
     if (w.layer === this.model.layers - 1) {
@@ -236,7 +274,36 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   private kernelOn(s: Stream, name: string, bytes: number, flops: number, waits: Signal[], args: StreamOp['args']): Signal {
-    return this.timedOn(s, name, kernelTimeUs(this.hardware.gpu, bytes, flops), waits, args);
+    return this.tagMem(s, this.timedOn(s, name, kernelTimeUs(this.hardware.gpu, bytes, flops), waits, args));
+  }
+
+  /** tail waits: memory-stream ops are numbered in issue order; the compute stream has waited for every op up to memCovered */
+  private memSeq = 0;
+  private memCovered = 0;
+  private readonly seqOf = new WeakMap<Signal, number>();
+  private tagMem(s: Stream, sig: Signal): Signal {
+    if (this.opts.tailWaits && s === this.memory) this.seqOf.set(sig, ++this.memSeq);
+    return sig;
+  }
+
+  /**
+   * opts.tailWaits: the layer's waits on memory-stream ops become one wait on everything queued on the
+   * memory stream so far, unless an earlier such wait already covered them all (then none); waits on
+   * other streams stay. In place.
+   */
+  private waitOnMemoryTail(waits: Signal[]): void {
+    let need = 0;
+    let k = 0;
+    for (const x of waits) {
+      const q = this.seqOf.get(x);
+      if (q === undefined) waits[k++] = x;
+      else if (q > need) need = q;
+    }
+    waits.length = k;
+    if (need > this.memCovered) {
+      waits.push(this.memory.idle);
+      this.memCovered = this.memSeq;
+    }
   }
 
   private timedOn(s: Stream, name: string, us: number, waits: readonly Signal[], args: StreamOp['args']): Signal {
@@ -269,12 +336,12 @@ export class SimExecutor implements Executor<Signal> {
   private copyOn(s: Stream, from: string, to: string, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
     const route = this.topology.route(from, to);
     if (this.opts.copyMode === 'gather' && s === this.memory) runs = 1;
-    return s.enqueue({
+    return this.tagMem(s, s.enqueue({
       name: `${reason} ${from}->${to}`,
       cat: 'copy',
       waits,
       args: args ? { ...args, bytes, runs } : undefined,
       run: (finish) => this.topology.network.transfer(route.resources, bytes, s === this.memory ? this.alphaOf(route, bytes, runs) : route.alpha_us * runs).done.then(finish),
-    });
+    }));
   }
 }

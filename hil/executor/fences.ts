@@ -40,6 +40,14 @@ export class Fences {
     this.waited[s] = f;
   }
 
+  /** Record stream s's pending fence here (if any access waits for it), instead of where the other stream first needs it. */
+  recordNow(s: StreamIx): void {
+    if (this.next[s] <= this.recorded[s]) return;
+    this.emit({ o: 'record', s, fence: this.next[s] });
+    this.recorded[s] = this.next[s];
+    this.next[s]++;
+  }
+
   /** Stream s touched a region: its access is covered by s's next fence. */
   after(s: StreamIx, acc: Access): void {
     acc[s] = this.next[s];

@@ -35,6 +35,10 @@ export interface HilOptions {
   maxWeightBytes?: number;
   /** after the run, check every block's bytes where it ended up */
   verify?: boolean;
+  /** measurement aid (default off): time the memory stream's waits on compute fences (hil-steps.csv gets mem_wait_us, mem_waits, mem_dir_switches) */
+  waitMarks?: boolean;
+  /** measurement variant (default off): lower with LowerOptions.eagerFences */
+  eagerFences?: boolean;
 }
 
 export interface HilInfo {
@@ -75,7 +79,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   });
   const { model, hardware, header } = r.resolved;
   const groupSize = config.group_size ?? 128;
-  const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize });
+  const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize, eagerFences: o.eagerFences });
   const warnings: string[] = [];
   if (lowered.usesCxl) {
     warnings.push('CXL is simulation-only: no CXL hardware here, so blocks placed in the "cxl" tier lived in a second pinned host-DRAM pool; their measured times are DRAM-over-PCIe times, not CXL.');
@@ -94,6 +98,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
       maxWeightBytes: o.maxWeightBytes ?? (backend.kind === 'host' ? 256 << 20 : 24 * 1024 ** 3),
       traceSteps: config.trace_steps ?? 32,
       verify: o.verify ?? false,
+      waitMarks: o.waitMarks ?? false,
     });
   } finally {
     backend.close();
@@ -161,8 +166,10 @@ export function writeHilRunDir(out: string, x: HilRunResult, force = false): voi
   writeDirAtomically(out, force, (tmp) => {
     writeRunFiles(tmp, x.result);
     fs.writeFileSync(join(tmp, 'hil.json'), JSON.stringify({ ...x.hil, steps: undefined }, null, 2) + '\n');
-    const cols = ['step', 'latency_us', 'compute_us', 'stall_us', 'stall_wait_us', 'host_gap_us', 'transfer_us', 'file_us'] as const;
-    const lines = [cols.join(','), ...x.hil.steps.map((s) => cols.map((c) => round3(s[c])).join(','))];
+    const base = ['step', 'latency_us', 'compute_us', 'stall_us', 'stall_wait_us', 'host_gap_us', 'transfer_us', 'file_us'] as const;
+    const extra = ['mem_wait_us', 'mem_waits', 'mem_dir_switches'] as const;
+    const cols: (keyof MeasuredStep)[] = x.hil.steps.some((s) => s.mem_waits !== undefined) ? [...base, ...extra] : [...base];
+    const lines = [cols.join(','), ...x.hil.steps.map((s) => cols.map((c) => round3((s[c] as number | undefined) ?? 0)).join(','))];
     fs.writeFileSync(join(tmp, 'hil-steps.csv'), lines.join('\n') + '\n');
   });
 }

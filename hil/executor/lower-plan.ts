@@ -91,6 +91,13 @@ export interface LowerOptions {
   groupSize: number;
   /** staging ring size; default 3 layers of full-context FP16 KV (doubled on overflow) */
   ringBytes?: number;
+  /**
+   * measurement variant (default off): record the compute stream's fence right after each attention
+   * that read staging extents, so a later copy into that ring space waits for the attention only.
+   * Default: the fence is recorded where the memory stream first needs it, i.e. after all compute
+   * work issued by then (the next layer's attention and projections included).
+   */
+  eagerFences?: boolean;
 }
 
 const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
@@ -120,7 +127,7 @@ export function lowerPlan(plan: RecordedPlan, model: ModelSpec, hw: HardwareProf
   let ring = o.ringBytes ?? align(3 * plan.initial.maxBlocks * fp16Bytes, 1 << 21);
   for (;;) {
     try {
-      return new Lowering(plan, hw, g, o.slabBytes, ring).run();
+      return new Lowering(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? false).run();
     } catch (e) {
       if (!(e instanceof RingFullError)) throw e;
       ring *= 2;
@@ -159,6 +166,7 @@ class Lowering {
     private readonly g: BlockGeometry,
     slabBytes: number,
     private readonly ringBytes: number,
+    private readonly eagerFences = false,
   ) {
     this.M = plan.initial.maxBlocks;
     this.slotBytes = align(blockBytes(g, 'fp16'), 4096);
@@ -579,6 +587,7 @@ class Lowering {
       this.ringAlloc.release(e);
       this.extAcc.delete(e);
     }
+    if (this.eagerFences && extents.length) this.fences.recordNow(COMPUTE);
     this.stagedExtents[l] = [];
     this.staged[l].clear();
     this.ops.push({ o: 'gemv', layer: l, lmHead: false });

@@ -29,6 +29,14 @@ export interface MeasuredStep {
   transfer_us: number;
   file_us: number;
   bytes: Record<string, number>;
+  /**
+   * with RunPlanOptions.waitMarks: time the memory stream stood at its waits on compute-stream
+   * fences (event before and after each wait; the second completes when the fence has), the number
+   * of such waits, and the memory stream's direction switches (H2D <-> D2H copies, counted from the plan)
+   */
+  mem_wait_us?: number;
+  mem_waits?: number;
+  mem_dir_switches?: number;
 }
 
 export interface RunPlanOptions {
@@ -40,6 +48,8 @@ export interface RunPlanOptions {
   maxWeightBytes: number;
   traceSteps: number;
   verify: boolean;
+  /** measurement aid, default off: record an event on the memory stream before and after each of its waits on compute fences */
+  waitMarks?: boolean;
 }
 
 export interface RunPlanResult {
@@ -134,6 +144,8 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
     const base = ev();
     b.record('compute', base);
     b.record('memory', ev()); // nothing to wait on, but both streams start from here
+    // optional: per step, [before, after] event pairs around the memory stream's waits on compute
+    const waitEv: [number, number][][] = p.steps.map(() => []);
     const slot = p.slotBytes;
     const pendingWrite = new Map<number, Promise<unknown>>();
     let pendingReads: Promise<{ ms: number }>[] = [];
@@ -197,6 +209,14 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
           b.record(STREAMS[op.s], fenceEv[op.s][op.fence]);
           return;
         case 'wait':
+          if (o.waitMarks && op.s === 1) {
+            const pair: [number, number] = [ev(), ev()];
+            b.record('memory', pair[0]);
+            b.waitEvent(STREAMS[op.s], fenceEv[op.on][op.fence]);
+            b.record('memory', pair[1]);
+            waitEv[si].push(pair);
+            return;
+          }
           b.waitEvent(STREAMS[op.s], fenceEv[op.on][op.fence]);
           return;
         case 'attn':
@@ -278,6 +298,14 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
       const latency = end - prevEnd;
       prevEnd = end;
       const stall = Math.max(0, latency - compute);
+      const waitStats: Partial<MeasuredStep> = {};
+      if (o.waitMarks) {
+        let w = 0;
+        for (const [x, y] of waitEv[si]) w += b.elapsedMs(x, y) * 1000;
+        waitStats.mem_wait_us = w;
+        waitStats.mem_waits = waitEv[si].length;
+        waitStats.mem_dir_switches = directionSwitches(s.ops);
+      }
       steps.push({
         step: s.step,
         latency_us: latency,
@@ -288,6 +316,7 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
         transfer_us: transfer + fileMs[si] * 1000,
         file_us: fileMs[si] * 1000,
         bytes: s.bytes,
+        ...waitStats,
       });
     });
     const verify = o.verify ? await verifyBlocks(b, p, data, regions, file) : undefined;
@@ -302,6 +331,22 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
     for (const e of events) b.destroyEvent(e);
     for (const id of owned) b.free(id);
   }
+}
+
+/** H2D <-> D2H changes between consecutive copies on the memory stream (host-to-host copies do not count) */
+export function directionSwitches(ops: readonly LowOp[]): number {
+  let last = '';
+  let n = 0;
+  for (const op of ops) {
+    if (op.o !== 'copy' || op.s !== 1) continue;
+    const toDevice = op.dst === 'arena' || op.dst === 'scratch';
+    const fromDevice = op.src === 'arena' || op.src === 'scratch' || op.src === 'fresh';
+    if (toDevice === fromDevice) continue;
+    const dir = toDevice ? 'h2d' : 'd2h';
+    if (last && dir !== last) n++;
+    last = dir;
+  }
+  return n;
 }
 
 /** bytes of block (l, b) at `bits`, as the tiers must hold them */

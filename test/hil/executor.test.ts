@@ -66,6 +66,20 @@ describe.skipIf(!host.available)(`HIL executor, host backend${host.available ? '
     expect(x.hil.verify!.checked).toBeGreaterThan(60);
   });
 
+  it('times the memory stream\'s waits on compute when asked (waitMarks), and eager fences keep the bytes right', async () => {
+    const plain = await hilRun(config('lru-offload'), { backend: 'host', nvmeDir: fx.dir });
+    expect(plain.hil.steps.every((s) => s.mem_waits === undefined)).toBe(true);
+    const x = await hilRun(config('lru-offload'), { backend: 'host', nvmeDir: fx.dir, waitMarks: true, verify: true });
+    expect(x.hil.verify).toMatchObject({ mismatches: 0 });
+    expect(x.hil.steps.some((s) => (s.mem_waits ?? 0) > 0)).toBe(true);
+    for (const s of x.hil.steps) expect(s.mem_wait_us).toBeGreaterThanOrEqual(0);
+    writeHilRunDir(join(fx.dir, 'hil-marks'), x);
+    expect(readFileSync(join(fx.dir, 'hil-marks', 'hil-steps.csv'), 'utf8').split('\n')[0]).toMatch(/,mem_wait_us,mem_waits,mem_dir_switches$/);
+    const eager = await hilRun(config('lru-offload'), { backend: 'host', nvmeDir: fx.dir, eagerFences: true, verify: true });
+    expect(eager.hil.verify).toMatchObject({ mismatches: 0 });
+    expect(eager.result.summary.actions).toEqual(x.result.summary.actions);
+  });
+
   it('maps CXL to pinned DRAM with a warning, and refuses tiers without hardware', async () => {
     const x = await hilRun(config('lru-offload', { offload_tier: 'cxl' }), { backend: 'host', verify: true });
     expect(x.hil.warnings.join(' ')).toMatch(/CXL is simulation-only/);

@@ -116,6 +116,28 @@ describe('ReplayDriver + SimExecutor timelines (tiny machine: 64 B blocks, 1 B/u
     expect(results[1].timing.latency_us).toBe(2 * (192 + 1000));
   });
 
+  it('a block demoted after its layer was staged has no staged copy: it is fetched, whatever a promotion freed', () => {
+    // step 0 as above, and layer 1 stages layer 0's offloaded block 0 for step 1. Step 1, layer 0: block 0
+    // (staged) is promoted and block 1 demoted: DRAM holds as many bytes as were staged, but block 1 has
+    // no staged copy, so the attention waits for its fetch (as the HIL executor lowers it). Memory stream
+    // from 2532: promote 74, demote 74, fetch 74 -> stall 222; then 2 x (192 + 1000).
+    const policy = scripted((v, a) => {
+      if (v.step === 0 && v.layer === 0) a.demote(0, 0, 'dram', 16);
+      if (v.step === 1 && v.layer === 0) {
+        a.promote(0, 0);
+        a.demote(0, 1, 'dram', 16);
+      }
+      if (v.layer === 1) a.prefetchOffloaded(0);
+    });
+    const { results } = replay(policy, 10);
+    expect(results[0].timing.latency_us).toBe(2532);
+    expect(results[1].timing.stall_us).toBe(222);
+    expect(results[1].timing.latency_us).toBe(222 + 2 * (192 + 1000));
+    // H2D: the promote, the fetch and layer 1's stage for the next step; D2H: the demote
+    expect(results[1].timing.bytes['pcie:dram->hbm']).toBe(192);
+    expect(results[1].timing.bytes['pcie:hbm->dram']).toBe(64);
+  });
+
   it('a demotion that would overflow the destination is refused and counted, nothing changes', () => {
     const policy = scripted((v, a) => {
       if (v.step === 0 && v.layer === 0) {
