@@ -37,7 +37,7 @@ export interface HilOptions {
   verify?: boolean;
   /** measurement aid (default off): time the memory stream's waits on compute fences (hil-steps.csv gets mem_wait_us, mem_waits, mem_dir_switches) */
   waitMarks?: boolean;
-  /** measurement variant (default off): lower with LowerOptions.eagerFences */
+  /** LowerOptions.eagerFences (default true; false: the fence placement the HIL had before, for comparison) */
   eagerFences?: boolean;
 }
 

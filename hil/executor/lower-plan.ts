@@ -92,10 +92,11 @@ export interface LowerOptions {
   /** staging ring size; default 3 layers of full-context FP16 KV (doubled on overflow) */
   ringBytes?: number;
   /**
-   * measurement variant (default off): record the compute stream's fence right after each attention
-   * that read staging extents, so a later copy into that ring space waits for the attention only.
-   * Default: the fence is recorded where the memory stream first needs it, i.e. after all compute
-   * work issued by then (the next layer's attention and projections included).
+   * default true: record the compute stream's fence right after each attention that read staging
+   * extents, so a later copy into that ring space waits for that attention only (measured on the
+   * H100: 1.3 ms per step less memory-stream idle for lru-offload, perf/HIL-NOTES.md). false: the
+   * fence is recorded where the memory stream first needs it, i.e. after all compute work issued by
+   * then (the next layer's attention and projections included).
    */
   eagerFences?: boolean;
 }
@@ -127,7 +128,7 @@ export function lowerPlan(plan: RecordedPlan, model: ModelSpec, hw: HardwareProf
   let ring = o.ringBytes ?? align(3 * plan.initial.maxBlocks * fp16Bytes, 1 << 21);
   for (;;) {
     try {
-      return new Lowering(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? false).run();
+      return new Lowering(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? true).run();
     } catch (e) {
       if (!(e instanceof RingFullError)) throw e;
       ring *= 2;
@@ -166,7 +167,7 @@ class Lowering {
     private readonly g: BlockGeometry,
     slabBytes: number,
     private readonly ringBytes: number,
-    private readonly eagerFences = false,
+    private readonly eagerFences = true,
   ) {
     this.M = plan.initial.maxBlocks;
     this.slotBytes = align(blockBytes(g, 'fp16'), 4096);
