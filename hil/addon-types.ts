@@ -1,5 +1,6 @@
 // TypeScript view of the native addon (hil/native/binding.cc). Region and event ids are
 // plain numbers; offsets and sizes are bytes.
+import type { Precision } from './kv-format.js';
 
 export type BackendKind = 'cuda' | 'host';
 export type MemKind = 'device' | 'pinned' | 'pageable';
@@ -78,6 +79,13 @@ export interface AttentionOp {
   contextTokens: number;
   softmaxScale?: number;
   splits?: number;
+  /**
+   * The caller's promise that every block-table entry has this precision. The cuda backend
+   * may then run a kernel made for that precision (KVTIER_HIL_ATTN_MMA=1: the tensor-core INT4
+   * kernel). A broken promise is an error where the table is host-readable (host backend,
+   * pinned tables); on a device table that kernel's output is NaN.
+   */
+  uniformPrecision?: Precision;
 }
 
 export interface GemvOp {

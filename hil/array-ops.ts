@@ -3,7 +3,7 @@
 // quality measurements and benchmarks; the executor works on regions directly.
 import type { MemKind, NativeBackend } from './addon-types.js';
 import type { PackedCache } from './block-pack.js';
-import { encodeBlockTable } from './kv-format.js';
+import { encodeBlockTable, type Precision } from './kv-format.js';
 import type { AttentionShape } from './reference/paged-attention.js';
 
 export interface Timed<T> {
@@ -83,10 +83,19 @@ export interface AttentionRun {
   splits?: number;
   /** Where the block table lives: device memory (default) or pinned host memory. */
   tableKind?: 'device' | 'pinned';
+  /** Pass the table's precision as `uniformPrecision` when every block has it (default true). */
+  promiseUniform?: boolean;
+}
+
+/** The precision every entry shares, or undefined for a mixed (or empty) table. */
+export function uniformPrecisionOf(table: readonly { precision: Precision }[]): Precision | undefined {
+  const p = table[0]?.precision;
+  return p !== undefined && table.every((e) => e.precision === p) ? p : undefined;
 }
 
 export async function attentionOn(b: NativeBackend, shape: AttentionShape, cache: PackedCache, q: Float32Array, run: AttentionRun = {}): Promise<Timed<Float32Array>> {
   const table = encodeBlockTable(cache.table);
+  const uniform = run.promiseUniform === false ? undefined : uniformPrecisionOf(cache.table.slice(0, Math.ceil(shape.contextTokens / shape.blockTokens)));
   const outBytes = shape.qHeads * shape.headDim * 4;
   return withRegions(b, [cache.arena.byteLength, q.byteLength, outBytes], 'device', async ([a, qr, o]) =>
     withRegions(b, [table.byteLength], run.tableKind ?? 'device', async ([t]) => {
@@ -95,7 +104,7 @@ export async function attentionOn(b: NativeBackend, shape: AttentionShape, cache
       b.write(qr!, 0, q);
       b.write(o!, 0, new Float32Array(outBytes / 4).fill(NaN)); // poisoned: every element must be written
       const ms = await timed(b, () =>
-        b.attention('compute', { ...shape, arena: a!, arenaBytes: cache.arena.byteLength, table: t!, q: qr!, out: o!, splits: run.splits ?? 0 }),
+        b.attention('compute', { ...shape, arena: a!, arenaBytes: cache.arena.byteLength, table: t!, q: qr!, out: o!, splits: run.splits ?? 0, ...(uniform ? { uniformPrecision: uniform } : {}) }),
       );
       return { out: new Float32Array(b.read(o!, 0, outBytes).buffer.slice(0)), ms };
     }),

@@ -40,7 +40,7 @@ export async function benchAttention(b: NativeBackend, c: AttentionBenchCase, tr
   b.write(q, 0, new Float32Array(c.qHeads * c.headDim).map((_, i) => Math.sin(i * 0.37)));
   try {
     const repeat = 5;
-    const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: c.qHeads, kvHeads: c.kvHeads, headDim: c.headDim, blockTokens: c.blockTokens, groupSize: c.groupSize, contextTokens: c.contextTokens, splits: c.splits ?? 0 };
+    const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: c.qHeads, kvHeads: c.kvHeads, headDim: c.headDim, blockTokens: c.blockTokens, groupSize: c.groupSize, contextTokens: c.contextTokens, splits: c.splits ?? 0, ...(precisions.every((p) => p === precisions[0]) ? { uniformPrecision: precisions[0] } : {}) };
     const ms = await timeOp(b, 'compute', trials, repeat, () => b.attention('compute', op, repeat));
     // bytes the kernel must read: every block's K and V (codes + meta), table and q aside
     const elemsPerBlock = 2 * c.kvHeads * c.blockTokens * c.headDim;

@@ -137,6 +137,10 @@ export interface AttentionCase extends AttentionShape {
   splits?: number;
   tableKind?: 'device' | 'pinned';
   seed: number;
+  /** Standard deviations of the random K, V and q elements (defaults 1, 1, 2). */
+  kScale?: number;
+  vScale?: number;
+  qScale?: number;
 }
 
 /** Precision runs, block by block: [['int2', 3], ['fp16', 1]] -> int2 int2 int2 fp16. */
@@ -157,14 +161,28 @@ export const ATTENTION_CASES: AttentionCase[] = [
   // FP16 sink and an FP16 run among INT4, INT8 and INT2 runs (packs of up to 4 / 2 / 7), 3 splits;
   // the partial last chunk (6 rows) ends an INT2 stage.
   { qHeads: 8, kvHeads: 2, headDim: 64, blockTokens: 32, groupSize: 64, contextTokens: 1990, mix: runsOf([['fp16', 1], ['int4', 30], ['fp16', 4], ['int8', 6], ['int2', 22]]), splits: 3, seed: 29 },
+  // Uniform INT4 at D 128, G 128, <= 4 query heads per kv head: the tensor-core kernel's cases
+  // (KVTIER_HIL_ATTN_MMA=1; the table's uniform precision is promised by attentionOn). Odd
+  // contexts (NaN rows past the context in the last block), the benchmark's head layout, 32-token
+  // blocks, forced splits (more splits than chunks too), GQA 1/2/3/4, a pinned table, V scales far
+  // above 16 (P' = p * scale would overflow f16 without the kernel's reference shift) and a peaked
+  // softmax.
+  { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 4099, mix: ['int4'], seed: 41 },
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 1, mix: ['int4'], seed: 42 },
+  { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 32, groupSize: 128, contextTokens: 1001, mix: ['int4'], splits: 7, seed: 43 },
+  { qHeads: 12, kvHeads: 4, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 333, mix: ['int4'], splits: 64, seed: 44 },
+  { qHeads: 2, kvHeads: 2, headDim: 128, blockTokens: 48, groupSize: 128, contextTokens: 77, mix: ['int4'], splits: 1, seed: 45 },
+  { qHeads: 16, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 2050, mix: ['int4'], tableKind: 'pinned', seed: 46 },
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 1499, mix: ['int4'], splits: 2, vScale: 700, qScale: 0.5, seed: 47 },
+  { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 3001, mix: ['int4'], kScale: 3, qScale: 6, seed: 48 },
 ];
 
 export function attentionInputs(c: AttentionCase): { k: Uint16Array; v: Uint16Array; q: Float32Array; precisions: Precision[] } {
   const rng = makeRng(c.seed);
   const n = c.kvHeads * c.contextTokens * c.headDim;
-  const k = randomHalves(rng, n);
-  const v = randomHalves(rng, n);
-  const q = new Float32Array(c.qHeads * c.headDim).map(() => rng.normal() * 2);
+  const k = randomHalves(rng, n, c.kScale ?? 1);
+  const v = randomHalves(rng, n, c.vScale ?? 1);
+  const q = new Float32Array(c.qHeads * c.headDim).map(() => rng.normal() * (c.qScale ?? 2));
   const blocks = Math.ceil(c.contextTokens / c.blockTokens);
   const precisions = Array.from({ length: blocks }, (_, i) =>
     c.mix === 'random' ? PRECISIONS[rng.int(0, 3)]! : c.mix[i % c.mix.length]!,

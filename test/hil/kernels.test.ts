@@ -3,8 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NativeBackend } from '../../hil/addon-types.js';
 import { openBackend } from '../../hil/backend.js';
+import { packCache } from '../../hil/block-pack.js';
+import { encodeBlockTable } from '../../hil/kv-format.js';
+import { geometryOf } from '../../hil/reference/paged-attention.js';
 import {
   ATTENTION_CASES,
+  attentionInputs,
   GEMV_CASES,
   HADAMARD_CASES,
   QUANT_CASES,
@@ -35,6 +39,27 @@ for (const kind of ['host', 'cuda'] as const) {
     it.each(ATTENTION_CASES)('paged attention L=$contextTokens q$qHeads/kv$kvHeads D=$headDim', async (c) => {
       const r = await checkAttention(b, c);
       expect(r.ok, `${r.name}: ${r.detail}`).toBe(true);
+    });
+    it('checks a uniformPrecision promise where the table is host-readable', async () => {
+      const c = ATTENTION_CASES.find((x) => x.seed === 26)!; // int2/int8 blocks: a mixed table
+      const { k, v, q } = attentionInputs(c);
+      const mixed = packCache(geometryOf(c), c.contextTokens, k, v, Array(Math.ceil(c.contextTokens / c.blockTokens)).fill(0).map((_, i) => (i % 2 ? 'int8' : 'int2')));
+      const table = encodeBlockTable(mixed.table);
+      const ids = [b.alloc('device', mixed.arena.byteLength), b.alloc(kind === 'host' ? 'device' : 'pinned', table.byteLength), b.alloc('device', q.byteLength), b.alloc('device', q.byteLength)];
+      try {
+        b.write(ids[0]!, 0, mixed.arena);
+        b.write(ids[1]!, 0, table);
+        b.write(ids[2]!, 0, q);
+        const op = { ...c, arena: ids[0]!, table: ids[1]!, q: ids[2]!, out: ids[3]! };
+        expect(() => b.attention('compute', { ...op, uniformPrecision: 'int3' as never })).toThrow(/uniformPrecision/);
+        const run = async () => {
+          b.attention('compute', { ...op, uniformPrecision: 'int4' });
+          await b.synchronize();
+        };
+        await expect(run()).rejects.toThrow(/uniformPrecision promise/);
+      } finally {
+        for (const id of ids) b.free(id);
+      }
     });
     it.each(GEMV_CASES)('gemv $rows x $cols', async (c) => {
       const r = await checkGemv(b, c);

@@ -63,6 +63,10 @@ struct AttentionArgs {
   AttentionShape shape;
   RegionSpan arena, table, q, out;
   size_t arenaBytes;  // bytes of the arena from arena.offset that blocks may use
+  // The caller's promise that every block-table entry has this precision (-1: no promise).
+  // Where the backend can read the table (host backend, pinned tables) a broken promise is
+  // an error; on a device table the cuda kernels that rely on it output NaN instead.
+  int uniformPrecision = -1;
 };
 struct GemvArgs {
   RegionSpan w, x, y;

@@ -146,14 +146,17 @@ class CudaBackend final : public Backend {
     const auto arena = reinterpret_cast<const uint8_t*>(deviceAt(a.arena, a.arenaBytes, "attention arena"));
     const size_t tableBytes = static_cast<size_t>(numBlocks(s)) * sizeof(BlockEntry);
     const auto table = reinterpret_cast<const BlockEntry*>(deviceAt(a.table, tableBytes, "attention block table"));
-    if (region(a.table.region).kind == MemKind::Pinned) checkBlockTable(s, table, a.arenaBytes);
+    if (region(a.table.region).kind == MemKind::Pinned) {
+      checkBlockTable(s, table, a.arenaBytes);
+      checkUniformPrecision(s, table, a.uniformPrecision);
+    }
     const size_t qBytes = static_cast<size_t>(s.qHeads) * s.headDim * 4;
     const auto q = reinterpret_cast<const float*>(deviceAt(a.q, qBytes, "attention q"));
     const auto out = reinterpret_cast<float*>(deviceAt(a.out, qBytes, "attention out"));
-    const int splits = launch::attentionSplits(s, info_.multiprocessors);
+    const int splits = launch::attentionSplits(s, info_.multiprocessors, a.uniformPrecision);
     float* scratch = scratchFor(stream, launch::attentionScratchFloats(s, splits));
     for (int r = 0; r < repeat; ++r)
-      launch::attention(streamOf(stream), s, splits, arena, a.arenaBytes, table, q, out, scratch);
+      launch::attention(streamOf(stream), s, splits, arena, a.arenaBytes, table, q, out, scratch, a.uniformPrecision);
   }
   void gemv(int stream, const GemvArgs& a, int repeat) override {
     checkGemvShape(a.rows, a.cols);

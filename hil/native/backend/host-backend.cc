@@ -107,8 +107,10 @@ class HostBackend final : public Backend {
     const auto q = reinterpret_cast<const float*>(at(a.q, qBytes, "attention q"));
     const auto out = reinterpret_cast<float*>(at(a.out, qBytes, "attention out"));
     const size_t arenaBytes = a.arenaBytes;
+    const int uniform = a.uniformPrecision;
     streamOf(stream).push([=] {
       checkBlockTable(s, table, arenaBytes);  // when it runs: earlier ops may have written the table
+      checkUniformPrecision(s, table, uniform);
       for (int r = 0; r < repeat; ++r) runAttention(s, arena, table, q, out);
     });
   }

@@ -197,6 +197,17 @@ Napi::Value BackendWrap::attention(const Napi::CallbackInfo& info) {
   a.table = span(o, "table");
   a.q = span(o, "q");
   a.out = span(o, "out");
+  // Optional promise that every block of the table has this precision (lets the cuda backend
+  // pick a uniform-precision kernel, e.g. KVTIER_HIL_ATTN_MMA for INT4); absent = unknown.
+  const Napi::Value up = o.Get("uniformPrecision");
+  if (!up.IsUndefined()) {
+    const std::string p = up.IsString() ? up.As<Napi::String>().Utf8Value() : "";
+    if (p == "fp16") a.uniformPrecision = kFp16;
+    else if (p == "int8") a.uniformPrecision = kInt8;
+    else if (p == "int4") a.uniformPrecision = kInt4;
+    else if (p == "int2") a.uniformPrecision = kInt2;
+    else throw Napi::TypeError::New(env, "Expected 'fp16', 'int8', 'int4' or 'int2' for uniformPrecision");
+  }
   guard(env, [&] {
     const Region& r = backend(env).region(a.arena.region);
     a.arenaBytes = sizeField(o, "arenaBytes", r.bytes > a.arena.offset ? r.bytes - a.arena.offset : 0, false);

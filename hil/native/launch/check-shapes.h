@@ -46,6 +46,17 @@ inline void checkBlockTable(const AttentionShape& s, const BlockEntry* table, si
   }
 }
 
+// A uniform-precision promise (AttentionArgs::uniformPrecision) on a table the host can read.
+inline void checkUniformPrecision(const AttentionShape& s, const BlockEntry* table, int uniformPrecision) {
+  if (uniformPrecision < 0) return;
+  if (!validPrecision(uniformPrecision)) invalidParameter("uniformPrecision", "a precision 0..3 or -1", uniformPrecision);
+  for (int i = 0; i < numBlocks(s); ++i) {
+    if (table[i].precision != uniformPrecision)
+      throw HilError("block table entry " + std::to_string(i) + ": precision " + std::to_string(table[i].precision) +
+                     " breaks the uniformPrecision promise (" + std::to_string(uniformPrecision) + ")");
+  }
+}
+
 inline void checkGemvShape(size_t rows, size_t cols) {
   if (rows == 0) invalidParameter("rows", "a positive count", rows);
   if (cols == 0 || cols % 8 != 0) invalidParameter("cols", "a positive multiple of 8", cols);

@@ -1,7 +1,10 @@
 #include <algorithm>
+#include <mutex>
+#include <utility>
+#include <vector>
 #include <cstdlib>
 #include <cstring>
-#include "../kernels/paged-attention-v3.cuh"
+#include "../kernels/paged-attention-mma.cuh"
 #include "check-shapes.h"
 #include "cuda-check.h"
 #include "launch.h"
@@ -124,6 +127,124 @@ void launchV3(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t
 
 void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out);
 
+// ---- tensor-core INT4 kernel (kernels/paged-attention-mma.cuh) ----
+static_assert(cuda::kMmaWarps == cuda::kV3Warps, "attentionSplits counts warps per block as v3's");
+// On by default (KVTIER_HIL_ATTN_MMA=0: off): uniform INT4 tables (the caller's uniformPrecision
+// promise) at D 128, G 128, <= 4 query heads per kv head run on the tensor cores (measured on the
+// H100 with the knob set: 33/33 checks, INT4 2.5-2.65x FP16 at 128k, perf/HIL-NOTES.md). Anything
+// else (other shapes, precisions, mixed tables, no promise, KVTIER_HIL_ATTN_KERNEL=v2) runs as before.
+// KVTIER_HIL_ATTN_MMA_STAGES=4|6|8: copy stages per warp (default 6; 4 allows 5 blocks per
+// SM, 8 only 3). KVTIER_HIL_ATTN_MMA_FUSE=1: the reduce runs in the attention kernel (below).
+bool mmaOn() {
+  static const bool on = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA");
+    return !(e && std::strcmp(e, "0") == 0);
+  }();
+  return on;
+}
+int mmaStages() {
+  static const int stages = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_STAGES");
+    const int v = e ? std::atoi(e) : 6;
+    return v == 4 || v == 8 ? v : 6;
+  }();
+  return stages;
+}
+bool useMma(const AttentionShape& s, int uniformPrecision) {
+  return mmaOn() && useV3() && uniformPrecision == kInt4 && s.headDim == cuda::kMmaD && s.groupSize == cuda::kMmaD &&
+         s.qHeads / s.kvHeads <= 4;
+}
+
+// KVTIER_HIL_ATTN_MMA_COPY=lanes: every lane copies 16-byte pieces with cp.async instead of one
+// lane issuing 4 bulk copies per chunk on the TMA engine (the default).
+bool mmaBulk() {
+  static const bool bulk = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_COPY");
+    return !(e && std::strcmp(e, "lanes") == 0);
+  }();
+  return bulk;
+}
+
+template <int S, bool BULK>
+int mmaBlocksPerSmT() {
+  static const int blocks = [] {
+    auto kernel = cuda::pagedAttentionMmaInt4<S, BULK>;
+    constexpr int smem = cuda::MmaCfg<S>::kSmemBytes;
+    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int b = 0;
+    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, cuda::kMmaWarps * 32, smem));
+    return std::max(1, b);
+  }();
+  return blocks;
+}
+template <bool BULK>
+int mmaBlocksPerSmB() {
+  const int st = mmaStages();
+  return st == 4 ? mmaBlocksPerSmT<4, BULK>() : st == 8 ? mmaBlocksPerSmT<8, BULK>() : mmaBlocksPerSmT<6, BULK>();
+}
+int mmaBlocksPerSm() { return mmaBulk() ? mmaBlocksPerSmB<true>() : mmaBlocksPerSmB<false>(); }
+
+// KVTIER_HIL_ATTN_MMA_FUSE=1: the last block of each kv head merges the splits (no reduce
+// kernel). Arrival counters per kv head live in device memory, one row per stream (streams run
+// concurrently; launches on one stream do not), zero at load and reset by each last block.
+bool mmaFuse() {
+  static const bool fuse = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_FUSE");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  return fuse;
+}
+constexpr int kFuseStreams = 16, kFuseHeads = 1024;
+__device__ unsigned gMmaCounters[kFuseStreams][kFuseHeads];
+// The counter row of `st` on the current device, or nullptr (no fusing) once every row is taken.
+unsigned* mmaCounters(cudaStream_t st) {
+  static std::mutex mu;
+  static std::vector<std::pair<int, cudaStream_t>> rows;  // (device, stream) per row
+  int dev = 0;
+  HIL_CUDA(cudaGetDevice(&dev));
+  std::lock_guard<std::mutex> lock(mu);
+  size_t row = 0;
+  while (row < rows.size() && rows[row] != std::make_pair(dev, st)) ++row;
+  if (row == rows.size()) {
+    if (rows.size() == kFuseStreams) return nullptr;
+    rows.emplace_back(dev, st);
+  }
+  void* base = nullptr;
+  HIL_CUDA(cudaGetSymbolAddress(&base, gMmaCounters));
+  return static_cast<unsigned*>(base) + row * kFuseHeads;
+}
+
+template <int S, bool BULK>
+void launchMmaSB(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
+                 const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out,
+                 unsigned* counters) {
+  mmaBlocksPerSmT<S, BULK>();  // raises the dynamic shared-memory limit once
+  cuda::pagedAttentionMmaInt4<S, BULK><<<grid, cuda::kMmaWarps * 32, cuda::MmaCfg<S>::kSmemBytes, st>>>(
+      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out, counters);
+  checkLaunch("pagedAttentionMmaInt4");
+}
+template <int S>
+void launchMmaT(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
+                const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out,
+                unsigned* counters) {
+  if (mmaBulk()) launchMmaSB<S, true>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
+  else launchMmaSB<S, false>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
+}
+void runMma(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
+            const BlockEntry* table, const float* q, float* out, float* scratch) {
+  const int chunksPerSplit = (totalChunks(s) + splits - 1) / splits;
+  float* partAcc = scratch;
+  float* partMl = scratch + static_cast<size_t>(splits) * s.qHeads * s.headDim;
+  const dim3 grid(splits, s.kvHeads);
+  unsigned* counters =
+      splits > 1 && mmaFuse() && splits <= cuda::kMmaFuseMaxSplits && s.kvHeads <= kFuseHeads ? mmaCounters(st) : nullptr;
+  const int stages = mmaStages();
+  if (stages == 4) launchMmaT<4>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
+  else if (stages == 8) launchMmaT<8>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
+  else launchMmaT<6>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
+  if (!counters) finishReduce(st, s, splits, partAcc, partMl, out);
+}
+
 template <int D, int GQ>
 void run(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
          const BlockEntry* table, const float* q, float* out, float* scratch) {
@@ -193,13 +314,16 @@ void runD(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* a
 
 }  // namespace
 
-int attentionSplits(const AttentionShape& s, int multiprocessors) {
+int attentionSplits(const AttentionShape& s, int multiprocessors, int uniformPrecision) {
   if (s.splits > 0) return std::min(s.splits, totalChunks(s));
   if (useV3()) {
     // One full wave of resident blocks (occupancy from the compiled kernel), at least two
-    // chunks per warp.
+    // chunks per warp (v3 and the MMA kernel both have 4 warps per block).
     const int gq = s.qHeads / s.kvHeads;
-    const int perSm = s.headDim == 64 ? v3BlocksPerSmD<64>(gq) : s.headDim == 128 ? v3BlocksPerSmD<128>(gq) : v3BlocksPerSmD<256>(gq);
+    const int perSm = useMma(s, uniformPrecision) ? mmaBlocksPerSm()
+                      : s.headDim == 64           ? v3BlocksPerSmD<64>(gq)
+                      : s.headDim == 128          ? v3BlocksPerSmD<128>(gq)
+                                                  : v3BlocksPerSmD<256>(gq);
     static const int waves = [] {
       const char* e = std::getenv("KVTIER_HIL_ATTN_WAVES");  // measurement knob: waves of blocks (default 1)
       const int w = e ? std::atoi(e) : 1;
@@ -221,9 +345,10 @@ size_t attentionScratchFloats(const AttentionShape& s, int splits) {
 }
 
 void attention(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
-               const BlockEntry* table, const float* q, float* out, float* scratch) {
+               const BlockEntry* table, const float* q, float* out, float* scratch, int uniformPrecision) {
   checkAttentionShape(s);
   if (reinterpret_cast<uintptr_t>(arena) % 16) throw HilError("attention: arena must be 16-byte aligned");
+  if (useMma(s, uniformPrecision)) return runMma(st, s, splits, arena, arenaBytes, table, q, out, scratch);
   if (s.headDim == 64) runD<64>(st, s, splits, arena, arenaBytes, table, q, out, scratch);
   else if (s.headDim == 128) runD<128>(st, s, splits, arena, arenaBytes, table, q, out, scratch);
   else runD<256>(st, s, splits, arena, arenaBytes, table, q, out, scratch);
