@@ -173,20 +173,10 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   const uint32_t ringS = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // see v3 (PDL reduce)
 
-  // The chunks of this warp: first + k * step, k < n (as v3).
+  // The chunks of this warp: first + k * step, k < n (v3's ownership).
+  const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
+  const int first = wc.first, step = wc.step, n = wc.n;
   const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
-  int first, step, n;
-  if (strided) {
-    first = split * W + warp;
-    step = gridDim.x * W;
-    n = first < totalChunks ? (totalChunks - first + step - 1) / step : 0;
-  } else {
-    const int c0 = split * chunksPerSplit;
-    const int c1 = min(totalChunks, c0 + chunksPerSplit);
-    first = c0 + warp;
-    step = W;
-    n = first < c1 ? (c1 - first + W - 1) / W : 0;
-  }
   // Block-table entries, 32 chunks at a time: lane i holds the entry of the warp's chunk
   // kb + i (entCur) and of kb + 32 + i (entNxt), loaded a batch ahead, so no table load is on
   // the copy path. The chunk's position in its block (sub) follows the chunks without division.

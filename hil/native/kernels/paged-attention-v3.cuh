@@ -353,6 +353,30 @@ __device__ __forceinline__ void zeroTail(uint8_t* stage, int precision, int grou
 // keeps its FP16 blocks together: sinks and recent tokens) and no split lags the others.
 // Packed with 2 stages: 3 blocks (12 warps) per SM fit the shared memory (D 128: 3 x 69 KB), and
 // the registers when a thread keeps to 168.
+// The chunks (kChunkTokens tokens of one kv head) a warp of a split owns: first + k * step, k < n.
+// Contiguous: split x owns chunks [x * chunksPerSplit, ...) and its W warps take every W-th one.
+// Strided (the default): split x owns the granules x, x + splits, ... of W chunks, so that every
+// split sees the table's precision mix. Shared by the v3 and the tensor-core (MMA) kernels.
+struct WarpChunks {
+  int first, step, n;
+};
+__device__ __forceinline__ WarpChunks warpChunks(int contextTokens, int split, int splits, int warp, int W, int chunksPerSplit, bool strided) {
+  const int totalChunks = (contextTokens + kChunkTokens - 1) / kChunkTokens;
+  WarpChunks c;
+  if (strided) {
+    c.first = split * W + warp;
+    c.step = splits * W;
+    c.n = c.first < totalChunks ? (totalChunks - c.first + c.step - 1) / c.step : 0;
+  } else {
+    const int c0 = split * chunksPerSplit;
+    const int c1 = min(totalChunks, c0 + chunksPerSplit);
+    c.first = c0 + warp;
+    c.step = W;
+    c.n = c.first < c1 ? (c1 - c.first + W - 1) / W : 0;
+  }
+  return c;
+}
+
 template <int D, int GQ, int S, bool RS, int PMAX = 1>
 __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) pagedAttentionKernelV3(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
@@ -378,19 +402,8 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 
   // The chunks of this warp: first + k * step, k < n.
-  const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
-  int first, step, n;
-  if (strided) {
-    first = split * W + warp;
-    step = gridDim.x * W;
-    n = first < totalChunks ? (totalChunks - first + step - 1) / step : 0;
-  } else {
-    const int c0 = split * chunksPerSplit;
-    const int c1 = min(totalChunks, c0 + chunksPerSplit);
-    first = c0 + warp;
-    step = W;
-    n = first < c1 ? (c1 - first + W - 1) / W : 0;
-  }
+  const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
+  const int first = wc.first, step = wc.step, n = wc.n;
   const int chunksPerBlock = s.blockTokens / kChunkTokens;
   const unsigned metaBytes = chunkMetaBytes(D, s.groupSize);
   bool bad = false;
