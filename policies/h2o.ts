@@ -9,7 +9,7 @@
  * the even share is added to all blocks at once through a per-layer offset, so an update is O(k).
  */
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
-import { selectBottomK } from './quickselect.js';
+import { selectBottomKKeyed } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
   heavy_ratio: number;
@@ -33,6 +33,7 @@ export const h2o: PolicyDefinition<Options> = {
     // blocks below knownUpTo[l] have a score (blocks are created in order)
     const knownUpTo = new Int32Array(setup.layers);
     const cand = new Int32Array(M);
+    const candKey = new Float64Array(M);
     // per layer, ascending: the live blocks in [sinks, scanned[l]) — every block that has left the
     // recent window and was not evicted; a decision walks this list (about the budget), not every block
     const list = new Int32Array(setup.layers * M);
@@ -59,8 +60,7 @@ export const h2o: PolicyDefinition<Options> = {
         if (upTo > scanned[l]) scanned[l] = upTo;
         const known = knownUpTo[l];
         const fresh = -offset[l];
-        const key = (b: number) => (b < known ? score[base + b] : fresh);
-        // candidates: the listed (live, out-of-window) blocks that are not pinned, ascending
+        // (no closures here: a captured variable would cost a context allocation on every call)
         if (excess === 1) {
           // one victim: the first lowest score in ascending block order
           let at = -1;
@@ -80,15 +80,21 @@ export const h2o: PolicyDefinition<Options> = {
           }
           return;
         }
+        // candidates: the listed (live, out-of-window) blocks that are not pinned, ascending, with their scores
         let n = 0;
-        for (let i = 0; i < len; i++) if (!c.isPinned(l, list[base + i])) cand[n++] = list[base + i];
+        for (let i = 0; i < len; i++) {
+          const b = list[base + i];
+          if (c.isPinned(l, b)) continue;
+          cand[n] = b;
+          candKey[n++] = b < known ? score[base + b] : fresh;
+        }
         const k = Math.min(excess, n);
         if (k === 1) {
-          let best = cand[0];
-          for (let i = 1; i < n; i++) if (key(cand[i]) < key(best)) best = cand[i];
-          act.evict(l, best);
+          let at = 0;
+          for (let i = 1; i < n; i++) if (candKey[i] < candKey[at]) at = i;
+          act.evict(l, cand[at]);
         } else if (k > 1) {
-          selectBottomK(cand, n, k, key);
+          selectBottomKKeyed(cand, candKey, n, k);
           for (let i = 0; i < k; i++) act.evict(l, cand[i]);
         }
         // drop the evicted blocks from the list
@@ -117,12 +123,11 @@ export const h2o: PolicyDefinition<Options> = {
           return;
         }
         offset[l] += obs.uniform;
-        const { idx, mass, uniform, attended } = obs;
-        // branch-free (attended is 0/1): an unattended listed block gets exactly 0 added
-        for (let i = 0, k = idx.length; i < k; i++) {
-          const j = idx[i];
-          score[base + j] += (mass[i] - uniform) * attended[j];
-        }
+        const { idx, mass, uniform } = obs;
+        // H2O attends every live block (it never skips or offloads), so a listed block that was not
+        // attended is an evicted one; its score is never read again (evicted blocks leave the list for
+        // good), so the update need not look at `attended`
+        for (let i = 0, k = idx.length; i < k; i++) score[base + idx[i]] += mass[i] - uniform;
       },
     };
   },

@@ -41,6 +41,8 @@ export class KVCache {
   /** per layer x tier: live blocks; per layer x bits: live blocks; per layer x tier x bits */
   readonly tierCount: Int32Array;
   readonly bitsCount: Int32Array;
+  /** per layer: live blocks in every tier (the sum of its tierCount row) */
+  private readonly liveCount: Int32Array;
   readonly tierBitsCount: Int32Array;
   /** 1 where a block is live (created and not dropped), per (layer, block) */
   readonly liveMask: Uint8Array;
@@ -69,6 +71,7 @@ export class KVCache {
     this.created = new Int32Array(layers);
     this.tierCount = new Int32Array(layers * tiers.length);
     this.bitsCount = new Int32Array(layers * BITS.length);
+    this.liveCount = new Int32Array(layers);
     this.tierBitsCount = new Int32Array(layers * tiers.length * BITS.length);
     this.liveMask = new Uint8Array(n);
     this.blockBytes = BITS.map((b) => kvBytes(model, blockSize, b, groupSize));
@@ -127,9 +130,7 @@ export class KVCache {
   }
 
   live(layer: number): number {
-    let n = 0;
-    for (let t = 0; t < this.tierNames.length; t++) n += this.countIn(layer, t);
-    return n;
+    return this.liveCount[layer];
   }
 
   /** Create the next block of a layer in `tier` at `bits`. False (nothing changed) if it does not fit. */
@@ -144,6 +145,36 @@ export class KVCache {
     this.created[layer] = b + 1;
     this.liveMask[i] = 1;
     this.add(layer, tier, bits, bytes, +1);
+    return true;
+  }
+
+  /**
+   * Create the next `count` blocks of a layer in `tier` at `bits`, as `count` calls of create() would
+   * (same counters, same float sums), with the counters updated once. False (nothing changed) unless
+   * all of them fit.
+   */
+  createMany(layer: number, count: number, tier: number, bits: number): boolean {
+    const b0 = this.created[layer];
+    if (b0 + count > this.maxBlocks) throw new Error(`layer ${layer}: block ${b0 + count - 1} beyond the trace's ${this.maxBlocks} blocks`);
+    const bytes = this.bytesOf(bits);
+    let used = this.used[tier];
+    for (let i = 0; i < count; i++) {
+      used += bytes;
+      if (used > this.capacity[tier]) return false;
+    }
+    if (count <= 0) return true;
+    const i0 = layer * this.maxBlocks + b0;
+    this.tier.fill(tier, i0, i0 + count);
+    this.bits.fill(bits, i0, i0 + count);
+    this.liveMask.fill(1, i0, i0 + count);
+    this.created[layer] = b0 + count;
+    this.used[tier] = used;
+    if (used > this.peak[tier]) this.peak[tier] = used;
+    const k = bitsIndex(bits);
+    this.tierCount[layer * this.tierNames.length + tier] += count;
+    this.liveCount[layer] += count;
+    this.bitsCount[layer * BITS.length + k] += count;
+    this.tierBitsCount[(layer * this.tierNames.length + tier) * BITS.length + k] += count;
     return true;
   }
 
@@ -192,6 +223,7 @@ export class KVCache {
         used[t] += this.bytesOf(this.bits[i]);
       }
       for (let t = 0; t < T; t++) if (tc[t] !== this.countIn(l, t)) throw new Error(`audit: layer ${l} tier ${t} count`);
+      if (tc.reduce((a, b) => a + b, 0) !== this.live(l)) throw new Error(`audit: layer ${l} live count`);
       for (let k = 0; k < BITS.length; k++) if (bc[k] !== this.bitsCount[l * BITS.length + k]) throw new Error(`audit: layer ${l} bits count`);
     }
     for (let t = 0; t < T; t++) {
@@ -211,6 +243,7 @@ export class KVCache {
     this.used[tier] += sign * bytes;
     if (this.used[tier] > this.peak[tier]) this.peak[tier] = this.used[tier];
     this.tierCount[layer * this.tierNames.length + tier] += sign;
+    this.liveCount[layer] += sign;
     const k = bitsIndex(bits);
     this.bitsCount[layer * BITS.length + k] += sign;
     this.tierBitsCount[(layer * this.tierNames.length + tier) * BITS.length + k] += sign;

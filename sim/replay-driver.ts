@@ -145,7 +145,15 @@ export class ReplayDriver<H> implements Actions {
     const promptBlocks = blocksFor(this.header.prompt_tokens, this.B);
     const budget = this.cache.capacity[0];
     this.cache.capacity[0] = Math.max(budget, this.prefillCapacityBytes);
-    for (let b = 0; b < promptBlocks; b++) for (let l = 0; l < this.L; l++) this.createBlock(l, 'prefill');
+    // the prompt's blocks, block-major across layers (so that a spill past HBM hits every layer alike):
+    // the rounds of blocks that fit in HBM whole are created in bulk, the rest one by one
+    const c = this.cache;
+    const roundBytes = this.L * c.bytesOf(16);
+    const bulk = Math.min(promptBlocks, Math.max(0, Math.floor(c.free(0) / roundBytes)));
+    for (let l = 0; l < this.L && bulk > 0; l++) {
+      if (c.created[l] !== 0 || !c.createMany(l, bulk, 0, 16)) throw new Error(`prefill: layer ${l}: ${bulk} blocks did not fit in HBM`);
+    }
+    for (let b = bulk; b < promptBlocks; b++) for (let l = 0; l < this.L; l++) this.createBlock(l, 'prefill');
     for (let l = 0; l < this.L; l++) {
       const la = s0.layers[l];
       this.updateNorms(l, la);
@@ -199,7 +207,7 @@ export class ReplayDriver<H> implements Actions {
       const waits = this.pending[l];
       // the executor may add to `waits` during the call; it does not keep the array
       ex.layer(this.layerWork(s, l, n, mask, skipped), waits);
-      waits.length = 0;
+      if (waits.length !== 0) waits.length = 0; // (setting length is a runtime call even when it is 0)
       this.clearStaging(l);
       const obs = this.observation(s.step, l, la, mask, this.cache.live(l) - skipped.length);
       recall[l] = attendedShare(obs, la);
@@ -450,7 +458,7 @@ export class ReplayDriver<H> implements Actions {
   /** Take this layer's skips out of its mask; returns the blocks actually skipped (a reused array). */
   private applySkips(mask: Uint8Array): number[] {
     const out = this.skipped;
-    out.length = 0;
+    if (out.length !== 0) out.length = 0;
     if (this.skips.length === 0) return out;
     for (const b of this.skips) {
       if (b < mask.length && mask[b]) {

@@ -214,8 +214,11 @@ export class SimExecutor implements Executor<Signal> {
     const attention = this.timedOn(this.compute, 'attention', attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens), all, tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined);
     if (this.ring) {
       // the layer's staged and fetched extents are free for reuse once this attention has read them
-      this.ring.release(this.ringExtents[w.layer], attention);
-      this.ringExtents[w.layer] = [];
+      const ext = this.ringExtents[w.layer];
+      if (ext.length !== 0) {
+        this.ring.release(ext, attention);
+        this.ringExtents[w.layer] = [];
+      }
     }
     const linear = this.timedOn(this.compute, 'linear', this.linearUs, this.streamWeights(args), args);
     if (this.weights) this.linearDone.push(linear);
@@ -299,7 +302,7 @@ export class SimExecutor implements Executor<Signal> {
       if (q === undefined) waits[k++] = x;
       else if (q > need) need = q;
     }
-    waits.length = k;
+    if (waits.length !== k) waits.length = k;
     if (need > this.memCovered) {
       waits.push(this.memory.idle);
       this.memCovered = this.memSeq;

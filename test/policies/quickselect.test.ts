@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import seedrandom from 'seedrandom';
+import { selectBottomK, selectBottomKKeyed } from '../../policies/quickselect.js';
+
+/** the k smallest (key, id) pairs by a full sort: the reference */
+function bottomKBySort(ids: number[], key: (id: number) => number, k: number): number[] {
+  return [...ids].sort((a, b) => key(a) - key(b) || a - b).slice(0, k).sort((a, b) => a - b);
+}
+
+describe('bottom-k selection', () => {
+  it('picks the same set as a full sort, ties broken by id, over generated inputs', () => {
+    const rng = seedrandom('quickselect');
+    for (let trial = 0; trial < 400; trial++) {
+      const n = 1 + Math.floor(rng() * 300);
+      // few distinct keys on some trials: many ties
+      const distinct = rng() < 0.5 ? 1 + Math.floor(rng() * 4) : 1000;
+      const keyOf = new Map<number, number>();
+      const ids: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const id = i * 3 + Math.floor(rng() * 3);
+        ids.push(id);
+        keyOf.set(id, Math.floor(rng() * distinct) / 7);
+      }
+      // shuffled order in
+      for (let i = n - 1; i > 0; i--) {
+        const j = Math.floor(rng() * (i + 1));
+        [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+      }
+      const k = Math.floor(rng() * (n + 2));
+      const key = (id: number) => keyOf.get(id)!;
+      const want = bottomKBySort(ids, key, k);
+      const a = Int32Array.from(ids);
+      const got = selectBottomK(a, n, k, key);
+      expect(got).toBe(Math.min(k, n));
+      expect([...a.subarray(0, got)].sort((x, y) => x - y)).toEqual(want);
+      // a permutation of the input
+      expect([...a].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
+      // keyed form: the keys move with the ids
+      const b = Int32Array.from(ids);
+      const keys = Float64Array.from(ids, key);
+      selectBottomKKeyed(b, keys, n, k);
+      expect([...b.subarray(0, got)].sort((x, y) => x - y)).toEqual(want);
+      for (let i = 0; i < n; i++) expect(keys[i]).toBe(key(b[i]!));
+    }
+  });
+
+  it('only looks at the first count ids', () => {
+    const ids = Int32Array.from([5, 1, 4, 0, 9]);
+    selectBottomK(ids, 3, 1, (id) => id);
+    expect(ids[0]).toBe(1);
+    expect([...ids.subarray(3)]).toEqual([0, 9]);
+  });
+});
