@@ -65,13 +65,26 @@ export const h2o: PolicyDefinition<Options> = {
           // one victim: the first lowest score in ascending block order
           let at = -1;
           let bestKey = 0;
-          for (let i = 0; i < len; i++) {
-            const b = list[base + i];
-            if (c.isPinned(l, b)) continue;
-            const kb = b < known ? score[base + b] : fresh;
-            if (at < 0 || kb < bestKey) {
-              at = i;
-              bestKey = kb;
+          if (c.pinnedIn(l) === 0 && len > 0) {
+            at = 0;
+            bestKey = list[base] < known ? score[base + list[base]] : fresh;
+            for (let i = 1; i < len; i++) {
+              const b = list[base + i];
+              const kb = b < known ? score[base + b] : fresh;
+              if (kb < bestKey) {
+                at = i;
+                bestKey = kb;
+              }
+            }
+          } else {
+            for (let i = 0; i < len; i++) {
+              const b = list[base + i];
+              if (c.isPinned(l, b)) continue;
+              const kb = b < known ? score[base + b] : fresh;
+              if (at < 0 || kb < bestKey) {
+                at = i;
+                bestKey = kb;
+              }
             }
           }
           if (at >= 0 && act.evict(l, list[base + at])) {

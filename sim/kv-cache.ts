@@ -36,6 +36,8 @@ export class KVCache {
   readonly tier: Int8Array;
   readonly bits: Uint8Array;
   readonly pinned: Uint8Array;
+  /** per layer: pinned blocks */
+  private readonly pinnedCount: Int32Array;
   /** blocks created so far per layer */
   readonly created: Int32Array;
   /** per layer x tier: live blocks; per layer x bits: live blocks; per layer x tier x bits */
@@ -68,6 +70,7 @@ export class KVCache {
     this.tier = new Int8Array(n).fill(NONE);
     this.bits = new Uint8Array(n);
     this.pinned = new Uint8Array(n);
+    this.pinnedCount = new Int32Array(layers);
     this.created = new Int32Array(layers);
     this.tierCount = new Int32Array(layers * tiers.length);
     this.bitsCount = new Int32Array(layers * BITS.length);
@@ -101,6 +104,11 @@ export class KVCache {
 
   isPinned(layer: number, block: number): boolean {
     return this.pinned[layer * this.maxBlocks + block] === 1;
+  }
+
+  /** pinned blocks of a layer (0 lets a scan skip isPinned()) */
+  pinnedIn(layer: number): number {
+    return this.pinnedCount[layer];
   }
 
   /** live (not dropped) blocks of a layer in a tier */
@@ -199,12 +207,16 @@ export class KVCache {
     const i = this.liveIndex(layer, block);
     this.add(layer, this.tier[i], this.bits[i], this.bytesOf(this.bits[i]), -1);
     this.tier[i] = DROPPED;
+    this.pinnedCount[layer] -= this.pinned[i];
     this.pinned[i] = 0;
     this.liveMask[i] = 0;
   }
 
   setPinned(layer: number, block: number, on: boolean): void {
-    this.pinned[this.liveIndex(layer, block)] = on ? 1 : 0;
+    const i = this.liveIndex(layer, block);
+    const v = on ? 1 : 0;
+    this.pinnedCount[layer] += v - this.pinned[i];
+    this.pinned[i] = v;
   }
 
   /** Check every counter against a full recount; throws on any mismatch. For tests and debugging. */
@@ -224,6 +236,9 @@ export class KVCache {
       }
       for (let t = 0; t < T; t++) if (tc[t] !== this.countIn(l, t)) throw new Error(`audit: layer ${l} tier ${t} count`);
       if (tc.reduce((a, b) => a + b, 0) !== this.live(l)) throw new Error(`audit: layer ${l} live count`);
+      let pins = 0;
+      for (let b = 0; b < this.created[l]; b++) pins += this.pinned[l * this.maxBlocks + b];
+      if (pins !== this.pinnedIn(l)) throw new Error(`audit: layer ${l} pinned count`);
       for (let k = 0; k < BITS.length; k++) if (bc[k] !== this.bitsCount[l * BITS.length + k]) throw new Error(`audit: layer ${l} bits count`);
     }
     for (let t = 0; t < T; t++) {

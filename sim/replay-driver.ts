@@ -35,7 +35,18 @@ type Stamp = { reason: TransferReason; fromTier: number; toTier: number; fromBit
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 export class ReplayDriver<H> implements Actions {
-  readonly counters: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0 };
+  private readonly counts: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0 };
+  /** actions counted but not yet added to counts.actions: a run of the same action (see count()) */
+  private pendingKind = '';
+  /** the action pendingKind counts (pendingKind is prefill_<it> during prefill) */
+  private pendingBase = '';
+  private pendingN = 0;
+
+  /** what the policy did: actions taken and refused, by kind (prefill ones as prefill_<kind>), in order of first use */
+  get counters(): DriverCounters {
+    this.flushCount();
+    return this.counts;
+  }
   /** optional: called after each decode layer's attention with what it attended (quality measures) */
   layerHook?: (step: number, layer: number, obs: Observation, la: LayerAttention) => void;
   private readonly L: number;
@@ -382,7 +393,7 @@ export class ReplayDriver<H> implements Actions {
     this.staged[layer * this.T + tier] += bytes;
     this.stagedAny[layer] = 1;
     this.stagingBytes += bytes;
-    if (this.stagingBytes > this.counters.peakStagingBytes) this.counters.peakStagingBytes = this.stagingBytes;
+    if (this.stagingBytes > this.counts.peakStagingBytes) this.counts.peakStagingBytes = this.stagingBytes;
     if (!this.timed) return;
     // a bulk stage (no blocks listed) copies every offloaded block of the layer in `tier` not yet staged
     const c = this.cache;
@@ -532,14 +543,31 @@ export class ReplayDriver<H> implements Actions {
   }
 
   private count(kind: string): void {
-    const key = this.timed ? kind : prefillKey(kind);
-    this.counters.actions[key] = (this.counters.actions[key] ?? 0) + 1;
+    // runs of the same action (52k prefill evictions in a row, say) are summed in a plain number and
+    // added to the record when another kind comes or someone reads `counters`
+    const key = this.timed ? kind : kind === this.pendingBase ? this.pendingKind : prefillKey(kind);
+    if (key === this.pendingKind) {
+      this.pendingN++;
+      return;
+    }
+    this.flushCount();
+    this.pendingKind = key;
+    this.pendingBase = this.timed ? '' : kind;
+    this.pendingN = 1;
+  }
+
+  private flushCount(): void {
+    if (this.pendingN === 0) return;
+    const a = this.counts.actions;
+    a[this.pendingKind] = (a[this.pendingKind] ?? 0) + this.pendingN;
+    this.pendingN = 0;
+    this.pendingKind = this.pendingBase = '';
   }
 
   private refuse(kind: string, why: string): false {
     const key = this.timed ? kind : prefillKey(kind);
-    this.counters.refused[key] = (this.counters.refused[key] ?? 0) + 1;
-    this.counters.refusalExamples[key] ??= `step ${this.curStep}: ${why}`;
+    this.counts.refused[key] = (this.counts.refused[key] ?? 0) + 1;
+    this.counts.refusalExamples[key] ??= `step ${this.curStep}: ${why}`;
     return false;
   }
 }

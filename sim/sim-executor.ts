@@ -211,20 +211,22 @@ export class SimExecutor implements Executor<Signal> {
     if (this.opts.tailWaits) this.waitOnMemoryTail(all);
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
     const gpu = this.hardware.gpu;
-    const attention = this.timedOn(this.compute, 'attention', attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens), all, tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined);
-    if (this.ring) {
-      // the layer's staged and fetched extents are free for reuse once this attention has read them
-      const ext = this.ringExtents[w.layer];
-      if (ext.length !== 0) {
-        this.ring.release(ext, attention);
-        this.ringExtents[w.layer] = [];
-      }
+    const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens);
+    const attentionArgs = tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined;
+    // the layer's staged and fetched extents are free for reuse once this attention has read them
+    const ext = this.ring ? this.ringExtents[w.layer] : null;
+    if (ext && ext.length !== 0) {
+      this.ring!.release(ext, this.timedOn(this.compute, 'attention', attentionUs, all, attentionArgs));
+      this.ringExtents[w.layer] = [];
+    } else {
+      // nothing keeps this kernel's signal: a lazy compute stream then makes none
+      this.compute.enqueueKernel('attention', 'kernel', attentionUs, all, attentionArgs);
     }
-    const linear = this.timedOn(this.compute, 'linear', this.linearUs, this.streamWeights(args), args);
-    if (this.weights) this.linearDone.push(linear);
+    if (this.weights) this.linearDone.push(this.timedOn(this.compute, 'linear', this.linearUs, this.streamWeights(args), args));
+    else this.compute.enqueueKernel('linear', 'kernel', this.linearUs, NO_WAITS, args);
     if (w.layer === this.model.layers - 1) {
       // LM head: about half of the non-layer weights (embedding table and output projection)
-      this.timedOn(this.compute, 'lm-head', linearTimeUs(gpu, this.model.other_weight_bytes / 2, this.model.other_weight_bytes / 2), NO_WAITS, args);
+      this.compute.enqueueKernel('lm-head', 'kernel', linearTimeUs(gpu, this.model.other_weight_bytes / 2, this.model.other_weight_bytes / 2), NO_WAITS, args);
     }
   }
 

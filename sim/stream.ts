@@ -26,8 +26,11 @@ export interface TraceSpan {
 }
 
 export class Stream {
-  /** completion of the last queued operation */
-  private tail: Signal = Signal.fired(0);
+  /**
+   * completion of the last queued operation; null after a lazy kernel queued by enqueueKernel(): its
+   * due signal (ending at tailEnd) is made when something asks for it (tailSignal())
+   */
+  private tail: Signal | null = Signal.fired(0);
   /** when the last queued operation ends, if that is already known (NaN otherwise); see enqueueTimed */
   private tailEnd = 0;
   /** total time spent waiting on other streams' signals after the previous op ended */
@@ -53,7 +56,7 @@ export class Stream {
 
   /** Queue an operation; returns the signal fired when it completes. */
   enqueue(op: StreamOp): Signal {
-    const prev = this.tail;
+    const prev = this.tailSignal();
     const done = new Signal();
     this.tail = done;
     this.tailEnd = Number.NaN;
@@ -87,7 +90,19 @@ export class Stream {
    * at the end (none on a lazy stream: a due signal); otherwise it falls back to enqueue().
    */
   enqueueTimed(name: string, cat: string, us: number, waits: readonly Signal[], args?: StreamOp['args']): Signal {
-    if (Number.isNaN(this.tailEnd) && this.tail.done) this.tailEnd = this.tail.at;
+    return this.timed(name, cat, us, waits, args, false)!;
+  }
+
+  /**
+   * enqueueTimed() for a caller that does not need the op's signal: on a lazy stream's fast path no
+   * signal is made for it at all (the stream's idle signal is made when asked for). Same timeline.
+   */
+  enqueueKernel(name: string, cat: string, us: number, waits: readonly Signal[], args?: StreamOp['args']): void {
+    this.timed(name, cat, us, waits, args, true);
+  }
+
+  private timed(name: string, cat: string, us: number, waits: readonly Signal[], args: StreamOp['args'] | undefined, quiet: boolean): Signal | null {
+    if (Number.isNaN(this.tailEnd) && this.tail!.done) this.tailEnd = this.tail!.at;
     const e = this.engine;
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
@@ -105,7 +120,13 @@ export class Stream {
     if (start > this.busyTo) this.busyFrom = start;
     this.busyTo = end;
     this.tailEnd = end;
-    if (this.lazy) return (this.tail = Signal.due(e, end, this.priority));
+    if (this.lazy) {
+      if (quiet) {
+        this.tail = null;
+        return null;
+      }
+      return (this.tail = Signal.due(e, end, this.priority));
+    }
     const done = new Signal();
     this.tail = done;
     e.at(end, () => {
@@ -127,6 +148,10 @@ export class Stream {
 
   /** Signal that fires when everything queued so far has finished. */
   get idle(): Signal {
-    return this.tail;
+    return this.tailSignal();
+  }
+
+  private tailSignal(): Signal {
+    return (this.tail ??= Signal.due(this.engine, this.tailEnd, this.priority));
   }
 }
