@@ -221,7 +221,8 @@ export class ReplayDriver<H> implements Actions {
       if (waits.length !== 0) waits.length = 0; // (setting length is a runtime call even when it is 0)
       this.clearStaging(l);
       const obs = this.observation(s.step, l, la, mask, this.cache.live(l) - skipped.length);
-      recall[l] = attendedShare(obs, la);
+      // (mask is this layer's view of the cache's live mask, skips applied)
+      recall[l] = attendedShare(obs, la, this.cache.liveMask, l * this.M);
       this.layerHook?.(s.step, l, obs, la);
       this.policy.observe(obs);
       for (const b of skipped) mask[b] = 1;
@@ -580,9 +581,14 @@ function prefillKey(kind: string): string {
   return k;
 }
 
-/** Share of a layer's true attention mass on the attended blocks (listed masses + even remainder). */
-export function attendedShare(obs: Observation, la: LayerAttention): number {
-  const { attended, nBlocks } = obs;
+/**
+ * Share of a layer's true attention mass on the attended blocks (listed masses + even remainder).
+ * `mask[base + b]` is obs.attended[b]: the driver passes the cache's whole live mask and the layer's
+ * offset, of which obs.attended is a view (random reads through a subarray view cost V8 about twice as
+ * much as through the array it views).
+ */
+export function attendedShare(obs: Observation, la: LayerAttention, mask: Uint8Array = obs.attended, base = 0): number {
+  const nBlocks = obs.nBlocks;
   let total = la.remainder;
   let hit = 0;
   if (la.idx === null) {
@@ -590,7 +596,7 @@ export function attendedShare(obs: Observation, la: LayerAttention): number {
     for (let b = 0; b < nBlocks; b++) {
       const m = mass[b];
       total += m;
-      hit += m * attended[b];
+      hit += m * mask[base + b];
     }
     return total > 0 ? hit / total : 1;
   }
@@ -599,7 +605,7 @@ export function attendedShare(obs: Observation, la: LayerAttention): number {
   // branch-free (attended is 0/1): a skipped or dropped listed block adds exactly 0
   for (let i = 0, k = idx.length; i < k; i++) {
     const m = mass[i];
-    const a = attended[idx[i]];
+    const a = mask[base + idx[i]];
     total += m;
     hit += m * a;
     attendedListed += a;
