@@ -132,7 +132,7 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
         stall_ms: r.timing.stall_us / 1e3,
         transfer_ms: r.timing.transfer_us / 1e3,
         recall: mean(r.recall),
-        recall_min: r.recall.reduce((m, v) => Math.min(m, v), Infinity),
+        recall_min: minOf(r.recall),
         bytes_moved: 0,
       };
       Object.assign(row, quality.endStep());
@@ -181,8 +181,14 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
 
 function mean(a: Float64Array): number {
   let s = 0;
-  for (const x of a) s += x;
+  for (let i = 0; i < a.length; i++) s += a[i];
   return a.length ? s / a.length : Number.NaN;
+}
+
+function minOf(a: Float64Array): number {
+  let m = Infinity;
+  for (let i = 0; i < a.length; i++) m = Math.min(m, a[i]);
+  return m;
 }
 
 function fmtGiB(bytes: number): string {
