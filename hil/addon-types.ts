@@ -103,6 +103,8 @@ export interface FileIoResult {
   ms: number;
   bytes: number;
   direct: boolean;
+  /** pread/pwrite calls issued (requests split at chunkBytes) */
+  requests: number;
 }
 
 export interface NativeFileTier {
@@ -113,6 +115,11 @@ export interface NativeFileTier {
   readonly threads: number;
   write(region: number, regionOffset: number, fileOffset: number, bytes: number, opts?: { chunkBytes?: number; sync?: boolean }): Promise<FileIoResult>;
   read(region: number, regionOffset: number, fileOffset: number, bytes: number, opts?: { chunkBytes?: number }): Promise<FileIoResult>;
+  /**
+   * many reads as one batch: spans holds [regionOffset, fileOffset, bytes] per request; every chunk of
+   * every request is queued on the tier's I/O threads at once (one promise, not bounded by libuv's pool)
+   */
+  readBatch(region: number, spans: Float64Array, opts?: { chunkBytes?: number }): Promise<FileIoResult>;
   close(): void;
 }
 

@@ -9,8 +9,11 @@
  * - gpu.attention_curve: attention time as the executor runs it (a chain of layers: marks, attention,
  *   GEMV), per context, FP16; the simulator interpolates it. gpu.attention_launch_us / attention_GBps:
  *   a line through the same points (the fallback; its residuals show why the curve is needed).
- * - the nvme link's read direction: alpha per request and beta of file reads issued together and
- *   joined (as the executor reads one layer's runs), fitted as time = requests x alpha + bytes / beta.
+ * - the nvme link's read direction: alpha per request and beta of file reads in the executor's own
+ *   pattern (file-batches.ts: a layer's runs handed to the file tier as one readBatch and joined, with
+ *   the executor's I/O thread count), time = requests x alpha + bytes / beta per batch, plain least
+ *   squares (the layer batches that make up a step weigh most). `compare` re-measures it right before
+ *   each NVMe policy (applyFileReadFit).
  * - links hbm<->dram: alpha per copy and beta of pinned copies in the executor's own layout
  *   (layout-batches.ts: H2D runs of 1..16 blocks from adjacent host slots into the staging ring, D2H
  *   slab slots to host slots), time = runs x alpha + bytes / beta per batch, twice: with the GPU
@@ -40,6 +43,8 @@ export interface CalibrateOptions {
   groupSize?: number;
   quick?: boolean;
   fileDir?: string;
+  /** I/O threads of the file tier, as the HIL executor will run (default DEFAULT_IO_THREADS) */
+  ioThreads?: number;
   /** date written into the sources (default today, UTC) */
   date?: string;
   log?: (s: string) => void;
@@ -50,7 +55,7 @@ export interface CalibrationFits {
   /** attention in situ (chain), and GEMV alone */
   attention: LinearFit;
   linear: LinearFit;
-  /** concurrent file reads: alpha per request, beta */
+  /** file reads in the executor's pattern (a layer's runs as one batch): alpha per request, beta (plain least squares) */
   file_read_batch?: LinearFit;
   /**
    * pinned copies in the executor's layout, per batch (runs x alpha + bytes / beta), while kernels run
@@ -94,7 +99,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     device = info.name;
     memBytes = info.totalMemBytes;
     log(`calibrating on ${device} (${b.kind} backend)`);
-    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir() }, log);
+    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads }, log);
   } finally {
     b.close();
   }
@@ -108,7 +113,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     d2h_layout: fitLayout(m.d2h_layout),
     h2d_layout_idle: fitLayout(m.h2d_layout_idle),
     d2h_layout_idle: fitLayout(m.d2h_layout_idle),
-    file_read_batch: m.file_read_batch.length >= 2 ? fitPerRequest(m.file_read_batch.map((x) => ({ requests: x.requests, bytes: x.bytes, us: x.us, label: `${x.requests} x ${x.bytes / x.requests} B` }))) : undefined,
+    file_read_batch: m.file_read_batch.length >= 2 ? fitFileBatches(m.file_read_batch) : undefined,
     h2d: fitAlphaBeta(m.h2d, true),
     d2h: fitAlphaBeta(m.d2h, true),
     file_read: fitAlphaBeta(m.file_read, true),
@@ -119,6 +124,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   const p: HardwareProfile = structuredClone(base);
   const src: Record<string, string> = {};
   for (const [k, v] of Object.entries(base.sources)) src[k] = `from base profile ${base.name} (not measured): ${v}`;
+  p.sources = src; // (applyFileReadFit writes through p.sources)
   p.name = `hil-calibrated-${device.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
   p.gpu.name = device;
   p.gpu.kernel_launch_us = r2(fits.kernels.alpha_us);
@@ -171,28 +177,27 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     const N = p.links[li];
     const [wr, rd] = N.b === nvName ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
     N[wr] = { alpha_us: r2(fits.file_write.alpha_us), GBps: r2(fits.file_write.GBps) };
-    const rb = fits.file_read_batch;
-    N[rd] = rb ? { alpha_us: r2(rb.alpha_us), GBps: r2(rb.GBps) } : { alpha_us: r2(fits.file_read.alpha_us), GBps: r2(fits.file_read.GBps) };
     N.copy_engines = 1;
     const io = m.file_direct ? 'O_DIRECT' : 'buffered (O_DIRECT refused)';
-    for (const [dir, f, what] of [[wr, fits.file_write, 'writes'], [rd, fits.file_read, 'reads']] as const) {
-      src[`links[${li}].${dir}.alpha_us`] = `${by}: file-tier ${what} (${io}, 4 I/O threads), one request per size, relative-error least squares (rms residual ${pct(f.rms_residual)}, max ${pct(f.max_abs_residual)})`;
-      src[`links[${li}].${dir}.GBps`] = `${by}: same fit as alpha_us`;
-    }
-    if (rb) {
-      src[`links[${li}].${rd}.alpha_us`] = `${by}: file-tier reads (${io}) issued together and joined as the executor reads one layer's runs: time = requests x alpha + bytes / beta, relative-error least squares over ${rb.points.length} batches (rms residual ${pct(rb.rms_residual)}, max ${pct(rb.max_abs_residual)}); one request alone: alpha ${r2(fits.file_read.alpha_us)} us, ${r2(fits.file_read.GBps)} GB/s`;
-      src[`links[${li}].${rd}.GBps`] = `${by}: same batch fit as alpha_us`;
-    }
+    const threads = m.file_batch_info?.threads ?? 4;
+    src[`links[${li}].${wr}.alpha_us`] = `${by}: file-tier writes (${io}, ${threads} I/O threads), one request per size, relative-error least squares (rms residual ${pct(fits.file_write.rms_residual)}, max ${pct(fits.file_write.max_abs_residual)})`;
+    src[`links[${li}].${wr}.GBps`] = `${by}: same fit as alpha_us`;
     src[`links[${li}].copy_engines`] = `${by}: the HIL executor issues file requests one batch at a time`;
-    // the link carries the measured time; the tier's own ports must not cap it lower
-    p.tiers[nv].read_GBps = Math.max(r2(N[rd].GBps), 0.01);
     p.tiers[nv].write_GBps = Math.max(r2(fits.file_write.GBps), 0.01);
-    p.tiers[nv].read_latency_us = 0;
     p.tiers[nv].write_latency_us = 0;
-    src[`tiers[${nv}].read_GBps`] = `${by}: = the fitted file read bandwidth (the link alpha holds the latency)`;
     src[`tiers[${nv}].write_GBps`] = `${by}: = the fitted file write bandwidth`;
-    src[`tiers[${nv}].read_latency_us`] = `${by}: 0, inside the fitted link alpha`;
-    src[`tiers[${nv}].write_latency_us`] = src[`tiers[${nv}].read_latency_us`];
+    src[`tiers[${nv}].write_latency_us`] = `${by}: 0, inside the fitted link alpha`;
+    const rb = fits.file_read_batch;
+    if (rb) {
+      const info = m.file_batch_info;
+      const what = info
+        ? `file-tier reads (${io}, ${info.threads} I/O threads) in the HIL executor's pattern: per layer one batch of runs of ${info.block_bytes}-byte blocks (${info.layers} layers x ${info.blocks_per_layer} blocks, runs of 1..24 blocks or one run, ~80% of a layer) handed to the tier at once (readBatch) and joined${info.h2d_copies ? ', then copied to the device one copy per run while the next batch is read' : ''}, plus small batches of single blocks, ${(info.ms / 1000).toFixed(1)} s of reads at ${info.GBps.toFixed(3)} GB/s overall`
+        : `file-tier reads (${io}) issued together and joined`;
+      applyFileReadFit(p, rb, by, what);
+    } else {
+      applyFileReadFit(p, fits.file_read, by, `file-tier reads (${io}), one request per size`);
+    }
+    src[`links[${li}].${rd}.alpha_us`] += `; one request alone: alpha ${r2(fits.file_read.alpha_us)} us, ${r2(fits.file_read.GBps)} GB/s`;
   }
   // the DRAM tier's ports must not cap the measured PCIe rate (pinned buffers stream at link speed)
   const dram = p.tiers.findIndex((t) => t.kind === 'dram');
@@ -208,6 +213,34 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   p.sources = src;
   const profile = validateProfile(JSON.parse(JSON.stringify(p)), 'hil calibrate');
   return { profile, fits, measurements: m, device };
+}
+
+/** executor-pattern file read batches: time = requests x alpha + bytes / beta, plain least squares (the layer batches that make up a step weigh most) */
+export function fitFileBatches(points: { requests: number; bytes: number; us: number; kind?: string; run_blocks?: number }[]): LinearFit {
+  return fitPerRequest(points.map((x) => ({ requests: x.requests, bytes: x.bytes, us: x.us, label: `${x.kind ?? 'batch'} ${x.requests} x ${x.run_blocks ?? Math.round(x.bytes / x.requests)}` })), false);
+}
+
+/**
+ * Sets the profile's NVMe read direction (link alpha/beta, the tier's read port = the link's rate,
+ * latency 0: inside alpha) from a batch fit, with `what` as the source. Used by calibrate and by
+ * compare's re-measurement right before an NVMe policy. Returns the link index.
+ */
+export function applyFileReadFit(p: HardwareProfile, fit: Pick<LinearFit, 'alpha_us' | 'GBps' | 'points' | 'rms_residual' | 'max_abs_residual'>, by: string, what: string): number {
+  const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
+  if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
+  const nvName = p.tiers[nv].name;
+  const li = p.links.findIndex((l) => l.a === nvName || l.b === nvName);
+  const N = p.links[li];
+  const rd = N.b === nvName ? 'b_to_a' : 'a_to_b';
+  N[rd] = { alpha_us: r2(fit.alpha_us), GBps: r2(fit.GBps) };
+  p.tiers[nv].read_GBps = Math.max(r2(fit.GBps), 0.01);
+  p.tiers[nv].read_latency_us = 0;
+  const src = p.sources;
+  src[`links[${li}].${rd}.alpha_us`] = `${by}: ${what}; time = requests x alpha + bytes / beta per batch, least squares over ${fit.points.length} batches (rms residual ${pct(fit.rms_residual)}, max ${pct(fit.max_abs_residual)})`;
+  src[`links[${li}].${rd}.GBps`] = `${by}: same batch fit as links[${li}].${rd}.alpha_us`;
+  src[`tiers[${nv}].read_GBps`] = `${by}: = the fitted file read bandwidth of links[${li}].${rd} (the link alpha holds the latency)`;
+  src[`tiers[${nv}].read_latency_us`] = `${by}: 0, inside the fitted link alpha of links[${li}].${rd}`;
+  return li;
 }
 
 /** layout batches: time = copies x alpha + bytes / beta */

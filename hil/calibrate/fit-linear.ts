@@ -61,13 +61,14 @@ export function fitAlphaBeta(points: Point[], relative: boolean): LinearFit {
 
 /**
  * Batches of requests (file requests, or the copies of a layout batch) issued together:
- * time = requests x alpha + bytes / beta, relative-error least
- * squares (mathjs). Residuals relative, as fitAlphaBeta's; `bytes` of a point is the batch's total.
+ * time = requests x alpha + bytes / beta, relative-error least squares (mathjs), or with
+ * `relative` false plain least squares on time (the big batches that make up a step weigh most).
+ * Residuals relative, as fitAlphaBeta's; `bytes` of a point is the batch's total.
  */
-export function fitPerRequest(points: (Point & { requests: number })[]): LinearFit {
+export function fitPerRequest(points: (Point & { requests: number })[], relative = true): LinearFit {
   if (points.length < 2) throw new Error('a fit needs at least two points');
-  const A = points.map((p) => [p.requests / p.us, p.bytes / p.us]);
-  const y = points.map(() => 1);
+  const A = points.map((p) => (relative ? [p.requests / p.us, p.bytes / p.us] : [p.requests, p.bytes]));
+  const y = points.map((p) => (relative ? 1 : p.us));
   const At = transpose(A);
   const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
   let alpha = x[0][0];
@@ -76,7 +77,9 @@ export function fitPerRequest(points: (Point & { requests: number })[]): LinearF
   if (!(perByte > 0)) ({ alpha, perByte, note: degenerate } = perByteFallback(points, perByte));
   if (alpha < 0) {
     alpha = 0;
-    perByte = points.reduce((a, p) => a + p.bytes / p.us, 0) / points.reduce((a, p) => a + (p.bytes / p.us) ** 2, 0);
+    perByte = relative
+      ? points.reduce((a, p) => a + p.bytes / p.us, 0) / points.reduce((a, p) => a + (p.bytes / p.us) ** 2, 0)
+      : points.reduce((a, p) => a + p.bytes * p.us, 0) / points.reduce((a, p) => a + p.bytes * p.bytes, 0);
   }
   const GBps = 1 / perByte / 1e3;
   const pts = points.map((p) => {

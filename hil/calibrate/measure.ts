@@ -19,6 +19,8 @@ import { blockBytes, type Precision } from '../kv-format.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { Point } from './fit-linear.js';
 import { layoutBatches, layoutOptions } from './layout-batches.js';
+import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
+import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 
 export interface Measurements {
   h2d: Point[];
@@ -51,8 +53,15 @@ export interface Measurements {
   h2d_layout_idle: LayoutPoint[];
   d2h_layout_idle: LayoutPoint[];
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
-  /** file reads issued together (as the executor issues one layer's runs), joined: n requests of `bytes` / n each */
-  file_read_batch: { requests: number; bytes: number; us: number }[];
+  /**
+   * file reads in the executor's own pattern (file-batches.ts): per layer one batch of runs handed to
+   * the file tier at once (readBatch) and joined, then a small batch of single blocks; with the
+   * executor's I/O thread count. Sets the nvme read link (requests x alpha + bytes / beta).
+   */
+  file_read_batch: FileBatchPoint[];
+  file_batch_info?: { threads: number; direct: boolean; file_bytes: number; block_bytes: number; blocks_per_layer: number; layers: number; ms: number; GBps: number; at: string; h2d_copies: boolean };
+  /** the same batches (one round) at other I/O thread counts: overall rate and per-layer-batch spread (for the record) */
+  file_threads_sweep?: { threads: number; GBps: number; ms: number; layer_batch_cv: number }[];
   file_read: Point[];
   file_write: Point[];
   file_direct: boolean | null;
@@ -64,6 +73,8 @@ export interface MeasureOptions {
   groupSize: number;
   quick: boolean;
   fileDir: string;
+  /** I/O threads of the file tier, as the executor will use (default DEFAULT_IO_THREADS) */
+  ioThreads?: number;
 }
 
 export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: string) => void): Promise<Measurements> {
@@ -104,9 +115,24 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, under attention + GEMV and on an idle GPU');
   const layout = await measureLayoutCopies(b, o);
   const idle = await measureLayoutCopies(b, o, undefined, false);
-  log('file tier: reads and writes vs request size');
-  const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, o.quick);
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, layout_info: layout.info, ...file };
+  const threads = o.ioThreads ?? DEFAULT_IO_THREADS;
+  log(`file tier: reads and writes vs request size, ${threads} I/O threads`);
+  const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, threads);
+  const fb = fileBatchOptions(o, threads);
+  const file_threads_sweep: NonNullable<Measurements['file_threads_sweep']> = [];
+  if (!o.quick) {
+    log('file tier: executor-pattern read batches, one round at 4, 8, 16, 32 I/O threads');
+    for (const t of [4, 8, 16, 32]) {
+      const r = await measureFileBatches(b, { ...fb, threads: t, rounds: 1 });
+      const layer = r.points.filter((p) => p.kind === 'layer').map((p) => p.us / p.bytes);
+      const mean = layer.reduce((a, x) => a + x, 0) / layer.length;
+      const sd = Math.sqrt(layer.reduce((a, x) => a + (x - mean) ** 2, 0) / Math.max(1, layer.length - 1));
+      file_threads_sweep.push({ threads: t, GBps: r.GBps, ms: r.ms, layer_batch_cv: sd / mean });
+    }
+  }
+  log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
+  const batches = await measureFileBatches(b, fb);
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}) };
 }
 
 /** the executor-layout copy batches at the model's block size; compute: attention at `contextTokens` + the layer GEMV */
@@ -226,13 +252,24 @@ async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: numbe
   return points;
 }
 
-/** one request of each size through the file tier (as the HIL executor issues them), median of trials */
-async function measureFile(b: NativeBackend, dir: string, sizes: number[], trials: number, quick: boolean) {
+/**
+ * the executor-pattern read batches' geometry: the model's FP16 block, blocks per layer for an 8k
+ * context (1k quick), the model's layers (4 quick), 4 rounds (1 quick)
+ */
+export function fileBatchOptions(o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick' | 'fileDir'>, threads: number) {
+  const m = o.model;
+  const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
+  const context = o.quick ? 1024 : 8192;
+  return { dir: o.fileDir, threads, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(context / o.blockTokens) + 4, layers: o.quick ? 4 : m.layers, rounds: o.quick ? 1 : 4 };
+}
+
+/** one request of each size through the file tier, median of trials */
+async function measureFile(b: NativeBackend, dir: string, sizes: number[], trials: number, threads: number) {
   const loaded = loadHil();
   if (!loaded.ok) throw new Error(loaded.reasons.join('; '));
   const max = Math.max(...sizes);
   const path = join(dir, `kvtier-calibrate-${process.pid}.bin`);
-  const tier = new loaded.addon.FileTier(b, { path, bytes: max * 4, threads: 4, removeOnClose: true });
+  const tier = new loaded.addon.FileTier(b, { path, bytes: max * 4, threads, removeOnClose: true });
   const buf = b.alloc('pinned', max);
   b.write(buf, 0, new Uint8Array(max).map((_, i) => (i * 2654435761) >>> 24));
   const read: Point[] = [];
@@ -251,21 +288,7 @@ async function measureFile(b: NativeBackend, dir: string, sizes: number[], trial
       write.push({ bytes: n, us: median(w) * 1000, label: `${n} B` });
       read.push({ bytes: n, us: median(r) * 1000, label: `${n} B` });
     }
-    // batches of requests issued at once and joined, as the executor reads one layer's runs
-    const batch: { requests: number; bytes: number; us: number }[] = [];
-    // up to tens of MiB per batch: the executor reads a whole layer's runs (~45 runs of ~9 blocks at 8k context) at once
-    const cases: [number, number][] = quick ? [[8, 64 << 10], [4, 256 << 10]] : [[64, 64 << 10], [128, 64 << 10], [32, 256 << 10], [48, 576 << 10], [16, 1 << 20], [32, 1 << 20], [8, 4 << 20], [16, 2 << 20]];
-    for (const [requests, each] of cases) {
-      if (requests * each > max * 3 || each > max) continue;
-      const us: number[] = [];
-      for (let t = 0; t < trials; t++) {
-        const t0 = performance.now();
-        await Promise.all(Array.from({ length: requests }, (_, i) => tier.read(buf, (i * each) % max, ((t % 3) * max + i * each) % (4 * max), each)));
-        us.push((performance.now() - t0) * 1000);
-      }
-      batch.push({ requests, bytes: requests * each, us: median(us) });
-    }
-    return { file_read: read, file_write: write, file_read_batch: batch, file_direct: tier.direct };
+    return { file_read: read, file_write: write, file_direct: tier.direct };
   } finally {
     tier.close();
     b.free(buf);

@@ -6,12 +6,19 @@
  * the report page (reports/hil-compare-report.ts) is rendered from compare.json.
  */
 import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { writeRunDir } from '../../sim/run-dir.js';
 import { simulate, type RunConfig } from '../../sim/run.js';
 import type { RunSummary } from '../../sim/metrics/summary.js';
 import { hilRun, type HilOptions, writeHilRunDir } from '../executor/hil-run.js';
 import { absRelErrors, quantile } from './errors.js';
+import { openBackend } from '../backend.js';
+import { applyFileReadFit, fitFileBatches } from '../calibrate/calibrate.js';
+import { measureFileBatches } from '../calibrate/file-batches.js';
+import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
+import { blockBytes } from '../kv-format.js';
 import type { PolicySpec } from './policy-list.js';
 
 export interface CompareOptions {
@@ -25,6 +32,18 @@ export interface CompareOptions {
   hil: HilOptions;
   /** steps dropped from the error statistics (warm-up); default 1 */
   skipSteps?: number;
+  /**
+   * default true: before the HIL run of a policy that reads from the NVMe tier (in its simulation),
+   * re-measure the file-tier reads in the executor's pattern (calibrate/file-batches.ts: the HIL's I/O
+   * threads, its file directory, the trace's blocks per layer) and simulate that policy with the
+   * profile's nvme read link replaced by that fit (written to <out>/profile-<label>.json); after the
+   * HIL run the same measurement again, reported only (the disk's drift). false: the profile as given.
+   */
+  fileRemeasure?: boolean;
+  /** rounds of executor-pattern read batches per re-measurement (default 4: ~0.9 GB per round at Llama-3-8B, 8k) */
+  fileRemeasureRounds?: number;
+  /** re-measure with each batch copied to the device after it lands, as the executor does (file-batches.ts h2dCopies; default false) */
+  fileRemeasureCopies?: boolean;
   log?: (s: string) => void;
 }
 
@@ -42,10 +61,32 @@ export interface CompareStep {
   latency_rel_error: number;
 }
 
+/** a re-measurement of the file tier's read batches (executor pattern), fitted as requests x alpha + bytes / beta */
+export interface FileReadMeasure {
+  at: string;
+  alpha_us: number;
+  GBps: number;
+  rms_residual: number;
+  batches: number;
+  /** wall time of the reads, and their overall rate */
+  ms: number;
+  overall_GBps: number;
+  threads: number;
+  direct: boolean;
+  /** each batch copied to the device after it landed, as the executor does */
+  h2d_copies: boolean;
+}
+
 export interface ComparePolicy {
   label: string;
   policy: string;
   options: Record<string, string>;
+  /**
+   * NVMe policies with fileRemeasure: the calibrated profile's read link, the re-measurement right
+   * before the HIL run (used by the simulation of this policy) and right after it (reported only), and
+   * the profile file the simulation used
+   */
+  file_read?: { profile: { alpha_us: number; GBps: number }; before: FileReadMeasure; after?: FileReadMeasure; sim_profile: string };
   latency_error: { median: number; p95: number; mean: number; steps: number };
   sim: RunSummary;
   hil: RunSummary;
@@ -73,7 +114,39 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
   for (const p of o.policies) {
     const config: RunConfig = { trace: o.trace, policy: p.name, policy_options: p.options, model: o.model, hardware: o.hardware, hbm_budget: o.hbmBudget, group_size: o.groupSize };
     log(`${p.label}: simulating`);
-    const sim = simulate(config);
+    let sim = simulate(config);
+    const usesNvme = Object.entries(sim.summary.bytes).some(([k, v]) => k.startsWith('nvme:') && v > 0);
+    let fileRead: ComparePolicy['file_read'];
+    const remeasure = usesNvme && (o.fileRemeasure ?? true);
+    const measure = async () => {
+      const m = sim.resolved.model;
+      const g = { kvHeads: m.kv_heads, blockTokens: sim.resolved.header.block_size, headDim: m.head_dim, groupSize: o.groupSize ?? 128 };
+      const ctx = Math.max(...sim.steps.map((x) => x.context_tokens));
+      const b = openBackend(o.hil.backend);
+      try {
+        const r = await measureFileBatches(b, { dir: o.hil.nvmeDir ?? tmpdir(), threads: o.hil.ioThreads ?? DEFAULT_IO_THREADS, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(ctx / g.blockTokens) + 4, layers: m.layers, rounds: o.fileRemeasureRounds ?? 4, h2dCopies: o.fileRemeasureCopies ?? false });
+        const fit = fitFileBatches(r.points);
+        const x: FileReadMeasure = { at: r.at, alpha_us: fit.alpha_us, GBps: fit.GBps, rms_residual: fit.rms_residual, batches: r.points.length, ms: r.ms, overall_GBps: r.GBps, threads: r.threads, direct: r.direct, h2d_copies: r.h2d_copies };
+        return { x, fit };
+      } finally {
+        b.close();
+      }
+    };
+    if (remeasure) {
+      log(`${p.label}: re-measuring file-tier reads (executor pattern) right before the run`);
+      const { x, fit } = await measure();
+      const hwp = structuredClone(loadHardware(o.hardware));
+      const nv = hwp.tiers.find((t) => t.kind === 'nvme')!;
+      const link = hwp.links.find((l) => l.a === nv.name || l.b === nv.name)!;
+      const rd = link.b === nv.name ? link.b_to_a : link.a_to_b;
+      const before = { alpha_us: rd.alpha_us, GBps: rd.GBps };
+      applyFileReadFit(hwp, fit, `re-measured by kvtier hil compare right before the HIL run of ${p.label} (${x.at})`, `file-tier reads (${x.direct ? 'O_DIRECT' : 'buffered'}, ${x.threads} I/O threads) in the HIL executor's pattern (calibrate/file-batches.ts${x.h2d_copies ? ', each batch then copied to the device' : ''}), ${(x.ms / 1000).toFixed(1)} s of reads at ${x.overall_GBps.toFixed(3)} GB/s overall`);
+      const simProfile = join(o.out, `profile-${p.label}.json`);
+      fs.writeFileSync(simProfile, JSON.stringify(hwp, null, 2) + '\n');
+      log(`${p.label}: file reads ${x.GBps.toFixed(3)} GB/s, alpha ${x.alpha_us.toFixed(2)} us per request (profile: ${before.GBps} GB/s, ${before.alpha_us} us); simulating with it`);
+      sim = simulate({ ...config, hardware: simProfile });
+      fileRead = { profile: before, before: x, sim_profile: simProfile };
+    }
     writeRunDir(join(o.out, `sim-${p.label}`), sim, true);
     log(`${p.label}: running on the ${o.hil.backend} backend`);
     const t0 = performance.now();
@@ -81,6 +154,16 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
     writeHilRunDir(join(o.out, `hil-${p.label}`), hw, true);
     result.device = hw.hil.device;
     result.backend = hw.hil.backend;
+    const notes: string[] = [];
+    if (fileRead) {
+      log(`${p.label}: re-measuring file-tier reads right after the run (reported only)`);
+      fileRead.after = (await measure()).x;
+      const f = (x: FileReadMeasure) => `${x.GBps.toFixed(3)} GB/s + ${x.alpha_us.toFixed(2)} us per request`;
+      notes.push(
+        `simulated with the NVMe read link re-measured right before the HIL run (${f(fileRead.before)}, executor-pattern read batches, ${fileRead.before.threads} I/O threads; the calibrated profile had ${fileRead.profile.GBps} GB/s + ${fileRead.profile.alpha_us} us); ` +
+          `the same measurement right after the run: ${f(fileRead.after)} (not used)`,
+      );
+    }
     const steps: CompareStep[] = sim.steps.map((s, i) => {
       const h = hw.result.steps[i];
       return {
@@ -102,7 +185,7 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
     const err = { median: quantile(errs, 0.5), p95: quantile(errs, 0.95), mean: errs.reduce((a, b) => a + b, 0) / errs.length, steps: errs.length };
     log(`${p.label}: TBT p50 sim ${sim.summary.tbt_ms.p50.toFixed(3)} ms, hil ${hw.result.summary.tbt_ms.p50.toFixed(3)} ms; latency error median ${(err.median * 100).toFixed(2)}%, p95 ${(err.p95 * 100).toFixed(2)}% (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     for (const w of hw.hil.warnings) log(`${p.label}: warning: ${w}`);
-    result.policies.push({ label: p.label, policy: p.name, options: p.options, latency_error: err, sim: sim.summary, hil: hw.result.summary, warnings: hw.hil.warnings, steps });
+    result.policies.push({ label: p.label, policy: p.name, options: p.options, latency_error: err, sim: sim.summary, hil: hw.result.summary, warnings: [...hw.hil.warnings, ...notes], steps, ...(fileRead ? { file_read: fileRead } : {}) });
   }
   fs.writeFileSync(join(o.out, 'compare.json'), JSON.stringify(result, null, 1) + '\n');
   const cols = ['policy', 'step', 'context_tokens', 'sim_latency_ms', 'hil_latency_ms', 'sim_stall_ms', 'hil_stall_ms', 'sim_compute_ms', 'hil_compute_ms', 'sim_bytes', 'hil_bytes', 'latency_rel_error'] as const;

@@ -20,7 +20,7 @@ import { BlockData } from './block-data.js';
 import { allLinkKeys } from './link-keys.js';
 import { lowerPlan } from './lower-plan.js';
 import { PlanRecorder } from './plan-recorder.js';
-import { type MeasuredStep, runPlan } from './run-plan.js';
+import { DEFAULT_IO_THREADS, type MeasuredStep, runPlan } from './run-plan.js';
 
 export interface HilOptions {
   backend: BackendKind | 'auto';
@@ -30,7 +30,10 @@ export interface HilOptions {
   slabBytes?: number;
   nvmeDir?: string;
   directIo?: boolean;
+  /** I/O threads of the NVMe file tier (default DEFAULT_IO_THREADS, 32) */
   ioThreads?: number;
+  /** RunPlanOptions.fileBatch (default true: one readBatch per layer's reads; false: one promise per request) */
+  fileBatch?: boolean;
   /** at most this many bytes of distinct layer weights (default 24 GiB; host backend 256 MiB) */
   maxWeightBytes?: number;
   /** after the run, check every block's bytes where it ended up */
@@ -50,7 +53,7 @@ export interface HilInfo {
   arena_bytes: number;
   staging_ring_bytes: number;
   host_pool_bytes: number;
-  nvme_file: { used: boolean; direct: boolean | null; buffered_reason: string };
+  nvme_file: { used: boolean; direct: boolean | null; buffered_reason: string; io_threads: number; batched_reads: boolean };
   weight_buffers: number;
   setup_ms: number;
   verify?: { checked: number; mismatches: number; firstMismatch?: string };
@@ -94,7 +97,8 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     measured = await runPlan(backend, lowered, model, data, {
       nvmeDir: o.nvmeDir ?? tmpdir(),
       directIo: o.directIo ?? true,
-      ioThreads: o.ioThreads ?? 4,
+      ioThreads: o.ioThreads ?? DEFAULT_IO_THREADS,
+      fileBatch: o.fileBatch ?? true,
       maxWeightBytes: o.maxWeightBytes ?? (backend.kind === 'host' ? 256 << 20 : 24 * 1024 ** 3),
       traceSteps: config.trace_steps ?? 32,
       verify: o.verify ?? false,
@@ -153,7 +157,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     arena_bytes: lowered.arenaBytes,
     staging_ring_bytes: lowered.ringBytes,
     host_pool_bytes: lowered.hostBytes,
-    nvme_file: { used: lowered.usesNvme, direct: measured.fileDirect, buffered_reason: measured.fileBufferedReason },
+    nvme_file: { used: lowered.usesNvme, direct: measured.fileDirect, buffered_reason: measured.fileBufferedReason, io_threads: o.ioThreads ?? DEFAULT_IO_THREADS, batched_reads: o.fileBatch ?? true },
     weight_buffers: measured.weightBuffers,
     setup_ms: measured.setupMs,
     verify: measured.verify,
@@ -166,7 +170,7 @@ export function writeHilRunDir(out: string, x: HilRunResult, force = false): voi
   writeDirAtomically(out, force, (tmp) => {
     writeRunFiles(tmp, x.result);
     fs.writeFileSync(join(tmp, 'hil.json'), JSON.stringify({ ...x.hil, steps: undefined }, null, 2) + '\n');
-    const base = ['step', 'latency_us', 'compute_us', 'stall_us', 'stall_wait_us', 'host_gap_us', 'transfer_us', 'file_us'] as const;
+    const base = ['step', 'latency_us', 'compute_us', 'stall_us', 'stall_wait_us', 'host_gap_us', 'transfer_us', 'file_us', 'file_read_us', 'file_write_us'] as const;
     const extra = ['mem_wait_us', 'mem_waits', 'mem_dir_switches'] as const;
     const cols: (keyof MeasuredStep)[] = x.hil.steps.some((s) => s.mem_waits !== undefined) ? [...base, ...extra] : [...base];
     const lines = [cols.join(','), ...x.hil.steps.map((s) => cols.map((c) => round3((s[c] as number | undefined) ?? 0)).join(','))];

@@ -58,6 +58,14 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
         expect(Math.abs(fromProfile - f.points[i].fit_us) / f.points[i].fit_us).toBeLessThan(tolerance);
       }
     }
+    // the nvme read direction is the executor-pattern batch fit (readBatch, the executor's I/O threads)
+    const nvLink = p.links.findIndex((l) => l.a === 'nvme' || l.b === 'nvme');
+    const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';
+    expect(p.links[nvLink][rdKey]).toEqual({ alpha_us: r2(r.fits.file_read_batch!.alpha_us), GBps: r2(r.fits.file_read_batch!.GBps) });
+    expect(p.sources[`links[${nvLink}].${rdKey}.alpha_us`]).toMatch(/32 I\/O threads\) in the HIL executor's pattern.*readBatch.*requests x alpha \+ bytes \/ beta per batch/);
+    expect(r.measurements.file_batch_info).toMatchObject({ threads: 32, layers: 4 });
+    expect(r.measurements.file_read_batch.some((x) => x.kind === 'small')).toBe(true);
+    expect(new Set(r.measurements.file_read_batch.filter((x) => x.kind === 'layer').map((x) => x.run_blocks)).size).toBeGreaterThan(2);
     const side = JSON.parse(readFileSync(join(dir, 'profile.fit.json'), 'utf8'));
     expect(side.fits.kernels.points.length).toBe(r.measurements.kernels.length);
     // the scattered in-situ fits stay measured and reported beside the layout ones
@@ -68,6 +76,59 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(run.summary.tbt_ms.p50).toBeGreaterThan(0);
     rmSync(fx.dir, { recursive: true, force: true });
   }, 30_000);
+});
+
+describe('executor-pattern file read batches', () => {
+  it('cover most of a layer in runs of the asked length with gaps (never adjacent), or one run of 80%', async () => {
+    const { layerRuns } = await import('../../hil/calibrate/file-batches.js');
+    for (const run of [1, 2, 4, 9, 24]) {
+      for (const start of [0, 5, 515]) {
+        const runs = layerRuns(516, run, start);
+        const covered = runs.reduce((a, [, n]) => a + n, 0);
+        expect(covered / 516).toBeGreaterThan(run === 1 ? 0.45 : 0.6);
+        for (const [i, [s, n]] of runs.entries()) {
+          expect(n).toBe(run);
+          expect(s + n).toBeLessThanOrEqual(516);
+          if (i > 0) expect(s).toBeGreaterThan(runs[i - 1][0] + runs[i - 1][1]);
+        }
+      }
+    }
+    expect(layerRuns(516, 0, 300)).toEqual([[104, 412]]);
+    expect(layerRuns(21, 24, 7)).toEqual([[5, 16]]); // a run longer than 80% of the layer: one run
+    expect(layerRuns(21, 9, 20).length).toBeGreaterThan(0);
+  });
+
+  it('fit requests x alpha + bytes / beta by plain least squares', async () => {
+    const { fitFileBatches } = await import('../../hil/calibrate/calibrate.js');
+    const pts = [[420, 27e6], [200, 27e6], [40, 26e6], [1, 27e6], [5, 327680]].map(([requests, bytes]) => ({ requests, bytes, us: requests * 12 + bytes / 1.7e3 }));
+    const f = fitFileBatches(pts);
+    expect(f.alpha_us).toBeCloseTo(12, 6);
+    expect(f.GBps).toBeCloseTo(1.7, 6);
+  });
+});
+
+describe.skipIf(!host.available)(`executor-pattern file read batches, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
+  it('measure layer and small batches, with or without the copies to the device after each batch', async () => {
+    const { measureFileBatches } = await import('../../hil/calibrate/file-batches.js');
+    const { openBackend } = await import('../../hil/backend.js');
+    const b = openBackend('host');
+    try {
+      for (const h2dCopies of [false, true]) {
+        const r = await measureFileBatches(b, { dir, threads: 6, blockBytes: 8192, blocksPerLayer: 40, layers: 3, rounds: 2, h2dCopies });
+        expect(r.h2d_copies).toBe(h2dCopies);
+        expect(r.threads).toBe(6);
+        expect(r.points.filter((p) => p.kind === 'layer')).toHaveLength(6);
+        expect(r.points.filter((p) => p.kind === 'small')).toHaveLength(6);
+        for (const p of r.points) {
+          expect(p.us).toBeGreaterThan(0);
+          expect(p.bytes % 8192).toBe(0);
+        }
+        expect(r.GBps).toBeGreaterThan(0);
+      }
+    } finally {
+      b.close();
+    }
+  });
 });
 
 describe('degenerate fits', () => {

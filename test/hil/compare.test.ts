@@ -8,6 +8,7 @@ import { compare } from '../../hil/compare/compare.js';
 import { absRelErrors, quantile } from '../../hil/compare/errors.js';
 import { parsePolicyList } from '../../hil/compare/policy-list.js';
 import { renderCompareReport } from '../../reports/hil-compare-report.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { backendAvailability } from './availability.js';
 import { makeHilFixture } from './hil-fixtures.js';
 
@@ -43,11 +44,34 @@ describe.skipIf(!host.available)(`hil compare, host backend${host.available ? ''
       expect(existsSync(join(out, `sim-${p.label}`, 'summary.json'))).toBe(true);
       expect(existsSync(join(out, `hil-${p.label}`, 'hil.json'))).toBe(true);
     }
+    // the NVMe policy was simulated with the file reads re-measured right before its HIL run (and again after)
+    const nv = r.policies.find((p) => p.label === 'lru-offload-nvme')!;
+    expect(nv.file_read).toBeDefined();
+    const fr = nv.file_read!;
+    expect(fr.before.GBps).toBeGreaterThan(0);
+    expect(fr.after!.GBps).toBeGreaterThan(0);
+    expect(fr.before.batches).toBeGreaterThan(4);
+    expect(fr.before.threads).toBe(32);
+    const used = validateProfile(JSON.parse(readFileSync(fr.sim_profile, 'utf8')), fr.sim_profile);
+    const nvmeLink = used.links.find((l) => l.a === 'nvme' || l.b === 'nvme')!;
+    const rd = nvmeLink.b === 'nvme' ? nvmeLink.b_to_a : nvmeLink.a_to_b;
+    expect(rd.GBps).toBeCloseTo(fr.before.GBps, 1);
+    expect(used.tiers.find((t) => t.kind === 'nvme')!.read_GBps).toBe(rd.GBps);
+    expect(Object.values(used.sources).some((v) => /re-measured by kvtier hil compare right before the HIL run of lru-offload-nvme/.test(v))).toBe(true);
+    expect(nv.warnings.some((w) => /re-measured right before the HIL run/.test(w))).toBe(true);
+    for (const p of r.policies.filter((p) => p.label !== 'lru-offload-nvme')) expect(p.file_read).toBeUndefined();
     const page = await renderCompareReport(out);
     const html = readFileSync(page, 'utf8');
     expect(html).toContain('simulator vs hardware');
     expect(html).toContain('lru-offload-nvme');
     for (const c of ['latency', 'stall', 'bytes', 'error']) expect(existsSync(join(out, 'charts', `${c}.svg`))).toBe(true);
     expect(readFileSync(join(out, 'compare.csv'), 'utf8').split('\n')[0]).toMatch(/^policy,step,context_tokens,sim_latency_ms,hil_latency_ms/);
+  }, 60_000);
+
+  it('keeps the given profile for NVMe policies with fileRemeasure false', async () => {
+    const out = join(fx.dir, 'cmp-plain');
+    const r = await compare({ trace: fx.trace, policies: parsePolicyList('lru-offload:offload_tier=nvme'), hbmBudget: '25%', hardware: 'h100-pcie5', model: fx.model, groupSize: 64, out, hil: { backend: 'host', nvmeDir: fx.dir }, fileRemeasure: false });
+    expect(r.policies[0].file_read).toBeUndefined();
+    expect(existsSync(join(out, 'profile-lru-offload-nvme.json'))).toBe(false);
   }, 30_000);
 });

@@ -62,8 +62,16 @@ describe.skipIf(!host.available)(`HIL executor, host backend${host.available ? '
     expect(x.result.summary.actions.demote).toBeGreaterThan(0);
     expect(x.result.summary.bytes['nvme:nvme->dram']).toBeGreaterThan(0);
     expect(x.hil.nvme_file.used).toBe(true);
+    expect(x.hil.nvme_file).toMatchObject({ io_threads: 32, batched_reads: true });
     expect(x.hil.verify).toMatchObject({ mismatches: 0 });
     expect(x.hil.verify!.checked).toBeGreaterThan(60);
+    expect(x.hil.steps.some((s) => s.file_us > 0)).toBe(true);
+    // one promise per request (the earlier path) keeps the same bytes and decisions
+    const each = await hilRun(config('lru-offload', { offload_tier: 'nvme' }), { backend: 'host', nvmeDir: fx.dir, verify: true, seed: 11, fileBatch: false, ioThreads: 4 });
+    expect(each.hil.nvme_file).toMatchObject({ io_threads: 4, batched_reads: false });
+    expect(each.hil.verify).toMatchObject({ mismatches: 0 });
+    expect(each.result.summary.actions).toEqual(x.result.summary.actions);
+    expect(each.result.summary.bytes).toEqual(x.result.summary.bytes);
   });
 
   it('times the memory stream\'s waits on compute when asked (waitMarks), and eager fences keep the bytes right', async () => {

@@ -179,5 +179,41 @@ for (const kind of ['host', 'cuda'] as const) {
       tier.close();
       for (const x of [src, dst, dev]) b.free(x);
     });
+
+    it('reads many requests as one batch (readBatch): every span lands where asked, split into chunks', async () => {
+      const loaded = loadHil();
+      if (!loaded.ok) throw new Error('addon');
+      const bytes = 4 << 20;
+      const tier = new loaded.addon.FileTier(b, { path: join(dir, 'batch.bin'), bytes, threads: 5 });
+      const src = b.alloc('pinned', bytes);
+      const dst = b.alloc('pinned', bytes);
+      const data = new Uint8Array(bytes).map((_, i) => (i * 2654435761) >>> 25);
+      b.write(src, 0, data);
+      await tier.write(src, 0, 0, bytes, { sync: true });
+      b.write(dst, 0, new Uint8Array(bytes));
+      // [regionOffset, fileOffset, bytes]: runs of different lengths, destinations elsewhere than the file offsets
+      const spans = [
+        [0, 65536, 65536 * 3],
+        [1 << 20, 8192, 4096],
+        [2 << 20, 3 << 20, 655360],
+        [(3 << 20) + 4096, 0, 8192],
+      ];
+      const r = await tier.readBatch(dst, new Float64Array(spans.flat()), { chunkBytes: 128 << 10 });
+      expect(r.bytes).toBe(spans.reduce((a, s) => a + s[2], 0));
+      expect(r.requests).toBe(2 + 1 + 5 + 1); // 192 KiB in 128 KiB chunks: 2; 640 KiB: 5
+      expect(r.direct).toBe(tier.direct);
+      expect(r.ms).toBeGreaterThanOrEqual(0);
+      for (const [at, off, n] of spans) expect(same(b.read(dst, at, n), data.subarray(off, off + n))).toBe(true);
+      expect(same(b.read(dst, 65536 * 3, 4096), new Uint8Array(4096))).toBe(true); // untouched between spans
+      expect((await tier.readBatch(dst, new Float64Array(0))).bytes).toBe(0);
+      await expect(tier.readBatch(dst, new Float64Array([0, 100, 4096]))).rejects.toThrow(/multiple of 4096/);
+      expect(() => tier.readBatch(dst, new Float64Array([0, 0]))).toThrow(/multiple of 3/);
+      expect(() => tier.readBatch(dst, new Float64Array([bytes, 0, 4096]))).toThrow();
+      expect(() => tier.readBatch(dst, [0, 0, 4096] as unknown as Float64Array)).toThrow(/Float64Array/);
+      const dev = b.alloc('device', 4096);
+      expect(() => tier.readBatch(dev, new Float64Array([0, 0, 4096]))).toThrow(/host region/);
+      tier.close();
+      for (const x of [src, dst, dev]) b.free(x);
+    });
   });
 }

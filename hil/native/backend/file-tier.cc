@@ -93,7 +93,7 @@ FileIoResult FileTier::write(const char* src, uint64_t off, size_t len, size_t c
   });
   if (sync && fdatasync(fd_) != 0) throw HilError(errnoText("fdatasync", path_));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return {ms, len, direct_};
+  return {ms, len, direct_, n};
 }
 
 FileIoResult FileTier::read(char* dst, uint64_t off, size_t len, size_t chunk) {
@@ -101,20 +101,43 @@ FileIoResult FileTier::read(char* dst, uint64_t off, size_t len, size_t chunk) {
   const auto t0 = std::chrono::steady_clock::now();
   const size_t n = (len + chunk - 1) / chunk;
   pool_->run(n, [&](size_t i) {
-    size_t done = 0;
-    const size_t begin = i * chunk, size = std::min(chunk, len - begin);
-    while (done < size) {
-      const ssize_t r = pread(fd_, dst + begin + done, size - done, static_cast<off_t>(off + begin + done));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        throw HilError(errnoText("pread", path_));
-      }
-      if (r == 0) throw HilError("pread(" + path_ + ") hit end of file");
-      done += static_cast<size_t>(r);
-    }
+    const size_t begin = i * chunk;
+    preadAll(dst + begin, off + begin, std::min(chunk, len - begin));
   });
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return {ms, len, direct_};
+  return {ms, len, direct_, n};
+}
+
+FileIoResult FileTier::readBatch(const std::vector<FileSpan>& spans, size_t chunk) {
+  struct Piece {
+    char* dst;
+    uint64_t off;
+    size_t len;
+  };
+  std::vector<Piece> pieces;
+  size_t total = 0;
+  for (const FileSpan& s : spans) {
+    checkRange(s.dst, s.fileOffset, s.bytes, chunk);
+    for (size_t d = 0; d < s.bytes; d += chunk) pieces.push_back({s.dst + d, s.fileOffset + d, std::min(chunk, s.bytes - d)});
+    total += s.bytes;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!pieces.empty()) pool_->run(pieces.size(), [&](size_t i) { preadAll(pieces[i].dst, pieces[i].off, pieces[i].len); });
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return {ms, total, direct_, pieces.size()};
+}
+
+void FileTier::preadAll(char* dst, uint64_t off, size_t size) const {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t r = pread(fd_, dst + done, size - done, static_cast<off_t>(off + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw HilError(errnoText("pread", path_));
+    }
+    if (r == 0) throw HilError("pread(" + path_ + ") hit end of file");
+    done += static_cast<size_t>(r);
+  }
 }
 
 }  // namespace hil

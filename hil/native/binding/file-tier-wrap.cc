@@ -15,6 +15,7 @@ Napi::Function FileTierWrap::define(Napi::Env env) {
                          InstanceAccessor<&FileTierWrap::threads>("threads"),
                          InstanceMethod<&FileTierWrap::write>("write"),
                          InstanceMethod<&FileTierWrap::read>("read"),
+                         InstanceMethod<&FileTierWrap::readBatch>("readBatch"),
                          InstanceMethod<&FileTierWrap::close>("close"),
                      });
 }
@@ -83,6 +84,49 @@ Napi::Value FileTierWrap::io(const Napi::CallbackInfo& info, bool isWrite) {
         o.Set("ms", result->ms);
         o.Set("bytes", static_cast<double>(result->bytes));
         o.Set("direct", result->direct);
+        o.Set("requests", static_cast<double>(result->requests));
+        return o;
+      },
+      {Value(), backendRef_.Value()});
+}
+
+// readBatch(region, spans: Float64Array [regionOffset, fileOffset, bytes] per request, {chunkBytes = 1 MiB}):
+// Promise<{ms, bytes, direct, requests}>. Every chunk of every request goes to the I/O pool at once.
+Napi::Value FileTierWrap::readBatch(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<FileTier> t = tier_;
+  if (!t) throw Napi::Error::New(env, "file tier is closed");
+  Backend& b = BackendWrap::Unwrap(backendRef_.Value())->backend(env);
+  const uint32_t region = static_cast<uint32_t>(size(info[0], "region"));
+  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
+    throw Napi::TypeError::New(env, "Expected a Float64Array of [regionOffset, fileOffset, bytes] triples for spans");
+  const Napi::Float64Array a = info[1].As<Napi::Float64Array>();
+  if (a.ElementLength() % 3 != 0) throw Napi::RangeError::New(env, "spans: length must be a multiple of 3");
+  size_t chunk = 1 << 20;
+  if (info[2].IsObject()) chunk = sizeField(info[2].As<Napi::Object>(), "chunkBytes", chunk, false);
+  auto spans = std::make_shared<std::vector<FileSpan>>();
+  guard(env, [&] {
+    if (b.region(region).kind == MemKind::Device)
+      throw HilError("file tier I/O needs a host region (pinned or pageable); stage device data through pinned memory");
+    for (size_t i = 0; i < a.ElementLength(); i += 3) {
+      const double v[3] = {a[i], a[i + 1], a[i + 2]};
+      for (double x : v)
+        if (!(x >= 0) || x != static_cast<double>(static_cast<uint64_t>(x)) || x > 9007199254740991.0)
+          throw HilError("spans: expected non-negative integers");
+      const size_t len = static_cast<size_t>(v[2]);
+      char* dst = b.at(RegionSpan{region, static_cast<size_t>(v[0])}, len, "file read destination");
+      spans->push_back({dst, static_cast<uint64_t>(v[1]), len});
+    }
+  });
+  auto result = std::make_shared<FileIoResult>();
+  return PromiseWorker::start(
+      env, [=] { *result = t->readBatch(*spans, chunk); },
+      [result](Napi::Env e) {
+        Napi::Object o = Napi::Object::New(e);
+        o.Set("ms", result->ms);
+        o.Set("bytes", static_cast<double>(result->bytes));
+        o.Set("direct", result->direct);
+        o.Set("requests", static_cast<double>(result->requests));
         return o;
       },
       {Value(), backendRef_.Value()});

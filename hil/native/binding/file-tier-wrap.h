@@ -20,6 +20,7 @@ class FileTierWrap : public Napi::ObjectWrap<FileTierWrap> {
   Napi::Value threads(const Napi::CallbackInfo& info);
   Napi::Value write(const Napi::CallbackInfo& info);
   Napi::Value read(const Napi::CallbackInfo& info);
+  Napi::Value readBatch(const Napi::CallbackInfo& info);
   Napi::Value close(const Napi::CallbackInfo& info);
   Napi::Value io(const Napi::CallbackInfo& info, bool isWrite);
   FileTier& tier(Napi::Env env);

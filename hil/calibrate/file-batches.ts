@@ -1,0 +1,151 @@
+/**
+ * File-tier reads in the HIL executor's own request pattern, for calibrating the NVMe read link.
+ * The executor keeps block (l, b) of the NVMe tier at file offset (l * M + b) * slot (the offset of its
+ * DRAM bounce slot) and reads a layer's offloaded blocks as one batch: one request per run of
+ * consecutive blocks, all handed to the file tier at once (readBatch), then joined. Here the same:
+ * a file of `layers` x M slots, and per layer a batch that covers ~80% of the layer's blocks in runs of
+ * 1, 2, 4, 9, 24 blocks or one run (gaps of a quarter of the run length, at least one block), each
+ * followed by a small batch of 1..16 single blocks (as the executor's fetches of just-promoted blocks),
+ * round after round. Requests per batch are the runs (as the simulator counts them); the tier splits
+ * them into chunkBytes pieces on its I/O threads as the executor's reads are split. With `h2dCopies`
+ * each batch's runs are then copied to the device on the memory stream, one copy per run, without
+ * waiting, as the executor copies a joined batch from its DRAM slots to HBM while the next batch is
+ * read (default off: the measurement that was validated on the device).
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NativeBackend } from '../addon-types.js';
+import { loadHil } from '../load-addon.js';
+import { align } from '../executor/lower-plan.js';
+
+export interface FileBatchPoint {
+  requests: number;
+  bytes: number;
+  us: number;
+  /** 'layer': a layer's runs; 'small': single blocks (a fetch of just-promoted blocks) */
+  kind: 'layer' | 'small';
+  /** blocks per run */
+  run_blocks: number;
+  layer: number;
+  round: number;
+}
+
+export interface FileBatchOptions {
+  dir: string;
+  threads: number;
+  blockBytes: number;
+  /** blocks per layer (M) */
+  blocksPerLayer: number;
+  layers: number;
+  rounds: number;
+  /** copy each batch's runs to the device after it lands, as the executor does (default false) */
+  h2dCopies?: boolean;
+}
+
+export interface FileBatchResult {
+  points: FileBatchPoint[];
+  direct: boolean;
+  threads: number;
+  file_bytes: number;
+  /** wall time of the measured batches, and their overall rate */
+  ms: number;
+  GBps: number;
+  /** when it ran (ISO, UTC) */
+  at: string;
+  h2d_copies: boolean;
+}
+
+/** blocks per run of the layer batches, round robin over the layers (0: one run of ~80% of the layer) */
+export const RUN_BLOCKS = [1, 2, 4, 9, 24, 0];
+
+/** the runs ([first block, blocks]) of one layer's batch: ~80% of M in runs of `run` blocks (0: one run) */
+export function layerRuns(M: number, run: number, start: number): [number, number][] {
+  if (run === 0 || run >= M * 0.8) {
+    const n = Math.max(1, Math.floor(M * 0.8));
+    return [[Math.min(start, M - n), n]];
+  }
+  const gap = Math.max(1, Math.round(run / 4));
+  const out: [number, number][] = [];
+  for (let b = start % (run + gap); b + run <= M; b += run + gap) out.push([b, run]);
+  if (out.length === 0) out.push([0, run]);
+  return out;
+}
+
+export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions): Promise<FileBatchResult> {
+  const loaded = loadHil();
+  if (!loaded.ok) throw new Error(loaded.reasons.join('; '));
+  const slot = align(o.blockBytes, 4096);
+  const M = o.blocksPerLayer;
+  const fileBytes = o.layers * M * slot;
+  const path = join(o.dir, `kvtier-file-batches-${process.pid}-${Date.now()}.bin`);
+  const tier = new loaded.addon.FileTier(b, { path, bytes: fileBytes, threads: o.threads, removeOnClose: true });
+  const pool = b.alloc('pinned', fileBytes);
+  const copies = o.h2dCopies ?? false;
+  const dev = copies ? b.alloc('device', M * slot) : -1;
+  const points: FileBatchPoint[] = [];
+  let wall = 0;
+  let total = 0;
+  try {
+    // real bytes in every slot (an extent never written reads as zeros without touching the disk)
+    const fill = new Uint8Array(Math.min(fileBytes, 8 << 20)).map((_, i) => (i * 2654435761) >>> 24);
+    for (let off = 0; off < fileBytes; off += fill.length) b.write(pool, off, fill.subarray(0, Math.min(fill.length, fileBytes - off)));
+    for (let off = 0; off < fileBytes; off += 64 << 20) await tier.write(pool, off, off, Math.min(64 << 20, fileBytes - off), { chunkBytes: 8 << 20, sync: off + (64 << 20) >= fileBytes });
+    const read = async (spans: number[]) => {
+      const ms = (await tier.readBatch(pool, new Float64Array(spans))).ms;
+      if (copies) {
+        // [regionOffset, fileOffset, bytes] per run: packed into the device buffer, one copy per run
+        let at = 0;
+        for (let i = 0; i < spans.length; i += 3) {
+          b.copy('memory', dev, at, pool, spans[i], spans[i + 2]);
+          at += spans[i + 2];
+        }
+      }
+      return ms * 1000;
+    };
+    // warm-up: one layer
+    await read(layerRuns(M, 9, 0).flatMap(([s, n]) => [s * slot, s * slot, n * slot]));
+    let seed = 12345;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      return seed % n;
+    };
+    for (let round = 0; round < o.rounds; round++) {
+      await b.synchronize(); // the copies of the last round have read their slots
+      for (let l = 0; l < o.layers; l++) {
+        const run = RUN_BLOCKS[(l + round) % RUN_BLOCKS.length];
+        const base = l * M;
+        const runs = layerRuns(M, run, rnd(M));
+        const spans = runs.flatMap(([s, n]) => [(base + s) * slot, (base + s) * slot, n * slot]);
+        const us = await read(spans);
+        const bytes = runs.reduce((a, [, n]) => a + n * slot, 0);
+        points.push({ requests: runs.length, bytes, us, kind: 'layer', run_blocks: runs[0][1], layer: l, round });
+        wall += us;
+        total += bytes;
+        // the small batch: single blocks of the next layer
+        const k = 1 + rnd(16);
+        const nb = (l + 1) % o.layers;
+        const small: number[] = [];
+        for (let i = 0; i < k; i++) {
+          const s = (nb * M + ((rnd(M) >> 1) << 1)) * slot; // even blocks: never adjacent, k requests
+          if (!small.some((x, j) => j % 3 === 1 && x === s)) small.push(s, s, slot);
+        }
+        const usSmall = await read(small);
+        points.push({ requests: small.length / 3, bytes: (small.length / 3) * slot, us: usSmall, kind: 'small', run_blocks: 1, layer: nb, round });
+        wall += usSmall;
+        total += (small.length / 3) * slot;
+      }
+    }
+    await b.synchronize();
+    return { points, direct: tier.direct, threads: tier.threads, file_bytes: fileBytes, ms: wall / 1000, GBps: total / wall / 1e3, at: new Date().toISOString(), h2d_copies: copies };
+  } finally {
+    try {
+      await b.synchronize();
+    } catch {
+      /* the error that got us here matters more */
+    }
+    tier.close();
+    if (dev >= 0) b.free(dev);
+    b.free(pool);
+    rmSync(path, { force: true });
+  }
+}
