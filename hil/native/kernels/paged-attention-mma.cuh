@@ -8,12 +8,15 @@
 //                                             n-tiles. Kc = the 4-bit codes as bytes (one AND
 //                                             per 4 codes), Qd = q in fixed point (22 bits,
 //                                             scaled by 2^e per block) as three signed base-256
-//                                             digits: columns d2 | d1 | d0 of the 4 heads.
+//                                             digits: n-tile 0 columns 2j / 2j + 1 = d2 / d1 of
+//                                             head j, n-tile 1 column 2j = d0.
 //   O^T[128 dims][8] += Vc^T[128][16] . P'^T  f16 in, f32 out: m16n8k16, 8 m-tiles. Vc = the codes
 //                                             as f16 (0x6400 magic number, then one HSUB2 /
-//                                             HFMA2 per two codes); columns 0-3 the f16 "hi"
-//                                             parts of P' = p * V scale for the 4 heads, 4-7 the
-//                                             "lo" parts (P' - hi), so P' keeps ~22 bits.
+//                                             HFMA2 per two codes); column 2j the f16 "hi" part
+//                                             of P' = p * V scale of head j, column 2j + 1 the
+//                                             "lo" part (P' - hi), so P' keeps ~22 bits.
+// With these column orders lane (g, t4) holds everything of query head t4 (scores of tokens g
+// and g + 8, the softmax state, its output columns): no shuffles between the two products.
 // The affine map value = zero + code * scale is applied around the MMAs, exactly:
 // score_t = scale_t * (q . code_t) + zero_t * sum(q) and out = sum_t (p_t scale_t) code_t +
 // sum_t p_t zero_t. Rounding q or P' to f16 alone would cost ~2.4e-4 relative per element, more
@@ -21,17 +24,21 @@
 // (nibble masked in place, no subtraction) lose contributions on the H100's tensor cores
 // (rel L2 up to 2e-4 where this form gives ~1e-6).
 //
-// Range: P' is formed relative to a running reference mT = max_t(score_t + log2(scale_t)) - 14,
-// so P' = 2^(score - mT) * scale <= 2^14 < 65504 whatever the V scales, and its f16 lo part
-// stays out of the subnormal range for every contribution within 2^-16 of the largest. The
-// partial results store mT in place of the max: (acc, l) are both relative to it, so the reduce
-// kernel merges them unchanged.
+// Range: P' is formed relative to a running reference mT, set to max_t(score_t + log2(scale_t))
+// - 13 when it moves, and moved only when some P' of a chunk would pass 2^15 (or p 2^44), so
+// P' = 2^(score - mT) * scale <= 2^15 < 65504 whatever the V scales (no max reduction on the
+// common path), and its f16 lo part stays out of the subnormal range for every contribution
+// within ~2^-16 of the largest. The partial results store mT in place of the max: (acc, l) are
+// both relative to it, so the reduce kernel merges them unchanged.
 //
 // Memory: per warp a ring of S stages, one chunk per stage:
 //   [K codes 1024 B][V codes 1024 B][K meta 64 B][V meta 64 B] = 2176 B,
 // filled S - 1 chunks ahead by 4 bulk copies on the TMA engine that lane 0 issues, completing
 // on one mbarrier per stage (KVTIER_HIL_ATTN_MMA_COPY=lanes: 16-byte cp.async by every lane, as
-// v3). Block-table entries come 32 chunks at a time, one per lane, a batch ahead, so no
+// v3). The warp index, the loop state and the table entry of each copy (taken from its lane by
+// redux.sync) are in uniform registers, so ptxas issues each bulk copy without a loop that
+// moves vector registers into uniform ones (before: ~150 instructions per chunk for 4 copies).
+// Block-table entries come 32 chunks at a time, one per lane, a batch ahead, so no
 // dependent table load sits on the copy path (with the entry loaded one chunk ahead, ncu put 30%
 // of the warp stall cycles on global-load waits: a DRAM round trip under full load is long).
 // Lane (g = lane / 4, t = lane % 4) reads K rows g and g + 8 (16 B each: dims 32t .. 32t + 31),
@@ -153,11 +160,23 @@ __device__ __forceinline__ uint32_t nib2(uint32_t w, bool hiNib) {
 // grid (splits, kvHeads), block kMmaWarps * 32, dynamic shared memory MmaCfg<S>::kSmemBytes.
 // Every block-table entry must be INT4 (the caller's promise, AttentionArgs::uniformPrecision):
 // any other entry, like a bad one, makes the output NaN; nothing outside the arena is read.
-template <int S, bool BULK>
+//
+// Chunk ownership: DYN false: v3's (warpChunks). DYN true: in table blocks (cpb chunks each):
+// warp wg = split * W + warp takes the blocks wg + j * Wt (Wt = splits * W) for j < S, then
+// blocks P * Wt + v claimed one at a time from the kv head's counter claims[h] (v = the value
+// it returned), so that multiprocessors that run slower take fewer blocks (ncu: with static
+// ownership the busiest SM is busy ~1.45x the cycles of the least busy at 128k). A claim is
+// started one block before its block is needed and its table entry loaded one block before the
+// issue. counters[h] counts finished blocks of the grid; the last one resets counters[h] and
+// claims[h] (both zero at load), and with `fuse` merges the splits. Measured (H100): DYN evens
+// out the SMs (1.14x) but runs 25% slower at 128k (claim/entry waits, copy operands back in
+// vector registers): a measurement knob, off by default (KVTIER_HIL_ATTN_MMA_DYN=1).
+template <int S, bool BULK, bool DYN>
 __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAttentionMmaInt4(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
     const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
-    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, unsigned* __restrict__ counters) {
+    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, unsigned* __restrict__ counters,
+    unsigned* __restrict__ claims, bool fuse) {
   static_assert(S >= 2 && S <= 32, "stages: one bit each in okMask");
   constexpr int D = kMmaD;
   constexpr int W = kMmaWarps;
@@ -166,43 +185,93 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   __shared__ __align__(16) uint32_t sP[W][8 * kMmaPStride];  // P'^T in f16 pairs (token t, t + 8)
 
   const int split = blockIdx.x, h = blockIdx.y;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // The warp index through redux.sync: a uniform register, so that everything derived from it
+  // (the warp's chunks, ring and barrier addresses, the loop) stays in uniform registers and the
+  // bulk copies take their operands without a per-copy uniform-register loop.
+  const int warp = static_cast<int>(__reduce_max_sync(kFullMask, threadIdx.x / 32u));
+  const int lane = threadIdx.x % 32;
   const int g = lane >> 2, t4 = lane & 3;
   const BlockGeometry geo = geometryOf(s);
   uint8_t* ring = smem + warp * (S * SB);
   const uint32_t ringS = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // see v3 (PDL reduce)
 
-  // The chunks of this warp: first + k * step, k < n (v3's ownership).
-  const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
-  const int first = wc.first, step = wc.step, n = wc.n;
   const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
-  // Block-table entries, 32 chunks at a time: lane i holds the entry of the warp's chunk
-  // kb + i (entCur) and of kb + 32 + i (entNxt), loaded a batch ahead, so no table load is on
-  // the copy path. The chunk's position in its block (sub) follows the chunks without division.
   const int cpb = s.blockTokens / kChunkTokens;
-  const int stepSub = step % cpb;
-  int sub = first % cpb;
-  struct Ent {
-    uint64_t offset;
-    int precision;
-  };
-  auto loadEnt = [&](int kk) {
-    Ent r{0, -1};
-    if (kk < n) {
-      const BlockEntry be = table[(first + kk * step) / cpb];
-      r.offset = be.offset;
-      r.precision = be.precision;
-    }
-    return r;
-  };
-  Ent entCur = loadEnt(lane), entNxt = loadEnt(32 + lane);
+  // An entry is kept as its block's offset, checked when loaded: bit 0 set (offsets are
+  // 16-aligned) when the block is not a usable INT4 block inside the arena.
   const size_t vOff = vOffset(geo, kInt4), kmOff = kMetaOffset(geo, kInt4), vmOff = vMetaOffset(geo, kInt4);
   const size_t bb = blockBytes(geo, kInt4);
   const bool anyFits = arenaBytes >= bb;
   const uint64_t lastOffset = anyFits ? arenaBytes - bb : 0;
+  auto checkedEntry = [&](int block) -> uint64_t {
+    const BlockEntry be = table[block];
+    const bool ok = be.precision == kInt4 && (be.offset & 15u) == 0 && anyFits && be.offset <= lastOffset;
+    return ok ? be.offset : 1;
+  };
+  // The entry of lane `src`'s `v`, by redux.sync: in uniform registers (every lane, one value).
+  auto fromLane = [&](uint64_t v, int src) -> uint64_t {
+    const uint64_t mine = lane == src ? v : 0;
+    const uint32_t lo = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine));
+    const uint32_t hi = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine >> 32));
+    return (static_cast<uint64_t>(hi) << 32) | lo;
+  };
+
+  // Static ownership (DYN false): chunks first + k * step, k < n (v3's). Block-table entries, 32
+  // chunks at a time: lane i holds the entry of the warp's chunk kb + i (entCur) and of kb + 32 + i
+  // (entNxt), loaded a batch ahead, so no table load is on the copy path. The chunk's position in
+  // its block (sub) follows the chunks without division.
+  int first = 0, step = 1, n = 0, stepSub = 0, sub = 0;
+  uint64_t entCur = 1, entNxt = 1;
+  auto loadEnt = [&](int kk) -> uint64_t { return kk < n ? checkedEntry((first + kk * step) / cpb) : 1; };
+  if constexpr (!DYN) {
+    const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
+    first = wc.first, step = wc.step, n = wc.n;
+    stepSub = step % cpb;
+    sub = first % cpb;
+    entCur = loadEnt(lane);
+    entNxt = loadEnt(32 + lane);
+  }
+  // Dynamic ownership (DYN): the warp's j-th block: A = the one being issued (jA, from chunk subA
+  // on), B = the next; entS: lane j < P holds the entry of static block j; entD (lane 0): the
+  // entry of the next dynamic block; atomRaw (lane 0): the claim in flight.
+  constexpr int P = S;
+  const int Wt = gridDim.x * W, wg = split * W + warp;
+  const int nBlocks = (totalChunks + cpb - 1) / cpb;
+  const bool dynOn = DYN && static_cast<long long>(P) * Wt < nBlocks;
+  uint64_t entS = 1, entD = 1, eA = 1;
+  unsigned atomRaw = 0;
+  int jA = -1, bA = nBlocks, subA = cpb, bB = wg < nBlocks ? wg : nBlocks;
+  if constexpr (DYN) {
+    if (lane < P && wg + lane * Wt < nBlocks) entS = checkedEntry(wg + lane * Wt);
+    if (dynOn && lane == 0) atomRaw = atomicAdd(claims + h, 1u);  // block P, used P advances from now
+  }
+  auto advance = [&]() {
+    const int a = ++jA;
+    bA = bB;
+    subA = 0;
+    if (bA < nBlocks) eA = fromLane(a < P ? entS : entD, a < P ? a : 0);
+    const int j1 = a + 1;
+    if (bA >= nBlocks) {
+      bB = nBlocks;
+    } else if (j1 < P) {
+      bB = min(wg + j1 * Wt, nBlocks);
+    } else if (dynOn) {
+      const unsigned v = __reduce_or_sync(kFullMask, lane == 0 ? atomRaw : 0u);  // claim j1, started one advance ago
+      bB = static_cast<int>(min(static_cast<unsigned>(P * Wt) + v, static_cast<unsigned>(nBlocks)));
+      if (bB < nBlocks && lane == 0) {
+        entD = checkedEntry(bB);
+        atomRaw = atomicAdd(claims + h, 1u);  // claim j1 + 1
+      }
+    } else {
+      bB = nBlocks;
+    }
+  };
+
   const uint32_t headRow = static_cast<uint32_t>(h * s.blockTokens);  // first row of head h in a block
-  unsigned okMask = 0;  // bit i: stage i holds a valid INT4 chunk (warp-uniform: every lane sees the same entries)
+  // warp-uniform bit masks over the stages: fillMask: holds a chunk; okMask: the chunk's entry is a
+  // valid INT4 block (else skipped, output NaN); lastMask: the chunk is the context's last
+  unsigned okMask = 0, fillMask = 0, lastMask = 0;
   bool bad = false;
   // BULK: one mbarrier per stage, the copies by lane 0 on the TMA engine (4 bulk copies per chunk);
   // otherwise every lane copies 16-byte pieces with cp.async (one commit group per stage).
@@ -217,20 +286,39 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
     __syncwarp();
   }
   const size_t metaLane = (lane < 4 ? kmOff : vmOff) + (lane & 3) * 16;  // cp.async path: lanes 0-7 copy the meta
+  // Fills stage `slot` with the warp's next chunk (static: its k-th), if any.
   auto issue = [&](int k, int slot) {
-    if (k < n) {
-      const int src = k & 31;
-      const uint64_t offset = __shfl_sync(kFullMask, entCur.offset, src);
-      const int prec = __shfl_sync(kFullMask, entCur.precision, src);
-      if (src == 31) {
-        entCur = entNxt;
-        entNxt = loadEnt(k + 33 + lane);
+    const unsigned bit = 1u << slot;
+    bool has;
+    uint64_t offset = 1;
+    uint32_t row = 0;
+    int c = 0;
+    if constexpr (DYN) {
+      if (subA >= cpb) advance();
+      c = bA * cpb + subA;
+      has = bA < nBlocks && c < totalChunks;
+      offset = eA;
+      row = headRow + static_cast<uint32_t>(subA * kChunkTokens);
+      ++subA;
+    } else {
+      has = k < n;
+      if (has) {
+        offset = fromLane(entCur, k & 31);  // the entry of chunk k from lane k % 32
+        if ((k & 31) == 31) {
+          entCur = entNxt;
+          entNxt = loadEnt(k + 33 + lane);
+        }
+        row = headRow + static_cast<uint32_t>(sub * kChunkTokens);  // first row of the chunk
+        sub += stepSub;
+        if (sub >= cpb) sub -= cpb;
+        c = first + k * step;
       }
-      const uint32_t row = headRow + static_cast<uint32_t>(sub * kChunkTokens);  // first row of the chunk
-      sub += stepSub;
-      if (sub >= cpb) sub -= cpb;
-      const bool ok = prec == kInt4 && (offset & 15u) == 0 && anyFits && offset <= lastOffset;
-      okMask = ok ? okMask | (1u << slot) : okMask & ~(1u << slot);
+    }
+    fillMask = has ? fillMask | bit : fillMask & ~bit;
+    lastMask = has && c == totalChunks - 1 ? lastMask | bit : lastMask & ~bit;
+    if (has) {
+      const bool ok = (offset & 1u) == 0;
+      okMask = ok ? okMask | bit : okMask & ~bit;
       if (!ok) bad = true;  // the output becomes NaN below
       const uint8_t* base = arena + offset;
       const uint32_t dst = ringS + slot * SB;
@@ -238,7 +326,9 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
         if (lane == 0) {
           const uint32_t bar = bar0 + 8 * slot;
           if (ok) {
-            fenceProxyAsync();  // the stage's last generic reads are ordered before the engine's writes
+            // No proxy fence: the stage's last reads (every lane's, ordered by the __syncwarp at
+            // the end of the chunk) are done before this refill is issued, as in a TMA pipeline
+            // whose consumers release a stage through a barrier.
             mbarArriveExpectTx(bar, SB);
             bulkCopy(dst, base + row * (D / 2), 1024, bar);
             bulkCopy(dst + 1024, base + vOff + row * (D / 2), 1024, bar);
@@ -261,8 +351,9 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
     }
     if constexpr (!BULK) cpAsyncCommit();  // one group per issue, empty ones included, so wait_group counts stages
   };
-#pragma unroll
-  for (int k = 0; k < S - 1; ++k) issue(k, k);
+  // The first chunk now, the rest of the ring after q is prepared: every warp's first chunk is
+  // ahead of the other warps' later chunks in the memory queue at the start.
+  issue(0, 0);
 
   // ---- q as the B operand of S^T = Kc . Qd^T (s8 digits), built once per block ----
   // q' = x * 2^-e, x = rint(q * 2^e) with |x| < 2^21 (e from the block's largest |q|), as three
@@ -313,7 +404,7 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
       const int d1 = static_cast<int8_t>(x1 & 0xff);
       const int d2 = (x1 - d1) >> 8;
       const int t = d >> 5, i = (d >> 3) & 3, b = (d >> 1) & 3, r = d & 1;
-      const int lo = (4 * j + t) * 64, hi = (4 * (j + 4) + t) * 64;  // byte offsets of lanes (j, t), (j + 4, t)
+      const int lo = (4 * (2 * j) + t) * 64, hi = (4 * (2 * j + 1) + t) * 64;  // byte offsets of lanes (2 j, t), (2 j + 1, t)
       const int at = (i * 4 + r) * 4 + b;                             // word i * 4 + tile * 2 + r, byte b
       qbBytes[lo + at] = static_cast<uint8_t>(d2);
       qbBytes[hi + at] = static_cast<uint8_t>(d1);
@@ -331,30 +422,33 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
     const uint4 v = *reinterpret_cast<const uint4*>(&sQb[lane][4 * i]);
     qb[i][0][0] = v.x, qb[i][0][1] = v.y, qb[i][1][0] = v.z, qb[i][1][1] = v.w;
   }
-  const int hq0 = 2 * (t4 & 1), hq1 = hq0 + 1;  // the heads of this lane's score / output columns
+  // Lane (g, t4) computes for query head t4: its scores (n-tile 0 columns 2 t4 / 2 t4 + 1 =
+  // digits d2 / d1, n-tile 1 column 2 t4 = d0), its softmax, and its output columns (P' columns
+  // 2 t4 = hi, 2 t4 + 1 = lo): no shuffles between the K and V products.
   const float qUnit = ldexpf(1.0f, -e);
-  const float qsum0 = sQsum[hq0], qsum1 = sQsum[hq1];
-  const float dFac = t4 < 2 ? 65536.0f : 256.0f;  // this lane's n-tile 0 columns: digit d2 or d1
-  const float loSel = t4 < 2 ? 0.0f : -1.0f;      // P' columns: hi (t4 < 2) or lo (P' - hi)
+  const float qsumL = sQsum[t4];
 
-  // ---- running state: this lane's two heads (hq0, hq1) ----
-  float mT0 = -INFINITY, mT1 = -INFINITY;  // reference of the exponents (log2 domain), warp-uniform per head
-  float l0 = 0.0f, l1 = 0.0f;              // sum of 2^(score - mT), this lane's tokens
-  float z0 = 0.0f, z1 = 0.0f;              // sum of 2^(score - mT) * zero, this lane's tokens
-  float o[8][4];                           // O^T: rows 16 g + 2 mt (+1), columns 2 t4, 2 t4 + 1
+  // ---- running state of head t4 ----
+  float mT = -INFINITY;  // reference of the exponents (log2 domain), uniform over the lanes of the head
+  float lS = 0.0f;       // sum of 2^(score - mT), this lane's tokens
+  float zS = 0.0f;       // sum of 2^(score - mT) * zero, this lane's tokens
+  float o[8][4];         // O^T: rows 16 g + 2 mt (+1), columns 2 t4 (hi), 2 t4 + 1 (lo)
 #pragma unroll
   for (int mt = 0; mt < 8; ++mt) o[mt][0] = o[mt][1] = o[mt][2] = o[mt][3] = 0.0f;
   uint32_t* sPw = sP[warp];
-  const int lastChunk = totalChunks - 1;
-  const int lastValid = s.contextTokens - lastChunk * kChunkTokens;  // rows of the last chunk, 1..16
+  const int lastValid = s.contextTokens - (totalChunks - 1) * kChunkTokens;  // rows of the last chunk, 1..16
   // this lane's stage offsets
   const uint32_t kOff = g * 64 + t4 * 16, vOffL = 1024 + t4 * 64 + 8 * g;
   const uint32_t mOff = 2048 + 4 * g;
 
-  int slot = 0, c = first;
+#pragma unroll
+  for (int k = 1; k < S - 1; ++k) issue(k, k);
+
+  int slot = 0;
   unsigned phases = 0;  // BULK: bit i = parity of stage i's next phase
-  for (int k = 0; k < n; ++k) {
+  for (int k = 0;; ++k) {
     issue(k + S - 1, slot == 0 ? S - 1 : slot - 1);
+    if (!(fillMask & (1u << slot))) break;  // chunks come in order: no later stage holds one
     if constexpr (BULK) {
       mbarWait(bar0 + 8 * slot, (phases >> slot) & 1u);  // chunk k has landed (or was skipped)
       phases ^= 1u << slot;
@@ -377,66 +471,61 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
         mma16832s8(acc0, a0, a1, a2, a3, qb[i][0][0], qb[i][0][1]);
         mma16832s8(acc1, a0, a1, a2, a3, qb[i][1][0], qb[i][1][1]);
       }
-      float sc[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const float loc = fmaf(__int_as_float(acc0[i]) - kMmaIntBiasValue, dFac, __int_as_float(acc1[i]) - kMmaIntBiasValue);
-        sc[i] = loc + __shfl_xor_sync(kFullMask, loc, 2);  // d2 * 2^16 + d0 (+) d1 * 2^8: q' . code * 2^e
-      }
+      // q' . code * 2^e of tokens g and g + 8 (head t4): d2 * 2^16 + d1 * 2^8 + d0
+      const float sg = fmaf(__int_as_float(acc0[0]) - kMmaIntBiasValue, 65536.0f,
+                            fmaf(__int_as_float(acc0[1]) - kMmaIntBiasValue, 256.0f, __int_as_float(acc1[0]) - kMmaIntBiasValue));
+      const float sg8 = fmaf(__int_as_float(acc0[2]) - kMmaIntBiasValue, 65536.0f,
+                             fmaf(__int_as_float(acc0[3]) - kMmaIntBiasValue, 256.0f, __int_as_float(acc1[2]) - kMmaIntBiasValue));
       const float2 km0 = __half22float2(*reinterpret_cast<const __half2*>(st + mOff));
       const float2 km1 = __half22float2(*reinterpret_cast<const __half2*>(st + mOff + 32));
       float2 vm0 = __half22float2(*reinterpret_cast<const __half2*>(st + mOff + 64));
       float2 vm1 = __half22float2(*reinterpret_cast<const __half2*>(st + mOff + 96));
-      const float ks0 = km0.x * qUnit, ks1 = km1.x * qUnit;
-      sc[0] = fmaf(ks0, sc[0], km0.y * qsum0);  // token g, head hq0
-      sc[1] = fmaf(ks0, sc[1], km0.y * qsum1);  // token g, head hq1
-      sc[2] = fmaf(ks1, sc[2], km1.y * qsum0);  // token g + 8, head hq0
-      sc[3] = fmaf(ks1, sc[3], km1.y * qsum1);  // token g + 8, head hq1
-      if (c == lastChunk) {  // rows past the context may hold anything, even NaN meta
+      float sc0 = fmaf(km0.x * qUnit, sg, km0.y * qsumL);  // token g
+      float sc1 = fmaf(km1.x * qUnit, sg8, km1.y * qsumL);  // token g + 8
+      if (lastMask & (1u << slot)) {  // rows past the context may hold anything, even NaN meta
         if (g >= lastValid) {
-          sc[0] = sc[1] = -INFINITY;
+          sc0 = -INFINITY;
           vm0 = make_float2(0.0f, 0.0f);
         }
         if (g + 8 >= lastValid) {
-          sc[2] = sc[3] = -INFINITY;
+          sc1 = -INFINITY;
           vm1 = make_float2(0.0f, 0.0f);
         }
       }
-      // reference: max over tokens of score + log2(V scale), less 14 (P' <= 2^14)
-      const float ls0 = fmaxf(lg2Ftz(vm0.x), -30.0f), ls1 = fmaxf(lg2Ftz(vm1.x), -30.0f);
-      float mx0 = fmaxf(sc[0] + ls0, sc[2] + ls1), mx1 = fmaxf(sc[1] + ls0, sc[3] + ls1);
+      // p = 2^(score - mT) and P' = p * V scale against the running reference mT. The reference
+      // moves only when some P' would pass 2^15 (f16 range, with margin) or some p 2^44 (l and z
+      // stay finite for tiny V scales; at the start mT = -inf makes p infinite or NaN): then to
+      // max over the head's tokens of (score + log2 V scale) - 13, with the exact rescale, so
+      // that P' <= 2^13 right after a move.
+      float p0 = ex2Ftz(sc0 - mT), p1 = ex2Ftz(sc1 - mT);
+      float P0 = p0 * vm0.x, P1 = p1 * vm1.x;
+      if (__any_sync(kFullMask, fmaxf(P0, P1) > 32768.0f || fmaxf(p0, p1) > 17592186044416.0f)) {  // rare after the first chunks
+        const float ls0 = fmaxf(lg2Ftz(vm0.x), -30.0f), ls1 = fmaxf(lg2Ftz(vm1.x), -30.0f);
+        float mx = fmaxf(sc0 + ls0, sc1 + ls1);
 #pragma unroll
-      for (int o2 = 4; o2 < 32; o2 <<= 1) {
-        mx0 = fmaxf(mx0, __shfl_xor_sync(kFullMask, mx0, o2));
-        mx1 = fmaxf(mx1, __shfl_xor_sync(kFullMask, mx1, o2));
-      }
-      const float mN0 = fmaxf(mT0, mx0 - 14.0f), mN1 = fmaxf(mT1, mx1 - 14.0f);
-      if (__any_sync(kFullMask, mN0 > mT0 || mN1 > mT1)) {  // rare after the first chunks
-        const float a0 = ex2Ftz(mT0 - mN0), a1 = ex2Ftz(mT1 - mN1);  // mT = -inf at start: 0
-        l0 *= a0;
-        l1 *= a1;
-        z0 *= a0;
-        z1 *= a1;
+        for (int o2 = 4; o2 < 32; o2 <<= 1) mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, o2));
+        const float mN = fmaxf(mT, mx - 13.0f);
+        const float a = ex2Ftz(mT - mN);  // mT = -inf at the start: 0
+        lS *= a;
+        zS *= a;
 #pragma unroll
         for (int mt = 0; mt < 8; ++mt) {
-          o[mt][0] *= a0;
-          o[mt][1] *= a1;
-          o[mt][2] *= a0;
-          o[mt][3] *= a1;
+          o[mt][0] *= a;
+          o[mt][1] *= a;
+          o[mt][2] *= a;
+          o[mt][3] *= a;
         }
-        mT0 = mN0;
-        mT1 = mN1;
+        mT = mN;
+        p0 = ex2Ftz(sc0 - mT), p1 = ex2Ftz(sc1 - mT);
+        P0 = p0 * vm0.x, P1 = p1 * vm1.x;
       }
-      const float p0 = ex2Ftz(sc[0] - mT0), p1 = ex2Ftz(sc[1] - mT1), p2 = ex2Ftz(sc[2] - mT0), p3 = ex2Ftz(sc[3] - mT1);
-      l0 += p0 + p2;
-      l1 += p1 + p3;
-      z0 = fmaf(p0, vm0.y, fmaf(p2, vm1.y, z0));
-      z1 = fmaf(p1, vm0.y, fmaf(p3, vm1.y, z1));
-      // P' = p * V scale in f16 pairs (token g, token g + 8): hi on lanes t4 < 2, lo (P' - hi) on t4 >= 2
-      const float P0 = p0 * vm0.x, P1 = p1 * vm0.x, P2 = p2 * vm1.x, P3 = p3 * vm1.x;
-      const float2 fA = __half22float2(__floats2half2_rn(P0, P2)), fB = __half22float2(__floats2half2_rn(P1, P3));
-      sPw[(2 * t4) * kMmaPStride + g] = h2bits(__floats2half2_rn(fmaf(fA.x, loSel, P0), fmaf(fA.y, loSel, P2)));
-      sPw[(2 * t4 + 1) * kMmaPStride + g] = h2bits(__floats2half2_rn(fmaf(fB.x, loSel, P1), fmaf(fB.y, loSel, P3)));
+      lS += p0 + p1;
+      zS = fmaf(p0, vm0.y, fmaf(p1, vm1.y, zS));
+      // P' of tokens (g, g + 8) as f16 pairs: hi in column 2 t4, lo = P' - hi in column 2 t4 + 1
+      const __half2 hi = __floats2half2_rn(P0, P1);
+      const float2 fh = __half22float2(hi);
+      sPw[(2 * t4) * kMmaPStride + g] = h2bits(hi);
+      sPw[(2 * t4 + 1) * kMmaPStride + g] = h2bits(__floats2half2_rn(P0 - fh.x, P1 - fh.y));
       __syncwarp();
       const uint32_t b0 = sPw[g * kMmaPStride + t4], b1 = sPw[g * kMmaPStride + t4 + 4];  // column g, pairs t4, t4 + 4
       // O^T += Vc^T . P'^T: A row g of m-tile mt = dim 16 g + 2 mt, row g + 8 = dim 16 g + 2 mt + 1;
@@ -450,33 +539,23 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
         const int wi = mt >> 2, by = mt & 3;
         const uint32_t x0 = wi ? r0.y : r0.x, y0 = wi ? r2.y : r2.x;  // tokens t4, t4 + 8
         const uint32_t x1 = wi ? r1.y : r1.x, y1 = wi ? r3.y : r3.x;  // tokens t4 + 4, t4 + 12
-        uint32_t za = __byte_perm(x0, y0, by < 2 ? 0x5410 : 0x7632);
-        uint32_t zb = __byte_perm(x1, y1, by < 2 ? 0x5410 : 0x7632);
-        if (by & 1) {
-          za >>= 8;
-          zb >>= 8;
-        }
+        // byte `by` of each token's word into bytes 0 and 2 (bytes 1 and 3 are masked off)
+        const uint32_t sel = static_cast<uint32_t>(by) * 0x0011u + static_cast<uint32_t>(4 + by) * 0x1100u;
+        const uint32_t za = __byte_perm(x0, y0, sel);
+        const uint32_t zb = __byte_perm(x1, y1, sel);
         mma16816(o[mt], nib2(za, false), nib2(za, true), nib2(zb, false), nib2(zb, true), b0, b1);
       }
     }
     __syncwarp();  // every lane is done with this stage (and sP) before they are refilled
     slot = slot == S - 1 ? 0 : slot + 1;
-    c += step;
   }
   if constexpr (!BULK) cpAsyncWait<0>();  // (BULK: every issued stage was waited for)
 
   // ---- merge: hi + lo columns, the lanes of a head, then the warps (as v3) ----
 #pragma unroll
-  for (int mt = 0; mt < 8; ++mt) {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) o[mt][i] += __shfl_xor_sync(kFullMask, o[mt][i], 2);
-  }
-#pragma unroll
   for (int o2 = 4; o2 < 32; o2 <<= 1) {
-    l0 += __shfl_xor_sync(kFullMask, l0, o2);
-    l1 += __shfl_xor_sync(kFullMask, l1, o2);
-    z0 += __shfl_xor_sync(kFullMask, z0, o2);
-    z1 += __shfl_xor_sync(kFullMask, z1, o2);
+    lS += __shfl_xor_sync(kFullMask, lS, o2);
+    zS += __shfl_xor_sync(kFullMask, zS, o2);
   }
   float* sAcc = reinterpret_cast<float*>(smem);  // [W][4][D], reuses the stage ring
   __shared__ float sM[W][4], sL[W][4];
@@ -484,21 +563,16 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   if (threadIdx.x == 0) sBad = 0;
   __syncthreads();  // every warp is past its ring
   if (bad) sBad = 1;
-  if (t4 < 2) {
-    float* a0 = sAcc + (warp * 4 + hq0) * D + 16 * g;
-    float* a1 = sAcc + (warp * 4 + hq1) * D + 16 * g;
+  {
+    float* a0 = sAcc + (warp * 4 + t4) * D + 16 * g;
 #pragma unroll
     for (int mt = 0; mt < 8; ++mt) {
-      a0[2 * mt] = o[mt][0] + z0;
-      a1[2 * mt] = o[mt][1] + z1;
-      a0[2 * mt + 1] = o[mt][2] + z0;
-      a1[2 * mt + 1] = o[mt][3] + z1;
+      a0[2 * mt] = o[mt][0] + o[mt][1] + zS;
+      a0[2 * mt + 1] = o[mt][2] + o[mt][3] + zS;
     }
     if (g == 0) {
-      sM[warp][hq0] = mT0;
-      sM[warp][hq1] = mT1;
-      sL[warp][hq0] = l0;
-      sL[warp][hq1] = l1;
+      sM[warp][t4] = mT;
+      sL[warp][t4] = lS;
     }
   }
   __syncthreads();
@@ -527,21 +601,25 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
       }
     }
   }
-  if (gridDim.x == 1 || counters == nullptr) return;
+  if (counters == nullptr || (gridDim.x == 1 && !DYN)) return;
 
-  // ---- fused reduce (counters != nullptr, splits <= kMmaFuseMaxSplits): the last block of kv
-  // head h to finish merges the splits' partials of its query heads, as pagedAttentionReduceV3
-  // does, and resets its counter for the next launch (counters start at zero) ----
+  // ---- arrival (counters != nullptr: DYN or fuse): the last block of kv head h to finish resets
+  // its counters for the next launch (they start at zero) and, with `fuse` (splits <=
+  // kMmaFuseMaxSplits), merges the splits' partials of its query heads as pagedAttentionReduceV3
+  // does ----
   __shared__ int sLast;
   __threadfence();  // this block's partials are visible before its arrival is counted
   __syncthreads();
   if (threadIdx.x == 0) {
     const unsigned old = atomicAdd(&counters[h], 1u);
     sLast = old == gridDim.x - 1;
-    if (sLast) counters[h] = 0;  // every block of this launch has arrived
+    if (sLast) {  // every block of this launch has arrived (and made its last claim)
+      counters[h] = 0;
+      if (DYN) claims[h] = 0;
+    }
   }
   __syncthreads();
-  if (!sLast) return;
+  if (!sLast || !fuse || gridDim.x == 1) return;
   __threadfence();
   const int splits = gridDim.x;
   float* sF = reinterpret_cast<float*>(smem);  // [4][splits]: per-split factors, reuses the ring

@@ -165,10 +165,23 @@ bool mmaBulk() {
   return bulk;
 }
 
-template <int S, bool BULK>
+// KVTIER_HIL_ATTN_MMA_DYN=1 (measurement knob, off by default): dynamic chunk ownership (the warp's
+// first blocks static, the rest claimed one block at a time from a per-kv-head counter;
+// kernels/paged-attention-mma.cuh). Measured on the H100 (perf/HIL-NOTES.md): it evens out the
+// multiprocessors' busy time but is 25% slower at 128k (claims and entries on the critical path,
+// copy operands no longer in uniform registers), so v3's static ownership stays the default.
+bool mmaDyn() {
+  static const bool dyn = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_DYN");
+    return e && std::strcmp(e, "1") == 0;
+  }();
+  return dyn;
+}
+
+template <int S, bool BULK, bool DYN>
 int mmaBlocksPerSmT() {
   static const int blocks = [] {
-    auto kernel = cuda::pagedAttentionMmaInt4<S, BULK>;
+    auto kernel = cuda::pagedAttentionMmaInt4<S, BULK, DYN>;
     constexpr int smem = cuda::MmaCfg<S>::kSmemBytes;
     HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     int b = 0;
@@ -177,12 +190,14 @@ int mmaBlocksPerSmT() {
   }();
   return blocks;
 }
-template <bool BULK>
+template <bool BULK, bool DYN>
 int mmaBlocksPerSmB() {
   const int st = mmaStages();
-  return st == 4 ? mmaBlocksPerSmT<4, BULK>() : st == 8 ? mmaBlocksPerSmT<8, BULK>() : mmaBlocksPerSmT<6, BULK>();
+  return st == 4 ? mmaBlocksPerSmT<4, BULK, DYN>() : st == 8 ? mmaBlocksPerSmT<8, BULK, DYN>() : mmaBlocksPerSmT<6, BULK, DYN>();
 }
-int mmaBlocksPerSm() { return mmaBulk() ? mmaBlocksPerSmB<true>() : mmaBlocksPerSmB<false>(); }
+template <bool DYN>
+int mmaBlocksPerSmD() { return mmaBulk() ? mmaBlocksPerSmB<true, DYN>() : mmaBlocksPerSmB<false, DYN>(); }
+int mmaBlocksPerSm() { return mmaDyn() ? mmaBlocksPerSmD<true>() : mmaBlocksPerSmD<false>(); }
 
 // KVTIER_HIL_ATTN_MMA_FUSE=1: the last block of each kv head merges the splits (no reduce
 // kernel). Arrival counters per kv head live in device memory, one row per stream (streams run
@@ -195,9 +210,11 @@ bool mmaFuse() {
   return fuse;
 }
 constexpr int kFuseStreams = 16, kFuseHeads = 1024;
-__device__ unsigned gMmaCounters[kFuseStreams][kFuseHeads];
-// The counter row of `st` on the current device, or nullptr (no fusing) once every row is taken.
-unsigned* mmaCounters(cudaStream_t st) {
+__device__ unsigned gMmaCounters[kFuseStreams][kFuseHeads];  // arrivals of the blocks of each kv head
+__device__ unsigned gMmaClaims[kFuseStreams][kFuseHeads];    // dynamic ownership: blocks claimed per kv head
+// The counter row of `st` on the current device (its claim row at the same offset of gMmaClaims),
+// or nullptr (no fusing, static ownership) once every row is taken.
+unsigned* mmaCounters(cudaStream_t st, unsigned** claims) {
   static std::mutex mu;
   static std::vector<std::pair<int, cudaStream_t>> rows;  // (device, stream) per row
   int dev = 0;
@@ -211,24 +228,40 @@ unsigned* mmaCounters(cudaStream_t st) {
   }
   void* base = nullptr;
   HIL_CUDA(cudaGetSymbolAddress(&base, gMmaCounters));
+  void* claimBase = nullptr;
+  HIL_CUDA(cudaGetSymbolAddress(&claimBase, gMmaClaims));
+  *claims = static_cast<unsigned*>(claimBase) + row * kFuseHeads;
   return static_cast<unsigned*>(base) + row * kFuseHeads;
 }
 
+struct MmaSync {
+  unsigned* counters;  // arrivals per kv head (dynamic ownership or fused reduce), else nullptr
+  unsigned* claims;    // claims per kv head (dynamic ownership), else nullptr
+  bool fuse;           // the last block of each kv head merges the splits
+};
+template <int S, bool BULK, bool DYN>
+void launchMmaSBD(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
+                  const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out,
+                  const MmaSync& sy) {
+  mmaBlocksPerSmT<S, BULK, DYN>();  // raises the dynamic shared-memory limit once
+  cuda::pagedAttentionMmaInt4<S, BULK, DYN><<<grid, cuda::kMmaWarps * 32, cuda::MmaCfg<S>::kSmemBytes, st>>>(
+      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out, sy.counters,
+      sy.claims, sy.fuse);
+  checkLaunch("pagedAttentionMmaInt4");
+}
 template <int S, bool BULK>
 void launchMmaSB(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
                  const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out,
-                 unsigned* counters) {
-  mmaBlocksPerSmT<S, BULK>();  // raises the dynamic shared-memory limit once
-  cuda::pagedAttentionMmaInt4<S, BULK><<<grid, cuda::kMmaWarps * 32, cuda::MmaCfg<S>::kSmemBytes, st>>>(
-      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out, counters);
-  checkLaunch("pagedAttentionMmaInt4");
+                 const MmaSync& sy) {
+  if (sy.claims) launchMmaSBD<S, BULK, true>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
+  else launchMmaSBD<S, BULK, false>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
 }
 template <int S>
 void launchMmaT(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
                 const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out,
-                unsigned* counters) {
-  if (mmaBulk()) launchMmaSB<S, true>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
-  else launchMmaSB<S, false>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
+                const MmaSync& sy) {
+  if (mmaBulk()) launchMmaSB<S, true>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
+  else launchMmaSB<S, false>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
 }
 void runMma(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
             const BlockEntry* table, const float* q, float* out, float* scratch) {
@@ -236,13 +269,19 @@ void runMma(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t*
   float* partAcc = scratch;
   float* partMl = scratch + static_cast<size_t>(splits) * s.qHeads * s.headDim;
   const dim3 grid(splits, s.kvHeads);
-  unsigned* counters =
-      splits > 1 && mmaFuse() && splits <= cuda::kMmaFuseMaxSplits && s.kvHeads <= kFuseHeads ? mmaCounters(st) : nullptr;
+  const bool fuse = splits > 1 && mmaFuse() && splits <= cuda::kMmaFuseMaxSplits;
+  MmaSync sy{nullptr, nullptr, false};
+  unsigned* claims = nullptr;
+  if ((fuse || mmaDyn()) && s.kvHeads <= kFuseHeads) sy.counters = mmaCounters(st, &claims);
+  if (sy.counters) {
+    sy.claims = mmaDyn() ? claims : nullptr;
+    sy.fuse = fuse;
+  }
   const int stages = mmaStages();
-  if (stages == 4) launchMmaT<4>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
-  else if (stages == 8) launchMmaT<8>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
-  else launchMmaT<6>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, counters);
-  if (!counters) finishReduce(st, s, splits, partAcc, partMl, out);
+  if (stages == 4) launchMmaT<4>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
+  else if (stages == 8) launchMmaT<8>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
+  else launchMmaT<6>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
+  if (!sy.fuse) finishReduce(st, s, splits, partAcc, partMl, out);
 }
 
 template <int D, int GQ>
