@@ -20,12 +20,13 @@ interface HilFlags {
   backend: string;
   seed: number;
   nvmeDir?: string;
+  ioThreads?: number;
   buffered?: boolean;
   verify?: boolean;
 }
 
 function hilOptions(o: HilFlags): HilOptions {
-  return { backend: backendOf(o.backend), seed: o.seed, nvmeDir: o.nvmeDir, directIo: !o.buffered, verify: Boolean(o.verify) };
+  return { backend: backendOf(o.backend), seed: o.seed, nvmeDir: o.nvmeDir, ioThreads: o.ioThreads, directIo: !o.buffered, verify: Boolean(o.verify) };
 }
 
 function withHilFlags(c: Command): Command {
@@ -33,6 +34,7 @@ function withHilFlags(c: Command): Command {
     .option('--backend <cuda|host|auto>', 'HIL backend', 'auto')
     .option('--seed <n>', 'seed of the KV bytes', intFlag('--seed'), 1)
     .option('--nvme-dir <dir>', 'directory of the NVMe tier file (default: the OS temp dir)')
+    .option('--io-threads <n>', 'I/O threads of the NVMe tier file (default 32)', intFlag('--io-threads', 1))
     .option('--buffered', 'do not ask for O_DIRECT on the NVMe tier file')
     .option('--verify', 'after the run, check every block\'s bytes where it ended up');
 }
@@ -94,6 +96,8 @@ export function registerHil(program: Command): void {
       .option('--model <name>', "model preset (default: the trace's model)")
       .option('--group-size <n>', 'quantization group size', intFlag('--group-size', 1), 128)
       .option('--skip-steps <n>', 'first steps left out of the error statistics', intFlag('--skip-steps'), 1)
+      .option('--no-file-remeasure', 'simulate NVMe policies with the profile\'s read link as given (default: re-measured right before each one\'s HIL run)')
+      .option('--file-remeasure-rounds <n>', 'rounds of executor-pattern read batches per re-measurement', intFlag('--file-remeasure-rounds', 1), 4)
       .option('--no-report', 'write compare.json and the run directories only (render later with "kvtier hil report")')
       .requiredOption('--out <dir>', 'output directory'),
   ).action(async (o) => {
@@ -107,6 +111,8 @@ export function registerHil(program: Command): void {
       out: o.out,
       hil: hilOptions(o),
       skipSteps: o.skipSteps,
+      fileRemeasure: o.fileRemeasure,
+      fileRemeasureRounds: o.fileRemeasureRounds,
       log: (s) => console.log(s),
     });
     console.log(`per-step latency error (|sim - measured| / measured):\n${formatCompare(r)}`);

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.js';
 import { compare } from '../../hil/compare/compare.js';
 import { absRelErrors, quantile } from '../../hil/compare/errors.js';
 import { parsePolicyList } from '../../hil/compare/policy-list.js';
@@ -73,5 +74,16 @@ describe.skipIf(!host.available)(`hil compare, host backend${host.available ? ''
     const r = await compare({ trace: fx.trace, policies: parsePolicyList('lru-offload:offload_tier=nvme'), hbmBudget: '25%', hardware: 'h100-pcie5', model: fx.model, groupSize: 64, out, hil: { backend: 'host', nvmeDir: fx.dir }, fileRemeasure: false });
     expect(r.policies[0].file_read).toBeUndefined();
     expect(existsSync(join(out, 'profile-lru-offload-nvme.json'))).toBe(false);
+  }, 30_000);
+
+  it('takes --no-file-remeasure and --io-threads on the command line', async () => {
+    const out = join(fx.dir, 'cmp-cli');
+    const argv = ['node', 'kvtier', 'hil', 'compare', '--trace', fx.trace, '--policies', 'lru-offload:offload_tier=nvme', '--hbm-budget', '25%', '--hardware', 'h100-pcie5', '--model', fx.model, '--group-size', '64', '--backend', 'host', '--nvme-dir', fx.dir, '--io-threads', '3', '--no-file-remeasure', '--no-report', '--out', out];
+    expect(await main(argv)).toBe(0);
+    const r = JSON.parse(readFileSync(join(out, 'compare.json'), 'utf8'));
+    expect(r.policies[0].file_read).toBeUndefined();
+    const hil = JSON.parse(readFileSync(join(out, 'hil-lru-offload-nvme', 'hil.json'), 'utf8'));
+    expect(hil.nvme_file.io_threads).toBe(3);
+    expect(hil.nvme_file.used).toBe(true);
   }, 30_000);
 });
