@@ -1,0 +1,25 @@
+#!/bin/bash
+# Here (the dev machine): build what the GPU machine needs into .device/NAME.tar.xz (git-ignored) and
+# print the `carry` list for the device tool's `run`. The GPU machine has no npm and no node:
+# .device/node.xz is this machine's node binary (xz -T2 -6 -c "$(command -v node)" > .device/node.xz).
+#   bash perf/device/bundle.sh NAME
+# Then on the device: bash perf/device/run.sh NAME   (see there), carry: .device/node.xz .device/NAME.tar.xz
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+NAME=${1:?usage: bash perf/device/bundle.sh NAME}
+grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
+[ -f .device/node.xz ] || xz -T2 -6 -c "$(command -v node)" > .device/node.xz
+npx tsc -p tsconfig.json
+flock /tmp/kvtier-build.lock node hil/build.mjs
+B=.device/$NAME
+rm -rf "$B" && mkdir -p "$B/node_modules"
+cp -r dist "$B/dist"
+cp hil/build/Release/kvtier_hil.node "$B/"
+echo '{"type":"module"}' > "$B/package.json"
+# the packages the HIL path imports at run time (fits, seeds, Arrow tables), with their own dependencies
+for p in mathjs seedrandom arquero @uwdata acorn complex.js decimal.js escape-latex fraction.js javascript-natural-sort tiny-emitter typed-function @babel; do
+  [ -e "node_modules/$p" ] && cp -rL "node_modules/$p" "$B/node_modules/"
+done
+tar -C .device -cJf "$B.tar.xz" "$NAME"
+du -ch .device/node.xz "$B.tar.xz" | tail -1
+echo "carry: [\".device/node.xz\", \".device/$NAME.tar.xz\"]   command: bash perf/device/run.sh $NAME"
