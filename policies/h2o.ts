@@ -136,10 +136,16 @@ export const h2o: PolicyDefinition<Options> = {
           return;
         }
         offset[l] += obs.uniform;
-        const { idx, mass, uniform } = obs;
-        // H2O attends every live block (it never skips or offloads), so a listed block that was not
-        // attended is an evicted one; its score is never read again (evicted blocks leave the list for
-        // good), so the update need not look at `attended`
+        const { idx, mass, uniform, attended } = obs;
+        if (obs.step < 0) {
+          // the prefill observation (the first decode step's attention) may list the block that step
+          // creates, which does not exist yet: it must not accumulate
+          for (let i = 0, k = idx.length; i < k; i++) score[base + idx[i]] += (mass[i] - uniform) * attended[idx[i]];
+          return;
+        }
+        // in decode steps H2O attends every live block (it never skips or offloads), so a listed block that
+        // was not attended is an evicted one; its score is never read again (evicted blocks leave the list
+        // for good), so the update need not look at `attended`
         scatterAdd(score, base, idx, mass, uniform);
       },
     };
