@@ -28,6 +28,9 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv_go = PTHREAD_COND_INITIALIZER, cv_done = PTHREAD_COND_INITIALIZER;
 static int generation, quit;
 static int active_threads;
+/* workers inside a batch's request loop: run_batch returns only once they have all left it, so that
+   none can take requests of the next batch (which would run more threads than asked for) */
+static int busy;
 
 static double now_s(void) {
   struct timespec t;
@@ -44,6 +47,7 @@ static void* worker(void* arg) {
     if (quit) { pthread_mutex_unlock(&mu); return NULL; }
     seen = generation;
     int mine = id < active_threads;
+    if (mine) busy++;
     pthread_mutex_unlock(&mu);
     if (!mine) continue;
     for (;;) {
@@ -57,12 +61,12 @@ static void* worker(void* arg) {
         if (k == 0) { fprintf(stderr, "eof\n"); exit(2); }
         done += (uint64_t)k;
       }
-      if (atomic_fetch_add(&done_reqs, 1) + 1 == n_reqs) {
-        pthread_mutex_lock(&mu);
-        pthread_cond_signal(&cv_done);
-        pthread_mutex_unlock(&mu);
-      }
+      atomic_fetch_add(&done_reqs, 1);
     }
+    pthread_mutex_lock(&mu);
+    busy--;
+    pthread_cond_signal(&cv_done);
+    pthread_mutex_unlock(&mu);
   }
 }
 
@@ -73,6 +77,9 @@ static pthread_t th[MAXT];
 static double run_batch(Req* r, size_t n, int t) {
   double t0 = now_s();
   pthread_mutex_lock(&mu);
+  /* a worker that woke late for the previous batch has registered (busy) and finds it exhausted: let it
+     leave before the counters are reset, or it would serve this batch without being one of its t */
+  while (busy > 0) pthread_cond_wait(&cv_done, &mu);
   reqs = r;
   n_reqs = n;
   atomic_store(&next_req, 0);
@@ -80,7 +87,7 @@ static double run_batch(Req* r, size_t n, int t) {
   active_threads = t;
   generation++;
   pthread_cond_broadcast(&cv_go);
-  while (atomic_load(&done_reqs) < n) pthread_cond_wait(&cv_done, &mu);
+  while (atomic_load(&done_reqs) < n || busy > 0) pthread_cond_wait(&cv_done, &mu);
   pthread_mutex_unlock(&mu);
   return now_s() - t0;
 }

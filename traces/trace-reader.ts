@@ -285,6 +285,11 @@ export class TraceReader implements Iterable<TraceStep> {
       let idx: Uint32Array | null = null;
       if (this.topk) {
         idx = listed === 0 ? EMPTY_U32 : new Uint32Array(buf, 4 * w, listed);
+        // an index past the layer's blocks would make a replay read and write other blocks' (or
+        // layers') state: refused here (uniqueness and mass ranges are validateTrace's)
+        for (let i = 0; i < listed; i++) {
+          if (idx[i] >= nb) throw new Error(`${what}: ${rowLabel(r, this.header.kv_groups)}: idx[${i}] = ${idx[i]} is not below nBlocks ${nb} (file corrupted)`);
+        }
         w += listed;
       }
       const mass = listed === 0 ? EMPTY_F32 : new Float32Array(buf, 4 * w, listed);

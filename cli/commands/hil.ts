@@ -11,6 +11,12 @@ import { runConfigFromFlags, withRunFlags } from './run.js';
 
 const BACKENDS = ['cuda', 'host', 'auto'];
 
+function ioThreadsFlag(value: string): number {
+  const n = intFlag('--io-threads', 1)(value);
+  if (n > 64) throw new Error(`--io-threads must be 1 to 64 (got "${value}")`);
+  return n;
+}
+
 function backendOf(x: string): HilOptions['backend'] {
   if (!BACKENDS.includes(x)) throw new Error(`--backend: expected one of ${BACKENDS.join(', ')}, got "${x}"`);
   return x as HilOptions['backend'];
@@ -34,7 +40,7 @@ function withHilFlags(c: Command): Command {
     .option('--backend <cuda|host|auto>', 'HIL backend', 'auto')
     .option('--seed <n>', 'seed of the KV bytes', intFlag('--seed'), 1)
     .option('--nvme-dir <dir>', 'directory of the NVMe tier file (default: the OS temp dir)')
-    .option('--io-threads <n>', 'I/O threads of the NVMe tier file (default 32)', intFlag('--io-threads', 1))
+    .option('--io-threads <n>', 'I/O threads of the NVMe tier file, 1 to 64 (default 32)', ioThreadsFlag)
     .option('--buffered', 'do not ask for O_DIRECT on the NVMe tier file')
     .option('--verify', 'after the run, check every block\'s bytes where it ended up');
 }
@@ -77,9 +83,10 @@ export function registerHil(program: Command): void {
     .option('--model <name|file>', 'model whose kernel shapes are measured', 'llama-3-8b')
     .option('--group-size <n>', 'quantization group size', intFlag('--group-size', 1), 128)
     .option('--file-dir <dir>', 'directory for the file-tier benchmark (default: the OS temp dir)')
+    .option('--io-threads <n>', 'I/O threads of the file-tier reads fitted into the nvme link: use the HIL runs\' value, 1 to 64 (default 32)', ioThreadsFlag)
     .option('--quick', 'fewer sizes and trials (tests)')
     .action(async (o) => {
-      const r = await calibrate({ backend: backendOf(o.backend), base: o.base, model: o.model, groupSize: o.groupSize, quick: Boolean(o.quick), fileDir: o.fileDir, log: (s) => console.log(s) });
+      const r = await calibrate({ backend: backendOf(o.backend), base: o.base, model: o.model, groupSize: o.groupSize, quick: Boolean(o.quick), fileDir: o.fileDir, ioThreads: o.ioThreads, log: (s) => console.log(s) });
       writeCalibration(o.out, r);
       console.log(`fits (residual = (fit - measured) / measured):\n${formatFits(r.fits)}`);
       console.log(`wrote ${o.out} (${r.profile.name})`);

@@ -195,7 +195,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
         : `file-tier reads (${io}) issued together and joined`;
       applyFileReadFit(p, rb, by, what);
     } else {
-      applyFileReadFit(p, fits.file_read, by, `file-tier reads (${io}), one request per size`);
+      applyFileReadFit(p, fits.file_read, by, `file-tier reads (${io}), one request per size`, 'time = alpha + bytes / beta per request, relative-error fit');
     }
     src[`links[${li}].${rd}.alpha_us`] += `; one request alone: alpha ${r2(fits.file_read.alpha_us)} us, ${r2(fits.file_read.GBps)} GB/s`;
   }
@@ -225,7 +225,14 @@ export function fitFileBatches(points: { requests: number; bytes: number; us: nu
  * latency 0: inside alpha) from a batch fit, with `what` as the source. Used by calibrate and by
  * compare's re-measurement right before an NVMe policy. Returns the link index.
  */
-export function applyFileReadFit(p: HardwareProfile, fit: Pick<LinearFit, 'alpha_us' | 'GBps' | 'points' | 'rms_residual' | 'max_abs_residual'>, by: string, what: string): number {
+export function applyFileReadFit(
+  p: HardwareProfile,
+  fit: Pick<LinearFit, 'alpha_us' | 'GBps' | 'points' | 'rms_residual' | 'max_abs_residual'>,
+  by: string,
+  what: string,
+  /** how the fit relates time to the requests (the source text says it) */
+  form = 'time = requests x alpha + bytes / beta per batch',
+): number {
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
   if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
   const nvName = p.tiers[nv].name;
@@ -236,8 +243,8 @@ export function applyFileReadFit(p: HardwareProfile, fit: Pick<LinearFit, 'alpha
   p.tiers[nv].read_GBps = Math.max(r2(fit.GBps), 0.01);
   p.tiers[nv].read_latency_us = 0;
   const src = p.sources;
-  src[`links[${li}].${rd}.alpha_us`] = `${by}: ${what}; time = requests x alpha + bytes / beta per batch, least squares over ${fit.points.length} batches (rms residual ${pct(fit.rms_residual)}, max ${pct(fit.max_abs_residual)})`;
-  src[`links[${li}].${rd}.GBps`] = `${by}: same batch fit as links[${li}].${rd}.alpha_us`;
+  src[`links[${li}].${rd}.alpha_us`] = `${by}: ${what}; ${form}, least squares over ${fit.points.length} points (rms residual ${pct(fit.rms_residual)}, max ${pct(fit.max_abs_residual)})`;
+  src[`links[${li}].${rd}.GBps`] = `${by}: same fit as links[${li}].${rd}.alpha_us`;
   src[`tiers[${nv}].read_GBps`] = `${by}: = the fitted file read bandwidth of links[${li}].${rd} (the link alpha holds the latency)`;
   src[`tiers[${nv}].read_latency_us`] = `${by}: 0, inside the fitted link alpha of links[${li}].${rd}`;
   return li;

@@ -40,6 +40,8 @@ export interface FileBatchOptions {
   rounds: number;
   /** copy each batch's runs to the device after it lands, as the executor does (default false) */
   h2dCopies?: boolean;
+  /** ask for O_DIRECT, as the executor's file tier does unless told otherwise (default true) */
+  direct?: boolean;
 }
 
 export interface FileBatchResult {
@@ -78,14 +80,16 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
   const M = o.blocksPerLayer;
   const fileBytes = o.layers * M * slot;
   const path = join(o.dir, `kvtier-file-batches-${process.pid}-${Date.now()}.bin`);
-  const tier = new loaded.addon.FileTier(b, { path, bytes: fileBytes, threads: o.threads, removeOnClose: true });
-  const pool = b.alloc('pinned', fileBytes);
+  const tier = new loaded.addon.FileTier(b, { path, bytes: fileBytes, threads: o.threads, direct: o.direct ?? true, removeOnClose: true });
   const copies = o.h2dCopies ?? false;
-  const dev = copies ? b.alloc('device', M * slot) : -1;
+  let pool = -1;
+  let dev = -1;
   const points: FileBatchPoint[] = [];
   let wall = 0;
   let total = 0;
   try {
+    pool = b.alloc('pinned', fileBytes);
+    if (copies) dev = b.alloc('device', M * slot);
     // real bytes in every slot (an extent never written reads as zeros without touching the disk)
     const fill = new Uint8Array(Math.min(fileBytes, 8 << 20)).map((_, i) => (i * 2654435761) >>> 24);
     for (let off = 0; off < fileBytes; off += fill.length) b.write(pool, off, fill.subarray(0, Math.min(fill.length, fileBytes - off)));
@@ -145,7 +149,7 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
     }
     tier.close();
     if (dev >= 0) b.free(dev);
-    b.free(pool);
+    if (pool >= 0) b.free(pool);
     rmSync(path, { force: true });
   }
 }

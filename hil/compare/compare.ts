@@ -115,7 +115,9 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
     const config: RunConfig = { trace: o.trace, policy: p.name, policy_options: p.options, model: o.model, hardware: o.hardware, hbm_budget: o.hbmBudget, group_size: o.groupSize };
     log(`${p.label}: simulating`);
     let sim = simulate(config);
-    const usesNvme = Object.entries(sim.summary.bytes).some(([k, v]) => k.startsWith('nvme:') && v > 0);
+    // reads from the NVMe tier (bytes on a link direction out of the profile's nvme-kind tier)
+    const nvmeTier = sim.resolved.hardware.tiers.find((t) => t.kind === 'nvme')?.name;
+    const usesNvme = nvmeTier !== undefined && Object.entries(sim.summary.bytes).some(([k, v]) => v > 0 && k.includes(`:${nvmeTier}->`));
     let fileRead: ComparePolicy['file_read'];
     const remeasure = usesNvme && (o.fileRemeasure ?? true);
     const measure = async () => {
@@ -124,7 +126,7 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
       const ctx = Math.max(...sim.steps.map((x) => x.context_tokens));
       const b = openBackend(o.hil.backend);
       try {
-        const r = await measureFileBatches(b, { dir: o.hil.nvmeDir ?? tmpdir(), threads: o.hil.ioThreads ?? DEFAULT_IO_THREADS, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(ctx / g.blockTokens) + 4, layers: m.layers, rounds: o.fileRemeasureRounds ?? 4, h2dCopies: o.fileRemeasureCopies ?? false });
+        const r = await measureFileBatches(b, { dir: o.hil.nvmeDir ?? tmpdir(), threads: o.hil.ioThreads ?? DEFAULT_IO_THREADS, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(ctx / g.blockTokens) + 4, layers: m.layers, rounds: o.fileRemeasureRounds ?? 4, h2dCopies: o.fileRemeasureCopies ?? false, direct: o.hil.directIo ?? true });
         const fit = fitFileBatches(r.points);
         const x: FileReadMeasure = { at: r.at, alpha_us: fit.alpha_us, GBps: fit.GBps, rms_residual: fit.rms_residual, batches: r.points.length, ms: r.ms, overall_GBps: r.GBps, threads: r.threads, direct: r.direct, h2d_copies: r.h2d_copies };
         return { x, fit };

@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 NAME=${1:?usage: bash perf/device/bundle.sh NAME}
-grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
+EXCLUDE=$(git rev-parse --git-path info/exclude)
+mkdir -p .device "$(dirname "$EXCLUDE")"
+grep -qx '/.device/' "$EXCLUDE" 2>/dev/null || echo '/.device/' >> "$EXCLUDE"
 [ -f .device/node.xz ] || xz -T2 -6 -c "$(command -v node)" > .device/node.xz
 npx tsc -p tsconfig.json
 flock /tmp/kvtier-build.lock node hil/build.mjs

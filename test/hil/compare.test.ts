@@ -76,6 +76,15 @@ describe.skipIf(!host.available)(`hil compare, host backend${host.available ? ''
     expect(existsSync(join(out, 'profile-lru-offload-nvme.json'))).toBe(false);
   }, 30_000);
 
+  it('re-measures NVMe reads the way the HIL run reads them: buffered when asked', async () => {
+    const out = join(fx.dir, 'cmp-buffered');
+    const r = await compare({ trace: fx.trace, policies: parsePolicyList('lru-offload:offload_tier=nvme'), hbmBudget: '25%', hardware: 'h100-pcie5', model: fx.model, groupSize: 64, out, hil: { backend: 'host', nvmeDir: fx.dir, directIo: false, ioThreads: 3 }, fileRemeasureRounds: 1 });
+    const fr = r.policies[0].file_read!;
+    expect(fr.before.direct).toBe(false);
+    expect(fr.after!.direct).toBe(false);
+    expect(fr.before.threads).toBe(3);
+  }, 30_000);
+
   it('takes --no-file-remeasure and --io-threads on the command line', async () => {
     const out = join(fx.dir, 'cmp-cli');
     const argv = ['node', 'kvtier', 'hil', 'compare', '--trace', fx.trace, '--policies', 'lru-offload:offload_tier=nvme', '--hbm-budget', '25%', '--hardware', 'h100-pcie5', '--model', fx.model, '--group-size', '64', '--backend', 'host', '--nvme-dir', fx.dir, '--io-threads', '3', '--no-file-remeasure', '--no-report', '--out', out];

@@ -206,9 +206,20 @@ for (const kind of ['host', 'cuda'] as const) {
       for (const [at, off, n] of spans) expect(same(b.read(dst, at, n), data.subarray(off, off + n))).toBe(true);
       expect(same(b.read(dst, 65536 * 3, 4096), new Uint8Array(4096))).toBe(true); // untouched between spans
       expect((await tier.readBatch(dst, new Float64Array(0))).bytes).toBe(0);
-      await expect(tier.readBatch(dst, new Float64Array([0, 100, 4096]))).rejects.toThrow(/multiple of 4096/);
+      // bad spans: the error names the span and its field, and nothing is read
+      const fails = (sp: number[], re: RegExp, opts?: { chunkBytes: number }) => expect((async () => tier.readBatch(dst, new Float64Array(sp), opts))()).rejects.toThrow(re);
+      await fails([0, 100, 4096], /multiple of 4096/);
+      await fails([0, 0, 4096, 0, 100, 4096], /spans\[1\]\.fileOffset: expected a multiple of 4096, got 100/);
+      await fails([0, 0, 4096, 0, 0, 1000], /spans\[1\]\.bytes: expected a positive multiple of 4096/);
+      await fails([0, Number.NaN, 4096], /spans\[0\]\.fileOffset: expected a non-negative integer/);
+      await fails([-4096, 0, 4096], /spans\[0\]\.regionOffset: expected a non-negative integer/);
+      await fails([0, 0, 1e30], /spans\[0\]\.bytes: expected a non-negative integer below 2\^53/);
+      await fails([0, 0, 4096.5], /spans\[0\]\.bytes: expected a non-negative integer/);
+      await fails([0, bytes, 4096], /spans\[0\]: file range \[4194304, 4198400\) is outside the file tier's 4194304 bytes/);
+      await fails([100, 0, 4096], /spans\[0\]\.regionOffset: the destination must be 4096-byte aligned/);
+      await fails([bytes, 0, 4096], /spans\[0\] destination/);
+      await fails([], /chunkBytes/, { chunkBytes: 1000 });
       expect(() => tier.readBatch(dst, new Float64Array([0, 0]))).toThrow(/multiple of 3/);
-      expect(() => tier.readBatch(dst, new Float64Array([bytes, 0, 4096]))).toThrow();
       expect(() => tier.readBatch(dst, [0, 0, 4096] as unknown as Float64Array)).toThrow(/Float64Array/);
       const dev = b.alloc('device', 4096);
       expect(() => tier.readBatch(dev, new Float64Array([0, 0, 4096]))).toThrow(/host region/);

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LayerAttention, TraceHeader, TraceStep } from '../../traces/format.js';
 import { TraceWriter } from '../../traces/trace-writer.js';
+import { openTrace } from '../../traces/trace-reader.js';
 import { validateTrace } from '../../traces/validate-trace.js';
 import { encodeRaw, header, tmpDir, variedSteps } from './raw-kvt.js';
 
@@ -142,6 +143,21 @@ describe('validateTrace', () => {
     fs.writeFileSync(file, encodeRaw(h, steps));
     const at = 20 + Math.ceil(JSON.stringify(h).length / 4) * 4 + 16 + new DataView(encodeRaw(h, steps).buffer).getUint32(20 + Math.ceil(JSON.stringify(h).length / 4) * 4 + 8, true);
     expect(() => validateTrace(file)).toThrow(`${file}: record for step 1 at byte ${at}: layer 0: field 'idx[1]': block`);
+  });
+
+  it('refuses a listed index past the layer\'s blocks while reading (the reader, not only validateTrace)', () => {
+    const h = header({ steps: 2, encoding: 'topk', topk: 2 });
+    const steps = variedSteps(h);
+    const n = steps[1]!.layers[0]!.nBlocks;
+    steps[1]!.layers[0]!.idx![1] = n; // one past the last block
+    const file = path.join(tmpDir(), 'far.kvt');
+    fs.writeFileSync(file, encodeRaw(h, steps));
+    const r = openTrace(file);
+    try {
+      expect(() => [...r]).toThrow(new RegExp(`record for step 1 .*layer 0: idx\\[1\\] = ${n} is not below nBlocks ${n} \\(file corrupted\\)`));
+    } finally {
+      r.close();
+    }
   });
 
   it('reads through the reader, so structural errors surface too', () => {

@@ -1,4 +1,6 @@
 #include "file-tier-wrap.h"
+#include <cmath>
+#include <string>
 #include "backend-wrap.h"
 #include "convert.h"
 #include "promise-worker.h"
@@ -106,16 +108,28 @@ Napi::Value FileTierWrap::readBatch(const Napi::CallbackInfo& info) {
   if (info[2].IsObject()) chunk = sizeField(info[2].As<Napi::Object>(), "chunkBytes", chunk, false);
   auto spans = std::make_shared<std::vector<FileSpan>>();
   guard(env, [&] {
+    if (chunk == 0 || chunk % kFileAlign != 0) invalidParameter("chunkBytes", "a positive multiple of 4096", chunk);
     if (b.region(region).kind == MemKind::Device)
       throw HilError("file tier I/O needs a host region (pinned or pageable); stage device data through pinned memory");
+    // every span checked here, before any read starts, so that an error names the span and its field
+    static const char* const kField[3] = {"regionOffset", "fileOffset", "bytes"};
     for (size_t i = 0; i < a.ElementLength(); i += 3) {
-      const double v[3] = {a[i], a[i + 1], a[i + 2]};
-      for (double x : v)
-        if (!(x >= 0) || x != static_cast<double>(static_cast<uint64_t>(x)) || x > 9007199254740991.0)
-          throw HilError("spans: expected non-negative integers");
-      const size_t len = static_cast<size_t>(v[2]);
-      char* dst = b.at(RegionSpan{region, static_cast<size_t>(v[0])}, len, "file read destination");
-      spans->push_back({dst, static_cast<uint64_t>(v[1]), len});
+      const std::string at = "spans[" + std::to_string(i / 3) + "]";
+      for (size_t f = 0; f < 3; f++) {
+        const double x = a[i + f];
+        if (!(x >= 0 && x <= 9007199254740991.0 && x == std::floor(x)))
+          throw HilError(at + "." + kField[f] + ": expected a non-negative integer below 2^53, got " + std::to_string(x));
+      }
+      const size_t len = static_cast<size_t>(a[i + 2]);
+      const uint64_t off = static_cast<uint64_t>(a[i + 1]);
+      if (len == 0 || len % kFileAlign != 0) throw HilError(at + ".bytes: expected a positive multiple of 4096, got " + std::to_string(len));
+      if (off % kFileAlign != 0) throw HilError(at + ".fileOffset: expected a multiple of 4096, got " + std::to_string(off));
+      if (off > t->bytes() || len > t->bytes() - off)
+        throw HilError(at + ": file range [" + std::to_string(off) + ", " + std::to_string(off + len) + ") is outside the file tier's " + std::to_string(t->bytes()) + " bytes");
+      char* dst = b.at(RegionSpan{region, static_cast<size_t>(a[i])}, len, (at + " destination").c_str());
+      if (reinterpret_cast<uintptr_t>(dst) % kFileAlign != 0)
+        throw HilError(at + ".regionOffset: the destination must be 4096-byte aligned (region offset " + std::to_string(static_cast<size_t>(a[i])) + ")");
+      spans->push_back({dst, off, len});
     }
   });
   auto result = std::make_shared<FileIoResult>();
