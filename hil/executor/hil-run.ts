@@ -18,7 +18,7 @@ import { openBackend } from '../backend.js';
 import { blockBytes } from '../kv-format.js';
 import { BlockData } from './block-data.js';
 import { allLinkKeys } from './link-keys.js';
-import { lowerPlan } from './lower-plan.js';
+import { lowerPlan, type LowStep } from './lower-plan.js';
 import { PlanRecorder } from './plan-recorder.js';
 import { DEFAULT_IO_THREADS, type MeasuredStep, runPlan } from './run-plan.js';
 
@@ -54,6 +54,8 @@ export interface HilInfo {
   staging_ring_bytes: number;
   host_pool_bytes: number;
   nvme_file: { used: boolean; direct: boolean | null; buffered_reason: string; io_threads: number; batched_reads: boolean };
+  /** attention launches by the table precision they declared uniform (fp16, int8, int4, int2), or mixed */
+  attention_tables: Record<string, number>;
   weight_buffers: number;
   setup_ms: number;
   verify?: { checked: number; mismatches: number; firstMismatch?: string };
@@ -158,12 +160,20 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     staging_ring_bytes: lowered.ringBytes,
     host_pool_bytes: lowered.hostBytes,
     nvme_file: { used: lowered.usesNvme, direct: measured.fileDirect, buffered_reason: measured.fileBufferedReason, io_threads: o.ioThreads ?? DEFAULT_IO_THREADS, batched_reads: o.fileBatch ?? true },
+    attention_tables: attentionTables(lowered.steps),
     weight_buffers: measured.weightBuffers,
     setup_ms: measured.setupMs,
     verify: measured.verify,
     steps: measured.steps,
   };
   return { result: { ...r, summary, steps, spans: measured.spans }, hil };
+}
+
+function attentionTables(steps: LowStep[]): Record<string, number> {
+  const name: Record<number, string> = { 0: 'mixed', 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
+  const n: Record<string, number> = {};
+  for (const s of steps) for (const op of s.ops) if (op.o === 'attn') n[name[op.uniform]!] = (n[name[op.uniform]!] ?? 0) + 1;
+  return n;
 }
 
 export function writeHilRunDir(out: string, x: HilRunResult, force = false): void {

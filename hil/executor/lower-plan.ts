@@ -26,7 +26,8 @@ export type LowOp =
   | { o: 'quant'; src: RegionName; srcOff: number; dst: RegionName; dstOff: number; bits: 2 | 4 | 8 }
   | { o: 'dequant'; src: RegionName; srcOff: number; dst: RegionName; dstOff: number; bits: 2 | 4 | 8 }
   | { o: 'mark'; s: StreamIx; id: number }
-  | { o: 'attn'; layer: number; tableOff: number; tokens: number }
+  /** uniform: every table entry has these bits (the kernel may then run a path made for that precision), else 0 */
+  | { o: 'attn'; layer: number; tableOff: number; tokens: number; uniform: number }
   | { o: 'gemv'; layer: number; lmHead: boolean }
   | { o: 'fileRead'; offset: number; bytes: number }
   | { o: 'fileWrite'; offset: number; bytes: number }
@@ -580,7 +581,9 @@ class Lowering {
       this.fences.after(COMPUTE, this.slabs.access(dst));
     }
     const tableOff = this.writeTable(entries, prec);
-    this.ops.push({ o: 'attn', layer: l, tableOff, tokens: w.tokens });
+    let uniform = n > 0 ? this.bits[this.ix(l, w.attended[0])] : 0;
+    for (let i = 1; i < n && uniform !== 0; i++) if (this.bits[this.ix(l, w.attended[i])] !== uniform) uniform = 0;
+    this.ops.push({ o: 'attn', layer: l, tableOff, tokens: w.tokens, uniform });
     const attn = this.mark(COMPUTE);
     for (const acc of reads) this.fences.after(COMPUTE, acc);
     for (const e of extents) {

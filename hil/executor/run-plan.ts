@@ -256,6 +256,9 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
             blockTokens: g.blockTokens,
             groupSize: g.groupSize,
             contextTokens: op.tokens,
+            // the table's promise (checked where the table is host-readable): the cuda backend then runs
+            // the tensor-core kernel for uniform INT4 tables, as the calibration's attention benchmark does
+            ...(op.uniform ? { uniformPrecision: PREC[op.uniform]! } : {}),
           });
           return;
         case 'gemv':

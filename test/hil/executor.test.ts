@@ -88,6 +88,18 @@ describe.skipIf(!host.available)(`HIL executor, host backend${host.available ? '
     expect(eager.result.summary.actions).toEqual(x.result.summary.actions);
   });
 
+  it('declares uniform tables to the attention kernel (a broken promise would fail the host backend\'s check)', async () => {
+    const full = await hilRun(config('full'), { backend: 'host', nvmeDir: fx.dir });
+    const layers = full.result.steps.length * 2; // the fixture model has 2 layers
+    expect(full.hil.attention_tables).toEqual({ fp16: layers });
+    // every block at 4 bits, requantized every 16 tokens: uniform INT4 tables, or mixed while the newest block is FP16
+    const int4 = await hilRun(config('uniform-int8', { uniform_bits: '4' }), { backend: 'host', nvmeDir: fx.dir, verify: true });
+    const t = int4.hil.attention_tables;
+    expect((t.int4 ?? 0) + (t.mixed ?? 0)).toBe(layers);
+    expect(t.int4).toBeGreaterThan(0);
+    expect(int4.hil.verify!.mismatches).toBe(0);
+  });
+
   it('maps CXL to pinned DRAM with a warning, and refuses tiers without hardware', async () => {
     const x = await hilRun(config('lru-offload', { offload_tier: 'cxl' }), { backend: 'host', verify: true });
     expect(x.hil.warnings.join(' ')).toMatch(/CXL is simulation-only/);
