@@ -87,6 +87,8 @@ export async function renderCompareReport(dir: string): Promise<string> {
       ]),
     },
   });
+  const notes = r.policies.flatMap((p) => (p.notes ?? []).map((n) => `${p.label}: ${n}`));
+  if (notes.length) sections.push({ heading: 'Notes', markdown: notes.map((n) => `- ${n}`).join('\n') });
   const warnings = [...new Set(r.policies.flatMap((p) => p.warnings.map((w) => `${p.label}: ${w}`)))];
   if (warnings.length) sections.push({ heading: 'Warnings', markdown: warnings.map((w) => `- ${w}`).join('\n') });
   for (const [name, spec, caption] of charts) {

@@ -91,6 +91,8 @@ export interface ComparePolicy {
   sim: RunSummary;
   hil: RunSummary;
   warnings: string[];
+  /** how this policy was simulated or measured when that differs from the rest (e.g. a re-measured NVMe read link) */
+  notes?: string[];
   steps: CompareStep[];
 }
 
@@ -187,7 +189,7 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
     const err = { median: quantile(errs, 0.5), p95: quantile(errs, 0.95), mean: errs.reduce((a, b) => a + b, 0) / errs.length, steps: errs.length };
     log(`${p.label}: TBT p50 sim ${sim.summary.tbt_ms.p50.toFixed(3)} ms, hil ${hw.result.summary.tbt_ms.p50.toFixed(3)} ms; latency error median ${(err.median * 100).toFixed(2)}%, p95 ${(err.p95 * 100).toFixed(2)}% (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     for (const w of hw.hil.warnings) log(`${p.label}: warning: ${w}`);
-    result.policies.push({ label: p.label, policy: p.name, options: p.options, latency_error: err, sim: sim.summary, hil: hw.result.summary, warnings: [...hw.hil.warnings, ...notes], steps, ...(fileRead ? { file_read: fileRead } : {}) });
+    result.policies.push({ label: p.label, policy: p.name, options: p.options, latency_error: err, sim: sim.summary, hil: hw.result.summary, warnings: hw.hil.warnings, ...(notes.length ? { notes } : {}), steps, ...(fileRead ? { file_read: fileRead } : {}) });
   }
   fs.writeFileSync(join(o.out, 'compare.json'), JSON.stringify(result, null, 1) + '\n');
   const cols = ['policy', 'step', 'context_tokens', 'sim_latency_ms', 'hil_latency_ms', 'sim_stall_ms', 'hil_stall_ms', 'sim_compute_ms', 'hil_compute_ms', 'sim_bytes', 'hil_bytes', 'latency_rel_error'] as const;

@@ -59,12 +59,14 @@ describe.skipIf(!host.available)(`hil compare, host backend${host.available ? ''
     expect(rd.GBps).toBeCloseTo(fr.before.GBps, 1);
     expect(used.tiers.find((t) => t.kind === 'nvme')!.read_GBps).toBe(rd.GBps);
     expect(Object.values(used.sources).some((v) => /re-measured by kvtier hil compare right before the HIL run of lru-offload-nvme/.test(v))).toBe(true);
-    expect(nv.warnings.some((w) => /re-measured right before the HIL run/.test(w))).toBe(true);
+    expect(nv.notes!.some((w) => /re-measured right before the HIL run/.test(w))).toBe(true);
+    expect(nv.warnings.some((w) => /re-measured/.test(w))).toBe(false);
     for (const p of r.policies.filter((p) => p.label !== 'lru-offload-nvme')) expect(p.file_read).toBeUndefined();
     const page = await renderCompareReport(out);
     const html = readFileSync(page, 'utf8');
     expect(html).toContain('simulator vs hardware');
     expect(html).toContain('lru-offload-nvme');
+    expect(html).toMatch(/Notes[\s\S]*lru-offload-nvme: simulated with the NVMe read link re-measured/);
     for (const c of ['latency', 'stall', 'bytes', 'error']) expect(existsSync(join(out, 'charts', `${c}.svg`))).toBe(true);
     expect(readFileSync(join(out, 'compare.csv'), 'utf8').split('\n')[0]).toMatch(/^policy,step,context_tokens,sim_latency_ms,hil_latency_ms/);
   }, 60_000);
