@@ -36,8 +36,23 @@ export function predictUs(alpha_us: number, GBps: number, bytes: number): number
 }
 
 export function fitAlphaBeta(points: Point[], relative: boolean): LinearFit {
+  return fitRequests(points, () => 1, relative);
+}
+
+/**
+ * Batches of requests (file requests, or the copies of a layout batch) issued together:
+ * time = requests x alpha + bytes / beta, relative-error least squares (mathjs), or with
+ * `relative` false plain least squares on time (the big batches that make up a step weigh most).
+ * Residuals relative, as fitAlphaBeta's; `bytes` of a point is the batch's total.
+ */
+export function fitPerRequest(points: (Point & { requests: number })[], relative = true): LinearFit {
+  return fitRequests(points, (p) => p.requests, relative);
+}
+
+/** time = requests(p) x alpha + bytes / beta; fitAlphaBeta is the case of one request per point */
+function fitRequests<P extends Point>(points: P[], requests: (p: P) => number, relative: boolean): LinearFit {
   if (points.length < 2) throw new Error('a fit needs at least two points');
-  const A = points.map((p) => (relative ? [1 / p.us, p.bytes / p.us] : [1, p.bytes]));
+  const A = points.map((p) => (relative ? [requests(p) / p.us, p.bytes / p.us] : [requests(p), p.bytes]));
   const y = points.map((p) => (relative ? 1 : p.us));
   const At = transpose(A);
   const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
@@ -48,42 +63,13 @@ export function fitAlphaBeta(points: Point[], relative: boolean): LinearFit {
   if (alpha < 0) {
     // a negative intercept is not a latency: refit through the origin
     alpha = 0;
-    perByte = relative ? points.reduce((a, p) => a + p.bytes / p.us, 0) / points.reduce((a, p) => a + (p.bytes / p.us) ** 2, 0) : points.reduce((a, p) => a + p.bytes * p.us, 0) / points.reduce((a, p) => a + p.bytes * p.bytes, 0);
-  }
-  const GBps = 1 / perByte / 1e3;
-  const pts = points.map((p) => {
-    const fit = predictUs(alpha, GBps, p.bytes);
-    return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
-  });
-  const rms = Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length);
-  return { alpha_us: alpha, GBps, points: pts, rms_residual: rms, max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))), ...(degenerate ? { degenerate } : {}) };
-}
-
-/**
- * Batches of requests (file requests, or the copies of a layout batch) issued together:
- * time = requests x alpha + bytes / beta, relative-error least squares (mathjs), or with
- * `relative` false plain least squares on time (the big batches that make up a step weigh most).
- * Residuals relative, as fitAlphaBeta's; `bytes` of a point is the batch's total.
- */
-export function fitPerRequest(points: (Point & { requests: number })[], relative = true): LinearFit {
-  if (points.length < 2) throw new Error('a fit needs at least two points');
-  const A = points.map((p) => (relative ? [p.requests / p.us, p.bytes / p.us] : [p.requests, p.bytes]));
-  const y = points.map((p) => (relative ? 1 : p.us));
-  const At = transpose(A);
-  const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
-  let alpha = x[0][0];
-  let perByte = x[1][0];
-  let degenerate: string | undefined;
-  if (!(perByte > 0)) ({ alpha, perByte, note: degenerate } = perByteFallback(points, perByte));
-  if (alpha < 0) {
-    alpha = 0;
     perByte = relative
       ? points.reduce((a, p) => a + p.bytes / p.us, 0) / points.reduce((a, p) => a + (p.bytes / p.us) ** 2, 0)
       : points.reduce((a, p) => a + p.bytes * p.us, 0) / points.reduce((a, p) => a + p.bytes * p.bytes, 0);
   }
   const GBps = 1 / perByte / 1e3;
   const pts = points.map((p) => {
-    const fit = p.requests * alpha + p.bytes * perByte;
+    const fit = requests(p) * alpha + p.bytes * perByte;
     return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
   });
   const rms = Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length);

@@ -52,6 +52,23 @@ Napi::Value FileTierWrap::bytes(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(tier(info.Env()).bytes()));
 }
 Napi::Value FileTierWrap::threads(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), tier(info.Env()).threads()); }
+namespace {
+// {ms, bytes, direct, requests} of a finished file I/O
+Napi::Object ioResult(Napi::Env e, const FileIoResult& r) {
+  Napi::Object o = Napi::Object::New(e);
+  o.Set("ms", r.ms);
+  o.Set("bytes", static_cast<double>(r.bytes));
+  o.Set("direct", r.direct);
+  o.Set("requests", static_cast<double>(r.requests));
+  return o;
+}
+
+void requireHostRegion(Backend& b, uint32_t region) {
+  if (b.region(region).kind == MemKind::Device)
+    throw HilError("file tier I/O needs a host region (pinned or pageable); stage device data through pinned memory");
+}
+}  // namespace
+
 Napi::Value FileTierWrap::write(const Napi::CallbackInfo& info) { return io(info, true); }
 Napi::Value FileTierWrap::read(const Napi::CallbackInfo& info) { return io(info, false); }
 
@@ -73,22 +90,14 @@ Napi::Value FileTierWrap::io(const Napi::CallbackInfo& info, bool isWrite) {
     sync = !s.IsUndefined() && s.ToBoolean().Value();
   }
   char* buf = guard(env, [&] {
-    if (b.region(span.region).kind == MemKind::Device)
-      throw HilError("file tier I/O needs a host region (pinned or pageable); stage device data through pinned memory");
+    requireHostRegion(b, span.region);
     return b.at(span, len, isWrite ? "file write source" : "file read destination");
   });
   auto result = std::make_shared<FileIoResult>();
   return PromiseWorker::start(
       env,
       [=] { *result = isWrite ? t->write(buf, fileOffset, len, chunk, sync) : t->read(buf, fileOffset, len, chunk); },
-      [result](Napi::Env e) {
-        Napi::Object o = Napi::Object::New(e);
-        o.Set("ms", result->ms);
-        o.Set("bytes", static_cast<double>(result->bytes));
-        o.Set("direct", result->direct);
-        o.Set("requests", static_cast<double>(result->requests));
-        return o;
-      },
+      [result](Napi::Env e) { return ioResult(e, *result); },
       {Value(), backendRef_.Value()});
 }
 
@@ -109,8 +118,7 @@ Napi::Value FileTierWrap::readBatch(const Napi::CallbackInfo& info) {
   auto spans = std::make_shared<std::vector<FileSpan>>();
   guard(env, [&] {
     if (chunk == 0 || chunk % kFileAlign != 0) invalidParameter("chunkBytes", "a positive multiple of 4096", chunk);
-    if (b.region(region).kind == MemKind::Device)
-      throw HilError("file tier I/O needs a host region (pinned or pageable); stage device data through pinned memory");
+    requireHostRegion(b, region);
     // every span checked here, before any read starts, so that an error names the span and its field
     static const char* const kField[3] = {"regionOffset", "fileOffset", "bytes"};
     for (size_t i = 0; i < a.ElementLength(); i += 3) {
@@ -135,14 +143,7 @@ Napi::Value FileTierWrap::readBatch(const Napi::CallbackInfo& info) {
   auto result = std::make_shared<FileIoResult>();
   return PromiseWorker::start(
       env, [=] { *result = t->readBatch(*spans, chunk); },
-      [result](Napi::Env e) {
-        Napi::Object o = Napi::Object::New(e);
-        o.Set("ms", result->ms);
-        o.Set("bytes", static_cast<double>(result->bytes));
-        o.Set("direct", result->direct);
-        o.Set("requests", static_cast<double>(result->requests));
-        return o;
-      },
+      [result](Napi::Env e) { return ioResult(e, *result); },
       {Value(), backendRef_.Value()});
 }
 

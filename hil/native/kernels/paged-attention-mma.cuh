@@ -576,31 +576,7 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
     }
   }
   __syncthreads();
-  for (int idx = threadIdx.x; idx < gq * D; idx += blockDim.x) {
-    const int j = idx / D, d = idx % D;
-    float m = -INFINITY;
-    for (int w = 0; w < W; ++w) m = fmaxf(m, sM[w][j]);
-    float l = 0.0f, a = 0.0f;
-    if (m != -INFINITY) {
-      for (int w = 0; w < W; ++w) {
-        if (sM[w][j] == -INFINITY) continue;
-        const float f = exp2f(sM[w][j] - m);
-        l += sL[w][j] * f;
-        a += sAcc[(w * 4 + j) * D + d] * f;
-      }
-    }
-    const int hq = h * gq + j;
-    if (sBad) a = NAN;
-    if (gridDim.x == 1) {
-      out[static_cast<size_t>(hq) * D + d] = a / l;
-    } else {
-      partAcc[(static_cast<size_t>(split) * s.qHeads + hq) * D + d] = a;
-      if (d == 0) {
-        partMl[(static_cast<size_t>(split) * s.qHeads + hq) * 2] = m;
-        partMl[(static_cast<size_t>(split) * s.qHeads + hq) * 2 + 1] = l;
-      }
-    }
-  }
+  mergeWarpsAndStore(sM, sL, sAcc, D, gq, h, split, s.qHeads, sBad != 0, out, partAcc, partMl);
   if (counters == nullptr || (gridDim.x == 1 && !DYN)) return;
 
   // ---- arrival (counters != nullptr: DYN or fuse): the last block of kv head h to finish resets

@@ -157,6 +157,41 @@ __device__ __forceinline__ void attendChunk(AttnState<D, GQ>& st, const float (&
   }
 }
 
+// The last step of every attention kernel's block: merge its W warps' partial softmax states per
+// query head j < gq and dim d (running max sM, sum sL, accumulator sAcc laid out [W][J][D]), then
+// write the normalized output (one split) or this split's partials for the reduce. `bad`: an
+// unusable block-table entry was seen; the output becomes NaN.
+template <int W, int J>
+__device__ __forceinline__ void mergeWarpsAndStore(const float (&sM)[W][J], const float (&sL)[W][J], const float* sAcc, int D,
+                                                   int gq, int h, int split, int qHeads, bool bad, float* __restrict__ out,
+                                                   float* __restrict__ partAcc, float* __restrict__ partMl) {
+  for (int idx = threadIdx.x; idx < gq * D; idx += blockDim.x) {
+    const int j = idx / D, d = idx % D;
+    float m = -INFINITY;
+    for (int w = 0; w < W; ++w) m = fmaxf(m, sM[w][j]);
+    float l = 0.0f, a = 0.0f;
+    if (m != -INFINITY) {
+      for (int w = 0; w < W; ++w) {
+        if (sM[w][j] == -INFINITY) continue;
+        const float f = exp2f(sM[w][j] - m);
+        l += sL[w][j] * f;
+        a += sAcc[(w * J + j) * D + d] * f;
+      }
+    }
+    const int hq = h * gq + j;
+    if (bad) a = NAN;
+    if (gridDim.x == 1) {
+      out[static_cast<size_t>(hq) * D + d] = a / l;
+    } else {
+      partAcc[(static_cast<size_t>(split) * qHeads + hq) * D + d] = a;
+      if (d == 0) {
+        partMl[(static_cast<size_t>(split) * qHeads + hq) * 2] = m;
+        partMl[(static_cast<size_t>(split) * qHeads + hq) * 2 + 1] = l;
+      }
+    }
+  }
+}
+
 // grid (splits, kvHeads), block kAttnWarps * 32. GQ is the query heads per kv head rounded
 // up to 1, 2, 4 or 8; `gq` is the real count.
 template <int D, int GQ>
@@ -246,31 +281,7 @@ __global__ void __launch_bounds__(kAttnWarps * 32) pagedAttentionKernel(
     }
   }
   __syncthreads();
-  for (int idx = threadIdx.x; idx < gq * D; idx += blockDim.x) {
-    const int j = idx / D, d = idx % D;
-    float m = -INFINITY;
-    for (int w = 0; w < kAttnWarps; ++w) m = fmaxf(m, sM[w][j]);
-    float l = 0.0f, a = 0.0f;
-    if (m != -INFINITY) {
-      for (int w = 0; w < kAttnWarps; ++w) {
-        if (sM[w][j] == -INFINITY) continue;
-        const float f = exp2f(sM[w][j] - m);
-        l += sL[w][j] * f;
-        a += sAcc[w][j][d] * f;
-      }
-    }
-    const int hq = h * gq + j;
-    if (sBad) a = NAN;
-    if (gridDim.x == 1) {
-      out[static_cast<size_t>(hq) * D + d] = a / l;
-    } else {
-      partAcc[(static_cast<size_t>(split) * s.qHeads + hq) * D + d] = a;
-      if (d == 0) {
-        partMl[(static_cast<size_t>(split) * s.qHeads + hq) * 2] = m;
-        partMl[(static_cast<size_t>(split) * s.qHeads + hq) * 2 + 1] = l;
-      }
-    }
-  }
+  mergeWarpsAndStore(sM, sL, &sAcc[0][0][0], D, gq, h, split, s.qHeads, sBad != 0, out, partAcc, partMl);
 }
 
 // grid qHeads, block D: merges the splits' partial results.
