@@ -66,18 +66,38 @@ export async function renderCompareReport(dir: string): Promise<string> {
   const sections: PageSection[] = [];
   const all = r.policies.flatMap((p) => p.steps.filter((s) => s.step >= r.skip_steps).map((s) => s.latency_rel_error));
   const met = quantile(all, 0.5) <= r.targets.median && quantile(all, 0.95) <= r.targets.p95;
+  const repeat = r.repeat ?? 1;
+  const eachRun = r.policies.flatMap((p) => p.steps.filter((s) => s.step >= r.skip_steps).flatMap((s) => (s.hil_latency_runs_ms ?? []).map((h) => Math.abs(s.sim_latency_ms - h) / Math.max(h, 1e-12))));
+  const repeatText =
+    repeat > 1
+      ? ` Measured = per-step median of **${repeat} HIL runs** per policy; against each run alone the error is median ${pct(quantile(eachRun, 0.5))}, p95 ${pct(quantile(eachRun, 0.95))}. ` +
+        `"runs differ" is the hardware's own repeatability: per step, (max − min) / median of the runs' latencies.`
+      : '';
   sections.push({
     heading: 'Summary',
     markdown:
       `Trace \`${r.trace}\`, HBM budget ${r.hbm_budget}, simulator profile \`${r.hardware}\`, hardware: **${r.device}** (${r.backend} backend). ` +
       `Per-step latency error over all policies: median **${pct(quantile(all, 0.5))}**, p95 **${pct(quantile(all, 0.95))}** ` +
-      `(targets ≤ ${pct(r.targets.median)} / ≤ ${pct(r.targets.p95)}: ${met ? 'met' : 'not met'}).`,
+      `(targets ≤ ${pct(r.targets.median)} / ≤ ${pct(r.targets.p95)}: ${met ? 'met' : 'not met'}).` +
+      repeatText,
     table: {
-      columns: ['policy', 'median |err|', 'p95 |err|', 'TBT p50 sim (ms)', 'TBT p50 measured (ms)', 'stall sim (ms)', 'stall measured (ms)', 'bytes sim (MiB)', 'bytes measured (MiB)'],
+      columns: [
+        'policy',
+        'median |err|',
+        'p95 |err|',
+        ...(repeat > 1 ? ['each run: median / p95 |err|', 'runs differ: median / p95'] : []),
+        'TBT p50 sim (ms)',
+        'TBT p50 measured (ms)',
+        'stall sim (ms)',
+        'stall measured (ms)',
+        'bytes sim (MiB)',
+        'bytes measured (MiB)',
+      ],
       rows: r.policies.map((p) => [
         p.label,
         pct(p.latency_error.median),
         pct(p.latency_error.p95),
+        ...(repeat > 1 ? [p.per_run_error ? `${pct(p.per_run_error.median)} / ${pct(p.per_run_error.p95)}` : '', p.repeat_spread ? `${pct(p.repeat_spread.median)} / ${pct(p.repeat_spread.p95)}` : ''] : []),
         p.sim.tbt_ms.p50.toFixed(3),
         p.hil.tbt_ms.p50.toFixed(3),
         p.sim.stall_ms.toFixed(2),

@@ -105,6 +105,7 @@ export function registerHil(program: Command): void {
       .option('--skip-steps <n>', 'first steps left out of the error statistics', intFlag('--skip-steps'), 1)
       .option('--no-file-remeasure', 'simulate NVMe policies with the profile\'s read link as given (default: re-measured right before each one\'s HIL run)')
       .option('--file-remeasure-rounds <n>', 'rounds of executor-pattern read batches per re-measurement', intFlag('--file-remeasure-rounds', 1), 4)
+      .option('--repeat <n>', 'HIL runs per policy (1-20); above 1 the measured per-step values are medians over the runs, and each run\'s error and the runs\' spread are reported too', intFlag('--repeat', 1), 1)
       .option('--no-report', 'write compare.json and the run directories only (render later with "kvtier hil report")')
       .requiredOption('--out <dir>', 'output directory'),
   ).action(async (o) => {
@@ -120,6 +121,7 @@ export function registerHil(program: Command): void {
       skipSteps: o.skipSteps,
       fileRemeasure: o.fileRemeasure,
       fileRemeasureRounds: o.fileRemeasureRounds,
+      repeat: o.repeat,
       log: (s) => console.log(s),
     });
     console.log(`per-step latency error (|sim - measured| / measured):\n${formatCompare(r)}`);

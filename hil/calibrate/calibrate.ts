@@ -34,6 +34,7 @@ import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import { measureAll, type Measurements } from './measure.js';
+import { linearTimeUs } from '../../sim/roofline.js';
 
 export interface CalibrateOptions {
   backend: BackendKind | 'auto';
@@ -103,10 +104,17 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   } finally {
     b.close();
   }
+  const linear = fitAlphaBeta(m.kernels.filter((k) => k.kind === 'gemv'), false);
+  // The simulator runs a layer as attention_curve(tokens) + linearTimeUs(layer weights). So the curve is the
+  // measured chain time per layer minus what the fitted GEMV line predicts for the layer's weights (not minus
+  // the GEMV's isolated time): the simulated layer then equals the measured chain, and the line's residual
+  // at the layer's shape does not become a per-layer error.
+  const layerLinearUs = linearTimeUs({ ...base.gpu, linear_launch_us: r2(linear.alpha_us), linear_GBps: r2(linear.GBps) }, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
+  const curve = m.attention_in_situ.map((x) => ({ tokens: x.tokens, bytes: x.bytes, us: Math.max(0.01, x.chain_us_per_layer - layerLinearUs) }));
   const fits: CalibrationFits = {
     kernels: fitAlphaBeta(m.kernels, false),
-    attention: fitAlphaBeta(m.attention_in_situ.map((x) => ({ bytes: x.bytes, us: x.us, label: `attention in situ ${x.tokens}` })), true),
-    linear: fitAlphaBeta(m.kernels.filter((k) => k.kind === 'gemv'), false),
+    attention: fitAlphaBeta(curve.map((x) => ({ bytes: x.bytes, us: x.us, label: `attention in situ ${x.tokens}` })), true),
+    linear,
     h2d_in_situ: fitAlphaBeta(m.h2d_in_situ, true),
     d2h_in_situ: fitAlphaBeta(m.d2h_in_situ, true),
     h2d_layout: fitLayout(m.h2d_layout),
@@ -139,8 +147,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   p.gpu.attention_GBps = r2(fits.attention.GBps);
   src['gpu.attention_launch_us'] = `${by}: intercept of a relative-error line through attention in situ (FP16) vs KV bytes (rms residual ${pct(fits.attention.rms_residual)}, max ${pct(fits.attention.max_abs_residual)}); used only without attention_curve`;
   src['gpu.attention_GBps'] = `${by}: slope of the same line`;
-  p.gpu.attention_curve = m.attention_in_situ.map((x) => ({ tokens: x.tokens, us: r2(x.us) }));
-  src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the GEMV's isolated time (launch gaps and cold L2 included)`;
+  p.gpu.attention_curve = curve.map((x) => ({ tokens: x.tokens, us: r2(x.us) }));
+  src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the layer GEMV as gpu.linear_* predicts it (${r2(layerLinearUs)} us; measured alone ${r2(layerGemvUs(m))} us), so that attention + linear reproduces the measured chain (launch gaps and cold L2 included)`;
   if (kind === 'cuda') {
     p.tiers[0].capacity_GiB = r2(memBytes / 1024 ** 3);
     src['tiers[0].capacity_GiB'] = `${by}: total device memory`;
@@ -268,4 +276,9 @@ export function formatFits(f: CalibrationFits): string {
   rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ), row('H2D layout', f.h2d_layout), row('D2H layout', f.d2h_layout), row('H2D lay idle', f.h2d_layout_idle), row('D2H lay idle', f.d2h_layout_idle));
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
   return rows.join('\n');
+}
+
+/** the layer GEMV's isolated time (the first GEMV measured: the model's layer shape) */
+function layerGemvUs(m: Measurements): number {
+  return m.kernels.find((k) => k.kind === 'gemv')?.us ?? NaN;
 }

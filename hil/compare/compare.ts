@@ -44,6 +44,14 @@ export interface CompareOptions {
   fileRemeasureRounds?: number;
   /** re-measure with each batch copied to the device after it lands, as the executor does (file-batches.ts h2dCopies; default false) */
   fileRemeasureCopies?: boolean;
+  /**
+   * HIL runs per policy (default 1). With more than one, the measured per-step latency, stall and
+   * compute are the medians over the runs (an interference burst in one run no longer decides a
+   * step), the errors against each run alone are reported beside them (`per_run_error`), and so is
+   * the hardware's own repeatability (`repeat_spread`: per step, (max - min) / median over the runs).
+   * The first run's directory is hil-<label>, the others hil-<label>-r<k>.
+   */
+  repeat?: number;
   log?: (s: string) => void;
 }
 
@@ -59,6 +67,8 @@ export interface CompareStep {
   sim_bytes: number;
   hil_bytes: number;
   latency_rel_error: number;
+  /** with repeat > 1: the step's latency in each HIL run (hil_latency_ms is their median) */
+  hil_latency_runs_ms?: number[];
 }
 
 /** a re-measurement of the file tier's read batches (executor pattern), fitted as requests x alpha + bytes / beta */
@@ -88,8 +98,14 @@ export interface ComparePolicy {
    */
   file_read?: { profile: { alpha_us: number; GBps: number }; before: FileReadMeasure; after?: FileReadMeasure; sim_profile: string };
   latency_error: { median: number; p95: number; mean: number; steps: number };
+  /** with repeat > 1: the simulation against each HIL run alone, pooled over the runs */
+  per_run_error?: { median: number; p95: number; runs: number };
+  /** with repeat > 1: per step, (max - min) / median of the measured latency over the runs */
+  repeat_spread?: { median: number; p95: number; runs: number };
   sim: RunSummary;
+  /** the first HIL run's summary */
   hil: RunSummary;
+  /** every HIL run's warnings, once each */
   warnings: string[];
   /** how this policy was simulated or measured when that differs from the rest (e.g. a re-measured NVMe read link) */
   notes?: string[];
@@ -104,15 +120,19 @@ export interface CompareResult {
   device: string;
   backend: string;
   skip_steps: number;
+  /** HIL runs per policy (measured values are per-step medians over them when > 1) */
+  repeat: number;
   targets: { median: number; p95: number };
   policies: ComparePolicy[];
 }
 
 export async function compare(o: CompareOptions): Promise<CompareResult> {
   const log = o.log ?? (() => {});
+  const repeat = o.repeat ?? 1;
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error(`compare: repeat (--repeat) must be an integer from 1 to 20 (got ${repeat})`);
   fs.mkdirSync(o.out, { recursive: true });
   const skip = o.skipSteps ?? 1;
-  const result: CompareResult = { schema: 'kvtier-hil-compare/v1', trace: o.trace, hardware: o.hardware, hbm_budget: o.hbmBudget, device: '', backend: '', skip_steps: skip, targets: { median: 0.03, p95: 0.08 }, policies: [] };
+  const result: CompareResult = { schema: 'kvtier-hil-compare/v1', trace: o.trace, hardware: o.hardware, hbm_budget: o.hbmBudget, device: '', backend: '', skip_steps: skip, repeat, targets: { median: 0.03, p95: 0.08 }, policies: [] };
   for (const p of o.policies) {
     const config: RunConfig = { trace: o.trace, policy: p.name, policy_options: p.options, model: o.model, hardware: o.hardware, hbm_budget: o.hbmBudget, group_size: o.groupSize };
     log(`${p.label}: simulating`);
@@ -154,8 +174,14 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
     writeRunDir(join(o.out, `sim-${p.label}`), sim, true);
     log(`${p.label}: running on the ${o.hil.backend} backend`);
     const t0 = performance.now();
-    const hw = await hilRun(config, o.hil);
-    writeHilRunDir(join(o.out, `hil-${p.label}`), hw, true);
+    const runs: Awaited<ReturnType<typeof hilRun>>[] = [];
+    for (let k = 0; k < repeat; k++) {
+      if (repeat > 1) log(`${p.label}: HIL run ${k + 1} of ${repeat}`);
+      const one = await hilRun(config, o.hil);
+      writeHilRunDir(join(o.out, k === 0 ? `hil-${p.label}` : `hil-${p.label}-r${k + 1}`), one, true);
+      runs.push(one);
+    }
+    const hw = runs[0];
     result.device = hw.hil.device;
     result.backend = hw.hil.backend;
     const notes: string[] = [];
@@ -168,28 +194,47 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
           `the same measurement right after the run: ${f(fileRead.after)} (not used)`,
       );
     }
+    const med = (i: number, f: (x: { latency_ms: number; stall_ms: number; compute_ms: number }) => number) => quantile(runs.map((r) => f(r.result.steps[i])), 0.5);
     const steps: CompareStep[] = sim.steps.map((s, i) => {
       const h = hw.result.steps[i];
+      const lat = med(i, (x) => x.latency_ms);
       return {
         step: s.step,
         context_tokens: s.context_tokens,
         sim_latency_ms: s.latency_ms,
-        hil_latency_ms: h.latency_ms,
+        hil_latency_ms: lat,
         sim_stall_ms: s.stall_ms,
-        hil_stall_ms: h.stall_ms,
+        hil_stall_ms: med(i, (x) => x.stall_ms),
         sim_compute_ms: s.compute_ms,
-        hil_compute_ms: h.compute_ms,
+        hil_compute_ms: med(i, (x) => x.compute_ms),
         sim_bytes: s.bytes_moved,
         hil_bytes: h.bytes_moved,
-        latency_rel_error: Math.abs(s.latency_ms - h.latency_ms) / Math.max(h.latency_ms, 1e-12),
+        latency_rel_error: Math.abs(s.latency_ms - lat) / Math.max(lat, 1e-12),
+        ...(repeat > 1 ? { hil_latency_runs_ms: runs.map((r) => r.result.steps[i].latency_ms) } : {}),
       };
     });
-    const used = steps.slice(Math.min(skip, Math.max(0, steps.length - 1)));
+    const first = Math.min(skip, Math.max(0, steps.length - 1));
+    const used = steps.slice(first);
     const errs = absRelErrors(used.map((s) => s.sim_latency_ms), used.map((s) => s.hil_latency_ms));
     const err = { median: quantile(errs, 0.5), p95: quantile(errs, 0.95), mean: errs.reduce((a, b) => a + b, 0) / errs.length, steps: errs.length };
+    let repeatStats: Pick<ComparePolicy, 'per_run_error' | 'repeat_spread'> = {};
+    if (repeat > 1) {
+      const perRun = runs.flatMap((r) => absRelErrors(used.map((s) => s.sim_latency_ms), r.result.steps.slice(first).map((x) => x.latency_ms)));
+      const spread = used.map((s) => (Math.max(...s.hil_latency_runs_ms!) - Math.min(...s.hil_latency_runs_ms!)) / Math.max(s.hil_latency_ms, 1e-12));
+      repeatStats = {
+        per_run_error: { median: quantile(perRun, 0.5), p95: quantile(perRun, 0.95), runs: repeat },
+        repeat_spread: { median: quantile(spread, 0.5), p95: quantile(spread, 0.95), runs: repeat },
+      };
+      const pc = (x: number) => `${(x * 100).toFixed(2)}%`;
+      notes.push(
+        `measured = per-step median of ${repeat} HIL runs; against each run alone the error is median ${pc(repeatStats.per_run_error!.median)}, p95 ${pc(repeatStats.per_run_error!.p95)}; ` +
+          `the runs themselves differ per step by (max - min) / median ${pc(repeatStats.repeat_spread!.median)} (median), ${pc(repeatStats.repeat_spread!.p95)} (p95)`,
+      );
+    }
     log(`${p.label}: TBT p50 sim ${sim.summary.tbt_ms.p50.toFixed(3)} ms, hil ${hw.result.summary.tbt_ms.p50.toFixed(3)} ms; latency error median ${(err.median * 100).toFixed(2)}%, p95 ${(err.p95 * 100).toFixed(2)}% (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
-    for (const w of hw.hil.warnings) log(`${p.label}: warning: ${w}`);
-    result.policies.push({ label: p.label, policy: p.name, options: p.options, latency_error: err, sim: sim.summary, hil: hw.result.summary, warnings: hw.hil.warnings, ...(notes.length ? { notes } : {}), steps, ...(fileRead ? { file_read: fileRead } : {}) });
+    for (const w of new Set(runs.flatMap((r) => r.hil.warnings))) log(`${p.label}: warning: ${w}`);
+    const warnings = [...new Set(runs.flatMap((r) => r.hil.warnings))];
+    result.policies.push({ label: p.label, policy: p.name, options: p.options, latency_error: err, ...repeatStats, sim: sim.summary, hil: hw.result.summary, warnings, ...(notes.length ? { notes } : {}), steps, ...(fileRead ? { file_read: fileRead } : {}) });
   }
   fs.writeFileSync(join(o.out, 'compare.json'), JSON.stringify(result, null, 1) + '\n');
   const cols = ['policy', 'step', 'context_tokens', 'sim_latency_ms', 'hil_latency_ms', 'sim_stall_ms', 'hil_stall_ms', 'sim_compute_ms', 'hil_compute_ms', 'sim_bytes', 'hil_bytes', 'latency_rel_error'] as const;
@@ -201,8 +246,16 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
 
 export function formatCompare(r: CompareResult): string {
   const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
-  const rows = r.policies.map((p) => `  ${p.label.padEnd(28)} median ${pct(p.latency_error.median).padStart(8)}  p95 ${pct(p.latency_error.p95).padStart(8)}  TBT p50 sim ${p.sim.tbt_ms.p50.toFixed(3)} / hil ${p.hil.tbt_ms.p50.toFixed(3)} ms`);
+  const rows = r.policies.map(
+    (p) =>
+      `  ${p.label.padEnd(28)} median ${pct(p.latency_error.median).padStart(8)}  p95 ${pct(p.latency_error.p95).padStart(8)}  TBT p50 sim ${p.sim.tbt_ms.p50.toFixed(3)} / hil ${p.hil.tbt_ms.p50.toFixed(3)} ms` +
+      (p.per_run_error && p.repeat_spread ? `  | each run: median ${pct(p.per_run_error.median)} p95 ${pct(p.per_run_error.p95)}; runs differ: median ${pct(p.repeat_spread.median)} p95 ${pct(p.repeat_spread.p95)}` : ''),
+  );
   const all = r.policies.flatMap((p) => p.steps.slice(r.skip_steps).map((s) => s.latency_rel_error));
-  rows.push(`  ${'all policies'.padEnd(28)} median ${pct(quantile(all, 0.5)).padStart(8)}  p95 ${pct(quantile(all, 0.95)).padStart(8)}  (targets: median <= 3%, p95 <= 8%)`);
+  rows.push(`  ${'all policies'.padEnd(28)} median ${pct(quantile(all, 0.5)).padStart(8)}  p95 ${pct(quantile(all, 0.95)).padStart(8)}  (targets: median <= 3%, p95 <= 8%)${(r.repeat ?? 1) > 1 ? `; measured = per-step median of ${r.repeat} runs` : ''}`);
+  if ((r.repeat ?? 1) > 1) {
+    const each = r.policies.flatMap((p) => p.steps.slice(r.skip_steps).flatMap((s) => (s.hil_latency_runs_ms ?? []).map((h) => Math.abs(s.sim_latency_ms - h) / Math.max(h, 1e-12))));
+    rows.push(`  ${'all policies, each run alone'.padEnd(28)} median ${pct(quantile(each, 0.5)).padStart(8)}  p95 ${pct(quantile(each, 0.95)).padStart(8)}`);
+  }
   return rows.join('\n');
 }

@@ -33,6 +33,14 @@ export interface MeasuredStep {
   file_read_us: number;
   /** the step's file writes, each request's own time summed (they run beside the reads) */
   file_write_us: number;
+  /**
+   * host time of the step spent before its file requests could be issued: waiting for the memory
+   * stream (a copy that last used the request's DRAM bounce slot) and for earlier writes from the slot;
+   * the file tier is idle while the host waits there unless earlier requests are still in flight
+   */
+  file_sync_us: number;
+  /** how many of those waits synchronized the memory stream */
+  file_syncs: number;
   bytes: Record<string, number>;
   /**
    * with RunPlanOptions.waitMarks: time the memory stream stood at its waits on compute-stream
@@ -176,21 +184,28 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
     const memSeq = new Map<number, number>();
     const fileMs = new Float64Array(p.steps.length);
     const fileReadMs = new Float64Array(p.steps.length);
-    const syncMemoryIfNeeded = async (off: number, bytes: number) => {
+    const fileSyncMs = new Float64Array(p.steps.length);
+    const fileSyncs = new Uint32Array(p.steps.length);
+    const syncMemoryIfNeeded = async (off: number, bytes: number, si: number) => {
       for (let s = Math.floor(off / slot); s < Math.ceil((off + bytes) / slot); s++) {
         if ((memSeq.get(s) ?? 0) > memSynced) {
           const at = memIssued;
+          const t = performance.now();
           await b.synchronize('memory');
+          fileSyncMs[si] += performance.now() - t;
+          fileSyncs[si]++;
           memSynced = at;
           return;
         }
       }
     };
-    const awaitWrites = async (off: number, bytes: number) => {
+    const awaitWrites = async (off: number, bytes: number, si = -1) => {
       for (let s = Math.floor(off / slot); s < Math.ceil((off + bytes) / slot); s++) {
         const w = pendingWrite.get(s);
         if (w) {
+          const t = performance.now();
           await w;
+          if (si >= 0) fileSyncMs[si] += performance.now() - t;
           pendingWrite.delete(s);
         }
       }
@@ -269,8 +284,8 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
           }
           return;
         case 'fileRead': {
-          await awaitWrites(op.offset, op.bytes);
-          await syncMemoryIfNeeded(op.offset, op.bytes);
+          await awaitWrites(op.offset, op.bytes, si);
+          await syncMemoryIfNeeded(op.offset, op.bytes, si);
           // the file offset is the DRAM slot's offset: the slot is the bounce buffer
           if (fileBatch) batchReads.push(op.offset, op.offset, op.bytes);
           else pendingReads.push(file!.read(r('dram'), op.offset, op.offset, op.bytes));
@@ -293,8 +308,8 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
           return;
         }
         case 'fileWrite': {
-          await awaitWrites(op.offset, op.bytes);
-          await syncMemoryIfNeeded(op.offset, op.bytes);
+          await awaitWrites(op.offset, op.bytes, si);
+          await syncMemoryIfNeeded(op.offset, op.bytes, si);
           const w = file!.write(r('dram'), op.offset, op.offset, op.bytes).then((x) => {
             fileMs[si] += x.ms;
           });
@@ -355,6 +370,8 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
         file_us: fileMs[si] * 1000,
         file_read_us: fileReadMs[si] * 1000,
         file_write_us: (fileMs[si] - fileReadMs[si]) * 1000,
+        file_sync_us: fileSyncMs[si] * 1000,
+        file_syncs: fileSyncs[si],
         bytes: s.bytes,
         ...waitStats,
       });

@@ -1,6 +1,6 @@
 // On the GPU machine (plain node, compiled JS): hil calibrate, then the six-policy hil compare on a
 // generated Llama-3-8B trace (8192-token prompt, 64 steps, seed 1: the trace of perf/HIL-NOTES.md).
-//   node perf/device/compare.mjs DIST OUTDIR      POLICIES=a,b,... narrows the compare
+//   node perf/device/compare.mjs DIST OUTDIR      POLICIES=a,b,... narrows the compare; REPEAT=n HIL runs per policy
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,6 +24,6 @@ console.log(`calibrate ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 const { compare, formatCompare } = await load('hil/compare/compare.js');
 const { parsePolicyList } = await load('hil/compare/policy-list.js');
 const policies = process.env.POLICIES ?? 'full,h2o,streaming-llm,lru-offload,lru-offload:prefetch=false,lru-offload:offload_tier=nvme';
-const r = await compare({ trace, policies: parsePolicyList(policies), hbmBudget: '20%', hardware: `${out}/profile.json`, out: `${out}/compare`, hil: { backend: 'cuda', seed: 1, nvmeDir: '/tmp' }, log: (s) => console.log(s) });
+const r = await compare({ trace, policies: parsePolicyList(policies), hbmBudget: '20%', hardware: `${out}/profile.json`, out: `${out}/compare`, hil: { backend: 'cuda', seed: 1, nvmeDir: '/tmp' }, repeat: Number(process.env.REPEAT ?? 1), log: (s) => console.log(s) });
 console.log(formatCompare(r));
 console.log(`total ${((performance.now() - t0) / 1000).toFixed(1)} s`);

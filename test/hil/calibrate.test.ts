@@ -9,6 +9,8 @@ import { calibrate, formatFits, writeCalibration } from '../../hil/calibrate/cal
 import { fitAlphaBeta, predictUs } from '../../hil/calibrate/fit-linear.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { simulate } from '../../sim/run.js';
+import { loadModel } from '../../sim/models/load-model.js';
+import { linearTimeUs } from '../../sim/roofline.js';
 import { backendAvailability } from './availability.js';
 import { makeHilFixture } from './hil-fixtures.js';
 
@@ -71,6 +73,16 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     // the scattered in-situ fits stay measured and reported beside the layout ones
     for (const k of ['h2d_in_situ', 'd2h_in_situ', 'h2d_layout', 'd2h_layout']) expect(side.fits[k].points.length).toBeGreaterThan(1);
     expect(formatFits(r.fits)).toMatch(/H2D situ .*\n.*D2H situ .*\n.*H2D layout .*\n.*D2H layout /);
+    // a simulated layer (attention curve + the fitted GEMV line at the layer's weights) is the measured chain
+    // per layer, to the curve's rounding (the curve is floored at 0.01 us where the host times the GEMV longer)
+    const model = loadModel(fx.model);
+    const layerLinear = linearTimeUs(p.gpu, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
+    expect(p.gpu.attention_curve!.map((c) => c.tokens)).toEqual(r.measurements.attention_in_situ.map((x) => x.tokens));
+    for (const [i, x] of r.measurements.attention_in_situ.entries()) {
+      const simulated = p.gpu.attention_curve![i].us + layerLinear;
+      expect(Math.abs(simulated - Math.max(x.chain_us_per_layer, layerLinear + 0.01))).toBeLessThan(0.006);
+    }
+    expect(p.sources['gpu.attention_curve']).toMatch(/minus the layer GEMV as gpu\.linear_\* predicts it \([0-9.]+ us; measured alone [0-9.]+ us\)/);
     // kvtier run accepts it
     const run = simulate({ trace: fx.trace, policy: 'lru-offload', model: fx.model, hardware: out, hbm_budget: '25%', group_size: 64 });
     expect(run.summary.tbt_ms.p50).toBeGreaterThan(0);

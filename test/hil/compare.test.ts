@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
-import { compare } from '../../hil/compare/compare.js';
+import { compare, formatCompare } from '../../hil/compare/compare.js';
 import { absRelErrors, quantile } from '../../hil/compare/errors.js';
 import { parsePolicyList } from '../../hil/compare/policy-list.js';
 import { renderCompareReport } from '../../reports/hil-compare-report.js';
@@ -87,6 +87,39 @@ describe.skipIf(!host.available)(`hil compare, host backend${host.available ? ''
     expect(fr.before.threads).toBe(3);
   }, 30_000);
 
+  it('repeats the HIL runs: measured = per-step medians, each run\'s error and the runs\' spread beside them', async () => {
+    const out = join(fx.dir, 'cmp-repeat');
+    const r = await compare({ trace: fx.trace, policies: parsePolicyList('lru-offload'), hbmBudget: '25%', hardware: 'h100-pcie5', model: fx.model, groupSize: 64, out, hil: { backend: 'host', nvmeDir: fx.dir }, repeat: 3 });
+    expect(r.repeat).toBe(3);
+    const p = r.policies[0];
+    // the three runs' own step tables, read back from their run directories
+    const runLat = ['hil-lru-offload', 'hil-lru-offload-r2', 'hil-lru-offload-r3'].map((d) =>
+      readFileSync(join(out, d, 'hil-steps.csv'), 'utf8').trim().split('\n').slice(1).map((l) => Number(l.split(',')[1]) / 1000),
+    );
+    const near = (a: number, b: number) => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
+    for (const [i, s] of p.steps.entries()) {
+      const xs = runLat.map((l) => l[i]);
+      expect(s.hil_latency_runs_ms).toHaveLength(3);
+      s.hil_latency_runs_ms!.forEach((x, k) => expect(near(x, xs[k])).toBe(true));
+      const sorted = [...s.hil_latency_runs_ms!].sort((a, b) => a - b);
+      expect(s.hil_latency_ms).toBe(sorted[1]);
+      expect(s.latency_rel_error).toBeCloseTo(Math.abs(s.sim_latency_ms - sorted[1]) / sorted[1], 12);
+    }
+    const used = p.steps.slice(1);
+    const each = used.flatMap((s) => s.hil_latency_runs_ms!.map((h) => Math.abs(s.sim_latency_ms - h) / h));
+    expect(p.per_run_error!.median).toBeCloseTo(quantile(each, 0.5), 12);
+    expect(p.per_run_error!.p95).toBeCloseTo(quantile(each, 0.95), 12);
+    const spread = used.map((s) => (Math.max(...s.hil_latency_runs_ms!) - Math.min(...s.hil_latency_runs_ms!)) / s.hil_latency_ms);
+    expect(p.repeat_spread).toEqual({ median: quantile(spread, 0.5), p95: quantile(spread, 0.95), runs: 3 });
+    expect(p.notes!.some((n) => /per-step median of 3 HIL runs/.test(n))).toBe(true);
+    expect(formatCompare(r)).toMatch(/each run: median .* runs differ: median[\s\S]*all policies, each run alone/);
+    const html = readFileSync(await renderCompareReport(out), 'utf8');
+    expect(html).toContain('runs differ: median / p95');
+    // a bad count is refused before anything runs
+    await expect(compare({ trace: fx.trace, policies: parsePolicyList('full'), hbmBudget: '25%', hardware: 'h100-pcie5', model: fx.model, out: join(fx.dir, 'cmp-bad'), hil: { backend: 'host', nvmeDir: fx.dir }, repeat: 0 })).rejects.toThrow(/repeat \(--repeat\) must be an integer from 1 to 20 \(got 0\)/);
+    expect(existsSync(join(fx.dir, 'cmp-bad'))).toBe(false);
+  }, 60_000);
+
   it('takes --no-file-remeasure and --io-threads on the command line', async () => {
     const out = join(fx.dir, 'cmp-cli');
     const argv = ['node', 'kvtier', 'hil', 'compare', '--trace', fx.trace, '--policies', 'lru-offload:offload_tier=nvme', '--hbm-budget', '25%', '--hardware', 'h100-pcie5', '--model', fx.model, '--group-size', '64', '--backend', 'host', '--nvme-dir', fx.dir, '--io-threads', '3', '--no-file-remeasure', '--no-report', '--out', out];
@@ -96,5 +129,17 @@ describe.skipIf(!host.available)(`hil compare, host backend${host.available ? ''
     const hil = JSON.parse(readFileSync(join(out, 'hil-lru-offload-nvme', 'hil.json'), 'utf8'));
     expect(hil.nvme_file.io_threads).toBe(3);
     expect(hil.nvme_file.used).toBe(true);
+    // --repeat out of range: refused with the flag's name, nothing written
+    const bad = join(fx.dir, 'cmp-cli-bad');
+    const errors: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => errors.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      expect(await main([...argv.slice(0, -1), bad, '--repeat', '25'])).not.toBe(0);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(errors.join('\n')).toMatch(/--repeat.*1 to 20.*25/);
+    expect(existsSync(bad)).toBe(false);
   }, 30_000);
 });
