@@ -7,7 +7,9 @@
  *   times vs bytes read: the generic roofline (other kernels: (de)quantization).
  * - gpu.linear_launch_us, gpu.linear_GBps: a line through the GEMV times alone (relative error).
  * - gpu.attention_curve: attention time as the executor runs it (a chain of layers: marks, attention,
- *   GEMV), per context, FP16; the simulator interpolates it. gpu.attention_launch_us / attention_GBps:
+ *   GEMV; per layer, minus the layer GEMV as the fitted linear line predicts it, so that the simulated
+ *   attention + linear is the measured chain), per context, FP16; the simulator interpolates it.
+ *   gpu.attention_launch_us / attention_GBps:
  *   a line through the same points (the fallback; its residuals show why the curve is needed).
  * - the nvme link's read direction: alpha per request and beta of file reads in the executor's own
  *   pattern (file-batches.ts: a layer's runs handed to the file tier as one readBatch and joined, with
