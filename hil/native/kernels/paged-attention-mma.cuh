@@ -45,9 +45,10 @@
 // V rows t, t + 4, t + 8, t + 12 (8 B each: dims 16g .. 16g + 15), and the (scale, zero) of
 // tokens g and g + 8: all from the stage, bank-conflict free.
 //
-// Split-K over the context (grid (splits, kvHeads), splits as v3: one wave of resident blocks),
-// partial results merged by v3's reduce kernel, or, with KVTIER_HIL_ATTN_MMA_FUSE=1, by the last
-// block of each kv head to finish (arrival counters in device memory, reset by that block).
+// Split-K over the context (grid (splits, kvHeads), splits as v3: one wave of resident blocks,
+// trimmed so that every warp has the same chunk count), partial results merged by
+// pagedAttentionMmaReduce (below; launched with PDL), or, with KVTIER_HIL_ATTN_MMA_FUSE=1, by the
+// last block of each kv head to finish (arrival counters in device memory, reset by that block).
 #pragma once
 #include "paged-attention-v3.cuh"
 
@@ -171,13 +172,22 @@ __device__ __forceinline__ uint32_t nib2(uint32_t w, bool hiNib) {
 // claims[h] (both zero at load), and with `fuse` merges the splits. Measured (H100): DYN evens
 // out the SMs (1.14x) but runs 25% slower at 128k (claim/entry waits, copy operands back in
 // vector registers): a measurement knob, off by default (KVTIER_HIL_ATTN_MMA_DYN=1).
-template <int S, bool BULK, bool DYN>
+//
+// TAIL (KVTIER_HIL_ATTN_MMA_STEAL=pct, DYN false): static strided ownership of the first
+// nS * Wt chunks of the head (nS = floor(pct% of the chunks / Wt): warp wg takes wg + k * Wt,
+// k < nS, equal work per warp), then the rest of the head's chunks in granules of tailG
+// consecutive chunks claimed from claims[h]. The claim of a granule is made two granules
+// before its first chunk is issued and its table entries (lane i: chunk i of the granule) are
+// loaded one granule before, so neither the atomic nor the table load is on the copy path; the
+// claim values reach the copy through redux.sync (uniform registers). Counters reset as DYN's.
+template <int S, bool BULK, bool DYN, bool TAIL = false>
 __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAttentionMmaInt4(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
     const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
     float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, unsigned* __restrict__ counters,
-    unsigned* __restrict__ claims, bool fuse) {
+    unsigned* __restrict__ claims, bool fuse, int tailPct, int tailG) {
   static_assert(S >= 2 && S <= 32, "stages: one bit each in okMask");
+  static_assert(!(DYN && TAIL), "one dynamic ownership at a time");
   constexpr int D = kMmaD;
   constexpr int W = kMmaWarps;
   constexpr int SB = kMmaStageBytes;
@@ -224,14 +234,40 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   int first = 0, step = 1, n = 0, stepSub = 0, sub = 0;
   uint64_t entCur = 1, entNxt = 1;
   auto loadEnt = [&](int kk) -> uint64_t { return kk < n ? checkedEntry((first + kk * step) / cpb) : 1; };
+  // TAIL: the granule being issued starts at chunk gCur (its chunk iG next; entries eCur, lane
+  // i: chunk gCur + i), the next at gNext (entries eNext), claimRaw (lane 0): the claim of the
+  // one after, in flight. totalChunks = none.
+  int gCur = totalChunks, gNext = totalChunks, iG = 0, tailStart = totalChunks;
+  uint64_t eCur = 1, eNext = 1;
+  unsigned claimRaw = 0;
+  const int tG = TAIL ? max(1, min(tailG, 32)) : 1;
   if constexpr (!DYN) {
-    const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
-    first = wc.first, step = wc.step, n = wc.n;
+    if constexpr (TAIL) {
+      const int wt = gridDim.x * W;
+      first = split * W + warp, step = wt;
+      n = static_cast<int>((static_cast<long long>(totalChunks) * min(max(tailPct, 0), 100) / 100) / wt);
+      tailStart = n * wt;
+      if (lane == 0) claimRaw = atomicAdd(claims + h, 1u);  // the warp's first granule (read after q is prepared)
+    } else {
+      const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
+      first = wc.first, step = wc.step, n = wc.n;
+    }
     stepSub = step % cpb;
     sub = first % cpb;
     entCur = loadEnt(lane);
     entNxt = loadEnt(32 + lane);
   }
+  // TAIL: takes the claim made one granule ago (lane 0's claimRaw) as the next granule, loads its
+  // entries and makes the next claim.
+  auto nextGranule = [&]() {
+    const unsigned v = __reduce_or_sync(kFullMask, lane == 0 ? claimRaw : 0u);
+    const long long c0 = static_cast<long long>(tailStart) + static_cast<long long>(v) * tG;
+    gNext = c0 < totalChunks ? static_cast<int>(c0) : totalChunks;
+    if (gNext < totalChunks) {
+      eNext = lane < tG && gNext + lane < totalChunks ? checkedEntry((gNext + lane) / cpb) : 1;
+      if (lane == 0) claimRaw = atomicAdd(claims + h, 1u);
+    }
+  };
   // Dynamic ownership (DYN): the warp's j-th block: A = the one being issued (jA, from chunk subA
   // on), B = the next; entS: lane j < P holds the entry of static block j; entD (lane 0): the
   // entry of the next dynamic block; atomRaw (lane 0): the claim in flight.
@@ -300,6 +336,20 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
       offset = eA;
       row = headRow + static_cast<uint32_t>(subA * kChunkTokens);
       ++subA;
+    } else if (TAIL && k >= n) {
+      if (k == n || iG >= tG) {  // the next granule (claimed and its entries loaded a granule ago)
+        gCur = gNext;
+        eCur = eNext;
+        iG = 0;
+        if (gCur < totalChunks) nextGranule();
+      }
+      c = gCur + iG;
+      has = gCur < totalChunks && c < totalChunks;
+      if (has) {
+        offset = fromLane(eCur, iG);
+        row = headRow + static_cast<uint32_t>((c % cpb) * kChunkTokens);
+      }
+      ++iG;
     } else {
       has = k < n;
       if (has) {
@@ -353,6 +403,9 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   };
   // The first chunk now, the rest of the ring after q is prepared: every warp's first chunk is
   // ahead of the other warps' later chunks in the memory queue at the start.
+  if constexpr (TAIL) {
+    if (n == 0) nextGranule();  // no static chunks: the first issue is a granule's
+  }
   issue(0, 0);
 
   // ---- q as the B operand of S^T = Kc . Qd^T (s8 digits), built once per block ----
@@ -441,6 +494,9 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   const uint32_t kOff = g * 64 + t4 * 16, vOffL = 1024 + t4 * 64 + 8 * g;
   const uint32_t mOff = 2048 + 4 * g;
 
+  if constexpr (TAIL) {
+    if (n > 0) nextGranule();  // the first granule, claimed at the start
+  }
 #pragma unroll
   for (int k = 1; k < S - 1; ++k) issue(k, k);
 
@@ -577,7 +633,7 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   }
   __syncthreads();
   mergeWarpsAndStore(sM, sL, sAcc, D, gq, h, split, s.qHeads, sBad != 0, out, partAcc, partMl);
-  if (counters == nullptr || (gridDim.x == 1 && !DYN)) return;
+  if (counters == nullptr || (gridDim.x == 1 && !DYN && !TAIL)) return;
 
   // ---- arrival (counters != nullptr: DYN or fuse): the last block of kv head h to finish resets
   // its counters for the next launch (they start at zero) and, with `fuse` (splits <=
@@ -591,7 +647,7 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
     sLast = old == gridDim.x - 1;
     if (sLast) {  // every block of this launch has arrived (and made its last claim)
       counters[h] = 0;
-      if (DYN) claims[h] = 0;
+      if (DYN || TAIL) claims[h] = 0;
     }
   }
   __syncthreads();
@@ -637,6 +693,79 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
     }
     for (; sp < splits; ++sp) a0 += __ldcg(src + sp * stride) * sF[j * splits + sp];
     out[static_cast<size_t>(hq) * D + d] = ((a0 + a1) + (a2 + a3)) / sMl[j][1];
+  }
+}
+
+// grid (qHeads, D / 32), block kMmaReduceWarps * 32: merges the splits' partial results of the
+// tensor-core kernel (same result as pagedAttentionReduceV3 up to the order of the fp32 sums).
+// Block (hq, y) owns dims 32 y .. 32 y + 31 of query head hq, lane = dim; warp w takes the splits
+// w, w + 8, ... and loads kMmaReduceBatch of them ((max, sum) as one float2 and the acc) before
+// it uses any, so a thread has ~9 loads in flight at 66 splits instead of v3's chains of 4
+// (and the max, the sum and the acc come in one round trip, not three dependent phases).
+// The warps' (max, sum, acc) are then merged through shared memory. Splits whose max is -inf
+// (no tokens) are skipped, as in v3's reduce; NaN partials (bad entries) propagate.
+constexpr int kMmaReduceWarps = 8;
+constexpr int kMmaReduceBatch = 12;
+__global__ void __launch_bounds__(kMmaReduceWarps * 32) pagedAttentionMmaReduce(int splits, int qHeads, int D,
+                                                                                const float* __restrict__ partAcc,
+                                                                                const float* __restrict__ partMl,
+                                                                                float* __restrict__ out) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // launched with PDL: the partials are complete
+  const int hq = blockIdx.x, w = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int d = blockIdx.y * 32 + lane;
+  float m = -INFINITY, l = 0.0f, a = 0.0f;
+  for (int base = w; base < splits; base += kMmaReduceWarps * kMmaReduceBatch) {
+    float2 ml[kMmaReduceBatch];
+    float x[kMmaReduceBatch];
+#pragma unroll
+    for (int i = 0; i < kMmaReduceBatch; ++i) {
+      const int sp = base + i * kMmaReduceWarps;
+      if (sp < splits) {
+        const size_t r = static_cast<size_t>(sp) * qHeads + hq;
+        ml[i] = __ldcg(reinterpret_cast<const float2*>(partMl) + r);
+        x[i] = __ldcg(partAcc + r * D + d);
+      } else {
+        ml[i] = make_float2(-INFINITY, 0.0f);
+        x[i] = 0.0f;
+      }
+    }
+    float mb = m;
+#pragma unroll
+    for (int i = 0; i < kMmaReduceBatch; ++i) mb = fmaxf(mb, ml[i].x);
+    if (mb != -INFINITY) {
+      if (m != -INFINITY && mb != m) {
+        const float f = exp2f(m - mb);
+        l *= f;
+        a *= f;
+      }
+      m = mb;
+#pragma unroll
+      for (int i = 0; i < kMmaReduceBatch; ++i) {
+        if (ml[i].x == -INFINITY) continue;
+        const float f = exp2f(ml[i].x - m);
+        l += ml[i].y * f;
+        a += x[i] * f;
+      }
+    }
+  }
+  __shared__ float sM[kMmaReduceWarps][32], sL[kMmaReduceWarps][32], sA[kMmaReduceWarps][32];
+  sM[w][lane] = m;
+  sL[w][lane] = l;
+  sA[w][lane] = a;
+  __syncthreads();
+  if (w == 0) {
+    float mm = -INFINITY;
+#pragma unroll
+    for (int v = 0; v < kMmaReduceWarps; ++v) mm = fmaxf(mm, sM[v][lane]);
+    float ll = 0.0f, aa = 0.0f;
+#pragma unroll
+    for (int v = 0; v < kMmaReduceWarps; ++v) {
+      if (sM[v][lane] == -INFINITY) continue;
+      const float f = exp2f(sM[v][lane] - mm);
+      ll += sL[v][lane] * f;
+      aa += sA[v][lane] * f;
+    }
+    out[static_cast<size_t>(hq) * D + d] = aa / ll;
   }
 }
 

@@ -135,6 +135,8 @@ static_assert(cuda::kMmaWarps == cuda::kV3Warps, "attentionSplits counts warps p
 // else (other shapes, precisions, mixed tables, no promise, KVTIER_HIL_ATTN_KERNEL=v2) runs as before.
 // KVTIER_HIL_ATTN_MMA_STAGES=4|6|8: copy stages per warp (default 6; 4 allows 5 blocks per
 // SM, 8 only 3). KVTIER_HIL_ATTN_MMA_FUSE=1: the reduce runs in the attention kernel (below).
+// The splits are merged by the path's own reduce kernel, launched with PDL (mmaReduce), and the
+// split count keeps every warp's chunk count equal (attentionSplits, KVTIER_HIL_ATTN_MMA_EVEN).
 bool mmaOn() {
   static const bool on = [] {
     const char* e = std::getenv("KVTIER_HIL_ATTN_MMA");
@@ -178,10 +180,33 @@ bool mmaDyn() {
   return dyn;
 }
 
-template <int S, bool BULK, bool DYN>
+// KVTIER_HIL_ATTN_MMA_STEAL=pct (measurement knob, off when unset): tail stealing: static
+// ownership of pct% of each kv head's chunks, the rest claimed in granules of
+// KVTIER_HIL_ATTN_MMA_STEAL_G chunks (default 2) from a per-head counter (TAIL in
+// kernels/paged-attention-mma.cuh). Not with KVTIER_HIL_ATTN_MMA_DYN=1.
+int mmaStealPct() {
+  static const int pct = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_STEAL");
+    if (!e || !*e) return -1;
+    const int v = std::atoi(e);
+    return v >= 0 && v <= 100 ? v : -1;
+  }();
+  return pct;
+}
+int mmaStealG() {
+  static const int g = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_STEAL_G");
+    const int v = e ? std::atoi(e) : 2;
+    return v >= 1 && v <= 32 ? v : 2;
+  }();
+  return g;
+}
+bool mmaTail() { return !mmaDyn() && mmaStealPct() >= 0; }
+
+template <int S, bool BULK, bool DYN, bool TAIL = false>
 int mmaBlocksPerSmT() {
   static const int blocks = [] {
-    auto kernel = cuda::pagedAttentionMmaInt4<S, BULK, DYN>;
+    auto kernel = cuda::pagedAttentionMmaInt4<S, BULK, DYN, TAIL>;
     constexpr int smem = cuda::MmaCfg<S>::kSmemBytes;
     HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     int b = 0;
@@ -197,7 +222,16 @@ int mmaBlocksPerSmB() {
 }
 template <bool DYN>
 int mmaBlocksPerSmD() { return mmaBulk() ? mmaBlocksPerSmB<true, DYN>() : mmaBlocksPerSmB<false, DYN>(); }
-int mmaBlocksPerSm() { return mmaDyn() ? mmaBlocksPerSmD<true>() : mmaBlocksPerSmD<false>(); }
+int mmaBlocksPerSm() {
+  if (mmaTail()) {  // same occupancy expected; queried on the kernel that runs
+    const int st = mmaStages();
+    const bool bulk = mmaBulk();
+    if (st == 4) return bulk ? mmaBlocksPerSmT<4, true, false, true>() : mmaBlocksPerSmT<4, false, false, true>();
+    if (st == 8) return bulk ? mmaBlocksPerSmT<8, true, false, true>() : mmaBlocksPerSmT<8, false, false, true>();
+    return bulk ? mmaBlocksPerSmT<6, true, false, true>() : mmaBlocksPerSmT<6, false, false, true>();
+  }
+  return mmaDyn() ? mmaBlocksPerSmD<true>() : mmaBlocksPerSmD<false>();
+}
 
 // KVTIER_HIL_ATTN_MMA_FUSE=1: the last block of each kv head merges the splits (no reduce
 // kernel). Arrival counters per kv head live in device memory, one row per stream (streams run
@@ -234,26 +268,77 @@ unsigned* mmaCounters(cudaStream_t st, unsigned** claims) {
   return static_cast<unsigned*>(base) + row * kFuseHeads;
 }
 
+// The merge of the tensor-core kernel's splits: KVTIER_HIL_ATTN_MMA_REDUCE unset: its own reduce
+// kernel (cuda::pagedAttentionMmaReduce: grid (qHeads, D / 32), every load of a thread in flight
+// at once); =v3: v3's reduce (finishReduce); =none: no merge at all (a measurement knob that
+// times the attention kernel alone: the output is NOT written, checks fail with it).
+int mmaReduceMode() {  // 0 own, 1 v3, 2 none
+  static const int mode = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_REDUCE");
+    if (e && std::strcmp(e, "v3") == 0) return 1;
+    if (e && std::strcmp(e, "none") == 0) return 2;
+    return 0;
+  }();
+  return mode;
+}
+// The tensor-core path's reduce kernel is launched with programmatic dependent launch (its blocks
+// are scheduled while the attention grid runs and wait for it in griddepcontrol.wait); on by
+// default, KVTIER_HIL_ATTN_MMA_PDL=0: a plain launch.
+bool mmaPdl() {
+  static const bool pdl = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_PDL");
+    if (e && std::strcmp(e, "1") == 0) return true;
+    if (e && std::strcmp(e, "0") == 0) return false;
+    return true;  // default on: 33/33 checks and -1..-2 us on the H100 (perf/HIL-NOTES.md)
+  }();
+  return pdl;
+}
+void mmaReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out) {
+  const int mode = mmaReduceMode();
+  if (splits <= 1 || mode == 2) return;
+  if (mode == 1) return finishReduce(st, s, splits, partAcc, partMl, out);
+  const dim3 grid(s.qHeads, s.headDim / 32);
+  if (mmaPdl()) {  // scheduled while the attention grid runs (see finishReduce)
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(cuda::kMmaReduceWarps * 32);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = st;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    HIL_CUDA(cudaLaunchKernelEx(&cfg, cuda::pagedAttentionMmaReduce, splits, s.qHeads, s.headDim,
+                                static_cast<const float*>(partAcc), static_cast<const float*>(partMl), out));
+    return;
+  }
+  cuda::pagedAttentionMmaReduce<<<grid, cuda::kMmaReduceWarps * 32, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
+  checkLaunch("pagedAttentionMmaReduce");
+}
+
 struct MmaSync {
   unsigned* counters;  // arrivals per kv head (dynamic ownership or fused reduce), else nullptr
   unsigned* claims;    // claims per kv head (dynamic ownership), else nullptr
   bool fuse;           // the last block of each kv head merges the splits
+  bool tail;           // tail stealing (claims != nullptr)
 };
-template <int S, bool BULK, bool DYN>
+template <int S, bool BULK, bool DYN, bool TAIL = false>
 void launchMmaSBD(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
                   const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out,
                   const MmaSync& sy) {
-  mmaBlocksPerSmT<S, BULK, DYN>();  // raises the dynamic shared-memory limit once
-  cuda::pagedAttentionMmaInt4<S, BULK, DYN><<<grid, cuda::kMmaWarps * 32, cuda::MmaCfg<S>::kSmemBytes, st>>>(
+  mmaBlocksPerSmT<S, BULK, DYN, TAIL>();  // raises the dynamic shared-memory limit once
+  cuda::pagedAttentionMmaInt4<S, BULK, DYN, TAIL><<<grid, cuda::kMmaWarps * 32, cuda::MmaCfg<S>::kSmemBytes, st>>>(
       s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out, sy.counters,
-      sy.claims, sy.fuse);
+      sy.claims, sy.fuse, mmaStealPct(), mmaStealG());
   checkLaunch("pagedAttentionMmaInt4");
 }
 template <int S, bool BULK>
 void launchMmaSB(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
                  const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out,
                  const MmaSync& sy) {
-  if (sy.claims) launchMmaSBD<S, BULK, true>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
+  if (sy.tail) launchMmaSBD<S, BULK, false, true>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
+  else if (sy.claims) launchMmaSBD<S, BULK, true>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
   else launchMmaSBD<S, BULK, false>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
 }
 template <int S>
@@ -270,18 +355,19 @@ void runMma(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t*
   float* partMl = scratch + static_cast<size_t>(splits) * s.qHeads * s.headDim;
   const dim3 grid(splits, s.kvHeads);
   const bool fuse = splits > 1 && mmaFuse() && splits <= cuda::kMmaFuseMaxSplits;
-  MmaSync sy{nullptr, nullptr, false};
+  MmaSync sy{nullptr, nullptr, false, false};
   unsigned* claims = nullptr;
-  if ((fuse || mmaDyn()) && s.kvHeads <= kFuseHeads) sy.counters = mmaCounters(st, &claims);
+  if ((fuse || mmaDyn() || mmaTail()) && s.kvHeads <= kFuseHeads) sy.counters = mmaCounters(st, &claims);
   if (sy.counters) {
-    sy.claims = mmaDyn() ? claims : nullptr;
+    sy.claims = mmaDyn() || mmaTail() ? claims : nullptr;
+    sy.tail = mmaTail();
     sy.fuse = fuse;
   }
   const int stages = mmaStages();
   if (stages == 4) launchMmaT<4>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
   else if (stages == 8) launchMmaT<8>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
   else launchMmaT<6>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
-  if (!sy.fuse) finishReduce(st, s, splits, partAcc, partMl, out);
+  if (!sy.fuse) mmaReduce(st, s, splits, partAcc, partMl, out);
 }
 
 template <int D, int GQ>
@@ -363,15 +449,34 @@ int attentionSplits(const AttentionShape& s, int multiprocessors, int uniformPre
                       : s.headDim == 64           ? v3BlocksPerSmD<64>(gq)
                       : s.headDim == 128          ? v3BlocksPerSmD<128>(gq)
                                                   : v3BlocksPerSmD<256>(gq);
+    static const int mmaWaves = [] {
+      const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_WAVES");  // tensor-core kernel only: waves of blocks (default 1)
+      const int w = e ? std::atoi(e) : 1;
+      return w >= 1 && w <= 16 ? w : 1;
+    }();
     static const int waves = [] {
       const char* e = std::getenv("KVTIER_HIL_ATTN_WAVES");  // measurement knob: waves of blocks (default 1)
       const int w = e ? std::atoi(e) : 1;
       return w >= 1 && w <= 16 ? w : 1;
     }();
-    const int target = waves * perSm * std::max(1, multiprocessors);
+    const int target = (useMma(s, uniformPrecision) ? mmaWaves : waves) * perSm * std::max(1, multiprocessors);
     const int wanted = (target + s.kvHeads - 1) / s.kvHeads;
     const int most = std::max(1, totalChunks(s) / (2 * cuda::kV3Warps));
-    return std::max(1, std::min(wanted, most));
+    const int splits = std::max(1, std::min(wanted, most));
+    // Tensor-core path: equal chunk counts per warp, on by default (33/33 checks on the H100 with
+    // it, 128k INT4 70.7-71.9 vs 71.6-72.6 us in the same call, perf/HIL-NOTES.md);
+    // KVTIER_HIL_ATTN_MMA_EVEN=0: the wave-sized split count as before.
+    static const bool even = [] {
+      const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_EVEN");
+      return !(e && std::strcmp(e, "0") == 0);
+    }();
+    if (even && useMma(s, uniformPrecision)) {
+      // the fewest splits that keep the most chunks per warp: every warp the same count (128k:
+      // 64 splits x 4 warps x 32 chunks instead of 66 splits with 8 warps of 32 and 256 of 31)
+      const int perWarp = (totalChunks(s) + splits * cuda::kMmaWarps - 1) / (splits * cuda::kMmaWarps);
+      return std::max(1, (totalChunks(s) + perWarp * cuda::kMmaWarps - 1) / (perWarp * cuda::kMmaWarps));
+    }
+    return splits;
   }
   const int target = 4 * std::max(1, multiprocessors);
   const int wanted = (target + s.kvHeads - 1) / s.kvHeads;
