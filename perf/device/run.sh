@@ -4,7 +4,11 @@
 # KVTIER_HIL_ATTN_MMA=0, the benchmarks (copies, attention, overlap, gemv, file, quality), then
 # `hil calibrate` and the six-policy `hil compare` on a generated Llama-3-8B 8k trace (64 steps;
 # REPEAT=n HIL runs per policy, default 3).
-#   bash perf/device/run.sh NAME [checks|compare|all]   (default all; bundle made by perf/device/bundle.sh NAME)
+#   bash perf/device/run.sh NAME [checks|compare|all|ab]   (default all; bundle made by perf/device/bundle.sh NAME)
+# CHECKS="name:KNOB=v,KNOB=v ..." adds attention-only kernel-check runs (cuda + host) with those knobs
+# after the default ones (all, checks, ab). ab: instead of the compare, attention variants alternated,
+# ROUNDS (default 3) rounds of perf/device/attn-ab.mjs per variant, VARIANTS="name:KNOB=v,... name2"
+# (a name alone: the defaults).
 # $OUT gets a few text files (the device tool brings back only a handful of files) and results.tgz
 # with everything else: bench JSONs, profile + fits, compare.json, every run's hil-steps.csv and hil.json.
 cd "$(dirname "$0")/../.." || exit 1
@@ -29,7 +33,23 @@ if [ "$WHAT" != compare ]; then
   grep -E "checks passed|^FAIL" "$OUT/checks-mma0.txt"
   echo "checks + benchmarks: $(( $(date +%s) - T0 )) s"
 fi
-if [ "$WHAT" != checks ]; then
+if [ "$WHAT" != compare ]; then
+  for c in $CHECKS; do
+    IFS=: read -r cname cenv <<< "$c"
+    env ${cenv//,/ } KVTIER_HIL_X=1 $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/check-$cname" --only attention > "$R/check-$cname.txt" 2>&1 || rc=1
+    echo "check $cname ($cenv): $(grep -E 'checks passed|^FAIL' "$R/check-$cname.txt" | tr '\n' ' ')"
+  done
+fi
+if [ "$WHAT" = ab ]; then
+  for round in $(seq 1 "${ROUNDS:-3}"); do
+    for v in $VARIANTS; do
+      [ $(( $(date +%s) - T0 )) -gt "${BUDGET:-520}" ] && { echo "time budget reached at round $round, $v"; break 2; }
+      IFS=: read -r vname venv <<< "$v"
+      env ${venv//,/ } KVTIER_HIL_X=1 timeout 120 $N perf/device/attn-ab.mjs "$B/dist" "$R/ab-$vname-r$round.json" "$vname" >> "$R/ab.log" 2>&1 || echo "ab $vname round $round failed"
+    done
+  done
+  cat "$R/ab.log"
+elif [ "$WHAT" != checks ]; then
   REPEAT=${REPEAT:-3} $N perf/device/compare.mjs "$B/dist" /tmp/kvd/cmp > "$OUT/compare-log.txt" 2>&1 || rc=1
   tail -32 "$OUT/compare-log.txt"
   mkdir -p "$R/compare"

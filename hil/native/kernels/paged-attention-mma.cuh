@@ -47,7 +47,7 @@
 //
 // Split-K over the context (grid (splits, kvHeads), splits as v3: one wave of resident blocks,
 // trimmed so that every warp has the same chunk count), partial results merged by
-// pagedAttentionMmaReduce (below; launched with PDL), or, with KVTIER_HIL_ATTN_MMA_FUSE=1, by the
+// pagedAttentionSplitReduce (split-reduce.cuh; launched with PDL), or, with KVTIER_HIL_ATTN_MMA_FUSE=1, by the
 // last block of each kv head to finish (arrival counters in device memory, reset by that block).
 #pragma once
 #include "paged-attention-v3.cuh"
@@ -693,79 +693,6 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
     }
     for (; sp < splits; ++sp) a0 += __ldcg(src + sp * stride) * sF[j * splits + sp];
     out[static_cast<size_t>(hq) * D + d] = ((a0 + a1) + (a2 + a3)) / sMl[j][1];
-  }
-}
-
-// grid (qHeads, D / 32), block kMmaReduceWarps * 32: merges the splits' partial results of the
-// tensor-core kernel (same result as pagedAttentionReduceV3 up to the order of the fp32 sums).
-// Block (hq, y) owns dims 32 y .. 32 y + 31 of query head hq, lane = dim; warp w takes the splits
-// w, w + 8, ... and loads kMmaReduceBatch of them ((max, sum) as one float2 and the acc) before
-// it uses any, so a thread has ~9 loads in flight at 66 splits instead of v3's chains of 4
-// (and the max, the sum and the acc come in one round trip, not three dependent phases).
-// The warps' (max, sum, acc) are then merged through shared memory. Splits whose max is -inf
-// (no tokens) are skipped, as in v3's reduce; NaN partials (bad entries) propagate.
-constexpr int kMmaReduceWarps = 8;
-constexpr int kMmaReduceBatch = 12;
-__global__ void __launch_bounds__(kMmaReduceWarps * 32) pagedAttentionMmaReduce(int splits, int qHeads, int D,
-                                                                                const float* __restrict__ partAcc,
-                                                                                const float* __restrict__ partMl,
-                                                                                float* __restrict__ out) {
-  asm volatile("griddepcontrol.wait;" ::: "memory");  // launched with PDL: the partials are complete
-  const int hq = blockIdx.x, w = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int d = blockIdx.y * 32 + lane;
-  float m = -INFINITY, l = 0.0f, a = 0.0f;
-  for (int base = w; base < splits; base += kMmaReduceWarps * kMmaReduceBatch) {
-    float2 ml[kMmaReduceBatch];
-    float x[kMmaReduceBatch];
-#pragma unroll
-    for (int i = 0; i < kMmaReduceBatch; ++i) {
-      const int sp = base + i * kMmaReduceWarps;
-      if (sp < splits) {
-        const size_t r = static_cast<size_t>(sp) * qHeads + hq;
-        ml[i] = __ldcg(reinterpret_cast<const float2*>(partMl) + r);
-        x[i] = __ldcg(partAcc + r * D + d);
-      } else {
-        ml[i] = make_float2(-INFINITY, 0.0f);
-        x[i] = 0.0f;
-      }
-    }
-    float mb = m;
-#pragma unroll
-    for (int i = 0; i < kMmaReduceBatch; ++i) mb = fmaxf(mb, ml[i].x);
-    if (mb != -INFINITY) {
-      if (m != -INFINITY && mb != m) {
-        const float f = exp2f(m - mb);
-        l *= f;
-        a *= f;
-      }
-      m = mb;
-#pragma unroll
-      for (int i = 0; i < kMmaReduceBatch; ++i) {
-        if (ml[i].x == -INFINITY) continue;
-        const float f = exp2f(ml[i].x - m);
-        l += ml[i].y * f;
-        a += x[i] * f;
-      }
-    }
-  }
-  __shared__ float sM[kMmaReduceWarps][32], sL[kMmaReduceWarps][32], sA[kMmaReduceWarps][32];
-  sM[w][lane] = m;
-  sL[w][lane] = l;
-  sA[w][lane] = a;
-  __syncthreads();
-  if (w == 0) {
-    float mm = -INFINITY;
-#pragma unroll
-    for (int v = 0; v < kMmaReduceWarps; ++v) mm = fmaxf(mm, sM[v][lane]);
-    float ll = 0.0f, aa = 0.0f;
-#pragma unroll
-    for (int v = 0; v < kMmaReduceWarps; ++v) {
-      if (sM[v][lane] == -INFINITY) continue;
-      const float f = exp2f(sM[v][lane] - mm);
-      ll += sL[v][lane] * f;
-      aa += sA[v][lane] * f;
-    }
-    out[static_cast<size_t>(hq) * D + d] = aa / ll;
   }
 }
 

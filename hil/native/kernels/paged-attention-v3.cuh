@@ -44,9 +44,58 @@ __device__ __forceinline__ void cpAsyncWait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+// cp.async with an L2 prefetch-size hint (L2::256B: the L2 fetches the whole 256-byte span from
+// DRAM at the first miss; KVTIER_HIL_ATTN_COPY=l2hint, a measurement knob).
+__device__ __forceinline__ void cpAsync16L2(void* smemDst, const void* gmemSrc) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smemDst));
+  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(s), "l"(gmemSrc) : "memory");
+}
+
+// mbarrier and bulk-copy (TMA engine) helpers for CP == kV3CopyBulk (shared-window addresses);
+// the same instructions as the tensor-core kernel's (paged-attention-mma.cuh), own names.
+__device__ __forceinline__ void v3MbarInit(uint32_t bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void v3MbarInitFence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+__device__ __forceinline__ void v3MbarArriveExpectTx(uint32_t bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void v3MbarArrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Waits for the completion of the phase with parity `parity`; traps after ~2^28 polls (a lost
+// phase would otherwise hang the GPU).
+__device__ __forceinline__ void v3MbarWait(uint32_t bar, unsigned parity) {
+  for (unsigned tries = 0;; ++tries) {
+    uint32_t done;
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.b32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+    if (done) return;
+    if (tries > (1u << 28)) __trap();
+  }
+}
+__device__ __forceinline__ void v3BulkCopy(uint32_t dst, const void* src, unsigned bytes, uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(bar)
+               : "memory");
+}
+
+// How v3 fills its stages (template CP; KVTIER_HIL_ATTN_COPY, launch/launch-attention.cu):
+// every lane 16-byte cp.async pieces (default), the same with the L2::256B prefetch-size hint,
+// or lane 0 issuing one bulk copy per range on the TMA engine, completing on a per-stage mbarrier
+// (unpacked stages only).
+constexpr int kV3CopyLanes = 0, kV3CopyL2Hint = 1, kV3CopyBulk = 2;
+
 // Warp-cooperative copy of `bytes` (a multiple of 16) from global to shared.
+template <bool L2H = false>
 __device__ __forceinline__ void warpCopy(uint8_t* dst, const uint8_t* src, unsigned bytes, int lane) {
-  for (unsigned off = lane * 16u; off < bytes; off += 512u) cpAsync16(dst + off, src + off);
+  for (unsigned off = lane * 16u; off < bytes; off += 512u) {
+    if constexpr (L2H) cpAsync16L2(dst + off, src + off);
+    else cpAsync16(dst + off, src + off);
+  }
 }
 
 template <int P>
@@ -377,12 +426,16 @@ __device__ __forceinline__ WarpChunks warpChunks(int contextTokens, int split, i
   return c;
 }
 
-template <int D, int GQ, int S, bool RS, int PMAX = 1>
+// CP: how the stages are filled (kV3CopyLanes, kV3CopyL2Hint, kV3CopyBulk; bulk with PMAX == 1).
+template <int D, int GQ, int S, bool RS, int PMAX = 1, int CP = kV3CopyLanes>
 __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) pagedAttentionKernelV3(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
     const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
     float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out) {
   static_assert(PMAX >= 1 && PMAX <= 32, "a pack is decided by one ballot");
+  static_assert(CP != kV3CopyBulk || PMAX == 1, "bulk copies fill unpacked stages only");
+  constexpr bool L2H = CP == kV3CopyL2Hint;
+  constexpr bool BULK = CP == kV3CopyBulk;
   constexpr int LPT = D / 8;
   constexpr int W = kV3Warps;
   constexpr int SB = V3Cfg<D, S, PMAX>::kStageBytes;
@@ -417,12 +470,43 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
     const size_t row = static_cast<size_t>(h) * s.blockTokens + (c % chunksPerBlock) * kChunkTokens;  // first row of the chunk
     const unsigned cb = chunkCodeBytes(D, p);
     const size_t codeAt = row * D * precisionBits(p) / 8;
-    warpCopy(dst, block + codeAt, cb, lane);
-    warpCopy(dst + cb, block + vOffset(g, p) + codeAt, cb, lane);
+    warpCopy<L2H>(dst, block + codeAt, cb, lane);
+    warpCopy<L2H>(dst + cb, block + vOffset(g, p) + codeAt, cb, lane);
     if (p != kFp16) {
       const size_t metaAt = row * (D / s.groupSize) * 4;
-      warpCopy(dst + 2 * cb, block + kMetaOffset(g, p) + metaAt, metaBytes, lane);
-      warpCopy(dst + 2 * cb + metaBytes, block + vMetaOffset(g, p) + metaAt, metaBytes, lane);
+      warpCopy<L2H>(dst + 2 * cb, block + kMetaOffset(g, p) + metaAt, metaBytes, lane);
+      warpCopy<L2H>(dst + 2 * cb + metaBytes, block + vMetaOffset(g, p) + metaAt, metaBytes, lane);
+    }
+  };
+
+  // BULK: one mbarrier per stage of the warp, armed and filled by lane 0.
+  __shared__ __align__(8) uint64_t sBar[W][S];
+  const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&sBar[warp][0]));
+  if constexpr (BULK) {
+    if (lane == 0) {
+#pragma unroll
+      for (int i = 0; i < S; ++i) v3MbarInit(bar0 + 8 * i, 1);
+      v3MbarInitFence();
+    }
+    __syncwarp();
+  }
+  // BULK: lane 0 starts the bulk copies of chunk c (block `block`, precision p) into stage `slot`.
+  // No proxy fence: the stage's last reads (every lane's, ordered by the __syncwarp at the end of
+  // the chunk) are done before the refill is issued; the only generic writes to a stage (zeroTail)
+  // are to the warp's last chunk, never refilled.
+  auto bulkChunk = [&](int slot, const uint8_t* block, int c, int p) {
+    const size_t row = static_cast<size_t>(h) * s.blockTokens + (c % chunksPerBlock) * kChunkTokens;
+    const unsigned cb = chunkCodeBytes(D, p);
+    const size_t codeAt = row * D * precisionBits(p) / 8;
+    const uint32_t bar = bar0 + 8 * slot;
+    const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(ring + slot * SB));
+    v3MbarArriveExpectTx(bar, chunkStageBytes(D, p, metaBytes));
+    v3BulkCopy(dst, block + codeAt, cb, bar);
+    v3BulkCopy(dst + cb, block + vOffset(g, p) + codeAt, cb, bar);
+    if (p != kFp16) {
+      const size_t metaAt = row * (D / s.groupSize) * 4;
+      v3BulkCopy(dst + 2 * cb, block + kMetaOffset(g, p) + metaAt, metaBytes, bar);
+      v3BulkCopy(dst + 2 * cb + metaBytes, block + vMetaOffset(g, p) + metaAt, metaBytes, bar);
     }
   };
 
@@ -436,13 +520,20 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
       int info = -1;
       if (!entryOk(e)) {
         bad = true;  // the output becomes NaN below
+        if constexpr (BULK) {
+          if (lane == 0) v3MbarArrive(bar0 + 8 * (k % S));  // completes the phase: the stage is skipped
+        }
       } else {
         info = e.precision;
-        copyChunk(ring + (k % S) * SB, arena + e.offset, first + k * step, e.precision);
+        if constexpr (BULK) {
+          if (lane == 0) bulkChunk(k % S, arena + e.offset, first + k * step, e.precision);
+        } else {
+          copyChunk(ring + (k % S) * SB, arena + e.offset, first + k * step, e.precision);
+        }
       }
       if (lane == 0) sInfo[warp][k % S] = info;
     }
-    cpAsyncCommit();  // one group per issue, empty ones included, so wait_group counts stages
+    if constexpr (!BULK) cpAsyncCommit();  // one group per issue, empty ones included, so wait_group counts stages
   };
 
   // Packed stages (PMAX > 1): lane i < PMAX holds the entry of the warp's chunk `issued + i`,
@@ -544,8 +635,12 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
   if constexpr (PMAX == 1) {
     for (int k = 0; k < n; ++k) {
       issue1(k + S - 1);
-      cpAsyncWait<S - 1>();  // this lane's copies of chunk k have landed
-      __syncwarp();          // ... and every lane's
+      if constexpr (BULK) {
+        v3MbarWait(bar0 + 8 * (k % S), static_cast<unsigned>(k / S) & 1u);  // chunk k has landed
+      } else {
+        cpAsyncWait<S - 1>();  // this lane's copies of chunk k have landed
+      }
+      __syncwarp();  // ... and every lane's
       attendOne(ring + (k % S) * SB, sInfo[warp][k % S], first + k * step);
       __syncwarp();  // every lane is done with this stage before it is refilled
     }

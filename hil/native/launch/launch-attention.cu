@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include "../kernels/paged-attention-mma.cuh"
+#include "../kernels/split-reduce.cuh"
 #include "check-shapes.h"
 #include "cuda-check.h"
 #include "launch.h"
@@ -13,6 +14,13 @@ namespace hil::launch {
 namespace {
 
 constexpr bool kDefaultV3 = true;  // v3 passed every kernel check on the H100 (2026-11-22); KVTIER_HIL_ATTN_KERNEL=v2 for the previous kernel
+// Defaults measured on the H100 (2026-11-22, perf/HIL-NOTES.md "FP16 decode attention at 32k, v4"):
+// with all four on, every bench case (fp16/int8/int4/int2/mixed at 4k/32k/128k) was faster than
+// with all four off in the same call, and 33/33 checks passed on cuda and host.
+constexpr bool kDefaultReduceSplit = true;  // KVTIER_HIL_ATTN_REDUCE=split|v3 (finishReduce below)
+constexpr bool kDefaultPdl = true;       // KVTIER_HIL_ATTN_PDL=0|1
+constexpr bool kDefaultBalance = true;   // KVTIER_HIL_ATTN_BALANCE=0|1 (attentionSplits)
+constexpr bool kDefaultBulk = true;      // KVTIER_HIL_ATTN_COPY=lanes|l2hint|bulk (v3Copy)
 
 int totalChunks(const AttentionShape& s) { return (s.contextTokens + cuda::kChunkTokens - 1) / cuda::kChunkTokens; }
 
@@ -73,10 +81,26 @@ bool v3Strided() {
   return strided;
 }
 
-template <int D, int GQ, int S, bool RS, int PM>
+// How v3 fills its stages (D 128 with RS and unpacked stages; other shapes and KVTIER_HIL_ATTN_PACK=1
+// always use lanes): KVTIER_HIL_ATTN_COPY=bulk (the default): lane 0 issues one bulk copy per range
+// (TMA engine) on a per-stage mbarrier; =lanes: every lane 16-byte cp.async pieces (before
+// 2026-11-22); =l2hint: lanes with the L2::256B prefetch-size hint (measurement knob).
+// Kernels: paged-attention-v3.cuh (template CP).
+int v3Copy() {
+  static const int cp = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_COPY");
+    if (e && std::strcmp(e, "l2hint") == 0) return cuda::kV3CopyL2Hint;
+    if (e && std::strcmp(e, "bulk") == 0) return cuda::kV3CopyBulk;
+    if (e && std::strcmp(e, "lanes") == 0) return cuda::kV3CopyLanes;
+    return kDefaultBulk ? cuda::kV3CopyBulk : cuda::kV3CopyLanes;
+  }();
+  return cp;
+}
+
+template <int D, int GQ, int S, bool RS, int PM, int CP = cuda::kV3CopyLanes>
 int v3BlocksPerSmRs() {
   static const int blocks = [] {
-    auto kernel = cuda::pagedAttentionKernelV3<D, GQ, S, RS, PM>;
+    auto kernel = cuda::pagedAttentionKernelV3<D, GQ, S, RS, PM, CP>;
     constexpr int smem = cuda::V3Cfg<D, S, PM>::kSmemBytes;
     HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     int b = 0;
@@ -119,13 +143,34 @@ void launchV3(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t
     cuda::pagedAttentionKernelV3<D, GQ, S, true, PM><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S, PM>::kSmemBytes, st>>>(
         s, gq, arena, arenaBytes, table, q, chunksPerSplit, strided, partAcc, partMl, out);
   } else {
+    if constexpr (D == 128) {
+      if (v3Copy() == cuda::kV3CopyL2Hint) {
+        constexpr int CP = cuda::kV3CopyL2Hint;
+        v3BlocksPerSmRs<D, GQ, S, true, 1, CP>();  // raises the dynamic shared-memory limit once
+        cuda::pagedAttentionKernelV3<D, GQ, S, true, 1, CP><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes, st>>>(
+            s, gq, arena, arenaBytes, table, q, chunksPerSplit, strided, partAcc, partMl, out);
+        return checkLaunch("pagedAttentionKernelV3");
+      }
+      if (v3Copy() == cuda::kV3CopyBulk) {
+        constexpr int CP = cuda::kV3CopyBulk;
+        v3BlocksPerSmRs<D, GQ, S, true, 1, CP>();
+        cuda::pagedAttentionKernelV3<D, GQ, S, true, 1, CP><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes, st>>>(
+            s, gq, arena, arenaBytes, table, q, chunksPerSplit, strided, partAcc, partMl, out);
+        return checkLaunch("pagedAttentionKernelV3");
+      }
+    }
     cuda::pagedAttentionKernelV3<D, GQ, S, true><<<grid, cuda::kV3Warps * 32, cuda::V3Cfg<D, S>::kSmemBytes, st>>>(
         s, gq, arena, arenaBytes, table, q, chunksPerSplit, strided, partAcc, partMl, out);
   }
   checkLaunch("pagedAttentionKernelV3");
 }
 
-void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out);
+// The merge after v3 (and after the tensor-core kernel with KVTIER_HIL_ATTN_MMA_REDUCE=v3, which passes
+// splitReduce false: v3's own reduce kernel whatever KVTIER_HIL_ATTN_REDUCE says).
+void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out,
+                  bool splitReduce = true);
+void launchSplitReduce(cudaStream_t st, const AttentionShape& s, int splits, const float* partAcc, const float* partMl,
+                       float* out, bool pdl);
 
 // ---- tensor-core INT4 kernel (kernels/paged-attention-mma.cuh) ----
 static_assert(cuda::kMmaWarps == cuda::kV3Warps, "attentionSplits counts warps per block as v3's");
@@ -268,9 +313,9 @@ unsigned* mmaCounters(cudaStream_t st, unsigned** claims) {
   return static_cast<unsigned*>(base) + row * kFuseHeads;
 }
 
-// The merge of the tensor-core kernel's splits: KVTIER_HIL_ATTN_MMA_REDUCE unset: its own reduce
-// kernel (cuda::pagedAttentionMmaReduce: grid (qHeads, D / 32), every load of a thread in flight
-// at once); =v3: v3's reduce (finishReduce); =none: no merge at all (a measurement knob that
+// The merge of the tensor-core kernel's splits: KVTIER_HIL_ATTN_MMA_REDUCE unset: the split reduce
+// (cuda::pagedAttentionSplitReduce: grid (qHeads, D / 32), every load of a thread in flight at once);
+// =v3: v3's reduce kernel (pagedAttentionReduceV3); =none: no merge at all (a measurement knob that
 // times the attention kernel alone: the output is NOT written, checks fail with it).
 int mmaReduceMode() {  // 0 own, 1 v3, 2 none
   static const int mode = [] {
@@ -296,25 +341,8 @@ bool mmaPdl() {
 void mmaReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out) {
   const int mode = mmaReduceMode();
   if (splits <= 1 || mode == 2) return;
-  if (mode == 1) return finishReduce(st, s, splits, partAcc, partMl, out);
-  const dim3 grid(s.qHeads, s.headDim / 32);
-  if (mmaPdl()) {  // scheduled while the attention grid runs (see finishReduce)
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(cuda::kMmaReduceWarps * 32);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = st;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    HIL_CUDA(cudaLaunchKernelEx(&cfg, cuda::pagedAttentionMmaReduce, splits, s.qHeads, s.headDim,
-                                static_cast<const float*>(partAcc), static_cast<const float*>(partMl), out));
-    return;
-  }
-  cuda::pagedAttentionMmaReduce<<<grid, cuda::kMmaReduceWarps * 32, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
-  checkLaunch("pagedAttentionMmaReduce");
+  if (mode == 1) return finishReduce(st, s, splits, partAcc, partMl, out, false);
+  launchSplitReduce(st, s, splits, partAcc, partMl, out, mmaPdl());
 }
 
 struct MmaSync {
@@ -393,18 +421,63 @@ void run(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* ar
   finishReduce(st, s, splits, partAcc, partMl, out);
 }
 
-// Reduce kernel of v3 launched with programmatic dependent launch (KVTIER_HIL_ATTN_PDL=1): its
-// blocks are scheduled while the attention grid still runs and wait on the grid's completion
-// in the kernel (griddepcontrol.wait), which hides the launch gap between the two kernels.
+// Reduce kernel of v3 launched with programmatic dependent launch (default on; KVTIER_HIL_ATTN_PDL=0
+// off): its blocks are scheduled while the attention grid still runs and wait on the grid's
+// completion in the kernel (griddepcontrol.wait), which hides the launch gap between the two kernels.
 bool v3Pdl() {
   static const bool pdl = [] {
     const char* e = std::getenv("KVTIER_HIL_ATTN_PDL");
-    return e && std::strcmp(e, "1") == 0;
+    if (e && std::strcmp(e, "1") == 0) return true;
+    if (e && std::strcmp(e, "0") == 0) return false;
+    return kDefaultPdl;
   }();
   return pdl;
 }
 
-void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out) {
+// Which reduce kernel follows v3: KVTIER_HIL_ATTN_REDUCE=split (the default): pagedAttentionSplitReduce
+// (kernels/split-reduce.cuh: grid (qHeads, D / 32), every load of a thread in flight at once; on the
+// H100 32k FP16 59.3-61.3 vs 63.0-63.7 us with a single-pass one-block-per-head reduce, and faster
+// at every precision and length, perf/HIL-NOTES.md); =v3: pagedAttentionReduceV3 (one block per
+// head, dependent passes). Same outputs up to float summation order.
+bool v3ReduceSplit() {
+  static const bool split = [] {
+    const char* e = std::getenv("KVTIER_HIL_ATTN_REDUCE");
+    if (e && std::strcmp(e, "split") == 0) return true;
+    if (e && std::strcmp(e, "v3") == 0) return false;
+    return kDefaultReduceSplit;
+  }();
+  return split;
+}
+
+// pagedAttentionSplitReduce over `splits` partial results, with programmatic dependent launch when
+// `pdl` (its blocks are scheduled while the attention grid runs and wait for it in
+// griddepcontrol.wait) or as a plain launch.
+void launchSplitReduce(cudaStream_t st, const AttentionShape& s, int splits, const float* partAcc, const float* partMl,
+                       float* out, bool pdl) {
+  const dim3 grid(s.qHeads, s.headDim / 32);
+  const dim3 block(cuda::kSplitReduceWarps * 32);
+  if (pdl) {
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = st;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    HIL_CUDA(cudaLaunchKernelEx(&cfg, cuda::pagedAttentionSplitReduce, splits, s.qHeads, s.headDim, partAcc, partMl, out));
+    return;
+  }
+  cuda::pagedAttentionSplitReduce<<<grid, block, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
+  checkLaunch("pagedAttentionSplitReduce");
+}
+
+void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out,
+                  bool splitReduce) {
+  if (splits > 1 && useV3() && splitReduce && v3ReduceSplit() && s.headDim % 32 == 0) return launchSplitReduce(st, s, splits, partAcc, partMl, out, v3Pdl());
+  const auto reduceKernel = cuda::pagedAttentionReduceV3;
   if (splits > 1 && useV3() && v3Pdl()) {
     cudaLaunchAttribute attr{};
     attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -416,10 +489,10 @@ void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* p
     cfg.stream = st;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    HIL_CUDA(cudaLaunchKernelEx(&cfg, cuda::pagedAttentionReduceV3, splits, s.qHeads, s.headDim,
+    HIL_CUDA(cudaLaunchKernelEx(&cfg, reduceKernel, splits, s.qHeads, s.headDim,
                                 static_cast<const float*>(partAcc), static_cast<const float*>(partMl), out));
   } else if (splits > 1 && useV3()) {
-    cuda::pagedAttentionReduceV3<<<s.qHeads, cuda::kReduceThreads, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
+    reduceKernel<<<s.qHeads, cuda::kReduceThreads, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
     checkLaunch("pagedAttentionReduceV3");
   } else if (splits > 1) {
     cuda::pagedAttentionReduce<<<s.qHeads, std::min(s.headDim, 256), 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
@@ -463,18 +536,24 @@ int attentionSplits(const AttentionShape& s, int multiprocessors, int uniformPre
     const int wanted = (target + s.kvHeads - 1) / s.kvHeads;
     const int most = std::max(1, totalChunks(s) / (2 * cuda::kV3Warps));
     const int splits = std::max(1, std::min(wanted, most));
-    // Tensor-core path: equal chunk counts per warp, on by default (33/33 checks on the H100 with
-    // it, 128k INT4 70.7-71.9 vs 71.6-72.6 us in the same call, perf/HIL-NOTES.md);
-    // KVTIER_HIL_ATTN_MMA_EVEN=0: the wave-sized split count as before.
+    // Equal chunk counts per warp: the fewest splits that keep the most chunks per warp (32k Llama:
+    // 33 -> 32 splits of 16 chunks per warp; 128k on the tensor-core path: 64 splits x 4 warps x 32
+    // chunks instead of 66 with 8 warps of 32 and 256 of 31). On by default for both paths (33/33
+    // checks on the H100 with each; perf/HIL-NOTES.md): KVTIER_HIL_ATTN_BALANCE=0 turns it off for v3,
+    // KVTIER_HIL_ATTN_MMA_EVEN=0 for the tensor-core kernel.
+    static const bool balance = [] {
+      const char* e = std::getenv("KVTIER_HIL_ATTN_BALANCE");
+      if (e && std::strcmp(e, "1") == 0) return true;
+      if (e && std::strcmp(e, "0") == 0) return false;
+      return kDefaultBalance;
+    }();
     static const bool even = [] {
       const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_EVEN");
       return !(e && std::strcmp(e, "0") == 0);
     }();
-    if (even && useMma(s, uniformPrecision)) {
-      // the fewest splits that keep the most chunks per warp: every warp the same count (128k:
-      // 64 splits x 4 warps x 32 chunks instead of 66 splits with 8 warps of 32 and 256 of 31)
-      const int perWarp = (totalChunks(s) + splits * cuda::kMmaWarps - 1) / (splits * cuda::kMmaWarps);
-      return std::max(1, (totalChunks(s) + perWarp * cuda::kMmaWarps - 1) / (perWarp * cuda::kMmaWarps));
+    if (useMma(s, uniformPrecision) ? even : balance) {
+      const int perWarp = (totalChunks(s) + cuda::kV3Warps * splits - 1) / (cuda::kV3Warps * splits);
+      return std::max(1, (totalChunks(s) + cuda::kV3Warps * perWarp - 1) / (cuda::kV3Warps * perWarp));
     }
     return splits;
   }
