@@ -8,7 +8,8 @@
 # CHECKS="name:KNOB=v,KNOB=v ..." adds attention-only kernel-check runs (cuda + host) with those knobs
 # after the default ones (all, checks, ab). ab: instead of the compare, attention variants alternated,
 # ROUNDS (default 3) rounds of perf/device/attn-ab.mjs per variant, VARIANTS="name:KNOB=v,... name2"
-# (a name alone: the defaults).
+# (a name alone: the defaults). SKIP_CHECKS=1 leaves out the default kernel checks and benchmarks
+# (for variants of a build whose checks already ran).
 # $OUT gets a few text files (the device tool brings back only a handful of files) and results.tgz
 # with everything else: bench JSONs, profile + fits, compare.json, every run's hil-steps.csv and hil.json.
 cd "$(dirname "$0")/../.." || exit 1
@@ -25,7 +26,7 @@ B=/tmp/kvd/$NAME
 export KVTIER_HIL_ADDON=$B/kvtier_hil.node
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$OUT/when.txt"
 rc=0
-if [ "$WHAT" != compare ]; then
+if [ "$WHAT" != compare ] && [ -z "$SKIP_CHECKS" ]; then
   $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/bench" > "$OUT/checks-default.txt" 2>&1 || rc=1
   grep -E "checks passed|^FAIL" "$OUT/checks-default.txt"
   grep -E "^attention L=" "$OUT/checks-default.txt" | sed -E 's/steps\/s.*//' | head -40
