@@ -31,6 +31,7 @@ import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
+import type { ModelSpec } from '../../sim/models/model.js';
 import type { BackendKind } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
@@ -111,8 +112,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   // measured chain time per layer minus what the fitted GEMV line predicts for the layer's weights (not minus
   // the GEMV's isolated time): the simulated layer then equals the measured chain, and the line's residual
   // at the layer's shape does not become a per-layer error.
-  const layerLinearUs = linearTimeUs({ ...base.gpu, linear_launch_us: r2(linear.alpha_us), linear_GBps: r2(linear.GBps) }, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
-  const curve = m.attention_in_situ.map((x) => ({ tokens: x.tokens, bytes: x.bytes, us: Math.max(0.01, x.chain_us_per_layer - layerLinearUs) }));
+  const { curve, layerLinearUs } = attentionCurveFromChains(m.attention_in_situ, { ...base.gpu, linear_launch_us: r2(linear.alpha_us), linear_GBps: r2(linear.GBps) }, model);
   const fits: CalibrationFits = {
     kernels: fitAlphaBeta(m.kernels, false),
     attention: fitAlphaBeta(curve.map((x) => ({ bytes: x.bytes, us: x.us, label: `attention in situ ${x.tokens}` })), true),
@@ -283,4 +283,19 @@ export function formatFits(f: CalibrationFits): string {
 /** the layer GEMV's isolated time (the first GEMV measured: the model's layer shape) */
 function layerGemvUs(m: Measurements): number {
   return m.kernels.find((k) => k.kind === 'gemv')?.us ?? NaN;
+}
+
+/**
+ * The attention curve from measured layer chains (attention + layer GEMV per layer): each point is
+ * the chain's time per layer minus the layer GEMV as `gpu`'s linear fields predict it for the
+ * model's layer weights (floored at 0.01 us), so that the simulator's attention + linear per layer
+ * reproduces the measured chain. `gpu` carries the profile's (rounded) linear_* fields.
+ */
+export function attentionCurveFromChains(
+  chains: { tokens: number; bytes: number; chain_us_per_layer: number }[],
+  gpu: HardwareProfile['gpu'],
+  model: Pick<ModelSpec, 'weight_bytes_per_layer' | 'flops_per_token_per_layer'>,
+): { curve: { tokens: number; bytes: number; us: number }[]; layerLinearUs: number } {
+  const layerLinearUs = linearTimeUs(gpu, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
+  return { layerLinearUs, curve: chains.map((x) => ({ tokens: x.tokens, bytes: x.bytes, us: Math.max(0.01, x.chain_us_per_layer - layerLinearUs) })) };
 }

@@ -204,6 +204,44 @@ export async function checkAttention(b: NativeBackend, c: AttentionCase): Promis
   return { name, ok, ms: got.ms, detail: `rel L2 ${err.toExponential(2)}${hasNaN(got.out) ? ' (NaN in output)' : ''}` };
 }
 
+/**
+ * An unusable block-table entry (an offset past the arena) in a device-resident table: the backend
+ * either refuses it, naming the entry (the host backend checks every table it can read), or the
+ * kernel never reads outside the arena and every output becomes NaN (cuda). Never a finite answer
+ * that silently leaves the block out, including when a whole split holds only the bad block.
+ */
+export interface BadEntryCase extends AttentionShape {
+  precision: Precision;
+  splits: number;
+  badBlock: number;
+  seed: number;
+}
+
+export const BAD_ENTRY_CASES: BadEntryCase[] = [
+  // two blocks, two splits: split 0 is the bad block alone (v3 kernel)
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 32, precision: 'fp16', splits: 2, badBlock: 0, seed: 61 },
+  // the same on the tensor-core kernel (uniform INT4 table, promised)
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 32, precision: 'int4', splits: 2, badBlock: 0, seed: 62 },
+  // a bad block among many, the kernel's own split count
+  { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 64, contextTokens: 1000, precision: 'int8', splits: 0, badBlock: 37, seed: 63 },
+];
+
+export async function checkBadEntry(b: NativeBackend, c: BadEntryCase): Promise<CheckResult> {
+  const { k, v, q } = attentionInputs({ ...c, mix: [c.precision] });
+  const cache = packCache({ kvHeads: c.kvHeads, blockTokens: c.blockTokens, headDim: c.headDim, groupSize: c.groupSize }, c.contextTokens, k, v, Array(Math.ceil(c.contextTokens / c.blockTokens)).fill(c.precision));
+  cache.table[c.badBlock] = { ...cache.table[c.badBlock]!, offset: Math.ceil((cache.arena.byteLength + 1) / 16) * 16 };
+  const name = `attention bad entry: block ${c.badBlock} of ${cache.table.length} outside the arena, ${c.precision}, splits=${c.splits || 'auto'}`;
+  try {
+    const got = await attentionOn(b, c, cache, q, { splits: c.splits });
+    const finite = Array.prototype.filter.call(got.out, (x: number) => !Number.isNaN(x)).length;
+    return { name, ok: finite === 0, ms: got.ms, detail: finite === 0 ? 'every output NaN' : `${finite} of ${got.out.length} outputs finite` };
+  } catch (e) {
+    const msg = (e as Error).message;
+    const named = new RegExp(`block table entry ${c.badBlock}: block outside the arena`).test(msg);
+    return { name, ok: named, detail: named ? `refused: ${msg}` : `unexpected error: ${msg}` };
+  }
+}
+
 // ---- gemv ----------------------------------------------------------------------------------
 
 export interface GemvCase {
@@ -234,6 +272,7 @@ export async function runAllKernelChecks(b: NativeBackend): Promise<CheckResult[
   for (const c of QUANT_CASES) results.push(await checkQuantize(b, c));
   for (const c of HADAMARD_CASES) results.push(await checkHadamard(b, c));
   for (const c of ATTENTION_CASES) results.push(await checkAttention(b, c));
+  for (const c of BAD_ENTRY_CASES) results.push(await checkBadEntry(b, c));
   for (const c of GEMV_CASES) results.push(await checkGemv(b, c));
   return results;
 }

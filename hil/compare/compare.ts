@@ -182,6 +182,10 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
       runs.push(one);
     }
     const hw = runs[0];
+    for (const [k, r] of runs.entries()) {
+      const same = r.result.steps.length === sim.steps.length && r.result.steps.every((x, i) => x.step === sim.steps[i].step);
+      if (!same) throw new Error(`compare ${p.label}: HIL run ${k + 1} has steps ${r.result.steps.map((x) => x.step).join(',')} but the simulation has ${sim.steps.map((x) => x.step).join(',')}`);
+    }
     result.device = hw.hil.device;
     result.backend = hw.hil.backend;
     const notes: string[] = [];
@@ -190,8 +194,8 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
       fileRead.after = (await measure()).x;
       const f = (x: FileReadMeasure) => `${x.GBps.toFixed(3)} GB/s + ${x.alpha_us.toFixed(2)} us per request`;
       notes.push(
-        `simulated with the NVMe read link re-measured right before the HIL run (${f(fileRead.before)}, executor-pattern read batches, ${fileRead.before.threads} I/O threads; the calibrated profile had ${fileRead.profile.GBps} GB/s + ${fileRead.profile.alpha_us} us); ` +
-          `the same measurement right after the run: ${f(fileRead.after)} (not used)`,
+        `simulated with the NVMe read link re-measured right before the ${repeat > 1 ? `first of ${repeat} HIL runs` : 'HIL run'} (${f(fileRead.before)}, executor-pattern read batches, ${fileRead.before.threads} I/O threads; the calibrated profile had ${fileRead.profile.GBps} GB/s + ${fileRead.profile.alpha_us} us); ` +
+          `the same measurement right after the ${repeat > 1 ? 'last run' : 'run'}: ${f(fileRead.after)} (not used)`,
       );
     }
     const med = (i: number, f: (x: { latency_ms: number; stall_ms: number; compute_ms: number }) => number) => quantile(runs.map((r) => f(r.result.steps[i])), 0.5);

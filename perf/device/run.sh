@@ -8,15 +8,18 @@
 # CHECKS="name:KNOB=v,KNOB=v ..." adds attention-only kernel-check runs (cuda + host) with those knobs
 # after the default ones (all, checks, ab). ab: instead of the compare, attention variants alternated,
 # ROUNDS (default 3) rounds of perf/device/attn-ab.mjs per variant, VARIANTS="name:KNOB=v,... name2"
-# (a name alone: the defaults). SKIP_CHECKS=1 leaves out the default kernel checks and benchmarks
+# (a name alone: the defaults; KVTIER_HIL_X=1 is a no-op filler so that env always gets an
+# argument). SKIP_CHECKS=1 leaves out the default kernel checks and benchmarks
 # (for variants of a build whose checks already ran).
 # $OUT gets a few text files (the device tool brings back only a handful of files) and results.tgz
 # with everything else: bench JSONs, profile + fits, compare.json, every run's hil-steps.csv and hil.json.
 cd "$(dirname "$0")/../.." || exit 1
-NAME=${1:?usage: bash perf/device/run.sh NAME [checks|compare|all]}
+NAME=${1:?usage: bash perf/device/run.sh NAME [checks|compare|all|ab]}
 WHAT=${2:-all}
 OUT=${OUT:-/tmp/kvtier-device-out}
 R=/tmp/kvd/results
+# a warm machine keeps /tmp between calls: start from empty result folders
+rm -rf "$R" /tmp/kvd/cmp /tmp/kvd/bench*
 mkdir -p "$OUT" "$R"
 T0=$(date +%s)
 xz -dc .device/node.xz > /tmp/kvd/node && chmod +x /tmp/kvd/node
@@ -26,7 +29,7 @@ B=/tmp/kvd/$NAME
 export KVTIER_HIL_ADDON=$B/kvtier_hil.node
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$OUT/when.txt"
 rc=0
-if [ "$WHAT" != compare ] && [ -z "$SKIP_CHECKS" ]; then
+if [ "$WHAT" != compare ] && [ "${SKIP_CHECKS:-0}" = 0 ]; then
   $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/bench" > "$OUT/checks-default.txt" 2>&1 || rc=1
   grep -E "checks passed|^FAIL" "$OUT/checks-default.txt"
   grep -E "^attention L=" "$OUT/checks-default.txt" | sed -E 's/steps\/s.*//' | head -40
@@ -46,7 +49,7 @@ if [ "$WHAT" = ab ]; then
     for v in $VARIANTS; do
       [ $(( $(date +%s) - T0 )) -gt "${BUDGET:-520}" ] && { echo "time budget reached at round $round, $v"; break 2; }
       IFS=: read -r vname venv <<< "$v"
-      env ${venv//,/ } KVTIER_HIL_X=1 timeout 120 $N perf/device/attn-ab.mjs "$B/dist" "$R/ab-$vname-r$round.json" "$vname" >> "$R/ab.log" 2>&1 || echo "ab $vname round $round failed"
+      env ${venv//,/ } KVTIER_HIL_X=1 timeout 120 $N perf/device/attn-ab.mjs "$B/dist" "$R/ab-$vname-r$round.json" "$vname" >> "$R/ab.log" 2>&1 || { echo "ab $vname round $round failed"; rc=1; }
     done
   done
   cat "$R/ab.log"

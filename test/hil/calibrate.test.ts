@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { calibrate, formatFits, writeCalibration } from '../../hil/calibrate/calibrate.js';
+import { attentionCurveFromChains, calibrate, formatFits, writeCalibration } from '../../hil/calibrate/calibrate.js';
 import { fitAlphaBeta, predictUs } from '../../hil/calibrate/fit-linear.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { simulate } from '../../sim/run.js';
@@ -27,6 +27,29 @@ describe('least-squares fit', () => {
       expect(f.GBps).toBeCloseTo(50, 6);
       expect(f.max_abs_residual).toBeLessThan(1e-9);
     }
+  });
+});
+
+describe('attention curve from layer chains', () => {
+  it('makes attention + the fitted GEMV line equal the measured chain, not chain minus the GEMV measured alone', () => {
+    // GEMV times with a real bend (a fixed cost that grows with size), so the fitted line misses the layer shape
+    const gemvUs = (bytes: number) => 3 + bytes / 3.0e3 + 2e-12 * bytes * bytes ** 0.5;
+    const shapes = [33554432, 117440512, 436207616, 1050673152];
+    const line = fitAlphaBeta(shapes.map((bytes) => ({ bytes, us: gemvUs(bytes) })), false);
+    const model = { weight_bytes_per_layer: 436207616, flops_per_token_per_layer: 2 * 218103808 };
+    const gpu = { name: 'x', hbm_bandwidth_GBps: 3000, fp16_TFLOPs: 800, kernel_launch_us: 5, reserved_GiB: 1, linear_launch_us: Math.round(line.alpha_us * 100) / 100, linear_GBps: Math.round(line.GBps * 100) / 100 };
+    const isolated = gemvUs(model.weight_bytes_per_layer);
+    const lineAtLayer = linearTimeUs(gpu, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
+    expect(Math.abs(lineAtLayer - isolated)).toBeGreaterThan(1); // the line's residual at the layer shape
+    const chains = [1024, 8192, 32768].map((tokens) => ({ tokens, bytes: tokens * 4096, chain_us_per_layer: isolated + 10 + tokens / 500 }));
+    const { curve, layerLinearUs } = attentionCurveFromChains(chains, gpu, model);
+    expect(layerLinearUs).toBe(lineAtLayer);
+    for (const [i, c] of chains.entries()) {
+      expect(curve[i]!.us + lineAtLayer).toBeCloseTo(c.chain_us_per_layer, 9);
+      expect(Math.abs(curve[i]!.us - (c.chain_us_per_layer - isolated))).toBeGreaterThan(1);
+    }
+    // a chain faster than the line's GEMV keeps a positive curve
+    expect(attentionCurveFromChains([{ tokens: 1, bytes: 1, chain_us_per_layer: lineAtLayer - 5 }], gpu, model).curve[0]!.us).toBe(0.01);
   });
 });
 

@@ -8,11 +8,13 @@ import { encodeBlockTable } from '../../hil/kv-format.js';
 import { geometryOf } from '../../hil/reference/paged-attention.js';
 import {
   ATTENTION_CASES,
+  BAD_ENTRY_CASES,
   attentionInputs,
   GEMV_CASES,
   HADAMARD_CASES,
   QUANT_CASES,
   checkAttention,
+  checkBadEntry,
   checkGemv,
   checkHadamard,
   checkQuantize,
@@ -39,6 +41,12 @@ for (const kind of ['host', 'cuda'] as const) {
     it.each(ATTENTION_CASES)('paged attention L=$contextTokens q$qHeads/kv$kvHeads D=$headDim', async (c) => {
       const r = await checkAttention(b, c);
       expect(r.ok, `${r.name}: ${r.detail}`).toBe(true);
+    });
+    it.each(BAD_ENTRY_CASES)('a bad block-table entry is refused or makes every output NaN: block $badBlock, $precision, splits $splits', async (c) => {
+      const r = await checkBadEntry(b, c);
+      expect(r.ok, `${r.name}: ${r.detail}`).toBe(true);
+      // the host backend reads every table, so it refuses the entry by name
+      if (kind === 'host') expect(r.detail).toMatch(new RegExp(`refused: .*block table entry ${c.badBlock}: block outside the arena`));
     });
     it('checks a uniformPrecision promise where the table is host-readable', async () => {
       const c = ATTENTION_CASES.find((x) => x.seed === 26)!; // int2/int8 blocks: a mixed table

@@ -450,7 +450,7 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
   const float qscale = s.softmaxScale * kLog2e;
   uint8_t* ring = smem + warp * (S * SB);
   // Programmatic dependent launch: the reduce kernel, when launched with PDL
-  // (KVTIER_HIL_ATTN_PDL=1), may start once every block of this grid runs; it waits for this
+  // (the default; KVTIER_HIL_ATTN_PDL=0 turns it off), may start once every block of this grid runs; it waits for this
   // grid's completion (griddepcontrol.wait) before reading the partials. A no-op otherwise.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 

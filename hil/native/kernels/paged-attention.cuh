@@ -179,7 +179,13 @@ __device__ __forceinline__ void mergeWarpsAndStore(const float (&sM)[W][J], cons
       }
     }
     const int hq = h * gq + j;
-    if (bad) a = NAN;
+    if (bad) {
+      // NaN in the sum and the accumulator, with a finite max: every reduce skips splits whose max
+      // is -inf (no tokens), so a split that saw only bad entries must not look empty
+      a = NAN;
+      l = NAN;
+      if (m == -INFINITY) m = 0.0f;
+    }
     if (gridDim.x == 1) {
       out[static_cast<size_t>(hq) * D + d] = a / l;
     } else {
