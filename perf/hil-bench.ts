@@ -4,13 +4,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openBackend } from '../hil/backend.js';
-import { benchAttention, type AttentionBenchCase } from '../hil/bench/attention-bench.js';
+import { benchAttention, mixedAtInt8Bits, type AttentionBenchCase } from '../hil/bench/attention-bench.js';
 import { benchBidirectional, benchCopies, benchDeviceCopy, benchSlabCopies, formatSlabTarget, slabTargets } from '../hil/bench/copy-bench.js';
 import { benchFile } from '../hil/bench/file-bench.js';
 import { benchGemv } from '../hil/bench/gemv-bench.js';
 import { benchOverlap } from '../hil/bench/overlap-bench.js';
 import { runAllKernelChecks } from '../hil/checks/kernel-checks.js';
-import { type Precision, bitsPerElement } from '../hil/kv-format.js';
 import { type QualityOptions, measureQuality, sinkRecentPolicy, uniformPolicy } from '../hil/quality.js';
 import { qualityTable, writeQualityTable } from '../hil/quality-table.js';
 
@@ -79,8 +78,7 @@ await section('attention', async () => {
   const llama = { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128 };
   const g = { kvHeads: 8, blockTokens: 16, headDim: 128, groupSize: 128 };
   // mixed at the average bits of uniform INT8: FP16 sinks + recent blocks, INT4 elsewhere
-  const share = (bitsPerElement(g, 'int8') - bitsPerElement(g, 'int4')) / (bitsPerElement(g, 'fp16') - bitsPerElement(g, 'int4'));
-  const mixed = (i: number, n: number): Precision => (i === 0 || i >= n - (Math.round(share * n) - 1) ? 'fp16' : 'int4');
+  const { share, precisionOf: mixed } = mixedAtInt8Bits(g);
   const contexts = quick ? [4096] : [4096, 32768, 131072];
   const cases: AttentionBenchCase[] = [];
   for (const L of contexts) {
@@ -138,7 +136,7 @@ await section('quality', async () => {
   const settings = [8, 4, 2].flatMap((bits) => [32, 64, 128].flatMap((groupSize) => [false, true].map((rotation) => ({ bits: bits as 2 | 4 | 8, groupSize, rotation }))));
   const base = { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, seed: 42, recentTokens: 128, policyGroupSize: 128 };
   const g = { kvHeads: 8, blockTokens: 16, headDim: 128, groupSize: 128 };
-  const share = (bitsPerElement(g, 'int8') - bitsPerElement(g, 'int4')) / (bitsPerElement(g, 'fp16') - bitsPerElement(g, 'int4'));
+  const { share } = mixedAtInt8Bits(g);
   const policies = [uniformPolicy('int8'), uniformPolicy('int4'), sinkRecentPolicy('mixed fp16 sinks+recent / int4 @int8 bits', 'int4', share)];
   const L = quick ? 256 : 2048;
   const audit: QualityOptions = { ...base, contextTokens: L, outlierChannels: 0, outlierScale: 1, concentrated: false, settings, policies };

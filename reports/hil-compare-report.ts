@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
-import type { CompareResult } from '../hil/compare/compare.js';
+import { type CompareResult, pooledErrors } from '../hil/compare/compare.js';
 import { quantile } from '../hil/compare/errors.js';
 import { renderChart } from './render-chart.js';
 import { type PageSection, writeReportPage } from './report-page.js';
@@ -64,10 +64,9 @@ export async function renderCompareReport(dir: string): Promise<string> {
     ['error', errSpec, `Distribution of the per-step latency error (first ${r.skip_steps} step(s) left out)`],
   ];
   const sections: PageSection[] = [];
-  const all = r.policies.flatMap((p) => p.steps.filter((s) => s.step >= r.skip_steps).map((s) => s.latency_rel_error));
+  const { all, eachRun } = pooledErrors(r);
   const met = quantile(all, 0.5) <= r.targets.median && quantile(all, 0.95) <= r.targets.p95;
   const repeat = r.repeat ?? 1;
-  const eachRun = r.policies.flatMap((p) => p.steps.filter((s) => s.step >= r.skip_steps).flatMap((s) => (s.hil_latency_runs_ms ?? []).map((h) => Math.abs(s.sim_latency_ms - h) / Math.max(h, 1e-12))));
   const repeatText =
     repeat > 1
       ? ` Measured = per-step median of **${repeat} HIL runs** per policy; against each run alone the error is median ${pct(quantile(eachRun, 0.5))}, p95 ${pct(quantile(eachRun, 0.95))}. ` +

@@ -1,7 +1,7 @@
 // Paged decode attention time vs context and precision; KV bytes read per second and
 // decode steps (tokens) per second for one layer.
 import type { NativeBackend } from '../addon-types.js';
-import type { Precision } from '../kv-format.js';
+import type { BlockGeometry, Precision } from '../kv-format.js';
 import { bitsPerElement } from '../kv-format.js';
 import { buildDeviceCache } from './device-cache.js';
 import { timeOp } from './timing.js';
@@ -27,6 +27,15 @@ export interface AttentionBenchRow {
   GBps: number;
   tokensPerSec: number;
   avgBits: number;
+}
+
+/**
+ * The benchmark's mixed table at uniform INT8's average bits: FP16 for the sink block and the most
+ * recent blocks (the share that brings the average to INT8's bits), INT4 elsewhere.
+ */
+export function mixedAtInt8Bits(g: BlockGeometry): { share: number; precisionOf: (i: number, n: number) => Precision } {
+  const share = (bitsPerElement(g, 'int8') - bitsPerElement(g, 'int4')) / (bitsPerElement(g, 'fp16') - bitsPerElement(g, 'int4'));
+  return { share, precisionOf: (i, n) => (i === 0 || i >= n - (Math.round(share * n) - 1) ? 'fp16' : 'int4') };
 }
 
 export async function benchAttention(b: NativeBackend, c: AttentionBenchCase, trials = 10): Promise<AttentionBenchRow> {

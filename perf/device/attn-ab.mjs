@@ -11,14 +11,11 @@ const [dist, outJson, label] = process.argv.slice(2);
 if (!dist || !outJson || !label) throw new Error('usage: node perf/device/attn-ab.mjs DIST OUT.json LABEL');
 const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
 const { openBackend } = await load('hil/backend.js');
-const { benchAttention } = await load('hil/bench/attention-bench.js');
 const b = openBackend('cuda');
 const llama = { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128 };
-const { bitsPerElement } = await load('hil/kv-format.js');
+const { benchAttention, mixedAtInt8Bits } = await load('hil/bench/attention-bench.js');
 // the bench's mixed table (perf/hil-bench.ts): FP16 sink + recent blocks, INT4 elsewhere, at INT8's average bits
-const g = { kvHeads: 8, blockTokens: 16, headDim: 128, groupSize: 128 };
-const share = (bitsPerElement(g, 'int8') - bitsPerElement(g, 'int4')) / (bitsPerElement(g, 'fp16') - bitsPerElement(g, 'int4'));
-const mixed = (i, n) => (i === 0 || i >= n - (Math.round(share * n) - 1) ? 'fp16' : 'int4');
+const mixed = mixedAtInt8Bits({ kvHeads: llama.kvHeads, blockTokens: llama.blockTokens, headDim: llama.headDim, groupSize: llama.groupSize }).precisionOf;
 const variants = [['fp16', () => 'fp16'], ['int8', () => 'int8'], ['int4', () => 'int4'], ['int2', () => 'int2'], ['mixed', mixed]];
 const knobs = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('KVTIER_HIL_ATTN_')));
 const rows = [];

@@ -16,6 +16,7 @@
 // many as fit the stage bytes; so the chunks in flight per warp scale with 1/bits. The stage
 // grows by 512 bytes so that two INT8 chunks fit at G = 128 (D 128: INT8 2, INT4 4, INT2 7).
 #pragma once
+#include "mbarrier.cuh"
 #include "paged-attention.cuh"
 
 #ifndef HIL_ATTN_V_UNROLL
@@ -49,38 +50,6 @@ __device__ __forceinline__ void cpAsyncWait() {
 __device__ __forceinline__ void cpAsync16L2(void* smemDst, const void* gmemSrc) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smemDst));
   asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(s), "l"(gmemSrc) : "memory");
-}
-
-// mbarrier and bulk-copy (TMA engine) helpers for CP == kV3CopyBulk (shared-window addresses);
-// the same instructions as the tensor-core kernel's (paged-attention-mma.cuh), own names.
-__device__ __forceinline__ void v3MbarInit(uint32_t bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void v3MbarInitFence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
-__device__ __forceinline__ void v3MbarArriveExpectTx(uint32_t bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void v3MbarArrive(uint32_t bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// Waits for the completion of the phase with parity `parity`; traps after ~2^28 polls (a lost
-// phase would otherwise hang the GPU).
-__device__ __forceinline__ void v3MbarWait(uint32_t bar, unsigned parity) {
-  for (unsigned tries = 0;; ++tries) {
-    uint32_t done;
-    asm volatile(
-        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.b32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar), "r"(parity)
-        : "memory");
-    if (done) return;
-    if (tries > (1u << 28)) __trap();
-  }
-}
-__device__ __forceinline__ void v3BulkCopy(uint32_t dst, const void* src, unsigned bytes, uint32_t bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
-               "l"(src), "r"(bytes), "r"(bar)
-               : "memory");
 }
 
 // How v3 fills its stages (template CP; KVTIER_HIL_ATTN_COPY, launch/launch-attention.cu):
@@ -485,8 +454,8 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
   if constexpr (BULK) {
     if (lane == 0) {
 #pragma unroll
-      for (int i = 0; i < S; ++i) v3MbarInit(bar0 + 8 * i, 1);
-      v3MbarInitFence();
+      for (int i = 0; i < S; ++i) mbarInit(bar0 + 8 * i, 1);
+      mbarInitFence();
     }
     __syncwarp();
   }
@@ -500,13 +469,13 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
     const size_t codeAt = row * D * precisionBits(p) / 8;
     const uint32_t bar = bar0 + 8 * slot;
     const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(ring + slot * SB));
-    v3MbarArriveExpectTx(bar, chunkStageBytes(D, p, metaBytes));
-    v3BulkCopy(dst, block + codeAt, cb, bar);
-    v3BulkCopy(dst + cb, block + vOffset(g, p) + codeAt, cb, bar);
+    mbarArriveExpectTx(bar, chunkStageBytes(D, p, metaBytes));
+    bulkCopy(dst, block + codeAt, cb, bar);
+    bulkCopy(dst + cb, block + vOffset(g, p) + codeAt, cb, bar);
     if (p != kFp16) {
       const size_t metaAt = row * (D / s.groupSize) * 4;
-      v3BulkCopy(dst + 2 * cb, block + kMetaOffset(g, p) + metaAt, metaBytes, bar);
-      v3BulkCopy(dst + 2 * cb + metaBytes, block + vMetaOffset(g, p) + metaAt, metaBytes, bar);
+      bulkCopy(dst + 2 * cb, block + kMetaOffset(g, p) + metaAt, metaBytes, bar);
+      bulkCopy(dst + 2 * cb + metaBytes, block + vMetaOffset(g, p) + metaAt, metaBytes, bar);
     }
   };
 
@@ -521,7 +490,7 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
       if (!entryOk(e)) {
         bad = true;  // the output becomes NaN below
         if constexpr (BULK) {
-          if (lane == 0) v3MbarArrive(bar0 + 8 * (k % S));  // completes the phase: the stage is skipped
+          if (lane == 0) mbarArrive(bar0 + 8 * (k % S));  // completes the phase: the stage is skipped
         }
       } else {
         info = e.precision;
@@ -636,7 +605,7 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
     for (int k = 0; k < n; ++k) {
       issue1(k + S - 1);
       if constexpr (BULK) {
-        v3MbarWait(bar0 + 8 * (k % S), static_cast<unsigned>(k / S) & 1u);  // chunk k has landed
+        mbarWait(bar0 + 8 * (k % S), static_cast<unsigned>(k / S) & 1u);  // chunk k has landed
       } else {
         cpAsyncWait<S - 1>();  // this lane's copies of chunk k have landed
       }

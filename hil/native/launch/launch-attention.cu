@@ -8,6 +8,7 @@
 #include "../kernels/split-reduce.cuh"
 #include "check-shapes.h"
 #include "cuda-check.h"
+#include "env-knob.h"
 #include "launch.h"
 
 namespace hil::launch {
@@ -27,32 +28,21 @@ int totalChunks(const AttentionShape& s) { return (s.contextTokens + cuda::kChun
 // Which attention kernel runs: v3 (cp.async pipeline, kernels/paged-attention-v3.cuh) unless
 // KVTIER_HIL_ATTN_KERNEL=v2 asks for the previous one (kept for comparison and as a fallback).
 bool useV3() {
-  static const bool v3 = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_KERNEL");
-    if (e && std::strcmp(e, "v2") == 0) return false;
-    if (e && std::strcmp(e, "v3") == 0) return true;
-    return kDefaultV3;
-  }();
+  static const bool v3 = envChoice("KVTIER_HIL_ATTN_KERNEL", {{"v2", 0}, {"v3", 1}}, kDefaultV3) != 0;
   return v3;
 }
 
 // Pipeline depth of v3: 3 stages, or 2 (KVTIER_HIL_ATTN_STAGES=2; built for D 128, GQ 4 only,
 // the Llama-3-8B shape, to measure the trade of depth against resident warps).
 bool v3TwoStages(int D, int gq) {
-  static const bool two = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_STAGES");
-    return e && std::strcmp(e, "2") == 0;
-  }();
+  static const bool two = envChoice("KVTIER_HIL_ATTN_STAGES", {{"2", 1}}, 0) != 0;
   return two && D == 128 && gq > 2 && gq <= 4;
 }
 
 // Score reduction of v3: reduce-scatter (default) or v2's per-score shuffles
 // (KVTIER_HIL_ATTN_RS=0).
 bool v3Rs() {
-  static const bool rs = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_RS");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
+  static const bool rs = envFlag("KVTIER_HIL_ATTN_RS", true);
   return rs;
 }
 
@@ -61,10 +51,7 @@ bool v3Rs() {
 // default; ignored with KVTIER_HIL_ATTN_RS=0); with KVTIER_HIL_ATTN_STAGES=2 (D 128, GQ 4) the
 // packed kernel runs 2 stages at 3 blocks (12 warps) per SM.
 bool v3PackEnv() {
-  static const bool pack = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_PACK");
-    return e && std::strcmp(e, "1") == 0;
-  }();
+  static const bool pack = envFlag("KVTIER_HIL_ATTN_PACK", false);
   return pack;
 }
 bool v3Pack() { return v3Rs() && v3PackEnv(); }
@@ -74,10 +61,7 @@ bool v3Pack() { return v3Rs() && v3PackEnv(); }
 // whose FP16 blocks sit together (sinks, recent tokens) costs every split the same. Measured on the
 // H100 (perf/HIL-NOTES.md): mixed tables -10..15%, uniform tables within +-3%.
 bool v3Strided() {
-  static const bool strided = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_STRIDED");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
+  static const bool strided = envFlag("KVTIER_HIL_ATTN_STRIDED", true);
   return strided;
 }
 
@@ -87,13 +71,8 @@ bool v3Strided() {
 // 2026-11-22); =l2hint: lanes with the L2::256B prefetch-size hint (measurement knob).
 // Kernels: paged-attention-v3.cuh (template CP).
 int v3Copy() {
-  static const int cp = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_COPY");
-    if (e && std::strcmp(e, "l2hint") == 0) return cuda::kV3CopyL2Hint;
-    if (e && std::strcmp(e, "bulk") == 0) return cuda::kV3CopyBulk;
-    if (e && std::strcmp(e, "lanes") == 0) return cuda::kV3CopyLanes;
-    return kDefaultBulk ? cuda::kV3CopyBulk : cuda::kV3CopyLanes;
-  }();
+  static const int cp = envChoice("KVTIER_HIL_ATTN_COPY", {{"l2hint", cuda::kV3CopyL2Hint}, {"bulk", cuda::kV3CopyBulk}, {"lanes", cuda::kV3CopyLanes}},
+                                  kDefaultBulk ? cuda::kV3CopyBulk : cuda::kV3CopyLanes);
   return cp;
 }
 
@@ -183,18 +162,11 @@ static_assert(cuda::kMmaWarps == cuda::kV3Warps, "attentionSplits counts warps p
 // The splits are merged by the path's own reduce kernel, launched with PDL (mmaReduce), and the
 // split count keeps every warp's chunk count equal (attentionSplits, KVTIER_HIL_ATTN_MMA_EVEN).
 bool mmaOn() {
-  static const bool on = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA");
-    return !(e && std::strcmp(e, "0") == 0);
-  }();
+  static const bool on = envFlag("KVTIER_HIL_ATTN_MMA", true);
   return on;
 }
 int mmaStages() {
-  static const int stages = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_STAGES");
-    const int v = e ? std::atoi(e) : 6;
-    return v == 4 || v == 8 ? v : 6;
-  }();
+  static const int stages = envChoice("KVTIER_HIL_ATTN_MMA_STAGES", {{"4", 4}, {"6", 6}, {"8", 8}}, 6);
   return stages;
 }
 bool useMma(const AttentionShape& s, int uniformPrecision) {
@@ -205,10 +177,7 @@ bool useMma(const AttentionShape& s, int uniformPrecision) {
 // KVTIER_HIL_ATTN_MMA_COPY=lanes: every lane copies 16-byte pieces with cp.async instead of one
 // lane issuing 4 bulk copies per chunk on the TMA engine (the default).
 bool mmaBulk() {
-  static const bool bulk = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_COPY");
-    return !(e && std::strcmp(e, "lanes") == 0);
-  }();
+  static const bool bulk = envChoice("KVTIER_HIL_ATTN_MMA_COPY", {{"lanes", 0}}, 1) != 0;
   return bulk;
 }
 
@@ -218,10 +187,7 @@ bool mmaBulk() {
 // multiprocessors' busy time but is 25% slower at 128k (claims and entries on the critical path,
 // copy operands no longer in uniform registers), so v3's static ownership stays the default.
 bool mmaDyn() {
-  static const bool dyn = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_DYN");
-    return e && std::strcmp(e, "1") == 0;
-  }();
+  static const bool dyn = envFlag("KVTIER_HIL_ATTN_MMA_DYN", false);
   return dyn;
 }
 
@@ -230,20 +196,11 @@ bool mmaDyn() {
 // KVTIER_HIL_ATTN_MMA_STEAL_G chunks (default 2) from a per-head counter (TAIL in
 // kernels/paged-attention-mma.cuh). Not with KVTIER_HIL_ATTN_MMA_DYN=1.
 int mmaStealPct() {
-  static const int pct = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_STEAL");
-    if (!e || !*e) return -1;
-    const int v = std::atoi(e);
-    return v >= 0 && v <= 100 ? v : -1;
-  }();
+  static const int pct = envInt("KVTIER_HIL_ATTN_MMA_STEAL", -1, 0, 100);
   return pct;
 }
 int mmaStealG() {
-  static const int g = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_STEAL_G");
-    const int v = e ? std::atoi(e) : 2;
-    return v >= 1 && v <= 32 ? v : 2;
-  }();
+  static const int g = envInt("KVTIER_HIL_ATTN_MMA_STEAL_G", 2, 1, 32);
   return g;
 }
 bool mmaTail() { return !mmaDyn() && mmaStealPct() >= 0; }
@@ -282,10 +239,7 @@ int mmaBlocksPerSm() {
 // kernel). Arrival counters per kv head live in device memory, one row per stream (streams run
 // concurrently; launches on one stream do not), zero at load and reset by each last block.
 bool mmaFuse() {
-  static const bool fuse = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_FUSE");
-    return e && std::strcmp(e, "1") == 0;
-  }();
+  static const bool fuse = envFlag("KVTIER_HIL_ATTN_MMA_FUSE", false);
   return fuse;
 }
 constexpr int kFuseStreams = 16, kFuseHeads = 1024;
@@ -318,24 +272,14 @@ unsigned* mmaCounters(cudaStream_t st, unsigned** claims) {
 // =v3: v3's reduce kernel (pagedAttentionReduceV3); =none: no merge at all (a measurement knob that
 // times the attention kernel alone: the output is NOT written, checks fail with it).
 int mmaReduceMode() {  // 0 own, 1 v3, 2 none
-  static const int mode = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_REDUCE");
-    if (e && std::strcmp(e, "v3") == 0) return 1;
-    if (e && std::strcmp(e, "none") == 0) return 2;
-    return 0;
-  }();
+  static const int mode = envChoice("KVTIER_HIL_ATTN_MMA_REDUCE", {{"v3", 1}, {"none", 2}}, 0);
   return mode;
 }
 // The tensor-core path's reduce kernel is launched with programmatic dependent launch (its blocks
 // are scheduled while the attention grid runs and wait for it in griddepcontrol.wait); on by
 // default, KVTIER_HIL_ATTN_MMA_PDL=0: a plain launch.
 bool mmaPdl() {
-  static const bool pdl = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_PDL");
-    if (e && std::strcmp(e, "1") == 0) return true;
-    if (e && std::strcmp(e, "0") == 0) return false;
-    return true;  // default on: 33/33 checks and -1..-2 us on the H100 (perf/HIL-NOTES.md)
-  }();
+  static const bool pdl = envFlag("KVTIER_HIL_ATTN_MMA_PDL", true);  // default on: 33/33 checks and -1..-2 us on the H100 (perf/HIL-NOTES.md)
   return pdl;
 }
 void mmaReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out) {
@@ -425,12 +369,7 @@ void run(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* ar
 // off): its blocks are scheduled while the attention grid still runs and wait on the grid's
 // completion in the kernel (griddepcontrol.wait), which hides the launch gap between the two kernels.
 bool v3Pdl() {
-  static const bool pdl = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_PDL");
-    if (e && std::strcmp(e, "1") == 0) return true;
-    if (e && std::strcmp(e, "0") == 0) return false;
-    return kDefaultPdl;
-  }();
+  static const bool pdl = envFlag("KVTIER_HIL_ATTN_PDL", kDefaultPdl);
   return pdl;
 }
 
@@ -440,12 +379,7 @@ bool v3Pdl() {
 // at every precision and length, perf/HIL-NOTES.md); =v3: pagedAttentionReduceV3 (one block per
 // head, dependent passes). Same outputs up to float summation order.
 bool v3ReduceSplit() {
-  static const bool split = [] {
-    const char* e = std::getenv("KVTIER_HIL_ATTN_REDUCE");
-    if (e && std::strcmp(e, "split") == 0) return true;
-    if (e && std::strcmp(e, "v3") == 0) return false;
-    return kDefaultReduceSplit;
-  }();
+  static const bool split = envChoice("KVTIER_HIL_ATTN_REDUCE", {{"split", 1}, {"v3", 0}}, kDefaultReduceSplit) != 0;
   return split;
 }
 
@@ -477,7 +411,6 @@ void launchSplitReduce(cudaStream_t st, const AttentionShape& s, int splits, con
 void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out,
                   bool splitReduce) {
   if (splits > 1 && useV3() && splitReduce && v3ReduceSplit() && s.headDim % 32 == 0) return launchSplitReduce(st, s, splits, partAcc, partMl, out, v3Pdl());
-  const auto reduceKernel = cuda::pagedAttentionReduceV3;
   if (splits > 1 && useV3() && v3Pdl()) {
     cudaLaunchAttribute attr{};
     attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -489,10 +422,10 @@ void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* p
     cfg.stream = st;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    HIL_CUDA(cudaLaunchKernelEx(&cfg, reduceKernel, splits, s.qHeads, s.headDim,
+    HIL_CUDA(cudaLaunchKernelEx(&cfg, cuda::pagedAttentionReduceV3, splits, s.qHeads, s.headDim,
                                 static_cast<const float*>(partAcc), static_cast<const float*>(partMl), out));
   } else if (splits > 1 && useV3()) {
-    reduceKernel<<<s.qHeads, cuda::kReduceThreads, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
+    cuda::pagedAttentionReduceV3<<<s.qHeads, cuda::kReduceThreads, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
     checkLaunch("pagedAttentionReduceV3");
   } else if (splits > 1) {
     cuda::pagedAttentionReduce<<<s.qHeads, std::min(s.headDim, 256), 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
@@ -522,16 +455,8 @@ int attentionSplits(const AttentionShape& s, int multiprocessors, int uniformPre
                       : s.headDim == 64           ? v3BlocksPerSmD<64>(gq)
                       : s.headDim == 128          ? v3BlocksPerSmD<128>(gq)
                                                   : v3BlocksPerSmD<256>(gq);
-    static const int mmaWaves = [] {
-      const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_WAVES");  // tensor-core kernel only: waves of blocks (default 1)
-      const int w = e ? std::atoi(e) : 1;
-      return w >= 1 && w <= 16 ? w : 1;
-    }();
-    static const int waves = [] {
-      const char* e = std::getenv("KVTIER_HIL_ATTN_WAVES");  // measurement knob: waves of blocks (default 1)
-      const int w = e ? std::atoi(e) : 1;
-      return w >= 1 && w <= 16 ? w : 1;
-    }();
+    static const int mmaWaves = envInt("KVTIER_HIL_ATTN_MMA_WAVES", 1, 1, 16);  // tensor-core kernel only: waves of blocks
+    static const int waves = envInt("KVTIER_HIL_ATTN_WAVES", 1, 1, 16);  // measurement knob: waves of blocks
     const int target = (useMma(s, uniformPrecision) ? mmaWaves : waves) * perSm * std::max(1, multiprocessors);
     const int wanted = (target + s.kvHeads - 1) / s.kvHeads;
     const int most = std::max(1, totalChunks(s) / (2 * cuda::kV3Warps));
@@ -541,16 +466,8 @@ int attentionSplits(const AttentionShape& s, int multiprocessors, int uniformPre
     // chunks instead of 66 with 8 warps of 32 and 256 of 31). On by default for both paths (33/33
     // checks on the H100 with each; perf/HIL-NOTES.md): KVTIER_HIL_ATTN_BALANCE=0 turns it off for v3,
     // KVTIER_HIL_ATTN_MMA_EVEN=0 for the tensor-core kernel.
-    static const bool balance = [] {
-      const char* e = std::getenv("KVTIER_HIL_ATTN_BALANCE");
-      if (e && std::strcmp(e, "1") == 0) return true;
-      if (e && std::strcmp(e, "0") == 0) return false;
-      return kDefaultBalance;
-    }();
-    static const bool even = [] {
-      const char* e = std::getenv("KVTIER_HIL_ATTN_MMA_EVEN");
-      return !(e && std::strcmp(e, "0") == 0);
-    }();
+    static const bool balance = envFlag("KVTIER_HIL_ATTN_BALANCE", kDefaultBalance);
+    static const bool even = envFlag("KVTIER_HIL_ATTN_MMA_EVEN", true);
     if (useMma(s, uniformPrecision) ? even : balance) {
       const int perWarp = (totalChunks(s) + cuda::kV3Warps * splits - 1) / (cuda::kV3Warps * splits);
       return std::max(1, (totalChunks(s) + cuda::kV3Warps * perWarp - 1) / (cuda::kV3Warps * perWarp));
