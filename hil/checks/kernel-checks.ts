@@ -175,6 +175,20 @@ export const ATTENTION_CASES: AttentionCase[] = [
   { qHeads: 16, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 2050, mix: ['int4'], tableKind: 'pinned', seed: 46 },
   { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 1499, mix: ['int4'], splits: 2, vScale: 700, qScale: 0.5, seed: 47 },
   { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 3001, mix: ['int4'], kScale: 3, qScale: 6, seed: 48 },
+  // Uniform FP16 at D 128, <= 4 query heads per kv head: the FP16 tensor-core kernel's cases
+  // (KVTIER_HIL_ATTN_MMA_FP16; the promise again by attentionOn). The same kinds as INT4's above,
+  // plus q far above and far below 1 (q' = q * 2^e with e from the block's largest |q|). The
+  // first case of this list (one token) runs there too.
+  { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 4099, mix: ['fp16'], seed: 51 },
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 17, mix: ['fp16'], seed: 52 },
+  { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 32, groupSize: 128, contextTokens: 1001, mix: ['fp16'], splits: 7, seed: 53 },
+  { qHeads: 12, kvHeads: 4, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 333, mix: ['fp16'], splits: 64, seed: 54 },
+  { qHeads: 2, kvHeads: 2, headDim: 128, blockTokens: 48, groupSize: 128, contextTokens: 77, mix: ['fp16'], splits: 1, seed: 55 },
+  { qHeads: 16, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 2050, mix: ['fp16'], tableKind: 'pinned', seed: 56 },
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 1499, mix: ['fp16'], splits: 2, vScale: 700, qScale: 0.5, seed: 57 },
+  { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 3001, mix: ['fp16'], kScale: 3, qScale: 6, seed: 58 },
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 517, mix: ['fp16'], kScale: 0.01, qScale: 300, seed: 59 },
+  { qHeads: 6, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 260, mix: ['fp16'], qScale: 0.001, seed: 60 },
 ];
 
 export function attentionInputs(c: AttentionCase): { k: Uint16Array; v: Uint16Array; q: Float32Array; precisions: Precision[] } {
@@ -215,13 +229,16 @@ export interface BadEntryCase extends AttentionShape {
   splits: number;
   badBlock: number;
   seed: number;
+  /** false: no uniformPrecision promise (the general kernel, v3, whatever the table). */
+  promise?: boolean;
 }
 
 export const BAD_ENTRY_CASES: BadEntryCase[] = [
-  // two blocks, two splits: split 0 is the bad block alone (v3 kernel)
-  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 32, precision: 'fp16', splits: 2, badBlock: 0, seed: 61 },
-  // the same on the tensor-core kernel (uniform INT4 table, promised)
+  // two blocks, two splits: split 0 is the bad block alone (v3 kernel: no promise)
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 32, precision: 'fp16', splits: 2, badBlock: 0, seed: 61, promise: false },
+  // the same on the tensor-core kernels (uniform INT4 and FP16 tables, promised)
   { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 32, precision: 'int4', splits: 2, badBlock: 0, seed: 62 },
+  { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 32, precision: 'fp16', splits: 2, badBlock: 0, seed: 64 },
   // a bad block among many, the kernel's own split count
   { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 64, contextTokens: 1000, precision: 'int8', splits: 0, badBlock: 37, seed: 63 },
 ];
@@ -230,9 +247,9 @@ export async function checkBadEntry(b: NativeBackend, c: BadEntryCase): Promise<
   const { k, v, q } = attentionInputs({ ...c, mix: [c.precision] });
   const cache = packCache({ kvHeads: c.kvHeads, blockTokens: c.blockTokens, headDim: c.headDim, groupSize: c.groupSize }, c.contextTokens, k, v, Array(Math.ceil(c.contextTokens / c.blockTokens)).fill(c.precision));
   cache.table[c.badBlock] = { ...cache.table[c.badBlock]!, offset: Math.ceil((cache.arena.byteLength + 1) / 16) * 16 };
-  const name = `attention bad entry: block ${c.badBlock} of ${cache.table.length} outside the arena, ${c.precision}, splits=${c.splits || 'auto'}`;
+  const name = `attention bad entry: block ${c.badBlock} of ${cache.table.length} outside the arena, ${c.precision}${c.promise === false ? ' (no promise)' : ''}, splits=${c.splits || 'auto'}`;
   try {
-    const got = await attentionOn(b, c, cache, q, { splits: c.splits });
+    const got = await attentionOn(b, c, cache, q, { splits: c.splits, promiseUniform: c.promise });
     const finite = Array.prototype.filter.call(got.out, (x: number) => !Number.isNaN(x)).length;
     return { name, ok: finite === 0, ms: got.ms, detail: finite === 0 ? 'every output NaN' : `${finite} of ${got.out.length} outputs finite` };
   } catch (e) {

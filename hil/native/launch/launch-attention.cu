@@ -4,6 +4,7 @@
 #include <vector>
 #include <cstdlib>
 #include <cstring>
+#include "../kernels/paged-attention-mma-fp16.cuh"
 #include "../kernels/paged-attention-mma.cuh"
 #include "../kernels/split-reduce.cuh"
 #include "check-shapes.h"
@@ -342,6 +343,68 @@ void runMma(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t*
   if (!sy.fuse) mmaReduce(st, s, splits, partAcc, partMl, out);
 }
 
+// ---- tensor-core FP16 kernel (kernels/paged-attention-mma-fp16.cuh) ----
+// Uniform FP16 tables (the caller's uniformPrecision promise) at D 128, <= 4 query heads per kv
+// head; on by default, KVTIER_HIL_ATTN_MMA_FP16=0 (or KVTIER_HIL_ATTN_MMA=0, every tensor-core
+// kernel) runs v3 instead. KVTIER_HIL_ATTN_MMA_FP16_STAGES=2|3|4|6: copy stages of 8 KB per warp
+// (default 3: two blocks per SM, as v3). The splits are merged by the split reduce (PDL as v3's,
+// KVTIER_HIL_ATTN_PDL) and balanced as v3's (KVTIER_HIL_ATTN_BALANCE).
+bool mmaFp16On() {
+  static const bool on = envFlag("KVTIER_HIL_ATTN_MMA_FP16", true);
+  return on;
+}
+int mmaFp16Stages() {
+  static const int stages = envChoice("KVTIER_HIL_ATTN_MMA_FP16_STAGES", {{"2", 2}, {"3", 3}, {"4", 4}, {"6", 6}}, 3);
+  return stages;
+}
+bool useMmaFp16(const AttentionShape& s, int uniformPrecision) {
+  return mmaOn() && mmaFp16On() && useV3() && uniformPrecision == kFp16 && s.headDim == cuda::kMmaD &&
+         s.qHeads / s.kvHeads <= 4;
+}
+template <int S>
+int mmaFp16BlocksPerSmT() {
+  static const int blocks = [] {
+    auto kernel = cuda::pagedAttentionMmaFp16<S>;
+    constexpr int smem = cuda::MmaF16Cfg<S>::kSmemBytes;
+    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int b = 0;
+    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, cuda::kMmaWarps * 32, smem));
+    return std::max(1, b);
+  }();
+  return blocks;
+}
+int mmaFp16BlocksPerSm() {
+  switch (mmaFp16Stages()) {
+    case 2: return mmaFp16BlocksPerSmT<2>();
+    case 4: return mmaFp16BlocksPerSmT<4>();
+    case 6: return mmaFp16BlocksPerSmT<6>();
+    default: return mmaFp16BlocksPerSmT<3>();
+  }
+}
+template <int S>
+void launchMmaFp16(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
+                   const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out) {
+  mmaFp16BlocksPerSmT<S>();  // raises the dynamic shared-memory limit once
+  cuda::pagedAttentionMmaFp16<S><<<grid, cuda::kMmaWarps * 32, cuda::MmaF16Cfg<S>::kSmemBytes, st>>>(
+      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out);
+  checkLaunch("pagedAttentionMmaFp16");
+}
+bool v3Pdl();
+void runMmaFp16(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
+                const BlockEntry* table, const float* q, float* out, float* scratch) {
+  const int chunksPerSplit = (totalChunks(s) + splits - 1) / splits;
+  float* partAcc = scratch;
+  float* partMl = scratch + static_cast<size_t>(splits) * s.qHeads * s.headDim;
+  const dim3 grid(splits, s.kvHeads);
+  switch (mmaFp16Stages()) {
+    case 2: launchMmaFp16<2>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out); break;
+    case 4: launchMmaFp16<4>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out); break;
+    case 6: launchMmaFp16<6>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out); break;
+    default: launchMmaFp16<3>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+  }
+  if (splits > 1) launchSplitReduce(st, s, splits, partAcc, partMl, out, v3Pdl());
+}
+
 template <int D, int GQ>
 void run(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
          const BlockEntry* table, const float* q, float* out, float* scratch) {
@@ -451,7 +514,8 @@ int attentionSplits(const AttentionShape& s, int multiprocessors, int uniformPre
     // One full wave of resident blocks (occupancy from the compiled kernel), at least two
     // chunks per warp (v3 and the MMA kernel both have 4 warps per block).
     const int gq = s.qHeads / s.kvHeads;
-    const int perSm = useMma(s, uniformPrecision) ? mmaBlocksPerSm()
+    const int perSm = useMma(s, uniformPrecision)       ? mmaBlocksPerSm()
+                      : useMmaFp16(s, uniformPrecision) ? mmaFp16BlocksPerSm()
                       : s.headDim == 64           ? v3BlocksPerSmD<64>(gq)
                       : s.headDim == 128          ? v3BlocksPerSmD<128>(gq)
                                                   : v3BlocksPerSmD<256>(gq);
@@ -489,6 +553,7 @@ void attention(cudaStream_t st, const AttentionShape& s, int splits, const uint8
   checkAttentionShape(s);
   if (reinterpret_cast<uintptr_t>(arena) % 16) throw HilError("attention: arena must be 16-byte aligned");
   if (useMma(s, uniformPrecision)) return runMma(st, s, splits, arena, arenaBytes, table, q, out, scratch);
+  if (useMmaFp16(s, uniformPrecision)) return runMmaFp16(st, s, splits, arena, arenaBytes, table, q, out, scratch);
   if (s.headDim == 64) runD<64>(st, s, splits, arena, arenaBytes, table, q, out, scratch);
   else if (s.headDim == 128) runD<128>(st, s, splits, arena, arenaBytes, table, q, out, scratch);
   else runD<256>(st, s, splits, arena, arenaBytes, table, q, out, scratch);

@@ -1,0 +1,325 @@
+// Decode attention on the tensor cores for uniform FP16 tables (issue 6: FP16 >= 80% of the
+// device bandwidth at >= 32k). Shape: D 128, up to 4 query heads per kv head, 16-token chunks;
+// the launcher falls back to v3 for anything else. Same arguments, partial results and reduce
+// kernel as v3 (paged-attention-v3.cuh) and the INT4 tensor-core kernel
+// (paged-attention-mma.cuh), whose ring, table batches and softmax reference it follows.
+//
+// Why: v3 spends ~900 instructions per chunk and warp on FP32 dot products, shuffles and FMAs
+// (perf/HIL-NOTES.md); its FP16 time fell with every cut in that count (reduce-scatter scores:
+// -8 us at 32k). Here a chunk costs 16 mma.sync, 16 shared loads of 16 bytes and 32 byte permutes.
+//
+// Per warp and chunk (16 tokens of one kv head), two f16 x f16 -> f32 products, m16n8k16:
+//   S^T[16 tokens][8] = K[16][128] . Q'^T     8 k-steps. Column 2j = the f16 "hi" part of head j's
+//                                             q' = q * scale * 2^e, column 2j + 1 the "lo" part
+//                                             (q' - hi), so q' keeps ~22 bits; 2^e puts the
+//                                             block's largest |q'| just under 2^14.
+//   O^T[128 dims][8] += V^T[128][16] . P^T    8 m-tiles, one k-step. Column 2j = hi part of
+//                                             head j's p, column 2j + 1 the lo part.
+// Rounding q or p to f16 alone would cost ~2.4e-4 relative per element, more than the checks'
+// 2e-4 (the same reason as the INT4 kernel's hi/lo columns). K and V enter exactly.
+//
+// Operand layouts (lane = (g = lane / 4, t = lane % 4)), chosen so that every shared load is 16
+// bytes and no shuffles are needed between the two products:
+//   K: lane reads rows g and g + 8, dims 32 t .. 32 t + 31 (4 x 16 B each); k-step i's k
+//      indices (2t, 2t+1 | 2t+8, 2t+9) are dims 32 t + 4 i + (0, 1 | 2, 3). Q' is built in the
+//      same order, so the dot product over all 128 dims is the same sum, permuted.
+//   V: lane reads rows t, t + 4, t + 8, t + 12, dims 16 g .. 16 g + 15 (2 x 16 B each); m-tile
+//      mt's row g is dim 16 g + 2 mt, row g + 8 dim 16 g + 2 mt + 1; k indices (2t, 2t+1 |
+//      2t+8, 2t+9) are tokens (t, t + 8 | t + 4, t + 12); one byte permute per A register.
+//   S^T's accumulator gives lane (g, t) the scores of tokens g and g + 8 for head t, P goes to
+//   V through a per-warp 8 x 8 word transpose in shared memory (as the INT4 kernel).
+// Rows past the context (the last chunk) may hold anything, even NaN: their scores become -inf
+// and their V registers zero.
+//
+// Softmax reference: as the INT4 kernel with V scale 1. p = 2^(score - mT) against a running
+// reference mT that moves only when some p of a chunk would pass 2^15 (f16 range with margin),
+// then to the head's chunk max - 13 with an exact rescale; the partial results store mT as the
+// max, (acc, l) relative to it, and the split reduce merges them unchanged.
+//
+// Memory: per warp a ring of S stages of one chunk [K 4096 B][V 4096 B], filled S - 1 chunks
+// ahead by two bulk copies (TMA engine) that lane 0 issues, completing on one mbarrier per stage.
+// Block-table entries come 32 chunks at a time, one per lane, a batch ahead (INT4 kernel).
+// Chunk ownership: v3's (warpChunks, strided by default); grid (splits, kvHeads).
+#pragma once
+#include "paged-attention-mma.cuh"
+
+namespace hil::cuda {
+
+constexpr int kMmaF16StageBytes = 8192;  // FP16 chunk of one kv head at D 128: K 4 KB, V 4 KB
+
+template <int S>
+struct MmaF16Cfg {
+  static constexpr int kSmemBytes = kMmaWarps * S * kMmaF16StageBytes;
+  static constexpr int kMinBlocks = S <= 2 ? 3 : S <= 3 ? 2 : 1;  // blocks per SM the shared memory allows
+};
+
+// grid (splits, kvHeads), block kMmaWarps * 32, dynamic shared memory MmaF16Cfg<S>::kSmemBytes.
+// Every block-table entry must be FP16 (the caller's promise, AttentionArgs::uniformPrecision):
+// any other entry, like a bad one, makes the output NaN; nothing outside the arena is read.
+template <int S>
+__global__ void __launch_bounds__(kMmaWarps * 32, MmaF16Cfg<S>::kMinBlocks) pagedAttentionMmaFp16(
+    AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
+    const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
+    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out) {
+  static_assert(S >= 2 && S <= 32, "stages: one bit each in okMask");
+  constexpr int D = kMmaD;
+  constexpr int W = kMmaWarps;
+  constexpr int SB = kMmaF16StageBytes;
+  constexpr int RB = D * 2;  // bytes of one FP16 row
+  extern __shared__ __align__(16) uint8_t smem[];
+  __shared__ __align__(16) uint32_t sP[W][8 * kMmaPStride];  // P^T in f16 pairs (token t, t + 8)
+
+  const int split = blockIdx.x, h = blockIdx.y;
+  // the warp index in a uniform register (see the INT4 kernel): the copies take uniform operands
+  const int warp = static_cast<int>(__reduce_max_sync(kFullMask, threadIdx.x / 32u));
+  const int lane = threadIdx.x % 32;
+  const int g = lane >> 2, t4 = lane & 3;
+  const BlockGeometry geo = geometryOf(s);
+  uint8_t* ring = smem + warp * (S * SB);
+  const uint32_t ringS = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // see v3 (PDL reduce)
+
+  const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
+  const int cpb = s.blockTokens / kChunkTokens;
+  const size_t vOff = vOffset(geo, kFp16);
+  const size_t bb = blockBytes(geo, kFp16);
+  const bool anyFits = arenaBytes >= bb;
+  const uint64_t lastOffset = anyFits ? arenaBytes - bb : 0;
+  // an entry as its block's offset, or 1 (offsets are 16-aligned) when unusable
+  auto checkedEntry = [&](int block) -> uint64_t {
+    const BlockEntry be = table[block];
+    const bool ok = be.precision == kFp16 && (be.offset & 15u) == 0 && anyFits && be.offset <= lastOffset;
+    return ok ? be.offset : 1;
+  };
+  auto fromLane = [&](uint64_t v, int src) -> uint64_t {
+    const uint64_t mine = lane == src ? v : 0;
+    const uint32_t lo = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine));
+    const uint32_t hi = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine >> 32));
+    return (static_cast<uint64_t>(hi) << 32) | lo;
+  };
+
+  const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
+  const int first = wc.first, step = wc.step, n = wc.n;
+  const int stepSub = step % cpb;
+  int sub = first % cpb;
+  auto loadEnt = [&](int kk) -> uint64_t { return kk < n ? checkedEntry((first + kk * step) / cpb) : 1; };
+  uint64_t entCur = loadEnt(lane), entNxt = loadEnt(32 + lane);
+
+  const uint32_t headRow = static_cast<uint32_t>(h * s.blockTokens);
+  unsigned okMask = 0, fillMask = 0, lastMask = 0;
+  bool bad = false;
+  __shared__ __align__(8) uint64_t sBar[W][S];
+  const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&sBar[warp][0]));
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < S; ++i) mbarInit(bar0 + 8 * i, 1);
+    mbarInitFence();
+  }
+  __syncwarp();
+  // Fills stage `slot` with the warp's k-th chunk, if any.
+  auto issue = [&](int k, int slot) {
+    const unsigned bit = 1u << slot;
+    const bool has = k < n;
+    uint64_t offset = 1;
+    uint32_t row = 0;
+    if (has) {
+      offset = fromLane(entCur, k & 31);
+      if ((k & 31) == 31) {
+        entCur = entNxt;
+        entNxt = loadEnt(k + 33 + lane);
+      }
+      row = headRow + static_cast<uint32_t>(sub * kChunkTokens);
+      sub += stepSub;
+      if (sub >= cpb) sub -= cpb;
+    }
+    fillMask = has ? fillMask | bit : fillMask & ~bit;
+    lastMask = has && first + k * step == totalChunks - 1 ? lastMask | bit : lastMask & ~bit;
+    if (has) {
+      const bool ok = (offset & 1u) == 0;
+      okMask = ok ? okMask | bit : okMask & ~bit;
+      if (!ok) bad = true;
+      if (lane == 0) {
+        const uint32_t bar = bar0 + 8 * slot;
+        if (ok) {
+          // no proxy fence: the stage's last reads are ordered by the __syncwarp that ends its chunk
+          const uint8_t* kc = arena + offset + static_cast<size_t>(row) * RB;
+          mbarArriveExpectTx(bar, SB);
+          bulkCopy(ringS + slot * SB, kc, 4096, bar);
+          bulkCopy(ringS + slot * SB + 4096, kc + vOff, 4096, bar);
+        } else {
+          mbarArrive(bar);  // completes the phase: the stage is skipped
+        }
+      }
+    }
+  };
+  issue(0, 0);  // the first chunk before q is prepared
+
+  // ---- q' hi / lo as the B operand of S^T = K . Q'^T, built once per block ----
+  __shared__ __align__(16) __half sQ[2][4][D];  // [hi, lo][head][dim]
+  __shared__ float sQmax[W];
+  const float qscale = s.softmaxScale * kLog2e;
+  float qx[4];  // thread (head warp, dims 4 lane .. 4 lane + 3)
+  {
+    const int j = warp;  // W == 4 query heads per kv head at most
+    const float* qp = q + static_cast<size_t>(h * gq + j) * D + 4 * lane;
+    if (j < gq && (reinterpret_cast<uintptr_t>(qp) & 15) == 0) {
+      const float4 v = *reinterpret_cast<const float4*>(qp);
+      qx[0] = v.x, qx[1] = v.y, qx[2] = v.z, qx[3] = v.w;
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; ++u) qx[u] = j < gq ? qp[u] : 0.0f;
+    }
+    float m = 0.0f;
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      qx[u] *= qscale;
+      m = fmaxf(m, fabsf(qx[u]));
+    }
+    m = warpMax(m);
+    if (lane == 0) sQmax[warp] = m;
+  }
+  __syncthreads();
+  const float qabs = fmaxf(fmaxf(sQmax[0], sQmax[1]), fmaxf(sQmax[2], sQmax[3]));
+  int ex = 0;
+  frexpf(qabs, &ex);  // qabs < 2^ex (ex = 0 for qabs = 0)
+  const int e = 14 - ex;  // |q'| < 2^14
+  {
+    const float f1 = ldexpf(1.0f, max(min(e, 126), -126)), f2 = ldexpf(1.0f, e - max(min(e, 126), -126));
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const float x = qx[u] * f1 * f2;
+      const __half hi = __float2half_rn(x);
+      sQ[0][warp][4 * lane + u] = hi;
+      sQ[1][warp][4 * lane + u] = __float2half_rn(x - __half2float(hi));
+    }
+  }
+  __syncthreads();
+  // B fragment of k-step i: column g = head g / 2, part g % 2; k (2t, 2t+1 | 2t+8, 2t+9) = dims
+  // 32 t + 4 i + (0, 1 | 2, 3): two consecutive words
+  uint32_t qb[8][2];
+  {
+    const __half* qrow = &sQ[g & 1][g >> 1][32 * t4];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+      const uint2 v = *reinterpret_cast<const uint2*>(qrow + 4 * i);
+      qb[i][0] = v.x, qb[i][1] = v.y;
+    }
+  }
+  const float qUnit = ldexpf(1.0f, -e);
+
+  // ---- running state of head t4 ----
+  float mT = -INFINITY;  // reference of the exponents (log2 domain), uniform over the lanes of the head
+  float lS = 0.0f;       // sum of 2^(score - mT), this lane's tokens
+  float o[8][4];         // O^T: rows 16 g + 2 mt (+1), columns 2 t4 (hi), 2 t4 + 1 (lo)
+#pragma unroll
+  for (int mt = 0; mt < 8; ++mt) o[mt][0] = o[mt][1] = o[mt][2] = o[mt][3] = 0.0f;
+  uint32_t* sPw = sP[warp];
+  const int lastValid = s.contextTokens - (totalChunks - 1) * kChunkTokens;  // rows of the last chunk, 1..16
+  const uint32_t kOff = g * RB + t4 * 64;         // rows g (and g + 8), dims 32 t4 ..
+  const uint32_t vOffL = 4096 + t4 * RB + 32 * g;  // rows t4 (+ 4, 8, 12), dims 16 g ..
+
+#pragma unroll
+  for (int k = 1; k < S - 1; ++k) issue(k, k);
+
+  int slot = 0;
+  unsigned phases = 0;  // bit i = parity of stage i's next phase
+  for (int k = 0;; ++k) {
+    issue(k + S - 1, slot == 0 ? S - 1 : slot - 1);
+    if (!(fillMask & (1u << slot))) break;  // chunks come in order: no later stage holds one
+    mbarWait(bar0 + 8 * slot, (phases >> slot) & 1u);  // chunk k has landed (or was skipped)
+    phases ^= 1u << slot;
+    const uint8_t* st = ring + slot * SB;
+    if (okMask & (1u << slot)) {
+      const bool last = (lastMask & (1u << slot)) != 0;
+      // S^T = K . Q'^T: rows = tokens g, g + 8; columns 2 t4 (hi), 2 t4 + 1 (lo) of head t4
+      float sacc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const uint4 ka = *reinterpret_cast<const uint4*>(st + kOff + 16 * c);
+        const uint4 kb = *reinterpret_cast<const uint4*>(st + kOff + 8 * RB + 16 * c);
+        mma16816(sacc, ka.x, kb.x, ka.y, kb.y, qb[2 * c][0], qb[2 * c][1]);
+        mma16816(sacc, ka.z, kb.z, ka.w, kb.w, qb[2 * c + 1][0], qb[2 * c + 1][1]);
+      }
+      float sc0 = (sacc[0] + sacc[1]) * qUnit;  // token g
+      float sc1 = (sacc[2] + sacc[3]) * qUnit;  // token g + 8
+      if (last) {  // rows past the context may hold anything, even NaN
+        if (g >= lastValid) sc0 = -INFINITY;
+        if (g + 8 >= lastValid) sc1 = -INFINITY;
+      }
+      float p0 = ex2Ftz(sc0 - mT), p1 = ex2Ftz(sc1 - mT);
+      if (__any_sync(kFullMask, fmaxf(p0, p1) > 32768.0f)) {  // the first chunk, then rare
+        float mx = fmaxf(sc0, sc1);
+#pragma unroll
+        for (int o2 = 4; o2 < 32; o2 <<= 1) mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, o2));
+        const float mN = fmaxf(mT, mx - 13.0f);
+        const float a = ex2Ftz(mT - mN);  // mT = -inf at the start: 0
+        lS *= a;
+#pragma unroll
+        for (int mt = 0; mt < 8; ++mt) {
+          o[mt][0] *= a;
+          o[mt][1] *= a;
+          o[mt][2] *= a;
+          o[mt][3] *= a;
+        }
+        mT = mN;
+        p0 = ex2Ftz(sc0 - mT), p1 = ex2Ftz(sc1 - mT);
+      }
+      lS += p0 + p1;
+      // p of tokens (g, g + 8) as f16 pairs: hi in column 2 t4, lo = p - hi in column 2 t4 + 1
+      const __half2 hi = __floats2half2_rn(p0, p1);
+      const float2 fh = __half22float2(hi);
+      sPw[(2 * t4) * kMmaPStride + g] = h2bits(hi);
+      sPw[(2 * t4 + 1) * kMmaPStride + g] = h2bits(__floats2half2_rn(p0 - fh.x, p1 - fh.y));
+      // V rows t4, t4 + 4, t4 + 8, t4 + 12 (dims 16 g .. 16 g + 15), zero past the context
+      uint32_t vw[4][8];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const uint4 a = *reinterpret_cast<const uint4*>(st + vOffL + r * 4 * RB);
+        const uint4 b = *reinterpret_cast<const uint4*>(st + vOffL + r * 4 * RB + 16);
+        const bool z = last && t4 + 4 * r >= lastValid;
+        vw[r][0] = z ? 0u : a.x, vw[r][1] = z ? 0u : a.y, vw[r][2] = z ? 0u : a.z, vw[r][3] = z ? 0u : a.w;
+        vw[r][4] = z ? 0u : b.x, vw[r][5] = z ? 0u : b.y, vw[r][6] = z ? 0u : b.z, vw[r][7] = z ? 0u : b.w;
+      }
+      __syncwarp();
+      const uint32_t b0 = sPw[g * kMmaPStride + t4], b1 = sPw[g * kMmaPStride + t4 + 4];  // column g, pairs t4, t4 + 4
+      // O^T += V^T . P^T: A rows g / g + 8 of m-tile mt = dims 16 g + 2 mt / + 1; k = tokens
+      // (t4, t4 + 8 | t4 + 4, t4 + 12) = rows (0, 2 | 1, 3) of vw
+#pragma unroll
+      for (int mt = 0; mt < 8; ++mt) {
+        const uint32_t a0 = __byte_perm(vw[0][mt], vw[2][mt], 0x5410);  // even dim, tokens t4, t4 + 8
+        const uint32_t a1 = __byte_perm(vw[0][mt], vw[2][mt], 0x7632);  // odd dim
+        const uint32_t a2 = __byte_perm(vw[1][mt], vw[3][mt], 0x5410);  // even dim, tokens t4 + 4, t4 + 12
+        const uint32_t a3 = __byte_perm(vw[1][mt], vw[3][mt], 0x7632);
+        mma16816(o[mt], a0, a1, a2, a3, b0, b1);
+      }
+    }
+    __syncwarp();  // every lane is done with this stage (and sP) before they are refilled
+    slot = slot == S - 1 ? 0 : slot + 1;
+  }
+
+  // ---- merge: hi + lo columns, the lanes of a head, then the warps (as v3) ----
+#pragma unroll
+  for (int o2 = 4; o2 < 32; o2 <<= 1) lS += __shfl_xor_sync(kFullMask, lS, o2);
+  float* sAcc = reinterpret_cast<float*>(smem);  // [W][4][D], reuses the stage ring
+  __shared__ float sM[W][4], sL[W][4];
+  __shared__ int sBad;
+  if (threadIdx.x == 0) sBad = 0;
+  __syncthreads();  // every warp is past its ring
+  if (bad) sBad = 1;
+  {
+    float* a0 = sAcc + (warp * 4 + t4) * D + 16 * g;
+#pragma unroll
+    for (int mt = 0; mt < 8; ++mt) {
+      a0[2 * mt] = o[mt][0] + o[mt][1];
+      a0[2 * mt + 1] = o[mt][2] + o[mt][3];
+    }
+    if (g == 0) {
+      sM[warp][t4] = mT;
+      sL[warp][t4] = lS;
+    }
+  }
+  __syncthreads();
+  mergeWarpsAndStore(sM, sL, sAcc, D, gq, h, split, s.qHeads, sBad != 0, out, partAcc, partMl);
+}
+
+}  // namespace hil::cuda
