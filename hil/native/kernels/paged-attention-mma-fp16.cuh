@@ -39,7 +39,11 @@
 // Memory: per warp a ring of S stages of one chunk [K 4096 B][V 4096 B], filled S - 1 chunks
 // ahead by two bulk copies (TMA engine) that lane 0 issues, completing on one mbarrier per stage.
 // Block-table entries come 32 chunks at a time, one per lane, a batch ahead (INT4 kernel).
-// Chunk ownership: v3's (warpChunks, strided by default); grid (splits, kvHeads).
+// Chunk ownership: v3's (warpChunks, strided by default); grid (splits, kvHeads), 4 warps per
+// block sharing one kv head (HW false), or (HW true, "head warps") grid (splits), one warp per kv
+// head, every warp of a block on the same chunks: the kv heads of a KV block (contiguous in the
+// block's K and V sections) are then read by one multiprocessor at about the same time instead of
+// by kvHeads blocks that drift apart; each warp writes its own partial results.
 #pragma once
 #include "paged-attention-mma.cuh"
 
@@ -47,31 +51,37 @@ namespace hil::cuda {
 
 constexpr int kMmaF16StageBytes = 8192;  // FP16 chunk of one kv head at D 128: K 4 KB, V 4 KB
 
-template <int S>
+template <int S, bool HW = false>
 struct MmaF16Cfg {
-  static constexpr int kSmemBytes = kMmaWarps * S * kMmaF16StageBytes;
-  static constexpr int kMinBlocks = S <= 2 ? 3 : S <= 3 ? 2 : 1;  // blocks per SM the shared memory allows
+  static constexpr int kWarps = HW ? kMmaHeadWarps : kMmaWarps;  // the most warps of a block
+  // dynamic shared memory of a block of `warps` warps
+  static constexpr int smemBytes(int warps) { return warps * S * kMmaF16StageBytes; }
+  static constexpr int kSmemBytes = kWarps * S * kMmaF16StageBytes;
+  static constexpr int kMinBlocks = HW ? 1 : S <= 2 ? 3 : S <= 3 ? 2 : 1;  // blocks per SM the shared memory allows
 };
 
-// grid (splits, kvHeads), block kMmaWarps * 32, dynamic shared memory MmaF16Cfg<S>::kSmemBytes.
+// HW false: grid (splits, kvHeads), block kMmaWarps * 32, dynamic shared memory
+// MmaF16Cfg<S>::kSmemBytes. HW true: grid (splits), block kvHeads * 32 (kvHeads <= kMmaHeadWarps),
+// dynamic shared memory MmaF16Cfg<S, true>::smemBytes(kvHeads).
 // Every block-table entry must be FP16 (the caller's promise, AttentionArgs::uniformPrecision):
 // any other entry, like a bad one, makes the output NaN; nothing outside the arena is read.
-template <int S>
-__global__ void __launch_bounds__(kMmaWarps * 32, MmaF16Cfg<S>::kMinBlocks) pagedAttentionMmaFp16(
+template <int S, bool HW>
+__global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW>::kMinBlocks) pagedAttentionMmaFp16(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
     const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
-    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out) {
+    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, int early) {
   static_assert(S >= 2 && S <= 32, "stages: one bit each in okMask");
   constexpr int D = kMmaD;
   constexpr int W = kMmaWarps;
+  constexpr int WM = MmaF16Cfg<S, HW>::kWarps;
   constexpr int SB = kMmaF16StageBytes;
   constexpr int RB = D * 2;  // bytes of one FP16 row
   extern __shared__ __align__(16) uint8_t smem[];
-  __shared__ __align__(16) uint32_t sP[W][8 * kMmaPStride];  // P^T in f16 pairs (token t, t + 8)
+  __shared__ __align__(16) uint32_t sP[WM][8 * kMmaPStride];  // P^T in f16 pairs (token t, t + 8)
 
-  const int split = blockIdx.x, h = blockIdx.y;
   // the warp index in a uniform register (see the INT4 kernel): the copies take uniform operands
   const int warp = static_cast<int>(__reduce_max_sync(kFullMask, threadIdx.x / 32u));
+  const int split = blockIdx.x, h = HW ? warp : static_cast<int>(blockIdx.y);
   const int lane = threadIdx.x % 32;
   const int g = lane >> 2, t4 = lane & 3;
   const BlockGeometry geo = geometryOf(s);
@@ -98,7 +108,8 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaF16Cfg<S>::kMinBlocks) page
     return (static_cast<uint64_t>(hi) << 32) | lo;
   };
 
-  const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
+  const WarpChunks wc = HW ? warpChunks(s.contextTokens, split, gridDim.x, 0, 1, chunksPerSplit, strided)
+                           : warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
   const int first = wc.first, step = wc.step, n = wc.n;
   const int stepSub = step % cpb;
   int sub = first % cpb;
@@ -108,7 +119,7 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaF16Cfg<S>::kMinBlocks) page
   const uint32_t headRow = static_cast<uint32_t>(h * s.blockTokens);
   unsigned okMask = 0, fillMask = 0, lastMask = 0;
   bool bad = false;
-  __shared__ __align__(8) uint64_t sBar[W][S];
+  __shared__ __align__(8) uint64_t sBar[WM][S];
   const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&sBar[warp][0]));
   if (lane == 0) {
 #pragma unroll
@@ -152,53 +163,67 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaF16Cfg<S>::kMinBlocks) page
       }
     }
   };
-  issue(0, 0);  // the first chunk before q is prepared
+  // `early` (1 .. S - 1) chunks before q is prepared, the rest of the ring after
+  const int nEarly = max(1, min(early, S - 1));
+  for (int k = 0; k < nEarly; ++k) issue(k, k);
 
-  // ---- q' hi / lo as the B operand of S^T = K . Q'^T, built once per block ----
-  __shared__ __align__(16) __half sQ[2][4][D];  // [hi, lo][head][dim]
+  // ---- q' hi / lo as the B operand of S^T = K . Q'^T, built once per kv head ----
+  // HW false: warp j takes query head j of the block's kv head; HW true: each warp all of its own.
+  __shared__ __align__(16) __half sQ[HW ? WM : 1][2][4][D];  // [warp or 0][hi, lo][query head][dim]
   __shared__ float sQmax[W];
   const float qscale = s.softmaxScale * kLog2e;
-  float qx[4];  // thread (head warp, dims 4 lane .. 4 lane + 3)
-  {
-    const int j = warp;  // W == 4 query heads per kv head at most
+  constexpr int QJ = HW ? 4 : 1;  // query heads this thread loads
+  float qx[QJ][4];  // query head (HW: j; else: warp), dims 4 lane .. 4 lane + 3
+  float qm = 0.0f;
+#pragma unroll
+  for (int jj = 0; jj < QJ; ++jj) {
+    const int j = HW ? jj : warp;  // W == 4 query heads per kv head at most
     const float* qp = q + static_cast<size_t>(h * gq + j) * D + 4 * lane;
     if (j < gq && (reinterpret_cast<uintptr_t>(qp) & 15) == 0) {
       const float4 v = *reinterpret_cast<const float4*>(qp);
-      qx[0] = v.x, qx[1] = v.y, qx[2] = v.z, qx[3] = v.w;
+      qx[jj][0] = v.x, qx[jj][1] = v.y, qx[jj][2] = v.z, qx[jj][3] = v.w;
     } else {
 #pragma unroll
-      for (int u = 0; u < 4; ++u) qx[u] = j < gq ? qp[u] : 0.0f;
+      for (int u = 0; u < 4; ++u) qx[jj][u] = j < gq ? qp[u] : 0.0f;
     }
-    float m = 0.0f;
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
-      qx[u] *= qscale;
-      m = fmaxf(m, fabsf(qx[u]));
+      qx[jj][u] *= qscale;
+      qm = fmaxf(qm, fabsf(qx[jj][u]));
     }
-    m = warpMax(m);
-    if (lane == 0) sQmax[warp] = m;
   }
-  __syncthreads();
-  const float qabs = fmaxf(fmaxf(sQmax[0], sQmax[1]), fmaxf(sQmax[2], sQmax[3]));
+  qm = warpMax(qm);
+  float qabs = qm;
+  if constexpr (!HW) {
+    if (lane == 0) sQmax[warp] = qm;
+    __syncthreads();
+    qabs = fmaxf(fmaxf(sQmax[0], sQmax[1]), fmaxf(sQmax[2], sQmax[3]));
+  }
   int ex = 0;
   frexpf(qabs, &ex);  // qabs < 2^ex (ex = 0 for qabs = 0)
   const int e = 14 - ex;  // |q'| < 2^14
   {
     const float f1 = ldexpf(1.0f, max(min(e, 126), -126)), f2 = ldexpf(1.0f, e - max(min(e, 126), -126));
+    const int wq = HW ? warp : 0;
 #pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      const float x = qx[u] * f1 * f2;
-      const __half hi = __float2half_rn(x);
-      sQ[0][warp][4 * lane + u] = hi;
-      sQ[1][warp][4 * lane + u] = __float2half_rn(x - __half2float(hi));
+    for (int jj = 0; jj < QJ; ++jj) {
+      const int j = HW ? jj : warp;
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const float x = qx[jj][u] * f1 * f2;
+        const __half hi = __float2half_rn(x);
+        sQ[wq][0][j][4 * lane + u] = hi;
+        sQ[wq][1][j][4 * lane + u] = __float2half_rn(x - __half2float(hi));
+      }
     }
   }
-  __syncthreads();
+  if constexpr (HW) __syncwarp();
+  else __syncthreads();
   // B fragment of k-step i: column g = head g / 2, part g % 2; k (2t, 2t+1 | 2t+8, 2t+9) = dims
   // 32 t + 4 i + (0, 1 | 2, 3): two consecutive words
   uint32_t qb[8][2];
   {
-    const __half* qrow = &sQ[g & 1][g >> 1][32 * t4];
+    const __half* qrow = &sQ[HW ? warp : 0][g & 1][g >> 1][32 * t4];
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const uint2 v = *reinterpret_cast<const uint2*>(qrow + 4 * i);
@@ -219,7 +244,7 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaF16Cfg<S>::kMinBlocks) page
   const uint32_t vOffL = 4096 + t4 * RB + 32 * g;  // rows t4 (+ 4, 8, 12), dims 16 g ..
 
 #pragma unroll
-  for (int k = 1; k < S - 1; ++k) issue(k, k);
+  for (int k = nEarly; k < S - 1; ++k) issue(k, k);
 
   int slot = 0;
   unsigned phases = 0;  // bit i = parity of stage i's next phase
@@ -300,8 +325,35 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaF16Cfg<S>::kMinBlocks) page
   // ---- merge: hi + lo columns, the lanes of a head, then the warps (as v3) ----
 #pragma unroll
   for (int o2 = 4; o2 < 32; o2 <<= 1) lS += __shfl_xor_sync(kFullMask, lS, o2);
+  if constexpr (HW) {  // the warp holds all of its kv head's share of this split: store it
+    if (t4 < gq) {
+      const int hq = h * gq + t4;
+      float m = mT, l = lS;
+      float2 a[8];
+#pragma unroll
+      for (int mt = 0; mt < 8; ++mt) a[mt] = make_float2(o[mt][0] + o[mt][1], o[mt][2] + o[mt][3]);
+      if (bad) {  // as mergeWarpsAndStore: NaN sum and accumulator with a finite max
+#pragma unroll
+        for (int mt = 0; mt < 8; ++mt) a[mt] = make_float2(NAN, NAN);
+        l = NAN;
+        if (m == -INFINITY) m = 0.0f;
+      }
+      if (gridDim.x == 1) {
+        float2* dst = reinterpret_cast<float2*>(out + static_cast<size_t>(hq) * D + 16 * g);
+#pragma unroll
+        for (int mt = 0; mt < 8; ++mt) dst[mt] = make_float2(a[mt].x / l, a[mt].y / l);
+      } else {
+        const size_t i = static_cast<size_t>(split) * s.qHeads + hq;
+        float2* dst = reinterpret_cast<float2*>(partAcc + i * D + 16 * g);
+#pragma unroll
+        for (int mt = 0; mt < 8; ++mt) dst[mt] = a[mt];
+        if (g == 0) *reinterpret_cast<float2*>(partMl + i * 2) = make_float2(m, l);
+      }
+    }
+    return;
+  }
   float* sAcc = reinterpret_cast<float*>(smem);  // [W][4][D], reuses the stage ring
-  __shared__ float sM[W][4], sL[W][4];
+  __shared__ float sM[W][4], sL[W][4];  // (HW false)
   __shared__ int sBad;
   if (threadIdx.x == 0) sBad = 0;
   __syncthreads();  // every warp is past its ring

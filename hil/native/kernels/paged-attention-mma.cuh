@@ -63,10 +63,15 @@ constexpr float kMmaIntBiasValue = 12582912.0f;
 
 constexpr int kMmaFuseMaxSplits = 1024;  // fused reduce: [4][splits] factors in the (>= 34 KB) ring
 
-template <int S>
+constexpr int kMmaHeadWarps = 8;  // HW ("head warps", below): most kv heads (= warps) per block
+
+template <int S, bool HW = false>
 struct MmaCfg {
-  static constexpr int kSmemBytes = kMmaWarps * S * kMmaStageBytes;
-  static constexpr int kMinBlocks = S <= 4 ? 5 : S <= 6 ? 4 : 3;  // blocks per SM the registers (and shared memory) allow
+  static constexpr int kWarps = HW ? kMmaHeadWarps : kMmaWarps;  // the most warps of a block
+  static constexpr int smemBytes(int warps) { return warps * S * kMmaStageBytes; }  // a block of `warps` warps
+  static constexpr int kSmemBytes = kWarps * S * kMmaStageBytes;
+  // blocks per SM the registers (and shared memory) allow: 4-warp blocks 5 / 4 / 3
+  static constexpr int kMinBlocks = (S <= 4 ? 5 : S <= 6 ? 4 : 3) * kMmaWarps / kWarps > 0 ? (S <= 4 ? 5 : S <= 6 ? 4 : 3) * kMmaWarps / kWarps : 1;
 };
 
 __device__ __forceinline__ void mma16816(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0,
@@ -128,7 +133,42 @@ __device__ __forceinline__ uint32_t nib2(uint32_t w, bool hiNib) {
   return h2bits(__hsub2(bitsh2(x), __floats2half2_rn(1024.0f, 1024.0f)));
 }
 
-// grid (splits, kvHeads), block kMmaWarps * 32, dynamic shared memory MmaCfg<S>::kSmemBytes.
+// Head warps (HW): lane (g, t) of the warp holding all of query head hq's share of a split stores
+// it: output columns hi + lo (+ z, the INT4 zero-point term) of dims 16 g + 2 mt, + 1 (the
+// tensor-core kernels' O^T layout), the reference mT as the max and the sum l; NaN sum and
+// accumulator with a finite max for a bad entry (as mergeWarpsAndStore); the output itself when
+// the grid has one split.
+__device__ __forceinline__ void storeHeadPartials(const float (&o)[8][4], float z, float m, float l, bool bad, int D, int hq,
+                                                  int split, int qHeads, int g, float* __restrict__ out,
+                                                  float* __restrict__ partAcc, float* __restrict__ partMl) {
+  float2 a[8];
+#pragma unroll
+  for (int mt = 0; mt < 8; ++mt) a[mt] = make_float2(o[mt][0] + o[mt][1] + z, o[mt][2] + o[mt][3] + z);
+  if (bad) {
+#pragma unroll
+    for (int mt = 0; mt < 8; ++mt) a[mt] = make_float2(NAN, NAN);
+    l = NAN;
+    if (m == -INFINITY) m = 0.0f;
+  }
+  if (gridDim.x == 1) {
+    float2* dst = reinterpret_cast<float2*>(out + static_cast<size_t>(hq) * D + 16 * g);
+#pragma unroll
+    for (int mt = 0; mt < 8; ++mt) dst[mt] = make_float2(a[mt].x / l, a[mt].y / l);
+    return;
+  }
+  const size_t i = static_cast<size_t>(split) * qHeads + hq;
+  float2* dst = reinterpret_cast<float2*>(partAcc + i * D + 16 * g);
+#pragma unroll
+  for (int mt = 0; mt < 8; ++mt) dst[mt] = a[mt];
+  if (g == 0) *reinterpret_cast<float2*>(partMl + i * 2) = make_float2(m, l);
+}
+
+// grid (splits, kvHeads), block kMmaWarps * 32, dynamic shared memory MmaCfg<S>::kSmemBytes; or
+// with HW ("head warps", static ownership only, no counters): grid (splits), block kvHeads * 32
+// (kvHeads <= kMmaHeadWarps), dynamic shared memory MmaCfg<S, true>::smemBytes(kvHeads): warp w
+// takes kv head w over all of the split's chunks (warpChunks with one warp), so the kv heads of a
+// KV block (contiguous in its sections) are read by one multiprocessor together, and each warp
+// writes its own partial results (paged-attention-mma-fp16.cuh has the same mode).
 // Every block-table entry must be INT4 (the caller's promise, AttentionArgs::uniformPrecision):
 // any other entry, like a bad one, makes the output NaN; nothing outside the arena is read.
 //
@@ -150,25 +190,27 @@ __device__ __forceinline__ uint32_t nib2(uint32_t w, bool hiNib) {
 // before its first chunk is issued and its table entries (lane i: chunk i of the granule) are
 // loaded one granule before, so neither the atomic nor the table load is on the copy path; the
 // claim values reach the copy through redux.sync (uniform registers). Counters reset as DYN's.
-template <int S, bool BULK, bool DYN, bool TAIL = false>
-__global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAttentionMmaInt4(
+template <int S, bool BULK, bool DYN, bool TAIL = false, bool HW = false>
+__global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMinBlocks) pagedAttentionMmaInt4(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
     const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
     float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, unsigned* __restrict__ counters,
     unsigned* __restrict__ claims, bool fuse, int tailPct, int tailG) {
   static_assert(S >= 2 && S <= 32, "stages: one bit each in okMask");
   static_assert(!(DYN && TAIL), "one dynamic ownership at a time");
+  static_assert(!(HW && (DYN || TAIL)), "head warps: static ownership only");
+  constexpr int WM = MmaCfg<S, HW>::kWarps;
   constexpr int D = kMmaD;
   constexpr int W = kMmaWarps;
   constexpr int SB = kMmaStageBytes;
   extern __shared__ __align__(16) uint8_t smem[];
-  __shared__ __align__(16) uint32_t sP[W][8 * kMmaPStride];  // P'^T in f16 pairs (token t, t + 8)
+  __shared__ __align__(16) uint32_t sP[WM][8 * kMmaPStride];  // P'^T in f16 pairs (token t, t + 8)
 
-  const int split = blockIdx.x, h = blockIdx.y;
   // The warp index through redux.sync: a uniform register, so that everything derived from it
   // (the warp's chunks, ring and barrier addresses, the loop) stays in uniform registers and the
   // bulk copies take their operands without a per-copy uniform-register loop.
   const int warp = static_cast<int>(__reduce_max_sync(kFullMask, threadIdx.x / 32u));
+  const int split = blockIdx.x, h = HW ? warp : static_cast<int>(blockIdx.y);
   const int lane = threadIdx.x % 32;
   const int g = lane >> 2, t4 = lane & 3;
   const BlockGeometry geo = geometryOf(s);
@@ -219,7 +261,8 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
       tailStart = n * wt;
       if (lane == 0) claimRaw = atomicAdd(claims + h, 1u);  // the warp's first granule (read after q is prepared)
     } else {
-      const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
+      const WarpChunks wc = HW ? warpChunks(s.contextTokens, split, gridDim.x, 0, 1, chunksPerSplit, strided)
+                               : warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
       first = wc.first, step = wc.step, n = wc.n;
     }
     stepSub = step % cpb;
@@ -281,7 +324,7 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   bool bad = false;
   // BULK: one mbarrier per stage, the copies by lane 0 on the TMA engine (4 bulk copies per chunk);
   // otherwise every lane copies 16-byte pieces with cp.async (one commit group per stage).
-  __shared__ __align__(8) uint64_t sBar[W][S];
+  __shared__ __align__(8) uint64_t sBar[WM][S];
   const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&sBar[warp][0]));
   if constexpr (BULK) {
     if (lane == 0) {
@@ -378,49 +421,58 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   }
   issue(0, 0);
 
-  // ---- q as the B operand of S^T = Kc . Qd^T (s8 digits), built once per block ----
+  // ---- q as the B operand of S^T = Kc . Qd^T (s8 digits), built once per kv head ----
   // q' = x * 2^-e, x = rint(q * 2^e) with |x| < 2^21 (e from the block's largest |q|), as three
   // balanced base-256 digits x = d2 * 2^16 + d1 * 2^8 + d0. Lane (g, t) holds, per k-step i (32
   // dims) and register r, the digits of dims 32 t + 8 i + 2 b + r (byte b), matching the A
   // registers built from K (low nibbles r = 0, high nibbles r = 1). n-tile 0, column g: head
   // g & 3, digit d2 (g < 4) or d1; n-tile 1: digit d0 (g < 4) or 0.
-  __shared__ __align__(16) uint32_t sQb[32][16];  // [lane][k-step i][n-tile][register]
-  __shared__ float sQmax[W], sQsum[4];
+  // HW false: warp j takes query head j of the block's kv head; HW true: each warp all of its own.
+  constexpr int QW = HW ? WM : 1;  // q operand copies: one per warp (HW) or per block
+  constexpr int QJ = HW ? 4 : 1;   // query heads this thread loads
+  __shared__ __align__(16) uint32_t sQb[QW][32][16];  // [warp or 0][lane][k-step i][n-tile][register]
+  __shared__ float sQmax[W], sQsum[QW][4];
+  const int wq = HW ? warp : 0;
   const float qscale = s.softmaxScale * kLog2e;
-  float qx[4];  // thread (head warp, dims 4 lane .. 4 lane + 3)
-  {
-    const int j = warp;  // W == 4 query heads per kv head at most
+  float qx[QJ][4];  // query head (HW: jj; else: warp), dims 4 lane .. 4 lane + 3
+  float qm = 0.0f;
+#pragma unroll
+  for (int jj = 0; jj < QJ; ++jj) {
+    const int j = HW ? jj : warp;  // W == 4 query heads per kv head at most
     const float* qp = q + static_cast<size_t>(h * gq + j) * D + 4 * lane;
     if (j < gq && (reinterpret_cast<uintptr_t>(qp) & 15) == 0) {
       const float4 v = *reinterpret_cast<const float4*>(qp);
-      qx[0] = v.x, qx[1] = v.y, qx[2] = v.z, qx[3] = v.w;
+      qx[jj][0] = v.x, qx[jj][1] = v.y, qx[jj][2] = v.z, qx[jj][3] = v.w;
     } else {
 #pragma unroll
-      for (int u = 0; u < 4; ++u) qx[u] = j < gq ? qp[u] : 0.0f;
+      for (int u = 0; u < 4; ++u) qx[jj][u] = j < gq ? qp[u] : 0.0f;
     }
-    float m = 0.0f;
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
-      qx[u] *= qscale;
-      m = fmaxf(m, fabsf(qx[u]));
+      qx[jj][u] *= qscale;
+      qm = fmaxf(qm, fabsf(qx[jj][u]));
     }
-    m = warpMax(m);
-    if (lane == 0) sQmax[warp] = m;
   }
-  __syncthreads();
-  const float qabs = fmaxf(fmaxf(sQmax[0], sQmax[1]), fmaxf(sQmax[2], sQmax[3]));
+  qm = warpMax(qm);
+  float qabs = qm;
+  if constexpr (!HW) {
+    if (lane == 0) sQmax[warp] = qm;
+    __syncthreads();
+    qabs = fmaxf(fmaxf(sQmax[0], sQmax[1]), fmaxf(sQmax[2], sQmax[3]));
+  }
   int ex = 0;
   frexpf(qabs, &ex);  // qabs < 2^ex (ex = 0 for qabs = 0)
   const int e = 21 - ex;
-  {
-    const int j = warp;
+#pragma unroll
+  for (int jj = 0; jj < QJ; ++jj) {
+    const int j = HW ? jj : warp;
     const float f1 = ldexpf(1.0f, min(e, 126)), f2 = ldexpf(1.0f, e - min(e, 126));  // 2^e as two exact factors
     int xs = 0;
-    uint8_t* qbBytes = reinterpret_cast<uint8_t*>(&sQb[0][0]);
+    uint8_t* qbBytes = reinterpret_cast<uint8_t*>(&sQb[wq][0][0]);
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const int d = 4 * lane + u;
-      const int x = __float2int_rn(qx[u] * f1 * f2);
+      const int x = __float2int_rn(qx[jj][u] * f1 * f2);
       xs += x;
       const int d0 = static_cast<int8_t>(x & 0xff);
       const int x1 = (x - d0) >> 8;
@@ -436,20 +488,21 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
     }
 #pragma unroll
     for (int o2 = 16; o2 > 0; o2 >>= 1) xs += __shfl_xor_sync(kFullMask, xs, o2);
-    if (lane == 0) sQsum[j] = static_cast<float>(xs) * ldexpf(1.0f, -e);
+    if (lane == 0) sQsum[wq][j] = static_cast<float>(xs) * ldexpf(1.0f, -e);
   }
-  __syncthreads();
+  if constexpr (HW) __syncwarp();
+  else __syncthreads();
   uint32_t qb[4][2][2];  // [k-step][n-tile][register]
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const uint4 v = *reinterpret_cast<const uint4*>(&sQb[lane][4 * i]);
+    const uint4 v = *reinterpret_cast<const uint4*>(&sQb[wq][lane][4 * i]);
     qb[i][0][0] = v.x, qb[i][0][1] = v.y, qb[i][1][0] = v.z, qb[i][1][1] = v.w;
   }
   // Lane (g, t4) computes for query head t4: its scores (n-tile 0 columns 2 t4 / 2 t4 + 1 =
   // digits d2 / d1, n-tile 1 column 2 t4 = d0), its softmax, and its output columns (P' columns
   // 2 t4 = hi, 2 t4 + 1 = lo): no shuffles between the K and V products.
   const float qUnit = ldexpf(1.0f, -e);
-  const float qsumL = sQsum[t4];
+  const float qsumL = sQsum[wq][t4];
 
   // ---- running state of head t4 ----
   float mT = -INFINITY;  // reference of the exponents (log2 domain), uniform over the lanes of the head
@@ -582,6 +635,10 @@ __global__ void __launch_bounds__(kMmaWarps * 32, MmaCfg<S>::kMinBlocks) pagedAt
   for (int o2 = 4; o2 < 32; o2 <<= 1) {
     lS += __shfl_xor_sync(kFullMask, lS, o2);
     zS += __shfl_xor_sync(kFullMask, zS, o2);
+  }
+  if constexpr (HW) {  // the warp holds all of its kv head's share of this split: store it
+    if (t4 < gq) storeHeadPartials(o, zS, mT, lS, bad, D, h * gq + t4, split, s.qHeads, g, out, partAcc, partMl);
+    return;
   }
   float* sAcc = reinterpret_cast<float*>(smem);  // [W][4][D], reuses the stage ring
   __shared__ float sM[W][4], sL[W][4];

@@ -12,12 +12,14 @@ namespace hil::cuda {
 // the fp32 sums; checked end to end against the float64 reference by the attention checks).
 // Block (hq, y) owns dims 32 y .. 32 y + 31 of query head hq, lane = dim; warp w takes the splits
 // w, w + 8, ... and loads kSplitReduceBatch of them ((max, sum) as one float2 and the acc) before
-// it uses any, so a thread has ~9 loads in flight at 66 splits instead of v3's chains of 4
-// (and the max, the sum and the acc come in one round trip, not three dependent phases).
+// it uses any: up to 256 splits in one round trip (the head-warp tensor-core kernels write 256 at
+// 32k and 128k; with a batch of 12 that took 3 dependent round trips, ~3 us on the H100), where
+// v3's reduce had chains of 4 (and the max, the sum and the acc come together, not in three
+// dependent phases).
 // The warps' (max, sum, acc) are then merged through shared memory. Splits whose max is -inf
 // (no tokens) are skipped, as in v3's reduce; NaN partials (bad entries) propagate.
 constexpr int kSplitReduceWarps = 8;
-constexpr int kSplitReduceBatch = 12;
+constexpr int kSplitReduceBatch = 32;
 __global__ void __launch_bounds__(kSplitReduceWarps * 32) pagedAttentionSplitReduce(int splits, int qHeads, int D,
                                                                                 const float* __restrict__ partAcc,
                                                                                 const float* __restrict__ partMl,

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -225,7 +226,38 @@ int mmaBlocksPerSmB() {
 }
 template <bool DYN>
 int mmaBlocksPerSmD() { return mmaBulk() ? mmaBlocksPerSmB<true, DYN>() : mmaBlocksPerSmB<false, DYN>(); }
-int mmaBlocksPerSm() {
+bool mmaHeadsEnv();
+bool mmaFuse();
+// Head warps on the INT4 tensor-core kernel (KVTIER_HIL_ATTN_MMA_HEADS, see mmaHeadsEnv): static
+// ownership with bulk copies only, kvHeads <= cuda::kMmaHeadWarps, and the stages of every warp in
+// one block's shared memory.
+bool mmaInt4HeadWarps(const AttentionShape& s) {
+  return mmaHeadsEnv() && s.kvHeads <= cuda::kMmaHeadWarps && !mmaDyn() && !mmaTail() && !mmaFuse() && mmaBulk() &&
+         s.kvHeads * mmaStages() * cuda::kMmaStageBytes <= 200 * 1024;
+}
+template <int S>
+int mmaHeadBlocksPerSmT(int kvHeads) {
+  auto kernel = cuda::pagedAttentionMmaInt4<S, true, false, false, true>;
+  static const bool limitSet = [&] {  // the most any launch of this kernel asks for
+    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  std::min(cuda::MmaCfg<S, true>::kSmemBytes, 200 * 1024)));
+    return true;
+  }();
+  (void)limitSet;
+  static std::atomic<int> blocks[cuda::kMmaHeadWarps + 1] = {};  // per kv-head count, 0 = not yet asked
+  std::atomic<int>& b = blocks[kvHeads];
+  if (b.load() == 0) {
+    int got = 0;
+    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, kernel, kvHeads * 32, cuda::MmaCfg<S, true>::smemBytes(kvHeads)));
+    b.store(std::max(1, got));
+  }
+  return b.load();
+}
+int mmaBlocksPerSm(const AttentionShape& s) {
+  if (mmaInt4HeadWarps(s)) {
+    const int st = mmaStages();
+    return st == 4 ? mmaHeadBlocksPerSmT<4>(s.kvHeads) : st == 8 ? mmaHeadBlocksPerSmT<8>(s.kvHeads) : mmaHeadBlocksPerSmT<6>(s.kvHeads);
+  }
   if (mmaTail()) {  // same occupancy expected; queried on the kernel that runs
     const int st = mmaStages();
     const bool bulk = mmaBulk();
@@ -270,8 +302,9 @@ unsigned* mmaCounters(cudaStream_t st, unsigned** claims) {
 
 // The merge of the tensor-core kernel's splits: KVTIER_HIL_ATTN_MMA_REDUCE unset: the split reduce
 // (cuda::pagedAttentionSplitReduce: grid (qHeads, D / 32), every load of a thread in flight at once);
-// =v3: v3's reduce kernel (pagedAttentionReduceV3); =none: no merge at all (a measurement knob that
-// times the attention kernel alone: the output is NOT written, checks fail with it).
+// =v3: v3's reduce kernel (pagedAttentionReduceV3); =none: no merge at all, after either tensor-core
+// kernel (a measurement knob that times the attention kernel alone: the output is NOT written,
+// checks fail with it).
 int mmaReduceMode() {  // 0 own, 1 v3, 2 none
   static const int mode = envChoice("KVTIER_HIL_ATTN_MMA_REDUCE", {{"v3", 1}, {"none", 2}}, 0);
   return mode;
@@ -321,11 +354,27 @@ void launchMmaT(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8
   if (mmaBulk()) launchMmaSB<S, true>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
   else launchMmaSB<S, false>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out, sy);
 }
+template <int S>
+void launchMmaHeads(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
+                    const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out) {
+  mmaHeadBlocksPerSmT<S>(s.kvHeads);  // raises the dynamic shared-memory limit once
+  cuda::pagedAttentionMmaInt4<S, true, false, false, true><<<splits, s.kvHeads * 32, cuda::MmaCfg<S, true>::smemBytes(s.kvHeads), st>>>(
+      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out, nullptr, nullptr,
+      false, 0, 1);
+  checkLaunch("pagedAttentionMmaInt4");
+}
 void runMma(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
             const BlockEntry* table, const float* q, float* out, float* scratch) {
   const int chunksPerSplit = (totalChunks(s) + splits - 1) / splits;
   float* partAcc = scratch;
   float* partMl = scratch + static_cast<size_t>(splits) * s.qHeads * s.headDim;
+  if (mmaInt4HeadWarps(s)) {
+    const int stages = mmaStages();
+    if (stages == 4) launchMmaHeads<4>(st, s, splits, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+    else if (stages == 8) launchMmaHeads<8>(st, s, splits, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+    else launchMmaHeads<6>(st, s, splits, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+    return mmaReduce(st, s, splits, partAcc, partMl, out);
+  }
   const dim3 grid(splits, s.kvHeads);
   const bool fuse = splits > 1 && mmaFuse() && splits <= cuda::kMmaFuseMaxSplits;
   MmaSync sy{nullptr, nullptr, false, false};
@@ -353,6 +402,12 @@ bool mmaFp16On() {
   static const bool on = envFlag("KVTIER_HIL_ATTN_MMA_FP16", true);
   return on;
 }
+// KVTIER_HIL_ATTN_MMA_FP16_EARLY=n: the chunks each warp asks for before it prepares q (1 .. stages - 1,
+// default 1: its first chunk ahead of every warp's later ones in the memory queue).
+int mmaFp16Early() {
+  static const int early = envInt("KVTIER_HIL_ATTN_MMA_FP16_EARLY", 1, 1, 31);
+  return early;
+}
 int mmaFp16Stages() {
   static const int stages = envChoice("KVTIER_HIL_ATTN_MMA_FP16_STAGES", {{"2", 2}, {"3", 3}, {"4", 4}, {"6", 6}}, 3);
   return stages;
@@ -361,33 +416,75 @@ bool useMmaFp16(const AttentionShape& s, int uniformPrecision) {
   return mmaOn() && mmaFp16On() && useV3() && uniformPrecision == kFp16 && s.headDim == cuda::kMmaD &&
          s.qHeads / s.kvHeads <= 4;
 }
-template <int S>
-int mmaFp16BlocksPerSmT() {
-  static const int blocks = [] {
-    auto kernel = cuda::pagedAttentionMmaFp16<S>;
-    constexpr int smem = cuda::MmaF16Cfg<S>::kSmemBytes;
-    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    int b = 0;
-    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, cuda::kMmaWarps * 32, smem));
-    return std::max(1, b);
-  }();
-  return blocks;
+// Head warps: the tensor-core kernels take one warp per kv head and grid (splits) instead of 4
+// warps per kv head and grid (splits, kvHeads), so that the kv heads of a KV block (contiguous in
+// its sections) are read by one multiprocessor together (kernels/paged-attention-mma*.cuh); only
+// for kvHeads <= cuda::kMmaHeadWarps, otherwise the usual grid. INT4: KVTIER_HIL_ATTN_MMA_HEADS
+// (default on: its 1 KB + 64 B copies per chunk gain the most; H100 128k 63.8-64.2 vs 70.7-72.3 us,
+// perf/HIL-NOTES.md); FP16: KVTIER_HIL_ATTN_MMA_FP16_HEADS (default off: 4 KB copies, no gain).
+bool mmaHeadsEnv() {
+  static const bool on = envFlag("KVTIER_HIL_ATTN_MMA_HEADS", true);
+  return on;
 }
-int mmaFp16BlocksPerSm() {
+bool mmaFp16HeadsEnv() {
+  static const bool on = envFlag("KVTIER_HIL_ATTN_MMA_FP16_HEADS", false);
+  return on;
+}
+int mmaFp16Stages();
+bool mmaFp16HeadWarps(const AttentionShape& s) {  // and the stages of every warp fit one block's shared memory
+  return mmaFp16HeadsEnv() && s.kvHeads <= cuda::kMmaHeadWarps && s.kvHeads * mmaFp16Stages() * cuda::kMmaF16StageBytes <= 200 * 1024;
+}
+template <int S, bool HW>
+int mmaFp16BlocksPerSmT(int kvHeads) {
+  static const bool limitSet = [] {  // the most any launch of this kernel asks for
+    auto kernel = cuda::pagedAttentionMmaFp16<S, HW>;
+    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  std::min(cuda::MmaF16Cfg<S, HW>::kSmemBytes, 200 * 1024)));
+    return true;
+  }();
+  (void)limitSet;
+  static std::atomic<int> blocks[cuda::kMmaHeadWarps + 1] = {};  // per block size, 0 = not yet asked
+  const int warps = HW ? kvHeads : cuda::kMmaWarps;
+  std::atomic<int>& b = blocks[HW ? kvHeads : 0];
+  if (b.load() == 0) {
+    int got = 0;
+    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, cuda::pagedAttentionMmaFp16<S, HW>, warps * 32,
+                                                           cuda::MmaF16Cfg<S, HW>::smemBytes(warps)));
+    b.store(std::max(1, got));
+  }
+  return b.load();
+}
+template <bool HW>
+int mmaFp16BlocksPerSmH(int kvHeads) {
   switch (mmaFp16Stages()) {
-    case 2: return mmaFp16BlocksPerSmT<2>();
-    case 4: return mmaFp16BlocksPerSmT<4>();
-    case 6: return mmaFp16BlocksPerSmT<6>();
-    default: return mmaFp16BlocksPerSmT<3>();
+    case 2: return mmaFp16BlocksPerSmT<2, HW>(kvHeads);
+    case 4: return mmaFp16BlocksPerSmT<4, HW>(kvHeads);
+    case 6: return mmaFp16BlocksPerSmT<6, HW>(kvHeads);
+    default: return mmaFp16BlocksPerSmT<3, HW>(kvHeads);
   }
 }
-template <int S>
-void launchMmaFp16(cudaStream_t st, const AttentionShape& s, dim3 grid, const uint8_t* arena, size_t arenaBytes,
+int mmaFp16BlocksPerSm(const AttentionShape& s) {
+  return mmaFp16HeadWarps(s) ? mmaFp16BlocksPerSmH<true>(s.kvHeads) : mmaFp16BlocksPerSmH<false>(s.kvHeads);
+}
+template <int S, bool HW>
+void launchMmaFp16(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
                    const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out) {
-  mmaFp16BlocksPerSmT<S>();  // raises the dynamic shared-memory limit once
-  cuda::pagedAttentionMmaFp16<S><<<grid, cuda::kMmaWarps * 32, cuda::MmaF16Cfg<S>::kSmemBytes, st>>>(
-      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out);
+  mmaFp16BlocksPerSmT<S, HW>(s.kvHeads);  // raises the dynamic shared-memory limit once
+  const int warps = HW ? s.kvHeads : cuda::kMmaWarps;
+  const dim3 grid = HW ? dim3(splits) : dim3(splits, s.kvHeads);
+  cuda::pagedAttentionMmaFp16<S, HW><<<grid, warps * 32, cuda::MmaF16Cfg<S, HW>::smemBytes(warps), st>>>(
+      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out, mmaFp16Early());
   checkLaunch("pagedAttentionMmaFp16");
+}
+template <bool HW>
+void launchMmaFp16H(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
+                    const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out) {
+  switch (mmaFp16Stages()) {
+    case 2: return launchMmaFp16<2, HW>(st, s, splits, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+    case 4: return launchMmaFp16<4, HW>(st, s, splits, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+    case 6: return launchMmaFp16<6, HW>(st, s, splits, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+    default: return launchMmaFp16<3, HW>(st, s, splits, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+  }
 }
 bool v3Pdl();
 void runMmaFp16(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
@@ -395,14 +492,9 @@ void runMmaFp16(cudaStream_t st, const AttentionShape& s, int splits, const uint
   const int chunksPerSplit = (totalChunks(s) + splits - 1) / splits;
   float* partAcc = scratch;
   float* partMl = scratch + static_cast<size_t>(splits) * s.qHeads * s.headDim;
-  const dim3 grid(splits, s.kvHeads);
-  switch (mmaFp16Stages()) {
-    case 2: launchMmaFp16<2>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out); break;
-    case 4: launchMmaFp16<4>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out); break;
-    case 6: launchMmaFp16<6>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out); break;
-    default: launchMmaFp16<3>(st, s, grid, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
-  }
-  if (splits > 1) launchSplitReduce(st, s, splits, partAcc, partMl, out, v3Pdl());
+  if (mmaFp16HeadWarps(s)) launchMmaFp16H<true>(st, s, splits, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+  else launchMmaFp16H<false>(st, s, splits, arena, arenaBytes, table, q, chunksPerSplit, partAcc, partMl, out);
+  if (splits > 1 && mmaReduceMode() != 2) launchSplitReduce(st, s, splits, partAcc, partMl, out, v3Pdl());
 }
 
 template <int D, int GQ>
@@ -514,16 +606,20 @@ int attentionSplits(const AttentionShape& s, int multiprocessors, int uniformPre
     // One full wave of resident blocks (occupancy from the compiled kernel), at least two
     // chunks per warp (v3 and the MMA kernel both have 4 warps per block).
     const int gq = s.qHeads / s.kvHeads;
-    const int perSm = useMma(s, uniformPrecision)       ? mmaBlocksPerSm()
-                      : useMmaFp16(s, uniformPrecision) ? mmaFp16BlocksPerSm()
+    const int perSm = useMma(s, uniformPrecision)       ? mmaBlocksPerSm(s)
+                      : useMmaFp16(s, uniformPrecision) ? mmaFp16BlocksPerSm(s)
                       : s.headDim == 64           ? v3BlocksPerSmD<64>(gq)
                       : s.headDim == 128          ? v3BlocksPerSmD<128>(gq)
                                                   : v3BlocksPerSmD<256>(gq);
     static const int mmaWaves = envInt("KVTIER_HIL_ATTN_MMA_WAVES", 1, 1, 16);  // tensor-core kernel only: waves of blocks
     static const int waves = envInt("KVTIER_HIL_ATTN_WAVES", 1, 1, 16);  // measurement knob: waves of blocks
     const int target = (useMma(s, uniformPrecision) ? mmaWaves : waves) * perSm * std::max(1, multiprocessors);
-    const int wanted = (target + s.kvHeads - 1) / s.kvHeads;
-    const int most = std::max(1, totalChunks(s) / (2 * cuda::kV3Warps));
+    // warps per kv head in a block and blocks per split: 4 and kvHeads, or with head warps 1 and 1
+    const bool hw = (useMmaFp16(s, uniformPrecision) && mmaFp16HeadWarps(s)) || (useMma(s, uniformPrecision) && mmaInt4HeadWarps(s));
+    const int headWarps = hw ? 1 : cuda::kV3Warps;
+    const int blocksPerSplit = hw ? 1 : s.kvHeads;
+    const int wanted = (target + blocksPerSplit - 1) / blocksPerSplit;
+    const int most = std::max(1, totalChunks(s) / (2 * headWarps));
     const int splits = std::max(1, std::min(wanted, most));
     // Equal chunk counts per warp: the fewest splits that keep the most chunks per warp (32k Llama:
     // 33 -> 32 splits of 16 chunks per warp; 128k on the tensor-core path: 64 splits x 4 warps x 32
@@ -533,8 +629,8 @@ int attentionSplits(const AttentionShape& s, int multiprocessors, int uniformPre
     static const bool balance = envFlag("KVTIER_HIL_ATTN_BALANCE", kDefaultBalance);
     static const bool even = envFlag("KVTIER_HIL_ATTN_MMA_EVEN", true);
     if (useMma(s, uniformPrecision) ? even : balance) {
-      const int perWarp = (totalChunks(s) + cuda::kV3Warps * splits - 1) / (cuda::kV3Warps * splits);
-      return std::max(1, (totalChunks(s) + cuda::kV3Warps * perWarp - 1) / (cuda::kV3Warps * perWarp));
+      const int perWarp = (totalChunks(s) + headWarps * splits - 1) / (headWarps * splits);
+      return std::max(1, (totalChunks(s) + headWarps * perWarp - 1) / (headWarps * perWarp));
     }
     return splits;
   }
