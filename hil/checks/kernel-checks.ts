@@ -175,6 +175,10 @@ export const ATTENTION_CASES: AttentionCase[] = [
   { qHeads: 16, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 2050, mix: ['int4'], tableKind: 'pinned', seed: 46 },
   { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 1499, mix: ['int4'], splits: 2, vScale: 700, qScale: 0.5, seed: 47 },
   { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 3001, mix: ['int4'], kScale: 3, qScale: 6, seed: 48 },
+  // >= 1024 chunks per kv head: the INT4 kernel's head-warp mode (KVTIER_HIL_ATTN_MMA_HEADS, on by
+  // default from 16k tokens), the benchmark's head layout and a GQA-2 one with a forced split count
+  { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 16421, mix: ['int4'], seed: 49 },
+  { qHeads: 6, kvHeads: 3, headDim: 128, blockTokens: 32, groupSize: 128, contextTokens: 20001, mix: ['int4'], splits: 37, seed: 50 },
   // Uniform FP16 at D 128, <= 4 query heads per kv head: the FP16 tensor-core kernel's cases
   // (KVTIER_HIL_ATTN_MMA_FP16; the promise again by attentionOn). The same kinds as INT4's above,
   // plus q far above and far below 1 (q' = q * 2^e with e from the block's largest |q|). The

@@ -88,6 +88,10 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   uint8_t* ring = smem + warp * (S * SB);
   const uint32_t ringS = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // see v3 (PDL reduce)
+  // Launched with PDL after the previous kernel of the stream (KVTIER_HIL_ATTN_PDL_CHAIN): this
+  // block may be resident before that kernel ends; nothing in memory is touched before it has
+  // completed and flushed. A no-op otherwise.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
 
   const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
   const int cpb = s.blockTokens / kChunkTokens;

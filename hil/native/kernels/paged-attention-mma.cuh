@@ -217,6 +217,7 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   uint8_t* ring = smem + warp * (S * SB);
   const uint32_t ringS = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // see v3 (PDL reduce)
+  asm volatile("griddepcontrol.wait;" ::: "memory");  // see the FP16 kernel (KVTIER_HIL_ATTN_PDL_CHAIN)
 
   const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
   const int cpb = s.blockTokens / kChunkTokens;

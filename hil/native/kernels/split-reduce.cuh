@@ -24,6 +24,9 @@ __global__ void __launch_bounds__(kSplitReduceWarps * 32) pagedAttentionSplitRed
                                                                                 const float* __restrict__ partAcc,
                                                                                 const float* __restrict__ partMl,
                                                                                 float* __restrict__ out) {
+  // The next attention kernel of the stream, when launched with PDL (KVTIER_HIL_ATTN_PDL_CHAIN), may
+  // be scheduled now: it waits for this grid's completion before it touches memory.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
   asm volatile("griddepcontrol.wait;" ::: "memory");  // launched with PDL: the partials are complete
   const int hq = blockIdx.x, w = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int d = blockIdx.y * 32 + lane;

@@ -25,6 +25,35 @@ constexpr bool kDefaultPdl = true;       // KVTIER_HIL_ATTN_PDL=0|1
 constexpr bool kDefaultBalance = true;   // KVTIER_HIL_ATTN_BALANCE=0|1 (attentionSplits)
 constexpr bool kDefaultBulk = true;      // KVTIER_HIL_ATTN_COPY=lanes|l2hint|bulk (v3Copy)
 
+// KVTIER_HIL_ATTN_PDL_CHAIN=1: the tensor-core attention kernels are launched with programmatic
+// dependent launch too, after whatever the stream ran before (the previous call's split reduce,
+// which lets them be scheduled at its start): their blocks become resident early and wait in
+// griddepcontrol.wait, before any memory access, for that kernel to complete, which hides the
+// launch gap between dependent kernels. Off by default.
+bool pdlChain() {
+  static const bool on = envFlag("KVTIER_HIL_ATTN_PDL_CHAIN", false);
+  return on;
+}
+// kernel<<<grid, block, smem, st>>>(args...), with programmatic stream serialization when `pdl`.
+template <typename... KArgs, typename... Args>
+void launchKernel(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, cudaStream_t st, bool pdl, Args... args) {
+  if (!pdl) {
+    kernel<<<grid, block, smem, st>>>(args...);
+    return;
+  }
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = st;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  HIL_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
+}
+
 int totalChunks(const AttentionShape& s) { return (s.contextTokens + cuda::kChunkTokens - 1) / cuda::kChunkTokens; }
 
 // Which attention kernel runs: v3 (cp.async pipeline, kernels/paged-attention-v3.cuh) unless
@@ -229,11 +258,14 @@ int mmaBlocksPerSmD() { return mmaBulk() ? mmaBlocksPerSmB<true, DYN>() : mmaBlo
 bool mmaHeadsEnv();
 bool mmaFuse();
 // Head warps on the INT4 tensor-core kernel (KVTIER_HIL_ATTN_MMA_HEADS, see mmaHeadsEnv): static
-// ownership with bulk copies only, kvHeads <= cuda::kMmaHeadWarps, and the stages of every warp in
-// one block's shared memory.
+// ownership with bulk copies only, kvHeads <= cuda::kMmaHeadWarps, the stages of every warp in one
+// block's shared memory, and at least kHeadWarpsMinChunks chunks per kv head (16k tokens): below,
+// the per-warp q set-up of 4 query heads costs more than the reads gain (H100, Llama-3-8B layer:
+// 4k 14.1-15.9 vs 13.5-14.0 us without; 32k 24.7-25.4 vs 25.4-27.4; perf/HIL-NOTES.md).
+constexpr int kHeadWarpsMinChunks = 1024;
 bool mmaInt4HeadWarps(const AttentionShape& s) {
-  return mmaHeadsEnv() && s.kvHeads <= cuda::kMmaHeadWarps && !mmaDyn() && !mmaTail() && !mmaFuse() && mmaBulk() &&
-         s.kvHeads * mmaStages() * cuda::kMmaStageBytes <= 200 * 1024;
+  return mmaHeadsEnv() && s.kvHeads <= cuda::kMmaHeadWarps && totalChunks(s) >= kHeadWarpsMinChunks && !mmaDyn() &&
+         !mmaTail() && !mmaFuse() && mmaBulk() && s.kvHeads * mmaStages() * cuda::kMmaStageBytes <= 200 * 1024;
 }
 template <int S>
 int mmaHeadBlocksPerSmT(int kvHeads) {
@@ -334,9 +366,9 @@ void launchMmaSBD(cudaStream_t st, const AttentionShape& s, dim3 grid, const uin
                   const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out,
                   const MmaSync& sy) {
   mmaBlocksPerSmT<S, BULK, DYN, TAIL>();  // raises the dynamic shared-memory limit once
-  cuda::pagedAttentionMmaInt4<S, BULK, DYN, TAIL><<<grid, cuda::kMmaWarps * 32, cuda::MmaCfg<S>::kSmemBytes, st>>>(
-      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out, sy.counters,
-      sy.claims, sy.fuse, mmaStealPct(), mmaStealG());
+  launchKernel(cuda::pagedAttentionMmaInt4<S, BULK, DYN, TAIL>, grid, dim3(cuda::kMmaWarps * 32), cuda::MmaCfg<S>::kSmemBytes, st,
+               pdlChain(), s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl,
+               out, sy.counters, sy.claims, sy.fuse, mmaStealPct(), mmaStealG());
   checkLaunch("pagedAttentionMmaInt4");
 }
 template <int S, bool BULK>
@@ -358,9 +390,10 @@ template <int S>
 void launchMmaHeads(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
                     const BlockEntry* table, const float* q, int chunksPerSplit, float* partAcc, float* partMl, float* out) {
   mmaHeadBlocksPerSmT<S>(s.kvHeads);  // raises the dynamic shared-memory limit once
-  cuda::pagedAttentionMmaInt4<S, true, false, false, true><<<splits, s.kvHeads * 32, cuda::MmaCfg<S, true>::smemBytes(s.kvHeads), st>>>(
-      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out, nullptr, nullptr,
-      false, 0, 1);
+  launchKernel(cuda::pagedAttentionMmaInt4<S, true, false, false, true>, dim3(splits), dim3(s.kvHeads * 32),
+               cuda::MmaCfg<S, true>::smemBytes(s.kvHeads), st, pdlChain(), s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q,
+               chunksPerSplit, v3Strided(), partAcc, partMl, out, static_cast<unsigned*>(nullptr), static_cast<unsigned*>(nullptr),
+               false, 0, 1);
   checkLaunch("pagedAttentionMmaInt4");
 }
 void runMma(cudaStream_t st, const AttentionShape& s, int splits, const uint8_t* arena, size_t arenaBytes,
@@ -472,8 +505,9 @@ void launchMmaFp16(cudaStream_t st, const AttentionShape& s, int splits, const u
   mmaFp16BlocksPerSmT<S, HW>(s.kvHeads);  // raises the dynamic shared-memory limit once
   const int warps = HW ? s.kvHeads : cuda::kMmaWarps;
   const dim3 grid = HW ? dim3(splits) : dim3(splits, s.kvHeads);
-  cuda::pagedAttentionMmaFp16<S, HW><<<grid, warps * 32, cuda::MmaF16Cfg<S, HW>::smemBytes(warps), st>>>(
-      s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl, out, mmaFp16Early());
+  launchKernel(cuda::pagedAttentionMmaFp16<S, HW>, grid, dim3(warps * 32), cuda::MmaF16Cfg<S, HW>::smemBytes(warps), st,
+               pdlChain(), s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl,
+               out, mmaFp16Early());
   checkLaunch("pagedAttentionMmaFp16");
 }
 template <bool HW>
