@@ -178,7 +178,9 @@ export const ATTENTION_CASES: AttentionCase[] = [
   // >= 1024 chunks per kv head: the INT4 kernel's head-warp mode (KVTIER_HIL_ATTN_MMA_HEADS, on by
   // default from 16k tokens), the benchmark's head layout and a GQA-2 one with a forced split count
   { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 16421, mix: ['int4'], seed: 49 },
-  { qHeads: 6, kvHeads: 3, headDim: 128, blockTokens: 32, groupSize: 128, contextTokens: 20001, mix: ['int4'], splits: 37, seed: 50 },
+  { qHeads: 8, kvHeads: 4, headDim: 128, blockTokens: 32, groupSize: 128, contextTokens: 20001, mix: ['int4'], splits: 37, seed: 50 },
+  // one split: the head warps write the output itself
+  { qHeads: 16, kvHeads: 4, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 16389, mix: ['int4'], splits: 1, seed: 65 },
   // Uniform FP16 at D 128, <= 4 query heads per kv head: the FP16 tensor-core kernel's cases
   // (KVTIER_HIL_ATTN_MMA_FP16; the promise again by attentionOn). The same kinds as INT4's above,
   // plus q far above and far below 1 (q' = q * 2^e with e from the block's largest |q|). The
@@ -193,6 +195,10 @@ export const ATTENTION_CASES: AttentionCase[] = [
   { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 3001, mix: ['fp16'], kScale: 3, qScale: 6, seed: 58 },
   { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 517, mix: ['fp16'], kScale: 0.01, qScale: 300, seed: 59 },
   { qHeads: 6, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 260, mix: ['fp16'], qScale: 0.001, seed: 60 },
+  // one split over 16k tokens: 1025 chunks per warp accumulated (the tensor cores' accumulator drifts)
+  { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 16390, mix: ['fp16'], splits: 1, seed: 67 },
+  // q all zero: every score 0, the output is the mean of V
+  { qHeads: 4, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 111, mix: ['fp16'], qScale: 0, seed: 66 },
 ];
 
 export function attentionInputs(c: AttentionCase): { k: Uint16Array; v: Uint16Array; q: Float32Array; precisions: Precision[] } {

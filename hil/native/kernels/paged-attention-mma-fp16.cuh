@@ -20,9 +20,11 @@
 //
 // Operand layouts (lane = (g = lane / 4, t = lane % 4)), chosen so that every shared load is 16
 // bytes and no shuffles are needed between the two products:
-//   K: lane reads rows g and g + 8, dims 32 t .. 32 t + 31 (4 x 16 B each); k-step i's k
-//      indices (2t, 2t+1 | 2t+8, 2t+9) are dims 32 t + 4 i + (0, 1 | 2, 3). Q' is built in the
-//      same order, so the dot product over all 128 dims is the same sum, permuted.
+//   K: lane reads rows g and g + 8, 16-byte pieces t, t + 4, t + 8, t + 12 (dims 8 t + 32 c ..
+//      8 t + 32 c + 7, c = 0..3: 2-way bank conflicts where one 64-byte run per lane gave 4-way);
+//      k-step i's k indices (2t, 2t+1 | 2t+8, 2t+9) are dims 8 t + 32 (i / 2) + 4 (i % 2) +
+//      (0, 1 | 2, 3). Q' is built in the same order, so the dot product over all 128 dims is the
+//      same sum, permuted.
 //   V: lane reads rows t, t + 4, t + 8, t + 12, dims 16 g .. 16 g + 15 (2 x 16 B each); m-tile
 //      mt's row g is dim 16 g + 2 mt, row g + 8 dim 16 g + 2 mt + 1; k indices (2t, 2t+1 |
 //      2t+8, 2t+9) are tokens (t, t + 8 | t + 4, t + 12); one byte permute per A register.
@@ -224,13 +226,13 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   if constexpr (HW) __syncwarp();
   else __syncthreads();
   // B fragment of k-step i: column g = head g / 2, part g % 2; k (2t, 2t+1 | 2t+8, 2t+9) = dims
-  // 32 t + 4 i + (0, 1 | 2, 3): two consecutive words
+  // 8 t + 32 (i / 2) + 4 (i % 2) + (0, 1 | 2, 3): two consecutive words
   uint32_t qb[8][2];
   {
-    const __half* qrow = &sQ[HW ? warp : 0][g & 1][g >> 1][32 * t4];
+    const __half* qrow = &sQ[HW ? warp : 0][g & 1][g >> 1][8 * t4];
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
-      const uint2 v = *reinterpret_cast<const uint2*>(qrow + 4 * i);
+      const uint2 v = *reinterpret_cast<const uint2*>(qrow + 32 * (i >> 1) + 4 * (i & 1));
       qb[i][0] = v.x, qb[i][1] = v.y;
     }
   }
@@ -244,7 +246,7 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   for (int mt = 0; mt < 8; ++mt) o[mt][0] = o[mt][1] = o[mt][2] = o[mt][3] = 0.0f;
   uint32_t* sPw = sP[warp];
   const int lastValid = s.contextTokens - (totalChunks - 1) * kChunkTokens;  // rows of the last chunk, 1..16
-  const uint32_t kOff = g * RB + t4 * 64;         // rows g (and g + 8), dims 32 t4 ..
+  const uint32_t kOff = g * RB + t4 * 16;         // rows g (and g + 8), dims 8 t4 + 32 c ..
   const uint32_t vOffL = 4096 + t4 * RB + 32 * g;  // rows t4 (+ 4, 8, 12), dims 16 g ..
 
 #pragma unroll
@@ -264,8 +266,8 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
       float sacc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        const uint4 ka = *reinterpret_cast<const uint4*>(st + kOff + 16 * c);
-        const uint4 kb = *reinterpret_cast<const uint4*>(st + kOff + 8 * RB + 16 * c);
+        const uint4 ka = *reinterpret_cast<const uint4*>(st + kOff + 64 * c);
+        const uint4 kb = *reinterpret_cast<const uint4*>(st + kOff + 8 * RB + 64 * c);
         mma16816(sacc, ka.x, kb.x, ka.y, kb.y, qb[2 * c][0], qb[2 * c][1]);
         mma16816(sacc, ka.z, kb.z, ka.w, kb.w, qb[2 * c + 1][0], qb[2 * c + 1][1]);
       }
@@ -319,7 +321,9 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
         const uint32_t a1 = __byte_perm(vw[0][mt], vw[2][mt], 0x7632);  // odd dim
         const uint32_t a2 = __byte_perm(vw[1][mt], vw[3][mt], 0x5410);  // even dim, tokens t4 + 4, t4 + 12
         const uint32_t a3 = __byte_perm(vw[1][mt], vw[3][mt], 0x7632);
-        mma16816(o[mt], a0, a1, a2, a3, b0, b1);
+        float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // this chunk alone (Accumulation in paged-attention-mma.cuh)
+        mma16816(c, a0, a1, a2, a3, b0, b1);
+        o[mt][0] += c[0], o[mt][1] += c[1], o[mt][2] += c[2], o[mt][3] += c[3];
       }
     }
     __syncwarp();  // every lane is done with this stage (and sP) before they are refilled
@@ -330,30 +334,7 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
 #pragma unroll
   for (int o2 = 4; o2 < 32; o2 <<= 1) lS += __shfl_xor_sync(kFullMask, lS, o2);
   if constexpr (HW) {  // the warp holds all of its kv head's share of this split: store it
-    if (t4 < gq) {
-      const int hq = h * gq + t4;
-      float m = mT, l = lS;
-      float2 a[8];
-#pragma unroll
-      for (int mt = 0; mt < 8; ++mt) a[mt] = make_float2(o[mt][0] + o[mt][1], o[mt][2] + o[mt][3]);
-      if (bad) {  // as mergeWarpsAndStore: NaN sum and accumulator with a finite max
-#pragma unroll
-        for (int mt = 0; mt < 8; ++mt) a[mt] = make_float2(NAN, NAN);
-        l = NAN;
-        if (m == -INFINITY) m = 0.0f;
-      }
-      if (gridDim.x == 1) {
-        float2* dst = reinterpret_cast<float2*>(out + static_cast<size_t>(hq) * D + 16 * g);
-#pragma unroll
-        for (int mt = 0; mt < 8; ++mt) dst[mt] = make_float2(a[mt].x / l, a[mt].y / l);
-      } else {
-        const size_t i = static_cast<size_t>(split) * s.qHeads + hq;
-        float2* dst = reinterpret_cast<float2*>(partAcc + i * D + 16 * g);
-#pragma unroll
-        for (int mt = 0; mt < 8; ++mt) dst[mt] = a[mt];
-        if (g == 0) *reinterpret_cast<float2*>(partMl + i * 2) = make_float2(m, l);
-      }
-    }
+    if (t4 < gq) storeHeadPartials(o, 0.0f, mT, lS, bad, D, h * gq + t4, split, s.qHeads, g, out, partAcc, partMl);
     return;
   }
   float* sAcc = reinterpret_cast<float*>(smem);  // [W][4][D], reuses the stage ring

@@ -24,6 +24,12 @@
 // (nibble masked in place, no subtraction) lose contributions on the H100's tensor cores
 // (rel L2 up to 2e-4 where this form gives ~1e-6).
 //
+// Accumulation: the tensor cores add into an fp32 accumulator without round-to-nearest, so an O
+// accumulated by mma.sync over a whole split drifts one way by ~2^-23 of its size per add: at 1025
+// chunks per warp (a 16k-token single-split check) rel L2 7.4e-4 with 4 warps per head and 3.9e-3
+// with one (H100). Each chunk's P'V goes into a zeroed accumulator and is added to O with ordinary
+// fp32 adds, so the tensor cores sum 16 tokens at a time.
+//
 // Range: P' is formed relative to a running reference mT, set to max_t(score_t + log2(scale_t))
 // - 13 when it moves, and moved only when some P' of a chunk would pass 2^15 (or p 2^44), so
 // P' = 2^(score - mT) * scale <= 2^15 < 65504 whatever the V scales (no max reduction on the
@@ -150,10 +156,13 @@ __device__ __forceinline__ void storeHeadPartials(const float (&o)[8][4], float 
     l = NAN;
     if (m == -INFINITY) m = 0.0f;
   }
-  if (gridDim.x == 1) {
-    float2* dst = reinterpret_cast<float2*>(out + static_cast<size_t>(hq) * D + 16 * g);
+  if (gridDim.x == 1) {  // scalar stores: `out` is only 4-byte aligned
+    float* dst = out + static_cast<size_t>(hq) * D + 16 * g;
 #pragma unroll
-    for (int mt = 0; mt < 8; ++mt) dst[mt] = make_float2(a[mt].x / l, a[mt].y / l);
+    for (int mt = 0; mt < 8; ++mt) {
+      dst[2 * mt] = a[mt].x / l;
+      dst[2 * mt + 1] = a[mt].y / l;
+    }
     return;
   }
   const size_t i = static_cast<size_t>(split) * qHeads + hq;
@@ -423,15 +432,20 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   issue(0, 0);
 
   // ---- q as the B operand of S^T = Kc . Qd^T (s8 digits), built once per kv head ----
-  // q' = x * 2^-e, x = rint(q * 2^e) with |x| < 2^21 (e from the block's largest |q|), as three
+  // q' = x * 2^-e, x = rint(q * 2^e) with |x| < 2^21 (e from the kv head's largest |q|), as three
   // balanced base-256 digits x = d2 * 2^16 + d1 * 2^8 + d0. Lane (g, t) holds, per k-step i (32
   // dims) and register r, the digits of dims 32 t + 8 i + 2 b + r (byte b), matching the A
   // registers built from K (low nibbles r = 0, high nibbles r = 1). n-tile 0, column g: head
   // g & 3, digit d2 (g < 4) or d1; n-tile 1: digit d0 (g < 4) or 0.
-  // HW false: warp j takes query head j of the block's kv head; HW true: each warp all of its own.
-  constexpr int QW = HW ? WM : 1;  // q operand copies: one per warp (HW) or per block
+  // HW false: warp j takes query head j of the block's kv head, e from the largest |q| of the
+  // block's query heads; HW true: each warp all of its kv head's query heads, e from those, in its
+  // own copy of the operand. (Its 16 KB of static shared memory leave one block of 8 warps per SM
+  // at 6 stages: measured faster than building the operand in a ring stage for two blocks per SM,
+  // INT4 128k 61.6-64.0 vs 66.4-67.7 us on the H100, perf/HIL-NOTES.md.)
+  constexpr int QW = HW ? WM : 1;  // operand copies: one per warp (HW) or per block
   constexpr int QJ = HW ? 4 : 1;   // query heads this thread loads
-  __shared__ __align__(16) uint32_t sQb[QW][32][16];  // [warp or 0][lane][k-step i][n-tile][register]
+  __shared__ __align__(16) uint32_t sQbAll[QW][32][16];  // [warp or 0][lane][k-step i][n-tile][register]
+  uint32_t(*sQb)[16] = sQbAll[HW ? warp : 0];
   __shared__ float sQmax[W], sQsum[QW][4];
   const int wq = HW ? warp : 0;
   const float qscale = s.softmaxScale * kLog2e;
@@ -469,7 +483,7 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
     const int j = HW ? jj : warp;
     const float f1 = ldexpf(1.0f, min(e, 126)), f2 = ldexpf(1.0f, e - min(e, 126));  // 2^e as two exact factors
     int xs = 0;
-    uint8_t* qbBytes = reinterpret_cast<uint8_t*>(&sQb[wq][0][0]);
+    uint8_t* qbBytes = reinterpret_cast<uint8_t*>(&sQb[0][0]);
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
       const int d = 4 * lane + u;
@@ -496,9 +510,10 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   uint32_t qb[4][2][2];  // [k-step][n-tile][register]
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const uint4 v = *reinterpret_cast<const uint4*>(&sQb[wq][lane][4 * i]);
+    const uint4 v = *reinterpret_cast<const uint4*>(&sQb[lane][4 * i]);
     qb[i][0][0] = v.x, qb[i][0][1] = v.y, qb[i][1][0] = v.z, qb[i][1][1] = v.w;
   }
+
   // Lane (g, t4) computes for query head t4: its scores (n-tile 0 columns 2 t4 / 2 t4 + 1 =
   // digits d2 / d1, n-tile 1 column 2 t4 = d0), its softmax, and its output columns (P' columns
   // 2 t4 = hi, 2 t4 + 1 = lo): no shuffles between the K and V products.
@@ -623,7 +638,9 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
         const uint32_t sel = static_cast<uint32_t>(by) * 0x0011u + static_cast<uint32_t>(4 + by) * 0x1100u;
         const uint32_t za = __byte_perm(x0, y0, sel);
         const uint32_t zb = __byte_perm(x1, y1, sel);
-        mma16816(o[mt], nib2(za, false), nib2(za, true), nib2(zb, false), nib2(zb, true), b0, b1);
+        float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // this chunk alone (Accumulation, top of the file)
+        mma16816(c, nib2(za, false), nib2(za, true), nib2(zb, false), nib2(zb, true), b0, b1);
+        o[mt][0] += c[0], o[mt][1] += c[1], o[mt][2] += c[2], o[mt][3] += c[3];
       }
     }
     __syncwarp();  // every lane is done with this stage (and sP) before they are refilled

@@ -12,8 +12,8 @@ namespace hil::cuda {
 // the fp32 sums; checked end to end against the float64 reference by the attention checks).
 // Block (hq, y) owns dims 32 y .. 32 y + 31 of query head hq, lane = dim; warp w takes the splits
 // w, w + 8, ... and loads kSplitReduceBatch of them ((max, sum) as one float2 and the acc) before
-// it uses any: up to 256 splits in one round trip (the head-warp tensor-core kernels write 256 at
-// 32k and 128k; with a batch of 12 that took 3 dependent round trips, ~3 us on the H100), where
+// it uses any: up to 256 splits in one round trip (the INT4 head-warp kernel writes 131-256 at 32k
+// and 128k; with a batch of 12 that took up to 3 dependent round trips, ~3 us on the H100), where
 // v3's reduce had chains of 4 (and the max, the sum and the acc come together, not in three
 // dependent phases).
 // The warps' (max, sum, acc) are then merged through shared memory. Splits whose max is -inf

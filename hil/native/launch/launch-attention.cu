@@ -259,12 +259,13 @@ bool mmaHeadsEnv();
 bool mmaFuse();
 // Head warps on the INT4 tensor-core kernel (KVTIER_HIL_ATTN_MMA_HEADS, see mmaHeadsEnv): static
 // ownership with bulk copies only, kvHeads <= cuda::kMmaHeadWarps, the stages of every warp in one
-// block's shared memory, and at least kHeadWarpsMinChunks chunks per kv head (16k tokens): below,
+// block's shared memory, 4 to 8 kv heads (fewer share no KV block and leave the SM with fewer warps;
+// measured with 8), and at least kHeadWarpsMinChunks chunks per kv head (16k tokens): below,
 // the per-warp q set-up of 4 query heads costs more than the reads gain (H100, Llama-3-8B layer:
 // 4k 14.1-15.9 vs 13.5-14.0 us without; 32k 24.7-25.4 vs 25.4-27.4; perf/HIL-NOTES.md).
 constexpr int kHeadWarpsMinChunks = 1024;
 bool mmaInt4HeadWarps(const AttentionShape& s) {
-  return mmaHeadsEnv() && s.kvHeads <= cuda::kMmaHeadWarps && totalChunks(s) >= kHeadWarpsMinChunks && !mmaDyn() &&
+  return mmaHeadsEnv() && s.kvHeads >= 4 && s.kvHeads <= cuda::kMmaHeadWarps && totalChunks(s) >= kHeadWarpsMinChunks && !mmaDyn() &&
          !mmaTail() && !mmaFuse() && mmaBulk() && s.kvHeads * mmaStages() * cuda::kMmaStageBytes <= 200 * 1024;
 }
 template <int S>
