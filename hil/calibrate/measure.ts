@@ -217,7 +217,8 @@ async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: numbe
       const blocks = Math.ceil(tokens / o.blockTokens);
       const cache = buildDeviceCache(b, g, Array.from({ length: blocks }, () => 'fp16' as Precision));
       try {
-        const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, contextTokens: tokens };
+        // uniformPrecision as the executor declares it for an all-FP16 table (the tensor-core FP16 kernel where it applies)
+        const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, contextTokens: tokens, uniformPrecision: 'fp16' as const };
         const chain = () => {
           for (let l = 0; l < layers; l++) {
             b.record('compute', marks[0]);
