@@ -29,6 +29,17 @@ __device__ __forceinline__ void mbarWait(uint32_t bar, unsigned parity) {
     if (tries > (1u << 28)) __trap();
   }
 }
+// Lane 0 makes one single-arrival barrier per stage (bar0, bar0 + 8, ..., S of them) and fences the
+// inits; the warp then goes on together.
+template <int S>
+__device__ __forceinline__ void initStageBarriers(uint32_t bar0, int lane) {
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < S; ++i) mbarInit(bar0 + 8 * i, 1);
+    mbarInitFence();
+  }
+  __syncwarp();
+}
 __device__ __forceinline__ void bulkCopy(uint32_t dst, const void* src, unsigned bytes, uint32_t bar) {
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
                "l"(src), "r"(bytes), "r"(bar)

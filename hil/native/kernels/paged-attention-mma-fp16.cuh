@@ -102,17 +102,7 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   const bool anyFits = arenaBytes >= bb;
   const uint64_t lastOffset = anyFits ? arenaBytes - bb : 0;
   // an entry as its block's offset, or 1 (offsets are 16-aligned) when unusable
-  auto checkedEntry = [&](int block) -> uint64_t {
-    const BlockEntry be = table[block];
-    const bool ok = be.precision == kFp16 && (be.offset & 15u) == 0 && anyFits && be.offset <= lastOffset;
-    return ok ? be.offset : 1;
-  };
-  auto fromLane = [&](uint64_t v, int src) -> uint64_t {
-    const uint64_t mine = lane == src ? v : 0;
-    const uint32_t lo = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine));
-    const uint32_t hi = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine >> 32));
-    return (static_cast<uint64_t>(hi) << 32) | lo;
-  };
+  auto checkedEntry = [&](int block) -> uint64_t { return usableOffset(table[block], kFp16, anyFits, lastOffset); };
 
   const WarpChunks wc = HW ? warpChunks(s.contextTokens, split, gridDim.x, 0, 1, chunksPerSplit, strided)
                            : warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
@@ -127,12 +117,7 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   bool bad = false;
   __shared__ __align__(8) uint64_t sBar[WM][S];
   const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&sBar[warp][0]));
-  if (lane == 0) {
-#pragma unroll
-    for (int i = 0; i < S; ++i) mbarInit(bar0 + 8 * i, 1);
-    mbarInitFence();
-  }
-  __syncwarp();
+  initStageBarriers<S>(bar0, lane);
   // Fills stage `slot` with the warp's k-th chunk, if any.
   auto issue = [&](int k, int slot) {
     const unsigned bit = 1u << slot;
@@ -140,7 +125,7 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
     uint64_t offset = 1;
     uint32_t row = 0;
     if (has) {
-      offset = fromLane(entCur, k & 31);
+      offset = fromLane(entCur, k & 31, lane);
       if ((k & 31) == 31) {
         entCur = entNxt;
         entNxt = loadEnt(k + 33 + lane);
@@ -177,34 +162,9 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   // HW false: warp j takes query head j of the block's kv head; HW true: each warp all of its own.
   __shared__ __align__(16) __half sQ[HW ? WM : 1][2][4][D];  // [warp or 0][hi, lo][query head][dim]
   __shared__ float sQmax[W];
-  const float qscale = s.softmaxScale * kLog2e;
   constexpr int QJ = HW ? 4 : 1;  // query heads this thread loads
   float qx[QJ][4];  // query head (HW: j; else: warp), dims 4 lane .. 4 lane + 3
-  float qm = 0.0f;
-#pragma unroll
-  for (int jj = 0; jj < QJ; ++jj) {
-    const int j = HW ? jj : warp;  // W == 4 query heads per kv head at most
-    const float* qp = q + static_cast<size_t>(h * gq + j) * D + 4 * lane;
-    if (j < gq && (reinterpret_cast<uintptr_t>(qp) & 15) == 0) {
-      const float4 v = *reinterpret_cast<const float4*>(qp);
-      qx[jj][0] = v.x, qx[jj][1] = v.y, qx[jj][2] = v.z, qx[jj][3] = v.w;
-    } else {
-#pragma unroll
-      for (int u = 0; u < 4; ++u) qx[jj][u] = j < gq ? qp[u] : 0.0f;
-    }
-#pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      qx[jj][u] *= qscale;
-      qm = fmaxf(qm, fabsf(qx[jj][u]));
-    }
-  }
-  qm = warpMax(qm);
-  float qabs = qm;
-  if constexpr (!HW) {
-    if (lane == 0) sQmax[warp] = qm;
-    __syncthreads();
-    qabs = fmaxf(fmaxf(sQmax[0], sQmax[1]), fmaxf(sQmax[2], sQmax[3]));
-  }
+  const float qabs = loadScaledQ<HW>(qx, q, s.softmaxScale * kLog2e, h, gq, warp, lane, sQmax);
   int ex = 0;
   frexpf(qabs, &ex);  // qabs < 2^ex (ex = 0 for qabs = 0)
   const int e = 14 - ex;  // |q'| < 2^14

@@ -139,6 +139,59 @@ __device__ __forceinline__ uint32_t nib2(uint32_t w, bool hiNib) {
   return h2bits(__hsub2(bitsh2(x), __floats2half2_rn(1024.0f, 1024.0f)));
 }
 
+// The offset of a block-table entry of precision `p` whose block lies inside the arena (`lastOffset`:
+// the last offset a whole block fits at; `anyFits`: one fits at all), else 1 (offsets are 16-aligned):
+// the tensor-core kernels' check of an entry before they copy from it.
+__device__ __forceinline__ uint64_t usableOffset(const BlockEntry be, int p, bool anyFits, uint64_t lastOffset) {
+  const bool ok = be.precision == p && (be.offset & 15u) == 0 && anyFits && be.offset <= lastOffset;
+  return ok ? be.offset : 1;
+}
+// Lane `src`'s `v` on every lane, by redux.sync: in uniform registers (every lane, one value), so
+// that the bulk copies take it without moving vector registers into uniform ones.
+__device__ __forceinline__ uint64_t fromLane(uint64_t v, int src, int lane) {
+  const uint64_t mine = lane == src ? v : 0;
+  const uint32_t lo = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine));
+  const uint32_t hi = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine >> 32));
+  return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+// q of kv head h as the tensor-core kernels take it: thread (warp, lane) loads dims 4 lane .. 4
+// lane + 3 of query head `warp` (HW false: warp j of a block takes query head j) or of all 4 query
+// heads (HW true: each warp its whole kv head), zero past the gq real ones, times `qscale`.
+// Returns the largest |q'| over the kv head's query heads (HW false: over the block's 4 warps,
+// through sQmax and a __syncthreads).
+template <bool HW>
+__device__ __forceinline__ float loadScaledQ(float (&qx)[HW ? 4 : 1][4], const float* __restrict__ q, float qscale, int h,
+                                             int gq, int warp, int lane, float (&sQmax)[kMmaWarps]) {
+  constexpr int D = kMmaD;
+  constexpr int QJ = HW ? 4 : 1;
+  float qm = 0.0f;
+#pragma unroll
+  for (int jj = 0; jj < QJ; ++jj) {
+    const int j = HW ? jj : warp;  // kMmaWarps == 4 query heads per kv head at most
+    const float* qp = q + static_cast<size_t>(h * gq + j) * D + 4 * lane;
+    if (j < gq && (reinterpret_cast<uintptr_t>(qp) & 15) == 0) {
+      const float4 v = *reinterpret_cast<const float4*>(qp);
+      qx[jj][0] = v.x, qx[jj][1] = v.y, qx[jj][2] = v.z, qx[jj][3] = v.w;
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; ++u) qx[jj][u] = j < gq ? qp[u] : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      qx[jj][u] *= qscale;
+      qm = fmaxf(qm, fabsf(qx[jj][u]));
+    }
+  }
+  qm = warpMax(qm);
+  if constexpr (HW) {
+    return qm;
+  } else {
+    if (lane == 0) sQmax[warp] = qm;
+    __syncthreads();
+    return fmaxf(fmaxf(sQmax[0], sQmax[1]), fmaxf(sQmax[2], sQmax[3]));
+  }
+}
+
 // Head warps (HW): lane (g, t) of the warp holding all of query head hq's share of a split stores
 // it: output columns hi + lo (+ z, the INT4 zero-point term) of dims 16 g + 2 mt, + 1 (the
 // tensor-core kernels' O^T layout), the reference mT as the max and the sum l; NaN sum and
@@ -236,18 +289,7 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   const size_t bb = blockBytes(geo, kInt4);
   const bool anyFits = arenaBytes >= bb;
   const uint64_t lastOffset = anyFits ? arenaBytes - bb : 0;
-  auto checkedEntry = [&](int block) -> uint64_t {
-    const BlockEntry be = table[block];
-    const bool ok = be.precision == kInt4 && (be.offset & 15u) == 0 && anyFits && be.offset <= lastOffset;
-    return ok ? be.offset : 1;
-  };
-  // The entry of lane `src`'s `v`, by redux.sync: in uniform registers (every lane, one value).
-  auto fromLane = [&](uint64_t v, int src) -> uint64_t {
-    const uint64_t mine = lane == src ? v : 0;
-    const uint32_t lo = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine));
-    const uint32_t hi = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine >> 32));
-    return (static_cast<uint64_t>(hi) << 32) | lo;
-  };
+  auto checkedEntry = [&](int block) -> uint64_t { return usableOffset(table[block], kInt4, anyFits, lastOffset); };
 
   // Static ownership (DYN false): chunks first + k * step, k < n (v3's). Block-table entries, 32
   // chunks at a time: lane i holds the entry of the warp's chunk kb + i (entCur) and of kb + 32 + i
@@ -309,7 +351,7 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
     const int a = ++jA;
     bA = bB;
     subA = 0;
-    if (bA < nBlocks) eA = fromLane(a < P ? entS : entD, a < P ? a : 0);
+    if (bA < nBlocks) eA = fromLane(a < P ? entS : entD, a < P ? a : 0, lane);
     const int j1 = a + 1;
     if (bA >= nBlocks) {
       bB = nBlocks;
@@ -336,14 +378,7 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   // otherwise every lane copies 16-byte pieces with cp.async (one commit group per stage).
   __shared__ __align__(8) uint64_t sBar[WM][S];
   const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&sBar[warp][0]));
-  if constexpr (BULK) {
-    if (lane == 0) {
-#pragma unroll
-      for (int i = 0; i < S; ++i) mbarInit(bar0 + 8 * i, 1);
-      mbarInitFence();
-    }
-    __syncwarp();
-  }
+  if constexpr (BULK) initStageBarriers<S>(bar0, lane);
   const size_t metaLane = (lane < 4 ? kmOff : vmOff) + (lane & 3) * 16;  // cp.async path: lanes 0-7 copy the meta
   // Fills stage `slot` with the warp's next chunk (static: its k-th), if any.
   auto issue = [&](int k, int slot) {
@@ -369,14 +404,14 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
       c = gCur + iG;
       has = gCur < totalChunks && c < totalChunks;
       if (has) {
-        offset = fromLane(eCur, iG);
+        offset = fromLane(eCur, iG, lane);
         row = headRow + static_cast<uint32_t>((c % cpb) * kChunkTokens);
       }
       ++iG;
     } else {
       has = k < n;
       if (has) {
-        offset = fromLane(entCur, k & 31);  // the entry of chunk k from lane k % 32
+        offset = fromLane(entCur, k & 31, lane);  // the entry of chunk k from lane k % 32
         if ((k & 31) == 31) {
           entCur = entNxt;
           entNxt = loadEnt(k + 33 + lane);
@@ -448,33 +483,8 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   uint32_t(*sQb)[16] = sQbAll[HW ? warp : 0];
   __shared__ float sQmax[W], sQsum[QW][4];
   const int wq = HW ? warp : 0;
-  const float qscale = s.softmaxScale * kLog2e;
   float qx[QJ][4];  // query head (HW: jj; else: warp), dims 4 lane .. 4 lane + 3
-  float qm = 0.0f;
-#pragma unroll
-  for (int jj = 0; jj < QJ; ++jj) {
-    const int j = HW ? jj : warp;  // W == 4 query heads per kv head at most
-    const float* qp = q + static_cast<size_t>(h * gq + j) * D + 4 * lane;
-    if (j < gq && (reinterpret_cast<uintptr_t>(qp) & 15) == 0) {
-      const float4 v = *reinterpret_cast<const float4*>(qp);
-      qx[jj][0] = v.x, qx[jj][1] = v.y, qx[jj][2] = v.z, qx[jj][3] = v.w;
-    } else {
-#pragma unroll
-      for (int u = 0; u < 4; ++u) qx[jj][u] = j < gq ? qp[u] : 0.0f;
-    }
-#pragma unroll
-    for (int u = 0; u < 4; ++u) {
-      qx[jj][u] *= qscale;
-      qm = fmaxf(qm, fabsf(qx[jj][u]));
-    }
-  }
-  qm = warpMax(qm);
-  float qabs = qm;
-  if constexpr (!HW) {
-    if (lane == 0) sQmax[warp] = qm;
-    __syncthreads();
-    qabs = fmaxf(fmaxf(sQmax[0], sQmax[1]), fmaxf(sQmax[2], sQmax[3]));
-  }
+  const float qabs = loadScaledQ<HW>(qx, q, s.softmaxScale * kLog2e, h, gq, warp, lane, sQmax);
   int ex = 0;
   frexpf(qabs, &ex);  // qabs < 2^ex (ex = 0 for qabs = 0)
   const int e = 21 - ex;

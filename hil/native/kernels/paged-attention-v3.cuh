@@ -451,14 +451,7 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
   // BULK: one mbarrier per stage of the warp, armed and filled by lane 0.
   __shared__ __align__(8) uint64_t sBar[W][S];
   const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&sBar[warp][0]));
-  if constexpr (BULK) {
-    if (lane == 0) {
-#pragma unroll
-      for (int i = 0; i < S; ++i) mbarInit(bar0 + 8 * i, 1);
-      mbarInitFence();
-    }
-    __syncwarp();
-  }
+  if constexpr (BULK) initStageBarriers<S>(bar0, lane);
   // BULK: lane 0 starts the bulk copies of chunk c (block `block`, precision p) into stage `slot`.
   // No proxy fence: the stage's last reads (every lane's, ordered by the __syncwarp at the end of
   // the chunk) are done before the refill is issued; the only generic writes to a stage (zeroTail)

@@ -54,6 +54,30 @@ void launchKernel(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, 
   HIL_CUDA(cudaLaunchKernelEx(&cfg, kernel, args...));
 }
 
+// The most dynamic shared memory a head-warp block may take (the rings of all its warps), below the
+// H100's 227 KB so that the static arrays fit beside it.
+constexpr int kHeadWarpsSmemLimit = 200 * 1024;
+
+// Resident blocks per SM of `Kernel` for blocks of `warps` warps (1..32) with `smem` bytes of dynamic
+// shared memory, asked once per block size; the first call raises the kernel's dynamic
+// shared-memory limit to `most`, the largest any of its launches takes.
+template <auto Kernel>
+int blocksPerSm(int warps, int smem, int most) {
+  static const bool limitSet = [most] {
+    HIL_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+    return true;
+  }();
+  (void)limitSet;
+  static std::atomic<int> blocks[33] = {};  // per warp count, 0 = not yet asked
+  std::atomic<int>& b = blocks[warps];
+  if (b.load() == 0) {
+    int got = 0;
+    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, Kernel, warps * 32, smem));
+    b.store(std::max(1, got));
+  }
+  return b.load();
+}
+
 int totalChunks(const AttentionShape& s) { return (s.contextTokens + cuda::kChunkTokens - 1) / cuda::kChunkTokens; }
 
 // Which attention kernel runs: v3 (cp.async pipeline, kernels/paged-attention-v3.cuh) unless
@@ -66,7 +90,7 @@ bool useV3() {
 // Pipeline depth of v3: 3 stages, or 2 (KVTIER_HIL_ATTN_STAGES=2; built for D 128, GQ 4 only,
 // the Llama-3-8B shape, to measure the trade of depth against resident warps).
 bool v3TwoStages(int D, int gq) {
-  static const bool two = envChoice("KVTIER_HIL_ATTN_STAGES", {{"2", 1}}, 0) != 0;
+  static const bool two = envChoice("KVTIER_HIL_ATTN_STAGES", {{"2", 1}, {"3", 0}}, 0) != 0;
   return two && D == 128 && gq > 2 && gq <= 4;
 }
 
@@ -208,7 +232,7 @@ bool useMma(const AttentionShape& s, int uniformPrecision) {
 // KVTIER_HIL_ATTN_MMA_COPY=lanes: every lane copies 16-byte pieces with cp.async instead of one
 // lane issuing 4 bulk copies per chunk on the TMA engine (the default).
 bool mmaBulk() {
-  static const bool bulk = envChoice("KVTIER_HIL_ATTN_MMA_COPY", {{"lanes", 0}}, 1) != 0;
+  static const bool bulk = envChoice("KVTIER_HIL_ATTN_MMA_COPY", {{"lanes", 0}, {"bulk", 1}}, 1) != 0;
   return bulk;
 }
 
@@ -266,25 +290,12 @@ bool mmaFuse();
 constexpr int kHeadWarpsMinChunks = 1024;
 bool mmaInt4HeadWarps(const AttentionShape& s) {
   return mmaHeadsEnv() && s.kvHeads >= 4 && s.kvHeads <= cuda::kMmaHeadWarps && totalChunks(s) >= kHeadWarpsMinChunks && !mmaDyn() &&
-         !mmaTail() && !mmaFuse() && mmaBulk() && s.kvHeads * mmaStages() * cuda::kMmaStageBytes <= 200 * 1024;
+         !mmaTail() && !mmaFuse() && mmaBulk() && s.kvHeads * mmaStages() * cuda::kMmaStageBytes <= kHeadWarpsSmemLimit;
 }
 template <int S>
 int mmaHeadBlocksPerSmT(int kvHeads) {
-  auto kernel = cuda::pagedAttentionMmaInt4<S, true, false, false, true>;
-  static const bool limitSet = [&] {  // the most any launch of this kernel asks for
-    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  std::min(cuda::MmaCfg<S, true>::kSmemBytes, 200 * 1024)));
-    return true;
-  }();
-  (void)limitSet;
-  static std::atomic<int> blocks[cuda::kMmaHeadWarps + 1] = {};  // per kv-head count, 0 = not yet asked
-  std::atomic<int>& b = blocks[kvHeads];
-  if (b.load() == 0) {
-    int got = 0;
-    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, kernel, kvHeads * 32, cuda::MmaCfg<S, true>::smemBytes(kvHeads)));
-    b.store(std::max(1, got));
-  }
-  return b.load();
+  return blocksPerSm<cuda::pagedAttentionMmaInt4<S, true, false, false, true>>(
+      kvHeads, cuda::MmaCfg<S, true>::smemBytes(kvHeads), std::min(cuda::MmaCfg<S, true>::kSmemBytes, kHeadWarpsSmemLimit));
 }
 int mmaBlocksPerSm(const AttentionShape& s) {
   if (mmaInt4HeadWarps(s)) {
@@ -339,7 +350,7 @@ unsigned* mmaCounters(cudaStream_t st, unsigned** claims) {
 // kernel (a measurement knob that times the attention kernel alone: the output is NOT written,
 // checks fail with it).
 int mmaReduceMode() {  // 0 own, 1 v3, 2 none
-  static const int mode = envChoice("KVTIER_HIL_ATTN_MMA_REDUCE", {{"v3", 1}, {"none", 2}}, 0);
+  static const int mode = envChoice("KVTIER_HIL_ATTN_MMA_REDUCE", {{"split", 0}, {"v3", 1}, {"none", 2}}, 0);
   return mode;
 }
 // The tensor-core path's reduce kernel is launched with programmatic dependent launch (its blocks
@@ -466,27 +477,13 @@ bool mmaFp16HeadsEnv() {
 }
 int mmaFp16Stages();
 bool mmaFp16HeadWarps(const AttentionShape& s) {  // and the stages of every warp fit one block's shared memory
-  return mmaFp16HeadsEnv() && s.kvHeads <= cuda::kMmaHeadWarps && s.kvHeads * mmaFp16Stages() * cuda::kMmaF16StageBytes <= 200 * 1024;
+  return mmaFp16HeadsEnv() && s.kvHeads <= cuda::kMmaHeadWarps && s.kvHeads * mmaFp16Stages() * cuda::kMmaF16StageBytes <= kHeadWarpsSmemLimit;
 }
 template <int S, bool HW>
 int mmaFp16BlocksPerSmT(int kvHeads) {
-  static const bool limitSet = [] {  // the most any launch of this kernel asks for
-    auto kernel = cuda::pagedAttentionMmaFp16<S, HW>;
-    HIL_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  std::min(cuda::MmaF16Cfg<S, HW>::kSmemBytes, 200 * 1024)));
-    return true;
-  }();
-  (void)limitSet;
-  static std::atomic<int> blocks[cuda::kMmaHeadWarps + 1] = {};  // per block size, 0 = not yet asked
   const int warps = HW ? kvHeads : cuda::kMmaWarps;
-  std::atomic<int>& b = blocks[HW ? kvHeads : 0];
-  if (b.load() == 0) {
-    int got = 0;
-    HIL_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&got, cuda::pagedAttentionMmaFp16<S, HW>, warps * 32,
-                                                           cuda::MmaF16Cfg<S, HW>::smemBytes(warps)));
-    b.store(std::max(1, got));
-  }
-  return b.load();
+  return blocksPerSm<cuda::pagedAttentionMmaFp16<S, HW>>(warps, cuda::MmaF16Cfg<S, HW>::smemBytes(warps),
+                                                          std::min(cuda::MmaF16Cfg<S, HW>::kSmemBytes, kHeadWarpsSmemLimit));
 }
 template <bool HW>
 int mmaFp16BlocksPerSmH(int kvHeads) {
