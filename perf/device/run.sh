@@ -4,13 +4,14 @@
 # KVTIER_HIL_ATTN_MMA=0, the benchmarks (copies, attention, overlap, gemv, file, quality), then
 # `hil calibrate` and the six-policy `hil compare` on a generated Llama-3-8B 8k trace (64 steps;
 # REPEAT=n HIL runs per policy, default 3).
-#   bash perf/device/run.sh NAME [checks|compare|all|ab]   (default all; bundle made by perf/device/bundle.sh NAME)
+#   bash perf/device/run.sh NAME [checks|compare|all|ab|overlap]   (default all; bundle made by perf/device/bundle.sh NAME)
 # CHECKS="name:KNOB=v,KNOB=v ..." adds attention-only kernel-check runs (cuda + host) with those knobs
 # after the default ones (all, checks, ab). ab: instead of the compare, attention variants alternated,
 # ROUNDS (default 3) rounds of perf/device/attn-ab.mjs per variant, VARIANTS="name:KNOB=v,... name2"
 # (a name alone: the defaults; KVTIER_HIL_X=1 is a no-op filler so that env always gets an
 # argument). SKIP_CHECKS=1 leaves out the default kernel checks and benchmarks
-# (for variants of a build whose checks already ran).
+# (for variants of a build whose checks already ran). overlap: perf/device/overlap-ab.mjs, ROUNDS rounds of
+# the masking bench's variants (copy direction, kernel, bytes, L2-resident compute).
 # $OUT gets a few text files (the device tool brings back only a handful of files) and results.tgz
 # with everything else: bench JSONs, profile + fits, compare.json, every run's hil-steps.csv and hil.json.
 cd "$(dirname "$0")/../.." || exit 1
@@ -29,7 +30,7 @@ B=/tmp/kvd/$NAME
 export KVTIER_HIL_ADDON=$B/kvtier_hil.node
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$OUT/when.txt"
 rc=0
-if [ "$WHAT" != compare ] && [ "${SKIP_CHECKS:-0}" = 0 ]; then
+if [ "$WHAT" != compare ] && [ "$WHAT" != overlap ] && [ "${SKIP_CHECKS:-0}" = 0 ]; then
   $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/bench" > "$OUT/checks-default.txt" 2>&1 || rc=1
   grep -E "checks passed|^FAIL" "$OUT/checks-default.txt"
   grep -E "^attention L=" "$OUT/checks-default.txt" | sed -E 's/steps\/s.*//' | head -40
@@ -37,7 +38,7 @@ if [ "$WHAT" != compare ] && [ "${SKIP_CHECKS:-0}" = 0 ]; then
   grep -E "checks passed|^FAIL" "$OUT/checks-mma0.txt"
   echo "checks + benchmarks: $(( $(date +%s) - T0 )) s"
 fi
-if [ "$WHAT" != compare ]; then
+if [ "$WHAT" != compare ] && [ "$WHAT" != overlap ]; then
   for c in $CHECKS; do
     IFS=: read -r cname cenv <<< "$c"
     env ${cenv//,/ } KVTIER_HIL_X=1 $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/check-$cname" --only attention > "$R/check-$cname.txt" 2>&1 || rc=1
@@ -53,6 +54,8 @@ if [ "$WHAT" = ab ]; then
     done
   done
   cat "$R/ab.log"
+elif [ "$WHAT" = overlap ]; then
+  $N perf/device/overlap-ab.mjs "$B/dist" "$R/overlap-ab.json" "${ROUNDS:-3}" || rc=1
 elif [ "$WHAT" != checks ]; then
   REPEAT=${REPEAT:-3} $N perf/device/compare.mjs "$B/dist" /tmp/kvd/cmp > "$OUT/compare-log.txt" 2>&1 || rc=1
   tail -32 "$OUT/compare-log.txt"
