@@ -18,6 +18,7 @@ import { Engine } from './engine.js';
 import type { Executor, LayerWork, MoveBatch, StepTiming } from './executor.js';
 import type { HardwareProfile } from './hardware/profile.js';
 import { kvElementsPerTokenLayer, type ModelSpec } from './models/model.js';
+import { BusyClock } from './busy-clock.js';
 import { attentionTimeUs, kernelTimeUs, linearTimeUs } from './roofline.js';
 import { Signal } from './signal.js';
 import { type RingExtent, StagingRing, type StagingFence } from './staging-ring.js';
@@ -88,6 +89,9 @@ export class SimExecutor implements Executor<Signal> {
   /** the staging ring (opts.staging), and per layer the extents its next attention reads */
   readonly ring?: StagingRing;
   private readonly ringExtents: RingExtent[][] = [];
+  /** busy time of memory-stream copies into HBM and out of it (gpu.kernel_slowdown_under_h2d / _d2h) */
+  private readonly copiesIn = new BusyClock();
+  private readonly copiesOut = new BusyClock();
 
   constructor(
     readonly hardware: HardwareProfile,
@@ -117,6 +121,19 @@ export class SimExecutor implements Executor<Signal> {
     this.attnFlopsPerToken = 2 * group * kvElementsPerTokenLayer(model);
     this.bytes0 = new Float64Array(this.topology.linkDirections().keys.length);
     this.linearUs = linearTimeUs(hardware.gpu, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
+    // kernels slowed by copies that share HBM (gpu.kernel_slowdown_under_h2d / _d2h): a compute kernel
+    // runs on for fraction x the time it shared with memory-stream copies into (out of) HBM. The memory
+    // stream runs one copy at a time, so the two never overlap; the extra time itself is not
+    // lengthened again (a second-order term: fraction^2).
+    const slowIn = hardware.gpu.kernel_slowdown_under_h2d ?? 0;
+    const slowOut = hardware.gpu.kernel_slowdown_under_d2h ?? 0;
+    if (slowIn > 0 || slowOut > 0) {
+      this.compute.stretch = (start) => {
+        const in0 = this.copiesIn.at(start);
+        const out0 = this.copiesOut.at(start);
+        return (end) => slowIn * (this.copiesIn.at(end) - in0) + slowOut * (this.copiesOut.at(end) - out0);
+      };
+    }
     if (opts.staging) {
       this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
       for (let l = 0; l < model.layers; l++) this.ringExtents.push([]);
@@ -341,12 +358,21 @@ export class SimExecutor implements Executor<Signal> {
   private copyOn(s: Stream, from: string, to: string, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
     const route = this.topology.route(from, to);
     if (this.opts.copyMode === 'gather' && s === this.memory) runs = 1;
+    const hbm = this.tierNames[0];
+    const dir = s !== this.memory ? 0 : to === hbm ? 1 : from === hbm ? -1 : 0;
     return this.tagMem(s, s.enqueue({
       name: `${reason} ${from}->${to}`,
       cat: 'copy',
       waits,
       args: args ? { ...args, bytes, runs } : undefined,
-      run: (finish) => this.topology.network.transfer(route.resources, bytes, s === this.memory ? this.alphaOf(route, bytes, runs) : route.alpha_us * runs).done.then(finish),
+      run: (finish) => {
+        const clock = dir > 0 ? this.copiesIn : dir < 0 ? this.copiesOut : null;
+        clock?.start(this.engine.now);
+        this.topology.network.transfer(route.resources, bytes, s === this.memory ? this.alphaOf(route, bytes, runs) : route.alpha_us * runs).done.then(() => {
+          clock?.stop(this.engine.now);
+          finish();
+        });
+      },
     }));
   }
 }

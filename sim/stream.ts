@@ -43,6 +43,13 @@ export class Stream {
    * something waits on it) and reports no span. For steps that are not traced.
    */
   lazy = false;
+  /**
+   * Optional, for enqueueTimed()/enqueueKernel() ops: called when such an op starts; the function it
+   * returns is called when its `us` have passed and gives the time (>= 0) the op runs on after that.
+   * The executor lengthens kernels by the time they shared with copies through HBM (sim-executor.ts).
+   * With it, those ops always take the event path (their end is not known at enqueue time).
+   */
+  stretch: ((start: number) => (end: number) => number) | null = null;
   /** the latest stretch of back-to-back operations, started or scheduled: [busyFrom, busyTo) */
   private busyFrom = 0;
   private busyTo = 0;
@@ -106,11 +113,23 @@ export class Stream {
     const e = this.engine;
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
-    if (!known) {
-      const run = (finish: () => void) => {
-        this.busyTo = e.now + us; // its end is known once it starts
-        e.after(us, finish, this.priority);
-      };
+    if (!known || this.stretch) {
+      const stretch = this.stretch;
+      const run = stretch
+        ? (finish: () => void) => {
+            const more = stretch(e.now);
+            this.busyTo = e.now + us; // its end as known so far
+            e.after(us, () => {
+              const extra = more(e.now);
+              if (!(extra > 0)) return finish();
+              this.busyTo = e.now + extra;
+              e.after(extra, finish, this.priority);
+            }, this.priority);
+          }
+        : (finish: () => void) => {
+            this.busyTo = e.now + us; // its end is known once it starts
+            e.after(us, finish, this.priority);
+          };
       return this.enqueue({ name, cat, waits: waits.slice(), args, run });
     }
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later)

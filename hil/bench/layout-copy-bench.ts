@@ -26,6 +26,13 @@ export interface LayoutPoint {
   gate_us: number;
   /** compute-stream time after the copies started / copy time, min over trials (>= 1: compute ran throughout; 0: no compute) */
   compute_cover: number;
+  /**
+   * how much longer the compute layers ran beside the copies than without them (us, median over
+   * trials): their time after the gate minus the time of the same layers behind the same gate with no
+   * copies, run right after. Over the copy time (us) it is the compute slowdown per unit of copy time
+   * the copies shared with it (they ran wholly under compute where compute_cover >= 1). 0 without compute.
+   */
+  compute_extra_us: number;
 }
 
 export interface LayoutBenchOptions {
@@ -100,6 +107,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
       const enq: number[] = [];
       const gate: number[] = [];
       const cover: number[] = [];
+      const extra: number[] = [];
       for (let t = 0; t <= o.trials; t++) {
         const gateReps = Math.max(1, Math.ceil((1.5 * enqueueUs + 20) / gemvUs));
         const layers = o.compute === false ? 0 : Math.max(1, Math.ceil((1.3 * copyUs) / layerUs));
@@ -125,9 +133,23 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
         enq.push(enqueueUs);
         gate.push(b.elapsedMs(s0, go) * 1000);
         cover.push(layers === 0 ? 0 : b.elapsedMs(e0, cEnd) / b.elapsedMs(e0, e1));
+        if (layers === 0) {
+          extra.push(0);
+          continue;
+        }
+        // the same layers behind the same gate with no copies: the baseline of the extra time (a short
+        // chain timed alone, as layer_us, runs slower per layer than these long ones)
+        const under = b.elapsedMs(go, cEnd);
+        b.record('compute', s0);
+        b.gemv('compute', gemv, gateReps);
+        b.record('compute', go);
+        for (let i = 0; i < layers; i++) layer();
+        b.record('compute', cEnd);
+        await b.synchronize();
+        extra.push((under - b.elapsedMs(go, cEnd)) * 1000);
       }
       verified += verifyGroup(b, batch, dst, src);
-      points.push({ direction: batch.direction, label: batch.label, runs: batch.runs, bytes: batch.bytes, us: median(us), lengths: batch.lengths, enqueue_us: Math.max(...enq), gate_us: Math.min(...gate), compute_cover: Math.min(...cover) });
+      points.push({ direction: batch.direction, label: batch.label, runs: batch.runs, bytes: batch.bytes, us: median(us), lengths: batch.lengths, enqueue_us: Math.max(...enq), gate_us: Math.min(...gate), compute_cover: Math.min(...cover), compute_extra_us: median(extra) });
     }
     return { points, layer_us: layerUs, gemv_us: gemvUs, verified_copies: verified };
   } finally {

@@ -159,6 +159,17 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     src['tiers[0].read_GBps'] = `${by}: device-to-device copy, bytes read + written per second`;
     src['tiers[0].write_GBps'] = src['tiers[0].read_GBps'];
   }
+  if (kind === 'cuda') {
+    for (const [key, pts, what] of [['kernel_slowdown_under_h2d', m.h2d_layout, 'H2D'], ['kernel_slowdown_under_d2h', m.d2h_layout, 'D2H']] as const) {
+      const k = kernelSlowdown(pts);
+      if (!k) {
+        log(`warning: gpu.${key} not set: no ${what} layout batch ran wholly under compute`);
+        continue;
+      }
+      p.gpu[key] = Math.round(Math.min(1, Math.max(0, k.fraction)) * 1000) / 1000;
+      src[`gpu.${key}`] = `${by}: the ${what} batches of the executor-layout copy bench that ran wholly under attention + GEMV layers (${k.batches} batches, ${r2(k.copyUs)} us of copies): the layers' time beyond layers x their time alone, summed, over the copy time summed = ${(100 * k.fraction).toFixed(2)}%${k.fraction < 0 ? ' (clamped to 0)' : ''}`;
+    }
+  }
   const hbm = p.tiers[0].name;
   const pcie = p.links.findIndex((l) => (l.a === hbm || l.b === hbm));
   if (pcie < 0) throw new Error(`base profile ${base.name} has no link from ${hbm}`);
@@ -298,4 +309,15 @@ export function attentionCurveFromChains(
 ): { curve: { tokens: number; bytes: number; us: number }[]; layerLinearUs: number } {
   const layerLinearUs = linearTimeUs(gpu, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
   return { layerLinearUs, curve: chains.map((x) => ({ tokens: x.tokens, bytes: x.bytes, us: Math.max(0.01, x.chain_us_per_layer - layerLinearUs) })) };
+}
+
+/**
+ * The compute slowdown per unit of copy time from executor-layout batches that ran under compute
+ * (compute_cover >= 1): sum of the layers' extra time over the sum of the copy times; null without such batches.
+ */
+export function kernelSlowdown(points: readonly LayoutPoint[]): { fraction: number; batches: number; copyUs: number } | null {
+  const under = points.filter((p) => p.compute_cover >= 1 && p.us > 0);
+  if (under.length === 0) return null;
+  const copyUs = under.reduce((t, p) => t + p.us, 0);
+  return { fraction: under.reduce((t, p) => t + p.compute_extra_us, 0) / copyUs, batches: under.length, copyUs };
 }

@@ -59,6 +59,15 @@ export interface GpuSpec {
   /** optional: linear-layer (GEMV) kernel roofline; default the generic one */
   linear_launch_us?: number;
   linear_GBps?: number;
+  /**
+   * optional: how much a compute-stream kernel slows down while the memory stream copies into HBM
+   * (h2d: the copy writes HBM) or out of it (d2h: reads HBM): a kernel runs on for fraction x the
+   * time it shared with such copies. The decode kernels are HBM-bound, and the copies take a share
+   * of HBM that costs them more than the copies' bytes (measured by hil calibrate; on the H100
+   * perf/HIL-NOTES.md). Absent = 0.
+   */
+  kernel_slowdown_under_h2d?: number;
+  kernel_slowdown_under_d2h?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }

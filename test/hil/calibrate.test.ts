@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { attentionCurveFromChains, calibrate, formatFits, writeCalibration } from '../../hil/calibrate/calibrate.js';
+import { attentionCurveFromChains, calibrate, formatFits, kernelSlowdown, writeCalibration } from '../../hil/calibrate/calibrate.js';
 import { fitAlphaBeta, predictUs } from '../../hil/calibrate/fit-linear.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { simulate } from '../../sim/run.js';
@@ -72,7 +72,10 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(pcie.b_to_a).toEqual({ alpha_us: r2(r.fits.h2d_layout_idle.alpha_us), GBps: r2(r.fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.h2d_layout.alpha_us) });
     expect(pcie.a_to_b).toEqual({ alpha_us: r2(r.fits.d2h_layout_idle.alpha_us), GBps: r2(r.fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.d2h_layout.alpha_us) });
     expect(r.measurements.h2d_layout_idle.map((x) => x.runs)).toEqual(r.measurements.h2d_layout.map((x) => x.runs));
-    expect(r.measurements.h2d_layout_idle.every((x) => x.compute_cover === 0)).toBe(true);
+    expect(r.measurements.h2d_layout_idle.every((x) => x.compute_cover === 0 && x.compute_extra_us === 0)).toBe(true);
+    // the kernel slowdown under copies is a cuda measurement: the host profile leaves it out
+    expect(p.gpu.kernel_slowdown_under_h2d).toBeUndefined();
+    expect(p.gpu.kernel_slowdown_under_d2h).toBeUndefined();
     expect(r.measurements.layout_info.verified_copies).toBeGreaterThan(0);
     // ... and its numbers (rounded to 0.01) predict every batch (copies x alpha + bytes / beta) as the fit said
     const tolerance = 0.02; // relative, from rounding alpha and beta to two decimals
@@ -179,5 +182,16 @@ describe('degenerate fits', () => {
     expect(g.GBps).toBeGreaterThan(0);
     // well-behaved points carry no flag
     expect(fab([{ bytes: 1e6, us: 25 }, { bytes: 2e6, us: 45 }], true).degenerate).toBeUndefined();
+  });
+});
+
+describe('kernelSlowdown (gpu.kernel_slowdown_under_h2d / _d2h from the layout batches)', () => {
+  const pt = (us: number, extra: number, cover: number) => ({ direction: 'h2d' as const, label: 'x', runs: 1, bytes: 1, lengths: {}, us, enqueue_us: 0, gate_us: 1, compute_cover: cover, compute_extra_us: extra });
+  it('sums the extra compute time over the copy time of the batches that ran wholly under compute', () => {
+    // (10 + 30) / (100 + 300): the batch with cover 0.9 is left out
+    expect(kernelSlowdown([pt(100, 10, 1.3), pt(300, 30, 1.0), pt(1000, 500, 0.9)])).toEqual({ fraction: 0.1, batches: 2, copyUs: 400 });
+    expect(kernelSlowdown([pt(100, -5, 2)])!.fraction).toBe(-0.05);
+    expect(kernelSlowdown([pt(100, 10, 0.5)])).toBeNull();
+    expect(kernelSlowdown([])).toBeNull();
   });
 });
