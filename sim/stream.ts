@@ -50,6 +50,10 @@ export class Stream {
    * With it, those ops always take the event path (their end is not known at enqueue time).
    */
   stretch: ((start: number) => (end: number) => number) | null = null;
+  /** with the stretch hook: the end of the last queued timed op as far as known (see stretched()); NaN when not */
+  private planEnd = 0;
+  /** with the stretch hook: the end of the latest chain of ops whose start was known at enqueue (kept when a later op's is not) */
+  private knownEnd = 0;
   /** the latest stretch of back-to-back operations, started or scheduled: [busyFrom, busyTo) */
   private busyFrom = 0;
   private busyTo = 0;
@@ -67,6 +71,7 @@ export class Stream {
     const done = new Signal();
     this.tail = done;
     this.tailEnd = Number.NaN;
+    this.planEnd = Number.NaN; // (stretched() sets it again for its own ops)
     prev.then(() => {
       const ready = this.engine.now;
       whenAll(op.waits, () => {
@@ -113,23 +118,12 @@ export class Stream {
     const e = this.engine;
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
-    if (!known || this.stretch) {
-      const stretch = this.stretch;
-      const run = stretch
-        ? (finish: () => void) => {
-            const more = stretch(e.now);
-            this.busyTo = e.now + us; // its end as known so far
-            e.after(us, () => {
-              const extra = more(e.now);
-              if (!(extra > 0)) return finish();
-              this.busyTo = e.now + extra;
-              e.after(extra, finish, this.priority);
-            }, this.priority);
-          }
-        : (finish: () => void) => {
-            this.busyTo = e.now + us; // its end is known once it starts
-            e.after(us, finish, this.priority);
-          };
+    if (this.stretch) return this.stretched(name, cat, us, waits, args, this.stretch);
+    if (!known) {
+      const run = (finish: () => void) => {
+        this.busyTo = e.now + us; // its end is known once it starts
+        e.after(us, finish, this.priority);
+      };
       return this.enqueue({ name, cat, waits: waits.slice(), args, run });
     }
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later)
@@ -153,6 +147,50 @@ export class Stream {
       done.fire(end);
     }, this.priority);
     return done;
+  }
+
+  /**
+   * A timed op with the stretch hook: it runs on engine events (its end is known only when its `us`
+   * have passed). The busy stretch that busyAt()/busyUntil report still covers the ops queued behind
+   * it, as on the fast path: planEnd follows the queued ops' ends (their base times plus the
+   * extensions made so far), and is unknown (NaN) from an op whose start is not known at enqueue time
+   * until the stream drains. An extension still to come is not in it (the stretch ends that much early).
+   */
+  private stretched(name: string, cat: string, us: number, waits: readonly Signal[], args: StreamOp['args'] | undefined, stretch: (start: number) => (end: number) => number): Signal {
+    const e = this.engine;
+    const tail = this.tailSignal();
+    let plan = Number.isNaN(this.planEnd) && tail.done ? tail.at : this.planEnd;
+    let known = !Number.isNaN(plan);
+    for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
+    if (known) {
+      const start = Math.max(plan, e.now);
+      plan = start + us;
+      if (start > this.busyTo) this.busyFrom = start;
+      if (this.busyTo !== Infinity) this.busyTo = Math.max(this.busyTo, plan);
+      this.knownEnd = Math.max(this.knownEnd, plan);
+    } else {
+      plan = Number.NaN;
+    }
+    const run = (finish: () => void) => {
+      const more = stretch(e.now);
+      this.busyTo = Math.max(e.now + us, this.knownEnd);
+      e.after(us, () => {
+        const extra = more(e.now);
+        const done = () => {
+          finish();
+          if (this.knownEnd > e.now) this.busyTo = Math.max(this.busyTo, this.knownEnd); // ops queued behind it
+        };
+        if (!(extra > 0)) return done();
+        // the ops queued behind it move with it
+        if (this.knownEnd >= e.now) this.knownEnd += extra;
+        if (this.planEnd >= e.now) this.planEnd += extra;
+        this.busyTo = Math.max(e.now + extra, this.knownEnd);
+        e.after(extra, done, this.priority);
+      }, this.priority);
+    };
+    const sig = this.enqueue({ name, cat, waits: waits.slice(), args, run });
+    this.planEnd = plan;
+    return sig;
   }
 
   /** Whether an operation of this stream runs (or is scheduled to run) at time t (t >= the latest start). */

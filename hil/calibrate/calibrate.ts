@@ -167,7 +167,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
         continue;
       }
       p.gpu[key] = Math.round(Math.min(1, Math.max(0, k.fraction)) * 1000) / 1000;
-      src[`gpu.${key}`] = `${by}: the ${what} batches of the executor-layout copy bench that ran wholly under attention + GEMV layers (${k.batches} batches, ${r2(k.copyUs)} us of copies): the layers' time beyond the same layers behind the same gate without copies, summed, over the copy time summed = ${(100 * k.fraction).toFixed(2)}%${k.fraction < 0 ? ' (clamped to 0)' : ''}`;
+      src[`gpu.${key}`] = `${by}: the ${what} batches of the executor-layout copy bench that ran wholly under attention + GEMV layers (${k.batches} batches, ${r2(k.copyUs)} us of copies): the layers' time beyond the same layers behind the same gate without copies, summed, over the copy time summed = ${(100 * k.fraction).toFixed(2)}%${k.fraction < 0 ? ' (clamped to 0)' : k.fraction > 1 ? ' (clamped to 1)' : ''}`;
     }
   }
   const hbm = p.tiers[0].name;

@@ -28,13 +28,16 @@ const variants = [
   ['h2d-v3-4k', { ...base, contextTokens: 4096, attnRepeat: 80 }],
 ];
 const rows = [];
-for (let r = 1; r <= rounds; r++) {
-  for (const [name, opts] of variants) {
-    const o = await benchOverlap(b, opts);
-    const slow = o.computeWhileCopyingMs - o.computeMs;
-    rows.push({ round: r, name, ...opts, ...o });
-    console.log(`r${r} ${name}: compute ${o.computeMs.toFixed(3)} ms, copy ${o.copyMs.toFixed(3)} ms, both ${o.bothMs.toFixed(3)} ms, compute slowed ${(1000 * slow).toFixed(1)} us (${((100 * slow) / o.copyMs).toFixed(1)}% of the copy time), masking ${(100 * o.maskingEfficiency).toFixed(1)}%, gate ${o.gateMs.toFixed(3)} ms >= enqueue ${o.enqueueMs.toFixed(3)} ms`);
+try {
+  for (let r = 1; r <= rounds; r++) {
+    for (const [name, opts] of variants) {
+      const o = await benchOverlap(b, opts);
+      const slow = o.computeWhileCopyingMs - o.computeMs;
+      rows.push({ round: r, name, ...opts, ...o });
+      console.log(`r${r} ${name}: compute ${o.computeMs.toFixed(3)} ms, copy ${o.copyMs.toFixed(3)} ms, both ${o.bothMs.toFixed(3)} ms, compute slowed ${(1000 * slow).toFixed(1)} us (${((100 * slow) / o.copyMs).toFixed(1)}% of the copy time), masking ${(100 * o.maskingEfficiency).toFixed(1)}%, gate held in ${o.gateHeld} of ${o.gateTrials} trials`);
+    }
   }
+  writeFileSync(outJson, JSON.stringify({ utc: new Date().toISOString(), rows }, null, 1));
+} finally {
+  b.close();
 }
-writeFileSync(outJson, JSON.stringify({ utc: new Date().toISOString(), rows }, null, 1));
-b.close();

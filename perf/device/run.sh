@@ -15,7 +15,7 @@
 # $OUT gets a few text files (the device tool brings back only a handful of files) and results.tgz
 # with everything else: bench JSONs, profile + fits, compare.json, every run's hil-steps.csv and hil.json.
 cd "$(dirname "$0")/../.." || exit 1
-NAME=${1:?usage: bash perf/device/run.sh NAME [checks|compare|all|ab]}
+NAME=${1:?usage: bash perf/device/run.sh NAME [checks|compare|all|ab|overlap]}
 WHAT=${2:-all}
 OUT=${OUT:-/tmp/kvtier-device-out}
 R=/tmp/kvd/results

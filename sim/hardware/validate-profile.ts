@@ -64,8 +64,10 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
   if ('linear_GBps' in gpu) checks.number(gpu, 'linear_GBps', path);
   for (const k of ['kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h'] as const) {
     if (!(k in gpu)) continue;
-    const v = checks.number(gpu, k, path, '>=0');
-    if (v !== undefined && v > 1) checks.add(`${path}.${k} must be a fraction between 0 and 1 (a kernel at most twice as long under copies), got ${v}`);
+    const v = gpu[k];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1) {
+      checks.add(`${path}.${k} must be a fraction between 0 and 1 (0: copies do not slow the kernels; 1: a kernel runs on for all the time it shared with copies), got ${describe(v)}`);
+    }
   }
   if ('attention_curve' in gpu) {
     const c = gpu.attention_curve;

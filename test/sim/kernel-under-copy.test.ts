@@ -78,15 +78,38 @@ describe('kernels slowed by copies through HBM (gpu.kernel_slowdown_under_h2d / 
     ]);
   });
 
+  it('copies keep their alpha_under_compute_us timing: the busy stretch still covers the kernels queued behind the running one', () => {
+    // attention [0, 64] and projections [64, 1064] queued at 0, then 10 D2H runs of 64 B: every run
+    // starts under compute and pays 30 us: 10 x 30 + 640 = 940 us, with or without (negligible) slowdown fields
+    const end = (h2d?: number, d2h?: number) => {
+      const hw = tinyHardware();
+      hw.links[0].a_to_b.alpha_under_compute_us = 30;
+      if (h2d !== undefined) hw.gpu.kernel_slowdown_under_h2d = h2d;
+      if (d2h !== undefined) hw.gpu.kernel_slowdown_under_d2h = d2h;
+      const ex = new SimExecutor(validateProfile(hw, 'tiny.json'), tinyModel, { traceSteps: 100 });
+      ex.beginStep(0);
+      ex.layer({ ...work }, []);
+      let at = Number.NaN;
+      ex.move({ ...evict, blocks: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], bytesFrom: 640, bytesTo: 640, runs: 10 }).then(() => (at = ex.engine.now));
+      ex.endStep();
+      ex.finish();
+      return at;
+    };
+    expect(end()).toBe(940);
+    expect(end(1e-9, 1e-9)).toBeCloseTo(940, 6);
+    // with the kernels slowed by half the time they share with D2H copies, more runs start under them: still 940
+    expect(end(0, 0.5)).toBeCloseTo(940, 6);
+  });
+
   it('the profile fields are validated: fractions from 0 to 1', () => {
     const hw = tinyHardware();
     hw.gpu.kernel_slowdown_under_h2d = -0.1;
-    expect(() => validateProfile(hw, 'x.json')).toThrow(/gpu\.kernel_slowdown_under_h2d/);
+    expect(() => validateProfile(hw, 'x.json')).toThrow(/gpu\.kernel_slowdown_under_h2d must be a fraction between 0 and 1.*got -0\.1/);
     hw.gpu.kernel_slowdown_under_h2d = 1.5;
     expect(() => validateProfile(hw, 'x.json')).toThrow(/gpu\.kernel_slowdown_under_h2d must be a fraction between 0 and 1.*got 1\.5/);
     hw.gpu.kernel_slowdown_under_h2d = 0.07;
     (hw.gpu as unknown as Record<string, unknown>).kernel_slowdown_under_d2h = 'x';
-    expect(() => validateProfile(hw, 'x.json')).toThrow(/gpu\.kernel_slowdown_under_d2h/);
+    expect(() => validateProfile(hw, 'x.json')).toThrow(/gpu\.kernel_slowdown_under_d2h must be a fraction between 0 and 1.*got "x"/);
     hw.gpu.kernel_slowdown_under_d2h = 0;
     expect(validateProfile(hw, 'x.json').gpu.kernel_slowdown_under_h2d).toBe(0.07);
   });
