@@ -9,7 +9,9 @@
  *   memory stream (and writes back the other way: D2H into the slot, then a file write), so a storage
  *   tier <-> HBM move is two legs, the second waiting for the first.
  * Copies go through the topology's flow network; a batch of `runs` contiguous runs is `runs` copies
- * (file requests) back to back: alpha x runs + bytes / beta. Kernels are timed by roofline.ts.
+ * (file requests) back to back: alpha x runs + bytes / beta. Kernels are timed by roofline.ts; with
+ * gpu.kernel_slowdown_under_h2d / _d2h a compute kernel runs on for that fraction of the time it shared
+ * with memory-stream copies into / out of HBM (they share HBM bandwidth).
  * Cross-stream waits (options `staging`, `tailWaits`; on in simulate()): staged and fetched copies go
  * through the HIL's staging ring and wait for the compute that read the space they reuse, and each
  * wait is on the other stream's tail, as the HIL records its fences (measured: perf/HIL-NOTES.md).
