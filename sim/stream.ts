@@ -114,11 +114,11 @@ export class Stream {
   }
 
   private timed(name: string, cat: string, us: number, waits: readonly Signal[], args: StreamOp['args'] | undefined, quiet: boolean): Signal | null {
+    if (this.stretch) return this.stretched(name, cat, us, waits, args, this.stretch);
     if (Number.isNaN(this.tailEnd) && this.tail!.done) this.tailEnd = this.tail!.at;
     const e = this.engine;
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
-    if (this.stretch) return this.stretched(name, cat, us, waits, args, this.stretch);
     if (!known) {
       const run = (finish: () => void) => {
         this.busyTo = e.now + us; // its end is known once it starts

@@ -3,6 +3,7 @@
  * a block (4 tokens x 8 values x 2 bytes) is 64 bytes; HBM reads 1 byte/us; PCIe moves 1 byte/us
  * per direction with alpha 10 us; a layer's linear projections read 1000 bytes (1000 us).
  */
+import type { LayerWork } from '../../sim/executor.js';
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import { blocksFor, type TraceHeader, type TraceStep } from '../../traces/format.js';
@@ -23,6 +24,24 @@ export const tinyModel: ModelSpec = {
 };
 
 const dir = (alpha_us: number, GBps: number) => ({ alpha_us, GBps });
+
+/** One layer of step 0 over one 64-byte resident block (attention 64 us on the tiny machine); `over` replaces fields. */
+export function tinyLayerWork(layer: number, over: Partial<LayerWork> = {}): LayerWork {
+  return {
+    step: 0,
+    layer,
+    tokens: 4,
+    residentBytes: 64,
+    quantizedBytes: 0,
+    stagedBytes: 0,
+    fetchBytes: [0, 0, 0],
+    fetchRuns: [0, 0, 0],
+    nBlocks: 1,
+    attendedMask: new Uint8Array([1]),
+    attendedCount: 1,
+    ...over,
+  };
+}
 
 export function tinyHardware(): HardwareProfile {
   return {

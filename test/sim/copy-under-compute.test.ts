@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LayerWork } from '../../sim/executor.js';
 import { SimExecutor } from '../../sim/sim-executor.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
-import { tinyHardware, tinyModel } from '../helpers/tiny.js';
+import { tinyHardware, tinyLayerWork, tinyModel } from '../helpers/tiny.js';
 
 // Tiny machine: PCIe 1 B/us, alpha 10 us per copy; with alpha_under_compute_us 25 a copy that starts
 // while a kernel runs on the compute stream pays 25 us per copy instead.
@@ -11,19 +10,7 @@ function machine(underCompute?: number) {
   if (underCompute !== undefined) hw.links[0].b_to_a.alpha_under_compute_us = underCompute;
   return new SimExecutor(hw, tinyModel, { traceSteps: 100 });
 }
-const work = (layer: number): LayerWork => ({
-  step: 0,
-  layer,
-  tokens: 4,
-  residentBytes: 64,
-  quantizedBytes: 0,
-  stagedBytes: 0,
-  fetchBytes: [0, 0, 0],
-  fetchRuns: [0, 0, 0],
-  nBlocks: 1,
-  attendedMask: new Uint8Array([1]),
-  attendedCount: 1,
-});
+const work = (layer: number) => tinyLayerWork(layer);
 const fetch2 = { layer: 1, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [3, 7], bytesFrom: 128, bytesTo: 128, reason: 'promote' as const, runs: 2 };
 
 describe('copy alpha under compute', () => {

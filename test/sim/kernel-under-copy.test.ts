@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { LayerWork, MoveBatch } from '../../sim/executor.js';
+import type { MoveBatch } from '../../sim/executor.js';
 import { BusyClock } from '../../sim/busy-clock.js';
 import { Engine } from '../../sim/engine.js';
 import { SimExecutor } from '../../sim/sim-executor.js';
 import { Stream, type TraceSpan } from '../../sim/stream.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
-import { tinyHardware, tinyModel } from '../helpers/tiny.js';
+import { tinyHardware, tinyLayerWork, tinyModel } from '../helpers/tiny.js';
 
 // Tiny machine (test/helpers/tiny.ts): PCIe 1 B/us with alpha 10 us per copy; a layer is attention
 // over 64 B (64 us) and projections over 1000 B (1000 us), 1064 us in all.
@@ -15,19 +15,7 @@ function machine(h2d?: number, d2h?: number) {
   if (d2h !== undefined) hw.gpu.kernel_slowdown_under_d2h = d2h;
   return new SimExecutor(validateProfile(hw, 'tiny.json'), tinyModel, { traceSteps: 100 });
 }
-const work: LayerWork = {
-  step: 0,
-  layer: 0,
-  tokens: 4,
-  residentBytes: 64,
-  quantizedBytes: 0,
-  stagedBytes: 0,
-  fetchBytes: [0, 0, 0],
-  fetchRuns: [0, 0, 0],
-  nBlocks: 1,
-  attendedMask: new Uint8Array([1]),
-  attendedCount: 1,
-};
+const work = tinyLayerWork(0);
 // 2 runs of 64 B: 2 x 10 + 128 = 148 us on the memory stream, from 0
 const fetch: MoveBatch = { layer: 1, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [3, 7], bytesFrom: 128, bytesTo: 128, reason: 'promote', runs: 2 };
 const evict: MoveBatch = { ...fetch, fromTier: 0, toTier: 1, reason: 'evict' };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { LayerWork, MoveBatch } from '../../sim/executor.js';
+import type { MoveBatch } from '../../sim/executor.js';
 import { SimExecutor } from '../../sim/sim-executor.js';
 import { defaultStagingRingBytes, type StagingFence } from '../../sim/staging-ring.js';
-import { tinyHardware, tinyModel } from '../helpers/tiny.js';
+import { tinyHardware, tinyLayerWork, tinyModel } from '../helpers/tiny.js';
 
 // Tiny machine (test/helpers/tiny.ts): PCIe 1 B/us with alpha 10 us per copy, attention reads its KV
 // at 1 B/us, a layer's projections take 1000 us. A staging ring of 1024 bytes (extents are 256-byte aligned).
@@ -10,19 +10,7 @@ function machine(fence?: StagingFence, ringBytes = 1024, tailWaits = false) {
   return new SimExecutor(tinyHardware(), tinyModel, { traceSteps: 100, staging: fence ? { ringBytes, fence } : undefined, tailWaits });
 }
 const stage = (layer: number, bytes: number): MoveBatch => ({ layer, reason: 'prefetch', fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: bytes, bytesTo: bytes, runs: 1 });
-const work = (layer: number, stagedBytes: number): LayerWork => ({
-  step: 0,
-  layer,
-  tokens: 4,
-  residentBytes: 0,
-  quantizedBytes: 0,
-  stagedBytes,
-  fetchBytes: [0, 0, 0],
-  fetchRuns: [0, 0, 0],
-  nBlocks: 1,
-  attendedMask: new Uint8Array([1]),
-  attendedCount: 1,
-});
+const work = (layer: number, stagedBytes: number) => tinyLayerWork(layer, { residentBytes: 0, stagedBytes });
 
 /**
  * The issue order of a layer pipeline with prefetch (as the replay driver issues it):
