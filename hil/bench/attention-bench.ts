@@ -4,6 +4,7 @@ import type { NativeBackend } from '../addon-types.js';
 import type { BlockGeometry, Precision } from '../kv-format.js';
 import { bitsPerElement } from '../kv-format.js';
 import { buildDeviceCache } from './device-cache.js';
+import { type ComputeGate, timeOpGated } from './gate.js';
 import { timeOp } from './timing.js';
 
 export interface AttentionBenchCase {
@@ -17,6 +18,8 @@ export interface AttentionBenchCase {
   /** Precision of block i given the block count. */
   precisionOf: (i: number, blocks: number) => Precision;
   splits?: number;
+  /** time each trial behind this gate (gate.ts): the host's launch time is then not timed */
+  gate?: ComputeGate;
 }
 
 export interface AttentionBenchRow {
@@ -27,6 +30,9 @@ export interface AttentionBenchRow {
   GBps: number;
   tokensPerSec: number;
   avgBits: number;
+  /** with a gate: in how many trials it held */
+  gateHeld?: number;
+  gateTrials?: number;
 }
 
 /**
@@ -50,12 +56,14 @@ export async function benchAttention(b: NativeBackend, c: AttentionBenchCase, tr
   try {
     const repeat = 5;
     const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: c.qHeads, kvHeads: c.kvHeads, headDim: c.headDim, blockTokens: c.blockTokens, groupSize: c.groupSize, contextTokens: c.contextTokens, splits: c.splits ?? 0, ...(precisions.every((p) => p === precisions[0]) ? { uniformPrecision: precisions[0] } : {}) };
-    const ms = await timeOp(b, 'compute', trials, repeat, () => b.attention('compute', op, repeat));
+    const enqueue = () => b.attention('compute', op, repeat);
+    const gated = c.gate ? await timeOpGated(b, c.gate, trials, repeat, enqueue, `attention ${c.contextTokens}`) : undefined;
+    const ms = gated ? gated.ms : await timeOp(b, 'compute', trials, repeat, enqueue);
     // bytes the kernel must read: every block's K and V (codes + meta), table and q aside
     const elemsPerBlock = 2 * c.kvHeads * c.blockTokens * c.headDim;
     const kvBytes = precisions.reduce((s, p) => s + (bitsPerElement(g, p) * elemsPerBlock) / 8, 0);
     const avgBits = precisions.reduce((s, p) => s + bitsPerElement(g, p), 0) / blocks;
-    return { label: c.label, contextTokens: c.contextTokens, us: ms * 1000, kvBytes, GBps: kvBytes / (ms * 1e6), tokensPerSec: 1000 / ms, avgBits };
+    return { label: c.label, contextTokens: c.contextTokens, us: ms * 1000, kvBytes, GBps: kvBytes / (ms * 1e6), tokensPerSec: 1000 / ms, avgBits, ...(gated ? { gateHeld: gated.held, gateTrials: gated.trials } : {}) };
   } finally {
     b.free(q);
     b.free(out);

@@ -1,8 +1,8 @@
 // A copy on the memory stream hidden under attention on the compute stream.
 // masking efficiency = 1 - stall / transfer, stall = (time of both) - (time of compute alone).
 //
-// Each trial starts behind a gate: GEMVs on the compute stream, sized from the host's enqueue time
-// (as the layout copy bench), then event s; the memory stream waits for s. So every copy and every
+// Each trial starts behind a gate (gate.ts): GEMVs on the compute stream, sized from the host's
+// enqueue time, then event s; the memory stream waits for s. So every copy and every
 // attention call of the trial is queued before either stream starts, and neither the host's launch
 // rate nor the order the host queues the two streams in is timed. Without it, queuing the copies
 // after the attention started them late (4k: past the compute, 72-75% masking on the H100), and
@@ -11,7 +11,8 @@
 // included); where it did not, the last calls queued after s may have started late.
 import type { NativeBackend } from '../addon-types.js';
 import { buildDeviceCache } from './device-cache.js';
-import { median, timeOp } from './timing.js';
+import { ComputeGate } from './gate.js';
+import { median } from './timing.js';
 
 export interface OverlapRow {
   computeMs: number;
@@ -40,9 +41,6 @@ export interface OverlapOptions {
   uniformFp16?: boolean;
 }
 
-const GATE_ROWS = 16384; // 128 MiB of weights: each GEMV runs (~45 us on the H100) longer than its launch takes the host, so the gate is not launch-bound
-const GATE_COLS = 4096;
-
 export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trials = 5): Promise<OverlapRow> {
   const g = { kvHeads: 8, blockTokens: 16, headDim: 128, groupSize: 128 };
   const blocks = Math.ceil(opts.contextTokens / 16);
@@ -54,16 +52,16 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
     return r;
   };
   const events: number[] = [];
+  let gate: ComputeGate | undefined;
   try {
     const q = alloc('device', 32 * 128 * 4);
     const out = alloc('device', 32 * 128 * 4);
     b.write(q, 0, new Float32Array(32 * 128).fill(0.01));
     const host = alloc('pinned', opts.slabBytes * opts.slabs);
     const dev = alloc('device', opts.slabBytes * opts.slabs);
-    // the gate GEMV: reads 128 MiB of weights, writes 64 KiB (no dirty lines worth draining into the trial)
-    const gemv = { w: alloc('device', GATE_ROWS * GATE_COLS * 2), x: alloc('device', GATE_COLS * 4), y: alloc('device', GATE_ROWS * 4), rows: GATE_ROWS, cols: GATE_COLS };
-    b.write(gemv.x, 0, new Float32Array(GATE_COLS).fill(0.5));
-    const [g0, s, eA, eB] = Array.from({ length: 4 }, () => {
+    const gt = await ComputeGate.open(b);
+    gate = gt;
+    const [eA, eB] = Array.from({ length: 2 }, () => {
       const e = b.createEvent();
       events.push(e);
       return e;
@@ -74,42 +72,28 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
     const copies = () => {
       for (let i = 0; i < opts.slabs; i++) b.copy('memory', dst, i * opts.slabBytes, src, i * opts.slabBytes, opts.slabBytes);
     };
-    // device time of one gate GEMV: first from a timed GEMV, then from each gate as it ran back to back
-    let gemvUs = Math.max(1, (await timeOp(b, 'compute', 3, 1, () => b.gemv('compute', gemv))) * 1000);
-    // host time to queue a trial (the gate's own launches included), per kind of trial, from its last run.
-    // (Measured on the H100 at 21:16: the gate held in every trial, but the gates grew from trial to
-    // trial to ~250 ms, since their own launches are in the time they are sized from: perf/HIL-NOTES.md.)
-    const enqueueUs = new Map<string, number>();
     const run = async (withAttn: boolean, withCopy: boolean) => {
       const kind = `${withAttn}${withCopy}`;
-      const reps = Math.max(1, Math.ceil((1.5 * (enqueueUs.get(kind) ?? enqueueUs.get('truetrue') ?? 500) + 20) / gemvUs));
-      const t0 = performance.now();
-      b.record('compute', g0);
-      b.gemv('compute', gemv, reps);
-      b.record('compute', s);
-      b.waitEvent('memory', s);
+      gt.hold(kind);
+      b.waitEvent('memory', gt.start);
       if (withAttn) attn();
       if (withCopy) copies();
       b.record('compute', eA);
       b.record('memory', eB);
-      const enq = (performance.now() - t0) * 1000;
-      await b.synchronize();
-      enqueueUs.set(kind, enq);
-      const gateMs = b.elapsedMs(g0, s);
-      gemvUs = Math.max(1, (gateMs * 1000) / reps);
-      return { a: b.elapsedMs(s, eA), c: b.elapsedMs(s, eB), enq, gate: gateMs };
+      const g = await gt.release(kind);
+      return { a: b.elapsedMs(gt.start, eA), c: b.elapsedMs(gt.start, eB), enq: g.enqueueMs, gate: g.gateMs, held: g.held };
     };
     // warm-up: sizes the gates from each kind's enqueue time and the gate's own GEMV time
     await run(true, true);
     await run(true, true);
     await run(true, false);
     await run(false, true);
-    const compute: number[] = [], copy: number[] = [], both: number[] = [], computeBoth: number[] = [], enq: number[] = [], gate: number[] = [];
+    const compute: number[] = [], copy: number[] = [], both: number[] = [], computeBoth: number[] = [], enq: number[] = [], gates: number[] = [];
     let held = 0;
-    const note = (r: { enq: number; gate: number }) => {
-      enq.push(r.enq / 1000);
-      gate.push(r.gate);
-      if (r.gate >= r.enq / 1000) held++;
+    const note = (r: { enq: number; gate: number; held: boolean }) => {
+      enq.push(r.enq);
+      gates.push(r.gate);
+      if (r.held) held++;
     };
     for (let t = 0; t < trials; t++) {
       const a = await run(true, false);
@@ -131,13 +115,14 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
       copyBytes: opts.slabBytes * opts.slabs,
       maskingEfficiency: Math.max(0, Math.min(1, 1 - stall / copyMs)),
       enqueueMs: Math.max(...enq),
-      gateMs: Math.min(...gate),
+      gateMs: Math.min(...gates),
       gateHeld: held,
-      gateTrials: gate.length,
+      gateTrials: gates.length,
     };
   } finally {
     await b.synchronize(); // nothing queued may still use what is freed
     for (const e of events) b.destroyEvent(e);
+    gate?.free();
     for (const r of regions) b.free(r);
     cache.free();
   }

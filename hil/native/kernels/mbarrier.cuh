@@ -45,4 +45,17 @@ __device__ __forceinline__ void bulkCopy(uint32_t dst, const void* src, unsigned
                "l"(src), "r"(bytes), "r"(bar)
                : "memory");
 }
+// An L2 cache policy that marks the lines a load brings in to be evicted first (streaming data that
+// is read once), and the bulk copy that takes one.
+__device__ __forceinline__ uint64_t l2EvictFirstPolicy() {
+  uint64_t pol;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
+  return pol;
+}
+__device__ __forceinline__ void bulkCopyHint(uint32_t dst, const void* src, unsigned bytes, uint32_t bar, uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;\n" ::"r"(dst),
+      "l"(src), "r"(bytes), "r"(bar), "l"(policy)
+      : "memory");
+}
 }  // namespace hil::cuda

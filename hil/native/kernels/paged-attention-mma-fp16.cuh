@@ -40,6 +40,10 @@
 //
 // Memory: per warp a ring of S stages of one chunk [K 4096 B][V 4096 B], filled S - 1 chunks
 // ahead by two bulk copies (TMA engine) that lane 0 issues, completing on one mbarrier per stage.
+// With `evictFirst` (the launcher: when the KV exceeds L2) the copies carry an L2 evict-first
+// policy: the KV bytes are read once, and the table, q and partial results then stay in L2 between
+// launches (H100 32k: -1 us). `probe` (measurement only, wrong output): 1 skips the math, 2 also
+// the merge and the partial results.
 // Block-table entries come 32 chunks at a time, one per lane, a batch ahead (INT4 kernel).
 // Chunk ownership: v3's (warpChunks, strided by default); grid (splits, kvHeads), 4 warps per
 // block sharing one kv head (HW false), or (HW true, "head warps") grid (splits), one warp per kv
@@ -71,7 +75,7 @@ template <int S, bool HW>
 __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW>::kMinBlocks) pagedAttentionMmaFp16(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
     const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
-    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, int early) {
+    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, int early, int probe, bool evictFirst) {
   static_assert(S >= 2 && S <= 32, "stages: one bit each in okMask");
   constexpr int D = kMmaD;
   constexpr int W = kMmaWarps;
@@ -146,8 +150,14 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
           // no proxy fence: the stage's last reads are ordered by the __syncwarp that ends its chunk
           const uint8_t* kc = arena + offset + static_cast<size_t>(row) * RB;
           mbarArriveExpectTx(bar, SB);
-          bulkCopy(ringS + slot * SB, kc, 4096, bar);
-          bulkCopy(ringS + slot * SB + 4096, kc + vOff, 4096, bar);
+          if (evictFirst) {  // the KV stream leaves L2 first: the table, q and partials stay
+            const uint64_t pol = l2EvictFirstPolicy();
+            bulkCopyHint(ringS + slot * SB, kc, 4096, bar, pol);
+            bulkCopyHint(ringS + slot * SB + 4096, kc + vOff, 4096, bar, pol);
+          } else {
+            bulkCopy(ringS + slot * SB, kc, 4096, bar);
+            bulkCopy(ringS + slot * SB + 4096, kc + vOff, 4096, bar);
+          }
         } else {
           mbarArrive(bar);  // completes the phase: the stage is skipped
         }
@@ -216,20 +226,38 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   unsigned phases = 0;  // bit i = parity of stage i's next phase
   for (int k = 0;; ++k) {
     issue(k + S - 1, slot == 0 ? S - 1 : slot - 1);
-    if (!(fillMask & (1u << slot))) break;  // chunks come in order: no later stage holds one
+    const unsigned bit = 1u << slot;
+    if (!(fillMask & bit)) break;  // chunks come in order: no later stage holds one
     mbarWait(bar0 + 8 * slot, (phases >> slot) & 1u);  // chunk k has landed (or was skipped)
-    phases ^= 1u << slot;
+    phases ^= bit;
     const uint8_t* st = ring + slot * SB;
-    if (okMask & (1u << slot)) {
-      const bool last = (lastMask & (1u << slot)) != 0;
+    const bool ok = (okMask & bit) != 0;  // uniform over the warp, as every mask
+    const bool last = (lastMask & bit) != 0;
+    // the chunk's K (rows g, g + 8, four 16-byte pieces each) and V (rows t4, t4 + 4, t4 + 8, t4 + 12,
+    // dims 16 g .. 16 g + 15) into registers
+    uint4 ka[4], kb[4];
+    uint32_t vw[4][8];
+    if (ok) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        ka[c] = *reinterpret_cast<const uint4*>(st + kOff + 64 * c);
+        kb[c] = *reinterpret_cast<const uint4*>(st + kOff + 8 * RB + 64 * c);
+      }
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const uint4 a = *reinterpret_cast<const uint4*>(st + vOffL + r * 4 * RB);
+        const uint4 b = *reinterpret_cast<const uint4*>(st + vOffL + r * 4 * RB + 16);
+        vw[r][0] = a.x, vw[r][1] = a.y, vw[r][2] = a.z, vw[r][3] = a.w;
+        vw[r][4] = b.x, vw[r][5] = b.y, vw[r][6] = b.z, vw[r][7] = b.w;
+      }
+    }
+    if (ok && probe == 0) {
       // S^T = K . Q'^T: rows = tokens g, g + 8; columns 2 t4 (hi), 2 t4 + 1 (lo) of head t4
       float sacc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        const uint4 ka = *reinterpret_cast<const uint4*>(st + kOff + 64 * c);
-        const uint4 kb = *reinterpret_cast<const uint4*>(st + kOff + 8 * RB + 64 * c);
-        mma16816(sacc, ka.x, kb.x, ka.y, kb.y, qb[2 * c][0], qb[2 * c][1]);
-        mma16816(sacc, ka.z, kb.z, ka.w, kb.w, qb[2 * c + 1][0], qb[2 * c + 1][1]);
+        mma16816(sacc, ka[c].x, kb[c].x, ka[c].y, kb[c].y, qb[2 * c][0], qb[2 * c][1]);
+        mma16816(sacc, ka[c].z, kb[c].z, ka[c].w, kb[c].w, qb[2 * c + 1][0], qb[2 * c + 1][1]);
       }
       float sc0 = (sacc[0] + sacc[1]) * qUnit;  // token g
       float sc1 = (sacc[2] + sacc[3]) * qUnit;  // token g + 8
@@ -239,20 +267,7 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
       }
       float p0 = ex2Ftz(sc0 - mT), p1 = ex2Ftz(sc1 - mT);
       if (__any_sync(kFullMask, fmaxf(p0, p1) > 32768.0f)) {  // the first chunk, then rare
-        float mx = fmaxf(sc0, sc1);
-#pragma unroll
-        for (int o2 = 4; o2 < 32; o2 <<= 1) mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, o2));
-        const float mN = fmaxf(mT, mx - 13.0f);
-        const float a = ex2Ftz(mT - mN);  // mT = -inf at the start: 0
-        lS *= a;
-#pragma unroll
-        for (int mt = 0; mt < 8; ++mt) {
-          o[mt][0] *= a;
-          o[mt][1] *= a;
-          o[mt][2] *= a;
-          o[mt][3] *= a;
-        }
-        mT = mN;
+        lS *= moveReference(mT, fmaxf(sc0, sc1), o);
         p0 = ex2Ftz(sc0 - mT), p1 = ex2Ftz(sc1 - mT);
       }
       lS += p0 + p1;
@@ -261,15 +276,12 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
       const float2 fh = __half22float2(hi);
       sPw[(2 * t4) * kMmaPStride + g] = h2bits(hi);
       sPw[(2 * t4 + 1) * kMmaPStride + g] = h2bits(__floats2half2_rn(p0 - fh.x, p1 - fh.y));
-      // V rows t4, t4 + 4, t4 + 8, t4 + 12 (dims 16 g .. 16 g + 15), zero past the context
-      uint32_t vw[4][8];
+      // V rows past the context (the last chunk) may hold anything: zero
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const uint4 a = *reinterpret_cast<const uint4*>(st + vOffL + r * 4 * RB);
-        const uint4 b = *reinterpret_cast<const uint4*>(st + vOffL + r * 4 * RB + 16);
         const bool z = last && t4 + 4 * r >= lastValid;
-        vw[r][0] = z ? 0u : a.x, vw[r][1] = z ? 0u : a.y, vw[r][2] = z ? 0u : a.z, vw[r][3] = z ? 0u : a.w;
-        vw[r][4] = z ? 0u : b.x, vw[r][5] = z ? 0u : b.y, vw[r][6] = z ? 0u : b.z, vw[r][7] = z ? 0u : b.w;
+#pragma unroll
+        for (int u = 0; u < 8; ++u) vw[r][u] = z ? 0u : vw[r][u];
       }
       __syncwarp();
       const uint32_t b0 = sPw[g * kMmaPStride + t4], b1 = sPw[g * kMmaPStride + t4 + 4];  // column g, pairs t4, t4 + 4
@@ -290,6 +302,7 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
     slot = slot == S - 1 ? 0 : slot + 1;
   }
 
+  if (probe == 2) return;  // measurement only (KVTIER_HIL_ATTN_MMA_FP16_PROBE=nomerge): no partial results
   // ---- merge: hi + lo columns, the lanes of a head, then the warps (as v3) ----
 #pragma unroll
   for (int o2 = 4; o2 < 32; o2 <<= 1) lS += __shfl_xor_sync(kFullMask, lS, o2);

@@ -154,6 +154,25 @@ __device__ __forceinline__ uint64_t fromLane(uint64_t v, int src, int lane) {
   const uint32_t hi = __reduce_or_sync(kFullMask, static_cast<uint32_t>(mine >> 32));
   return (static_cast<uint64_t>(hi) << 32) | lo;
 }
+// Moves the running reference mT of the head that lane (g, t4) serves (the 8 lanes with its t4) to
+// max(mT, largest mx of those lanes - 13) and rescales the warp's O^T accumulator by the exact
+// factor 2^(old mT - new mT), which it returns for the caller's other running sums (mT = -inf at the
+// start: 0).
+__device__ __forceinline__ float moveReference(float& mT, float mx, float (&o)[8][4]) {
+#pragma unroll
+  for (int o2 = 4; o2 < 32; o2 <<= 1) mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, o2));
+  const float mN = fmaxf(mT, mx - 13.0f);
+  const float a = ex2Ftz(mT - mN);
+#pragma unroll
+  for (int mt = 0; mt < 8; ++mt) {
+    o[mt][0] *= a;
+    o[mt][1] *= a;
+    o[mt][2] *= a;
+    o[mt][3] *= a;
+  }
+  mT = mN;
+  return a;
+}
 // q of kv head h as the tensor-core kernels take it: thread (warp, lane) loads dims 4 lane .. 4
 // lane + 3 of query head `warp` (HW false: warp j of a block takes query head j) or of all 4 query
 // heads (HW true: each warp its whole kv head), zero past the gq real ones, times `qscale`.
@@ -606,21 +625,9 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
       float P0 = p0 * vm0.x, P1 = p1 * vm1.x;
       if (__any_sync(kFullMask, fmaxf(P0, P1) > 32768.0f || fmaxf(p0, p1) > 17592186044416.0f)) {  // rare after the first chunks
         const float ls0 = fmaxf(lg2Ftz(vm0.x), -30.0f), ls1 = fmaxf(lg2Ftz(vm1.x), -30.0f);
-        float mx = fmaxf(sc0 + ls0, sc1 + ls1);
-#pragma unroll
-        for (int o2 = 4; o2 < 32; o2 <<= 1) mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, o2));
-        const float mN = fmaxf(mT, mx - 13.0f);
-        const float a = ex2Ftz(mT - mN);  // mT = -inf at the start: 0
+        const float a = moveReference(mT, fmaxf(sc0 + ls0, sc1 + ls1), o);
         lS *= a;
         zS *= a;
-#pragma unroll
-        for (int mt = 0; mt < 8; ++mt) {
-          o[mt][0] *= a;
-          o[mt][1] *= a;
-          o[mt][2] *= a;
-          o[mt][3] *= a;
-        }
-        mT = mN;
         p0 = ex2Ftz(sc0 - mT), p1 = ex2Ftz(sc1 - mT);
         P0 = p0 * vm0.x, P1 = p1 * vm1.x;
       }

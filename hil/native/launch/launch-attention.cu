@@ -447,11 +447,39 @@ bool mmaFp16On() {
   static const bool on = envFlag("KVTIER_HIL_ATTN_MMA_FP16", true);
   return on;
 }
-// KVTIER_HIL_ATTN_MMA_FP16_EARLY=n: the chunks each warp asks for before it prepares q (1 .. stages - 1,
-// default 1: its first chunk ahead of every warp's later ones in the memory queue).
-int mmaFp16Early() {
-  static const int early = envInt("KVTIER_HIL_ATTN_MMA_FP16_EARLY", 1, 1, 31);
-  return early;
+// Whether the call's KV bytes (FP16) exceed the device's L2: the KV then streams from DRAM at every
+// launch, and nothing of it is left in L2 for the next one.
+bool kvExceedsL2(const AttentionShape& s) {
+  static const int l2 = [] {
+    int dev = 0, bytes = 0;
+    HIL_CUDA(cudaGetDevice(&dev));
+    HIL_CUDA(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, dev));
+    return bytes;
+  }();
+  const double kvBytes = static_cast<double>(s.contextTokens) * s.kvHeads * s.headDim * 2.0 * 2.0;
+  return kvBytes > l2;
+}
+// KVTIER_HIL_ATTN_MMA_FP16_EARLY=n: the chunks each warp asks for before it prepares q (1 .. stages - 1).
+// Unset: 2 when the KV exceeds L2 (H100 32k, gated: 56.2-56.5 vs 56.9-57.0 us), else 1 (its first
+// chunk ahead of every warp's later ones in the memory queue; 4k 13.8-14.0 vs 14.8-15.0 us with 2).
+int mmaFp16Early(const AttentionShape& s) {
+  static const int early = envInt("KVTIER_HIL_ATTN_MMA_FP16_EARLY", 0, 1, 31);
+  return early ? early : kvExceedsL2(s) ? 2 : 1;
+}
+// KVTIER_HIL_ATTN_MMA_FP16_PROBE=nomath|nomerge: measurement only, the output is wrong. nomath: the
+// kernel fetches every chunk but skips the math; nomerge: also stores no partial results
+// (perf/HIL-NOTES.md, session 7: where the kernel's time goes beyond its fetch).
+int mmaFp16Probe() {
+  static const int probe = envChoice("KVTIER_HIL_ATTN_MMA_FP16_PROBE", {{"none", 0}, {"nomath", 1}, {"nomerge", 2}}, 0);
+  return probe;
+}
+// KVTIER_HIL_ATTN_MMA_FP16_EVICT=first|normal|auto: with first, the KV bulk copies carry an L2
+// evict-first policy, so that the stream of KV bytes (read once) does not push the block table, q
+// and the partial results out of L2 between launches. auto (default): first when the KV exceeds L2
+// (H100 32k, gated: 56.0 vs 57.0 us; 4k, L2-resident: 15.1-15.5 vs 13.8-14.0 us, so not there).
+bool mmaFp16EvictFirst(const AttentionShape& s) {
+  static const int mode = envChoice("KVTIER_HIL_ATTN_MMA_FP16_EVICT", {{"auto", 2}, {"normal", 0}, {"first", 1}}, 2);
+  return mode == 2 ? kvExceedsL2(s) : mode == 1;
 }
 int mmaFp16Stages() {
   static const int stages = envChoice("KVTIER_HIL_ATTN_MMA_FP16_STAGES", {{"2", 2}, {"3", 3}, {"4", 4}, {"6", 6}}, 3);
@@ -505,7 +533,7 @@ void launchMmaFp16(cudaStream_t st, const AttentionShape& s, int splits, const u
   const dim3 grid = HW ? dim3(splits) : dim3(splits, s.kvHeads);
   launchKernel(cuda::pagedAttentionMmaFp16<S, HW>, grid, dim3(warps * 32), cuda::MmaF16Cfg<S, HW>::smemBytes(warps), st,
                pdlChain(), s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl,
-               out, mmaFp16Early());
+               out, mmaFp16Early(s), mmaFp16Probe(), mmaFp16EvictFirst(s));
   checkLaunch("pagedAttentionMmaFp16");
 }
 template <bool HW>
@@ -575,44 +603,17 @@ bool v3ReduceSplit() {
 // griddepcontrol.wait) or as a plain launch.
 void launchSplitReduce(cudaStream_t st, const AttentionShape& s, int splits, const float* partAcc, const float* partMl,
                        float* out, bool pdl) {
-  const dim3 grid(s.qHeads, s.headDim / 32);
-  const dim3 block(cuda::kSplitReduceWarps * 32);
-  if (pdl) {
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = grid;
-    cfg.blockDim = block;
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = st;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    HIL_CUDA(cudaLaunchKernelEx(&cfg, cuda::pagedAttentionSplitReduce, splits, s.qHeads, s.headDim, partAcc, partMl, out));
-    return;
-  }
-  cuda::pagedAttentionSplitReduce<<<grid, block, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
+  launchKernel(cuda::pagedAttentionSplitReduce, dim3(s.qHeads, s.headDim / 32), dim3(cuda::kSplitReduceWarps * 32), 0, st, pdl,
+               splits, s.qHeads, s.headDim, partAcc, partMl, out);
   checkLaunch("pagedAttentionSplitReduce");
 }
 
 void finishReduce(cudaStream_t st, const AttentionShape& s, int splits, float* partAcc, float* partMl, float* out,
                   bool splitReduce) {
   if (splits > 1 && useV3() && splitReduce && v3ReduceSplit() && s.headDim % 32 == 0) return launchSplitReduce(st, s, splits, partAcc, partMl, out, v3Pdl());
-  if (splits > 1 && useV3() && v3Pdl()) {
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(s.qHeads);
-    cfg.blockDim = dim3(cuda::kReduceThreads);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = st;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    HIL_CUDA(cudaLaunchKernelEx(&cfg, cuda::pagedAttentionReduceV3, splits, s.qHeads, s.headDim,
-                                static_cast<const float*>(partAcc), static_cast<const float*>(partMl), out));
-  } else if (splits > 1 && useV3()) {
-    cuda::pagedAttentionReduceV3<<<s.qHeads, cuda::kReduceThreads, 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);
+  if (splits > 1 && useV3()) {
+    launchKernel(cuda::pagedAttentionReduceV3, dim3(s.qHeads), dim3(cuda::kReduceThreads), 0, st, v3Pdl(), splits, s.qHeads,
+                 s.headDim, static_cast<const float*>(partAcc), static_cast<const float*>(partMl), out);
     checkLaunch("pagedAttentionReduceV3");
   } else if (splits > 1) {
     cuda::pagedAttentionReduce<<<s.qHeads, std::min(s.headDim, 256), 0, st>>>(splits, s.qHeads, s.headDim, partAcc, partMl, out);

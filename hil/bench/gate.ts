@@ -1,0 +1,141 @@
+// A gate for timed trials: GEMVs on the compute stream that keep the GPU busy while the host queues
+// a trial, then an event `start`. Everything of the trial is queued before the GPU reaches `start`,
+// so the host's launch time (the N-API call, argument checks, the first launch of a batch) is not
+// in the time from `start` to the trial's end event. Without it, the first op of a trial started
+// only once the host had launched it, and that gap was timed (perf/HIL-NOTES.md, session 7).
+//
+// Sizing: a gate of n GEMVs covers work queued in w us when n * (gemvUs - launchUs) >= w; each kind
+// of trial is sized with margin from its own last enqueue time, at most MAX_GATE GEMVs (well inside
+// the launch queue: once a gate has more launches than the queue holds, each launch waits for a
+// GEMV to end, and a gate sized from that time grows from trial to trial: the overlap bench's
+// gates reached ~250 ms on the H100 that way). A trial's gate "held" when it lasted at least the
+// trial's whole enqueue time, its own launches included.
+import type { NativeBackend } from '../addon-types.js';
+import { median, timeOp } from './timing.js';
+
+export const GATE_COLS = 4096;
+/** 128 MiB of FP16 weights: one GEMV (~45 us on the H100) takes longer than the host takes to launch it */
+export const GATE_ROWS = 16384;
+export const MAX_GATE = 256;
+
+/**
+ * GEMVs in a gate that covers `workUs` of host queuing with margin (1.5x + 20 us): each GEMV gains
+ * its device time less its launch time, counted as at least a quarter of the device time; 1 ..
+ * MAX_GATE.
+ */
+export function gateReps(workUs: number, gemvUs: number, launchUs: number): number {
+  return Math.min(MAX_GATE, Math.max(1, Math.ceil((1.5 * workUs + 20) / Math.max(gemvUs - launchUs, gemvUs / 4))));
+}
+
+export interface GateTrial {
+  gateMs: number;
+  /** host time from the gate's first launch to the trial's last op (ms) */
+  enqueueMs: number;
+  held: boolean;
+}
+
+export class ComputeGate {
+  /** recorded after the gate on the compute stream: the timed trial starts here */
+  readonly start: number;
+  private readonly g0: number;
+  private readonly regions: number[];
+  private readonly gemv: { w: number; x: number; y: number; rows: number; cols: number };
+  private readonly workUs = new Map<string, number>();
+  private gemvUs = 1;
+  private launchUs = 0;
+  private t0 = 0;
+  private t1 = 0;
+  private reps = 0;
+
+  private constructor(private readonly b: NativeBackend, rows: number) {
+    const w = b.alloc('device', rows * GATE_COLS * 2);
+    const x = b.alloc('device', GATE_COLS * 4);
+    const y = b.alloc('device', rows * 4);
+    this.regions = [w, x, y];
+    this.gemv = { w, x, y, rows, cols: GATE_COLS };
+    b.write(x, 0, new Float32Array(GATE_COLS).fill(0.5));
+    this.g0 = b.createEvent();
+    this.start = b.createEvent();
+  }
+
+  /** Allocates the gate's GEMV (rows x 4096 FP16 weights) and times one. */
+  static async open(b: NativeBackend, rows = GATE_ROWS): Promise<ComputeGate> {
+    if (!Number.isInteger(rows) || rows < 1) throw new Error(`gate rows: expected a positive integer, got ${rows}`);
+    const g = new ComputeGate(b, rows);
+    try {
+      g.gemvUs = Math.max(1, (await timeOp(b, 'compute', 3, 1, () => b.gemv('compute', g.gemv))) * 1000);
+    } catch (e) {
+      g.free();
+      throw e;
+    }
+    return g;
+  }
+
+  /** GEMVs this gate would queue for a trial of `kind` (500 us of work assumed for a kind not seen yet) */
+  repsFor(kind: string): number {
+    return gateReps(this.workUs.get(kind) ?? 500, this.gemvUs, this.launchUs);
+  }
+
+  /** Queues the gate and `start` on the compute stream; the caller queues the trial next. */
+  hold(kind: string): void {
+    this.reps = this.repsFor(kind);
+    this.t0 = performance.now();
+    this.b.record('compute', this.g0);
+    this.b.gemv('compute', this.gemv, this.reps);
+    this.t1 = performance.now();
+    this.b.record('compute', this.start);
+  }
+
+  /** After the trial is queued: waits for the device, then learns the kind's enqueue time and the GEMV's time. */
+  async release(kind: string): Promise<GateTrial> {
+    const t2 = performance.now();
+    await this.b.synchronize();
+    this.workUs.set(kind, (t2 - this.t1) * 1000);
+    this.launchUs = ((this.t1 - this.t0) * 1000) / this.reps;
+    const gateMs = this.b.elapsedMs(this.g0, this.start);
+    this.gemvUs = Math.max(1, (gateMs * 1000) / this.reps);
+    const enqueueMs = t2 - this.t0;
+    return { gateMs, enqueueMs, held: gateMs >= enqueueMs };
+  }
+
+  free(): void {
+    this.b.destroyEvent(this.g0);
+    this.b.destroyEvent(this.start);
+    for (const r of this.regions) this.b.free(r);
+  }
+}
+
+/**
+ * As timeOp, each trial behind the gate: the median per-op time over `trials` trials of `repeat`
+ * ops (enqueue() queues them on the compute stream), in how many trials the gate held, and the
+ * shortest gate (ms).
+ */
+export async function timeOpGated(
+  b: NativeBackend,
+  gate: ComputeGate,
+  trials: number,
+  repeat: number,
+  enqueue: () => void,
+  kind = 'op',
+): Promise<{ ms: number; held: number; trials: number; gateMs: number }> {
+  const e1 = b.createEvent();
+  const per: number[] = [];
+  let held = 0;
+  let gateMs = Infinity;
+  try {
+    for (let t = -2; t < trials; t++) {
+      // two warm-up trials: the first sizes the gate from a guess, the second from this kind's enqueue time
+      gate.hold(kind);
+      enqueue();
+      b.record('compute', e1);
+      const r = await gate.release(kind);
+      if (t < 0) continue;
+      if (r.held) held++;
+      gateMs = Math.min(gateMs, r.gateMs);
+      per.push(b.elapsedMs(gate.start, e1) / repeat);
+    }
+  } finally {
+    b.destroyEvent(e1);
+  }
+  return { ms: median(per), held, trials, gateMs };
+}

@@ -1,0 +1,240 @@
+// Read-only probe (GPU machine, no Node): how fast can a kernel stream the FP16 KV arena of the
+// attention bench (Llama-3-8B layer: 8 kv heads, 16-token blocks of [K 8 x 4 KB][V 8 x 4 KB] = 64 KB,
+// laid out contiguously as hil/bench/device-cache.ts does) with each way of fetching it, and no math?
+// It separates the fetch pattern from the attention kernel's compute (perf/HIL-NOTES.md, session 7).
+//   nvcc -O3 -std=c++17 -arch=sm_90a -o /tmp/tma-read perf/device/tma-read.cu && /tmp/tma-read [tokens]
+// Patterns (every one reads every byte of the arena once per launch; a checksum over the bytes read
+// is compared with the host's, so a pattern that skips or repeats bytes fails):
+//   plain B T       ld.global 16 B per thread, 4 loads in flight, B blocks of T threads, grid-stride
+//   warp-ring S W X the tensor-core FP16 kernel's fetch: grid (splits, 8 heads), W warps per block,
+//                   each warp a ring of S stages [K 4 KB][V 4 KB] (two bulk copies, one mbarrier),
+//                   chunk i of warp w = i * splits * W + split * W + w (strided ownership); X blocks/SM
+//   block-ring S P  one producer thread per block, stages of one whole KV block (K 32 KB + V 32 KB in
+//                   P bulk copies each), 8 consumer warps (one per head) read their 8 KB; full and
+//                   empty mbarriers; KV block i of block b = i * gridDim + b
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include "../../hil/native/kernels/mbarrier.cuh"
+
+using namespace hil::cuda;
+
+#define CK(call)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (call);                                                                  \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+constexpr int kHeads = 8;
+constexpr int kHeadBytes = 4096;                   // 16 tokens x 128 dims x 2 B
+constexpr int kBlockBytes = 2 * kHeads * kHeadBytes;  // K and V of all heads
+
+__device__ __forceinline__ uint32_t fold(uint4 v) { return v.x ^ (v.y * 3u) ^ (v.z * 5u) ^ (v.w * 7u); }
+// one atomic per warp (one per thread on a single address costs tens of microseconds)
+__device__ __forceinline__ void addSum(unsigned long long* sum, uint32_t acc) {
+  const uint32_t w = __reduce_add_sync(0xffffffffu, acc);
+  if (threadIdx.x % 32 == 0) atomicAdd(sum, w);
+}
+
+__global__ void plainRead(const uint4* __restrict__ p, size_t n16, unsigned long long* sum) {
+  uint32_t acc = 0;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < n16; i += 4 * stride) {
+    const uint4 a = __ldcs(p + i), b = __ldcs(p + i + stride), c = __ldcs(p + i + 2 * stride), d = __ldcs(p + i + 3 * stride);
+    acc += fold(a) + fold(b) + fold(c) + fold(d);
+  }
+  for (; i < n16; i += stride) acc += fold(__ldcs(p + i));
+  addSum(sum, acc);
+}
+
+// lanes read the stage back (16 B each per 512 B), so that the bytes are used
+__device__ __forceinline__ uint32_t readStage(const uint8_t* st, int bytes, int lane) {
+  uint32_t acc = 0;
+  for (int o = lane * 16; o < bytes; o += 512) acc += fold(*reinterpret_cast<const uint4*>(st + o));
+  return acc;
+}
+
+template <int S>
+__global__ void warpRing(const uint8_t* __restrict__ arena, int kvBlocks, unsigned long long* sum) {
+  extern __shared__ __align__(128) uint8_t smem[];
+  __shared__ __align__(8) uint64_t bars[32][S];
+  const int W = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int split = blockIdx.x, h = blockIdx.y, nW = gridDim.x * W;
+  uint8_t* ring = smem + warp * S * 8192;
+  const uint32_t ringS = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
+  const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&bars[warp][0]));
+  initStageBarriers<S>(bar0, lane);
+  const int first = split * W + warp;
+  auto chunkOf = [&](int k) { return first + k * nW; };
+  auto issue = [&](int k, int slot) {
+    const int c = chunkOf(k);
+    if (c < kvBlocks && lane == 0) {
+      const uint8_t* src = arena + static_cast<size_t>(c) * kBlockBytes + h * kHeadBytes;
+      const uint32_t bar = bar0 + 8 * slot;
+      mbarArriveExpectTx(bar, 8192);
+      bulkCopy(ringS + slot * 8192, src, 4096, bar);
+      bulkCopy(ringS + slot * 8192 + 4096, src + kHeads * kHeadBytes, 4096, bar);
+    }
+  };
+  for (int k = 0; k < S; ++k) issue(k, k);
+  uint32_t acc = 0;
+  unsigned phases = 0;
+  for (int k = 0, slot = 0; chunkOf(k) < kvBlocks; ++k, slot = slot == S - 1 ? 0 : slot + 1) {
+    mbarWait(bar0 + 8 * slot, (phases >> slot) & 1u);
+    phases ^= 1u << slot;
+    acc += readStage(ring + slot * 8192, 8192, lane);
+    __syncwarp();
+    issue(k + S, slot);
+  }
+  addSum(sum, acc);
+}
+
+// stage = one KV block; P bulk copies per K (and per V) section; 8 consumer warps + 1 producer warp
+template <int S>
+__global__ void blockRing(const uint8_t* __restrict__ arena, int kvBlocks, int pieces, unsigned long long* sum) {
+  extern __shared__ __align__(128) uint8_t smem[];
+  __shared__ __align__(8) uint64_t full[S], empty[S];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t ring = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  const uint32_t full0 = static_cast<uint32_t>(__cvta_generic_to_shared(&full[0]));
+  const uint32_t empty0 = static_cast<uint32_t>(__cvta_generic_to_shared(&empty[0]));
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < S; ++i) {
+      mbarInit(full0 + 8 * i, 1);
+      mbarInit(empty0 + 8 * i, kHeads);
+    }
+    mbarInitFence();
+  }
+  __syncthreads();
+  const int n = kvBlocks > static_cast<int>(blockIdx.x) ? (kvBlocks - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  uint32_t acc = 0;
+  if (warp == kHeads) {  // producer
+    if (lane == 0) {
+      const int piece = kHeads * kHeadBytes / pieces;
+      for (int k = 0; k < n; ++k) {
+        const int slot = k % S;
+        if (k >= S) mbarWait(empty0 + 8 * slot, ((k / S) - 1) & 1u);
+        const uint8_t* src = arena + static_cast<size_t>(blockIdx.x + static_cast<size_t>(k) * gridDim.x) * kBlockBytes;
+        const uint32_t bar = full0 + 8 * slot;
+        mbarArriveExpectTx(bar, kBlockBytes);
+        for (int p = 0; p < 2 * pieces; ++p) bulkCopy(ring + slot * kBlockBytes + p * piece, src + p * piece, piece, bar);
+      }
+    }
+  } else {  // consumer warp = head
+    for (int k = 0; k < n; ++k) {
+      const int slot = k % S;
+      mbarWait(full0 + 8 * slot, (k / S) & 1u);
+      const uint8_t* st = smem + slot * kBlockBytes;
+      acc += readStage(st + warp * kHeadBytes, kHeadBytes, lane) + readStage(st + (kHeads + warp) * kHeadBytes, kHeadBytes, lane);
+      __syncwarp();
+      if (lane == 0) mbarArrive(empty0 + 8 * slot);
+    }
+  }
+  addSum(sum, acc);
+}
+
+struct Timer {
+  cudaEvent_t a, b;
+  Timer() {
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+  }
+};
+
+template <typename F>
+double timeUs(F launch, int reps = 20) {  // median of 7 batches of `reps` launches, per launch
+  static Timer t;
+  launch();
+  CK(cudaDeviceSynchronize());
+  std::vector<double> v;
+  for (int r = 0; r < 7; ++r) {
+    CK(cudaEventRecord(t.a));
+    for (int i = 0; i < reps; ++i) launch();
+    CK(cudaEventRecord(t.b));
+    CK(cudaEventSynchronize(t.b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, t.a, t.b));
+    v.push_back(ms * 1000.0 / reps);
+  }
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  const int tokens = argc > 1 ? std::atoi(argv[1]) : 32768;
+  const int kvBlocks = tokens / 16;
+  const size_t bytes = static_cast<size_t>(kvBlocks) * kBlockBytes;
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  std::vector<uint32_t> host(bytes / 4);
+  uint32_t x = 12345;
+  for (auto& w : host) w = (x = x * 1664525u + 1013904223u);
+  uint8_t* arena = nullptr;
+  uint8_t* copy = nullptr;
+  unsigned long long* sum = nullptr;
+  CK(cudaMalloc(&arena, bytes));
+  CK(cudaMalloc(&copy, bytes));
+  CK(cudaMalloc(&sum, sizeof(unsigned long long)));
+  CK(cudaMemcpy(arena, host.data(), bytes, cudaMemcpyHostToDevice));
+  // the checksum every pattern must reproduce: sum of fold() over all 16-byte pieces (mod 2^32)
+  uint32_t want = 0;
+  for (size_t i = 0; i < host.size(); i += 4) {
+    want += host[i] ^ (host[i + 1] * 3u) ^ (host[i + 2] * 5u) ^ (host[i + 3] * 7u);
+  }
+  std::printf("%s, %d SMs, %d tokens, arena %.1f MB\n", prop.name, sms, tokens, bytes / 1e6);
+  const double d2d = timeUs([&] { CK(cudaMemcpyAsync(copy, arena, bytes, cudaMemcpyDeviceToDevice)); });
+  std::printf("d2d copy            %8.1f us  %7.0f GB/s (read + write)\n", d2d, 2.0 * bytes / d2d / 1e3);
+  auto report = [&](const char* name, auto launch) {
+    CK(cudaMemset(sum, 0, sizeof(unsigned long long)));
+    launch();
+    CK(cudaDeviceSynchronize());
+    unsigned long long got = 0;
+    CK(cudaMemcpy(&got, sum, sizeof(got), cudaMemcpyDeviceToHost));
+    const bool ok = static_cast<uint32_t>(got) == want;
+    const double us = timeUs(launch);
+    std::printf("%-20s %8.1f us  %7.0f GB/s  %5.1f%% of d2d  %s\n", name, us, bytes / us / 1e3, 100.0 * (bytes / us) / (2.0 * bytes / d2d),
+                ok ? "sum ok" : "SUM MISMATCH");
+  };
+  char name[64];
+  for (const auto& bt : std::vector<std::pair<int, int>>{{sms * 8, 256}, {sms * 2, 128}, {sms * 2, 256}, {sms * 4, 256}}) {
+    const int b = bt.first, t = bt.second;
+    std::snprintf(name, sizeof name, "plain %dx%d", b, t);
+    report(name, [&] { plainRead<<<b, t>>>(reinterpret_cast<const uint4*>(arena), bytes / 16, sum); });
+  }
+  auto warpRingRun = [&](auto sTag, int W, int splits) {
+    constexpr int S = decltype(sTag)::value;
+    const int smemB = W * S * 8192;
+    CK(cudaFuncSetAttribute(warpRing<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smemB));
+    std::snprintf(name, sizeof name, "warp-ring S%d W%d x%d", S, W, splits);
+    report(name, [&] { warpRing<S><<<dim3(splits, kHeads), W * 32, smemB>>>(arena, kvBlocks, sum); });
+  };
+  warpRingRun(std::integral_constant<int, 3>{}, 4, 32);  // the FP16 kernel's: 2 blocks per SM
+  warpRingRun(std::integral_constant<int, 3>{}, 4, 33);
+  warpRingRun(std::integral_constant<int, 2>{}, 4, 48);  // 3 blocks per SM
+  warpRingRun(std::integral_constant<int, 6>{}, 2, 32);  // the same shared memory in fewer, deeper rings
+  warpRingRun(std::integral_constant<int, 6>{}, 2, 33);
+  warpRingRun(std::integral_constant<int, 4>{}, 2, 48);
+  warpRingRun(std::integral_constant<int, 12>{}, 1, 32);
+  warpRingRun(std::integral_constant<int, 6>{}, 4, 16);
+  warpRingRun(std::integral_constant<int, 3>{}, 8, 16);
+  auto blockRingRun = [&](auto sTag, int pieces, int blocks) {
+    constexpr int S = decltype(sTag)::value;
+    const int smemB = S * kBlockBytes;
+    CK(cudaFuncSetAttribute(blockRing<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smemB));
+    std::snprintf(name, sizeof name, "block-ring S%d P%d x%d", S, pieces, blocks);
+    report(name, [&] { blockRing<S><<<blocks, (kHeads + 1) * 32, smemB>>>(arena, kvBlocks, pieces, sum); });
+  };
+  blockRingRun(std::integral_constant<int, 3>{}, 1, sms);
+  blockRingRun(std::integral_constant<int, 3>{}, 4, sms);
+  blockRingRun(std::integral_constant<int, 3>{}, 8, sms);
+  blockRingRun(std::integral_constant<int, 2>{}, 1, sms);
+  return 0;
+}
