@@ -38,37 +38,47 @@ export class ComputeGate {
   /** recorded after the gate on the compute stream: the timed trial starts here */
   readonly start: number;
   private readonly g0: number;
-  private readonly regions: number[];
-  private readonly gemv: { w: number; x: number; y: number; rows: number; cols: number };
   private readonly workUs = new Map<string, number>();
   private gemvUs = 1;
   private launchUs = 0;
-  private t0 = 0;
-  private t1 = 0;
-  private reps = 0;
+  private pending: { kind: string; reps: number; t0: number; t1: number } | undefined;
 
-  private constructor(private readonly b: NativeBackend, rows: number) {
-    const w = b.alloc('device', rows * GATE_COLS * 2);
-    const x = b.alloc('device', GATE_COLS * 4);
-    const y = b.alloc('device', rows * 4);
-    this.regions = [w, x, y];
-    this.gemv = { w, x, y, rows, cols: GATE_COLS };
-    b.write(x, 0, new Float32Array(GATE_COLS).fill(0.5));
+  private constructor(
+    private readonly b: NativeBackend,
+    private readonly regions: number[],
+    private readonly gemv: { w: number; x: number; y: number; rows: number; cols: number },
+    private readonly now: () => number,
+  ) {
     this.g0 = b.createEvent();
-    this.start = b.createEvent();
-  }
-
-  /** Allocates the gate's GEMV (rows x 4096 FP16 weights) and times one. */
-  static async open(b: NativeBackend, rows = GATE_ROWS): Promise<ComputeGate> {
-    if (!Number.isInteger(rows) || rows < 1) throw new Error(`gate rows: expected a positive integer, got ${rows}`);
-    const g = new ComputeGate(b, rows);
     try {
-      g.gemvUs = Math.max(1, (await timeOp(b, 'compute', 3, 1, () => b.gemv('compute', g.gemv))) * 1000);
+      this.start = b.createEvent();
     } catch (e) {
-      g.free();
+      b.destroyEvent(this.g0);
       throw e;
     }
-    return g;
+  }
+
+  /**
+   * Allocates the gate's GEMV (rows x 4096 FP16 weights) and times one. `now` is the host clock in
+   * ms (performance.now; tests script it).
+   */
+  static async open(b: NativeBackend, rows = GATE_ROWS, now: () => number = () => performance.now()): Promise<ComputeGate> {
+    if (!Number.isInteger(rows) || rows < 1) throw new Error(`gate rows: expected a positive integer, got ${rows}`);
+    const regions: number[] = [];
+    let g: ComputeGate | undefined;
+    try {
+      for (const bytes of [rows * GATE_COLS * 2, GATE_COLS * 4, rows * 4]) regions.push(b.alloc('device', bytes));
+      const [w, x, y] = regions as [number, number, number];
+      b.write(x, 0, new Float32Array(GATE_COLS).fill(0.5));
+      g = new ComputeGate(b, regions, { w, x, y, rows, cols: GATE_COLS }, now);
+      const gemv = g.gemv;
+      g.gemvUs = Math.max(1, (await timeOp(b, 'compute', 3, 1, () => b.gemv('compute', gemv))) * 1000);
+      return g;
+    } catch (e) {
+      if (g) g.free();
+      else for (const r of regions) b.free(r);
+      throw e;
+    }
   }
 
   /** GEMVs this gate would queue for a trial of `kind` (500 us of work assumed for a kind not seen yet) */
@@ -76,25 +86,30 @@ export class ComputeGate {
     return gateReps(this.workUs.get(kind) ?? 500, this.gemvUs, this.launchUs);
   }
 
-  /** Queues the gate and `start` on the compute stream; the caller queues the trial next. */
+  /** Queues the gate and `start` on the compute stream; the caller queues the trial next, then release(). */
   hold(kind: string): void {
-    this.reps = this.repsFor(kind);
-    this.t0 = performance.now();
+    if (this.pending) throw new Error(`gate: hold("${kind}") while the trial "${this.pending.kind}" is not released`);
+    const reps = this.repsFor(kind);
+    const t0 = this.now();
     this.b.record('compute', this.g0);
-    this.b.gemv('compute', this.gemv, this.reps);
-    this.t1 = performance.now();
+    this.b.gemv('compute', this.gemv, reps);
+    const t1 = this.now();
     this.b.record('compute', this.start);
+    this.pending = { kind, reps, t0, t1 };
   }
 
   /** After the trial is queued: waits for the device, then learns the kind's enqueue time and the GEMV's time. */
-  async release(kind: string): Promise<GateTrial> {
-    const t2 = performance.now();
+  async release(): Promise<GateTrial> {
+    const p = this.pending;
+    if (!p) throw new Error('gate: release() without a hold()');
+    this.pending = undefined;
+    const t2 = this.now();
     await this.b.synchronize();
-    this.workUs.set(kind, (t2 - this.t1) * 1000);
-    this.launchUs = ((this.t1 - this.t0) * 1000) / this.reps;
+    this.workUs.set(p.kind, (t2 - p.t1) * 1000);
+    this.launchUs = ((p.t1 - p.t0) * 1000) / p.reps;
     const gateMs = this.b.elapsedMs(this.g0, this.start);
-    this.gemvUs = Math.max(1, (gateMs * 1000) / this.reps);
-    const enqueueMs = t2 - this.t0;
+    this.gemvUs = Math.max(1, (gateMs * 1000) / p.reps);
+    const enqueueMs = t2 - p.t0;
     return { gateMs, enqueueMs, held: gateMs >= enqueueMs };
   }
 
@@ -118,6 +133,9 @@ export async function timeOpGated(
   enqueue: () => void,
   kind = 'op',
 ): Promise<{ ms: number; held: number; trials: number; gateMs: number }> {
+  for (const [name, v] of [['trials', trials], ['repeat', repeat]] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`timeOpGated ${name}: expected a positive integer, got ${v}`);
+  }
   const e1 = b.createEvent();
   const per: number[] = [];
   let held = 0;
@@ -128,7 +146,7 @@ export async function timeOpGated(
       gate.hold(kind);
       enqueue();
       b.record('compute', e1);
-      const r = await gate.release(kind);
+      const r = await gate.release();
       if (t < 0) continue;
       if (r.held) held++;
       gateMs = Math.min(gateMs, r.gateMs);

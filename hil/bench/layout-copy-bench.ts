@@ -3,7 +3,7 @@
  * them: each batch enqueued back to back on the memory stream (b.copy per copy, a mark event
  * before and after each layer's group, no synchronization), while the compute stream runs layers
  * of (marks, attention, marks, layer GEMV). A gate (GEMVs on the compute stream, sized from the
- * host's enqueue time) holds the memory stream until the whole batch is enqueued, so the host's
+ * host's enqueue time as gate.ts sizes its gates) holds the memory stream until the whole batch is enqueued, so the host's
  * call rate is not timed. Point = one batch: us = memory-stream time between events (median).
  * After the last trial of a batch its last group is read back and compared byte for byte.
  */
@@ -11,6 +11,7 @@ import type { NativeBackend } from '../addon-types.js';
 import type { LayoutBatch, LayoutPlan } from '../calibrate/layout-batches.js';
 import type { BlockGeometry } from '../kv-format.js';
 import { buildDeviceCache } from './device-cache.js';
+import { gateReps } from './gate.js';
 import { median, timeOp } from './timing.js';
 
 export interface LayoutPoint {
@@ -102,18 +103,23 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
     for (const batch of plan.batches) {
       const [dst, src] = batch.direction === 'h2d' ? [arena, pool] : [pool, arena];
       let copyUs = batch.runs * 5 + batch.bytes / 40e3;
-      let enqueueUs = 100 + 5 * batch.runs;
+      let workUs = 100 + 5 * batch.runs; // host time to queue the trial after the gate's own launches
+      let launchUs = 0; // host time per gate GEMV launch
+      let enqueueUs = 0; // the whole trial, the gate's launches included
       const us: number[] = [];
       const enq: number[] = [];
       const gate: number[] = [];
       const cover: number[] = [];
       const extra: number[] = [];
       for (let t = 0; t <= o.trials; t++) {
-        const gateReps = Math.max(1, Math.ceil((1.5 * enqueueUs + 20) / gemvUs));
+        // sized as gate.ts sizes its gates (from the time after the gate's launches, at most MAX_GATE):
+        // sized from the whole enqueue time, a gate whose GEMVs launch about as slowly as they run grows
+        const reps = gateReps(workUs, gemvUs, launchUs);
         const layers = o.compute === false ? 0 : Math.max(1, Math.ceil((1.3 * copyUs) / layerUs));
         const t0 = performance.now();
         b.record('compute', s0);
-        b.gemv('compute', gemv, gateReps);
+        b.gemv('compute', gemv, reps);
+        const t1 = performance.now();
         b.record('compute', go);
         for (let i = 0; i < layers; i++) layer();
         b.record('compute', cEnd);
@@ -125,7 +131,10 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
           b.record('memory', mB);
         }
         b.record('memory', e1);
-        enqueueUs = (performance.now() - t0) * 1000;
+        const t2 = performance.now();
+        enqueueUs = (t2 - t0) * 1000;
+        workUs = (t2 - t1) * 1000;
+        launchUs = ((t1 - t0) * 1000) / reps;
         await b.synchronize();
         copyUs = b.elapsedMs(e0, e1) * 1000;
         if (t === 0) continue; // warm-up: sizes the gate and the compute
@@ -141,7 +150,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
         // chain timed alone, as layer_us, runs slower per layer than these long ones)
         const under = b.elapsedMs(go, cEnd);
         b.record('compute', s0);
-        b.gemv('compute', gemv, gateReps);
+        b.gemv('compute', gemv, reps);
         b.record('compute', go);
         for (let i = 0; i < layers; i++) layer();
         b.record('compute', cEnd);

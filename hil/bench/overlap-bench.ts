@@ -2,13 +2,13 @@
 // masking efficiency = 1 - stall / transfer, stall = (time of both) - (time of compute alone).
 //
 // Each trial starts behind a gate (gate.ts): GEMVs on the compute stream, sized from the host's
-// enqueue time, then event s; the memory stream waits for s. So every copy and every
+// enqueue time, then its start event; the memory stream waits for it. So every copy and every
 // attention call of the trial is queued before either stream starts, and neither the host's launch
 // rate nor the order the host queues the two streams in is timed. Without it, queuing the copies
 // after the attention started them late (4k: past the compute, 72-75% masking on the H100), and
 // queuing them first held the attention back by the copies' enqueue time (84-89%). The row says in
 // how many trials the gate held (lasted at least the trial's host enqueue time, its own launches
-// included); where it did not, the last calls queued after s may have started late.
+// included); where it did not, the last calls queued after the start event may have started late.
 import type { NativeBackend } from '../addon-types.js';
 import { buildDeviceCache } from './device-cache.js';
 import { ComputeGate } from './gate.js';
@@ -25,7 +25,7 @@ export interface OverlapRow {
   enqueueMs: number;
   /** device time of the gate, min over trials (ms) */
   gateMs: number;
-  /** trials (3 per trial round) whose gate lasted at least their enqueue time: everything was queued before s */
+  /** trials (3 per trial round) whose gate lasted at least their enqueue time: everything was queued before the gate's start event */
   gateHeld: number;
   gateTrials: number;
 }
@@ -52,15 +52,15 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
     return r;
   };
   const events: number[] = [];
-  let gate: ComputeGate | undefined;
+  let gt: ComputeGate | undefined;
   try {
     const q = alloc('device', 32 * 128 * 4);
     const out = alloc('device', 32 * 128 * 4);
     b.write(q, 0, new Float32Array(32 * 128).fill(0.01));
     const host = alloc('pinned', opts.slabBytes * opts.slabs);
     const dev = alloc('device', opts.slabBytes * opts.slabs);
-    const gt = await ComputeGate.open(b);
-    gate = gt;
+    gt = await ComputeGate.open(b);
+    const gate = gt;
     const [eA, eB] = Array.from({ length: 2 }, () => {
       const e = b.createEvent();
       events.push(e);
@@ -74,14 +74,14 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
     };
     const run = async (withAttn: boolean, withCopy: boolean) => {
       const kind = `${withAttn}${withCopy}`;
-      gt.hold(kind);
-      b.waitEvent('memory', gt.start);
+      gate.hold(kind);
+      b.waitEvent('memory', gate.start);
       if (withAttn) attn();
       if (withCopy) copies();
       b.record('compute', eA);
       b.record('memory', eB);
-      const g = await gt.release(kind);
-      return { a: b.elapsedMs(gt.start, eA), c: b.elapsedMs(gt.start, eB), enq: g.enqueueMs, gate: g.gateMs, held: g.held };
+      const g = await gate.release();
+      return { a: b.elapsedMs(gate.start, eA), c: b.elapsedMs(gate.start, eB), enq: g.enqueueMs, gate: g.gateMs, held: g.held };
     };
     // warm-up: sizes the gates from each kind's enqueue time and the gate's own GEMV time
     await run(true, true);
@@ -122,7 +122,7 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
   } finally {
     await b.synchronize(); // nothing queued may still use what is freed
     for (const e of events) b.destroyEvent(e);
-    gate?.free();
+    gt?.free();
     for (const r of regions) b.free(r);
     cache.free();
   }

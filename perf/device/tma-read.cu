@@ -6,9 +6,9 @@
 // Patterns (every one reads every byte of the arena once per launch; a checksum over the bytes read
 // is compared with the host's, so a pattern that skips or repeats bytes fails):
 //   plain B T       ld.global 16 B per thread, 4 loads in flight, B blocks of T threads, grid-stride
-//   warp-ring S W X the tensor-core FP16 kernel's fetch: grid (splits, 8 heads), W warps per block,
+//   warp-ring S W X the tensor-core FP16 kernel's fetch: grid (X splits, 8 heads), W warps per block,
 //                   each warp a ring of S stages [K 4 KB][V 4 KB] (two bulk copies, one mbarrier),
-//                   chunk i of warp w = i * splits * W + split * W + w (strided ownership); X blocks/SM
+//                   chunk i of warp w = i * splits * W + split * W + w (strided ownership)
 //   block-ring S P  one producer thread per block, stages of one whole KV block (K 32 KB + V 32 KB in
 //                   P bulk copies each), 8 consumer warps (one per head) read their 8 KB; full and
 //                   empty mbarriers; KV block i of block b = i * gridDim + b
@@ -168,7 +168,12 @@ double timeUs(F launch, int reps = 20) {  // median of 7 batches of `reps` launc
 }
 
 int main(int argc, char** argv) {
-  const int tokens = argc > 1 ? std::atoi(argv[1]) : 32768;
+  const long tokensArg = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 32768;
+  if (tokensArg < 16 || tokensArg % 16 != 0 || tokensArg > (1 << 24)) {
+    std::fprintf(stderr, "tokens: expected a positive multiple of 16 up to 16777216, got %s\n", argc > 1 ? argv[1] : "");
+    return 2;
+  }
+  const int tokens = static_cast<int>(tokensArg);
   const int kvBlocks = tokens / 16;
   const size_t bytes = static_cast<size_t>(kvBlocks) * kBlockBytes;
   cudaDeviceProp prop{};
@@ -195,6 +200,7 @@ int main(int argc, char** argv) {
   auto report = [&](const char* name, auto launch) {
     CK(cudaMemset(sum, 0, sizeof(unsigned long long)));
     launch();
+    CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     unsigned long long got = 0;
     CK(cudaMemcpy(&got, sum, sizeof(got), cudaMemcpyDeviceToHost));

@@ -1,7 +1,9 @@
 // The gate that keeps the host's launch time out of timed trials (hil/bench/gate.ts): its sizing by
-// hand, and on the host backend that every trial is timed from the gate's end event, the gate's
-// bookkeeping counts every trial, and bad sizes are refused.
+// hand; on a scripted machine (host clock and device timeline by hand) that a trial is timed from the
+// gate's end, how many trials held, and that the gate keeps its size when its GEMVs launch slowly;
+// on the host backend the same against real streams; bad input refused.
 import { describe, expect, it } from 'vitest';
+import type { NativeBackend } from '../../hil/addon-types.js';
 import { openBackend } from '../../hil/backend.js';
 import { ComputeGate, gateReps, MAX_GATE, timeOpGated } from '../../hil/bench/gate.js';
 import { backendAvailability } from './availability.js';
@@ -21,6 +23,99 @@ describe('gate sizing', () => {
   it('never queues more than MAX_GATE GEMVs, whatever the work', () => {
     expect(gateReps(1e9, 45, 5)).toBe(MAX_GATE);
     expect(MAX_GATE).toBeLessThan(1024); // inside the launch queue
+  });
+});
+
+/**
+ * A scripted machine: one compute stream whose ops run back to back on the device, a host clock that
+ * each call advances by its launch cost (ms). An op starts when the host has queued it and the
+ * stream is free; an event completes when the stream reaches it.
+ */
+class ScriptedGpu {
+  host = 0;
+  private busyUntil = 0;
+  private nextId = 1;
+  private readonly events = new Map<number, number>();
+  readonly gates: number[] = []; // GEMVs per gemv() call
+  constructor(
+    private readonly gemvMs: number,
+    private readonly launchMs: number,
+  ) {}
+  private run(hostMs: number, deviceMs: number): void {
+    this.host += hostMs;
+    this.busyUntil = Math.max(this.busyUntil, this.host) + deviceMs;
+  }
+  alloc(): number {
+    return this.nextId++;
+  }
+  free(): void {}
+  write(): void {}
+  createEvent(): number {
+    const id = this.nextId++;
+    this.events.set(id, NaN);
+    return id;
+  }
+  destroyEvent(id: number): void {
+    if (!this.events.delete(id)) throw new Error(`event ${id} destroyed twice or never made`);
+  }
+  record(_s: string, e: number): void {
+    this.busyUntil = Math.max(this.busyUntil, this.host);
+    this.events.set(e, this.busyUntil);
+  }
+  gemv(_s: string, _g: unknown, reps = 1): void {
+    this.gates.push(reps);
+    for (let i = 0; i < reps; i++) this.run(this.launchMs, this.gemvMs);
+  }
+  /** the trial's op: `hostMs` to queue it, `deviceMs` to run it */
+  op(hostMs: number, deviceMs: number): void {
+    this.run(hostMs, deviceMs);
+  }
+  async synchronize(): Promise<void> {
+    this.host = Math.max(this.host, this.busyUntil);
+  }
+  elapsedMs(a: number, b: number): number {
+    return this.events.get(b)! - this.events.get(a)!;
+  }
+  asBackend(): NativeBackend {
+    return this as unknown as NativeBackend;
+  }
+}
+
+describe('gate on a scripted machine', () => {
+  it('times the trial from the gate end: the op alone, every trial held', async () => {
+    // GEMV 45 us, its launch 5 us; the trial: 300 us to queue, 50 us of device time for 2 ops
+    const m = new ScriptedGpu(0.045, 0.005);
+    const gate = await ComputeGate.open(m.asBackend(), 64, () => m.host);
+    const r = await timeOpGated(m.asBackend(), gate, 7, 2, () => m.op(0.3, 0.05));
+    gate.free();
+    expect(r.trials).toBe(7);
+    expect(r.held).toBe(7);
+    expect(r.ms).toBeCloseTo(0.025, 9); // 50 us / 2 ops: none of the host's 300 us
+    // after the first warm-up trial the kind's 300 us are known: (1.5 * 300 + 20) / (45 - 5) -> 12 GEMVs
+    expect(m.gates.slice(-7)).toEqual([12, 12, 12, 12, 12, 12, 12]);
+    expect(r.gateMs).toBeCloseTo(0.005 + 12 * 0.045, 9); // from g0: the first launch, then 12 GEMVs back to back
+  });
+  it('does not grow when the GEMVs launch about as slowly as they run', async () => {
+    // launch 44 us, GEMV 45 us: the gate cannot outrun the host, but it stays the same size
+    const m = new ScriptedGpu(0.045, 0.044);
+    const gate = await ComputeGate.open(m.asBackend(), 64, () => m.host);
+    const r = await timeOpGated(m.asBackend(), gate, 50, 1, () => m.op(0.3, 0.05));
+    gate.free();
+    // each GEMV counts as a quarter of its time as learned from the gate, (44 + 41 * 45) / 41 = 46.07 us:
+    // (1.5 * 300 + 20) / 11.52 -> 41 GEMVs in every trial (sized from the whole enqueue time, the gate grew)
+    expect(new Set(m.gates.slice(-50))).toEqual(new Set([41]));
+    expect(r.held).toBe(0); // 41 GEMVs end at 44 + 41 * 45 = 1889 us, the host queues until 41 * 44 + 300 = 2104 us
+  });
+  it('refuses a release without a hold, a second hold, and trials or repeat of 0', async () => {
+    const m = new ScriptedGpu(0.045, 0.005);
+    const gate = await ComputeGate.open(m.asBackend(), 64, () => m.host);
+    await expect(gate.release()).rejects.toThrow(/release\(\) without a hold\(\)/);
+    gate.hold('a');
+    expect(() => gate.hold('b')).toThrow(/hold\("b"\) while the trial "a" is not released/);
+    await gate.release();
+    await expect(timeOpGated(m.asBackend(), gate, 0, 1, () => {})).rejects.toThrow(/trials: expected a positive integer, got 0/);
+    await expect(timeOpGated(m.asBackend(), gate, 3, 0, () => {})).rejects.toThrow(/repeat: expected a positive integer, got 0/);
+    gate.free();
   });
 });
 

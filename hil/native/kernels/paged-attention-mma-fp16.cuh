@@ -122,6 +122,7 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   __shared__ __align__(8) uint64_t sBar[WM][S];
   const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&sBar[warp][0]));
   initStageBarriers<S>(bar0, lane);
+  const uint64_t pol = evictFirst ? l2EvictFirstPolicy() : 0;
   // Fills stage `slot` with the warp's k-th chunk, if any.
   auto issue = [&](int k, int slot) {
     const unsigned bit = 1u << slot;
@@ -151,7 +152,6 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
           const uint8_t* kc = arena + offset + static_cast<size_t>(row) * RB;
           mbarArriveExpectTx(bar, SB);
           if (evictFirst) {  // the KV stream leaves L2 first: the table, q and partials stay
-            const uint64_t pol = l2EvictFirstPolicy();
             bulkCopyHint(ringS + slot * SB, kc, 4096, bar, pol);
             bulkCopyHint(ringS + slot * SB + 4096, kc + vOff, 4096, bar, pol);
           } else {

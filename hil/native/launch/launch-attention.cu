@@ -450,12 +450,14 @@ bool mmaFp16On() {
 // Whether the call's KV bytes (FP16) exceed the device's L2: the KV then streams from DRAM at every
 // launch, and nothing of it is left in L2 for the next one.
 bool kvExceedsL2(const AttentionShape& s) {
-  static const int l2 = [] {
-    int dev = 0, bytes = 0;
-    HIL_CUDA(cudaGetDevice(&dev));
-    HIL_CUDA(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, dev));
-    return bytes;
-  }();
+  static std::atomic<int> l2Of[64] = {};  // per device (L2 bytes, 0 = not read yet)
+  int dev = 0;
+  HIL_CUDA(cudaGetDevice(&dev));
+  int l2 = dev < 64 ? l2Of[dev].load(std::memory_order_relaxed) : 0;
+  if (l2 == 0) {
+    HIL_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    if (dev < 64) l2Of[dev].store(l2, std::memory_order_relaxed);
+  }
   const double kvBytes = static_cast<double>(s.contextTokens) * s.kvHeads * s.headDim * 2.0 * 2.0;
   return kvBytes > l2;
 }
@@ -467,7 +469,8 @@ int mmaFp16Early(const AttentionShape& s) {
   return early ? early : kvExceedsL2(s) ? 2 : 1;
 }
 // KVTIER_HIL_ATTN_MMA_FP16_PROBE=nomath|nomerge: measurement only, the output is wrong. nomath: the
-// kernel fetches every chunk but skips the math; nomerge: also stores no partial results
+// kernel fetches every chunk into shared memory but skips the math (and so, as compiled, the shared
+// reads); nomerge: also stores no partial results
 // (perf/HIL-NOTES.md, session 7: where the kernel's time goes beyond its fetch).
 int mmaFp16Probe() {
   static const int probe = envChoice("KVTIER_HIL_ATTN_MMA_FP16_PROBE", {{"none", 0}, {"nomath", 1}, {"nomerge", 2}}, 0);
