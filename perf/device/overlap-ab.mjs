@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 const [dist, outJson, roundsArg] = process.argv.slice(2);
 if (!dist || !outJson) throw new Error('usage: node perf/device/overlap-ab.mjs DIST OUT.json [ROUNDS]');
 const rounds = Number(roundsArg ?? 3);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`ROUNDS: expected a positive whole number, got ${roundsArg}`);
 const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
 const { openBackend } = await load('hil/backend.js');
 const { benchOverlap } = await load('hil/bench/overlap-bench.js');

@@ -462,11 +462,11 @@ bool kvExceedsL2(const AttentionShape& s) {
   return kvBytes > l2;
 }
 // KVTIER_HIL_ATTN_MMA_FP16_EARLY=n: the chunks each warp asks for before it prepares q (1 .. stages - 1).
-// Unset: 2 when the KV exceeds L2 (H100 32k, gated: 56.2-56.5 vs 56.9-57.0 us), else 1 (its first
-// chunk ahead of every warp's later ones in the memory queue; 4k 13.8-14.0 vs 14.8-15.0 us with 2).
-int mmaFp16Early(const AttentionShape& s) {
+// Unset: 2 when the KV exceeds L2 (`kvStreams`; H100 32k, gated: 56.2-56.5 vs 56.9-57.0 us), else 1
+// (its first chunk ahead of every warp's later ones in the memory queue; 4k 13.8-14.0 vs 14.8-15.0 us with 2).
+int mmaFp16Early(bool kvStreams) {
   static const int early = envInt("KVTIER_HIL_ATTN_MMA_FP16_EARLY", 0, 1, 31);
-  return early ? early : kvExceedsL2(s) ? 2 : 1;
+  return early ? early : kvStreams ? 2 : 1;
 }
 // KVTIER_HIL_ATTN_MMA_FP16_PROBE=nomath|nomerge: measurement only, the output is wrong. nomath: the
 // kernel fetches every chunk into shared memory but skips the math (and so, as compiled, the shared
@@ -479,10 +479,10 @@ int mmaFp16Probe() {
 // KVTIER_HIL_ATTN_MMA_FP16_EVICT=first|normal|auto: with first, the KV bulk copies carry an L2
 // evict-first policy, so that the stream of KV bytes (read once) does not push the block table, q
 // and the partial results out of L2 between launches. auto (default): first when the KV exceeds L2
-// (H100 32k, gated: 56.0 vs 57.0 us; 4k, L2-resident: 15.1-15.5 vs 13.8-14.0 us, so not there).
-bool mmaFp16EvictFirst(const AttentionShape& s) {
+// (`kvStreams`; H100 32k, gated: 56.0 vs 57.0 us; 4k, L2-resident: 15.1-15.5 vs 13.8-14.0 us, so not there).
+bool mmaFp16EvictFirst(bool kvStreams) {
   static const int mode = envChoice("KVTIER_HIL_ATTN_MMA_FP16_EVICT", {{"auto", 2}, {"normal", 0}, {"first", 1}}, 2);
-  return mode == 2 ? kvExceedsL2(s) : mode == 1;
+  return mode == 2 ? kvStreams : mode == 1;
 }
 int mmaFp16Stages() {
   static const int stages = envChoice("KVTIER_HIL_ATTN_MMA_FP16_STAGES", {{"2", 2}, {"3", 3}, {"4", 4}, {"6", 6}}, 3);
@@ -534,9 +534,10 @@ void launchMmaFp16(cudaStream_t st, const AttentionShape& s, int splits, const u
   mmaFp16BlocksPerSmT<S, HW>(s.kvHeads);  // raises the dynamic shared-memory limit once
   const int warps = HW ? s.kvHeads : cuda::kMmaWarps;
   const dim3 grid = HW ? dim3(splits) : dim3(splits, s.kvHeads);
+  const bool kvStreams = kvExceedsL2(s);
   launchKernel(cuda::pagedAttentionMmaFp16<S, HW>, grid, dim3(warps * 32), cuda::MmaF16Cfg<S, HW>::smemBytes(warps), st,
                pdlChain(), s, s.qHeads / s.kvHeads, arena, arenaBytes, table, q, chunksPerSplit, v3Strided(), partAcc, partMl,
-               out, mmaFp16Early(s), mmaFp16Probe(), mmaFp16EvictFirst(s));
+               out, mmaFp16Early(kvStreams), mmaFp16Probe(), mmaFp16EvictFirst(kvStreams));
   checkLaunch("pagedAttentionMmaFp16");
 }
 template <bool HW>
