@@ -1,6 +1,6 @@
 // HIL benchmarks and quality measurements on one backend; prints a summary and writes JSON.
 //   node dist/perf/hil-bench.js [--backend cuda|host|auto] [--out DIR] [--quick] [--only a,b]
-// Sections: checks, copies, attention, overlap, gemv, file, quality.
+// Sections: checks, copies, attention, overlap, prefetch, gemv, file, quality.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openBackend } from '../hil/backend.js';
@@ -10,6 +10,7 @@ import { benchBidirectional, benchCopies, benchDeviceCopy, benchSlabCopies, form
 import { benchFile } from '../hil/bench/file-bench.js';
 import { benchGemv } from '../hil/bench/gemv-bench.js';
 import { benchOverlap } from '../hil/bench/overlap-bench.js';
+import { benchPrefetch } from '../hil/bench/prefetch-bench.js';
 import { runAllKernelChecks } from '../hil/checks/kernel-checks.js';
 import { type QualityOptions, measureQuality, sinkRecentPolicy, uniformPolicy } from '../hil/quality.js';
 import { qualityTable, writeQualityTable } from '../hil/quality-table.js';
@@ -20,7 +21,14 @@ const arg = (name: string, fallback: string): string => {
   return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
 };
 const quick = args.includes('--quick');
-const only = new Set(arg('only', 'checks,copies,attention,overlap,gemv,file,quality').split(','));
+const SECTIONS = ['checks', 'copies', 'attention', 'overlap', 'prefetch', 'gemv', 'file', 'quality'];
+const only = new Set(arg('only', SECTIONS.join(',')).split(','));
+for (const name of only) {
+  if (!SECTIONS.includes(name)) {
+    console.error(`--only: unknown section "${name}"; choices: ${SECTIONS.join(', ')}`);
+    process.exit(2);
+  }
+}
 const outDir = arg('out', process.env.OUT ?? 'runs/hil-bench');
 mkdirSync(outDir, { recursive: true });
 
@@ -114,6 +122,21 @@ await section('overlap', async () => {
   const r = await benchOverlap(b, quick ? { contextTokens: 4096, attnRepeat: 4, slabBytes: 2 * MiB, slabs: 4 } : { contextTokens: 32768, attnRepeat: 20, slabBytes: 2 * MiB, slabs: 16 });
   log(`overlap: compute ${r.computeMs.toFixed(3)} ms, copy ${r.copyMs.toFixed(3)} ms (${r.copyBytes / MiB} MiB), both ${r.bothMs.toFixed(3)} ms, compute while copying ${r.computeWhileCopyingMs.toFixed(3)} ms, masking efficiency ${(100 * r.maskingEfficiency).toFixed(1)}% (gate held in ${r.gateHeld} of ${r.gateTrials} trials)`);
   return r;
+});
+
+await section('prefetch', async () => {
+  // layer-wise prefetch: 2 MiB per layer, copied while the layer before computes, issued with it
+  const opts = { contextTokens: quick ? 4096 : 32768, layers: quick ? 4 : 16, attnPerLayer: 1, slabBytes: 2 * MiB, slabsPerLayer: 1, paced: true };
+  const r = await benchPrefetch(b, opts);
+  log(
+    `prefetch: ${r.layers} layers at ${opts.contextTokens} tokens, ${r.copyBytes / MiB} MiB: copies ${r.copyMs.toFixed(3)} ms, kernels ${r.computeMs.toFixed(3)} ms alone and ${r.computeUnderCopiesMs.toFixed(3)} ms under the copies, ` +
+      `step ${r.latencyAloneMs.toFixed(3)} ms alone and ${r.latencyMs.toFixed(3)} ms with them; compute stream still ${(1000 * r.gapsAloneMs).toFixed(1)} us alone and ${(1000 * r.stallMs).toFixed(1)} us with copies (gate held in ${r.gateHeld} of ${r.gateTrials} trials)`,
+  );
+  log(
+    `TARGET masking efficiency ${(100 * r.maskingEfficiency).toFixed(1)}% (1 - stall / copy time, the stall the copies cost: ${(1000 * r.transferStallMs).toFixed(1)} us; target >= 95% when the copies fit: ${r.copyMs.toFixed(3)} vs ${r.computeMs.toFixed(3)} ms). ` +
+      `Every gap counted: ${(100 * r.maskingEveryGap).toFixed(1)}%. Kernels slowed by ${(100 * r.slowdownShare).toFixed(1)}% of the copy time; counting that as stall too: ${(100 * r.maskingCountingSlowdown).toFixed(1)}%`,
+  );
+  return { ...r, options: opts };
 });
 
 await section('gemv', async () => {

@@ -19,6 +19,8 @@ export interface OverlapRow {
   copyMs: number;
   bothMs: number;
   computeWhileCopyingMs: number;
+  /** the copies' end in the trial with both, from the gate end (ms): slowed by the compute? */
+  copyWhileComputingMs: number;
   copyBytes: number;
   maskingEfficiency: number;
   /** host time to enqueue one trial, the gate's launches included, max over trials (ms) */
@@ -88,7 +90,7 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
     await run(true, true);
     await run(true, false);
     await run(false, true);
-    const compute: number[] = [], copy: number[] = [], both: number[] = [], computeBoth: number[] = [], enq: number[] = [], gates: number[] = [];
+    const compute: number[] = [], copy: number[] = [], both: number[] = [], computeBoth: number[] = [], copyBoth: number[] = [], enq: number[] = [], gates: number[] = [];
     let held = 0;
     const note = (r: { enq: number; gate: number; held: boolean }) => {
       enq.push(r.enq);
@@ -103,6 +105,7 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
       const r = await run(true, true);
       both.push(Math.max(r.a, r.c));
       computeBoth.push(r.a);
+      copyBoth.push(r.c);
       for (const x of [a, c, r]) note(x);
     }
     const computeMs = median(compute), copyMs = median(copy), bothMs = median(both);
@@ -112,6 +115,7 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
       copyMs,
       bothMs,
       computeWhileCopyingMs: median(computeBoth),
+      copyWhileComputingMs: median(copyBoth),
       copyBytes: opts.slabBytes * opts.slabs,
       maskingEfficiency: Math.max(0, Math.min(1, 1 - stall / copyMs)),
       enqueueMs: Math.max(...enq),

@@ -3,10 +3,10 @@
 // gate's end, how many trials held, and that the gate keeps its size when its GEMVs launch slowly;
 // on the host backend the same against real streams; bad input refused.
 import { describe, expect, it } from 'vitest';
-import type { NativeBackend } from '../../hil/addon-types.js';
 import { openBackend } from '../../hil/backend.js';
 import { ComputeGate, gateReps, MAX_GATE, timeOpGated } from '../../hil/bench/gate.js';
 import { backendAvailability } from './availability.js';
+import { ScriptedGpu } from './scripted-gpu.js';
 
 const host = backendAvailability('host');
 
@@ -25,61 +25,6 @@ describe('gate sizing', () => {
     expect(MAX_GATE).toBeLessThan(1024); // inside the launch queue
   });
 });
-
-/**
- * A scripted machine: one compute stream whose ops run back to back on the device, a host clock that
- * each call advances by its launch cost (ms). An op starts when the host has queued it and the
- * stream is free; an event completes when the stream reaches it.
- */
-class ScriptedGpu {
-  host = 0;
-  private busyUntil = 0;
-  private nextId = 1;
-  private readonly events = new Map<number, number>();
-  readonly gates: number[] = []; // GEMVs per gemv() call
-  constructor(
-    private readonly gemvMs: number,
-    private readonly launchMs: number,
-  ) {}
-  private run(hostMs: number, deviceMs: number): void {
-    this.host += hostMs;
-    this.busyUntil = Math.max(this.busyUntil, this.host) + deviceMs;
-  }
-  alloc(): number {
-    return this.nextId++;
-  }
-  free(): void {}
-  write(): void {}
-  createEvent(): number {
-    const id = this.nextId++;
-    this.events.set(id, NaN);
-    return id;
-  }
-  destroyEvent(id: number): void {
-    if (!this.events.delete(id)) throw new Error(`event ${id} destroyed twice or never made`);
-  }
-  record(_s: string, e: number): void {
-    this.busyUntil = Math.max(this.busyUntil, this.host);
-    this.events.set(e, this.busyUntil);
-  }
-  gemv(_s: string, _g: unknown, reps = 1): void {
-    this.gates.push(reps);
-    for (let i = 0; i < reps; i++) this.run(this.launchMs, this.gemvMs);
-  }
-  /** the trial's op: `hostMs` to queue it, `deviceMs` to run it */
-  op(hostMs: number, deviceMs: number): void {
-    this.run(hostMs, deviceMs);
-  }
-  async synchronize(): Promise<void> {
-    this.host = Math.max(this.host, this.busyUntil);
-  }
-  elapsedMs(a: number, b: number): number {
-    return this.events.get(b)! - this.events.get(a)!;
-  }
-  asBackend(): NativeBackend {
-    return this as unknown as NativeBackend;
-  }
-}
 
 describe('gate on a scripted machine', () => {
   it('times the trial from the gate end: the op alone, every trial held', async () => {
