@@ -12,6 +12,7 @@ import { buildDeviceCache } from '../bench/device-cache.js';
 import { benchBidirectional, benchCopies, benchDeviceCopy } from '../bench/copy-bench.js';
 import { benchGemv } from '../bench/gemv-bench.js';
 import { benchLayoutCopies, type LayoutPoint } from '../bench/layout-copy-bench.js';
+import { ComputeGate } from '../bench/gate.js';
 import { benchOverlap } from '../bench/overlap-bench.js';
 import { median } from '../bench/timing.js';
 import { loadHil } from '../load-addon.js';
@@ -92,11 +93,19 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const contexts = o.quick ? [256, 1024] : [1024, 2048, 4096, 8192, 16384, 32768];
   const kernels: Measurements['kernels'] = [];
   const precs: Precision[] = o.quick ? ['fp16'] : ['fp16', 'int8', 'int4'];
-  for (const precision of precs) {
-    for (const ctx of precision === 'fp16' ? contexts : contexts.filter((c) => c >= 4096)) {
-      const r = await benchAttention(b, { label: precision, contextTokens: ctx, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, precisionOf: () => precision }, o.quick ? 3 : 10);
-      kernels.push({ kind: 'attention', precision, context: ctx, bytes: r.kvBytes, us: r.us, label: `attention ${precision} ${ctx}` });
+  // on cuda every trial behind a gate (bench/gate.ts), so that the host's time to launch a trial's
+  // first call is not timed (perf/HIL-NOTES.md, session 7: ~2.7 us per call at 32k)
+  const gate = cuda ? await ComputeGate.open(b) : undefined;
+  try {
+    for (const precision of precs) {
+      for (const ctx of precision === 'fp16' ? contexts : contexts.filter((c) => c >= 4096)) {
+        const r = await benchAttention(b, { label: precision, contextTokens: ctx, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, precisionOf: () => precision, ...(gate ? { gate } : {}) }, o.quick ? 3 : 10);
+        kernels.push({ kind: 'attention', precision, context: ctx, bytes: r.kvBytes, us: r.us, label: `attention ${precision} ${ctx}` });
+        if (gate) log(`  attention ${precision} ${ctx}: ${r.us.toFixed(1)} us (gate held in ${r.gateHeld} of ${r.gateTrials} trials)`);
+      }
     }
+  } finally {
+    gate?.free();
   }
   const rowsW = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
   const shapes: [string, number, number][] = [[`layer ${rowsW}x${m.hidden}`, rowsW, m.hidden]];
