@@ -33,7 +33,7 @@ for (const kind of ['cuda', 'host']) {
   b.close();
 }
 
-const benchArgs = [resolve(dist, 'perf/hil-bench.js'), '--backend', status.available ? 'cuda' : 'host', '--out', out, '--only', opt('only', 'copies,attention,overlap,gemv,file,quality')];
+const benchArgs = [resolve(dist, 'perf/hil-bench.js'), '--backend', status.available ? 'cuda' : 'host', '--out', out, '--only', opt('only', 'copies,attention,overlap,prefetch,gemv,file,quality')];
 if (args.includes('--quick')) benchArgs.push('--quick');
 const r = spawnSync(process.execPath, benchArgs, { stdio: 'inherit' });
 process.exit(failed > 0 ? 1 : (r.status ?? 1));

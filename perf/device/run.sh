@@ -34,6 +34,7 @@ if [ "$WHAT" != compare ] && [ "$WHAT" != overlap ] && [ "${SKIP_CHECKS:-0}" = 0
   $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/bench" > "$OUT/checks-default.txt" 2>&1 || rc=1
   grep -E "checks passed|^FAIL" "$OUT/checks-default.txt"
   grep -E "^attention L=" "$OUT/checks-default.txt" | sed -E 's/steps\/s.*//' | head -40
+  grep -E "^TARGET|^overlap:|^prefetch:" "$OUT/checks-default.txt"
   KVTIER_HIL_ATTN_MMA=0 $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/bench-mma0" --only attention > "$OUT/checks-mma0.txt" 2>&1 || rc=1
   grep -E "checks passed|^FAIL" "$OUT/checks-mma0.txt"
   echo "checks + benchmarks: $(( $(date +%s) - T0 )) s"
