@@ -113,6 +113,21 @@ export class ComputeGate {
     return { gateMs, enqueueMs, held: gateMs >= enqueueMs };
   }
 
+  /**
+   * hold(kind), enqueue() (the trial's ops), release(). If enqueue throws, the gate is released (the
+   * device drained) before the error goes on, so that the gate stays usable.
+   */
+  async trial(kind: string, enqueue: () => void): Promise<GateTrial> {
+    this.hold(kind);
+    try {
+      enqueue();
+    } catch (e) {
+      await this.release().catch(() => undefined);
+      throw e;
+    }
+    return this.release();
+  }
+
   free(): void {
     this.b.destroyEvent(this.g0);
     this.b.destroyEvent(this.start);
@@ -143,10 +158,10 @@ export async function timeOpGated(
   try {
     for (let t = -2; t < trials; t++) {
       // two warm-up trials: the first sizes the gate from a guess, the second from this kind's enqueue time
-      gate.hold(kind);
-      enqueue();
-      b.record('compute', e1);
-      const r = await gate.release();
+      const r = await gate.trial(kind, () => {
+        enqueue();
+        b.record('compute', e1);
+      });
       if (t < 0) continue;
       if (r.held) held++;
       gateMs = Math.min(gateMs, r.gateMs);

@@ -10,7 +10,7 @@
 // how many trials the gate held (lasted at least the trial's host enqueue time, its own launches
 // included); where it did not, the last calls queued after the start event may have started late.
 import type { NativeBackend } from '../addon-types.js';
-import { buildDeviceCache } from './device-cache.js';
+import { openCopyRig } from './copy-rig.js';
 import { ComputeGate } from './gate.js';
 import { median } from './timing.js';
 
@@ -44,23 +44,10 @@ export interface OverlapOptions {
 }
 
 export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trials = 5): Promise<OverlapRow> {
-  const g = { kvHeads: 8, blockTokens: 16, headDim: 128, groupSize: 128 };
-  const blocks = Math.ceil(opts.contextTokens / 16);
-  const cache = buildDeviceCache(b, g, Array.from({ length: blocks }, () => 'fp16' as const));
-  const regions: number[] = [];
-  const alloc = (kind: 'device' | 'pinned', bytes: number) => {
-    const r = b.alloc(kind, bytes);
-    regions.push(r);
-    return r;
-  };
+  const rig = openCopyRig(b, { contextTokens: opts.contextTokens, copyBytes: opts.slabBytes * opts.slabs, direction: opts.direction, uniformFp16: opts.uniformFp16 });
   const events: number[] = [];
   let gt: ComputeGate | undefined;
   try {
-    const q = alloc('device', 32 * 128 * 4);
-    const out = alloc('device', 32 * 128 * 4);
-    b.write(q, 0, new Float32Array(32 * 128).fill(0.01));
-    const host = alloc('pinned', opts.slabBytes * opts.slabs);
-    const dev = alloc('device', opts.slabBytes * opts.slabs);
     gt = await ComputeGate.open(b);
     const gate = gt;
     const [eA, eB] = Array.from({ length: 2 }, () => {
@@ -68,21 +55,18 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
       events.push(e);
       return e;
     });
-    const attn = () =>
-      b.attention('compute', { arena: cache.arena, table: cache.table, q, out, qHeads: 32, kvHeads: 8, contextTokens: opts.contextTokens, ...(opts.uniformFp16 ? { uniformPrecision: 'fp16' as const } : {}) }, opts.attnRepeat);
-    const [dst, src] = opts.direction === 'd2h' ? [host, dev] : [dev, host];
+    const attn = () => b.attention('compute', rig.op, opts.attnRepeat);
     const copies = () => {
-      for (let i = 0; i < opts.slabs; i++) b.copy('memory', dst, i * opts.slabBytes, src, i * opts.slabBytes, opts.slabBytes);
+      for (let i = 0; i < opts.slabs; i++) b.copy('memory', rig.dst, i * opts.slabBytes, rig.src, i * opts.slabBytes, opts.slabBytes);
     };
     const run = async (withAttn: boolean, withCopy: boolean) => {
-      const kind = `${withAttn}${withCopy}`;
-      gate.hold(kind);
-      b.waitEvent('memory', gate.start);
-      if (withAttn) attn();
-      if (withCopy) copies();
-      b.record('compute', eA);
-      b.record('memory', eB);
-      const g = await gate.release();
+      const g = await gate.trial(`overlap:${withAttn}${withCopy}`, () => {
+        b.waitEvent('memory', gate.start);
+        if (withAttn) attn();
+        if (withCopy) copies();
+        b.record('compute', eA);
+        b.record('memory', eB);
+      });
       return { a: b.elapsedMs(gate.start, eA), c: b.elapsedMs(gate.start, eB), enq: g.enqueueMs, gate: g.gateMs, held: g.held };
     };
     // warm-up: sizes the gates from each kind's enqueue time and the gate's own GEMV time
@@ -124,10 +108,12 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
       gateTrials: gates.length,
     };
   } finally {
-    await b.synchronize(); // nothing queued may still use what is freed
-    for (const e of events) b.destroyEvent(e);
-    gt?.free();
-    for (const r of regions) b.free(r);
-    cache.free();
+    try {
+      await b.synchronize(); // nothing queued may still use what is freed
+    } finally {
+      for (const e of events) b.destroyEvent(e);
+      gt?.free();
+      rig.free();
+    }
   }
 }

@@ -1,6 +1,7 @@
 // Layer-wise prefetch on two streams, with the stall measured as the HIL executor measures it
-// (hil/executor/run-plan.ts: stall = latency - kernel time on the compute stream) and masking as
-// DESIGN.md defines it: 1 - stall / transfer time, the stall being what the transfers cost.
+// (hil/executor/run-plan.ts: stall = latency - kernel time on the compute stream), less what the
+// compute stream also stands still without copies, and masking as DESIGN.md defines it:
+// 1 - stall / transfer time, the stall being what the transfers cost.
 //
 // A trial is one decode step of `layers` layers. The memory stream copies the KV of layer l + 1
 // while layer l computes: paced (each layer's copies wait for the layer's kernels to start, as an
@@ -21,7 +22,7 @@
 // - maskingCountingSlowdown: 1 - (latency with copies - latency alone) / copy time, the measure of
 //   overlap-bench.ts, which counts that slowdown as stall too.
 import type { NativeBackend } from '../addon-types.js';
-import { buildDeviceCache } from './device-cache.js';
+import { openCopyRig } from './copy-rig.js';
 import { ComputeGate } from './gate.js';
 import { median } from './timing.js';
 
@@ -41,13 +42,15 @@ export interface PrefetchRow {
   stallMs: number;
   /** latency - kernel time, in the trial without copies (ms) */
   gapsAloneMs: number;
-  /** stallMs - gapsAloneMs, at least 0: what the transfers cost the compute stream in waiting (ms) */
+  /** what the transfers cost the compute stream in waiting: per trial round, the stall less the gaps of
+   * the round's trial without copies (at least 0), median over rounds (ms) */
   transferStallMs: number;
   maskingEfficiency: number;
   maskingEveryGap: number;
   slowdownShare: number;
   maskingCountingSlowdown: number;
-  /** layers whose attention waited for its copy longer than 1 us, median over trials */
+  /** layers (the next step's first included) whose data arrived more than 1 us after the layer
+   * before had ended, median over trials */
   layersStalled: number;
   /** the copies' end in the trial with the kernels, from the gate end (ms): slowed by the kernels? */
   copyUnderComputeMs: number;
@@ -91,45 +94,42 @@ export async function runPrefetch(b: NativeBackend, gate: ComputeGate, p: Prefet
     const kEnd = Array.from({ length: L }, ev);
     const end = ev();
     const run = async (withCompute: boolean, withCopies: boolean) => {
-      gate.hold(`${withCompute}${withCopies}`);
-      b.waitEvent('memory', gate.start);
       const paced = p.paced === true && withCompute && withCopies;
       const copyLayer = (l: number) => {
         p.copies(l);
         b.record('memory', copied[l]!);
       };
-      if (withCopies && !paced) for (let l = 0; l < L; l++) copyLayer(l);
-      if (withCompute) {
-        for (let l = 0; l < L; l++) {
-          if (withCopies && l > 0) b.waitEvent('compute', copied[l - 1]!);
-          b.record('compute', kStart[l]!);
-          p.attention(l);
-          b.record('compute', kEnd[l]!);
-          if (paced) {
-            b.waitEvent('memory', kStart[l]!);
-            copyLayer(l);
+      const g = await gate.trial(`prefetch:${withCompute}${withCopies}`, () => {
+        b.waitEvent('memory', gate.start);
+        if (withCopies && !paced) for (let l = 0; l < L; l++) copyLayer(l);
+        if (withCompute) {
+          for (let l = 0; l < L; l++) {
+            if (withCopies && l > 0) b.waitEvent('compute', copied[l - 1]!);
+            b.record('compute', kStart[l]!);
+            p.attention(l);
+            b.record('compute', kEnd[l]!);
+            if (paced) {
+              b.waitEvent('memory', kStart[l]!);
+              copyLayer(l);
+            }
           }
+          if (withCopies) b.waitEvent('compute', copied[L - 1]!);
+          b.record('compute', end);
         }
-        if (withCopies) b.waitEvent('compute', copied[L - 1]!);
-        b.record('compute', end);
-      }
-      const g = await gate.release();
+      });
       let kernel = 0;
       let stalledLayers = 0;
       const copiedAt: number[] = [], readyAt: number[] = [];
+      if (withCompute) {
+        for (let l = 0; l < L; l++) kernel += b.elapsedMs(kStart[l]!, kEnd[l]!);
+      }
       if (withCompute && withCopies) {
         for (let l = 0; l < L; l++) {
           copiedAt.push(b.elapsedMs(gate.start, copied[l]!));
           readyAt.push(b.elapsedMs(gate.start, l + 1 < L ? kStart[l + 1]! : end));
+          // layer l + 1 (the last: the next step's first) waited for its data when it came after layer l ended
+          if (b.elapsedMs(kEnd[l]!, copied[l]!) > 1e-3) stalledLayers++;
         }
-      }
-      if (withCompute) {
-        for (let l = 0; l < L; l++) {
-          kernel += b.elapsedMs(kStart[l]!, kEnd[l]!);
-          const wait = l > 0 ? b.elapsedMs(kEnd[l - 1]!, kStart[l]!) : 0;
-          if (withCopies && wait > 1e-3) stalledLayers++;
-        }
-        if (withCopies && b.elapsedMs(kEnd[L - 1]!, end) > 1e-3) stalledLayers++;
       }
       return {
         latency: withCompute ? b.elapsedMs(gate.start, end) : NaN,
@@ -143,7 +143,7 @@ export async function runPrefetch(b: NativeBackend, gate: ComputeGate, p: Prefet
     };
     // warm-up: sizes each kind's gate from its own enqueue time
     for (const [c, x] of [[true, true], [true, true], [true, false], [false, true]] as const) await run(c, x);
-    const alone: number[] = [], aloneLat: number[] = [], gaps: number[] = [], copy: number[] = [], withK: number[] = [], withLat: number[] = [], stall: number[] = [], stalled: number[] = [], copyUnder: number[] = [];
+    const alone: number[] = [], aloneLat: number[] = [], gaps: number[] = [], transfer: number[] = [], copy: number[] = [], withK: number[] = [], withLat: number[] = [], stall: number[] = [], stalled: number[] = [], copyUnder: number[] = [];
     let lastTrial = { copied: [] as number[], ready: [] as number[] };
     let held = 0;
     for (let t = 0; t < trials; t++) {
@@ -157,6 +157,7 @@ export async function runPrefetch(b: NativeBackend, gate: ComputeGate, p: Prefet
       withK.push(w.kernel);
       withLat.push(w.latency);
       stall.push(Math.max(0, w.latency - w.kernel));
+      transfer.push(Math.max(0, w.latency - w.kernel - (a.latency - a.kernel)));
       stalled.push(w.stalledLayers);
       copyUnder.push(w.copyEnd);
       lastTrial = { copied: w.copiedAt, ready: w.readyAt };
@@ -164,7 +165,7 @@ export async function runPrefetch(b: NativeBackend, gate: ComputeGate, p: Prefet
     }
     const copyMs = median(copy), computeMs = median(alone), computeUnderCopiesMs = median(withK);
     const latencyAloneMs = median(aloneLat), latencyMs = median(withLat), stallMs = median(stall), gapsAloneMs = median(gaps);
-    const transferStallMs = Math.max(0, stallMs - gapsAloneMs);
+    const transferStallMs = median(transfer);
     return {
       layers: L,
       copyBytes: p.copyBytes,
@@ -187,8 +188,11 @@ export async function runPrefetch(b: NativeBackend, gate: ComputeGate, p: Prefet
       gateTrials: 3 * trials,
     };
   } finally {
-    await b.synchronize(); // no queued wait or record may still use an event
-    for (const e of events) b.destroyEvent(e);
+    try {
+      await b.synchronize(); // no queued wait or record may still use an event
+    } finally {
+      for (const e of events) b.destroyEvent(e);
+    }
   }
 }
 
@@ -213,25 +217,11 @@ export async function benchPrefetch(b: NativeBackend, opts: PrefetchOptions, tri
   for (const k of ['contextTokens', 'layers', 'attnPerLayer', 'slabBytes', 'slabsPerLayer'] as const) {
     if (!Number.isInteger(opts[k]) || opts[k] < 1) throw new Error(`prefetch ${k}: expected a positive integer, got ${opts[k]}`);
   }
-  const g = { kvHeads: 8, blockTokens: 16, headDim: 128, groupSize: 128 };
-  const cache = buildDeviceCache(b, g, Array.from({ length: Math.ceil(opts.contextTokens / 16) }, () => 'fp16' as const));
-  const regions: number[] = [];
-  const alloc = (kind: 'device' | 'pinned', bytes: number) => {
-    const r = b.alloc(kind, bytes);
-    regions.push(r);
-    return r;
-  };
+  const perLayer = opts.slabBytes * opts.slabsPerLayer;
+  const rig = openCopyRig(b, { contextTokens: opts.contextTokens, copyBytes: perLayer * opts.layers, direction: opts.direction, uniformFp16: opts.uniformFp16 });
   let gate: ComputeGate | undefined;
   try {
-    const q = alloc('device', 32 * 128 * 4);
-    const out = alloc('device', 32 * 128 * 4);
-    b.write(q, 0, new Float32Array(32 * 128).fill(0.01));
-    const perLayer = opts.slabBytes * opts.slabsPerLayer;
-    const host = alloc('pinned', perLayer * opts.layers);
-    const dev = alloc('device', perLayer * opts.layers);
-    const [dst, src] = opts.direction === 'd2h' ? [host, dev] : [dev, host];
     gate = await ComputeGate.open(b);
-    const op = { arena: cache.arena, table: cache.table, q, out, qHeads: 32, kvHeads: 8, contextTokens: opts.contextTokens, ...(opts.uniformFp16 ? { uniformPrecision: 'fp16' as const } : {}) };
     return await runPrefetch(
       b,
       gate,
@@ -239,20 +229,22 @@ export async function benchPrefetch(b: NativeBackend, opts: PrefetchOptions, tri
         layers: opts.layers,
         copyBytes: perLayer * opts.layers,
         paced: opts.paced === true,
-        attention: () => b.attention('compute', op, opts.attnPerLayer),
+        attention: () => b.attention('compute', rig.op, opts.attnPerLayer),
         copies: (l) => {
           for (let i = 0; i < opts.slabsPerLayer; i++) {
             const at = l * perLayer + i * opts.slabBytes;
-            b.copy('memory', dst, at, src, at, opts.slabBytes);
+            b.copy('memory', rig.dst, at, rig.src, at, opts.slabBytes);
           }
         },
       },
       trials,
     );
   } finally {
-    await b.synchronize();
-    gate?.free();
-    for (const r of regions) b.free(r);
-    cache.free();
+    try {
+      await b.synchronize();
+    } finally {
+      gate?.free();
+      rig.free();
+    }
   }
 }

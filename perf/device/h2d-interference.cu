@@ -18,7 +18,7 @@
 //   ce 16x2M      cudaMemcpyAsync, 16 slabs of 2 MiB (the bench's row)
 //   ce 1x32M      one 32 MiB copy
 //   ce 256x128K   256 copies of 128 KiB
-//   ce paced      the 16 slabs, slab k after compute launch k has started (an event per launch)
+//   ce paced      the 16 slabs spread over the compute: slab k waits for compute launch k * launches / 16 to start
 //   ce d2h        16 x 2 MiB HBM -> host (reads HBM instead of writing it), for reference
 //   sm G st       a kernel of G blocks on the memory stream reads the mapped pinned buffer (16 B
 //                 loads, 4 in flight per thread) and stores to HBM: plain st, st.cs (streaming),
@@ -27,6 +27,7 @@
 // of the copy time; masking = 1 - max(0, both - compute) / copy. Every way's bytes are checked.
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,8 +38,9 @@
 #include "kv-fetch.cuh"
 
 
-__device__ __forceinline__ uint32_t fold(uint4 v) { return v.x ^ (v.y * 3u) ^ (v.z * 5u) ^ (v.w * 7u); }
+using kvfetch::fold;
 
+// kvfetch::plainRead's loop without its checksum atomics: the result only keeps the loads alive
 __global__ void readKernel(const uint4* __restrict__ p, size_t n16, unsigned* sink) {
   uint32_t acc = 0;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -98,11 +100,17 @@ static double median(std::vector<double> v) {
 }
 
 int main(int argc, char** argv) {
-  const int launches = argc > 1 ? std::atoi(argv[1]) : 20;
-  if (launches < 16 || launches > 400) {
+  if (argc > 3) {
+    std::fprintf(stderr, "usage: h2d-int [launches 16..400] [plain|lean|short|ring|ring6|block]\n");
+    return 2;
+  }
+  char* endp = nullptr;
+  const long launchesArg = argc > 1 ? std::strtol(argv[1], &endp, 10) : 20;
+  if ((argc > 1 && (endp == argv[1] || *endp != '\0')) || launchesArg < 16 || launchesArg > 400) {
     std::fprintf(stderr, "launches: expected a whole number from 16 to 400, got %s\n", argc > 1 ? argv[1] : "");
     return 2;
   }
+  const int launches = static_cast<int>(launchesArg);
   const std::string mode = argc > 2 ? argv[2] : "plain";
   if (mode != "plain" && mode != "lean" && mode != "short" && mode != "ring" && mode != "ring6" && mode != "block") {
     std::fprintf(stderr, "mode: expected plain, lean, short, ring, ring6 or block, got %s\n", mode.c_str());
@@ -185,9 +193,13 @@ int main(int argc, char** argv) {
       ways.push_back({"sm " + std::to_string(g) + " " + kn, pull(g, kind), false, false});
     }
 
-  // one trial: returns {compute end, copy end} from the start event, in ms (-1 where absent)
+  // one trial: returns {compute end, copy end} from the start event, in ms; counts the trials whose
+  // host enqueue took longer than the spin (their last ops may have been queued after the start)
+  int trialsRun = 0, spinShort = 0;
   auto trial = [&](bool withCompute, const Way* w) {
     spin<<<1, 32, 0, cs>>>(spinCycles);
+    CK(cudaGetLastError());
+    const auto t0 = std::chrono::steady_clock::now();
     CK(cudaEventRecord(start, cs));
     CK(cudaStreamWaitEvent(ms, start, 0));
     if (withCompute)
@@ -206,12 +218,17 @@ int main(int argc, char** argv) {
         } else {
           for (int k = 0; k < 8; k++) readKernel<<<sms * 4, 256, 0, cs>>>(kv + (k * n16 / 8), n16 / 8, sink);
         }
+        CK(cudaGetLastError());
       }
     else
       for (int l = 0; l < launches; l++) CK(cudaEventRecord(launchEv[l], cs));
     if (w) w->copy(w->paced);
+    CK(cudaGetLastError());
     CK(cudaEventRecord(endC, cs));
     CK(cudaEventRecord(endM, ms));
+    const double enqueueUs = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    trialsRun++;
+    if (enqueueUs > 300.0) spinShort++;
     CK(cudaEventSynchronize(endC));
     CK(cudaEventSynchronize(endM));
     CK(cudaGetLastError());
@@ -227,12 +244,16 @@ int main(int argc, char** argv) {
   const double computeMs = median(ca);
   std::printf("%s, %d SMs; compute (%s): %d launches, %d x %zu MiB read = %.3f ms (%.0f GB/s); copies %zu MiB\n", prop.name, sms, mode.c_str(),
               mode == "short" ? 8 * launches : launches, launches, kvBytes >> 20, computeMs, launches * kvBytes / computeMs / 1e6, copyBytes >> 20);
-  std::printf("%-20s %9s %9s %9s %9s %10s %9s\n", "way", "copy ms", "GB/s", "both ms", "compute", "slowed %", "masking");
+  std::printf("%-20s %9s %9s %9s %9s %10s %9s  %s\n", "way", "copy ms", "GB/s", "both ms", "compute", "slowed %", "masking", "spin outlasted the enqueue");
   bool ok = true;
   for (const Way& w : ways) {
+    trialsRun = spinShort = 0;
     std::vector<double> cp, both, cw, comp;
     for (int t = 0; t < trials; t++) {
-      if (!w.d2h) CK(cudaMemset(dev, 0, copyBytes));
+      if (!w.d2h) {
+        CK(cudaMemsetAsync(dev, 0, copyBytes, ms));
+        CK(cudaStreamSynchronize(ms));
+      }
       comp.push_back(trial(true, nullptr).first);
       cp.push_back(trial(false, &w).second);
       if (!w.d2h) {
@@ -249,8 +270,8 @@ int main(int argc, char** argv) {
       if (w.d2h) std::memcpy(host, want.data(), copyBytes);
     }
     const double c = median(comp), x = median(cp), b = median(both), slowed = median(cw) - c;
-    std::printf("%-20s %9.3f %9.1f %9.3f %9.3f %9.1f%% %8.1f%%\n", w.name.c_str(), x, copyBytes / x / 1e6, b, median(cw), 100 * slowed / x,
-                100 * (1 - std::max(0.0, b - c) / x));
+    std::printf("%-20s %9.3f %9.1f %9.3f %9.3f %9.1f%% %8.1f%%  %d of %d\n", w.name.c_str(), x, copyBytes / x / 1e6, b, median(cw), 100 * slowed / x,
+                100 * (1 - std::max(0.0, b - c) / x), trialsRun - spinShort, trialsRun);
   }
   std::printf(ok ? "all bytes checked\n" : "SOME BYTES DIFFER\n");
   return ok ? 0 : 1;

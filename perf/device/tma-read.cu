@@ -50,8 +50,9 @@ double timeUs(F launch, int reps = 20) {  // median of 7 batches of `reps` launc
 }
 
 int main(int argc, char** argv) {
-  const long tokensArg = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 32768;
-  if (tokensArg < 16 || tokensArg % 16 != 0 || tokensArg > (1 << 24)) {
+  char* endp = nullptr;
+  const long tokensArg = argc > 1 ? std::strtol(argv[1], &endp, 10) : 32768;
+  if (argc > 2 || (argc > 1 && (endp == argv[1] || *endp != '\0')) || tokensArg < 16 || tokensArg % 16 != 0 || tokensArg > (1 << 24)) {
     std::fprintf(stderr, "tokens: expected a positive multiple of 16 up to 16777216, got %s\n", argc > 1 ? argv[1] : "");
     return 2;
   }
