@@ -1,0 +1,58 @@
+#!/bin/bash
+# The vitest suite's cuda half on the GPU machine (it has no npm): the three test files with cuda
+# describe blocks (test/hil/kernels, tiers, executor; the rest of the suite is host-only), the
+# same files CI runs with their cuda half skipped.
+#   here:  bash perf/device/vitest.sh pack   -> .device/vtmin.tar.xz (vitest and what these tests
+#          import, ~9 MB) and .device/node-inc (Node's N-API headers)
+#   there: bash perf/device/vitest.sh run    (carry: .device/node.xz .device/vtmin.tar.xz .device/node-inc)
+# There the addon is built from the tree by perf/device/build-addon.sh (the carried tree has no room
+# for a prebuilt one); the report goes to $OUT/vitest-cuda.txt.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+FILES="test/hil/kernels.test.ts test/hil/tiers.test.ts test/hil/executor.test.ts"
+case "${1:-}" in
+  pack)
+    EXCLUDE=$(git rev-parse --git-path info/exclude)
+    grep -qx '/.device/' "$EXCLUDE" 2>/dev/null || echo '/.device/' >> "$EXCLUDE"
+    mkdir -p .device/node-inc
+    [ -f .device/node.xz ] || xz -T2 -6 -c "$(command -v node)" > .device/node.xz
+    inc="$(dirname "$(command -v node)")/../include/node"
+    cp "$inc"/{js_native_api.h,js_native_api_types.h,node_api.h,node_api_types.h} .device/node-inc/
+    # vitest and the packages these tests load, with their dependencies (no compilers, types or CSS)
+    node -e '
+      const fs = require("fs"), path = require("path");
+      const seen = new Set();
+      const add = (n) => {
+        const p = path.join("node_modules", n, "package.json");
+        if (seen.has(n) || !fs.existsSync(p)) return;
+        seen.add(n);
+        const j = JSON.parse(fs.readFileSync(p));
+        for (const d of Object.keys({ ...(j.dependencies || {}), ...(j.optionalDependencies || {}) })) add(d);
+      };
+      for (const r of ["vitest", "mathjs", "seedrandom", "arquero", "commander", "node-addon-api"]) add(r);
+      const keep = [...seen].filter((n) => !/^@types\/|^undici-types$|^tsx$|esbuild|lightningcss/.test(n));
+      fs.writeFileSync(".device/vtmin.list", keep.map((n) => "node_modules/" + n).join("\n") + "\n");'
+    tar -cf - -T .device/vtmin.list | xz -T2 -6 > .device/vtmin.tar.xz
+    du -ch .device/node.xz .device/vtmin.tar.xz .device/node-inc | tail -1
+    echo 'carry: [".device/node.xz", ".device/vtmin.tar.xz", ".device/node-inc"]   command: bash perf/device/vitest.sh run'
+    ;;
+  run)
+    OUT=${OUT:-/tmp/kvtier-device-out}
+    mkdir -p "$OUT" /tmp/kvd-vt
+    xz -dc .device/node.xz > /tmp/kvd-vt/node && chmod +x /tmp/kvd-vt/node
+    tar -xJf .device/vtmin.tar.xz
+    { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$OUT/vitest-when.txt"
+    T0=$(date +%s)
+    bash perf/device/build-addon.sh .device/node-inc > "$OUT/vitest-build.txt" 2>&1 || { tail -20 "$OUT/vitest-build.txt"; exit 1; }
+    echo "addon built in $(( $(date +%s) - T0 )) s"
+    rc=0
+    /tmp/kvd-vt/node node_modules/vitest/vitest.mjs run $FILES --reporter=verbose > "$OUT/vitest-cuda.txt" 2>&1 || rc=$?
+    grep -E "Test Files|Tests |skipped|✗|×|FAIL" "$OUT/vitest-cuda.txt" | head -30
+    echo "vitest rc $rc, total $(( $(date +%s) - T0 )) s"
+    exit $rc
+    ;;
+  *)
+    echo "usage: bash perf/device/vitest.sh pack|run" >&2
+    exit 2
+    ;;
+esac
