@@ -27,9 +27,17 @@ export function openCopyRig(b: NativeBackend, o: CopyRigOptions): CopyRig {
   const g = { kvHeads: 8, blockTokens: 16, headDim: 128, groupSize: 128 };
   const cache = buildDeviceCache(b, g, Array.from({ length: Math.ceil(o.contextTokens / 16) }, () => 'fp16' as const));
   const regions: number[] = [];
+  // frees every region even when one free fails, then throws the first failure
   const free = () => {
-    for (const r of regions) b.free(r);
-    cache.free();
+    let first: unknown;
+    for (const f of [...regions.map((r) => () => b.free(r)), () => cache.free()]) {
+      try {
+        f();
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    if (first !== undefined) throw first;
   };
   try {
     const alloc = (kind: 'device' | 'pinned', bytes: number) => {

@@ -114,16 +114,24 @@ export class ComputeGate {
   }
 
   /**
-   * hold(kind), enqueue() (the trial's ops), release(). If enqueue throws, the gate is released (the
-   * device drained) before the error goes on, so that the gate stays usable.
+   * hold(kind), enqueue() (the trial's ops, queued synchronously), release(). If enqueue throws, the
+   * gate is given up without learning anything from the partial trial (the device drained) and the
+   * error goes on, so that the gate stays usable and sized as before.
    */
   async trial(kind: string, enqueue: () => void): Promise<GateTrial> {
     this.hold(kind);
+    let queued: unknown;
     try {
-      enqueue();
+      queued = enqueue();
     } catch (e) {
-      await this.release().catch(() => undefined);
+      this.pending = undefined;
+      await this.b.synchronize().catch(() => undefined);
       throw e;
+    }
+    if (queued !== undefined && typeof (queued as { then?: unknown }).then === 'function') {
+      this.pending = undefined;
+      await this.b.synchronize().catch(() => undefined);
+      throw new Error(`gate: trial("${kind}") got an async enqueue; its ops must be queued before it returns`);
     }
     return this.release();
   }

@@ -5,18 +5,19 @@
 #   here:  bash perf/device/vitest.sh pack   -> .device/vtmin.tar.xz (vitest and what these tests
 #          import, ~9 MB) and .device/node-inc (Node's N-API headers)
 #   there: bash perf/device/vitest.sh run    (carry: .device/node.xz .device/vtmin.tar.xz .device/node-inc)
-# There the addon is built from the tree by perf/device/build-addon.sh (the carried tree has no room
-# for a prebuilt one); the report goes to $OUT/vitest-cuda.txt.
+# There the addon is built from the tree by perf/device/build-addon.sh (nvcc and g++; the carried tree
+# has no room for a prebuilt one); the report goes to $OUT/vitest-cuda.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 FILES="test/hil/kernels.test.ts test/hil/tiers.test.ts test/hil/executor.test.ts"
 case "${1:-}" in
   pack)
-    EXCLUDE=$(git rev-parse --git-path info/exclude)
-    grep -qx '/.device/' "$EXCLUDE" 2>/dev/null || echo '/.device/' >> "$EXCLUDE"
+    git check-ignore -q .device || { echo "vitest.sh: .device/ is not ignored by git" >&2; exit 2; }
     mkdir -p .device/node-inc
-    [ -f .device/node.xz ] || xz -T2 -6 -c "$(command -v node)" > .device/node.xz
-    inc="$(dirname "$(command -v node)")/../include/node"
+    NODE_BIN=$(node -p process.execPath)
+    # this node's binary and headers, whatever .device/node.xz held before
+    xz -T2 -6 -c "$NODE_BIN" > .device/node.xz.tmp && mv .device/node.xz.tmp .device/node.xz
+    inc="$(dirname "$NODE_BIN")/../include/node"
     cp "$inc"/{js_native_api.h,js_native_api_types.h,node_api.h,node_api_types.h} .device/node-inc/
     # vitest and the packages these tests load, with their dependencies (no compilers, types or CSS)
     node -e '
@@ -37,6 +38,11 @@ case "${1:-}" in
     echo 'carry: [".device/node.xz", ".device/vtmin.tar.xz", ".device/node-inc"]   command: bash perf/device/vitest.sh run'
     ;;
   run)
+    # there only: it unpacks node_modules/ and builds the addon into the tree
+    if [ -e node_modules/.package-lock.json ] || [ -e hil/build/Release/kvtier_hil.node ]; then
+      echo "vitest.sh run: this tree has npm's node_modules or a built addon; run it on the GPU machine (npm test runs these tests where npm is)" >&2
+      exit 2
+    fi
     OUT=${OUT:-/tmp/kvtier-device-out}
     mkdir -p "$OUT" /tmp/kvd-vt
     xz -dc .device/node.xz > /tmp/kvd-vt/node && chmod +x /tmp/kvd-vt/node
@@ -47,7 +53,7 @@ case "${1:-}" in
     echo "addon built in $(( $(date +%s) - T0 )) s"
     rc=0
     /tmp/kvd-vt/node node_modules/vitest/vitest.mjs run $FILES --reporter=verbose > "$OUT/vitest-cuda.txt" 2>&1 || rc=$?
-    grep -E "Test Files|Tests |skipped|✗|×|FAIL" "$OUT/vitest-cuda.txt" | head -30
+    grep -E "Test Files|Tests |skipped|✗|×|FAIL" "$OUT/vitest-cuda.txt" | head -30 || true
     echo "vitest rc $rc, total $(( $(date +%s) - T0 )) s"
     exit $rc
     ;;

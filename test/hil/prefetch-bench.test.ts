@@ -117,13 +117,20 @@ describe('prefetch accounting on a scripted machine', () => {
     expect(fit.stallMs).toBeCloseTo(0, 9);
     expect(fit.copyUnderComputeMs).toBeCloseTo(0.058 * 3 + 0.041, 9);
   });
-  it('a trial that fails while it is queued leaves the gate usable', async () => {
+  it('a trial that fails while it is queued leaves the gate usable and sized as before', async () => {
     const m = new ScriptedGpu(0.045, 0.005);
     const gate = await ComputeGate.open(m.asBackend(), 64, () => m.host);
-    const p = { layers: 2, copyBytes: 1, copies: () => m.op(0.01, 0.04, 'memory'), attention: () => m.op(0.01, 0.05) };
+    // 100 us to queue each attention: a full trial takes the host 220 us to queue, the failed one 20 us
+    const p = { layers: 2, copyBytes: 1, copies: () => m.op(0.01, 0.04, 'memory'), attention: () => m.op(0.1, 0.05) };
+    await runPrefetch(m.asBackend(), gate, p);
+    const reps = gate.repsFor('prefetch:truetrue');
     await expect(runPrefetch(m.asBackend(), gate, { ...p, attention: () => { throw new Error('bad attention'); } })).rejects.toThrow(/bad attention/);
+    expect(reps).toBe(9); // (1.5 * 220 + 20) / (45 - 5)
+    expect(gate.repsFor('prefetch:truetrue')).toBe(reps);
     const r = await runPrefetch(m.asBackend(), gate, p);
     expect(r.computeMs).toBeCloseTo(0.1, 9);
+    await expect(gate.trial('x', (async () => {}) as unknown as () => void)).rejects.toThrow(/async enqueue/);
+    expect(r.gateHeld).toBe(15);
     gate.free();
   });
   it('refuses no layers and no trials', async () => {
@@ -165,8 +172,9 @@ describe.skipIf(!host.available)(`prefetch bench on the host backend${host.avail
     try {
       // 3 x 16 MiB of copies against attention over one 16-token block per layer
       const r = await benchPrefetch(b, { contextTokens: 16, layers: 3, attnPerLayer: 1, slabBytes: 8 << 20, slabsPerLayer: 2 }, 3);
+      // (layersStalled is not asserted: the host's compute thread may start milliseconds after the gate,
+      // by when the copy thread has finished some copies)
       expect(r.copyMs).toBeGreaterThan(3 * r.computeMs);
-      expect(r.layersStalled).toBeGreaterThanOrEqual(2);
       expect(r.maskingEfficiency).toBeLessThan(0.5);
     } finally {
       b.close();
