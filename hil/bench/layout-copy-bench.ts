@@ -12,7 +12,7 @@ import type { LayoutBatch, LayoutPlan } from '../calibrate/layout-batches.js';
 import type { BlockGeometry } from '../kv-format.js';
 import { buildDeviceCache } from './device-cache.js';
 import { gateReps } from './gate.js';
-import { median, timeOp } from './timing.js';
+import { EventSet, median, timeOp } from './timing.js';
 
 export interface LayoutPoint {
   direction: 'h2d' | 'd2h';
@@ -65,12 +65,8 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
     owned.push(r);
     return r;
   };
-  const events: number[] = [];
-  const ev = () => {
-    const e = b.createEvent();
-    events.push(e);
-    return e;
-  };
+  const events = new EventSet(b);
+  const ev = events.make;
   const cache = buildDeviceCache(b, g, Array.from({ length: Math.ceil(o.contextTokens / g.blockTokens) }, () => 'fp16' as const));
   try {
     const pool = alloc('pinned', plan.hostBytes);
@@ -165,7 +161,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
     try {
       await b.synchronize();
     } finally {
-      for (const e of events) b.destroyEvent(e);
+      events.destroyAll();
       for (const r of owned) b.free(r);
       cache.free();
     }

@@ -12,7 +12,7 @@
 import type { NativeBackend } from '../addon-types.js';
 import { openCopyRig } from './copy-rig.js';
 import { ComputeGate } from './gate.js';
-import { median } from './timing.js';
+import { EventSet, median } from './timing.js';
 
 export interface OverlapRow {
   computeMs: number;
@@ -45,16 +45,12 @@ export interface OverlapOptions {
 
 export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trials = 5): Promise<OverlapRow> {
   const rig = openCopyRig(b, { contextTokens: opts.contextTokens, copyBytes: opts.slabBytes * opts.slabs, direction: opts.direction, uniformFp16: opts.uniformFp16 });
-  const events: number[] = [];
+  const events = new EventSet(b);
   let gt: ComputeGate | undefined;
   try {
     gt = await ComputeGate.open(b);
     const gate = gt;
-    const [eA, eB] = Array.from({ length: 2 }, () => {
-      const e = b.createEvent();
-      events.push(e);
-      return e;
-    });
+    const [eA, eB] = [events.make(), events.make()];
     const attn = () => b.attention('compute', rig.op, opts.attnRepeat);
     const copies = () => {
       for (let i = 0; i < opts.slabs; i++) b.copy('memory', rig.dst, i * opts.slabBytes, rig.src, i * opts.slabBytes, opts.slabBytes);
@@ -111,7 +107,7 @@ export async function benchOverlap(b: NativeBackend, opts: OverlapOptions, trial
     try {
       await b.synchronize(); // nothing queued may still use what is freed
     } finally {
-      for (const e of events) b.destroyEvent(e);
+      events.destroyAll();
       gt?.free();
       rig.free();
     }

@@ -24,7 +24,7 @@
 import type { NativeBackend } from '../addon-types.js';
 import { openCopyRig } from './copy-rig.js';
 import { ComputeGate } from './gate.js';
-import { median } from './timing.js';
+import { EventSet, median } from './timing.js';
 
 export interface PrefetchRow {
   layers: number;
@@ -82,12 +82,8 @@ export async function runPrefetch(b: NativeBackend, gate: ComputeGate, p: Prefet
   if (!Number.isInteger(p.layers) || p.layers < 1) throw new Error(`prefetch layers: expected a positive integer, got ${p.layers}`);
   if (!Number.isInteger(trials) || trials < 1) throw new Error(`prefetch trials: expected a positive integer, got ${trials}`);
   const L = p.layers;
-  const events: number[] = [];
-  const ev = () => {
-    const e = b.createEvent();
-    events.push(e);
-    return e;
-  };
+  const events = new EventSet(b);
+  const ev = events.make;
   try {
     const copied = Array.from({ length: L }, ev);
     const kStart = Array.from({ length: L }, ev);
@@ -191,7 +187,7 @@ export async function runPrefetch(b: NativeBackend, gate: ComputeGate, p: Prefet
     try {
       await b.synchronize(); // no queued wait or record may still use an event
     } finally {
-      for (const e of events) b.destroyEvent(e);
+      events.destroyAll();
     }
   }
 }

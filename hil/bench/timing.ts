@@ -2,6 +2,20 @@
 // events on one stream; the result is the median per-op time over trials.
 import type { NativeBackend, StreamName } from '../addon-types.js';
 
+/** Events made by `make()` and destroyed together by `destroyAll()`, once nothing queued uses them. */
+export class EventSet {
+  private readonly events: number[] = [];
+  constructor(private readonly b: NativeBackend) {}
+  readonly make = (): number => {
+    const e = this.b.createEvent();
+    this.events.push(e);
+    return e;
+  };
+  destroyAll(): void {
+    for (const e of this.events.splice(0)) this.b.destroyEvent(e);
+  }
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;

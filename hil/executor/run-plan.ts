@@ -11,6 +11,7 @@
  * (`host_gap`, e.g. a file read the host had to finish first). Step stall = latency - kernel time.
  */
 import type { NativeBackend, NativeFileTier, StreamName } from '../addon-types.js';
+import { EventSet } from '../bench/timing.js';
 import { loadHil } from '../load-addon.js';
 import { packBlock } from '../block-pack.js';
 import { type Precision, blockBytes, codesBytes, kMetaOffset, metaBytes, sectionElems, vMetaOffset, vOffset } from '../kv-format.js';
@@ -112,12 +113,8 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
     return r;
   };
   let file: NativeFileTier | undefined;
-  const events: number[] = [];
-  const ev = () => {
-    const e = b.createEvent();
-    events.push(e);
-    return e;
-  };
+  const events = new EventSet(b);
+  const ev = events.make;
   try {
     const usesHost = p.initial.some((x) => x.region === 'dram') || p.steps.some((s) => s.ops.some((x) => (x.o === 'copy' && (x.src === 'dram' || x.dst === 'dram')) || x.o === 'fileRead'));
     regions.set('arena', alloc('device', p.arenaBytes));
@@ -385,7 +382,7 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
       /* the error that got us here matters more */
     }
     file?.close();
-    for (const e of events) b.destroyEvent(e);
+    events.destroyAll();
     for (const id of owned) b.free(id);
   }
 }

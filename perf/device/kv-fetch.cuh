@@ -33,7 +33,8 @@ __device__ __forceinline__ void addSum(unsigned long long* sum, uint32_t acc) {
   if (threadIdx.x % 32 == 0) atomicAdd(sum, w);
 }
 
-__global__ void plainRead(const uint4* __restrict__ p, size_t n16, unsigned long long* sum) {
+// this thread's share of a grid-stride read of p[0, n16), 4 loads of 16 B in flight, folded
+__device__ __forceinline__ uint32_t foldGridStride(const uint4* __restrict__ p, size_t n16) {
   uint32_t acc = 0;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -42,8 +43,10 @@ __global__ void plainRead(const uint4* __restrict__ p, size_t n16, unsigned long
     acc += fold(a) + fold(b) + fold(c) + fold(d);
   }
   for (; i < n16; i += stride) acc += fold(__ldcs(p + i));
-  addSum(sum, acc);
+  return acc;
 }
+
+__global__ void plainRead(const uint4* __restrict__ p, size_t n16, unsigned long long* sum) { addSum(sum, foldGridStride(p, n16)); }
 
 // lanes read the stage back (16 B each per 512 B), so that the bytes are used
 __device__ __forceinline__ uint32_t readStage(const uint8_t* st, int bytes, int lane) {
