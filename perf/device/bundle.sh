@@ -12,7 +12,7 @@ mkdir -p .device "$(dirname "$EXCLUDE")"
 grep -qx '/.device/' "$EXCLUDE" 2>/dev/null || echo '/.device/' >> "$EXCLUDE"
 [ -f .device/node.xz ] || xz -T2 -6 -c "$(command -v node)" > .device/node.xz
 npx tsc -p tsconfig.json
-flock /tmp/kvtier-build.lock node hil/build.mjs
+flock /tmp/kvtier-build.lock node hil/build.mjs --cuda
 B=.device/$NAME
 rm -rf "$B" && mkdir -p "$B/node_modules"
 cp -r dist "$B/dist"
