@@ -23,8 +23,13 @@ export interface PolicyView {
   readonly newBlock: boolean;
   /** tier placement and precision of every block (read only: use Actions to change them) */
   readonly cache: Readonly<KVCache>;
-  /** per-block key L2 norms of this layer, length >= nBlocks */
+  /**
+   * per-block key L2 norms of this layer, length >= nBlocks: the largest over the KV groups (the
+   * block holds every group's keys, so it is an outlier when any group's keys are); 0 = unknown
+   */
   readonly keyNorms: Float32Array;
+  /** the same per KV group (groupKeyNorms[g][b]); with one group, groupKeyNorms[0] is keyNorms */
+  readonly groupKeyNorms: readonly Float32Array[];
 }
 
 /** What a policy may ask for. Every call is checked; refused calls are counted, never applied half. */
@@ -46,17 +51,30 @@ export interface Actions {
 }
 
 /**
- * The attention of one layer at one step, as the system saw it: masses on attended blocks only.
- * Sparse form: `mass[i]` belongs to block `idx[i]` (or block i when idx is null); every other
- * attended block carries `uniform`. Masses of blocks not attended are unknown (reported as 0).
+ * The attention of one KV-head group of a layer at one step (the heads sharing one KV head, their
+ * attention averaged). Sparse form: `mass[i]` belongs to block `idx[i]` (or block i when idx is
+ * null); every other block carries `uniform`.
  */
-export interface Observation {
-  readonly step: number;
-  readonly layer: number;
-  readonly nBlocks: number;
+export interface GroupAttention {
   readonly idx: Uint32Array | null;
   readonly mass: Float32Array;
   readonly uniform: number;
+}
+
+/**
+ * The attention of one layer at one step, as the system saw it: masses on attended blocks only.
+ * The layer-level fields (`idx`, `mass`, `uniform`) are the exact mean over the KV groups: block b
+ * carries (1/G)·Σ_g (group g's listed mass on b, else group g's uniform share); in sparse form the
+ * union of the groups' listed blocks is listed (ascending) and every other block carries the mean
+ * of the groups' uniform shares. `groups` holds each group's own attention, for policies defined
+ * per head. Masses of blocks not attended are unknown (reported as 0).
+ */
+export interface Observation extends GroupAttention {
+  readonly step: number;
+  readonly layer: number;
+  readonly nBlocks: number;
+  /** per KV group (length kv_groups); with one group, groups[0] carries the layer's own fields */
+  readonly groups: readonly GroupAttention[];
   /** 1 where the kernel attended the block at this step */
   readonly attended: Uint8Array;
   /** number of 1s in `attended` */

@@ -4,6 +4,12 @@
  * applied to the KV cache accounting, then handed to the executor as batched moves), the layer's
  * attention and projections run, and the policy observes the attention on the blocks it attended.
  *
+ * KV groups: a trace step holds one row per (layer, KV-head group), `row = layer * kv_groups + group`.
+ * A layer's KV block holds every group's keys and values, so placement and eviction are per layer;
+ * the policy observes each group's attention (Observation.groups) and its exact mean (the layer-level
+ * fields, sim/group-mean.ts). Key norms are kept per group; a layer's block norm is the largest over
+ * its groups. Recall is computed per group and averaged over the groups.
+ *
  * Prefill is not timed: the whole prompt's KV is created in HBM (prefill needs it there; up to the
  * physical free HBM, `prefillCapacityBytes`, spilling beyond), the policy observes the first decode
  * step's attention as a stand-in for the prompt's attention, and its prefill decisions are applied to
@@ -12,14 +18,15 @@
  */
 import type { Executor, LayerWork, MoveBatch, StepTiming, TransferReason } from './executor.js';
 import { DROPPED, KVCache } from './kv-cache.js';
-import type { Actions, Observation, Policy, PolicyView } from '../policies/policy.js';
+import type { Actions, GroupAttention, Observation, Policy, PolicyView } from '../policies/policy.js';
 import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
+import { GroupMean, rowUniform } from './group-mean.js';
 
 export interface StepResult {
   step: number;
   contextTokens: number;
   timing: StepTiming;
-  /** per layer: share of the true attention mass on attended blocks */
+  /** per layer: share of the true attention mass on attended blocks, averaged over the KV groups */
   recall: Float64Array;
 }
 
@@ -33,6 +40,7 @@ export interface DriverCounters {
 
 type Stamp = { reason: TransferReason; fromTier: number; toTier: number; fromBits: number; toBits: number };
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type MutableGroup = { idx: Uint32Array | null; mass: Float32Array; uniform: number };
 
 export class ReplayDriver<H> implements Actions {
   private readonly counts: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0 };
@@ -47,13 +55,23 @@ export class ReplayDriver<H> implements Actions {
     this.flushCount();
     return this.counts;
   }
-  /** optional: called after each decode layer's attention with what it attended (quality measures) */
-  layerHook?: (step: number, layer: number, obs: Observation, la: LayerAttention) => void;
+  /**
+   * optional: called after each decode layer's attention with what it attended and the layer's trace
+   * rows, one per KV group (quality measures; `rows` is reused: valid during the call only)
+   */
+  layerHook?: (step: number, layer: number, obs: Observation, rows: readonly LayerAttention[]) => void;
   private readonly L: number;
+  /** KV-head groups per layer (rows per layer in a trace step) */
+  private readonly G: number;
   private readonly M: number;
   private readonly B: number;
   private readonly T: number;
+  /** per layer: block key norms, the largest over the groups; per layer and group: the group's */
   private readonly keyNorms: Float32Array[];
+  private readonly groupNorms: Float32Array[][];
+  private readonly groupMean: GroupMean;
+  /** the current layer's rows (reused) */
+  private readonly rows: LayerAttention[];
   /** staged bytes per (layer, tier) and their handles */
   private readonly staged: Float64Array;
   /** 1 where block (l, b) has a staged copy this step (l * M + b) */
@@ -89,10 +107,15 @@ export class ReplayDriver<H> implements Actions {
     readonly prefillCapacityBytes = cache.capacity[0],
   ) {
     this.L = header.layers;
+    this.G = header.kv_groups;
     this.M = cache.maxBlocks;
     this.B = header.block_size;
     this.T = cache.tierNames.length;
     this.keyNorms = Array.from({ length: this.L }, () => new Float32Array(this.M));
+    // with one group the layer's norms are the group's (one array)
+    this.groupNorms = this.keyNorms.map((k) => (this.G === 1 ? [k] : Array.from({ length: this.G }, () => new Float32Array(this.M))));
+    this.groupMean = new GroupMean(this.M);
+    this.rows = new Array<LayerAttention>(this.G);
     this.staged = new Float64Array(this.L * this.T);
     this.stagedMask = new Uint8Array(this.L * this.M);
     this.pending = Array.from({ length: this.L }, () => []);
@@ -110,8 +133,10 @@ export class ReplayDriver<H> implements Actions {
       newBlock: false,
       cache,
       keyNorms: this.keyNorms[0],
+      groupKeyNorms: this.groupNorms[0],
     };
-    this.obsObj = { step: 0, layer: 0, nBlocks: 0, idx: null, mass: new Float32Array(0), uniform: 0, attended: this.masks[0], attendedCount: 0 };
+    const groups: GroupAttention[] = Array.from({ length: this.G }, (): MutableGroup => ({ idx: null, mass: new Float32Array(0), uniform: 0 }));
+    this.obsObj = { step: 0, layer: 0, nBlocks: 0, idx: null, mass: new Float32Array(0), uniform: 0, groups, attended: this.masks[0], attendedCount: 0 };
     this.skippedBytes = new Float64Array(this.T);
     this.work = {
       step: 0,
@@ -165,12 +190,13 @@ export class ReplayDriver<H> implements Actions {
       if (c.created[l] !== 0 || !c.createMany(l, bulk, 0, 16)) throw new Error(`prefill: layer ${l}: ${bulk} blocks did not fit in HBM`);
     }
     for (let b = bulk; b < promptBlocks; b++) for (let l = 0; l < this.L; l++) this.createBlock(l, 'prefill');
+    this.checkRows(s0);
     for (let l = 0; l < this.L; l++) {
-      const la = s0.layers[l];
-      this.updateNorms(l, la);
-      this.policy.observe(this.observation(-1, l, la));
+      const rows = this.layerRows(s0, l);
+      this.updateNorms(l, rows);
+      this.policy.observe(this.observation(-1, l, rows));
       this.curLayer = l;
-      this.policy.decide(this.view(-1, l, la.nBlocks, false, s0.contextTokens), this);
+      this.policy.decide(this.view(-1, l, rows[0].nBlocks, false, s0.contextTokens), this);
       this.batches.clear();
       // prefill attention is not modelled: a skip asked for here applies to nothing
       this.skips.length = 0;
@@ -203,10 +229,11 @@ export class ReplayDriver<H> implements Actions {
     this.curStep = s.step;
     ex.beginStep(s.step, s.contextTokens);
     const recall = new Float64Array(this.L);
+    this.checkRows(s);
     for (let l = 0; l < this.L; l++) {
-      const la = s.layers[l];
-      const n = la.nBlocks;
-      this.updateNorms(l, la);
+      const rows = this.layerRows(s, l);
+      const n = rows[0].nBlocks;
+      this.updateNorms(l, rows);
       const isNew = n > this.cache.created[l];
       this.curLayer = l;
       this.policy.decide(this.view(s.step, l, n, isNew, s.contextTokens), this);
@@ -220,10 +247,12 @@ export class ReplayDriver<H> implements Actions {
       ex.layer(this.layerWork(s, l, n, mask, skipped), waits);
       if (waits.length !== 0) waits.length = 0; // (setting length is a runtime call even when it is 0)
       this.clearStaging(l);
-      const obs = this.observation(s.step, l, la, mask, this.cache.live(l) - skipped.length);
+      const obs = this.observation(s.step, l, rows, mask, this.cache.live(l) - skipped.length);
       // (mask is this layer's view of the cache's live mask, skips applied)
-      recall[l] = attendedShare(obs, la, this.cache.liveMask, l * this.M);
-      this.layerHook?.(s.step, l, obs, la);
+      let share = 0;
+      for (let g = 0; g < this.G; g++) share += attendedShare(rows[g], obs.attendedCount, this.cache.liveMask, l * this.M);
+      recall[l] = share / this.G;
+      this.layerHook?.(s.step, l, obs, rows);
       this.policy.observe(obs);
       for (const b of skipped) mask[b] = 1;
     }
@@ -326,29 +355,68 @@ export class ReplayDriver<H> implements Actions {
     v.nBlocks = nBlocks;
     v.newBlock = newBlock;
     v.keyNorms = this.keyNorms[layer];
+    v.groupKeyNorms = this.groupNorms[layer];
     return v;
   }
 
-  private observation(step: number, layer: number, la: LayerAttention, mask?: Uint8Array, attendedCount?: number): Observation {
-    const attended = mask ?? this.maskOf(layer, la.nBlocks);
+  /** A step must hold layers x kv_groups rows (the reader checks files; this guards in-memory steps). */
+  private checkRows(s: TraceStep): void {
+    if (s.layers.length !== this.L * this.G) {
+      throw new Error(`step ${s.step}: ${s.layers.length} attention rows, expected ${this.L * this.G} (layers ${this.L} x kv_groups ${this.G}, row = layer * kv_groups + group)`);
+    }
+  }
+
+  /** Layer l's rows, one per KV group: rows l*G .. l*G + G - 1 of the step (a reused array). */
+  private layerRows(s: TraceStep, l: number): LayerAttention[] {
+    const rows = this.rows;
+    for (let g = 0; g < this.G; g++) rows[g] = s.layers[l * this.G + g];
+    return rows;
+  }
+
+  private observation(step: number, layer: number, rows: readonly LayerAttention[], mask?: Uint8Array, attendedCount?: number): Observation {
+    const n = rows[0].nBlocks;
+    const attended = mask ?? this.maskOf(layer, n);
     let count = attendedCount ?? 0;
-    if (attendedCount === undefined) for (let b = 0; b < la.nBlocks; b++) count += attended[b];
-    const listed = la.idx === null ? la.nBlocks : la.idx.length;
-    const unlisted = la.nBlocks - listed;
+    if (attendedCount === undefined) for (let b = 0; b < n; b++) count += attended[b];
     const o = this.obsObj;
     o.step = step;
     o.layer = layer;
-    o.nBlocks = la.nBlocks;
-    o.idx = la.idx;
-    o.mass = la.mass;
-    o.uniform = unlisted > 0 ? la.remainder / unlisted : 0;
+    o.nBlocks = n;
+    this.groupMean.of(rows, 0, this.G, o);
+    for (let g = 0; g < this.G; g++) {
+      const view = o.groups[g] as MutableGroup;
+      const la = rows[g];
+      view.idx = la.idx;
+      view.mass = la.mass;
+      view.uniform = rowUniform(la);
+    }
     o.attended = attended;
     o.attendedCount = count;
     return o;
   }
 
-  private updateNorms(layer: number, la: LayerAttention): void {
-    if (la.norms.length > 0) this.keyNorms[layer].set(la.norms, la.normFrom);
+  /** Keep the latest norm per (group, block); a layer's block norm is the largest over its groups. */
+  private updateNorms(layer: number, rows: readonly LayerAttention[]): void {
+    if (this.G === 1) {
+      if (rows[0].norms.length > 0) this.keyNorms[layer].set(rows[0].norms, rows[0].normFrom);
+      return;
+    }
+    const per = this.groupNorms[layer];
+    let lo = Infinity;
+    let hi = -1;
+    for (let g = 0; g < this.G; g++) {
+      const la = rows[g];
+      if (la.norms.length === 0) continue;
+      per[g].set(la.norms, la.normFrom);
+      lo = Math.min(lo, la.normFrom);
+      hi = Math.max(hi, la.normFrom + la.norms.length);
+    }
+    const out = this.keyNorms[layer];
+    for (let b = lo; b < hi; b++) {
+      let m = per[0][b];
+      for (let g = 1; g < this.G; g++) if (per[g][b] > m) m = per[g][b];
+      out[b] = m;
+    }
   }
 
   private createBlock(layer: number, phase: 'prefill' | 'decode'): void {
@@ -582,13 +650,13 @@ function prefillKey(kind: string): string {
 }
 
 /**
- * Share of a layer's true attention mass on the attended blocks (listed masses + even remainder).
- * `mask[base + b]` is obs.attended[b]: the driver passes the cache's whole live mask and the layer's
- * offset, of which obs.attended is a view (random reads through a subarray view cost V8 about twice as
- * much as through the array it views).
+ * Share of one row's true attention mass (one KV group of a layer: listed masses + the even
+ * remainder) on the attended blocks. `mask[base + b]` is 1 where block b was attended and
+ * `attendedCount` counts them: the driver passes the cache's whole live mask and the layer's offset
+ * (random reads through a subarray view cost V8 about twice as much as through the array it views).
  */
-export function attendedShare(obs: Observation, la: LayerAttention, mask: Uint8Array = obs.attended, base = 0): number {
-  const nBlocks = obs.nBlocks;
+export function attendedShare(la: LayerAttention, attendedCount: number, mask: Uint8Array, base = 0): number {
+  const nBlocks = la.nBlocks;
   let total = la.remainder;
   let hit = 0;
   if (la.idx === null) {
@@ -610,6 +678,6 @@ export function attendedShare(obs: Observation, la: LayerAttention, mask: Uint8A
     hit += m * a;
     attendedListed += a;
   }
-  hit += obs.uniform * (obs.attendedCount - attendedListed);
+  hit += rowUniform(la) * (attendedCount - attendedListed);
   return total > 0 ? hit / total : 1;
 }

@@ -3,13 +3,17 @@
  * at each step and the state of the KV cache when the layer's attention ran:
  * - quantization error: Σ_j p_j·e(bits_j) / Σ_j p_j over the attended blocks j, with p_j the true
  *   attention mass and e the relative error of the block's precision from the error table (a block at
- *   16 bits contributes 0). Per step: the mean over layers (and the worst layer).
+ *   16 bits contributes 0), computed per KV group (p is that group's attention) and averaged over
+ *   the groups. Per step: the mean over layers (and the worst layer).
  * - needle retention (needle traces only): in each retrieval layer, whether the needle block was
- *   unavailable (evicted or skipped) or degraded (attended below 16 bits) at each step.
- * Recall is measured by the replay driver (attendedShare).
+ *   unavailable (evicted or skipped) or degraded (attended below 16 bits) at each step. The block
+ *   holds every group's keys and values, so this is the same for every group (the per-group
+ *   average is the layer's value).
+ * Recall is measured by the replay driver (attendedShare, per group, averaged).
  */
 import type { Observation, Policy } from '../../policies/policy.js';
 import type { LayerAttention, TraceHeader } from '../../traces/format.js';
+import { rowUniform } from '../group-mean.js';
 import { BITS, type KVCache } from '../kv-cache.js';
 import { defaultErrorTable, type QuantErrorTable } from './error-table.js';
 import { needleOf, type NeedleInfo } from './needle.js';
@@ -95,56 +99,23 @@ export class QualityMeter {
     return e;
   }
 
-  /** Record one layer of one decode step (call after the attention ran, before skips are undone). */
-  layer(step: number, l: number, obs: Observation, la: LayerAttention): void {
+  /**
+   * Record one layer of one decode step (call after the attention ran, before skips are undone):
+   * `rows` are the layer's trace rows, one per KV group. The quantization error is computed per
+   * group (each group's own attention weights the blocks) and averaged over the groups.
+   */
+  layer(step: number, l: number, obs: Observation, rows: readonly LayerAttention[]): void {
     this.curStep = step;
     const { attended, nBlocks } = obs;
     const custom = this.policy.quant?.bitsOf !== undefined;
     const live = this.cache.live(l);
-    let tot = 0;
-    let err = 0;
     if (!custom && this.cache.countBits(l, 16) === live) {
       // every attended block is at full precision: no quantization error, nothing to add up
       this.layerErr.push(0);
     } else {
-      if (la.idx === null) {
-        for (let b = 0; b < nBlocks; b++) {
-          if (!attended[b]) continue;
-          tot += la.mass[b];
-          err += la.mass[b] * this.blockError(l, b);
-        }
-      } else {
-        const idx = la.idx;
-        // without skips or per-block effective bits, unlisted blocks are counted by precision: O(k)
-        const byCount = !custom && obs.attendedCount === live;
-        const listedAt = this.listedAt;
-        listedAt.fill(0);
-        for (let i = 0; i < idx.length; i++) {
-          const b = idx[i];
-          if (!attended[b]) continue;
-          this.listed[b] = 1;
-          tot += la.mass[i];
-          err += la.mass[i] * this.blockError(l, b);
-          listedAt[BITS.indexOf(this.cache.bitsOf(l, b) as (typeof BITS)[number])]++;
-        }
-        if (obs.uniform > 0) {
-          if (byCount) {
-            for (let k = 0; k < BITS.length; k++) {
-              const n = this.cache.countBits(l, BITS[k]) - listedAt[k];
-              tot += obs.uniform * n;
-              err += obs.uniform * n * this.errorOfBits(BITS[k]);
-            }
-          } else {
-            for (let b = 0; b < nBlocks; b++) {
-              if (this.listed[b] || !attended[b]) continue;
-              tot += obs.uniform;
-              err += obs.uniform * this.blockError(l, b);
-            }
-          }
-        }
-        for (let i = 0; i < idx.length; i++) this.listed[idx[i]] = 0;
-      }
-      this.layerErr.push(tot > 0 ? err / tot : 0);
+      let sum = 0;
+      for (const la of rows) sum += this.groupError(l, obs, la, custom, live);
+      this.layerErr.push(sum / rows.length);
     }
     if (this.needle && this.isRetrieval[l] && this.needle.block < nBlocks) {
       const b = this.needle.block;
@@ -158,6 +129,52 @@ export class QualityMeter {
         if (bits < this.bitsMin) this.bitsMin = bits;
       }
     }
+  }
+
+  /** Σ_j p_j·e_j / Σ_j p_j over the attended blocks j, p the row's (one group's) true attention. */
+  private groupError(l: number, obs: Observation, la: LayerAttention, custom: boolean, live: number): number {
+    const { attended, nBlocks } = obs;
+    let tot = 0;
+    let err = 0;
+    if (la.idx === null) {
+      for (let b = 0; b < nBlocks; b++) {
+        if (!attended[b]) continue;
+        tot += la.mass[b];
+        err += la.mass[b] * this.blockError(l, b);
+      }
+      return tot > 0 ? err / tot : 0;
+    }
+    const idx = la.idx;
+    const uniform = rowUniform(la);
+    // without skips or per-block effective bits, unlisted blocks are counted by precision: O(k)
+    const byCount = !custom && obs.attendedCount === live;
+    const listedAt = this.listedAt;
+    listedAt.fill(0);
+    for (let i = 0; i < idx.length; i++) {
+      const b = idx[i];
+      if (!attended[b]) continue;
+      this.listed[b] = 1;
+      tot += la.mass[i];
+      err += la.mass[i] * this.blockError(l, b);
+      listedAt[BITS.indexOf(this.cache.bitsOf(l, b) as (typeof BITS)[number])]++;
+    }
+    if (uniform > 0) {
+      if (byCount) {
+        for (let k = 0; k < BITS.length; k++) {
+          const n = this.cache.countBits(l, BITS[k]) - listedAt[k];
+          tot += uniform * n;
+          err += uniform * n * this.errorOfBits(BITS[k]);
+        }
+      } else {
+        for (let b = 0; b < nBlocks; b++) {
+          if (this.listed[b] || !attended[b]) continue;
+          tot += uniform;
+          err += uniform * this.blockError(l, b);
+        }
+      }
+    }
+    for (let i = 0; i < idx.length; i++) this.listed[idx[i]] = 0;
+    return tot > 0 ? err / tot : 0;
   }
 
   /** Close the step: its quality numbers. */
