@@ -18,7 +18,7 @@ function machine(h2d?: number, d2h?: number) {
 const work = tinyLayerWork(0);
 // 2 runs of 64 B: 2 x 10 + 128 = 148 us on the memory stream, from 0
 const fetch: MoveBatch = { layer: 1, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [3, 7], bytesFrom: 128, bytesTo: 128, reason: 'promote', runs: 2 };
-const evict: MoveBatch = { ...fetch, fromTier: 0, toTier: 1, reason: 'evict' };
+const evict: MoveBatch = { ...fetch, fromTier: 0, toTier: 1, reason: 'demote' };
 
 function runStep(ex: SimExecutor, moves: MoveBatch[]) {
   ex.beginStep(0);
