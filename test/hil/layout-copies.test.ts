@@ -81,7 +81,7 @@ describe('executor-layout copy batches', () => {
 
   it('the per-copy fit recovers a known alpha and beta from the batches', () => {
     for (const dir of ['h2d', 'd2h'] as const) {
-      const pts = full.batches.filter((x) => x.direction === dir).map((x, i) => ({ direction: dir, label: x.label, runs: x.runs, bytes: x.bytes, lengths: x.lengths, us: x.runs * 3.1 + x.bytes / 52.5e3, enqueue_us: 0, gate_us: 1, compute_cover: 2, i }));
+      const pts = full.batches.filter((x) => x.direction === dir).map((x, i) => ({ direction: dir, label: x.label, runs: x.runs, bytes: x.bytes, lengths: x.lengths, us: x.runs * 3.1 + x.bytes / 52.5e3, enqueue_us: 0, gate_us: 1, compute_cover: 2, compute_extra_us: 0, i }));
       const exact = fitLayout(pts);
       expect(exact.alpha_us).toBeCloseTo(3.1, 6);
       expect(exact.GBps).toBeCloseTo(52.5, 6);
