@@ -69,8 +69,9 @@ describe.skipIf(PY_TORCH === null)(`capture on CPU (${PY_TORCH === null ? `skipp
       const h = r.header as typeof r.header & Record<string, any>;
       expect([h.layers, h.kv_groups, h.block_size, h.prompt_tokens, h.steps, h.encoding]).toEqual([2, 2, 16, 70, 6, encoding]);
       expect(h.provenance.source).toBe('capture');
-      expect(h.provenance.model.kind).toBe('kvtier-gpt');
-      expect(h.provenance.model.sha256).toMatch(/^[0-9a-f]{64}$/);
+      const model = h.provenance.model as Record<string, unknown>;
+      expect(model.kind).toBe('kvtier-gpt');
+      expect(model.sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(h.tokens.prompt.length).toBe(70);
       expect(h.tokens.generated.length).toBe(6);
       expect(h.prefill_attention.all.length).toBe(4);
