@@ -7,8 +7,15 @@
  *
  * Observations arrive sparse (top-k listed masses + an even share for every other attended block);
  * the even share is added to all blocks at once through a per-layer offset, so an update is O(k).
+ *
+ * Per head, as in the paper (score[h, j]), at the granularity of KV-head groups: with several groups
+ * each group accumulates its own scores. A layer's block holds every group's KV, so the budget is
+ * shared: the heavy hitters kept are the union of each group's top blocks, taken rank by rank (rank 1
+ * of every group, then rank 2, ...) until the budget is full — the union of each group's top k for
+ * the largest k that fits, then the next rank in group order. A block's key is its best (rank, group)
+ * over the groups; the candidates with the worst keys are evicted. Sinks and the window as before.
  */
-import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import type { Actions, GroupAttention, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { selectBottomKKeyed } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
@@ -18,7 +25,8 @@ interface Options extends Record<string, unknown> {
 
 export const h2o: PolicyDefinition<Options> = {
   name: 'h2o',
-  description: 'Heavy-hitter oracle: cumulative attention scores, recent window + heavy hitters (budget split heavy_ratio), sinks pinned; evicted blocks are dropped.',
+  description:
+    'Heavy-hitter oracle: cumulative attention scores per KV-head group, recent window + heavy hitters (budget split heavy_ratio; the kept heavy hitters are the union of each group\'s top blocks), sinks pinned; evicted blocks are dropped.',
   source: 'Zhang et al., H2O: Heavy-Hitter Oracle for Efficient Generative Inference of LLMs, NeurIPS 2023',
   options: [
     { name: 'heavy_ratio', type: 'number', default: 0.5, min: 0, max: 1, description: 'share of the budget for heavy hitters (the rest is the recent window)' },
@@ -26,10 +34,16 @@ export const h2o: PolicyDefinition<Options> = {
   ],
   create(o, setup) {
     const M = setup.maxBlocks;
+    const G = setup.header.kv_groups;
     const sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);
-    // score[l*M + j] + offset[l] is block j's cumulative attention
-    const score = new Float64Array(setup.layers * M);
-    const offset = new Float64Array(setup.layers);
+    // scores[g][l*M + j] + offsets[g][l] is block j's cumulative attention in group g
+    const scores = Array.from({ length: G }, () => new Float64Array(setup.layers * M));
+    const offsets = Array.from({ length: G }, () => new Float64Array(setup.layers));
+    const score = scores[0];
+    const offset = offsets[0];
+    // several groups: per candidate its best (rank, group) key, and a rank order per group
+    const best = G > 1 ? new Float64Array(M) : new Float64Array(0);
+    const order = G > 1 ? new Int32Array(M) : new Int32Array(0);
     // blocks below knownUpTo[l] have a score (blocks are created in order)
     const knownUpTo = new Int32Array(setup.layers);
     const cand = new Int32Array(M);
@@ -39,7 +53,7 @@ export const h2o: PolicyDefinition<Options> = {
     const list = new Int32Array(setup.layers * M);
     const listLen = new Int32Array(setup.layers);
     const scanned = new Int32Array(setup.layers).fill(sinkBlocks);
-    return {
+    const policy = {
       name: 'h2o',
       decide(v: PolicyView, act: Actions) {
         const l = v.layer;
@@ -60,6 +74,10 @@ export const h2o: PolicyDefinition<Options> = {
         if (upTo > scanned[l]) scanned[l] = upTo;
         const known = knownUpTo[l];
         const fresh = -offset[l];
+        if (G > 1) {
+          evictByGroupRank(l, len, excess, known, act, c);
+          return;
+        }
         // (no closures here: a captured variable would cost a context allocation on every call)
         if (excess === 1) {
           // one victim: the first lowest score in ascending block order
@@ -117,38 +135,86 @@ export const h2o: PolicyDefinition<Options> = {
       },
       observe(obs: Observation) {
         const l = obs.layer;
-        const base = l * M;
-        // blocks seen for the first time start at -offset so that they accumulate from now on
-        for (let b = knownUpTo[l]; b < obs.nBlocks; b++) score[base + b] = -offset[l];
-        if (obs.nBlocks > knownUpTo[l]) knownUpTo[l] = obs.nBlocks;
-        if (obs.idx === null) {
-          // dense: only live blocks can be attended — the sinks, the listed out-of-window blocks and
-          // every block from scanned[l] on (the list holds every live block between the sinks and scanned[l])
-          const { mass, attended } = obs;
-          const n = obs.nBlocks;
-          const sinkEnd = Math.min(sinkBlocks, n);
-          for (let b = 0; b < sinkEnd; b++) if (attended[b]) score[base + b] += mass[b];
-          for (let i = 0, len = listLen[l]; i < len; i++) {
-            const b = list[base + i];
-            if (b < n && attended[b]) score[base + b] += mass[b];
-          }
-          for (let b = Math.max(scanned[l], sinkEnd); b < n; b++) if (attended[b]) score[base + b] += mass[b];
-          return;
-        }
-        offset[l] += obs.uniform;
-        const { idx, mass, uniform, attended } = obs;
-        if (obs.step < 0) {
-          // the prefill observation (the first decode step's attention) may list the block that step
-          // creates, which does not exist yet: it must not accumulate
-          for (let i = 0, k = idx.length; i < k; i++) score[base + idx[i]] += (mass[i] - uniform) * attended[idx[i]];
-          return;
-        }
-        // in decode steps H2O attends every live block (it never skips or offloads), so a listed block that
-        // was not attended is an evicted one; its score is never read again (evicted blocks leave the list
-        // for good), so the update need not look at `attended`
-        scatterAdd(score, base, idx, mass, uniform);
+        const from = knownUpTo[l];
+        if (obs.nBlocks > from) knownUpTo[l] = obs.nBlocks;
+        if (G === 1) observeGroup(score, offset, obs, obs, from);
+        else for (let g = 0; g < G; g++) observeGroup(scores[g], offsets[g], obs, obs.groups[g], from);
       },
     };
+
+    /** Add one group's attention to its scores (`from`: the first block not seen before). */
+    function observeGroup(score: Float64Array, offset: Float64Array, obs: Observation, ga: GroupAttention, from: number): void {
+      const l = obs.layer;
+      const base = l * M;
+      // blocks seen for the first time start at -offset so that they accumulate from now on
+      for (let b = from; b < obs.nBlocks; b++) score[base + b] = -offset[l];
+      if (ga.idx === null) {
+        // dense: only live blocks can be attended — the sinks, the listed out-of-window blocks and
+        // every block from scanned[l] on (the list holds every live block between the sinks and scanned[l])
+        const { mass } = ga;
+        const { attended } = obs;
+        const n = obs.nBlocks;
+        const sinkEnd = Math.min(sinkBlocks, n);
+        for (let b = 0; b < sinkEnd; b++) if (attended[b]) score[base + b] += mass[b];
+        for (let i = 0, len = listLen[l]; i < len; i++) {
+          const b = list[base + i];
+          if (b < n && attended[b]) score[base + b] += mass[b];
+        }
+        for (let b = Math.max(scanned[l], sinkEnd); b < n; b++) if (attended[b]) score[base + b] += mass[b];
+        return;
+      }
+      offset[l] += ga.uniform;
+      const { idx, mass, uniform } = ga;
+      const { attended } = obs;
+      if (obs.step < 0) {
+        // the prefill observation (the first decode step's attention) may list the block that step
+        // creates, which does not exist yet: it must not accumulate
+        for (let i = 0, k = idx.length; i < k; i++) score[base + idx[i]] += (mass[i] - uniform) * attended[idx[i]];
+        return;
+      }
+      // in decode steps H2O attends every live block (it never skips or offloads), so a listed block that
+      // was not attended is an evicted one; its score is never read again (evicted blocks leave the list
+      // for good), so the update need not look at `attended`
+      scatterAdd(score, base, idx, mass, uniform);
+    }
+
+    /**
+     * Several groups: evict the `excess` unpinned listed blocks whose best (rank, group) over the
+     * groups is worst, i.e. keep the union of the groups' top blocks taken rank by rank.
+     */
+    function evictByGroupRank(l: number, len: number, excess: number, known: number, act: Actions, c: PolicyView['cache']): void {
+      const base = l * M;
+      let n = 0;
+      for (let i = 0; i < len; i++) {
+        const b = list[base + i];
+        if (c.isPinned(l, b)) continue;
+        cand[n] = b;
+        best[n++] = Infinity;
+      }
+      const k = Math.min(excess, n);
+      if (k <= 0) return;
+      for (let g = 0; g < G; g++) {
+        const sc = scores[g];
+        const fresh = -offsets[g][l];
+        const key = (b: number) => (b < known ? sc[base + b] : fresh);
+        for (let i = 0; i < n; i++) order[i] = i;
+        // rank: highest score first; on a tie the higher block (the one the single-group rule keeps)
+        order.subarray(0, n).sort((x, y) => key(cand[y]) - key(cand[x]) || cand[y] - cand[x]);
+        for (let r = 0; r < n; r++) {
+          const at = order[r];
+          const kv = r * G + g;
+          if (kv < best[at]) best[at] = kv;
+        }
+      }
+      for (let i = 0; i < n; i++) candKey[i] = -best[i];
+      selectBottomKKeyed(cand, candKey, n, k);
+      for (let i = 0; i < k; i++) act.evict(l, cand[i]);
+      let m = 0;
+      for (let i = 0; i < len; i++) if (c.tierOf(l, list[base + i]) >= 0) list[base + m++] = list[base + i];
+      listLen[l] = m;
+    }
+
+    return policy;
   },
 };
 

@@ -51,26 +51,42 @@ export interface NeedTable {
 
 /**
  * Needed at (t, l): the topK heaviest blocks of the row, plus this layer's share of the step's pooled
- * top (layers x topK) blocks by attention share (mass / row total) when `pooled` is set.
+ * top (layers x topK) blocks by attention share (mass / row total) when `pooled` is set. With several
+ * KV groups a layer's weight of block b is the mean over the groups of its share of each group's
+ * mass, (1/G)·Σ_g m_g[b] / Σ m_g: recall is the mean over groups of each group's attended share, so
+ * the heaviest blocks by this weight give any number of attended blocks the highest recall.
  */
 export function buildNeedTable(tracePath: string, topK: number, pooled: boolean): NeedTable {
   const reader = openTrace(tracePath);
   try {
     const h = reader.header;
     const L = h.layers;
+    const G = h.kv_groups;
     const need: Int32Array[] = [];
     const uses: number[][][] = Array.from({ length: L }, () => []);
     const nBlocks = new Int32Array(h.steps);
     let m = new Float64Array(0);
+    let g1 = new Float64Array(0);
     for (const s of reader) {
       nBlocks[s.step] = s.layers[0].nBlocks;
       const sets: Set<number>[] = [];
       const all: [number, number, number][] = [];
       for (let l = 0; l < L; l++) {
-        const la = s.layers[l];
-        const n = la.nBlocks;
-        if (m.length < n) m = new Float64Array(n);
-        denseMass(la, m);
+        const n = s.layers[l * G].nBlocks;
+        if (m.length < n) {
+          m = new Float64Array(n);
+          g1 = new Float64Array(n);
+        }
+        if (G === 1) denseMass(s.layers[l], m);
+        else {
+          m.fill(0, 0, n);
+          for (let g = 0; g < G; g++) {
+            denseMass(s.layers[l * G + g], g1);
+            let t = 0;
+            for (let b = 0; b < n; b++) t += g1[b];
+            if (t > 0) for (let b = 0; b < n; b++) m[b] += g1[b] / t / G;
+          }
+        }
         let total = 0;
         for (let b = 0; b < n; b++) total += m[b];
         // the topK heaviest: sorting one row is fine here (precomputation, not a policy decision)
