@@ -99,6 +99,7 @@ export class GroupMean {
     }
     out.idx = idx.subarray(0, k);
     out.mass = this.mass.subarray(0, k);
-    out.uniform = sumU / G;
+    // (when the union lists every block there is no other block to carry a share)
+    out.uniform = k < n ? sumU / G : 0;
   }
 }
