@@ -1,5 +1,6 @@
 /** The kvtier command line. Each command group registers itself from cli/commands/. */
 import { Command } from 'commander';
+import { quietOnClosedPipe } from './closed-pipe.js';
 import { registerCatalog } from './commands/catalog.js';
 import { registerHil } from './commands/hil.js';
 import { registerRun } from './commands/run.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedPipe();
   try {
     await buildProgram().parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

@@ -7,8 +7,11 @@
  * themselves are fresh for every step. A trace larger than memory replays in constant memory.
  *
  * Checked while reading: magic, version, header checksum and fields, every record's magic, step
- * number, payload size and checksum, each layer's nBlocks against the header and its sizes, and the
- * end record with its step count. Values (mass ranges, sums, unique idx) are checked by validateTrace.
+ * number, payload size and checksum, each layer's nBlocks against the header and its sizes, the
+ * end record with its step count, and every row's values (idx in range and unique, masses and
+ * remainder finite in [0, 1] and summing to 1, norms finite and >= 0) with the RowValueCheck the
+ * writer uses, in the pass that takes the row's views. So every path that replays or summarises a
+ * trace (run, sweep, hil run, trace stats) refuses exactly what `trace validate` refuses.
  */
 import * as fs from 'node:fs';
 import {
@@ -23,7 +26,8 @@ import {
 } from './binary-layout.js';
 import { wordChecksum, wordChecksumI32 } from './checksum.js';
 import { TRACE_VERSION, blocksFor, contextTokensAt, type LayerAttention, type TraceHeader, type TraceStep } from './format.js';
-import { rowLabel } from './step-check.js';
+import { openInputFile } from './input-file.js';
+import { RowValueCheck, checkMassTolerance, rowLabel } from './row-values.js';
 import { checkTraceHeader } from './trace-header.js';
 
 export interface TraceReaderOptions {
@@ -31,6 +35,15 @@ export interface TraceReaderOptions {
   chunkBytes?: number;
   /** verify each record's checksum (default true; costs one pass over the payload) */
   verifyChecksums?: boolean;
+  /** allowed |sum(mass) + remainder - 1| per row; default 1e-3 (as the writer) */
+  massTolerance?: number;
+}
+
+const TRACE_WHAT = 'the attention trace';
+const TRACE_EXPECTED = 'a .kvt attention trace file';
+
+function openTraceFile(path: string): { fd: number; size: number } {
+  return openInputFile(path, TRACE_WHAT, TRACE_EXPECTED);
 }
 
 const EMPTY_F32 = new Float32Array(0);
@@ -95,9 +108,9 @@ function readPreamble(fd: number, path: string, fileBytes: number): Preamble {
 
 /** Read and check only the header of a trace. */
 export function readTraceHeader(path: string): TraceHeader {
-  const fd = fs.openSync(path, 'r');
+  const { fd, size } = openTraceFile(path);
   try {
-    return readPreamble(fd, path, fs.fstatSync(fd).size).header;
+    return readPreamble(fd, path, size).header;
   } finally {
     fs.closeSync(fd);
   }
@@ -112,6 +125,7 @@ export class TraceReader implements Iterable<TraceStep> {
   private readonly verify: boolean;
   private readonly rows: number;
   private readonly topk: boolean;
+  private readonly values: RowValueCheck;
   private fd: number | null;
   private buf: ArrayBuffer;
   private u8: Uint8Array;
@@ -131,9 +145,10 @@ export class TraceReader implements Iterable<TraceStep> {
     assertLittleEndian();
     this.path = path;
     this.verify = options.verifyChecksums ?? true;
-    const fd = fs.openSync(path, 'r');
+    const tolerance = checkMassTolerance(options.massTolerance);
+    const { fd, size } = openTraceFile(path);
     try {
-      this.fileBytes = fs.fstatSync(fd).size;
+      this.fileBytes = size;
       const pre = readPreamble(fd, path, this.fileBytes);
       this.header = pre.header;
       this.dataOffset = pre.dataOffset;
@@ -144,6 +159,7 @@ export class TraceReader implements Iterable<TraceStep> {
     this.fd = fd;
     this.rows = this.header.layers * this.header.kv_groups;
     this.topk = this.header.encoding === 'topk';
+    this.values = new RowValueCheck(this.header.kv_groups, !this.topk, tolerance);
     this.buf = new ArrayBuffer(Math.max(64, Math.ceil((options.chunkBytes ?? 4 << 20) / 4) * 4));
     this.u8 = new Uint8Array(this.buf);
     this.u32 = new Uint32Array(this.buf);
@@ -285,17 +301,15 @@ export class TraceReader implements Iterable<TraceStep> {
       let idx: Uint32Array | null = null;
       if (this.topk) {
         idx = listed === 0 ? EMPTY_U32 : new Uint32Array(buf, 4 * w, listed);
-        // an index past the layer's blocks would make a replay read and write other blocks' (or
-        // layers') state: refused here (uniqueness and mass ranges are validateTrace's)
-        for (let i = 0; i < listed; i++) {
-          if (idx[i] >= nb) throw new Error(`${what}: ${rowLabel(r, this.header.kv_groups)}: idx[${i}] = ${idx[i]} is not below nBlocks ${nb} (file corrupted)`);
-        }
         w += listed;
       }
       const mass = listed === 0 ? EMPTY_F32 : new Float32Array(buf, 4 * w, listed);
       w += listed;
       const norms = nNorms === 0 ? EMPTY_F32 : new Float32Array(buf, 4 * w, nNorms);
       w += nNorms;
+      // values before the row is handed out: an index past the layer's blocks would make a replay
+      // read and write other blocks' state, a NaN or negative mass would skew every metric
+      this.values.check(idx, mass, remainder, norms, nb, what, r);
       layers[r] = { nBlocks: nb, idx, mass, remainder, normFrom, norms };
     }
     if (w !== pEnd) {
@@ -348,7 +362,7 @@ export class TraceReader implements Iterable<TraceStep> {
       this.buf = new ArrayBuffer(Math.ceil((avail * 1.25) / 64) * 64);
       this.u8 = new Uint8Array(this.buf);
       this.u32 = new Uint32Array(this.buf);
-    this.i32 = new Int32Array(this.buf);
+      this.i32 = new Int32Array(this.buf);
       this.f32 = new Float32Array(this.buf);
       this.u8.set(old.subarray(0, keep), 0);
     }

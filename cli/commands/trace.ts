@@ -28,6 +28,7 @@ export function registerTrace(program: Command): void {
   const trace = program.command('trace').description('attention traces: generate, inspect, validate');
   trace
     .command('gen')
+    .alias('generate')
     .description('generate a seeded synthetic attention trace')
     .requiredOption('--out <file>', 'trace file to write (.kvt)')
     .option('--preset <name>', `generator preset (${PRESET_NAMES.join(', ')})`, 'default')

@@ -151,10 +151,13 @@ describe('validateTrace', () => {
     const n = steps[1]!.layers[0]!.nBlocks;
     steps[1]!.layers[0]!.idx![1] = n; // one past the last block
     const file = path.join(tmpDir(), 'far.kvt');
-    fs.writeFileSync(file, encodeRaw(h, steps));
+    const bytes = encodeRaw(h, steps);
+    fs.writeFileSync(file, bytes);
+    const step0 = 20 + Math.ceil(JSON.stringify(h).length / 4) * 4;
+    const at = step0 + 16 + new DataView(bytes.buffer).getUint32(step0 + 8, true);
     const r = openTrace(file);
     try {
-      expect(() => [...r]).toThrow(new RegExp(`record for step 1 .*layer 0: idx\\[1\\] = ${n} is not below nBlocks ${n} \\(file corrupted\\)`));
+      expect(() => [...r]).toThrow(`${file}: record for step 1 at byte ${at}: layer 0: field 'idx[1]': expected a block index < nBlocks (${n}), got ${n}`);
     } finally {
       r.close();
     }

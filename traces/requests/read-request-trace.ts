@@ -2,7 +2,8 @@
  * Read a request trace file. The format is taken from `format`, else from the file: `.jsonl`/`.json`
  * is Mooncake; a CSV whose header has `ContextTokens` is Azure, one with `Request tokens` is BurstGPT.
  */
-import { readFileSync } from 'node:fs';
+import { readInputText } from '../input-file.js';
+import { BUNDLED_TRACE_ARGS } from './bundled-traces.js';
 import type { CollectOptions } from './collect-requests.js';
 import { parseAzure } from './parse-azure.js';
 import { parseBurstGpt } from './parse-burstgpt.js';
@@ -40,11 +41,11 @@ export function parseRequestTrace(text: string, file: string, opts: ReadRequestO
 }
 
 export function readRequestTrace(file: string, opts: ReadRequestOptions = {}): RequestTrace {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`${file}: cannot read the request trace (${(e as Error).message})`);
-  }
+  const text = readInputText(
+    file,
+    'the request trace',
+    'a Mooncake .jsonl, Azure or BurstGPT .csv file',
+    `bundled traces: ${BUNDLED_TRACE_ARGS.join(', ')}`,
+  );
   return parseRequestTrace(text, file, opts);
 }
