@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
+import { checkServeSweep, checkSweep } from '../../sim/sweep/check-sweep.js';
+import { SweepInterrupted } from '../../sim/sweep/durable-sweep.js';
+import { mergeShards } from '../../sim/sweep/merge-shards.js';
 import { readSweepRows, writeSweepReport } from '../../sim/sweep/sweep-results.js';
-import { runSweepFile } from '../../sim/sweep/run-sweep.js';
+import { runServeSweep, runSweep } from '../../sim/sweep/run-sweep.js';
+import { readAnySweepSpec, type SweepSpec } from '../../sim/sweep/sweep-spec.js';
 import { intFlag } from '../parse-pairs.js';
 
 function shardFlag(v: string): { index: number; count: number } {
@@ -9,23 +13,65 @@ function shardFlag(v: string): { index: number; count: number } {
   return { index: Number(m[1]), count: Number(m[2]) };
 }
 
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
 export function registerSweep(program: Command): void {
-  program
+  const sweep = program
     .command('sweep')
-    .description('run a grid of configurations (JSON or YAML) in parallel and write results + a report')
-    .argument('<file>', 'sweep file')
-    .requiredOption('--out <dir>', 'sweep directory to write (results, runs/, index.html)')
+    .description('run a grid of configurations (JSON or YAML) in parallel and write results + a report; "sweep merge" combines shards');
+  sweep
+    .command('run <file>', { isDefault: true })
+    .description('run a sweep file (the default: "kvtier sweep FILE --out DIR"); re-running after a kill or Ctrl-C continues where it stopped')
+    .option('--out <dir>', 'sweep directory to write (results, runs/, index.html); required unless --dry-run')
     .option('--workers <n>', 'parallel workers (0 = in this thread; default: one per core)', intFlag('--workers'))
-    .option('--shard <i/N>', 'run only configurations with index % N == i', shardFlag)
-    .option('--force', 'replace an existing directory')
-    .action(async (file, o) => {
+    .option('--shard <i/N>', 'run only configurations with index % N == i (combine with "kvtier sweep merge")', shardFlag)
+    .option('--force', 'replace an existing finished sweep directory at --out (saved progress of an interrupted run is still reused)')
+    .option('--restart', 'discard the saved progress of an interrupted run of this --out and start over')
+    .option('--dry-run', 'check every configuration (policies and options, budgets, hardware, models, traces) and print the count; runs nothing')
+    .action(async (file: string, o) => {
+      const spec = readAnySweepSpec(file);
+      const serve = 'kind' in spec && spec.kind === 'serve';
+      if (o.dryRun) {
+        const check = serve ? checkServeSweep(spec, file) : checkSweep(spec as SweepSpec, file);
+        const shardNote = o.shard ? ` (shard ${o.shard.index}/${o.shard.count} runs those with index % ${o.shard.count} == ${o.shard.index})` : '';
+        if (check.errors.length) {
+          for (const e of check.errors) process.stderr.write(`kvtier: error: ${e}\n`);
+          process.stderr.write(`kvtier: ${check.errors.length} error(s) in ${file}; nothing was run\n`);
+          process.exitCode = 1;
+          return;
+        }
+        console.log(`${file}: ${check.count} configurations, all valid${shardNote}`);
+        return;
+      }
+      if (!o.out) throw new Error('sweep: --out <dir> is required (or pass --dry-run to only check the file)');
       const t0 = performance.now();
-      const { rows, dir } = await runSweepFile(file, { out: o.out, workers: o.workers, force: Boolean(o.force), shard: o.shard, progress: true });
+      const opts = { out: o.out, workers: o.workers, force: Boolean(o.force), restart: Boolean(o.restart), shard: o.shard, progress: true };
+      let result: { rows: { id: string; status: string; error: string }[]; dir: string; reused: number };
+      try {
+        result = serve ? await runServeSweep(spec, opts, file) : await runSweep(spec as SweepSpec, opts, file);
+      } catch (e) {
+        if (!(e instanceof SweepInterrupted)) throw e;
+        process.stderr.write(`kvtier: ${e.message}\n`);
+        process.exitCode = SIGNAL_EXIT[e.signal] ?? 1;
+        return;
+      }
+      const { rows, dir, reused } = result;
       const failed = rows.filter((r) => r.status !== 'ok');
-      console.log(`${rows.length - failed.length} of ${rows.length} configurations ok; report: ${dir}/index.html (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+      const reusedNote = reused > 0 ? `, ${reused} reused from an interrupted run` : '';
+      console.log(`${rows.length - failed.length} of ${rows.length} configurations ok${reusedNote}; report: ${dir}/index.html (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
       for (const f of failed) console.log(`FAILED ${f.id}: ${f.error}`);
       // the results and report are written, but a sweep with failures is not a complete success
       if (failed.length > 0) process.exitCode = 1;
+    });
+  sweep
+    .command('merge <dirs...>')
+    .description('combine the directories of "kvtier sweep --shard i/N" runs into one results table and report')
+    .requiredOption('--out <dir>', 'merged sweep directory to write')
+    .option('--force', 'replace an existing directory')
+    .action(async (dirs: string[], o) => {
+      const r = await mergeShards(dirs, o.out, { force: Boolean(o.force) });
+      console.log(`merged ${dirs.length} shards: ${r.rows - r.failed} of ${r.rows} configurations ok; report: ${r.dir}/index.html`);
+      if (r.failed > 0) process.exitCode = 1;
     });
   program
     .command('report')

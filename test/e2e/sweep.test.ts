@@ -68,8 +68,6 @@ describe('sweep', () => {
   });
 
   it('gives identical results in parallel (piscina workers) and inline, in grid order', async () => {
-    const worker = join(process.cwd(), 'dist/sim/sweep/sweep-worker.js');
-    if (!fs.existsSync(worker)) throw new Error('dist/ is missing: run "npm run build" before the tests (npm install does it)');
     const s = spec({ seeds: [3] });
     const a = await runSweep(s, { out: join(dir, 'par'), workers: 2, progress: false });
     const b = await runSweep(s, { out: join(dir, 'seq'), workers: 0, progress: false });
