@@ -20,6 +20,9 @@ export interface DeviceInfo {
   computePriority: number;
   memoryPriority: number;
   hostThreads: number;
+  /** shared memory per multiprocessor and the part of it reserved per block (cuda; 0 on host) */
+  sharedMemPerSmBytes: number;
+  reservedSharedMemPerBlockBytes: number;
 }
 
 export interface CudaProbe {
@@ -81,11 +84,64 @@ export interface AttentionOp {
   splits?: number;
   /**
    * The caller's promise that every block-table entry has this precision. The cuda backend
-   * may then run a kernel made for that precision (KVTIER_HIL_ATTN_MMA=1: the tensor-core INT4
-   * kernel). A broken promise is an error where the table is host-readable (host backend,
-   * pinned tables); on a device table that kernel's output is NaN.
+   * may then run a kernel made for that precision (the tensor-core INT4 and FP16 kernels, under
+   * the backend's attention options). A broken promise is an error where the table is
+   * host-readable (host backend, pinned tables); on a device table that kernel's output is NaN.
    */
   uniformPrecision?: Precision;
+}
+
+/** The shape of one attention call, as the dispatch sees it (AttentionOp without the regions). */
+export type AttentionCallShape = Pick<AttentionOp, 'qHeads' | 'kvHeads' | 'headDim' | 'blockTokens' | 'groupSize' | 'contextTokens' | 'softmaxScale' | 'splits' | 'uniformPrecision'>;
+
+/**
+ * Attention options by name (the native table, hil/native/common/attention-options.h: see
+ * `kvtier hil options`); values as text, whole numbers or booleans (on / off). Absent: the default.
+ */
+export type AttentionOptions = Record<string, string | number | boolean>;
+/** Every option with its value, as the native parser reads it back. */
+export type ResolvedAttentionOptions = Record<string, string | number>;
+
+export interface AttentionOptionSpec {
+  name: string;
+  /** the valid values, as a user writes them */
+  values: string;
+  default: string;
+  description: string;
+}
+
+/** What the dispatch needs to know about the device (hil/native/common/attention-plan.h). */
+export interface AttentionDeviceFacts {
+  multiprocessors: number;
+  l2Bytes: number;
+  /** for the resident-block estimate when residentBlocks is 0 or absent */
+  sharedMemPerSmBytes?: number;
+  reservedSharedMemPerBlockBytes?: number;
+  /** resident blocks per SM of the chosen kernel (the cuda backend asks the compiled kernel) */
+  residentBlocks?: number;
+}
+
+/** The kernel configuration of one attention call. */
+export interface AttentionPlan {
+  kernel: 'v3' | 'mma-int4' | 'mma-fp16' | 'host';
+  stages: number;
+  /** one warp per kv head, grid (splits), instead of 4 warps per kv head, grid (splits, kvHeads) */
+  headWarps: boolean;
+  queryHeadsPerWarp: number;
+  warpsPerBlock: number;
+  grid: [number, number];
+  dynamicSmemBytes: number;
+  bulkCopy: boolean;
+  /** chunks each warp asks for before it prepares q */
+  earlyChunks: number;
+  /** the call's FP16 KV exceeds the L2 (the FP16 tensor-core kernel's rule; false elsewhere) */
+  kvExceedsL2: boolean;
+  l2Policy: 'evict-first' | 'normal';
+  residentBlocks: number;
+  splits: number;
+  chunksPerWarp: number;
+  reduce: 'split' | 'none';
+  pdlReduce: boolean;
 }
 
 export interface GemvOp {
@@ -140,6 +196,10 @@ export interface NativeBackend {
   dequantize(stream: StreamName, op: DequantizeOp): void;
   hadamard(stream: StreamName, op: HadamardOp): void;
   attention(stream: StreamName, op: AttentionOp, repeat?: number): void;
+  /** the kernel configuration a call of this shape runs with, under this backend's options */
+  attentionPlan(shape: AttentionCallShape): AttentionPlan;
+  /** every attention option this backend runs with */
+  attentionOptions(): ResolvedAttentionOptions;
   gemv(stream: StreamName, op: GemvOp, repeat?: number): void;
   createEvent(): number;
   destroyEvent(event: number): void;
@@ -153,7 +213,12 @@ export interface NativeBackend {
 export interface HilAddon {
   abiVersion: number;
   probeCuda(): CudaProbe;
-  Backend: new (kind?: BackendKind | 'auto', device?: number) => NativeBackend;
+  Backend: new (kind?: BackendKind | 'auto', device?: number, options?: { attention?: AttentionOptions }) => NativeBackend;
+  /** the attention dispatch without a GPU: the same function the cuda backend calls */
+  attentionPlan(shape: AttentionCallShape, options: AttentionOptions | undefined, device: AttentionDeviceFacts): AttentionPlan;
+  /** every option with its value; throws, naming the option and its valid values, on a bad one */
+  attentionOptions(options?: AttentionOptions): ResolvedAttentionOptions;
+  attentionOptionTable(): AttentionOptionSpec[];
   FileTier: new (
     backend: NativeBackend,
     opts: { path: string; bytes: number; direct?: boolean; threads?: number; removeOnClose?: boolean },

@@ -1,6 +1,9 @@
 // `kvtier hil ...`: doctor, run (a policy on real memory and kernels), calibrate (microbenchmarks
-// fitted into a hardware profile), compare (simulator vs hardware, per step), report (re-render).
+// fitted into a hardware profile), compare (simulator vs hardware, per step), report (re-render),
+// options (the attention options that run, calibrate and compare take with --attn).
 import type { Command } from 'commander';
+import type { AttentionOptions } from '../../hil/addon-types.js';
+import { attnFlag, formatAttentionOptions, resolveAttentionOptions } from '../../hil/attention-options.js';
 import { formatHilDoctor, hilDoctor } from '../../hil/doctor.js';
 import { calibrate, formatFits, writeCalibration } from '../../hil/calibrate/calibrate.js';
 import { compare, formatCompare } from '../../hil/compare/compare.js';
@@ -29,11 +32,16 @@ interface HilFlags {
   ioThreads?: number;
   buffered?: boolean;
   verify?: boolean;
+  attn?: AttentionOptions;
 }
 
 function hilOptions(o: HilFlags): HilOptions {
-  return { backend: backendOf(o.backend), seed: o.seed, nvmeDir: o.nvmeDir, ioThreads: o.ioThreads, directIo: !o.buffered, verify: Boolean(o.verify) };
+  // checked here, before anything runs: an unknown option or value names the option and its valid values
+  if (o.attn) resolveAttentionOptions(o.attn);
+  return { backend: backendOf(o.backend), seed: o.seed, nvmeDir: o.nvmeDir, ioThreads: o.ioThreads, directIo: !o.buffered, verify: Boolean(o.verify), ...(o.attn ? { attention: o.attn } : {}) };
 }
+
+const ATTN_HELP = 'attention option KEY=VALUE, repeatable (the list: kvtier hil options)';
 
 function withHilFlags(c: Command): Command {
   return c
@@ -42,7 +50,8 @@ function withHilFlags(c: Command): Command {
     .option('--nvme-dir <dir>', 'directory of the NVMe tier file (default: the OS temp dir)')
     .option('--io-threads <n>', 'I/O threads of the NVMe tier file, 1 to 64 (default 32)', ioThreadsFlag)
     .option('--buffered', 'do not ask for O_DIRECT on the NVMe tier file')
-    .option('--verify', 'after the run, check every block\'s bytes where it ended up');
+    .option('--verify', 'after the run, check every block\'s bytes where it ended up')
+    .option('--attn <KEY=VALUE>', ATTN_HELP, attnFlag);
 }
 
 export function registerHil(program: Command): void {
@@ -85,8 +94,10 @@ export function registerHil(program: Command): void {
     .option('--file-dir <dir>', 'directory for the file-tier benchmark (default: the OS temp dir)')
     .option('--io-threads <n>', 'I/O threads of the file-tier reads fitted into the nvme link: use the HIL runs\' value, 1 to 64 (default 32)', ioThreadsFlag)
     .option('--quick', 'fewer sizes and trials (tests)')
+    .option('--attn <KEY=VALUE>', ATTN_HELP, attnFlag)
     .action(async (o) => {
-      const r = await calibrate({ backend: backendOf(o.backend), base: o.base, model: o.model, groupSize: o.groupSize, quick: Boolean(o.quick), fileDir: o.fileDir, ioThreads: o.ioThreads, log: (s) => console.log(s) });
+      if (o.attn) resolveAttentionOptions(o.attn);
+      const r = await calibrate({ backend: backendOf(o.backend), base: o.base, model: o.model, groupSize: o.groupSize, quick: Boolean(o.quick), fileDir: o.fileDir, ioThreads: o.ioThreads, attention: o.attn, log: (s) => console.log(s) });
       writeCalibration(o.out, r);
       console.log(`fits (residual = (fit - measured) / measured):\n${formatFits(r.fits)}`);
       console.log(`wrote ${o.out} (${r.profile.name})`);
@@ -130,6 +141,13 @@ export function registerHil(program: Command): void {
       console.log(`wrote ${await renderCompareReport(o.out)}`);
     }
   });
+
+  hil
+    .command('options')
+    .description('the attention options of "hil run", "hil calibrate" and "hil compare" (--attn KEY=VALUE): values and defaults')
+    .action(() => {
+      console.log(formatAttentionOptions());
+    });
 
   hil
     .command('report')

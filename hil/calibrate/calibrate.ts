@@ -32,7 +32,7 @@ import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import type { ModelSpec } from '../../sim/models/model.js';
-import type { BackendKind } from '../addon-types.js';
+import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
@@ -51,6 +51,8 @@ export interface CalibrateOptions {
   ioThreads?: number;
   /** date written into the sources (default today, UTC) */
   date?: string;
+  /** options of every attention call timed (`kvtier hil options`; absent: the defaults) */
+  attention?: AttentionOptions;
   log?: (s: string) => void;
 }
 
@@ -84,6 +86,8 @@ export interface CalibrationResult {
   fits: CalibrationFits;
   measurements: Measurements;
   device: string;
+  /** the attention options the attention rows were timed with (every one, defaults included) */
+  attention_options: ResolvedAttentionOptions;
 }
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -93,12 +97,14 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   const log = o.log ?? (() => {});
   const base = loadHardware(o.base);
   const model = loadModel(o.model);
-  const b = openBackend(o.backend);
+  const b = openBackend(o.backend, 0, o.attention);
+  let attentionOptions: ResolvedAttentionOptions;
   let m: Measurements;
   let device: string;
   let memBytes: number;
   const kind = b.kind;
   try {
+    attentionOptions = b.attentionOptions();
     const info = b.info();
     device = info.name;
     memBytes = info.totalMemBytes;
@@ -233,7 +239,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
   p.sources = src;
   const profile = validateProfile(JSON.parse(JSON.stringify(p)), 'hil calibrate');
-  return { profile, fits, measurements: m, device };
+  return { profile, fits, measurements: m, device, attention_options: attentionOptions };
 }
 
 /** executor-pattern file read batches: time = requests x alpha + bytes / beta, plain least squares (the layer batches that make up a step weigh most) */
@@ -279,7 +285,7 @@ export function fitLayout(points: LayoutPoint[]): LinearFit {
 export function writeCalibration(out: string, r: CalibrationResult): void {
   fs.writeFileSync(out, JSON.stringify(r.profile, null, 2) + '\n');
   const side = out.replace(/\.json$/, '') + '.fit.json';
-  fs.writeFileSync(side, JSON.stringify({ schema: 'kvtier-hil-calibration/v1', device: r.device, fits: r.fits, measurements: r.measurements }, null, 2) + '\n');
+  fs.writeFileSync(side, JSON.stringify({ schema: 'kvtier-hil-calibration/v1', device: r.device, attention_options: r.attention_options, fits: r.fits, measurements: r.measurements }, null, 2) + '\n');
 }
 
 export function formatFits(f: CalibrationFits): string {

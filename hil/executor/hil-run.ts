@@ -13,9 +13,10 @@ import type { StepRow } from '../../sim/metrics/summary.js';
 import { writeDirAtomically } from '../../sim/output-dir.js';
 import { writeRunFiles } from '../../sim/run-dir.js';
 import { simulate, type RunConfig, type RunResult } from '../../sim/run.js';
-import type { BackendKind } from '../addon-types.js';
+import type { AttentionOptions, AttentionPlan, BackendKind, NativeBackend, ResolvedAttentionOptions } from '../addon-types.js';
+import { resolveAttentionOptions } from '../attention-options.js';
 import { openBackend } from '../backend.js';
-import { blockBytes } from '../kv-format.js';
+import { blockBytes, type Precision } from '../kv-format.js';
 import { BlockData } from './block-data.js';
 import { allLinkKeys } from './link-keys.js';
 import { lowerPlan, type LowStep } from './lower-plan.js';
@@ -42,6 +43,21 @@ export interface HilOptions {
   waitMarks?: boolean;
   /** LowerOptions.eagerFences (default true; false: the fence placement the HIL had before, for comparison) */
   eagerFences?: boolean;
+  /** options of every attention call (`kvtier hil options`; absent: the defaults) */
+  attention?: AttentionOptions;
+}
+
+/** One kernel configuration the run's attention launches of one table precision ran with. */
+export interface AttentionKernelUse {
+  kernel: AttentionPlan['kernel'];
+  stages: number;
+  head_warps: boolean;
+  early_chunks: number;
+  l2_policy: AttentionPlan['l2Policy'];
+  launches: number;
+  /** attended tokens and split counts of those launches, least and most */
+  context_tokens: [number, number];
+  splits: [number, number];
 }
 
 export interface HilInfo {
@@ -56,6 +72,8 @@ export interface HilInfo {
   nvme_file: { used: boolean; direct: boolean | null; buffered_reason: string; io_threads: number; batched_reads: boolean };
   /** attention launches by the table precision they declared uniform (fp16, int8, int4, int2), or mixed */
   attention_tables: Record<string, number>;
+  /** the attention options of the run (every one, defaults included) and, per table precision as in attention_tables, the kernels its launches ran */
+  attention: { options: ResolvedAttentionOptions; kernels: Record<string, AttentionKernelUse[]> };
   weight_buffers: number;
   setup_ms: number;
   verify?: { checked: number; mismatches: number; firstMismatch?: string };
@@ -73,6 +91,7 @@ export const STALL_DEFINITION =
   'being free to start: waits on memory-stream events) and host_gap (the rest: the host had not enqueued the layer yet, e.g. it waited for a file read).';
 
 export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunResult> {
+  const attentionOptions = resolveAttentionOptions(o.attention);  // a bad option fails before the simulation
   let recorder: PlanRecorder | undefined;
   let keys: string[] = [];
   const r = simulate(config, {
@@ -89,12 +108,14 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   if (lowered.usesCxl) {
     warnings.push('CXL is simulation-only: no CXL hardware here, so blocks placed in the "cxl" tier lived in a second pinned host-DRAM pool; their measured times are DRAM-over-PCIe times, not CXL.');
   }
-  const backend = openBackend(o.backend);
+  const backend = openBackend(o.backend, 0, o.attention);
   let measured;
   let device = '';
+  let kernels: Record<string, AttentionKernelUse[]> = {};
   const kind = backend.kind;
   try {
     device = backend.info().name;
+    kernels = attentionKernels(backend, lowered.steps, { qHeads: model.q_heads, kvHeads: model.kv_heads, headDim: model.head_dim, blockTokens: lowered.geometry.blockTokens, groupSize: lowered.geometry.groupSize });
     const data = new BlockData(o.seed ?? 1, blockBytes(lowered.geometry, 'fp16') / 2);
     measured = await runPlan(backend, lowered, model, data, {
       nvmeDir: o.nvmeDir ?? tmpdir(),
@@ -161,6 +182,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     host_pool_bytes: lowered.hostBytes,
     nvme_file: { used: lowered.usesNvme, direct: measured.fileDirect, buffered_reason: measured.fileBufferedReason, io_threads: o.ioThreads ?? DEFAULT_IO_THREADS, batched_reads: o.fileBatch ?? true },
     attention_tables: attentionTables(lowered.steps),
+    attention: { options: attentionOptions, kernels },
     weight_buffers: measured.weightBuffers,
     setup_ms: measured.setupMs,
     verify: measured.verify,
@@ -169,11 +191,44 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   return { result: { ...r, summary, steps, spans: measured.spans }, hil };
 }
 
+const TABLE_NAME: Record<number, 'mixed' | Precision> = { 0: 'mixed', 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
+
 function attentionTables(steps: LowStep[]): Record<string, number> {
-  const name: Record<number, string> = { 0: 'mixed', 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
   const n: Record<string, number> = {};
-  for (const s of steps) for (const op of s.ops) if (op.o === 'attn') n[name[op.uniform]!] = (n[name[op.uniform]!] ?? 0) + 1;
+  for (const s of steps) for (const op of s.ops) if (op.o === 'attn') n[TABLE_NAME[op.uniform]!] = (n[TABLE_NAME[op.uniform]!] ?? 0) + 1;
   return n;
+}
+
+/** The kernel configurations the run's attention launches ran with, per table precision (the backend's plan of each launch's shape). */
+export function attentionKernels(
+  b: Pick<NativeBackend, 'attentionPlan'>,
+  steps: LowStep[],
+  shape: { qHeads: number; kvHeads: number; headDim: number; blockTokens: number; groupSize: number },
+): Record<string, AttentionKernelUse[]> {
+  const plans = new Map<string, AttentionPlan>();
+  const out: Record<string, AttentionKernelUse[]> = {};
+  for (const s of steps) {
+    for (const op of s.ops) {
+      if (op.o !== 'attn') continue;
+      const table = TABLE_NAME[op.uniform]!;
+      const at = `${op.uniform}:${op.tokens}`;
+      let plan = plans.get(at);
+      if (!plan) {
+        plan = b.attentionPlan({ ...shape, contextTokens: op.tokens, ...(table !== 'mixed' ? { uniformPrecision: table } : {}) });
+        plans.set(at, plan);
+      }
+      const uses = (out[table] ??= []);
+      let use = uses.find((u) => u.kernel === plan.kernel && u.stages === plan.stages && u.head_warps === plan.headWarps && u.early_chunks === plan.earlyChunks && u.l2_policy === plan.l2Policy);
+      if (!use) {
+        use = { kernel: plan.kernel, stages: plan.stages, head_warps: plan.headWarps, early_chunks: plan.earlyChunks, l2_policy: plan.l2Policy, launches: 0, context_tokens: [op.tokens, op.tokens], splits: [plan.splits, plan.splits] };
+        uses.push(use);
+      }
+      use.launches++;
+      use.context_tokens = [Math.min(use.context_tokens[0], op.tokens), Math.max(use.context_tokens[1], op.tokens)];
+      use.splits = [Math.min(use.splits[0], plan.splits), Math.max(use.splits[1], plan.splits)];
+    }
+  }
+  return out;
 }
 
 export function writeHilRunDir(out: string, x: HilRunResult, force = false): void {

@@ -2,6 +2,7 @@
 // kernels/ (CUDA), host/ (CPU), launch/ (shape checks, launches), backend/ (tiers, streams).
 #include <napi.h>
 #include "backend/backend.h"
+#include "binding/attention-plan-wrap.h"
 #include "binding/backend-wrap.h"
 #include "binding/convert.h"
 #include "binding/file-tier-wrap.h"
@@ -24,6 +25,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("probeCuda", Napi::Function::New(env, probeCuda, "probeCuda"));
   exports.Set("Backend", hil::js::BackendWrap::define(env));
   exports.Set("FileTier", hil::js::FileTierWrap::define(env));
+  hil::js::exportAttentionPlan(env, exports);
   return exports;
 }
 

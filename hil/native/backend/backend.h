@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 #include <vector>
-#include "../common/attention-shape.h"
+#include "../common/attention-plan.h"
 #include "error.h"
 
 namespace hil {
@@ -36,6 +36,8 @@ struct DeviceInfo {
   int runtimeVersion = 0, driverVersion = 0;
   int computePriority = 0, memoryPriority = 0;  // lower number = higher priority (CUDA)
   int hostThreads = 0;
+  int sharedMemPerSmBytes = 0;
+  int reservedSharedMemPerBlockBytes = 0;
 };
 
 struct RegionSpan {  // a byte range inside a region
@@ -104,6 +106,15 @@ class Backend {
   virtual void dequantize(int stream, const DequantizeArgs& a) = 0;
   virtual void hadamard(int stream, const HadamardArgs& a) = 0;
   virtual void attention(int stream, const AttentionArgs& a, int repeat) = 0;
+  // The kernel configuration an attention call of this shape runs with under this backend's
+  // options (the host backend: its CPU loop, one split).
+  virtual AttentionPlan attentionPlan(const AttentionShape& s, int uniformPrecision) = 0;
+  // The options of every attention call (common/attention-options.h); checked when set.
+  void setAttentionOptions(const AttentionOptions& o) {
+    checkAttentionOptions(o);
+    attentionOptions_ = o;
+  }
+  const AttentionOptions& attentionOptions() const { return attentionOptions_; }
   virtual void gemv(int stream, const GemvArgs& a, int repeat) = 0;
 
   virtual uint32_t createEvent() = 0;
@@ -121,6 +132,7 @@ class Backend {
  private:
   std::map<uint32_t, Region> regions_;
   uint32_t nextId_ = 1;
+  AttentionOptions attentionOptions_;
 };
 
 const char* memKindName(MemKind k);

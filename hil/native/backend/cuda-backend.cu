@@ -44,6 +44,8 @@ DeviceInfo describe(int device) {
   d.totalMemBytes = p.totalGlobalMem;
   d.multiprocessors = p.multiProcessorCount;
   d.l2Bytes = static_cast<size_t>(p.l2CacheSize);
+  d.sharedMemPerSmBytes = static_cast<int>(p.sharedMemPerMultiprocessor);
+  d.reservedSharedMemPerBlockBytes = static_cast<int>(p.reservedSharedMemPerBlock);
   pciLink(p, d);
   cudaRuntimeGetVersion(&d.runtimeVersion);
   cudaDriverGetVersion(&d.driverVersion);
@@ -153,10 +155,23 @@ class CudaBackend final : public Backend {
     const size_t qBytes = static_cast<size_t>(s.qHeads) * s.headDim * 4;
     const auto q = reinterpret_cast<const float*>(deviceAt(a.q, qBytes, "attention q"));
     const auto out = reinterpret_cast<float*>(deviceAt(a.out, qBytes, "attention out"));
-    const int splits = launch::attentionSplits(s, info_.multiprocessors, a.uniformPrecision);
-    float* scratch = scratchFor(stream, launch::attentionScratchFloats(s, splits));
-    for (int r = 0; r < repeat; ++r)
-      launch::attention(streamOf(stream), s, splits, arena, a.arenaBytes, table, q, out, scratch, a.uniformPrecision);
+    const AttentionPlan plan = planOf(s, a.uniformPrecision);
+    float* scratch = scratchFor(stream, launch::attentionScratchFloats(s, plan.splits));
+    for (int r = 0; r < repeat; ++r) launch::attention(streamOf(stream), plan, s, arena, a.arenaBytes, table, q, out, scratch);
+  }
+  AttentionPlan attentionPlan(const AttentionShape& s, int uniformPrecision) override {
+    checkAttentionShape(s);
+    HIL_CUDA(cudaSetDevice(device_));  // may be asked on any thread
+    return planOf(s, uniformPrecision);
+  }
+  // The plan on the calling thread's current device (the constructor set it on the JS thread).
+  AttentionPlan planOf(const AttentionShape& s, int uniformPrecision) const {
+    DeviceFacts d;
+    d.multiprocessors = info_.multiprocessors;
+    d.l2Bytes = static_cast<double>(info_.l2Bytes);
+    d.sharedMemPerSmBytes = info_.sharedMemPerSmBytes;
+    d.reservedSharedMemPerBlockBytes = info_.reservedSharedMemPerBlockBytes;
+    return launch::attentionPlan(s, uniformPrecision, attentionOptions(), d);
   }
   void gemv(int stream, const GemvArgs& a, int repeat) override {
     checkGemvShape(a.rows, a.cols);

@@ -115,6 +115,15 @@ class HostBackend final : public Backend {
     });
   }
 
+  AttentionPlan attentionPlan(const AttentionShape& s, int uniformPrecision) override {
+    checkAttentionShape(s);
+    AttentionPlan p;
+    p.kernel = AttentionKernel::Host;
+    p.splits = p.gridX = p.gridY = 1;
+    p.chunksPerWarp = attentionChunks(s);
+    return p;
+  }
+
   void gemv(int stream, const GemvArgs& a, int repeat) override {
     checkGemvShape(a.rows, a.cols);
     auto w = reinterpret_cast<const uint16_t*>(at(a.w, a.rows * a.cols * 2, "gemv weights"));

@@ -1,6 +1,7 @@
 #include "backend-wrap.h"
 #include <cmath>
 #include <cstring>
+#include "attention-plan-wrap.h"
 #include "convert.h"
 #include "promise-worker.h"
 
@@ -23,6 +24,8 @@ Napi::Function BackendWrap::define(Napi::Env env) {
                          InstanceMethod<&BackendWrap::dequantize>("dequantize"),
                          InstanceMethod<&BackendWrap::hadamard>("hadamard"),
                          InstanceMethod<&BackendWrap::attention>("attention"),
+                         InstanceMethod<&BackendWrap::attentionPlan>("attentionPlan"),
+                         InstanceMethod<&BackendWrap::attentionOptions>("attentionOptions"),
                          InstanceMethod<&BackendWrap::gemv>("gemv"),
                          InstanceMethod<&BackendWrap::createEvent>("createEvent"),
                          InstanceMethod<&BackendWrap::destroyEvent>("destroyEvent"),
@@ -38,6 +41,10 @@ BackendWrap::BackendWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Back
   Napi::Env env = info.Env();
   const std::string kind = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "auto";
   const int device = info[1].IsNumber() ? integer(info[1], "device") : 0;
+  // options: {attention?: {name: value}} (common/attention-options.h), checked before anything opens
+  const Napi::Value opts = info[2];
+  if (!opts.IsUndefined() && !opts.IsObject()) throw Napi::TypeError::New(env, "Expected an options object ({attention?}) as the third argument");
+  const AttentionOptions attention = attentionOptionsFrom(opts.IsObject() ? opts.As<Napi::Object>().Get("attention") : opts);
   guard(env, [&] {
     if (kind == "host") {
       backend_ = makeHostBackend();
@@ -48,6 +55,7 @@ BackendWrap::BackendWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Back
     } else {
       throw HilError("Expected 'cuda', 'host' or 'auto' for backend kind but received '" + kind + "'");
     }
+    backend_->setAttentionOptions(attention);
   });
 }
 
@@ -183,37 +191,36 @@ Napi::Value BackendWrap::attention(const Napi::CallbackInfo& info) {
   const Napi::Object o = info[1].As<Napi::Object>();
   const int repeat = info[2].IsUndefined() ? 1 : integer(info[2], "repeat");
   AttentionArgs a;
-  a.shape.qHeads = intField(o, "qHeads", 0, true);
-  a.shape.kvHeads = intField(o, "kvHeads", 0, true);
-  a.shape.headDim = intField(o, "headDim", 128, false);
-  a.shape.blockTokens = intField(o, "blockTokens", 16, false);
-  a.shape.groupSize = intField(o, "groupSize", 128, false);
-  a.shape.contextTokens = intField(o, "contextTokens", 0, true);
-  const Napi::Value sc = o.Get("softmaxScale");
-  a.shape.softmaxScale = sc.IsUndefined() ? 1.0f / std::sqrt(static_cast<float>(a.shape.headDim))
-                                          : static_cast<float>(number(sc, "softmaxScale"));
-  a.shape.splits = intField(o, "splits", 0, false);
+  a.shape = attentionShapeFrom(o);
   a.arena = span(o, "arena");
   a.table = span(o, "table");
   a.q = span(o, "q");
   a.out = span(o, "out");
   // Optional promise that every block of the table has this precision (lets the cuda backend
-  // pick a uniform-precision kernel, e.g. KVTIER_HIL_ATTN_MMA for INT4); absent = unknown.
-  const Napi::Value up = o.Get("uniformPrecision");
-  if (!up.IsUndefined()) {
-    const std::string p = up.IsString() ? up.As<Napi::String>().Utf8Value() : "";
-    if (p == "fp16") a.uniformPrecision = kFp16;
-    else if (p == "int8") a.uniformPrecision = kInt8;
-    else if (p == "int4") a.uniformPrecision = kInt4;
-    else if (p == "int2") a.uniformPrecision = kInt2;
-    else throw Napi::TypeError::New(env, "Expected 'fp16', 'int8', 'int4' or 'int2' for uniformPrecision");
-  }
+  // run a uniform-precision kernel, common/attention-plan.h); absent = unknown.
+  a.uniformPrecision = uniformPrecisionFrom(o);
   guard(env, [&] {
     const Region& r = backend(env).region(a.arena.region);
     a.arenaBytes = sizeField(o, "arenaBytes", r.bytes > a.arena.offset ? r.bytes - a.arena.offset : 0, false);
     backend(env).attention(s, a, repeat);
   });
   return env.Undefined();
+}
+
+// attentionPlan(shape & {uniformPrecision?}): the kernel configuration a call of that shape runs with.
+Napi::Value BackendWrap::attentionPlan(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsObject()) throw Napi::TypeError::New(env, "attentionPlan(shape): expected a shape object");
+  const Napi::Object o = info[0].As<Napi::Object>();
+  const AttentionShape s = attentionShapeFrom(o);
+  const int uniform = uniformPrecisionFrom(o);
+  return guard(env, [&] { return attentionPlanObject(env, backend(env).attentionPlan(s, uniform)); });
+}
+
+// attentionOptions(): every option this backend's attention calls run with.
+Napi::Value BackendWrap::attentionOptions(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return attentionOptionsObject(env, backend(env).attentionOptions());
 }
 
 Napi::Value BackendWrap::gemv(const Napi::CallbackInfo& info) {

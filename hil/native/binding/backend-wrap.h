@@ -28,6 +28,8 @@ class BackendWrap : public Napi::ObjectWrap<BackendWrap> {
   Napi::Value dequantize(const Napi::CallbackInfo& info);
   Napi::Value hadamard(const Napi::CallbackInfo& info);
   Napi::Value attention(const Napi::CallbackInfo& info);
+  Napi::Value attentionPlan(const Napi::CallbackInfo& info);
+  Napi::Value attentionOptions(const Napi::CallbackInfo& info);
   Napi::Value gemv(const Napi::CallbackInfo& info);
   Napi::Value createEvent(const Napi::CallbackInfo& info);
   Napi::Value destroyEvent(const Napi::CallbackInfo& info);

@@ -124,6 +124,8 @@ inline Napi::Object deviceInfo(Napi::Env env, const DeviceInfo& d) {
   o.Set("computePriority", d.computePriority);
   o.Set("memoryPriority", d.memoryPriority);
   o.Set("hostThreads", d.hostThreads);
+  o.Set("sharedMemPerSmBytes", d.sharedMemPerSmBytes);
+  o.Set("reservedSharedMemPerBlockBytes", d.reservedSharedMemPerBlockBytes);
   return o;
 }
 

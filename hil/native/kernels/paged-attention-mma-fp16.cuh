@@ -1,5 +1,4 @@
-// Decode attention on the tensor cores for uniform FP16 tables (issue 6: FP16 >= 80% of the
-// device bandwidth at >= 32k). Shape: D 128, up to 4 query heads per kv head, 16-token chunks;
+// Decode attention on the tensor cores for uniform FP16 tables. Shape: D 128, up to 4 query heads per kv head, 16-token chunks;
 // the launcher falls back to v3 for anything else. Same arguments, partial results and reduce
 // kernel as v3 (paged-attention-v3.cuh) and the INT4 tensor-core kernel
 // (paged-attention-mma.cuh), whose ring, table batches and softmax reference it follows.
@@ -42,10 +41,9 @@
 // ahead by two bulk copies (TMA engine) that lane 0 issues, completing on one mbarrier per stage.
 // With `evictFirst` (the launcher: when the KV exceeds L2) the copies carry an L2 evict-first
 // policy: the KV bytes are read once, and the table, q and partial results then stay in L2 between
-// launches (H100 32k: -1 us). `probe` (measurement only, wrong output): 1 skips the math, 2 also
-// the merge and the partial results.
+// launches (H100 32k: -1 us).
 // Block-table entries come 32 chunks at a time, one per lane, a batch ahead (INT4 kernel).
-// Chunk ownership: v3's (warpChunks, strided by default); grid (splits, kvHeads), 4 warps per
+// Chunk ownership: v3's (warpChunks); grid (splits, kvHeads), 4 warps per
 // block sharing one kv head (HW false), or (HW true, "head warps") grid (splits), one warp per kv
 // head, every warp of a block on the same chunks: the kv heads of a KV block (contiguous in the
 // block's K and V sections) are then read by one multiprocessor at about the same time instead of
@@ -74,8 +72,8 @@ struct MmaF16Cfg {
 template <int S, bool HW>
 __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW>::kMinBlocks) pagedAttentionMmaFp16(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
-    const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
-    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, int early, int probe, bool evictFirst) {
+    const BlockEntry* __restrict__ table, const float* __restrict__ q,
+    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, int early, bool evictFirst) {
   static_assert(S >= 2 && S <= 32, "stages: one bit each in okMask");
   constexpr int D = kMmaD;
   constexpr int W = kMmaWarps;
@@ -94,10 +92,6 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   uint8_t* ring = smem + warp * (S * SB);
   const uint32_t ringS = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // see v3 (PDL reduce)
-  // Launched with PDL after the previous kernel of the stream (KVTIER_HIL_ATTN_PDL_CHAIN): this
-  // block may be resident before that kernel ends; nothing in memory is touched before it has
-  // completed and flushed. A no-op otherwise.
-  asm volatile("griddepcontrol.wait;" ::: "memory");
 
   const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
   const int cpb = s.blockTokens / kChunkTokens;
@@ -108,8 +102,7 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
   // an entry as its block's offset, or 1 (offsets are 16-aligned) when unusable
   auto checkedEntry = [&](int block) -> uint64_t { return usableOffset(table[block], kFp16, anyFits, lastOffset); };
 
-  const WarpChunks wc = HW ? warpChunks(s.contextTokens, split, gridDim.x, 0, 1, chunksPerSplit, strided)
-                           : warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
+  const WarpChunks wc = HW ? warpChunks(s.contextTokens, split, gridDim.x, 0, 1) : warpChunks(s.contextTokens, split, gridDim.x, warp, W);
   const int first = wc.first, step = wc.step, n = wc.n;
   const int stepSub = step % cpb;
   int sub = first % cpb;
@@ -235,9 +228,9 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
     const bool last = (lastMask & bit) != 0;
     // the chunk's K (rows g, g + 8, four 16-byte pieces each) and V (rows t4, t4 + 4, t4 + 8, t4 + 12,
     // dims 16 g .. 16 g + 15) into registers
-    uint4 ka[4], kb[4];
-    uint32_t vw[4][8];
     if (ok) {
+      uint4 ka[4], kb[4];
+      uint32_t vw[4][8];
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
         ka[c] = *reinterpret_cast<const uint4*>(st + kOff + 64 * c);
@@ -250,8 +243,6 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
         vw[r][0] = a.x, vw[r][1] = a.y, vw[r][2] = a.z, vw[r][3] = a.w;
         vw[r][4] = b.x, vw[r][5] = b.y, vw[r][6] = b.z, vw[r][7] = b.w;
       }
-    }
-    if (ok && probe == 0) {
       // S^T = K . Q'^T: rows = tokens g, g + 8; columns 2 t4 (hi), 2 t4 + 1 (lo) of head t4
       float sacc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
@@ -302,7 +293,6 @@ __global__ void __launch_bounds__(MmaF16Cfg<S, HW>::kWarps * 32, MmaF16Cfg<S, HW
     slot = slot == S - 1 ? 0 : slot + 1;
   }
 
-  if (probe == 2) return;  // measurement only (KVTIER_HIL_ATTN_MMA_FP16_PROBE=nomerge): no partial results
   // ---- merge: hi + lo columns, the lanes of a head, then the warps (as v3) ----
 #pragma unroll
   for (int o2 = 4; o2 < 32; o2 <<= 1) lS += __shfl_xor_sync(kFullMask, lS, o2);

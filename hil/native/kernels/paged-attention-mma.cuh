@@ -1,4 +1,4 @@
-// Decode attention on the tensor cores for uniform INT4 tables (issue 6: INT4 >= 3x FP16).
+// Decode attention on the tensor cores for uniform INT4 tables.
 // Shape: D 128, up to 4 query heads per kv head, quantization group 128 (one (scale, zero) pair
 // per token row of one kv head), 16-token chunks; the launcher falls back to v3 for anything
 // else. Same arguments, partial results and reduce kernel as v3 (paged-attention-v3.cuh).
@@ -40,8 +40,7 @@
 // Memory: per warp a ring of S stages, one chunk per stage:
 //   [K codes 1024 B][V codes 1024 B][K meta 64 B][V meta 64 B] = 2176 B,
 // filled S - 1 chunks ahead by 4 bulk copies on the TMA engine that lane 0 issues, completing
-// on one mbarrier per stage (KVTIER_HIL_ATTN_MMA_COPY=lanes: 16-byte cp.async by every lane, as
-// v3). The warp index, the loop state and the table entry of each copy (taken from its lane by
+// on one mbarrier per stage. The warp index, the loop state and the table entry of each copy (taken from its lane by
 // redux.sync) are in uniform registers, so ptxas issues each bulk copy without a loop that
 // moves vector registers into uniform ones (before: ~150 instructions per chunk for 4 copies).
 // Block-table entries come 32 chunks at a time, one per lane, a batch ahead, so no
@@ -53,8 +52,7 @@
 //
 // Split-K over the context (grid (splits, kvHeads), splits as v3: one wave of resident blocks,
 // trimmed so that every warp has the same chunk count), partial results merged by
-// pagedAttentionSplitReduce (split-reduce.cuh; launched with PDL), or, with KVTIER_HIL_ATTN_MMA_FUSE=1, by the
-// last block of each kv head to finish (arrival counters in device memory, reset by that block).
+// pagedAttentionSplitReduce (split-reduce.cuh; launched with PDL).
 #pragma once
 #include "paged-attention-v3.cuh"
 
@@ -66,8 +64,6 @@ constexpr int kMmaStageBytes = 2176;  // INT4 chunk of one kv head at D 128, G 1
 constexpr int kMmaPStride = 12;       // words per column of the per-warp P' transpose (bank-conflict free)
 constexpr int kMmaIntBias = 0x4B400000;  // 1.5 * 2^23 as float bits: s32 accumulator + bias, read as float = 1.5 * 2^23 + dot
 constexpr float kMmaIntBiasValue = 12582912.0f;
-
-constexpr int kMmaFuseMaxSplits = 1024;  // fused reduce: [4][splits] factors in the (>= 34 KB) ring
 
 constexpr int kMmaHeadWarps = 8;  // HW ("head warps", below): most kv heads (= warps) per block
 
@@ -95,28 +91,11 @@ __device__ __forceinline__ void mma16832s8(int (&d)[4], uint32_t a0, uint32_t a1
       : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
-__device__ __forceinline__ float ex2Ftz(float x) {  // 2^x; -inf -> 0
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
 __device__ __forceinline__ float lg2Ftz(float x) {  // log2 x; 0 -> -inf
   float y;
   asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
-// cp.async of 16 bytes when `on`, nothing otherwise (no branch).
-__device__ __forceinline__ void cpAsync16If(uint32_t smemDst, const void* gmemSrc, bool on) {
-  asm volatile(
-      "{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p cp.async.cg.shared.global [%0], [%1], 16;\n}\n" ::"r"(smemDst),
-      "l"(gmemSrc), "r"(static_cast<int>(on))
-      : "memory");
-}
-__device__ __forceinline__ void cpAsync16At(uint32_t smemDst, const void* gmemSrc) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smemDst), "l"(gmemSrc) : "memory");
-}
-
-__device__ __forceinline__ void fenceProxyAsync() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 // (a & B) | C in one LOP3 (B, C immediates).
 template <uint32_t B, uint32_t C>
 __device__ __forceinline__ uint32_t andOr(uint32_t a) {
@@ -161,8 +140,7 @@ __device__ __forceinline__ uint64_t fromLane(uint64_t v, int src, int lane) {
 __device__ __forceinline__ float moveReference(float& mT, float mx, float (&o)[8][4]) {
 #pragma unroll
   for (int o2 = 4; o2 < 32; o2 <<= 1) mx = fmaxf(mx, __shfl_xor_sync(kFullMask, mx, o2));
-  const float mN = fmaxf(mT, mx - 13.0f);
-  const float a = ex2Ftz(mT - mN);
+  const float a = raiseMax<true>(mT, mx - 13.0f);
 #pragma unroll
   for (int mt = 0; mt < 8; ++mt) {
     o[mt][0] *= a;
@@ -170,7 +148,6 @@ __device__ __forceinline__ float moveReference(float& mT, float mx, float (&o)[8
     o[mt][2] *= a;
     o[mt][3] *= a;
   }
-  mT = mN;
   return a;
 }
 // q of kv head h as the tensor-core kernels take it: thread (warp, lane) loads dims 4 lane .. 4
@@ -245,41 +222,20 @@ __device__ __forceinline__ void storeHeadPartials(const float (&o)[8][4], float 
 }
 
 // grid (splits, kvHeads), block kMmaWarps * 32, dynamic shared memory MmaCfg<S>::kSmemBytes; or
-// with HW ("head warps", static ownership only, no counters): grid (splits), block kvHeads * 32
-// (kvHeads <= kMmaHeadWarps), dynamic shared memory MmaCfg<S, true>::smemBytes(kvHeads): warp w
-// takes kv head w over all of the split's chunks (warpChunks with one warp), so the kv heads of a
-// KV block (contiguous in its sections) are read by one multiprocessor together, and each warp
-// writes its own partial results (paged-attention-mma-fp16.cuh has the same mode).
+// with HW ("head warps"): grid (splits), block kvHeads * 32 (kvHeads <= kMmaHeadWarps), dynamic
+// shared memory MmaCfg<S, true>::smemBytes(kvHeads): warp w takes kv head w over all of the
+// split's chunks (warpChunks with one warp), so the kv heads of a KV block (contiguous in its
+// sections) are read by one multiprocessor together, and each warp writes its own partial results
+// (paged-attention-mma-fp16.cuh has the same mode).
 // Every block-table entry must be INT4 (the caller's promise, AttentionArgs::uniformPrecision):
 // any other entry, like a bad one, makes the output NaN; nothing outside the arena is read.
-//
-// Chunk ownership: DYN false: v3's (warpChunks). DYN true: in table blocks (cpb chunks each):
-// warp wg = split * W + warp takes the blocks wg + j * Wt (Wt = splits * W) for j < S, then
-// blocks P * Wt + v claimed one at a time from the kv head's counter claims[h] (v = the value
-// it returned), so that multiprocessors that run slower take fewer blocks (ncu: with static
-// ownership the busiest SM is busy ~1.45x the cycles of the least busy at 128k). A claim is
-// started one block before its block is needed and its table entry loaded one block before the
-// issue. counters[h] counts finished blocks of the grid; the last one resets counters[h] and
-// claims[h] (both zero at load), and with `fuse` merges the splits. Measured (H100): DYN evens
-// out the SMs (1.14x) but runs 25% slower at 128k (claim/entry waits, copy operands back in
-// vector registers): a measurement knob, off by default (KVTIER_HIL_ATTN_MMA_DYN=1).
-//
-// TAIL (KVTIER_HIL_ATTN_MMA_STEAL=pct, DYN false): static strided ownership of the first
-// nS * Wt chunks of the head (nS = floor(pct% of the chunks / Wt): warp wg takes wg + k * Wt,
-// k < nS, equal work per warp), then the rest of the head's chunks in granules of tailG
-// consecutive chunks claimed from claims[h]. The claim of a granule is made two granules
-// before its first chunk is issued and its table entries (lane i: chunk i of the granule) are
-// loaded one granule before, so neither the atomic nor the table load is on the copy path; the
-// claim values reach the copy through redux.sync (uniform registers). Counters reset as DYN's.
-template <int S, bool BULK, bool DYN, bool TAIL = false, bool HW = false>
+// Chunk ownership: v3's (warpChunks).
+template <int S, bool HW = false>
 __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMinBlocks) pagedAttentionMmaInt4(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
-    const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
-    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out, unsigned* __restrict__ counters,
-    unsigned* __restrict__ claims, bool fuse, int tailPct, int tailG) {
+    const BlockEntry* __restrict__ table, const float* __restrict__ q,
+    float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out) {
   static_assert(S >= 2 && S <= 32, "stages: one bit each in okMask");
-  static_assert(!(DYN && TAIL), "one dynamic ownership at a time");
-  static_assert(!(HW && (DYN || TAIL)), "head warps: static ownership only");
   constexpr int WM = MmaCfg<S, HW>::kWarps;
   constexpr int D = kMmaD;
   constexpr int W = kMmaWarps;
@@ -298,7 +254,6 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   uint8_t* ring = smem + warp * (S * SB);
   const uint32_t ringS = static_cast<uint32_t>(__cvta_generic_to_shared(ring));
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // see v3 (PDL reduce)
-  asm volatile("griddepcontrol.wait;" ::: "memory");  // see the FP16 kernel (KVTIER_HIL_ATTN_PDL_CHAIN)
 
   const int totalChunks = (s.contextTokens + kChunkTokens - 1) / kChunkTokens;
   const int cpb = s.blockTokens / kChunkTokens;
@@ -310,179 +265,69 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   const uint64_t lastOffset = anyFits ? arenaBytes - bb : 0;
   auto checkedEntry = [&](int block) -> uint64_t { return usableOffset(table[block], kInt4, anyFits, lastOffset); };
 
-  // Static ownership (DYN false): chunks first + k * step, k < n (v3's). Block-table entries, 32
-  // chunks at a time: lane i holds the entry of the warp's chunk kb + i (entCur) and of kb + 32 + i
-  // (entNxt), loaded a batch ahead, so no table load is on the copy path. The chunk's position in
-  // its block (sub) follows the chunks without division.
-  int first = 0, step = 1, n = 0, stepSub = 0, sub = 0;
-  uint64_t entCur = 1, entNxt = 1;
+  // Chunks first + k * step, k < n (v3's). Block-table entries, 32 chunks at a time: lane i holds
+  // the entry of the warp's chunk kb + i (entCur) and of kb + 32 + i (entNxt), loaded a batch
+  // ahead, so no table load is on the copy path. The chunk's position in its block (sub) follows
+  // the chunks without division.
+  const WarpChunks wc = HW ? warpChunks(s.contextTokens, split, gridDim.x, 0, 1) : warpChunks(s.contextTokens, split, gridDim.x, warp, W);
+  const int first = wc.first, step = wc.step, n = wc.n;
+  const int stepSub = step % cpb;
+  int sub = first % cpb;
   auto loadEnt = [&](int kk) -> uint64_t { return kk < n ? checkedEntry((first + kk * step) / cpb) : 1; };
-  // TAIL: the granule being issued starts at chunk gCur (its chunk iG next; entries eCur, lane
-  // i: chunk gCur + i), the next at gNext (entries eNext), claimRaw (lane 0): the claim of the
-  // one after, in flight. totalChunks = none.
-  int gCur = totalChunks, gNext = totalChunks, iG = 0, tailStart = totalChunks;
-  uint64_t eCur = 1, eNext = 1;
-  unsigned claimRaw = 0;
-  const int tG = TAIL ? max(1, min(tailG, 32)) : 1;
-  if constexpr (!DYN) {
-    if constexpr (TAIL) {
-      const int wt = gridDim.x * W;
-      first = split * W + warp, step = wt;
-      n = static_cast<int>((static_cast<long long>(totalChunks) * min(max(tailPct, 0), 100) / 100) / wt);
-      tailStart = n * wt;
-      if (lane == 0) claimRaw = atomicAdd(claims + h, 1u);  // the warp's first granule (read after q is prepared)
-    } else {
-      const WarpChunks wc = HW ? warpChunks(s.contextTokens, split, gridDim.x, 0, 1, chunksPerSplit, strided)
-                               : warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
-      first = wc.first, step = wc.step, n = wc.n;
-    }
-    stepSub = step % cpb;
-    sub = first % cpb;
-    entCur = loadEnt(lane);
-    entNxt = loadEnt(32 + lane);
-  }
-  // TAIL: takes the claim made one granule ago (lane 0's claimRaw) as the next granule, loads its
-  // entries and makes the next claim.
-  auto nextGranule = [&]() {
-    const unsigned v = __reduce_or_sync(kFullMask, lane == 0 ? claimRaw : 0u);
-    const long long c0 = static_cast<long long>(tailStart) + static_cast<long long>(v) * tG;
-    gNext = c0 < totalChunks ? static_cast<int>(c0) : totalChunks;
-    if (gNext < totalChunks) {
-      eNext = lane < tG && gNext + lane < totalChunks ? checkedEntry((gNext + lane) / cpb) : 1;
-      if (lane == 0) claimRaw = atomicAdd(claims + h, 1u);
-    }
-  };
-  // Dynamic ownership (DYN): the warp's j-th block: A = the one being issued (jA, from chunk subA
-  // on), B = the next; entS: lane j < P holds the entry of static block j; entD (lane 0): the
-  // entry of the next dynamic block; atomRaw (lane 0): the claim in flight.
-  constexpr int P = S;
-  const int Wt = gridDim.x * W, wg = split * W + warp;
-  const int nBlocks = (totalChunks + cpb - 1) / cpb;
-  const bool dynOn = DYN && static_cast<long long>(P) * Wt < nBlocks;
-  uint64_t entS = 1, entD = 1, eA = 1;
-  unsigned atomRaw = 0;
-  int jA = -1, bA = nBlocks, subA = cpb, bB = wg < nBlocks ? wg : nBlocks;
-  if constexpr (DYN) {
-    if (lane < P && wg + lane * Wt < nBlocks) entS = checkedEntry(wg + lane * Wt);
-    if (dynOn && lane == 0) atomRaw = atomicAdd(claims + h, 1u);  // block P, used P advances from now
-  }
-  auto advance = [&]() {
-    const int a = ++jA;
-    bA = bB;
-    subA = 0;
-    if (bA < nBlocks) eA = fromLane(a < P ? entS : entD, a < P ? a : 0, lane);
-    const int j1 = a + 1;
-    if (bA >= nBlocks) {
-      bB = nBlocks;
-    } else if (j1 < P) {
-      bB = min(wg + j1 * Wt, nBlocks);
-    } else if (dynOn) {
-      const unsigned v = __reduce_or_sync(kFullMask, lane == 0 ? atomRaw : 0u);  // claim j1, started one advance ago
-      bB = static_cast<int>(min(static_cast<unsigned>(P * Wt) + v, static_cast<unsigned>(nBlocks)));
-      if (bB < nBlocks && lane == 0) {
-        entD = checkedEntry(bB);
-        atomRaw = atomicAdd(claims + h, 1u);  // claim j1 + 1
-      }
-    } else {
-      bB = nBlocks;
-    }
-  };
+  uint64_t entCur = loadEnt(lane), entNxt = loadEnt(32 + lane);
 
   const uint32_t headRow = static_cast<uint32_t>(h * s.blockTokens);  // first row of head h in a block
   // warp-uniform bit masks over the stages: fillMask: holds a chunk; okMask: the chunk's entry is a
   // valid INT4 block (else skipped, output NaN); lastMask: the chunk is the context's last
   unsigned okMask = 0, fillMask = 0, lastMask = 0;
   bool bad = false;
-  // BULK: one mbarrier per stage, the copies by lane 0 on the TMA engine (4 bulk copies per chunk);
-  // otherwise every lane copies 16-byte pieces with cp.async (one commit group per stage).
+  // One mbarrier per stage, the copies by lane 0 on the TMA engine (4 bulk copies per chunk).
   __shared__ __align__(8) uint64_t sBar[WM][S];
   const uint32_t bar0 = static_cast<uint32_t>(__cvta_generic_to_shared(&sBar[warp][0]));
-  if constexpr (BULK) initStageBarriers<S>(bar0, lane);
-  const size_t metaLane = (lane < 4 ? kmOff : vmOff) + (lane & 3) * 16;  // cp.async path: lanes 0-7 copy the meta
-  // Fills stage `slot` with the warp's next chunk (static: its k-th), if any.
+  initStageBarriers<S>(bar0, lane);
+  // Fills stage `slot` with the warp's k-th chunk, if any.
   auto issue = [&](int k, int slot) {
     const unsigned bit = 1u << slot;
-    bool has;
+    const bool has = k < n;
     uint64_t offset = 1;
     uint32_t row = 0;
-    int c = 0;
-    if constexpr (DYN) {
-      if (subA >= cpb) advance();
-      c = bA * cpb + subA;
-      has = bA < nBlocks && c < totalChunks;
-      offset = eA;
-      row = headRow + static_cast<uint32_t>(subA * kChunkTokens);
-      ++subA;
-    } else if (TAIL && k >= n) {
-      if (k == n || iG >= tG) {  // the next granule (claimed and its entries loaded a granule ago)
-        gCur = gNext;
-        eCur = eNext;
-        iG = 0;
-        if (gCur < totalChunks) nextGranule();
+    if (has) {
+      offset = fromLane(entCur, k & 31, lane);  // the entry of chunk k from lane k % 32
+      if ((k & 31) == 31) {
+        entCur = entNxt;
+        entNxt = loadEnt(k + 33 + lane);
       }
-      c = gCur + iG;
-      has = gCur < totalChunks && c < totalChunks;
-      if (has) {
-        offset = fromLane(eCur, iG, lane);
-        row = headRow + static_cast<uint32_t>((c % cpb) * kChunkTokens);
-      }
-      ++iG;
-    } else {
-      has = k < n;
-      if (has) {
-        offset = fromLane(entCur, k & 31, lane);  // the entry of chunk k from lane k % 32
-        if ((k & 31) == 31) {
-          entCur = entNxt;
-          entNxt = loadEnt(k + 33 + lane);
-        }
-        row = headRow + static_cast<uint32_t>(sub * kChunkTokens);  // first row of the chunk
-        sub += stepSub;
-        if (sub >= cpb) sub -= cpb;
-        c = first + k * step;
-      }
+      row = headRow + static_cast<uint32_t>(sub * kChunkTokens);  // first row of the chunk
+      sub += stepSub;
+      if (sub >= cpb) sub -= cpb;
     }
     fillMask = has ? fillMask | bit : fillMask & ~bit;
-    lastMask = has && c == totalChunks - 1 ? lastMask | bit : lastMask & ~bit;
+    lastMask = has && first + k * step == totalChunks - 1 ? lastMask | bit : lastMask & ~bit;
     if (has) {
       const bool ok = (offset & 1u) == 0;
       okMask = ok ? okMask | bit : okMask & ~bit;
       if (!ok) bad = true;  // the output becomes NaN below
-      const uint8_t* base = arena + offset;
-      const uint32_t dst = ringS + slot * SB;
-      if constexpr (BULK) {
-        if (lane == 0) {
-          const uint32_t bar = bar0 + 8 * slot;
-          if (ok) {
-            // No proxy fence: the stage's last reads (every lane's, ordered by the __syncwarp at
-            // the end of the chunk) are done before this refill is issued, as in a TMA pipeline
-            // whose consumers release a stage through a barrier.
-            mbarArriveExpectTx(bar, SB);
-            bulkCopy(dst, base + row * (D / 2), 1024, bar);
-            bulkCopy(dst + 1024, base + vOff + row * (D / 2), 1024, bar);
-            bulkCopy(dst + 2048, base + kmOff + row * 4, 64, bar);
-            bulkCopy(dst + 2112, base + vmOff + row * 4, 64, bar);
-          } else {
-            mbarArrive(bar);  // completes the phase: the stage is skipped
-          }
+      if (lane == 0) {
+        const uint8_t* base = arena + offset;
+        const uint32_t dst = ringS + slot * SB;
+        const uint32_t bar = bar0 + 8 * slot;
+        if (ok) {
+          // No proxy fence: the stage's last reads (every lane's, ordered by the __syncwarp at
+          // the end of the chunk) are done before this refill is issued, as in a TMA pipeline
+          // whose consumers release a stage through a barrier.
+          mbarArriveExpectTx(bar, SB);
+          bulkCopy(dst, base + row * (D / 2), 1024, bar);
+          bulkCopy(dst + 1024, base + vOff + row * (D / 2), 1024, bar);
+          bulkCopy(dst + 2048, base + kmOff + row * 4, 64, bar);
+          bulkCopy(dst + 2112, base + vmOff + row * 4, 64, bar);
+        } else {
+          mbarArrive(bar);  // completes the phase: the stage is skipped
         }
-      } else if (ok) {
-        const uint8_t* kc = base + row * (D / 2) + lane * 16;
-        const uint8_t* vc = kc + vOff;
-        const uint32_t d = dst + lane * 16;
-        cpAsync16At(d, kc);
-        cpAsync16At(d + 512, kc + 512);
-        cpAsync16At(d + 1024, vc);
-        cpAsync16At(d + 1536, vc + 512);
-        cpAsync16If(d + 2048, base + metaLane + row * 4, lane < 8);
       }
     }
-    if constexpr (!BULK) cpAsyncCommit();  // one group per issue, empty ones included, so wait_group counts stages
   };
   // The first chunk now, the rest of the ring after q is prepared: every warp's first chunk is
   // ahead of the other warps' later chunks in the memory queue at the start.
-  if constexpr (TAIL) {
-    if (n == 0) nextGranule();  // no static chunks: the first issue is a granule's
-  }
   issue(0, 0);
 
   // ---- q as the B operand of S^T = Kc . Qd^T (s8 digits), built once per kv head ----
@@ -562,24 +407,16 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   const uint32_t kOff = g * 64 + t4 * 16, vOffL = 1024 + t4 * 64 + 8 * g;
   const uint32_t mOff = 2048 + 4 * g;
 
-  if constexpr (TAIL) {
-    if (n > 0) nextGranule();  // the first granule, claimed at the start
-  }
 #pragma unroll
   for (int k = 1; k < S - 1; ++k) issue(k, k);
 
   int slot = 0;
-  unsigned phases = 0;  // BULK: bit i = parity of stage i's next phase
+  unsigned phases = 0;  // bit i = parity of stage i's next phase
   for (int k = 0;; ++k) {
     issue(k + S - 1, slot == 0 ? S - 1 : slot - 1);
     if (!(fillMask & (1u << slot))) break;  // chunks come in order: no later stage holds one
-    if constexpr (BULK) {
-      mbarWait(bar0 + 8 * slot, (phases >> slot) & 1u);  // chunk k has landed (or was skipped)
-      phases ^= 1u << slot;
-    } else {
-      cpAsyncWait<S - 1>();  // this lane's copies of chunk k have landed
-      __syncwarp();          // ... and every lane's
-    }
+    mbarWait(bar0 + 8 * slot, (phases >> slot) & 1u);  // chunk k has landed (or was skipped)
+    phases ^= 1u << slot;
     const uint8_t* st = ring + slot * SB;
     if (okMask & (1u << slot)) {
       // S^T = Kc . Qd^T: rows = tokens g, g + 8; columns 2 t4, 2 t4 + 1 of each n-tile
@@ -663,7 +500,6 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
     __syncwarp();  // every lane is done with this stage (and sP) before they are refilled
     slot = slot == S - 1 ? 0 : slot + 1;
   }
-  if constexpr (!BULK) cpAsyncWait<0>();  // (BULK: every issued stage was waited for)
 
   // ---- merge: hi + lo columns, the lanes of a head, then the warps (as v3) ----
 #pragma unroll
@@ -695,67 +531,6 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   }
   __syncthreads();
   mergeWarpsAndStore(sM, sL, sAcc, D, gq, h, split, s.qHeads, sBad != 0, out, partAcc, partMl);
-  if (counters == nullptr || (gridDim.x == 1 && !DYN && !TAIL)) return;
-
-  // ---- arrival (counters != nullptr: DYN or fuse): the last block of kv head h to finish resets
-  // its counters for the next launch (they start at zero) and, with `fuse` (splits <=
-  // kMmaFuseMaxSplits), merges the splits' partials of its query heads as pagedAttentionReduceV3
-  // does ----
-  __shared__ int sLast;
-  __threadfence();  // this block's partials are visible before its arrival is counted
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    const unsigned old = atomicAdd(&counters[h], 1u);
-    sLast = old == gridDim.x - 1;
-    if (sLast) {  // every block of this launch has arrived (and made its last claim)
-      counters[h] = 0;
-      if (DYN || TAIL) claims[h] = 0;
-    }
-  }
-  __syncthreads();
-  if (!sLast || !fuse || gridDim.x == 1) return;
-  __threadfence();
-  const int splits = gridDim.x;
-  float* sF = reinterpret_cast<float*>(smem);  // [4][splits]: per-split factors, reuses the ring
-  __shared__ float sMl[4][2];
-  {
-    const int j = warp;  // warp j merges the max and sum of query head j
-    const int hq = h * gq + j;
-    float m = -INFINITY;
-    if (j < gq) {
-      for (int sp = lane; sp < splits; sp += 32) m = fmaxf(m, __ldcg(partMl + (static_cast<size_t>(sp) * s.qHeads + hq) * 2));
-    }
-    m = warpMax(m);
-    float l = 0.0f;
-    if (j < gq) {
-      for (int sp = lane; sp < splits; sp += 32) {
-        const size_t i = static_cast<size_t>(sp) * s.qHeads + hq;
-        const float ms = __ldcg(partMl + i * 2);
-        const float f = ms == -INFINITY ? 0.0f : exp2f(ms - m);
-        sF[j * splits + sp] = f;
-        l += __ldcg(partMl + i * 2 + 1) * f;
-      }
-    }
-    l = warpSum(l);
-    if (lane == 0) sMl[j][1] = l;
-  }
-  __syncthreads();
-  for (int idx = threadIdx.x; idx < gq * D; idx += blockDim.x) {
-    const int j = idx / D, d = idx % D;
-    const int hq = h * gq + j;
-    const float* src = partAcc + static_cast<size_t>(hq) * D + d;
-    const size_t stride = static_cast<size_t>(s.qHeads) * D;
-    float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
-    int sp = 0;
-    for (; sp + 4 <= splits; sp += 4) {  // four independent loads in flight per thread
-      a0 += __ldcg(src + sp * stride) * sF[j * splits + sp];
-      a1 += __ldcg(src + (sp + 1) * stride) * sF[j * splits + sp + 1];
-      a2 += __ldcg(src + (sp + 2) * stride) * sF[j * splits + sp + 2];
-      a3 += __ldcg(src + (sp + 3) * stride) * sF[j * splits + sp + 3];
-    }
-    for (; sp < splits; ++sp) a0 += __ldcg(src + sp * stride) * sF[j * splits + sp];
-    out[static_cast<size_t>(hq) * D + d] = ((a0 + a1) + (a2 + a3)) / sMl[j][1];
-  }
 }
 
 }  // namespace hil::cuda

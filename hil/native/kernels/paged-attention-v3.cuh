@@ -1,38 +1,42 @@
-// Decode attention v3: the same function as paged-attention.cuh (v2), with the loads
-// pipelined. Each warp streams its chunks (16 tokens of one kv head) through a private ring of
-// kStages shared-memory stages filled with cp.async: while it computes chunk k, chunks k+1 ..
-// k+kStages-1 are in flight. The copy is precision-agnostic (a chunk is at most four
-// contiguous, 16-byte aligned byte ranges of its block: K codes, V codes, K meta, V meta), so
-// mixed tables pipeline across precision changes; the per-chunk compute still switches on the
-// chunk's precision (warp-uniform). Block table entries are loaded one chunk ahead of their
-// copies, so no dependent global load stalls a warp in the steady state.
+// Decode attention v3 over a paged, mixed-precision KV cache (layout: common/kv-format.h),
+// flash-decoding style: grid (splits, kvHeads); each block of kV3Warps warps streams its split's
+// share of the context for one kv head and all of that head's query heads (GQA: every KV byte is
+// read once), keeps an online softmax per query head (online-softmax.cuh), and writes a partial
+// (max, sum, acc) that the split reduce merges (split-reduce.cuh), or the output with one split.
+//
+// Thread layout: a token row of D dims is read by D/8 lanes, 8 dims each; a warp reads 256/D rows
+// per step and a 16-token chunk in 16/(256/D) steps. Chunks never straddle blocks (blockTokens is
+// a multiple of 16), so a chunk has one precision.
+//
+// Each warp streams its chunks through a private ring of S shared-memory stages: while it computes
+// chunk k, chunks k+1 .. k+S-1 are in flight. The copy is precision-agnostic (a chunk is at most
+// four contiguous, 16-byte aligned byte ranges of its block: K codes, V codes, K meta, V meta), so
+// mixed tables pipeline across precision changes; the per-chunk compute switches on the chunk's
+// precision (warp-uniform). Block table entries are loaded one chunk ahead of their copies, so no
+// dependent global load stalls a warp in the steady state. BULK (D 128): lane 0 issues one bulk
+// copy per range (TMA engine) completing on a per-stage mbarrier; otherwise every lane copies
+// 16-byte pieces with cp.async.
 //
 // Stage layout (bytes, P = precision of the chunk, b = bits, G = group size):
 //   [K: 16*D*b/8][V: 16*D*b/8][K meta: 16*(D/G)*4][V meta: 16*(D/G)*4]
 // FP16: 64*D bytes; INT8 at G = 8: 48*D. kStageBytes = 64*D holds every precision.
-//
-// Packed stages (PMAX > 1, KVTIER_HIL_ATTN_PACK=1): a stage holds up to PMAX consecutive chunks
-// of the warp when they share one sub-16-bit precision, back to back in the layout above, as
-// many as fit the stage bytes; so the chunks in flight per warp scale with 1/bits. The stage
-// grows by 512 bytes so that two INT8 chunks fit at G = 128 (D 128: INT8 2, INT4 4, INT2 7).
 #pragma once
+#include "attention-common.cuh"
 #include "mbarrier.cuh"
-#include "paged-attention.cuh"
 
 #ifndef HIL_ATTN_V_UNROLL
-#define HIL_ATTN_V_UNROLL 16  // V loop of the RS path: fully unrolled (ITERS <= 16); 2 = rolled, for code size
+#define HIL_ATTN_V_UNROLL 16  // V loop: fully unrolled (ITERS <= 16); 2 = rolled, for code size
 #endif
 
 namespace hil::cuda {
 
 constexpr int kV3Warps = 4;
+constexpr int kV3Stages = 3;
 constexpr int kVUnroll = HIL_ATTN_V_UNROLL;
-constexpr int kPackMax = 8;  // most chunks per packed stage (INT2 at D 128 fits 7)
-template <int D, int S = 3, int PMAX = 1>
+template <int D>
 struct V3Cfg {
-  static constexpr int kStages = S;
-  static constexpr int kStageBytes = 64 * D + (PMAX > 1 ? 512 : 0);
-  static constexpr int kSmemBytes = kV3Warps * kStages * kStageBytes;
+  static constexpr int kStageBytes = 64 * D;
+  static constexpr int kSmemBytes = kV3Warps * kV3Stages * kStageBytes;
 };
 
 __device__ __forceinline__ void cpAsync16(void* smemDst, const void* gmemSrc) {
@@ -45,26 +49,9 @@ __device__ __forceinline__ void cpAsyncWait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-// cp.async with an L2 prefetch-size hint (L2::256B: the L2 fetches the whole 256-byte span from
-// DRAM at the first miss; KVTIER_HIL_ATTN_COPY=l2hint, a measurement knob).
-__device__ __forceinline__ void cpAsync16L2(void* smemDst, const void* gmemSrc) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smemDst));
-  asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(s), "l"(gmemSrc) : "memory");
-}
-
-// How v3 fills its stages (template CP; KVTIER_HIL_ATTN_COPY, launch/launch-attention.cu):
-// every lane 16-byte cp.async pieces (default), the same with the L2::256B prefetch-size hint,
-// or lane 0 issuing one bulk copy per range on the TMA engine, completing on a per-stage mbarrier
-// (unpacked stages only).
-constexpr int kV3CopyLanes = 0, kV3CopyL2Hint = 1, kV3CopyBulk = 2;
-
 // Warp-cooperative copy of `bytes` (a multiple of 16) from global to shared.
-template <bool L2H = false>
 __device__ __forceinline__ void warpCopy(uint8_t* dst, const uint8_t* src, unsigned bytes, int lane) {
-  for (unsigned off = lane * 16u; off < bytes; off += 512u) {
-    if constexpr (L2H) cpAsync16L2(dst + off, src + off);
-    else cpAsync16(dst + off, src + off);
-  }
+  for (unsigned off = lane * 16u; off < bytes; off += 512u) cpAsync16(dst + off, src + off);
 }
 
 template <int P>
@@ -82,92 +69,11 @@ __device__ __forceinline__ unsigned chunkStageBytes(int D, int p, unsigned metaB
   return 2u * chunkCodeBytes(D, p) + (p != kFp16 ? 2u * metaBytes : 0u);
 }
 
-// One 16-token chunk at precision P from a stage (rows 0..15 of the chunk, one kv head).
-// The arithmetic is v2's attendChunk, operation for operation.
-template <int P, int D, int GQ>
-__device__ __forceinline__ void attendStage(AttnState<D, GQ>& st, const float (&q)[GQ][8], const float (&qsum)[GQ],
-                                            const uint8_t* stage, int groupSize, int validTokens) {
-  constexpr int LPT = D / 8;
-  constexpr int TPI = 32 / LPT;
-  constexpr int ITERS = kChunkTokens / TPI;
-  constexpr unsigned CB = 16u * D * (P == kFp16 ? 16 : P == kInt8 ? 8 : P == kInt4 ? 4 : 2) / 8u;
-  const int lane = threadIdx.x % 32;
-  const int sub = lane / LPT, dl = lane % LPT;
-  const uint8_t* kSec = stage;
-  const uint8_t* vSec = stage + CB;
-  const uint8_t* kMeta = stage + 2 * CB;
-  const uint8_t* vMeta = kMeta + chunkMetaBytes(D, groupSize);
-
-  float sc[GQ][ITERS];
-#pragma unroll
-  for (int it = 0; it < ITERS; ++it) {
-    const int tok = it * TPI + sub;
-    const unsigned e = static_cast<unsigned>(tok * D + dl * 8);
-    const typename Raw<P>::T kr = loadRawShared<P>(kSec, e);
-    float2 km = make_float2(1.0f, 0.0f);
-    if constexpr (P != kFp16) km = __half22float2(reinterpret_cast<const __half2*>(kMeta)[e / groupSize]);
-    float x[8];
-    decode<P>(kr, x);
-#pragma unroll
-    for (int j = 0; j < GQ; ++j) {
-      float d = 0.0f;
-#pragma unroll
-      for (int i = 0; i < 8; ++i) d = fmaf(q[j][i], x[i], d);
-      if constexpr (P != kFp16) d = fmaf(km.x, d, km.y * qsum[j]);
-#pragma unroll
-      for (int o = LPT / 2; o > 0; o >>= 1) d += __shfl_xor_sync(kFullMask, d, o);
-      sc[j][it] = tok < validTokens ? d : -INFINITY;
-    }
-  }
-  float p[GQ][ITERS];
-#pragma unroll
-  for (int j = 0; j < GQ; ++j) {
-    float cm = sc[j][0];
-#pragma unroll
-    for (int it = 1; it < ITERS; ++it) cm = fmaxf(cm, sc[j][it]);
-#pragma unroll
-    for (int o = LPT; o < 32; o <<= 1) cm = fmaxf(cm, __shfl_xor_sync(kFullMask, cm, o));
-    const float mNew = fmaxf(st.m[j], cm);
-    const float alpha = exp2f(st.m[j] - mNew);
-    st.m[j] = mNew;
-    st.l[j] *= alpha;
-    st.zacc[j] *= alpha;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) st.acc[j][i] *= alpha;
-#pragma unroll
-    for (int it = 0; it < ITERS; ++it) {
-      p[j][it] = exp2f(sc[j][it] - mNew);
-      st.l[j] += p[j][it];
-    }
-  }
-#pragma unroll
-  for (int it = 0; it < ITERS; ++it) {
-    const int tok = it * TPI + sub;
-    const bool valid = tok < validTokens;  // rows past the context may hold anything, even NaN
-    const unsigned e = static_cast<unsigned>(tok * D + dl * 8);
-    const typename Raw<P>::T vr = loadRawShared<P>(vSec, e);
-    float2 vm = make_float2(1.0f, 0.0f);
-    if constexpr (P != kFp16) vm = __half22float2(reinterpret_cast<const __half2*>(vMeta)[e / groupSize]);
-    float x[8];
-    decode<P>(vr, x);
-    const float s = P != kFp16 ? vm.x : 1.0f;
-#pragma unroll
-    for (int j = 0; j < GQ; ++j) {
-      const float ps = valid ? p[j][it] * s : 0.0f;
-      if constexpr (P != kFp16) st.zacc[j] = valid ? fmaf(p[j][it], vm.y, st.zacc[j]) : st.zacc[j];
-#pragma unroll
-      for (int i = 0; i < 8; ++i) st.acc[j][i] = fmaf(ps, valid ? x[i] : 0.0f, st.acc[j][i]);
-    }
-  }
-}
-
-
-// ---- reduce-scatter scores (RS) ------------------------------------------------------------
-// v2/v3 reduce every (head, row) dot product over the LPT lanes of its row with its own
-// log2(LPT) shuffles, and every lane then computes every exp2 of the chunk. RS instead
-// reduce-scatters the NV = GQ * ITERS partial dots over the LPT lanes: at each step a lane
-// keeps one half of its values and receives the partner's half of that half, so a lane ends
-// with MF complete scores (one head, MF consecutive row steps) after ~NV shuffles instead of
+// ---- reduce-scatter scores ------------------------------------------------------------------
+// Reducing every (head, row) dot product over the LPT lanes of its row with its own log2(LPT)
+// shuffles would make every lane compute every exp2 of the chunk. v3 instead reduce-scatters the
+// NV = GQ * ITERS partial dots over the LPT lanes: at each step a lane keeps one half of its
+// values and receives the partner's half of that half, so a lane ends with MF complete scores (one head, MF consecutive row steps) after ~NV shuffles instead of
 // NV * log2(LPT). The softmax works on those; the probabilities go to V through a per-warp
 // [16 tokens][GQ] array in shared memory.
 template <int M, int O>
@@ -294,14 +200,12 @@ __device__ __forceinline__ void attendStageRS(RsState<D, GQ>& st, const float (&
 #pragma unroll
   for (int j = 0; j < GQ; ++j) {
     const float cm = rsFromHead<D, GQ>(lm, j);
-    const float mNew = fmaxf(st.m[j], cm);
-    const float alpha = exp2f(st.m[j] - mNew);  // m = -inf at start: alpha = 0
-    st.m[j] = mNew;
+    const float alpha = raiseMax(st.m[j], cm);  // m = -inf at start: alpha = 0
     st.zacc[j] *= alpha;
 #pragma unroll
     for (int i = 0; i < 8; ++i) st.acc[j][i] *= alpha;
     if (j == jOwn) {
-      mOwn = mNew;
+      mOwn = st.m[j];
       alphaOwn = alpha;
     }
   }
@@ -348,7 +252,7 @@ __device__ __forceinline__ void attendStageRS(RsState<D, GQ>& st, const float (&
 }
 
 // Zeroes the V rows validTokens..15 of a stage (codes, and meta for INT): rows past the context
-// may hold anything, even NaN, and the RS V loop multiplies without selects (p = 0 there).
+// may hold anything, even NaN, and the V loop multiplies without selects (p = 0 there).
 template <int D>
 __device__ __forceinline__ void zeroTail(uint8_t* stage, int precision, int groupShift, int validTokens, int lane) {
   const unsigned rowBytes = D * precisionBits(precision) / 8u;
@@ -362,55 +266,20 @@ __device__ __forceinline__ void zeroTail(uint8_t* stage, int precision, int grou
   }
 }
 
-// grid (splits, kvHeads), block kV3Warps * 32, dynamic shared memory V3Cfg<D, S, PMAX>::kSmemBytes.
-// Same arguments and outputs as v2's pagedAttentionKernel (and the same reduce kernel).
-// RS: reduce-scatter scores (attendStageRS) instead of v2's per-score reductions.
-// PMAX > 1: packed stages (top of the file). strided: split x owns the granules x, x + splits,
-// x + 2 * splits, ... of kV3Warps chunks (one chunk per warp) instead of one contiguous range of
-// chunksPerSplit chunks, so every split gets the same share of each precision (a mixed table
-// keeps its FP16 blocks together: sinks and recent tokens) and no split lags the others.
-// Packed with 2 stages: 3 blocks (12 warps) per SM fit the shared memory (D 128: 3 x 69 KB), and
-// the registers when a thread keeps to 168.
-// The chunks (kChunkTokens tokens of one kv head) a warp of a split owns: first + k * step, k < n.
-// Contiguous: split x owns chunks [x * chunksPerSplit, ...) and its W warps take every W-th one.
-// Strided (the default): split x owns the granules x, x + splits, ... of W chunks, so that every
-// split sees the table's precision mix. Shared by the v3 and the tensor-core (MMA) kernels.
-struct WarpChunks {
-  int first, step, n;
-};
-__device__ __forceinline__ WarpChunks warpChunks(int contextTokens, int split, int splits, int warp, int W, int chunksPerSplit, bool strided) {
-  const int totalChunks = (contextTokens + kChunkTokens - 1) / kChunkTokens;
-  WarpChunks c;
-  if (strided) {
-    c.first = split * W + warp;
-    c.step = splits * W;
-    c.n = c.first < totalChunks ? (totalChunks - c.first + c.step - 1) / c.step : 0;
-  } else {
-    const int c0 = split * chunksPerSplit;
-    const int c1 = min(totalChunks, c0 + chunksPerSplit);
-    c.first = c0 + warp;
-    c.step = W;
-    c.n = c.first < c1 ? (c1 - c.first + W - 1) / W : 0;
-  }
-  return c;
-}
-
-// CP: how the stages are filled (kV3CopyLanes, kV3CopyL2Hint, kV3CopyBulk; bulk with PMAX == 1).
-template <int D, int GQ, int S, bool RS, int PMAX = 1, int CP = kV3CopyLanes>
-__global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) pagedAttentionKernelV3(
+// grid (splits, kvHeads), block kV3Warps * 32, dynamic shared memory V3Cfg<D>::kSmemBytes. GQ is
+// the query heads per kv head rounded up to 1, 2, 4 or 8; `gq` is the real count. Split x owns the
+// granules x, x + splits, ... of kV3Warps chunks (warpChunks). BULK: bulk stage fills (D 128).
+template <int D, int GQ, bool BULK>
+__global__ void __launch_bounds__(kV3Warps * 32, 1) pagedAttentionKernelV3(
     AttentionShape s, int gq, const uint8_t* __restrict__ arena, size_t arenaBytes,
-    const BlockEntry* __restrict__ table, const float* __restrict__ q, int chunksPerSplit, bool strided,
+    const BlockEntry* __restrict__ table, const float* __restrict__ q,
     float* __restrict__ partAcc, float* __restrict__ partMl, float* __restrict__ out) {
-  static_assert(PMAX >= 1 && PMAX <= 32, "a pack is decided by one ballot");
-  static_assert(CP != kV3CopyBulk || PMAX == 1, "bulk copies fill unpacked stages only");
-  constexpr bool L2H = CP == kV3CopyL2Hint;
-  constexpr bool BULK = CP == kV3CopyBulk;
+  constexpr int S = kV3Stages;
   constexpr int LPT = D / 8;
   constexpr int W = kV3Warps;
-  constexpr int SB = V3Cfg<D, S, PMAX>::kStageBytes;
+  constexpr int SB = V3Cfg<D>::kStageBytes;
   extern __shared__ __align__(16) uint8_t smem[];
-  __shared__ int sInfo[W][S];   // precision of the chunks in each stage, -1 = none or bad entry
-  __shared__ int sCount[W][S];  // packed: chunks in each stage
+  __shared__ int sInfo[W][S];   // precision of the chunk in each stage, -1 = none or bad entry
 
   const int split = blockIdx.x, h = blockIdx.y;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -418,13 +287,13 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
   const BlockGeometry g = geometryOf(s);
   const float qscale = s.softmaxScale * kLog2e;
   uint8_t* ring = smem + warp * (S * SB);
-  // Programmatic dependent launch: the reduce kernel, when launched with PDL
-  // (the default; KVTIER_HIL_ATTN_PDL=0 turns it off), may start once every block of this grid runs; it waits for this
-  // grid's completion (griddepcontrol.wait) before reading the partials. A no-op otherwise.
+  // The split reduce, launched with programmatic dependent launch, may start once every block of
+  // this grid runs; it waits for this grid's completion (griddepcontrol.wait) before reading the
+  // partials.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 
   // The chunks of this warp: first + k * step, k < n.
-  const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W, chunksPerSplit, strided);
+  const WarpChunks wc = warpChunks(s.contextTokens, split, gridDim.x, warp, W);
   const int first = wc.first, step = wc.step, n = wc.n;
   const int chunksPerBlock = s.blockTokens / kChunkTokens;
   const unsigned metaBytes = chunkMetaBytes(D, s.groupSize);
@@ -434,17 +303,17 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
     return validPrecision(e.precision) && e.offset % 16 == 0 && e.offset <= arenaBytes &&
            blockBytes(g, e.precision) <= arenaBytes - e.offset;
   };
-  // Starts the copies of chunk c (block `block`, precision p) into dst: at most 4 ranges.
+  // Starts every lane's copies of chunk c (block `block`, precision p) into dst: at most 4 ranges.
   auto copyChunk = [&](uint8_t* dst, const uint8_t* block, int c, int p) {
     const size_t row = static_cast<size_t>(h) * s.blockTokens + (c % chunksPerBlock) * kChunkTokens;  // first row of the chunk
     const unsigned cb = chunkCodeBytes(D, p);
     const size_t codeAt = row * D * precisionBits(p) / 8;
-    warpCopy<L2H>(dst, block + codeAt, cb, lane);
-    warpCopy<L2H>(dst + cb, block + vOffset(g, p) + codeAt, cb, lane);
+    warpCopy(dst, block + codeAt, cb, lane);
+    warpCopy(dst + cb, block + vOffset(g, p) + codeAt, cb, lane);
     if (p != kFp16) {
       const size_t metaAt = row * (D / s.groupSize) * 4;
-      warpCopy<L2H>(dst + 2 * cb, block + kMetaOffset(g, p) + metaAt, metaBytes, lane);
-      warpCopy<L2H>(dst + 2 * cb + metaBytes, block + vMetaOffset(g, p) + metaAt, metaBytes, lane);
+      warpCopy(dst + 2 * cb, block + kMetaOffset(g, p) + metaAt, metaBytes, lane);
+      warpCopy(dst + 2 * cb + metaBytes, block + vMetaOffset(g, p) + metaAt, metaBytes, lane);
     }
   };
 
@@ -472,10 +341,10 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
     }
   };
 
-  // One chunk per stage (PMAX == 1): the entry of the next chunk, loaded one issue ahead.
+  // The entry of the next chunk, loaded one issue ahead.
   BlockEntry next{};
-  if (PMAX == 1 && n > 0) next = table[first / chunksPerBlock];
-  auto issue1 = [&](int k) {
+  if (n > 0) next = table[first / chunksPerBlock];
+  auto issue = [&](int k) {
     if (k < n) {
       const BlockEntry e = next;
       if (k + 1 < n) next = table[(first + (k + 1) * step) / chunksPerBlock];
@@ -498,51 +367,9 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
     if constexpr (!BULK) cpAsyncCommit();  // one group per issue, empty ones included, so wait_group counts stages
   };
 
-  // Packed stages (PMAX > 1): lane i < PMAX holds the entry of the warp's chunk `issued + i`,
-  // loaded one issue ahead (one load per lane, in parallel).
-  int issued = 0;
-  BlockEntry ahead{};
-  auto loadAhead = [&] {
-    if (lane < PMAX && issued + lane < n) ahead = table[(first + (issued + lane) * step) / chunksPerBlock];
-  };
-  if (PMAX > 1) loadAhead();
-  auto issuePacked = [&](int slot) {
-    if (issued < n) {
-      const bool okLane = entryOk(ahead);
-      const int p = __shfl_sync(kFullMask, ahead.precision, 0);
-      const bool ok = __shfl_sync(kFullMask, okLane ? 1 : 0, 0) != 0;
-      int cnt = 1;
-      if (ok) {
-        const unsigned cs = chunkStageBytes(D, p, metaBytes);
-        const int fit = p == kFp16 ? 1 : min(PMAX, static_cast<int>(SB / cs));
-        // the leading run of the next entries with precision p, as many as fit (lane 0 is in it)
-        const unsigned run = __ballot_sync(kFullMask, lane < fit && issued + lane < n && okLane && ahead.precision == p);
-        cnt = __ffs(~run) - 1;
-        uint8_t* dst = ring + slot * SB;
-#pragma unroll 1
-        for (int j = 0; j < cnt; ++j) {
-          const unsigned long long off = __shfl_sync(kFullMask, static_cast<unsigned long long>(ahead.offset), j);
-          copyChunk(dst + j * cs, arena + off, first + (issued + j) * step, p);
-        }
-      } else {
-        bad = true;  // a stage of its own; the output becomes NaN below
-      }
-      if (lane == 0) {
-        sInfo[warp][slot] = ok ? p : -1;
-        sCount[warp][slot] = cnt;
-      }
-      issued += cnt;
-      loadAhead();
-    }
-    cpAsyncCommit();  // one group per stage, empty ones included
-  };
-
   // Start the first copies before the (slower) q setup.
 #pragma unroll
-  for (int k = 0; k < S - 1; ++k) {
-    if constexpr (PMAX == 1) issue1(k);
-    else issuePacked(k);
-  }
+  for (int k = 0; k < S - 1; ++k) issue(k);
 
   float qr[GQ][8], qsum[GQ];
 #pragma unroll
@@ -554,91 +381,57 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
       qsum[j] += qr[j][i];
     }
   }
-  std::conditional_t<RS, RsState<D, GQ>, AttnState<D, GQ>> st;
-  __shared__ __align__(16) float sPAll[W][kChunkTokens * GQ];  // RS: probabilities of the chunk
-  if constexpr (RS) st.lOwn = 0.0f;
+  RsState<D, GQ> st;
+  __shared__ __align__(16) float sPAll[W][kChunkTokens * GQ];  // probabilities of the chunk
+  st.lOwn = 0.0f;
 #pragma unroll
   for (int j = 0; j < GQ; ++j) {
     st.m[j] = -INFINITY;
-    if constexpr (!RS) st.l[j] = 0.0f;
     st.zacc[j] = 0.0f;
 #pragma unroll
     for (int i = 0; i < 8; ++i) st.acc[j][i] = 0.0f;
   }
 
-  // Attends chunk c, landed at `stage` with precision `info` (-1: bad entry, skipped).
-  auto attendOne = [&](uint8_t* stage, int info, int c) {
-    const int valid = min(kChunkTokens, s.contextTokens - c * kChunkTokens);
-    if constexpr (RS) {
-      float* sP = sPAll[warp];
-      const int gShift = __ffs(s.groupSize) - 1;  // groups divide D (64, 128, 256): powers of two
-      if (valid < kChunkTokens && info >= 0) {
-        zeroTail<D>(stage, info, gShift, valid, lane);
-        __syncwarp();
-      }
-      switch (info) {
-        case kFp16: attendStageRS<kFp16, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
-        case kInt8: attendStageRS<kInt8, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
-        case kInt4: attendStageRS<kInt4, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
-        case kInt2: attendStageRS<kInt2, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
-        default: break;  // bad entry: flagged at issue
-      }
+  for (int k = 0; k < n; ++k) {
+    issue(k + S - 1);
+    if constexpr (BULK) {
+      mbarWait(bar0 + 8 * (k % S), static_cast<unsigned>(k / S) & 1u);  // chunk k has landed
     } else {
-      switch (info) {
-        case kFp16: attendStage<kFp16, D, GQ>(st, qr, qsum, stage, s.groupSize, valid); break;
-        case kInt8: attendStage<kInt8, D, GQ>(st, qr, qsum, stage, s.groupSize, valid); break;
-        case kInt4: attendStage<kInt4, D, GQ>(st, qr, qsum, stage, s.groupSize, valid); break;
-        case kInt2: attendStage<kInt2, D, GQ>(st, qr, qsum, stage, s.groupSize, valid); break;
-        default: break;  // bad entry: flagged at issue
-      }
+      cpAsyncWait<S - 1>();  // this lane's copies of chunk k have landed
     }
-  };
-
-  if constexpr (PMAX == 1) {
-    for (int k = 0; k < n; ++k) {
-      issue1(k + S - 1);
-      if constexpr (BULK) {
-        mbarWait(bar0 + 8 * (k % S), static_cast<unsigned>(k / S) & 1u);  // chunk k has landed
-      } else {
-        cpAsyncWait<S - 1>();  // this lane's copies of chunk k have landed
-      }
-      __syncwarp();  // ... and every lane's
-      attendOne(ring + (k % S) * SB, sInfo[warp][k % S], first + k * step);
-      __syncwarp();  // every lane is done with this stage before it is refilled
+    __syncwarp();  // ... and every lane's
+    uint8_t* stage = ring + (k % S) * SB;
+    const int info = sInfo[warp][k % S];  // -1: bad entry, skipped (flagged at issue)
+    const int c = first + k * step;
+    const int valid = min(kChunkTokens, s.contextTokens - c * kChunkTokens);
+    float* sP = sPAll[warp];
+    const int gShift = __ffs(s.groupSize) - 1;  // groups divide D (64, 128, 256): powers of two
+    if (valid < kChunkTokens && info >= 0) {
+      zeroTail<D>(stage, info, gShift, valid, lane);
+      __syncwarp();
     }
-  } else {
-    // Stage k holds the warp's chunks done .. done + cnt - 1; it is non-empty while done < n.
-    for (int k = 0, done = 0; done < n; ++k) {
-      issuePacked((k + S - 1) % S);
-      cpAsyncWait<S - 1>();  // this lane's copies of stage k have landed
-      __syncwarp();          // ... and every lane's
-      const int slot = k % S;
-      const int info = sInfo[warp][slot], cnt = sCount[warp][slot];
-      uint8_t* stage = ring + slot * SB;
-      const unsigned cs = info >= 0 ? chunkStageBytes(D, info, metaBytes) : 0u;
-#pragma unroll 1
-      for (int j = 0; j < cnt; ++j) {
-        attendOne(stage + j * cs, info, first + (done + j) * step);
-        __syncwarp();  // sP and the stage are free for the next chunk, or the refill
-      }
-      done += cnt;
+    switch (info) {
+      case kFp16: attendStageRS<kFp16, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
+      case kInt8: attendStageRS<kInt8, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
+      case kInt4: attendStageRS<kInt4, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
+      case kInt2: attendStageRS<kInt2, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
+      default: break;
     }
+    __syncwarp();  // every lane is done with this stage before it is refilled
   }
-  cpAsyncWait<0>();
+  if constexpr (!BULK) cpAsyncWait<0>();
 
-  // Merge the lanes that share dims (different token rows), then the warps (as v2).
+  // Merge the lanes that share dims (different token rows), then the warps.
   float lw[GQ];  // the warp's sum of exp per head
-  if constexpr (RS) {
+  {
     const float ls = rsHeadReduce<D, GQ, false>(st.lOwn);
 #pragma unroll
     for (int j = 0; j < GQ; ++j) lw[j] = rsFromHead<D, GQ>(ls, j);
   }
 #pragma unroll
   for (int j = 0; j < GQ; ++j) {
-    if constexpr (!RS) lw[j] = st.l[j];
 #pragma unroll
     for (int o = LPT; o < 32; o <<= 1) {
-      if constexpr (!RS) lw[j] += __shfl_xor_sync(kFullMask, lw[j], o);
       st.zacc[j] += __shfl_xor_sync(kFullMask, st.zacc[j], o);
 #pragma unroll
       for (int i = 0; i < 8; ++i) st.acc[j][i] += __shfl_xor_sync(kFullMask, st.acc[j][i], o);
@@ -668,71 +461,4 @@ __global__ void __launch_bounds__(kV3Warps * 32, (S == 2 && PMAX > 1) ? 3 : 1) p
   mergeWarpsAndStore(sM, sL, sAcc, D, gq, h, split, s.qHeads, sBad != 0, out, partAcc, partMl);
 }
 
-
-// grid qHeads, block kReduceThreads: merges the splits' partial results like
-// pagedAttentionReduce, with the splits spread over the threads (v2's reduce walks them
-// serially per dim, ~2 dependent loads per split on the critical path).
-constexpr int kReduceThreads = 256;
-__global__ void __launch_bounds__(kReduceThreads) pagedAttentionReduceV3(int splits, int qHeads, int D,
-                                                                          const float* __restrict__ partAcc,
-                                                                          const float* __restrict__ partMl,
-                                                                          float* __restrict__ out) {
-  // Launched with PDL: wait until the attention grid has finished and its partials are visible
-  // (returns at once when launched without it).
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  const int hq = blockIdx.x, t = threadIdx.x;
-  __shared__ float sRed[kReduceThreads / 32];
-  __shared__ float sMl[2];
-  __shared__ float sA[kReduceThreads];
-  // the max over splits
-  float m = -INFINITY;
-  for (int sp = t; sp < splits; sp += kReduceThreads) m = fmaxf(m, partMl[(static_cast<size_t>(sp) * qHeads + hq) * 2]);
-  m = warpMax(m);
-  if (t % 32 == 0) sRed[t / 32] = m;
-  __syncthreads();
-  if (t < 32) {
-    float x = t < kReduceThreads / 32 ? sRed[t] : -INFINITY;
-    x = warpMax(x);
-    if (t == 0) sMl[0] = x;
-  }
-  __syncthreads();
-  m = sMl[0];
-  // the sum of exp, rescaled
-  float l = 0.0f;
-  for (int sp = t; sp < splits; sp += kReduceThreads) {
-    const size_t i = static_cast<size_t>(sp) * qHeads + hq;
-    const float ms = partMl[i * 2];
-    if (ms != -INFINITY) l += partMl[i * 2 + 1] * exp2f(ms - m);
-  }
-  l = warpSum(l);
-  __syncthreads();  // sRed is reused
-  if (t % 32 == 0) sRed[t / 32] = l;
-  __syncthreads();
-  if (t < 32) {
-    float x = t < kReduceThreads / 32 ? sRed[t] : 0.0f;
-    x = warpSum(x);
-    if (t == 0) sMl[1] = x;
-  }
-  // the output: thread (part, d) sums the splits part, part + parts, ...
-  const int parts = kReduceThreads / D;  // D <= 256
-  const int d = t % D, part = t / D;
-  float a = 0.0f;
-  if (part < parts) {
-#pragma unroll 4
-    for (int sp = part; sp < splits; sp += parts) {
-      const size_t i = static_cast<size_t>(sp) * qHeads + hq;
-      const float ms = partMl[i * 2];
-      if (ms != -INFINITY) a += partAcc[i * D + d] * exp2f(ms - m);
-    }
-  }
-  sA[t] = a;
-  __syncthreads();
-  if (t < D) {
-    float sum = 0.0f;
-    for (int pp = 0; pp < parts; ++pp) sum += sA[pp * D + t];
-    out[static_cast<size_t>(hq) * D + t] = sum / sMl[1];
-  }
-}
-
 }  // namespace hil::cuda
-

@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 #include <cstddef>
 #include <cstdint>
-#include "../common/attention-shape.h"
+#include "../common/attention-plan.h"
 
 namespace hil::launch {
 
@@ -14,14 +14,15 @@ void dequantize(cudaStream_t s, const uint8_t* codes, const uint16_t* meta, size
 void hadamard(cudaStream_t s, void* data, size_t rows, int n, bool f16);
 void gemv(cudaStream_t s, const uint16_t* w, const float* x, float* y, size_t rows, size_t cols);
 
-// Splits of the context for flash-decoding: enough thread blocks to fill the GPU, at least
-// two chunks of 16 tokens per warp. uniformPrecision: the caller's promise that every table
-// entry has this precision (-1: none); with KVTIER_HIL_ATTN_MMA=1 a uniform INT4 table at
-// D 128, G 128, <= 4 query heads per kv head runs the tensor-core kernel
-// (kernels/paged-attention-mma.cuh). Pass the same value to both calls.
-int attentionSplits(const AttentionShape& shape, int multiprocessors, int uniformPrecision = -1);
+// The plan of one attention call (common/attention-plan.h) with the compiled kernel's resident
+// blocks per SM (asked once per kernel and device; the first ask also raises the kernel's dynamic
+// shared-memory limit, so a plan comes from here before its launch). uniformPrecision: the
+// caller's promise that every table entry has this precision (-1: none).
+AttentionPlan attentionPlan(const AttentionShape& shape, int uniformPrecision, const AttentionOptions& options,
+                            const DeviceFacts& device);
 size_t attentionScratchFloats(const AttentionShape& shape, int splits);
-void attention(cudaStream_t s, const AttentionShape& shape, int splits, const uint8_t* arena, size_t arenaBytes,
-               const BlockEntry* table, const float* q, float* out, float* scratch, int uniformPrecision = -1);
+// The plan's kernel, then the split reduce when it has more than one split.
+void attention(cudaStream_t s, const AttentionPlan& plan, const AttentionShape& shape, const uint8_t* arena,
+               size_t arenaBytes, const BlockEntry* table, const float* q, float* out, float* scratch);
 
 }  // namespace hil::launch
