@@ -29,7 +29,7 @@ describe('availabilityOf', () => {
   });
   it('fails the host backend without the addon when it is required, giving every reason', () => {
     expect(() => availabilityOf('host', missing, required, noGpu)).toThrow(
-      'the host HIL backend is required here (CI=true), but the native addon not built (/x/kvtier_hil.node: not found); run npm run build:native. ' +
+      'the host HIL backend is required here (CI=true) and missing: native addon not built (/x/kvtier_hil.node: not found); run npm run build:native. ' +
         'Every reason: /x/kvtier_hil.node: not found; /y/kvtier_hil.node: not found',
     );
   });

@@ -29,7 +29,7 @@ export function availabilityOf(
   if (!loaded.ok) {
     const reason = `native addon not built (${loaded.reasons[0]}); run npm run build:native`;
     if (kind === 'host' && requirement.required) {
-      throw new Error(`the host HIL backend is required here (${requirement.why}), but the ${reason}. Every reason: ${loaded.reasons.join('; ')}`);
+      throw new Error(`the host HIL backend is required here (${requirement.why}) and missing: ${reason}. Every reason: ${loaded.reasons.join('; ')}`);
     }
     return { available: false, reason };
   }
