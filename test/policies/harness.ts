@@ -9,7 +9,7 @@ import { KVCache } from '../../sim/kv-cache.js';
 import { QualityMeter, type StepQuality } from '../../sim/quality/quality-meter.js';
 import { ReplayDriver, type StepResult } from '../../sim/replay-driver.js';
 import { SimExecutor } from '../../sim/sim-executor.js';
-import type { Actions, Policy, PolicyDefinition, PolicySetup } from '../../policies/policy.js';
+import type { Actions, Policy, PolicyDefinition, PolicySetup, PolicyView } from '../../policies/policy.js';
 import { resolveOptions } from '../../policies/registry.js';
 import type { TraceHeader, TraceStep } from '../../traces/format.js';
 import { TraceWriter } from '../../traces/trace-writer.js';
@@ -39,6 +39,10 @@ export interface ReplayOptions {
   fullHeader?: TraceHeader;
   /** replay these steps instead of dense ones built from massOf */
   trace?: TraceStep[];
+  /** called before the policy decides, with what it will see (the actions it asks for come after) */
+  beforeDecide?: (v: PolicyView, cache: KVCache) => void;
+  /** called after every decode step with its result and the cache as the step left it */
+  onStep?: (r: StepResult, cache: KVCache) => void;
 }
 
 let seq = 0;
@@ -85,6 +89,7 @@ export function replayPolicy(def: PolicyDefinition<any>, budgetBlocks: number, o
     name: inner.name,
     quant: inner.quant,
     decide(v, act) {
+      o.beforeDecide?.(v, cache);
       cur = { step: v.step, layer: v.layer };
       const rec =
         (what: keyof Actions) =>
@@ -121,6 +126,7 @@ export function replayPolicy(def: PolicyDefinition<any>, budgetBlocks: number, o
   const results: StepResult[] = [];
   const qualities: StepQuality[] = [];
   driver.run(trace, (r) => {
+    o.onStep?.(r, cache);
     results.push(r);
     qualities.push(quality.endStep());
   });
