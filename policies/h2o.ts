@@ -16,6 +16,7 @@
  * over the groups; the candidates with the worst keys are evicted. Sinks and the window as before.
  */
 import type { Actions, GroupAttention, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import { bestGroupRank } from './group-rank.js';
 import { selectBottomKKeyed } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
@@ -41,9 +42,8 @@ export const h2o: PolicyDefinition<Options> = {
     const offsets = Array.from({ length: G }, () => new Float64Array(setup.layers));
     const score = scores[0];
     const offset = offsets[0];
-    // several groups: per candidate its best (rank, group) key, and a rank order per group
+    // several groups: per candidate its best (rank, group) key
     const best = G > 1 ? new Float64Array(M) : new Float64Array(0);
-    const order = G > 1 ? new Int32Array(M) : new Int32Array(0);
     // blocks below knownUpTo[l] have a score (blocks are created in order)
     const knownUpTo = new Int32Array(setup.layers);
     const cand = new Int32Array(M);
@@ -75,7 +75,7 @@ export const h2o: PolicyDefinition<Options> = {
         const known = knownUpTo[l];
         const fresh = -offset[l];
         if (G > 1) {
-          evictByGroupRank(l, len, excess, known, act, c);
+          evictByGroupRank(l, len, excess, act, c);
           return;
         }
         // (no closures here: a captured variable would cost a context allocation on every call)
@@ -182,7 +182,7 @@ export const h2o: PolicyDefinition<Options> = {
      * Several groups: evict the `excess` unpinned listed blocks whose best (rank, group) over the
      * groups is worst, i.e. keep the union of the groups' top blocks taken rank by rank.
      */
-    function evictByGroupRank(l: number, len: number, excess: number, known: number, act: Actions, c: PolicyView['cache']): void {
+    function evictByGroupRank(l: number, len: number, excess: number, act: Actions, c: PolicyView['cache']): void {
       const base = l * M;
       let n = 0;
       for (let i = 0; i < len; i++) {
@@ -193,19 +193,8 @@ export const h2o: PolicyDefinition<Options> = {
       }
       const k = Math.min(excess, n);
       if (k <= 0) return;
-      for (let g = 0; g < G; g++) {
-        const sc = scores[g];
-        const fresh = -offsets[g][l];
-        const key = (b: number) => (b < known ? sc[base + b] : fresh);
-        for (let i = 0; i < n; i++) order[i] = i;
-        // rank: highest score first; on a tie the higher block (the one the single-group rule keeps)
-        order.subarray(0, n).sort((x, y) => key(cand[y]) - key(cand[x]) || cand[y] - cand[x]);
-        for (let r = 0; r < n; r++) {
-          const at = order[r];
-          const kv = r * G + g;
-          if (kv < best[at]) best[at] = kv;
-        }
-      }
+      const known = knownUpTo[l];
+      bestGroupRank(cand, n, G, (g, b) => (b < known ? scores[g][base + b] : -offsets[g][l]), best);
       for (let i = 0; i < n; i++) candKey[i] = -best[i];
       selectBottomKKeyed(cand, candKey, n, k);
       for (let i = 0; i < k; i++) act.evict(l, cand[i]);

@@ -14,9 +14,16 @@
  * time it was attended in that layer (the previous step for attended blocks; skipped blocks keep their
  * last value) — a same-layer, previous-step predictor standing in for the cross-layer one, issued at
  * the same point (one layer ahead) so that its prefetch overlaps compute as InfiniGen's does.
+ *
+ * Per head, as InfiniGen speculates (each head's partial scores, its own threshold from its own
+ * maximum), at the granularity of KV-head groups: a block is predicted important when any group's
+ * last mass on it is within alpha of that group's maximum; above the prefetch area, the union of the
+ * groups' top blocks taken rank by rank (group-rank.ts) is kept.
  */
 import { checkLowerTier } from './lower-tier.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import { bestGroupRank } from './group-rank.js';
+import { lastObserved } from './quest.js';
 import { selectBottomK } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
@@ -29,7 +36,7 @@ interface Options extends Record<string, unknown> {
 export const infiniGen: PolicyDefinition<Options> = {
   name: 'infinigen',
   description:
-    'InfiniGen-style speculative prefetch: KV offloaded to DRAM except anchors + recent blocks; one layer ahead, the next layer\'s blocks predicted important (mass >= e^-alpha x max, alpha = 4; predictor: last observed attention of that layer) are prefetched; the rest are skipped.',
+    'InfiniGen-style speculative prefetch: KV offloaded to DRAM except anchors + recent blocks; one layer ahead, the next layer\'s blocks predicted important in any KV-head group (mass >= e^-alpha x that group\'s max, alpha = 4; predictor: last observed attention of that layer) are prefetched; the rest are skipped.',
   source: 'Lee et al., InfiniGen: Efficient Generative Inference of LLMs with Dynamic KV Cache Management, OSDI 2024 (alpha = 4)',
   options: [
     { name: 'alpha', type: 'number', default: 4, min: 0, description: 'select blocks within alpha of the max speculated logit (mass >= e^-alpha x max)' },
@@ -41,8 +48,14 @@ export const infiniGen: PolicyDefinition<Options> = {
     checkLowerTier('infinigen', 'offload_tier', o.offload_tier, setup.tiers);
     const M = setup.maxBlocks;
     const L = setup.layers;
+    const G = setup.header.kv_groups;
     const sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);
-    const last = new Float64Array(L * M);
+    // lasts[g][l*M + b]: group g's last observed mass on block b of layer l
+    const lasts = Array.from({ length: G }, () => new Float64Array(L * M));
+    const last = lasts[0];
+    const groupMax = new Float64Array(G);
+    const rank = G > 1 ? new Float64Array(M) : new Float64Array(0);
+    const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
     const predicted = Array.from({ length: L }, () => new Uint8Array(M));
     const stampOf = new Int32Array(L).fill(-2);
     const cand = new Int32Array(M);
@@ -54,14 +67,39 @@ export const infiniGen: PolicyDefinition<Options> = {
       const base = nl * M;
       const mask = predicted[nl];
       mask.fill(0);
-      let max = 0;
-      for (let b = 0; b < cache.created[nl]; b++) if (cache.tierOf(nl, b) >= 0 && last[base + b] > max) max = last[base + b];
       let n = 0;
-      for (let b = 0; b < cache.created[nl]; b++) {
-        if (cache.tierOf(nl, b) > 0 && last[base + b] >= ratio * max && last[base + b] > 0) cand[n++] = b;
+      let drop: number;
+      if (G === 1) {
+        let max = 0;
+        for (let b = 0; b < cache.created[nl]; b++) if (cache.tierOf(nl, b) >= 0 && last[base + b] > max) max = last[base + b];
+        for (let b = 0; b < cache.created[nl]; b++) {
+          if (cache.tierOf(nl, b) > 0 && last[base + b] >= ratio * max && last[base + b] > 0) cand[n++] = b;
+        }
+        drop = Math.max(0, n - fetchMax);
+        selectBottomK(cand, n, drop, (b) => last[base + b]);
+      } else {
+        groupMax.fill(0);
+        for (let b = 0; b < cache.created[nl]; b++) {
+          if (cache.tierOf(nl, b) < 0) continue;
+          for (let g = 0; g < G; g++) if (lasts[g][base + b] > groupMax[g]) groupMax[g] = lasts[g][base + b];
+        }
+        for (let b = 0; b < cache.created[nl]; b++) {
+          if (cache.tierOf(nl, b) <= 0) continue;
+          for (let g = 0; g < G; g++) {
+            const x = lasts[g][base + b];
+            if (x >= ratio * groupMax[g] && x > 0) {
+              cand[n++] = b;
+              break;
+            }
+          }
+        }
+        drop = Math.max(0, n - fetchMax);
+        if (drop > 0) {
+          bestGroupRank(cand, n, G, (g, b) => lasts[g][base + b], rank);
+          for (let i = 0; i < n; i++) rankOf[cand[i]] = -rank[i];
+          selectBottomK(cand, n, drop, (b) => rankOf[b]);
+        }
       }
-      const drop = Math.max(0, n - fetchMax);
-      selectBottomK(cand, n, drop, (b) => last[base + b]);
       for (let i = drop; i < n; i++) {
         mask[cand[i]] = 1;
         if (stage) act.prefetch(nl, cand[i]);
@@ -105,14 +143,7 @@ export const infiniGen: PolicyDefinition<Options> = {
         predict(v, act, nl, nextStep, true, fetchMax);
       },
       observe(obs: Observation) {
-        const base = obs.layer * M;
-        const { idx, mass, uniform, attended } = obs;
-        if (idx === null) {
-          for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = mass[b];
-          return;
-        }
-        for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
-        for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
+        for (let g = 0; g < G; g++) lastObserved(lasts[g], obs.layer * M, obs, obs.groups[g]);
       },
     };
   },

@@ -46,7 +46,7 @@ export function pyramidBudgets(layers: number, mean: number, beta: number, minBl
 export const pyramidKv: PolicyDefinition<Options> = {
   name: 'pyramidkv',
   description:
-    'PyramidKV: SnapKV selection (observation window vote, avg-pool kernel 5) with per-layer prompt budgets falling linearly with depth (k_last = k/beta, k_0 = 2k - k_last, beta = 20); generated tokens kept; the rest dropped.',
+    'PyramidKV: SnapKV selection (observation window vote per KV-head group, avg-pool kernel 5, union of the groups\' top blocks) with per-layer prompt budgets falling linearly with depth (k_last = k/beta, k_0 = 2k - k_last, beta = 20); generated tokens kept; the rest dropped.',
   source: 'Cai et al., PyramidKV: Dynamic KV Cache Compression based on Pyramidal Information Funneling, 2024 (beta = 20, w = 32, kernel 5)',
   options: [
     { name: 'beta', type: 'number', default: 20, min: 1, description: 'the top layer keeps 1/beta of the mean budget' },

@@ -14,9 +14,15 @@
  * promoted before the layer runs (a stall: the selection depends on the layer's query), replacing
  * the resident page with the lowest estimate. Dense layers keep their lowest-estimate pages in DRAM
  * and stream them one layer ahead.
+ *
+ * Per head, as in the paper (each head selects its own top-K pages), at the granularity of KV-head
+ * groups: each group keeps its own estimates (its last observed mass, its own key norms for the
+ * tie-break), and a layer attends the union of the groups' top pages taken rank by rank
+ * (group-rank.ts) within the same K pages; the pages left in DRAM are the ones ranked worst.
  */
 import { checkLowerTier } from './lower-tier.js';
-import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import type { Actions, GroupAttention, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import { bestGroupRank } from './group-rank.js';
 import { selectBottomK } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
@@ -28,7 +34,7 @@ interface Options extends Record<string, unknown> {
 export const quest: PolicyDefinition<Options> = {
   name: 'quest',
   description:
-    'Quest: query-aware sparse attention, top-K pages per layer by a page criticality estimate (here: last observed page mass, key-norm tie-break — the trace has no queries), nothing evicted, first two layers dense; unselected pages live in DRAM, selected ones are promoted.',
+    'Quest: query-aware sparse attention, top-K pages per layer by a page criticality estimate per KV-head group (here: last observed page mass, key-norm tie-break — the trace has no queries; the union of the groups\' top pages), nothing evicted, first two layers dense; unselected pages live in DRAM, selected ones are promoted.',
   source: 'Tang et al., Quest: Query-Aware Sparsity for Efficient Long-Context LLM Inference, ICML 2024',
   options: [
     { name: 'budget_factor', type: 'number', default: 1, min: 0, max: 2, description: 'pages attended per layer = this x the HBM budget in blocks' },
@@ -39,9 +45,15 @@ export const quest: PolicyDefinition<Options> = {
     checkLowerTier('quest', 'offload_tier', o.offload_tier, setup.tiers);
     const M = setup.maxBlocks;
     const L = setup.layers;
-    const last = new Float64Array(L * M);
+    const G = setup.header.kv_groups;
+    // lasts[g][l*M + b]: group g's last observed mass on block b of layer l
+    const lasts = Array.from({ length: G }, () => new Float64Array(L * M));
+    const last = lasts[0];
     const sel = new Uint8Array(M);
     const cand = new Int32Array(M);
+    // several groups: -(best (rank, group)) per block, the estimate every selection below uses
+    const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
+    const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
     return {
       name: 'quest',
       decide(v: PolicyView, act: Actions) {
@@ -49,7 +61,6 @@ export const quest: PolicyDefinition<Options> = {
         const cache = v.cache;
         const base = l * M;
         const K = Math.max(1, v.budgetBlocks);
-        const est = (b: number) => last[base + b] + 1e-9 * v.keyNorms[b];
         const created = cache.created[l];
         const newest = v.nBlocks - 1;
         const dense = l < o.dense_layers;
@@ -57,6 +68,12 @@ export const quest: PolicyDefinition<Options> = {
         const pages = Math.max(1, Math.round(o.budget_factor * K));
         let n = 0;
         for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
+        if (G > 1) {
+          const norms = v.groupKeyNorms;
+          bestGroupRank(cand, n, G, (g, b) => lasts[g][base + b] + 1e-9 * norms[g][b], rankTmp);
+          for (let i = 0; i < n; i++) rankOf[cand[i]] = -rankTmp[i];
+        }
+        const est = G === 1 ? (b: number) => last[base + b] + 1e-9 * v.keyNorms[b] : (b: number) => rankOf[b];
         const drop = Math.max(0, n - (pages - 1));
         selectBottomK(cand, n, drop, est);
         sel.fill(0, 0, v.nBlocks);
@@ -88,15 +105,20 @@ export const quest: PolicyDefinition<Options> = {
         if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
       },
       observe(obs: Observation) {
-        const base = obs.layer * M;
-        const { idx, mass, uniform, attended } = obs;
-        if (idx === null) {
-          for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = mass[b];
-          return;
-        }
-        for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
-        for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
+        for (let g = 0; g < G; g++) lastObserved(lasts[g], obs.layer * M, obs, obs.groups[g]);
       },
     };
   },
 };
+
+/** last[base + b] = the mass one group gave block b, for every attended block (skipped ones keep theirs). */
+export function lastObserved(last: Float64Array, base: number, obs: Observation, ga: GroupAttention): void {
+  const { idx, mass, uniform } = ga;
+  const { attended } = obs;
+  if (idx === null) {
+    for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = mass[b];
+    return;
+  }
+  for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
+  for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
+}

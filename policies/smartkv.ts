@@ -13,6 +13,9 @@
  * gone; new blocks stay FP16 until the next reallocation (at most realloc_every tokens, like a residual).
  * avg_bits = 0 derives the average from the HBM budget (16 × budget / final blocks, within [2, 8]).
  * allocation = uniform gives every block uniform_bits (the INT8 baseline SmartKV is compared against).
+ * With several KV-head groups the importance is the groups' mean attention (Observation's layer view):
+ * a block's precision serves every group, and the attention-weighted error it keeps low, summed over
+ * the groups, is linear in each group's mass, so the mean ranks blocks exactly as that sum does.
  */
 import { checkLowerTier } from './lower-tier.js';
 import type { Actions, Observation, PolicyDefinition, PolicySetup, PolicyView } from './policy.js';

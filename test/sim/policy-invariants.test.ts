@@ -58,7 +58,7 @@ describe('policy invariants over generated traces', () => {
         ]);
         const def = getPolicy(name);
         const policy = def.create(Object.fromEntries(def.options.map((o) => [o.name, o.default])), {
-          layers: 2, maxBlocks, blockSize: 4, budgetBlocks, tiers: cache.tierNames,
+          layers: 2, maxBlocks, blockSize: 4, budgetBlocks, tiers: cache.tierNames, header: { kv_groups: 1 },
         } as never);
         // a spy that checks, before each decision, that the sink block is still there
         const spy: Policy = {

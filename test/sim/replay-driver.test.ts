@@ -160,7 +160,7 @@ describe('ReplayDriver + SimExecutor timelines (tiny machine: 64 B blocks, 1 B/u
     // prompt 16 tokens = 4 blocks; step 0 creates block 4 (context 17). Candidates: blocks 1, 2.
     // block 1 is heavy (0.5), block 2 light (0.1): block 2 goes although block 1 is older.
     const massOf = (_s: number, _l: number, n: number) => (n === 5 ? [0.2, 0.5, 0.1, 0.1, 0.1] : [0.2, 0.5, 0.1, 0.2]);
-    const policy = h2o.create({ heavy_ratio: 0.5, sink_tokens: 4 }, { layers: 2, maxBlocks: 5, blockSize: 4, budgetBlocks: 4 } as never);
+    const policy = h2o.create({ heavy_ratio: 0.5, sink_tokens: 4 }, { layers: 2, maxBlocks: 5, blockSize: 4, budgetBlocks: 4, header: { kv_groups: 1 } } as never);
     const { cache, results } = replay(policy, 4, 16, 3, massOf);
     for (const l of [0, 1]) expect([0, 1, 2, 3, 4].map((b) => cache.tierOf(l, b))).toEqual([0, 0, -2, 0, 0]);
     // recall at step 0 misses block 2's 0.1
