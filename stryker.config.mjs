@@ -27,5 +27,5 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
   thresholds: { high: 90, low: 80, break: null },
-  timeoutMS: 20000,
+  timeoutMS: 5000,
 };

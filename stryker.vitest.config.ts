@@ -1,12 +1,25 @@
 /**
  * The vitest configuration of a mutation run (stryker.config.mjs): the test files that exercise the
  * mutated core (simulator, policies, metrics, trace reader), none of the HIL, report or e2e files.
+ * Files run fast ones first, so that a mutant a small test catches does not wait for the property and
+ * contract tests (the runner stops at the first failure).
  */
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+const SLOW = /contract|property|invariants|lazy-compute/;
+
+class FastFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const slow = (f: TestSpecification) => (SLOW.test(f.moduleId) ? 1 : 0);
+    return [...files].sort((a, b) => slow(a) - slow(b) || a.moduleId.localeCompare(b.moduleId));
+  }
+}
 
 export default defineConfig({
   test: {
     include: ['test/sim/**/*.test.ts', 'test/policies/**/*.test.ts', 'test/traces/**/*.test.ts', 'test/quality/**/*.test.ts'],
     testTimeout: 60_000,
+    sequence: { sequencer: FastFirst },
   },
 });
