@@ -43,7 +43,8 @@ export function formatTraceStats(stats: TraceStats): string {
   const fmt = (r: string[]) => r.map((c, i) => c.padStart(width[i]!)).join('  ');
   const top = stats.top.blocks !== null ? `top ${stats.top.blocks} blocks` : `top ${(stats.top.fraction * 100).toFixed(0)}% of blocks`;
   const out = [
-    `${stats.source}: ${stats.steps} steps, ${stats.layers.length} layers, ${stats.encoding} encoding, block ${stats.blockSize} tokens`,
+    `${stats.source}: ${stats.steps} steps, ${stats.layers.length} layers, ${stats.encoding} encoding, block ${stats.blockSize} tokens` +
+      (stats.kvGroups > 1 ? `, ${stats.kvGroups} KV groups (each computed per group, then averaged)` : ''),
     fmt(cols),
     ...lines.map(fmt),
     '',

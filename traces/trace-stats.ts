@@ -1,5 +1,6 @@
 /**
- * Statistics of an attention trace, per layer (averaged over steps and KV groups):
+ * Statistics of an attention trace, per layer: computed per KV-head group (each row of a step is one
+ * (layer, group), row = layer * kv_groups + group) and averaged over steps and groups:
  *  - sinkMass: mass on block 0
  *  - coverBlocks / coverTokens: blocks (and blocks x block_size tokens) needed to cover 50/90/99%
  *    of the row's mass (within 1e-6, for float32 rounding), taking the heaviest blocks first
@@ -132,6 +133,7 @@ function statsOf(name: string, header: TraceHeader | null, steps: Iterable<Trace
     const rows = group.reduce((s, g) => s + g.rows, 0);
     const mean = (f: (g: RowAccumulator) => number) => group.reduce((s, g) => s + f(g), 0) / rows;
     const persistN = group.reduce((s, g) => s + g.persistN, 0);
+    // each group's persistence, then the mean over the groups that have one
     const cover = { p50: mean((g) => g.cover[0]!), p90: mean((g) => g.cover[1]!), p99: mean((g) => g.cover[2]!) };
     layers.push({
       layer: l,
@@ -140,7 +142,7 @@ function statsOf(name: string, header: TraceHeader | null, steps: Iterable<Trace
       coverBlocks: cover,
       coverTokens: { p50: cover.p50 * blockSize, p90: cover.p90 * blockSize, p99: cover.p99 * blockSize },
       sparsity: mean((g) => g.sparse),
-      persistence: persistN === 0 ? null : group.reduce((s, g) => s + g.persistSum, 0) / persistN,
+      persistence: persistN === 0 ? null : meanOfGroups(group),
       entropyNats: mean((g) => g.entropy),
       recentMass: { last1: mean((g) => g.recent[0]!), last4: mean((g) => g.recent[1]!), last16: mean((g) => g.recent[2]!) },
     });
@@ -156,6 +158,12 @@ function statsOf(name: string, header: TraceHeader | null, steps: Iterable<Trace
     remainderSpread: encoding === 'topk',
     layers,
   };
+}
+
+/** Mean over the groups (with at least one step pair) of each group's mean persistence. */
+function meanOfGroups(group: RowAccumulator[]): number {
+  const has = group.filter((g) => g.persistN > 0);
+  return has.reduce((s, g) => s + g.persistSum / g.persistN, 0) / has.length;
 }
 
 /**
