@@ -6,6 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expandSweep, parseSweepSpec } from '../../sim/sweep/sweep-spec.js';
 import { runSweep } from '../../sim/sweep/run-sweep.js';
+import { workerEntry } from '../../sim/sweep/worker-pool.js';
+import { kvtierArgs } from '../helpers/kvtier-from-sources.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kvtier-sweep-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -75,6 +77,19 @@ describe('sweep', () => {
     expect(fs.readFileSync(join(dir, 'par', 'results.csv'), 'utf8')).toBe(fs.readFileSync(join(dir, 'seq', 'results.csv'), 'utf8'));
   });
 
+  it('workers run the code the parent runs: the TypeScript workers from the sources, the compiled ones from dist/', () => {
+    const src = new URL('../../sim/sweep/worker-pool.ts', import.meta.url).href;
+    expect(workerEntry('sweep', src)).toEqual({ filename: join(process.cwd(), 'sim/sweep/ts-worker-entry.mjs'), name: 'sweep' });
+    expect(workerEntry('serve', src)).toEqual({ filename: join(process.cwd(), 'sim/sweep/ts-worker-entry.mjs'), name: 'serve' });
+    const entry = fs.readFileSync(join(process.cwd(), 'sim/sweep/ts-worker-entry.mjs'), 'utf8');
+    expect(entry).toContain("sweep: './sweep-worker.ts', serve: './serve-sweep-worker.ts'");
+    const built = join(dir, 'fake-dist', 'sim', 'sweep');
+    fs.mkdirSync(built, { recursive: true });
+    fs.writeFileSync(join(built, 'serve-sweep-worker.js'), '');
+    expect(workerEntry('serve', `file://${join(built, 'worker-pool.js')}`)).toEqual({ filename: join(built, 'serve-sweep-worker.js'), name: 'default' });
+    expect(() => workerEntry('sweep', `file://${join(built, 'worker-pool.js')}`)).toThrow(`sweep worker ${join(built, 'sweep-worker.js')} is missing; run "npm run build"`);
+  });
+
   it('never replaces a file, the working directory or a directory holding the inputs, even with --force', async () => {
     const file = join(dir, 'plain.txt');
     fs.writeFileSync(file, 'keep me');
@@ -91,7 +106,7 @@ describe('sweep', () => {
   it('the CLI sweep exits 1 when a configuration failed (results still written)', () => {
     const f = join(dir, 'one-bad.json');
     fs.writeFileSync(f, JSON.stringify({ traces: [join(process.cwd(), 'traces/bundled/llama-3-8b-2k-needle.kvt')], policies: ['h2o', 'nope'], budgets: ['20%'], hardware: ['h100-pcie5'] }));
-    const r = spawnSync(process.execPath, ['bin/kvtier.js', 'sweep', f, '--out', join(dir, 'cli-sweep'), '--workers', '0'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, kvtierArgs('sweep', f, '--out', join(dir, 'cli-sweep'), '--workers', '0'), { encoding: 'utf8' });
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/1 of 2 configurations ok/);
     expect(fs.existsSync(join(dir, 'cli-sweep', 'results.json'))).toBe(true);
