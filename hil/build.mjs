@@ -15,7 +15,7 @@
 //   --no-cuda (or KVTIER_HIL_NO_CUDA=1): never.
 // hil/build/Release/build-info.json records the choice (cudaMode), why (note) and the result (cuda).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -106,10 +106,19 @@ function run(cmd, cmdArgs) {
   if (verbose) console.log(`$ ${cmd} ${cmdArgs.join(' ')}`);
   return new Promise((done) => {
     const child = spawn(cmd, cmdArgs, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const t0 = Date.now();
     let log = '';
     let pending = '';
+    let quietSince = t0;
+    // a line a minute while a long compile (nvcc) says nothing
+    const heartbeat = setInterval(() => {
+      if (Date.now() - quietSince < 55_000) return;
+      console.log(`  ... still working (${Math.round((Date.now() - t0) / 60_000)} min so far)`);
+      quietSince = Date.now();
+    }, 60_000);
     const take = (chunk) => {
       const text = chunk.toString();
+      quietSince = Date.now();
       log += text;
       if (verbose) {
         process.stdout.write(text);
@@ -122,8 +131,14 @@ function run(cmd, cmdArgs) {
     };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
-    child.on('error', (e) => done({ ok: false, log: `${log}${e.message}\n` }));
-    child.on('close', (code, signal) => done({ ok: code === 0, log: signal ? `${log}killed by ${signal}\n` : log }));
+    child.on('error', (e) => {
+      clearInterval(heartbeat);
+      done({ ok: false, log: `${log}${e.message}\n` });
+    });
+    child.on('close', (code, signal) => {
+      clearInterval(heartbeat);
+      done({ ok: code === 0, log: signal ? `${log}killed by ${signal}\n` : log });
+    });
   });
 }
 
@@ -139,7 +154,11 @@ async function build(withCuda, offReason) {
   mkdirSync(buildDir, { recursive: true });
   const t0 = Date.now();
   say(`configuring the ${kind} build in ${buildDir}`);
+  // CMake caches a CUDA compiler it did not find: look again (nvcc may have been installed since)
+  const cache = join(buildDir, 'CMakeCache.txt');
+  const retry = withCuda && existsSync(cache) && /^CMAKE_CUDA_COMPILER:\w+=(\S*-)?NOTFOUND$/m.test(readFileSync(cache, 'utf8'));
   const configure = await run('cmake', [
+    ...(retry ? ['-U', 'CMAKE_CUDA_COMPILER'] : []),
     '-S', hilDir, '-B', buildDir,
     '-DCMAKE_BUILD_TYPE=Release',
     `-DCMAKE_JS_INC=${includeDirs().join(';')}`,
