@@ -14,8 +14,10 @@
  * they were stored at) when they outrank L1's coldest unguarded block, which takes their place; the
  * rest of the offloaded blocks are staged for the next layer's attention (overlapped with compute).
  *
- * Approximations: saliency is updated from the trace's head-averaged block masses; "predicted" means
- * ranked by cumulative attention (attention-guided), as the seed system's H2O scorer does.
+ * Approximations: saliency is updated from the trace's head-averaged block masses (with several KV
+ * groups, their mean: a block's tier and precision serve every group); the outlier guard reads the
+ * block's key norm as the largest over the groups; "predicted" means ranked by cumulative attention
+ * (attention-guided), as the seed system's H2O scorer does.
  */
 import { checkLowerTier } from './lower-tier.js';
 import { AttentionScore } from './attention-score.js';
