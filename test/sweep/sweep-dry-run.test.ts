@@ -1,0 +1,85 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkServeSweep, checkSweep } from '../../sim/sweep/check-sweep.js';
+import { parseServeSweepSpec } from '../../sim/sweep/serve-sweep-spec.js';
+import { parseSweepSpec } from '../../sim/sweep/sweep-spec.js';
+import { kvtierArgs } from '../helpers/kvtier-from-sources.js';
+
+const dir = fs.mkdtempSync(join(tmpdir(), 'kvtier-dry-run-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const NEEDLE = join(process.cwd(), 'traces/bundled/llama-3-8b-2k-needle.kvt');
+const gen = { generate: { prompt_tokens: 512, steps: 4 }, name: 'g' };
+const check = (o: Record<string, unknown>) =>
+  checkSweep(parseSweepSpec({ traces: [gen], policies: ['h2o'], budgets: ['20%'], hardware: ['h100-pcie5'], ...o }, join(dir, 'f.json')), 'f.json');
+
+describe('sweep --dry-run', () => {
+  it('counts the configurations of a valid sweep and finds nothing wrong', () => {
+    // full runs once per trace; 2 traces x (1 + 2 policies x 3 budgets) x 2 hardware
+    expect(check({ traces: [gen, NEEDLE], policies: ['full', 'h2o', { name: 'quest', options: { dense_layers: 2 } }], budgets: ['10%', '20%', '1GiB'], hardware: ['h100-pcie5', 'a100-pcie4'] })).toEqual({
+      count: 28,
+      errors: [],
+    });
+  });
+
+  it('names the field and the valid choices of each bad value, once', () => {
+    const r = check({ policies: ['h2o', { name: 'h2o', options: { nope: 1 } }, 'nope'], budgets: ['10%', '20%'], hardware: ['h100-pcie5', 'no-hw'], models: [null, 'no-model'] });
+    expect(r.count).toBe(24);
+    expect(r.errors).toHaveLength(4);
+    expect(r.errors).toContain('f.json: policies[1]: policy h2o: unknown option "nope" (options: heavy_ratio, sink_tokens)');
+    expect(r.errors.find((e) => e.startsWith('f.json: policies[2]: '))).toMatch(/^f\.json: policies\[2\]: unknown policy "nope" \(valid: full, lru-offload, streaming-llm, h2o, /);
+    expect(r.errors.find((e) => e.startsWith('f.json: hardware[1]: '))).toMatch(/^f\.json: hardware\[1\]: hardware "no-hw" is neither a preset nor a file .*; presets: h100-pcie5, /);
+    expect(r.errors.find((e) => e.startsWith('f.json: models[1]: '))).toMatch(/^f\.json: models\[1\]: model "no-model" is neither a preset nor a file .*; presets: llama-2-7b, llama-3-8b, /);
+  });
+
+  it('reads every trace header and resolves generator settings', () => {
+    const r = check({ traces: [join(dir, 'missing.kvt'), { generate: { prompt_tokens: 128, steps: 4, zipf_alpha: -1 } }] });
+    expect(r.errors).toEqual([
+      `f.json: traces[0]: ${join(dir, 'missing.kvt')}: cannot read the attention trace: no such file (expected a .kvt attention trace file)`,
+      "f.json: traces[1].generate: invalid generator parameter 'zipf_alpha': expected a number in [0, 10], got -1",
+    ]);
+  });
+
+  it('checks what only a combination decides: budget in HBM, model layers against the trace', () => {
+    const r = check({ budgets: ['20%', '4000GiB'], models: [null, 'llama-3-70b'] });
+    expect(r.errors).toEqual([
+      "f.json: configuration 0001_g-s1_h100-pcie5_h2o_4000GiB: budget 4000GiB: 4000.00 GiB of KV does not fit in h100-pcie5's HBM (61.22 GiB free after the weights of llama-3-8b)",
+      'f.json: configuration 0002_g-s1_h100-pcie5_llama-3-70b_h2o_20pct (and 1 more): the trace has 32 layers but model llama-3-70b has 80; pick a model with models: [...]',
+    ]);
+  });
+
+  it('checks a serving sweep: request traces, caches, hardware, models', () => {
+    const spec = parseServeSweepSpec(
+      { kind: 'serve', requests: ['mooncake:synthetic', 'mooncake:nope', 'missing.jsonl'], caches: ['lru', 'nope'], capacities: [1000], hardware: ['h100-pcie5'], models: ['llama-3-8b'] },
+      join(dir, 's.json'),
+      's',
+    );
+    expect(checkServeSweep(spec, 's.json')).toEqual({
+      count: 6,
+      errors: [
+        's.json: caches[1]: unknown cache policy "nope" (valid: lru, lfu, arc, s3fifo)',
+        's.json: requests[1]: mooncake:nope: unknown bundled request trace "nope" (valid: mooncake:conversation, mooncake:synthetic; or the path of a Mooncake .jsonl, Azure or BurstGPT .csv file)',
+        `s.json: requests[2]: ${join(dir, 'missing.jsonl')}: no such request trace (or give mooncake:conversation / mooncake:synthetic)`,
+      ],
+    });
+  });
+
+  it('the CLI prints the count and exits 0, or the errors and exits 1, and runs nothing', () => {
+    const good = join(dir, 'good.json');
+    fs.writeFileSync(good, JSON.stringify({ traces: [gen], policies: ['h2o', 'lru-offload'], budgets: ['10%', '20%'], hardware: ['h100-pcie5'] }));
+    const bad = join(dir, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ traces: [gen], policies: ['h2o', 'nope'], budgets: ['10%'], hardware: ['h100-pcie5'] }));
+    const ok = spawnSync(process.execPath, kvtierArgs('sweep', '--dry-run', good), { encoding: 'utf8' });
+    expect(ok.stdout).toBe(`${good}: 4 configurations, all valid\n`);
+    expect(ok.status).toBe(0);
+    const no = spawnSync(process.execPath, kvtierArgs('sweep', '--dry-run', bad, '--out', join(dir, 'never')), { encoding: 'utf8' });
+    expect(no.status).toBe(1);
+    expect(no.stderr).toMatch(new RegExp(`^kvtier: error: ${bad.replace(/[.]/g, '\\.')}: policies\\[1\\]: unknown policy "nope" \\(valid: full, `));
+    expect(no.stderr).toContain(`kvtier: 1 error(s) in ${bad}; nothing was run\n`);
+    expect(fs.existsSync(join(dir, 'never'))).toBe(false);
+    expect(fs.readdirSync(dir).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+});
