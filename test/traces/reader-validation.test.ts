@@ -216,7 +216,7 @@ describe('the reader options and the files it cannot open', () => {
     for (const f of [() => openTrace(dir), () => readTraceHeader(dir), () => validateTrace(dir), () => computeTraceStats(dir)]) {
       expect(thrown(f)).toBe(`${dir}: cannot read the attention trace: it is a directory (expected a .kvt attention trace file)`);
     }
-    for (const f of [() => openTrace(missing), () => readTraceHeader(missing), () => simulate({ trace: missing, policy: 'h2o', model: MODEL, hardware: HW })]) {
+    for (const f of [() => openTrace(missing), () => readTraceHeader(missing), () => simulate({ trace: missing, policy: 'h2o', model: MODEL, hardware: HW, hbm_budget: '20%' })]) {
       expect(thrown(f)).toBe(`${missing}: cannot read the attention trace: no such file (expected a .kvt attention trace file)`);
     }
   });
