@@ -1,12 +1,12 @@
 // `kvtier hil ...`: doctor, run (a policy on real memory and kernels), calibrate (microbenchmarks
 // fitted into a hardware profile), compare (simulator vs hardware, per step), report (re-render),
-// options (the attention options that run, calibrate and compare take with --attn).
+// options (the attention options that run, calibrate and compare take with --attn). calibrate and
+// compare (and the fitting library they pull in) load when those commands run, so that every
+// other command starts without them.
 import type { Command } from 'commander';
 import type { AttentionOptions } from '../../hil/addon-types.js';
 import { attnFlag, formatAttentionOptions, resolveAttentionOptions } from '../../hil/attention-options.js';
 import { formatHilDoctor, hilDoctor } from '../../hil/doctor.js';
-import { calibrate, formatFits, writeCalibration } from '../../hil/calibrate/calibrate.js';
-import { compare, formatCompare } from '../../hil/compare/compare.js';
 import { parsePolicyList } from '../../hil/compare/policy-list.js';
 import { hilRun, writeHilRunDir, type HilOptions } from '../../hil/executor/hil-run.js';
 import { intFlag } from '../parse-pairs.js';
@@ -97,6 +97,7 @@ export function registerHil(program: Command): void {
     .option('--attn <KEY=VALUE>', ATTN_HELP, attnFlag)
     .action(async (o) => {
       if (o.attn) resolveAttentionOptions(o.attn);
+      const { calibrate, formatFits, writeCalibration } = await import('../../hil/calibrate/calibrate.js');
       const r = await calibrate({ backend: backendOf(o.backend), base: o.base, model: o.model, groupSize: o.groupSize, quick: Boolean(o.quick), fileDir: o.fileDir, ioThreads: o.ioThreads, attention: o.attn, log: (s) => console.log(s) });
       writeCalibration(o.out, r);
       console.log(`fits (residual = (fit - measured) / measured):\n${formatFits(r.fits)}`);
@@ -120,6 +121,7 @@ export function registerHil(program: Command): void {
       .option('--no-report', 'write compare.json and the run directories only (render later with "kvtier hil report")')
       .requiredOption('--out <dir>', 'output directory'),
   ).action(async (o) => {
+    const { compare, formatCompare } = await import('../../hil/compare/compare.js');
     const r = await compare({
       trace: o.trace,
       policies: parsePolicyList(o.policies),
