@@ -1,8 +1,11 @@
 // HIL benchmarks and quality measurements on one backend; prints a summary and writes JSON.
-//   node dist/perf/hil-bench.js [--backend cuda|host|auto] [--out DIR] [--quick] [--only a,b]
+//   node dist/perf/hil-bench.js [--backend cuda|host|auto] [--out DIR] [--quick] [--only a,b] [--attn KEY=VALUE ...]
+// --attn: an attention option of the backend (kvtier hil options), repeatable.
 // Sections: checks, copies, attention, overlap, prefetch, gemv, file, quality.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AttentionOptions } from '../hil/addon-types.js';
+import { attnFlag } from '../hil/attention-options.js';
 import { openBackend } from '../hil/backend.js';
 import { benchAttention, mixedAtInt8Bits, type AttentionBenchCase } from '../hil/bench/attention-bench.js';
 import { ComputeGate, GATE_ROWS } from '../hil/bench/gate.js';
@@ -32,16 +35,19 @@ for (const name of only) {
 const outDir = arg('out', process.env.OUT ?? 'runs/hil-bench');
 mkdirSync(outDir, { recursive: true });
 
-const b = openBackend(arg('backend', 'auto') as 'cuda' | 'host' | 'auto');
+let attn: AttentionOptions = {};
+args.forEach((a, i) => {
+  if (a === '--attn') attn = attnFlag(args[i + 1] ?? '', attn);
+});
+const b = openBackend(arg('backend', 'auto') as 'cuda' | 'host' | 'auto', 0, attn);
 const info = b.info();
-// attention kernel variant knobs (read once by the addon; see perf/HIL-NOTES.md)
-const attnKnobs = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('KVTIER_HIL_ATTN_')));
-const results: Record<string, unknown> = { backend: b.kind, device: info, date: new Date().toISOString(), quick, attnKnobs };
+const attentionOptions = b.attentionOptions();
+const results: Record<string, unknown> = { backend: b.kind, device: info, date: new Date().toISOString(), quick, attention_options: attentionOptions };
 const save = () => writeFileSync(join(outDir, 'hil-results.json'), `${JSON.stringify(results, null, 2)}\n`);
 const log = (s: string) => console.log(s);
 const MiB = 1 << 20;
 log(`# kvtier HIL bench — backend ${b.kind}, device ${info.name}, ${results.date}`);
-log(`attention knobs: ${Object.entries(attnKnobs).map(([k, v]) => `${k}=${v}`).join(' ') || 'none (defaults)'}`);
+log(`attention options: ${Object.entries(attentionOptions).map(([k, v]) => `${k}=${v}`).join(' ')}`);
 
 async function section(name: string, fn: () => Promise<unknown>): Promise<void> {
   if (!only.has(name)) return;

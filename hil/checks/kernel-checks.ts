@@ -154,15 +154,14 @@ export const ATTENTION_CASES: AttentionCase[] = [
   { qHeads: 8, kvHeads: 1, headDim: 256, blockTokens: 32, groupSize: 128, contextTokens: 301, mix: 'random', seed: 25 },
   { qHeads: 4, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 32, contextTokens: 777, mix: ['int2', 'int8'], splits: 7, seed: 26 },
   { qHeads: 14, kvHeads: 2, headDim: 64, blockTokens: 48, groupSize: 64, contextTokens: 500, mix: 'random', tableKind: 'pinned', seed: 27 },
-  // Long runs of one precision per warp (the cuda kernel's packed stages, KVTIER_HIL_ATTN_PACK=1:
-  // INT8 2, INT4 3, INT2 6 chunks per stage here), broken by other precisions; the partial last
-  // chunk (NaN rows past the context) is the 6th chunk of an INT2 stage.
+  // Long runs of one precision per warp, broken by other precisions; the partial last chunk (NaN
+  // rows past the context) is INT2.
   { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 64, contextTokens: 1501, mix: runsOf([['int2', 27], ['int4', 14], ['fp16', 1], ['int8', 9], ['int4', 3], ['int2', 5], ['fp16', 2], ['int4', 11]]), splits: 1, seed: 28 },
-  // FP16 sink and an FP16 run among INT4, INT8 and INT2 runs (packs of up to 4 / 2 / 7), 3 splits;
-  // the partial last chunk (6 rows) ends an INT2 stage.
+  // FP16 sink and an FP16 run among INT4, INT8 and INT2 runs, 3 splits; the partial last chunk
+  // (6 rows) is INT2.
   { qHeads: 8, kvHeads: 2, headDim: 64, blockTokens: 32, groupSize: 64, contextTokens: 1990, mix: runsOf([['fp16', 1], ['int4', 30], ['fp16', 4], ['int8', 6], ['int2', 22]]), splits: 3, seed: 29 },
   // Uniform INT4 at D 128, G 128, <= 4 query heads per kv head: the tensor-core kernel's cases
-  // (KVTIER_HIL_ATTN_MMA=1; the table's uniform precision is promised by attentionOn). Odd
+  // (attention option tensorCores; the table's uniform precision is promised by attentionOn). Odd
   // contexts (NaN rows past the context in the last block), the benchmark's head layout, 32-token
   // blocks, forced splits (more splits than chunks too), GQA 1/2/3/4, a pinned table, V scales far
   // above 16 (P' = p * scale would overflow f16 without the kernel's reference shift) and a peaked
@@ -175,14 +174,15 @@ export const ATTENTION_CASES: AttentionCase[] = [
   { qHeads: 16, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 2050, mix: ['int4'], tableKind: 'pinned', seed: 46 },
   { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 1499, mix: ['int4'], splits: 2, vScale: 700, qScale: 0.5, seed: 47 },
   { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 3001, mix: ['int4'], kScale: 3, qScale: 6, seed: 48 },
-  // >= 1024 chunks per kv head: the INT4 kernel's head-warp mode (KVTIER_HIL_ATTN_MMA_HEADS, on by
-  // default from 16k tokens), the benchmark's head layout and a GQA-2 one with a forced split count
+  // >= 1024 chunks per kv head: the INT4 kernel's head-warp mode (attention option int4HeadWarps, on
+  // by default from 16k tokens with 4 to 8 kv heads), the benchmark's head layout and a 4-kv-head
+  // one with a forced split count
   { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 16421, mix: ['int4'], seed: 49 },
   { qHeads: 8, kvHeads: 4, headDim: 128, blockTokens: 32, groupSize: 128, contextTokens: 20001, mix: ['int4'], splits: 37, seed: 50 },
   // one split: the head warps write the output itself
   { qHeads: 16, kvHeads: 4, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 16389, mix: ['int4'], splits: 1, seed: 65 },
   // Uniform FP16 at D 128, <= 4 query heads per kv head: the FP16 tensor-core kernel's cases
-  // (KVTIER_HIL_ATTN_MMA_FP16; the promise again by attentionOn). The same kinds as INT4's above,
+  // (attention option tensorCores; the promise again by attentionOn). The same kinds as INT4's above,
   // plus q far above and far below 1 (q' = q * 2^e with e from the block's largest |q|). The
   // first case of this list (one token) runs there too.
   { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 4099, mix: ['fp16'], seed: 51 },

@@ -23,7 +23,7 @@ pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$OBJ"' EXIT
 DEFS="-DNAPI_VERSION=8 -DNAPI_CPP_EXCEPTIONS -DNODE_ADDON_API_DISABLE_DEPRECATED -DHIL_WITH_CUDA=1"
 INC="-I$NODE_INC -Inode_modules/node-addon-api"
-for f in hil/native/binding.cc hil/native/binding/backend-wrap.cc hil/native/binding/file-tier-wrap.cc \
+for f in hil/native/binding.cc hil/native/binding/backend-wrap.cc hil/native/binding/attention-plan-wrap.cc hil/native/binding/file-tier-wrap.cc \
          hil/native/backend/backend.cc hil/native/backend/host-backend.cc hil/native/backend/file-tier.cc; do
   g++ -std=c++17 -O2 -ffp-contract=off -fPIC $DEFS $INC -c "$f" -o "$OBJ/$(basename "$f").o" & pids+=($!)
 done

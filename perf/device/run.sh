@@ -1,15 +1,15 @@
 #!/bin/bash
 # There (the GPU machine, through the device tool's `run`): the whole HIL confirmation in one call,
-# results under $OUT: kernel checks on cuda and host with the default knobs and with
-# KVTIER_HIL_ATTN_MMA=0, the benchmarks (copies, attention, overlap, gemv, file, quality), then
+# results under $OUT: kernel checks on cuda and host with the default attention options and with
+# tensorCores=off, the benchmarks (copies, attention, overlap, gemv, file, quality), then
 # `hil calibrate` and the six-policy `hil compare` on a generated Llama-3-8B 8k trace (64 steps;
 # REPEAT=n HIL runs per policy, default 3).
 #   bash perf/device/run.sh NAME [checks|compare|all|ab|overlap]   (default all; bundle made by perf/device/bundle.sh NAME)
-# CHECKS="name:KNOB=v,KNOB=v ..." adds attention-only kernel-check runs (cuda + host) with those knobs
-# after the default ones (all, checks, ab). ab: instead of the compare, attention variants alternated,
-# ROUNDS (default 3) rounds of perf/device/attn-ab.mjs per variant, VARIANTS="name:KNOB=v,... name2"
-# (a name alone: the defaults; KVTIER_HIL_X=1 is a no-op filler so that env always gets an
-# argument). SKIP_CHECKS=1 leaves out the default kernel checks and benchmarks
+# CHECKS="name:KEY=v,KEY=v ..." adds attention-only kernel-check runs (cuda + host) with those attention
+# options (kvtier hil options) after the default ones (all, checks, ab). ab: instead of the compare,
+# attention variants alternated, ROUNDS (default 3) rounds of perf/device/attn-ab.mjs per variant,
+# VARIANTS="name:KEY=v,... name2" (a name alone: the defaults). SKIP_CHECKS=1 leaves out the default
+# kernel checks and benchmarks
 # (for variants of a build whose checks already ran). overlap: perf/device/overlap-ab.mjs, ROUNDS rounds of
 # the masking bench's variants (copy direction, kernel, bytes, L2-resident compute).
 # $OUT gets a few text files (the device tool brings back only a handful of files) and results.tgz
@@ -35,14 +35,16 @@ if [ "$WHAT" != compare ] && [ "$WHAT" != overlap ] && [ "${SKIP_CHECKS:-0}" = 0
   grep -E "checks passed|^FAIL" "$OUT/checks-default.txt"
   grep -E "^attention L=" "$OUT/checks-default.txt" | sed -E 's/steps\/s.*//' | head -40
   grep -E "^TARGET|^overlap:|^prefetch:" "$OUT/checks-default.txt"
-  KVTIER_HIL_ATTN_MMA=0 $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/bench-mma0" --only attention > "$OUT/checks-mma0.txt" 2>&1 || rc=1
-  grep -E "checks passed|^FAIL" "$OUT/checks-mma0.txt"
+  $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/bench-tc-off" --only attention --attn tensorCores=off > "$OUT/checks-tc-off.txt" 2>&1 || rc=1
+  grep -E "checks passed|^FAIL" "$OUT/checks-tc-off.txt"
   echo "checks + benchmarks: $(( $(date +%s) - T0 )) s"
 fi
 if [ "$WHAT" != compare ] && [ "$WHAT" != overlap ]; then
   for c in $CHECKS; do
     IFS=: read -r cname cenv <<< "$c"
-    env ${cenv//,/ } KVTIER_HIL_X=1 $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/check-$cname" --only attention > "$R/check-$cname.txt" 2>&1 || rc=1
+    attn=()
+    for kv in ${cenv//,/ }; do attn+=(--attn "$kv"); done
+    $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/check-$cname" --only attention "${attn[@]}" > "$R/check-$cname.txt" 2>&1 || rc=1
     echo "check $cname ($cenv): $(grep -E 'checks passed|^FAIL' "$R/check-$cname.txt" | tr '\n' ' ')"
   done
 fi
@@ -51,7 +53,7 @@ if [ "$WHAT" = ab ]; then
     for v in $VARIANTS; do
       [ $(( $(date +%s) - T0 )) -gt "${BUDGET:-520}" ] && { echo "time budget reached at round $round, $v"; break 2; }
       IFS=: read -r vname venv <<< "$v"
-      env ${venv//,/ } KVTIER_HIL_X=1 timeout 120 $N perf/device/attn-ab.mjs "$B/dist" "$R/ab-$vname-r$round.json" "$vname" >> "$R/ab.log" 2>&1 || { echo "ab $vname round $round failed"; rc=1; }
+      timeout 120 $N perf/device/attn-ab.mjs "$B/dist" "$R/ab-$vname-r$round.json" "$vname" ${venv//,/ } >> "$R/ab.log" 2>&1 || { echo "ab $vname round $round failed"; rc=1; }
     done
   done
   cat "$R/ab.log"
