@@ -109,7 +109,7 @@ await section('attention', async () => {
     for (const c of cases) {
       const r = await benchAttention(b, { ...c, gate });
       rows.push(r);
-      log(`attention L=${r.contextTokens} ${r.label}: ${r.us.toFixed(1)} us, ${(r.kvBytes / MiB).toFixed(1)} MiB, ${r.GBps.toFixed(0)} GB/s, ${r.tokensPerSec.toFixed(0)} steps/s, ${r.avgBits.toFixed(2)} bits (gate held in ${r.gateHeld} of ${r.gateTrials} trials)`);
+      log(`attention L=${r.contextTokens} ${r.label}: ${r.us.toFixed(1)} us, ${(r.kvBytes / MiB).toFixed(1)} MiB, ${r.GBps.toFixed(0)} GB/s, ${r.tokensPerSec.toFixed(0)} steps/s, ${r.avgBits.toFixed(2)} bits, ${r.plan.kernel}${r.plan.headWarps ? ' head warps' : ''} x ${r.plan.splits} splits (gate held in ${r.gateHeld} of ${r.gateTrials} trials)`);
     }
   } finally {
     gate.free();

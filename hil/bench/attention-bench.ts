@@ -1,6 +1,6 @@
 // Paged decode attention time vs context and precision; KV bytes read per second and
 // decode steps (tokens) per second for one layer.
-import type { NativeBackend } from '../addon-types.js';
+import type { AttentionPlan, NativeBackend } from '../addon-types.js';
 import type { BlockGeometry, Precision } from '../kv-format.js';
 import { bitsPerElement } from '../kv-format.js';
 import { buildDeviceCache } from './device-cache.js';
@@ -33,6 +33,8 @@ export interface AttentionBenchRow {
   /** with a gate: in how many trials it held */
   gateHeld?: number;
   gateTrials?: number;
+  /** the kernel configuration the calls ran with (the backend's attention options) */
+  plan: AttentionPlan;
 }
 
 /**
@@ -56,6 +58,7 @@ export async function benchAttention(b: NativeBackend, c: AttentionBenchCase, tr
   try {
     const repeat = 5;
     const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: c.qHeads, kvHeads: c.kvHeads, headDim: c.headDim, blockTokens: c.blockTokens, groupSize: c.groupSize, contextTokens: c.contextTokens, splits: c.splits ?? 0, ...(precisions.every((p) => p === precisions[0]) ? { uniformPrecision: precisions[0] } : {}) };
+    const plan = b.attentionPlan(op);
     const enqueue = () => b.attention('compute', op, repeat);
     const gated = c.gate ? await timeOpGated(b, c.gate, trials, repeat, enqueue, `attention ${c.contextTokens}`) : undefined;
     const ms = gated ? gated.ms : await timeOp(b, 'compute', trials, repeat, enqueue);
@@ -63,7 +66,7 @@ export async function benchAttention(b: NativeBackend, c: AttentionBenchCase, tr
     const elemsPerBlock = 2 * c.kvHeads * c.blockTokens * c.headDim;
     const kvBytes = precisions.reduce((s, p) => s + (bitsPerElement(g, p) * elemsPerBlock) / 8, 0);
     const avgBits = precisions.reduce((s, p) => s + bitsPerElement(g, p), 0) / blocks;
-    return { label: c.label, contextTokens: c.contextTokens, us: ms * 1000, kvBytes, GBps: kvBytes / (ms * 1e6), tokensPerSec: 1000 / ms, avgBits, ...(gated ? { gateHeld: gated.held, gateTrials: gated.trials } : {}) };
+    return { label: c.label, contextTokens: c.contextTokens, us: ms * 1000, kvBytes, GBps: kvBytes / (ms * 1e6), tokensPerSec: 1000 / ms, avgBits, ...(gated ? { gateHeld: gated.held, gateTrials: gated.trials } : {}), plan };
   } finally {
     b.free(q);
     b.free(out);
