@@ -1,7 +1,7 @@
 /**
  * Which kvtier computed a result: the package version and a hash of the code that computes results
- * (sim/, policies/, traces/: .ts, .js and the .json presets, without tests and source maps) under the
- * root this module runs from (the sources or dist/). Saved sweep results are reused only under the
+ * (sim/, policies/, traces/, and hil/ whose measured tables the simulator imports: .ts, .js and .json,
+ * without tests and source maps) under the root this module runs from (the sources or dist/). Saved sweep results are reused only under the
  * same fingerprint.
  */
 import { createHash } from 'node:crypto';
@@ -15,7 +15,7 @@ export interface CodeFingerprint {
   code: string;
 }
 
-const CODE_DIRS = ['sim', 'policies', 'traces'];
+const CODE_DIRS = ['sim', 'policies', 'traces', 'hil'];
 const CODE_FILE = /\.(ts|js|json)$/;
 const NOT_CODE = /\.(test\.ts|d\.ts)$/;
 
@@ -29,7 +29,9 @@ export function codeFingerprint(): CodeFingerprint {
     if (!fs.existsSync(d)) return;
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
+      if (e.isDirectory()) {
+        if (e.name !== 'build' && e.name !== 'node_modules') walk(p);
+      }
       else if (e.isFile() && CODE_FILE.test(e.name) && !NOT_CODE.test(e.name)) files.push(p);
     }
   };
