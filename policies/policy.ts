@@ -7,6 +7,7 @@
 import type { KVCache } from '../sim/kv-cache.js';
 import type { ModelSpec } from '../sim/models/model.js';
 import type { TraceHeader } from '../traces/format.js';
+import type { WeightStreaming } from '../sim/weight-streaming.js';
 
 /** Read-only facts for one decision (one layer of one decode step). */
 export interface PolicyView {
@@ -81,6 +82,19 @@ export interface Observation extends GroupAttention {
   readonly attendedCount: number;
 }
 
+/**
+ * Plain numbers about the modelled machine, for policies that size their copies to the compute they
+ * hide under (derived from the hardware profile by sim/hardware/policy-hardware.ts).
+ */
+export interface PolicyHardware {
+  /** per tier (PolicySetup.tiers order): bandwidth of a copy from the tier into HBM (its narrowest hop), GB/s; tier 0: 0 */
+  toHbm_GBps: number[];
+  /** per tier: fixed cost of one such copy started while a kernel runs (hop alphas + access latencies), µs; tier 0: 0 */
+  toHbmAlpha_us: number[];
+  /** compute time of one decode layer attending the HBM budget at FP16 (linear projections + attention), µs */
+  layerCompute_us: number;
+}
+
 export interface PolicySetup {
   model: ModelSpec;
   header: TraceHeader;
@@ -91,6 +105,8 @@ export interface PolicySetup {
   tiers: string[];
   /** the trace being replayed; only an oracle policy (definition.oracle = true) may read ahead in it */
   tracePath: string;
+  /** the machine's copy and compute speeds; absent where no hardware is modelled */
+  hardware?: PolicyHardware;
 }
 
 /**
@@ -100,7 +116,11 @@ export interface PolicySetup {
 export interface QuantScheme {
   /** quantization group size (default: the run's group_size) */
   groupSize?: number;
-  /** Walsh–Hadamard rotation before quantization (default false) */
+  /**
+   * Walsh–Hadamard rotation of K/V before quantization and of q in attention (default false): the
+   * quality measures take the error table's rotated entries, and the simulated executor times a fast
+   * Walsh–Hadamard transform per layer and step (sim/sim-executor.ts, option `rotation`)
+   */
   rotation?: boolean;
   /** effective bits of a block when they differ from its storage (e.g. 3-bit values kept in 4-bit slots) */
   bitsOf?(layer: number, block: number, storedBits: number): number;
@@ -113,10 +133,11 @@ export interface Policy {
   /** optional: the policy's quantization scheme for the quality measures */
   readonly quant?: QuantScheme;
   /**
-   * optional: stream the model's weights layer by layer from this tier with `buffers` HBM layer
-   * buffers (the executor's weight streaming; SLEP), instead of keeping them resident
+   * optional: stream the model's weights layer by layer from a host tier into HBM layer slots (the
+   * executor's weight streaming; SLEP), instead of keeping them resident; the HBM check then counts
+   * only the resident layers, the slots and the non-layer weights (sim/weight-streaming.ts)
    */
-  readonly weights?: { tier: string; buffers: number };
+  readonly weights?: WeightStreaming;
   /** optional: numbers the policy reports about itself at the end of a run (summary.policy_report) */
   report?(): Record<string, number>;
 }

@@ -10,12 +10,14 @@ import { blocksFor, type TraceHeader } from '../traces/format.js';
 import { parseBudget } from './budget.js';
 import { GiB, type HardwareProfile } from './hardware/profile.js';
 import { loadHardware } from './hardware/load-profile.js';
+import { policyHardware } from './hardware/policy-hardware.js';
 import { KVCache } from './kv-cache.js';
 import { summarizeRun } from './metrics/summarize-run.js';
 import type { RunSummary, StepRow } from './metrics/summary.js';
 import { loadModel } from './models/load-model.js';
 import { kvBytes, type ModelSpec } from './models/model.js';
 import { defaultStagingRingBytes } from './staging-ring.js';
+import { describeHbmWeights, hbmWeightBytes } from './weight-streaming.js';
 import { energyOf } from './quality/energy-model.js';
 import { QualityMeter } from './quality/quality-meter.js';
 import type { Executor } from './executor.js';
@@ -84,17 +86,8 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
     const maxBlocks = blocksFor(header.prompt_tokens + header.steps, B);
     const blockBytes = kvBytes(model, B, 16, groupSize);
     const fullKvBytes = model.layers * maxBlocks * blockBytes;
-    const hbm = hardware.tiers[0];
-    const weights = model.layers * model.weight_bytes_per_layer + model.other_weight_bytes;
-    const hbmFreeBytes = hbm.capacity_GiB * GiB - weights - hardware.gpu.reserved_GiB * GiB;
     const isFull = config.policy === 'full';
     const budgetBytes = isFull ? fullKvBytes : parseBudget(config.hbm_budget, fullKvBytes);
-    if (budgetBytes > hbmFreeBytes) {
-      throw new Error(
-        `--hbm-budget: ${fmtGiB(budgetBytes)} of KV does not fit in ${hardware.name}'s HBM: ${fmtGiB(hbmFreeBytes)} free ` +
-          `(${hbm.capacity_GiB} GiB - ${fmtGiB(weights)} weights of ${model.name} - ${hardware.gpu.reserved_GiB} GiB reserved)`,
-      );
-    }
     const budgetBlocks = Math.floor(budgetBytes / (model.layers * blockBytes));
     if (budgetBlocks < 1) throw new Error(`--hbm-budget: ${budgetBytes} bytes is less than one block per layer (${model.layers * blockBytes} bytes)`);
     const tiers = hardware.tiers.map((t, i) => ({ name: t.name, capacityBytes: i === 0 ? budgetBytes : t.capacity_GiB * GiB }));
@@ -108,7 +101,19 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       budgetBlocks,
       tiers: cache.tierNames,
       tracePath: config.trace,
+      hardware: policyHardware(hardware, model, cache.tierNames, budgetBlocks * B),
     });
+    // HBM holds the weights that stay resident (all of them, unless the policy streams layers: then its
+    // resident layers and streaming slots), the stated reserve (CUDA context, activations, workspace), and the KV
+    const hbm = hardware.tiers[0];
+    const weights = hbmWeightBytes(model, policy.weights);
+    const hbmFreeBytes = hbm.capacity_GiB * GiB - weights - hardware.gpu.reserved_GiB * GiB;
+    if (budgetBytes > hbmFreeBytes) {
+      throw new Error(
+        `--hbm-budget: ${fmtGiB(budgetBytes)} of KV does not fit in ${hardware.name}'s HBM: ${fmtGiB(hbmFreeBytes)} free ` +
+          `(${hbm.capacity_GiB} GiB - ${describeHbmWeights(model, policy.weights, fmtGiB)} - ${hardware.gpu.reserved_GiB} GiB reserved)`,
+      );
+    }
     const resolved: ResolvedRun = { config, header, model, hardware, policyOptions: options, budgetBytes, budgetBlocks, fullKvBytes, hbmFreeBytes };
     // cross-stream waits as the HIL executor places them (perf/HIL-NOTES.md, "Where the memory stream sits idle"):
     // staging copies go through a ring of its size (3 layers of full-context FP16 KV) and wait for the attention
@@ -116,7 +121,7 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
     const staging = { ringBytes: defaultStagingRingBytes(maxBlocks, blockBytes), fence: 'eager' as const };
     const executor = opts.executor
       ? opts.executor(resolved, cache)
-      : new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32, weightStreaming: policy.weights, copyMode: config.copy_mode, staging, tailWaits: true });
+      : new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32, weightStreaming: policy.weights, rotation: policy.quant?.rotation === true, copyMode: config.copy_mode, staging, tailWaits: true });
     const driver = new ReplayDriver(header, cache, policy, executor, budgetBlocks, Math.max(budgetBytes, hbmFreeBytes));
     const quality = new QualityMeter(header, cache, policy);
     driver.layerHook = (step, l, obs, la) => quality.layer(step, l, obs, la);

@@ -26,16 +26,25 @@ import { Signal } from './signal.js';
 import { type RingExtent, StagingRing, type StagingFence } from './staging-ring.js';
 import { Stream, type StreamOp, type TraceSpan } from './stream.js';
 import { Topology, type Route } from './topology.js';
+import { rotationTimeUs } from './rotation-cost.js';
+import type { WeightStreaming } from './weight-streaming.js';
 
 export interface SimExecutorOptions {
   /** record stream spans for steps < traceSteps (for the Chrome trace) */
   traceSteps: number;
   /**
-   * stream each layer's weights from `tier` into HBM before its linear kernel, on a weight stream,
-   * with `buffers` layer buffers (2 = double buffering: layer l+1's copy starts once layer l−1's linear
-   * kernel has released its buffer). Default: weights resident in HBM.
+   * stream each layer's weights (layerBytes, default the model's FP16 bytes) from `tier` into HBM
+   * before its linear kernel, on a weight stream, with `buffers` layer buffers (2 = double buffering:
+   * layer l+1's copy starts once layer l−1's linear kernel has released its buffer); layers below
+   * residentLayers stay in HBM. The linear kernels read layerBytes, the LM head half of otherBytes.
+   * Default: FP16 weights resident in HBM.
    */
-  weightStreaming?: { tier: string; buffers: number };
+  weightStreaming?: WeightStreaming;
+  /**
+   * RotateKV: a Walsh–Hadamard rotation kernel (sim/rotation-cost.ts) on the compute stream before
+   * each layer's attention. Default false.
+   */
+  rotation?: boolean;
   /**
    * how a batch of blocks crosses PCIe: 'per-run' (default) = one copy per contiguous run of blocks,
    * as the HIL executor issues them (validated against the H100, perf/HIL-NOTES.md); 'gather' = one
@@ -86,8 +95,10 @@ export class SimExecutor implements Executor<Signal> {
   private readonly weightCopy: Signal[] = [];
   private readonly linearDone: Signal[] = [];
   private layerSeq = 0;
-  /** a layer's linear projections (the same every layer) */
+  /** a layer's linear projections (the same every layer), the LM head, and the rotation kernel (0: none) */
   private readonly linearUs: number;
+  private readonly lmHeadUs: number;
+  private readonly rotateUs: number;
   /** the staging ring (opts.staging), and per layer the extents its next attention reads */
   readonly ring?: StagingRing;
   private readonly ringExtents: RingExtent[][] = [];
@@ -111,6 +122,10 @@ export class SimExecutor implements Executor<Signal> {
         throw new Error(`weight streaming: tier must be one of ${this.tierNames.slice(1).join(', ')} (got "${opts.weightStreaming.tier}")`);
       }
       if (!(opts.weightStreaming.buffers >= 1)) throw new Error(`weight streaming: buffers must be >= 1 (got ${opts.weightStreaming.buffers})`);
+      const r = opts.weightStreaming.residentLayers ?? 0;
+      if (!(Number.isInteger(r) && r >= 0 && r <= model.layers)) throw new Error(`weight streaming: residentLayers must be an integer in 0..${model.layers} (got ${r})`);
+      const lb = opts.weightStreaming.layerBytes;
+      if (lb !== undefined && !(lb > 0)) throw new Error(`weight streaming: layerBytes must be > 0 (got ${lb})`);
       this.weights = new Stream(this.engine, 'weights-h2d', 1);
     }
     for (const s of [this.compute, this.memory, this.host, ...(this.weights ? [this.weights] : [])]) {
@@ -122,7 +137,11 @@ export class SimExecutor implements Executor<Signal> {
     const group = model.attention === 'mla' ? model.q_heads : model.q_heads / model.kv_heads;
     this.attnFlopsPerToken = 2 * group * kvElementsPerTokenLayer(model);
     this.bytes0 = new Float64Array(this.topology.linkDirections().keys.length);
-    this.linearUs = linearTimeUs(hardware.gpu, model.weight_bytes_per_layer, model.flops_per_token_per_layer);
+    const ws = opts.weightStreaming;
+    this.linearUs = linearTimeUs(hardware.gpu, ws?.layerBytes ?? model.weight_bytes_per_layer, model.flops_per_token_per_layer);
+    // LM head: about half of the non-layer weights (embedding table and output projection)
+    this.lmHeadUs = linearTimeUs(hardware.gpu, (ws?.otherBytes ?? model.other_weight_bytes) / 2, model.other_weight_bytes / 2);
+    this.rotateUs = opts.rotation ? rotationTimeUs(hardware.gpu, model) : 0;
     // kernels slowed by copies that share HBM (gpu.kernel_slowdown_under_h2d / _d2h): a compute kernel
     // runs on for fraction x the time it shared with memory-stream copies into (out of) HBM. The memory
     // stream runs one copy at a time, so the two never overlap; the extra time itself is not
@@ -230,6 +249,7 @@ export class SimExecutor implements Executor<Signal> {
     if (this.opts.tailWaits) this.waitOnMemoryTail(all);
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
     const gpu = this.hardware.gpu;
+    if (this.rotateUs > 0) this.compute.enqueueKernel('rotate', 'kernel', this.rotateUs, NO_WAITS, args);
     const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens);
     const attentionArgs = tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined;
     // the layer's staged and fetched extents are free for reuse once this attention has read them
@@ -241,12 +261,10 @@ export class SimExecutor implements Executor<Signal> {
       // nothing keeps this kernel's signal: a lazy compute stream then makes none
       this.compute.enqueueKernel('attention', 'kernel', attentionUs, all, attentionArgs);
     }
-    if (this.weights) this.linearDone.push(this.timedOn(this.compute, 'linear', this.linearUs, this.streamWeights(args), args));
-    else this.compute.enqueueKernel('linear', 'kernel', this.linearUs, NO_WAITS, args);
-    if (w.layer === this.model.layers - 1) {
-      // LM head: about half of the non-layer weights (embedding table and output projection)
-      this.compute.enqueueKernel('lm-head', 'kernel', linearTimeUs(gpu, this.model.other_weight_bytes / 2, this.model.other_weight_bytes / 2), NO_WAITS, args);
-    }
+    if (this.weights && w.layer >= (this.opts.weightStreaming!.residentLayers ?? 0)) {
+      this.linearDone.push(this.timedOn(this.compute, 'linear', this.linearUs, this.streamWeights(args), args));
+    } else this.compute.enqueueKernel('linear', 'kernel', this.linearUs, NO_WAITS, args);
+    if (w.layer === this.model.layers - 1) this.compute.enqueueKernel('lm-head', 'kernel', this.lmHeadUs, NO_WAITS, args);
   }
 
   endStep(): StepTiming {
@@ -284,7 +302,10 @@ export class SimExecutor implements Executor<Signal> {
     return this.memory.busyUs + this.host.busyUs + (this.weights?.busyUs ?? 0);
   }
 
-  /** With weight streaming: issue the copies of the next layers' weights as buffers free up; the waits of this layer's linear kernel. */
+  /**
+   * With weight streaming, for a streamed layer (the i-th streamed layer executed): issue the copies of
+   * the next streamed layers' weights as buffers free up; the waits of this layer's linear kernel.
+   */
   private streamWeights(args: StreamOp['args']): readonly Signal[] {
     const ws = this.opts.weightStreaming;
     if (!ws || !this.weights) return NO_WAITS;
@@ -292,7 +313,7 @@ export class SimExecutor implements Executor<Signal> {
     for (let j = this.weightCopy.length; j <= i + ws.buffers - 1; j++) {
       // layer j's weights go into the buffer that layer j - buffers used: wait for its linear kernel
       const waits = j - ws.buffers >= 0 ? [this.linearDone[j - ws.buffers]] : [];
-      this.weightCopy.push(this.copyOn(this.weights, ws.tier, this.tierNames[0], this.model.weight_bytes_per_layer, 1, 'weights', args, waits));
+      this.weightCopy.push(this.copyOn(this.weights, ws.tier, this.tierNames[0], ws.layerBytes ?? this.model.weight_bytes_per_layer, 1, 'weights', args, waits));
     }
     return [this.weightCopy[i]];
   }

@@ -6,6 +6,7 @@ import { defaultErrorTable } from '../../sim/quality/error-table.js';
 import { slep } from '../../policies/slep.js';
 import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny.js';
 import { replayPolicy } from './harness.js';
+import { resolveOptions } from '../../policies/registry.js';
 
 function latencies(buffers: number): number[] {
   const h = tinyHeader(8, 2);
@@ -35,12 +36,27 @@ describe('slep: weights streamed layer by layer (tiny machine: 1000 B of weights
     expect(latencies(1)).toEqual([4020, 4020]);
   });
 
-  it('asks the executor to stream weights, and RotateKV quantizes the KV with rotation (sink and newest block FP16)', () => {
-    const r = replayPolicy(slep, 10, { prompt: 16, steps: 2, layers: 1, options: { kv_precision: 'rotatekv-2' } });
-    expect(slep.create({ weights_tier: 'dram', buffers: 2, kv_precision: 'fp16', offload_tier: 'dram' }, { tiers: ['hbm', 'dram'], layers: 1 } as never).weights).toEqual({ tier: 'dram', buffers: 2 });
+  it('asks the executor to stream weights (FP16 by default: the preset\'s bytes; INT4 with scale + zero per 128 weights)', () => {
+    const setup = { tiers: ['hbm', 'dram'], layers: 2, model: tinyModel } as never;
+    expect(slep.create(resolveOptions(slep, {}) as never, setup).weights).toEqual({ tier: 'dram', buffers: 2, layerBytes: 1000, otherBytes: 0, residentLayers: 0 });
+    // 500 parameters: 250 B packed + ceil(500 / 128) = 4 groups x 4 B
+    expect(slep.create(resolveOptions(slep, { weight_bits: 4, resident_layers: 1 }) as never, setup).weights).toEqual({ tier: 'dram', buffers: 2, layerBytes: 266, otherBytes: 0, residentLayers: 1 });
+    expect(slep.create(resolveOptions(slep, {}) as never, setup).quant).toEqual({ rotation: false });
+    expect(slep.create(resolveOptions(slep, { kv_precision: 'int4' }) as never, setup).quant).toEqual({ rotation: false });
+    expect(slep.create(resolveOptions(slep, { kv_precision: 'rotatekv-4' }) as never, setup).quant).toEqual({ rotation: true });
+  });
+
+  it('RotateKV quantizes every complete block but the sink, with rotation; the block being written stays FP16 until the next one starts', () => {
+    // 4-token blocks, prompt 16: step s has 17 + s tokens; block 4 holds tokens 16..19 (complete after step 3), block 5 starts at step 4
+    const r = replayPolicy(slep, 10, { prompt: 16, steps: 5, layers: 1, options: { kv_precision: 'rotatekv-2' } });
     expect(r.acts('demote:hbm:2', -1)).toEqual(['0:1', '0:2', '0:3']);
-    expect(r.acts('demote:hbm:2', 1)).toEqual(['0:4']);
-    expect(r.bits(0)).toEqual([16, 2, 2, 2, 2]);
-    expect(r.qualities[0].quant_error).toBeCloseTo(0.6 * defaultErrorTable().relError(2, 128, true), 6);
+    for (const s of [0, 1, 2, 3]) expect(r.acts('demote:hbm:2', s)).toEqual([]);
+    expect(r.acts('demote:hbm:2', 4)).toEqual(['0:4']);
+    expect(r.bits(0)).toEqual([16, 2, 2, 2, 2, 16]);
+    // uniform attention over 5 blocks at step 0, 3 of them at 2 bits: 3/5 of the rotated 2-bit error (G = 128)
+    expect(r.qualities[0].quant_error).toBeCloseTo(0.6 * defaultErrorTable().relError(2, 128, true), 12);
+    // the same without rotation takes the unrotated entry
+    const plain = replayPolicy(slep, 10, { prompt: 16, steps: 1, layers: 1, options: { kv_precision: 'int2' } });
+    expect(plain.qualities[0].quant_error).toBeCloseTo(0.6 * defaultErrorTable().relError(2, 128, false), 12);
   });
 });

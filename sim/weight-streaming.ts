@@ -1,0 +1,41 @@
+/**
+ * Weight streaming (SLEP): a policy may ask the executor to keep only some of the model's weights in
+ * HBM and copy each other layer's weights from a host tier into one of `buffers` HBM layer slots
+ * just before its linear kernel. This file holds what that means for HBM: the weight bytes that
+ * stay resident, which the HBM check subtracts instead of the whole model.
+ */
+import type { ModelSpec } from './models/model.js';
+
+export interface WeightStreaming {
+  /** host tier the streamed layers are copied from */
+  tier: string;
+  /** HBM layer slots for streamed layers (2 = double buffering) */
+  buffers: number;
+  /** bytes of one layer's weights as stored and copied (default: the preset's FP16 bytes) */
+  layerBytes?: number;
+  /** bytes of the weights outside the layers, resident in HBM (default: the preset's FP16 bytes) */
+  otherBytes?: number;
+  /** layers 0 .. residentLayers-1 stay in HBM and are never copied (default 0) */
+  residentLayers?: number;
+}
+
+/** Weight bytes held in HBM during decode: every layer without streaming; else resident layers + slots + non-layer weights. */
+export function hbmWeightBytes(m: ModelSpec, ws?: WeightStreaming): number {
+  if (!ws) return m.layers * m.weight_bytes_per_layer + m.other_weight_bytes;
+  const layer = ws.layerBytes ?? m.weight_bytes_per_layer;
+  const resident = Math.min(m.layers, ws.residentLayers ?? 0);
+  const slots = Math.min(ws.buffers, m.layers - resident);
+  return (resident + slots) * layer + (ws.otherBytes ?? m.other_weight_bytes);
+}
+
+/** How the HBM weight bytes add up, for error messages. */
+export function describeHbmWeights(m: ModelSpec, ws: WeightStreaming | undefined, fmt: (bytes: number) => string): string {
+  if (!ws) return `${fmt(hbmWeightBytes(m))} weights of ${m.name}`;
+  const layer = ws.layerBytes ?? m.weight_bytes_per_layer;
+  const resident = Math.min(m.layers, ws.residentLayers ?? 0);
+  const slots = Math.min(ws.buffers, m.layers - resident);
+  return (
+    `${fmt(hbmWeightBytes(m, ws))} weights of ${m.name} (${resident} resident layers + ${slots} streaming slots of ${fmt(layer)}, ` +
+    `+ ${fmt(ws.otherBytes ?? m.other_weight_bytes)} outside the layers)`
+  );
+}
