@@ -70,7 +70,7 @@ export function checkSweep(spec: SweepSpec, file: string): SweepCheck {
   const combos = comboErrors(errors, file);
   const configs = expandSweep(spec);
   for (const c of configs) {
-    const ti = spec.traces.findIndex((t) => t === c.trace || (t.path === c.trace.path && t.generate === c.trace.generate));
+    const ti = spec.traces.findIndex((t) => t.path === c.trace.path && t.generate === c.trace.generate);
     const header = c.trace.generate
       ? headers(`traces[${ti}].generate`, `gen:${ti}:${c.seed}`, () => generatedHeader({ ...c.trace.generate, seed: c.seed } as never))
       : headers(`traces[${ti}]`, `path:${c.trace.path}`, () => readTraceHeader(c.trace.path!));
