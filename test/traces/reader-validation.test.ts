@@ -13,6 +13,7 @@ import { simulate } from '../../sim/run.js';
 import { cloneStep } from '../../traces/clone-step.js';
 import type { TraceStep } from '../../traces/format.js';
 import { generateTrace } from '../../traces/generator.js';
+import { RowValueCheck } from '../../traces/row-values.js';
 import { StepChecker } from '../../traces/step-check.js';
 import { computeTraceStats } from '../../traces/trace-stats.js';
 import { openTrace, readTraceHeader } from '../../traces/trace-reader.js';
@@ -218,6 +219,74 @@ describe('the reader options and the files it cannot open', () => {
     }
     for (const f of [() => openTrace(missing), () => readTraceHeader(missing), () => simulate({ trace: missing, policy: 'h2o', model: MODEL, hardware: HW, hbm_budget: '20%' })]) {
       expect(thrown(f)).toBe(`${missing}: cannot read the attention trace: no such file (expected a .kvt attention trace file)`);
+    }
+  });
+});
+
+describe('RowValueCheck entry by entry (the loops take four entries at a time)', () => {
+  const W = 'f.kvt: record for step 0 at byte 20';
+  /** n listed blocks 0..n-1 of nBlocks n + 3, equal masses, the rest as remainder */
+  function row(n: number) {
+    const nBlocks = n + 3;
+    const m = 1 / nBlocks;
+    return { idx: Uint32Array.from({ length: n }, (_, i) => i), mass: new Float32Array(n).fill(m), remainder: 1 - n * Math.fround(m), nBlocks };
+  }
+  const msg = (f: () => void): string => thrown(f);
+
+  it('names the first bad mass or index at every position of rows of 1 to 11 entries, topk and dense', () => {
+    for (let n = 1; n <= 11; n++) {
+      const topk = new RowValueCheck(1, false, 1e-3);
+      const dense = new RowValueCheck(2, true, 1e-3);
+      for (let i = 0; i < n; i++) {
+        const r = row(n);
+        r.mass[i] = NaN;
+        if (i + 1 < n) r.mass[n - 1] = -1; // a later bad entry is not the one named
+        expect(msg(() => topk.check(r.idx, r.mass, r.remainder, new Float32Array(0), r.nBlocks, W, 0))).toBe(
+          `${W}: layer 0: field 'mass[${i}]': expected a finite number in [0, 1], got NaN`,
+        );
+        const d = new Float32Array(n).fill(1 / n);
+        d[i] = 1.5;
+        expect(msg(() => dense.check(null, d, 0, new Float32Array(0), n, W, 3))).toBe(`${W}: layer 1 group 1: field 'mass[${i}]': expected a finite number in [0, 1], got 1.5`);
+        const far = row(n);
+        far.idx[i] = far.nBlocks + i;
+        expect(msg(() => topk.check(far.idx, far.mass, far.remainder, new Float32Array(0), far.nBlocks, W, 0))).toBe(
+          `${W}: layer 0: field 'idx[${i}]': expected a block index < nBlocks (${far.nBlocks}), got ${far.nBlocks + i}`,
+        );
+      }
+    }
+  });
+
+  it('finds a repeated index at every pair of positions, and accepts unique indices in any order', () => {
+    const c = new RowValueCheck(1, false, 1e-3);
+    for (let n = 2; n <= 11; n++) {
+      for (let j = 0; j < n; j++) {
+        for (let i = j + 1; i < n; i++) {
+          const r = row(n);
+          r.idx[i] = r.idx[j]!;
+          expect(msg(() => c.check(r.idx, r.mass, r.remainder, new Float32Array(0), r.nBlocks, W, 0))).toBe(
+            `${W}: layer 0: field 'idx[${i}]': block ${j} is listed twice (indices must be unique)`,
+          );
+        }
+      }
+      const r = row(n);
+      r.idx.reverse();
+      c.check(r.idx, r.mass, r.remainder, new Float32Array(0), r.nBlocks, W, 0);
+      const rot = row(n);
+      rot.idx.set(Uint32Array.from({ length: n }, (_, i) => (i + 1) % n));
+      c.check(rot.idx, rot.mass, rot.remainder, new Float32Array(0), rot.nBlocks, W, 0);
+    }
+  });
+
+  it('sums every entry: a row short by one entry\'s mass is refused, one within the tolerance accepted', () => {
+    const c = new RowValueCheck(1, true, 1e-3);
+    for (let n = 1; n <= 11; n++) {
+      for (let i = 0; i < n; i++) {
+        const d = new Float32Array(n).fill(1 / n);
+        d[i] = 0;
+        expect(msg(() => c.check(null, d, 0, new Float32Array(0), n, W, 0))).toMatch(new RegExp(`^${W}: layer 0: field 'mass': listed mass \\+ remainder is 0(\\.\\d+)?, expected 1 \\(within 0\\.001\\)$`));
+        d[i] = 1 / n - 5e-4;
+        c.check(null, d, 0, new Float32Array(0), n, W, 0);
+      }
     }
   });
 });
