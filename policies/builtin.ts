@@ -18,6 +18,7 @@ import { smartKv } from './smartkv.js';
 import { uniformInt8 } from './uniform-int8.js';
 import { dpnc } from './dpnc.js';
 import { slep } from './slep.js';
+import { ntransformer } from './ntransformer.js';
 import { registerPolicy } from './registry.js';
 import { streamingLlm } from './streaming-llm.js';
 
@@ -46,6 +47,7 @@ export function registerBuiltinPolicies(): void {
     uniformInt8,
     dpnc,
     slep,
+    ntransformer,
   ];
   for (const def of defs) registerPolicy(def);
 }
