@@ -236,7 +236,7 @@ export function resolveGeneratorParams(input: GeneratorInput = {}): GeneratorPar
   if (preset === undefined) throw bad('preset', `one of ${PRESET_NAMES.join(', ')}`, presetName);
   const { preset: _unused, needle: needleIn, ...rest } = input;
   for (const key of Object.keys(rest)) {
-    if (!(key in DEFAULT_GENERATOR_PARAMS)) throw bad(key, 'a known parameter name (see GeneratorParams)', key);
+    if (!(key in DEFAULT_GENERATOR_PARAMS)) throw bad(key, `a known parameter name (one of ${Object.keys(DEFAULT_GENERATOR_PARAMS).join(', ')})`, key);
   }
   const merged = { ...DEFAULT_GENERATOR_PARAMS, ...preset, ...rest } as Omit<GeneratorParams, 'needle'>;
   const p: GeneratorParams = { ...merged, needle: null };
