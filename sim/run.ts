@@ -17,7 +17,7 @@ import type { RunSummary, StepRow } from './metrics/summary.js';
 import { loadModel } from './models/load-model.js';
 import { kvBytes, type ModelSpec } from './models/model.js';
 import { defaultStagingRingBytes } from './staging-ring.js';
-import { describeHbmWeights, hbmWeightBytes } from './weight-streaming.js';
+import { describeHbmWeights, hbmWeightBytes, hostWeightBytes } from './weight-streaming.js';
 import { energyOf } from './quality/energy-model.js';
 import { QualityMeter } from './quality/quality-meter.js';
 import type { Executor } from './executor.js';
@@ -90,8 +90,7 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
     const budgetBytes = isFull ? fullKvBytes : parseBudget(config.hbm_budget, fullKvBytes);
     const budgetBlocks = Math.floor(budgetBytes / (model.layers * blockBytes));
     if (budgetBlocks < 1) throw new Error(`--hbm-budget: ${budgetBytes} bytes is less than one block per layer (${model.layers * blockBytes} bytes)`);
-    const tiers = hardware.tiers.map((t, i) => ({ name: t.name, capacityBytes: i === 0 ? budgetBytes : t.capacity_GiB * GiB }));
-    const cache = new KVCache(model, B, header.layers, maxBlocks, tiers, groupSize);
+    const tierNames = hardware.tiers.map((t) => t.name);
     const { policy, options } = createPolicy(config.policy, config.policy_options ?? {}, {
       model,
       header,
@@ -99,10 +98,21 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       maxBlocks,
       blockSize: B,
       budgetBlocks,
-      tiers: cache.tierNames,
+      tiers: tierNames,
       tracePath: config.trace,
-      hardware: policyHardware(hardware, model, cache.tierNames, budgetBlocks * B),
+      hardware: policyHardware(hardware, model, tierNames, budgetBlocks * B),
     });
+    // the streamed layers' weights live in their host tier: the KV gets what is left of it
+    const hostWeights = hostWeightBytes(model, policy.weights);
+    const tiers = hardware.tiers.map((t, i) => {
+      if (i === 0) return { name: t.name, capacityBytes: budgetBytes };
+      const capacityBytes = t.capacity_GiB * GiB - (t.name === policy.weights?.tier ? hostWeights : 0);
+      if (capacityBytes < 0) {
+        throw new Error(`policy ${config.policy}: ${fmtGiB(hostWeights)} of streamed weights do not fit in ${hardware.name}'s ${t.name} (${t.capacity_GiB} GiB)`);
+      }
+      return { name: t.name, capacityBytes };
+    });
+    const cache = new KVCache(model, B, header.layers, maxBlocks, tiers, groupSize);
     // HBM holds the weights that stay resident (all of them, unless the policy streams layers: then its
     // resident layers and streaming slots), the stated reserve (CUDA context, activations, workspace), and the KV
     const hbm = hardware.tiers[0];

@@ -1,8 +1,9 @@
 /**
  * Weight streaming (SLEP): a policy may ask the executor to keep only some of the model's weights in
  * HBM and copy each other layer's weights from a host tier into one of `buffers` HBM layer slots
- * just before its linear kernel. This file holds what that means for HBM: the weight bytes that
- * stay resident, which the HBM check subtracts instead of the whole model.
+ * just before its linear kernel. This file holds what that means for memory: the weight bytes that
+ * stay resident in HBM, which the HBM check subtracts instead of the whole model, and the bytes the
+ * streaming tier holds, which the KV cannot use there.
  */
 import type { ModelSpec } from './models/model.js';
 
@@ -26,6 +27,12 @@ export function hbmWeightBytes(m: ModelSpec, ws?: WeightStreaming): number {
   const resident = Math.min(m.layers, ws.residentLayers ?? 0);
   const slots = Math.min(ws.buffers, m.layers - resident);
   return (resident + slots) * layer + (ws.otherBytes ?? m.other_weight_bytes);
+}
+
+/** Weight bytes held in the streaming tier (the layers not resident in HBM); 0 without streaming. */
+export function hostWeightBytes(m: ModelSpec, ws?: WeightStreaming): number {
+  if (!ws) return 0;
+  return (m.layers - Math.min(m.layers, ws.residentLayers ?? 0)) * (ws.layerBytes ?? m.weight_bytes_per_layer);
 }
 
 /** How the HBM weight bytes add up, for error messages. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { GiB } from '../../sim/hardware/profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import { layerWeightBytes, otherWeightBytes, weightBytes } from '../../sim/models/weight-bytes.js';
 import { simulate } from '../../sim/run.js';
+import { hostWeightBytes } from '../../sim/weight-streaming.js';
 import { generateTrace } from '../../traces/generator.js';
 
 // The seed's Phase 2 estimate: Llama-3-70B on an RTX 3090 over PCIe 4 x16, INT4 layers of ~428 MB
@@ -91,5 +92,20 @@ describe('SLEP: Llama-3-70B on an RTX 3090 over PCIe 4 (the seed estimate)', () 
     expect(() => simulate({ trace, policy: 'slep', hardware: 'rtx3090-pcie4', hbm_budget: '100%', policy_options: { resident_layers: 81 } })).toThrow(
       /policy slep: option resident_layers must be <= 80/,
     );
+  });
+
+  it('the streamed layers live in DRAM (the KV cache gets what is left of DRAM): weights that do not fit are refused naming the tier', () => {
+    const m = loadModel('llama-3-70b');
+    const layerBytes = layerParams / 2 + (layerParams / 128) * 4;
+    expect(hostWeightBytes(m, { tier: 'dram', buffers: 2, layerBytes, residentLayers: 25 })).toBe(55 * layerBytes);
+    expect(hostWeightBytes(m, { tier: 'dram', buffers: 2 })).toBe(80 * 2 * layerParams);
+    expect(hostWeightBytes(m)).toBe(0);
+    // the same machine with 64 GiB of DRAM: FP16 layers (127.5 GiB) do not fit, INT4 ones (33.9 GiB) do
+    const small = join(dir, 'rtx3090-64g.json');
+    writeFileSync(small, JSON.stringify({ ...hw, name: 'rtx3090-64g', tiers: hw.tiers.map((t) => (t.name === 'dram' ? { ...t, capacity_GiB: 64 } : t)) }));
+    expect(() => simulate({ trace, policy: 'slep', hardware: small, hbm_budget: '100%' })).toThrow(
+      /policy slep: 127\.50 GiB of streamed weights do not fit in rtx3090-64g's dram \(64 GiB\)/,
+    );
+    expect(simulate({ trace, policy: 'slep', hardware: small, hbm_budget: '100%', policy_options: { weight_bits: 4 } }).steps).toHaveLength(4);
   });
 });
