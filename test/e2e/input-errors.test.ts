@@ -135,6 +135,10 @@ describe('input errors name the path and the valid choices', () => {
       kvtier('trace', 'generate', '--out', join(dir, 'gen.kvt'), '--preset', 'nope'),
       '--preset: unknown preset "nope" (valid: default, needle, broad, sharp, no-sinks, captured-brown, captured-brown-needle)',
     );
+    const param = kvtier('trace', 'gen', '--out', join(dir, 'gen.kvt'), '--set', 'zipf_alfa=1.2');
+    expect(param.stderr).toMatch(/^kvtier: error: invalid generator parameter 'zipf_alfa': expected a known parameter name \(one of model, layers, kv_groups, [^)]*zipf_alpha, [^)]*\), got "zipf_alfa"\n$/);
+    expect(param.status).toBe(1);
+    expect(fs.existsSync(join(dir, 'gen.kvt'))).toBe(false);
     const cache = kvtier('serve', '--requests', 'mooncake:synthetic', '--model', 'llama-3-8b', '--hardware', 'h100-pcie5', '--cache', 'nope', '--out', join(dir, 'serve-4'));
     expect(cache.stderr).toMatch(/^error: option '--cache <policy>' argument 'nope' is invalid\. unknown cache policy "nope" \(valid: lru, lfu, arc, s3fifo\)\n/);
     expect(cache.status).toBe(1);
