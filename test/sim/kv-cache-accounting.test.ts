@@ -1,0 +1,163 @@
+/**
+ * KVCache accounting: counters per tier and precision kept in step with every change, all-or-nothing
+ * bulk creation, the peak per tier, pins, and errors that name what is wrong and what is valid.
+ * Tiny model: a block (4 tokens) is 64 B at 16 bits, 36 at 8, 20 at 4, 12 at 2.
+ */
+import { describe, expect, it } from 'vitest';
+import { bitsIndex, DROPPED, KVCache, NONE } from '../../sim/kv-cache.js';
+import { tinyModel } from '../helpers/tiny.js';
+
+const make = (hbm = 1000, dram = 1000, layers = 2, maxBlocks = 6) =>
+  new KVCache(tinyModel, 4, layers, maxBlocks, [
+    { name: 'hbm', capacityBytes: hbm },
+    { name: 'dram', capacityBytes: dram },
+  ]);
+
+describe('bitsIndex', () => {
+  it('maps 16 / 8 / 4 / 2 bits to 0..3 and refuses anything else, listing the valid precisions', () => {
+    expect([16, 8, 4, 2].map(bitsIndex)).toEqual([0, 1, 2, 3]);
+    for (const bad of [0, 1, 3, 5, 12, 15, 17, 32, -1, 2.5, Number.NaN]) {
+      expect(() => bitsIndex(bad)).toThrow(`unsupported precision ${bad} bits (valid: 16, 8, 4, 2)`);
+    }
+  });
+});
+
+describe('KVCache accounting', () => {
+  it('a new cache: nothing created, every block NONE, tiers by name', () => {
+    const c = make();
+    expect(NONE).toBe(-1);
+    expect(DROPPED).toBe(-2);
+    expect(c.tierOf(1, 5)).toBe(NONE);
+    expect([...c.created]).toEqual([0, 0]);
+    expect(c.tierIndex('dram')).toBe(1);
+    expect(() => c.tierIndex('nvme')).toThrow('unknown tier "nvme" (tiers: hbm, dram)');
+    expect(() => new KVCache(tinyModel, 4, 1, 1, Array.from({ length: 101 }, (_, i) => ({ name: `t${i}`, capacityBytes: 1 })))).toThrow('too many tiers');
+    expect(new KVCache(tinyModel, 4, 1, 1, Array.from({ length: 100 }, (_, i) => ({ name: `t${i}`, capacityBytes: 1 }))).tierNames.length).toBe(100);
+  });
+
+  it('counters per tier, precision and layer follow creates, moves and drops (hand-computed)', () => {
+    const c = make();
+    expect(c.create(0, 0, 16)).toBe(true);
+    expect(c.create(0, 0, 8)).toBe(true);
+    expect(c.create(0, 1, 4)).toBe(true);
+    expect(c.create(1, 0, 2)).toBe(true);
+    expect([...c.created]).toEqual([3, 1]);
+    expect([c.tierOf(0, 0), c.tierOf(0, 1), c.tierOf(0, 2), c.tierOf(1, 0)]).toEqual([0, 0, 1, 0]);
+    expect([c.bitsOf(0, 0), c.bitsOf(0, 1), c.bitsOf(0, 2), c.bitsOf(1, 0)]).toEqual([16, 8, 4, 2]);
+    expect([...c.used]).toEqual([64 + 36 + 12, 20]);
+    expect([c.countIn(0, 0), c.countIn(0, 1), c.countIn(1, 0), c.countIn(1, 1)]).toEqual([2, 1, 1, 0]);
+    expect([c.live(0), c.live(1)]).toEqual([3, 1]);
+    expect([16, 8, 4, 2].map((b) => c.countBits(0, b))).toEqual([1, 1, 1, 0]);
+    expect([16, 8, 4, 2].map((b) => c.countBits(1, b))).toEqual([0, 0, 0, 1]);
+    expect([c.bytesIn(0, 0), c.bytesIn(0, 1), c.bytesIn(1, 0)]).toEqual([100, 20, 12]);
+    expect([c.quantizedBytesIn(0, 0), c.quantizedBytesIn(0, 1), c.quantizedBytesIn(1, 0)]).toEqual([36, 20, 12]);
+    expect([...c.liveMask.subarray(0, 6)]).toEqual([1, 1, 1, 0, 0, 0]);
+    // move block 0 of layer 0 to dram at 4 bits; drop block 1
+    expect(c.move(0, 0, 1, 4)).toBe(true);
+    c.drop(0, 1);
+    expect(c.tierOf(0, 1)).toBe(DROPPED);
+    expect(c.liveMask[1]).toBe(0);
+    expect([...c.used]).toEqual([12, 40]);
+    expect([c.countIn(0, 0), c.countIn(0, 1)]).toEqual([0, 2]);
+    expect(c.live(0)).toBe(2);
+    expect([16, 8, 4, 2].map((b) => c.countBits(0, b))).toEqual([0, 0, 2, 0]);
+    expect([c.bytesIn(0, 1), c.quantizedBytesIn(0, 1), c.bytesIn(0, 0)]).toEqual([40, 40, 0]);
+    // the peak is the most a tier ever held
+    expect([...c.peak]).toEqual([112, 40]);
+    c.audit();
+  });
+
+  it('createMany is all or nothing, and leaves the same counters as one create() per block', () => {
+    const a = make(64 * 3, 1000);
+    const b = make(64 * 3, 1000);
+    expect(a.createMany(0, 4, 0, 16)).toBe(false);
+    expect(a.created[0]).toBe(0);
+    expect(a.used[0]).toBe(0);
+    expect(a.peak[0]).toBe(0);
+    expect(a.createMany(0, 0, 0, 16)).toBe(true);
+    expect(a.created[0]).toBe(0);
+    expect(a.createMany(0, 3, 0, 16)).toBe(true);
+    for (let i = 0; i < 3; i++) expect(b.create(0, 0, 16)).toBe(true);
+    expect(b.create(0, 0, 16)).toBe(false);
+    for (const c of [a, b]) {
+      expect(c.created[0]).toBe(3);
+      expect(c.used[0]).toBe(192);
+      expect(c.peak[0]).toBe(192);
+      expect(c.countIn(0, 0)).toBe(3);
+      expect(c.live(0)).toBe(3);
+      expect(c.countBits(0, 16)).toBe(3);
+      expect(c.bytesIn(0, 0)).toBe(192);
+      expect([...c.liveMask.subarray(0, 6)]).toEqual([1, 1, 1, 0, 0, 0]);
+      expect([0, 1, 2, 3].map((k) => c.tierOf(0, k))).toEqual([0, 0, 0, NONE]);
+      c.audit();
+    }
+    // bulk creation in a lower tier at 8 bits continues the block numbers
+    expect(a.createMany(0, 2, 1, 8)).toBe(true);
+    expect([a.tierOf(0, 3), a.bitsOf(0, 4), a.used[1], a.countBits(0, 8), a.created[0]]).toEqual([1, 8, 72, 2, 5]);
+    expect(() => a.createMany(0, 2, 1, 8)).toThrow("layer 0: block 6 beyond the trace's 6 blocks");
+    expect(() => b.createMany(1, 7, 1, 16)).toThrow("layer 1: block 6 beyond the trace's 6 blocks");
+    a.audit();
+  });
+
+  it('create past the last block throws, naming the layer and the limit', () => {
+    const c = make(1000, 1000, 1, 2);
+    expect(c.create(0, 0, 16)).toBe(true);
+    expect(c.create(0, 0, 16)).toBe(true);
+    expect(() => c.create(0, 0, 16)).toThrow("layer 0: block 2 beyond the trace's 2 blocks");
+  });
+
+  it('a refused create changes nothing', () => {
+    const c = make(100, 0);
+    expect(c.create(0, 0, 16)).toBe(true);
+    expect(c.create(0, 0, 16)).toBe(false);
+    expect(c.create(0, 1, 2)).toBe(false);
+    expect(c.created[0]).toBe(1);
+    expect([...c.used]).toEqual([64, 0]);
+    // 36 B still fit (64 + 36 = 100)
+    expect(c.create(0, 0, 8)).toBe(true);
+    expect(c.used[0]).toBe(100);
+    c.audit();
+  });
+
+  it('pins: counted per layer, cleared by a drop; moves and drops of missing or dropped blocks throw', () => {
+    const c = make();
+    c.createMany(0, 3, 0, 16);
+    c.setPinned(0, 1, true);
+    c.setPinned(0, 1, true);
+    c.setPinned(0, 2, true);
+    expect(c.pinnedIn(0)).toBe(2);
+    expect(c.isPinned(0, 1)).toBe(true);
+    expect(c.isPinned(0, 0)).toBe(false);
+    c.setPinned(0, 2, false);
+    expect(c.pinnedIn(0)).toBe(1);
+    c.drop(0, 1);
+    expect(c.pinnedIn(0)).toBe(0);
+    expect(c.isPinned(0, 1)).toBe(false);
+    expect(() => c.drop(0, 1)).toThrow('layer 0: block 1 was dropped');
+    expect(() => c.move(0, 1, 1, 16)).toThrow('layer 0: block 1 was dropped');
+    expect(() => c.move(0, 3, 1, 16)).toThrow('layer 0: block 3 does not exist (created: 3)');
+    expect(() => c.setPinned(1, 0, true)).toThrow('layer 1: block 0 does not exist (created: 0)');
+    expect(() => c.drop(0, -1)).toThrow('layer 0: block -1 does not exist (created: 3)');
+    c.audit();
+  });
+
+  it('audit finds a counter that disagrees with the blocks', () => {
+    const corrupt: [string, (c: KVCache) => void, string][] = [
+      ['used', (c) => (c.used[1] += 1), 'audit: tier dram used 65 != 64'],
+      ['tier count', (c) => (c.tierCount[0] += 1), 'audit: layer 0 tier 0 count'],
+      ['bits count', (c) => (c.bitsCount[1] += 1), 'audit: layer 0 bits count'],
+      ['pinned', (c) => (c.pinned[0] = 1), 'audit: layer 0 pinned count'],
+      ['a block placed without its counters', (c) => (c.tier[0] = 1), 'audit: layer 0 tier 0 count'],
+      ['over capacity', (c) => (c.capacity[0] = 99), 'audit: tier hbm over capacity'],
+    ];
+    for (const [, breakIt, message] of corrupt) {
+      const c = make();
+      c.createMany(0, 2, 0, 16);
+      expect(c.move(0, 1, 1, 16)).toBe(true);
+      c.create(0, 0, 8);
+      c.audit();
+      breakIt(c);
+      expect(() => c.audit()).toThrow(message);
+    }
+  });
+});
