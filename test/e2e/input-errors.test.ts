@@ -8,9 +8,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertDistFresh } from '../helpers/dist-fresh.js';
 import { generateTrace } from '../../traces/generator.js';
 import { patchRow } from '../traces/patch-kvt.js';
+
+// these tests spawn bin/kvtier.js, which runs dist/: it must be the code the sources compile to
+beforeAll(assertDistFresh);
 
 const dir = fs.mkdtempSync(join(tmpdir(), 'kvtier-input-errors-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

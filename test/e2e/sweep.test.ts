@@ -3,11 +3,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertDistFresh } from '../helpers/dist-fresh.js';
 import { expandSweep, parseSweepSpec } from '../../sim/sweep/sweep-spec.js';
 import { runSweep } from '../../sim/sweep/run-sweep.js';
 import { workerEntry } from '../../sim/sweep/worker-pool.js';
 import { kvtierArgs } from '../helpers/kvtier-from-sources.js';
+
+// these tests spawn bin/kvtier.js, which runs dist/: it must be the code the sources compile to
+beforeAll(assertDistFresh);
 
 const dir = mkdtempSync(join(tmpdir(), 'kvtier-sweep-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
