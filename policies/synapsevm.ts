@@ -1,5 +1,5 @@
 /**
- * SynapseVM tiering (seed system; DESIGN.md "Formulas"): three tiers of KV, every block still attended.
+ * SynapseVM tiering (seed system; DESIGN.md "Formulas"): three tiers of KV, forecast-driven staging.
  * - L1 = HBM, FP16: the anchors (blocks holding the first sink_tokens tokens, pinned: the anchor
  *   guard), a window of recent blocks, and the hottest blocks by saliency, up to the budget.
  * - L2 = host DRAM, INT4 (group 128, two values per byte — the run's group_size sets the scale
@@ -7,24 +7,53 @@
  * - L3 = NVMe, INT2: everything colder.
  * Saliency is the H2O score (cumulative attention). Progressive demotion: when L1 overflows, the
  * lowest-saliency unguarded blocks go to L2; when L2 overflows, its lowest-saliency blocks go to L3.
- * Victims are the bottom-k by quickselect (linear time), not a sort. Outlier protection: a block whose
- * key norm exceeds mean + outlier_sigma·σ of its layer's live blocks is never quantized (it moves down
- * at FP16). Predictive prefetch, one layer ahead on the memory stream: the prefetch_blocks offloaded
- * blocks of the next layer with the highest saliency are promoted back to L1 (keeping the precision
- * they were stored at) when they outrank L1's coldest unguarded block, which takes their place; the
- * rest of the offloaded blocks are staged for the next layer's attention (overlapped with compute).
+ * Victims are the bottom-k by quickselect (linear time), not a sort. Guards: the anchors; outliers (a
+ * block whose key norm exceeds mean + outlier_sigma·σ of its layer's live blocks is never quantized:
+ * it moves down at FP16); hot blocks (observed mass ≥ promote_ratio × the layer's mean share within
+ * the last hot_steps steps) leave L1 only when no other unguarded block can.
  *
- * Approximations: saliency is updated from the trace's head-averaged block masses (with several KV
- * groups, their mean: a block's tier and precision serve every group); the outlier guard reads the
- * block's key norm as the largest over the groups; "predicted" means ranked by cumulative attention
- * (attention-guided), as the seed system's H2O scorer does.
+ * Promotion back: a block below L1 whose mass at the layer's latest observation is ≥ promote_ratio ×
+ * the layer's mean share (1 / nBlocks) is promoted to L1 at 16 bits (at most promote_blocks per layer
+ * and step, hottest first), the coldest unguarded L1 block making room (demoted to L2).
+ *
+ * Forecast-driven staging (synapse-forecast.ts): when layer l decides, the previous layer's attention
+ * at this step, the layer's own recent steps and their learned similarity score every block; the
+ * blocks below L1 scoring ≥ heavy_ratio / nBlocks form the forecast, of which at most
+ * ceil(stage_ratio × budget) are staged (`prefetch`), highest score first, while their copies fit in
+ * the layer's expected compute time together with the layer's promotions and demotions
+ * (synapse-copy-cost.ts: α + bytes / β per copy, from the options or the setup's hardware facts).
+ * Modes: `lossless` attends every live block (what is not staged is fetched on demand before the
+ * layer runs, and the step pays for it); `predictive` attends L1 and the staged blocks only (the
+ * rest are skipped: recall < 1), and spends what the copy budget has left on the probe_blocks
+ * offloaded blocks not attended for the longest time (those that fit), so that blocks turning hot outside the
+ * forecast (a needle) are seen at all.
+ *
+ * Reported (report()): forecast precision and recall (synapse-forecast-audit.ts: the truth is the
+ * blocks below L1 with mass ≥ heavy_ratio / nBlocks) as run totals and per-step min/median — recall
+ * only when every such block was observed (lossless; in predictive mode skipped blocks are not seen,
+ * auditTrueAttention() lets a measurement feed the true attention) — and the blocks staged, probed,
+ * skipped, promoted back and fetched on demand per tier.
+ *
+ * Approximations: saliency and the forecast read the trace's head-averaged block masses (with several
+ * KV groups, their mean: a block's tier and precision serve every group); the outlier guard reads the
+ * block's key norm as the largest over the groups. A block promoted back at 16 bits from INT4/INT2 is
+ * counted exact by the quality measures: that needs an FP16 copy kept below (as the original was
+ * written), whose space the simulation does not count. The copy budget charges a storage tier's
+ * copy its whole route (file request + PCIe), though the simulator runs the two legs on two streams.
  */
 import { checkLowerTier } from './lower-tier.js';
 import { AttentionScore } from './attention-score.js';
-import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import { CopyCost } from './synapse-copy-cost.js';
+import { ForecastAudit } from './synapse-forecast-audit.js';
+import { SynapseForecast } from './synapse-forecast.js';
+import { forEachMass, type Actions, type Observation, type Policy, type PolicyDefinition, type PolicyView } from './policy.js';
 import { selectBottomK } from './quickselect.js';
 
+export const SYNAPSE_MODES = ['lossless', 'predictive'] as const;
+export type SynapseMode = (typeof SYNAPSE_MODES)[number];
+
 interface Options extends Record<string, unknown> {
+  mode: SynapseMode;
   sink_tokens: number;
   recent_ratio: number;
   l2_tier: string;
@@ -33,7 +62,26 @@ interface Options extends Record<string, unknown> {
   l3_tier: string;
   l3_bits: number;
   outlier_sigma: number;
-  prefetch_blocks: number;
+  heavy_ratio: number;
+  history_weight: number;
+  sim_rate: number;
+  stage_ratio: number;
+  probe_blocks: number;
+  promote_ratio: number;
+  promote_blocks: number;
+  hot_steps: number;
+  link_GBps: number;
+  copy_alpha_us: number;
+  layer_us: number;
+}
+
+/** The policy object, with what a measurement may read or feed (never used by its decisions). */
+export interface SynapsePolicy extends Policy {
+  readonly audit: ForecastAudit;
+  /** feed the forecast audit the true attention of layer l at `step` (mass of every block) */
+  auditTrueAttention(step: number, layer: number, nBlocks: number, massOf: (b: number) => number): void;
+  /** the blocks staged from the forecast at layer l's latest decision, in staging order */
+  forecastOf(layer: number): number[];
 }
 
 /** Blocks of a layer whose key norm exceeds mean + k·σ over its live blocks (1 = outlier). */
@@ -61,9 +109,11 @@ export const synapseVm: PolicyDefinition<Options> = {
   name: 'synapsevm',
   description:
     'SynapseVM tiering: L1 HBM FP16 (pinned anchors + recent window + hottest blocks), L2 DRAM INT4 (G128), L3 NVMe INT2; progressive demotion by H2O saliency (bottom-k by quickselect); ' +
-    'outliers (key norm > mean + 3 sigma) never quantized; attention-guided prefetch of warm/cold blocks back to L1 one layer ahead; every block stays attended.',
-  source: 'SynapseVM (seed system, kvtier DESIGN.md): H2O scorer (Zhang et al., NeurIPS 2023) with anchor guard and outlier protection; INT4 G128 as in FlexGen/KIVI group quantization',
+    'outliers (key norm > mean + 3 sigma) never quantized; hot demoted blocks promoted back at FP16; per layer, the blocks forecast from the previous layer at this step and the layer\'s recent steps (mix learned online) are staged within the copy time the layer\'s compute hides; ' +
+    'mode lossless attends every block (the rest fetched on demand), predictive attends L1 + staged blocks only.',
+  source: 'SynapseVM (seed system, kvtier DESIGN.md): H2O scorer (Zhang et al., NeurIPS 2023) with anchor guard and outlier protection; INT4 G128 as in FlexGen/KIVI group quantization; cross-layer forecast as in InfiniGen (Lee et al., OSDI 2024)',
   options: [
+    { name: 'mode', type: 'string', default: 'lossless', choices: [...SYNAPSE_MODES], description: 'lossless: every live block attended (unstaged ones fetched on demand); predictive: L1 + staged blocks only' },
     { name: 'sink_tokens', type: 'integer', default: 4, min: 0, description: 'anchor guard: the first tokens are pinned in L1, never demoted or evicted' },
     { name: 'recent_ratio', type: 'number', default: 0.5, min: 0, max: 1, description: 'share of the L1 budget for the recent window (the rest holds the hottest blocks)' },
     { name: 'l2_tier', type: 'string', default: 'dram', description: 'tier of L2' },
@@ -72,9 +122,19 @@ export const synapseVm: PolicyDefinition<Options> = {
     { name: 'l3_tier', type: 'string', default: 'nvme', description: 'tier of L3' },
     { name: 'l3_bits', type: 'integer', default: 2, min: 2, max: 16, description: 'precision in L3' },
     { name: 'outlier_sigma', type: 'number', default: 3, min: 0, description: 'blocks with key norm > mean + this many sigma are never quantized' },
-    { name: 'prefetch_blocks', type: 'integer', default: 2, min: 0, description: 'offloaded blocks promoted back to L1 per layer and step when they outrank L1' },
+    { name: 'heavy_ratio', type: 'number', default: 2, min: 0, description: 'a block is heavy (forecast, and counted as needed) at mass >= this x the layer mean share 1/nBlocks' },
+    { name: 'history_weight', type: 'number', default: 1, min: 0, max: 1, description: "weight of the newest step in the same-layer average of a block's mass" },
+    { name: 'sim_rate', type: 'number', default: 0.25, min: 0, max: 1, description: 'learning rate of the cross-layer and same-layer overlap averages that set the forecast mix' },
+    { name: 'stage_ratio', type: 'number', default: 1, min: 0, description: 'at most ceil(this x budget) forecast blocks staged per layer and step' },
+    { name: 'probe_blocks', type: 'integer', default: 2, min: 0, description: 'predictive mode: offloaded blocks unattended the longest, staged per layer and step with the copy time left' },
+    { name: 'promote_ratio', type: 'number', default: 8, min: 0, description: 'a block below L1 with mass >= this x the layer mean share is promoted back at 16 bits (and is hot)' },
+    { name: 'promote_blocks', type: 'integer', default: 2, min: 0, description: 'blocks promoted back per layer and step' },
+    { name: 'hot_steps', type: 'integer', default: 4, min: 0, description: 'a block hot within this many steps leaves L1 only when no other unguarded block can' },
+    { name: 'link_GBps', type: 'number', default: 0, min: 0, description: 'copy bandwidth into HBM for the copy budget, GB/s (0: the hardware profile\'s per tier)' },
+    { name: 'copy_alpha_us', type: 'number', default: -1, min: -1, description: 'fixed cost per copy for the copy budget, us (-1: the hardware profile\'s per tier)' },
+    { name: 'layer_us', type: 'number', default: 0, min: 0, description: 'expected compute time of a layer, the copy budget, us (0: from the hardware profile; unbounded without one)' },
   ],
-  create(o, setup) {
+  create(o, setup): SynapsePolicy {
     for (const [opt, t] of [['l2_tier', o.l2_tier], ['l3_tier', o.l3_tier]] as const) {
       checkLowerTier('synapsevm', opt, t, setup.tiers);
     }
@@ -83,15 +143,38 @@ export const synapseVm: PolicyDefinition<Options> = {
     }
     const M = setup.maxBlocks;
     const L = setup.layers;
+    const T = setup.tiers.length;
+    const predictive = o.mode === 'predictive';
     const sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);
     const score = new AttentionScore(L, M);
+    const forecast = new SynapseForecast(L, M, { historyWeight: o.history_weight, heavyRatio: o.heavy_ratio, simRate: o.sim_rate });
+    const audit = new ForecastAudit(L, M);
+    const cost = new CopyCost(setup, o);
     const outliers = Array.from({ length: L }, () => new Uint8Array(M));
+    /** per (layer, block): last step its observed mass reached the promotion threshold (−1e9: never) */
+    const hotStep = new Int32Array(L * M).fill(-1e9);
+    const staged = Array.from({ length: L }, () => [] as number[]);
+    const stagedMask = new Uint8Array(M);
     const cand = new Int32Array(M);
+    const keys = new Float64Array(M);
     const pinnedUpTo = new Int32Array(L);
+    /** per layer: 1 for the blocks below L1 at its latest decision (what the forecast is judged on), and that step */
+    const belowL1 = Array.from({ length: L }, () => new Uint8Array(M));
+    const judgedStep = new Int32Array(L).fill(-2);
+    const stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
+    const fetched = new Float64Array(T);
+    const fetchedBytes = new Float64Array(T);
+
     return {
       name: 'synapsevm',
+      audit,
+      forecastOf: (l) => [...staged[l]],
+      auditTrueAttention(step, l, n, massOf) {
+        audit.truth(l, step, n, forecast.threshold(n), massOf);
+      },
       decide(v: PolicyView, act: Actions) {
         const l = v.layer;
+        const s = v.step;
         const cache = v.cache;
         const tL2 = cache.tierIndex(o.l2_tier);
         const tL3 = cache.tierIndex(o.l3_tier);
@@ -102,95 +185,171 @@ export const synapseVm: PolicyDefinition<Options> = {
         const K = Math.max(v.budgetBlocks, sinkBlocks + 1);
         const recent = Math.max(1, Math.round(K * o.recent_ratio));
         const windowStart = v.nBlocks - recent;
+        const created = cache.created[l];
         const key = (b: number) => score.get(l, b);
         const bitsFor = (b: number, bits: number) => (outlier[b] ? 16 : bits);
-        // L1 -> L2: bottom-k saliency among unguarded L1 blocks
+        const hot = (b: number) => s - hotStep[l * M + b] <= o.hot_steps;
+        const timed = s >= 0;
+        let left = timed ? cost.layerUs : Infinity;
+        const demoteTo = (b: number, tier: string, t: number, bits: number) => {
+          const from = cache.tierOf(l, b);
+          if (!act.demote(l, b, tier, bits)) return false;
+          if (from === 0) left -= cost.of(t, cache.bytesOf(bits));
+          return true;
+        };
+        /** L1 blocks that may leave (not pinned, not in the window), hot ones only when `withHot` */
+        const l1Victims = (withHot: boolean) => {
+          let n = 0;
+          for (let b = 0; b < Math.min(windowStart, created); b++) {
+            if (cache.tierOf(l, b) === 0 && !cache.isPinned(l, b) && (withHot || !hot(b))) cand[n++] = b;
+          }
+          return n;
+        };
+
+        // promotion back: blocks below L1 that were hot at the layer's latest observation
+        if (timed && o.promote_blocks > 0 && forecast.lastStep(l) >= 0) {
+          const theta = o.promote_ratio / Math.max(1, v.nBlocks);
+          const up: number[] = [];
+          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) > 0 && forecast.lastMass(l, b) >= theta) up.push(b);
+          up.sort((a, b) => forecast.lastMass(l, b) - forecast.lastMass(l, a) || a - b);
+          for (let i = 0; i < Math.min(up.length, o.promote_blocks); i++) {
+            const b = up[i];
+            if (cache.countIn(l, 0) + (v.newBlock ? 1 : 0) >= K) {
+              const n = l1Victims(false);
+              if (selectBottomK(cand, n, 1, key) < 1) break;
+              const c = cand[0];
+              if (!demoteTo(c, o.l2_tier, tL2, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l2_bits)))) break;
+            }
+            const from = cache.tierOf(l, b);
+            const bytes = cache.bytesOf(cache.bitsOf(l, b));
+            if (!act.promote(l, b, 16)) break;
+            left -= cost.of(from, bytes);
+            hotStep[l * M + b] = s;
+            stats.promotedBack++;
+          }
+        }
+
+        // L1 -> L2: bottom-k saliency among unguarded L1 blocks (hot ones last)
         const want = cache.countIn(l, 0) + (v.newBlock ? 1 : 0);
         if (want > K) {
-          let n = 0;
-          for (let b = 0; b < Math.min(windowStart, cache.created[l]); b++) if (cache.tierOf(l, b) === 0 && !cache.isPinned(l, b)) cand[n++] = b;
+          let n = l1Victims(false);
+          if (n < want - K) n = l1Victims(true);
           const k = selectBottomK(cand, n, want - K, key);
-          for (let i = 0; i < k; i++) act.demote(l, cand[i], o.l2_tier, bitsFor(cand[i], o.l2_bits));
+          for (let i = 0; i < k; i++) demoteTo(cand[i], o.l2_tier, tL2, bitsFor(cand[i], o.l2_bits));
         }
         // L2 -> L3: bottom-k saliency in L2
         const K2 = Math.floor(o.l2_factor * K);
         const inL2 = cache.countIn(l, tL2);
         if (inL2 > K2) {
           let n = 0;
-          for (let b = 0; b < cache.created[l]; b++) if (cache.tierOf(l, b) === tL2) cand[n++] = b;
+          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tL2) cand[n++] = b;
           const k = selectBottomK(cand, n, inL2 - K2, key);
           for (let i = 0; i < k; i++) {
             const b = cand[i];
             act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), bitsFor(b, o.l3_bits)));
           }
         }
-        // predictive prefetch for the next layer, one layer ahead
-        const nl = l + 1 < L ? l + 1 : 0;
-        if (v.step >= 0 && !(nl === 0 && v.step + 1 >= setup.header.steps)) {
-          if (o.prefetch_blocks > 0) promoteWarm(v, act, nl, { K, recent, pendingNew: nl === l && v.newBlock ? 1 : 0, count: o.prefetch_blocks, score, tL2, tL3, l2Tier: o.l2_tier, l2Bits: o.l2_bits, outlier: outliers[nl] });
-          act.prefetchOffloaded(nl);
+        if (!timed) return;
+
+        // the forecast: blocks below L1 scoring >= theta, the best ceil(stage_ratio x K), staged while they fit
+        const theta = forecast.threshold(v.nBlocks);
+        const alpha = forecast.alpha(l, s);
+        stats.decisions++;
+        stats.alphaSum += alpha;
+        let n = 0;
+        for (let b = 0; b < created; b++) {
+          if (cache.tierOf(l, b) <= 0) continue;
+          const f = forecast.score(l, b, s, alpha);
+          if (f >= theta) {
+            keys[b] = -f;
+            cand[n++] = b;
+          }
+        }
+        const cap = Math.ceil(o.stage_ratio * K);
+        const best = selectBottomK(cand, n, cap, (b) => keys[b]);
+        const picked = Array.from(cand.subarray(0, best)).sort((a, b) => keys[a] - keys[b] || a - b);
+        const st = staged[l];
+        st.length = 0;
+        stagedMask.fill(0, 0, v.nBlocks);
+        for (const b of picked) {
+          const t = cache.tierOf(l, b);
+          const bytes = cache.bytesOf(cache.bitsOf(l, b));
+          const us = cost.of(t, bytes);
+          if (us > left) continue;
+          if (!act.prefetch(l, b)) continue;
+          left -= us;
+          st.push(b);
+          stagedMask[b] = 1;
+          stats.staged++;
+          stats.stagedBytes += bytes;
+        }
+        const below = belowL1[l];
+        below.fill(0);
+        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) > 0) below[b] = 1;
+        judgedStep[l] = s;
+        audit.begin(l, s, v.nBlocks, (b) => below[b] === 1, st);
+        if (predictive) {
+          // probes: the offloaded blocks unattended the longest, with the copy time left
+          if (o.probe_blocks > 0) {
+            let m = 0;
+            for (let b = 0; b < created; b++) if (cache.tierOf(l, b) > 0 && !stagedMask[b]) cand[m++] = b;
+            const seen = (b: number) => forecast.seenStep[l * M + b];
+            const k = selectBottomK(cand, m, o.probe_blocks, seen);
+            const order = Array.from(cand.subarray(0, k)).sort((a, b) => seen(a) - seen(b) || a - b);
+            for (const b of order) {
+              const us = cost.of(cache.tierOf(l, b), cache.bytesOf(cache.bitsOf(l, b)));
+              if (us > left) continue;
+              if (!act.prefetch(l, b)) continue;
+              left -= us;
+              stagedMask[b] = 1;
+              stats.probed++;
+            }
+          }
+          for (let b = 0; b < created; b++) {
+            if (cache.tierOf(l, b) > 0 && !stagedMask[b]) {
+              act.skip(b);
+              stats.skipped++;
+            }
+          }
+        } else {
+          for (let b = 0; b < created; b++) {
+            const t = cache.tierOf(l, b);
+            if (t > 0 && !stagedMask[b]) {
+              fetched[t]++;
+              fetchedBytes[t] += cache.bytesOf(cache.bitsOf(l, b));
+            }
+          }
         }
       },
       observe(obs: Observation) {
         score.observe(obs);
+        forecast.observe(obs, judgedStep[obs.layer] === obs.step ? belowL1[obs.layer] : undefined);
+        const l = obs.layer;
+        const theta = o.promote_ratio / Math.max(1, obs.nBlocks);
+        forEachMass(obs, (b, m) => {
+          if (m >= theta) hotStep[l * M + b] = obs.step;
+        });
+        if (obs.step >= 0) audit.truth(l, obs.step, obs.nBlocks, forecast.threshold(obs.nBlocks), (b) => (obs.attended[b] ? forecast.lastMass(l, b) : null));
+      },
+      report() {
+        const out: Record<string, number> = {
+          predictive: predictive ? 1 : 0,
+          ...audit.report(),
+          staged_blocks: stats.staged,
+          staged_bytes: stats.stagedBytes,
+          probe_blocks: stats.probed,
+          skipped_blocks: stats.skipped,
+          promoted_back: stats.promotedBack,
+          cross_layer_weight_mean: stats.decisions ? stats.alphaSum / stats.decisions : 0,
+        };
+        if (Number.isFinite(cost.layerUs)) out.copy_budget_us_per_layer = cost.layerUs;
+        for (let t = 1; t < T; t++) {
+          if (fetched[t] === 0) continue;
+          out[`fetched_on_demand_blocks.${setup.tiers[t]}`] = fetched[t];
+          out[`fetched_on_demand_bytes.${setup.tiers[t]}`] = fetchedBytes[t];
+        }
+        return out;
       },
     };
   },
 };
-
-interface WarmArgs {
-  K: number;
-  /** 1 when layer nl is the deciding layer and its new block is about to be written */
-  pendingNew: number;
-  recent: number;
-  count: number;
-  score: AttentionScore;
-  tL2: number;
-  tL3: number;
-  l2Tier: string;
-  l2Bits: number;
-  /** outliers of layer nl as of its last decision */
-  outlier: Uint8Array;
-}
-
-/** Swap up to `count` offloaded blocks of layer nl that outrank L1's coldest unguarded blocks. */
-function promoteWarm(v: PolicyView, act: Actions, nl: number, x: WarmArgs): void {
-  const { K, recent, pendingNew, count, score, tL2, tL3, l2Tier, l2Bits, outlier } = x;
-  const cache = v.cache;
-  const created = cache.created[nl];
-  const warm: number[] = [];
-  const cold: number[] = [];
-  for (let b = 0; b < created; b++) {
-    const t = cache.tierOf(nl, b);
-    if (t === tL2 || t === tL3) warm.push(b);
-    else if (t === 0 && b < created - recent && !cache.isPinned(nl, b)) cold.push(b);
-  }
-  // the few best and worst: partial selection by repeated scans (count is small)
-  const take = (arr: number[], best: boolean) => {
-    let at = -1;
-    for (let i = 0; i < arr.length; i++) {
-      if (arr[i] < 0) continue;
-      if (at < 0) at = i;
-      else {
-        const d = score.get(nl, arr[i]) - score.get(nl, arr[at]);
-        if (best ? d > 0 : d < 0) at = i;
-      }
-    }
-    if (at < 0) return -1;
-    const b = arr[at];
-    arr[at] = -1;
-    return b;
-  };
-  for (let i = 0; i < count; i++) {
-    const w = take(warm, true);
-    if (w < 0) break;
-    const room = cache.countIn(nl, 0) + pendingNew < K;
-    if (!room) {
-      const c = take(cold, false);
-      if (c < 0 || score.get(nl, c) >= score.get(nl, w)) break;
-      const bits = outlier[c] ? cache.bitsOf(nl, c) : Math.min(cache.bitsOf(nl, c), l2Bits);
-      if (!act.demote(nl, c, l2Tier, bits)) break;
-    } else if (score.get(nl, w) <= 0) break;
-    act.promote(nl, w);
-  }
-}

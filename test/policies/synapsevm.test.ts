@@ -13,7 +13,7 @@ describe('synapsevm (L1 HBM FP16 / L2 DRAM INT4 / L3 NVMe INT2)', () => {
   const base = { prompt: 24, steps: 1, layers: 1, massOf: () => m0, normOf: (_l: number, b: number) => (b === 3 ? 10 : 1) };
 
   it('demotes progressively by saliency (bottom-k), keeps outliers unquantized and the anchor pinned', () => {
-    const r = replayPolicy(synapseVm, 3, { ...base, options: { l2_factor: 1, prefetch_blocks: 0, outlier_sigma: 2 } });
+    const r = replayPolicy(synapseVm, 3, { ...base, options: { l2_factor: 1, promote_blocks: 0, outlier_sigma: 2 } });
     expect(r.acts('pin', -1)).toEqual(['0:0']);
     // prefill: 6 blocks for 3 slots; candidates outside the window (blocks 5, 6) and not pinned: 1..4;
     // the 3 lowest scores 0.05 (1), 0.05 (4), 0.1 (3) go to L2 - block 3 at FP16 (outlier)
@@ -33,19 +33,15 @@ describe('synapsevm (L1 HBM FP16 / L2 DRAM INT4 / L3 NVMe INT2)', () => {
     expect(r.qualities[0].quant_error).toBeCloseTo(0.05 * e2 + 0.25 * e4, 6);
   });
 
-  it('promotes a warm block back to L1 when it outranks L1\'s coldest unguarded block', () => {
-    // budget 4 (window 2): prefill sends 1 and 3 to L2, step 0 sends 4; from step 1 block 3 is hot.
-    // Scores before step 2's decision: [0.9, 0.15, 0.4, 0.55, 0.2, 0.25, 0.35] -> 3 (0.55) beats 2 (0.4)
-    const m1 = [0.3, 0.05, 0, 0.45, 0, 0.05, 0.15];
-    const r = replayPolicy(synapseVm, 4, { prompt: 24, steps: 4, layers: 1, massOf: (s) => (s === 0 ? m0.map((x, i) => (i === 3 ? 0.05 : i === 4 ? 0.1 : x)) : m1), options: { l2_factor: 10, prefetch_blocks: 1 } });
-    expect(r.acts('demote:dram:4', -1)).toEqual(['0:1', '0:3']);
-    expect(r.acts('demote:dram:4', 0)).toEqual(['0:4']);
-    expect(r.acts('promote', 0)).toEqual([]);
-    expect(r.acts('promote', 1)).toEqual([]);
-    expect(r.acts('demote:dram:4', 2)).toEqual(['0:2']);
-    expect(r.acts('promote', 2)).toEqual(['0:3']);
-    expect(r.tiers(0)).toEqual([0, 1, 1, 0, 1, 0, 0]);
-    // the promoted block keeps the precision it was stored at
-    expect(r.bits(0)).toEqual([16, 4, 4, 4, 4, 16, 16]);
+  it('keeps an outlier unquantized down to L3 (INT2 for the others)', () => {
+    // l2_factor 0: L2 holds nothing, so every block that leaves L1 goes on to L3 in the same decision
+    const r = replayPolicy(synapseVm, 3, { ...base, options: { l2_factor: 0, promote_blocks: 0, outlier_sigma: 2 } });
+    expect(r.acts('demote:nvme:2', -1)).toEqual(['0:1', '0:4']);
+    expect(r.acts('demote:nvme:16', -1)).toEqual(['0:3']);
+    expect(r.tiers(0)).toEqual([0, 2, 2, 2, 2, 0, 0]);
+    expect(r.bits(0)).toEqual([16, 2, 2, 16, 2, 16, 16]);
+    // with the guard off (sigma high enough that nothing is an outlier), block 3 is quantized like the rest
+    const off = replayPolicy(synapseVm, 3, { ...base, options: { l2_factor: 0, promote_blocks: 0, outlier_sigma: 3 } });
+    expect(off.bits(0)).toEqual([16, 2, 2, 2, 2, 16, 16]);
   });
 });

@@ -1,0 +1,73 @@
+/** SynapseVM's parts: the copy cost and its sources, the machine facts, the audit's per-step figures. */
+import { describe, expect, it } from 'vitest';
+import { CopyCost } from '../../policies/synapse-copy-cost.js';
+import { ForecastAudit, median } from '../../policies/synapse-forecast-audit.js';
+import { policyHardware } from '../../sim/hardware/policy-hardware.js';
+import { tinyHardware, tinyModel } from '../helpers/tiny.js';
+
+describe('synapsevm copy cost', () => {
+  const hardware = { toHbm_GBps: [0, 50, 10], toHbmAlpha_us: [0, 5, 90], layerCompute_us: 150 };
+  const tiers = ['hbm', 'dram', 'nvme'];
+  it('takes alpha, beta and the layer time from the hardware facts: alpha + bytes / beta per copy', () => {
+    const c = new CopyCost({ tiers, hardware }, { link_GBps: 0, copy_alpha_us: -1, layer_us: 0 });
+    expect(c.layerUs).toBe(150);
+    expect(c.of(1, 50_000)).toBeCloseTo(5 + 1, 12);
+    expect(c.of(2, 10_000)).toBeCloseTo(90 + 1, 12);
+  });
+  it('options override every tier; without facts or options the layer time is unbounded and copies cost nothing', () => {
+    const c = new CopyCost({ tiers, hardware }, { link_GBps: 1, copy_alpha_us: 0, layer_us: 40 });
+    expect([c.of(1, 2000), c.of(2, 2000), c.layerUs]).toEqual([2, 2, 40]);
+    const bare = new CopyCost({ tiers }, { link_GBps: 0, copy_alpha_us: -1, layer_us: 0 });
+    expect([bare.of(1, 1e9), bare.layerUs]).toEqual([0, Infinity]);
+  });
+});
+
+describe('policy hardware facts', () => {
+  it('per tier the route into HBM (narrowest hop, alphas) and a layer attending the budget by roofline', () => {
+    // tiny machine: PCIe 1 B/us with alpha 10 us; NVMe -> DRAM 0.5 B/us, alpha 0; linear kernel 1000 B
+    // at 1 B/us; attention over 8 tokens of FP16 KV (2 x 4 values x 2 B each) = 128 B at 1 B/us
+    const f = policyHardware(tinyHardware(), tinyModel, ['hbm', 'dram', 'nvme'], 8);
+    expect(f.toHbm_GBps).toEqual([0, 0.001, 0.0005]);
+    expect(f.toHbmAlpha_us).toEqual([0, 10, 10]);
+    expect(f.layerCompute_us).toBeCloseTo(1000 + 128, 9);
+  });
+});
+
+describe('forecast audit', () => {
+  it('per step precision and recall over the layers, run totals, min and median', () => {
+    const a = new ForecastAudit(2, 4);
+    const off = () => true;
+    // step 0: layer 0 forecasts {1, 2}, heavy {1, 3}; layer 1 forecasts {0}, heavy {0}
+    a.begin(0, 0, 4, off, [1, 2]);
+    a.truth(0, 0, 4, 0.25, (b) => [0, 0.5, 0.1, 0.4][b]);
+    a.begin(1, 0, 4, off, [0]);
+    a.truth(1, 0, 4, 0.25, (b) => [0.9, 0, 0, 0.1][b]);
+    // step 1: layer 0 forecasts {3}, heavy {2}; layer 1: truth for another step is ignored
+    a.begin(0, 1, 4, off, [3]);
+    a.truth(0, 1, 4, 0.25, (b) => [0, 0, 1, 0][b]);
+    a.begin(1, 1, 4, off, [2]);
+    a.truth(1, 2, 4, 0.25, () => 1);
+    const r = a.report();
+    expect(a.steps).toEqual([
+      { step: 0, hits: 2, forecast: 3, truth: 3 },
+      { step: 1, hits: 0, forecast: 1, truth: 1 },
+    ]);
+    expect(r.forecast_precision).toBeCloseTo(2 / 4, 12);
+    expect(r.forecast_recall).toBeCloseTo(2 / 4, 12);
+    expect(r.forecast_precision_step_min).toBe(0);
+    expect(r.forecast_precision_step_median).toBeCloseTo(1 / 3, 12);
+  });
+  it('does not report recall when a block below L1 was not observed', () => {
+    const a = new ForecastAudit(1, 3);
+    a.begin(0, 0, 3, (b) => b > 0, [1]);
+    a.truth(0, 0, 3, 0.5, (b) => (b === 2 ? null : 1));
+    const r = a.report();
+    expect(r.forecast_unobserved_blocks).toBe(1);
+    expect(r.forecast_precision).toBe(1);
+    expect(r.forecast_recall).toBeUndefined();
+  });
+  it('median of odd and even counts', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+});
