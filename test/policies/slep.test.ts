@@ -8,7 +8,7 @@ import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny
 import { replayPolicy } from './harness.js';
 import { resolveOptions } from '../../policies/registry.js';
 
-function latencies(buffers: number): number[] {
+function latencies(buffers: number, more: { layerBytes?: number; residentLayers?: number } = {}): number[] {
   const h = tinyHeader(8, 2);
   const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n));
   const cache = new KVCache(tinyModel, 4, 2, 3, [
@@ -16,7 +16,7 @@ function latencies(buffers: number): number[] {
     { name: 'dram', capacityBytes: 1e9 },
     { name: 'nvme', capacityBytes: 1e9 },
   ]);
-  const ex = new SimExecutor(tinyHardware(), tinyModel, { traceSteps: 10, weightStreaming: { tier: 'dram', buffers } });
+  const ex = new SimExecutor(tinyHardware(), tinyModel, { traceSteps: 10, weightStreaming: { tier: 'dram', buffers, ...more } });
   const driver = new ReplayDriver(h, cache, { name: 'none', decide: () => undefined, observe: () => undefined }, ex, 10);
   const out: StepResult[] = [];
   driver.run(trace, (r) => out.push(r));
@@ -28,6 +28,19 @@ describe('slep: weights streamed layer by layer (tiny machine: 1000 B of weights
     // step 0: copies 0 [0,1010], 1 [1010,2020]; linear 0 [1010,2010]; attention 1 [2010,2202]; linear 1 [2202,3202]
     // step 1: copy 2 [2020,3030] and copy 3 [3202,4212] are ready in time: 2 x (192 + 1000)
     expect(latencies(2)).toEqual([3202, 2384]);
+  });
+
+  it('500 B (INT4-sized) layers, layer 0 resident: only layer 1 is copied; the linear kernels read 500 B (500 us)', () => {
+    // step 0: attention 0 [0,192], linear 0 [192,692] (resident, no wait), attention 1 [692,884];
+    // copies of layer 1 (step 0) [0,510] and (step 1) [510,1020]; linear 1 waits for the first: [884,1384]
+    // step 1: the same kernels back to back (the copy it needs ended at 1020): 2 x (192 + 500)
+    expect(latencies(2, { layerBytes: 500, residentLayers: 1 })).toEqual([1384, 1384]);
+    // both layers streamed: step 0 waits for the first copy (linear 0 [510,1010], attention 1 [1010,1202],
+    // linear 1 [1202,1702]); step 1's copies are ready in time
+    expect(latencies(2, { layerBytes: 500 })).toEqual([1702, 1384]);
+    expect(() => new SimExecutor(tinyHardware(), tinyModel, { traceSteps: 0, weightStreaming: { tier: 'dram', buffers: 2, residentLayers: 3 } })).toThrow(
+      /weight streaming: residentLayers must be an integer in 0\.\.2 \(got 3\)/,
+    );
   });
 
   it('one buffer: each copy waits for the previous linear kernel', () => {
