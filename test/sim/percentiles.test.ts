@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { percentile, summarize } from '../../sim/metrics/percentiles.js';
 import { summarizeRun } from '../../sim/metrics/summarize-run.js';
 import type { StepRow } from '../../sim/metrics/summary.js';
+import type { NeedleSummary } from '../../sim/quality/quality-meter.js';
 
 describe('percentile (linear interpolation between closest ranks, numpy default)', () => {
   it('interpolates at rank (n - 1) * q / 100', () => {
@@ -76,6 +77,10 @@ describe('summarizeRun', () => {
   it('hand-computed: throughput, stall, masking, recall mean / min / p1, bytes, budget share', () => {
     const steps = [row(0, 2, 0.5, 1, 0.9, 0.8), row(1, 4, 0, 1, 0.7, 0.6), row(2, 6, 0.5, 2, 1, 0.95)];
     const s = summarizeRun({ ...base, steps });
+    expect(s.schema).toBe('kvtier-summary/v1');
+    expect(s.status).toBe('ok');
+    expect([s.trace, s.policy, s.model, s.hardware]).toEqual(['t.kvt', 'p', 'm', 'h']);
+    expect(s.hbm_budget_bytes).toBe(250);
     expect(s.steps).toBe(3);
     expect(s.hbm_budget_fraction).toBe(0.25);
     expect(s.tbt_ms).toEqual({ p50: 4, p90: expect.closeTo(5.6, 10), p99: expect.closeTo(5.96, 10), mean: 4, max: 6 });
@@ -101,5 +106,30 @@ describe('summarizeRun', () => {
     const empty = summarizeRun({ ...base, steps: [] });
     expect(empty.tokens_per_s).toBeNaN();
     expect(empty.attention_recall.mean).toBe(0);
+    // steps that took no time give no throughput figure (not Infinity)
+    expect(summarizeRun({ ...base, steps: [row(0, 0, 0, 0, 1, 1)] }).tokens_per_s).toBeNaN();
+  });
+
+  it('carries the quantization error and the needle when the run measured them', () => {
+    const needle: NeedleSummary = {
+      block: 3,
+      layers: [1, 2],
+      active_from_step: 5,
+      active_steps: 10,
+      unavailable_steps: 2,
+      degraded_steps: 1,
+      first_unavailable_step: 7,
+      first_degraded_step: 6,
+      unavailable_active_steps: 2,
+      degraded_active_steps: 1,
+      retained: false,
+      available: false,
+    };
+    const s = summarizeRun({ ...base, steps: [row(0, 2, 0, 0, 1, 1)], quality: { quant_error: { mean: 0.01, max: 0.05 }, needle } });
+    expect(s.quant_error).toEqual({ mean: 0.01, max: 0.05 });
+    expect(s.needle).toEqual(needle);
+    const noNeedle = summarizeRun({ ...base, steps: [row(0, 2, 0, 0, 1, 1)], quality: { quant_error: { mean: 0, max: 0 } } });
+    expect(noNeedle.quant_error).toEqual({ mean: 0, max: 0 });
+    expect('needle' in noNeedle).toBe(false);
   });
 });
