@@ -77,6 +77,19 @@ describe('KVCache.move capacity', () => {
     c.audit();
   });
 
+  it('a tier left above its capacity (the budget restored after prefill) may still shrink and lose blocks, not grow', () => {
+    const c = cache(256, 1000);
+    c.capacity[0] = 128;
+    // 256 B held, 128 allowed: requantizing one block down (-28 B) and moving one out are taken
+    expect(c.move(0, 0, 0, 8)).toBe(true);
+    expect(c.move(0, 1, 1, 16)).toBe(true);
+    expect(c.used[0]).toBe(164);
+    // growing back is not
+    expect(c.move(0, 0, 0, 16)).toBe(false);
+    expect(c.move(0, 1, 0, 16)).toBe(false);
+    expect([...c.used]).toEqual([164, 64]);
+  });
+
   it('a promotion into a full HBM is refused; after an eviction it fits', () => {
     const c = cache(192, 1000, 3);
     expect(c.move(0, 0, 1, 16)).toBe(true);
