@@ -32,7 +32,7 @@ const BASE = { promote_blocks: 0, heavy_ratio: 0.9, sim_rate: 1, probe_blocks: 0
 
 function run(options: Record<string, unknown>) {
   let inner: SynapsePolicy | undefined;
-  const def = { ...synapseVm, create: (o: never, s: never) => (inner = synapseVm.create(o, s)) as Policy };
+  const def = { ...synapseVm, create: (o: never, s: never): Policy => (inner = synapseVm.create(o, s) as SynapsePolicy) };
   const r = replayPolicy(def, 3, { prompt: 32, steps: 2, layers: 3, massOf: (s, l) => MASS[s][l], options: { ...BASE, ...options } });
   return { ...r, policy: inner! };
 }
