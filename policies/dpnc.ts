@@ -1,235 +1,404 @@
 /**
- * DPNC demand-paged tiers (seed system, kvtier issue 3): HBM is the page cache the attention kernel
- * reads; below it four backing tiers, DRAM / CXL / SSD (nvme) / HDD, hold the pages (16-token KV
- * blocks, FP16). A page that is not in HBM is not attended until it is paged in (demand paging of a
- * sparse working set), so recall measures how well the pager predicts.
+ * DPNC demand-paged tiers (seed system): HBM is the page cache the attention kernel reads; below it
+ * four backing tiers, DRAM / CXL / SSD (nvme) / HDD, hold the pages (KV blocks, FP16). A page that is
+ * not in HBM is not attended at a step unless it was paged in for that step, so a page the pager did
+ * not bring in costs recall. docs/seed-dpnc.md describes the design and what a run reports.
  *
- * - Eviction from HBM: weighted LRU × importance — the resident page with the smallest
- *   importance × 1/(1 + age) goes (importance = cumulative attention normalized by the layer's max,
- *   age = steps since its last use; a use is mass >= use_threshold × the row max).
- * - Promotion (page-in, one layer ahead, at most page_in pages per layer and step) of a paged-out
- *   page on any trigger: predicted access (the Hoeffding tree says it is used next step), recent
- *   access (used within recent_steps of its last attendance), high importance (importance above the
- *   lowest resident page's).
- * - Demotion between backing tiers: capacity pressure (a tier holds at most its quota of pages per
- *   layer: DRAM dram_factor × budget, CXL cxl_factor × budget, SSD ssd_factor × budget, HDD the rest)
- *   moves the lowest-value pages down; LRU age (unused for age_steps) and low importance (below
- *   low_importance) move a page one tier down, at most demote_max per layer and step.
- * - Prefetch predictor: a streaming Hoeffding tree (hoeffding-tree.ts) over features [recency,
- *   frequency, importance, key-norm z-score, position, tier], trained on every attended page with the
- *   label "used at this step", its prequential accuracy reported in summary.policy_report.
- * - Energy: the energy model (sim/quality/energy-model.ts) reports joules per token for every run.
+ * A page is *used* (needed) at a step when its attention mass is at least use_factor / nBlocks
+ * (use_factor times the even share of the row).
+ *
+ * Decisions for layer l at step t are taken one layer ahead (while layer l−1 computes, so the page-ins
+ * overlap its compute; with one layer, at the layer itself), in this order:
+ * 1. Predictor: for every live page, its features (dpnc-features.ts) and the streaming Hoeffding
+ *    tree's probability p that it is needed at t. The tree learns, when t's attention is observed,
+ *    from every page it was asked about whose use at t was seen (attended): the label is "used at t".
+ *    It predicts a page needed when p > predict_threshold, once it has seen tree_grace samples.
+ * 2. Demotion from HBM on LRU duration: a resident page unused at each of the last hbm_age_steps
+ *    steps (and not paged in during them) and not predicted needed (p > predict_threshold) goes to
+ *    DRAM (0 = off).
+ * 3. Capacity pressure: while HBM holds more than the budget (room for a new page counted), a
+ *    resident page goes to DRAM: the one of lowest weighted LRU x importance value,
+ *    importance / (1 + steps since its last use) (importance = cumulative attention over the
+ *    layer's largest), among those not predicted needed when there are any.
+ * 4. Promotion (page-in, `promote`, at most page_in per layer and step) of offloaded pages on any
+ *    trigger: predicted access (p > predict_threshold; most probable first), then recency (used
+ *    within recent_steps steps of t) and importance (importance above the least important resident
+ *    page's; off by default), highest value first. A page-in takes a free slot or replaces the
+ *    resident page of lowest value among those not predicted needed (for recency and importance,
+ *    only one of lower value than its own). Then exploration: up to `explore` free HBM slots take
+ *    offloaded pages drawn at random (a hash of seed, layer and step), which gives the tree labels
+ *    for offloaded pages that no trigger brings in.
+ * 5. Demotion between backing tiers: capacity pressure (a tier over its quota of pages per layer —
+ *    DRAM dram_factor x budget, CXL cxl_factor x budget, SSD ssd_factor x budget, none by default —
+ *    or with less free space than one page per layer) moves the lowest-value pages one tier down; LRU age (unused for age_steps) and low importance
+ *    (below low_importance) move a page one tier down, no lower than demote_floor, at most demote_max
+ *    per layer and step. Trigger page-ins come from page_in_max_tier or faster tiers only (default:
+ *    not from HDD, whose ~10 ms per request outlasts a decode step).
+ * At the layer itself, offloaded pages are skipped.
+ *
+ * The report (summary.policy_report) counts, page by page (dpnc-prefetch-audit.ts): the predictor's
+ * accuracy on offloaded pages next to the majority class's on the same pages, prefetch precision and
+ * recall, bytes paged in and wasted, per trigger; and the tree's own prequential accuracy on what it
+ * trained on, next to that stream's majority class.
  */
 import { AttentionScore } from './attention-score.js';
+import { DPNC_FEATURES, normStats, pageFeatures, type PageFacts } from './dpnc-features.js';
+import { isNeeded, PrefetchAudit, type Trigger } from './dpnc-prefetch-audit.js';
 import { HoeffdingTree } from './hoeffding-tree.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 
 interface Options extends Record<string, unknown> {
-  use_threshold: number;
+  use_factor: number;
+  page_in: number;
+  predict_threshold: number;
+  recent_steps: number;
+  importance_trigger: boolean;
+  explore: number;
+  explore_max_tier: string;
+  seed: number;
+  page_in_max_tier: string;
+  hbm_age_steps: number;
   dram_factor: number;
   cxl_factor: number;
   ssd_factor: number;
-  page_in: number;
-  recent_steps: number;
   age_steps: number;
   low_importance: number;
+  demote_floor: string;
   demote_max: number;
+  train_on: string;
+  tree_bins: number;
+  tree_grace: number;
+  tree_delta: number;
+  tree_tau: number;
 }
 
-const FEATURES = 6;
+const F = DPNC_FEATURES.length;
+/** the backing tiers, fastest first */
+const BACKING = ['dram', 'cxl', 'nvme', 'hdd'];
+/** A 32-bit hash of four integers (the exploration draw). */
+function mix(a: number, b: number, c: number, d: number): number {
+  let h = 0x811c9dc5;
+  for (const v of [a, b, c, d]) {
+    h = Math.imul(h ^ (v & 0xffff), 0x01000193);
+    h = Math.imul(h ^ (v >>> 16), 0x01000193);
+  }
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  return h >>> 0;
+}
+
+/** a step before any step (never) */
+const NEVER = -0x7fffffff;
 
 export const dpnc: PolicyDefinition<Options> = {
   name: 'dpnc',
   description:
-    'DPNC demand-paged tiers: HBM page cache over DRAM/CXL/SSD/HDD; eviction by weighted LRU x importance; page-in on predicted access (streaming Hoeffding tree), recent access or high importance; demotion on capacity pressure, LRU age or low importance; paged-out blocks are not attended.',
-  source: 'DPNC (seed system, kvtier issue 3); Hoeffding tree: Domingos & Hulten, KDD 2000',
+    'DPNC demand-paged tiers: HBM page cache over DRAM/CXL/SSD/HDD; a streaming Hoeffding tree predicts which offloaded pages the next step needs and pages them in one layer ahead; page-in also on recency and importance, plus exploration; demotion on LRU duration, capacity pressure and low importance; offloaded pages not paged in are skipped. Reports predictor accuracy vs the majority class, prefetch precision/recall and wasted bytes.',
+  source: 'DPNC (seed system: demand-paged tiers with a VFDT prefetcher); Hoeffding tree: Domingos & Hulten, Mining High-Speed Data Streams, KDD 2000',
   options: [
-    { name: 'use_threshold', type: 'number', default: 0.01, min: 0, max: 1, description: 'a page is used when its mass >= this share of the row maximum' },
-    { name: 'dram_factor', type: 'number', default: 2, min: 0, description: 'DRAM quota per layer, x the HBM budget in pages' },
-    { name: 'cxl_factor', type: 'number', default: 2, min: 0, description: 'CXL quota per layer, x the HBM budget' },
-    { name: 'ssd_factor', type: 'number', default: 4, min: 0, description: 'SSD (nvme) quota per layer, x the HBM budget; the rest goes to HDD' },
-    { name: 'page_in', type: 'integer', default: 4, min: 0, description: 'pages promoted per layer and step at most' },
-    { name: 'recent_steps', type: 'integer', default: 4, min: 0, description: 'recent-access trigger: used within this many steps of its last attendance' },
-    { name: 'age_steps', type: 'integer', default: 16, min: 1, description: 'LRU-age trigger: unused this many steps -> one tier down' },
-    { name: 'low_importance', type: 'number', default: 0.01, min: 0, max: 1, description: 'low-importance trigger: normalized importance below this -> one tier down' },
-    { name: 'demote_max', type: 'integer', default: 4, min: 0, description: 'age/importance demotions per layer and step at most' },
+    { name: 'use_factor', type: 'number', default: 1, min: 0, description: 'a page is used (needed) at a step when its mass >= use_factor / nBlocks (use_factor x the even share)' },
+    { name: 'page_in', type: 'integer', default: 4, min: 0, description: 'trigger page-ins (predicted, recent, important) per layer and step at most' },
+    { name: 'predict_threshold', type: 'number', default: 0.5, min: 0, max: 1, description: 'predicted access: the tree predicts a page needed at the step when its probability is above this' },
+    { name: 'recent_steps', type: 'integer', default: 2, min: 0, description: 'recency trigger: used within this many steps before the step decided for (0 = off)' },
+    { name: 'importance_trigger', type: 'boolean', default: false, description: 'importance trigger: page in an offloaded page more important than the least important resident page (off by default: docs/seed-dpnc.md has its measured precision)' },
+    { name: 'explore', type: 'integer', default: 1, min: 0, description: 'exploration page-ins per layer and step into free HBM slots (offloaded pages drawn at random), so the tree sees labels of pages no trigger brings in' },
+    { name: 'seed', type: 'integer', default: 1, min: 0, description: 'seed of the exploration draws' },
+    { name: 'page_in_max_tier', type: 'string', default: 'nvme', choices: ['dram', 'cxl', 'nvme', 'hdd'], description: 'trigger page-ins only from this tier or faster ones (an HDD read, ~10 ms, outlasts a decode step)' },
+    { name: 'explore_max_tier', type: 'string', default: 'cxl', choices: ['dram', 'cxl', 'nvme', 'hdd'], description: 'exploration pages in only from this tier or faster ones' },
+    { name: 'hbm_age_steps', type: 'integer', default: 0, min: 0, description: 'LRU duration in HBM: a resident page unused at the last this-many steps (and not paged in since) and not predicted needed goes to DRAM (0 = off)' },
+    { name: 'dram_factor', type: 'number', default: 0, min: 0, description: 'DRAM quota per layer, x the HBM budget in pages (0: no quota, the tier\'s capacity)' },
+    { name: 'cxl_factor', type: 'number', default: 0, min: 0, description: 'CXL quota per layer, x the HBM budget (0: no quota)' },
+    { name: 'ssd_factor', type: 'number', default: 0, min: 0, description: 'SSD (nvme) quota per layer, x the HBM budget (0: no quota); HDD takes the rest' },
+    { name: 'age_steps', type: 'integer', default: 16, min: 1, description: 'LRU age in the backing tiers: unused this many steps -> one tier down' },
+    { name: 'low_importance', type: 'number', default: 0.01, min: 0, max: 1, description: 'low-importance trigger: normalized importance below this -> one tier down (backing tiers)' },
+    { name: 'demote_floor', type: 'string', default: 'nvme', choices: ['dram', 'cxl', 'nvme', 'hdd'], description: 'LRU-age and low-importance demotions go no lower than this tier (capacity pressure still can): an HDD write (~10 ms) holds up the memory stream' },
+    { name: 'demote_max', type: 'integer', default: 4, min: 0, description: 'age/importance demotions between backing tiers per layer and step at most' },
+    { name: 'train_on', type: 'string', default: 'all', choices: ['all', 'offloaded'], description: 'the tree learns from every page it was asked about whose use was seen (all), or only from pages that were offloaded when asked' },
+    { name: 'tree_bins', type: 'integer', default: 16, min: 2, description: 'Hoeffding tree: equal-width bins per feature' },
+    { name: 'tree_grace', type: 'integer', default: 200, min: 1, description: 'Hoeffding tree: samples a leaf sees between split checks' },
+    { name: 'tree_delta', type: 'number', default: 1e-7, min: 0, max: 1, description: 'Hoeffding tree: 1 - confidence of a split (delta in the Hoeffding bound)' },
+    { name: 'tree_tau', type: 'number', default: 0.05, min: 0, description: 'Hoeffding tree: tie threshold (split when the bound falls below it)' },
   ],
   create(o, setup) {
     const L = setup.layers;
     const M = setup.maxBlocks;
-    const chain = ['dram', 'cxl', 'nvme', 'hdd'].filter((t) => setup.tiers.includes(t));
-    if (chain.length === 0) throw new Error('policy dpnc: the machine has none of the tiers dram, cxl, nvme, hdd');
+    const T = setup.tiers.length;
+    const chain = BACKING.filter((t) => setup.tiers.includes(t));
+    if (chain.length === 0) throw new Error(`policy dpnc: the machine has none of the tiers dram, cxl, nvme, hdd (tiers: ${setup.tiers.join(', ')})`);
+    if (!(o.tree_delta > 0 && o.tree_delta < 1)) throw new Error(`policy dpnc: option tree_delta must be in (0, 1) (got ${o.tree_delta})`);
+    const upTo = (name: string) => chain.filter((t) => BACKING.indexOf(t) <= BACKING.indexOf(name));
+    const exploreTiers = upTo(o.explore_max_tier);
+    const pageInTiers = upTo(o.page_in_max_tier);
+    const floor = BACKING.indexOf(o.demote_floor);
     const quotaFactor: Record<string, number> = { dram: o.dram_factor, cxl: o.cxl_factor, nvme: o.ssd_factor, hdd: Infinity };
     const score = new AttentionScore(L, M);
-    const lastUse = new Int32Array(L * M).fill(-1);
-    const lastSeen = new Int32Array(L * M).fill(-1);
+    const tree = new HoeffdingTree({ features: F, bins: o.tree_bins, grace: o.tree_grace, delta: o.tree_delta, tau: o.tree_tau });
+    const audit = new PrefetchAudit(L, M, o.use_factor);
+    // per (layer, block): history of use
+    const lastUse = new Int32Array(L * M).fill(NEVER);
+    const lastSeen = new Int32Array(L * M).fill(NEVER);
+    const born = new Int32Array(L * M).fill(NEVER);
+    // the step a page was last paged in for (its idle time counts from there when later than its last use)
+    const touched = new Int32Array(L * M).fill(NEVER);
     const uses = new Float64Array(L * M);
     const seen = new Float64Array(L * M);
-    const tree = new HoeffdingTree({ features: FEATURES });
-    const feats = new Float64Array(L * M * FEATURES);
-    // step whose decision recorded a page's features (-1: none), and the step a page was paged in on a prediction
-    const featStep = new Int32Array(L * M).fill(-1);
-    const predictedFor = new Int32Array(L * M).fill(-1);
+    const lastMass = new Float64Array(L * M);
     const norms: Float32Array[] = Array.from({ length: L }, () => new Float32Array(M));
-    let now = 0;
-    let predictions = 0;
-    let predictedUsed = 0;
+    // the features a page had at the decision for step featStep (training input), and its tier then
+    const feats = new Float64Array(L * M * F);
+    const featStep = new Int32Array(L * M).fill(NEVER);
+    const featTier = new Int8Array(L * M);
+    // pages paged in for step protectFor: not victims until that step's attention ran
+    const protectFor = new Int32Array(L * M).fill(NEVER);
+    // per decision, per block of the layer decided: tree probability and keep score (reused)
+    const pool = new Int32Array(M);
+    let prob = new Float64Array(M);
+    let value = new Float64Array(M);
+    const facts: PageFacts = { recency: 0, uses: 0, seen: 0, lastMass: 0, keyNormZ: 0, block: 0, nBlocks: 0, layer: 0, layers: L, tier: 0, tiers: T, prevLayerMass: Number.NaN };
+    // the attended masses (over the row's largest) of the last layer observed, NaN where not attended
+    const prevMass = new Float64Array(M).fill(Number.NaN);
+    let prevLayer = -1;
+    let prevStep = NEVER;
+    const x = new Float64Array(F);
 
-    const maxScore = (l: number, created: number) => {
+    const layerMax = (l: number, created: number) => {
       let m = 0;
       for (let b = 0; b < created; b++) m = Math.max(m, score.get(l, b));
       return m > 0 ? m : 1;
     };
-    const features = (v: PolicyView, l: number, b: number, mx: number, stats: { mean: number; sd: number }, out: Float64Array, at: number) => {
-      const i = l * M + b;
-      const age = lastUse[i] < 0 ? 64 : now - lastUse[i];
-      out[at] = Math.min(1, age / 64);
-      out[at + 1] = seen[i] > 0 ? uses[i] / seen[i] : 0;
-      out[at + 2] = Math.max(0, score.get(l, b)) / mx;
-      const z = stats.sd > 0 ? (norms[l][b] - stats.mean) / stats.sd : 0;
-      out[at + 3] = 1 / (1 + Math.exp(-z));
-      out[at + 4] = b / Math.max(1, v.nBlocks);
-      out[at + 5] = Math.max(0, v.cache.tierOf(l, b)) / 4;
-    };
-    const normStats = (l: number, created: number) => {
-      let s = 0;
-      let q = 0;
-      for (let b = 0; b < created; b++) {
-        s += norms[l][b];
-        q += norms[l][b] ** 2;
-      }
-      const mean = created ? s / created : 0;
-      return { mean, sd: created ? Math.sqrt(Math.max(0, q / created - mean * mean)) : 0 };
-    };
+    const importance = (l: number, b: number, mx: number) => Math.max(0, score.get(l, b)) / mx;
+    /** steps since the page's last use (or since it was created, when never used) */
+    const sinceUse = (i: number, t: number) => (lastUse[i] === NEVER ? (born[i] === NEVER ? 0 : t - born[i]) : t - lastUse[i]);
+    /** weighted LRU x importance at step t */
+    const valueAt = (l: number, b: number, mx: number, t: number) => importance(l, b, mx) / (1 + Math.max(0, sinceUse(l * M + b, t)));
 
-    /** Make layer l's HBM (and, with pageIn, its page-ins and backing tiers) right for its attention at step t. */
-    const manage = (v: PolicyView, act: Actions, l: number, incoming: number, pageIn: boolean, t: number) => {
+    /**
+     * Layer l's pages for step t. `decision`: the page-in decision (predictor, triggers, exploration,
+     * backing tiers, features recorded for training); otherwise only room for `incoming` new pages.
+     */
+    const manage = (v: PolicyView, act: Actions, l: number, incoming: number, t: number, nBlocksThen: number, decision: boolean, audited: boolean) => {
       const cache = v.cache;
       const created = cache.created[l];
       const K = Math.max(1, v.budgetBlocks);
-      const mx = maxScore(l, created);
-      const value = (b: number) => (Math.max(0, score.get(l, b)) / mx) * (1 / (1 + (lastUse[l * M + b] < 0 ? now + 1 : now - lastUse[l * M + b])));
-      const stats = normStats(l, created);
-      const x = new Float64Array(FEATURES);
-      // page-in candidates by trigger
-      let lowestResident = Infinity;
-      for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0) lowestResident = Math.min(lowestResident, Math.max(0, score.get(l, b)) / mx);
-      const cands: [number, number, number][] = [];
-      for (let b = 0; b < created; b++) {
-        if (cache.tierOf(l, b) <= 0) continue;
-        features(v, l, b, mx, stats, x, 0);
-        const p = tree.probability(x);
-        const i = l * M + b;
-        const recent = lastUse[i] >= 0 && lastSeen[i] - lastUse[i] <= o.recent_steps && lastUse[i] === lastSeen[i];
-        const important = Math.max(0, score.get(l, b)) / mx > lowestResident;
-        if (p > 0.5 || recent || important) cands.push([b, p + value(b), p]);
+      const mx = layerMax(l, created);
+      if (prob.length < created) {
+        prob = new Float64Array(created);
+        value = new Float64Array(created);
       }
-      cands.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
-      const victims = () => {
+      const thr = o.predict_threshold;
+      // the tree predicts nothing before it has seen tree_grace samples (one sample would make every page "needed")
+      const warm = tree.seen >= o.tree_grace;
+      if (decision) {
+        const ns = normStats(norms[l], created, (b) => cache.tierOf(l, b) >= 0);
+        // the layer observed last (one layer ahead, the layer before the one computing now), at t or t - 1
+        const prevOk = prevLayer >= 0 && (prevStep === t || prevStep === t - 1);
+        for (let b = 0; b < created; b++) {
+          const tier = cache.tierOf(l, b);
+          if (tier < 0) continue;
+          const i = l * M + b;
+          facts.recency = lastUse[i] === NEVER ? Infinity : t - lastUse[i];
+          facts.uses = uses[i];
+          facts.seen = seen[i];
+          facts.lastMass = lastMass[i];
+          facts.keyNormZ = ns.sd > 0 ? (norms[l][b] - ns.mean) / ns.sd : 0;
+          facts.block = b;
+          facts.nBlocks = nBlocksThen;
+          facts.layer = l;
+          facts.tier = tier;
+          facts.prevLayerMass = prevOk ? prevMass[b] : Number.NaN;
+          pageFeatures(facts, feats, i * F);
+          featStep[i] = t;
+          featTier[i] = tier;
+          const p = tree.probability(feats.subarray(i * F, (i + 1) * F));
+          prob[b] = p;
+          value[b] = valueAt(l, b, mx, t);
+          if (tier > 0 && audited) audit.offloaded(l, b, t, warm && p > thr);
+        }
+      } else {
+        for (let b = 0; b < created; b++) {
+          prob[b] = 0;
+          value[b] = valueAt(l, b, mx, t);
+        }
+      }
+      const resident = () => cache.countIn(l, 0);
+      const predicted = (b: number) => warm && prob[b] > thr;
+      /**
+       * the resident page to give up: not protected for t, passing `ok`, not predicted needed, of
+       * lowest value (ties: the lowest block); with `anyway`, a predicted page when no other may go
+       */
+      const victim = (ok: (b: number) => boolean, anyway = false) => {
         let best = -1;
-        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && (best < 0 || value(b) < value(best))) best = b;
-        return best;
+        let bestPredicted = -1;
+        for (let b = 0; b < created; b++) {
+          if (cache.tierOf(l, b) !== 0 || protectFor[l * M + b] === t || !ok(b)) continue;
+          if (predicted(b)) {
+            if (bestPredicted < 0 || value[b] < value[bestPredicted]) bestPredicted = b;
+          } else if (best < 0 || value[b] < value[best]) best = b;
+        }
+        return best >= 0 || !anyway ? best : bestPredicted;
       };
-      // room for the new page, then page-ins (each replacing the lowest-value resident page if it is worth less)
-      while (cache.countIn(l, 0) + incoming > K) {
-        const vb = victims();
+      // LRU duration in HBM
+      if (decision && o.hbm_age_steps > 0) {
+        for (let b = 0; b < created; b++) {
+          const i = l * M + b;
+          if (cache.tierOf(l, b) !== 0 || protectFor[i] === t || predicted(b)) continue;
+          // steps before t without a use, counted from its last use or page-in, whichever is later
+          const idle = Math.min(sinceUse(i, t), touched[i] === NEVER ? Infinity : t - touched[i]) - 1;
+          if (idle >= o.hbm_age_steps) act.demote(l, b, chain[0], 16);
+        }
+      }
+      // capacity pressure: room for the new page
+      while (resident() + incoming > K) {
+        const vb = victim(() => true, true);
         if (vb < 0 || !act.demote(l, vb, chain[0], 16)) break;
       }
-      if (!pageIn) return;
-      for (let i = 0; i < Math.min(o.page_in, cands.length); i++) {
-        const [b, , p] = cands[i];
-        if (cache.countIn(l, 0) + incoming >= K) {
-          const vb = victims();
-          if (vb < 0 || value(vb) >= value(b) + 1e-12 || !act.demote(l, vb, chain[0], 16)) continue;
+      if (!decision) return;
+
+      const pageIn = (b: number, trigger: Trigger, ok: (vb: number) => boolean): boolean => {
+        if (resident() + incoming >= K) {
+          const vb = victim(ok);
+          if (vb < 0 || !act.demote(l, vb, chain[0], 16)) return false;
         }
-        if (act.promote(l, b) && p > 0.5) predictedFor[l * M + b] = t;
+        const bits = cache.bitsOf(l, b);
+        if (!act.promote(l, b)) return false;
+        protectFor[l * M + b] = t;
+        touched[l * M + b] = t;
+        if (audited) audit.pagedInFor(l, b, t, trigger, cache.bytesOf(bits));
+        return true;
+      };
+
+      // trigger page-ins: predicted access (any victim not predicted needed), then recency and
+      // importance (a victim not predicted needed and of lower value)
+      let lowestImportance = Infinity;
+      for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0) lowestImportance = Math.min(lowestImportance, importance(l, b, mx));
+      let pageInTop = 0;
+      for (const name of pageInTiers) pageInTop = Math.max(pageInTop, cache.tierIndex(name));
+      const cands: { b: number; trigger: Trigger }[] = [];
+      // (candidates are pages that were offloaded when the decision began: one demoted by it stays out)
+      for (let b = 0; b < created; b++) {
+        const i = l * M + b;
+        if (cache.tierOf(l, b) <= 0 || cache.tierOf(l, b) > pageInTop || featTier[i] <= 0) continue;
+        if (predicted(b)) cands.push({ b, trigger: 'tree' });
+        else if (o.recent_steps > 0 && lastUse[i] !== NEVER && t - lastUse[i] <= o.recent_steps) cands.push({ b, trigger: 'recent' });
+        else if (o.importance_trigger && importance(l, b, mx) > lowestImportance) cands.push({ b, trigger: 'important' });
       }
+      const rank = (c: { b: number; trigger: Trigger }) => (c.trigger === 'tree' ? 1 + prob[c.b] : value[c.b]);
+      cands.sort((a, c) => rank(c) - rank(a) || a.b - c.b);
+      let done = 0;
+      for (const c of cands) {
+        if (done >= o.page_in) break;
+        const ok = c.trigger === 'tree' ? () => true : (vb: number) => value[vb] < value[c.b];
+        if (pageIn(c.b, c.trigger, ok)) done++;
+      }
+      // exploration: a free slot takes an offloaded page (in explore_max_tier or faster) drawn at
+      // random (a hash of seed, layer and step: runs repeat exactly)
+      let exploreTop = 0;
+      for (const name of exploreTiers) exploreTop = Math.max(exploreTop, cache.tierIndex(name));
+      for (let k = 0; k < o.explore && resident() + incoming < K; k++) {
+        let count = 0;
+        for (let b = 0; b < created; b++) {
+          const tier = cache.tierOf(l, b);
+          if (tier > 0 && tier <= exploreTop && featTier[l * M + b] > 0) pool[count++] = b;
+        }
+        if (count === 0) break;
+        if (!pageIn(pool[mix(o.seed, l, t, k) % count], 'explore', () => false)) break;
+      }
+
       // backing tiers: capacity pressure, then LRU age / low importance, one tier down
       let budget = o.demote_max;
       for (let k = 0; k + 1 < chain.length; k++) {
-        const t = cache.tierIndex(chain[k]);
-        const quota = Math.floor(quotaFactor[chain[k]] * K);
+        const tier = cache.tierIndex(chain[k]);
+        const factor = quotaFactor[chain[k]];
+        const quota = factor > 0 ? Math.floor(factor * K) : Infinity;
         const inTier: number[] = [];
-        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === t) inTier.push(b);
-        inTier.sort((a, b) => value(a) - value(b) || a - b);
-        let over = inTier.length - quota;
+        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tier) inTier.push(b);
+        inTier.sort((a, c) => valueAt(l, a, mx, t) - valueAt(l, c, mx, t) || a - c);
+        // over its quota, or too full for one more page per layer (a low watermark): the excess goes down
+        let over = Math.max(inTier.length - quota, cache.free(tier) < cache.bytesOf(16) * L ? 1 : 0);
         for (const b of inTier) {
           const i = l * M + b;
-          const aged = (lastUse[i] < 0 ? now : now - lastUse[i]) >= o.age_steps;
-          const low = Math.max(0, score.get(l, b)) / mx < o.low_importance;
+          const idle = sinceUse(i, t);
           if (over > 0) {
             if (act.demote(l, b, chain[k + 1], 16)) over--;
-          } else if ((aged || low) && budget > 0) {
+          } else if (budget > 0 && BACKING.indexOf(chain[k + 1]) <= floor && (idle >= o.age_steps || importance(l, b, mx) < o.low_importance)) {
             if (act.demote(l, b, chain[k + 1], 16)) budget--;
           }
         }
       }
-      // remember the features the attended pages had when this decision was taken (training inputs)
-      for (let b = 0; b < created; b++) {
-        if (cache.tierOf(l, b) !== 0) continue;
-        features(v, l, b, mx, stats, feats, (l * M + b) * FEATURES);
-        featStep[l * M + b] = t;
-      }
     };
 
-    return {
+    const policy = {
       name: 'dpnc',
+      /** the prefetch predictor (for inspection: its structure and counters) */
+      predictor: tree,
       report: () => ({
-        predictor_accuracy: tree.accuracy,
-        predictor_base_rate: tree.baseRate,
-        predictor_samples: tree.seen,
-        predictor_splits: tree.splits,
-        prefetch_predictions: predictions,
-        prefetch_precision: predictions ? predictedUsed / predictions : Number.NaN,
+        ...audit.report(),
+        training_samples: tree.seen,
+        training_accuracy: tree.accuracy,
+        training_majority_accuracy: tree.baseRate,
+        tree_splits: tree.splits,
       }),
       decide(v: PolicyView, act: Actions) {
         const l = v.layer;
-        now = Math.max(0, v.step);
         norms[l].set(v.keyNorms.subarray(0, Math.min(M, v.keyNorms.length)));
-        // this layer: room for its new page (its page-ins were issued one layer ahead, except with one layer)
-        manage(v, act, l, v.newBlock ? 1 : 0, L === 1 || v.step < 0, Math.max(0, v.step));
-        if (v.step < 0) return;
+        const incoming = v.newBlock ? 1 : 0;
+        if (v.step < 0) {
+          // prefill: fit the budget; the features for step 0 are recorded (training), nothing audited
+          manage(v, act, l, 0, 0, v.nBlocks, true, false);
+          return;
+        }
+        // this layer: its page-in decision was taken one layer ahead (with one layer: here)
+        const here = L === 1;
+        manage(v, act, l, incoming, v.step, v.nBlocks, here, here);
         for (let b = 0; b < v.cache.created[l]; b++) if (v.cache.tierOf(l, b) > 0) act.skip(b);
-        if (L === 1) return;
+        if (here) return;
         // one layer ahead: the next layer's page-ins overlap this layer's compute
         const nextStep = l + 1 < L ? v.step : v.step + 1;
         if (nextStep >= setup.header.steps) return;
         const nl = l + 1 < L ? l + 1 : 0;
         const nBlocksThen = Math.ceil((v.contextTokens + (nextStep - v.step)) / setup.blockSize);
-        manage(v, act, nl, nBlocksThen > v.cache.created[nl] ? 1 : 0, true, nextStep);
+        manage(v, act, nl, nBlocksThen > v.cache.created[nl] ? 1 : 0, nextStep, nBlocksThen, true, true);
       },
       observe(obs: Observation) {
         const l = obs.layer;
+        const s = obs.step;
         score.observe(obs);
-        const mass = new Float64Array(obs.nBlocks);
-        let max = obs.uniform;
-        for (let i = 0; i < obs.mass.length; i++) max = Math.max(max, obs.mass[i]);
-        if (obs.idx === null) mass.set(obs.mass.subarray(0, obs.nBlocks));
-        else {
-          mass.fill(obs.uniform);
-          for (let i = 0; i < obs.idx.length; i++) mass[obs.idx[i]] = obs.mass[i];
+        if (s >= 0) audit.settle(obs);
+        const n = obs.nBlocks;
+        let max = 0;
+        const massOf = (b: number, m: number) => {
+          if (m > max) max = m;
+          return m;
+        };
+        // attended masses (dense view of the attended blocks only)
+        const mass = new Float64Array(n);
+        if (obs.idx === null) {
+          for (let b = 0; b < n; b++) if (obs.attended[b]) mass[b] = massOf(b, obs.mass[b]);
+        } else {
+          for (let b = 0; b < n; b++) if (obs.attended[b]) mass[b] = massOf(b, obs.uniform);
+          for (let k = 0; k < obs.idx.length; k++) if (obs.attended[obs.idx[k]]) mass[obs.idx[k]] = massOf(obs.idx[k], obs.mass[k]);
         }
-        const thr = o.use_threshold * max;
-        const step = Math.max(0, obs.step);
-        for (let b = 0; b < obs.nBlocks; b++) {
-          if (!obs.attended[b]) continue;
+        prevLayer = l;
+        prevStep = s;
+        prevMass.fill(Number.NaN);
+        for (let b = 0; b < n; b++) {
           const i = l * M + b;
-          const used = mass[b] >= thr && mass[b] > 0;
-          if (obs.step >= 0 && featStep[i] === step) {
-            tree.learn(feats.subarray(i * FEATURES, (i + 1) * FEATURES), used);
-            if (predictedFor[i] === step) {
-              predictions++;
-              if (used) predictedUsed++;
-            }
-          }
+          if (born[i] === NEVER) born[i] = s;
+          if (obs.attended[b]) prevMass[b] = max > 0 ? mass[b] / max : 0;
+          if (!obs.attended[b]) continue;
+          const used = isNeeded(mass[b], n, o.use_factor);
+          if (s >= 0 && featStep[i] === s && (o.train_on === 'all' || featTier[i] > 0)) tree.learn(feats.subarray(i * F, (i + 1) * F), used);
           seen[i]++;
-          lastSeen[i] = step;
+          lastSeen[i] = s;
+          lastMass[i] = max > 0 ? mass[b] / max : 0;
           if (used) {
             uses[i]++;
-            lastUse[i] = step;
+            lastUse[i] = s;
           }
         }
       },
     };
+    return policy;
   },
 };

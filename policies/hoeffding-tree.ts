@@ -4,9 +4,11 @@
  * `bins` equal-width bins; every `grace` samples it computes the information gain of splitting at each
  * bin edge and splits on the best feature when the gain beats the second best by more than the
  * Hoeffding bound ε = sqrt(R² ln(1/δ) / 2n) (R = 1 bit for two classes), or when ε < τ (a tie), and
- * the gain is at least minGain (0.01 bit: a tie between noise features is no reason to split). A leaf
- * predicts its majority class. Prequential accuracy (test, then train) is tracked, so the predictor
- * reports how good it is instead of pretending: on an unlearnable stream it stays near the base rate.
+ * the gain is at least minGain (0.01 bit: a tie between noise features is no reason to split). A split
+ * at bin edge e sends x left when its bin is <= e (x[f] < (e + 1) / bins), as its counts were binned; the new leaves start empty. A leaf predicts its
+ * majority class (Laplace-smoothed frequency > 1/2). Prequential accuracy (test, then train) is
+ * tracked, so the predictor reports how good it is instead of pretending: on an unlearnable stream it
+ * stays near the base rate.
  */
 
 export interface HoeffdingOptions {
@@ -33,6 +35,8 @@ interface Leaf {
 interface Split {
   kind: 'split';
   feature: number;
+  /** x goes left when its bin of this feature is <= edge, i.e. x[feature] < threshold = (edge + 1) / bins */
+  edge: number;
   threshold: number;
   left: Node;
   right: Node;
@@ -40,10 +44,36 @@ interface Split {
 
 type Node = Leaf | Split;
 
-function entropy(pos: number, n: number): number {
+/** Binary entropy in bits of `pos` positives among `n`. */
+export function entropy(pos: number, n: number): number {
   if (n <= 0 || pos <= 0 || pos >= n) return 0;
   const p = pos / n;
   return -(p * Math.log2(p) + (1 - p) * Math.log2(1 - p));
+}
+
+/**
+ * The Hoeffding bound: with probability 1 − δ the true mean of a variable of range R lies within
+ * ε = sqrt(R² ln(1/δ) / 2n) of the mean of n observations.
+ */
+export function hoeffdingBound(range: number, delta: number, n: number): number {
+  return Math.sqrt((range * range * Math.log(1 / delta)) / (2 * n));
+}
+
+/** What one split check of a leaf saw and decided (the last one is kept, for tests and reports). */
+export interface SplitCheck {
+  /** samples at the leaf */
+  n: number;
+  /** best feature (-1: no candidate) and its information gain, bits; its threshold */
+  feature: number;
+  gain: number;
+  threshold: number;
+  /** gain of the best split on any other feature (0 when none) */
+  second: number;
+  /** Hoeffding bound at n */
+  epsilon: number;
+  split: boolean;
+  /** why: 'bound' (gain − second > ε), 'tie' (ε < τ), 'pure', 'min-gain', 'no-gap' */
+  reason: 'bound' | 'tie' | 'pure' | 'min-gain' | 'no-gap';
 }
 
 export class HoeffdingTree {
@@ -60,6 +90,8 @@ export class HoeffdingTree {
   correct = 0;
   positives = 0;
   splits = 0;
+  /** the last split check of any leaf (undefined before the first) */
+  lastCheck: SplitCheck | undefined;
 
   constructor(o: HoeffdingOptions) {
     this.features = o.features;
@@ -78,7 +110,7 @@ export class HoeffdingTree {
 
   private find(x: ArrayLike<number>): Leaf {
     let node = this.root;
-    while (node.kind === 'split') node = x[node.feature] <= node.threshold ? node.left : node.right;
+    while (node.kind === 'split') node = this.bin(x[node.feature]) <= node.edge ? node.left : node.right;
     return node;
   }
 
@@ -106,6 +138,19 @@ export class HoeffdingTree {
     return this.seen ? Math.max(this.positives, this.seen - this.positives) / this.seen : Number.NaN;
   }
 
+  /** The split nodes, depth first (left before right): feature, threshold and depth of each. */
+  structure(): { feature: number; threshold: number; depth: number }[] {
+    const out: { feature: number; threshold: number; depth: number }[] = [];
+    const walk = (node: Node, depth: number): void => {
+      if (node.kind === 'leaf') return;
+      out.push({ feature: node.feature, threshold: node.threshold, depth });
+      walk(node.left, depth + 1);
+      walk(node.right, depth + 1);
+    };
+    walk(this.root, 0);
+    return out;
+  }
+
   /** Test on x, then learn (x, y). */
   learn(x: ArrayLike<number>, y: boolean): void {
     const leaf = this.find(x);
@@ -124,7 +169,10 @@ export class HoeffdingTree {
   }
 
   private trySplit(leaf: Leaf, x: ArrayLike<number>): void {
-    if (leaf.pos === 0 || leaf.pos === leaf.n) return;
+    if (leaf.pos === 0 || leaf.pos === leaf.n) {
+      this.lastCheck = { n: leaf.n, feature: -1, gain: 0, threshold: Number.NaN, second: 0, epsilon: hoeffdingBound(1, this.delta, leaf.n), split: false, reason: 'pure' };
+      return;
+    }
     const h = entropy(leaf.pos, leaf.n);
     let best = { gain: -1, feature: -1, edge: -1 };
     let second = -1;
@@ -150,13 +198,22 @@ export class HoeffdingTree {
         best = { gain: fBest, feature: f, edge: fEdge };
       } else second = Math.max(second, fBest);
     }
-    if (best.feature < 0 || best.gain < this.minGain) return;
-    const eps = Math.sqrt(Math.log(1 / this.delta) / (2 * leaf.n));
-    if (best.gain - Math.max(0, second) > eps || (eps < this.tau && best.gain > 0)) {
-      const split: Split = { kind: 'split', feature: best.feature, threshold: (best.edge + 1) / this.bins, left: this.leaf(leaf.depth + 1), right: this.leaf(leaf.depth + 1) };
-      this.replace(leaf, split, x);
-      this.splits++;
+    // R = 1 bit: the range of the information gain for two classes
+    const eps = hoeffdingBound(1, this.delta, leaf.n);
+    const threshold = best.feature < 0 ? Number.NaN : (best.edge + 1) / this.bins;
+    const check: SplitCheck = { n: leaf.n, feature: best.feature, gain: Math.max(0, best.gain), threshold, second: Math.max(0, second), epsilon: eps, split: false, reason: 'no-gap' };
+    this.lastCheck = check;
+    if (best.feature < 0 || best.gain < this.minGain) {
+      check.reason = 'min-gain';
+      return;
     }
+    if (best.gain - Math.max(0, second) > eps) check.reason = 'bound';
+    else if (eps < this.tau && best.gain > 0) check.reason = 'tie';
+    else return;
+    check.split = true;
+    const split: Split = { kind: 'split', feature: best.feature, edge: best.edge, threshold, left: this.leaf(leaf.depth + 1), right: this.leaf(leaf.depth + 1) };
+    this.replace(leaf, split, x);
+    this.splits++;
   }
 
   private replace(leaf: Leaf, split: Split, x: ArrayLike<number>): void {
@@ -166,7 +223,7 @@ export class HoeffdingTree {
     }
     let node = this.root as Split;
     for (;;) {
-      const next = x[node.feature] <= node.threshold ? node.left : node.right;
+      const next = this.bin(x[node.feature]) <= node.edge ? node.left : node.right;
       if (next === leaf) {
         if (node.left === leaf) node.left = split;
         else node.right = split;

@@ -1,48 +1,172 @@
 import { describe, expect, it } from 'vitest';
 import { dpnc } from '../../policies/dpnc.js';
-import { energyOf } from '../../sim/quality/energy-model.js';
+import { pageFeatures, normStats, RECENCY_HORIZON, type PageFacts } from '../../policies/dpnc-features.js';
+import { isNeeded, PrefetchAudit } from '../../policies/dpnc-prefetch-audit.js';
+import type { Observation, Policy, PolicyDefinition } from '../../policies/policy.js';
+import { resolveOptions } from '../../policies/registry.js';
 import { replayPolicy } from './harness.js';
 
-describe('dpnc (demand-paged tiers)', () => {
-  // one layer, prompt 16 = blocks 0..3, block 4 at step 0; budget 2 pages; DRAM quota 2 (tiny machine: hbm, dram, nvme).
-  // value = importance / max x 1 / (1 + age); uses: mass >= 0.5 x row max.
+function capturing() {
+  const box: { policy?: Policy } = {};
+  const def: PolicyDefinition<any> = { ...dpnc, create: (o, s) => (box.policy = dpnc.create(o, s)) };
+  return { def, box };
+}
+
+describe('dpnc rules on a hand-made trace', () => {
+  // one layer, prompt 16 = blocks 0..3, block 4 at step 0; budget 2 pages; tiny machine (hbm, dram, nvme).
+  // A page is needed when its mass >= 1/5 (use_factor 1, 5 blocks). The prefill observes step 0's row.
+  // value = importance / (1 + steps since last use, or since created when never used); importance =
+  // cumulative mass / the layer's largest.
   const m0 = [0.5, 0.1, 0.3, 0.05, 0.05];
   const m1 = [0.3, 0.05, 0.6, 0, 0.05];
-  const r = replayPolicy(dpnc, 2, {
+  const { def, box } = capturing();
+  const r = replayPolicy(def, 2, {
     prompt: 16,
     steps: 2,
     layers: 1,
     massOf: (s) => (s === 0 ? m0 : m1),
-    options: { use_threshold: 0.5, dram_factor: 1, cxl_factor: 1, ssd_factor: 1, page_in: 1, age_steps: 100, low_importance: 0, demote_max: 0 },
+    options: { recent_steps: 2, importance_trigger: true, explore: 0, page_in: 1, dram_factor: 1, demote_max: 0 },
   });
+  const report = box.policy!.report!();
 
-  it('evicts by weighted LRU x importance and pushes DRAM overflow down the chain', () => {
-    // prefill values: 0: 1, 1: 0.1, 2: 0.6, 3: 0.05 -> 3 and 1 go to DRAM
+  it('capacity pressure: the lowest-value resident pages go to DRAM, DRAM over its quota pushes its lowest down', () => {
+    // prefill at t = 0 (used at the prefill: 0 and 2): values 0: 1/2, 1: 0.2/2, 2: 0.6/2, 3: 0.1/2 -> 3 and 1 go
     expect(r.acts('demote:dram:16', -1)).toEqual(['0:1', '0:3']);
-    // step 0: block 4 needs room -> 2 (0.6 < 1) to DRAM; DRAM holds 3 > 2 -> its lowest (3) one tier down
+    // step 0: room for block 4 -> 2 (0.3 < 0.5) to DRAM; DRAM holds 3 > quota 2 -> its lowest (3, 0.05) down
     expect(r.acts('demote:dram:16', 0)).toEqual(['0:2']);
     expect(r.acts('demote:nvme:16', 0)).toEqual(['0:3']); // the tiny machine has no CXL: DRAM -> SSD
     expect(r.acts('skip', 0)).toEqual(['0:1', '0:2', '0:3']);
+    expect(r.acts('promote', 0)).toEqual([]);
   });
 
-  it('pages in on recent access / high importance, replacing a page worth less', () => {
-    // step 1: 2 (used at its last attendance, importance 0.3) beats resident 4 (0.05, never used)
+  it('page-in on recency replaces a resident page of lower value; importance ranks after it (page_in 1)', () => {
+    // step 1: 2 was used at the prefill (2 steps ago: recent) value 0.3/3 = 0.1; 1 is important
+    // (0.1 > block 4's 0.05) but worth 0.1/3; the victim is 4 (0.05/3 < 0.1), never used
     expect(r.acts('demote:dram:16', 1)).toEqual(['0:4']);
     expect(r.acts('promote', 1)).toEqual(['0:2']);
     expect(r.acts('skip', 1)).toEqual(['0:1', '0:3', '0:4']);
     expect(r.tiers(0)).toEqual([0, 1, 0, 2, 1]);
     expect(r.results.map((x) => x.recall[0])).toEqual([0.55, 0.9].map((v) => expect.closeTo(v, 6)));
   });
+
+  it('reports the page-in and the predictor, counted', () => {
+    // step 0 asked about 1 and 3 (neither needed), step 1 about 1, 2, 3 (2 needed); the tree predicted
+    // nothing (fewer than tree_grace samples): right on 4 of 5, as the majority class is
+    expect(report.predictor_examples).toBe(5);
+    expect(report.predictor_needed).toBe(1);
+    expect(report.predictor_predicted).toBe(0);
+    expect(report.predictor_accuracy).toBe(0.8);
+    expect(report.predictor_majority_accuracy).toBe(0.8);
+    expect(report.prefetches).toBe(1);
+    expect(report.prefetches_recent).toBe(1);
+    expect(report.prefetch_used).toBe(1);
+    expect(report.prefetch_precision).toBe(1);
+    expect(report.prefetch_recall).toBe(1);
+    expect(report.prefetch_bytes).toBe(64);
+    expect(report.prefetch_bytes_wasted).toBe(0);
+    // the tree trained on the pages it was asked about and saw: 0 at step 0, 0 and 2 at step 1 (all
+    // used); test-then-train: the empty root answers "no" (1/2 is not above 1/2), then "yes" twice
+    expect(report.training_samples).toBe(3);
+    expect(report.training_accuracy).toBe(2 / 3);
+    expect(report.training_majority_accuracy).toBe(1);
+  });
 });
 
-describe('energy model', () => {
-  it('charges bytes read and written per tier plus idle power of the tiers in use', () => {
-    const e = energyOf({ 'pcie:hbm->dram': 1e9, 'sata:dram->hdd': 1e6, 'nvme:dram->nvme': 0 }, { hbm: 'hbm', dram: 'dram', hdd: 'hdd', nvme: 'nvme' }, ['hbm', 'dram'], 2, 4);
-    expect(e.by_tier.hbm.dynamic_J).toBeCloseTo(1e9 * 31e-12, 12);
-    expect(e.by_tier.dram.dynamic_J).toBeCloseTo(1e9 * 120e-12 + 1e6 * 120e-12, 12);
-    expect(e.by_tier.hdd.dynamic_J).toBeCloseTo(1e6 * 37000e-12, 12);
-    expect(e.by_tier.dram.idle_J).toBe(6);
-    expect(e.by_tier.nvme).toBeUndefined();
-    expect(e.joules_per_token).toBeCloseTo(e.joules_total / 4, 12);
+describe('dpnc decides from what a real system knows', () => {
+  it('changing the masses of pages it did not attend changes none of its actions', () => {
+    const mass = (s: number, l: number, n: number) => Array.from({ length: n }, (_, b) => ((s * 7 + l * 3 + b * 5) % 11) + 1).map((x, _, a) => x / a.reduce((p, q) => p + q, 0));
+    const base = replayPolicy(dpnc, 3, { prompt: 32, steps: 12, layers: 2, massOf: mass });
+    // rewrite the trace: every block the kernel skipped at (step, layer) gets a different mass (from
+    // step 1 on: the prefill observes step 0's row whole, as the prompt's attention)
+    const trace = base.trace.map((s) => s.step === 0 ? s : ({
+      ...s,
+      layers: s.layers.map((la, l) => {
+        const m = Float32Array.from(la.mass);
+        for (const a of base.log) if (a.what === 'skip' && a.step === s.step && a.layer === l) m[a.args[1]] = m[a.args[1]] * 3 + 0.05;
+        return { ...la, mass: m };
+      }),
+    }));
+    expect(trace.some((s, i) => s.layers.some((la, l) => la.mass.some((x, b) => x !== base.trace[i].layers[l].mass[b])))).toBe(true);
+    const again = replayPolicy(dpnc, 3, { fullHeader: base.header, trace });
+    const key = (x: typeof base) => x.log.map((a) => `${a.step}/${a.layer} ${a.what} ${a.args.join(',')} ${a.ok}`);
+    expect(base.log.filter((a) => a.what === 'skip').length).toBeGreaterThan(0);
+    expect(key(again)).toEqual(key(base));
+  });
+});
+
+describe('dpnc options', () => {
+  it('are typed and listed, with their choices', () => {
+    const names = dpnc.options.map((o) => o.name);
+    expect(names).toEqual(expect.arrayContaining(['use_factor', 'page_in', 'predict_threshold', 'recent_steps', 'importance_trigger', 'explore', 'hbm_age_steps', 'age_steps', 'low_importance', 'demote_floor', 'train_on']));
+    expect(() => resolveOptions(dpnc, { train_on: 'some' })).toThrow(/train_on must be one of all, offloaded/);
+    expect(() => resolveOptions(dpnc, { page_in: 1.5 })).toThrow(/page_in must be an integer/);
+  });
+});
+
+describe('dpnc features of one page', () => {
+  it('are computed as documented', () => {
+    const f: PageFacts = { recency: 4, uses: 3, seen: 4, lastMass: 0.5, keyNormZ: 0, block: 2, nBlocks: 8, layer: 1, layers: 3, tier: 2, tiers: 5, prevLayerMass: 1 };
+    const x = new Float64Array(8);
+    pageFeatures(f, x);
+    expect(Array.from(x)).toEqual([4 / 16, 0.75, 0.5, 0.5, 0.25, 0.5, 0.5, 1]);
+    expect(RECENCY_HORIZON).toBe(16);
+    // never used, never attended, unknown in the layer before
+    pageFeatures({ ...f, recency: Infinity, uses: 0, seen: 0, lastMass: 0, keyNormZ: Math.log(3), prevLayerMass: Number.NaN }, x);
+    expect(Array.from(x)).toEqual([1, 0, 0, expect.closeTo(0.75, 12), 0.25, 0.5, 0.5, 0]);
+    // a page the layer before attended with no mass is known (0.25), not unknown (0)
+    pageFeatures({ ...f, prevLayerMass: 0 }, x);
+    expect(x[7]).toBe(0.25);
+  });
+
+  it('key-norm statistics are over live pages only', () => {
+    expect(normStats([1, 3, 100], 3, (b) => b < 2)).toEqual({ mean: 2, sd: 1 });
+  });
+});
+
+describe('prefetch audit', () => {
+  const obs = (step: number, mass: number[], attended: number[], idx: number[] | null = null, uniform = 0): Observation => {
+    const n = idx === null ? mass.length : attended.length;
+    const att = Uint8Array.from(attended);
+    return { step, layer: 0, nBlocks: n, idx: idx && Uint32Array.from(idx), mass: Float32Array.from(mass), uniform, groups: [], attended: att, attendedCount: att.reduce((a, b) => a + b, 0) };
+  };
+
+  it('need is mass >= use_factor / nBlocks', () => {
+    expect(isNeeded(0.25, 4, 1)).toBe(true);
+    expect(isNeeded(0.2499, 4, 1)).toBe(false);
+    expect(isNeeded(0, 4, 0)).toBe(false);
+  });
+
+  it('settles listed pages against the row, attended or not, dense and sparse', () => {
+    const a = new PrefetchAudit(1, 8, 1);
+    // step 3: pages 1, 2, 4 offloaded; the tree said 1 and 4; 1 and 2 were paged in (1 by the tree, 2 exploring)
+    a.offloaded(0, 1, 3, true);
+    a.offloaded(0, 2, 3, false);
+    a.offloaded(0, 4, 3, true);
+    a.pagedInFor(0, 1, 3, 'tree', 64);
+    a.pagedInFor(0, 2, 3, 'explore', 64);
+    // 5 blocks, need >= 0.2: 1 (0.3) needed, 2 (0.1) not, 4 (0.25, not attended) needed
+    a.settle(obs(3, [0.3, 0.3, 0.1, 0.05, 0.25], [1, 1, 1, 1, 0]));
+    // step 4, sparse: listed 0 and 4; everything else 0.05 each; page 4 listed for step 4 but not paged in
+    a.offloaded(0, 4, 4, false);
+    a.settle(obs(4, [0.5, 0.35], [1, 1, 1, 1, 0], [0, 4], 0.05));
+    const rep = a.report();
+    expect(rep.predictor_examples).toBe(4);
+    expect(rep.predictor_needed).toBe(3); // 1, 4 at step 3; 4 at step 4
+    expect(rep.predictor_predicted).toBe(2);
+    expect(rep.predictor_true_positives).toBe(2);
+    expect(rep.predictor_accuracy).toBe(0.75); // wrong only on 4 at step 4
+    expect(rep.predictor_majority_accuracy).toBe(0.75);
+    expect(rep.prefetches).toBe(2);
+    expect(rep.prefetch_used).toBe(1);
+    expect(rep.prefetch_precision).toBe(0.5);
+    expect(rep.prefetch_recall).toBe(1 / 3);
+    expect(rep.prefetch_bytes).toBe(128);
+    expect(rep.prefetch_bytes_wasted).toBe(64);
+    expect([rep.prefetches_tree, rep.prefetch_used_tree, rep.prefetches_explore, rep.prefetch_used_explore]).toEqual([1, 1, 1, 0]);
+  });
+
+  it('refuses a page-in of a page not listed as offloaded', () => {
+    const a = new PrefetchAudit(1, 4, 1);
+    expect(() => a.pagedInFor(0, 2, 0, 'tree', 64)).toThrow(/layer 0 block 2 paged in for step 0 but not listed/);
   });
 });

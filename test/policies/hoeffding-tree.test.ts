@@ -1,6 +1,6 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { HoeffdingTree } from '../../policies/hoeffding-tree.js';
+import { entropy, hoeffdingBound, HoeffdingTree } from '../../policies/hoeffding-tree.js';
 
 describe('Hoeffding tree (streaming prefetch predictor)', () => {
   it('learns a learnable access pattern: prequential accuracy rises above 0.9', () => {
@@ -30,5 +30,74 @@ describe('Hoeffding tree (streaming prefetch predictor)', () => {
     expect(Math.abs(t.accuracy - 0.5)).toBeLessThan(0.03);
     expect(t.accuracy).toBeLessThan(t.baseRate + 0.02);
     expect(t.splits).toBe(0);
+  });
+});
+
+describe('Hoeffding tree split decision, by hand', () => {
+  // 2 features, 2 bins (edge at 0.5), a check every 8 samples. Feature 0 separates the classes
+  // (x0 = 0.25 -> yes, x0 = 0.75 -> no); feature 1 says nothing (each value twice in each class).
+  // At the root: H = 1 bit, gain(f0) = 1, gain(f1) = 0. Hoeffding bound with delta = 1e-7, R = 1:
+  // n = 8: sqrt(ln(1e7) / 16) = 1.00368 > 1 - 0 -> no split; n = 16: sqrt(ln(1e7) / 32) = 0.70971 -> split.
+  const stream = (t: HoeffdingTree, rounds: number) => {
+    for (let r = 0; r < rounds; r++) {
+      for (const x1 of [0.25, 0.75, 0.25, 0.75]) t.learn([0.25, x1], true);
+      for (const x1 of [0.25, 0.75, 0.25, 0.75]) t.learn([0.75, x1], false);
+    }
+  };
+
+  it('computes the bound and the entropy', () => {
+    expect(hoeffdingBound(1, 1e-7, 8)).toBeCloseTo(Math.sqrt(Math.log(1e7) / 16), 12);
+    expect(hoeffdingBound(1, 1e-7, 8)).toBeCloseTo(1.003684, 6);
+    expect(hoeffdingBound(1, 1e-7, 16)).toBeCloseTo(0.709712, 6);
+    expect(entropy(4, 8)).toBe(1);
+    expect(entropy(2, 8)).toBeCloseTo(0.811278, 6);
+    expect(entropy(0, 8)).toBe(0);
+  });
+
+  it('waits while the gain gap is within the bound, splits once it is not', () => {
+    const t = new HoeffdingTree({ features: 2, bins: 2, grace: 8 });
+    stream(t, 1);
+    expect(t.splits).toBe(0);
+    expect(t.lastCheck).toEqual({ n: 8, feature: 0, gain: 1, threshold: 0.5, second: 0, epsilon: expect.closeTo(1.003684, 6), split: false, reason: 'no-gap' });
+    stream(t, 1);
+    expect(t.splits).toBe(1);
+    expect(t.lastCheck).toEqual({ n: 16, feature: 0, gain: 1, threshold: 0.5, second: 0, epsilon: expect.closeTo(0.709712, 6), split: true, reason: 'bound' });
+    expect(t.structure()).toEqual([{ feature: 0, threshold: 0.5, depth: 0 }]);
+    // new leaves start empty: Laplace 1/2 is not a "yes"; after one sample each they answer by it
+    expect(t.predict([0.25, 0.25])).toBe(false);
+    t.learn([0.25, 0.9], true);
+    t.learn([0.75, 0.9], false);
+    expect(t.predict([0.1, 0])).toBe(true);
+    expect(t.predict([0.9, 0])).toBe(false);
+    // a value on the edge goes where its bin went: 0.5 is in bin 1 (right)
+    expect(t.predict([0.5, 0])).toBe(false);
+  });
+
+  it('two equally good features: no gap ever; the tie rule splits once the bound falls below tau', () => {
+    // x0 = x1: both gain 1 bit, gap 0. tau = 0.75: n = 8 (eps 1.0037) waits, n = 16 (eps 0.7097) splits on the first
+    const t = new HoeffdingTree({ features: 2, bins: 2, grace: 8, tau: 0.75 });
+    const twin = (rounds: number) => {
+      for (let i = 0; i < rounds * 4; i++) t.learn([0.25, 0.25], true);
+      for (let i = 0; i < rounds * 4; i++) t.learn([0.75, 0.75], false);
+    };
+    twin(1);
+    expect(t.lastCheck).toMatchObject({ n: 8, gain: 1, second: 1, split: false, reason: 'no-gap' });
+    twin(1);
+    expect(t.lastCheck).toMatchObject({ n: 16, feature: 0, gain: 1, second: 1, split: true, reason: 'tie' });
+    // with the default tau 0.05 the same stream waits: eps < 0.05 needs n > ln(1e7) / (2 x 0.0025) = 3223.6
+    const d = new HoeffdingTree({ features: 2, bins: 2, grace: 8 });
+    for (let i = 0; i < 200; i++) d.learn(i % 2 ? [0.25, 0.25] : [0.75, 0.75], i % 2 === 1);
+    expect(d.splits).toBe(0);
+    expect(d.lastCheck?.reason).toBe('no-gap');
+  });
+
+  it('a pure leaf and a gain below minGain do not split', () => {
+    const pure = new HoeffdingTree({ features: 1, bins: 2, grace: 4 });
+    for (let i = 0; i < 4; i++) pure.learn([i / 4], true);
+    expect(pure.lastCheck).toMatchObject({ n: 4, split: false, reason: 'pure' });
+    // y independent of x in the counts: gain exactly 0 < minGain
+    const flat = new HoeffdingTree({ features: 1, bins: 2, grace: 4, tau: 10 });
+    for (const [x, y] of [[0.25, true], [0.25, false], [0.75, true], [0.75, false]] as const) flat.learn([x], y);
+    expect(flat.lastCheck).toMatchObject({ n: 4, gain: 0, split: false, reason: 'min-gain' });
   });
 });

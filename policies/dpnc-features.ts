@@ -1,0 +1,72 @@
+/**
+ * The features DPNC's prefetch predictor sees for one page (a KV block of one layer) when it decides
+ * for step t: only what the system knows at that moment — its own history of use, the attention it
+ * got when last attended, its key norm, where it sits, and where it lives. Each feature is in [0, 1]
+ * (the Hoeffding tree bins [0, 1] evenly).
+ *
+ *   0 recency    steps from its last use to t, over RECENCY_HORIZON (1 = never used or >= horizon);
+ *                with the tree's 16 bins and a horizon of 16 steps, each recency 0..15 has its own bin
+ *   1 frequency  uses / attendances (0 before its first attendance)
+ *   2 last_mass  its mass at its last attendance over the largest mass attended in that row
+ *   3 key_norm   logistic of the z-score of its key norm among the layer's live pages
+ *   4 position   block index / blocks at step t (0 = the oldest, the attention sink)
+ *   5 layer      layer / (layers − 1)
+ *   6 tier       tier index / (tiers − 1) (0 = HBM)
+ *   7 near_layer the page's mass in the layer observed last before this decision (deciding one layer
+ *                ahead for layer l at step t, layer l − 2 at t; for layers 0 and 1, a last layer at
+ *                t − 1), over that row's largest attended mass, mapped to [0.25, 1]; 0 when that layer
+ *                did not attend the page or that observation is older than t − 1. Nearby layers attend
+ *                alike (InfiniGen predicts a layer's attention from the layer before it): on the
+ *                captured Brown trace a block needed in layer l − 2 is needed in layer l at the same
+ *                step with probability 0.49, against 0.034 overall
+ */
+export const DPNC_FEATURES = ['recency', 'frequency', 'last_mass', 'key_norm', 'position', 'layer', 'tier', 'near_layer'] as const;
+
+export const RECENCY_HORIZON = 16;
+
+export interface PageFacts {
+  /** steps from the page's last use to the step decided for; Infinity when never used */
+  recency: number;
+  /** steps at which it was used, and at which it was attended */
+  uses: number;
+  seen: number;
+  /** mass at its last attendance over the largest attended mass of that row (0 when never attended) */
+  lastMass: number;
+  /** z-score of its key norm among the layer's live pages (0 when unknown) */
+  keyNormZ: number;
+  block: number;
+  nBlocks: number;
+  layer: number;
+  layers: number;
+  tier: number;
+  tiers: number;
+  /** mass in the layer observed last, over that row's largest attended mass; NaN when not attended there or too old */
+  prevLayerMass: number;
+}
+
+/** Write the page's feature vector into out[at .. at + DPNC_FEATURES.length). */
+export function pageFeatures(f: PageFacts, out: Float64Array, at = 0): void {
+  out[at] = Math.min(1, f.recency / RECENCY_HORIZON);
+  out[at + 1] = f.seen > 0 ? f.uses / f.seen : 0;
+  out[at + 2] = Math.min(1, Math.max(0, f.lastMass));
+  out[at + 3] = 1 / (1 + Math.exp(-f.keyNormZ));
+  out[at + 4] = f.block / Math.max(1, f.nBlocks);
+  out[at + 5] = f.layers > 1 ? f.layer / (f.layers - 1) : 0;
+  out[at + 6] = f.tiers > 1 ? Math.max(0, f.tier) / (f.tiers - 1) : 0;
+  out[at + 7] = Number.isNaN(f.prevLayerMass) ? 0 : 0.25 + 0.75 * Math.min(1, Math.max(0, f.prevLayerMass));
+}
+
+/** Mean and standard deviation of norms[0 .. n) over the blocks where `live` holds. */
+export function normStats(norms: ArrayLike<number>, n: number, live: (b: number) => boolean): { mean: number; sd: number } {
+  let s = 0;
+  let q = 0;
+  let k = 0;
+  for (let b = 0; b < n; b++) {
+    if (!live(b)) continue;
+    s += norms[b];
+    q += norms[b] * norms[b];
+    k++;
+  }
+  const mean = k ? s / k : 0;
+  return { mean, sd: k ? Math.sqrt(Math.max(0, q / k - mean * mean)) : 0 };
+}
