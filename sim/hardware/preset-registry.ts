@@ -11,6 +11,10 @@ import machines from './presets/machines.json' with { type: 'json' };
 import cxlType3 from './presets/tiers/cxl-type3.json' with { type: 'json' };
 import ddr5Desktop from './presets/tiers/ddr5-desktop.json' with { type: 'json' };
 import ddr5 from './presets/tiers/ddr5.json' with { type: 'json' };
+import dpncCxl from './presets/tiers/dpnc-cxl.json' with { type: 'json' };
+import dpncDram from './presets/tiers/dpnc-dram.json' with { type: 'json' };
+import dpncHdd from './presets/tiers/dpnc-hdd.json' with { type: 'json' };
+import dpncSsd from './presets/tiers/dpnc-ssd.json' with { type: 'json' };
 import hdd from './presets/tiers/hdd.json' with { type: 'json' };
 import nvmeGen4 from './presets/tiers/nvme-gen4.json' with { type: 'json' };
 import nvmeGen5 from './presets/tiers/nvme-gen5.json' with { type: 'json' };
@@ -28,6 +32,10 @@ export const TIER_PRESET_FILES: Readonly<Record<string, unknown>> = {
   'cxl-type3': cxlType3,
   ddr5,
   'ddr5-desktop': ddr5Desktop,
+  'dpnc-cxl': dpncCxl,
+  'dpnc-dram': dpncDram,
+  'dpnc-hdd': dpncHdd,
+  'dpnc-ssd': dpncSsd,
   hdd,
   'nvme-gen4': nvmeGen4,
   'nvme-gen5': nvmeGen5,
