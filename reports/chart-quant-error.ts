@@ -1,6 +1,6 @@
 /**
  * Chart: quantization error (mass-weighted relative error of the attended blocks, sim/quality) and
- * memory energy per token against the HBM budget, oracle dashed (in the sweep report's chart list).
+ * energy per token against the HBM budget, oracle dashed (in the sweep report's chart list).
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { SweepRow } from '../sim/metrics/summary.js';
@@ -28,8 +28,8 @@ export function quantErrorVsBudgetSpec(data: SweepChartData): TopLevelSpec {
 
 export function energyVsBudgetSpec(data: SweepChartData): TopLevelSpec {
   return budgetLinesSpec(data, {
-    title: 'Memory energy per token vs HBM budget',
-    subtitle: 'bytes read/written per tier x energy per byte + idle power of tiers in use (sim/quality/energy-model.ts); lower is better',
+    title: 'Energy per token vs HBM budget',
+    subtitle: 'GPU busy/idle power + host tiers active/idle power + link energy per byte (sim/quality/energy-model.ts); lower is better',
     metrics: [{ name: 'energy per token', value: (p) => meanOf(p, (r) => r.energy_j_per_token) }],
     oracleLabel: 'below',
     yTitle: 'joules per token',

@@ -85,8 +85,8 @@ export function sweepCharts(
   if (has((r) => r.energy_j_per_token)) {
     charts.push({
       name: 'energy-vs-budget',
-      heading: 'Memory energy per token',
-      caption: `Bytes read and written per tier times energy per byte, plus idle power of the tiers holding KV (sim/quality/energy-model.ts; assumed constants).${bound}`,
+      heading: 'Energy per token',
+      caption: `GPU busy and idle power over the run, host tiers' active and idle power, and link energy per byte (sim/quality/energy-model.ts; constants with their sources in sim/quality/energy-constants.json, GPU power measured on an H100).${bound}`,
       spec: energyVsBudgetSpec(data),
     });
   }

@@ -179,13 +179,14 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       quality: quality.summary(),
     });
     const seconds = steps.reduce((t, r) => t + r.latency_ms, 0) / 1e3;
-    summary.energy = energyOf(
-      summary.bytes,
-      Object.fromEntries(hardware.tiers.map((t) => [t.name, t.kind])),
-      cache.tierNames.filter((_, i) => cache.peak[i] > 0),
+    summary.energy = energyOf({
+      hardware,
+      linkBytes: summary.bytes,
+      peakBytes: summary.peak_occupancy_bytes,
       seconds,
-      steps.length,
-    );
+      gpuBusySeconds: summary.compute_ms / 1e3,
+      tokens: steps.length,
+    });
     const report = policy.report?.();
     if (report) summary.policy_report = report;
     return { resolved, summary, steps, spans: executor.spans, refusalExamples: driver.counters.refusalExamples };

@@ -169,7 +169,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   }
   if (s0.energy) {
     const seconds = steps.reduce((t, x) => t + x.latency_ms, 0) / 1e3;
-    summary.energy = energyOf(summary.bytes, Object.fromEntries(hardware.tiers.map((t) => [t.name, t.kind])), Object.keys(s0.peak_occupancy_bytes).filter((n) => s0.peak_occupancy_bytes[n] > 0), seconds, steps.length);
+    summary.energy = energyOf({ hardware, linkBytes: summary.bytes, peakBytes: s0.peak_occupancy_bytes, seconds, gpuBusySeconds: summary.compute_ms / 1e3, tokens: steps.length });
   }
   const hil: HilInfo = {
     schema: 'kvtier-hil-run/v1',

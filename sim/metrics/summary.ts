@@ -61,7 +61,7 @@ export interface RunSummary {
   quant_error?: { mean: number; max: number };
   /** needle traces: whether and when the needle block was unavailable or degraded */
   needle?: NeedleSummary;
-  /** memory energy (sim/quality/energy-model.ts): per byte read/written per tier + idle power */
+  /** energy (sim/quality/energy-model.ts): GPU busy/idle power, host tiers' active and idle power, link energy per byte */
   energy?: EnergySummary;
   /** numbers a policy reports about itself (e.g. its predictor's accuracy) */
   policy_report?: Record<string, number>;
@@ -98,7 +98,7 @@ export interface SweepRow {
   needle_unavailable_steps?: number;
   /** needle traces: 1 when the needle stayed attended at full precision through the active window */
   needle_retained?: number;
-  /** memory energy per generated token, joules */
+  /** energy per generated token (GPU, host tiers, links), joules */
   energy_j_per_token?: number;
   /** relative path of the run directory inside the sweep directory */
   run_dir: string;
