@@ -3,7 +3,7 @@
 // cross-stream fences: the memory stream's waits on the compute stream (and whether the copy behind
 // each one goes into the staging ring, i.e. ring reuse), the compute stream's waits on memory, and the
 // memory stream's H2D <-> D2H direction switches. Next to it, the simulator's own count of ring waits
-// (sim/staging-ring.ts) for the same run. See perf/HIL-NOTES.md, "Where the memory stream sits idle".
+// (sim/staging-ring.ts) for the same run. See lab/notes/HIL-NOTES.md, "Where the memory stream sits idle".
 //   node perf/hil-plan-fences.mjs --trace T.kvt --hardware PROFILE [--policy lru-offload] [--options k=v,...]
 //        [--budget 20%] [--dist dist] [--eager]
 import { deviceArgs } from './device-args.mjs';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Offline (no GPU): simulates each policy of a compare file with a profile (the current simulator) and
 // compares per-step latency with the HIL's measured per-step latency in one or more compare JSONs
-// (hil/data/compare-*.json) or repeat files (hil/data/repeat-*.json: runs -> label -> ms[], or runs -> compare).
+// (lab/data/hil/compare-*.json) or repeat files (repeat-*.json: runs -> label -> ms[], or runs -> compare).
 // Prints median / p95 |sim - hil| / hil per policy and per measured run (step 0 left out).
 //   node perf/hil-sim-vs-measured.mjs --hardware PROFILE --trace T.kvt [--budget 20%] [--dist dist] FILE...
 import { readFileSync } from 'node:fs';

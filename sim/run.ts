@@ -125,7 +125,7 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       );
     }
     const resolved: ResolvedRun = { config, header, model, hardware, policyOptions: options, budgetBytes, budgetBlocks, fullKvBytes, hbmFreeBytes };
-    // cross-stream waits as the HIL executor places them (perf/HIL-NOTES.md, "Where the memory stream sits idle"):
+    // cross-stream waits as the HIL executor places them (lab/notes/HIL-NOTES.md, "Where the memory stream sits idle"):
     // staging copies go through a ring of its size (3 layers of full-context FP16 KV) and wait for the attention
     // that read the space they reuse (the HIL's eager fences); compute waits on the memory stream's tail
     const staging = { ringBytes: defaultStagingRingBytes(maxBlocks, blockBytes), fence: 'eager' as const };

@@ -14,7 +14,7 @@
  * with memory-stream copies into / out of HBM (they share HBM bandwidth).
  * Cross-stream waits (options `staging`, `tailWaits`; on in simulate()): staged and fetched copies go
  * through the HIL's staging ring and wait for the compute that read the space they reuse, and each
- * wait is on the other stream's tail, as the HIL records its fences (measured: perf/HIL-NOTES.md).
+ * wait is on the other stream's tail, as the HIL records its fences (measured: lab/notes/HIL-NOTES.md).
  */
 import { Engine } from './engine.js';
 import type { Executor, LayerWork, MoveBatch, StepTiming } from './executor.js';
@@ -47,7 +47,7 @@ export interface SimExecutorOptions {
   rotation?: boolean;
   /**
    * how a batch of blocks crosses PCIe: 'per-run' (default) = one copy per contiguous run of blocks,
-   * as the HIL executor issues them (validated against the H100, perf/HIL-NOTES.md); 'gather' = one
+   * as the HIL executor issues them (validated against the H100, lab/notes/HIL-NOTES.md); 'gather' = one
    * copy per batch, as a gather/scatter kernel or a batched memcpy would do (a what-if: not measured).
    * File requests to storage tiers stay one per run either way.
    */

@@ -3,7 +3,7 @@
  * fences.ts, lower-plan.ts toStaging). Prefetched and fetched copies land in HBM extents handed out
  * in ring order; an extent is released once the attention that reads it is queued. A copy into ring
  * space that an earlier attention read must wait for that attention: the memory stream waits on a
- * compute-stream fence. Measured on the H100 (perf/HIL-NOTES.md, "Where the memory stream sits idle"):
+ * compute-stream fence. Measured on the H100 (lab/notes/HIL-NOTES.md, "Where the memory stream sits idle"):
  * for lru-offload these waits are the only ones the memory stream makes, and they cost it ~2 ms per step.
  *
  * Fences as the HIL placed them until session 2 ('lazy'; the HIL's `eagerFences: false`): every compute access is covered by the compute

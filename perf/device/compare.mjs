@@ -1,5 +1,5 @@
 // On the GPU machine (plain node, compiled JS): hil calibrate, then the six-policy hil compare on a
-// generated Llama-3-8B trace (8192-token prompt, 64 steps, seed 1: the trace of perf/HIL-NOTES.md).
+// generated Llama-3-8B trace (8192-token prompt, 64 steps, seed 1: the trace of lab/notes/HIL-NOTES.md).
 //   node perf/device/compare.mjs DIST OUTDIR      POLICIES=a,b,... narrows the compare; REPEAT=n HIL runs per policy
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';

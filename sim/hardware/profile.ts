@@ -64,7 +64,7 @@ export interface GpuSpec {
    * (h2d: the copy writes HBM) or out of it (d2h: reads HBM): a kernel runs on for fraction x the
    * time it shared with such copies. The decode kernels are HBM-bound, and the copies take a share
    * of HBM that costs them more than the copies' bytes (measured by hil calibrate; on the H100
-   * perf/HIL-NOTES.md). Absent = 0.
+   * lab/notes/HIL-NOTES.md). Absent = 0.
    */
   kernel_slowdown_under_h2d?: number;
   kernel_slowdown_under_d2h?: number;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import measured from '../../hil/data/quality-realistic-h100.json' with { type: 'json' };
+import measured from '../../sim/quality/measured-quality-h100.json' with { type: 'json' };
 import { slep } from '../../policies/slep.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';

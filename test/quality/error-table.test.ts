@@ -27,7 +27,7 @@ describe('quantization error table', () => {
     }
     expect(t.relError(2, 32, false)).toBeLessThan(t.relError(2, 128, false)); // smaller groups, smaller range
     expect(t.relError(2, 128, true)).toBeLessThan(t.relError(2, 128, false)); // rotation helps
-    for (const e of t.entries) expect(e.source).toMatch(e.bits === 3 ? /^model/ : /^measured: kvtier hil quality on NVIDIA H100/);
+    for (const e of t.entries) expect(e.source).toMatch(e.bits === 3 ? /^model/ : /^measured: perf\/hil-bench.ts quality section on NVIDIA H100/);
     expect(() => t.relError(4, 100, false)).toThrow(/no entry/);
   });
 
@@ -38,7 +38,7 @@ describe('quantization error table', () => {
   });
 });
 
-describe('measured entries (H100, hil/data/quality-realistic-h100.json)', () => {
+describe('measured entries (H100, sim/quality/measured-quality-h100.json)', () => {
   it('replace the model where measured and keep the model for 3 bits', async () => {
     const { measuredEntries } = await import('../../sim/quality/measured-table.js');
     const m = measuredEntries();

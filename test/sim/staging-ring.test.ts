@@ -102,7 +102,7 @@ describe('staging ring (the HIL executor\'s fences on ring reuse)', () => {
 
   it('the default ring is the HIL executor\'s: 3 layers of full-context FP16 KV, rounded up to 2 MiB', () => {
     // Llama-3-8B, 8192 + 64 tokens in 16-token blocks: 516 blocks of 64 KiB -> 49 slabs of 2 MiB
-    // (the HIL run of perf/HIL-NOTES.md reports staging_ring_bytes 102760448)
+    // (the HIL run of lab/notes/HIL-NOTES.md reports staging_ring_bytes 102760448)
     expect(defaultStagingRingBytes(516, 65536)).toBe(102760448);
     expect(defaultStagingRingBytes(1, 1)).toBe(2 << 20);
   });

@@ -44,7 +44,7 @@ constexpr int kFp16StageBytes = 8192;  // FP16 chunk of one kv head at D 128
 constexpr int kHeadWarpsSmemLimit = 200 * 1024;
 // INT4 head warps from 1024 chunks per kv head (16k tokens): below, the per-warp q set-up of 4
 // query heads costs more than the reads gain (H100, Llama-3-8B layer: 4k 14.1-15.9 vs 13.5-14.0 us
-// without; 32k 24.7-25.4 vs 25.4-27.4; perf/HIL-NOTES.md); with 4 to 8 kv heads (fewer share no KV
+// without; 32k 24.7-25.4 vs 25.4-27.4; lab/notes/HIL-NOTES.md); with 4 to 8 kv heads (fewer share no KV
 // block and leave the SM with fewer warps).
 constexpr int kInt4HeadWarpsMinChunks = 1024;
 constexpr int kInt4HeadWarpsMinHeads = 4;
@@ -140,7 +140,7 @@ inline AttentionPlan chooseAttentionKernel(const AttentionShape& s, int uniformP
     // 2 early chunks when the KV streams (H100 32k, gated: 56.2-56.5 vs 56.9-57.0 us), else 1 (its
     // first chunk ahead of every warp's later ones in the memory queue; 4k 13.8-14.0 vs 14.8-15.0 us
     // with 2); evict-first when it streams (32k 56.0 vs 57.0 us; 4k, L2-resident: 15.1-15.5 vs
-    // 13.8-14.0 us with it, so not there). perf/HIL-NOTES.md.
+    // 13.8-14.0 us with it, so not there). lab/notes/HIL-NOTES.md.
     const int early = o.fp16EarlyChunks > 0 ? o.fp16EarlyChunks : p.kvExceedsL2 ? 2 : 1;
     p.earlyChunks = std::max(1, std::min(early, p.stages - 1));
     p.evictFirst = o.fp16L2Policy == L2Policy::Auto ? p.kvExceedsL2 : o.fp16L2Policy == L2Policy::EvictFirst;

@@ -4,7 +4,7 @@
 // (paged-attention-mma.cuh), whose ring, table batches and softmax reference it follows.
 //
 // Why: v3 spends ~900 instructions per chunk and warp on FP32 dot products, shuffles and FMAs
-// (perf/HIL-NOTES.md); its FP16 time fell with every cut in that count (reduce-scatter scores:
+// (lab/notes/HIL-NOTES.md); its FP16 time fell with every cut in that count (reduce-scatter scores:
 // -8 us at 32k). Here a chunk costs 16 mma.sync, 16 shared loads of 16 bytes and 32 byte permutes.
 //
 // Per warp and chunk (16 tokens of one kv head), two f16 x f16 -> f32 products, m16n8k16:

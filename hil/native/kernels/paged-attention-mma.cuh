@@ -20,7 +20,7 @@
 // The affine map value = zero + code * scale is applied around the MMAs, exactly:
 // score_t = scale_t * (q . code_t) + zero_t * sum(q) and out = sum_t (p_t scale_t) code_t +
 // sum_t p_t zero_t. Rounding q or P' to f16 alone would cost ~2.4e-4 relative per element, more
-// than the checks' 2e-4. Measured and rejected (perf/HIL-NOTES.md): codes as f16 subnormals
+// than the checks' 2e-4. Measured and rejected (lab/notes/HIL-NOTES.md): codes as f16 subnormals
 // (nibble masked in place, no subtraction) lose contributions on the H100's tensor cores
 // (rel L2 up to 2e-4 where this form gives ~1e-6).
 //
@@ -340,7 +340,7 @@ __global__ void __launch_bounds__(MmaCfg<S, HW>::kWarps * 32, MmaCfg<S, HW>::kMi
   // block's query heads; HW true: each warp all of its kv head's query heads, e from those, in its
   // own copy of the operand. (Its 16 KB of static shared memory leave one block of 8 warps per SM
   // at 6 stages: measured faster than building the operand in a ring stage for two blocks per SM,
-  // INT4 128k 61.6-64.0 vs 66.4-67.7 us on the H100, perf/HIL-NOTES.md.)
+  // INT4 128k 61.6-64.0 vs 66.4-67.7 us on the H100, lab/notes/HIL-NOTES.md.)
   constexpr int QW = HW ? WM : 1;  // operand copies: one per warp (HW) or per block
   constexpr int QJ = HW ? 4 : 1;   // query heads this thread loads
   __shared__ __align__(16) uint32_t sQbAll[QW][32][16];  // [warp or 0][lane][k-step i][n-tile][register]
