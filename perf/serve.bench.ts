@@ -12,12 +12,12 @@ import { bundledTracePath } from '../traces/requests/bundled-traces.js';
 import { readRequestTrace } from '../traces/requests/read-request-trace.js';
 import { loadHardware } from '../sim/hardware/load-profile.js';
 import { loadModel } from '../sim/models/load-model.js';
-import { getCachePolicy } from '../sim/serving/cache-policy-registry.js';
-import { replayPrefixCache, theoreticalPrefixHitRatio } from '../sim/serving/prefix-replay.js';
-import { summarizeServing } from '../sim/serving/serve-summary.js';
-import { DEFAULT_SERVING_OPTIONS } from '../sim/serving/serving-config.js';
-import { simulateServing } from '../sim/serving/serving-sim.js';
-import { resolveServingTiers } from '../sim/serving/serving-tiers.js';
+import { getCachePolicy } from '../serving/cache-policy-registry.js';
+import { replayPrefixCache, theoreticalPrefixHitRatio } from '../serving/prefix-replay.js';
+import { summarizeServing } from '../serving/serve-summary.js';
+import { DEFAULT_SERVING_OPTIONS } from '../serving/serving-config.js';
+import { simulateServing } from '../serving/serving-sim.js';
+import { resolveServingTiers } from '../serving/serving-tiers.js';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const TARGET_S = 2;

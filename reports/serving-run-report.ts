@@ -4,8 +4,8 @@
  */
 import { join, relative } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
-import type { RequestRecord } from '../sim/serving/request-record.js';
-import type { ServeSummary } from '../sim/serving/serve-summary.js';
+import type { RequestRecord } from '../serving/request-record.js';
+import type { ServeSummary } from '../serving/serve-summary.js';
 import { chartSpec } from './chart-frame.js';
 import { POLICY_PALETTE } from './chart-series.js';
 import { formatBytes, formatPercent } from './format-units.js';

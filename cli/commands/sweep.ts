@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { checkServeSweep, checkSweep } from '../../sim/sweep/check-sweep.js';
-import { SweepInterrupted } from '../../sim/sweep/durable-sweep.js';
-import { mergeShards } from '../../sim/sweep/merge-shards.js';
-import { readSweepRows, writeSweepReport } from '../../sim/sweep/sweep-results.js';
-import { runServeSweep, runSweep } from '../../sim/sweep/run-sweep.js';
-import { readAnySweepSpec, type SweepSpec } from '../../sim/sweep/sweep-spec.js';
+import { checkServeSweep, checkSweep } from '../../studies/check-sweep.js';
+import { SweepInterrupted } from '../../studies/durable-sweep.js';
+import { mergeShards } from '../../studies/merge-shards.js';
+import { readSweepRows, writeSweepReport } from '../../studies/sweep-results.js';
+import { runServeSweep, runSweep } from '../../studies/run-sweep.js';
+import { readAnySweepSpec, type SweepSpec } from '../../studies/sweep-spec.js';
 import { intFlag } from '../parse-pairs.js';
 
 function shardFlag(v: string): { index: number; count: number } {

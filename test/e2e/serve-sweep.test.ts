@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runSweepFile } from '../../sim/sweep/run-sweep.js';
+import { runSweepFile } from '../../studies/run-sweep.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kvtier-serve-sweep-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

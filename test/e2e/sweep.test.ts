@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertDistFresh } from '../helpers/dist-fresh.js';
-import { expandSweep, parseSweepSpec } from '../../sim/sweep/sweep-spec.js';
-import { runSweep } from '../../sim/sweep/run-sweep.js';
-import { workerEntry } from '../../sim/sweep/worker-pool.js';
+import { expandSweep, parseSweepSpec } from '../../studies/sweep-spec.js';
+import { runSweep } from '../../studies/run-sweep.js';
+import { workerEntry } from '../../studies/worker-pool.js';
 import { kvtierArgs } from '../helpers/kvtier-from-sources.js';
 
 // these tests spawn bin/kvtier.js, which runs dist/: it must be the code the sources compile to
@@ -82,12 +82,12 @@ describe('sweep', () => {
   });
 
   it('workers run the code the parent runs: the TypeScript workers from the sources, the compiled ones from dist/', () => {
-    const src = new URL('../../sim/sweep/worker-pool.ts', import.meta.url).href;
-    expect(workerEntry('sweep', src)).toEqual({ filename: join(process.cwd(), 'sim/sweep/ts-worker-entry.mjs'), name: 'sweep' });
-    expect(workerEntry('serve', src)).toEqual({ filename: join(process.cwd(), 'sim/sweep/ts-worker-entry.mjs'), name: 'serve' });
-    const entry = fs.readFileSync(join(process.cwd(), 'sim/sweep/ts-worker-entry.mjs'), 'utf8');
+    const src = new URL('../../studies/worker-pool.ts', import.meta.url).href;
+    expect(workerEntry('sweep', src)).toEqual({ filename: join(process.cwd(), 'studies/ts-worker-entry.mjs'), name: 'sweep' });
+    expect(workerEntry('serve', src)).toEqual({ filename: join(process.cwd(), 'studies/ts-worker-entry.mjs'), name: 'serve' });
+    const entry = fs.readFileSync(join(process.cwd(), 'studies/ts-worker-entry.mjs'), 'utf8');
     expect(entry).toContain("sweep: './sweep-worker.ts', serve: './serve-sweep-worker.ts'");
-    const built = join(dir, 'fake-dist', 'sim', 'sweep');
+    const built = join(dir, 'fake-dist', 'studies');
     fs.mkdirSync(built, { recursive: true });
     fs.writeFileSync(join(built, 'serve-sweep-worker.js'), '');
     expect(workerEntry('serve', `file://${join(built, 'worker-pool.js')}`)).toEqual({ filename: join(built, 'serve-sweep-worker.js'), name: 'default' });

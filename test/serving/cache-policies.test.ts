@@ -1,11 +1,11 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { ArcPolicy } from '../../sim/serving/arc-policy.js';
-import type { CachePolicy } from '../../sim/serving/cache-policy.js';
-import { getCachePolicy, listCachePolicies, registerCachePolicy } from '../../sim/serving/cache-policy-registry.js';
-import { LfuPolicy } from '../../sim/serving/lfu-policy.js';
-import { LruPolicy } from '../../sim/serving/lru-policy.js';
-import { S3FifoPolicy } from '../../sim/serving/s3fifo-policy.js';
+import { ArcPolicy } from '../../serving/arc-policy.js';
+import type { CachePolicy } from '../../serving/cache-policy.js';
+import { getCachePolicy, listCachePolicies, registerCachePolicy } from '../../serving/cache-policy-registry.js';
+import { LfuPolicy } from '../../serving/lfu-policy.js';
+import { LruPolicy } from '../../serving/lru-policy.js';
+import { S3FifoPolicy } from '../../serving/s3fifo-policy.js';
 
 const drain = (p: CachePolicy): number[] => {
   const out: number[] = [];

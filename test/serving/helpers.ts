@@ -8,7 +8,7 @@ export function requests(rows: [number, number, number, number[]][]): ServingReq
 
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import type { ModelSpec } from '../../sim/models/model.js';
-import type { ServingTier } from '../../sim/serving/serving-tiers.js';
+import type { ServingTier } from '../../serving/serving-tiers.js';
 
 /**
  * A toy model and GPU with round numbers: one layer of 4 MB weights, 4 bytes of KV per token, 4 GB/s

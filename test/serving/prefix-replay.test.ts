@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readRequestTrace } from '../../traces/requests/read-request-trace.js';
 import { bundledTracePath } from '../../traces/requests/bundled-traces.js';
-import { replayBelady } from '../../sim/serving/belady-replay.js';
-import { getCachePolicy, listCachePolicies } from '../../sim/serving/cache-policy-registry.js';
-import { replayPrefixCache, theoreticalPrefixHitRatio, unboundedMatchedBlocks } from '../../sim/serving/prefix-replay.js';
+import { replayBelady } from '../../serving/belady-replay.js';
+import { getCachePolicy, listCachePolicies } from '../../serving/cache-policy-registry.js';
+import { replayPrefixCache, theoreticalPrefixHitRatio, unboundedMatchedBlocks } from '../../serving/prefix-replay.js';
 import { requests } from './helpers.js';
 
 // block size 4 tokens; matched prefix = leading cached run, capped at the input length

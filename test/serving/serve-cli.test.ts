@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { registerServe, traceShortName } from '../../cli/commands/serve.js';
-import { serveRow } from '../../sim/serving/serve-summary.js';
+import { serveRow } from '../../serving/serve-summary.js';
 
 const trace = [
   '{"timestamp": 0, "input_length": 1024, "output_length": 4, "hash_ids": [1, 2]}',

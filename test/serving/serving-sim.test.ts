@@ -4,12 +4,12 @@ import { bundledTracePath } from '../../traces/requests/bundled-traces.js';
 import { join } from 'node:path';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
-import { getCachePolicy } from '../../sim/serving/cache-policy-registry.js';
-import { theoreticalPrefixHitRatio } from '../../sim/serving/prefix-replay.js';
-import { summarizeServing } from '../../sim/serving/serve-summary.js';
-import { DEFAULT_SERVING_OPTIONS, type ServingOptions } from '../../sim/serving/serving-config.js';
-import { ServingSimulation, simulateServing } from '../../sim/serving/serving-sim.js';
-import { resolveServingTiers, type ServingTier } from '../../sim/serving/serving-tiers.js';
+import { getCachePolicy } from '../../serving/cache-policy-registry.js';
+import { theoreticalPrefixHitRatio } from '../../serving/prefix-replay.js';
+import { summarizeServing } from '../../serving/serve-summary.js';
+import { DEFAULT_SERVING_OPTIONS, type ServingOptions } from '../../serving/serving-config.js';
+import { ServingSimulation, simulateServing } from '../../serving/serving-sim.js';
+import { resolveServingTiers, type ServingTier } from '../../serving/serving-tiers.js';
 import type { ServingRequest } from '../../traces/requests/request.js';
 import { requests, toyHardware, toyModel, toyTiers } from './helpers.js';
 

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { GiB } from '../../sim/hardware/profile.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
-import { findRoute, LinkLanes, routeTimeUs } from '../../sim/serving/route-time.js';
-import { modelWeightBytes, parseTierTokens, parseTokenCount, resolveServingTiers } from '../../sim/serving/serving-tiers.js';
-import { IterationCost, prefillPairs } from '../../sim/serving/iteration-cost.js';
+import { findRoute, LinkLanes, routeTimeUs } from '../../serving/route-time.js';
+import { modelWeightBytes, parseTierTokens, parseTokenCount, resolveServingTiers } from '../../serving/serving-tiers.js';
+import { IterationCost, prefillPairs } from '../../serving/iteration-cost.js';
 import { toyHardware, toyModel } from './helpers.js';
 
 const hw = loadHardware('h100-pcie5');

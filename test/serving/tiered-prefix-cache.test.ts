@@ -2,10 +2,10 @@ import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { readRequestTrace } from '../../traces/requests/read-request-trace.js';
 import { bundledTracePath } from '../../traces/requests/bundled-traces.js';
-import { getCachePolicy, listCachePolicies } from '../../sim/serving/cache-policy-registry.js';
-import { hitTokensByTier } from '../../sim/serving/prefix-hits.js';
-import { replayPrefixCache } from '../../sim/serving/prefix-replay.js';
-import { NOT_CACHED, TieredPrefixCache } from '../../sim/serving/tiered-prefix-cache.js';
+import { getCachePolicy, listCachePolicies } from '../../serving/cache-policy-registry.js';
+import { hitTokensByTier } from '../../serving/prefix-hits.js';
+import { replayPrefixCache } from '../../serving/prefix-replay.js';
+import { NOT_CACHED, TieredPrefixCache } from '../../serving/tiered-prefix-cache.js';
 
 const lru = getCachePolicy('lru');
 

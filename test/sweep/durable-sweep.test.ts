@@ -3,8 +3,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runDurableSweep, type BaseRow, type DurableSweep, type Job } from '../../sim/sweep/durable-sweep.js';
-import { parseRecord, partialDirOf, SweepState, stringifyRecord, type SweepRecord } from '../../sim/sweep/sweep-state.js';
+import { runDurableSweep, type BaseRow, type DurableSweep, type Job } from '../../studies/durable-sweep.js';
+import { parseRecord, partialDirOf, SweepState, stringifyRecord, type SweepRecord } from '../../studies/sweep-state.js';
 
 const root = fs.mkdtempSync(join(tmpdir(), 'kvtier-durable-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkServeSweep, checkSweep } from '../../sim/sweep/check-sweep.js';
-import { parseServeSweepSpec } from '../../sim/sweep/serve-sweep-spec.js';
-import { parseSweepSpec } from '../../sim/sweep/sweep-spec.js';
+import { checkServeSweep, checkSweep } from '../../studies/check-sweep.js';
+import { parseServeSweepSpec } from '../../studies/serve-sweep-spec.js';
+import { parseSweepSpec } from '../../studies/sweep-spec.js';
 import { kvtierArgs } from '../helpers/kvtier-from-sources.js';
 
 const dir = fs.mkdtempSync(join(tmpdir(), 'kvtier-dry-run-'));

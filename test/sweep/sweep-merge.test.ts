@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mergeShards } from '../../sim/sweep/merge-shards.js';
-import { runSweepFile } from '../../sim/sweep/run-sweep.js';
+import { mergeShards } from '../../studies/merge-shards.js';
+import { runSweepFile } from '../../studies/run-sweep.js';
 
 const dir = fs.mkdtempSync(join(tmpdir(), 'kvtier-merge-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tableFromIPC } from '@uwdata/flechette';
 import { afterAll, describe, expect, it } from 'vitest';
-import { serveSweepColumns, SWEEP_COLUMNS } from '../../sim/sweep/results-schema.js';
-import { runSweep } from '../../sim/sweep/run-sweep.js';
-import { parseSweepSpec } from '../../sim/sweep/sweep-spec.js';
-import { resultsCsv, schemaCells } from '../../sim/sweep/write-results.js';
+import { serveSweepColumns, SWEEP_COLUMNS } from '../../studies/results-schema.js';
+import { runSweep } from '../../studies/run-sweep.js';
+import { parseSweepSpec } from '../../studies/sweep-spec.js';
+import { resultsCsv, schemaCells } from '../../studies/write-results.js';
 
 const dir = fs.mkdtempSync(join(tmpdir(), 'kvtier-schema-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -3,8 +3,8 @@
  * a table has the same columns and types whatever succeeded or failed (and when it has no rows).
  * A failed configuration is a row with status "failed", its error, and no metrics.
  */
-import { loadHardware } from '../hardware/load-profile.js';
-import type { SweepRow } from '../metrics/summary.js';
+import { loadHardware } from '../sim/hardware/load-profile.js';
+import type { SweepRow } from '../sim/metrics/summary.js';
 import { DEFAULT_SERVING_TIER_KINDS } from '../serving/serving-tiers.js';
 import type { ServeSweepSpec } from './serve-sweep-spec.js';
 

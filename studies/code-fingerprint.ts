@@ -1,6 +1,6 @@
 /**
  * Which kvtier computed a result: the package version and a hash of the code that computes results
- * (sim/, policies/, traces/, and hil/ whose measured tables the simulator imports: .ts, .js and .json,
+ * (sim/, serving/, studies/, policies/, traces/, and hil/ whose measured tables the simulator imports: .ts, .js and .json,
  * without tests and source maps) under the root this module runs from (the sources or dist/). Saved sweep results are reused only under the
  * same fingerprint.
  */
@@ -15,7 +15,7 @@ export interface CodeFingerprint {
   code: string;
 }
 
-const CODE_DIRS = ['sim', 'policies', 'traces', 'hil'];
+const CODE_DIRS = ['sim', 'serving', 'studies', 'policies', 'traces', 'hil'];
 const CODE_FILE = /\.(ts|js|json)$/;
 const NOT_CODE = /\.(test\.ts|d\.ts)$/;
 
@@ -23,7 +23,7 @@ let cached: CodeFingerprint | undefined;
 
 export function codeFingerprint(): CodeFingerprint {
   if (cached) return cached;
-  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const root = fileURLToPath(new URL('../', import.meta.url));
   const files: string[] = [];
   const walk = (d: string) => {
     if (!fs.existsSync(d)) return;

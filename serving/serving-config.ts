@@ -1,6 +1,6 @@
 /** Knobs of a serving simulation, their defaults and their checks. */
-import type { HardwareProfile } from '../hardware/profile.js';
-import type { ModelSpec } from '../models/model.js';
+import type { HardwareProfile } from '../sim/hardware/profile.js';
+import type { ModelSpec } from '../sim/models/model.js';
 import type { CachePolicyDefinition } from './cache-policy.js';
 import type { ServingTier } from './serving-tiers.js';
 

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import { dirname, basename, resolve } from 'node:path';
 import YAML from 'yaml';
-import { parseBudget } from '../budget.js';
+import { parseBudget } from '../sim/budget.js';
 import { parseServeSweepSpec, type ServeSweepSpec } from './serve-sweep-spec.js';
 
 export interface TraceEntry {

@@ -6,8 +6,8 @@
  */
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { SweepRow } from '../metrics/summary.js';
-import { writeDirAtomicallyAsync } from '../output-dir.js';
+import type { SweepRow } from '../sim/metrics/summary.js';
+import { writeDirAtomicallyAsync } from '../sim/output-dir.js';
 import { canonicalJson } from './config-key.js';
 import { serveSweepColumns, SWEEP_COLUMNS, type Column } from './results-schema.js';
 import { writeServeSweepReport, type ServeSweepRow } from './serve-sweep.js';

@@ -3,12 +3,12 @@
  * simulate, and summarize. Everything a run needs comes in through ServeConfig.
  */
 import { basename } from 'node:path';
-import type { ReadRequestOptions } from '../../traces/requests/read-request-trace.js';
-import { readRequestTrace } from '../../traces/requests/read-request-trace.js';
-import type { RequestTrace } from '../../traces/requests/request.js';
-import { resolveRequestsArg } from '../../traces/requests/bundled-traces.js';
-import { loadHardware } from '../hardware/load-profile.js';
-import { loadModel } from '../models/load-model.js';
+import type { ReadRequestOptions } from '../traces/requests/read-request-trace.js';
+import { readRequestTrace } from '../traces/requests/read-request-trace.js';
+import type { RequestTrace } from '../traces/requests/request.js';
+import { resolveRequestsArg } from '../traces/requests/bundled-traces.js';
+import { loadHardware } from '../sim/hardware/load-profile.js';
+import { loadModel } from '../sim/models/load-model.js';
 import { getCachePolicy } from './cache-policy-registry.js';
 import { theoreticalPrefixHitRatio } from './prefix-replay.js';
 import type { RequestRecord } from './request-record.js';

@@ -6,7 +6,7 @@
  * be used sooner than it. It bounds what an online policy could reach; the prefix structure (a hit
  * needs all ancestors) makes it a near-bound rather than a proven optimum.
  */
-import type { ServingRequest } from '../../traces/requests/request.js';
+import type { ServingRequest } from '../traces/requests/request.js';
 import { MinHeap } from './min-heap.js';
 import { matchedTokens } from './prefix-hits.js';
 

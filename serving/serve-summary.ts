@@ -3,8 +3,8 @@
  * (ServeRow). Ratios of prefix hits are over the input tokens of served requests (refused requests
  * were never looked up). Unbounded sizes are written as null.
  */
-import { summarize } from '../metrics/percentiles.js';
-import type { Percentiles } from '../metrics/summary.js';
+import { summarize } from '../sim/metrics/percentiles.js';
+import type { Percentiles } from '../sim/metrics/summary.js';
 import { REFUSAL_REASONS, type RefusalReason } from './request-record.js';
 import type { ServingOptions } from './serving-config.js';
 import type { ServingRunResult } from './serving-sim.js';

@@ -6,10 +6,10 @@
  * Weights outside the layers (embeddings, LM head) are counted as read once per iteration; their
  * FLOPs are left out.
  */
-import type { GpuSpec } from '../hardware/profile.js';
-import { kvBytesPerToken } from '../models/kv-bytes-per-token.js';
-import type { ModelSpec } from '../models/model.js';
-import { kernelTimeUs } from '../roofline.js';
+import type { GpuSpec } from '../sim/hardware/profile.js';
+import { kvBytesPerToken } from '../sim/models/kv-bytes-per-token.js';
+import type { ModelSpec } from '../sim/models/model.js';
+import { kernelTimeUs } from '../sim/roofline.js';
 
 /** What one iteration does, summed over its requests. */
 export interface IterationWork {

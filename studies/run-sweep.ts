@@ -7,8 +7,8 @@
  */
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { generateTrace } from '../../traces/generator.js';
-import type { SweepRow } from '../metrics/summary.js';
+import { generateTrace } from '../traces/generator.js';
+import type { SweepRow } from '../sim/metrics/summary.js';
 import { codeFingerprint } from './code-fingerprint.js';
 import { configKey, FileDigests } from './config-key.js';
 import { runDurableSweep, type DurableOptions } from './durable-sweep.js';

@@ -1,8 +1,8 @@
 /** Runs one sweep configuration (in a piscina worker or inline) and returns its results row. */
 import { join } from 'node:path';
-import type { SweepRow } from '../metrics/summary.js';
-import { writeRunDir } from '../run-dir.js';
-import { simulate, type RunConfig } from '../run.js';
+import type { SweepRow } from '../sim/metrics/summary.js';
+import { writeRunDir } from '../sim/run-dir.js';
+import { simulate, type RunConfig } from '../sim/run.js';
 
 export interface SweepTask {
   id: string;

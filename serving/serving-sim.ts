@@ -25,8 +25,8 @@
  * iteration's time comes from the roofline cost model; tokens appear at its end (the iteration that
  * finishes a prefill also yields the first output token).
  */
-import { Engine } from '../engine.js';
-import type { ServingRequest } from '../../traces/requests/request.js';
+import { Engine } from '../sim/engine.js';
+import type { ServingRequest } from '../traces/requests/request.js';
 import { FloatBuffer } from './float-buffer.js';
 import { IterationCost, prefillPairs } from './iteration-cost.js';
 import { hitTokensByTier } from './prefix-hits.js';

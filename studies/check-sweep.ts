@@ -6,18 +6,18 @@
  * sweep-file field and the valid choices.
  */
 import { existsSync, openSync, readSync, closeSync } from 'node:fs';
-import { registerBuiltinPolicies } from '../../policies/builtin.js';
-import { getPolicy, resolveOptions } from '../../policies/registry.js';
-import { generatedHeader } from '../../traces/generator.js';
-import { blocksFor, type TraceHeader } from '../../traces/format.js';
-import { readTraceHeader } from '../../traces/trace-reader.js';
-import { resolveRequestsArg } from '../../traces/requests/bundled-traces.js';
-import { detectRequestFormat } from '../../traces/requests/read-request-trace.js';
-import { parseBudget } from '../budget.js';
-import { GiB, type HardwareProfile } from '../hardware/profile.js';
-import { loadHardware } from '../hardware/load-profile.js';
-import { loadModel } from '../models/load-model.js';
-import { kvBytes, type ModelSpec } from '../models/model.js';
+import { registerBuiltinPolicies } from '../policies/builtin.js';
+import { getPolicy, resolveOptions } from '../policies/registry.js';
+import { generatedHeader } from '../traces/generator.js';
+import { blocksFor, type TraceHeader } from '../traces/format.js';
+import { readTraceHeader } from '../traces/trace-reader.js';
+import { resolveRequestsArg } from '../traces/requests/bundled-traces.js';
+import { detectRequestFormat } from '../traces/requests/read-request-trace.js';
+import { parseBudget } from '../sim/budget.js';
+import { GiB, type HardwareProfile } from '../sim/hardware/profile.js';
+import { loadHardware } from '../sim/hardware/load-profile.js';
+import { loadModel } from '../sim/models/load-model.js';
+import { kvBytes, type ModelSpec } from '../sim/models/model.js';
 import { getCachePolicy } from '../serving/cache-policy-registry.js';
 import { resolveServingTiers } from '../serving/serving-tiers.js';
 import { expandServeSweep, type ServeSweepSpec } from './serve-sweep-spec.js';

@@ -9,9 +9,9 @@
  * - `capacityTokens` caps the total: tiers are filled from the top (HBM first) and the lowest tier
  *   takes whatever is left, even beyond its own size (Infinity makes the lowest tier unbounded).
  */
-import { GiB, type HardwareProfile, type TierKind } from '../hardware/profile.js';
-import { kvBytesPerToken } from '../models/kv-bytes-per-token.js';
-import type { ModelSpec } from '../models/model.js';
+import { GiB, type HardwareProfile, type TierKind } from '../sim/hardware/profile.js';
+import { kvBytesPerToken } from '../sim/models/kv-bytes-per-token.js';
+import type { ModelSpec } from '../sim/models/model.js';
 import type { CacheTier } from './tiered-prefix-cache.js';
 
 export const DEFAULT_SERVING_TIER_KINDS: readonly TierKind[] = ['hbm', 'dram', 'cxl', 'nvme'];

@@ -10,7 +10,7 @@
  * The serving level keeps this simple FIFO model rather than the fluid flow network: it moves one
  * large transfer per admission and needs to stay fast over hours of simulated time.
  */
-import type { HardwareProfile } from '../hardware/profile.js';
+import type { HardwareProfile } from '../sim/hardware/profile.js';
 
 export interface TierRoute {
   from: string;

@@ -2,8 +2,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fromArrow } from 'arquero';
-import { buildSweepReport } from '../../reports/sweep-report.js';
-import type { StepRow, SweepRow } from '../metrics/summary.js';
+import { buildSweepReport } from '../reports/sweep-report.js';
+import type { StepRow, SweepRow } from '../sim/metrics/summary.js';
 
 export function readSweepRows(dir: string): SweepRow[] {
   const file = join(dir, 'results.json');

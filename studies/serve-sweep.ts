@@ -6,8 +6,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
-import { renderChart } from '../../reports/render-chart.js';
-import { writeReportPage, type PageSection } from '../../reports/report-page.js';
+import { renderChart } from '../reports/render-chart.js';
+import { writeReportPage, type PageSection } from '../reports/report-page.js';
 import { requestsCsv } from '../serving/requests-csv.js';
 import { runServe } from '../serving/run-serve.js';
 import { serveRow, type ServeRow } from '../serving/serve-summary.js';

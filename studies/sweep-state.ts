@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { checkOutDir, finishOutDir, processAlive, removeOrphanPartials } from '../output-dir.js';
+import { checkOutDir, finishOutDir, processAlive, removeOrphanPartials } from '../sim/output-dir.js';
 import { writeFileDurably } from './durable-file.js';
 
 export interface SweepRecord {

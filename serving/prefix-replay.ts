@@ -4,7 +4,7 @@
  * can take with the matched ones kept) and released at once. Fast enough to sweep the cache size
  * over many orders of magnitude; with unbounded capacity it gives the trace's theoretical ratio.
  */
-import type { ServingRequest } from '../../traces/requests/request.js';
+import type { ServingRequest } from '../traces/requests/request.js';
 import type { CachePolicyDefinition } from './cache-policy.js';
 import { hitTokensByTier, matchedTokens } from './prefix-hits.js';
 import { TieredPrefixCache, type CacheTier } from './tiered-prefix-cache.js';
