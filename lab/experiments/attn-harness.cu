@@ -3,7 +3,7 @@
 // blocks, G 128) with random data, checks the output against a float64 CPU reference, and times
 // 10 trials x 5 back-to-back launches (median), as the addon bench does. Optional per-warp
 // globaltimer trace (built with -DHIL_V3_TRACE).
-#include "../../hil/native/launch/launch-attention.cu"  // perf/experiments/ -> the launcher (with the patch applied for -DHIL_V3_TRACE)
+#include "../../hil/native/launch/launch-attention.cu"  // lab/experiments/ -> the launcher (with the patch applied for -DHIL_V3_TRACE)
 #include <cstdio>
 #include <cmath>
 #include <random>
