@@ -102,7 +102,7 @@ await section('attention', async () => {
   }
   const rows: Awaited<ReturnType<typeof benchAttention>>[] = [];
   // every trial behind a gate (hil/bench/gate.ts): the host's time to launch a trial's first call is
-  // not timed (it was ~2.7 us per call at 32k FP16 on the H100, lab/notes/HIL-NOTES.md session 7); a
+  // not timed (measured on the H100: ~2.7 us per call at 32k FP16, lab/notes/HIL-NOTES.md); a
   // smaller gate GEMV on the host backend, where the gate only has to outlast the host's queuing
   const gate = await ComputeGate.open(b, b.kind === 'cuda' ? GATE_ROWS : 1024);
   try {

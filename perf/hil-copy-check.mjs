@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs on the GPU machine (no npm there), from compiled JS: the 2 MiB slab copies issued three
-// ways (issue 6 target: >= 95% of the best pinned bandwidth), then the PCIe copy calibration in
+// ways (target: >= 95% of the best pinned bandwidth), then the PCIe copy calibration in
 // the executor's layout next to the isolated and scattered in-situ fits.
 //   node perf/hil-copy-check.mjs --dist DIR --out DIR [--backend cuda|host] [--model llama-3-8b] [--quick]
 // The addon is found through KVTIER_HIL_ADDON or hil/build/Release; mathjs must resolve from DIST

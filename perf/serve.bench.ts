@@ -1,5 +1,5 @@
 /**
- * Benchmark (issue 5): replay the whole Mooncake conversation trace (12,031 requests) with an LRU
+ * Benchmark: replay the whole Mooncake conversation trace (12,031 requests) with an LRU
  * prefix cache, on one core. Target: <= 2 s. Three measurements, best of `RUNS` each:
  * - read: parse and validate the JSONL trace
  * - prefix replay: the cache alone, no timing (what `kvtier serve curve` runs per point)

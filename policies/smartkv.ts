@@ -1,5 +1,5 @@
 /**
- * SmartKV mixed precision (seed system, kvtier issue 3): every block's precision comes from an EMA of
+ * SmartKV mixed precision (one of kvtier's seed systems): every block's precision comes from an EMA of
  * the attention it receives (importance ← decay · importance + (1 − decay) · mass, decay 0.9); every
  * realloc_every tokens (16) the blocks are ranked by importance and given bits from {8, 4, 3, 2} so
  * that the layer's average stays within avg_bits: all start at 2 bits, then, most important first,

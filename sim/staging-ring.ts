@@ -6,11 +6,11 @@
  * compute-stream fence. Measured on the H100 (lab/notes/HIL-NOTES.md, "Where the memory stream sits idle"):
  * for lru-offload these waits are the only ones the memory stream makes, and they cost it ~2 ms per step.
  *
- * Fences as the HIL placed them until session 2 ('lazy'; the HIL's `eagerFences: false`): every compute access is covered by the compute
+ * 'lazy' fences (the HIL's `eagerFences: false`): every compute access is covered by the compute
  * stream's next fence, and that fence is recorded where the memory stream first needs it, i.e. behind
  * all compute work queued by then (in a layer pipeline: the previous layer's attention and projections,
  * not only the attention that read the extent). Once the memory stream has waited on a fence, later
- * accesses covered by it (or an earlier one) need no wait. 'eager' (the HIL's default now, and
+ * accesses covered by it (or an earlier one) need no wait. 'eager' (the HIL's default, and
  * simulate()'s) records a fence right after each attention that read extents: the copy waits for that
  * attention only.
  * The other direction (compute waiting on memory-stream copies) is SimExecutorOptions.tailWaits.

@@ -188,7 +188,7 @@ export function slabTargets(pinned: CopyRow[], slabs: SlabRow[]): SlabTarget[] {
   return out;
 }
 
-/** the issue 6 target line: 2 MiB slab copies >= 95% of the best pinned bandwidth */
+/** The slab target line: 2 MiB slab copies >= 95% of the best pinned bandwidth. */
 export function formatSlabTarget(t: SlabTarget): string {
   return `TARGET ${t.direction} 2 MiB slab (${t.method}) = ${t.percent.toFixed(1)}% of best pinned ${t.bestPinnedGBps.toFixed(1)} GB/s: ${t.GBps.toFixed(2)} GB/s (target >= 95%)`;
 }

@@ -2,7 +2,8 @@
 // a trial, then an event `start`. Everything of the trial is queued before the GPU reaches `start`,
 // so the host's launch time (the N-API call, argument checks, the first launch of a batch) is not
 // in the time from `start` to the trial's end event. Without it, the first op of a trial started
-// only once the host had launched it, and that gap was timed (lab/notes/HIL-NOTES.md, session 7).
+// only once the host had launched it, and that gap was timed (lab/notes/HIL-NOTES.md, "The attention
+// bench timed the host's launch of each trial's first call").
 //
 // Sizing: a gate of n GEMVs covers work queued in w us when n * (gemvUs - launchUs) >= w; each kind
 // of trial is sized with margin from its own last enqueue time, at most MAX_GATE GEMVs (well inside

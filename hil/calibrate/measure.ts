@@ -94,7 +94,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const kernels: Measurements['kernels'] = [];
   const precs: Precision[] = o.quick ? ['fp16'] : ['fp16', 'int8', 'int4'];
   // on cuda every trial behind a gate (bench/gate.ts), so that the host's time to launch a trial's
-  // first call is not timed (lab/notes/HIL-NOTES.md, session 7: ~2.7 us per call at 32k)
+  // first call is not timed (measured on the H100: ~2.7 us per call at 32k, lab/notes/HIL-NOTES.md)
   const gate = cuda ? await ComputeGate.open(b) : undefined;
   try {
     for (const precision of precs) {

@@ -46,7 +46,7 @@ export interface CompareOptions {
   fileRemeasureCopies?: boolean;
   /**
    * HIL runs per policy (default 1). With more than one, the measured per-step latency, stall and
-   * compute are the medians over the runs (an interference burst in one run no longer decides a
+   * compute are the medians over the runs (an interference burst in one run does not decide a
    * step), the errors against each run alone are reported beside them (`per_run_error`), and so is
    * the hardware's own repeatability (`repeat_spread`: per step, (max - min) / median over the runs).
    * The first run's directory is hil-<label>, the others hil-<label>-r<k>.

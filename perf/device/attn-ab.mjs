@@ -4,8 +4,8 @@
 // at 4k, 32k and 128k, Llama-3-8B layer, in one process with the attention options given after the
 // label (kvtier hil options); perf/device/run.sh NAME ab alternates variants.
 //   node perf/device/attn-ab.mjs DIST OUT.json LABEL [KEY=VALUE ...]
-// ATTN_AB_GATE=0: time without the gate (as the bench did before session 7: the host's launch of a
-// trial's first call is then timed). ATTN_AB_ONLY=fp16,int4: only those precisions.
+// ATTN_AB_GATE=0: time without the gate (the host's launch of a trial's first call is then timed).
+// ATTN_AB_ONLY=fp16,int4: only those precisions.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,6 +1,6 @@
 // Probe (GPU machine, no Node): how much does an HBM-bound read kernel on a high-priority stream slow
 // down while 32 MiB move host -> HBM on a second stream, by each way of moving them? The masking
-// bench's H2D row (lab/notes/HIL-NOTES.md, sessions 6-7) loses 5-7% of the copy time to this slowdown
+// bench's H2D row (measured on the H100, lab/notes/HIL-NOTES.md) loses 5-7% of the copy time to this slowdown
 // although the copy ends well inside the compute; this probe asks whether any way of writing the
 // bytes into HBM costs the reader less.
 //   nvcc -O3 -std=c++17 -arch=sm_90a -o /tmp/h2d-int perf/device/h2d-interference.cu && /tmp/h2d-int [launches] [plain|lean|short]

@@ -1,7 +1,7 @@
 // Read-only probe (GPU machine, no Node): how fast can a kernel stream the FP16 KV arena of the
 // attention bench (Llama-3-8B layer: 8 kv heads, 16-token blocks of [K 8 x 4 KB][V 8 x 4 KB] = 64 KB,
 // laid out contiguously as hil/bench/device-cache.ts does) with each way of fetching it, and no math?
-// It separates the fetch pattern from the attention kernel's compute (lab/notes/HIL-NOTES.md, session 7).
+// It separates the fetch pattern from the attention kernel's compute (lab/notes/HIL-NOTES.md).
 //   nvcc -O3 -std=c++17 -arch=sm_90a -o /tmp/tma-read perf/device/tma-read.cu && /tmp/tma-read [tokens]
 // Patterns (every one reads every byte of the arena once per launch; a checksum over the bytes read
 // is compared with the host's, so a pattern that skips or repeats bytes fails):

@@ -66,7 +66,7 @@ describe.skipIf(!host.available)(`HIL executor, host backend${host.available ? '
     expect(x.hil.verify).toMatchObject({ mismatches: 0 });
     expect(x.hil.verify!.checked).toBeGreaterThan(60);
     expect(x.hil.steps.some((s) => s.file_us > 0)).toBe(true);
-    // one promise per request (the earlier path) keeps the same bytes and decisions
+    // one promise per request (`fileBatch: false`) keeps the same bytes and decisions
     const each = await hilRun(config('lru-offload', { offload_tier: 'nvme' }), { backend: 'host', nvmeDir: fx.dir, verify: true, seed: 11, fileBatch: false, ioThreads: 4 });
     expect(each.hil.nvme_file).toMatchObject({ io_threads: 4, batched_reads: false });
     expect(each.hil.verify).toMatchObject({ mismatches: 0 });
