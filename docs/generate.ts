@@ -17,6 +17,7 @@ import { buildProgram } from '../cli/main.js';
 import { loadHil } from '../hil/load-addon.js';
 import { registerBuiltinPolicies } from '../policies/builtin.js';
 import { listPolicies } from '../policies/registry.js';
+import { DEFAULT_GENERATOR_PARAMS, PRESETS } from '../traces/generator-params.js';
 import type { OptionSpec } from '../policies/policy.js';
 import { listHardware, loadHardware } from '../sim/hardware/load-profile.js';
 import { getModel, listModels } from '../sim/models/load-model.js';
@@ -226,6 +227,48 @@ function servingOptionsSection(): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// trace generator
+
+const GENERATOR_SOURCE = 'traces/generator-params.ts';
+
+/** The fields of an interface in a source file with their doc comments (comment text, one line). */
+export function documentedFields(source: string, iface: string): { name: string; doc: string }[] {
+  const start = source.indexOf(`export interface ${iface} {`);
+  if (start < 0) throw new Error(`${GENERATOR_SOURCE}: no "export interface ${iface}"`);
+  const body = source.slice(start, source.indexOf('\n}', start));
+  const out: { name: string; doc: string }[] = [];
+  for (const m of body.matchAll(/\/\*\*([\s\S]*?)\*\/\s*\n\s*([a-z_]+):/g)) {
+    const doc = m[1].split('\n').map((l) => l.replace(/^\s*\*\s?/, '').trim()).filter(Boolean).join(' ');
+    out.push({ name: m[2], doc });
+  }
+  return out;
+}
+
+function generatorSection(): string {
+  const source = fs.readFileSync(join(DOCS_DIR, '..', GENERATOR_SOURCE), 'utf8');
+  const defaults = DEFAULT_GENERATOR_PARAMS as Record<string, unknown>;
+  const fields = documentedFields(source, 'GeneratorParams');
+  const undocumented = Object.keys(defaults).filter((k) => !fields.some((f) => f.name === k));
+  if (undocumented.length) throw new Error(`${GENERATOR_SOURCE}: generator parameters without a doc comment in GeneratorParams: ${undocumented.join(', ')}`);
+  const rows = fields.map((f) => [`\`${f.name}\``, `\`${JSON.stringify(defaults[f.name])}\``, f.doc.replace(/;?\s*default [^;]*$/, '') || '—']);
+  const needle = documentedFields(source, 'NeedleParams').map((f) => [`\`needle.${f.name}\``, f.doc]);
+  const presets = Object.entries(PRESETS).map(([name, p]) => [`\`${name}\``, Object.keys(p).length ? `\`${JSON.stringify(p)}\`` : '(the defaults)']);
+  return [
+    GENERATED_BY(`${GENERATOR_SOURCE} (the parameters' doc comments, DEFAULT_GENERATOR_PARAMS, PRESETS)`),
+    '',
+    table(['parameter', 'default', 'meaning'], rows),
+    '',
+    'The needle (`--set needle.depth=0.3`, or `"needle": { … }` in a sweep\'s `generate`):',
+    '',
+    table(['parameter', 'meaning'], needle),
+    '',
+    'Presets (`--preset NAME`, `"preset"` in a sweep\'s `generate`); explicit parameters override them:',
+    '',
+    table(['preset', 'sets'], presets),
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
 // HIL attention options
 
 /** The addon's option table, or null where the addon does not load (the section is then kept as it is). */
@@ -248,6 +291,7 @@ export const SECTIONS: Record<string, () => string | null> = {
   'serve-sweep-fields': serveSweepFieldsSection,
   'serving-options': servingOptionsSection,
   'hil-options': hilOptionsSection,
+  'generator-params': generatorSection,
 };
 
 const MARKER = /<!-- generated:([a-z0-9-]+) -->\n(?:[\s\S]*?\n)?<!-- \/generated:\1 -->/g;
