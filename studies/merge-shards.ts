@@ -10,9 +10,9 @@ import type { SweepRow } from '../sim/metrics/summary.js';
 import { writeDirAtomicallyAsync } from '../sim/output-dir.js';
 import { canonicalJson } from './config-key.js';
 import { serveSweepColumns, SWEEP_COLUMNS, type Column } from './results-schema.js';
-import { writeServeSweepReport, type ServeSweepRow } from './serve-sweep.js';
+import type { ServeSweepRow } from './serve-sweep.js';
 import { expandServeSweep, type ServeSweepSpec } from './serve-sweep-spec.js';
-import { writeSweepReport } from './sweep-results.js';
+import type { SweepReporter } from './sweep-reporter.js';
 import { expandSweep, type SweepSpec } from './sweep-spec.js';
 import { writeResults } from './write-results.js';
 
@@ -42,7 +42,7 @@ export interface MergeResult {
   failed: number;
 }
 
-export async function mergeShards(dirs: string[], out: string, opts: { force?: boolean } = {}): Promise<MergeResult> {
+export async function mergeShards(dirs: string[], out: string, opts: { force?: boolean; report?: SweepReporter } = {}): Promise<MergeResult> {
   if (dirs.length === 0) throw new Error('sweep merge: give the shard directories to merge');
   const shards = dirs.map((d) => readShard(resolve(d)));
   const first = shards[0];
@@ -104,8 +104,8 @@ export async function mergeShards(dirs: string[], out: string, opts: { force?: b
       const meta = { source: first.source, spec: first.spec, shard: null, kvtier: first.kvtier, merged_from: shards.map((s) => ({ dir: s.dir, shard: s.shard })) };
       fs.writeFileSync(join(tmp, 'sweep.json'), JSON.stringify(meta, null, 2) + '\n');
       const by = `kvtier sweep merge (${count} shards of ${first.source})`;
-      if (serve) await writeServeSweepReport(tmp, first.spec as ServeSweepSpec, rows as ServeSweepRow[], by);
-      else await writeSweepReport(tmp, (first.spec as SweepSpec).name, rows as unknown as SweepRow[], by);
+      if (serve) await opts.report?.serve(tmp, first.spec as ServeSweepSpec, rows as ServeSweepRow[], by);
+      else await opts.report?.attention(tmp, (first.spec as SweepSpec).name, rows as unknown as SweepRow[], by);
     },
     shards.map((s) => s.dir),
   );

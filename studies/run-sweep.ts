@@ -1,7 +1,8 @@
 /**
  * Runs a sweep: generates the grid's synthetic traces, runs every configuration in parallel on a
  * piscina pool (one worker per core by default, results kept in grid order whatever finishes first),
- * records failures as rows with their error, writes results.{json,csv,arrow} and the report page.
+ * records failures as rows with their error, writes results.{json,csv,arrow} and, given a reporter
+ * (opts.report), the report page.
  * Finished configurations are saved as they finish, so a killed or interrupted sweep continues where
  * it stopped (durable-sweep.ts); the sweep directory appears whole at the end.
  */
@@ -13,8 +14,8 @@ import { codeFingerprint } from './code-fingerprint.js';
 import { configKey, FileDigests } from './config-key.js';
 import { runDurableSweep, type DurableOptions } from './durable-sweep.js';
 import { serveSweepColumns, SWEEP_COLUMNS } from './results-schema.js';
-import { writeSweepReport } from './sweep-results.js';
-import { runServeConfig, writeServeSweepReport, type ServeSweepRow } from './serve-sweep.js';
+import { runServeConfig, type ServeSweepRow } from './serve-sweep.js';
+import type { SweepReporter } from './sweep-reporter.js';
 import { expandServeSweep, type ServeSweepConfig, type ServeSweepSpec } from './serve-sweep-spec.js';
 import { expandSweep, readAnySweepSpec, type SweepConfig, type SweepSpec } from './sweep-spec.js';
 import { runSweepTask, type SweepTask } from './sweep-worker.js';
@@ -22,6 +23,8 @@ import { runSweepTask, type SweepTask } from './sweep-worker.js';
 export interface SweepOptions extends DurableOptions {
   /** run only configurations i where index % N === i (deterministic sharding) */
   shard?: { index: number; count: number };
+  /** writes index.html; without it the sweep writes no page */
+  report?: SweepReporter;
 }
 
 export interface SweepResult<Row> {
@@ -96,7 +99,7 @@ export async function runServeSweep(spec: ServeSweepSpec, opts: SweepOptions, so
       runInline: (t) => runServeConfig(t.spec, t.config, t.dir),
       finish: async (dir, rows) => {
         fs.writeFileSync(join(dir, 'sweep.json'), sweepJson(source, spec, opts));
-        await writeServeSweepReport(dir, spec, rows, `kvtier sweep ${source}`);
+        await opts.report?.serve(dir, spec, rows, `kvtier sweep ${source}`);
       },
     },
     opts,
@@ -123,7 +126,7 @@ export async function runSweep(spec: SweepSpec, opts: SweepOptions, source = '(i
       runInline: runSweepTask,
       finish: async (dir, rows) => {
         fs.writeFileSync(join(dir, 'sweep.json'), sweepJson(source, spec, opts));
-        await writeSweepReport(dir, spec.name, rows, `kvtier sweep ${source}`);
+        await opts.report?.attention(dir, spec.name, rows, `kvtier sweep ${source}`);
       },
     },
     opts,

@@ -1,8 +1,7 @@
-/** Reading a sweep directory back (results + per-step tables) and writing its report page. */
+/** Reading a sweep directory back: its results and each run's per-step table. */
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fromArrow } from 'arquero';
-import { buildSweepReport } from '../reports/sweep-report.js';
 import type { StepRow, SweepRow } from '../sim/metrics/summary.js';
 
 export function readSweepRows(dir: string): SweepRow[] {
@@ -17,14 +16,4 @@ export function readStepRows(runDir: string): StepRow[] | undefined {
   const file = join(runDir, 'steps.arrow');
   if (!fs.existsSync(file)) return undefined;
   return fromArrow(fs.readFileSync(file)).objects() as StepRow[];
-}
-
-export async function writeSweepReport(dir: string, title: string, rows: SweepRow[], generatedBy: string): Promise<string> {
-  return buildSweepReport({
-    outDir: dir,
-    title,
-    rows: rows.map((r) => ({ ...r, hbm_budget_fraction: Number.isFinite(r.hbm_budget_fraction) ? r.hbm_budget_fraction : Number.NaN })),
-    steps: (row) => (row.run_dir ? readStepRows(join(dir, row.run_dir)) : undefined),
-    generatedBy,
-  });
 }

@@ -14,7 +14,8 @@ import { requestsCsv } from '../../serving/requests-csv.js';
 import { runServe, type ServeConfig } from '../../serving/run-serve.js';
 import { DEFAULT_SERVING_OPTIONS, type ServingOptions } from '../../serving/serving-config.js';
 import { parseTierTokens, parseTokenCount } from '../../serving/serving-tiers.js';
-import { computeHitCurve, HIT_CURVE_CAPACITIES, writeHitCurveReport } from '../../reports/serving-hit-curve.js';
+import { writeHitCurveReport } from '../../reports/serving-hit-curve.js';
+import { computeHitCurve, HIT_CURVE_CAPACITIES } from '../../serving/prefix-hit-curve.js';
 import { checkOutDir, writeDirAtomicallyAsync } from '../../sim/output-dir.js';
 import { writeServeRunReport } from '../../reports/serving-run-report.js';
 

@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import { checkServeSweep, checkSweep } from '../../studies/check-sweep.js';
 import { SweepInterrupted } from '../../studies/durable-sweep.js';
 import { mergeShards } from '../../studies/merge-shards.js';
-import { readSweepRows, writeSweepReport } from '../../studies/sweep-results.js';
+import { readSweepRows } from '../../studies/sweep-results.js';
+import { writeSweepReport } from '../../reports/sweep-dir-report.js';
+import { SWEEP_REPORTERS } from '../../reports/sweep-reporters.js';
 import { runServeSweep, runSweep } from '../../studies/run-sweep.js';
 import { readAnySweepSpec, type SweepSpec } from '../../studies/sweep-spec.js';
 import { intFlag } from '../parse-pairs.js';
@@ -45,7 +47,7 @@ export function registerSweep(program: Command): void {
       }
       if (!o.out) throw new Error('sweep: --out <dir> is required (or pass --dry-run to only check the file)');
       const t0 = performance.now();
-      const opts = { out: o.out, workers: o.workers, force: Boolean(o.force), restart: Boolean(o.restart), shard: o.shard, progress: true };
+      const opts = { out: o.out, workers: o.workers, force: Boolean(o.force), restart: Boolean(o.restart), shard: o.shard, progress: true, report: SWEEP_REPORTERS };
       let result: { rows: { id: string; status: string; error: string }[]; dir: string; reused: number };
       try {
         result = serve ? await runServeSweep(spec, opts, file) : await runSweep(spec as SweepSpec, opts, file);
@@ -69,7 +71,7 @@ export function registerSweep(program: Command): void {
     .requiredOption('--out <dir>', 'merged sweep directory to write')
     .option('--force', 'replace an existing directory')
     .action(async (dirs: string[], o) => {
-      const r = await mergeShards(dirs, o.out, { force: Boolean(o.force) });
+      const r = await mergeShards(dirs, o.out, { force: Boolean(o.force), report: SWEEP_REPORTERS });
       console.log(`merged ${dirs.length} shards: ${r.rows - r.failed} of ${r.rows} configurations ok; report: ${r.dir}/index.html`);
       if (r.failed > 0) process.exitCode = 1;
     });

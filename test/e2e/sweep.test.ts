@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertDistFresh } from '../helpers/dist-fresh.js';
 import { expandSweep, parseSweepSpec } from '../../studies/sweep-spec.js';
 import { runSweep } from '../../studies/run-sweep.js';
+import { SWEEP_REPORTERS } from '../../reports/sweep-reporters.js';
 import { workerEntry } from '../../studies/worker-pool.js';
 import { kvtierArgs } from '../helpers/kvtier-from-sources.js';
 
@@ -61,7 +62,7 @@ describe('sweep', () => {
 
   it('records a failing configuration and finishes the others; results and report are written', async () => {
     const out = join(dir, 'inline');
-    const { rows } = await runSweep(spec(), { out, workers: 0, progress: false });
+    const { rows } = await runSweep(spec(), { out, workers: 0, progress: false, report: SWEEP_REPORTERS });
     expect(rows.map((r) => r.status)).toEqual(['ok', 'ok', 'ok', 'failed', 'failed', 'ok', 'ok', 'ok', 'failed', 'failed']);
     expect(rows[3].error).toMatch(/unknown policy "no-such-policy"/);
     for (const f of ['results.json', 'results.csv', 'results.arrow', 'index.html', 'sweep.json']) expect(fs.existsSync(join(out, f))).toBe(true);
@@ -79,6 +80,8 @@ describe('sweep', () => {
     const b = await runSweep(s, { out: join(dir, 'seq'), workers: 0, progress: false });
     expect(a.rows).toEqual(b.rows);
     expect(fs.readFileSync(join(dir, 'par', 'results.csv'), 'utf8')).toBe(fs.readFileSync(join(dir, 'seq', 'results.csv'), 'utf8'));
+    // no reporter given: the tables and no page
+    expect(fs.existsSync(join(dir, 'seq', 'index.html'))).toBe(false);
   });
 
   it('workers run the code the parent runs: the TypeScript workers from the sources, the compiled ones from dist/', () => {

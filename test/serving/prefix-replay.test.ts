@@ -67,7 +67,7 @@ describe('against the Mooncake paper (FAST\'25)', () => {
   it('unbounded prefix cache ratios near Table 2 (about 40% and 66%), equal to the unbounded replay', () => {
     const c = theoreticalPrefixHitRatio(conv, 512);
     const s = theoreticalPrefixHitRatio(syn, 512);
-    // measured 37.36% and 65.12%; the conversation sample is cold-started (see reports/serving-hit-curve.ts)
+    // measured 37.36% and 65.12%; the conversation sample is cold-started (see serving/prefix-hit-curve.ts)
     expect(c).toBeGreaterThan(0.37);
     expect(c).toBeLessThan(0.4);
     expect(Math.abs(s - 0.66)).toBeLessThan(0.015);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeShards } from '../../studies/merge-shards.js';
 import { runSweepFile } from '../../studies/run-sweep.js';
+import { SWEEP_REPORTERS } from '../../reports/sweep-reporters.js';
 
 const dir = fs.mkdtempSync(join(tmpdir(), 'kvtier-merge-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -29,12 +30,13 @@ beforeAll(async () => {
 describe('sweep merge', () => {
   it('merging the 2 shards gives the unsharded tables byte for byte, with every run', async () => {
     // shards given in any order
-    const r = await mergeShards([join(dir, 's1'), join(dir, 's0')], join(dir, 'merged'));
+    const r = await mergeShards([join(dir, 's1'), join(dir, 's0')], join(dir, 'merged'), { report: SWEEP_REPORTERS });
     expect(r).toEqual({ dir: join(dir, 'merged'), rows: 10, failed: 4 });
     for (const t of TABLES) expect(fs.readFileSync(join(dir, 'merged', t)), t).toEqual(fs.readFileSync(join(dir, 'whole', t)));
     expect(fs.readdirSync(join(dir, 'merged', 'runs')).sort()).toEqual(fs.readdirSync(join(dir, 'whole', 'runs')).sort());
     expect(fs.readdirSync(join(dir, 'merged', 'traces')).sort()).toEqual(['g-s1.kvt', 'g-s2.kvt']);
     expect(fs.existsSync(join(dir, 'merged', 'index.html'))).toBe(true);
+    expect(fs.existsSync(join(dir, 's0', 'index.html'))).toBe(false);
     const meta = JSON.parse(fs.readFileSync(join(dir, 'merged', 'sweep.json'), 'utf8'));
     expect(meta.shard).toBe(null);
     expect(meta.merged_from.map((m: { shard: unknown }) => m.shard)).toEqual([
