@@ -21,7 +21,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** one step of two layers on the tiny machine (attention 64 us, linear 1000 us); the compute stream's spans */
 function tinyStep(rotation: boolean) {
   const ex = new SimExecutor(tinyHardware(), tinyModel, { traceSteps: 1, rotation });
-  ex.beginStep(0, 4);
+  ex.beginStep(0);
   ex.layer(tinyLayerWork(0), []);
   ex.layer(tinyLayerWork(1), []);
   const t = ex.endStep();
