@@ -95,7 +95,7 @@ export interface LowerOptions {
   /**
    * default true: record the compute stream's fence right after each attention that read staging
    * extents, so a later copy into that ring space waits for that attention only (measured on the
-   * H100: 1.3 ms per step less memory-stream idle for lru-offload, perf/HIL-NOTES.md). false: the
+   * H100: 1.3 ms per step less memory-stream idle for lru-offload, lab/notes/HIL-NOTES.md). false: the
    * fence is recorded where the memory stream first needs it, i.e. after all compute work issued by
    * then (the next layer's attention and projections included).
    */

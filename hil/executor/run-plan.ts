@@ -70,7 +70,7 @@ export interface RunPlanOptions {
   /**
    * true (default): the reads before one fileJoin (a layer's runs) go to the file tier as ONE batch
    * (readBatch: every request queued on the tier's I/O threads together); false: one promise per
-   * request, as before (bounded by libuv's 4 worker threads: at most 4 reads in flight)
+   * request (bounded by libuv's 4 worker threads: at most 4 reads in flight)
    */
   fileBatch?: boolean;
   /** distinct weight bytes allocated at most; layers beyond reuse buffers round-robin */
