@@ -121,8 +121,8 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
 export const smartKv: PolicyDefinition<SmartKvOptions> = {
   name: 'smartkv',
   description:
-    'SmartKV mixed precision: per-block bits from {8, 4, 3, 2} by an EMA of attention importance (decay 0.9), reallocated every 16 tokens within an average-bits budget; buckets per bit width; nothing evicted, overflow to DRAM streamed.',
-  source: 'SmartKV (seed system, kvtier issue 3); EMA importance as in H2O-style scoring; compared against uniform INT8 (policy uniform-int8)',
+    'SmartKV mixed precision: per-block bits from {8, 4, 3, 2} by an EMA of attention importance (decay 0.9), reallocated every 16 tokens within an average-bits budget; buckets per bit width; nothing evicted, overflow to DRAM streamed. Stand-in: precision is per block, not per token; 3-bit values occupy 4-bit slots; importance is the mean over KV groups.',
+  source: 'SmartKV (seed system: per-token mixed precision in per-bit buckets); EMA importance as in H2O-style scoring; compared against uniform INT8 (policy uniform-int8)',
   options: smartKvOptions('ema'),
   create: (o, setup) => createSmartKv('smartkv', o, setup),
 };
