@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { PolicyDefinition } from '../../policies/policy.js';
 import { getPolicy, registerPolicy, resolveOptions } from '../../policies/registry.js';
@@ -29,14 +30,34 @@ function exampleOf(page: string): { file: string; code: string } {
 }
 
 /** Write the example where it can be imported: its relative imports point at policies/. */
-async function loadExample(): Promise<PolicyDefinition<any>> {
+function writeExample(): string {
   const { file, code } = exampleOf(fs.readFileSync(PAGE, 'utf8'));
   const policiesDir = join(ROOT, 'policies');
   const rewritten = code.replace(/from '\.\/([a-z0-9-]+)\.js'/g, (_m, mod: string) => `from '${join(policiesDir, `${mod}.js`)}'`);
   const dir = fs.mkdtempSync(join(tmpdir(), 'kvtier-doc-policy-'));
+  // an ES module, as in the project
+  fs.writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
   const path = join(dir, file);
   fs.writeFileSync(path, rewritten);
-  const mod = (await import(path)) as Record<string, unknown>;
+  return path;
+}
+
+/** The type checker's complaints about the example, with the project's compiler options. */
+function typeErrors(path: string): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  if (!config) throw new Error('tsconfig.json did not parse');
+  // rootDir is the project's; the example lives outside it
+  const options = { ...config.options, noEmit: true, rootDir: undefined, typeRoots: [join(ROOT, 'node_modules/@types')] };
+  const program = ts.createProgram([path], options);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+}
+
+const examplePath = writeExample();
+
+async function loadExample(): Promise<PolicyDefinition<any>> {
+  const mod = (await import(examplePath)) as Record<string, unknown>;
   const defs = Object.values(mod).filter((v): v is PolicyDefinition<any> => typeof v === 'object' && v !== null && 'create' in v && 'options' in v);
   expect(defs).toHaveLength(1);
   return defs[0];
@@ -45,6 +66,10 @@ async function loadExample(): Promise<PolicyDefinition<any>> {
 const def = await loadExample();
 
 describe('docs/add-a-policy.md example', () => {
+  it('type-checks with the project\'s compiler options', () => {
+    expect(typeErrors(examplePath)).toEqual([]);
+  });
+
   it('is one file exporting one definition, registered under its name once', () => {
     expect(def.name).toBe('cold-offload');
     expect(def.oracle).toBeFalsy();
