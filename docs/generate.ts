@@ -35,9 +35,13 @@ const HELP_WIDTH = 100;
 
 const GENERATED_BY = (what: string) => `<!-- written by \`npm run docs\` from ${what}; edit the code, not this section -->`;
 
-/** A Markdown table cell: pipes escaped, line breaks folded. */
-function cell(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+/** A Markdown table cell: pipes escaped, line breaks folded, < and > outside code spans escaped. */
+export function cell(s: string): string {
+  const folded = s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+  return folded
+    .split('`')
+    .map((part, i) => (i % 2 === 0 ? part.replace(/</g, '&lt;').replace(/>/g, '&gt;') : part))
+    .join('`');
 }
 
 function table(head: string[], rows: string[][]): string {
@@ -326,17 +330,43 @@ function servingOptionsSection(): string {
 
 const GENERATOR_SOURCE = 'traces/generator-params.ts';
 
-/** The fields of an interface in a source file with their doc comments (comment text, one line). */
-export function documentedFields(source: string, iface: string): { name: string; doc: string }[] {
-  const start = source.indexOf(`export interface ${iface} {`);
-  if (start < 0) throw new Error(`${GENERATOR_SOURCE}: no "export interface ${iface}"`);
-  const body = source.slice(start, source.indexOf('\n}', start));
+/**
+ * The fields of an interface in a source file, in order, each with its doc comment folded to one
+ * line ('' where it has none). An index signature (`[key: string]: T`) is listed as `[key]`.
+ */
+export function interfaceFields(source: string, iface: string, file = 'the source'): { name: string; doc: string }[] {
+  const start = source.indexOf(`export interface ${iface} `);
+  if (start < 0) throw new Error(`${file}: no "export interface ${iface}"`);
+  const lines = source.slice(source.indexOf('{', start) + 1).split('\n');
   const out: { name: string; doc: string }[] = [];
-  for (const m of body.matchAll(/\/\*\*([\s\S]*?)\*\/\s*\n\s*([a-z_]+):/g)) {
-    const doc = m[1].split('\n').map((l) => l.replace(/^\s*\*\s?/, '').trim()).filter(Boolean).join(' ');
-    out.push({ name: m[2], doc });
+  let depth = 0;
+  let comment: string[] | null = null;
+  let doc = '';
+  for (const line of lines) {
+    const t = line.trim();
+    if (depth === 0 && t.startsWith('}')) break;
+    if (depth === 0) {
+      if (t.startsWith('/**')) comment = [];
+      if (comment) {
+        comment.push(t.replace(/^\/\*\*\s?/, '').replace(/\*\/$/, '').replace(/^\*\s?/, '').trim());
+        if (t.endsWith('*/')) {
+          doc = comment.filter(Boolean).join(' ');
+          comment = null;
+        }
+        continue;
+      }
+      const m = /^(?:([a-zA-Z_][a-zA-Z0-9_]*)\??|\[([a-z]+): string\]):/.exec(t);
+      if (m) out.push({ name: m[1] ?? `[${m[2]}]`, doc });
+      doc = '';
+    }
+    depth += (line.match(/{/g) ?? []).length - (line.match(/}/g) ?? []).length;
   }
   return out;
+}
+
+/** The fields of an interface that carry a doc comment. */
+export function documentedFields(source: string, iface: string): { name: string; doc: string }[] {
+  return interfaceFields(source, iface, GENERATOR_SOURCE).filter((f) => f.doc !== '');
 }
 
 function generatorSection(): string {
@@ -360,6 +390,65 @@ function generatorSection(): string {
     'Presets (`--preset NAME`, `"preset"` in a sweep\'s `generate`); explicit parameters override them:',
     '',
     table(['preset', 'sets'], presets),
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// run outputs
+
+const SUMMARY_SOURCE = 'sim/metrics/summary.ts';
+
+/** Meanings of the fields whose declaration has no doc comment; a field with neither is an error. */
+const SUMMARY_MEANING: Record<string, Record<string, string>> = {
+  RunSummary: {
+    schema: '`"kvtier-summary/v1"`',
+    status: '`"ok"`',
+    trace: 'the trace replayed',
+    policy: 'the policy\'s name',
+    model: 'the model\'s name',
+    hardware: 'the hardware profile\'s name',
+    hbm_budget_bytes: 'the KV budget in HBM, bytes',
+    hbm_budget_fraction: 'the KV budget as a fraction of the FP16 KV at the trace\'s final context',
+    steps: 'decode steps replayed',
+    tbt_ms: 'time between tokens, `{p50, p90, p99, mean, max}`: a decode step\'s time from the end of the previous step\'s compute to the end of its own',
+    tokens_per_s: 'steps / total decode time',
+    compute_ms: 'kernel time on the compute stream, total',
+    stall_ms: 'compute-stream time waiting on memory, total',
+    transfer_ms: 'memory-stream busy time, total',
+    attention_recall: '`{mean, min, p1}` over steps of the share of the step\'s true attention mass on the blocks the kernel attended (mean over layers and KV groups): mean, worst step, 1st percentile',
+    bytes_total: 'bytes moved, summed over link directions',
+    peak_occupancy_bytes: 'the most bytes each tier held',
+    actions: 'actions taken, per kind; `prefill_*` ones before the first decode step',
+    refused_actions: 'actions the accounting refused, per kind (`alloc`: a new block that found HBM full)',
+    wall_s: 'wall-clock seconds the run took (not simulated time)',
+  },
+  StepRow: {
+    step: 'decode step (0-based)',
+    context_tokens: 'tokens in the context at this step',
+  },
+};
+
+function summaryTable(source: string, iface: 'RunSummary' | 'StepRow'): string {
+  const rows = interfaceFields(source, iface, SUMMARY_SOURCE).map((f) => {
+    const meaning = SUMMARY_MEANING[iface][f.name] ?? f.doc;
+    if (!meaning) throw new Error(`${SUMMARY_SOURCE}: ${iface}.${f.name} has no doc comment and docs/generate.ts no meaning for it: add one`);
+    return [f.name.startsWith('[') ? '(more columns)' : `\`${f.name}\``, meaning];
+  });
+  return table(['field', 'meaning'], rows);
+}
+
+function summarySection(): string {
+  const source = fs.readFileSync(join(DOCS_DIR, '..', SUMMARY_SOURCE), 'utf8');
+  return [
+    GENERATED_BY(`${SUMMARY_SOURCE} (RunSummary and StepRow, with their doc comments)`),
+    '',
+    '`summary.json`:',
+    '',
+    summaryTable(source, 'RunSummary'),
+    '',
+    'A row of `steps.arrow` / `steps.csv`:',
+    '',
+    summaryTable(source, 'StepRow'),
   ].join('\n');
 }
 
@@ -388,6 +477,7 @@ export const SECTIONS: Record<string, () => string | null> = {
   'serving-options': servingOptionsSection,
   'hil-options': hilOptionsSection,
   'generator-params': generatorSection,
+  'run-summary': summarySection,
 };
 
 const MARKER = /<!-- generated:([a-z0-9-]+) -->\n(?:[\s\S]*?\n)?<!-- \/generated:\1 -->/g;

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { docPages, fillPage, generateAll, sectionsIn, sectionText, unitOf, documentedFields, SECTIONS } from '../../docs/generate.js';
+import { cell, docPages, documentedFields, fillPage, generateAll, interfaceFields, sectionsIn, sectionText, SECTIONS, unitOf } from '../../docs/generate.js';
 import { loadHil } from '../../hil/load-addon.js';
 
 const generated = generateAll();
@@ -106,5 +106,17 @@ describe('docs: the generator', () => {
       { name: 'a_b', doc: 'one line; default 1' },
       { name: 'c', doc: 'two lines' },
     ]);
+    // every field, nested objects skipped, an index signature named by its key
+    const nested = 'export interface Q {\n  x: { y: number; z: number };\n  w?: {\n    inner: number;\n  };\n  /** rest */\n  [extra: string]: unknown;\n}\nexport interface R {\n  r: number;\n}\n';
+    expect(interfaceFields(nested, 'Q')).toEqual([
+      { name: 'x', doc: '' },
+      { name: 'w', doc: '' },
+      { name: '[extra]', doc: 'rest' },
+    ]);
+    expect(() => interfaceFields(nested, 'S', 'f.ts')).toThrow('f.ts: no "export interface S"');
+  });
+
+  it('escapes table cells: pipes, line breaks, angle brackets outside code spans', () => {
+    expect(cell('a | b\n  c <link> `<x>` d')).toBe('a \\| b c &lt;link&gt; `<x>` d');
   });
 });
