@@ -5,6 +5,7 @@ export const fullCache: PolicyDefinition = {
   name: 'full',
   description: 'Keep the whole KV cache in HBM at FP16; no budget (the quality reference). Runs at 100% of the KV size whatever budget is asked.',
   source: 'baseline',
+  full: true,
   options: [],
   create: () => ({
     name: 'full',

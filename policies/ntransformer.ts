@@ -9,8 +9,9 @@
  * a layer's attention output Σ_j p_j v_j with independent relative errors e on its blocks has a
  * relative error of about e·sqrt(Σ_j p_j²); for attention spread evenly over exp(H) blocks that is
  * e·exp(−H/2). A sharp layer (low H) leans on few blocks whose errors do not average out, so it is
- * more sensitive; a broad one averages them down. e(bits) is the quality model's error table
- * (measured rotated entries with rotation: sim/quality/measured-table.ts) at the run's group size.
+ * more sensitive; a broad one averages them down. e(bits) is the quality model's error table, given
+ * by the caller as setup.quantRelError (the simulator's: sim/quality/error-table.ts, measured rotated
+ * entries with rotation) at the run's group size.
  * Bits per layer (16/8/4/2) are assigned under the HBM KV byte budget by a greedy on marginal
  * error per byte (policies/layer-bits.ts), once per step before layer 0 (and at the end of prefill,
  * when every layer has been observed), counting the sink block and the block being written at FP16.
@@ -22,13 +23,12 @@
  * mass-weighted (Σ p_j e_j), so it does not credit the averaging this weight assumes; RotateKV's
  * adaptive rotation is a plain Hadamard transform.
  */
-import { defaultErrorTable } from '../sim/quality/error-table.js';
 import { groupEntropy } from './attention-entropy.js';
 import { checkLowerTier } from './lower-tier.js';
 import { allocateLayerBits, LADDER } from './layer-bits.js';
-import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import type { Actions, Observation, PolicyDefinition, PolicyView, QuantRelError } from './policy.js';
 import { SLEP_WEIGHT_OPTIONS, slepWeights, type SlepWeightOptions } from './slep-weights.js';
-import type { KVCache } from '../sim/kv-cache.js';
+import type { CacheView } from './cache-view.js';
 
 interface Options extends SlepWeightOptions, Record<string, unknown> {
   rotation: boolean;
@@ -50,6 +50,8 @@ export const ntransformer: PolicyDefinition<Options> = {
   create(o, setup) {
     const weights = slepWeights('ntransformer', o, setup);
     checkLowerTier('ntransformer', 'offload_tier', o.offload_tier, setup.tiers);
+    if (setup.quantRelError === undefined) throw new Error('policy ntransformer: needs the quality model\'s quantization error (setup.quantRelError), which the caller gives');
+    const relError: QuantRelError = setup.quantRelError;
     if (!(LADDER as readonly number[]).includes(o.min_bits)) throw new Error(`policy ntransformer: option min_bits must be one of ${LADDER.join(', ')} (got ${o.min_bits})`);
     const L = setup.layers;
     const entropySum = new Float64Array(L);
@@ -72,8 +74,7 @@ export const ntransformer: PolicyDefinition<Options> = {
     function allocate(v: PolicyView): void {
       const cache = v.cache;
       if (!errorAt) {
-        const table = defaultErrorTable();
-        errorAt = (b: number) => table.relError(b, cache.groupSize, o.rotation);
+        errorAt = (b: number) => relError(b, cache.groupSize, o.rotation);
       }
       const n = v.nBlocks;
       const fp16Blocks = Math.min(n, 2); // the sink and the block being written
@@ -95,7 +96,7 @@ export const ntransformer: PolicyDefinition<Options> = {
     }
 
     /** quantize layer l's complete blocks (but the sink) to bits[l] where they live; block nBlocks-1 is being written */
-    function quantizeLayer(l: number, nBlocks: number, cache: Readonly<KVCache>, act: Actions): void {
+    function quantizeLayer(l: number, nBlocks: number, cache: CacheView, act: Actions): void {
       if (bits[l] >= 16) return;
       const from = bits[l] < appliedBits[l] ? 1 : quantizedUpTo[l];
       const upTo = Math.min(cache.created[l], nBlocks - 1);
@@ -108,7 +109,7 @@ export const ntransformer: PolicyDefinition<Options> = {
     }
 
     /** beyond layer l's planned bytes (or its equal share when nothing fits), the oldest blocks go to the offload tier */
-    function spillLayer(l: number, newBlock: boolean, cache: Readonly<KVCache>, act: Actions): void {
+    function spillLayer(l: number, newBlock: boolean, cache: CacheView, act: Actions): void {
       const incoming = newBlock ? cache.bytesOf(16) : 0;
       for (let b = Math.max(1, offloadedUpTo[l]); b < cache.created[l] && cache.bytesIn(l, 0) + incoming > limit[l]; b++) {
         if (cache.tierOf(l, b) === 0) act.demote(l, b, o.offload_tier, cache.bitsOf(l, b));

@@ -27,7 +27,7 @@
  * the oracle is a reference (Belady minimizes HBM misses of the needed set), not a proven lower bound.
  */
 import { checkLowerTier } from './lower-tier.js';
-import { openTrace } from '../traces/trace-reader.js';
+import type { TraceHeader, TraceStep } from '../traces/format.js';
 import { denseMass } from './dense-mass.js';
 import type { Actions, PolicyDefinition, PolicyView } from './policy.js';
 
@@ -56,59 +56,53 @@ export interface NeedTable {
  * mass, (1/G)·Σ_g m_g[b] / Σ m_g: recall is the mean over groups of each group's attended share, so
  * the heaviest blocks by this weight give any number of attended blocks the highest recall.
  */
-export function buildNeedTable(tracePath: string, topK: number, pooled: boolean): NeedTable {
-  const reader = openTrace(tracePath);
-  try {
-    const h = reader.header;
-    const L = h.layers;
-    const G = h.kv_groups;
-    const need: Int32Array[] = [];
-    const uses: number[][][] = Array.from({ length: L }, () => []);
-    const nBlocks = new Int32Array(h.steps);
-    let m = new Float64Array(0);
-    let g1 = new Float64Array(0);
-    for (const s of reader) {
-      nBlocks[s.step] = s.layers[0].nBlocks;
-      const sets: Set<number>[] = [];
-      const all: [number, number, number][] = [];
-      for (let l = 0; l < L; l++) {
-        const n = s.layers[l * G].nBlocks;
-        if (m.length < n) {
-          m = new Float64Array(n);
-          g1 = new Float64Array(n);
+export function buildNeedTable(h: Pick<TraceHeader, 'layers' | 'kv_groups' | 'steps'>, steps: Iterable<TraceStep>, topK: number, pooled: boolean): NeedTable {
+  const L = h.layers;
+  const G = h.kv_groups;
+  const need: Int32Array[] = [];
+  const uses: number[][][] = Array.from({ length: L }, () => []);
+  const nBlocks = new Int32Array(h.steps);
+  let m = new Float64Array(0);
+  let g1 = new Float64Array(0);
+  for (const s of steps) {
+    nBlocks[s.step] = s.layers[0].nBlocks;
+    const sets: Set<number>[] = [];
+    const all: [number, number, number][] = [];
+    for (let l = 0; l < L; l++) {
+      const n = s.layers[l * G].nBlocks;
+      if (m.length < n) {
+        m = new Float64Array(n);
+        g1 = new Float64Array(n);
+      }
+      if (G === 1) denseMass(s.layers[l], m);
+      else {
+        m.fill(0, 0, n);
+        for (let g = 0; g < G; g++) {
+          denseMass(s.layers[l * G + g], g1);
+          let t = 0;
+          for (let b = 0; b < n; b++) t += g1[b];
+          if (t > 0) for (let b = 0; b < n; b++) m[b] += g1[b] / t / G;
         }
-        if (G === 1) denseMass(s.layers[l], m);
-        else {
-          m.fill(0, 0, n);
-          for (let g = 0; g < G; g++) {
-            denseMass(s.layers[l * G + g], g1);
-            let t = 0;
-            for (let b = 0; b < n; b++) t += g1[b];
-            if (t > 0) for (let b = 0; b < n; b++) m[b] += g1[b] / t / G;
-          }
-        }
-        let total = 0;
-        for (let b = 0; b < n; b++) total += m[b];
-        // the topK heaviest: sorting one row is fine here (precomputation, not a policy decision)
-        const ord = Array.from({ length: n }, (_, b) => b).sort((a, b) => m[b] - m[a] || a - b);
-        sets.push(new Set(ord.slice(0, topK)));
-        if (pooled) for (let b = 0; b < n; b++) all.push([total > 0 ? m[b] / total : 0, l, b]);
       }
-      if (pooled) {
-        all.sort((x, y) => y[0] - x[0] || x[1] - y[1] || x[2] - y[2]);
-        for (let i = 0; i < Math.min(all.length, L * topK); i++) sets[all[i][1]].add(all[i][2]);
-      }
-      for (let l = 0; l < L; l++) {
-        const set = [...sets[l]].sort((a, b) => a - b);
-        need.push(Int32Array.from(set));
-        const u = uses[l];
-        for (const b of set) (u[b] ??= []).push(s.step);
-      }
+      let total = 0;
+      for (let b = 0; b < n; b++) total += m[b];
+      // the topK heaviest: sorting one row is fine here (precomputation, not a policy decision)
+      const ord = Array.from({ length: n }, (_, b) => b).sort((a, b) => m[b] - m[a] || a - b);
+      sets.push(new Set(ord.slice(0, topK)));
+      if (pooled) for (let b = 0; b < n; b++) all.push([total > 0 ? m[b] / total : 0, l, b]);
     }
-    return { steps: h.steps, layers: L, need, uses, nBlocks };
-  } finally {
-    reader.close();
+    if (pooled) {
+      all.sort((x, y) => y[0] - x[0] || x[1] - y[1] || x[2] - y[2]);
+      for (let i = 0; i < Math.min(all.length, L * topK); i++) sets[all[i][1]].add(all[i][2]);
+    }
+    for (let l = 0; l < L; l++) {
+      const set = [...sets[l]].sort((a, b) => a - b);
+      need.push(Int32Array.from(set));
+      const u = uses[l];
+      for (const b of set) (u[b] ??= []).push(s.step);
+    }
   }
+  return { steps: h.steps, layers: L, need, uses, nBlocks };
 }
 
 /** First step > t at which (l, b) is needed, or Infinity. */
@@ -141,7 +135,11 @@ export const oracle: PolicyDefinition<Options> = {
   create(o, setup) {
     checkLowerTier('oracle', 'offload_tier', o.offload_tier, setup.tiers);
     const K = Math.max(1, setup.budgetBlocks);
-    const table = buildNeedTable(setup.tracePath, Math.ceil(o.top_factor * K), o.pooled);
+    const futureSteps = setup.futureSteps;
+    if (!futureSteps) throw new Error('policy oracle: needs the trace\'s future steps (setup.futureSteps), which the caller gives to oracle policies');
+    // read ahead once, at the first decision (creating the policy reads nothing)
+    let needTable: NeedTable | null = null;
+    const tableOf = () => (needTable ??= buildNeedTable(setup.header, futureSteps(), Math.ceil(o.top_factor * K), o.pooled));
     const L = setup.layers;
     const needMark = new Uint8Array(setup.maxBlocks);
     // step at which a layer's offloaded blocks were all staged (then it attends all of them)
@@ -150,6 +148,7 @@ export const oracle: PolicyDefinition<Options> = {
 
     /** Make layer l's residency right for step t (blocks already created), staging needed leftovers. */
     const plan = (v: PolicyView, l: number, t: number, stage: boolean) => {
+      const table = tableOf();
       const cache = v.cache;
       const created = cache.created[l];
       const willCreate = t < table.steps && table.nBlocks[t] > created ? 1 : 0;
@@ -194,6 +193,7 @@ export const oracle: PolicyDefinition<Options> = {
       name: 'oracle',
       decide(v: PolicyView, a: Actions) {
         act = a;
+        const table = tableOf();
         const l = v.layer;
         if (v.step < 0) {
           plan(v, l, 0, false);

@@ -4,10 +4,10 @@
  * attention ran it observes the attention mass on the blocks the kernel attended. The replay driver
  * and the KV cache own all accounting; an action that would overflow a tier is refused and counted.
  */
-import type { KVCache } from '../sim/kv-cache.js';
-import type { ModelSpec } from '../sim/models/model.js';
-import type { TraceHeader } from '../traces/format.js';
-import type { WeightStreaming } from '../sim/weight-streaming.js';
+import type { TraceHeader, TraceStep } from '../traces/format.js';
+import type { CacheView } from './cache-view.js';
+import type { PolicyModel } from './policy-model.js';
+import type { WeightStreaming } from './weight-streaming.js';
 
 /** Read-only facts for one decision (one layer of one decode step). */
 export interface PolicyView {
@@ -23,7 +23,7 @@ export interface PolicyView {
   /** true when block nBlocks-1 was created at this step */
   readonly newBlock: boolean;
   /** tier placement and precision of every block (read only: use Actions to change them) */
-  readonly cache: Readonly<KVCache>;
+  readonly cache: CacheView;
   /**
    * per-block key L2 norms of this layer, length >= nBlocks: the largest over the KV groups (the
    * block holds every group's keys, so it is an outlier when any group's keys are); 0 = unknown
@@ -95,16 +95,27 @@ export interface PolicyHardware {
   layerCompute_us: number;
 }
 
+/**
+ * Relative error of a block quantized to `bits` with groups of `groupSize` values (rotated or not),
+ * from the run's quality model (sim/quality/error-table.ts); 0 at 16 bits.
+ */
+export type QuantRelError = (bits: number, groupSize: number, rotation: boolean) => number;
+
 export interface PolicySetup {
-  model: ModelSpec;
+  model: PolicyModel;
   header: TraceHeader;
   layers: number;
   maxBlocks: number;
   blockSize: number;
   budgetBlocks: number;
   tiers: string[];
-  /** the trace being replayed; only an oracle policy (definition.oracle = true) may read ahead in it */
-  tracePath: string;
+  /**
+   * the steps of the trace being replayed, from the first, each call a fresh pass (the caller opens and
+   * closes the trace); given only to an oracle policy (definition.oracle = true), which reads ahead in it
+   */
+  futureSteps?: () => Iterable<TraceStep>;
+  /** the quality model's quantization error, for policies that weigh precision against error */
+  quantRelError?: QuantRelError;
   /** the machine's copy and compute speeds; absent where no hardware is modelled */
   hardware?: PolicyHardware;
 }
@@ -135,7 +146,7 @@ export interface Policy {
   /**
    * optional: stream the model's weights layer by layer from a host tier into HBM layer slots (the
    * executor's weight streaming; SLEP), instead of keeping them resident; the HBM check then counts
-   * only the resident layers, the slots and the non-layer weights (sim/weight-streaming.ts)
+   * only the resident layers, the slots and the non-layer weights (policies/weight-streaming.ts)
    */
   readonly weights?: WeightStreaming;
   /** optional: numbers the policy reports about itself at the end of a run (summary.policy_report) */
@@ -160,8 +171,13 @@ export interface PolicyDefinition<O extends Record<string, unknown> = Record<str
   description: string;
   /** paper or system the mechanism follows */
   source: string;
-  /** true only for policies that read the future (bounds, never deployable) */
+  /** true only for policies that read the future (bounds, never deployable); only they get setup.futureSteps */
   oracle?: boolean;
+  /**
+   * true for the quality reference: it keeps the whole KV cache in HBM at FP16, so it always runs at
+   * 100% of the KV size whatever budget is asked (runs, sweeps and their checks read this flag)
+   */
+  full?: boolean;
   options: OptionSpec[];
   create(options: O, setup: PolicySetup): Policy;
 }

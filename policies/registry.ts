@@ -25,6 +25,11 @@ export function getPolicy(name: string): PolicyDefinition<any> {
   return def;
 }
 
+/** True when `name` is a registered policy that is the quality reference (definition.full): it runs at 100% of the KV. */
+export function isFullPolicy(name: string): boolean {
+  return registry.get(name)?.full === true;
+}
+
 /**
  * Resolve raw option values (strings from the CLI or JSON values from a sweep file) against the
  * policy's typed option list: unknown names, wrong types and out-of-range values are errors.

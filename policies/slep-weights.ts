@@ -3,8 +3,8 @@
  * stream from, how many HBM slots, the weights' storage precision, and how many layers stay
  * resident. Turns them into the executor's WeightStreaming with byte sizes derived from the model.
  */
-import { layerWeightBytes, otherWeightBytes, WEIGHT_BITS, type WeightFormat } from '../sim/models/weight-bytes.js';
-import type { WeightStreaming } from '../sim/weight-streaming.js';
+import { layerWeightBytes, otherWeightBytes, WEIGHT_BITS, type WeightFormat } from './weight-bytes.js';
+import type { WeightStreaming } from './weight-streaming.js';
 import { checkLowerTier } from './lower-tier.js';
 import type { OptionSpec, PolicySetup } from './policy.js';
 

@@ -5,7 +5,7 @@
  * so a model larger than HBM runs. The HBM check counts only the slots, the layers kept resident
  * (resident_layers), the weights outside the layers, the KV budget and the GPU's stated reserve
  * (sim/weight-streaming.ts). Weights may be stored at 16, 8 or 4 bits (group-quantized, scale bytes
- * stated: sim/models/weight-bytes.ts); the linear kernels then read that many bytes.
+ * stated: policies/weight-bytes.ts); the linear kernels then read that many bytes.
  *
  * The KV cache stays resident in HBM up to the budget, the oldest blocks beyond it tiered to DRAM and
  * streamed one layer ahead. KV precision option: plain int8/4/2 or RotateKV (Su et al., "RotateKV:

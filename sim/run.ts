@@ -4,13 +4,12 @@
  */
 import { basename } from 'node:path';
 import { registerBuiltinPolicies } from '../policies/builtin.js';
-import { createPolicy } from '../policies/registry.js';
+import { getPolicy } from '../policies/registry.js';
 import { openTrace } from '../traces/trace-reader.js';
-import { blocksFor, type TraceHeader } from '../traces/format.js';
+import { blocksFor, type TraceHeader, type TraceStep } from '../traces/format.js';
 import { parseBudget } from './budget.js';
 import { GiB, type HardwareProfile } from './hardware/profile.js';
 import { loadHardware } from './hardware/load-profile.js';
-import { policyHardware } from './hardware/policy-hardware.js';
 import { KVCache } from './kv-cache.js';
 import { summarizeRun } from './metrics/summarize-run.js';
 import type { RunSummary, StepRow } from './metrics/summary.js';
@@ -22,6 +21,7 @@ import { energyOf } from './quality/energy-model.js';
 import { QualityMeter } from './quality/quality-meter.js';
 import type { Executor } from './executor.js';
 import { ReplayDriver } from './replay-driver.js';
+import { createRunPolicy } from './run-policy.js';
 import { COPY_MODES, SimExecutor, type CopyMode } from './sim-executor.js';
 import type { TraceSpan } from './stream.js';
 
@@ -86,21 +86,18 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
     const maxBlocks = blocksFor(header.prompt_tokens + header.steps, B);
     const blockBytes = kvBytes(model, B, 16, groupSize);
     const fullKvBytes = model.layers * maxBlocks * blockBytes;
-    const isFull = config.policy === 'full';
+    // the quality reference (definition.full) runs at 100% of the KV whatever budget is asked
+    const isFull = getPolicy(config.policy).full === true;
     const budgetBytes = isFull ? fullKvBytes : parseBudget(config.hbm_budget, fullKvBytes);
     const budgetBlocks = Math.floor(budgetBytes / (model.layers * blockBytes));
     if (budgetBlocks < 1) throw new Error(`--hbm-budget: ${budgetBytes} bytes is less than one block per layer (${model.layers * blockBytes} bytes)`);
-    const tierNames = hardware.tiers.map((t) => t.name);
-    const { policy, options } = createPolicy(config.policy, config.policy_options ?? {}, {
+    const { policy, options } = createRunPolicy(config.policy, config.policy_options ?? {}, {
       model,
       header,
-      layers: header.layers,
+      hardware,
       maxBlocks,
-      blockSize: B,
       budgetBlocks,
-      tiers: tierNames,
-      tracePath: config.trace,
-      hardware: policyHardware(hardware, model, tierNames, budgetBlocks * B),
+      futureSteps: () => traceSteps(config.trace),
     });
     // the streamed layers' weights live in their host tier: the KV gets what is left of it
     const hostWeights = hostWeightBytes(model, policy.weights);
@@ -209,4 +206,14 @@ function minOf(a: Float64Array): number {
 
 function fmtGiB(bytes: number): string {
   return `${(bytes / GiB).toFixed(2)} GiB`;
+}
+
+/** Every step of a trace file from the first, the file closed when the pass ends or stops. */
+function* traceSteps(path: string): Generator<TraceStep> {
+  const reader = openTrace(path);
+  try {
+    yield* reader;
+  } finally {
+    reader.close();
+  }
 }

@@ -1,24 +1,15 @@
 /**
  * Weight streaming (SLEP): a policy may ask the executor to keep only some of the model's weights in
  * HBM and copy each other layer's weights from a host tier into one of `buffers` HBM layer slots
- * just before its linear kernel. This file holds what that means for memory: the weight bytes that
+ * just before its linear kernel (the request: policies/weight-streaming.ts). This file holds what
+ * that means for memory: the weight bytes that
  * stay resident in HBM, which the HBM check subtracts instead of the whole model, and the bytes the
  * streaming tier holds, which the KV cannot use there.
  */
+import type { WeightStreaming } from '../policies/weight-streaming.js';
 import type { ModelSpec } from './models/model.js';
 
-export interface WeightStreaming {
-  /** host tier the streamed layers are copied from */
-  tier: string;
-  /** HBM layer slots for streamed layers (2 = double buffering) */
-  buffers: number;
-  /** bytes of one layer's weights as stored and copied (default: the preset's FP16 bytes) */
-  layerBytes?: number;
-  /** bytes of the weights outside the layers, resident in HBM (default: the preset's FP16 bytes) */
-  otherBytes?: number;
-  /** layers 0 .. residentLayers-1 stay in HBM and are never copied (default 0) */
-  residentLayers?: number;
-}
+export type { WeightStreaming };
 
 /** Weight bytes held in HBM during decode: every layer without streaming; else resident layers + slots + non-layer weights. */
 export function hbmWeightBytes(m: ModelSpec, ws?: WeightStreaming): number {

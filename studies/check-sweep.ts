@@ -2,8 +2,9 @@
  * `kvtier sweep --dry-run`: checks every configuration of a sweep file before anything runs —
  * policy names and options, budgets, hardware, models, traces (each trace's header is read, each
  * generated trace's settings resolved) and what only a combination decides (the model's layers
- * against the trace's, the budget against the HBM left after the weights). Each error names the
- * sweep-file field and the valid choices.
+ * against the trace's, the budget against the HBM left after the weights the policy keeps there, as
+ * a run counts them: sim/run-policy.ts creates the policy, sim/weight-streaming.ts sizes its weights).
+ * Each error names the sweep-file field and the valid choices.
  */
 import { existsSync, openSync, readSync, closeSync } from 'node:fs';
 import { registerBuiltinPolicies } from '../policies/builtin.js';
@@ -18,10 +19,12 @@ import { GiB, type HardwareProfile } from '../sim/hardware/profile.js';
 import { loadHardware } from '../sim/hardware/load-profile.js';
 import { loadModel } from '../sim/models/load-model.js';
 import { kvBytes, type ModelSpec } from '../sim/models/model.js';
+import { createRunPolicy } from '../sim/run-policy.js';
+import { describeHbmWeights, hbmWeightBytes, hostWeightBytes } from '../sim/weight-streaming.js';
 import { getCachePolicy } from '../serving/cache-policy-registry.js';
 import { resolveServingTiers } from '../serving/serving-tiers.js';
 import { expandServeSweep, type ServeSweepSpec } from './serve-sweep-spec.js';
-import { expandSweep, type SweepSpec } from './sweep-spec.js';
+import { expandSweep, type PolicyEntry, type SweepSpec } from './sweep-spec.js';
 
 export interface SweepCheck {
   /** configurations in the sweep (before sharding) */
@@ -76,16 +79,16 @@ export function checkSweep(spec: SweepSpec, file: string): SweepCheck {
       : headers(`traces[${ti}]`, `path:${c.trace.path}`, () => readTraceHeader(c.trace.path!));
     const hw = hardware(`hardware[${spec.hardware.indexOf(c.hardware)}]`, c.hardware, () => loadHardware(c.hardware));
     const pi = spec.policies.indexOf(c.policy);
-    policies(`policies[${pi}]`, String(pi), () => {
+    const policyOk = policies(`policies[${pi}]`, String(pi), () => {
       resolveOptions(getPolicy(c.policy.name), c.policy.options ?? {});
       return true;
     });
-    if (!header || !hw) continue;
+    if (!header || !hw || !policyOk) continue;
     const modelName = c.model ?? header.model;
     const model = models(c.model === null ? `the model "${modelName}" of traces[${ti}]` : `models[${spec.models.indexOf(c.model)}]`, modelName, () => loadModel(modelName));
     if (!model) continue;
     try {
-      checkBudget(c.policy.name, c.budget, header, model, hw);
+      checkBudget(c.policy, c.budget, header, model, hw);
     } catch (e) {
       combos.add(c.id, (e as Error).message);
     }
@@ -94,20 +97,39 @@ export function checkSweep(spec: SweepSpec, file: string): SweepCheck {
   return { count: configs.length, errors };
 }
 
-/** The checks simulate() makes before it replays: layers, budget parse, fit in HBM, one block per layer. */
-function checkBudget(policy: string, budget: string | number, header: TraceHeader, model: ModelSpec, hw: HardwareProfile): void {
+/**
+ * The checks simulate() makes before it replays: layers, budget parse, fit in HBM after the weights the
+ * policy keeps there (all of them, or its resident layers and streaming slots), the streamed weights
+ * in their host tier, one block per layer.
+ */
+function checkBudget(p: PolicyEntry, budget: string | number, header: TraceHeader, model: ModelSpec, hw: HardwareProfile): void {
   if (model.layers !== header.layers) throw new Error(`the trace has ${header.layers} layers but model ${model.name} has ${model.layers}; pick a model with models: [...]`);
   const maxBlocks = blocksFor(header.prompt_tokens + header.steps, header.block_size);
   const blockBytes = kvBytes(model, header.block_size, 16, 128);
   const fullKvBytes = model.layers * maxBlocks * blockBytes;
-  const budgetBytes = policy === 'full' ? fullKvBytes : parseBudget(budget, fullKvBytes);
+  const full = getPolicy(p.name).full === true;
+  const budgetBytes = full ? fullKvBytes : parseBudget(budget, fullKvBytes);
+  const budgetBlocks = Math.floor(budgetBytes / (model.layers * blockBytes));
+  // a dry run reads no trace: an oracle reads ahead only when it decides
+  const noSteps = () => {
+    throw new Error('a dry run reads no trace steps');
+  };
+  const { policy } = createRunPolicy(p.name, p.options ?? {}, { model, header, hardware: hw, maxBlocks, budgetBlocks: Math.max(1, budgetBlocks), futureSteps: noSteps });
+  const ws = policy.weights;
   const hbm = hw.tiers[0];
-  const weights = model.layers * model.weight_bytes_per_layer + model.other_weight_bytes;
-  const free = hbm.capacity_GiB * GiB - weights - hw.gpu.reserved_GiB * GiB;
+  const free = hbm.capacity_GiB * GiB - hbmWeightBytes(model, ws) - hw.gpu.reserved_GiB * GiB;
   if (budgetBytes > free) {
-    throw new Error(`budget ${budget}: ${(budgetBytes / GiB).toFixed(2)} GiB of KV does not fit in ${hw.name}'s HBM (${(free / GiB).toFixed(2)} GiB free after the weights of ${model.name})`);
+    const weights = ws ? describeHbmWeights(model, ws, (b) => `${(b / GiB).toFixed(2)} GiB`) : `the weights of ${model.name}`;
+    throw new Error(`budget ${budget}: ${(budgetBytes / GiB).toFixed(2)} GiB of KV does not fit in ${hw.name}'s HBM (${(free / GiB).toFixed(2)} GiB free after ${weights})`);
   }
-  if (Math.floor(budgetBytes / (model.layers * blockBytes)) < 1) throw new Error(`budget ${budget}: less than one KV block per layer (${model.layers * blockBytes} bytes)`);
+  if (ws) {
+    const host = hw.tiers.find((t) => t.name === ws.tier);
+    const hostBytes = hostWeightBytes(model, ws);
+    if (host && hostBytes > host.capacity_GiB * GiB) {
+      throw new Error(`policy ${p.name}: ${(hostBytes / GiB).toFixed(2)} GiB of streamed weights do not fit in ${hw.name}'s ${host.name} (${host.capacity_GiB} GiB)`);
+    }
+  }
+  if (budgetBlocks < 1) throw new Error(`budget ${budget}: less than one KV block per layer (${model.layers * blockBytes} bytes)`);
 }
 
 export function checkServeSweep(spec: ServeSweepSpec, file: string): SweepCheck {

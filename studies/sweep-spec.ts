@@ -8,6 +8,8 @@ import { dirname, basename, resolve } from 'node:path';
 import YAML from 'yaml';
 import { parseBudget } from '../sim/budget.js';
 import { parseServeSweepSpec, type ServeSweepSpec } from './serve-sweep-spec.js';
+import { registerBuiltinPolicies } from '../policies/builtin.js';
+import { isFullPolicy } from '../policies/registry.js';
 
 export interface TraceEntry {
   /** a .kvt file */
@@ -162,8 +164,9 @@ function budgetSlug(b: string | number): string {
   return slug(String(b).replace('%', 'pct'));
 }
 
-/** Expand the grid in a fixed order; the full-cache policy runs once per (trace, hardware, model, seed). */
+/** Expand the grid in a fixed order; the full-cache policy (definition.full) runs once per (trace, hardware, model, seed). */
 export function expandSweep(spec: SweepSpec): SweepConfig[] {
+  registerBuiltinPolicies();
   const out: SweepConfig[] = [];
   for (const t of spec.traces) {
     const seeds = t.generate ? spec.seeds : [spec.seeds[0]];
@@ -173,7 +176,7 @@ export function expandSweep(spec: SweepSpec): SweepConfig[] {
       for (const hw of spec.hardware) {
         for (const model of spec.models) {
           for (const p of spec.policies) {
-            const budgets = p.name === 'full' ? ['100%'] : spec.budgets;
+            const budgets = isFullPolicy(p.name) ? ['100%'] : spec.budgets;
             for (const b of budgets) {
               const index = out.length;
               const id = [String(index).padStart(4, '0'), traceName, slug(basename(hw)), model ? slug(basename(model).replace(/(\.model)?\.json$/, '')) : null, slug(p.name), budgetSlug(b)]

@@ -7,12 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KVCache } from '../../sim/kv-cache.js';
 import { QualityMeter, type StepQuality } from '../../sim/quality/quality-meter.js';
+import { defaultErrorTable } from '../../sim/quality/error-table.js';
 import { ReplayDriver, type StepResult } from '../../sim/replay-driver.js';
 import { SimExecutor } from '../../sim/sim-executor.js';
 import type { Actions, Policy, PolicyDefinition, PolicySetup, PolicyView } from '../../policies/policy.js';
 import { resolveOptions } from '../../policies/registry.js';
 import type { TraceHeader, TraceStep } from '../../traces/format.js';
 import { TraceWriter } from '../../traces/trace-writer.js';
+import { openTrace } from '../../traces/trace-reader.js';
 import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny.js';
 
 export interface LoggedAction {
@@ -55,6 +57,16 @@ export function writeTrace(h: TraceHeader, steps: TraceStep[]): string {
   return path;
 }
 
+/** Every step of a trace file, read back from the file (a fresh pass per call). */
+export function* readSteps(path: string): Generator<TraceStep> {
+  const r = openTrace(path);
+  try {
+    yield* r;
+  } finally {
+    r.close();
+  }
+}
+
 export function replayPolicy(def: PolicyDefinition<any>, budgetBlocks: number, o: ReplayOptions = {}) {
   let h = o.fullHeader ?? tinyHeader(o.prompt ?? 8, o.steps ?? 2, o.layers ?? 2);
   if (o.header) h = o.header(h);
@@ -72,6 +84,7 @@ export function replayPolicy(def: PolicyDefinition<any>, budgetBlocks: number, o
     { name: 'nvme', capacityBytes: 1e9 },
   ]);
   const tracePath = def.oracle ? writeTrace(h, trace) : '';
+  const futureSteps = def.oracle ? () => readSteps(tracePath) : undefined;
   const setup: PolicySetup = {
     model: { ...tinyModel, layers: h.layers },
     header: h,
@@ -80,7 +93,8 @@ export function replayPolicy(def: PolicyDefinition<any>, budgetBlocks: number, o
     blockSize: h.block_size,
     budgetBlocks,
     tiers: cache.tierNames,
-    tracePath,
+    futureSteps,
+    quantRelError: (bits, groupSize, rotation) => defaultErrorTable().relError(bits, groupSize, rotation),
   };
   const inner = def.create(resolveOptions(def, o.options ?? {}), setup);
   const log: LoggedAction[] = [];

@@ -103,10 +103,13 @@ describe('ntransformer: a sharp and a broad layer under a KV budget', () => {
   });
 
   it('streams INT4 weights by default, rotates, and refuses a bad min_bits naming the choices', () => {
-    const setup = { tiers: ['hbm', 'dram'], layers: 2, model: tinyModel } as never;
+    const quantRelError = (b: number, g: number, r: boolean) => defaultErrorTable().relError(b, g, r);
+    const setup = { tiers: ['hbm', 'dram'], layers: 2, model: tinyModel, quantRelError } as never;
     const p = ntransformer.create(resolveOptions(ntransformer, {}) as never, setup);
     expect(p.weights).toEqual({ tier: 'dram', buffers: 2, layerBytes: 266, otherBytes: 0, residentLayers: 0 });
     expect(p.quant).toEqual({ rotation: true });
     expect(() => ntransformer.create(resolveOptions(ntransformer, { min_bits: 3 }) as never, setup)).toThrow(/option min_bits must be one of 16, 8, 4, 2 \(got 3\)/);
+    const noQuality = { tiers: ['hbm', 'dram'], layers: 2, model: tinyModel } as never;
+    expect(() => ntransformer.create(resolveOptions(ntransformer, {}) as never, noQuality)).toThrow(/needs the quality model's quantization error \(setup.quantRelError\)/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildNeedTable, nextNeed, oracle } from '../../policies/oracle.js';
-import { replayPolicy, writeTrace } from './harness.js';
+import { readSteps, replayPolicy, writeTrace } from './harness.js';
 import { denseSteps, tinyHeader } from '../helpers/tiny.js';
 
 // one layer, prompt 16 tokens = blocks 0..3, block 4 written at step 0; budget 2 blocks
@@ -15,13 +15,13 @@ describe('oracle (Belady MIN + clairvoyant sparse attention)', () => {
   it('needed sets: top K\' by true mass per layer, plus the pooled top over layers', () => {
     const h = tinyHeader(16, 3, 1);
     const path = writeTrace(h, denseSteps(h, (s) => rows[s]));
-    const t = buildNeedTable(path, 2, false);
+    const t = buildNeedTable(h, readSteps(path), 2, false);
     expect(t.need.map((n) => [...n])).toEqual([[1, 4], [2, 4], [0, 4]]);
     // two layers, K' = 1: layer 0 has two heavy blocks, layer 1 is flat; the pooled top 2 shares (0.5, 0.45) are both layer 0's
     const h2 = tinyHeader(8, 1, 2);
     const p2 = writeTrace(h2, denseSteps(h2, (_s, l) => (l === 0 ? [0.5, 0.45, 0.05] : [0.34, 0.33, 0.33])));
-    expect(buildNeedTable(p2, 1, false).need.map((n) => [...n])).toEqual([[0], [0]]);
-    expect(buildNeedTable(p2, 1, true).need.map((n) => [...n])).toEqual([[0, 1], [0]]);
+    expect(buildNeedTable(h2, readSteps(p2), 1, false).need.map((n) => [...n])).toEqual([[0], [0]]);
+    expect(buildNeedTable(h2, readSteps(p2), 1, true).need.map((n) => [...n])).toEqual([[0, 1], [0]]);
     expect(nextNeed(t, 0, 4, 0)).toBe(1);
     expect(nextNeed(t, 0, 0, 0)).toBe(2);
     expect(nextNeed(t, 0, 3, -1)).toBe(Infinity);

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { GiB } from '../../sim/hardware/profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
-import { layerWeightBytes, otherWeightBytes, weightBytes } from '../../sim/models/weight-bytes.js';
+import { layerWeightBytes, otherWeightBytes, weightBytes } from '../../policies/weight-bytes.js';
 import { simulate } from '../../sim/run.js';
 import { hostWeightBytes } from '../../sim/weight-streaming.js';
 import { generateTrace } from '../../traces/generator.js';

@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { checkServeSweep, checkSweep } from '../../studies/check-sweep.js';
 import { parseServeSweepSpec } from '../../studies/serve-sweep-spec.js';
 import { parseSweepSpec } from '../../studies/sweep-spec.js';
+import { simulate } from '../../sim/run.js';
+import { generateTrace } from '../../traces/generator.js';
 import { kvtierArgs } from '../helpers/kvtier-from-sources.js';
 
 const dir = fs.mkdtempSync(join(tmpdir(), 'kvtier-dry-run-'));
@@ -49,6 +51,36 @@ describe('sweep --dry-run', () => {
       "f.json: configuration 0001_g-s1_h100-pcie5_h2o_4000GiB: budget 4000GiB: 4000.00 GiB of KV does not fit in h100-pcie5's HBM (61.22 GiB free after the weights of llama-3-8b)",
       'f.json: configuration 0002_g-s1_h100-pcie5_llama-3-70b_h2o_20pct (and 1 more): the trace has 32 layers but model llama-3-70b has 80; pick a model with models: [...]',
     ]);
+  });
+
+  it('counts the weights a policy keeps in HBM as a run does: streaming policies fit Llama-3-70B on an RTX 3090', () => {
+    // Llama-3-70B per layer: q, o 8192x8192, k, v 8192x1024, MLP 3 x 8192x28672 = 855,638,016 parameters,
+    // 1,711,276,032 bytes FP16 (1.59 GiB); embeddings + LM head 2 x 128256 x 8192 x 2 bytes = 4,202,692,608 (3.91 GiB).
+    // Whole model: 80 layers + the rest = 141,104,775,168 bytes = 131.41 GiB; RTX 3090: 23.6 GiB - 2 GiB reserved.
+    // slep (FP16 weights, 2 slots, no resident layers): 2 x 1.59 + 3.91 = 7.10 GiB in HBM, so 14.50 GiB free.
+    // ntransformer (INT4 weights, groups of 128 with 4 bytes of scales): a layer is 855,638,016 / 2 + 6,684,672 x 4
+    // = 454,557,696 bytes (0.42 GiB), the rest 1,050,673,152 + 16,416,768 x 4 = 1,116,340,224 (1.04 GiB): 1.89 GiB, 19.71 GiB free.
+    const g70 = { generate: { model: 'llama-3-70b', layers: 80, prompt_tokens: 512, steps: 4 }, name: 'g' };
+    const r = check({ traces: [g70], policies: ['slep', 'ntransformer', 'h2o'], budgets: ['20%', '16GiB', '20GiB'], hardware: ['rtx3090-pcie4'] });
+    const noFit = (id: string, budget: string, free: string, after: string) =>
+      `f.json: configuration ${id}: budget ${budget}: ${budget.replace('GiB', '.00 GiB')} of KV does not fit in rtx3090-pcie4's HBM (${free} GiB free after ${after})`;
+    expect(r).toEqual({
+      count: 9,
+      errors: [
+        noFit('0001_g-s1_rtx3090-pcie4_slep_16GiB', '16GiB', '14.50', '7.10 GiB weights of llama-3-70b (0 resident layers + 2 streaming slots of 1.59 GiB, + 3.91 GiB outside the layers)'),
+        noFit('0002_g-s1_rtx3090-pcie4_slep_20GiB', '20GiB', '14.50', '7.10 GiB weights of llama-3-70b (0 resident layers + 2 streaming slots of 1.59 GiB, + 3.91 GiB outside the layers)'),
+        noFit('0005_g-s1_rtx3090-pcie4_ntransformer_20GiB', '20GiB', '19.71', '1.89 GiB weights of llama-3-70b (0 resident layers + 2 streaming slots of 0.42 GiB, + 1.04 GiB outside the layers)'),
+        "f.json: configuration 0006_g-s1_rtx3090-pcie4_h2o_20pct: budget 20%: 0.03 GiB of KV does not fit in rtx3090-pcie4's HBM (-109.81 GiB free after the weights of llama-3-70b)",
+        noFit('0007_g-s1_rtx3090-pcie4_h2o_16GiB', '16GiB', '-109.81', 'the weights of llama-3-70b'),
+        noFit('0008_g-s1_rtx3090-pcie4_h2o_20GiB', '20GiB', '-109.81', 'the weights of llama-3-70b'),
+      ],
+    });
+    // and the run agrees: slep at 20% runs on the same machine and trace
+    const trace = join(dir, 'g70.kvt');
+    generateTrace(trace, { model: 'llama-3-70b', layers: 80, prompt_tokens: 512, steps: 4 } as never);
+    const run = simulate({ trace, policy: 'slep', hardware: 'rtx3090-pcie4', hbm_budget: '20%', trace_steps: 0 });
+    expect(run.summary.policy).toBe('slep');
+    expect(() => simulate({ trace, policy: 'h2o', hardware: 'rtx3090-pcie4', hbm_budget: '20%', trace_steps: 0 })).toThrow(/does not fit in rtx3090-pcie4's HBM/);
   });
 
   it('checks a serving sweep: request traces, caches, hardware, models', () => {

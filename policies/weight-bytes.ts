@@ -4,7 +4,7 @@
  * `scaleBytes` per group of `groupSize` weights (4 = an FP16 scale and an FP16 zero point, 2 = an
  * FP16 scale alone, 0 = scales not counted). 16 bits is the FP16 size of the model preset.
  */
-import type { ModelSpec } from './model.js';
+import type { PolicyModel } from './policy-model.js';
 
 export const WEIGHT_BITS = [16, 8, 4] as const;
 
@@ -26,11 +26,11 @@ export function weightBytes(params: number, f: WeightFormat): number {
 }
 
 /** One transformer layer's weights (the preset's FP16 bytes / 2 parameters) in format `f`. */
-export function layerWeightBytes(m: ModelSpec, f: WeightFormat): number {
+export function layerWeightBytes(m: Pick<PolicyModel, 'weight_bytes_per_layer' | 'other_weight_bytes'>, f: WeightFormat): number {
   return weightBytes(m.weight_bytes_per_layer / 2, f);
 }
 
 /** The weights outside the layers (embeddings, LM head) in format `f`. */
-export function otherWeightBytes(m: ModelSpec, f: WeightFormat): number {
+export function otherWeightBytes(m: Pick<PolicyModel, 'weight_bytes_per_layer' | 'other_weight_bytes'>, f: WeightFormat): number {
   return weightBytes(m.other_weight_bytes / 2, f);
 }
