@@ -10,6 +10,8 @@ OUT=${OUT:-/tmp/kvtier-device-out}
 mkdir -p "$OUT" /tmp/kvd
 xz -dc .device/node.xz > /tmp/kvd/node && chmod +x /tmp/kvd/node || exit 1
 for n in "$@"; do tar -C /tmp/kvd -xJf ".device/$n.tar.xz" || exit 1; done
+# a bundle packed without node_modules (to fit the transfer) uses the first bundle's packages
+for n in "$@"; do [ -d "/tmp/kvd/$n/node_modules" ] || ln -s "/tmp/kvd/$1/node_modules" "/tmp/kvd/$n/node_modules"; done
 { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } | tee "$OUT/when.txt"
 rc=0
 for round in $(seq 1 "${ROUNDS:-2}"); do
