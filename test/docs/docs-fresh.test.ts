@@ -7,7 +7,10 @@
 import * as fs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cell, docPages, documentedFields, fillPage, generateAll, interfaceFields, sectionsIn, sectionText, SECTIONS, unitOf } from '../../docs/generate.js';
+import { docPages, fillPage, generateAll, sectionsIn, sectionText, SECTIONS } from '../../docs/generate.js';
+import { unitOf } from '../../docs/sections/hardware.js';
+import { documentedFields, interfaceFields } from '../../docs/sections/interface-fields.js';
+import { cell } from '../../docs/sections/markdown.js';
 import { loadHil } from '../../hil/load-addon.js';
 
 const generated = generateAll();

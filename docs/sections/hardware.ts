@@ -1,0 +1,123 @@
+/** The `hardware-presets`, `profile-fields` and `model-presets` sections, from the preset registries and the profile validator. */
+import { listHardware, loadHardware } from '../../sim/hardware/load-profile.js';
+import { GPU_FIELDS, GPU_OPTIONAL_FIELDS, LINK_FIELDS, PROFILE_SCHEMA, TIER_FIELDS } from '../../sim/hardware/validate-profile.js';
+import { getModel, listModels } from '../../sim/models/load-model.js';
+import { kvBytes } from '../../sim/models/model.js';
+import { GENERATED_BY, table } from './markdown.js';
+
+function gib(x: number): string {
+  if (x >= 1024) return `${+(x / 1024).toFixed(2)} TiB`;
+  return `${+x.toFixed(2)} GiB`;
+}
+
+export function hardwarePresetsSection(): string {
+  const rows = listHardware().map(({ name, description }) => {
+    const p = loadHardware(name);
+    const tiers = p.tiers.map((t) => `${t.name} ${gib(t.capacity_GiB)}`).join(', ');
+    return [`\`${name}\``, p.gpu.name, tiers, description];
+  });
+  return [GENERATED_BY('the preset registry (sim/hardware/preset-registry.ts, presets/machines.json; `kvtier hardware`)'), '', table(['preset', 'GPU', 'tiers (capacity)', 'description'], rows)].join('\n');
+}
+
+/** The unit a profile field's name carries (kvtier-hardware/v1 puts units in field names). */
+export function unitOf(field: string): string {
+  if (field.endsWith('_GBps') || field === 'GBps') return 'GB/s (10^9 bytes/s)';
+  if (field.endsWith('_us')) return 'µs';
+  if (field.endsWith('_GiB')) return 'GiB (2^30 bytes)';
+  if (field.endsWith('_TFLOPs')) return 'TFLOP/s (10^12 FLOP/s)';
+  return '';
+}
+
+/** What each profile field means; a field the validator knows without an entry here is an error. */
+const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
+  gpu: {
+    name: 'the GPU\'s name, for reports',
+    hbm_bandwidth_GBps: 'HBM bandwidth kernels achieve (bytes read per second): the generic roofline\'s memory term',
+    fp16_TFLOPs: 'dense FP16 tensor throughput kernels achieve: the roofline\'s compute term',
+    kernel_launch_us: 'fixed cost of one kernel launch',
+    reserved_GiB: 'HBM held back from the KV cache (activations, workspace, CUDA context)',
+    attention_launch_us: 'optional: attention kernel roofline, fixed part (default: the generic roofline)',
+    attention_GBps: 'optional: attention kernel roofline, bytes of KV read per second',
+    attention_curve: 'optional: measured decode-attention time against context, `[{ "tokens": n, "us": t }, …]` ascending, FP16 KV; interpolated piecewise-linearly',
+    linear_launch_us: 'optional: linear-layer (GEMV) kernel roofline, fixed part',
+    linear_GBps: 'optional: linear-layer kernel roofline, weight bytes read per second',
+    kernel_slowdown_under_h2d: 'optional, fraction: a compute kernel runs on for this fraction of the time it shares with copies into HBM (default 0)',
+    kernel_slowdown_under_d2h: 'optional, fraction: the same for copies out of HBM (default 0)',
+  },
+  tier: {
+    name: 'unique name used by links and policy options (`hbm`, `dram`, `cxl`, `nvme`, `hdd`, …)',
+    kind: 'one of `hbm`, `dram`, `cxl`, `nvme`, `hdd`, `remote`; `tiers[0]` must be the GPU\'s HBM',
+    capacity_GiB: 'capacity',
+    read_GBps: 'sustained read bandwidth of the device itself',
+    write_GBps: 'sustained write bandwidth of the device itself',
+    read_latency_us: 'access latency added once per transfer that reads the tier',
+    write_latency_us: 'access latency added once per transfer that writes the tier',
+  },
+  link: {
+    name: 'the link\'s name, used in `bytes` keys of the outputs (`pcie:dram->hbm`)',
+    a: 'tier name at one end',
+    b: 'tier name at the other end',
+    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"? }`',
+    b_to_a: 'direction b → a, the same fields',
+    copy_engines: 'transfers in flight per direction at once (integer >= 1); more wait in FIFO order',
+  },
+  direction: {
+    alpha_us: 'fixed cost of one transfer: time = alpha_us + bytes / GBps',
+    GBps: 'bandwidth of one direction; transfers in flight at once share it',
+    alpha_under_compute_us: 'optional: alpha of a transfer started while a kernel runs on the compute stream (default alpha_us)',
+  },
+};
+
+function fieldRows(group: string, fields: readonly string[], optional: readonly string[] = []): string[][] {
+  const meaning = PROFILE_FIELD_MEANING[group];
+  const all = [...fields, ...optional];
+  const stale = Object.keys(meaning).filter((k) => !all.includes(k));
+  if (stale.length) throw new Error(`docs/generate.ts describes ${group} fields that sim/hardware/validate-profile.ts no longer knows: ${stale.join(', ')}`);
+  return all.map((f) => {
+    if (!meaning[f]) throw new Error(`sim/hardware/validate-profile.ts knows the ${group} field "${f}", which docs/generate.ts does not describe: add it there`);
+    return [`\`${f}\``, unitOf(f), optional.includes(f) ? 'no' : 'yes', meaning[f]];
+  });
+}
+
+/** The link-direction fields: those the shipped presets use, and the optional one. */
+function directionFields(): string[] {
+  const seen = new Set<string>();
+  for (const { name } of listHardware()) for (const l of loadHardware(name).links) for (const d of [l.a_to_b, l.b_to_a]) for (const k of Object.keys(d)) seen.add(k);
+  return [...seen];
+}
+
+export function profileFieldsSection(): string {
+  const head = ['field', 'unit', 'required', 'meaning'];
+  const used = directionFields();
+  const direction = Object.keys(PROFILE_FIELD_MEANING.direction);
+  const unknown = used.filter((k) => !direction.includes(k));
+  if (unknown.length) throw new Error(`a preset's link direction has fields docs/generate.ts does not describe: ${unknown.join(', ')}`);
+  return [
+    GENERATED_BY(`the field lists of sim/hardware/validate-profile.ts (schema \`${PROFILE_SCHEMA}\`)`),
+    '',
+    '`gpu`:',
+    '',
+    table(head, fieldRows('gpu', GPU_FIELDS, GPU_OPTIONAL_FIELDS)),
+    '',
+    '`tiers[]`:',
+    '',
+    table(head, fieldRows('tier', TIER_FIELDS)),
+    '',
+    '`links[]`:',
+    '',
+    table(head, fieldRows('link', LINK_FIELDS)),
+    '',
+    '`links[].a_to_b`, `links[].b_to_a`:',
+    '',
+    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us'])),
+  ].join('\n');
+}
+
+export function modelPresetsSection(): string {
+  const rows = listModels().map(({ name, description }) => {
+    const m = getModel(name);
+    const perToken = m.layers * kvBytes(m, 1, 16);
+    return [`\`${name}\``, String(m.layers), (perToken / 1024).toFixed(1), description];
+  });
+  return [GENERATED_BY('the model registry (sim/models/model-registry.ts; `kvtier models`)'), '', table(['model', 'layers', 'KV KiB/token (FP16)', 'description'], rows)].join('\n');
+}
