@@ -5,7 +5,7 @@ import type { BlockGeometry, Precision } from '../kv-format.js';
 import { bitsPerElement } from '../kv-format.js';
 import { buildDeviceCache } from './device-cache.js';
 import { type ComputeGate, timeOpGated } from './gate.js';
-import { timeOp } from './timing.js';
+import { timeOp } from '../timing/time-op.js';
 
 export interface AttentionBenchCase {
   label: string;

@@ -1,7 +1,8 @@
 // Copy bandwidth between tiers: per direction, host memory kind and size; both directions
 // at once; device-to-device (bytes read + written); lists of slabs issued three ways.
 import type { NativeBackend } from '../addon-types.js';
-import { median, timeOp } from './timing.js';
+import { median } from '../timing/median.js';
+import { timeOp } from '../timing/time-op.js';
 
 export interface CopyRow {
   direction: 'h2d' | 'd2h' | 'd2d';

@@ -2,7 +2,7 @@
 // the filesystem allows it; the rows say which was used).
 import type { NativeBackend } from '../addon-types.js';
 import { loadHil } from '../load-addon.js';
-import { median } from './timing.js';
+import { median } from '../timing/median.js';
 
 export interface FileRow {
   requestBytes: number;

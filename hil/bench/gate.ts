@@ -12,7 +12,8 @@
 // gates reached ~250 ms on the H100 that way). A trial's gate "held" when it lasted at least the
 // trial's whole enqueue time, its own launches included.
 import type { NativeBackend } from '../addon-types.js';
-import { median, timeOp } from './timing.js';
+import { median } from '../timing/median.js';
+import { timeOp } from '../timing/time-op.js';
 
 export const GATE_COLS = 4096;
 /** 128 MiB of FP16 weights: one GEMV (~45 us on the H100) takes longer than the host takes to launch it */

@@ -2,7 +2,7 @@
 import type { NativeBackend } from '../addon-types.js';
 import { randomHalves } from '../checks/kernel-checks.js';
 import { makeRng } from '../rng.js';
-import { timeOp } from './timing.js';
+import { timeOp } from '../timing/time-op.js';
 
 export interface GemvRow {
   label: string;

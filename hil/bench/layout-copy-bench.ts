@@ -1,5 +1,5 @@
 /**
- * PCIe copies in the executor's layout (calibrate/layout-batches.ts), timed as the executor runs
+ * PCIe copies in the executor's layout (layout-batches.ts), timed as the executor runs
  * them: each batch enqueued back to back on the memory stream (b.copy per copy, a mark event
  * before and after each layer's group, no synchronization), while the compute stream runs layers
  * of (marks, attention, marks, layer GEMV). A gate (GEMVs on the compute stream, sized from the
@@ -8,11 +8,13 @@
  * After the last trial of a batch its last group is read back and compared byte for byte.
  */
 import type { NativeBackend } from '../addon-types.js';
-import type { LayoutBatch, LayoutPlan } from '../calibrate/layout-batches.js';
+import type { LayoutBatch, LayoutPlan } from './layout-batches.js';
 import type { BlockGeometry } from '../kv-format.js';
 import { buildDeviceCache } from './device-cache.js';
 import { gateReps } from './gate.js';
-import { EventSet, median, timeOp } from './timing.js';
+import { EventSet } from '../timing/event-set.js';
+import { median } from '../timing/median.js';
+import { timeOp } from '../timing/time-op.js';
 
 export interface LayoutPoint {
   direction: 'h2d' | 'd2h';

@@ -24,7 +24,8 @@
 import type { NativeBackend } from '../addon-types.js';
 import { openCopyRig } from './copy-rig.js';
 import { ComputeGate } from './gate.js';
-import { EventSet, median } from './timing.js';
+import { EventSet } from '../timing/event-set.js';
+import { median } from '../timing/median.js';
 
 export interface PrefetchRow {
   layers: number;

@@ -17,7 +17,7 @@
  *   squares (the layer batches that make up a step weigh most). `compare` re-measures it right before
  *   each NVMe policy (applyFileReadFit).
  * - links hbm<->dram: alpha per copy and beta of pinned copies in the executor's own layout
- *   (layout-batches.ts: H2D runs of 1..16 blocks from adjacent host slots into the staging ring, D2H
+ *   (bench/layout-batches.ts: H2D runs of 1..16 blocks from adjacent host slots into the staging ring, D2H
  *   slab slots to host slots), time = runs x alpha + bytes / beta per batch, twice: with the GPU
  *   otherwise idle (alpha_us, GBps) and with attention + GEMV running on the compute stream
  *   (alpha_under_compute_us: a copy costs more while kernels run). Isolated and scattered in-situ copy

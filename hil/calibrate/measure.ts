@@ -1,7 +1,7 @@
 /**
  * The calibration microbenchmarks: pinned copies vs size per direction (and pageable, recorded),
  * both directions at once, a copy under attention (overlap), attention vs context and precision,
- * GEMV at the model's shapes, pinned copies in the executor's layout (layout-batches.ts) and
+ * GEMV at the model's shapes, pinned copies in the executor's layout (bench/layout-batches.ts) and
  * scattered, and file-tier reads and writes vs request size.
  */
 import { rmSync } from 'node:fs';
@@ -14,12 +14,12 @@ import { benchGemv } from '../bench/gemv-bench.js';
 import { benchLayoutCopies, type LayoutPoint } from '../bench/layout-copy-bench.js';
 import { ComputeGate } from '../bench/gate.js';
 import { benchOverlap } from '../bench/overlap-bench.js';
-import { median } from '../bench/timing.js';
+import { median } from '../timing/median.js';
 import { loadHil } from '../load-addon.js';
 import { blockBytes, type Precision } from '../kv-format.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { Point } from './fit-linear.js';
-import { layoutBatches, layoutOptions } from './layout-batches.js';
+import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 

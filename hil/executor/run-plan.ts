@@ -11,7 +11,7 @@
  * (`host_gap`, e.g. a file read the host had to finish first). Step stall = latency - kernel time.
  */
 import type { NativeBackend, NativeFileTier, StreamName } from '../addon-types.js';
-import { EventSet } from '../bench/timing.js';
+import { EventSet } from '../timing/event-set.js';
 import { loadHil } from '../load-addon.js';
 import { packBlock } from '../block-pack.js';
 import { type Precision, blockBytes, codesBytes, kMetaOffset, metaBytes, sectionElems, vMetaOffset, vOffset } from '../kv-format.js';
