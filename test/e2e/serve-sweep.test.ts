@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runSweepFile } from '../../studies/run-sweep.js';
+import { SWEEP_REPORTERS } from '../../reports/sweep-reporters.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kvtier-serve-sweep-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -26,7 +27,7 @@ describe('serving sweep', () => {
       }),
     );
     const out = join(dir, 'out');
-    const { rows } = await runSweepFile(file, { out, workers: 0, progress: false });
+    const { rows } = await runSweepFile(file, { out, workers: 0, progress: false, report: SWEEP_REPORTERS });
     expect(rows.map((r) => r.status)).toEqual(['ok', 'ok', 'failed', 'failed']);
     expect(rows[2].error).toMatch(/nope/);
     const ok = rows.slice(0, 2) as unknown as { prefix_hit_ratio: number; served: number; refused: number; requests: number }[];

@@ -3,7 +3,7 @@
  * sources. Both must be the same code, so those tests call assertDistFresh() first: it fails when a
  * source file is newer than its compiled file (or dist/ is missing), naming the file and the fix.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +27,7 @@ export function staleCompiled(root = ROOT): { source: string; why: string } | nu
     return { source: 'cli/main.ts', why: 'has no compiled dist/cli/main.js' };
   }
   for (const d of SOURCE_DIRS) {
+    if (!existsSync(join(root, d))) continue;
     for (const src of sources(join(root, d))) {
       const rel = relative(root, src);
       const out = join(root, 'dist', rel.replace(/\.ts$/, '.js'));
