@@ -4,14 +4,14 @@
  * and its default preset at the same shape, per layer, as Vega-Lite charts and tables, with the
  * residuals and the published statistics stated next to them.
  *
- *   npx tsx reports/capture-report.ts [--out reports/capture]
+ *   npx tsx notebooks/capture-report.ts [--out reports/capture]
  */
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
-import { VEGA_LITE_SCHEMA } from './chart-frame.js';
-import { renderChart } from './render-chart.js';
-import { writeReportPage, type PageSection } from './report-page.js';
+import { VEGA_LITE_SCHEMA } from '../reports/chart-frame.js';
+import { renderChart } from '../reports/render-chart.js';
+import { writeReportPage, type PageSection } from '../reports/report-page.js';
 import { readTraceHeader } from '../traces/trace-reader.js';
 import { computeTraceStats } from '../traces/trace-stats.js';
 import { generatedStats } from '../traces/fit/fit-generator.js';
@@ -118,7 +118,7 @@ async function chartFiles() {
 const page = writeReportPage(out, {
   title: 'Captured vs generated attention',
   subtitle: 'kvtier reference traces from a small Brown-trained GPT, and the generator calibrated against them',
-  generatedBy: '`npx tsx reports/capture-report.ts`',
+  generatedBy: '`npx tsx notebooks/capture-report.ts`',
   sections,
 });
 console.log(`wrote ${page}`);
