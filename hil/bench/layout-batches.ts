@@ -1,12 +1,12 @@
 /**
- * Copy batches in the HIL executor's own layout (lower-plan.ts), for calibrating PCIe copies.
+ * Copy batches in the HIL executor's own layout (executor/lower-plan.ts), for calibrating PCIe copies.
  * Host pinned pool: block (l, b) at slot l * M + b. H2D: per layer, runs of consecutive blocks
  * (adjacent host slots, gaps of 1..3 blocks between runs) into one staging-ring extent
  * (staging-ring.ts), block after block, as a fetch. D2H: per layer, blocks from HBM slab slots
  * (slab-allocator.ts) to their host slots, as a demotion. Copies are coalesced as the executor
  * coalesces them (coalesceCopies): a batch's runs are the copies it issues.
  */
-import { align, coalesceCopies } from '../executor/lower-plan.js';
+import { align, coalesceCopies } from '../executor/copy-runs.js';
 import { SlabAllocator } from '../executor/slab-allocator.js';
 import { StagingRing } from '../executor/staging-ring.js';
 

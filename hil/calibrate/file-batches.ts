@@ -16,7 +16,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NativeBackend } from '../addon-types.js';
 import { loadHil } from '../load-addon.js';
-import { align } from '../executor/lower-plan.js';
+import { align } from '../executor/copy-runs.js';
 
 export interface FileBatchPoint {
   requests: number;

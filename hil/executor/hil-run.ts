@@ -19,7 +19,8 @@ import { openBackend } from '../backend.js';
 import { blockBytes, type Precision } from '../kv-format.js';
 import { BlockData } from './block-data.js';
 import { allLinkKeys } from './link-keys.js';
-import { lowerPlan, type LowStep } from './lower-plan.js';
+import { lowerPlan } from './lower-plan.js';
+import type { LowStep } from './lowered-plan.js';
 import { PlanRecorder } from './plan-recorder.js';
 import { DEFAULT_IO_THREADS, type MeasuredStep, runPlan } from './run-plan.js';
 

@@ -18,7 +18,7 @@ import { type Precision, blockBytes, codesBytes, kMetaOffset, metaBytes, section
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { TraceSpan } from '../../sim/stream.js';
 import type { BlockData } from './block-data.js';
-import type { LoweredPlan, LowOp, RegionName } from './lower-plan.js';
+import type { LoweredPlan, LowOp, RegionName } from './lowered-plan.js';
 
 export interface MeasuredStep {
   step: number;

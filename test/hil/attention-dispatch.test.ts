@@ -8,7 +8,7 @@ import type { AttentionCallShape, AttentionDeviceFacts, AttentionOptions, Attent
 import { attnFlag, formatAttentionOptions, resolveAttentionOptions } from '../../hil/attention-options.js';
 import { openBackend } from '../../hil/backend.js';
 import { attentionKernels, hilRun } from '../../hil/executor/hil-run.js';
-import type { LowStep } from '../../hil/executor/lower-plan.js';
+import type { LowStep } from '../../hil/executor/lowered-plan.js';
 import { loadHil } from '../../hil/load-addon.js';
 import { backendAvailability } from './availability.js';
 import { makeHilFixture } from './hil-fixtures.js';

@@ -7,7 +7,7 @@ import { openBackend } from '../../hil/backend.js';
 import { benchLayoutCopies } from '../../hil/bench/layout-copy-bench.js';
 import { fitLayout } from '../../hil/calibrate/calibrate.js';
 import { H2D_RUN_LENGTHS, type LayoutBatch, layoutBatches, layoutOptions } from '../../hil/bench/layout-batches.js';
-import { coalesceCopies } from '../../hil/executor/lower-plan.js';
+import { coalesceCopies } from '../../hil/executor/copy-runs.js';
 import { backendAvailability } from './availability.js';
 
 const host = backendAvailability('host');

@@ -1,0 +1,76 @@
+/**
+ * The lowered plan: what lowering (lower-plan.ts) hands to the run (run-plan.ts). Regions, the ops
+ * of every step in issue order, the timing marks of every layer, and the bytes every block starts
+ * and ends with.
+ */
+import type { BlockGeometry } from '../kv-format.js';
+import type { FenceOp, StreamIx } from './fences.js';
+
+export type RegionName = 'arena' | 'dram' | 'cxl' | 'fresh' | 'scratch';
+
+export type LowOp =
+  | FenceOp
+  | { o: 'copy'; s: StreamIx; dst: RegionName; dstOff: number; src: RegionName; srcOff: number; bytes: number }
+  | { o: 'quant'; src: RegionName; srcOff: number; dst: RegionName; dstOff: number; bits: 2 | 4 | 8 }
+  | { o: 'dequant'; src: RegionName; srcOff: number; dst: RegionName; dstOff: number; bits: 2 | 4 | 8 }
+  | { o: 'mark'; s: StreamIx; id: number }
+  /** uniform: every table entry has these bits (the kernel may then run a path made for that precision), else 0 */
+  | { o: 'attn'; layer: number; tableOff: number; tokens: number; uniform: number }
+  | { o: 'gemv'; layer: number; lmHead: boolean }
+  | { o: 'fileRead'; offset: number; bytes: number }
+  | { o: 'fileWrite'; offset: number; bytes: number }
+  | { o: 'fileJoin' };
+
+export interface LayerMarks {
+  layer: number;
+  /** compute stream reaches the layer, done waiting, attention done, projections done */
+  pre: number;
+  ready: number;
+  attn: number;
+  done: number;
+}
+
+export interface LowStep {
+  step: number;
+  contextTokens: number;
+  ops: LowOp[];
+  layers: LayerMarks[];
+  /** memory-stream busy intervals (mark ids) */
+  memSpans: [number, number, string][];
+  bytes: Record<string, number>;
+}
+
+export interface InitialBlock {
+  layer: number;
+  block: number;
+  bits: number;
+  region: RegionName;
+  offset: number;
+  /** also written to the file tier at this offset */
+  file: boolean;
+}
+
+export interface LoweredPlan {
+  geometry: BlockGeometry;
+  slotBytes: number;
+  ringBytes: number;
+  arenaBytes: number;
+  hostBytes: number;
+  usesCxl: boolean;
+  usesNvme: boolean;
+  steps: LowStep[];
+  tables: Uint8Array;
+  initial: InitialBlock[];
+  /** blocks written during decode, in fresh-region order (their 16-bit content) */
+  fresh: { layer: number; block: number }[];
+  marks: number;
+  fences: [number, number];
+  scratchBytes: number;
+  /** where every block is after the last step (tier, bits, arena offset of resident ones) */
+  final: { tier: Int8Array; bits: Int8Array; slot: Float64Array };
+  layers: number;
+  maxBlocks: number;
+  /** host region per tier index (dram, cxl; nvme blocks are read through their dram slot) */
+  hostRegionOf: (RegionName | undefined)[];
+  nvmeTier: number;
+}
