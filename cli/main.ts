@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { quietOnClosedPipe } from './closed-pipe.js';
 import { registerCatalog } from './commands/catalog.js';
 import { registerHil } from './commands/hil.js';
+import { registerReadiness } from './commands/readiness.js';
 import { registerRun } from './commands/run.js';
 import { registerServe } from './commands/serve.js';
 import { registerSweep } from './commands/sweep.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerSweep(program);
   registerCatalog(program);
   registerHil(program);
+  registerReadiness(program);
   return program;
 }
 
