@@ -21,12 +21,14 @@ export function judgeNeedle(policy: string, window: NeedleWindow, rows: readonly
   const afterReaction = active.filter((r) => r.step >= window.fromStep + REACTION_STEPS);
   const unavailable = active.filter((r) => (r.needle_unavailable ?? 0) > 0).length;
   const degraded = afterReaction.filter((r) => (r.needle_degraded ?? 0) > 0 || (r.needle_unavailable ?? 0) > 0).length;
+  const degradedAll = active.filter((r) => (r.needle_degraded ?? 0) > 0).length;
   const recall = active.length ? active.reduce((t, r) => t + r.recall, 0) / active.length : null;
   const recallMin = active.length ? Math.min(...active.map((r) => r.recall_min)) : null;
   const readings = [
     { name: 'active steps in the run', value: active.length, criterion: `= ${window.steps}`, pass: active.length === window.steps && window.steps > REACTION_STEPS },
     { name: 'active steps with the needle unavailable', value: unavailable, criterion: '= 0', pass: unavailable === 0 },
     { name: `active steps after the first ${REACTION_STEPS} with the needle below FP16`, value: degraded, criterion: '= 0', pass: degraded === 0 },
+    { name: 'active steps with the needle below FP16, the first included', value: degradedAll, criterion: 'reported', pass: true },
     { name: 'attention recall over the active steps (mean)', value: recall, criterion: 'reported', pass: true },
     { name: 'attention recall over the active steps (lowest layer)', value: recallMin, criterion: 'reported', pass: true },
   ];

@@ -16,6 +16,7 @@ describe('needle rule', () => {
     expect(v.pass).toBe(true);
     expect(v.readings.find((r) => r.name.startsWith('attention recall over the active steps (mean)'))!.value).toBeCloseTo((0.5 + 0.9 + 1) / 3, 12);
     expect(v.details!.needle_bits_min_per_active_step).toEqual([4, 16, 16]);
+    expect(v.readings.find((r) => r.name.startsWith('active steps with the needle below FP16, the first'))).toMatchObject({ value: 1, pass: true });
   });
 
   it('fails when it is still below FP16 at the second hot step, or unavailable at any hot step', () => {
