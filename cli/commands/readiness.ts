@@ -30,7 +30,7 @@ function wrap<T>(f: (v: string) => T) {
 }
 
 interface ReadinessFlags {
-  policies: string[] | string;
+  policies: string;
   model: string;
   hardware: string;
   requests: number;
@@ -59,7 +59,7 @@ export function registerReadiness(program: Command): void {
   program
     .command('readiness')
     .description('the seed systems\' readiness suite in the simulator (memory tsunami, precision decay, stutter-free, needle) for each policy on the checks its design claims; one report')
-    .option('--policies <list>', `comma-separated seed policies (${DEFAULT_POLICIES.join(', ')})`, wrap(parsePolicies), DEFAULT_POLICIES.join(','))
+    .option('--policies <list>', `comma-separated seed policies (${DEFAULT_POLICIES.join(', ')})`, wrap((v) => parsePolicies(v).join(',')), DEFAULT_POLICIES.join(','))
     .option('--model <name>', 'model preset or JSON file (the generated traces take its layers)', d.model)
     .option('--hardware <name>', 'hardware preset or profile JSON', d.hardware)
     .option('--requests <n>', 'tsunami: concurrent requests (the check asks for >= 50)', intArg('--requests', 1), d.requests)
@@ -73,7 +73,7 @@ export function registerReadiness(program: Command): void {
     .option('--no-progress', 'no progress bar')
     .action((f: ReadinessFlags) => {
       const settings: ReadinessSettings = {
-        policies: typeof f.policies === 'string' ? parsePolicies(f.policies) : f.policies,
+        policies: parsePolicies(f.policies),
         model: f.model,
         hardware: f.hardware,
         requests: f.requests,
