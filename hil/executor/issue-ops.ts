@@ -1,0 +1,158 @@
+/**
+ * Issues the lowered ops of every step on the backend, in order, without synchronizing (as an
+ * inference engine would): copies, (de)quantization and fences on their streams, attention over the
+ * block table and GEMVs on the compute stream, timing marks; file requests on the NVMe tier. The host
+ * waits only where real data needs it (bounce-slots.ts), and for the reads of a layer at their join.
+ */
+import type { ModelSpec } from '../../sim/models/model.js';
+import type { NativeBackend, NativeFileTier, StreamName } from '../addon-types.js';
+import { type Precision, kMetaOffset, sectionElems } from '../kv-format.js';
+import { BounceSlots } from './bounce-slots.js';
+import type { FileStepTimes } from './file-step-times.js';
+import type { LoweredPlan, LowOp } from './lowered-plan.js';
+import type { ModelBuffers } from './model-buffers.js';
+import type { RunEvents } from './run-events.js';
+import type { RunRegions } from './run-regions.js';
+
+const STREAMS: StreamName[] = ['compute', 'memory'];
+const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
+
+export interface IssueOptions {
+  /** file reads before a join as one batch (true) or one request each */
+  fileBatch: boolean;
+  /** events around the memory stream's waits on compute */
+  waitMarks: boolean;
+}
+
+export class OpIssuer {
+  private readonly bounce: BounceSlots;
+  private pendingReads: Promise<{ ms: number }>[] = [];
+  private batchReads: number[] = [];
+  private readonly n2: number;
+
+  constructor(
+    private readonly b: NativeBackend,
+    private readonly p: LoweredPlan,
+    private readonly model: ModelSpec,
+    private readonly mem: RunRegions,
+    private readonly w: ModelBuffers,
+    private readonly ev: RunEvents,
+    private readonly times: FileStepTimes,
+    private readonly o: IssueOptions,
+  ) {
+    this.bounce = new BounceSlots(b, p.slotBytes, times);
+    this.n2 = 2 * sectionElems(p.geometry);
+  }
+
+  async issueAll(): Promise<void> {
+    for (let si = 0; si < this.p.steps.length; si++) {
+      for (const op of this.p.steps[si].ops) {
+        await this.issue(op, si);
+      }
+    }
+  }
+
+  /** every file write still in flight */
+  writesDone(): Promise<unknown[]> {
+    return this.bounce.allWrites();
+  }
+
+  private get file(): NativeFileTier {
+    return this.mem.file!;
+  }
+
+  private async issue(op: LowOp, si: number): Promise<void> {
+    const { b, p, model, mem, w, ev, times } = this;
+    const g = p.geometry;
+    const r = (name: Parameters<RunRegions['r']>[0]) => mem.r(name);
+    switch (op.o) {
+      case 'copy': {
+        if (op.s === 1) await this.bounce.memoryCopy(op);
+        b.copy(STREAMS[op.s], r(op.dst), op.dstOff, r(op.src), op.srcOff, op.bytes);
+        return;
+      }
+      case 'quant':
+        b.quantize('memory', { src: r(op.src), srcOffset: op.srcOff, codes: r(op.dst), codesOffset: op.dstOff, meta: r(op.dst), metaOffset: op.dstOff + kMetaOffset(g, PREC[op.bits]!), n: this.n2, bits: op.bits, groupSize: g.groupSize });
+        return;
+      case 'dequant':
+        b.dequantize('memory', { codes: r(op.src), codesOffset: op.srcOff, meta: r(op.src), metaOffset: op.srcOff + kMetaOffset(g, PREC[op.bits]!), dst: r(op.dst), dstOffset: op.dstOff, n: this.n2, bits: op.bits, groupSize: g.groupSize });
+        return;
+      case 'mark':
+        b.record(STREAMS[op.s], ev.marks[op.id]);
+        return;
+      case 'record':
+        b.record(STREAMS[op.s], ev.fences[op.s][op.fence]);
+        return;
+      case 'wait':
+        if (this.o.waitMarks && op.s === 1) {
+          const pair: [number, number] = [ev.events.make(), ev.events.make()];
+          b.record('memory', pair[0]);
+          b.waitEvent(STREAMS[op.s], ev.fences[op.on][op.fence]);
+          b.record('memory', pair[1]);
+          ev.waitPairs[si].push(pair);
+          return;
+        }
+        b.waitEvent(STREAMS[op.s], ev.fences[op.on][op.fence]);
+        return;
+      case 'attn':
+        b.attention('compute', {
+          arena: r('arena'),
+          arenaBytes: p.arenaBytes,
+          table: mem.tables,
+          tableOffset: op.tableOff,
+          q: w.q,
+          out: w.out,
+          qHeads: model.q_heads,
+          kvHeads: model.kv_heads,
+          headDim: model.head_dim,
+          blockTokens: g.blockTokens,
+          groupSize: g.groupSize,
+          contextTokens: op.tokens,
+          // the table's promise (checked where the table is host-readable): the cuda backend then runs
+          // the tensor-core kernel for uniform INT4 tables, as the calibration's attention benchmark does
+          ...(op.uniform ? { uniformPrecision: PREC[op.uniform]! } : {}),
+        });
+        return;
+      case 'gemv':
+        if (op.lmHead) {
+          if (w.head >= 0) b.gemv('compute', { w: w.head, x: w.x, y: w.y, rows: w.headRows, cols: w.cols });
+        } else {
+          b.gemv('compute', { w: w.weights[op.layer % w.weights.length], x: w.x, y: w.y, rows: w.rows, cols: w.cols });
+        }
+        return;
+      case 'fileRead': {
+        await this.bounce.awaitWrites(op.offset, op.bytes, si);
+        await this.bounce.syncMemoryIfNeeded(op.offset, op.bytes, si);
+        // the file offset is the DRAM slot's offset: the slot is the bounce buffer
+        if (this.o.fileBatch) this.batchReads.push(op.offset, op.offset, op.bytes);
+        else this.pendingReads.push(this.file.read(r('dram'), op.offset, op.offset, op.bytes));
+        return;
+      }
+      case 'fileJoin': {
+        if (this.batchReads.length) {
+          const res = await this.file.readBatch(r('dram'), new Float64Array(this.batchReads));
+          this.batchReads = [];
+          times.fileMs[si] += res.ms;
+          times.readMs[si] += res.ms;
+          return;
+        }
+        const res = await Promise.all(this.pendingReads);
+        this.pendingReads = [];
+        for (const x of res) {
+          times.fileMs[si] += x.ms;
+          times.readMs[si] += x.ms;
+        }
+        return;
+      }
+      case 'fileWrite': {
+        await this.bounce.awaitWrites(op.offset, op.bytes, si);
+        await this.bounce.syncMemoryIfNeeded(op.offset, op.bytes, si);
+        const wr = this.file.write(r('dram'), op.offset, op.offset, op.bytes).then((x) => {
+          times.fileMs[si] += x.ms;
+        });
+        this.bounce.writing(op.offset, op.bytes, wr);
+        return;
+      }
+    }
+  }
+}

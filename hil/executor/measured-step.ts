@@ -1,0 +1,33 @@
+/** What the run measures per decode step (hil-steps.csv's columns). */
+export interface MeasuredStep {
+  step: number;
+  latency_us: number;
+  compute_us: number;
+  stall_us: number;
+  stall_wait_us: number;
+  host_gap_us: number;
+  transfer_us: number;
+  /** file-tier time of the step: file_read_us + file_write_us */
+  file_us: number;
+  /** wall time of the step's read batches (batched reads: each batch's time; per-request reads: the sum of the requests' times) */
+  file_read_us: number;
+  /** the step's file writes, each request's own time summed (they run beside the reads) */
+  file_write_us: number;
+  /**
+   * host time of the step spent before its file requests could be issued: waiting for the memory
+   * stream (a copy that last used the request's DRAM bounce slot) and for earlier writes from the slot;
+   * the file tier is idle while the host waits there unless earlier requests are still in flight
+   */
+  file_sync_us: number;
+  /** how many of those waits synchronized the memory stream */
+  file_syncs: number;
+  bytes: Record<string, number>;
+  /**
+   * with RunPlanOptions.waitMarks: time the memory stream stood at its waits on compute-stream
+   * fences (event before and after each wait; the second completes when the fence has), the number
+   * of such waits, and the memory stream's direction switches (H2D <-> D2H copies, counted from the plan)
+   */
+  mem_wait_us?: number;
+  mem_waits?: number;
+  mem_dir_switches?: number;
+}
