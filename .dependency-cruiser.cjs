@@ -2,7 +2,8 @@
  * The layer map of kvtier, checked by `npm run lint:layers` (part of `npm test`). Each layer may
  * import only the layers listed before it, never one after it:
  *
- *   traces/ (formats) ← policies/ (decide) ← sim/ (event model, hardware, models, driver, simulated
+ *   common/ (structures shared by every layer: lists, heaps, registries) ← traces/ (formats)
+ *   ← policies/ (decide) ← sim/ (event model, hardware, models, driver, simulated
  *   executor, metrics, quality) ← serving/ (request-level simulator) ← hil/ (native addon, real
  *   executor, calibrate, compare) ← studies/ (sweeps, orchestration) ← reports/ (results to pages)
  *   ← cli/, notebooks/
@@ -11,7 +12,7 @@
  * through two layers; `no-circular` also rejects run-time cycles inside a layer's own modules.
  * @type {import('dependency-cruiser').IConfiguration}
  */
-const LAYERS = ['traces', 'policies', 'sim', 'serving', 'hil', 'studies', 'reports', ['cli', 'notebooks']];
+const LAYERS = ['common', 'traces', 'policies', 'sim', 'serving', 'hil', 'studies', 'reports', ['cli', 'notebooks']];
 
 const names = (l) => (Array.isArray(l) ? l : [l]);
 const dirs = (ls) => `^(${ls.flatMap(names).join('|')})/`;

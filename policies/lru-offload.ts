@@ -6,7 +6,7 @@
  * least `use_threshold` of that row's maximum; a used offloaded block is promoted back to HBM.
  */
 import { checkLowerTier } from './lower-tier.js';
-import { LruList } from './lru-list.js';
+import { DenseList } from '../common/dense-list.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 
 interface Options extends Record<string, unknown> {
@@ -26,7 +26,7 @@ export const lruOffload: PolicyDefinition<Options> = {
   ],
   create(o, setup) {
     checkLowerTier('lru-offload', 'offload_tier', o.offload_tier, setup.tiers);
-    const lists = Array.from({ length: setup.layers }, () => new LruList(setup.maxBlocks));
+    const lists = Array.from({ length: setup.layers }, () => new DenseList(setup.maxBlocks));
     const wanted: number[][] = Array.from({ length: setup.layers }, () => []);
     const seen = new Int32Array(setup.layers);
     return {

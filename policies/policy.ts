@@ -4,6 +4,7 @@
  * attention ran it observes the attention mass on the blocks the kernel attended. The replay driver
  * and the KV cache own all accounting; an action that would overflow a tier is refused and counted.
  */
+import type { OptionSpec } from '../common/options.js';
 import type { TraceHeader, TraceStep } from '../traces/format.js';
 import type { CacheView } from './cache-view.js';
 import type { PolicyModel } from './policy-model.js';
@@ -153,18 +154,7 @@ export interface Policy {
   report?(): Record<string, number>;
 }
 
-export type OptionType = 'number' | 'integer' | 'boolean' | 'string';
-
-export interface OptionSpec {
-  name: string;
-  type: OptionType;
-  default: number | boolean | string;
-  description: string;
-  /** for strings: the allowed values */
-  choices?: string[];
-  min?: number;
-  max?: number;
-}
+export type { OptionSpec, OptionType } from '../common/options.js';
 
 export interface PolicyDefinition<O extends Record<string, unknown> = Record<string, unknown>> {
   name: string;

@@ -2,8 +2,11 @@
  * Classic replacement orders over one layer's HBM-resident blocks (page replacement applied to KV
  * blocks). A "use" of a block is an attention mass >= the threshold share of its row maximum.
  * Each replacer keeps its own bookkeeping; the cache engine (classic-cache.ts) asks it for victims.
+ * The structures are common/'s, shared with the prefix-cache policies of serving/: the queues are
+ * DenseLists, and LFU's order is LfuOrder, the same core as serving's LFU policy.
  */
-import { LruList } from './lru-list.js';
+import { DenseList } from '../common/dense-list.js';
+import { LfuOrder } from './lfu-order.js';
 
 export interface Replacer {
   /** a block entered HBM (created, or promoted after a miss) */
@@ -20,9 +23,9 @@ export interface Replacer {
 
 /** FIFO: the block resident the longest goes first; uses do not matter. */
 export class FifoReplacer implements Replacer {
-  private readonly q: LruList;
+  private readonly q: DenseList;
   constructor(maxBlocks: number) {
-    this.q = new LruList(maxBlocks);
+    this.q = new DenseList(maxBlocks);
   }
   admit(b: number) {
     this.q.touch(b);
@@ -39,9 +42,9 @@ export class FifoReplacer implements Replacer {
 
 /** LRU: the least recently used (or admitted) block goes first. */
 export class LruReplacer implements Replacer {
-  private readonly q: LruList;
+  private readonly q: DenseList;
   constructor(maxBlocks: number) {
-    this.q = new LruList(maxBlocks);
+    this.q = new DenseList(maxBlocks);
   }
   admit(b: number) {
     this.q.touch(b);
@@ -60,35 +63,22 @@ export class LruReplacer implements Replacer {
 
 /** LFU (in-cache counts): the block with the fewest uses since admission goes first; ties: least recent. */
 export class LfuReplacer implements Replacer {
-  private readonly freq: Float64Array;
-  private readonly stamp: Float64Array;
-  private readonly resident: Uint8Array;
-  private clock = 0;
+  private readonly order: LfuOrder;
   constructor(maxBlocks: number) {
-    this.freq = new Float64Array(maxBlocks);
-    this.stamp = new Float64Array(maxBlocks);
-    this.resident = new Uint8Array(maxBlocks);
+    this.order = new LfuOrder(maxBlocks);
   }
   admit(b: number) {
-    this.resident[b] = 1;
-    this.freq[b] = 1;
-    this.stamp[b] = ++this.clock;
+    this.order.insert(b, false);
   }
   hit(b: number) {
-    this.freq[b]++;
-    this.stamp[b] = ++this.clock;
+    this.order.access(b);
   }
   miss() {}
   victim() {
-    let best = -1;
-    for (let b = 0; b < this.resident.length; b++) {
-      if (!this.resident[b]) continue;
-      if (best < 0 || this.freq[b] < this.freq[best] || (this.freq[b] === this.freq[best] && this.stamp[b] < this.stamp[best])) best = b;
-    }
-    return best;
+    return this.order.peek();
   }
   remove(b: number) {
-    this.resident[b] = 0;
+    this.order.remove(b);
   }
 }
 
@@ -98,22 +88,27 @@ export class LfuReplacer implements Replacer {
  * a hit in B1 grows p by max(|B2|/|B1|, 1), a hit in B2 shrinks it by max(|B1|/|B2|, 1). REPLACE
  * takes T1's LRU when |T1| > p (or = p on a B2 hit), else T2's. Ghost lists hold at most c entries
  * each side (|T1|+|B1| <= c, |T2|+|B2| <= 2c − c), c = the layer's HBM budget in blocks.
+ *
+ * Not the same core as serving/arc-policy.ts: here the engine reports a miss before it makes room,
+ * so p adapts before REPLACE as in the paper (with the paper's B2-hit tie rule), while the prefix
+ * cache makes room first and inserts after, so its ARC adapts p at insertion, counts pinned blocks
+ * in T1/T2 and trims ghosts in a loop. Both use the same lists (common/dense-list.ts).
  */
 export class ArcReplacer implements Replacer {
-  readonly t1: LruList;
-  readonly t2: LruList;
-  readonly b1: LruList;
-  readonly b2: LruList;
+  readonly t1: DenseList;
+  readonly t2: DenseList;
+  readonly b1: DenseList;
+  readonly b2: DenseList;
   p = 0;
   private lastMissInB2 = false;
   constructor(
     maxBlocks: number,
     readonly c: number,
   ) {
-    this.t1 = new LruList(maxBlocks);
-    this.t2 = new LruList(maxBlocks);
-    this.b1 = new LruList(maxBlocks);
-    this.b2 = new LruList(maxBlocks);
+    this.t1 = new DenseList(maxBlocks);
+    this.t2 = new DenseList(maxBlocks);
+    this.b1 = new DenseList(maxBlocks);
+    this.b2 = new DenseList(maxBlocks);
   }
   admit(b: number) {
     if (this.b1.has(b) || this.b2.has(b)) {
@@ -123,9 +118,9 @@ export class ArcReplacer implements Replacer {
       return;
     }
     // a new block (case IV): trim the ghost lists to the directory size
-    if (this.t1.size + this.b1.size >= this.c && this.b1.size > 0) this.b1.remove(this.b1.oldest());
+    if (this.t1.size + this.b1.size >= this.c && this.b1.size > 0) this.b1.shift();
     const total = this.t1.size + this.t2.size + this.b1.size + this.b2.size;
-    if (total >= 2 * this.c && this.b2.size > 0) this.b2.remove(this.b2.oldest());
+    if (total >= 2 * this.c && this.b2.size > 0) this.b2.shift();
     this.t1.touch(b);
   }
   hit(b: number) {

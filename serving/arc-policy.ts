@@ -6,10 +6,12 @@
  * the recency lists and re-enter their list as most recent when released.
  *
  * The tiered cache makes room before it inserts, so p adapts when the returning block is inserted,
- * one eviction later than in the paper (where REPLACE runs after the adaptation).
+ * one eviction later than in the paper (where REPLACE runs after the adaptation). This is why it
+ * shares only its lists (common/dense-list.ts) with the attention-level ARC replacer
+ * (policies/replacers.ts), whose engine reports a miss before it makes room.
  */
 import type { CachePolicy, CachePolicyDefinition } from './cache-policy.js';
-import { DenseList } from './dense-list.js';
+import { DenseList } from '../common/dense-list.js';
 
 export class ArcPolicy implements CachePolicy {
   private readonly t1 = new DenseList();
@@ -100,5 +102,6 @@ export class ArcPolicy implements CachePolicy {
 export const arcPolicy: CachePolicyDefinition = {
   name: 'arc',
   description: 'adaptive replacement cache: balances recency (seen once) and frequency (seen again) with ghost lists',
+  options: [],
   create: (capacityBlocks) => new ArcPolicy(capacityBlocks),
 };

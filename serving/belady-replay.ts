@@ -6,8 +6,8 @@
  * be used sooner than it. It bounds what an online policy could reach; the prefix structure (a hit
  * needs all ancestors) makes it a near-bound rather than a proven optimum.
  */
+import { MinHeap } from '../common/min-heap.js';
 import type { ServingRequest } from '../traces/requests/request.js';
-import { MinHeap } from './min-heap.js';
 import { matchedTokens } from './prefix-hits.js';
 
 /** For every (request, block position): index of the next request using that block, or Infinity. */
@@ -33,7 +33,7 @@ export function replayBelady(requests: readonly ServingRequest[], capacityTokens
   const cached = new Map<number, number>();
   const depthOf = new Map<number, number>();
   // max-heap by (next use, depth): keys are negated
-  const heap = new MinHeap();
+  const heap = new MinHeap<number>();
   let input = 0;
   let hit = 0;
   for (let r = 0; r < requests.length; r++) {
@@ -48,28 +48,28 @@ export function replayBelady(requests: readonly ServingRequest[], capacityTokens
       if (cached.has(id)) {
         cached.set(id, nu[i]);
         depthOf.set(id, i);
-        heap.push(-nu[i], -i, id);
+        heap.push(-nu[i], -i, 0, id);
         continue;
       }
       if (nu[i] === Infinity || capBlocks === 0) continue;
       if (cached.size >= capBlocks) {
         // peek the live farthest entry
         for (;;) {
-          const v = heap.topId();
-          if (cached.get(v) === -heap.topKey() && depthOf.get(v) === -heap.topTie()) break;
+          const v = heap.top();
+          if (cached.get(v) === -heap.topA() && depthOf.get(v) === -heap.topB()) break;
           heap.pop();
         }
-        const far = -heap.topKey();
-        const farDepth = -heap.topTie();
+        const far = -heap.topA();
+        const farDepth = -heap.topB();
         if (far < nu[i] || (far === nu[i] && farDepth <= i)) continue; // bypass: it is the farthest
-        cached.delete(heap.topId());
+        cached.delete(heap.top());
         heap.pop();
       }
       cached.set(id, nu[i]);
       depthOf.set(id, i);
-      heap.push(-nu[i], -i, id);
+      heap.push(-nu[i], -i, 0, id);
     }
-    if (heap.size > 4 * cached.size + 4096) heap.filter((key, tie, id) => cached.get(id) === -key && depthOf.get(id) === -tie);
+    if (heap.size > 4 * cached.size + 4096) heap.filter((key, tie, _c, id) => cached.get(id) === -key && depthOf.get(id) === -tie);
   }
   return { prefix_hit_ratio: input > 0 ? hit / input : 0, hit_tokens: hit, input_tokens: input };
 }

@@ -10,6 +10,8 @@
  * - remove(id): the block left the tier for another reason than eviction (promoted to a higher tier)
  * - evict(): pick an unpinned block, forget it and return its id (-1 when all are pinned)
  */
+import type { OptionSpec } from '../common/options.js';
+
 export interface CachePolicy {
   insert(id: number, pinned: boolean): void;
   access(id: number): void;
@@ -19,9 +21,18 @@ export interface CachePolicy {
   evict(): number;
 }
 
-export interface CachePolicyDefinition {
+/**
+ * A registered prefix-cache policy: the same shape as an attention-level PolicyDefinition (a name,
+ * a description, typed options) with a factory per tier.
+ */
+export interface CachePolicyDefinition<O extends Record<string, unknown> = Record<string, unknown>> {
   name: string;
   description: string;
-  /** `capacityBlocks` is the tier's size in blocks (Infinity when unbounded) */
-  create(capacityBlocks: number): CachePolicy;
+  /** typed options (resolveCachePolicyOptions checks raw values against them) */
+  options: OptionSpec[];
+  /**
+   * `capacityBlocks` is the tier's size in blocks (Infinity when unbounded); `options` are resolved
+   * values, every option at its default when left out
+   */
+  create(capacityBlocks: number, options?: O): CachePolicy;
 }

@@ -5,7 +5,7 @@
  * recent block: LRU then evicts the leaves of prefix chains before their ancestors.
  */
 import type { CachePolicy, CachePolicyDefinition } from './cache-policy.js';
-import { DenseList } from './dense-list.js';
+import { DenseList } from '../common/dense-list.js';
 
 export class LruPolicy implements CachePolicy {
   private readonly order = new DenseList();
@@ -38,5 +38,6 @@ export class LruPolicy implements CachePolicy {
 export const lruPolicy: CachePolicyDefinition = {
   name: 'lru',
   description: 'least recently used block first (recency = last use by a request)',
+  options: [],
   create: () => new LruPolicy(),
 };

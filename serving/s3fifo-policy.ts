@@ -5,7 +5,9 @@
  * their queue and re-enter it at the tail when released.
  */
 import type { CachePolicy, CachePolicyDefinition } from './cache-policy.js';
-import { DenseList } from './dense-list.js';
+import { DenseList } from '../common/dense-list.js';
+
+const DEFAULT_SMALL_SHARE = 0.1;
 
 export class S3FifoPolicy implements CachePolicy {
   private readonly small = new DenseList();
@@ -17,7 +19,7 @@ export class S3FifoPolicy implements CachePolicy {
   private smallSize = 0;
   private mainSize = 0;
 
-  constructor(private readonly c: number, private readonly smallShare = 0.1) {}
+  constructor(private readonly c: number, private readonly smallShare = DEFAULT_SMALL_SHARE) {}
 
   private ensure(id: number): void {
     if (id < this.queue.length) return;
@@ -92,8 +94,13 @@ export class S3FifoPolicy implements CachePolicy {
   }
 }
 
-export const s3fifoPolicy: CachePolicyDefinition = {
+export interface S3FifoOptions extends Record<string, unknown> {
+  small_share: number;
+}
+
+export const s3fifoPolicy: CachePolicyDefinition<S3FifoOptions> = {
   name: 's3fifo',
   description: 'S3-FIFO: small probationary FIFO, main FIFO with reinsertion, ghost FIFO of recent one-hit blocks',
-  create: (capacityBlocks) => new S3FifoPolicy(capacityBlocks),
+  options: [{ name: 'small_share', type: 'number', default: DEFAULT_SMALL_SHARE, min: 0, max: 1, description: "the small FIFO's share of the tier (the ghost FIFO holds the rest's worth of ids)" }],
+  create: (capacityBlocks, o) => new S3FifoPolicy(capacityBlocks, o?.small_share),
 };

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SOURCE_DIRS = ['cli', 'sim', 'serving', 'studies', 'traces', 'policies', 'hil', 'reports'];
+const SOURCE_DIRS = ['common', 'cli', 'sim', 'serving', 'studies', 'traces', 'policies', 'hil', 'reports'];
 
 function* sources(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true })) {

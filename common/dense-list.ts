@@ -1,6 +1,8 @@
 /**
  * An intrusive doubly linked list over dense ids 0, 1, 2, ... (oldest at the head, newest at the
- * tail) that grows as larger ids arrive. O(1) append, remove and pop of the oldest.
+ * tail) in typed arrays that grow as larger ids arrive. O(1) append, touch, remove and pop of the
+ * oldest. The recency and FIFO queues of every replacement policy (attention-level replacers in
+ * policies/, prefix-cache policies in serving/) are this list.
  */
 export class DenseList {
   private prev = new Int32Array(0);
@@ -10,6 +12,7 @@ export class DenseList {
   private tail = -1;
   size = 0;
 
+  /** `initial`: ids below it fit without growing */
   constructor(initial = 1024) {
     this.ensure(initial - 1);
   }
@@ -44,6 +47,15 @@ export class DenseList {
     this.size++;
   }
 
+  /** Make `id` the newest, moving it if present and appending it if not. */
+  touch(id: number): void {
+    if (this.has(id)) {
+      if (this.tail === id) return;
+      this.remove(id);
+    }
+    this.push(id);
+  }
+
   /** Remove `id` if present; returns whether it was. */
   remove(id: number): boolean {
     if (!this.has(id)) return false;
@@ -63,6 +75,12 @@ export class DenseList {
     const id = this.head;
     if (id >= 0) this.remove(id);
     return id;
+  }
+
+  /** The oldest id for which `skip` (if given) is false, or -1; the list is unchanged. */
+  oldest(skip?: (id: number) => boolean): number {
+    for (let id = this.head; id >= 0; id = this.next[id]) if (!skip || !skip(id)) return id;
+    return -1;
   }
 
   /** ids from oldest to newest */
