@@ -29,6 +29,7 @@ describe('KVCache accounting', () => {
     expect(DROPPED).toBe(-2);
     expect(c.tierOf(1, 5)).toBe(NONE);
     expect([...c.created]).toEqual([0, 0]);
+    expect(c.tierIndex('hbm')).toBe(0);
     expect(c.tierIndex('dram')).toBe(1);
     expect(() => c.tierIndex('nvme')).toThrow('unknown tier "nvme" (tiers: hbm, dram)');
     expect(() => new KVCache(tinyModel, 4, 1, 1, Array.from({ length: 101 }, (_, i) => ({ name: `t${i}`, capacityBytes: 1 })))).toThrow('too many tiers');
@@ -91,11 +92,20 @@ describe('KVCache accounting', () => {
       expect([0, 1, 2, 3].map((k) => c.tierOf(0, k))).toEqual([0, 0, 0, NONE]);
       c.audit();
     }
+    // the peak stays when a later bulk creation ends below it
+    b.drop(0, 0);
+    b.drop(0, 1);
+    expect(b.createMany(0, 1, 0, 16)).toBe(true);
+    expect([b.used[0], b.peak[0]]).toEqual([128, 192]);
+    // bulk creation in another layer and tier at 8 bits lands in that layer's counters only
+    expect(b.createMany(1, 2, 1, 8)).toBe(true);
+    expect([b.bytesIn(1, 1), b.quantizedBytesIn(1, 1), b.bytesIn(1, 0), b.bytesIn(0, 1), b.countIn(1, 1), b.countBits(1, 8)]).toEqual([72, 72, 0, 0, 2, 2]);
+    b.audit();
     // bulk creation in a lower tier at 8 bits continues the block numbers
     expect(a.createMany(0, 2, 1, 8)).toBe(true);
     expect([a.tierOf(0, 3), a.bitsOf(0, 4), a.used[1], a.countBits(0, 8), a.created[0]]).toEqual([1, 8, 72, 2, 5]);
     expect(() => a.createMany(0, 2, 1, 8)).toThrow("layer 0: block 6 beyond the trace's 6 blocks");
-    expect(() => b.createMany(1, 7, 1, 16)).toThrow("layer 1: block 6 beyond the trace's 6 blocks");
+    expect(() => b.createMany(1, 5, 1, 16)).toThrow("layer 1: block 6 beyond the trace's 6 blocks");
     a.audit();
   });
 
@@ -147,6 +157,7 @@ describe('KVCache accounting', () => {
       ['tier count', (c) => (c.tierCount[0] += 1), 'audit: layer 0 tier 0 count'],
       ['bits count', (c) => (c.bitsCount[1] += 1), 'audit: layer 0 bits count'],
       ['pinned', (c) => (c.pinned[0] = 1), 'audit: layer 0 pinned count'],
+      ['live count', (c) => ((c as unknown as { liveCount: Int32Array }).liveCount[0] += 1), 'audit: layer 0 live count'],
       ['a block placed without its counters', (c) => (c.tier[0] = 1), 'audit: layer 0 tier 0 count'],
       ['over capacity', (c) => (c.capacity[0] = 99), 'audit: tier hbm over capacity'],
     ];
