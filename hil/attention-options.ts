@@ -8,7 +8,7 @@ import { requireAddon } from './backend.js';
 export function attnFlag(value: string, previous: AttentionOptions = {}): AttentionOptions {
   const at = value.indexOf('=');
   if (at <= 0 || at === value.length - 1) {
-    throw new Error(`--attn: expected KEY=VALUE (e.g. tensorCores=off), got "${value}"; the options: kvtier hil options`);
+    throw new Error(`--attn: expected KEY=VALUE (e.g. tensor_cores=off), got "${value}"; the options: kvtier hil options`);
   }
   const key = value.slice(0, at);
   if (key in previous) throw new Error(`--attn: ${key} given twice ("${previous[key]}" and "${value.slice(at + 1)}")`);

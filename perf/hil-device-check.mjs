@@ -3,7 +3,7 @@
 // backends against the float64 references) and then the benchmarks, from compiled JS.
 //   node perf/hil-device-check.mjs --dist .device/dist --out DIR [--quick] [--only attention] [--attn KEY=VALUE ...]
 // --attn: an attention option (kvtier hil options), repeatable; the checks and the benchmarks both
-// run with them, e.g. --attn tensorCores=off (every table on v3).
+// run with them, e.g. --attn tensor_cores=off (every table on v3).
 // The addon is found through KVTIER_HIL_ADDON or hil/build/Release.
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';

@@ -161,7 +161,7 @@ export const ATTENTION_CASES: AttentionCase[] = [
   // (6 rows) is INT2.
   { qHeads: 8, kvHeads: 2, headDim: 64, blockTokens: 32, groupSize: 64, contextTokens: 1990, mix: runsOf([['fp16', 1], ['int4', 30], ['fp16', 4], ['int8', 6], ['int2', 22]]), splits: 3, seed: 29 },
   // Uniform INT4 at D 128, G 128, <= 4 query heads per kv head: the tensor-core kernel's cases
-  // (attention option tensorCores; the table's uniform precision is promised by attentionOn). Odd
+  // (attention option tensor_cores; the table's uniform precision is promised by attentionOn). Odd
   // contexts (NaN rows past the context in the last block), the benchmark's head layout, 32-token
   // blocks, forced splits (more splits than chunks too), GQA 1/2/3/4, a pinned table, V scales far
   // above 16 (P' = p * scale would overflow f16 without the kernel's reference shift) and a peaked
@@ -174,7 +174,7 @@ export const ATTENTION_CASES: AttentionCase[] = [
   { qHeads: 16, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 2050, mix: ['int4'], tableKind: 'pinned', seed: 46 },
   { qHeads: 4, kvHeads: 1, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 1499, mix: ['int4'], splits: 2, vScale: 700, qScale: 0.5, seed: 47 },
   { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 3001, mix: ['int4'], kScale: 3, qScale: 6, seed: 48 },
-  // >= 1024 chunks per kv head: the INT4 kernel's head-warp mode (attention option int4HeadWarps, on
+  // >= 1024 chunks per kv head: the INT4 kernel's head-warp mode (attention option int4_head_warps, on
   // by default from 16k tokens with 4 to 8 kv heads), the benchmark's head layout and a 4-kv-head
   // one with a forced split count
   { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 16421, mix: ['int4'], seed: 49 },
@@ -182,7 +182,7 @@ export const ATTENTION_CASES: AttentionCase[] = [
   // one split: the head warps write the output itself
   { qHeads: 16, kvHeads: 4, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 16389, mix: ['int4'], splits: 1, seed: 65 },
   // Uniform FP16 at D 128, <= 4 query heads per kv head: the FP16 tensor-core kernel's cases
-  // (attention option tensorCores; the promise again by attentionOn). The same kinds as INT4's above,
+  // (attention option tensor_cores; the promise again by attentionOn). The same kinds as INT4's above,
   // plus q far above and far below 1 (q' = q * 2^e with e from the block's largest |q|). The
   // first case of this list (one token) runs there too.
   { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128, contextTokens: 4099, mix: ['fp16'], seed: 51 },

@@ -1,7 +1,7 @@
 #!/bin/bash
 # There (the GPU machine, through the device tool's `run`): the whole HIL confirmation in one call,
 # results under $OUT: kernel checks on cuda and host with the default attention options and with
-# tensorCores=off, the benchmarks (copies, attention, overlap, gemv, file, quality), then
+# tensor_cores=off, the benchmarks (copies, attention, overlap, gemv, file, quality), then
 # `hil calibrate` and the six-policy `hil compare` on a generated Llama-3-8B 8k trace (64 steps;
 # REPEAT=n HIL runs per policy, default 3).
 #   bash perf/device/run.sh NAME [checks|compare|all|ab|overlap]   (default all; bundle made by perf/device/bundle.sh NAME)
@@ -35,7 +35,7 @@ if [ "$WHAT" != compare ] && [ "$WHAT" != overlap ] && [ "${SKIP_CHECKS:-0}" = 0
   grep -E "checks passed|^FAIL" "$OUT/checks-default.txt"
   grep -E "^attention L=" "$OUT/checks-default.txt" | sed -E 's/steps\/s.*//' | head -40
   grep -E "^TARGET|^overlap:|^prefetch:" "$OUT/checks-default.txt"
-  $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/bench-tc-off" --only attention --attn tensorCores=off > "$OUT/checks-tc-off.txt" 2>&1 || rc=1
+  $N perf/hil-device-check.mjs --dist "$B/dist" --out "$R/bench-tc-off" --only attention --attn tensor_cores=off > "$OUT/checks-tc-off.txt" 2>&1 || rc=1
   grep -E "checks passed|^FAIL" "$OUT/checks-tc-off.txt"
   echo "checks + benchmarks: $(( $(date +%s) - T0 )) s"
 fi

@@ -81,11 +81,11 @@ describe.skipIf(!host.available)(`attention dispatch (host build)${host.availabl
       expect(plan({ qHeads: 8, kvHeads: 2, contextTokens: 32768, uniformPrecision: 'int4' })).toMatchObject({ headWarps: false, grid: [256, 2], splits: 256, chunksPerWarp: 2 });
       expect(plan({ qHeads: 64, kvHeads: 16, contextTokens: 32768, uniformPrecision: 'int4' })).toMatchObject({ kernel: 'mma-int4', headWarps: false, grid: [32, 16] });
       // off at 32k: 66 wanted, 8 chunks per warp -> 2048 / 32 = 64 splits
-      expect(plan({ contextTokens: 32768, uniformPrecision: 'int4' }, { int4HeadWarps: 'off' })).toMatchObject({ headWarps: false, grid: [64, 8], splits: 64, chunksPerWarp: 8 });
+      expect(plan({ contextTokens: 32768, uniformPrecision: 'int4' }, { int4_head_warps: 'off' })).toMatchObject({ headWarps: false, grid: [64, 8], splits: 64, chunksPerWarp: 8 });
     });
-    it('int4Stages sets the ring: 8 stages keep head warps (139264 B <= 200 KiB), 4 stages give 5 resident 4-warp blocks', () => {
-      expect(plan({ contextTokens: 32768, uniformPrecision: 'int4' }, { int4Stages: 8 })).toMatchObject({ stages: 8, headWarps: true, dynamicSmemBytes: 139264 });
-      expect(plan({ contextTokens: 4096, uniformPrecision: 'int4' }, { int4Stages: 4 })).toMatchObject({ stages: 4, headWarps: false, dynamicSmemBytes: 34816, residentBlocks: 5 });
+    it('int4_stages sets the ring: 8 stages keep head warps (139264 B <= 200 KiB), 4 stages give 5 resident 4-warp blocks', () => {
+      expect(plan({ contextTokens: 32768, uniformPrecision: 'int4' }, { int4_stages: 8 })).toMatchObject({ stages: 8, headWarps: true, dynamicSmemBytes: 139264 });
+      expect(plan({ contextTokens: 4096, uniformPrecision: 'int4' }, { int4_stages: 4 })).toMatchObject({ stages: 4, headWarps: false, dynamicSmemBytes: 34816, residentBlocks: 5 });
     });
     it('only at group size 128 and at most 4 query heads per kv head; the rest run v3', () => {
       expect(plan({ contextTokens: 4096, groupSize: 64, uniformPrecision: 'int4' }).kernel).toBe('v3');
@@ -133,60 +133,60 @@ describe.skipIf(!host.available)(`attention dispatch (host build)${host.availabl
   });
 
   describe('options', () => {
-    it('tensorCores picks which uniform tables run on the tensor cores', () => {
-      const kernels = (tc: string) => [plan({ contextTokens: 4096, uniformPrecision: 'fp16' }, { tensorCores: tc }).kernel, plan({ contextTokens: 4096, uniformPrecision: 'int4' }, { tensorCores: tc }).kernel];
+    it('tensor_cores picks which uniform tables run on the tensor cores', () => {
+      const kernels = (tc: string) => [plan({ contextTokens: 4096, uniformPrecision: 'fp16' }, { tensor_cores: tc }).kernel, plan({ contextTokens: 4096, uniformPrecision: 'int4' }, { tensor_cores: tc }).kernel];
       expect(kernels('on')).toEqual(['mma-fp16', 'mma-int4']);
       expect(kernels('off')).toEqual(['v3', 'v3']);
       expect(kernels('int4')).toEqual(['v3', 'mma-int4']);
       expect(kernels('fp16')).toEqual(['mma-fp16', 'v3']);
     });
     it('the FP16 kernel\'s early chunks, L2 policy, stages and head warps', () => {
-      expect(plan({ contextTokens: 4096, uniformPrecision: 'fp16' }, { fp16EarlyChunks: 2, fp16L2Policy: 'evict-first' })).toMatchObject({ earlyChunks: 2, l2Policy: 'evict-first' });
-      expect(plan({ contextTokens: 32768, uniformPrecision: 'fp16' }, { fp16L2Policy: 'normal' })).toMatchObject({ earlyChunks: 2, l2Policy: 'normal' });
+      expect(plan({ contextTokens: 4096, uniformPrecision: 'fp16' }, { fp16_early_chunks: 2, fp16_l2_policy: 'evict-first' })).toMatchObject({ earlyChunks: 2, l2Policy: 'evict-first' });
+      expect(plan({ contextTokens: 32768, uniformPrecision: 'fp16' }, { fp16_l2_policy: 'normal' })).toMatchObject({ earlyChunks: 2, l2Policy: 'normal' });
       // 2 stages leave room for 1 early chunk only
-      expect(plan({ contextTokens: 32768, uniformPrecision: 'fp16' }, { fp16Stages: 2 })).toMatchObject({ stages: 2, earlyChunks: 1, dynamicSmemBytes: 65536 });
+      expect(plan({ contextTokens: 32768, uniformPrecision: 'fp16' }, { fp16_stages: 2 })).toMatchObject({ stages: 2, earlyChunks: 1, dynamicSmemBytes: 65536 });
       // head warps: 8 x 3 x 8 KiB = 196608 B <= 200 KiB, one resident block, 132 wanted -> 256 / 2 = 128 splits at 4k
-      expect(plan({ contextTokens: 4096, uniformPrecision: 'fp16' }, { fp16HeadWarps: 'on' })).toMatchObject({ headWarps: true, warpsPerBlock: 8, grid: [128, 1], dynamicSmemBytes: 196608, residentBlocks: 1, splits: 128 });
+      expect(plan({ contextTokens: 4096, uniformPrecision: 'fp16' }, { fp16_head_warps: 'on' })).toMatchObject({ headWarps: true, warpsPerBlock: 8, grid: [128, 1], dynamicSmemBytes: 196608, residentBlocks: 1, splits: 128 });
       // ... but not at 4 stages (256 KiB)
-      expect(plan({ contextTokens: 4096, uniformPrecision: 'fp16' }, { fp16HeadWarps: 'on', fp16Stages: 4 })).toMatchObject({ headWarps: false, stages: 4 });
+      expect(plan({ contextTokens: 4096, uniformPrecision: 'fp16' }, { fp16_head_warps: 'on', fp16_stages: 4 })).toMatchObject({ headWarps: false, stages: 4 });
     });
     it('every option resolves to its default, as the table states it', () => {
       const table = addon().attentionOptionTable();
       const resolved = resolveAttentionOptions();
       expect(Object.keys(resolved)).toEqual(table.map((r) => r.name));
-      expect(resolved).toEqual({ tensorCores: 'on', splits: 'auto', int4Stages: 6, fp16Stages: 3, int4HeadWarps: 'on', fp16HeadWarps: 'off', fp16EarlyChunks: 'auto', fp16L2Policy: 'auto' });
+      expect(resolved).toEqual({ tensor_cores: 'on', splits: 'auto', int4_stages: 6, fp16_stages: 3, int4_head_warps: 'on', fp16_head_warps: 'off', fp16_early_chunks: 'auto', fp16_l2_policy: 'auto' });
       for (const r of table) expect(String(resolved[r.name])).toBe(r.default);
-      expect(resolveAttentionOptions({ int4HeadWarps: false, splits: 12, fp16Stages: '4', fp16EarlyChunks: 3 })).toMatchObject({ int4HeadWarps: 'off', splits: 12, fp16Stages: 4, fp16EarlyChunks: 3 });
-      expect(formatAttentionOptions()).toMatch(/^ {2}tensorCores=on, off, int4, fp16 {2}\(default on\)$/m);
+      expect(resolveAttentionOptions({ int4_head_warps: false, splits: 12, fp16_stages: '4', fp16_early_chunks: 3 })).toMatchObject({ int4_head_warps: 'off', splits: 12, fp16_stages: 4, fp16_early_chunks: 3 });
+      expect(formatAttentionOptions()).toMatch(/^ {2}tensor_cores=on, off, int4, fp16 {2}\(default on\)$/m);
     });
     it('refuses a bad option, naming it and its valid values', () => {
-      expect(() => resolveAttentionOptions({ tensorCores: 'maybe' })).toThrow('attention option tensorCores: expected on, off, int4, fp16 but received "maybe"');
-      expect(() => resolveAttentionOptions({ stages: 3 })).toThrow('unknown attention option "stages": expected one of tensorCores, splits, int4Stages, fp16Stages, int4HeadWarps, fp16HeadWarps, fp16EarlyChunks, fp16L2Policy');
-      expect(() => resolveAttentionOptions({ int4Stages: 5 })).toThrow('attention option int4Stages: expected 4, 6, 8 but received "5"');
+      expect(() => resolveAttentionOptions({ tensor_cores: 'maybe' })).toThrow('attention option tensor_cores: expected on, off, int4, fp16 but received "maybe"');
+      expect(() => resolveAttentionOptions({ stages: 3 })).toThrow('unknown attention option "stages": expected one of tensor_cores, splits, int4_stages, fp16_stages, int4_head_warps, fp16_head_warps, fp16_early_chunks, fp16_l2_policy');
+      expect(() => resolveAttentionOptions({ int4_stages: 5 })).toThrow('attention option int4_stages: expected 4, 6, 8 but received "5"');
       expect(() => resolveAttentionOptions({ splits: 0 })).toThrow('attention option splits: expected auto or 1 to 65535 but received "0"');
       expect(() => resolveAttentionOptions({ splits: 2.5 })).toThrow(/attention option splits: expected auto or 1 to 65535 but received "2\.5/);
-      expect(() => resolveAttentionOptions({ int4HeadWarps: 'yes' })).toThrow('attention option int4HeadWarps: expected on, off but received "yes"');
-      expect(() => resolveAttentionOptions({ fp16EarlyChunks: 3 })).toThrow('attention option fp16EarlyChunks: expected auto or 1 to 2 (fp16Stages - 1) but received "3"');
-      expect(resolveAttentionOptions({ fp16EarlyChunks: 3, fp16Stages: 4 }).fp16EarlyChunks).toBe(3);
-      expect(() => plan({ contextTokens: 4096 }, { fp16L2Policy: 'first' })).toThrow('attention option fp16L2Policy: expected auto, evict-first, normal but received "first"');
+      expect(() => resolveAttentionOptions({ int4_head_warps: 'yes' })).toThrow('attention option int4_head_warps: expected on, off but received "yes"');
+      expect(() => resolveAttentionOptions({ fp16_early_chunks: 3 })).toThrow('attention option fp16_early_chunks: expected auto or 1 to 2 (fp16_stages - 1) but received "3"');
+      expect(resolveAttentionOptions({ fp16_early_chunks: 3, fp16_stages: 4 }).fp16_early_chunks).toBe(3);
+      expect(() => plan({ contextTokens: 4096 }, { fp16_l2_policy: 'first' })).toThrow('attention option fp16_l2_policy: expected auto, evict-first, normal but received "first"');
       // a backend refuses them before it opens
-      expect(() => openBackend('host', 0, { tensorCores: 'int8' })).toThrow('attention option tensorCores: expected on, off, int4, fp16 but received "int8"');
+      expect(() => openBackend('host', 0, { tensor_cores: 'int8' })).toThrow('attention option tensor_cores: expected on, off, int4, fp16 but received "int8"');
       // and the shape as the launch would
       expect(() => plan({ contextTokens: 4096, headDim: 96 })).toThrow('Expected 64, 128 or 256 for headDim but received 96');
     });
     it('--attn KEY=VALUE flags collect into one options object', () => {
-      expect(attnFlag('fp16Stages=4', attnFlag('tensorCores=off'))).toEqual({ tensorCores: 'off', fp16Stages: '4' });
-      expect(() => attnFlag('tensorCores')).toThrow('--attn: expected KEY=VALUE (e.g. tensorCores=off), got "tensorCores"');
+      expect(attnFlag('fp16_stages=4', attnFlag('tensor_cores=off'))).toEqual({ tensor_cores: 'off', fp16_stages: '4' });
+      expect(() => attnFlag('tensor_cores')).toThrow('--attn: expected KEY=VALUE (e.g. tensor_cores=off), got "tensor_cores"');
       expect(() => attnFlag('=off')).toThrow(/expected KEY=VALUE/);
-      expect(() => attnFlag('tensorCores=on', { tensorCores: 'off' })).toThrow('--attn: tensorCores given twice ("off" and "on")');
+      expect(() => attnFlag('tensor_cores=on', { tensor_cores: 'off' })).toThrow('--attn: tensor_cores given twice ("off" and "on")');
     });
   });
 
   describe('what a run records', () => {
     it('the host backend keeps its options and plans its CPU loop', () => {
-      const b = openBackend('host', 0, { tensorCores: 'off', int4Stages: 8 });
+      const b = openBackend('host', 0, { tensor_cores: 'off', int4_stages: 8 });
       try {
-        expect(b.attentionOptions()).toMatchObject({ tensorCores: 'off', int4Stages: 8, fp16Stages: 3 });
+        expect(b.attentionOptions()).toMatchObject({ tensor_cores: 'off', int4_stages: 8, fp16_stages: 3 });
         expect(b.attentionPlan({ ...LLAMA, contextTokens: 100, uniformPrecision: 'int4' })).toMatchObject({ kernel: 'host', splits: 1, chunksPerWarp: 7, reduce: 'none' });
       } finally {
         b.close();
@@ -218,14 +218,14 @@ describe.skipIf(!host.available)(`attention dispatch (host build)${host.availabl
       const fx = makeHilFixture(64, 4);
       try {
         const config = { trace: fx.trace, policy: 'full', policy_options: {}, model: fx.model, hardware: 'h100-pcie5', hbm_budget: '25%', group_size: 64 };
-        const x = await hilRun(config, { backend: 'host', nvmeDir: fx.dir, attention: { tensorCores: 'off', fp16Stages: 4 } });
-        expect(x.hil.attention.options).toMatchObject({ tensorCores: 'off', fp16Stages: 4, int4Stages: 6 });
+        const x = await hilRun(config, { backend: 'host', nvmeDir: fx.dir, attention: { tensor_cores: 'off', fp16_stages: 4 } });
+        expect(x.hil.attention.options).toMatchObject({ tensor_cores: 'off', fp16_stages: 4, int4_stages: 6 });
         // the fixture model has 2 layers; 4 steps of uniform FP16 tables, all on the host's loop
         const fp16 = x.hil.attention.kernels.fp16!;
         expect(fp16).toHaveLength(1);
         expect(fp16[0]).toMatchObject({ kernel: 'host', launches: x.hil.attention_tables.fp16 });
         expect(x.hil.attention_tables.fp16).toBe(8);
-        await expect(hilRun(config, { backend: 'host', nvmeDir: fx.dir, attention: { fp16Stages: 5 } })).rejects.toThrow('attention option fp16Stages: expected 2, 3, 4, 6 but received "5"');
+        await expect(hilRun(config, { backend: 'host', nvmeDir: fx.dir, attention: { fp16_stages: 5 } })).rejects.toThrow('attention option fp16_stages: expected 2, 3, 4, 6 but received "5"');
       } finally {
         rmSync(fx.dir, { recursive: true, force: true });
       }

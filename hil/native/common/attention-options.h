@@ -20,14 +20,14 @@ enum class TensorCores { On, Off, Int4, Fp16 };
 enum class L2Policy { Auto, EvictFirst, Normal };
 
 struct AttentionOptions {
-  TensorCores tensorCores = TensorCores::On;
+  TensorCores tensor_cores = TensorCores::On;
   int splits = 0;  // 0: choose (a call's own AttentionShape::splits comes first)
-  int int4Stages = 6;
-  int fp16Stages = 3;
-  bool int4HeadWarps = true;
-  bool fp16HeadWarps = false;
-  int fp16EarlyChunks = 0;  // 0: auto
-  L2Policy fp16L2Policy = L2Policy::Auto;
+  int int4_stages = 6;
+  int fp16_stages = 3;
+  bool int4_head_warps = true;
+  bool fp16_head_warps = false;
+  int fp16_early_chunks = 0;  // 0: auto
+  L2Policy fp16_l2_policy = L2Policy::Auto;
 };
 
 struct AttentionOptionSpec {
@@ -67,15 +67,15 @@ inline bool oneOf(const std::string& v, std::initializer_list<int> choices, int&
 }
 
 inline bool setTensorCores(AttentionOptions& o, const std::string& v) {
-  if (v == "on") o.tensorCores = TensorCores::On;
-  else if (v == "off") o.tensorCores = TensorCores::Off;
-  else if (v == "int4") o.tensorCores = TensorCores::Int4;
-  else if (v == "fp16") o.tensorCores = TensorCores::Fp16;
+  if (v == "on") o.tensor_cores = TensorCores::On;
+  else if (v == "off") o.tensor_cores = TensorCores::Off;
+  else if (v == "int4") o.tensor_cores = TensorCores::Int4;
+  else if (v == "fp16") o.tensor_cores = TensorCores::Fp16;
   else return false;
   return true;
 }
 inline std::string getTensorCores(const AttentionOptions& o) {
-  switch (o.tensorCores) {
+  switch (o.tensor_cores) {
     case TensorCores::Off: return "off";
     case TensorCores::Int4: return "int4";
     case TensorCores::Fp16: return "fp16";
@@ -87,28 +87,28 @@ inline bool setSplits(AttentionOptions& o, const std::string& v) {
   return wholeIn(v, 1, 65535, o.splits);
 }
 inline std::string getSplits(const AttentionOptions& o) { return o.splits == 0 ? "auto" : std::to_string(o.splits); }
-inline bool setInt4Stages(AttentionOptions& o, const std::string& v) { return oneOf(v, {4, 6, 8}, o.int4Stages); }
-inline std::string getInt4Stages(const AttentionOptions& o) { return std::to_string(o.int4Stages); }
-inline bool setFp16Stages(AttentionOptions& o, const std::string& v) { return oneOf(v, {2, 3, 4, 6}, o.fp16Stages); }
-inline std::string getFp16Stages(const AttentionOptions& o) { return std::to_string(o.fp16Stages); }
-inline bool setInt4HeadWarps(AttentionOptions& o, const std::string& v) { return onOff(v, o.int4HeadWarps); }
-inline std::string getInt4HeadWarps(const AttentionOptions& o) { return o.int4HeadWarps ? "on" : "off"; }
-inline bool setFp16HeadWarps(AttentionOptions& o, const std::string& v) { return onOff(v, o.fp16HeadWarps); }
-inline std::string getFp16HeadWarps(const AttentionOptions& o) { return o.fp16HeadWarps ? "on" : "off"; }
+inline bool setInt4Stages(AttentionOptions& o, const std::string& v) { return oneOf(v, {4, 6, 8}, o.int4_stages); }
+inline std::string getInt4Stages(const AttentionOptions& o) { return std::to_string(o.int4_stages); }
+inline bool setFp16Stages(AttentionOptions& o, const std::string& v) { return oneOf(v, {2, 3, 4, 6}, o.fp16_stages); }
+inline std::string getFp16Stages(const AttentionOptions& o) { return std::to_string(o.fp16_stages); }
+inline bool setInt4HeadWarps(AttentionOptions& o, const std::string& v) { return onOff(v, o.int4_head_warps); }
+inline std::string getInt4HeadWarps(const AttentionOptions& o) { return o.int4_head_warps ? "on" : "off"; }
+inline bool setFp16HeadWarps(AttentionOptions& o, const std::string& v) { return onOff(v, o.fp16_head_warps); }
+inline std::string getFp16HeadWarps(const AttentionOptions& o) { return o.fp16_head_warps ? "on" : "off"; }
 inline bool setFp16Early(AttentionOptions& o, const std::string& v) {
-  if (v == "auto") return o.fp16EarlyChunks = 0, true;
-  return wholeIn(v, 1, 5, o.fp16EarlyChunks);
+  if (v == "auto") return o.fp16_early_chunks = 0, true;
+  return wholeIn(v, 1, 5, o.fp16_early_chunks);
 }
-inline std::string getFp16Early(const AttentionOptions& o) { return o.fp16EarlyChunks == 0 ? "auto" : std::to_string(o.fp16EarlyChunks); }
+inline std::string getFp16Early(const AttentionOptions& o) { return o.fp16_early_chunks == 0 ? "auto" : std::to_string(o.fp16_early_chunks); }
 inline bool setFp16L2(AttentionOptions& o, const std::string& v) {
-  if (v == "auto") o.fp16L2Policy = L2Policy::Auto;
-  else if (v == "evict-first") o.fp16L2Policy = L2Policy::EvictFirst;
-  else if (v == "normal") o.fp16L2Policy = L2Policy::Normal;
+  if (v == "auto") o.fp16_l2_policy = L2Policy::Auto;
+  else if (v == "evict-first") o.fp16_l2_policy = L2Policy::EvictFirst;
+  else if (v == "normal") o.fp16_l2_policy = L2Policy::Normal;
   else return false;
   return true;
 }
 inline std::string getFp16L2(const AttentionOptions& o) {
-  return o.fp16L2Policy == L2Policy::Auto ? "auto" : o.fp16L2Policy == L2Policy::EvictFirst ? "evict-first" : "normal";
+  return o.fp16_l2_policy == L2Policy::Auto ? "auto" : o.fp16_l2_policy == L2Policy::EvictFirst ? "evict-first" : "normal";
 }
 
 }  // namespace attention_options_detail
@@ -116,7 +116,7 @@ inline std::string getFp16L2(const AttentionOptions& o) {
 inline const std::vector<AttentionOptionSpec>& attentionOptionTable() {
   namespace d = attention_options_detail;
   static const std::vector<AttentionOptionSpec> table = {
-      {"tensorCores", "on, off, int4, fp16", "on",
+      {"tensor_cores", "on, off, int4, fp16", "on",
        "uniform tables (the caller's uniformPrecision promise) at head dim 128 with at most 4 query heads per kv head run the "
        "tensor-core kernels: INT4 (group 128) and FP16 (on), neither (off: the general kernel for every table), or only the "
        "one named",
@@ -125,21 +125,21 @@ inline const std::vector<AttentionOptionSpec>& attentionOptionTable() {
        "context splits (flash-decoding) of a call that asks for none; auto: one wave of resident blocks, trimmed so that "
        "every warp has the same chunk count; never more than the context's 16-token chunks",
        d::setSplits, d::getSplits},
-      {"int4Stages", "4, 6, 8", "6", "copy stages per warp of the INT4 tensor-core kernel (4: 5 blocks per SM, 6: 4, 8: 3 on the H100)",
+      {"int4_stages", "4, 6, 8", "6", "copy stages per warp of the INT4 tensor-core kernel (4: 5 blocks per SM, 6: 4, 8: 3 on the H100)",
        d::setInt4Stages, d::getInt4Stages},
-      {"fp16Stages", "2, 3, 4, 6", "3", "copy stages (8 KiB each) per warp of the FP16 tensor-core kernel", d::setFp16Stages,
+      {"fp16_stages", "2, 3, 4, 6", "3", "copy stages (8 KiB each) per warp of the FP16 tensor-core kernel", d::setFp16Stages,
        d::getFp16Stages},
-      {"int4HeadWarps", "on, off", "on",
+      {"int4_head_warps", "on, off", "on",
        "the INT4 tensor-core kernel takes one warp per kv head (4 to 8 kv heads, from 1024 chunks = 16k tokens per kv head) "
        "instead of 4 warps per kv head",
        d::setInt4HeadWarps, d::getInt4HeadWarps},
-      {"fp16HeadWarps", "on, off", "off", "the FP16 tensor-core kernel takes one warp per kv head (at most 8 kv heads)",
+      {"fp16_head_warps", "on, off", "off", "the FP16 tensor-core kernel takes one warp per kv head (at most 8 kv heads)",
        d::setFp16HeadWarps, d::getFp16HeadWarps},
-      {"fp16EarlyChunks", "auto or 1 to 5 (below fp16Stages)", "auto",
+      {"fp16_early_chunks", "auto or 1 to 5 (below fp16_stages)", "auto",
        "chunks each warp of the FP16 tensor-core kernel asks for before it prepares q; auto: 2 when the call's KV exceeds "
-       "the L2, else 1 (at most fp16Stages - 1)",
+       "the L2, else 1 (at most fp16_stages - 1)",
        d::setFp16Early, d::getFp16Early},
-      {"fp16L2Policy", "auto, evict-first, normal", "auto",
+      {"fp16_l2_policy", "auto, evict-first, normal", "auto",
        "L2 policy of the FP16 tensor-core kernel's KV copies; auto: evict-first when the call's KV exceeds the L2",
        d::setFp16L2, d::getFp16L2},
   };
@@ -169,9 +169,9 @@ inline void setAttentionOption(AttentionOptions& o, const std::string& name, con
 
 // Rules between options, checked once every option is set.
 inline void checkAttentionOptions(const AttentionOptions& o) {
-  if (o.fp16EarlyChunks >= o.fp16Stages)
-    throw HilError("attention option fp16EarlyChunks: expected auto or 1 to " + std::to_string(o.fp16Stages - 1) +
-                   " (fp16Stages - 1) but received \"" + std::to_string(o.fp16EarlyChunks) + "\"");
+  if (o.fp16_early_chunks >= o.fp16_stages)
+    throw HilError("attention option fp16_early_chunks: expected auto or 1 to " + std::to_string(o.fp16_stages - 1) +
+                   " (fp16_stages - 1) but received \"" + std::to_string(o.fp16_early_chunks) + "\"");
 }
 
 // (name, value) of every option, in the table's order, as the parser reads them back.

@@ -117,21 +117,21 @@ inline AttentionPlan chooseAttentionKernel(const AttentionShape& s, int uniformP
   AttentionPlan p;
   const int gq = s.qHeads / std::max(1, s.kvHeads);
   const int chunks = attentionChunks(s);
-  const bool tcInt4 = o.tensorCores == TensorCores::On || o.tensorCores == TensorCores::Int4;
-  const bool tcFp16 = o.tensorCores == TensorCores::On || o.tensorCores == TensorCores::Fp16;
+  const bool tcInt4 = o.tensor_cores == TensorCores::On || o.tensor_cores == TensorCores::Int4;
+  const bool tcFp16 = o.tensor_cores == TensorCores::On || o.tensor_cores == TensorCores::Fp16;
   const bool mmaShape = s.headDim == ap::kMmaD && gq <= ap::kMmaMaxGq;
   if (tcInt4 && uniformPrecision == kInt4 && mmaShape && s.groupSize == ap::kMmaD) {
     p.kernel = AttentionKernel::MmaInt4;
-    p.stages = o.int4Stages;
-    p.headWarps = o.int4HeadWarps && s.kvHeads >= ap::kInt4HeadWarpsMinHeads && s.kvHeads <= ap::kHeadWarpsMax &&
+    p.stages = o.int4_stages;
+    p.headWarps = o.int4_head_warps && s.kvHeads >= ap::kInt4HeadWarpsMinHeads && s.kvHeads <= ap::kHeadWarpsMax &&
                   chunks >= ap::kInt4HeadWarpsMinChunks && s.kvHeads * p.stages * ap::kInt4StageBytes <= ap::kHeadWarpsSmemLimit;
     p.queryHeadsPerWarp = ap::kMmaMaxGq;
     p.bulkCopy = true;
     p.earlyChunks = 1;  // the first chunk before q, the rest of the ring after
   } else if (tcFp16 && uniformPrecision == kFp16 && mmaShape) {
     p.kernel = AttentionKernel::MmaFp16;
-    p.stages = o.fp16Stages;
-    p.headWarps = o.fp16HeadWarps && s.kvHeads <= ap::kHeadWarpsMax &&
+    p.stages = o.fp16_stages;
+    p.headWarps = o.fp16_head_warps && s.kvHeads <= ap::kHeadWarpsMax &&
                   s.kvHeads * p.stages * ap::kFp16StageBytes <= ap::kHeadWarpsSmemLimit;
     p.queryHeadsPerWarp = ap::kMmaMaxGq;
     p.bulkCopy = true;
@@ -141,9 +141,9 @@ inline AttentionPlan chooseAttentionKernel(const AttentionShape& s, int uniformP
     // first chunk ahead of every warp's later ones in the memory queue; 4k 13.8-14.0 vs 14.8-15.0 us
     // with 2); evict-first when it streams (32k 56.0 vs 57.0 us; 4k, L2-resident: 15.1-15.5 vs
     // 13.8-14.0 us with it, so not there). lab/notes/HIL-NOTES.md.
-    const int early = o.fp16EarlyChunks > 0 ? o.fp16EarlyChunks : p.kvExceedsL2 ? 2 : 1;
+    const int early = o.fp16_early_chunks > 0 ? o.fp16_early_chunks : p.kvExceedsL2 ? 2 : 1;
     p.earlyChunks = std::max(1, std::min(early, p.stages - 1));
-    p.evictFirst = o.fp16L2Policy == L2Policy::Auto ? p.kvExceedsL2 : o.fp16L2Policy == L2Policy::EvictFirst;
+    p.evictFirst = o.fp16_l2_policy == L2Policy::Auto ? p.kvExceedsL2 : o.fp16_l2_policy == L2Policy::EvictFirst;
   } else {
     p.kernel = AttentionKernel::V3;
     p.stages = ap::kV3Stages;
