@@ -1,7 +1,8 @@
 /**
- * The staging ring of the HIL executor, as the simulator models it (hil/executor/staging-ring.ts,
- * fences.ts, lower-plan.ts toStaging). Prefetched and fetched copies land in HBM extents handed out
- * in ring order; an extent is released once the attention that reads it is queued. A copy into ring
+ * The staging ring of the HIL executor, as the simulator models it. Where extents go (RingPlacement)
+ * is one implementation for both: the HIL executor's ring (hil/executor/staging-ring.ts) tags its
+ * extents with stream accesses, this one with compute fences. Prefetched and fetched copies land in
+ * HBM extents handed out in ring order; an extent is released once the attention that reads it is queued. A copy into ring
  * space that an earlier attention read must wait for that attention: the memory stream waits on a
  * compute-stream fence. Measured on the H100 (lab/notes/HIL-NOTES.md, "Where the memory stream sits idle"):
  * for lru-offload these waits are the only ones the memory stream makes, and they cost it ~2 ms per step.
@@ -28,18 +29,83 @@ export function defaultStagingRingBytes(maxBlocks: number, fp16BlockBytes: numbe
   return Math.ceil((3 * maxBlocks * fp16BlockBytes) / slab) * slab;
 }
 
-export interface RingExtent {
+/** A ring extent, [start, end): live from its placement until the attention that reads it is queued. */
+export interface RingSpan {
   start: number;
   end: number;
   live: boolean;
+}
+
+/**
+ * Where extents go in the ring: in ring order from the head, back to 0 where an extent does not fit
+ * before the end. An extent overwrites the released extents it overlaps (its user inherits what they
+ * remember, e.g. the fence of the attention that read them) and may not overlap a live one. Extents
+ * are kept sorted by start (they never overlap), so the ones an extent overwrites are a contiguous range.
+ */
+export class RingPlacement<E extends RingSpan> {
+  private readonly extents: E[] = [];
+  private head = 0;
+  /** bytes of the live extents, and their most at once */
+  liveBytes = 0;
+  peak = 0;
+
+  constructor(public bytes: number) {}
+
+  /**
+   * Places an extent of n bytes, made by `make` from its bounds and the released extents it overwrites
+   * (they are dropped); null, with nothing changed, where n exceeds the ring or a live extent is in the way.
+   */
+  place(n: number, make: (start: number, end: number, overwritten: readonly E[]) => E): E | null {
+    if (n > this.bytes) return null;
+    const start = this.head + n > this.bytes ? 0 : this.head;
+    const end = start + n;
+    const ext = this.extents;
+    let lo = 0;
+    let hi = ext.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ext[mid].end <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    let j = lo;
+    for (; j < ext.length && ext[j].start < end; j++) if (ext[j].live) return null;
+    const extent = make(start, end, ext.slice(lo, j));
+    ext.splice(lo, j - lo, extent);
+    this.head = end;
+    this.liveBytes += n;
+    this.peak = Math.max(this.peak, this.liveBytes);
+    return extent;
+  }
+
+  /**
+   * Grows the ring to `bytes` after an extent of n bytes was refused. Where it was refused at the
+   * head (not for wrapping to 0 or for exceeding the ring), placing it there again would be refused
+   * again: the head moves to the old end, so the extent goes into the added space.
+   */
+  grow(bytes: number, n: number): void {
+    if (this.head + n <= this.bytes) this.head = this.bytes;
+    this.bytes = bytes;
+  }
+
+  /** the live extent starting at `offset`, if any */
+  liveAt(offset: number): E | undefined {
+    return this.extents.find((x) => x.start === offset && x.live);
+  }
+
+  release(e: E): void {
+    if (!e.live) throw new Error(`staging extent ${e.start} released twice`);
+    e.live = false;
+    this.liveBytes -= e.end - e.start;
+  }
+}
+
+export interface RingExtent extends RingSpan {
   /** compute fence covering the attention that read it (0: none yet) */
   fence: number;
 }
 
 export class StagingRing {
-  /** extents not yet overwritten, sorted by start */
-  private readonly extents: RingExtent[] = [];
-  private head = 0;
+  private readonly placement: RingPlacement<RingExtent>;
   /** compute fences: the next one to record, the last recorded, the last the memory stream waited on */
   private next = 1;
   private recorded = 0;
@@ -51,53 +117,37 @@ export class StagingRing {
 
   constructor(
     /** ring size; grows (doubles) where an extent does not fit beside the live ones (the HIL doubles its ring and lowers again) */
-    public bytes: number,
+    bytes: number,
     readonly fence: StagingFence,
     /** the compute stream's tail: fires when all compute work queued so far has finished */
     private readonly computeTail: () => Signal,
   ) {
     if (!(bytes > 0)) throw new Error(`staging ring: bytes must be > 0 (got ${bytes})`);
+    this.placement = new RingPlacement<RingExtent>(bytes);
+  }
+
+  get bytes(): number {
+    return this.placement.bytes;
   }
 
   /** An extent for a copy of `bytes` (aligned to 256 as the HIL does), and the compute signal the copy must wait for (null: none). */
   alloc(bytes: number): { extent: RingExtent; wait: Signal | null } {
     const n = Math.ceil(bytes / 256) * 256;
-    while (n > this.bytes) this.grow();
-    for (;;) {
-      const start = this.head + n > this.bytes ? 0 : this.head;
-      const end = start + n;
-      // extents are kept sorted by position (they never overlap): the ones this extent overwrites are a contiguous range
-      const ext = this.extents;
-      let lo = 0;
-      let hi = ext.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (ext[mid].end <= start) lo = mid + 1;
-        else hi = mid;
-      }
-      let j = lo;
-      let fence = 0;
-      let full = false;
-      for (; j < ext.length && ext[j].start < end; j++) {
-        if (ext[j].live) full = true;
-        else fence = Math.max(fence, ext[j].fence);
-      }
-      if (full) {
-        this.grow();
-        continue;
-      }
-      const extent: RingExtent = { start, end, live: true, fence: 0 };
-      ext.splice(lo, j - lo, extent);
-      this.head = end;
-      return { extent, wait: this.before(fence) };
-    }
+    let fence = 0;
+    const make = (start: number, end: number, overwritten: readonly RingExtent[]): RingExtent => {
+      for (const e of overwritten) fence = Math.max(fence, e.fence);
+      return { start, end, live: true, fence: 0 };
+    };
+    let extent: RingExtent | null;
+    while (!(extent = this.placement.place(n, make))) this.grow(n);
+    return { extent, wait: this.before(fence) };
   }
 
   /** The attention reading `extents` has been queued (`attention`: its completion): they are free for reuse after it. */
   release(extents: readonly RingExtent[], attention: Signal): void {
     if (extents.length === 0) return;
     for (const e of extents) {
-      e.live = false;
+      this.placement.release(e);
       e.fence = this.next;
     }
     if (this.fence === 'eager') this.record(attention);
@@ -119,8 +169,8 @@ export class StagingRing {
     return s;
   }
 
-  private grow(): void {
-    this.bytes *= 2;
+  private grow(n: number): void {
+    this.placement.grow(this.placement.bytes * 2, n);
     this.grown++;
   }
 }

@@ -1,54 +1,45 @@
 /**
  * HBM staging for prefetched and fetched copies: contiguous extents handed out in ring order from
- * the front of the arena and released after the attention that reads them. Reusing freed space
- * inherits its last accesses (the copy into it waits for the attention that read it).
+ * the front of the arena and released after the attention that reads them. The placement is the
+ * simulator's (sim/staging-ring.ts RingPlacement), so both place extents alike. Reusing freed space
+ * inherits its last accesses (the copy into it waits for the attention that read it). A ring that
+ * cannot place an extent throws RingFullError: lowering then starts over with a ring twice the size.
  */
+import { RingPlacement, type RingSpan } from '../../sim/staging-ring.js';
 import { type Access, Fences, noAccess } from './fences.js';
 
-interface Extent {
-  start: number;
-  end: number;
-  live: boolean;
+interface Extent extends RingSpan {
   acc: Access;
 }
 
 export class RingFullError extends Error {}
 
 export class StagingRing {
-  private extents: Extent[] = [];
-  private head = 0;
-  peak = 0;
-  private liveBytes = 0;
+  private readonly placement: RingPlacement<Extent>;
 
-  constructor(readonly bytes: number) {}
+  constructor(readonly bytes: number) {
+    this.placement = new RingPlacement<Extent>(bytes);
+  }
+
+  /** most bytes live at once */
+  get peak(): number {
+    return this.placement.peak;
+  }
 
   alloc(n: number): { offset: number; acc: Access } {
     if (n > this.bytes) throw new RingFullError(`a staging extent of ${n} bytes exceeds the ring (${this.bytes})`);
-    let start = this.head;
-    if (start + n > this.bytes) start = 0;
-    const acc = noAccess();
-    const keep: Extent[] = [];
-    for (const e of this.extents) {
-      if (e.start < start + n && start < e.end) {
-        if (e.live) throw new RingFullError(`staging ring of ${this.bytes} bytes is full`);
-        Fences.merge(acc, e.acc);
-      } else {
-        keep.push(e);
-      }
-    }
-    const ext: Extent = { start, end: start + n, live: true, acc };
-    keep.push(ext);
-    this.extents = keep;
-    this.head = start + n;
-    this.liveBytes += n;
-    this.peak = Math.max(this.peak, this.liveBytes);
-    return { offset: start, acc };
+    const ext = this.placement.place(n, (start, end, overwritten) => {
+      const acc = noAccess();
+      for (const e of overwritten) Fences.merge(acc, e.acc);
+      return { start, end, live: true, acc };
+    });
+    if (!ext) throw new RingFullError(`staging ring of ${this.bytes} bytes is full`);
+    return { offset: ext.start, acc: ext.acc };
   }
 
   release(offset: number): void {
-    const e = this.extents.find((x) => x.start === offset && x.live);
+    const e = this.placement.liveAt(offset);
     if (!e) throw new Error(`staging extent ${offset} released twice`);
-    e.live = false;
-    this.liveBytes -= e.end - e.start;
+    this.placement.release(e);
   }
 }
