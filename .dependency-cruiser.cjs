@@ -28,9 +28,20 @@ const layerRules = LAYERS.slice(0, -1).map((layer, i) => {
   };
 });
 
+// inside hil/: timing ← executor ← bench ← calibrate ← compare (each folder only the ones before it)
+const HIL = ['timing', 'executor', 'bench', 'calibrate', 'compare'];
+const hilRules = HIL.slice(0, -1).map((part, i) => ({
+  name: `hil-${part}`,
+  comment: `hil/${part}/ must not import ${HIL.slice(i + 1).map((p) => `hil/${p}/`).join(', ')}`,
+  severity: 'error',
+  from: { path: `^hil/${part}/` },
+  to: { path: `^hil/(${HIL.slice(i + 1).join('|')})/` },
+}));
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...hilRules,
     {
       name: 'no-circular',
       comment: 'modules that import each other at run time (directly or through others); a cycle of type-only imports is allowed',

@@ -7,7 +7,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { checkOutDir, writeDirAtomically } from '../../sim/output-dir.js';
 import { DEFAULT_POLICIES, parsePolicies } from '../../studies/readiness/claims.js';
-import { writeReadinessReport, verdictTable } from '../../studies/readiness/readiness-report.js';
+import { writeReadinessReport, verdictTable } from '../../reports/readiness-report.js';
 import { DEFAULT_SETTINGS, checkSettings, runReadiness, type Progress, type ReadinessSettings } from '../../studies/readiness/run-readiness.js';
 import { CHECKS } from '../../studies/readiness/claims.js';
 

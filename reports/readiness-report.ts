@@ -6,11 +6,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prettyJson } from '../../reports/pretty-json.js';
-import { renderReportPage, type PageSection } from '../../reports/report-page.js';
-import { CHECKS, CHECK_TITLES, type CheckName } from './claims.js';
-import type { ReadinessResult } from './run-readiness.js';
-import type { CheckVerdict } from './verdict.js';
+import { prettyJson } from './pretty-json.js';
+import { renderReportPage, type PageSection } from './report-page.js';
+import { CHECKS, CHECK_TITLES, type CheckName } from '../studies/readiness/claims.js';
+import type { ReadinessResult } from '../studies/readiness/run-readiness.js';
+import type { CheckVerdict } from '../studies/readiness/verdict.js';
 
 export type Cell = 'PASS' | 'FAIL' | 'not claimed';
 
