@@ -1,16 +1,18 @@
 /**
  * A binary min-heap of entries (a, b, c, item) in parallel typed arrays, ordered by a, then b, then
- * c. Entries with equal keys keep no particular order among themselves, so callers that need a
- * deterministic order make the keys unique (the event engine's c is a sequence number). Entries are
- * never updated in place: a caller that changes an entry's keys pushes a fresh one and skips stale
- * ones when they reach the top (lazy deletion), sweeping them with `filter` when they pile up.
+ * c. a and c are float64; b is stored as a 32-bit integer (a small integer rank such as an event
+ * priority; the engine's event loop is measurably slower with a float64 column there). Entries with equal
+ * keys keep no particular order among themselves, so callers that need a deterministic order make
+ * the keys unique (the event engine's c is a sequence number). Entries are never updated in place:
+ * a caller that changes an entry's keys pushes a fresh one and skips stale ones when they reach the
+ * top (lazy deletion), sweeping them with `filter` when they pile up.
  *
  * Users: the event heap of sim/engine.ts (time, priority, sequence -> callback), LFU's order
- * (uses, tick -> block) and the Belady oracle of the prefix cache (next use, depth -> block).
+ * (uses, 0, tick -> id) and the Belady oracle of the prefix cache (next use, depth, 0 -> block).
  */
 export class MinHeap<T> {
   private ka: Float64Array;
-  private kb: Float64Array;
+  private kb: Int32Array;
   private kc: Float64Array;
   private items: (T | undefined)[];
   private n = 0;
@@ -18,7 +20,7 @@ export class MinHeap<T> {
   constructor(initialCapacity = 1024) {
     const cap = Math.max(1, initialCapacity);
     this.ka = new Float64Array(cap);
-    this.kb = new Float64Array(cap);
+    this.kb = new Int32Array(cap);
     this.kc = new Float64Array(cap);
     this.items = new Array(cap);
   }
@@ -27,6 +29,7 @@ export class MinHeap<T> {
     return this.n;
   }
 
+  /** `b` must be an integer in the int32 range (it is stored as one). */
   push(a: number, b: number, c: number, item: T): void {
     if (this.n === this.ka.length) this.grow();
     const { ka, kb, kc, items } = this;
@@ -102,7 +105,7 @@ export class MinHeap<T> {
     for (let i = 0; i < this.n; i++) if (keep(ka[i], kb[i], kc[i], items[i] as T)) order.push(i);
     order.sort((x, y) => ka[x] - ka[y] || kb[x] - kb[y] || kc[x] - kc[y]);
     const a = new Float64Array(ka.length);
-    const b = new Float64Array(kb.length);
+    const b = new Int32Array(kb.length);
     const c = new Float64Array(kc.length);
     const it: (T | undefined)[] = new Array(items.length);
     for (let j = 0; j < order.length; j++) {
@@ -123,7 +126,7 @@ export class MinHeap<T> {
     const n = this.ka.length * 2;
     const a = new Float64Array(n);
     a.set(this.ka);
-    const b = new Float64Array(n);
+    const b = new Int32Array(n);
     b.set(this.kb);
     const c = new Float64Array(n);
     c.set(this.kc);

@@ -5,7 +5,7 @@
  * while the id is in the order (pinned or not); an id that leaves and comes back starts at 1. Its
  * recency is its last insert, use while unpinned, or unpin.
  *
- * A heap (common/min-heap.ts) holds one entry per unpinned id and change, keyed (uses, tick); stale
+ * A heap (common/min-heap.ts) holds one entry per unpinned id and change, keyed (uses, 0, tick); stale
  * entries are skipped when they reach the top and swept when they outnumber live ones. Ticks are
  * unique, so the order never depends on the heap's layout.
  */
@@ -42,7 +42,7 @@ export class LfuOrder {
     if (this.stamp[id] < 0) this.live++;
     const t = this.tick++;
     this.stamp[id] = t;
-    this.heap.push(this.freq[id], t, 0, id);
+    this.heap.push(this.freq[id], 0, t, id);
     if (this.heap.size > 2 * this.live + 1024) this.sweep();
   }
 
@@ -87,7 +87,7 @@ export class LfuOrder {
     const h = this.heap;
     while (h.size > 0) {
       const id = h.top();
-      if (this.stamp[id] === h.topB()) return id;
+      if (this.stamp[id] === h.topC()) return id;
       h.pop();
     }
     return -1;
@@ -105,6 +105,6 @@ export class LfuOrder {
 
   /** Drop stale heap entries. */
   private sweep(): void {
-    this.heap.filter((_uses, tick, _c, id) => this.stamp[id] === tick);
+    this.heap.filter((_uses, _b, tick, id) => this.stamp[id] === tick);
   }
 }
