@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from 'commander';
 /** Repeated `--opt key=value` flags into an object; values stay strings (typed later by their owner). */
 export function collectPair(value: string, prev: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');
@@ -9,7 +10,18 @@ export function collectPair(value: string, prev: Record<string, string> = {}): R
 export function intFlag(flag: string, min = 0) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new Error(`${flag} must be an integer >= ${min} (got "${value}")`);
+    if (value.trim() === '' || !Number.isInteger(n) || n < min) throw new Error(`${flag} must be an integer >= ${min} (got "${value}")`);
     return n;
+  };
+}
+
+/** A flag parser whose Error becomes commander's InvalidArgumentError (same message). */
+export function argParser<T>(f: (v: string) => T) {
+  return (v: string): T => {
+    try {
+      return f(v);
+    } catch (e) {
+      throw new InvalidArgumentError((e as Error).message);
+    }
   };
 }

@@ -3,7 +3,8 @@
  * stutter-free masking, needle retention) in the simulator, for each policy on the checks its
  * design claims; writes one report (index.html + readiness.json) to --out.
  */
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { argParser, intFlag } from '../parse-pairs.js';
 import cliProgress from 'cli-progress';
 import { checkOutDir, writeDirAtomically } from '../../sim/output-dir.js';
 import { DEFAULT_POLICIES, parsePolicies } from '../../studies/readiness/claims.js';
@@ -11,23 +12,7 @@ import { writeReadinessReport, verdictTable } from '../../reports/readiness-repo
 import { DEFAULT_SETTINGS, checkSettings, runReadiness, type Progress, type ReadinessSettings } from '../../studies/readiness/run-readiness.js';
 import { CHECKS } from '../../studies/readiness/claims.js';
 
-function intArg(name: string, min: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (v.trim() === '' || !Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be an integer >= ${min} (got "${v}")`);
-    return n;
-  };
-}
-
-function wrap<T>(f: (v: string) => T) {
-  return (v: string): T => {
-    try {
-      return f(v);
-    } catch (e) {
-      throw new InvalidArgumentError((e as Error).message);
-    }
-  };
-}
+const intArg = (name: string, min: number) => argParser(intFlag(name, min));
 
 interface ReadinessFlags {
   policies: string;
@@ -59,7 +44,7 @@ export function registerReadiness(program: Command): void {
   program
     .command('readiness')
     .description('the seed systems\' readiness suite in the simulator (memory tsunami, precision decay, stutter-free, needle) for each policy on the checks its design claims; one report')
-    .option('--policies <list>', `comma-separated seed policies (${DEFAULT_POLICIES.join(', ')})`, wrap((v) => parsePolicies(v).join(',')), DEFAULT_POLICIES.join(','))
+    .option('--policies <list>', `comma-separated seed policies (${DEFAULT_POLICIES.join(', ')})`, argParser((v) => parsePolicies(v).join(',')), DEFAULT_POLICIES.join(','))
     .option('--model <name>', 'model preset or JSON file (the generated traces take its layers)', d.model)
     .option('--hardware <name>', 'hardware preset or profile JSON', d.hardware)
     .option('--requests <n>', 'tsunami: concurrent requests (the check asks for >= 50)', intArg('--requests', 1), d.requests)

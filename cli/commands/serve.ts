@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { argParser } from '../parse-pairs.js';
 import { readRequestTrace } from '../../traces/requests/read-request-trace.js';
 import { resolveRequestsArg } from '../../traces/requests/bundled-traces.js';
 import { REQUEST_FORMATS, type RequestFormat } from '../../traces/requests/request.js';
@@ -41,16 +42,7 @@ function numArg(name: string, allowUnbounded = false, allowZero = false) {
   };
 }
 
-/** A parser whose Error becomes commander's InvalidArgumentError (same message). */
-function wrap<T>(f: (v: string) => T) {
-  return (v: string): T => {
-    try {
-      return f(v);
-    } catch (e) {
-      throw new InvalidArgumentError((e as Error).message);
-    }
-  };
-}
+const wrap = argParser;
 
 const policyHelp = (): string => listCachePolicies().map((p) => `  ${p.name.padEnd(8)} ${p.description}`).join('\n');
 
