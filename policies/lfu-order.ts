@@ -5,9 +5,11 @@
  * while the id is in the order (pinned or not); an id that leaves and comes back starts at 1. Its
  * recency is its last insert, use while unpinned, or unpin.
  *
- * A heap (common/min-heap.ts) holds one entry per unpinned id and change, keyed (uses, 0, tick); stale
- * entries are skipped when they reach the top and swept when they outnumber live ones. Ticks are
- * unique, so the order never depends on the heap's layout.
+ * A heap (common/min-heap.ts) holds one entry per unpinned id and change, keyed (uses, tick) with
+ * the tick in the heap's int32 column; stale entries are skipped when they reach the top and swept
+ * when they outnumber live ones. Ticks are unique, so the order never depends on the heap's layout.
+ * When the tick reaches `tickLimit` (2^31 − 1), the live entries are renumbered 0, 1, ... in their
+ * order, which keeps the order and the ticks within int32.
  */
 import { MinHeap } from '../common/min-heap.js';
 
@@ -20,8 +22,14 @@ export class LfuOrder {
   private readonly heap = new MinHeap<number>();
   private tick = 0;
 
-  /** `initial`: ids below it fit without growing */
-  constructor(initial = 1024) {
+  /**
+   * `initial`: ids below it fit without growing; `tickLimit`: ticks stay below it (see above; it
+   * must exceed the number of ids in the order)
+   */
+  constructor(
+    initial = 1024,
+    private readonly tickLimit = 2 ** 31 - 1,
+  ) {
     const n = Math.max(1, initial);
     this.freq = new Int32Array(n);
     this.stamp = new Float64Array(n).fill(-1);
@@ -39,10 +47,11 @@ export class LfuOrder {
   }
 
   private enqueue(id: number): void {
+    if (this.tick >= this.tickLimit) this.renumber();
     if (this.stamp[id] < 0) this.live++;
     const t = this.tick++;
     this.stamp[id] = t;
-    this.heap.push(this.freq[id], 0, t, id);
+    this.heap.push(this.freq[id], t, 0, id);
     if (this.heap.size > 2 * this.live + 1024) this.sweep();
   }
 
@@ -87,7 +96,7 @@ export class LfuOrder {
     const h = this.heap;
     while (h.size > 0) {
       const id = h.top();
-      if (this.stamp[id] === h.topC()) return id;
+      if (this.stamp[id] === h.topB()) return id;
       h.pop();
     }
     return -1;
@@ -105,6 +114,20 @@ export class LfuOrder {
 
   /** Drop stale heap entries. */
   private sweep(): void {
-    this.heap.filter((_uses, _b, tick, id) => this.stamp[id] === tick);
+    this.heap.filter((_uses, tick, _c, id) => this.stamp[id] === tick);
+  }
+
+  /** Give the live entries ticks 0, 1, ... in their order, and the heap only those entries. */
+  private renumber(): void {
+    const ids: number[] = [];
+    for (let id = 0; id < this.stamp.length; id++) if (this.stamp[id] >= 0) ids.push(id);
+    ids.sort((x, y) => this.stamp[x] - this.stamp[y]);
+    this.heap.filter(() => false);
+    for (let t = 0; t < ids.length; t++) {
+      const id = ids[t];
+      this.stamp[id] = t;
+      this.heap.push(this.freq[id], t, 0, id);
+    }
+    this.tick = ids.length;
   }
 }

@@ -63,9 +63,12 @@ describe('LfuOrder', () => {
     expect([o.evict(), o.evict(), o.evict(), o.evict()]).toEqual([9, 6, 4, -1]);
   });
 
-  it('matches the scan model under random operations, pins and re-entries (heap sweeps included)', () => {
+  it.each([
+    ['ticks below 2^31', 2 ** 31 - 1],
+    ['ticks renumbered every few hundred uses', 500],
+  ])('matches the scan model under random operations, pins and re-entries, heap sweeps included (%s)', (_what, tickLimit) => {
     const rnd = lcg(2024);
-    const o = new LfuOrder(4);
+    const o = new LfuOrder(4, tickLimit);
     const m = new ScanModel();
     for (let i = 0; i < 30_000; i++) {
       const id = Math.floor(rnd() * 300);
