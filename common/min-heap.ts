@@ -8,7 +8,7 @@
  * top (lazy deletion), sweeping them with `filter` when they pile up.
  *
  * Users: the event heap of sim/engine.ts (time, priority, sequence -> callback), LFU's order
- * (uses, 0, tick -> id) and the Belady oracle of the prefix cache (next use, depth, 0 -> block).
+ * (uses, tick, 0 -> id) and the Belady oracle of the prefix cache (next use, depth, 0 -> block).
  */
 export class MinHeap<T> {
   private ka: Float64Array;
