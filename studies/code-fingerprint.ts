@@ -15,7 +15,7 @@ export interface CodeFingerprint {
   code: string;
 }
 
-const CODE_DIRS = ['sim', 'serving', 'studies', 'policies', 'traces', 'hil'];
+const CODE_DIRS = ['common', 'sim', 'serving', 'studies', 'policies', 'traces', 'hil'];
 const CODE_FILE = /\.(ts|js|json)$/;
 const NOT_CODE = /\.(test\.ts|d\.ts)$/;
 

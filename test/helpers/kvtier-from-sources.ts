@@ -22,7 +22,7 @@ export function kvtierSnapshotArgs(snapshot: string, ...args: string[]): string[
   return ['--import', 'tsx', join(snapshot, relative(ROOT, KVTIER_FROM_SOURCES)), ...args];
 }
 
-const CODE_DIRS = ['cli', 'sim', 'serving', 'studies', 'policies', 'traces', 'reports', 'hil', 'test/helpers'];
+const CODE_DIRS = ['common', 'cli', 'sim', 'serving', 'studies', 'policies', 'traces', 'reports', 'hil', 'test/helpers'];
 const SKIP_DIRS = new Set(['build', 'captured', 'node_modules']);
 
 /** Copy the code (.ts, .mjs, .json; no data folders) and package.json to `dest`, with node_modules linked. */
