@@ -12,6 +12,7 @@ export default {
   ignoreStatic: true,
   concurrency: 1,
   mutate: [
+    'common/*.ts',
     'sim/engine.ts',
     'sim/flow-network.ts',
     'sim/kv-cache.ts',

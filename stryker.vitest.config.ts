@@ -20,7 +20,7 @@ class FastFirst extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['test/sim/**/*.test.ts', 'test/policies/**/*.test.ts', 'test/traces/**/*.test.ts', 'test/quality/**/*.test.ts'],
+    include: ['test/common/**/*.test.ts', 'test/sim/**/*.test.ts', 'test/policies/**/*.test.ts', 'test/traces/**/*.test.ts', 'test/quality/**/*.test.ts'],
     exclude: process.env.KVTIER_MUTATION_ALL === '1' ? [] : ['test/**/contract.test.ts', 'test/**/*.property.test.ts', 'test/**/policy-invariants.test.ts', 'test/**/lazy-compute.test.ts'],
     testTimeout: 60_000,
     sequence: { sequencer: FastFirst },

@@ -1,6 +1,6 @@
 /**
  * Which kvtier computed a result: the package version and a hash of the code that computes results
- * (sim/, serving/, studies/, policies/, traces/, and hil/ whose measured tables the simulator imports: .ts, .js and .json,
+ * (common/, sim/, serving/, studies/, policies/, traces/, and hil/ whose measured tables the simulator imports: .ts, .js and .json,
  * without tests and source maps) under the root this module runs from (the sources or dist/). Saved sweep results are reused only under the
  * same fingerprint.
  */
