@@ -7,6 +7,7 @@
  * end, rewinds) gives exactly the steps of a read with the default buffer.
  */
 import * as fs from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_HEADER_BYTES } from '../../traces/binary-layout.js';
@@ -152,6 +153,31 @@ describe('layer structure checks', () => {
     const recordEnd = p.recordAt + 16 + dv(DENSE.bytes).getUint32(p.recordAt + 8, true);
     const { file, message } = readerError(splice(DENSE.bytes, p.recordAt, recordEnd, 0, new Uint8Array(12)));
     expect(message).toBe(`${file}: record for step 5 at byte 3036: 12 bytes of payload after the last layer (file corrupted)`);
+  });
+});
+
+describe('rows at the payload end', () => {
+  it('reads a last row that is only its fixed words (no listed blocks, no norms, remainder 1)', () => {
+    // the last row of step 2 becomes [nBlocks 16, listed 0, remainder 1, normFrom 16, nNorms 0]:
+    // its five words end exactly at the payload end
+    const p = locateRow(TOPK.bytes, 2, 3);
+    const recordEnd = p.recordAt + 16 + dv(TOPK.bytes).getUint32(p.recordAt + 8, true);
+    const row = new Uint8Array(20);
+    const rv = dv(row);
+    rv.setUint32(0, 16, true);
+    rv.setUint32(4, 0, true);
+    rv.setFloat32(8, 1, true);
+    rv.setUint32(12, 16, true);
+    rv.setUint32(16, 0, true);
+    const file = write(splice(TOPK.bytes, p.recordAt, p.rowAt, recordEnd - p.rowAt, row));
+    const reference = readAll(TOPK.file);
+    for (const chunkBytes of [undefined, 64, 100]) {
+      const steps = readAll(file, { chunkBytes });
+      expect(steps.length).toBe(6);
+      expect(steps[2]!.layers[3]).toEqual({ nBlocks: 16, idx: new Uint32Array(0), mass: new Float32Array(0), remainder: 1, normFrom: 16, norms: new Float32Array(0) });
+      expect(steps[2]!.layers.slice(0, 3)).toEqual(reference[2]!.layers.slice(0, 3));
+      expect(steps.filter((_, s) => s !== 2)).toEqual(reference.filter((_, s) => s !== 2));
+    }
   });
 });
 
@@ -320,5 +346,71 @@ describe('small buffers', () => {
         expect(thrown(() => r.readStep())).toBe(`${good.file}: the reader is closed`);
       }
     });
+  }
+});
+
+describe('reads from the file', () => {
+  /** Every fs.readSync call (requested length, file position, bytes returned) made by `f`. */
+  function reads(f: () => void): Array<{ length: number; position: number; got: number }> {
+    const cjs = createRequire(import.meta.url)('node:fs') as typeof fs;
+    const original = cjs.readSync;
+    const calls: Array<{ length: number; position: number; got: number }> = [];
+    cjs.readSync = ((fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number => {
+      const got = original(fd, buffer, offset, length, position);
+      calls.push({ length, position, got });
+      return got;
+    }) as typeof fs.readSync;
+    syncBuiltinESMExports();
+    try {
+      f();
+    } finally {
+      cjs.readSync = original;
+      syncBuiltinESMExports();
+    }
+    return calls;
+  }
+
+  for (const good of [TOPK, DENSE]) {
+    const name = good === TOPK ? 'topk' : 'dense';
+    const headerBytes = dv(good.bytes).getUint32(12, true);
+
+    it(`${name}: the default buffer reads preamble, header JSON and all records in three reads`, () => {
+      for (const options of [undefined, { chunkBytes: 4096 }]) {
+        const calls = reads(() => readAll(good.file, options));
+        expect(calls).toEqual([
+          { length: 20, position: 0, got: 20 },
+          { length: headerBytes, position: 20, got: headerBytes },
+          { length: good.bytes.length - 20 - headerBytes, position: 20 + headerBytes, got: good.bytes.length - 20 - headerBytes },
+        ]);
+      }
+    });
+
+    it(`${name}: small buffers read every byte once, in order, never past the end of the file`, () => {
+      for (const chunkBytes of [64, 100, 1030]) {
+        const calls = reads(() => readAll(good.file, { chunkBytes }));
+        let next = 0;
+        for (const c of calls) {
+          expect(c.position).toBe(next);
+          expect(c.length).toBeGreaterThan(0);
+          expect(c.got).toBe(c.length);
+          next += c.got;
+        }
+        expect(next).toBe(good.bytes.length);
+      }
+    });
+
+    it(`${name}: a 64-byte buffer grows only to hold the largest record, not the whole file`, () => {
+      let largest = 0;
+      for (let s = 0; s < 6; s++) {
+        const at = locateRow(good.bytes, s, 0).recordAt;
+        largest = Math.max(largest, 16 + dv(good.bytes).getUint32(at + 8, true));
+      }
+      const bound = Math.ceil((largest * 1.25) / 64) * 64;
+      expect(bound).toBeLessThan(good.bytes.length - 20 - headerBytes);
+      const calls = reads(() => readAll(good.file, { chunkBytes: 64 }));
+      expect(calls.length).toBeGreaterThan(3);
+      for (const c of calls.slice(2)) expect(c.length).toBeLessThanOrEqual(bound);
+    });
+
   }
 });
