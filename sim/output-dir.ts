@@ -65,9 +65,23 @@ export function startOutDir(out: string, force: boolean, inputs: readonly string
   return tmp;
 }
 
+/**
+ * Put the finished `tmp` in place of `out`. An `out` being replaced is moved aside first and removed
+ * only once `tmp` is in place; if the rename fails, it is put back and `tmp` is left as it was.
+ */
 export function finishOutDir(tmp: string, out: string): void {
-  fs.rmSync(out, { recursive: true, force: true });
-  fs.renameSync(tmp, out);
+  const aside = fs.existsSync(out) ? join(dirname(resolve(out)), `.${basename(resolve(out))}.replaced-${process.pid}`) : null;
+  if (aside) {
+    fs.rmSync(aside, { recursive: true, force: true });
+    fs.renameSync(out, aside);
+  }
+  try {
+    fs.renameSync(tmp, out);
+  } catch (e) {
+    if (aside) fs.renameSync(aside, out);
+    throw e;
+  }
+  if (aside) fs.rmSync(aside, { recursive: true, force: true });
 }
 
 export function abortOutDir(tmp: string): void {

@@ -133,9 +133,10 @@ export class SweepState {
   /** Remove what only the unfinished state needs and move the directory to `out`. */
   finish(out: string, force: boolean, inputs: readonly string[]): void {
     checkOutDir(out, force, inputs);
-    fs.rmSync(join(this.dir, 'done'), { recursive: true, force: true });
     this.release();
+    // the saved records go only once the results are in place: a failed rename leaves a resumable state
     finishOutDir(this.dir, resolve(out));
+    fs.rmSync(join(resolve(out), 'done'), { recursive: true, force: true });
   }
 
   /** Remove the state when it holds no finished configuration (nothing to resume). */
