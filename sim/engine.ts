@@ -29,6 +29,9 @@ export class Engine {
     if (!(time >= this.now)) {
       throw new RangeError(`Engine.at: time ${time} is before now (${this.now}) or not a number`);
     }
+    if (!Number.isInteger(priority) || Math.abs(priority) > 0x7fffffff) {
+      throw new RangeError(`Engine.at: priority ${priority}: expected a 32-bit integer`);
+    }
     this.heap.push(time, priority, this.seq++, fn);
   }
 

@@ -33,6 +33,12 @@ export interface AdmissionResult {
 }
 
 export function admitFifo(requests: readonly AdmissionRequest[], poolBytes: number): AdmissionResult {
+  if (!(poolBytes >= 0)) throw new RangeError(`admission: pool of ${poolBytes} bytes: expected a number >= 0`);
+  for (const r of requests) {
+    for (const [field, v] of [['arrivalMs', r.arrivalMs], ['serviceMs', r.serviceMs], ['reserveBytes', r.reserveBytes]] as const) {
+      if (!(Number.isFinite(v) && v >= 0)) throw new RangeError(`admission: request ${r.id}: ${field} ${v}: expected a finite number >= 0`);
+    }
+  }
   const queue = [...requests].sort((a, b) => a.arrivalMs - b.arrivalMs || a.id - b.id);
   const outcomes = new Map<number, AdmissionOutcome>();
   const running: { finishMs: number; bytes: number; id: number }[] = [];

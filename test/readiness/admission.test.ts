@@ -76,3 +76,11 @@ describe('tsunami rule', () => {
     expect(v.readings.find((r) => r.name === 'completed')).toMatchObject({ value: 50, pass: false });
   });
 });
+
+describe('admitFifo refuses what it cannot schedule', () => {
+  it('names the request and field of a NaN or negative number', () => {
+    expect(() => admitFifo([{ id: 3, arrivalMs: 0, reserveBytes: 1, serviceMs: NaN }], 10)).toThrow('admission: request 3: serviceMs NaN: expected a finite number >= 0');
+    expect(() => admitFifo([{ id: 4, arrivalMs: -1, reserveBytes: 1, serviceMs: 1 }], 10)).toThrow('admission: request 4: arrivalMs -1');
+    expect(() => admitFifo([], NaN)).toThrow('admission: pool of NaN bytes');
+  });
+});

@@ -61,3 +61,16 @@ describe('Engine', () => {
     expect(out).toEqual(expected);
   });
 });
+
+describe('Engine priorities', () => {
+  it('refuses a priority the event heap cannot hold exactly', () => {
+    const e = new Engine();
+    expect(() => e.at(1, () => {}, 0.5)).toThrow('Engine.at: priority 0.5: expected a 32-bit integer');
+    expect(() => e.at(1, () => {}, 2 ** 31)).toThrow(/32-bit integer/);
+    const log: number[] = [];
+    e.at(1, () => log.push(2), 2);
+    e.at(1, () => log.push(-1), -1);
+    e.run();
+    expect(log).toEqual([-1, 2]);
+  });
+});
