@@ -153,8 +153,9 @@ export const dpnc: PolicyDefinition<Options> = {
     const protectFor = new Int32Array(L * M).fill(NEVER);
     // per decision, per block of the layer decided: tree probability and keep score (reused)
     const pool = new Int32Array(M);
-    let prob = new Float64Array(M);
-    let value = new Float64Array(M);
+    // per block of the layer being managed (created <= M)
+    const prob = new Float64Array(M);
+    const value = new Float64Array(M);
     const facts: PageFacts = { recency: 0, uses: 0, seen: 0, lastMass: 0, keyNormZ: 0, block: 0, nBlocks: 0, layer: 0, layers: L, tier: 0, tiers: T, prevLayerMass: Number.NaN };
     // the attended masses (over the row's largest) of the last layer observed, NaN where not attended
     const prevMass = new Float64Array(M).fill(Number.NaN);
@@ -182,10 +183,6 @@ export const dpnc: PolicyDefinition<Options> = {
       const created = cache.created[l];
       const K = Math.max(1, v.budgetBlocks);
       const mx = layerMax(l, created);
-      if (prob.length < created) {
-        prob = new Float64Array(created);
-        value = new Float64Array(created);
-      }
       const thr = o.predict_threshold;
       // the tree predicts nothing before it has seen tree_grace samples (one sample would make every page "needed")
       const warm = tree.seen >= o.tree_grace;

@@ -109,7 +109,7 @@ export const synapseVm: PolicyDefinition<Options> = {
   name: 'synapsevm',
   description:
     'SynapseVM tiering: L1 HBM FP16 (pinned anchors + recent window + hottest blocks), L2 DRAM INT4 (G128), L3 NVMe INT2; progressive demotion by H2O saliency (bottom-k by quickselect); ' +
-    'outliers (key norm > mean + 3 sigma) never quantized; hot demoted blocks promoted back at FP16; per layer, the blocks forecast from the previous layer at this step and the layer\'s recent steps (mix learned online) are staged within the copy time the layer\'s compute hides; ' +
+    'outliers (key norm > mean + outlier_sigma x sigma, default 3) never quantized; hot demoted blocks promoted back at FP16; per layer, the blocks forecast from the previous layer at this step and the layer\'s recent steps (mix learned online) are staged within the copy time the layer\'s compute hides; ' +
     'mode lossless attends every block (the rest fetched on demand), predictive attends L1 + staged blocks only.',
   source: 'SynapseVM (seed system, kvtier DESIGN.md): H2O scorer (Zhang et al., NeurIPS 2023) with anchor guard and outlier protection; INT4 G128 as in FlexGen/KIVI group quantization; cross-layer forecast as in InfiniGen (Lee et al., OSDI 2024)',
   options: [

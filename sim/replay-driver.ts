@@ -187,7 +187,8 @@ export class ReplayDriver<H> implements Actions {
     const roundBytes = this.L * c.bytesOf(16);
     const bulk = Math.min(promptBlocks, Math.max(0, Math.floor(c.free(0) / roundBytes)));
     for (let l = 0; l < this.L && bulk > 0; l++) {
-      if (c.created[l] !== 0 || !c.createMany(l, bulk, 0, 16)) throw new Error(`prefill: layer ${l}: ${bulk} blocks did not fit in HBM`);
+      if (c.created[l] !== 0) throw new Error(`prefill: layer ${l} already has ${c.created[l]} blocks (a ReplayDriver and its KVCache replay one trace once)`);
+      if (!c.createMany(l, bulk, 0, 16)) throw new Error(`prefill: layer ${l}: ${bulk} blocks did not fit in HBM`);
     }
     for (let b = bulk; b < promptBlocks; b++) for (let l = 0; l < this.L; l++) this.createBlock(l, 'prefill');
     this.checkRows(s0);
