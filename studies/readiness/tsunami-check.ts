@@ -1,7 +1,9 @@
 /**
  * Memory tsunami: at least MIN_REQUESTS long requests arrive at once against one HBM; requests whose
  * HBM does not fit wait (backpressure), none is refused, every one completes, and the HBM in use
- * never exceeds the pool.
+ * never exceeds the pool. The admission rule (admission.ts) never admits past the pool and refuses
+ * only a request that cannot fit alone, so the verdict fails only when one request's HBM exceeds the
+ * pool; the queue waits in the details are what a policy changes.
  */
 import type { AdmissionResult } from './admission.js';
 import type { CheckVerdict } from './verdict.js';
