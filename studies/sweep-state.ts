@@ -64,29 +64,42 @@ export class SweepState {
 
   private lock(): void {
     const me = JSON.stringify({ pid: process.pid, host: hostname() }) + '\n';
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        fs.writeFileSync(this.lockFile, me, { flag: 'wx' });
-        this.locked = true;
-        return;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    // the lock appears whole or not at all: written under a private name, then linked into place
+    // (link fails when the lock exists), so no reader sees a half-written lock
+    const mine = `${this.lockFile}.${process.pid}`;
+    fs.writeFileSync(mine, me);
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+          fs.linkSync(mine, this.lockFile);
+          this.locked = true;
+          return;
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        }
+        this.clearStaleLock();
       }
-      let holder: { pid?: number; host?: string } = {};
-      try {
-        holder = JSON.parse(fs.readFileSync(this.lockFile, 'utf8'));
-      } catch {
-        // an unreadable lock (the writer was killed while writing it) holds nothing
-      }
-      if (holder.host !== undefined && holder.host !== hostname()) {
-        throw new Error(`${this.dir} is being written by process ${holder.pid} on host ${holder.host}; if that sweep is gone, delete ${this.lockFile}`);
-      }
-      if (typeof holder.pid === 'number' && processAlive(holder.pid)) {
-        throw new Error(`${this.dir} is being written by another kvtier sweep (process ${holder.pid}); wait for it to end or stop it`);
-      }
-      fs.rmSync(this.lockFile, { force: true });
+    } finally {
+      fs.rmSync(mine, { force: true });
     }
     throw new Error(`${this.dir}: could not take the lock ${this.lockFile}`);
+  }
+
+  /** Remove the lock of a process that is gone; throw when its holder still runs (here or elsewhere). */
+  private clearStaleLock(): void {
+    let holder: { pid?: number; host?: string } = {};
+    try {
+      holder = JSON.parse(fs.readFileSync(this.lockFile, 'utf8'));
+    } catch {
+      // an unreadable lock (damaged, or from an older kvtier that wrote it in place) holds nothing
+    }
+    if (holder.host !== undefined && holder.host !== hostname()) {
+      throw new Error(`${this.dir} is being written by process ${holder.pid} on host ${holder.host}; if that sweep is gone, delete ${this.lockFile}`);
+    }
+    if (typeof holder.pid === 'number' && processAlive(holder.pid)) {
+      throw new Error(`${this.dir} is being written by another kvtier sweep (process ${holder.pid}); wait for it to end or stop it`);
+    }
+    fs.rmSync(this.lockFile, { force: true });
   }
 
   /** Temporary names (a leading dot) are what a killed process was writing: never whole, so dropped. */
