@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll } from 'vitest';
 import { TRACE_FORMAT, TRACE_VERSION, blocksFor, contextTokensAt, type LayerAttention, type TraceHeader, type TraceStep } from '../../traces/format.js';
+import { generateTrace } from '../../traces/generator.js';
 
 /** sum_i w[i] (2i+1) mod 2^32 with BigInt: slow and obviously right. */
 export function referenceChecksum(bytes: Uint8Array): number {
@@ -138,4 +139,14 @@ export function variedSteps(h: TraceHeader): TraceStep[] {
     steps.push({ step: s, contextTokens: ctx, layers });
   }
   return steps;
+}
+
+/**
+ * A small generated trace in `dir` and its bytes: 2 layers x 2 KV groups, 60-token prompt in blocks of
+ * 4 tokens (16..17 blocks over 6 steps), top 6 listed for topk, so every top-k row has a remainder.
+ */
+export function smallTrace(dir: string, name: string, encoding: 'topk' | 'dense'): { file: string; bytes: Uint8Array } {
+  const file = path.join(dir, name);
+  generateTrace(file, { model: 'tiny', layers: 2, kv_groups: 2, prompt_tokens: 60, steps: 6, block_size: 4, encoding, topk: 6, seed: 7 });
+  return { file, bytes: new Uint8Array(fs.readFileSync(file)) };
 }

@@ -14,21 +14,14 @@ import { MAX_HEADER_BYTES } from '../../traces/binary-layout.js';
 import { wordChecksum } from '../../traces/checksum.js';
 import { cloneStep } from '../../traces/clone-step.js';
 import type { TraceStep } from '../../traces/format.js';
-import { generateTrace } from '../../traces/generator.js';
 import { openTrace, readTraceHeader, type TraceReaderOptions } from '../../traces/trace-reader.js';
 import { locateRow } from './patch-kvt.js';
-import { tmpDir } from './raw-kvt.js';
+import { smallTrace, tmpDir } from './raw-kvt.js';
 
 const dir = tmpDir();
 
-/** 2 layers x 2 KV groups, 16..17 blocks of 4 tokens, 6 steps; top 6 listed for topk. */
-function generated(name: string, encoding: 'topk' | 'dense'): { file: string; bytes: Uint8Array } {
-  const file = path.join(dir, name);
-  generateTrace(file, { model: 'tiny', layers: 2, kv_groups: 2, prompt_tokens: 60, steps: 6, block_size: 4, encoding, topk: 6, seed: 7 });
-  return { file, bytes: new Uint8Array(fs.readFileSync(file)) };
-}
-const TOPK = generated('good-topk.kvt', 'topk');
-const DENSE = generated('good-dense.kvt', 'dense');
+const TOPK = smallTrace(dir, 'good-topk.kvt', 'topk');
+const DENSE = smallTrace(dir, 'good-dense.kvt', 'dense');
 
 let n = 0;
 function write(bytes: Uint8Array): string {

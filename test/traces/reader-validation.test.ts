@@ -12,32 +12,28 @@ import { describe, expect, it } from 'vitest';
 import { simulate } from '../../sim/run.js';
 import { cloneStep } from '../../traces/clone-step.js';
 import type { TraceStep } from '../../traces/format.js';
-import { generateTrace } from '../../traces/generator.js';
 import { RowValueCheck } from '../../traces/row-values.js';
 import { StepChecker } from '../../traces/step-check.js';
 import { computeTraceStats } from '../../traces/trace-stats.js';
 import { openTrace, readTraceHeader } from '../../traces/trace-reader.js';
 import { validateTrace } from '../../traces/validate-trace.js';
 import { patchRow, type RowField } from './patch-kvt.js';
-import { tmpDir } from './raw-kvt.js';
+import { smallTrace, tmpDir } from './raw-kvt.js';
 
 const MODEL = 'test/fixtures/tiny-model.json';
 const HW = 'test/fixtures/tiny-hardware.json';
 const dir = tmpDir();
 
-/** 2 layers x 2 KV groups, 16..21 blocks of 4 tokens, top 6 listed: every row has a remainder. */
-function generated(name: string, encoding: 'topk' | 'dense'): { file: string; bytes: Uint8Array } {
-  const file = path.join(dir, name);
-  generateTrace(file, { model: 'tiny', layers: 2, kv_groups: 2, prompt_tokens: 60, steps: 6, block_size: 4, encoding, topk: 6, seed: 7 });
-  return { file, bytes: new Uint8Array(fs.readFileSync(file)) };
-}
-const TOPK = generated('good-topk.kvt', 'topk');
-const DENSE = generated('good-dense.kvt', 'dense');
+const TOPK = smallTrace(dir, 'good-topk.kvt', 'topk');
+const DENSE = smallTrace(dir, 'good-dense.kvt', 'dense');
 
 function goodSteps(file: string): TraceStep[] {
   const r = openTrace(file);
   try {
-    return [...r].map(cloneStep);
+    // each step cloned as it is read: a step's arrays are views of the reader's buffer
+    const steps: TraceStep[] = [];
+    for (const s of r) steps.push(cloneStep(s));
+    return steps;
   } finally {
     r.close();
   }
