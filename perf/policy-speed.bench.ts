@@ -1,0 +1,125 @@
+/**
+ * Replay speed of every registered policy against H2O, measured side by side in one process: on one
+ * generated trace (Llama-3-8B, 32k context, 1000 decode steps, as perf/replay.bench.ts makes it), each
+ * policy's replay alternates with an H2O replay, so both see the same machine state; the table gives
+ * each policy's median time, its ratio to the median of the H2O runs interleaved with it, the peak
+ * memory of a separate process that replays only that policy (its maximum resident set), and a
+ * digest of the run's summary and per-step table (equal digests = identical results).
+ * Targets: every policy <= 5x H2O, the oracle <= 10x.
+ *
+ *   npx tsx perf/policy-speed.bench.ts [--trace PATH] [--prompt 32768] [--steps 1000] [--budget 20%]
+ *       [--rounds 3] [--policies a,b,c] [--no-memory] [--json PATH]
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { registerBuiltinPolicies } from '../policies/builtin.js';
+import { listPolicies } from '../policies/registry.js';
+import { simulate, type RunResult } from '../sim/run.js';
+import { generateTrace } from '../traces/generator.js';
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+};
+const flag = (name: string) => process.argv.includes(`--${name}`);
+const steps = Number(arg('steps', '1000'));
+const prompt = Number(arg('prompt', '32768'));
+const budget = arg('budget', '20%');
+const rounds = Number(arg('rounds', '3'));
+const trace = arg('trace', path.join(os.tmpdir(), `kvtier-bench-llama3-8b-${prompt}-${steps}-topk.kvt`));
+const BASE = 'h2o';
+/** ratio targets: the oracle reads the future and may take longer */
+const target = (policy: string) => (policy === 'oracle' ? 10 : 5);
+
+const replay = (policy: string): RunResult => simulate({ trace, policy, hardware: 'h100-pcie5', hbm_budget: budget, trace_steps: 0 });
+
+/** sha-256 (first 12 hex digits) of the run's summary and per-step table */
+function digest(r: RunResult): string {
+  const h = createHash('sha256');
+  h.update(JSON.stringify(r.summary));
+  h.update(JSON.stringify(r.steps));
+  return h.digest('hex').slice(0, 12);
+}
+
+function timed(policy: string): { s: number; digest: string } {
+  const t0 = performance.now();
+  const r = replay(policy);
+  const s = (performance.now() - t0) / 1000;
+  return { s, digest: digest(r) };
+}
+
+const median = (xs: number[]) => {
+  const a = [...xs].sort((x, y) => x - y);
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m] : (a[m - 1] + a[m]) / 2;
+};
+
+// child mode: replay one policy once and report this process's peak resident set
+if (flag('child')) {
+  const policy = arg('child', BASE);
+  registerBuiltinPolicies();
+  const before = process.memoryUsage().rss;
+  replay(policy);
+  console.log(JSON.stringify({ maxRssMB: process.resourceUsage().maxRSS / 1024, beforeMB: before / 2 ** 20 }));
+  process.exit(0);
+}
+
+/** Peak resident set (MB) of a fresh process that replays `policy` once, and its resident set before the replay. */
+function peakMemory(policy: string): { maxRssMB: number; beforeMB: number } | null {
+  const self = fileURLToPath(import.meta.url);
+  const r = spawnSync(process.execPath, [...process.execArgv, self, '--child', policy, '--trace', trace, '--budget', budget], { encoding: 'utf8' });
+  if (r.status !== 0) {
+    console.error(`memory of ${policy}: child exited ${r.status}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    return null;
+  }
+  return JSON.parse(r.stdout.trim().split('\n').pop()!);
+}
+
+registerBuiltinPolicies();
+if (!fs.existsSync(trace)) {
+  const t0 = performance.now();
+  generateTrace(trace, { model: 'llama-3-8b', layers: 32, prompt_tokens: prompt, steps, encoding: 'topk', seed: 1 });
+  console.log(`generated ${trace} (${(fs.statSync(trace).size / 1e6).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+const wanted = arg('policies', '');
+const all = listPolicies().map((d) => d.name);
+const policies = wanted ? wanted.split(',') : all.filter((p) => p !== BASE);
+for (const p of policies) if (!all.includes(p)) throw new Error(`--policies: unknown policy "${p}" (policies: ${all.join(', ')})`);
+
+console.log(`trace ${path.basename(trace)}, budget ${budget}, ${rounds} rounds per policy, each interleaved with ${BASE}`);
+// warm-up: one replay of the base
+timed(BASE);
+const baseRuns: number[] = [];
+const rows: { policy: string; s: number; base: number; ratio: number; digest: string; maxRssMB?: number; overMB?: number; ok: boolean }[] = [];
+const baseMem = flag('no-memory') ? null : peakMemory(BASE);
+let baseDigest = '';
+for (const p of policies) {
+  const mine: number[] = [];
+  const theirs: number[] = [];
+  let d = '';
+  for (let r = 0; r < rounds; r++) {
+    const b = timed(BASE);
+    theirs.push(b.s);
+    baseDigest = b.digest;
+    const t = timed(p);
+    mine.push(t.s);
+    d = t.digest;
+  }
+  baseRuns.push(...theirs);
+  const s = median(mine);
+  const base = median(theirs);
+  const mem = flag('no-memory') ? null : peakMemory(p);
+  const row = { policy: p, s, base, ratio: s / base, digest: d, maxRssMB: mem?.maxRssMB, overMB: mem && baseMem ? mem.maxRssMB - baseMem.maxRssMB : undefined, ok: s / base <= target(p) };
+  rows.push(row);
+  const memText = row.maxRssMB === undefined ? '' : `  peak ${row.maxRssMB.toFixed(0).padStart(5)} MB (${row.overMB! >= 0 ? '+' : ''}${row.overMB!.toFixed(0)} vs ${BASE})`;
+  console.log(
+    `${p.padEnd(14)} ${s.toFixed(3).padStart(8)} s  ${BASE} ${base.toFixed(3)} s  ${row.ratio.toFixed(1).padStart(6)}x  ${row.ok ? 'meets' : 'MISSES'} <=${target(p)}x${memText}  digest ${d}`,
+  );
+}
+console.log(`${BASE}: median ${median(baseRuns).toFixed(3)} s over ${baseRuns.length} runs${baseMem ? `, peak ${baseMem.maxRssMB.toFixed(0)} MB` : ''}, digest ${baseDigest}`);
+const json = arg('json', '');
+if (json) fs.writeFileSync(json, JSON.stringify({ trace: path.basename(trace), budget, rounds, base: { policy: BASE, median_s: median(baseRuns), maxRssMB: baseMem?.maxRssMB, digest: baseDigest }, rows }, null, 2) + '\n');
