@@ -27,96 +27,16 @@
  * the oracle is a reference (Belady minimizes HBM misses of the needed set), not a proven lower bound.
  */
 import { checkLowerTier } from './lower-tier.js';
-import type { TraceHeader, TraceStep } from '../traces/format.js';
-import { denseMass } from './dense-mass.js';
+import { NextUseIndex } from './next-use-index.js';
+import { StepNeeds } from './oracle-needs.js';
 import type { Actions, PolicyDefinition, PolicyView } from './policy.js';
+import { selectBottomKKeyed } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
   top_factor: number;
   pooled: boolean;
   bulk_share: number;
   offload_tier: string;
-}
-
-/** The needed blocks of every (step, layer), and per (layer, block) the ascending steps of need. */
-export interface NeedTable {
-  steps: number;
-  layers: number;
-  /** need[t * layers + l]: needed blocks of row (t, l), ascending */
-  need: Int32Array[];
-  /** uses[l][b]: steps at which block b of layer l is needed */
-  uses: number[][][];
-  nBlocks: Int32Array;
-}
-
-/**
- * Needed at (t, l): the topK heaviest blocks of the row, plus this layer's share of the step's pooled
- * top (layers x topK) blocks by attention share (mass / row total) when `pooled` is set. With several
- * KV groups a layer's weight of block b is the mean over the groups of its share of each group's
- * mass, (1/G)·Σ_g m_g[b] / Σ m_g: recall is the mean over groups of each group's attended share, so
- * the heaviest blocks by this weight give any number of attended blocks the highest recall.
- */
-export function buildNeedTable(h: Pick<TraceHeader, 'layers' | 'kv_groups' | 'steps'>, steps: Iterable<TraceStep>, topK: number, pooled: boolean): NeedTable {
-  const L = h.layers;
-  const G = h.kv_groups;
-  const need: Int32Array[] = [];
-  const uses: number[][][] = Array.from({ length: L }, () => []);
-  const nBlocks = new Int32Array(h.steps);
-  let m = new Float64Array(0);
-  let g1 = new Float64Array(0);
-  for (const s of steps) {
-    nBlocks[s.step] = s.layers[0].nBlocks;
-    const sets: Set<number>[] = [];
-    const all: [number, number, number][] = [];
-    for (let l = 0; l < L; l++) {
-      const n = s.layers[l * G].nBlocks;
-      if (m.length < n) {
-        m = new Float64Array(n);
-        g1 = new Float64Array(n);
-      }
-      if (G === 1) denseMass(s.layers[l], m);
-      else {
-        m.fill(0, 0, n);
-        for (let g = 0; g < G; g++) {
-          denseMass(s.layers[l * G + g], g1);
-          let t = 0;
-          for (let b = 0; b < n; b++) t += g1[b];
-          if (t > 0) for (let b = 0; b < n; b++) m[b] += g1[b] / t / G;
-        }
-      }
-      let total = 0;
-      for (let b = 0; b < n; b++) total += m[b];
-      // the topK heaviest: sorting one row is fine here (precomputation, not a policy decision)
-      const ord = Array.from({ length: n }, (_, b) => b).sort((a, b) => m[b] - m[a] || a - b);
-      sets.push(new Set(ord.slice(0, topK)));
-      if (pooled) for (let b = 0; b < n; b++) all.push([total > 0 ? m[b] / total : 0, l, b]);
-    }
-    if (pooled) {
-      all.sort((x, y) => y[0] - x[0] || x[1] - y[1] || x[2] - y[2]);
-      for (let i = 0; i < Math.min(all.length, L * topK); i++) sets[all[i][1]].add(all[i][2]);
-    }
-    for (let l = 0; l < L; l++) {
-      const set = [...sets[l]].sort((a, b) => a - b);
-      need.push(Int32Array.from(set));
-      const u = uses[l];
-      for (const b of set) (u[b] ??= []).push(s.step);
-    }
-  }
-  return { steps: h.steps, layers: L, need, uses, nBlocks };
-}
-
-/** First step > t at which (l, b) is needed, or Infinity. */
-export function nextNeed(table: NeedTable, l: number, b: number, t: number): number {
-  const u = table.uses[l][b];
-  if (!u) return Infinity;
-  let lo = 0;
-  let hi = u.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (u[mid] <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < u.length ? u[lo] : Infinity;
 }
 
 export const oracle: PolicyDefinition<Options> = {
@@ -137,63 +57,90 @@ export const oracle: PolicyDefinition<Options> = {
     const K = Math.max(1, setup.budgetBlocks);
     const futureSteps = setup.futureSteps;
     if (!futureSteps) throw new Error('policy oracle: needs the trace\'s future steps (setup.futureSteps), which the caller gives to oracle policies');
-    // read ahead once, at the first decision (creating the policy reads nothing)
-    let needTable: NeedTable | null = null;
-    const tableOf = () => (needTable ??= buildNeedTable(setup.header, futureSteps(), Math.ceil(o.top_factor * K), o.pooled));
     const L = setup.layers;
-    const needMark = new Uint8Array(setup.maxBlocks);
+    const M = setup.maxBlocks;
+    // every step's needed blocks, streamed once through the next-use index at the first decision
+    // (creating the policy reads nothing)
+    function* needs() {
+      const of = new StepNeeds(L, setup.header.kv_groups, Math.ceil(o.top_factor * K), o.pooled);
+      for (const s of futureSteps!()) yield { nBlocks: s.layers[0].nBlocks, uses: of.of(s) };
+    }
+    let index: NextUseIndex | null = null;
+    const indexOf = () => (index ??= new NextUseIndex(L, M, needs()));
+    const needMark = new Uint8Array(M);
+    const keepMark = new Uint8Array(M);
+    /** per needed block of the planned row: its next need after that step */
+    const after = new Int32Array(M);
+    // candidates: ids (offloaded ? M : 0) + block, keys (first need >= t) * (steps + 1) + (first need > t)
+    const ids = new Int32Array(M);
+    const keys = new Float64Array(M);
+    const acted: number[] = [];
     // step at which a layer's offloaded blocks were all staged (then it attends all of them)
     const bulkAt = new Int32Array(L).fill(-1);
     let act: Actions | null = null;
 
     /** Make layer l's residency right for step t (blocks already created), staging needed leftovers. */
     const plan = (v: PolicyView, l: number, t: number, stage: boolean) => {
-      const table = tableOf();
+      const ix = indexOf();
       const cache = v.cache;
       const created = cache.created[l];
-      const willCreate = t < table.steps && table.nBlocks[t] > created ? 1 : 0;
-      const need = t < table.steps ? table.need[t * L + l] : new Int32Array(0);
-      for (const b of need) needMark[b] = 1;
-      const cand: number[] = [];
+      const r = ix.load(t);
+      if (ix.stepOf(l) !== t) throw new Error(`policy oracle: layer ${l} planned for step ${t} at step ${ix.stepOf(l)}`);
+      const willCreate = r.nBlocks > created ? 1 : 0;
+      for (let i = r.from[l]; i < r.from[l + 1]; i++) {
+        needMark[r.blocks[i]] = 1;
+        after[r.blocks[i]] = r.next[i];
+      }
+      // Belady order: soonest need (this step counts), then the need after it, then what is resident,
+      // then the block number (never = the number of steps, after every step)
+      const nu = ix.nextUse;
+      const base = l * M;
+      const span = ix.never + 1;
+      let nc = 0;
       for (let b = 0; b < created; b++) {
         const tier = cache.tierOf(l, b);
-        if (tier === 0 || (tier > 0 && needMark[b])) cand.push(b);
+        if (tier === 0 || (tier > 0 && needMark[b])) {
+          const first = nu[base + b];
+          keys[nc] = first * span + (needMark[b] ? after[b] : first);
+          ids[nc++] = tier === 0 ? b : M + b;
+        }
       }
-      // Belady order: soonest need (this step counts), then the need after it, then what is resident
-      const key = new Map<number, [number, number]>();
-      for (const b of cand) key.set(b, [nextNeed(table, l, b, t - 1), nextNeed(table, l, b, t)]);
-      const cmp = (x: number, y: number) => {
-        const kx = key.get(x)!;
-        const ky = key.get(y)!;
-        return kx[0] - ky[0] || kx[1] - ky[1] || Number(cache.tierOf(l, x) !== 0) - Number(cache.tierOf(l, y) !== 0) || x - y;
-      };
-      cand.sort((x, y) => (cmp(x, y) < 0 ? -1 : cmp(x, y) > 0 ? 1 : 0));
-      const slots = Math.max(0, K - willCreate);
-      const keep = new Set(cand.slice(0, slots));
-      for (const b of cand) if (cache.tierOf(l, b) === 0 && !keep.has(b)) act!.demote(l, b, o.offload_tier, 16);
-      const toStage: number[] = [];
-      for (const b of cand) {
+      const slots = Math.min(nc, Math.max(0, K - willCreate));
+      selectBottomKKeyed(ids, keys, nc, slots);
+      // acted on, in Belady order: resident blocks that do not stay, and every offloaded candidate
+      acted.length = 0;
+      for (let i = 0; i < nc; i++) {
+        const id = ids[i];
+        if (i < slots) keepMark[id < M ? id : id - M] = 1;
+        if (id >= M || i >= slots) acted.push(i);
+      }
+      if (acted.length > 1) acted.sort((x, y) => keys[x] - keys[y] || ids[x] - ids[y]);
+      for (const i of acted) if (ids[i] < M) act!.demote(l, ids[i], o.offload_tier, 16);
+      let toStage = 0;
+      for (const i of acted) {
+        const b = ids[i] < M ? ids[i] : ids[i] - M;
         if (cache.tierOf(l, b) === 0) continue;
-        if (keep.has(b) && act!.promote(l, b)) continue;
-        if (needMark[b]) toStage.push(b);
+        if (keepMark[b] && act!.promote(l, b)) continue;
+        if (needMark[b]) acted[toStage++] = b;
       }
-      if (stage && toStage.length > 0) {
+      if (stage && toStage > 0) {
         // one bulk transfer of everything offloaded beats many small ones (each pays the link latency)
         let offloaded = 0;
-        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) > 0) offloaded++;
-        if (toStage.length >= o.bulk_share * offloaded) {
+        for (let tier = 1; tier < cache.tierNames.length; tier++) offloaded += cache.countIn(l, tier);
+        if (toStage >= o.bulk_share * offloaded) {
           act!.prefetchOffloaded(l);
           bulkAt[l] = t;
-        } else for (const b of toStage) act!.prefetch(l, b);
+        } else for (let i = 0; i < toStage; i++) act!.prefetch(l, acted[i]);
       }
-      for (const b of need) needMark[b] = 0;
+      for (let i = 0; i < slots; i++) keepMark[ids[i] < M ? ids[i] : ids[i] - M] = 0;
+      for (let i = r.from[l]; i < r.from[l + 1]; i++) needMark[r.blocks[i]] = 0;
     };
 
     return {
       name: 'oracle',
       decide(v: PolicyView, a: Actions) {
         act = a;
-        const table = tableOf();
+        const ix = indexOf();
         const l = v.layer;
         if (v.step < 0) {
           plan(v, l, 0, false);
@@ -207,9 +154,10 @@ export const oracle: PolicyDefinition<Options> = {
         if (v.newBlock && cache.countIn(l, 0) >= K) {
           let victim = -1;
           let far = -1;
+          const nu = ix.nextUse;
           for (let b = 0; b < cache.created[l]; b++) {
             if (cache.tierOf(l, b) !== 0) continue;
-            const nn = nextNeed(table, l, b, t - 1);
+            const nn = nu[l * M + b];
             if (nn > far) {
               far = nn;
               victim = b;
@@ -218,14 +166,15 @@ export const oracle: PolicyDefinition<Options> = {
           if (victim >= 0) a.demote(l, victim, o.offload_tier, 16);
         }
         // offloaded blocks not needed now are left out of attention
-        const need = table.need[t * L + l];
-        for (const b of need) needMark[b] = 1;
+        const r = ix.load(t);
+        for (let i = r.from[l]; i < r.from[l + 1]; i++) needMark[r.blocks[i]] = 1;
         if (bulkAt[l] !== t) for (let b = 0; b < cache.created[l]; b++) if (cache.tierOf(l, b) > 0 && !needMark[b]) a.skip(b);
-        for (const b of need) needMark[b] = 0;
+        for (let i = r.from[l]; i < r.from[l + 1]; i++) needMark[r.blocks[i]] = 0;
+        ix.advance(l, t);
         // one layer ahead: the next layer of this step, or layer 0 of the next step
         if (L === 1) return;
         if (l + 1 < L) plan(v, l + 1, t, true);
-        else if (t + 1 < table.steps) plan(v, 0, t + 1, true);
+        else if (t + 1 < ix.never) plan(v, 0, t + 1, true);
       },
       observe() {},
     };

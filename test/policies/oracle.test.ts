@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildNeedTable, nextNeed, oracle } from '../../policies/oracle.js';
+import { oracle } from '../../policies/oracle.js';
+import { StepNeeds } from '../../policies/oracle-needs.js';
+import { NextUseIndex } from '../../policies/next-use-index.js';
 import { readSteps, replayPolicy, writeTrace } from './harness.js';
 import { denseSteps, tinyHeader } from '../helpers/tiny.js';
 
@@ -15,16 +17,52 @@ describe('oracle (Belady MIN + clairvoyant sparse attention)', () => {
   it('needed sets: top K\' by true mass per layer, plus the pooled top over layers', () => {
     const h = tinyHeader(16, 3, 1);
     const path = writeTrace(h, denseSteps(h, (s) => rows[s]));
-    const t = buildNeedTable(h, readSteps(path), 2, false);
-    expect(t.need.map((n) => [...n])).toEqual([[1, 4], [2, 4], [0, 4]]);
+    const needs = (hh: typeof h, p: string, k: number, pooled: boolean) => {
+      const of = new StepNeeds(hh.layers, hh.kv_groups, k, pooled);
+      return [...readSteps(p)].flatMap((s) => of.of(s).map((n) => [...n]));
+    };
+    expect(needs(h, path, 2, false)).toEqual([[1, 4], [2, 4], [0, 4]]);
     // two layers, K' = 1: layer 0 has two heavy blocks, layer 1 is flat; the pooled top 2 shares (0.5, 0.45) are both layer 0's
     const h2 = tinyHeader(8, 1, 2);
     const p2 = writeTrace(h2, denseSteps(h2, (_s, l) => (l === 0 ? [0.5, 0.45, 0.05] : [0.34, 0.33, 0.33])));
-    expect(buildNeedTable(h2, readSteps(p2), 1, false).need.map((n) => [...n])).toEqual([[0], [0]]);
-    expect(buildNeedTable(h2, readSteps(p2), 1, true).need.map((n) => [...n])).toEqual([[0, 1], [0]]);
-    expect(nextNeed(t, 0, 4, 0)).toBe(1);
-    expect(nextNeed(t, 0, 0, 0)).toBe(2);
-    expect(nextNeed(t, 0, 3, -1)).toBe(Infinity);
+    expect(needs(h2, p2, 1, false)).toEqual([[0], [0]]);
+    expect(needs(h2, p2, 1, true)).toEqual([[0, 1], [0]]);
+    // ties: equal masses go to the lower block; K' beyond the row takes every block
+    const p3 = writeTrace(h2, denseSteps(h2, () => [0.25, 0.5, 0.25]));
+    expect(needs(h2, p3, 2, false)).toEqual([[0, 1], [0, 1]]);
+    expect(needs(h2, p3, 5, false)).toEqual([[0, 1, 2], [0, 1, 2]]);
+  });
+
+  it('next-use index: each block\'s next use, streamed through a spill file', () => {
+    // layer 0 uses [1, 4], [2, 4], [0, 4] at steps 0..2; layer 1 uses [0], [], [0]
+    const uses = [
+      [[1, 4], [0]],
+      [[2, 4], []],
+      [[0, 4], [0]],
+    ];
+    const ix = new NextUseIndex(2, 5, uses.map((u) => ({ nBlocks: 5, uses: u.map((x) => Int32Array.from(x)) })));
+    expect(ix.never).toBe(3);
+    // first uses: layer 0 blocks 0..4 at 2, 0, 1, never, 0; layer 1 block 0 at 0, the rest never
+    expect([...ix.nextUse]).toEqual([2, 0, 1, 3, 0, 0, 3, 3, 3, 3]);
+    const r0 = ix.load(0);
+    expect([...r0.blocks]).toEqual([1, 4, 0]);
+    expect([...r0.next]).toEqual([3, 1, 2]);
+    ix.advance(0, 0);
+    expect([...ix.nextUse.subarray(0, 5)]).toEqual([2, 3, 1, 3, 1]);
+    expect(ix.stepOf(0)).toBe(1);
+    expect(() => ix.advance(0, 0)).toThrow(/layer 0 is at step 1, asked to pass step 0/);
+    ix.advance(1, 0);
+    const r1 = ix.load(1);
+    expect([...r1.blocks]).toEqual([2, 4]);
+    expect([...r1.next]).toEqual([3, 2]);
+    expect([...r1.from]).toEqual([0, 2, 2]);
+    expect(() => ix.load(0)).toThrow(/only moves forward/);
+    ix.advance(0, 1);
+    ix.advance(1, 1);
+    expect([...ix.nextUse]).toEqual([2, 3, 3, 3, 2, 2, 3, 3, 3, 3]);
+    expect([...ix.load(2).next]).toEqual([3, 3, 3]);
+    expect(() => ix.load(3)).toThrow(/step 3 outside 0..2/);
+    expect(() => new NextUseIndex(1, 2, [{ nBlocks: 2, uses: [Int32Array.from([2])] }])).toThrow(/step 0 layer 0: block 2 outside 0..1/);
   });
 
   it('keeps the blocks needed soonest resident, stages or promotes what is needed, skips the rest', () => {
