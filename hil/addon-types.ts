@@ -40,7 +40,7 @@ export interface QuantizeOp {
   meta: number;
   metaOffset?: number;
   n: number;
-  bits: 2 | 4 | 8;
+  bits: 2 | 3 | 4 | 8;
   groupSize?: number;
 }
 
@@ -52,7 +52,7 @@ export interface DequantizeOp {
   dst: number;
   dstOffset?: number;
   n: number;
-  bits: 2 | 4 | 8;
+  bits: 2 | 3 | 4 | 8;
   groupSize?: number;
 }
 

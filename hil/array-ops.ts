@@ -38,7 +38,7 @@ async function timed(b: NativeBackend, launch: () => void): Promise<number> {
 
 const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
-export async function quantizeOn(b: NativeBackend, src: Uint16Array, bits: 2 | 4 | 8, groupSize: number): Promise<Timed<{ codes: Uint8Array; meta: Uint16Array }>> {
+export async function quantizeOn(b: NativeBackend, src: Uint16Array, bits: 2 | 3 | 4 | 8, groupSize: number): Promise<Timed<{ codes: Uint8Array; meta: Uint16Array }>> {
   const n = src.length;
   const codesBytes = (n * bits) / 8;
   const metaBytes = (n / groupSize) * 4;
@@ -51,7 +51,7 @@ export async function quantizeOn(b: NativeBackend, src: Uint16Array, bits: 2 | 4
   });
 }
 
-export async function dequantizeOn(b: NativeBackend, codes: Uint8Array, meta: Uint16Array, n: number, bits: 2 | 4 | 8, groupSize: number): Promise<Timed<Uint16Array>> {
+export async function dequantizeOn(b: NativeBackend, codes: Uint8Array, meta: Uint16Array, n: number, bits: 2 | 3 | 4 | 8, groupSize: number): Promise<Timed<Uint16Array>> {
   return withRegions(b, [codes.byteLength, meta.byteLength, n * 2], 'device', async ([c, m, d]) => {
     b.write(c!, 0, codes);
     b.write(m!, 0, meta);

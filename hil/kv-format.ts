@@ -1,11 +1,16 @@
 // The paged mixed-precision KV block layout, mirrored from hil/native/common/kv-format.h.
 // Element order in a K or V section: [kvHead][token][dim]; INT blocks hold
 // [K codes][V codes][K meta][V meta], sections padded to 16 bytes; meta = (scale, zero) FP16.
+// Codes are one little-endian bit stream per section: element i at bits [i*b, i*b + b); INT3 packs
+// every 8 elements into 3 bytes (a code may straddle two bytes).
 
-export type Precision = 'fp16' | 'int8' | 'int4' | 'int2';
-export const PRECISIONS: readonly Precision[] = ['fp16', 'int8', 'int4', 'int2'];
-export const PRECISION_CODE: Record<Precision, number> = { fp16: 0, int8: 1, int4: 2, int2: 3 };
-export const PRECISION_BITS: Record<Precision, number> = { fp16: 16, int8: 8, int4: 4, int2: 2 };
+export type Precision = 'fp16' | 'int8' | 'int4' | 'int2' | 'int3';
+/** Codes 0..3 in code order, then int3 (code 4, added after the others). */
+export const PRECISIONS: readonly Precision[] = ['fp16', 'int8', 'int4', 'int2', 'int3'];
+export const PRECISION_CODE: Record<Precision, number> = { fp16: 0, int8: 1, int4: 2, int2: 3, int3: 4 };
+export const PRECISION_BITS: Record<Precision, number> = { fp16: 16, int8: 8, int4: 4, int3: 3, int2: 2 };
+/** The block precision of a cache width in bits (16, 8, 4, 3, 2). */
+export const PRECISION_OF_BITS: Readonly<Record<number, Precision>> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 export interface BlockGeometry {
   kvHeads: number;

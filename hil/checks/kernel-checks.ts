@@ -56,7 +56,7 @@ function firstMismatch(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 export interface QuantCase {
   groups: number;
-  bits: 2 | 4 | 8;
+  bits: 2 | 3 | 4 | 8;
   groupSize: number;
   seed: number;
 }
@@ -69,6 +69,10 @@ export const QUANT_CASES: QuantCase[] = [
   { groups: 989, bits: 2, groupSize: 32, seed: 5 },
   { groups: 33, bits: 8, groupSize: 128, seed: 6 },
   { groups: 7, bits: 4, groupSize: 8, seed: 7 },
+  // INT3: 8 codes per 3 bytes, codes straddling bytes; one 8-element group is one 3-byte word
+  { groups: 1, bits: 3, groupSize: 8, seed: 8 },
+  { groups: 99, bits: 3, groupSize: 32, seed: 9 },
+  { groups: 19, bits: 3, groupSize: 128, seed: 10 },
 ];
 
 export async function checkQuantize(b: NativeBackend, c: QuantCase): Promise<CheckResult> {
@@ -160,6 +164,12 @@ export const ATTENTION_CASES: AttentionCase[] = [
   // FP16 sink and an FP16 run among INT4, INT8 and INT2 runs, 3 splits; the partial last chunk
   // (6 rows) is INT2.
   { qHeads: 8, kvHeads: 2, headDim: 64, blockTokens: 32, groupSize: 64, contextTokens: 1990, mix: runsOf([['fp16', 1], ['int4', 30], ['fp16', 4], ['int8', 6], ['int2', 22]]), splits: 3, seed: 29 },
+  // INT3 blocks (3-byte pieces of 8 codes): alone at each head dim with a partial last chunk, and
+  // among every other precision, with splits
+  { qHeads: 4, kvHeads: 2, headDim: 64, blockTokens: 16, groupSize: 32, contextTokens: 99, mix: ['int3'], seed: 30 },
+  { qHeads: 8, kvHeads: 2, headDim: 128, blockTokens: 32, groupSize: 128, contextTokens: 777, mix: ['int3'], splits: 5, seed: 31 },
+  { qHeads: 2, kvHeads: 1, headDim: 256, blockTokens: 16, groupSize: 64, contextTokens: 301, mix: ['int3'], seed: 32 },
+  { qHeads: 12, kvHeads: 4, headDim: 128, blockTokens: 16, groupSize: 64, contextTokens: 1003, mix: runsOf([['fp16', 1], ['int3', 20], ['int8', 3], ['int2', 7], ['int3', 5], ['int4', 9], ['fp16', 4]]), splits: 3, seed: 33 },
   // Uniform INT4 at D 128, G 128, <= 4 query heads per kv head: the tensor-core kernel's cases
   // (attention option tensor_cores; the table's uniform precision is promised by attentionOn). Odd
   // contexts (NaN rows past the context in the last block), the benchmark's head layout, 32-token

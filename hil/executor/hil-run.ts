@@ -192,7 +192,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   return { result: { ...r, summary, steps, spans: measured.spans }, hil };
 }
 
-const TABLE_NAME: Record<number, 'mixed' | Precision> = { 0: 'mixed', 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
+const TABLE_NAME: Record<number, 'mixed' | Precision> = { 0: 'mixed', 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 function attentionTables(steps: LowStep[]): Record<string, number> {
   const n: Record<string, number> = {};

@@ -11,7 +11,7 @@ import type { BlockData } from './block-data.js';
 import type { LoweredPlan, RegionName } from './lowered-plan.js';
 import { WRITE_CHUNK } from './model-buffers.js';
 
-const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
+const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 /** bytes of block (l, b) at `bits`, as the tiers must hold them */
 export function expectedBlock(p: LoweredPlan, data: BlockData, l: number, blk: number, bits: number): Uint8Array {

@@ -15,7 +15,7 @@ import type { RunEvents } from './run-events.js';
 import type { RunRegions } from './run-regions.js';
 
 const STREAMS: StreamName[] = ['compute', 'memory'];
-const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
+const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 export interface IssueOptions {
   /** file reads before a join as one batch (true) or one request each */

@@ -11,8 +11,8 @@ export type RegionName = 'arena' | 'dram' | 'cxl' | 'fresh' | 'scratch';
 export type LowOp =
   | FenceOp
   | { o: 'copy'; s: StreamIx; dst: RegionName; dstOff: number; src: RegionName; srcOff: number; bytes: number }
-  | { o: 'quant'; src: RegionName; srcOff: number; dst: RegionName; dstOff: number; bits: 2 | 4 | 8 }
-  | { o: 'dequant'; src: RegionName; srcOff: number; dst: RegionName; dstOff: number; bits: 2 | 4 | 8 }
+  | { o: 'quant'; src: RegionName; srcOff: number; dst: RegionName; dstOff: number; bits: 2 | 3 | 4 | 8 }
+  | { o: 'dequant'; src: RegionName; srcOff: number; dst: RegionName; dstOff: number; bits: 2 | 3 | 4 | 8 }
   | { o: 'mark'; s: StreamIx; id: number }
   /** uniform: every table entry has these bits (the kernel may then run a path made for that precision), else 0 */
   | { o: 'attn'; layer: number; tableOff: number; tokens: number; uniform: number }

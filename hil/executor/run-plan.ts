@@ -103,7 +103,7 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
 /** the (de)quantization kernels read a block's K and V sections as one run: no padding between them */
 function checkContiguousSections(p: LoweredPlan): void {
   const g = p.geometry;
-  for (const pr of ['int8', 'int4', 'int2'] as Precision[]) {
+  for (const pr of ['int8', 'int4', 'int3', 'int2'] as Precision[]) {
     if (vOffset(g, pr) !== codesBytes(g, pr) || vMetaOffset(g, pr) !== kMetaOffset(g, pr) + metaBytes(g)) {
       throw new Error(`hil: block layout of ${pr} is padded (K/V sections not contiguous); pick another block size or group size`);
     }

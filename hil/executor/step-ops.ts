@@ -10,7 +10,7 @@ import { MEMORY, type StreamIx } from './fences.js';
 import { fileRuns } from './file-runs.js';
 import type { LowOp, RegionName } from './lowered-plan.js';
 
-const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
+const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 export class StepOps {
   ops: LowOp[] = [];
@@ -65,13 +65,13 @@ export class StepOps {
     if (fromBits === toBits) {
       this.ops.push({ o: 'copy', s: MEMORY, src, srcOff, dst, dstOff, bytes: this.bb(fromBits) });
     } else if (fromBits === 16) {
-      this.ops.push({ o: 'quant', src, srcOff, dst, dstOff, bits: toBits as 2 | 4 | 8 });
+      this.ops.push({ o: 'quant', src, srcOff, dst, dstOff, bits: toBits as 2 | 3 | 4 | 8 });
     } else if (toBits === 16) {
-      this.ops.push({ o: 'dequant', src, srcOff, dst, dstOff, bits: fromBits as 2 | 4 | 8 });
+      this.ops.push({ o: 'dequant', src, srcOff, dst, dstOff, bits: fromBits as 2 | 3 | 4 | 8 });
     } else {
       const mid = align(blockBytes(this.g, 'fp16'), 4096);
-      this.ops.push({ o: 'dequant', src, srcOff, dst: 'scratch', dstOff: mid, bits: fromBits as 2 | 4 | 8 });
-      this.ops.push({ o: 'quant', src: 'scratch', srcOff: mid, dst, dstOff, bits: toBits as 2 | 4 | 8 });
+      this.ops.push({ o: 'dequant', src, srcOff, dst: 'scratch', dstOff: mid, bits: fromBits as 2 | 3 | 4 | 8 });
+      this.ops.push({ o: 'quant', src: 'scratch', srcOff: mid, dst, dstOff, bits: toBits as 2 | 3 | 4 | 8 });
     }
   }
 }

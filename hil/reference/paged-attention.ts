@@ -34,8 +34,11 @@ export function blockElementRef(arena: Uint8Array, entry: BlockEntry, g: BlockGe
   const bits = PRECISION_BITS[entry.precision];
   const codesStart = entry.offset + (isV ? vOffset(g, entry.precision) : 0);
   const metaAt = entry.offset + (isV ? vMetaOffset(g, entry.precision) : kMetaOffset(g, entry.precision)) + 4 * Math.floor(e / g.groupSize);
-  const perByte = 8 / bits;
-  const code = (arena[codesStart + Math.floor(e / perByte)]! >> ((e % perByte) * bits)) & ((1 << bits) - 1);
+  const bit = e * bits;
+  const shift = bit & 7;
+  const at = codesStart + (bit >> 3);
+  const word = shift + bits > 8 ? arena[at]! | (arena[at + 1]! << 8) : arena[at]!;
+  const code = (word >> shift) & ((1 << bits) - 1);
   return Math.fround(halfToFloat(u16(metaAt + 2)) + code * halfToFloat(u16(metaAt)));
 }
 

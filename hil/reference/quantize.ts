@@ -20,7 +20,6 @@ export interface Quantized {
 export function quantizeRef(src: Uint16Array, bits: number, groupSize: number): Quantized {
   const n = src.length;
   const qmax = (1 << bits) - 1;
-  const perByte = 8 / bits;
   const groups = n / groupSize;
   const codes = new Uint8Array((n * bits) / 8);
   const meta = new Uint16Array(groups * 2);
@@ -43,16 +42,28 @@ export function quantizeRef(src: Uint16Array, bits: number, groupSize: number): 
       const x = halfToFloat(src[g * groupSize + i]!);
       let c = 0;
       if (scale > 0) c = Math.min(qmax, Math.max(0, rintEven(fr(fr(x - zero) / scale))));
-      const e = g * groupSize + i;
-      codes[Math.floor(e / perByte)]! |= c << ((e % perByte) * bits);
+      putCode(codes, g * groupSize + i, bits, c);
     }
   }
   return { codes, meta };
 }
 
+/** ORs code c of element i into a b-bit little-endian bit stream (hil/kv-format.ts). */
+export function putCode(codes: Uint8Array, i: number, bits: number, c: number): void {
+  const bit = i * bits;
+  const byte = bit >> 3;
+  const shift = bit & 7;
+  codes[byte]! |= (c << shift) & 0xff;
+  if (shift + bits > 8) codes[byte + 1]! |= c >> (8 - shift);
+}
+
+/** Code of element i of a b-bit little-endian bit stream. */
 export function codeAt(codes: Uint8Array, i: number, bits: number): number {
-  const perByte = 8 / bits;
-  return (codes[Math.floor(i / perByte)]! >> ((i % perByte) * bits)) & ((1 << bits) - 1);
+  const bit = i * bits;
+  const byte = bit >> 3;
+  const shift = bit & 7;
+  const w = shift + bits > 8 ? codes[byte]! | (codes[byte + 1]! << 8) : codes[byte]!;
+  return (w >> shift) & ((1 << bits) - 1);
 }
 
 /** The value the native kernels use for element i: fp32(zero + code * scale). */

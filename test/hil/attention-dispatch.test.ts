@@ -101,8 +101,9 @@ describe.skipIf(!host.available)(`attention dispatch (host build)${host.availabl
         reduce: 'split', pdlReduce: true,
       });
     });
-    it('uniform INT8 and INT2 have no tensor-core kernel', () => {
+    it('uniform INT8, INT3 and INT2 have no tensor-core kernel', () => {
       expect(plan({ contextTokens: 4096, uniformPrecision: 'int8' }).kernel).toBe('v3');
+      expect(plan({ contextTokens: 4096, uniformPrecision: 'int3' }).kernel).toBe('v3');
       expect(plan({ contextTokens: 4096, uniformPrecision: 'int2' }).kernel).toBe('v3');
     });
     it('head dim 64, one query head per kv head: lane copies, 4 x 3 x 4096 = 49152 B, 4 resident blocks', () => {

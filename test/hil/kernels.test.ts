@@ -59,7 +59,7 @@ for (const kind of ['host', 'cuda'] as const) {
         b.write(ids[1]!, 0, table);
         b.write(ids[2]!, 0, q);
         const op = { ...c, arena: ids[0]!, table: ids[1]!, q: ids[2]!, out: ids[3]! };
-        expect(() => b.attention('compute', { ...op, uniformPrecision: 'int3' as never })).toThrow(/uniformPrecision/);
+        expect(() => b.attention('compute', { ...op, uniformPrecision: 'int5' as never })).toThrow(/uniformPrecision/);
         const run = async () => {
           b.attention('compute', { ...op, uniformPrecision: 'int4' });
           await b.synchronize();

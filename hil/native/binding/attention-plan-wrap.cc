@@ -64,7 +64,8 @@ int uniformPrecisionFrom(const Napi::Object& o) {
   if (p == "int8") return kInt8;
   if (p == "int4") return kInt4;
   if (p == "int2") return kInt2;
-  throw Napi::TypeError::New(o.Env(), "Expected 'fp16', 'int8', 'int4' or 'int2' for uniformPrecision");
+  if (p == "int3") return kInt3;
+  throw Napi::TypeError::New(o.Env(), "Expected 'fp16', 'int8', 'int4', 'int3' or 'int2' for uniformPrecision");
 }
 
 Napi::Object attentionPlanObject(Napi::Env env, const AttentionPlan& p) {

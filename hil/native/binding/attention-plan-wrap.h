@@ -13,7 +13,7 @@ AttentionOptions attentionOptionsFrom(const Napi::Value& v);
 // Every option by name, as the table's parser reads it back (whole numbers as numbers).
 Napi::Object attentionOptionsObject(Napi::Env env, const AttentionOptions& o);
 // The shape fields of an attention op (qHeads, kvHeads, headDim, blockTokens, groupSize,
-// contextTokens, softmaxScale, splits) and its uniformPrecision ('fp16' .. 'int2'; absent: -1).
+// contextTokens, softmaxScale, splits) and its uniformPrecision ('fp16', 'int8', 'int4', 'int3', 'int2'; absent: -1).
 AttentionShape attentionShapeFrom(const Napi::Object& o);
 int uniformPrecisionFrom(const Napi::Object& o);
 Napi::Object attentionPlanObject(Napi::Env env, const AttentionPlan& p);

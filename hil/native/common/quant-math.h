@@ -7,6 +7,7 @@
 //   x'       = fp32(zero + code * scale)  (code * scale is exact in FP32)
 #pragma once
 #include <cmath>
+#include <cstddef>
 #include "hd.h"
 
 namespace hil {
@@ -17,6 +18,23 @@ HIL_HD int quantCode(float x, float zero, float scale, int qmax) {
   if (!(scale > 0.0f)) return 0;
   const float r = rintf((x - zero) / scale);
   return r < 0.0f ? 0 : (r > static_cast<float>(qmax) ? qmax : static_cast<int>(r));
+}
+
+// Code i of a b-bit stream (common/kv-format.h): bits [i*b, i*b + b), read from the one or two
+// bytes that hold them (a second byte only when the code straddles a byte boundary, b = 3).
+HIL_HD unsigned codeAt(const unsigned char* codes, size_t i, int bits) {
+  const size_t bit = i * static_cast<size_t>(bits);
+  const unsigned shift = static_cast<unsigned>(bit & 7u);
+  unsigned w = codes[bit >> 3];
+  if (shift + bits > 8u) w |= static_cast<unsigned>(codes[(bit >> 3) + 1]) << 8;
+  return (w >> shift) & ((1u << bits) - 1u);
+}
+
+// Eight codes of b bits packed into the b bytes they fill (little-endian, code j at bits j*b).
+HIL_HD unsigned long long packEight(const int (&c)[8], int bits) {
+  unsigned long long w = 0;
+  for (int j = 0; j < 8; ++j) w |= static_cast<unsigned long long>(c[j]) << (j * bits);
+  return w;
 }
 
 }  // namespace hil

@@ -8,11 +8,11 @@
 
 namespace hil::host {
 
-// src: n FP16 values; codes: n*bits/8 bytes; meta: n/groupSize (scale, zero) FP16 pairs.
+// src: n FP16 values; codes: n*bits/8 bytes; meta: n/groupSize (scale, zero) FP16 pairs. Codes are
+// packed 8 at a time into `bits` bytes (common/kv-format.h), for every width.
 inline void quantize(const uint16_t* src, size_t n, int bits, int groupSize, uint8_t* codes,
                      uint16_t* meta) {
   const int qmax = qmaxForBits(bits);
-  const int perByte = 8 / bits;
   for (size_t g = 0; g < n / groupSize; ++g) {
     const uint16_t* x = src + g * groupSize;
     float mn = halfToFloat(x[0]), mx = mn;
@@ -28,21 +28,19 @@ inline void quantize(const uint16_t* src, size_t n, int bits, int groupSize, uin
     meta[2 * g] = scaleH;
     meta[2 * g + 1] = zeroH;
     const float scale = halfToFloat(scaleH), zero = halfToFloat(zeroH);
-    uint8_t* out = codes + g * groupSize / perByte;
-    for (int i = 0; i < groupSize; i += perByte) {
-      unsigned byte = 0;
-      for (int j = 0; j < perByte; ++j) {
-        byte |= static_cast<unsigned>(quantCode(halfToFloat(x[i + j]), zero, scale, qmax)) << (j * bits);
-      }
-      out[i / perByte] = static_cast<uint8_t>(byte);
+    uint8_t* out = codes + g * groupSize * bits / 8;
+    for (int i = 0; i < groupSize; i += 8) {
+      int c[8];
+      for (int j = 0; j < 8; ++j) c[j] = quantCode(halfToFloat(x[i + j]), zero, scale, qmax);
+      const unsigned long long w = packEight(c, bits);
+      for (int k = 0; k < bits; ++k) out[i / 8 * bits + k] = static_cast<uint8_t>(w >> (8 * k));
     }
   }
 }
 
 inline float dequantValue(const uint8_t* codes, const uint16_t* meta, size_t i, int bits,
                           int groupSize) {
-  const int perByte = 8 / bits;
-  const unsigned code = (codes[i / perByte] >> ((i % perByte) * bits)) & ((1u << bits) - 1);
+  const unsigned code = codeAt(codes, i, bits);
   const size_t g = i / groupSize;
   return halfToFloat(meta[2 * g + 1]) + static_cast<float>(code) * halfToFloat(meta[2 * g]);
 }

@@ -17,7 +17,7 @@ constexpr int kChunkTokens = 16;
 constexpr float kLog2e = 1.4426950408889634f;
 
 // Raw bytes of 8 consecutive elements (dims) of one row: 16 B of FP16, 8 B of INT8,
-// 4 B of INT4, 2 B of INT2 (held in a uint2 / uint32). Loaded first, decoded later.
+// 4 B of INT4, 3 B of INT3, 2 B of INT2 (held in a uint2 / uint32). Loaded first, decoded later.
 template <int P>
 struct Raw {
   using T = typename std::conditional<P == kFp16, uint4, typename std::conditional<P == kInt8, uint2, uint32_t>::type>::type;
@@ -41,7 +41,7 @@ __device__ __forceinline__ void decode(const typename Raw<P>::T& raw, float (&x)
       x[4 + i] = __int_as_float(0x4B000000 | ((raw.y >> (8 * i)) & 0xffu)) - 8388608.0f;
     }
   } else {
-    constexpr int B = P == kInt4 ? 4 : 2;
+    constexpr int B = P == kInt4 ? 4 : P == kInt3 ? 3 : 2;
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       // exact small-integer to float: OR the code into the mantissa of 2^23, subtract 2^23

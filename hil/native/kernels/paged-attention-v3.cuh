@@ -19,7 +19,9 @@
 //
 // Stage layout (bytes, P = precision of the chunk, b = bits, G = group size):
 //   [K: 16*D*b/8][V: 16*D*b/8][K meta: 16*(D/G)*4][V meta: 16*(D/G)*4]
-// FP16: 64*D bytes; INT8 at G = 8: 48*D. kStageBytes = 64*D holds every precision.
+// FP16: 64*D bytes; INT8 at G = 8: 48*D. kStageBytes = 64*D holds every precision. INT3: 16*D*3/8
+// = 6*D bytes per section (a multiple of 16 at D 64, 128, 256), rows of 3*D/8 bytes; its 8-element
+// pieces are 3 bytes, read byte by byte from the stage.
 #pragma once
 #include "attention-common.cuh"
 #include "mbarrier.cuh"
@@ -59,7 +61,10 @@ __device__ __forceinline__ typename Raw<P>::T loadRawShared(const uint8_t* secti
   if constexpr (P == kFp16) return *reinterpret_cast<const uint4*>(section + e * 2);
   else if constexpr (P == kInt8) return *reinterpret_cast<const uint2*>(section + e);
   else if constexpr (P == kInt4) return *reinterpret_cast<const unsigned int*>(section + e / 2);
-  else return *reinterpret_cast<const unsigned short*>(section + e / 4);
+  else if constexpr (P == kInt3) {  // 3 bytes at e * 3 / 8 (e a multiple of 8): byte-aligned only
+    const uint8_t* b = section + e / 8 * 3;
+    return static_cast<unsigned>(b[0]) | (static_cast<unsigned>(b[1]) << 8) | (static_cast<unsigned>(b[2]) << 16);
+  } else return *reinterpret_cast<const unsigned short*>(section + e / 4);
 }
 
 __device__ __forceinline__ unsigned chunkCodeBytes(int D, int p) { return 16u * D * precisionBits(p) / 8u; }
@@ -156,7 +161,7 @@ __device__ __forceinline__ void attendStageRS(RsState<D, GQ>& st, const float (&
   constexpr int ITERS = kChunkTokens / TPI;
   constexpr int NV = GQ * ITERS;
   constexpr int MF = rsFinal<NV, LPT / 2>();
-  constexpr unsigned CB = 16u * D * (P == kFp16 ? 16 : P == kInt8 ? 8 : P == kInt4 ? 4 : 2) / 8u;
+  constexpr unsigned CB = 16u * D * (P == kFp16 ? 16 : P == kInt8 ? 8 : P == kInt4 ? 4 : P == kInt3 ? 3 : 2) / 8u;
   const int lane = threadIdx.x % 32;
   const int sub = lane / LPT, dl = lane % LPT;
   const uint8_t* kSec = stage;
@@ -415,6 +420,7 @@ __global__ void __launch_bounds__(kV3Warps * 32, 1) pagedAttentionKernelV3(
       case kInt8: attendStageRS<kInt8, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
       case kInt4: attendStageRS<kInt4, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
       case kInt2: attendStageRS<kInt2, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
+      case kInt3: attendStageRS<kInt3, D, GQ>(st, qr, qsum, stage, gShift, valid, sP); break;
       default: break;
     }
     __syncwarp();  // every lane is done with this stage before it is refilled

@@ -1,6 +1,6 @@
 // Group-wise asymmetric quantization and dequantization (semantics: common/quant-math.h,
-// layout: common/kv-format.h). One warp per group for quantize; one thread per code byte
-// for dequantize.
+// layout: common/kv-format.h). One warp per group for quantize; one thread per 8 elements (the
+// `bits` bytes their codes fill, any width) for dequantize.
 #pragma once
 #include "../common/quant-math.h"
 #include "cuda-util.cuh"
@@ -32,30 +32,27 @@ __global__ void quantizeKernel(const uint16_t* __restrict__ src, size_t groups, 
     meta[2 * group + 1] = zeroH;
   }
   const float scale = halfBitsToFloat(scaleH), zero = halfBitsToFloat(zeroH);
-  const int perByte = 8 / bits;
-  const int bytes = groupSize / perByte;
-  uint8_t* out = codes + group * bytes;
-  for (int b = lane; b < bytes; b += 32) {
-    unsigned byte = 0;
-    for (int j = 0; j < perByte; ++j) {
-      const float v = halfBitsToFloat(x[b * perByte + j]);
-      byte |= static_cast<unsigned>(quantCode(v, zero, scale, qmax)) << (j * bits);
-    }
-    out[b] = static_cast<uint8_t>(byte);
+  uint8_t* out = codes + group * groupSize * bits / 8;
+  for (int u = lane; u < groupSize / 8; u += 32) {  // 8 elements -> `bits` bytes
+    int c[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) c[j] = quantCode(halfBitsToFloat(x[u * 8 + j]), zero, scale, qmax);
+    const unsigned long long w = packEight(c, bits);
+    for (int k = 0; k < bits; ++k) out[u * bits + k] = static_cast<uint8_t>(w >> (8 * k));
   }
 }
 
 __global__ void dequantizeKernel(const uint8_t* __restrict__ codes, const uint16_t* __restrict__ meta,
-                                 size_t codeBytes, int groupSize, int bits, uint16_t* __restrict__ dst) {
-  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= codeBytes) return;
-  const int perByte = 8 / bits;
-  const size_t e0 = i * perByte;
+                                 size_t units, int groupSize, int bits, uint16_t* __restrict__ dst) {
+  const size_t u = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (u >= units) return;
+  const size_t e0 = u * 8;
   const size_t g = e0 / groupSize;
   const float scale = halfBitsToFloat(meta[2 * g]), zero = halfBitsToFloat(meta[2 * g + 1]);
-  const unsigned byte = codes[i];
-  for (int j = 0; j < perByte; ++j) {
-    const unsigned c = (byte >> (j * bits)) & ((1u << bits) - 1);
+  unsigned long long w = 0;
+  for (int k = 0; k < bits; ++k) w |= static_cast<unsigned long long>(codes[u * bits + k]) << (8 * k);
+  for (int j = 0; j < 8; ++j) {
+    const unsigned c = static_cast<unsigned>(w >> (j * bits)) & ((1u << bits) - 1);
     dst[e0 + j] = floatToHalfBits(__fadd_rn(zero, __fmul_rn(static_cast<float>(c), scale)));
   }
 }

@@ -8,7 +8,7 @@
 namespace hil {
 
 inline void checkQuantShape(size_t n, int bits, int groupSize) {
-  if (bits != 2 && bits != 4 && bits != 8) invalidParameter("bits", "2, 4 or 8", bits);
+  if (bits != 2 && bits != 3 && bits != 4 && bits != 8) invalidParameter("bits", "2, 3, 4 or 8", bits);
   if (groupSize < 8 || groupSize % 8 != 0) invalidParameter("groupSize", "a positive multiple of 8", groupSize);
   if (n == 0 || n % groupSize != 0) invalidParameter("n", "a positive multiple of groupSize", n);
 }
@@ -39,7 +39,7 @@ inline void checkBlockTable(const AttentionShape& s, const BlockEntry* table, si
   for (int i = 0; i < numBlocks(s); ++i) {
     const BlockEntry& e = table[i];
     if (!validPrecision(e.precision))
-      throw HilError("block table entry " + std::to_string(i) + ": precision " + std::to_string(e.precision) + " is not 0..3");
+      throw HilError("block table entry " + std::to_string(i) + ": precision " + std::to_string(e.precision) + " is not 0..4");
     if (e.offset % 16 != 0) throw HilError("block table entry " + std::to_string(i) + ": offset not 16-byte aligned");
     if (e.offset > arenaBytes || blockBytes(g, e.precision) > arenaBytes - e.offset)
       throw HilError("block table entry " + std::to_string(i) + ": block outside the arena");
@@ -49,7 +49,7 @@ inline void checkBlockTable(const AttentionShape& s, const BlockEntry* table, si
 // A uniform-precision promise (AttentionArgs::uniformPrecision) on a table the host can read.
 inline void checkUniformPrecision(const AttentionShape& s, const BlockEntry* table, int uniformPrecision) {
   if (uniformPrecision < 0) return;
-  if (!validPrecision(uniformPrecision)) invalidParameter("uniformPrecision", "a precision 0..3 or -1", uniformPrecision);
+  if (!validPrecision(uniformPrecision)) invalidParameter("uniformPrecision", "a precision 0..4 or -1", uniformPrecision);
   for (int i = 0; i < numBlocks(s); ++i) {
     if (table[i].precision != uniformPrecision)
       throw HilError("block table entry " + std::to_string(i) + ": precision " + std::to_string(table[i].precision) +

@@ -16,8 +16,8 @@ void quantize(cudaStream_t s, const uint16_t* src, size_t n, int bits, int group
 void dequantize(cudaStream_t s, const uint8_t* codes, const uint16_t* meta, size_t n, int bits, int groupSize,
                 uint16_t* dst) {
   checkQuantShape(n, bits, groupSize);
-  const size_t bytes = quantCodesBytes(n, bits);
-  cuda::dequantizeKernel<<<static_cast<unsigned>((bytes + 255) / 256), 256, 0, s>>>(codes, meta, bytes, groupSize, bits, dst);
+  const size_t units = n / 8;  // groupSize is a multiple of 8
+  cuda::dequantizeKernel<<<static_cast<unsigned>((units + 255) / 256), 256, 0, s>>>(codes, meta, units, groupSize, bits, dst);
   checkLaunch("dequantizeKernel");
 }
 
