@@ -9,7 +9,11 @@
  * Drawing uses cli-progress; redraws are throttled on the bar's own clock, so synchronous work that
  * never yields to the event loop still redraws.
  */
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type * as CliProgress from 'cli-progress';
+
+/** cli-progress is loaded only when a bar is drawn (not for piped output or --help) */
+const loadCliProgress = (): typeof CliProgress => createRequire(import.meta.url)('cli-progress') as typeof CliProgress;
 
 /** What the simulator, serving and study layers call: `done` of `total` units, an optional label. */
 export type ProgressCallback = (done: number, total: number, label?: string) => void;
@@ -41,7 +45,7 @@ export interface ProgressBar {
   /** one more unit done */
   tick(label?: string): void;
   stop(): void;
-  /** the callback form: starts the bar on first use and follows a changing total */
+  /** the callback form: the first call starts the bar (its `done` is the rate's baseline); follows a changing total */
   readonly callback: ProgressCallback;
 }
 
@@ -68,6 +72,7 @@ export function progressBar(opts: ProgressOptions): ProgressBar {
   if (opts.enabled === false || stream.isTTY !== true) return NOOP;
   const now = opts.now ?? (() => performance.now());
   const minInterval = opts.minIntervalMs ?? 200;
+  const cliProgress = loadCliProgress();
   const bar = new cliProgress.SingleBar(
     {
       format: `${opts.label} [{bar}] {value}/{total} {elapsed_t} ETA {eta_t} {item}`,
@@ -125,7 +130,7 @@ export function progressBar(opts: ProgressOptions): ProgressBar {
       bar.stop();
     },
     callback: (d, n, label) => {
-      if (!started) self.start(n, 0);
+      if (!started) self.start(n, d);
       else if (n !== total) {
         total = n;
         bar.setTotal(n);

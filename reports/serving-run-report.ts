@@ -115,10 +115,28 @@ export function tiersTable(s: ServeSummary): { columns: string[]; rows: (string 
   };
 }
 
+/** The overload verdict of the run as text (serving/overload.ts states the rule), or '' when it was not overloaded. */
+export function overloadMarkdown(s: ServeSummary): string {
+  const v = s.overload;
+  if (!v?.overloaded) return '';
+  const out = [`This run is overloaded: ${v.reasons.join('; ')}.`];
+  if (v.offered_tokens_per_s !== null && v.capacity_tokens_per_s !== null && v.load !== null) {
+    const n = (x: number) => Math.round(x).toLocaleString('en-US');
+    out.push(
+      `Offered **${n(v.offered_tokens_per_s)} tokens/s** (input + output of every request over the arrival span) against a capacity of ` +
+        `**${n(v.capacity_tokens_per_s)} tokens/s** (served tokens per GPU-busy second): load **${v.load.toFixed(2)}**.`,
+    );
+  }
+  out.push(v.advice.map((a) => `- ${a}`).join('\n'));
+  return out.join('\n\n');
+}
+
 /** Render the charts into outDir/charts and write outDir/index.html; returns the page path. */
 export async function writeServeRunReport(outDir: string, s: ServeSummary, records: readonly RequestRecord[], generatedBy?: string): Promise<string> {
   const rel = (p: string) => relative(outDir, p).split('\\').join('/');
   const sections: PageSection[] = [{ heading: 'Summary', table: headlineTable(s) }];
+  const overload = overloadMarkdown(s);
+  if (overload) sections.push({ heading: 'Overloaded: what to change', markdown: overload });
   const charts: [string, string, TopLevelSpec][] = [
     ['Prefix hits per tier', 'tier-hits', tierHitSpec(s)],
     ['Latency', 'latency-cdf', latencyCdfSpec(records)],

@@ -72,9 +72,12 @@ export function computeHitCurve(
   inputs: readonly CurveTraceInput[],
   policies: readonly CachePolicyDefinition[],
   capacities: readonly number[] = HIT_CURVE_CAPACITIES,
-  opts: { oracle?: boolean; windows?: number } = {},
+  opts: { oracle?: boolean; windows?: number; onProgress?: (done: number, total: number, label: string) => void } = {},
 ): HitCurveStudy {
   const withOracle = opts.oracle ?? true;
+  const replays = inputs.length * (policies.length + (withOracle ? 1 : 0)) * capacities.length;
+  let replayed = 0;
+  const progress = (label: string) => opts.onProgress?.(++replayed, replays, label);
   const points: CurvePoint[] = [];
   const traces: CurveTraceInfo[] = [];
   const best: Record<string, string> = {};
@@ -90,6 +93,7 @@ export function computeHitCurve(
         const r = replayPrefixCache(trace.requests, [{ name: 'cache', capacityTokens: cap }], p, bt).prefix_hit_ratio;
         points.push({ trace: name, policy: p.name, capacity_tokens: cap, prefix_hit_ratio: r, of_theoretical: theo > 0 ? r / theo : 0 });
         sum += r;
+        progress(`${name} ${p.name}`);
       }
       mean.set(p.name, sum / capacities.length);
     }
@@ -98,6 +102,7 @@ export function computeHitCurve(
       for (const cap of capacities) {
         const r = replayBelady(trace.requests, cap, bt).prefix_hit_ratio;
         points.push({ trace: name, policy: ORACLE_POLICY, capacity_tokens: cap, prefix_hit_ratio: r, of_theoretical: theo > 0 ? r / theo : 0 });
+        progress(`${name} ${ORACLE_POLICY}`);
       }
     }
   }

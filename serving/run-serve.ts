@@ -35,7 +35,8 @@ export interface ServeResult {
   run: ServingRunResult;
 }
 
-export function runServe(config: ServeConfig): ServeResult {
+/** `onProgress`: requests ended (served or refused) of all, as the simulation goes. */
+export function runServe(config: ServeConfig, onProgress?: (done: number, total: number) => void): ServeResult {
   const policy = getCachePolicy(config.cache);
   const model = loadModel(config.model);
   const hardware = loadHardware(config.hardware);
@@ -46,7 +47,7 @@ export function runServe(config: ServeConfig): ServeResult {
     if (!(Number.isInteger(config.limit) && config.limit > 0)) throw new Error(`limit must be a positive integer (got ${config.limit})`);
     trace.requests = trace.requests.slice(0, config.limit);
   }
-  const run = simulateServing(trace.requests, trace.block_tokens, { model, hardware, tiers, policy, options });
+  const run = simulateServing(trace.requests, trace.block_tokens, { model, hardware, tiers, policy, options }, { onProgress });
   const summary = summarizeServing(run, {
     trace: basename(trace.file),
     traceFormat: trace.format,

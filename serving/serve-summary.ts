@@ -8,6 +8,7 @@ import type { Percentiles } from '../sim/metrics/summary.js';
 import { REFUSAL_REASONS, type RefusalReason } from './request-record.js';
 import type { ServingOptions } from './serving-config.js';
 import type { ServingRunResult } from './serving-sim.js';
+import { overloadOf, type ServeOverload } from './overload.js';
 
 export interface ServeSummary {
   schema: 'kvtier-serve-summary/v1';
@@ -53,6 +54,8 @@ export interface ServeSummary {
   peak_queued: number;
   peak_running: number;
   options: Record<keyof ServingOptions, number | null>;
+  /** whether the run was overloaded (refusals, or queueing over half of TTFT p50), offered load vs capacity, what to change */
+  overload: ServeOverload;
 }
 
 export interface ServeContext {
@@ -95,6 +98,9 @@ export function summarizeServing(run: ServingRunResult, ctx: ServeContext): Serv
   const spanS = run.endMs / 1000;
   const bytesTotal = Object.values(run.linkBytes).reduce((s, x) => s + x, 0);
   const o = ctx.options;
+  const ttft = summarize(served.map((r) => r.ttft_ms));
+  const queue = summarize(served.map((r) => r.queue_ms));
+  const prefixHitRatio = input > 0 ? hit / input : 0;
   return {
     schema: 'kvtier-serve-summary/v1',
     status: 'ok',
@@ -111,12 +117,12 @@ export function summarizeServing(run: ServingRunResult, ctx: ServeContext): Serv
     backpressure,
     input_tokens: input,
     prefix_hit_tokens: hit,
-    prefix_hit_ratio: input > 0 ? hit / input : 0,
+    prefix_hit_ratio: prefixHitRatio,
     theoretical_prefix_hit_ratio: ctx.theoreticalHitRatio,
     tier_hit_ratio: Object.fromEntries(run.tierNames.map((name, t) => [name, input > 0 ? perTier[t] / input : 0])),
-    ttft_ms: summarize(served.map((r) => r.ttft_ms)),
+    ttft_ms: ttft,
     tbt_ms: summarize(run.tbtMs),
-    queue_ms: summarize(served.map((r) => r.queue_ms)),
+    queue_ms: queue,
     e2e_ms: summarize(served.map((r) => r.e2e_ms)),
     makespan_s: spanS,
     throughput: {
@@ -146,6 +152,19 @@ export function summarizeServing(run: ServingRunResult, ctx: ServeContext): Serv
     peak_queued: run.peakQueued,
     peak_running: run.peakRunning,
     options: Object.fromEntries(Object.entries(o).map(([k, v]) => [k, finiteOrNull(v)])) as Record<keyof ServingOptions, number | null>,
+    overload: overloadOf({
+      records: recs,
+      busyMs: run.busyMs,
+      gpuBusyFraction: run.endMs > 0 ? run.busyMs / run.endMs : 0,
+      timeScale: o.timeScale,
+      maxRunning: o.maxRunning,
+      peakRunning: run.peakRunning,
+      queueP50Ms: queue.p50,
+      ttftP50Ms: ttft.p50,
+      prefixHitRatio,
+      theoreticalHitRatio: ctx.theoreticalHitRatio,
+      hbmTokens: run.capacityTokens[0],
+    }),
   };
 }
 

@@ -60,6 +60,8 @@ export interface ServingRunResult {
 export interface ServingHooks {
   /** called after every admission and completion (tests: check invariants as the run goes) */
   onChange?: (sim: ServingSimulation) => void;
+  /** called as requests end (served or refused): `done` of `total` requests */
+  onProgress?: (done: number, total: number) => void;
 }
 
 interface Live {
@@ -113,6 +115,8 @@ export class ServingSimulation {
   /** every time between tokens, ms */
   private readonly tbt = new FloatBuffer(1 << 16);
   private iterations = 0;
+  /** requests served or refused so far */
+  private ended = 0;
   private busyUs = 0;
   private lastEventUs = 0;
   private peakQueued = 0;
@@ -224,6 +228,7 @@ export class ServingSimulation {
     live.rec.status = 'refused';
     live.rec.reason = reason;
     this.lastEventUs = this.engine.now;
+    this.hooks.onProgress?.(++this.ended, this.lives.length);
   }
 
   /** Admit from the head of the queue while the head fits. */
@@ -404,6 +409,7 @@ export class ServingSimulation {
     this.cache.release(live.r.hash_ids, live.blocks, live.extra);
     live.state = DONE;
     this.lastEventUs = now;
+    this.hooks.onProgress?.(++this.ended, this.lives.length);
     const rec = live.rec;
     const o = this.setup.options;
     rec.status = 'served';

@@ -66,6 +66,11 @@ export interface RunResult {
 /** Options of simulate(): the HIL layer passes its own executor (it records the work, then runs it on a backend). */
 export interface SimulateOptions {
   executor?: (resolved: ResolvedRun, cache: KVCache) => Executor<unknown> & { readonly spans: TraceSpan[] };
+  /**
+   * Called after each replayed step, and for an oracle policy after each step of its look-ahead pass
+   * over the trace: `done` of `total` steps (the look-ahead's and the replay's together), the phase.
+   */
+  onProgress?: (done: number, total: number, phase: 'look-ahead' | 'replay') => void;
 }
 
 export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResult {
@@ -87,9 +92,14 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
     const blockBytes = kvBytes(model, B, 16, groupSize);
     const fullKvBytes = model.layers * maxBlocks * blockBytes;
     // the quality reference (definition.full) runs at 100% of the KV whatever budget is asked
-    const isFull = getPolicy(config.policy).full === true;
+    const definition = getPolicy(config.policy);
+    const isFull = definition.full === true;
     const budgetBytes = isFull ? fullKvBytes : parseBudget(config.hbm_budget, fullKvBytes);
     const budgetBlocks = Math.floor(budgetBytes / (model.layers * blockBytes));
+    const progress = opts.onProgress;
+    // an oracle reads the whole trace once before it decides
+    const lookAhead = definition.oracle === true ? header.steps : 0;
+    const progressTotal = lookAhead + header.steps;
     if (budgetBlocks < 1) throw new Error(`--hbm-budget: ${budgetBytes} bytes is less than one block per layer (${model.layers * blockBytes} bytes)`);
     const { policy, options } = createRunPolicy(config.policy, config.policy_options ?? {}, {
       model,
@@ -97,7 +107,7 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       hardware,
       maxBlocks,
       budgetBlocks,
-      futureSteps: () => traceSteps(config.trace),
+      futureSteps: () => traceSteps(config.trace, progress && ((i) => progress(i, progressTotal, 'look-ahead'))),
     });
     // the streamed layers' weights live in their host tier: the KV gets what is left of it
     const hostWeights = hostWeightBytes(model, policy.weights);
@@ -159,6 +169,7 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       row.bytes_moved = moved;
       for (let t = 0; t < occKeys.length; t++) row[occKeys[t]] = cache.used[t];
       steps.push(row);
+      progress?.(lookAhead + steps.length, progressTotal, 'replay');
     });
     if (steps.length !== header.steps) throw new Error(`${config.trace}: replayed ${steps.length} steps, header says ${header.steps}`);
     const linkBytes = executor.finish();
@@ -208,11 +219,19 @@ function fmtGiB(bytes: number): string {
   return `${(bytes / GiB).toFixed(2)} GiB`;
 }
 
-/** Every step of a trace file from the first, the file closed when the pass ends or stops. */
-function* traceSteps(path: string): Generator<TraceStep> {
+/** Every step of a trace file from the first, the file closed when the pass ends or stops; `onStep(i)` after the i-th. */
+function* traceSteps(path: string, onStep?: (i: number) => void): Generator<TraceStep> {
   const reader = openTrace(path);
   try {
-    yield* reader;
+    if (!onStep) {
+      yield* reader;
+      return;
+    }
+    let i = 0;
+    for (const s of reader) {
+      yield s;
+      onStep(++i);
+    }
   } finally {
     reader.close();
   }

@@ -9,7 +9,6 @@ import { setMaxListeners } from 'node:events';
 import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import cliProgress from 'cli-progress';
 import type { CodeFingerprint } from './code-fingerprint.js';
 import { fsyncTree } from './durable-file.js';
 import type { Column } from './results-schema.js';
@@ -25,6 +24,8 @@ export interface DurableOptions {
   /** discard saved progress of an interrupted run and start over */
   restart?: boolean;
   progress?: boolean;
+  /** called as configurations finish (done of total, the finished one's id); replaces the per-configuration log lines */
+  onProgress?: (done: number, total: number, label?: string) => void;
   log?: (line: string) => void;
 }
 
@@ -157,51 +158,44 @@ async function runJobs<Task, Row extends BaseRow>(
 ): Promise<void> {
   const total = sweep.jobs.length;
   const workers = Math.min(opts.workers ?? availableParallelism(), jobs.length);
-  const bar =
-    opts.progress && process.stderr.isTTY
-      ? new cliProgress.SingleBar({ format: 'sweep [{bar}] {value}/{total} {id}', stream: process.stderr }, cliProgress.Presets.shades_classic)
-      : null;
-  bar?.start(total, reused, { id: '' });
+  const bar = opts.onProgress;
+  bar?.(reused, total);
   let done = reused;
   const report = (row: Row) => {
     done++;
-    if (bar) bar.update(done, { id: row.id });
+    if (bar) bar(done, total, row.id);
     else if (opts.progress !== false) log(`[${done}/${total}] ${row.status === 'ok' ? 'ok    ' : 'FAILED'} ${row.id}${row.status === 'ok' ? '' : `: ${row.error}`}`);
   };
+  if (workers <= 1) {
+    for (let i = 0; i < jobs.length && !stop.signal; i++) {
+      const row = sweep.runInline(tasks[i]);
+      finished(jobs[i], row, true);
+      report(row);
+      // let a pending SIGINT/SIGTERM handler run between configurations
+      await new Promise((r) => setImmediate(r));
+    }
+    return;
+  }
+  const pool = sweepPool(sweep.worker, workers);
   try {
-    if (workers <= 1) {
-      for (let i = 0; i < jobs.length && !stop.signal; i++) {
-        const row = sweep.runInline(tasks[i]);
-        finished(jobs[i], row, true);
+    await Promise.all(
+      jobs.map(async (job, i) => {
+        let row: Row;
+        let durable = true;
+        try {
+          row = (await pool.run(tasks[i], { signal: stop.abort.signal })) as Row;
+        } catch (e) {
+          if (stop.signal) return;
+          // the worker died (out of memory, a crash): a failed row, not saved, so a re-run tries again
+          row = { ...failedRow(job), error: `worker failed: ${errorText(e)}` } as unknown as Row;
+          durable = false;
+        }
+        finished(job, row, durable);
         report(row);
-        // let a pending SIGINT/SIGTERM handler run between configurations
-        await new Promise((r) => setImmediate(r));
-      }
-      return;
-    }
-    const pool = sweepPool(sweep.worker, workers);
-    try {
-      await Promise.all(
-        jobs.map(async (job, i) => {
-          let row: Row;
-          let durable = true;
-          try {
-            row = (await pool.run(tasks[i], { signal: stop.abort.signal })) as Row;
-          } catch (e) {
-            if (stop.signal) return;
-            // the worker died (out of memory, a crash): a failed row, not saved, so a re-run tries again
-            row = { ...failedRow(job), error: `worker failed: ${errorText(e)}` } as unknown as Row;
-            durable = false;
-          }
-          finished(job, row, durable);
-          report(row);
-        }),
-      );
-    } finally {
-      await pool.destroy();
-    }
+      }),
+    );
   } finally {
-    bar?.stop();
+    await pool.destroy();
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { argParser, intFlag } from '../parse-pairs.js';
-import cliProgress from 'cli-progress';
+import { progressBar } from '../progress.js';
 import { checkOutDir, writeDirAtomically } from '../../sim/output-dir.js';
 import { DEFAULT_POLICIES, parsePolicies } from '../../studies/readiness/claims.js';
 import { writeReadinessReport, verdictTable } from '../../reports/readiness-report.js';
@@ -29,14 +29,10 @@ interface ReadinessFlags {
   progress: boolean;
 }
 
-function progressBar(enabled: boolean): Progress | undefined {
-  if (!enabled || !process.stderr.isTTY) return undefined;
-  const bar = new cliProgress.SingleBar({ format: 'readiness [{bar}] {value}/{total} {label}', stream: process.stderr }, cliProgress.Presets.shades_classic);
-  return {
-    start: (total) => bar.start(total, 0, { label: '' }),
-    tick: (label) => bar.increment(1, { label }),
-    stop: () => bar.stop(),
-  };
+/** The bar with ETA on a terminal; nothing when piped or with --no-progress. */
+function readinessProgress(enabled: boolean): Progress | undefined {
+  const bar = progressBar({ label: 'readiness', enabled });
+  return bar.active ? bar : undefined;
 }
 
 export function registerReadiness(program: Command): void {
@@ -70,7 +66,7 @@ export function registerReadiness(program: Command): void {
       };
       checkSettings(settings);
       checkOutDir(f.out, Boolean(f.force));
-      const result = runReadiness(settings, progressBar(f.progress));
+      const result = runReadiness(settings, readinessProgress(f.progress));
       writeDirAtomically(f.out, Boolean(f.force), (tmp) => writeReadinessReport(tmp, result));
       const rows = verdictTable(result);
       const w = Math.max(...rows.map((r) => r.policy.length), 6);

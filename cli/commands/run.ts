@@ -3,6 +3,7 @@ import { checkOutDir } from '../../sim/output-dir.js';
 import { writeRunDir } from '../../sim/run-dir.js';
 import { simulate, type RunConfig } from '../../sim/run.js';
 import { collectPair, intFlag } from '../parse-pairs.js';
+import { progressBar } from '../progress.js';
 
 /** The flags `kvtier run` and `kvtier hil run` share, so the two take the same arguments. */
 export function withRunFlags(cmd: Command): Command {
@@ -38,7 +39,13 @@ export function registerRun(program: Command): void {
   withRunFlags(program.command('run').description('replay an attention trace against a policy on simulated tiered memory')).action((o) => {
     const t0 = performance.now();
     checkOutDir(o.out, Boolean(o.force), [o.trace]);
-    const r = simulate(runConfigFromFlags(o));
+    const bar = progressBar({ label: 'replay' });
+    let r;
+    try {
+      r = simulate(runConfigFromFlags(o), { onProgress: bar.active ? bar.callback : undefined });
+    } finally {
+      bar.stop();
+    }
     writeRunDir(o.out, r, Boolean(o.force));
     const s = r.summary;
     const refused = Object.entries(s.refused_actions);

@@ -19,6 +19,8 @@ import { writeHitCurveReport } from '../../reports/serving-hit-curve.js';
 import { computeHitCurve, HIT_CURVE_CAPACITIES } from '../../serving/prefix-hit-curve.js';
 import { checkOutDir, writeDirAtomicallyAsync } from '../../sim/output-dir.js';
 import { writeServeRunReport } from '../../reports/serving-run-report.js';
+import { overloadLines } from '../../serving/overload.js';
+import { progressBar } from '../progress.js';
 
 function intArg(name: string, min: number, allowUnbounded = false) {
   return (v: string): number => {
@@ -98,7 +100,14 @@ export function serveConfigFromFlags(f: ServeFlags): ServeConfig {
 export async function serveCommand(f: ServeFlags, log: (line: string) => void = console.log): Promise<string> {
   checkOutDir(f.out, Boolean(f.force));
   const t0 = performance.now();
-  const { summary, records, run, trace } = runServe(serveConfigFromFlags(f));
+  const bar = progressBar({ label: 'serve' });
+  let result: ReturnType<typeof runServe>;
+  try {
+    result = runServe(serveConfigFromFlags(f), bar.active ? bar.callback : undefined);
+  } finally {
+    bar.stop();
+  }
+  const { summary, records, run, trace } = result;
   const simS = (performance.now() - t0) / 1000;
   await writeDirAtomicallyAsync(f.out, Boolean(f.force), async (tmp) => {
     writeFileSync(join(tmp, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
@@ -109,10 +118,9 @@ export async function serveCommand(f: ServeFlags, log: (line: string) => void = 
   if (trace.skipped > 0) log(`skipped ${trace.skipped} malformed line(s) of ${trace.file} (first: line ${trace.skipped_lines[0].line})`);
   log(`${summary.requests} requests: ${summary.served} served, ${summary.refused} refused (backpressure: ${Object.entries(summary.backpressure).map(([k, v]) => `${k} ${v}`).join(', ')})`);
   log(`prefix hit ratio ${pct(summary.prefix_hit_ratio)} (unbounded ${pct(summary.theoretical_prefix_hit_ratio)}); per tier: ${Object.entries(summary.tier_hit_ratio).map(([t, v]) => `${t} ${pct(v)}`).join(', ')}`);
-  if (summary.refused > 0) {
-    log(`note: the hit ratio is over served requests; refused ones never reached the cache (--max-queue unbounded --max-queue-ms unbounded serves all)`);
-  }
+  if (summary.refused > 0) log(`note: the hit ratio is over served requests; refused ones never reached the cache`);
   log(`TTFT p50/p99 ${summary.ttft_ms.p50.toFixed(1)}/${summary.ttft_ms.p99.toFixed(1)} ms, TBT p50/p99 ${summary.tbt_ms.p50.toFixed(2)}/${summary.tbt_ms.p99.toFixed(2)} ms, SLO attainment ${pct(summary.slo.attainment)}`);
+  for (const line of overloadLines(summary.overload)) log(line);
   log(`wrote ${f.out}/summary.json, requests.csv${f.report ? ', index.html' : ''} (simulated in ${simS.toFixed(2)} s)`);
   return join(f.out, 'summary.json');
 }
@@ -142,7 +150,13 @@ export async function curveCommand(f: CurveFlags, log: (line: string) => void = 
     trace: readRequestTrace(resolveRequestsArg(arg), { format: f.format, skipMalformed: f.skipMalformed }),
   }));
   const t0 = performance.now();
-  const study = computeHitCurve(inputs, policies, f.capacities, { oracle: f.oracle });
+  const bar = progressBar({ label: 'curve' });
+  let study: ReturnType<typeof computeHitCurve>;
+  try {
+    study = computeHitCurve(inputs, policies, f.capacities, { oracle: f.oracle, onProgress: bar.active ? bar.callback : undefined });
+  } finally {
+    bar.stop();
+  }
   const s = (performance.now() - t0) / 1000;
   let page = '';
   await writeDirAtomicallyAsync(f.out, Boolean(f.force), async (tmp) => {

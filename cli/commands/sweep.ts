@@ -8,6 +8,9 @@ import { SWEEP_REPORTERS } from '../../reports/sweep-reporters.js';
 import { runServeSweep, runSweep } from '../../studies/run-sweep.js';
 import { readAnySweepSpec, type SweepSpec } from '../../studies/sweep-spec.js';
 import { intFlag } from '../parse-pairs.js';
+import { progressBar } from '../progress.js';
+import { sweepConsoleTable } from '../../reports/sweep-console-table.js';
+import type { SweepRow } from '../../sim/metrics/summary.js';
 
 function shardFlag(v: string): { index: number; count: number } {
   const m = /^(\d+)\/(\d+)$/.exec(v);
@@ -47,7 +50,17 @@ export function registerSweep(program: Command): void {
       }
       if (!o.out) throw new Error('sweep: --out <dir> is required (or pass --dry-run to only check the file)');
       const t0 = performance.now();
-      const opts = { out: o.out, workers: o.workers, force: Boolean(o.force), restart: Boolean(o.restart), shard: o.shard, progress: true, report: SWEEP_REPORTERS };
+      const bar = progressBar({ label: 'sweep' });
+      const opts = {
+        out: o.out,
+        workers: o.workers,
+        force: Boolean(o.force),
+        restart: Boolean(o.restart),
+        shard: o.shard,
+        progress: true,
+        onProgress: bar.active ? bar.callback : undefined,
+        report: SWEEP_REPORTERS,
+      };
       let result: { rows: { id: string; status: string; error: string }[]; dir: string; reused: number };
       try {
         result = serve ? await runServeSweep(spec, opts, file) : await runSweep(spec as SweepSpec, opts, file);
@@ -56,11 +69,16 @@ export function registerSweep(program: Command): void {
         process.stderr.write(`kvtier: ${e.message}\n`);
         process.exitCode = SIGNAL_EXIT[e.signal] ?? 1;
         return;
+      } finally {
+        bar.stop();
       }
       const { rows, dir, reused } = result;
       const failed = rows.filter((r) => r.status !== 'ok');
       const reusedNote = reused > 0 ? `, ${reused} reused from an interrupted run` : '';
       console.log(`${rows.length - failed.length} of ${rows.length} configurations ok${reusedNote}; report: ${dir}/index.html (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+      // the numbers at a glance (attention sweeps; the report page has every column)
+      const table = serve ? '' : sweepConsoleTable(rows as SweepRow[]);
+      if (table) process.stdout.write(`\n${table}`);
       for (const f of failed) console.log(`FAILED ${f.id}: ${f.error}`);
       // the results and report are written, but a sweep with failures is not a complete success
       if (failed.length > 0) process.exitCode = 1;

@@ -115,8 +115,19 @@ describe('sweep', () => {
     fs.writeFileSync(f, JSON.stringify({ traces: [join(process.cwd(), 'traces/bundled/llama-3-8b-2k-needle.kvt')], policies: ['h2o', 'nope'], budgets: ['20%'], hardware: ['h100-pcie5'] }));
     const r = spawnSync(process.execPath, kvtierArgs('sweep', f, '--out', join(dir, 'cli-sweep'), '--workers', '0'), { encoding: 'utf8' });
     expect(r.status).toBe(1);
-    expect(r.stdout).toMatch(/1 of 2 configurations ok/);
     expect(fs.existsSync(join(dir, 'cli-sweep', 'results.json'))).toBe(true);
+    // piped: no progress bar (escape sequences, bar characters, ETA); the summary, the results table of what ran, the failures
+    // eslint-disable-next-line no-control-regex
+    expect(r.stderr + r.stdout).not.toMatch(/\x1b\[|[█░]|ETA/);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^1 of 2 configurations ok; report: /);
+    expect(lines.slice(1, 4)).toEqual(['', 'llama-3-8b-2k-needle.kvt · h100-pcie5', '  budget  policy  TBT p50 ms  recall  quant err  moved']);
+    const cells = lines[4].trim().split(/\s+/);
+    expect(cells.slice(0, 2)).toEqual(['20%', 'h2o']);
+    expect(cells.slice(2)).toEqual([expect.stringMatching(/^\d+\.\d\d$/), expect.stringMatching(/^0\.\d{3}$/), '0.000', '0', 'B']);
+    expect(lines[4]).toHaveLength(lines[3].length); // aligned under the header
+    expect(lines[5]).toMatch(/^FAILED 0001_llama-3-8b-2k-needle_h100-pcie5_nope_20pct: /);
+    expect(lines).toHaveLength(6);
   });
 
   it('the CLI exits non-zero with a clear message on bad input and writes nothing', () => {
