@@ -12,7 +12,7 @@ import { dequantizeRef, quantizeRef } from './reference/quantize.js';
 import { makeRng } from './rng.js';
 
 export interface QualitySetting {
-  bits: 2 | 4 | 8;
+  bits: 2 | 3 | 4 | 8;
   groupSize: number;
   rotation: boolean;
 }

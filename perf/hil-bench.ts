@@ -171,7 +171,7 @@ await section('file', async () => {
 });
 
 await section('quality', async () => {
-  const settings = [8, 4, 2].flatMap((bits) => [32, 64, 128].flatMap((groupSize) => [false, true].map((rotation) => ({ bits: bits as 2 | 4 | 8, groupSize, rotation }))));
+  const settings = [8, 4, 3, 2].flatMap((bits) => [32, 64, 128].flatMap((groupSize) => [false, true].map((rotation) => ({ bits: bits as 2 | 3 | 4 | 8, groupSize, rotation }))));
   const base = { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, seed: 42, recentTokens: 128, policyGroupSize: 128 };
   const g = { kvHeads: 8, blockTokens: 16, headDim: 128, groupSize: 128 };
   const { share } = mixedAtInt8Bits(g);

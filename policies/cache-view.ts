@@ -16,7 +16,7 @@ export interface CacheView {
   readonly created: ArrayLike<number>;
   /** index of a tier by name (throws naming the tiers on an unknown one) */
   tierIndex(name: string): number;
-  /** bytes of one full block of one layer at `bits` (16, 8, 4, 2) */
+  /** bytes of one full block of one layer at `bits` (16, 8, 4, 3, 2) */
   bytesOf(bits: number): number;
   /** free bytes of a tier */
   free(tier: number): number;

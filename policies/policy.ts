@@ -38,7 +38,7 @@ export interface PolicyView {
 export interface Actions {
   /** drop a block: its KV is gone for good */
   evict(layer: number, block: number): boolean;
-  /** move a block to a lower tier (or requantize in place) at `bits` (16, 8, 4, 2) */
+  /** move a block to a lower tier (or requantize in place) at `bits` (16, 8, 4, 3, 2) */
   demote(layer: number, block: number, tier: string, bits: number): boolean;
   /** bring a block into HBM as a resident block (default: keep its precision) */
   promote(layer: number, block: number, bits?: number): boolean;

@@ -8,15 +8,23 @@ import { kvBytes, type ModelSpec } from './models/model.js';
 
 export const NONE = -1;
 export const DROPPED = -2;
-/** precisions a block can have, in bits (index into per-bits counters) */
-export const BITS = [16, 8, 4, 2] as const;
+/**
+ * precisions a block can have, in bits (index into per-bits counters); 3 comes last so that the
+ * indexes of 16 / 8 / 4 / 2 stay 0..3
+ */
+export const BITS = [16, 8, 4, 2, 3] as const;
 export type Bits = (typeof BITS)[number];
+/** the precisions from widest to narrowest, for messages */
+export const BITS_DESCENDING: readonly Bits[] = [16, 8, 4, 3, 2];
 
-const BITS_INDEX = [-1, -1, 3, -1, 2, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 0];
+const BITS_INDEX = [-1, -1, 3, 4, 2, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 0];
+
+/** true for a precision a block can have (BITS) */
+export const isCacheBits = (bits: number): boolean => bits >= 0 && bits <= 16 && (BITS_INDEX[bits] ?? -1) >= 0;
 
 export function bitsIndex(bits: number): number {
   const i = bits >= 0 && bits <= 16 ? BITS_INDEX[bits] : -1;
-  if (i === undefined || i < 0) throw new Error(`unsupported precision ${bits} bits (valid: ${BITS.join(', ')})`);
+  if (i === undefined || i < 0) throw new Error(`unsupported precision ${bits} bits (valid: ${BITS_DESCENDING.join(', ')})`);
   return i;
 }
 

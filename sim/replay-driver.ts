@@ -17,7 +17,7 @@
  * next tier with room (oldest blocks first) and counted as refused 'prefill_budget'.
  */
 import type { Executor, LayerWork, MoveBatch, StepTiming, TransferReason } from './executor.js';
-import { DROPPED, KVCache } from './kv-cache.js';
+import { BITS_DESCENDING, DROPPED, isCacheBits, KVCache } from './kv-cache.js';
 import type { Actions, GroupAttention, Observation, Policy, PolicyView } from '../policies/policy.js';
 import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
 import { GroupMean, rowUniform } from './group-mean.js';
@@ -276,7 +276,7 @@ export class ReplayDriver<H> implements Actions {
     if (why) return this.refuse('demote', why);
     const to = this.cache.tierNames.indexOf(tier);
     if (to < 0) return this.refuse('demote', `unknown tier "${tier}" (tiers: ${this.cache.tierNames.join(', ')})`);
-    if (![16, 8, 4, 2].includes(bits)) return this.refuse('demote', `unsupported precision ${bits} bits (valid: 16, 8, 4, 2)`);
+    if (!isCacheBits(bits)) return this.refuse('demote', `unsupported precision ${bits} bits (valid: ${BITS_DESCENDING.join(', ')})`);
     const from = this.cache.tierOf(layer, block);
     const fromBits = this.cache.bitsOf(layer, block);
     if (to < from || (to === from && bits >= fromBits)) {
@@ -291,7 +291,7 @@ export class ReplayDriver<H> implements Actions {
     if (why) return this.refuse('promote', why);
     const from = this.cache.tierOf(layer, block);
     const b = bits ?? this.cache.bitsOf(layer, block);
-    if (![16, 8, 4, 2].includes(b)) return this.refuse('promote', `unsupported precision ${b} bits (valid: 16, 8, 4, 2)`);
+    if (!isCacheBits(b)) return this.refuse('promote', `unsupported precision ${b} bits (valid: ${BITS_DESCENDING.join(', ')})`);
     if (from === 0 && b <= this.cache.bitsOf(layer, block)) return this.refuse('promote', `layer ${layer} block ${block} is already in ${this.cache.tierNames[0]}`);
     return this.moveBlock(layer, block, 0, b, 'promote');
   }

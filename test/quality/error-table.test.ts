@@ -27,7 +27,7 @@ describe('quantization error table', () => {
     }
     expect(t.relError(2, 32, false)).toBeLessThan(t.relError(2, 128, false)); // smaller groups, smaller range
     expect(t.relError(2, 128, true)).toBeLessThan(t.relError(2, 128, false)); // rotation helps
-    for (const e of t.entries) expect(e.source).toMatch(e.bits === 3 ? /^model/ : /^measured: perf\/hil-bench.ts quality section on NVIDIA H100/);
+    for (const e of t.entries) expect(e.source).toMatch(e.bits === 3 ? /^measured: hil\/quality.ts on the host backend/ : /^measured: perf\/hil-bench.ts quality section on NVIDIA H100/);
     expect(() => t.relError(4, 100, false)).toThrow(/no entry/);
   });
 
@@ -39,13 +39,21 @@ describe('quantization error table', () => {
 });
 
 describe('measured entries (H100, sim/quality/measured-quality-h100.json)', () => {
-  it('replace the model where measured and keep the model for 3 bits', async () => {
+  it('replace the model everywhere: 18 H100 entries (8/4/2 bits) and 6 host entries (3 bits)', async () => {
     const { measuredEntries } = await import('../../sim/quality/measured-table.js');
     const m = measuredEntries();
-    expect(m.length).toBe(18);
+    expect(m.length).toBe(24);
+    expect(m.filter((e) => e.bits === 3).length).toBe(6);
     const t = defaultErrorTable();
     for (const e of m) expect(t.relError(e.bits, e.group, e.rotation)).toBe(e.rel_error);
-    expect(t.relError(3, 128, false)).toBe(modelRelError(3, 128, false));
+    // 3 bits sits between 4 and 2 at every (group, rotation)
+    for (const g of [32, 64, 128]) {
+      for (const rot of [false, true]) {
+        expect(t.relError(3, g, rot)).toBeGreaterThan(t.relError(4, g, rot));
+        expect(t.relError(3, g, rot)).toBeLessThan(t.relError(2, g, rot));
+      }
+    }
+    expect(t.relError(3, 128, false)).toBeCloseTo(0.558, 3); // sim/quality/measured-quality-int3-host.json
   });
 
   it('the model agrees with the measurement within a factor of 2 without rotation', async () => {

@@ -14,11 +14,24 @@ const make = (hbm = 1000, dram = 1000, layers = 2, maxBlocks = 6) =>
   ]);
 
 describe('bitsIndex', () => {
-  it('maps 16 / 8 / 4 / 2 bits to 0..3 and refuses anything else, listing the valid precisions', () => {
-    expect([16, 8, 4, 2].map(bitsIndex)).toEqual([0, 1, 2, 3]);
-    for (const bad of [0, 1, 3, 5, 12, 15, 17, 32, -1, 2.5, Number.NaN]) {
-      expect(() => bitsIndex(bad)).toThrow(`unsupported precision ${bad} bits (valid: 16, 8, 4, 2)`);
+  it('maps 16 / 8 / 4 / 2 / 3 bits to 0..4 and refuses anything else, listing the valid precisions', () => {
+    expect([16, 8, 4, 2, 3].map(bitsIndex)).toEqual([0, 1, 2, 3, 4]);
+    for (const bad of [0, 1, 5, 12, 15, 17, 32, -1, 2.5, Number.NaN]) {
+      expect(() => bitsIndex(bad)).toThrow(`unsupported precision ${bad} bits (valid: 16, 8, 4, 3, 2)`);
     }
+  });
+
+  it('counts 3-bit blocks in their own bucket: per-bits counters, bytes in a tier, audit', () => {
+    const c = make(1000, 1000, 1, 6);
+    expect(c.createMany(0, 3, 0, 16)).toBe(true);
+    expect(c.move(0, 0, 0, 3)).toBe(true);
+    expect(c.move(0, 1, 0, 3)).toBe(true);
+    expect(c.move(0, 2, 1, 3)).toBe(true);
+    expect([16, 8, 4, 3, 2].map((b) => c.countBits(0, b))).toEqual([0, 0, 0, 3, 0]);
+    expect(c.bytesIn(0, 0)).toBe(2 * c.bytesOf(3));
+    expect(c.quantizedBytesIn(0, 0)).toBe(2 * c.bytesOf(3));
+    expect(c.bytesIn(0, 1)).toBe(c.bytesOf(3));
+    c.audit();
   });
 });
 

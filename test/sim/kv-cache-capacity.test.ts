@@ -22,6 +22,8 @@ describe('KVCache.move capacity', () => {
   it('block sizes of the tiny model', () => {
     const c = cache(256, 0);
     expect([16, 8, 4, 2].map((b) => c.bytesOf(b))).toEqual([64, 36, 20, 12]);
+    // 3 bits: 32 elements x 3 / 8 = 12 bytes of codes + one group's (scale, zero) = 16
+    expect(c.bytesOf(3)).toBe(16);
   });
 
   it('a move into a tier that is exactly full is refused, nothing changes', () => {
