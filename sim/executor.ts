@@ -5,6 +5,7 @@
  * identically by the replay driver, so the same policy runs on either.
  */
 
+import type { AttentionKernel } from './hardware/profile.js';
 export type TransferReason = 'demote' | 'promote' | 'prefetch' | 'fetch' | 'spill';
 
 /** Blocks of one layer moving between the same pair of (tier, precision), issued as one batched copy. */
@@ -52,6 +53,8 @@ export interface LayerWork {
   /** 1 where the kernel attends the block (a view; valid during the call), for executors that move real data */
   attendedMask: Uint8Array;
   attendedCount: number;
+  /** the attention kernel for the attended blocks' precisions (one precision throughout, or 'mixed') */
+  kernel: AttentionKernel;
 }
 
 export interface StepTiming {

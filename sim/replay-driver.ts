@@ -17,7 +17,8 @@
  * next tier with room (oldest blocks first) and counted as refused 'prefill_budget'.
  */
 import type { Executor, LayerWork, MoveBatch, StepTiming, TransferReason } from './executor.js';
-import { BITS_DESCENDING, DROPPED, isCacheBits, KVCache } from './kv-cache.js';
+import { BITS, BITS_DESCENDING, DROPPED, isCacheBits, KVCache } from './kv-cache.js';
+import type { AttentionKernel } from './hardware/profile.js';
 import type { Actions, GroupAttention, Observation, Policy, PolicyView } from '../policies/policy.js';
 import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
 import { GroupMean, rowUniform } from './group-mean.js';
@@ -93,6 +94,7 @@ export class ReplayDriver<H> implements Actions {
   private readonly obsObj: Mutable<Observation>;
   private readonly work: LayerWork;
   private readonly skippedBytes: Float64Array;
+  private readonly skippedBits: Int32Array;
   private timed = true;
   private curStep = -1;
   private curLayer = 0;
@@ -150,7 +152,9 @@ export class ReplayDriver<H> implements Actions {
       nBlocks: 0,
       attendedMask: this.masks[0],
       attendedCount: 0,
+      kernel: 'fp16',
     };
+    this.skippedBits = new Int32Array(BITS.length);
   }
 
   /** liveMask of layer l over its first n blocks (a cached view) */
@@ -556,8 +560,11 @@ export class ReplayDriver<H> implements Actions {
     const skippedBytes = this.skippedBytes;
     for (let t = 0; t < this.T; t++) skippedBytes[t] = 0;
     let skippedQuant = 0;
+    const skippedBits = this.skippedBits;
+    if (skipped.length) skippedBits.fill(0);
     for (const b of skipped) {
       const bits = c.bitsOf(l, b);
+      skippedBits[BITS.indexOf(bits as (typeof BITS)[number])]++;
       skippedBytes[c.tierOf(l, b)] += c.bytesOf(bits);
       if (bits < 16 && c.tierOf(l, b) === 0) skippedQuant += c.bytesOf(bits);
     }
@@ -600,7 +607,23 @@ export class ReplayDriver<H> implements Actions {
     w.nBlocks = n;
     w.attendedMask = mask;
     w.attendedCount = live;
+    w.kernel = this.kernelOf(l, skipped.length !== 0);
     return w;
+  }
+
+  /**
+   * The attention kernel the executor dispatches for a layer: one precision over every attended block
+   * (fp16, int8, int4, int2) or the per-block table kernel ('mixed') when the precisions differ.
+   */
+  private kernelOf(l: number, anySkipped: boolean): AttentionKernel {
+    let only = -1;
+    for (let k = 0; k < BITS.length; k++) {
+      const n = this.cache.countBits(l, BITS[k]) - (anySkipped ? this.skippedBits[k] : 0);
+      if (n <= 0) continue;
+      if (only >= 0) return 'mixed';
+      only = k;
+    }
+    return only < 0 ? 'fp16' : (KERNEL_OF_BITS[BITS[only]] ?? 'mixed');
   }
 
   private checkLive(layer: number, block: number): string | null {
@@ -682,3 +705,6 @@ export function attendedShare(la: LayerAttention, attendedCount: number, mask: U
   hit += rowUniform(la) * (attendedCount - attendedListed);
   return total > 0 ? hit / total : 1;
 }
+
+/** the uniform-precision attention kernels, by bits (any other width goes through the table kernel) */
+const KERNEL_OF_BITS: Record<number, AttentionKernel> = { 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };

@@ -5,7 +5,7 @@
  * at short contexts and reads KV slower per byte than a GEMV streams weights); absent fields fall
  * back to the generic roofline.
  */
-import type { GpuSpec } from './hardware/profile.js';
+import type { AttentionKernel, GpuSpec } from './hardware/profile.js';
 
 export function kernelTimeUs(gpu: GpuSpec, bytes: number, flops: number): number {
   const memory = bytes / (gpu.hbm_bandwidth_GBps * 1e3);
@@ -24,19 +24,31 @@ export function linearTimeUs(gpu: GpuSpec, bytes: number, flops: number): number
  * Decode attention over `tokens` tokens reading `bytes` of KV. With gpu.attention_curve (measured
  * time vs context): piecewise-linear in tokens between the measured points, extended past the ends
  * along the nearest segment (never below the shortest measured time's launch part). Else the
- * attention roofline gpu.attention_launch_us / gpu.attention_GBps, else the generic one.
+ * attention roofline gpu.attention_launch_us / gpu.attention_GBps, else the generic one. `kernel` is the
+ * kernel the executor dispatches for the layer's precisions: with gpu.attention_kernels measured, a
+ * non-FP16 kernel adds its measured difference to the FP16 kernel at the same context.
  */
-export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number): number {
+export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number, kernel: AttentionKernel = 'fp16'): number {
   const c = gpu.attention_curve;
   if (c && c.length >= 2) {
-    let i = 1;
-    while (i < c.length - 1 && c[i].tokens < tokens) i++;
-    const a = c[i - 1];
-    const b = c[i];
-    const us = a.us + ((b.us - a.us) * (tokens - a.tokens)) / (b.tokens - a.tokens);
-    return Math.max(us, Math.min(c[0].us, gpu.attention_launch_us ?? gpu.kernel_launch_us));
+    const us = interpolate(c, tokens);
+    const floor = Math.min(c[0].us, gpu.attention_launch_us ?? gpu.kernel_launch_us);
+    const k = gpu.attention_kernels;
+    const own = kernel !== 'fp16' ? k?.[kernel] : undefined;
+    const fp16 = k?.fp16;
+    const extra = own && fp16 ? interpolate(own, tokens) - interpolate(fp16, tokens) : 0;
+    return Math.max(us + extra, floor);
   }
   const memory = bytes / ((gpu.attention_GBps ?? gpu.hbm_bandwidth_GBps) * 1e3);
   const compute = flops / (gpu.fp16_TFLOPs * 1e6);
   return (gpu.attention_launch_us ?? gpu.kernel_launch_us) + Math.max(memory, compute);
+}
+
+/** piecewise-linear in tokens between the points (at least two, ascending), extended along the end segments */
+export function interpolate(c: readonly { tokens: number; us: number }[], tokens: number): number {
+  let i = 1;
+  while (i < c.length - 1 && c[i].tokens < tokens) i++;
+  const a = c[i - 1];
+  const b = c[i];
+  return a.us + ((b.us - a.us) * (tokens - a.tokens)) / (b.tokens - a.tokens);
 }

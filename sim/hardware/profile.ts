@@ -56,6 +56,14 @@ export interface GpuSpec {
    * interpolates it piecewise-linearly (the kernel's splits and waves make time non-linear in context)
    */
   attention_curve?: { tokens: number; us: number }[];
+  /**
+   * optional: the attention kernel alone vs context tokens, per kernel the executor dispatches: 'fp16',
+   * 'int8', 'int4', 'int2' (one precision throughout the layer) and 'mixed' (per-block precisions from a
+   * table). A layer whose blocks are not all FP16 takes attention_curve(tokens) plus
+   * kernel(tokens) - fp16(tokens): the dequantizing kernels read fewer bytes but do more per byte, and the
+   * mixed kernel branches per block, so their time is not the FP16 time at the bytes they read.
+   */
+  attention_kernels?: Partial<Record<AttentionKernel, { tokens: number; us: number }[]>>;
   /** optional: linear-layer (GEMV) kernel roofline; default the generic one */
   linear_launch_us?: number;
   linear_GBps?: number;
@@ -86,3 +94,7 @@ export interface HardwareProfile {
 
 export const GiB = 1024 ** 3;
 export const GB = 1e9;
+
+/** the attention kernels the executor dispatches: one precision throughout a layer, or a per-block table */
+export const ATTENTION_KERNELS = ['fp16', 'int8', 'int4', 'int2', 'mixed'] as const;
+export type AttentionKernel = (typeof ATTENTION_KERNELS)[number];

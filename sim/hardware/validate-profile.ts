@@ -1,6 +1,6 @@
 import { FieldChecks, describe } from './field-checks.js';
 import { checkTopology, type LinkEnds } from './check-topology.js';
-import { TIER_KINDS, type HardwareProfile } from './profile.js';
+import { ATTENTION_KERNELS, TIER_KINDS, type HardwareProfile } from './profile.js';
 import { ValidationError } from './validation-error.js';
 
 export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
@@ -8,7 +8,7 @@ export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
 const PROFILE_FIELDS = ['schema', 'name', 'description', 'gpu', 'tiers', 'links', 'sources'] as const;
 export const GPU_FIELDS = ['name', 'hbm_bandwidth_GBps', 'fp16_TFLOPs', 'kernel_launch_us', 'reserved_GiB'] as const;
 /** optional per-kernel fits (profile.ts GpuSpec); absent = the generic roofline */
-export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h'] as const;
+export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'attention_kernels', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h'] as const;
 export const TIER_FIELDS = [
   'name',
   'kind',
@@ -69,22 +69,28 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
       checks.add(`${path}.${k} must be a fraction between 0 and 1 (0: copies do not slow the kernels; 1: a kernel runs on for all the time it shared with copies), got ${describe(v)}`);
     }
   }
-  if ('attention_curve' in gpu) {
-    const c = gpu.attention_curve;
-    const p = `${path}.attention_curve`;
-    if (!Array.isArray(c) || c.length < 2) checks.add(`${p} must be an array of at least two {tokens, us} points (got ${describe(c)})`);
-    else {
-      c.forEach((pt, i) => {
-        const o = checks.object(pt, `${p}[${i}]`, ['tokens', 'us']);
-        if (!o) return;
-        checks.number(o, 'tokens', `${p}[${i}]`);
-        checks.number(o, 'us', `${p}[${i}]`);
-        if (i > 0 && typeof o.tokens === 'number' && typeof c[i - 1]?.tokens === 'number' && !(o.tokens > c[i - 1].tokens)) {
-          checks.add(`${p}[${i}].tokens must be above the previous point's (got ${o.tokens} after ${c[i - 1].tokens})`);
-        }
-      });
-    }
+  if ('attention_curve' in gpu) checkCurve(gpu.attention_curve, `${path}.attention_curve`, checks);
+  if ('attention_kernels' in gpu) {
+    const k = checks.object(gpu.attention_kernels, `${path}.attention_kernels`, [], ATTENTION_KERNELS);
+    if (k) for (const name of ATTENTION_KERNELS) if (name in k) checkCurve(k[name], `${path}.attention_kernels.${name}`, checks);
   }
+}
+
+/** a measured time-vs-context curve: at least two {tokens, us} points, ascending in tokens */
+function checkCurve(c: unknown, p: string, checks: FieldChecks): void {
+  if (!Array.isArray(c) || c.length < 2) {
+    checks.add(`${p} must be an array of at least two {tokens, us} points (got ${describe(c)})`);
+    return;
+  }
+  c.forEach((pt, i) => {
+    const o = checks.object(pt, `${p}[${i}]`, ['tokens', 'us']);
+    if (!o) return;
+    checks.number(o, 'tokens', `${p}[${i}]`);
+    checks.number(o, 'us', `${p}[${i}]`);
+    if (i > 0 && typeof o.tokens === 'number' && typeof c[i - 1]?.tokens === 'number' && !(o.tokens > c[i - 1].tokens)) {
+      checks.add(`${p}[${i}].tokens must be above the previous point's (got ${o.tokens} after ${c[i - 1].tokens})`);
+    }
+  });
 }
 
 /** Checks one tier; returns its name (for the topology check) when that is a valid string. */

@@ -39,6 +39,7 @@ export function tinyLayerWork(layer: number, over: Partial<LayerWork> = {}): Lay
     nBlocks: 1,
     attendedMask: new Uint8Array([1]),
     attendedCount: 1,
+    kernel: 'fp16',
     ...over,
   };
 }

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { GpuSpec } from '../../sim/hardware/profile.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
+import { KVCache } from '../../sim/kv-cache.js';
+import { ReplayDriver } from '../../sim/replay-driver.js';
+import { SimExecutor } from '../../sim/sim-executor.js';
+import { attentionTimeUs } from '../../sim/roofline.js';
+import type { Policy } from '../../policies/policy.js';
+import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny.js';
+
+const curve = [
+  { tokens: 1000, us: 10 },
+  { tokens: 2000, us: 20 },
+];
+const kernels = {
+  fp16: [
+    { tokens: 1000, us: 5 },
+    { tokens: 2000, us: 8 },
+  ],
+  mixed: [
+    { tokens: 1000, us: 7 },
+    { tokens: 2000, us: 12 },
+  ],
+  int4: [
+    { tokens: 1000, us: 4 },
+    { tokens: 2000, us: 5 },
+  ],
+};
+const gpu = (over: Partial<GpuSpec> = {}): GpuSpec => ({ name: 'g', hbm_bandwidth_GBps: 1, fp16_TFLOPs: 1, kernel_launch_us: 3, reserved_GiB: 0, attention_curve: curve, ...over });
+
+describe('attention time per dispatched kernel', () => {
+  it('adds the measured kernel difference to the in-situ FP16 curve at the same context', () => {
+    const g = gpu({ attention_kernels: kernels });
+    // curve at 1500 = 15; fp16 kernel 6.5, mixed 9.5, int4 4.5
+    expect(attentionTimeUs(g, 1500, 0, 0, 'fp16')).toBe(15);
+    expect(attentionTimeUs(g, 1500, 0, 0, 'mixed')).toBe(18);
+    expect(attentionTimeUs(g, 1500, 0, 0, 'int4')).toBe(13);
+    // a kernel without its own measurement, or a profile without the table: the FP16 curve
+    expect(attentionTimeUs(g, 1500, 0, 0, 'int8')).toBe(15);
+    expect(attentionTimeUs(gpu(), 1500, 0, 0, 'mixed')).toBe(15);
+    // never below the launch floor (min of the curve's first point and the launch time: 3)
+    expect(attentionTimeUs(gpu({ attention_kernels: { fp16: kernels.fp16, int2: [{ tokens: 1000, us: -50 }, { tokens: 2000, us: -50 }] } }), 1000, 0, 0, 'int2')).toBe(3);
+  });
+
+  it('profiles validate the table: known kernel names, ascending points', () => {
+    const hw = tinyHardware();
+    hw.gpu.attention_curve = curve;
+    hw.gpu.attention_kernels = kernels;
+    expect(() => validateProfile(hw, 'p.json')).not.toThrow();
+    (hw.gpu.attention_kernels as Record<string, unknown>).int3 = curve;
+    expect(() => validateProfile(hw, 'p.json')).toThrow(/attention_kernels\.int3 is not a known field.*fp16, int8, int4, int2, mixed/);
+    delete (hw.gpu.attention_kernels as Record<string, unknown>).int3;
+    hw.gpu.attention_kernels!.int8 = [curve[1], curve[0]];
+    expect(() => validateProfile(hw, 'p.json')).toThrow(/attention_kernels\.int8\[1\]\.tokens must be above the previous point's/);
+  });
+
+  it('the replay times each layer with the kernel its attended precisions select', () => {
+    const hw = tinyHardware();
+    // attention = 100 us at any context; mixed +7, int4 -2 (curves flat in tokens)
+    const flat = (us: number) => [
+      { tokens: 1, us },
+      { tokens: 100, us },
+    ];
+    hw.gpu.attention_curve = flat(100);
+    hw.gpu.attention_kernels = { fp16: flat(10), mixed: flat(17), int4: flat(8) };
+    const h = tinyHeader(8, 2);
+    const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n));
+    const cache = new KVCache(tinyModel, 4, 2, trace[0].layers[0].nBlocks, [
+      { name: 'hbm', capacityBytes: 1e6 },
+      { name: 'dram', capacityBytes: 1e6 },
+    ]);
+    // step 0: layer 0 block 0 to 4 bits, layer 1 blocks 0 and 1 (the new block 2 is FP16): both mixed;
+    // step 1 (no new block): layer 1 block 2 to 4 bits too, so layer 1 is INT4 throughout
+    const policy: Policy = {
+      name: 'scripted',
+      decide: (v, a) => {
+        if (v.step === 0 && v.layer === 0) a.demote(0, 0, 'hbm', 4);
+        if (v.step === 0 && v.layer === 1) for (const b of [0, 1]) a.demote(1, b, 'hbm', 4);
+        if (v.step === 1 && v.layer === 1) a.demote(1, 2, 'hbm', 4);
+      },
+      observe: () => undefined,
+    };
+    const ex = new SimExecutor(hw, tinyModel, { traceSteps: 10 });
+    new ReplayDriver(h, cache, policy, ex, 100).run(trace, () => undefined);
+    const attn = ex.spans.filter((s) => s.stream === 'compute' && s.name === 'attention').map((s) => s.end - s.start);
+    expect(attn).toEqual([107, 107, 107, 98]);
+  });
+});
