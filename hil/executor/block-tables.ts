@@ -2,7 +2,7 @@
  * The attention kernel's block tables of a run, back to back in one buffer: per entry 16 bytes
  * (u64 arena offset, i32 precision code, i32 0), little-endian.
  */
-export const PREC_CODE: Record<number, number> = { 16: 0, 8: 1, 4: 2, 2: 3 };
+export const PREC_CODE: Record<number, number> = { 16: 0, 8: 1, 4: 2, 2: 3, 3: 4 };
 
 export class BlockTables {
   private buf: Uint8Array = new Uint8Array(1 << 16);
