@@ -1,36 +1,27 @@
-/** The kvtier command line. Each command group registers itself from cli/commands/. */
-import { Command } from 'commander';
+/**
+ * The kvtier command line. Only the command group that the arguments name is loaded (with its
+ * dependencies); the root help and an unknown command use stubs from cli/command-table.ts.
+ */
+import type { Command } from 'commander';
 import { quietOnClosedPipe } from './closed-pipe.js';
-import { registerCatalog } from './commands/catalog.js';
-import { registerHil } from './commands/hil.js';
-import { registerReadiness } from './commands/readiness.js';
-import { registerRun } from './commands/run.js';
-import { registerServe } from './commands/serve.js';
-import { registerSweep } from './commands/sweep.js';
-import { registerTrace } from './commands/trace.js';
+import { groupOf, registerStubs, requestedCommand } from './command-table.js';
+import { rootProgram } from './root-program.js';
 
-export function buildProgram(): Command {
-  const program = new Command();
-  program
-    .name('kvtier')
-    .description('Tiered KV-cache simulator for long-context LLM inference (HBM, DRAM, CXL, NVMe), with hardware in the loop')
-    .version('0.1.0')
-    .showHelpAfterError()
-    .exitOverride();
-  registerTrace(program);
-  registerRun(program);
-  registerServe(program);
-  registerSweep(program);
-  registerCatalog(program);
-  registerHil(program);
-  registerReadiness(program);
+/** The program for one argument list (argv without node and the script): the named command's group, or stubs of all. */
+export async function programFor(args: string[]): Promise<Command> {
+  const program = rootProgram();
+  const name = requestedCommand(args);
+  const group = name === undefined ? undefined : groupOf(name);
+  if (group) (await group.load())(program);
+  else registerStubs(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
   quietOnClosedPipe();
   try {
-    await buildProgram().parseAsync(argv);
+    const program = await programFor(argv.slice(2));
+    await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     const err = e as Error & { code?: string; exitCode?: number };

@@ -5,17 +5,50 @@
  */
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { table, toArrowIPC, toCSV } from 'arquero';
+import { columnFromArray, tableFromColumns, tableToIPC } from '@uwdata/flechette';
 import { chromeTrace } from './chrome-trace.js';
 import type { StepRow } from './metrics/summary.js';
 import { writeDirAtomically } from './output-dir.js';
 import type { RunResult } from './run.js';
 
-export function stepsTable(steps: StepRow[]) {
-  const cols: Record<string, number[]> = {};
+/** The per-step table as columns, in the order of a row's fields. */
+export function stepsColumns(steps: StepRow[]): [string, number[]][] {
   const names = steps.length ? Object.keys(steps[0]) : [];
-  for (const n of names) cols[n] = steps.map((s) => s[n]);
-  return table(cols);
+  return names.map((n) => [n, steps.map((s) => s[n])]);
+}
+
+/**
+ * A column of numbers as a typed array of the type flechette would infer for it (int8, int16 or
+ * int32 when all are integers in range, else float64), which it then takes without a second pass;
+ * undefined when there are nulls or no values, left to flechette's own inference.
+ */
+function typedColumn(v: (number | null | undefined)[]): Int8Array | Int16Array | Int32Array | Float64Array | undefined {
+  let min = Infinity;
+  let max = -Infinity;
+  let ints = true;
+  for (const x of v) {
+    if (x == null) return undefined;
+    if (x < min) min = x;
+    if (x > max) max = x;
+    if (ints && !Number.isInteger(x)) ints = false;
+  }
+  if (!v.length) return undefined;
+  if (!ints) return Float64Array.from(v as number[]);
+  const m = Math.max(Math.abs(min) - 1, max);
+  return m < 1 << 7 ? Int8Array.from(v as number[]) : m < 1 << 15 ? Int16Array.from(v as number[]) : m < 2 ** 31 ? Int32Array.from(v as number[]) : Float64Array.from(v as number[]);
+}
+
+/** The columns as an Arrow IPC file, with the column types flechette (and arquero's toArrowIPC) infer from the values. */
+export function stepsArrow(cols: [string, number[]][]): Uint8Array {
+  return tableToIPC(tableFromColumns(cols.map(([n, v]) => [n, columnFromArray(typedColumn(v) ?? v)])), { format: 'file' })!;
+}
+
+/** The columns as CSV: a header line, then one line per row, each line ended by a newline. */
+export function stepsCsv(cols: [string, number[]][]): string {
+  const rows = cols.length ? cols[0][1].length : 0;
+  const lines = [cols.map(([n]) => n).join(',')];
+  for (let i = 0; i < rows; i++) lines.push(cols.map(([, v]) => (v[i] == null ? '' : String(v[i]))).join(','));
+  return lines.join('\n') + '\n';
 }
 
 export function resolvedConfigJson(r: RunResult): unknown {
@@ -40,10 +73,10 @@ export function resolvedConfigJson(r: RunResult): unknown {
 }
 
 export function writeRunFiles(dir: string, r: RunResult): void {
-  const t = stepsTable(r.steps);
+  const cols = stepsColumns(r.steps);
   fs.writeFileSync(join(dir, 'config.json'), JSON.stringify(resolvedConfigJson(r), null, 2) + '\n');
-  fs.writeFileSync(join(dir, 'steps.arrow'), toArrowIPC(t, { format: 'file' }) as Uint8Array);
-  fs.writeFileSync(join(dir, 'steps.csv'), toCSV(t) + '\n');
+  fs.writeFileSync(join(dir, 'steps.arrow'), stepsArrow(cols));
+  fs.writeFileSync(join(dir, 'steps.csv'), stepsCsv(cols) + '\n');
   fs.writeFileSync(join(dir, 'trace.json'), chromeTrace(r.spans, { policy: r.summary.policy, trace: r.summary.trace }));
   fs.writeFileSync(join(dir, 'summary.json'), JSON.stringify(r.summary, null, 2) + '\n');
 }

@@ -1,6 +1,6 @@
 /** The `cli` section: every command's help, from the commander program of cli/. */
 import type { Command } from 'commander';
-import { buildProgram } from '../../cli/main.js';
+import { buildProgram } from '../../cli/program.js';
 import { GENERATED_BY } from './markdown.js';
 
 /** Help text wraps at this width whatever the terminal is, so the pages are the same everywhere. */

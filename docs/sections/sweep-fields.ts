@@ -1,6 +1,6 @@
 /** The `sweep-fields`, `serve-sweep-fields` and `serving-options` sections: the fields the sweep parsers accept, the serving options and cache policies. */
 import type { Option } from 'commander';
-import { buildProgram } from '../../cli/main.js';
+import { buildProgram } from '../../cli/program.js';
 import { listCachePolicies } from '../../serving/cache-policy-registry.js';
 import { DEFAULT_SERVING_OPTIONS } from '../../serving/serving-config.js';
 import { parseServeSweepSpec } from '../../studies/serve-sweep-spec.js';

@@ -1,0 +1,58 @@
+/**
+ * What the quick commands load (bin/kvtier.js runs the compiled dist/; build it with
+ * `npm run build`): the root help only commander, `policies` and `run` none of the heavy libraries
+ * (vega, arquero, mathjs, resvg, piscina, yaml), which the commands that need them load themselves.
+ * Timings are in perf/startup.bench.mjs.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertDistFresh } from '../helpers/dist-fresh.js';
+import { generateTrace } from '../../traces/generator.js';
+
+beforeAll(assertDistFresh);
+
+const dir = fs.mkdtempSync(join(tmpdir(), 'kvtier-startup-modules-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const HEAVY = /^(vega.*|d3-.*|arquero|mathjs|@resvg\/.*|piscina|yaml|acorn)$/;
+
+/** The npm packages a kvtier command loads, sorted; fails when the command fails. */
+function packagesLoaded(...args: string[]): string[] {
+  const log = join(dir, `modules-${args[0]}.log`);
+  fs.rmSync(log, { force: true });
+  const r = spawnSync(process.execPath, ['--import', resolve('test/fixtures/module-log/register.mjs'), 'bin/kvtier.js', ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, KVTIER_MODULE_LOG: log },
+  });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const pkgs = new Set<string>();
+  for (const url of fs.readFileSync(log, 'utf8').split('\n')) {
+    const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+    if (m) pkgs.add(m[1]);
+  }
+  return [...pkgs].sort();
+}
+
+describe('startup', () => {
+  it('--help loads commander and nothing else from node_modules', () => {
+    expect(packagesLoaded('--help')).toEqual(['commander']);
+  });
+
+  it('policies and models load no heavy library', () => {
+    expect(packagesLoaded('policies').filter((p) => HEAVY.test(p))).toEqual([]);
+    expect(packagesLoaded('models').filter((p) => HEAVY.test(p))).toEqual([]);
+  });
+
+  it('run writes its run directory without vega or arquero', () => {
+    const trace = join(dir, 't.kvt');
+    generateTrace(trace, { model: 'llama-3-8b', prompt_tokens: 256, steps: 3, seed: 1 });
+    const loaded = packagesLoaded('run', '--trace', trace, '--policy', 'h2o', '--out', join(dir, 'run'));
+    expect(loaded).toContain('@uwdata/flechette');
+    expect(loaded.filter((p) => HEAVY.test(p))).toEqual([]);
+    expect(fs.readdirSync(join(dir, 'run')).sort()).toEqual(['config.json', 'steps.arrow', 'steps.csv', 'summary.json', 'trace.json']);
+  });
+});
