@@ -15,6 +15,7 @@
 #include "../launch/check-shapes.h"
 #include "backend.h"
 #include "host-stream.h"
+#include "io-pool.h"
 
 namespace hil {
 namespace {
@@ -130,7 +131,7 @@ class HostBackend final : public Backend {
     auto x = reinterpret_cast<const float*>(at(a.x, a.cols * 4, "gemv x"));
     auto y = reinterpret_cast<float*>(at(a.y, a.rows * 4, "gemv y"));
     streamOf(stream).push([=] {
-      for (int r = 0; r < repeat; ++r) host::gemv(w, x, y, a.rows, a.cols);
+      for (int r = 0; r < repeat; ++r) runGemv(w, x, y, a.rows, a.cols);
     });
   }
 
@@ -213,23 +214,40 @@ class HostBackend final : public Backend {
     } catch (...) {
     }
   }
-  static void runAttention(const AttentionShape& s, const uint8_t* arena, const BlockEntry* table,
-                           const float* q, float* out) {
-    const int hw = std::max(1u, std::thread::hardware_concurrency());
+  // Threads of the kernels: the streams' workers hand a kernel's independent parts (kv heads,
+  // row ranges) to this pool and wait for them, as a GPU kernel's blocks run across its SMs.
+  static int kernelThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+  void runAttention(const AttentionShape& s, const uint8_t* arena, const BlockEntry* table, const float* q,
+                    float* out) {
     const long work = static_cast<long>(s.contextTokens) * s.kvHeads;
-    const int threads = work < 4096 ? 1 : std::min(hw, s.kvHeads);
-    if (threads == 1) {
+    const int parts = work < 4096 ? 1 : std::min(pool_.size(), s.kvHeads);
+    if (parts == 1) {
       host::pagedAttentionHeads(s, arena, table, q, out, 0, s.kvHeads);
       return;
     }
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      const int h0 = s.kvHeads * t / threads, h1 = s.kvHeads * (t + 1) / threads;
-      pool.emplace_back([=] { host::pagedAttentionHeads(s, arena, table, q, out, h0, h1); });
-    }
-    for (auto& th : pool) th.join();
+    pool_.run(static_cast<size_t>(parts), [&](size_t t) {
+      const int h0 = s.kvHeads * static_cast<int>(t) / parts, h1 = s.kvHeads * (static_cast<int>(t) + 1) / parts;
+      host::pagedAttentionHeads(s, arena, table, q, out, h0, h1);
+    });
   }
 
+  // Rows in parts of a multiple of 4 rows (the SIMD path's row group), a few per thread.
+  void runGemv(const uint16_t* w, const float* x, float* y, size_t rows, size_t cols) {
+    const size_t minRows = std::max<size_t>(4, (size_t{1} << 16) / std::max<size_t>(1, cols));
+    const size_t parts = std::min<size_t>(static_cast<size_t>(pool_.size()) * 4, (rows + minRows - 1) / minRows);
+    if (parts <= 1) {
+      host::gemv(w, x, y, rows, cols);
+      return;
+    }
+    const size_t per = ((rows + parts - 1) / parts + 3) / 4 * 4;
+    pool_.run(parts, [&](size_t i) {
+      const size_t r0 = std::min(rows, i * per), r1 = std::min(rows, r0 + per);
+      host::gemvRows(w, x, y, r0, r1, cols);
+    });
+  }
+
+  IoPool pool_{kernelThreads()};  // before the streams: they use it until they stop
   HostStream streams_[kStreamCount];
   std::map<uint32_t, std::shared_ptr<HostEvent>> events_;
   uint32_t nextEvent_ = 1;

@@ -1,4 +1,4 @@
-// A small fixed pool of I/O threads. run(n, fn) calls fn(0..n-1) across the pool and
+// A small fixed pool of threads (the file tier's I/O; the host backend's kernel parts). run(n, fn) calls fn(0..n-1) across the pool and
 // returns when all have finished, rethrowing the first exception.
 #pragma once
 #include <condition_variable>

@@ -7,6 +7,7 @@
 #include <vector>
 #include "../common/attention-shape.h"
 #include "../common/half-bits.h"
+#include "half-row.h"
 #include "quantize.h"
 
 namespace hil::host {
@@ -24,6 +25,18 @@ inline float blockElement(const uint8_t* block, const BlockGeometry& g, int prec
   return dequantValue(codes, meta, e, precisionBits(precision), g.groupSize);
 }
 
+// Elements [e, e + n) of the K or V section of one block as FP32: an FP16 row converted at once,
+// other precisions element by element.
+inline void blockRow(const uint8_t* block, const BlockGeometry& g, int precision, bool isV, size_t e, int n,
+                     float* out) {
+  if (precision == kFp16) {
+    const uint16_t* base = reinterpret_cast<const uint16_t*>(block + (isV ? vOffset(g, kFp16) : 0));
+    halfRowToFloat(base + e, out, static_cast<size_t>(n));
+    return;
+  }
+  for (int d = 0; d < n; ++d) out[d] = blockElement(block, g, precision, isV, e + d);
+}
+
 // q: [qHeads][headDim] FP32; out: [qHeads][headDim] FP32. Heads [h0, h1) of kv heads only.
 inline void pagedAttentionHeads(const AttentionShape& s, const uint8_t* arena, const BlockEntry* table,
                                 const float* q, float* out, int h0, int h1) {
@@ -34,18 +47,21 @@ inline void pagedAttentionHeads(const AttentionShape& s, const uint8_t* arena, c
   std::vector<float> k(D), v(D);
   std::vector<double> scores(static_cast<size_t>(group) * L);
   std::vector<double> acc(static_cast<size_t>(group) * D);
+  std::vector<double> dots(group);
   for (int h = h0; h < h1; ++h) {
+    const float* qg = q + static_cast<size_t>(h) * group * D;
     for (int t = 0; t < L; ++t) {
       const BlockEntry& b = table[t / s.blockTokens];
       const uint8_t* block = arena + b.offset;
       const size_t row = (static_cast<size_t>(h) * s.blockTokens + t % s.blockTokens) * D;
-      for (int d = 0; d < D; ++d) k[d] = blockElement(block, g, b.precision, false, row + d);
-      for (int j = 0; j < group; ++j) {
-        const float* qh = q + static_cast<size_t>(h * group + j) * D;
-        double dot = 0;
-        for (int d = 0; d < D; ++d) dot += static_cast<double>(qh[d]) * k[d];
-        scores[static_cast<size_t>(j) * L + t] = dot * s.softmaxScale;
+      blockRow(block, g, b.precision, false, row, D, k.data());
+      // the group's dot products side by side (independent chains); each sums d = 0..D-1 in order
+      std::fill(dots.begin(), dots.end(), 0.0);
+      for (int d = 0; d < D; ++d) {
+        const double kd = k[d];
+        for (int j = 0; j < group; ++j) dots[j] += static_cast<double>(qg[static_cast<size_t>(j) * D + d]) * kd;
       }
+      for (int j = 0; j < group; ++j) scores[static_cast<size_t>(j) * L + t] = dots[j] * s.softmaxScale;
     }
     for (int j = 0; j < group; ++j) {
       double* sj = scores.data() + static_cast<size_t>(j) * L;
@@ -63,7 +79,7 @@ inline void pagedAttentionHeads(const AttentionShape& s, const uint8_t* arena, c
       const BlockEntry& b = table[t / s.blockTokens];
       const uint8_t* block = arena + b.offset;
       const size_t row = (static_cast<size_t>(h) * s.blockTokens + t % s.blockTokens) * D;
-      for (int d = 0; d < D; ++d) v[d] = blockElement(block, g, b.precision, true, row + d);
+      blockRow(block, g, b.precision, true, row, D, v.data());
       for (int j = 0; j < group; ++j) {
         const double p = scores[static_cast<size_t>(j) * L + t];
         double* a = acc.data() + static_cast<size_t>(j) * D;
