@@ -48,6 +48,21 @@ export class Fences {
     this.next[s]++;
   }
 
+  /**
+   * Stream s waits for everything issued so far on the other stream: a fence recorded there now, and
+   * waited on here. Used at a step boundary: a policy decides a step's moves only once the previous
+   * step's token exists, so no copy of that step may start before the previous step's compute ends.
+   */
+  barrier(s: StreamIx): void {
+    const o: StreamIx = s === 0 ? 1 : 0;
+    const f = this.next[o];
+    this.emit({ o: 'record', s: o, fence: f });
+    this.recorded[o] = f;
+    this.next[o]++;
+    this.emit({ o: 'wait', s, on: o, fence: f });
+    this.waited[s] = f;
+  }
+
   /** Stream s touched a region: its access is covered by s's next fence. */
   after(s: StreamIx, acc: Access): void {
     acc[s] = this.next[s];

@@ -128,6 +128,9 @@ export class OpIssuer {
         else this.pendingReads.push(this.file.read(r('dram'), op.offset, op.offset, op.bytes));
         return;
       }
+      case 'hostWaitCompute':
+        await b.synchronize('compute');
+        return;
       case 'fileJoin': {
         if (this.batchReads.length) {
           const res = await this.file.readBatch(r('dram'), new Float64Array(this.batchReads));

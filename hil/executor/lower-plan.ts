@@ -18,6 +18,7 @@ import type { ModelSpec } from '../../sim/models/model.js';
 import { blockBytes } from '../kv-format.js';
 import { geometryOf } from './block-geometry.js';
 import { align } from './copy-runs.js';
+import { MEMORY } from './fences.js';
 import { allLinkKeys } from './link-keys.js';
 import type { LayerMarks, LoweredPlan, LowStep } from './lowered-plan.js';
 import { LoweringContext } from './lowering-context.js';
@@ -60,14 +61,19 @@ function lowerSteps(c: LoweringContext): LoweredPlan {
   const initial = placeInitial(c);
   const steps: LowStep[] = [];
   const linkKeys = allLinkKeys(c.hw);
-  for (const s of c.plan.steps) {
+  for (const [si, s] of c.plan.steps.entries()) {
     c.out.begin(linkKeys);
     const layers: LayerMarks[] = [];
+    // causality: the policy decided this step's moves after the previous step's token, so none of them
+    // starts before that step's compute ends — on the memory stream (a fence) and, for file requests, on
+    // the host (the I/O threads)
+    if (si > 0) c.fences.barrier(MEMORY);
     for (const op of s.ops) {
       if (op.kind === 'move') lowerMove(c, op);
       else if (op.kind === 'stage') lowerStage(c, op);
       else layers.push(lowerLayer(c, op));
     }
+    if (si > 0 && c.out.ops.some((op) => op.o === 'fileRead' || op.o === 'fileWrite')) c.out.ops.unshift({ o: 'hostWaitCompute' });
     steps.push({ step: s.step, contextTokens: s.contextTokens, ops: c.out.ops, layers, memSpans: c.out.memSpans, bytes: c.out.bytes });
   }
   const { host, places } = c;

@@ -19,7 +19,9 @@ export type LowOp =
   | { o: 'gemv'; layer: number; lmHead: boolean }
   | { o: 'fileRead'; offset: number; bytes: number }
   | { o: 'fileWrite'; offset: number; bytes: number }
-  | { o: 'fileJoin' };
+  | { o: 'fileJoin' }
+  /** the host waits until the compute stream has finished all work issued so far (the previous step's) */
+  | { o: 'hostWaitCompute' };
 
 export interface LayerMarks {
   layer: number;
