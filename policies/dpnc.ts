@@ -46,6 +46,7 @@ import { DPNC_FEATURES, normStats, pageFeatures, type PageFacts } from './dpnc-f
 import { isNeeded, PrefetchAudit, type Trigger } from './dpnc-prefetch-audit.js';
 import { HoeffdingTree } from './hoeffding-tree.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import { selectBottomKKeyed } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
   use_factor: number;
@@ -156,6 +157,9 @@ export const dpnc: PolicyDefinition<Options> = {
     // per block of the layer being managed (created <= M)
     const prob = new Float64Array(M);
     const value = new Float64Array(M);
+    const dueKeys = new Float64Array(M);
+    // attended masses of the layer observed (reused)
+    const massScratch = new Float64Array(M);
     const facts: PageFacts = { recency: 0, uses: 0, seen: 0, lastMass: 0, keyNormZ: 0, block: 0, nBlocks: 0, layer: 0, layers: L, tier: 0, tiers: T, prevLayerMass: Number.NaN };
     // the attended masses (over the row's largest) of the last layer observed, NaN where not attended
     const prevMass = new Float64Array(M).fill(Number.NaN);
@@ -221,19 +225,34 @@ export const dpnc: PolicyDefinition<Options> = {
       const resident = () => cache.countIn(l, 0);
       const predicted = (b: number) => warm && prob[b] > thr;
       /**
-       * the resident page to give up: not protected for t, passing `ok`, not predicted needed, of
-       * lowest value (ties: the lowest block); with `anyway`, a predicted page when no other may go
+       * the resident page to give up: not protected for t, of value below `below`, not predicted
+       * needed, of lowest value (ties: the lowest block); with `anyway`, a predicted page when no other
+       * may go. The two candidates (lowest not predicted, lowest predicted) come from one scan, kept
+       * until a demotion from HBM changes the resident set (a page paged in is protected for t, so it
+       * is never one of them).
        */
-      const victim = (ok: (b: number) => boolean, anyway = false) => {
-        let best = -1;
-        let bestPredicted = -1;
-        for (let b = 0; b < created; b++) {
-          if (cache.tierOf(l, b) !== 0 || protectFor[l * M + b] === t || !ok(b)) continue;
-          if (predicted(b)) {
-            if (bestPredicted < 0 || value[b] < value[bestPredicted]) bestPredicted = b;
-          } else if (best < 0 || value[b] < value[best]) best = b;
+      let lowest = -1;
+      let lowestPredicted = -1;
+      let known = false;
+      const victim = (below: number, anyway = false) => {
+        if (!known) {
+          lowest = lowestPredicted = -1;
+          for (let b = 0; b < created; b++) {
+            if (cache.tierOf(l, b) !== 0 || protectFor[l * M + b] === t) continue;
+            if (predicted(b)) {
+              if (lowestPredicted < 0 || value[b] < value[lowestPredicted]) lowestPredicted = b;
+            } else if (lowest < 0 || value[b] < value[lowest]) lowest = b;
+          }
+          known = true;
         }
-        return best >= 0 || !anyway ? best : bestPredicted;
+        const best = lowest >= 0 && value[lowest] < below ? lowest : -1;
+        if (best >= 0 || !anyway) return best;
+        return lowestPredicted >= 0 && value[lowestPredicted] < below ? lowestPredicted : -1;
+      };
+      const demoteVictim = (vb: number): boolean => {
+        if (!act.demote(l, vb, chain[0], 16)) return false;
+        known = false;
+        return true;
       };
       // LRU duration in HBM
       if (decision && o.hbm_age_steps > 0) {
@@ -247,15 +266,16 @@ export const dpnc: PolicyDefinition<Options> = {
       }
       // capacity pressure: room for the new page
       while (resident() + incoming > K) {
-        const vb = victim(() => true, true);
-        if (vb < 0 || !act.demote(l, vb, chain[0], 16)) break;
+        const vb = victim(Infinity, true);
+        if (vb < 0 || !demoteVictim(vb)) break;
       }
       if (!decision) return;
 
-      const pageIn = (b: number, trigger: Trigger, ok: (vb: number) => boolean): boolean => {
+      /** page b in; when HBM is full, a victim of value below `below` makes room */
+      const pageIn = (b: number, trigger: Trigger, below: number): boolean => {
         if (resident() + incoming >= K) {
-          const vb = victim(ok);
-          if (vb < 0 || !act.demote(l, vb, chain[0], 16)) return false;
+          const vb = victim(below);
+          if (vb < 0 || !demoteVictim(vb)) return false;
         }
         const bits = cache.bitsOf(l, b);
         if (!act.promote(l, b)) return false;
@@ -285,8 +305,7 @@ export const dpnc: PolicyDefinition<Options> = {
       let done = 0;
       for (const c of cands) {
         if (done >= o.page_in) break;
-        const ok = c.trigger === 'tree' ? () => true : (vb: number) => value[vb] < value[c.b];
-        if (pageIn(c.b, c.trigger, ok)) done++;
+        if (pageIn(c.b, c.trigger, c.trigger === 'tree' ? Infinity : value[c.b])) done++;
       }
       // exploration: a free slot takes an offloaded page (in explore_max_tier or faster) drawn at
       // random (a hash of seed, layer and step: runs repeat exactly)
@@ -299,7 +318,7 @@ export const dpnc: PolicyDefinition<Options> = {
           if (tier > 0 && tier <= exploreTop && featTier[l * M + b] > 0) pool[count++] = b;
         }
         if (count === 0) break;
-        if (!pageIn(pool[mix(o.seed, l, t, k) % count], 'explore', () => false)) break;
+        if (!pageIn(pool[mix(o.seed, l, t, k) % count], 'explore', -Infinity)) break;
       }
 
       // backing tiers: capacity pressure, then LRU age / low importance, one tier down
@@ -308,18 +327,35 @@ export const dpnc: PolicyDefinition<Options> = {
         const tier = cache.tierIndex(chain[k]);
         const factor = quotaFactor[chain[k]];
         const quota = factor > 0 ? Math.floor(factor * K) : Infinity;
-        const inTier: number[] = [];
-        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tier) inTier.push(b);
-        inTier.sort((a, c) => valueAt(l, a, mx, t) - valueAt(l, c, mx, t) || a - c);
+        // the tier's pages in order of value (value[b] is valueAt(l, b, mx, t) throughout the decision)
+        let count = 0;
+        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tier) pool[count++] = b;
         // over its quota, or too full for one more page per layer (a low watermark): the excess goes down
-        let over = Math.max(inTier.length - quota, cache.free(tier) < cache.bytesOf(16) * L ? 1 : 0);
-        for (const b of inTier) {
-          const i = l * M + b;
-          const idle = sinceUse(i, t);
-          if (over > 0) {
-            if (act.demote(l, b, chain[k + 1], 16)) over--;
-          } else if (budget > 0 && BACKING.indexOf(chain[k + 1]) <= floor && (idle >= o.age_steps || importance(l, b, mx) < o.low_importance)) {
-            if (act.demote(l, b, chain[k + 1], 16)) budget--;
+        let over = Math.max(count - quota, cache.free(tier) < cache.bytesOf(16) * L ? 1 : 0);
+        const ageDown = BACKING.indexOf(chain[k + 1]) <= floor;
+        const due = (b: number) => sinceUse(l * M + b, t) >= o.age_steps || importance(l, b, mx) < o.low_importance;
+        if (over > 0) {
+          const inTier = Array.from(pool.subarray(0, count)).sort((a, c) => value[a] - value[c] || a - c);
+          for (const b of inTier) {
+            if (over > 0) {
+              if (act.demote(l, b, chain[k + 1], 16)) over--;
+            } else if (budget > 0 && ageDown && due(b)) {
+              if (act.demote(l, b, chain[k + 1], 16)) budget--;
+            }
+          }
+        } else if (budget > 0 && ageDown) {
+          // only pages due for demotion move, the lowest values first, until the budget is spent:
+          // the next few in value order are selected (not the whole tier sorted)
+          let nDue = 0;
+          for (let j = 0; j < count; j++) if (due(pool[j])) pool[nDue++] = pool[j];
+          let from = 0;
+          while (budget > 0 && from < nDue) {
+            const rest = pool.subarray(from, nDue);
+            for (let j = 0; j < rest.length; j++) dueKeys[j] = value[rest[j]];
+            const take = selectBottomKKeyed(rest, dueKeys, rest.length, budget);
+            const next = Array.from(rest.subarray(0, take)).sort((a, c) => value[a] - value[c] || a - c);
+            for (const b of next) if (budget > 0 && act.demote(l, b, chain[k + 1], 16)) budget--;
+            from += take;
           }
         }
       }
@@ -369,7 +405,8 @@ export const dpnc: PolicyDefinition<Options> = {
           return m;
         };
         // attended masses (dense view of the attended blocks only)
-        const mass = new Float64Array(n);
+        const mass = massScratch;
+        mass.fill(0, 0, n);
         if (obs.idx === null) {
           for (let b = 0; b < n; b++) if (obs.attended[b]) mass[b] = massOf(b, obs.mass[b]);
         } else {
