@@ -1,13 +1,16 @@
 /**
  * Writes a sweep's results tables from a fixed column set: results.json (one object per row, every
  * column, null where a value is missing), results.csv (a header line even with no rows, one line per
- * row, empty cells for missing values, newline-terminated) and results.arrow (Arrow IPC file, utf8 and
- * float64 columns, null for missing). A non-finite number (NaN, a failed run's metrics) is missing.
+ * row, empty cells for missing values, newline-terminated), results.arrow (Arrow IPC file, utf8 and
+ * float64 columns, null for missing) and results.parquet (Parquet, UTF8 strings and DOUBLE numbers,
+ * every column optional, null for missing; readable by DuckDB, pandas, polars, Spark). A non-finite
+ * number (NaN, a failed run's metrics) is missing.
  */
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { table, toArrowIPC } from 'arquero';
 import { float64, utf8, type DataType } from '@uwdata/flechette';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { Column } from './results-schema.js';
 
 export type Cell = string | number | null;
@@ -57,10 +60,21 @@ export function resultsArrow(columns: readonly Column[], cells: readonly Cell[][
   return toArrowIPC(table(data), { format: 'file', types }) as Uint8Array;
 }
 
-/** Write results.{json,csv,arrow} into `dir`. */
+export function resultsParquet(columns: readonly Column[], cells: readonly Cell[][]): Uint8Array {
+  const columnData = columns.map((c, i) => ({
+    name: c.name,
+    data: cells.map((r) => r[i]),
+    type: c.type === 'number' ? ('DOUBLE' as const) : ('STRING' as const),
+    nullable: true,
+  }));
+  return new Uint8Array(parquetWriteBuffer({ columnData, createdBy: 'kvtier' }));
+}
+
+/** Write results.{json,csv,arrow,parquet} into `dir`. */
 export function writeResults(dir: string, columns: readonly Column[], rows: readonly object[]): void {
   const cells = rows.map((r) => schemaCells(columns, r));
   fs.writeFileSync(join(dir, 'results.json'), resultsJson(columns, cells));
   fs.writeFileSync(join(dir, 'results.csv'), resultsCsv(columns, cells));
   fs.writeFileSync(join(dir, 'results.arrow'), resultsArrow(columns, cells));
+  fs.writeFileSync(join(dir, 'results.parquet'), resultsParquet(columns, cells));
 }

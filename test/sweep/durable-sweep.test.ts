@@ -61,7 +61,7 @@ describe('durable sweep state', () => {
     expect(log).toContain(`resuming: reused 2 of 4 configurations saved in ${state}`);
     expect(r.rows.map((x) => x.value)).toEqual([0, 10, 20, 30]);
     expect(fs.existsSync(state)).toBe(false);
-    expect(fs.readdirSync(out).sort()).toEqual(['results.arrow', 'results.csv', 'results.json', 'runs']);
+    expect(fs.readdirSync(out).sort()).toEqual(['results.arrow', 'results.csv', 'results.json', 'results.parquet', 'runs']);
     expect(fs.readFileSync(join(out, 'results.csv'), 'utf8')).toBe('id,status,error,value,run_dir\nc0,ok,,0,runs/c0\nc1,ok,,10,runs/c1\nc2,ok,,20,runs/c2\nc3,ok,,30,runs/c3\n');
   });
 
