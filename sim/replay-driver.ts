@@ -95,6 +95,8 @@ export class ReplayDriver<H> implements Actions {
   private readonly work: LayerWork;
   private readonly skippedBytes: Float64Array;
   private readonly skippedBits: Int32Array;
+  /** bytes of one block by its bits (cache.bytesOf, as a table) */
+  private readonly bytesByBits: Float64Array;
   private timed = true;
   private curStep = -1;
   private curLayer = 0;
@@ -155,6 +157,8 @@ export class ReplayDriver<H> implements Actions {
       kernel: 'fp16',
     };
     this.skippedBits = new Int32Array(BITS.length);
+    this.bytesByBits = new Float64Array(17);
+    for (const bits of BITS) this.bytesByBits[bits] = cache.bytesOf(bits);
   }
 
   /** liveMask of layer l over its first n blocks (a cached view) */
