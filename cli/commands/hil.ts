@@ -11,6 +11,7 @@ import { parsePolicyList } from '../../hil/compare/policy-list.js';
 import { hilRun, writeHilRunDir, type HilOptions } from '../../hil/executor/hil-run.js';
 import { intFlag } from '../parse-pairs.js';
 import { runConfigFromFlags, withRunFlags } from './run.js';
+import { registerHilValidate } from './hil-validate.js';
 
 const BACKENDS = ['cuda', 'host', 'auto'];
 
@@ -143,6 +144,8 @@ export function registerHil(program: Command): void {
       console.log(`wrote ${await renderCompareReport(o.out)}`);
     }
   });
+
+  registerHilValidate(hil);
 
   hil
     .command('options')

@@ -11,6 +11,9 @@
  *   attention + linear is the measured chain), per context, FP16; the simulator interpolates it.
  *   gpu.attention_launch_us / attention_GBps:
  *   a line through the same points (the fallback; its residuals show why the curve is needed).
+ * - gpu.attention_kernels: each dispatched attention kernel alone (FP16, INT8, INT4, INT2 throughout,
+ *   and the per-block table kernel) vs context; a layer whose blocks are not all FP16 is simulated as
+ *   the FP16 curve plus its kernel's measured difference to FP16.
  * - the nvme link's read direction: alpha per request and beta of file reads in the executor's own
  *   pattern (file-batches.ts: a layer's runs handed to the file tier as one readBatch and joined, with
  *   the executor's I/O thread count), time = requests x alpha + bytes / beta per batch, plain least
@@ -27,7 +30,7 @@
  */
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
-import type { HardwareProfile } from '../../sim/hardware/profile.js';
+import { ATTENTION_KERNELS, type GpuSpec, type HardwareProfile } from '../../sim/hardware/profile.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -36,7 +39,7 @@ import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '..
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
-import { measureAll, type Measurements } from './measure.js';
+import { type CalibrationPoints, measureAll, type Measurements } from './measure.js';
 import { linearTimeUs } from '../../sim/roofline.js';
 
 export interface CalibrateOptions {
@@ -53,6 +56,8 @@ export interface CalibrateOptions {
   date?: string;
   /** options of every attention call timed (`kvtier hil options`; absent: the defaults) */
   attention?: AttentionOptions;
+  /** the contexts the context-dependent benchmarks are taken at (measure.ts; default: its standard lists) */
+  points?: CalibrationPoints;
   log?: (s: string) => void;
 }
 
@@ -109,7 +114,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     device = info.name;
     memBytes = info.totalMemBytes;
     log(`calibrating on ${device} (${b.kind} backend)`);
-    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads }, log);
+    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}) }, log);
   } finally {
     b.close();
   }
@@ -120,7 +125,9 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   // at the layer's shape does not become a per-layer error.
   const { curve, layerLinearUs } = attentionCurveFromChains(m.attention_in_situ, { ...base.gpu, linear_launch_us: r2(linear.alpha_us), linear_GBps: r2(linear.GBps) }, model);
   const fits: CalibrationFits = {
-    kernels: fitAlphaBeta(m.kernels, false),
+    // the generic kernel line over the FP16, INT8 and INT4 attention and the GEMVs (the INT2 and table
+    // kernels are measured for gpu.attention_kernels only)
+    kernels: fitAlphaBeta(m.kernels.filter((k) => k.precision !== 'int2' && k.precision !== 'mixed'), false),
     attention: fitAlphaBeta(curve.map((x) => ({ bytes: x.bytes, us: x.us, label: `attention in situ ${x.tokens}` })), true),
     linear,
     h2d_in_situ: fitAlphaBeta(m.h2d_in_situ, true),
@@ -157,6 +164,11 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   src['gpu.attention_GBps'] = `${by}: slope of the same line`;
   p.gpu.attention_curve = curve.map((x) => ({ tokens: x.tokens, us: r2(x.us) }));
   src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the layer GEMV as gpu.linear_* predicts it (${r2(layerLinearUs)} us; measured alone ${r2(layerGemvUs(m))} us), so that attention + linear reproduces the measured chain (launch gaps and cold L2 included)`;
+  const kernelCurves = attentionKernelCurves(m.kernels);
+  if (kernelCurves) {
+    p.gpu.attention_kernels = kernelCurves;
+    src['gpu.attention_kernels'] = `${by}: each attention kernel alone (one precision throughout: ${Object.keys(kernelCurves).filter((k) => k !== 'mixed').join(', ')}; 'mixed': the per-block table kernel over FP16 sink and recent blocks with INT4 between) vs context, median of timed trials behind a gate; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve`;
+  }
   if (kind === 'cuda') {
     p.tiers[0].capacity_GiB = r2(memBytes / 1024 ** 3);
     src['tiers[0].capacity_GiB'] = `${by}: total device memory`;
@@ -326,4 +338,21 @@ export function kernelSlowdown(points: readonly LayoutPoint[]): { fraction: numb
   if (under.length === 0) return null;
   const copyUs = under.reduce((t, p) => t + p.us, 0);
   return { fraction: under.reduce((t, p) => t + p.compute_extra_us, 0) / copyUs, batches: under.length, copyUs };
+}
+
+/**
+ * Per dispatched attention kernel, its measured time vs context (ascending; kernels with at least two
+ * contexts, and only when FP16 is among them: the simulator uses differences to FP16). Undefined when
+ * no kernel besides FP16 was measured (a quick calibration).
+ */
+export function attentionKernelCurves(kernels: Measurements['kernels']): GpuSpec['attention_kernels'] {
+  const out: NonNullable<GpuSpec['attention_kernels']> = {};
+  for (const name of ATTENTION_KERNELS) {
+    const pts = kernels
+      .filter((k) => k.kind === 'attention' && k.precision === name && k.context !== undefined)
+      .map((k) => ({ tokens: k.context!, us: r2(k.us) }))
+      .sort((a, b) => a.tokens - b.tokens);
+    if (pts.length >= 2) out[name] = pts;
+  }
+  return out.fp16 && Object.keys(out).length > 1 ? out : undefined;
 }

@@ -7,7 +7,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NativeBackend } from '../addon-types.js';
-import { benchAttention } from '../bench/attention-bench.js';
+import { benchAttention, mixedAtInt8Bits } from '../bench/attention-bench.js';
 import { buildDeviceCache } from '../bench/device-cache.js';
 import { benchBidirectional, benchCopies, benchDeviceCopy } from '../bench/copy-bench.js';
 import { benchGemv } from '../bench/gemv-bench.js';
@@ -66,6 +66,8 @@ export interface Measurements {
   file_read: Point[];
   file_write: Point[];
   file_direct: boolean | null;
+  /** the contexts the context-dependent benchmarks were taken at */
+  points: CalibrationPoints;
 }
 
 export interface MeasureOptions {
@@ -76,10 +78,52 @@ export interface MeasureOptions {
   fileDir: string;
   /** I/O threads of the file tier, as the executor will use (default DEFAULT_IO_THREADS) */
   ioThreads?: number;
+  /** the contexts the benchmarks are taken at (default: defaultCalibrationPoints(quick)) */
+  points?: CalibrationPoints;
+}
+
+/**
+ * The context lengths (tokens) the context-dependent benchmarks are taken at: attention kernels
+ * (FP16; INT8/INT4 at those >= 4096), attention in situ (layer chains), the compute under the
+ * executor-layout copies, the blocks per layer of the executor-pattern file reads, and (CUDA) the
+ * attention under the overlap copy. A caller that validates on other contexts passes a list that
+ * leaves them out (hil/validate/calibration-points.ts).
+ */
+export interface CalibrationPoints {
+  attention_contexts: number[];
+  situ_contexts: number[];
+  layout_context: number;
+  file_context: number;
+  overlap_context: number;
+}
+
+export function defaultCalibrationPoints(quick: boolean): CalibrationPoints {
+  return quick
+    ? { attention_contexts: [256, 1024], situ_contexts: [256, 1024], layout_context: 1024, file_context: 1024, overlap_context: 32768 }
+    : {
+        attention_contexts: [1024, 2048, 4096, 8192, 16384, 32768],
+        situ_contexts: [1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768],
+        layout_context: 8192,
+        file_context: 8192,
+        overlap_context: 32768,
+      };
+}
+
+/** throws unless every context is a positive integer and each list is non-empty */
+export function checkCalibrationPoints(p: CalibrationPoints): CalibrationPoints {
+  const ok = (x: number) => Number.isInteger(x) && x > 0;
+  for (const k of ['attention_contexts', 'situ_contexts'] as const) {
+    if (!Array.isArray(p[k]) || p[k].length === 0 || !p[k].every(ok)) throw new Error(`calibration points: ${k} must be a non-empty list of positive integers (got ${JSON.stringify(p[k])})`);
+  }
+  for (const k of ['layout_context', 'file_context', 'overlap_context'] as const) {
+    if (!ok(p[k])) throw new Error(`calibration points: ${k} must be a positive integer (got ${JSON.stringify(p[k])})`);
+  }
+  return p;
 }
 
 export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: string) => void): Promise<Measurements> {
   const cuda = b.kind === 'cuda';
+  const pts = checkCalibrationPoints(o.points ?? defaultCalibrationPoints(o.quick));
   const sizes = (o.quick ? [64, 256, 1024, 4096] : [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536]).map((k) => k * 1024);
   log(`copies: ${sizes.length} sizes, pinned${cuda ? ' and pageable' : ''}`);
   const rows = await benchCopies(b, { sizes, hostKinds: cuda && !o.quick ? ['pinned', 'pageable'] : ['pinned'], trials: o.quick ? 3 : 7, bytesPerTrial: o.quick ? 8 << 20 : 256 << 20 });
@@ -87,19 +131,22 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const pageable = rows.filter((r) => r.hostKind === 'pageable').map((r) => ({ direction: r.direction, bytes: r.bytes, us: r.usPerCopy }));
   const d2d = await benchDeviceCopy(b, o.quick ? 16 << 20 : 256 << 20, o.quick ? 3 : 7);
   const bidir = await benchBidirectional(b, o.quick ? 1 << 20 : 8 << 20, o.quick ? 4 : 32, o.quick ? 2 : 5);
-  const overlap = cuda ? await benchOverlap(b, { contextTokens: 32768, attnRepeat: 20, slabBytes: 2 << 20, slabs: 16 }) : null;
+  const overlap = cuda ? await benchOverlap(b, { contextTokens: pts.overlap_context, attnRepeat: 20, slabBytes: 2 << 20, slabs: 16 }) : null;
   log('kernels: attention vs context and precision, GEMV at the model shapes');
   const m = o.model;
-  const contexts = o.quick ? [256, 1024] : [1024, 2048, 4096, 8192, 16384, 32768];
+  const contexts = pts.attention_contexts;
   const kernels: Measurements['kernels'] = [];
-  const precs: Precision[] = o.quick ? ['fp16'] : ['fp16', 'int8', 'int4'];
+  // every kernel the executor dispatches: one precision throughout, and the per-block table ('mixed': the
+  // bench's table at INT8's average bits, FP16 sink and recent blocks, INT4 between)
+  const mixed = mixedAtInt8Bits({ kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize });
+  const precs: (Precision | 'mixed')[] = o.quick ? ['fp16'] : ['fp16', 'int8', 'int4', 'int2', 'mixed'];
   // on cuda every trial behind a gate (bench/gate.ts), so that the host's time to launch a trial's
   // first call is not timed (measured on the H100: ~2.7 us per call at 32k, lab/notes/HIL-NOTES.md)
   const gate = cuda ? await ComputeGate.open(b) : undefined;
   try {
     for (const precision of precs) {
       for (const ctx of precision === 'fp16' ? contexts : contexts.filter((c) => c >= 4096)) {
-        const r = await benchAttention(b, { label: precision, contextTokens: ctx, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, precisionOf: () => precision, ...(gate ? { gate } : {}) }, o.quick ? 3 : 10);
+        const r = await benchAttention(b, { label: precision, contextTokens: ctx, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, precisionOf: precision === 'mixed' ? mixed.precisionOf : () => precision, ...(gate ? { gate } : {}) }, o.quick ? 3 : 10);
         kernels.push({ kind: 'attention', precision, context: ctx, bytes: r.kvBytes, us: r.us, label: `attention ${precision} ${ctx}` });
         if (gate) log(`  attention ${precision} ${ctx}: ${r.us.toFixed(1)} us (gate held in ${r.gateHeld} of ${r.gateTrials} trials)`);
       }
@@ -117,17 +164,17 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   }
   log('attention in situ: layer chains (attention + GEMV) vs context');
   const layerGemv = kernels.find((k) => k.kind === 'gemv')!;
-  const situContexts = o.quick ? [256, 1024] : [1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768];
+  const situContexts = pts.situ_contexts;
   const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, o.quick ? 3 : 7);
   log('copies in situ: scattered host slots, under GEMV');
   const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
   log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, under attention + GEMV and on an idle GPU');
-  const layout = await measureLayoutCopies(b, o);
-  const idle = await measureLayoutCopies(b, o, undefined, false);
+  const layout = await measureLayoutCopies(b, o, pts.layout_context);
+  const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
   const threads = o.ioThreads ?? DEFAULT_IO_THREADS;
   log(`file tier: reads and writes vs request size, ${threads} I/O threads`);
   const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, threads);
-  const fb = fileBatchOptions(o, threads);
+  const fb = fileBatchOptions(o, threads, pts.file_context);
   const file_threads_sweep: NonNullable<Measurements['file_threads_sweep']> = [];
   if (!o.quick) {
     log('file tier: executor-pattern read batches, one round at 4, 8, 16, 32 I/O threads');
@@ -141,7 +188,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   }
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}) };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** the executor-layout copy batches at the model's block size; compute: attention at `contextTokens` + the layer GEMV */
@@ -263,13 +310,12 @@ async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: numbe
 }
 
 /**
- * the executor-pattern read batches' geometry: the model's FP16 block, blocks per layer for an 8k
- * context (1k quick), the model's layers (4 quick), 4 rounds (1 quick)
+ * the executor-pattern read batches' geometry: the model's FP16 block, blocks per layer for `context`
+ * tokens (default 8k, 1k quick), the model's layers (4 quick), 4 rounds (1 quick)
  */
-export function fileBatchOptions(o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick' | 'fileDir'>, threads: number) {
+export function fileBatchOptions(o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick' | 'fileDir'>, threads: number, context = o.quick ? 1024 : 8192) {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
-  const context = o.quick ? 1024 : 8192;
   return { dir: o.fileDir, threads, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(context / o.blockTokens) + 4, layers: o.quick ? 4 : m.layers, rounds: o.quick ? 1 : 4 };
 }
 

@@ -1,0 +1,88 @@
+// `kvtier hil validate GRID.json`: the simulator against the hardware on a held-out grid
+// (hil/validate/validate.ts), the grid file read by studies/validate-grid.ts, the page by
+// reports/hil-validate-report.ts.
+import type { Command } from 'commander';
+import type { AttentionOptions } from '../../hil/addon-types.js';
+import { attnFlag, resolveAttentionOptions } from '../../hil/attention-options.js';
+import type { BackendKind } from '../../hil/addon-types.js';
+import { intFlag } from '../parse-pairs.js';
+import { progressBar } from '../progress.js';
+
+const BACKENDS = ['cuda', 'host', 'auto'];
+
+function profileFlag(value: string, prev: Record<string, string> = {}): Record<string, string> {
+  const i = value.indexOf('=');
+  const [model, file] = i > 0 && !value.slice(0, i).includes('/') ? [value.slice(0, i), value.slice(i + 1)] : ['*', value];
+  if (!file) throw new Error(`--profile: give FILE or MODEL=FILE (got "${value}")`);
+  if (prev[model]) throw new Error(`--profile: ${model === '*' ? 'a profile for every model' : `model ${model}`} is given twice`);
+  return { ...prev, [model]: file };
+}
+
+interface ValidateFlags {
+  out?: string;
+  backend: string;
+  runs?: number;
+  profile?: Record<string, string>;
+  maxSeconds?: number;
+  plan?: boolean;
+  nvmeDir?: string;
+  ioThreads?: number;
+  buffered?: boolean;
+  attn?: AttentionOptions;
+  seed: number;
+  report: boolean;
+}
+
+export function registerHilValidate(hil: Command): void {
+  hil
+    .command('validate')
+    .description('the simulator against the hardware on a held-out grid (traces x contexts x models x budgets x policies, N runs per cell): per-step errors, the runs\' spread, pass/miss per cell, a report page')
+    .argument('<grid>', 'grid file (a sweep file plus contexts, steps, runs; see docs/hil-validate.md)')
+    .option('--out <dir>', 'output directory (default runs/validate-<grid name>); a rerun with the same directory reuses finished cells')
+    .option('--backend <cuda|host|auto>', 'HIL backend', 'auto')
+    .option('--runs <n>', 'HIL runs per cell (default: the grid\'s "runs")', intFlag('--runs', 1))
+    .option('--profile <[model=]file>', 'a profile calibrated earlier instead of calibrating here, for every model or for one (repeatable)', profileFlag)
+    .option('--max-seconds <s>', 'start no cell that would end past this many seconds from the start (the rest is listed as not run; rerun to go on)', intFlag('--max-seconds', 1))
+    .option('--plan', 'print the cells and the time estimate, run nothing')
+    .option('--nvme-dir <dir>', 'directory of the storage tier file (default: the OS temp dir)')
+    .option('--io-threads <n>', 'I/O threads of the storage tier file (default 32)', intFlag('--io-threads', 1))
+    .option('--buffered', 'do not ask for O_DIRECT on the storage tier file')
+    .option('--seed <n>', 'seed of the KV bytes', intFlag('--seed'), 1)
+    .option('--attn <KEY=VALUE>', 'attention option KEY=VALUE, repeatable (the list: kvtier hil options)', attnFlag)
+    .option('--no-report', 'write validate.json and cells.csv only')
+    .action(async (file: string, o: ValidateFlags) => {
+      if (!BACKENDS.includes(o.backend)) throw new Error(`--backend: expected one of ${BACKENDS.join(', ')}, got "${o.backend}"`);
+      if (o.attn) resolveAttentionOptions(o.attn);
+      const { readValidateGrid } = await import('../../studies/validate-grid.js');
+      const { validate } = await import('../../hil/validate/validate.js');
+      const grid = readValidateGrid(file);
+      if (o.runs !== undefined) grid.runs = o.runs;
+      const out = o.out ?? `runs/validate-${grid.name.replace(/[^A-Za-z0-9._-]+/g, '_')}`;
+      const bar = progressBar({ label: 'validate' });
+      let r;
+      try {
+        r = await validate({
+          grid,
+          out,
+          hil: { backend: o.backend as BackendKind | 'auto', seed: o.seed, nvmeDir: o.nvmeDir, ioThreads: o.ioThreads, directIo: !o.buffered, ...(o.attn ? { attention: o.attn } : {}) },
+          ...(o.profile ? { profiles: o.profile } : {}),
+          ...(o.maxSeconds !== undefined ? { maxSeconds: o.maxSeconds } : {}),
+          planOnly: Boolean(o.plan),
+          log: (s) => console.log(s),
+          onProgress: bar.callback,
+        });
+      } finally {
+        bar.stop();
+      }
+      if (o.plan) {
+        for (const c of r.cells) console.log(`  ${c.id}  about ${c.estimate_s.toFixed(1)} s`);
+        return;
+      }
+      const { formatValidate } = await import('../../hil/validate/format.js');
+      console.log(formatValidate(r));
+      if (o.report) {
+        const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
+        console.log(`wrote ${await renderValidateReport(out)}`);
+      }
+    });
+}

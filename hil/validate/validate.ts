@@ -1,0 +1,503 @@
+/**
+ * `kvtier hil validate`: the simulator against the hardware on a held-out grid. Per model, a
+ * profile calibrated from microbenchmarks taken at contexts the grid never uses
+ * (calibration-points.ts), or given; then per cell (trace x context x model x budget x policy) the
+ * simulation and N HIL runs of the same policy, the per-step error |sim - hw| / hw against the
+ * per-step median of the runs (and against each run alone), the runs' own spread, the step-time
+ * distributions, and pass / miss against the targets of the cell's pool (stats.ts). Finished cells
+ * are saved one file each (<out>/cells/<id>.json) and reused by a rerun with the same settings.
+ * Writes <out>/validate.json and <out>/cells.csv; the page is reports/hil-validate-report.ts.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { freemem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseBudget } from '../../sim/budget.js';
+import { loadModel } from '../../sim/models/load-model.js';
+import { simulate, type RunConfig, type RunResult } from '../../sim/run.js';
+import { generateTrace } from '../../traces/generator.js';
+import { openTrace, readTraceHeader } from '../../traces/trace-reader.js';
+import { TraceWriter } from '../../traces/trace-writer.js';
+import { openBackend } from '../backend.js';
+import { calibrate, writeCalibration } from '../calibrate/calibrate.js';
+import type { CalibrationPoints } from '../calibrate/measure.js';
+import { hilRun, type HilOptions } from '../executor/hil-run.js';
+import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
+import { heldOutPoints, pointsNearGrid } from './calibration-points.js';
+import { contextLabel, expandGrid, type GridCell, type ValidateGrid } from './grid.js';
+import { cellSeconds, formatSeconds, H100_PLAN } from './plan.js';
+import { type CellJudgement, distribution, type Distribution, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, stepMedians, TARGETS, type Targets } from './stats.js';
+import { describeTiers, type TierDevice } from './tier-devices.js';
+
+export interface ValidateOptions {
+  grid: ValidateGrid;
+  out: string;
+  hil: HilOptions;
+  /** profiles calibrated earlier, by model name or file as the grid names it; '*' for every model */
+  profiles?: Record<string, string>;
+  /** stop starting cells once this many seconds (from the start) would be exceeded by the next one's estimate */
+  maxSeconds?: number;
+  /** print the plan and stop */
+  planOnly?: boolean;
+  log?: (s: string) => void;
+  onProgress?: (done: number, total: number, label?: string) => void;
+}
+
+export interface CellResult {
+  id: string;
+  key: string;
+  trace: string;
+  trace_kind: 'generated' | 'captured';
+  context: number | null;
+  /** the trace's prompt tokens (for captured traces, their own) */
+  prompt_tokens: number;
+  model: string;
+  policy: string;
+  label: string;
+  options: Record<string, string>;
+  budget: string;
+  status: 'ok' | 'skipped' | 'error' | 'not-run';
+  reason?: string;
+  pool?: PolicyPool;
+  /** bytes on links in the simulation and in the first HIL run, by link direction */
+  sim_bytes?: Record<string, number>;
+  hw_bytes?: Record<string, number>;
+  steps?: number[];
+  context_tokens?: number[];
+  sim_ms?: number[];
+  /** measured step latency per run (hw_ms[run][i]) */
+  hw_ms?: number[][];
+  /** the per-step median of the runs */
+  hw_median_ms?: number[];
+  /** errors against hw_median_ms (the statistics leave out the first skip_steps) */
+  error?: MedianP95;
+  error_each_run?: MedianP95;
+  spread?: MedianP95;
+  sim_dist?: Distribution;
+  hw_dist?: Distribution;
+  judgement?: CellJudgement;
+  warnings?: string[];
+  estimate_s: number;
+  wall_s?: number;
+}
+
+export interface PoolSummary {
+  name: string;
+  cells: number;
+  passed: number;
+  error: MedianP95;
+  error_each_run: MedianP95;
+  spread: MedianP95;
+}
+
+export interface ValidateResult {
+  schema: 'kvtier-hil-validate/v1';
+  grid: ValidateGrid;
+  device: string;
+  backend: string;
+  tiers: TierDevice[];
+  profiles: { model: string; file: string; calibrated: boolean; points: CalibrationPoints | null; points_near_grid: number[] | null; note: string }[];
+  held_out_contexts: number[];
+  runs: number;
+  skip_steps: number;
+  targets: Targets;
+  plan_s: number;
+  wall_s: number;
+  cells: CellResult[];
+  pools: PoolSummary[];
+  per_policy: (PoolSummary & { pool: string })[];
+  notes: string[];
+}
+
+const slug = (s: string) => s.replace(/(\.model)?\.json$/, '').replace(/^.*\//, '').replace(/[^A-Za-z0-9.+-]+/g, '_');
+const sha = (x: string) => createHash('sha256').update(x).digest('hex').slice(0, 16);
+
+function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, path);
+}
+
+/** a trace of the first `steps` steps of `src` (the whole file when it has no more) */
+export function writeTracePrefix(src: string, dst: string, steps: number): void {
+  const h = readTraceHeader(src);
+  if (h.steps <= steps) {
+    fs.copyFileSync(src, dst);
+    return;
+  }
+  const w = new TraceWriter(dst, { ...h, steps, provenance: { ...h.provenance, prefix_of: src, prefix_steps: steps } }, { overwrite: true });
+  const r = openTrace(src);
+  try {
+    let n = 0;
+    for (const s of r) {
+      if (n++ >= steps) break;
+      w.writeStep(s);
+    }
+    w.close();
+  } catch (e) {
+    w.abort();
+    throw e;
+  } finally {
+    r.close();
+  }
+}
+
+/** the pool of a cell: bytes to or from the storage tier, else any bytes moved, else none */
+export function poolOf(bytes: Record<string, number>[], storageTier: string | undefined): PolicyPool {
+  const moved = bytes.some((b) => Object.values(b).some((v) => v > 0));
+  const storage = storageTier !== undefined && bytes.some((b) => Object.entries(b).some(([k, v]) => v > 0 && (k.includes(`:${storageTier}->`) || k.endsWith(`->${storageTier}`))));
+  return storage ? 'storage' : moved ? 'moving' : 'non-moving';
+}
+
+/** statistics of one cell from its per-step arrays; the first `skip` steps left out */
+export function cellStats(pool: PolicyPool, sim: number[], runs: number[][], skip: number, targets: Targets = TARGETS) {
+  const first = Math.min(skip, Math.max(0, sim.length - 1));
+  const med = stepMedians(runs);
+  const s = sim.slice(first);
+  const m = med.slice(first);
+  const used = runs.map((r) => r.slice(first));
+  const error = medianP95(relErrors(s, m));
+  const error_each_run = medianP95(used.flatMap((r) => relErrors(s, r)));
+  const spread = medianP95(pairSpreads(used));
+  const sim_dist = distribution(s);
+  const hw_dist = distribution(m);
+  return { hw_median_ms: med, error, error_each_run, spread, sim_dist, hw_dist, judgement: judgeCell(pool, error, sim_dist, hw_dist, spread, targets), errors: relErrors(s, m), each: used.flatMap((r) => relErrors(s, r)), spreads: pairSpreads(used) };
+}
+
+/** pooled statistics over cells (their per-step values together) */
+export function poolSummary(name: string, cells: CellResult[], skip: number): PoolSummary {
+  const ok = cells.filter((c) => c.status === 'ok');
+  const st = ok.map((c) => cellStats(c.pool!, c.sim_ms!, c.hw_ms!, skip));
+  return {
+    name,
+    cells: ok.length,
+    passed: ok.filter((c) => c.judgement?.pass).length,
+    error: medianP95(st.flatMap((x) => x.errors)),
+    error_each_run: medianP95(st.flatMap((x) => x.each)),
+    spread: medianP95(st.flatMap((x) => x.spreads)),
+  };
+}
+
+export async function validate(o: ValidateOptions): Promise<ValidateResult> {
+  const log = o.log ?? (() => {});
+  const g = o.grid;
+  const t0 = performance.now();
+  const elapsed = () => (performance.now() - t0) / 1000;
+  fs.mkdirSync(join(o.out, 'traces'), { recursive: true });
+  fs.mkdirSync(join(o.out, 'cells'), { recursive: true });
+  fs.mkdirSync(join(o.out, 'profiles'), { recursive: true });
+  const cells = expandGrid(g);
+  const notes: string[] = [];
+  // the traces' own prompt lengths (captured) and the grid's contexts: calibration stays away from all of them
+  const captured = g.traces.filter((t) => t.path);
+  const capturedContexts = captured.map((t) => readTraceHeader(t.path!).prompt_tokens);
+  const judged = [...new Set([...g.contexts, ...capturedContexts])].sort((a, b) => a - b);
+  const modelOf = (c: GridCell) => c.model || readTraceHeader(c.trace.path!).model;
+  const models = [...new Set(cells.map(modelOf))];
+  const fileDir = o.hil.nvmeDir ?? tmpdir();
+
+  // plan
+  const est = new Map<string, number>();
+  for (const c of cells) {
+    const m = loadModel(modelOf(c));
+    const ctx = c.context ?? readTraceHeader(c.trace.path!).prompt_tokens;
+    let frac = 1;
+    try {
+      frac = parseBudget(c.budget, 1);
+    } catch {
+      frac = 1;
+    }
+    est.set(c.id, cellSeconds(m, ctx, g.steps, frac, g.runs));
+  }
+  const calibS = models.filter((m) => !profileGiven(o.profiles, m)).length * (g.calibration === 'quick' ? H100_PLAN.calibrate_quick_s : H100_PLAN.calibrate_full_s);
+  const planS = calibS + [...est.values()].reduce((a, b) => a + b, 0);
+  log(`plan: ${cells.length} cells (${g.traces.length} traces, contexts ${g.contexts.map((c) => contextLabel(c)).join('/')}, ${models.length} models, ${g.budgets.length} budgets, ${g.policies.length} policies), ${g.steps} steps, ${g.runs} HIL runs each`);
+  log(`plan: about ${formatSeconds(planS)} on an H100 (calibration ${formatSeconds(calibS)}, cells ${formatSeconds(planS - calibS)}; estimate from lab HIL runs)${o.maxSeconds ? `; stops starting cells at ${o.maxSeconds} s` : ''}`);
+  const points = heldOutPoints(judged, { quick: g.calibration === 'quick' && o.hil.backend === 'host' });
+  log(`calibration points (held out from contexts ${judged.join(', ')}): attention ${points.attention_contexts.join(', ')}; chains ${points.situ_contexts.join(', ')}; layout/file/overlap at ${points.layout_context}`);
+  const gridOut = { ...g };
+  fs.writeFileSync(join(o.out, 'grid.json'), JSON.stringify(gridOut, null, 2) + '\n');
+
+  const b = openBackend(o.hil.backend);
+  let device: string;
+  let backend: string;
+  try {
+    device = b.info().name;
+    backend = b.kind;
+  } finally {
+    b.close();
+  }
+
+  // profiles
+  const profiles: ValidateResult['profiles'] = [];
+  const profileFile = new Map<string, string>();
+  if (!o.planOnly) {
+    for (const model of models) {
+      const given = profileGiven(o.profiles, model);
+      if (given) {
+        const side = given.replace(/\.json$/, '') + '.fit.json';
+        let pts: CalibrationPoints | null = null;
+        try {
+          pts = (JSON.parse(fs.readFileSync(side, 'utf8')) as { measurements?: { points?: CalibrationPoints } }).measurements?.points ?? null;
+        } catch {
+          pts = null;
+        }
+        const near = pts ? pointsNearGrid(pts, judged) : null;
+        const note = pts ? (near!.length ? `given; its calibration measured at grid contexts ${near!.join(', ')} (not held out)` : 'given; its calibration points avoid the grid contexts') : `given; no ${side} with its calibration points: whether it saw the grid's contexts is unknown`;
+        profiles.push({ model, file: given, calibrated: false, points: pts, points_near_grid: near, note });
+        profileFile.set(model, given);
+        log(`profile for ${model}: ${given} (${note})`);
+        continue;
+      }
+      const file = join(o.out, 'profiles', `${slug(model)}.json`);
+      const key = sha(JSON.stringify({ model, points, quick: g.calibration, base: g.base_hardware, backend: o.hil.backend }));
+      const keyFile = `${file}.key`;
+      if (fs.existsSync(file) && fs.existsSync(keyFile) && fs.readFileSync(keyFile, 'utf8') === key) {
+        log(`profile for ${model}: ${file} (calibrated by an earlier run with the same points, reused)`);
+      } else {
+        log(`calibrating for ${model} (${g.calibration}) on the ${o.hil.backend} backend`);
+        const c0 = performance.now();
+        const r = await calibrate({ backend: o.hil.backend, base: g.base_hardware, model, quick: g.calibration === 'quick', fileDir, ioThreads: o.hil.ioThreads, attention: o.hil.attention, points, log: (s) => log(`  ${s}`) });
+        writeCalibration(file, r);
+        fs.writeFileSync(keyFile, key);
+        log(`calibrated ${model} in ${((performance.now() - c0) / 1000).toFixed(1)} s`);
+      }
+      profiles.push({ model, file, calibrated: true, points, points_near_grid: pointsNearGrid(points, judged), note: 'calibrated here from the held-out points' });
+      profileFile.set(model, file);
+    }
+  }
+
+  // cells
+  const results: CellResult[] = [];
+  let measured = 0;
+  let estimated = 0;
+  let storageDirect: boolean | null = null;
+  const storageTiers = new Set<string>();
+  const total = cells.length;
+  for (const [i, c] of cells.entries()) {
+    const model = modelOf(c);
+    const e = est.get(c.id)!;
+    const base: CellResult = {
+      id: c.id,
+      key: '',
+      trace: c.trace_id,
+      trace_kind: c.trace.generate ? 'generated' : 'captured',
+      context: c.context,
+      prompt_tokens: c.context ?? readTraceHeader(c.trace.path!).prompt_tokens,
+      model,
+      policy: c.policy.name,
+      label: c.policy.label,
+      options: c.policy.options,
+      budget: c.budget,
+      status: 'not-run',
+      estimate_s: e,
+    };
+    if (o.planOnly) {
+      results.push({ ...base, reason: 'plan only' });
+      continue;
+    }
+    const prof = profileFile.get(model)!;
+    const key = sha(JSON.stringify({ cell: { ...c, index: undefined, id: undefined }, steps: g.steps, runs: g.runs, skip: g.skip_steps, profile: sha(fs.readFileSync(prof, 'utf8')), backend: o.hil.backend }));
+    base.key = key;
+    const cellFile = join(o.out, 'cells', `${c.id}.json`);
+    if (fs.existsSync(cellFile)) {
+      const prev = JSON.parse(fs.readFileSync(cellFile, 'utf8')) as CellResult;
+      if (prev.key === key && (prev.status === 'ok' || prev.status === 'skipped')) {
+        results.push(prev);
+        o.onProgress?.(i + 1, total, c.id);
+        continue;
+      }
+    }
+    const ratio = estimated > 0 ? measured / estimated : 1;
+    if (o.maxSeconds !== undefined && elapsed() + e * ratio > o.maxSeconds) {
+      results.push({ ...base, reason: `not started: the time limit (${o.maxSeconds} s) would be passed (elapsed ${elapsed().toFixed(0)} s, this cell about ${(e * ratio).toFixed(1)} s); rerun with the same --out to go on` });
+      continue;
+    }
+    const c0 = performance.now();
+    const r = await runCell(c, base, prof, g, o, fileDir);
+    r.wall_s = (performance.now() - c0) / 1000;
+    if (r.status === 'ok') {
+      measured += r.wall_s;
+      estimated += e;
+    }
+    if (r.storage_tier) storageTiers.add(r.storage_tier);
+    if (r.storage_direct !== undefined && r.storage_direct !== null) storageDirect = r.storage_direct;
+    delete r.storage_tier;
+    delete r.storage_direct;
+    writeAtomic(cellFile, JSON.stringify(r) + '\n');
+    results.push(r);
+    const left = cells.slice(i + 1).reduce((a, x) => a + est.get(x.id)!, 0) * (estimated > 0 ? measured / estimated : 1);
+    const what = r.status === 'ok' ? `median ${(r.error!.median * 100).toFixed(2)}%, p95 ${(r.error!.p95 * 100).toFixed(2)}%, runs differ ${(r.spread!.median * 100).toFixed(2)}% (${r.pool}, ${r.judgement!.pass ? 'pass' : 'miss'})` : `${r.status}: ${r.reason}`;
+    log(`[${i + 1}/${total}] ${c.id}: ${what} (${r.wall_s.toFixed(1)} s; elapsed ${formatSeconds(elapsed())}, ETA ${formatSeconds(left)})`);
+    o.onProgress?.(i + 1, total, c.id);
+  }
+
+  // the storage tier's device, from a run that used it (O_DIRECT or not), else the directory alone
+  const first = results.find((r) => r.status === 'ok');
+  const tiersOf = first ? simulateTiers(first, profileFile) : [];
+  const tiers = describeTiers(tiersOf, { backend, device, fileDir, direct: storageDirect });
+  if (storageTiers.size === 0) notes.push('no cell moved bytes to or from the storage tier');
+  const skip = g.skip_steps;
+  const pools = [
+    poolSummary('moving data (any bytes on a link)', results.filter((r) => r.pool === 'moving' || r.pool === 'storage'), skip),
+    poolSummary('moving data to or from storage', results.filter((r) => r.pool === 'storage'), skip),
+    poolSummary('moving no data', results.filter((r) => r.pool === 'non-moving'), skip),
+  ];
+  const per_policy = [...new Set(results.map((r) => r.label))].map((label) => {
+    const rs = results.filter((r) => r.label === label);
+    const ps = [...new Set(rs.filter((r) => r.pool).map((r) => r.pool!))];
+    return { ...poolSummary(label, rs, skip), pool: ps.join('/') || '-' };
+  });
+  const skipped = results.filter((r) => r.status === 'skipped');
+  if (skipped.length) notes.push(`${skipped.length} cells skipped (they do not fit): ${[...new Set(skipped.map((r) => r.reason))].slice(0, 6).join('; ')}`);
+  const notRun = results.filter((r) => r.status === 'not-run');
+  if (notRun.length) notes.push(`${notRun.length} cells not run${o.planOnly ? ' (plan only)' : ' (time limit); a rerun with the same --out resumes'}`);
+  const errs = results.filter((r) => r.status === 'error');
+  if (errs.length) notes.push(`${errs.length} cells failed: ${[...new Set(errs.map((r) => `${r.label}: ${r.reason}`))].slice(0, 6).join('; ')}`);
+  const result: ValidateResult = {
+    schema: 'kvtier-hil-validate/v1',
+    grid: g,
+    device,
+    backend,
+    tiers,
+    profiles,
+    held_out_contexts: judged,
+    runs: g.runs,
+    skip_steps: skip,
+    targets: TARGETS,
+    plan_s: planS,
+    wall_s: elapsed(),
+    cells: results,
+    pools,
+    per_policy,
+    notes,
+  };
+  if (!o.planOnly) {
+    writeAtomic(join(o.out, 'validate.json'), JSON.stringify(result) + '\n');
+    writeAtomic(join(o.out, 'cells.csv'), cellsCsv(result));
+  }
+  return result;
+}
+
+function profileGiven(p: Record<string, string> | undefined, model: string): string | undefined {
+  return p?.[model] ?? p?.['*'];
+}
+
+function simulateTiers(_r: CellResult, profiles: Map<string, string>): { name: string; kind: string }[] {
+  const file = [...profiles.values()][0];
+  const p = JSON.parse(fs.readFileSync(file, 'utf8')) as { tiers: { name: string; kind: string }[] };
+  return p.tiers.map((t) => ({ name: t.name, kind: t.kind }));
+}
+
+type RunningCell = CellResult & { storage_tier?: string; storage_direct?: boolean | null };
+
+async function runCell(c: GridCell, base: CellResult, profile: string, g: ValidateGrid, o: ValidateOptions, fileDir: string): Promise<RunningCell> {
+  const trace = traceFile(c, g, o.out);
+  // the quantization group size calibration uses (calibrate.ts): 128, or the head dimension when smaller
+  const groupSize = Math.min(128, loadModel(c.model || readTraceHeader(trace).model).head_dim);
+  const config: RunConfig = { trace, policy: c.policy.name, policy_options: c.policy.options, hardware: profile, hbm_budget: c.budget, group_size: groupSize, ...(c.model ? { model: c.model } : {}) };
+  let sim: RunResult;
+  try {
+    sim = simulate(config);
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (/does not fit|do not fit/.test(msg)) return { ...base, status: 'skipped', reason: `does not fit: ${msg}` };
+    return { ...base, status: 'error', reason: `simulation: ${msg}` };
+  }
+  // the HIL keeps the KV outside HBM in host memory (pinned) or the storage file
+  const hostBytes = sim.resolved.fullKvBytes - sim.resolved.budgetBytes;
+  if (hostBytes > 0.7 * freemem()) return { ...base, status: 'skipped', reason: `does not fit host memory: ${(hostBytes / 2 ** 30).toFixed(1)} GiB of KV outside HBM, ${(freemem() / 2 ** 30).toFixed(1)} GiB free` };
+  const storageTier = sim.resolved.hardware.tiers.find((t) => t.kind === 'nvme')?.name;
+  const runs: Awaited<ReturnType<typeof hilRun>>[] = [];
+  try {
+    for (let k = 0; k < g.runs; k++) runs.push(await hilRun(config, { ...o.hil, nvmeDir: fileDir, ioThreads: o.hil.ioThreads ?? DEFAULT_IO_THREADS }));
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (/out of memory|cudaErrorMemoryAllocation|does not fit/i.test(msg)) return { ...base, status: 'skipped', reason: `does not fit on the device: ${msg}` };
+    return { ...base, status: 'error', reason: `HIL run ${runs.length + 1}: ${msg}` };
+  }
+  for (const [k, r] of runs.entries()) {
+    if (r.result.steps.length !== sim.steps.length) return { ...base, status: 'error', reason: `HIL run ${k + 1} has ${r.result.steps.length} steps, the simulation ${sim.steps.length}` };
+  }
+  const pool = poolOf([sim.summary.bytes, ...runs.map((r) => r.result.summary.bytes)], storageTier);
+  const simMs = sim.steps.map((s) => s.latency_ms);
+  const hwMs = runs.map((r) => r.result.steps.map((s) => s.latency_ms));
+  const st = cellStats(pool, simMs, hwMs, g.skip_steps);
+  const usedFile = runs.find((r) => r.hil.nvme_file.used);
+  return {
+    ...base,
+    status: 'ok',
+    pool,
+    sim_bytes: sim.summary.bytes,
+    hw_bytes: runs[0].result.summary.bytes,
+    steps: sim.steps.map((s) => s.step),
+    context_tokens: sim.steps.map((s) => s.context_tokens),
+    sim_ms: simMs,
+    hw_ms: hwMs,
+    hw_median_ms: st.hw_median_ms,
+    error: st.error,
+    error_each_run: st.error_each_run,
+    spread: st.spread,
+    sim_dist: st.sim_dist,
+    hw_dist: st.hw_dist,
+    judgement: st.judgement,
+    warnings: [...new Set(runs.flatMap((r) => r.hil.warnings))],
+    ...(pool === 'storage' && storageTier ? { storage_tier: storageTier } : {}),
+    ...(usedFile ? { storage_direct: usedFile.hil.nvme_file.direct } : {}),
+  };
+}
+
+/** the cell's trace file under <out>/traces, generated or cut on first use */
+function traceFile(c: GridCell, g: ValidateGrid, out: string): string {
+  const p = join(out, 'traces', `${c.trace_id}.kvt`);
+  if (fs.existsSync(p)) return p;
+  const tmp = `${p}.tmp-${process.pid}`;
+  if (c.trace.generate) {
+    const m = loadModel(c.model);
+    generateTrace(tmp, { ...c.trace.generate, model: m.name, layers: m.layers, prompt_tokens: c.context!, steps: g.steps, seed: c.seed } as never, { overwrite: true });
+  } else {
+    writeTracePrefix(c.trace.path!, tmp, g.steps);
+  }
+  fs.renameSync(tmp, p);
+  return p;
+}
+
+const CSV_COLS = ['id', 'trace', 'trace_kind', 'prompt_tokens', 'model', 'policy', 'budget', 'status', 'pool', 'error_median', 'error_p95', 'error_each_run_median', 'error_each_run_p95', 'spread_median', 'spread_p95', 'sim_mean_ms', 'hw_mean_ms', 'sim_p50_ms', 'hw_p50_ms', 'sim_p99_ms', 'hw_p99_ms', 'pass', 'wall_s', 'reason'] as const;
+
+export function cellsCsv(r: ValidateResult): string {
+  const q = (x: unknown) => {
+    const s = x === undefined || x === null ? '' : String(x);
+    return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const lines = [CSV_COLS.join(',')];
+  for (const c of r.cells) {
+    const row: Record<(typeof CSV_COLS)[number], unknown> = {
+      id: c.id,
+      trace: c.trace,
+      trace_kind: c.trace_kind,
+      prompt_tokens: c.prompt_tokens,
+      model: c.model,
+      policy: c.label,
+      budget: c.budget,
+      status: c.status,
+      pool: c.pool,
+      error_median: c.error?.median,
+      error_p95: c.error?.p95,
+      error_each_run_median: c.error_each_run?.median,
+      error_each_run_p95: c.error_each_run?.p95,
+      spread_median: c.spread?.median,
+      spread_p95: c.spread?.p95,
+      sim_mean_ms: c.sim_dist?.mean,
+      hw_mean_ms: c.hw_dist?.mean,
+      sim_p50_ms: c.sim_dist?.p50,
+      hw_p50_ms: c.hw_dist?.p50,
+      sim_p99_ms: c.sim_dist?.p99,
+      hw_p99_ms: c.hw_dist?.p99,
+      pass: c.judgement ? (c.judgement.pass ? 'pass' : 'miss') : '',
+      wall_s: c.wall_s?.toFixed(2),
+      reason: c.reason,
+    };
+    lines.push(CSV_COLS.map((k) => q(row[k])).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
