@@ -168,6 +168,11 @@ export interface PolicyDefinition<O extends Record<string, unknown> = Record<str
    * 100% of the KV size whatever budget is asked (runs, sweeps and their checks read this flag)
    */
   full?: boolean;
+  /**
+   * how the hardware-in-the-loop executor lays out this policy's HBM blocks: 'slabs' (default) shares
+   * slabs of one block size between layers; 'buckets' gives every (layer, width) one contiguous region
+   */
+  hbmLayout?: 'slabs' | 'buckets';
   options: OptionSpec[];
   create(options: O, setup: PolicySetup): Policy;
 }

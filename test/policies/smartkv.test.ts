@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { defaultErrorTable } from '../../sim/quality/error-table.js';
 import { allocateBits, smartKv } from '../../policies/smartkv.js';
+import { bringBest, rankWidths, selectTop } from '../../policies/smartkv-allocate.js';
+import { GroupEma } from '../../policies/smartkv-importance.js';
 import { uniformInt8 } from '../../policies/uniform-int8.js';
+import { blocksFor, type TraceHeader, type TraceStep } from '../../traces/format.js';
+import { tinyHeader } from '../helpers/tiny.js';
 import { replayPolicy } from './harness.js';
 
 const T = defaultErrorTable();
@@ -10,19 +14,66 @@ const e = (b: number) => T.relError(b, 128, false);
 // 0.5 x [0.4, 0.3, 0.15, 0.1] -> order 0, 1, 2, 3
 const m = [0.4, 0.3, 0.15, 0.1, 0.05];
 
-describe('smartkv', () => {
+describe('smartkv allocation', () => {
   it('allocates {8, 4, 3, 2} greedily by importance within the average', () => {
     expect([...allocateBits([0, 1, 2, 3], 4).values()]).toEqual([8, 4, 2, 2]);
     expect([...allocateBits([0, 1, 2, 3], 3.75).values()]).toEqual([8, 3, 2, 2]);
     expect([...allocateBits([5, 6], 2).values()]).toEqual([2, 2]);
   });
 
-  it('quantizes by EMA importance, stores 3-bit blocks in 4-bit slots, reports 3 bits to the quality measures', () => {
+  it('rankWidths: the widths of the top ranks, up to the first 2-bit rank', () => {
+    const w = new Uint8Array(16);
+    // 10 blocks at 4 bits: 20 extra bits = 8, 8, 8 (18), then 4 (20)
+    expect(Array.from(w.subarray(0, rankWidths(10, 4, w)))).toEqual([8, 8, 8, 4]);
+    // 4 blocks at 2.75: 3 extra = 4 (2), then 3 (1)
+    expect(Array.from(w.subarray(0, rankWidths(4, 2.75, w)))).toEqual([4, 3]);
+    // 4 blocks at 3.5: 6 extra = one 8
+    expect(Array.from(w.subarray(0, rankWidths(4, 3.5, w)))).toEqual([8]);
+    // 3 blocks at 8: all 8; at 2: none
+    expect(Array.from(w.subarray(0, rankWidths(3, 8, w)))).toEqual([8, 8, 8]);
+    expect(rankWidths(3, 2, w)).toBe(0);
+    // the average is kept: sum of widths + 2 per other block <= avg * n
+    for (const [n, avg] of [[7, 3.3], [100, 4.1], [33, 2.9], [5, 7.9]] as const) {
+      const big = new Uint8Array(n);
+      const rr = rankWidths(n, avg, big);
+      let sum = 2 * (n - rr);
+      for (let i = 0; i < rr; i++) sum += big[i]!;
+      expect(sum).toBeLessThanOrEqual(avg * n + 1e-9);
+      // and, where a block was left at 2 bits, nothing is left that would pay for one more step up (3 bits = 1 extra)
+      if (rr < n) expect(avg * n - sum).toBeLessThan(1 + 1e-9);
+    }
+  });
+
+  it('selectTop and bringBest give the ranking a full sort gives, ties to the lower block', () => {
+    let s = 7;
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let trial = 0; trial < 50; trial++) {
+      const n = 1 + Math.floor(rnd() * 60);
+      // few distinct values: many ties
+      const score = Float64Array.from({ length: n }, () => Math.floor(rnd() * 5));
+      const sorted = Array.from({ length: n }, (_, i) => i).sort((a, b) => score[b]! - score[a]! || a - b);
+      const k = Math.floor(rnd() * (n + 1));
+      const cand = Int32Array.from({ length: n }, (_, i) => n - 1 - i);
+      selectTop(cand, n, k, score);
+      expect(Array.from(cand.subarray(0, k)).sort((a, b) => a - b)).toEqual(sorted.slice(0, k).sort((a, b) => a - b));
+      for (let i = k; i < Math.min(n, k + 3); i++) {
+        bringBest(cand, i, n, score);
+        expect(cand[i]).toBe(sorted[i]);
+      }
+    }
+  });
+});
+
+describe('smartkv', () => {
+  it('quantizes by EMA importance to real 3-bit blocks, and the quality measures see 3 bits', () => {
     const r = replayPolicy(smartKv, 10, { prompt: 16, steps: 1, layers: 1, massOf: () => m, options: { avg_bits: 3.75, decay: 0.5 } });
     expect(r.acts('demote:hbm:8', -1)).toEqual(['0:0']);
-    expect(r.acts('demote:hbm:4', -1)).toEqual(['0:1']);
+    expect(r.acts('demote:hbm:3', -1)).toEqual(['0:1']);
     expect(r.acts('demote:hbm:2', -1)).toEqual(['0:2', '0:3']);
-    expect(r.bits(0)).toEqual([8, 4, 2, 2, 16]);
+    expect(r.bits(0)).toEqual([8, 3, 2, 2, 16]);
+    // a 3-bit block is its own bucket in the cache
+    expect(r.cache.countBits(0, 3)).toBe(1);
+    expect(r.cache.bytesIn(0, 0)).toBe(r.cache.bytesOf(16) + r.cache.bytesOf(8) + r.cache.bytesOf(3) + 2 * r.cache.bytesOf(2));
     expect(r.qualities[0].quant_error).toBeCloseTo(0.4 * e(8) + 0.3 * e(3) + 0.25 * e(2), 6);
     expect(r.results[0].recall[0]).toBeCloseTo(1, 9);
   });
@@ -39,5 +90,54 @@ describe('smartkv', () => {
     const r = replayPolicy(uniformInt8, 10, { prompt: 16, steps: 1, layers: 1, massOf: () => m });
     expect(r.bits(0)).toEqual([8, 8, 8, 8, 16]);
     expect(r.qualities[0].quant_error).toBeCloseTo(0.95 * e(8), 6);
+  });
+
+  it('uniform allocation takes 3 bits', () => {
+    const r = replayPolicy(uniformInt8, 10, { prompt: 16, steps: 1, layers: 1, massOf: () => m, options: { uniform_bits: 3 } });
+    expect(r.bits(0)).toEqual([3, 3, 3, 3, 16]);
+    expect(() => replayPolicy(uniformInt8, 10, { prompt: 16, steps: 1, layers: 1, options: { uniform_bits: 5 } })).toThrow('option uniform_bits must be 16, 8, 4, 3 or 2 (got 5)');
+  });
+});
+
+describe('smartkv importance per KV group', () => {
+  // 2 groups, 1 layer, prompt 16 (blocks 0..3), one step (context 17: block 4 new). Group 0 puts 0.6
+  // on block 1, group 1 puts nothing there; block 2 gets 0.35 from both.
+  const g0 = [0.05, 0.6, 0.35, 0.0, 0.0];
+  const g1 = [0.3, 0.0, 0.35, 0.35, 0.0];
+  const h: TraceHeader = { ...tinyHeader(16, 1, 1), kv_groups: 2 };
+  const n = blocksFor(17, 4);
+  const row = (x: number[]) => ({ nBlocks: n, idx: null, mass: Float32Array.from(x), remainder: 0, normFrom: 0, norms: new Float32Array(n).fill(1) });
+  const trace: TraceStep[] = [{ step: 0, contextTokens: 17, layers: [row(g0), row(g1)] }];
+  // avg 3.5 over the 4 prompt blocks: 6 extra bits = exactly one 8-bit block, the rest 2 bits
+
+  it('max over groups: the block one group depends on (block 1: max 0.6) keeps 8 bits', () => {
+    // EMA after the prefill observation, decay 0.5: group 0 [0.025, 0.3, 0.175, 0], group 1
+    // [0.15, 0, 0.175, 0.175]; max [0.15, 0.3, 0.175, 0.175] -> block 1 first
+    const r = replayPolicy(smartKv, 10, { fullHeader: h, trace, options: { avg_bits: 3.5, decay: 0.5 } });
+    expect(r.bits(0)).toEqual([2, 8, 2, 2, 16]);
+  });
+
+  it('sum over groups: the block both groups share (block 2: 0.35 + 0.35) keeps 8 bits', () => {
+    // sum [0.175, 0.3, 0.35, 0.175] -> block 2 first
+    const r = replayPolicy(smartKv, 10, { fullHeader: h, trace, options: { avg_bits: 3.5, decay: 0.5, group_importance: 'sum' } });
+    expect(r.bits(0)).toEqual([2, 2, 8, 2, 16]);
+  });
+
+  it('GroupEma by hand: per-group decay, sparse rows (uniform share), unattended blocks gain nothing', () => {
+    const ema = new GroupEma(1, 2, 3, 0.5);
+    const att = (x: number[]) => Uint8Array.from(x);
+    const obs = (attended: Uint8Array, groups: { idx: Uint32Array | null; mass: number[]; uniform: number }[]) =>
+      ({ layer: 0, nBlocks: 3, attended, groups: groups.map((g) => ({ ...g, mass: Float32Array.from(g.mass) })) }) as never;
+    // group 0 dense [0.6, 0.4, 0]; group 1 sparse: block 2 at 0.8, the others 0.1 each
+    ema.observe(obs(att([1, 1, 1]), [{ idx: null, mass: [0.6, 0.4, 0], uniform: 0 }, { idx: Uint32Array.of(2), mass: [0.8], uniform: 0.1 }]));
+    expect(Array.from(ema.imp).map((x) => +x.toFixed(6))).toEqual([0.3, 0.2, 0, 0.05, 0.05, 0.4]);
+    // block 1 not attended: it only decays
+    ema.observe(obs(att([1, 0, 1]), [{ idx: null, mass: [0, 0.2, 0.8], uniform: 0 }, { idx: null, mass: [1, 0, 0], uniform: 0 }]));
+    expect(Array.from(ema.imp).map((x) => +x.toFixed(6))).toEqual([0.15, 0.1, 0.4, 0.525, 0.025, 0.2]);
+    expect([0, 1, 2].map((b) => +ema.of(0, b, 'max').toFixed(6))).toEqual([0.525, 0.1, 0.4]);
+    expect([0, 1, 2].map((b) => +ema.of(0, b, 'sum').toFixed(6))).toEqual([0.675, 0.125, 0.6]);
+    const out = new Float64Array(3);
+    ema.scoresInto(0, 3, 'max', out);
+    expect(Array.from(out).map((x) => +x.toFixed(6))).toEqual([0.525, 0.1, 0.4]);
   });
 });

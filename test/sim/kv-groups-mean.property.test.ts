@@ -84,7 +84,8 @@ function traces(seed: string, G: number, encoding: 'dense' | 'topk') {
 }
 
 registerBuiltinPolicies();
-const POLICIES = ['streaming-llm', 'lru-offload', 'lru', 'fifo', 'smartkv', 'synapsevm'];
+// (smartkv is not one: it keeps an importance per KV group, policies/smartkv-importance.ts)
+const POLICIES = ['streaming-llm', 'lru-offload', 'lru', 'fifo', 'synapsevm'];
 
 describe('KV groups: a per-layer policy sees only the group mean', () => {
   for (const seed of ['a', 'b', 'c']) {

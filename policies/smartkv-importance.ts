@@ -1,0 +1,88 @@
+/**
+ * SmartKV's importance: an exponential moving average of the attention each block receives, kept per
+ * (layer, KV group, block): imp ← decay · imp + (1 − decay) · mass at every observation of the layer
+ * (a block not attended at a step receives 0 there). A block's importance is the largest of its
+ * groups' (`max`) or their sum (`sum`).
+ *
+ * Why the max by default: a block holds the KV of every group, and its bits serve them all. Each
+ * group's attention output carries the error of the blocks it attends, weighted by its own mass, so
+ * a block that carries most of one group's attention (a retrieval head's needle) sets that group's
+ * output error whatever the other groups do. The sum (proportional to the group mean) ranks blocks by
+ * the error summed over the groups, which is what the run's quant_error measures (it uses the group
+ * mean); it can leave one group's needle at 2 bits when the other groups ignore it. The max bounds
+ * every group's worst case instead; `group_importance = sum` gives the sum.
+ */
+import type { Observation } from './policy.js';
+
+export type GroupImportance = 'max' | 'sum';
+
+export class GroupEma {
+  /** imp[(l * G + g) * M + b] */
+  readonly imp: Float64Array;
+
+  constructor(
+    readonly layers: number,
+    readonly groups: number,
+    readonly maxBlocks: number,
+    readonly decay: number,
+  ) {
+    this.imp = new Float64Array(layers * groups * maxBlocks);
+  }
+
+  /** one observation of a layer: every block of every group decays, attended ones gain their mass. O(G · nBlocks). */
+  observe(obs: Observation): void {
+    const d = this.decay;
+    const w = 1 - d;
+    const n = obs.nBlocks;
+    const att = obs.attended;
+    const G = this.groups;
+    const M = this.maxBlocks;
+    for (let g = 0; g < G; g++) {
+      const row = G === 1 ? obs : obs.groups[g];
+      const base = (obs.layer * G + g) * M;
+      const imp = this.imp;
+      const { idx, mass } = row;
+      if (idx === null) {
+        for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + (att[b] ? w * mass[b] : 0);
+        continue;
+      }
+      // sparse: every attended block gets the uniform share, listed ones their own mass instead
+      const wu = w * row.uniform;
+      for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + (att[b] ? wu : 0);
+      for (let i = 0; i < idx.length; i++) {
+        const b = idx[i];
+        if (att[b]) imp[base + b] += w * mass[i] - wu;
+      }
+    }
+  }
+
+  /** importance of one block: the max or the sum over its groups */
+  of(l: number, b: number, mode: GroupImportance): number {
+    const G = this.groups;
+    const M = this.maxBlocks;
+    let base = l * G * M + b;
+    let s = this.imp[base];
+    for (let g = 1; g < G; g++) {
+      base += M;
+      const x = this.imp[base];
+      s = mode === 'max' ? (x > s ? x : s) : s + x;
+    }
+    return s;
+  }
+
+  /** out[b] = of(l, b, mode) for b < n */
+  scoresInto(l: number, n: number, mode: GroupImportance, out: Float64Array): void {
+    const G = this.groups;
+    const M = this.maxBlocks;
+    const base = l * G * M;
+    out.set(this.imp.subarray(base, base + n));
+    for (let g = 1; g < G; g++) {
+      const o = base + g * M;
+      if (mode === 'max') {
+        for (let b = 0; b < n; b++) if (this.imp[o + b] > out[b]) out[b] = this.imp[o + b];
+      } else {
+        for (let b = 0; b < n; b++) out[b] += this.imp[o + b];
+      }
+    }
+  }
+}
