@@ -85,7 +85,8 @@ export function checkSweep(spec: SweepSpec, file: string): SweepCheck {
     });
     if (!header || !hw || !policyOk) continue;
     const modelName = c.model ?? header.model;
-    const model = models(c.model === null ? `the model "${modelName}" of traces[${ti}]` : `models[${spec.models.indexOf(c.model)}]`, modelName, () => loadModel(modelName));
+    const where = c.model === null ? `the model "${modelName}" of traces[${ti}]` : c.trace.model !== undefined ? `traces[${ti}].model` : `models[${spec.models.indexOf(c.model)}]`;
+    const model = models(where, modelName, () => loadModel(modelName));
     if (!model) continue;
     try {
       checkBudget(c.policy, c.budget, header, model, hw);

@@ -17,6 +17,8 @@ export interface TraceEntry {
   /** generator settings (preset name + overrides), written into the sweep directory */
   generate?: Record<string, unknown>;
   name?: string;
+  /** the model this trace replays with, instead of the sweep's `models` (a captured trace's own shape) */
+  model?: string;
 }
 
 export interface PolicyEntry {
@@ -97,14 +99,17 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
     if (typeof t === 'string') return { path: resolve(base, t) };
     if (typeof t === 'object' && t !== null) {
       const e = t as Record<string, unknown>;
-      for (const k of Object.keys(e)) if (!['path', 'generate', 'name'].includes(k)) throw err(`traces[${i}]: unknown field "${k}" (fields: path, generate, name)`);
+      for (const k of Object.keys(e)) if (!['path', 'generate', 'name', 'model'].includes(k)) throw err(`traces[${i}]: unknown field "${k}" (fields: path, generate, name, model)`);
       if (e.path !== undefined && e.generate !== undefined) throw err(`traces[${i}]: give either "path" or "generate", not both`);
-      if (typeof e.path === 'string') return { path: resolve(base, e.path), name: typeof e.name === 'string' ? e.name : undefined };
+      if (e.model !== undefined && (typeof e.model !== 'string' || e.model === '')) throw err(`traces[${i}].model must be a model preset name or a model JSON path`);
+      // like the sweep's models, a model file path is relative to the sweep file
+      const model = typeof e.model === 'string' ? { model: e.model.endsWith('.json') ? resolve(base, e.model) : e.model } : {};
+      if (typeof e.path === 'string') return { path: resolve(base, e.path), name: typeof e.name === 'string' ? e.name : undefined, ...model };
       if (typeof e.generate === 'object' && e.generate !== null) {
-        return { generate: e.generate as Record<string, unknown>, name: typeof e.name === 'string' ? e.name : undefined };
+        return { generate: e.generate as Record<string, unknown>, name: typeof e.name === 'string' ? e.name : undefined, ...model };
       }
     }
-    throw err(`traces[${i}] must be a path or { path } or { generate: {...}, name }`);
+    throw err(`traces[${i}] must be a path or { path, name, model } or { generate: {...}, name, model }`);
   });
   const policies = list('policies', true).map((p, i): PolicyEntry => {
     if (typeof p === 'string') return { name: p };
@@ -164,7 +169,10 @@ function budgetSlug(b: string | number): string {
   return slug(String(b).replace('%', 'pct'));
 }
 
-/** Expand the grid in a fixed order; the full-cache policy (definition.full) runs once per (trace, hardware, model, seed). */
+/**
+ * Expand the grid in a fixed order; the full-cache policy (definition.full) runs once per (trace, hardware, model, seed).
+ * A trace that names its own model runs with that one instead of the sweep's `models`.
+ */
 export function expandSweep(spec: SweepSpec): SweepConfig[] {
   registerBuiltinPolicies();
   const out: SweepConfig[] = [];
@@ -174,7 +182,7 @@ export function expandSweep(spec: SweepSpec): SweepConfig[] {
       const tname = t.name ?? (t.path ? basename(t.path) : 'generated');
       const traceName = t.generate ? `${slug(tname)}-s${seed}` : slug(tname);
       for (const hw of spec.hardware) {
-        for (const model of spec.models) {
+        for (const model of t.model !== undefined ? [t.model] : spec.models) {
           for (const p of spec.policies) {
             const budgets = isFullPolicy(p.name) ? ['100%'] : spec.budgets;
             for (const b of budgets) {

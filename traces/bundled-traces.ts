@@ -1,5 +1,5 @@
 /**
- * The small traces shipped in traces/bundled/ for the quickstart, and the exact generator inputs
+ * The small traces shipped in traces/bundled/ for tests and short runs, and the exact generator inputs
  * that make them (traces/make-bundled.ts writes them; a test checks the files still match).
  * Llama-3-8B shape, 2k-token prompt, topk k = 32 to stay small (under 2 MB together).
  */

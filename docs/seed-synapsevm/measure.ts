@@ -1,6 +1,6 @@
 /**
- * Before/after measurements of SynapseVM on the quickstart settings (examples/quickstart.json: the
- * two bundled 2k traces, budgets 10/20/40%, h100-pcie5 and a100-pcie4). Run from the repository root:
+ * Before/after measurements of SynapseVM on the 2k quickstart settings (examples/quickstart.json up
+ * to commit 722f875: the two bundled 2k traces, budgets 10/20/40%, h100-pcie5 and a100-pcie4). Run from the repository root:
  *   npx tsx docs/seed-synapsevm/measure.ts [--before c2e4f49] [--opt key=value ...] [--trace path --model m]
  * --before COMMIT measures that commit's policies/synapsevm.ts instead (loaded from git, registered
  * under its own name, on the current simulator). One JSON line per run. Forecast recall in predictive

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkServeSweep, checkSweep } from '../../studies/check-sweep.js';
 import { parseServeSweepSpec } from '../../studies/serve-sweep-spec.js';
-import { parseSweepSpec } from '../../studies/sweep-spec.js';
+import { expandSweep, parseSweepSpec } from '../../studies/sweep-spec.js';
 import { simulate } from '../../sim/run.js';
 import { generateTrace } from '../../traces/generator.js';
 import { kvtierArgs } from '../helpers/kvtier-from-sources.js';
@@ -113,5 +113,34 @@ describe('sweep --dry-run', () => {
     expect(no.stderr).toContain(`kvtier: 1 error(s) in ${bad}; nothing was run\n`);
     expect(fs.existsSync(join(dir, 'never'))).toBe(false);
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+});
+
+describe('a trace with its own model', () => {
+  const CAPTURED = join(process.cwd(), 'traces/captured/brown-needle-8k-d50.kvt');
+  const BROWN = join(process.cwd(), 'traces/captured/kvtier-brown-gpt.model.json');
+
+  it('replays with that model instead of the sweep models; the other traces keep the sweep models', () => {
+    const spec = parseSweepSpec(
+      { traces: [gen, { path: '../captured/brown-needle-8k-d50.kvt', model: '../captured/kvtier-brown-gpt.model.json' }], policies: ['h2o'], budgets: ['20%'], hardware: ['h100-pcie5'], models: [null, 'llama-3-8b'] },
+      join(process.cwd(), 'traces/bundled/f.json'),
+    );
+    expect(spec.traces[1]).toEqual({ path: CAPTURED, name: undefined, model: BROWN });
+    const configs = expandSweep(spec);
+    expect(configs.map((c) => [c.id, c.model])).toEqual([
+      ['0000_g-s1_h100-pcie5_h2o_20pct', null],
+      ['0001_g-s1_h100-pcie5_llama-3-8b_h2o_20pct', 'llama-3-8b'],
+      ['0002_brown-needle-8k-d50_h100-pcie5_kvtier-brown-gpt_h2o_20pct', BROWN],
+    ]);
+    expect(checkSweep(spec, 'f.json')).toEqual({ count: 3, errors: [] });
+  });
+
+  it('names the trace entry of a bad model', () => {
+    expect(() => parseSweepSpec({ traces: [{ path: 'x.kvt', model: 3 }], policies: ['h2o'], budgets: ['20%'], hardware: ['h100-pcie5'] }, 'f.json')).toThrow(
+      'f.json: traces[0].model must be a model preset name or a model JSON path',
+    );
+    const r = check({ traces: [{ ...gen, model: 'no-model' }] });
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]).toMatch(/^f\.json: traces\[0\]\.model: model "no-model" is neither a preset nor a file/);
   });
 });
