@@ -142,6 +142,8 @@ export class ReplayDriver<H> implements Actions {
     const groups: GroupAttention[] = Array.from({ length: this.G }, (): MutableGroup => ({ idx: null, mass: new Float32Array(0), uniform: 0 }));
     this.obsObj = { step: 0, layer: 0, nBlocks: 0, idx: null, mass: new Float32Array(0), uniform: 0, groups, attended: this.masks[0], attendedCount: 0 };
     this.skippedBytes = new Float64Array(this.T);
+    this.bytesByBits = new Float64Array(17);
+    for (const bits of BITS) this.bytesByBits[bits] = cache.bytesOf(bits);
     this.work = {
       step: 0,
       layer: 0,
@@ -157,8 +159,6 @@ export class ReplayDriver<H> implements Actions {
       kernel: 'fp16',
     };
     this.skippedBits = new Int32Array(BITS.length);
-    this.bytesByBits = new Float64Array(17);
-    for (const bits of BITS) this.bytesByBits[bits] = cache.bytesOf(bits);
   }
 
   /** liveMask of layer l over its first n blocks (a cached view) */
@@ -467,6 +467,12 @@ export class ReplayDriver<H> implements Actions {
     b.bytesTo += this.cache.bytesOf(s.toBits);
   }
 
+  /*
+   * RUNS. Copies are counted as contiguous runs of a layer's blocks, as the HIL executor coalesces
+   * them between host slots (block b of layer l at slot l * M + b) and a packed staging extent: a
+   * block joins the previous copied block when that one is 16-bit (it fills its slot, so the next
+   * slot starts where it ends); a quantized block ends its run.
+   */
   private stageBytes(layer: number, tier: number, bits: number, bytes: number, blocks: number[]): void {
     this.staged[layer * this.T + tier] += bytes;
     this.stagedAny[layer] = 1;
@@ -481,33 +487,26 @@ export class ReplayDriver<H> implements Actions {
       for (const b of blocks) this.stagedMask[base + b] = 1;
       runs = blocks.length;
     } else {
+      // runs of the blocks in `tier` not yet staged (RUNS below), marked staged in the same pass
       const mask = this.stagedMask;
-      runs = this.runsOf(layer, c.created[layer], (b) => c.tierOf(layer, b) === tier && mask[base + b] === 0);
-      for (let b = 0; b < c.created[layer]; b++) if (c.tierOf(layer, b) === tier) mask[base + b] = 1;
+      const tiers = c.tier;
+      const bitsAt = c.bits;
+      runs = 0;
+      let open = false;
+      for (let i = base, end = base + c.created[layer]; i < end; i++) {
+        if (tiers[i] !== tier) {
+          open = false;
+          continue;
+        }
+        if (mask[i] === 0) {
+          if (!open) runs++;
+          open = bitsAt[i] === 16;
+        } else open = false;
+        mask[i] = 1;
+      }
     }
     const h = this.executor.stage({ layer, reason: 'prefetch', fromTier: tier, toTier: 0, fromBits: bits, toBits: bits, blocks, bytesFrom: bytes, bytesTo: bytes, runs });
     this.pending[layer].push(h);
-  }
-
-  /**
-   * Contiguous runs of blocks 0..n-1 of a layer where `pick` holds, as the HIL executor coalesces
-   * them between host slots (block b of layer l at slot l * M + b) and a packed staging extent: a
-   * block joins the previous picked block when that one is 16-bit (it fills its slot, so the next
-   * slot starts where it ends); a quantized block ends its run.
-   */
-  private runsOf(layer: number, n: number, pick: (b: number) => boolean): number {
-    const c = this.cache;
-    let runs = 0;
-    let open = false;
-    for (let b = 0; b < n; b++) {
-      if (!pick(b)) {
-        open = false;
-        continue;
-      }
-      if (!open) runs++;
-      open = c.bitsOf(layer, b) === 16;
-    }
-    return runs;
   }
 
   private clearStaging(layer: number): void {
@@ -588,16 +587,29 @@ export class ReplayDriver<H> implements Actions {
       // per attended block below HBM: read from its staged copy, or fetched on demand (as the HIL
       // executor lowers it: a block demoted after its layer was staged has no staged copy, whatever
       // bytes the layer's promotions freed)
+      // and, per tier, the runs of its fetched blocks (RUNS below): a fetched block continues the open
+      // run when the block before it was fetched from the same tier at 16 bits
+      const tiers = c.tier;
+      const bitsAt = c.bits;
+      const bytesOf = this.bytesByBits;
+      let openTier = -1;
       for (let b = 0; b < n; b++) {
-        if (mask[b] === 0) continue;
-        const t = c.tierOf(l, b);
-        if (t <= 0) continue;
-        const bytes = c.bytesOf(c.bitsOf(l, b));
-        if (staged[base + b] === 1) stagedBytes += bytes;
-        else fetchBytes[t] += bytes;
-      }
-      for (let t = 1; t < this.T; t++) {
-        if (fetchBytes[t] > 0) fetchRuns[t] = Math.max(1, this.runsOf(l, n, (b) => mask[b] === 1 && c.tierOf(l, b) === t && staged[base + b] === 0));
+        const i = base + b;
+        const t = tiers[i];
+        if (mask[b] === 0 || t <= 0) {
+          openTier = -1;
+          continue;
+        }
+        const bits = bitsAt[i];
+        const bytes = bytesOf[bits];
+        if (staged[i] === 1) {
+          stagedBytes += bytes;
+          openTier = -1;
+          continue;
+        }
+        fetchBytes[t] += bytes;
+        if (openTier !== t) fetchRuns[t]++;
+        openTier = bits === 16 ? t : -1;
       }
     }
     const live = c.live(l) - skipped.length;
