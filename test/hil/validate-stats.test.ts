@@ -1,0 +1,181 @@
+// The validation grid's statistics, calibration points, grid file and expansion, and tier
+// descriptions, checked against hand-computed values.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultCalibrationPoints } from '../../hil/calibrate/measure.js';
+import { heldOutPoints, pointsNearGrid, spread } from '../../hil/validate/calibration-points.js';
+import { expandGrid } from '../../hil/validate/grid.js';
+import { cellSeconds } from '../../hil/validate/plan.js';
+import { distribution, judgeCell, medianP95, pairSpreads, relErrors, stepMedians } from '../../hil/validate/stats.js';
+import { describeBlockDevice, mountOf } from '../../hil/validate/tier-devices.js';
+import { type CellResult, cellStats, poolOf, poolSummary } from '../../hil/validate/validate.js';
+import { loadModel } from '../../sim/models/load-model.js';
+import { parseValidateGrid, readValidateGrid } from '../../studies/validate-grid.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kvtier-validate-stats-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const FIXTURE = join(import.meta.dirname, '../fixtures/validate/grid.json');
+
+describe('validation statistics', () => {
+  it('per-step errors, medians over runs and the runs\' pairwise spread', () => {
+    expect(relErrors([1.1, 0.9, 2], [1, 1, 2])).toEqual([expect.closeTo(0.1, 12), expect.closeTo(0.1, 12), 0]);
+    expect(() => relErrors([1], [1, 2])).toThrow(/1 simulated steps against 2 measured/);
+    expect(stepMedians([[1, 2, 3], [3, 2, 1], [2, 5, 2]])).toEqual([2, 2, 2]);
+    expect(stepMedians([[1, 4], [3, 8]])).toEqual([2, 6]);
+    // |1 - 3| / 2 = 1, |2 - 2| / 2 = 0
+    expect(pairSpreads([[1, 2], [3, 2]])).toEqual([1, 0]);
+    // three runs of one step: (1,2) 1/1.5, (1,4) 3/2.5, (2,4) 2/3
+    expect(pairSpreads([[1], [2], [4]])).toEqual([expect.closeTo(2 / 3, 12), expect.closeTo(1.2, 12), expect.closeTo(2 / 3, 12)]);
+    expect(pairSpreads([[1, 2, 3]])).toEqual([]);
+  });
+
+  it('distributions and median / p95 with linear interpolation', () => {
+    expect(distribution([4, 1, 3, 2])).toEqual({ mean: 2.5, p50: 2.5, p99: expect.closeTo(3.97, 12) });
+    expect(medianP95([0, 10])).toEqual({ median: 5, p95: 9.5, n: 2 });
+    expect(Number.isNaN(distribution([]).mean)).toBe(true);
+  });
+
+  it('judges each pool against its own targets', () => {
+    const d = { mean: 1, p50: 1, p99: 1 };
+    const s = { median: 0, p95: 0.02, n: 4 };
+    const moving = judgeCell('moving', { median: 0.02, p95: 0.09, n: 10 }, d, d, s);
+    expect(moving.pass).toBe(false);
+    expect(moving.checks.map((c) => [c.name, c.limit, c.pass])).toEqual([['median |error|', 0.03, true], ['p95 |error|', 0.08, false]]);
+    expect(judgeCell('non-moving', { median: 0.009, p95: 0.019, n: 10 }, d, d, s).pass).toBe(true);
+    expect(judgeCell('non-moving', { median: 0.011, p95: 0.019, n: 10 }, d, d, s).pass).toBe(false);
+    // storage: mean 4% off (<= 5%), p50 1% off (<= the spread 2%), p99 25% off (> 2%)
+    const st = judgeCell('storage', { median: 0.5, p95: 0.9, n: 10 }, { mean: 1.04, p50: 1.01, p99: 1.5 }, { mean: 1, p50: 1, p99: 1.2 }, s);
+    expect(st.checks.map((c) => [c.name, c.pass])).toEqual([['mean step time', true], ['p50 step time', true], ['p99 step time', false]]);
+    expect(st.checks[0].value).toBeCloseTo(0.04, 12);
+    expect(st.checks[2].value).toBeCloseTo(0.25, 12);
+    // one run: no spread, the distribution checks miss
+    expect(judgeCell('storage', s, d, d, medianP95([])).pass).toBe(false);
+  });
+
+  it('pools by what a policy moves', () => {
+    expect(poolOf([{}, { 'pcie:hbm->dram': 0 }], 'nvme')).toBe('non-moving');
+    expect(poolOf([{}, { 'pcie:hbm->dram': 5 }], 'nvme')).toBe('moving');
+    expect(poolOf([{ 'pcie:hbm->dram': 5, 'nvme-link:dram->nvme': 1 }], 'nvme')).toBe('storage');
+    expect(poolOf([{ 'nvme-link:nvme->dram': 1 }], 'nvme')).toBe('storage');
+    expect(poolOf([{ 'nvme-link:nvme->dram': 1 }], undefined)).toBe('moving');
+  });
+
+  it('cell statistics leave out the warm-up steps, and pools put per-step values together', () => {
+    const cell = (label: string, sim: number[], hw: number[][], pool: CellResult['pool']): CellResult => {
+      const st = cellStats(pool!, sim, hw, 1);
+      return { id: label, key: '', trace: 't', trace_kind: 'generated', context: 256, prompt_tokens: 256, model: 'm', policy: label, label, options: {}, budget: '20%', status: 'ok', pool, sim_ms: sim, hw_ms: hw, error: st.error, spread: st.spread, judgement: st.judgement, estimate_s: 1 };
+    };
+    // A: steps 1, 2 against 10: errors 0, 0.1; runs identical (spread 0)
+    const a = cell('a', [99, 10, 11], [[10, 10, 10], [10, 10, 10]], 'moving');
+    // B: steps 1, 2: 6 and 4 against 5 = 0.2 each; each run alone: run 1 (5, 5) and run 2 (5, 5)
+    const b = cell('b', [1, 6, 4], [[5, 5, 5], [5, 5, 5]], 'moving');
+    const st = cellStats('moving', [99, 10, 11], [[10, 10, 10], [10, 10, 10]], 1);
+    expect(st.error).toEqual({ median: expect.closeTo(0.05, 12), p95: expect.closeTo(0.095, 12), n: 2 });
+    expect(st.spread).toEqual({ median: 0, p95: 0, n: 2 });
+    expect(st.judgement.pass).toBe(false);
+    // runs that differ: medians (9, 11) -> 10, each run alone |10 - 9| / 9 and |10 - 11| / 11
+    const d = cellStats('moving', [0, 10], [[0, 9], [0, 11]], 1);
+    expect(d.error.median).toBe(0);
+    expect(d.error_each_run.median).toBeCloseTo((1 / 9 + 1 / 11) / 2, 12);
+    expect(d.spread.median).toBeCloseTo(2 / 10, 12);
+    const p = poolSummary('moving', [a, b, { ...a, id: 'x', status: 'skipped' }], 1);
+    // pooled errors 0, 0.1, 0.2, 0.2: median 0.15, p95 at position 2.85 = 0.2
+    expect(p).toMatchObject({ cells: 2, passed: 0, error: { median: expect.closeTo(0.15, 12), p95: expect.closeTo(0.2, 12), n: 4 }, spread: { median: 0, n: 4 } });
+  });
+});
+
+describe('held-out calibration points', () => {
+  it('leave out every context near the grid and bracket it', () => {
+    const p = heldOutPoints([1024, 4096]);
+    expect(p.situ_contexts).toEqual([256, 384, 512, 768, 1536, 2048, 3072, 6144]);
+    expect(p.attention_contexts).toEqual([256, 384, 512, 1536, 2048, 3072, 6144]);
+    expect(p.layout_context).toBe(2048);
+    expect(pointsNearGrid(p, [1024, 4096], 0.1)).toEqual([]);
+    const big = heldOutPoints([8192, 32768, 131072]);
+    expect(pointsNearGrid(big, [8192, 32768, 131072], 0.1)).toEqual([]);
+    expect(Math.max(...big.situ_contexts)).toBeGreaterThan(131072);
+    expect(Math.min(...big.situ_contexts)).toBeLessThan(8192);
+    // the standard calibration is taken at 8k and 32k
+    expect(pointsNearGrid(defaultCalibrationPoints(false), [8192, 32768, 131072])).toEqual([8192, 32768]);
+    expect(() => heldOutPoints([128, 192, 256, 384, 512, 768, 1024, 1536, 2048], { quick: true })).toThrow(/fewer than two candidate contexts/);
+    expect(spread([1, 2, 3, 4, 5], 3)).toEqual([1, 3, 5]);
+  });
+});
+
+describe('grid files', () => {
+  it('read the sweep grammar plus contexts, steps and runs, and expand in a fixed order', () => {
+    const g = readValidateGrid(FIXTURE);
+    expect(g).toMatchObject({ name: 'validate-tiny', contexts: [256], budgets: ['25%'], steps: 4, runs: 2, skip_steps: 1, calibration: 'quick', base_hardware: 'h100-pcie5' });
+    expect(g.policies.map((p) => [p.label, p.full])).toEqual([['full', true], ['streaming-llm', false], ['lru-offload', false], ['lru-offload-nvme', false]]);
+    const cells = expandGrid(g);
+    expect(cells.map((c) => c.id)).toEqual([
+      '0000_broad-hil-mini-256-s1_full_100pct',
+      '0001_broad-hil-mini-256-s1_streaming-llm_25pct',
+      '0002_broad-hil-mini-256-s1_lru-offload_25pct',
+      '0003_broad-hil-mini-256-s1_lru-offload-nvme_25pct',
+      '0004_broad-hil-mini-wide-256-s1_full_100pct',
+      '0005_broad-hil-mini-wide-256-s1_streaming-llm_25pct',
+      '0006_broad-hil-mini-wide-256-s1_lru-offload_25pct',
+      '0007_broad-hil-mini-wide-256-s1_lru-offload-nvme_25pct',
+    ]);
+  });
+
+  it('runs captured traces at their own context with their own models, after the generated contexts', () => {
+    const g = parseValidateGrid(
+      { traces: [{ path: 'c.kvt', models: ['own.model.json'] }, { generate: { preset: 'needle' }, name: 'n' }], contexts: [2048, 1024], budgets: ['10%', '40%'], models: ['llama-3-8b'], policies: ['h2o'], hardware: ['h100-pcie5'] },
+      join(dir, 'g.json'),
+    );
+    expect(g.runs).toBe(3);
+    expect(g.steps).toBe(32);
+    expect(g.traces[0].models).toEqual([join(dir, 'own.model.json')]);
+    expect(expandGrid(g).map((c) => [c.trace_id, c.context, c.budget])).toEqual([
+      ['n-llama-3-8b-1k-s1', 1024, '10%'],
+      ['n-llama-3-8b-1k-s1', 1024, '40%'],
+      ['n-llama-3-8b-2k-s1', 2048, '10%'],
+      ['n-llama-3-8b-2k-s1', 2048, '40%'],
+      ['c', null, '10%'],
+      ['c', null, '40%'],
+    ]);
+    const all = parseValidateGrid({ traces: [{ generate: {} }], contexts: [512], budgets: ['20%'], models: ['llama-3-8b'], policies: 'all', hardware: ['h100-pcie5'] }, 'g.json');
+    expect(all.policies.length).toBeGreaterThan(15);
+  });
+
+  it('refuses bad grids naming the file and the field', () => {
+    const base = { traces: [{ generate: { preset: 'broad' } }], contexts: [512], budgets: ['20%'], models: ['llama-3-8b'], policies: ['h2o'], hardware: ['h100-pcie5'] };
+    expect(() => parseValidateGrid({ ...base, contexts: undefined }, 'g.json')).toThrow(/^g\.json: "contexts" must be a non-empty list/);
+    expect(() => parseValidateGrid({ ...base, contexts: [512, 512] }, 'g.json')).toThrow(/lists a context twice/);
+    expect(() => parseValidateGrid({ ...base, hardware: ['h100-pcie5', 'a100-pcie4'] }, 'g.json')).toThrow(/"hardware" must list exactly one profile/);
+    expect(() => parseValidateGrid({ ...base, policies: ['nope'] }, 'g.json')).toThrow(/policies\[0\]: .*nope/);
+    expect(() => parseValidateGrid({ ...base, runs: 0 }, 'g.json')).toThrow(/"runs" must be an integer >= 1/);
+    expect(() => parseValidateGrid({ ...base, calibration: 'fast' }, 'g.json')).toThrow(/"calibration" must be "full" or "quick"/);
+    expect(() => parseValidateGrid({ ...base, colour: 1 }, 'g.json')).toThrow(/unknown field "colour"/);
+  });
+});
+
+describe('plan and tier devices', () => {
+  it('estimates grow with context, runs and budget', () => {
+    const m = loadModel('llama-3-8b');
+    expect(cellSeconds(m, 131072, 16, 0.2, 2)).toBeGreaterThan(cellSeconds(m, 8192, 16, 0.2, 2));
+    expect(cellSeconds(m, 8192, 16, 0.2, 3)).toBeGreaterThan(cellSeconds(m, 8192, 16, 0.2, 2));
+    expect(cellSeconds(m, 8192, 16, 1, 2)).toBeGreaterThan(cellSeconds(m, 8192, 16, 0.1, 2));
+  });
+
+  it('finds the mount of a path and the driver behind a block device', () => {
+    const mounts = ['/dev/vda / ext4 rw 0 0', 'tmpfs /dev/shm tmpfs rw 0 0', '/dev/nvme0n1p2 /data xfs rw 0 0', '/dev/sdb1 /data/x\\040y ext4 rw 0 0'].join('\n');
+    expect(mountOf('/tmp/a', mounts)).toEqual({ source: '/dev/vda', mount_point: '/', fstype: 'ext4' });
+    expect(mountOf('/dev/shm/f', mounts)?.fstype).toBe('tmpfs');
+    expect(mountOf('/data/f', mounts)?.source).toBe('/dev/nvme0n1p2');
+    expect(mountOf('/data/x y/f', mounts)?.source).toBe('/dev/sdb1');
+    expect(mountOf('/datax', mounts)?.source).toBe('/dev/vda');
+    const sys = join(dir, 'sys-block');
+    mkdirSync(join(sys, 'vdz', 'device'), { recursive: true });
+    mkdirSync(join(sys, 'vdz', 'queue'), { recursive: true });
+    mkdirSync(join(dir, 'drivers', 'virtio_blk'), { recursive: true });
+    symlinkSync(join(dir, 'drivers', 'virtio_blk'), join(sys, 'vdz', 'device', 'driver'));
+    writeFileSync(join(sys, 'vdz', 'queue', 'rotational'), '0\n');
+    expect(describeBlockDevice('/dev/vdz1', sys)).toBe('/dev/vdz, driver virtio_blk, a virtio disk of a virtual machine (not a local NVMe drive), non-rotational');
+    expect(describeBlockDevice('overlay', sys)).toBe('overlay (not a block device)');
+  });
+});

@@ -1,0 +1,115 @@
+// `kvtier hil validate` on the host backend with the tiny grid (test/fixtures/validate/grid.json):
+// calibration at held-out contexts, every cell simulated and run twice, the outputs' structure,
+// aggregates recomputed from the per-step arrays, resume, the report page and the CLI.
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.js';
+import { quantile } from '../../hil/compare/errors.js';
+import { relErrors, stepMedians } from '../../hil/validate/stats.js';
+import { validate, type ValidateResult } from '../../hil/validate/validate.js';
+import { renderValidateReport } from '../../reports/hil-validate-report.js';
+import { readValidateGrid } from '../../studies/validate-grid.js';
+import { backendAvailability } from './availability.js';
+
+const host = backendAvailability('host');
+const dir = mkdtempSync(join(tmpdir(), 'kvtier-validate-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const FIXTURE = join(import.meta.dirname, '../fixtures/validate/grid.json');
+
+describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
+  it('calibrates away from the grid, runs every cell N times and writes the results, the CSV and the page', async () => {
+    const out = join(dir, 'v');
+    const logs: string[] = [];
+    const r = await validate({ grid: readValidateGrid(FIXTURE), out, hil: { backend: 'host', nvmeDir: dir }, log: (s) => logs.push(s) });
+    expect(r.schema).toBe('kvtier-hil-validate/v1');
+    expect(r.backend).toBe('host');
+    expect(r.cells).toHaveLength(8);
+    expect(r.cells.map((c) => c.status)).toEqual(Array(8).fill('ok'));
+    // calibration: one profile per model, none of its points at the grid's context
+    expect(r.profiles.map((p) => [p.model.replace(/^.*\//, ''), p.calibrated, p.points_near_grid])).toEqual([
+      ['hil-mini.model.json', true, []],
+      ['hil-mini-wide.model.json', true, []],
+    ]);
+    expect(r.profiles[0].points!.situ_contexts).not.toContain(256);
+    const fit = JSON.parse(readFileSync(r.profiles[0].file.replace(/\.json$/, '.fit.json'), 'utf8'));
+    expect(fit.measurements.points).toEqual(r.profiles[0].points);
+    expect(fit.measurements.attention_in_situ.map((x: { tokens: number }) => x.tokens)).toEqual(r.profiles[0].points!.situ_contexts);
+    // pools by what each policy moved
+    expect(Object.fromEntries(r.cells.map((c) => [c.label, c.pool]))).toEqual({ full: 'non-moving', 'streaming-llm': 'non-moving', 'lru-offload': 'moving', 'lru-offload-nvme': 'storage' });
+    for (const c of r.cells) {
+      expect(c.steps).toEqual([0, 1, 2, 3]);
+      expect(c.hw_ms).toHaveLength(2);
+      expect(c.sim_ms).toHaveLength(4);
+      // the statistics, recomputed from the per-step arrays (the first step left out)
+      const med = stepMedians(c.hw_ms!);
+      expect(c.hw_median_ms).toEqual(med);
+      const e = relErrors(c.sim_ms!.slice(1), med.slice(1));
+      expect(c.error).toEqual({ median: quantile(e, 0.5), p95: quantile(e, 0.95), n: 3 });
+      expect(c.spread!.n).toBe(3);
+      expect(c.judgement!.checks.length).toBe(c.pool === 'storage' ? 3 : 2);
+      expect(c.judgement!.pass).toBe(c.judgement!.checks.every((k) => k.value <= k.limit));
+    }
+    // pooled: the moving pool holds the moving and the storage cells' per-step errors
+    const moving = r.pools[0];
+    expect(moving.cells).toBe(4);
+    const pooled = r.cells.filter((c) => c.pool !== 'non-moving').flatMap((c) => relErrors(c.sim_ms!.slice(1), c.hw_median_ms!.slice(1)));
+    expect(moving.error.median).toBeCloseTo(quantile(pooled, 0.5), 12);
+    expect(r.pools[2]).toMatchObject({ name: 'moving no data', cells: 4 });
+    expect(r.per_policy.map((p) => [p.name, p.pool, p.cells])).toEqual([['full', 'non-moving', 2], ['streaming-llm', 'non-moving', 2], ['lru-offload', 'moving', 2], ['lru-offload-nvme', 'storage', 2]]);
+    // every tier named with what backs it
+    expect(r.tiers.map((t) => t.kind)).toEqual(expect.arrayContaining(['hbm', 'dram', 'nvme']));
+    expect(r.tiers.find((t) => t.kind === 'nvme')!.device).toMatch(new RegExp(`^a file in .* on \\S+ at `));
+    expect(r.tiers.find((t) => t.kind === 'hbm')!.device).toMatch(/host memory standing in for HBM/);
+    expect(logs.some((l) => /^plan: 8 cells/.test(l))).toBe(true);
+    expect(logs.some((l) => /^\[8\/8\] 0007_.*ETA/.test(l))).toBe(true);
+    const saved = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
+    expect(saved.cells.map((c) => c.id)).toEqual(r.cells.map((c) => c.id));
+    const csv = readFileSync(join(out, 'cells.csv'), 'utf8').trim().split('\n');
+    expect(csv[0]).toBe('id,trace,trace_kind,prompt_tokens,model,policy,budget,status,pool,error_median,error_p95,error_each_run_median,error_each_run_p95,spread_median,spread_p95,sim_mean_ms,hw_mean_ms,sim_p50_ms,hw_p50_ms,sim_p99_ms,hw_p99_ms,pass,wall_s,reason');
+    expect(csv).toHaveLength(9);
+    expect(csv[4].split(',').slice(5, 9)).toEqual(['lru-offload-nvme', '25%', 'ok', 'storage']);
+
+    // a rerun into the same directory reuses every cell and both profiles
+    const again = await validate({ grid: readValidateGrid(FIXTURE), out, hil: { backend: 'host', nvmeDir: dir }, log: (s) => logs.push(s) });
+    expect(again.cells.map((c) => c.hw_ms)).toEqual(r.cells.map((c) => c.hw_ms));
+    expect(logs.filter((l) => /calibrated by an earlier run with the same points, reused/.test(l))).toHaveLength(2);
+
+    const page = readFileSync(await renderValidateReport(out), 'utf8');
+    for (const s of ['held-out grid', 'Per policy', 'Tiers and what backs them', 'moving no data', 'lru-offload-nvme', 'runs differ']) expect(page).toContain(s);
+    for (const c of ['error-per-cell', 'pass-miss', 'mean-step']) expect(existsSync(join(out, 'charts', `${c}.svg`))).toBe(true);
+  }, 120_000);
+
+  it('stops at the time limit and says so; the CLI plans without running and refuses a bad grid', async () => {
+    const out = join(dir, 'limit');
+    const r = await validate({ grid: { ...readValidateGrid(FIXTURE), runs: 1 }, out, hil: { backend: 'host', nvmeDir: dir }, maxSeconds: 1e-3 });
+    expect(r.cells.map((c) => c.status)).toEqual(Array(8).fill('not-run'));
+    expect(r.cells[0].reason).toMatch(/time limit \(0\.001 s\) would be passed.*rerun with the same --out/);
+    expect(r.notes.some((n) => /8 cells not run \(time limit\)/.test(n))).toBe(true);
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (s: string) => void lines.push(s);
+    try {
+      expect(await main(['node', 'kvtier', 'hil', 'validate', FIXTURE, '--plan', '--backend', 'host', '--out', join(dir, 'plan')])).toBe(0);
+    } finally {
+      console.log = log;
+    }
+    expect(lines.filter((l) => /^  0\d{3}_.* about \d/.test(l))).toHaveLength(8);
+    expect(existsSync(join(dir, 'plan', 'validate.json'))).toBe(false);
+    const bad = join(dir, 'bad.json');
+    cpSync(FIXTURE, bad);
+    const g = JSON.parse(readFileSync(bad, 'utf8'));
+    g.contexts = [];
+    writeFileSync(bad, JSON.stringify(g));
+    const errors: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => errors.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      expect(await main(['node', 'kvtier', 'hil', 'validate', bad, '--backend', 'host'])).not.toBe(0);
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(errors.join('')).toMatch(/bad\.json: "contexts" must be a non-empty list/);
+  }, 60_000);
+});
