@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getPolicy } from '../../policies/registry.js';
 import { summarizeRun } from '../../sim/metrics/summarize-run.js';
 import { energyOf } from '../../sim/quality/energy-model.js';
 import type { StepRow } from '../../sim/metrics/summary.js';
@@ -104,7 +105,9 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   });
   const { model, hardware, header } = r.resolved;
   const groupSize = config.group_size ?? 128;
-  const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize, eagerFences: o.eagerFences });
+  // the policy's HBM layout: per-bit buckets (one region per layer and width) or shared slabs
+  const hbmLayout = getPolicy(config.policy).hbmLayout ?? 'slabs';
+  const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize, eagerFences: o.eagerFences, hbmLayout });
   const warnings: string[] = [];
   if (lowered.usesCxl) {
     warnings.push('CXL is simulation-only: no CXL hardware here, so blocks placed in the "cxl" tier lived in a second pinned host-DRAM pool; their measured times are DRAM-over-PCIe times, not CXL.');

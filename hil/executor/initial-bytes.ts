@@ -6,6 +6,7 @@
  */
 import type { NativeBackend, NativeFileTier } from '../addon-types.js';
 import { packBlock } from '../block-pack.js';
+import { dequantizeRef, quantizeRef } from '../reference/quantize.js';
 import { type Precision, blockBytes, sectionElems } from '../kv-format.js';
 import type { BlockData } from './block-data.js';
 import type { LoweredPlan, RegionName } from './lowered-plan.js';
@@ -13,12 +14,23 @@ import { WRITE_CHUNK } from './model-buffers.js';
 
 const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
-/** bytes of block (l, b) at `bits`, as the tiers must hold them */
-export function expectedBlock(p: LoweredPlan, data: BlockData, l: number, blk: number, bits: number): Uint8Array {
-  const v = data.block(l, blk);
+/**
+ * bytes of block (l, b) at `bits`, as the tiers must hold them; `via`: the quantized widths its values
+ * went through first (each a quantization and a dequantization to FP16, as a conversion does)
+ */
+export function expectedBlock(p: LoweredPlan, data: BlockData, l: number, blk: number, bits: number, via: readonly number[] = []): Uint8Array {
+  let v = data.block(l, blk);
   const g = p.geometry;
-  if (bits === 16) return new Uint8Array(v.buffer, 0, blockBytes(g, 'fp16'));
   const half = sectionElems(g);
+  for (const w of via) {
+    const k = v.subarray(0, half);
+    const vv = v.subarray(half);
+    const out = new Uint16Array(v.length);
+    out.set(dequantizeRef(quantizeRef(k, w, g.groupSize), half, w, g.groupSize), 0);
+    out.set(dequantizeRef(quantizeRef(vv, w, g.groupSize), half, w, g.groupSize), half);
+    v = out;
+  }
+  if (bits === 16) return new Uint8Array(v.buffer, 0, blockBytes(g, 'fp16'));
   return packBlock(g, PREC[bits]!, v.subarray(0, half), v.subarray(half));
 }
 

@@ -23,7 +23,7 @@ export function lowerLayer(c: LoweringContext, w: PlannedLayer): LayerMarks {
   }
   const created: [number, number][] = [];
   for (const b of w.created) {
-    const s = c.slabs.alloc(c.fp16Bytes);
+    const s = c.slabs.alloc(c.fp16Bytes, l);
     p.slot[p.ix(l, b)] = s.offset;
     p.set(l, b, 0, 16);
     created.push([c.fresh.offset(l, b), s.offset]);

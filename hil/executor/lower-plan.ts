@@ -27,6 +27,7 @@ import { lowerMove } from './lower-move.js';
 import { lowerStage } from './lower-staging.js';
 import { placeInitial } from './place-initial.js';
 import type { RecordedPlan } from './plan.js';
+import type { SlabAllocator } from './slab-allocator.js';
 import { RingFullError } from './staging-ring.js';
 
 export interface LowerOptions {
@@ -42,6 +43,11 @@ export interface LowerOptions {
    * then (the next layer's attention and projections included).
    */
   eagerFences?: boolean;
+  /**
+   * HBM layout: 'slabs' (default) or 'buckets' — every (layer, width) in one contiguous region
+   * (bucket-allocator.ts), sized by a first lowering pass with slabs
+   */
+  hbmLayout?: 'slabs' | 'buckets';
 }
 
 export function lowerPlan(plan: RecordedPlan, model: ModelSpec, hw: HardwareProfile, blockTokens: number, o: LowerOptions): LoweredPlan {
@@ -49,7 +55,11 @@ export function lowerPlan(plan: RecordedPlan, model: ModelSpec, hw: HardwareProf
   let ring = o.ringBytes ?? defaultStagingRingBytes(plan.initial.maxBlocks, blockBytes(g, 'fp16'));
   for (;;) {
     try {
-      return lowerSteps(new LoweringContext(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? true));
+      const slabbed = new LoweringContext(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? true);
+      const lowered = lowerSteps(slabbed);
+      if (o.hbmLayout !== 'buckets') return lowered;
+      const peaks = (slabbed.slabs as SlabAllocator).peaks();
+      return lowerSteps(new LoweringContext(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? true, peaks));
     } catch (e) {
       if (!(e instanceof RingFullError)) throw e;
       ring *= 2;
@@ -92,7 +102,7 @@ function lowerSteps(c: LoweringContext): LoweredPlan {
     marks: c.out.markCount,
     fences: c.fences.counts,
     scratchBytes: 2 * align(c.fp16Bytes, 4096),
-    final: { tier: places.tier, bits: places.bits, slot: places.slot },
+    final: { tier: places.tier, bits: places.bits, slot: places.slot, via: places.via },
     layers: c.plan.initial.layers,
     maxBlocks: c.M,
     hostRegionOf: host.kinds.map((k) => (k === 'cxl' ? 'cxl' : k === 'dram' || k === 'nvme' ? 'dram' : undefined)),

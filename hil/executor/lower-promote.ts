@@ -21,7 +21,7 @@ export function lowerPromote(c: LoweringContext, m: PlannedMove): void {
   if (m.fromBits === m.toBits) {
     const list: [number, number, number][] = [];
     for (const b of m.blocks) {
-      const s = c.slabs.alloc(out.bb(m.toBits));
+      const s = c.slabs.alloc(out.bb(m.toBits), l);
       c.touch(MEMORY, s.acc);
       c.fences.after(MEMORY, s.acc);
       p.slot[p.ix(l, b)] = s.offset;
@@ -31,7 +31,7 @@ export function lowerPromote(c: LoweringContext, m: PlannedMove): void {
   } else {
     const m0 = out.mark(MEMORY);
     for (const b of m.blocks) {
-      const s = c.slabs.alloc(out.bb(m.toBits));
+      const s = c.slabs.alloc(out.bb(m.toBits), l);
       c.touch(MEMORY, s.acc);
       out.push({ o: 'copy', s: MEMORY, src: region, srcOff: host.offset(l, b), dst: 'scratch', dstOff: 0, bytes: size });
       out.convert('scratch', 0, m.fromBits, 'arena', s.offset, m.toBits);

@@ -9,7 +9,7 @@ export function lowerRequant(c: LoweringContext, m: PlannedMove): void {
   const m0 = c.out.mark(MEMORY);
   for (const b of m.blocks) {
     const old = p.slot[p.ix(l, b)];
-    const nu = c.slabs.alloc(c.out.bb(m.toBits));
+    const nu = c.slabs.alloc(c.out.bb(m.toBits), l);
     c.touch(MEMORY, c.slabs.access(old));
     c.touch(MEMORY, nu.acc);
     c.out.convert('arena', old, m.fromBits, 'arena', nu.offset, m.toBits);

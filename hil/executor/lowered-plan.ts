@@ -69,7 +69,8 @@ export interface LoweredPlan {
   fences: [number, number];
   scratchBytes: number;
   /** where every block is after the last step (tier, bits, arena offset of resident ones) */
-  final: { tier: Int8Array; bits: Int8Array; slot: Float64Array };
+  /** via: per block index (l * maxBlocks + b) converted between quantized widths, the widths it held before (BlockPlaces.via) */
+  final: { tier: Int8Array; bits: Int8Array; slot: Float64Array; via: Map<number, number[]> };
   layers: number;
   maxBlocks: number;
   /** host region per tier index (dram, cxl; nvme blocks are read through their dram slot) */

@@ -6,6 +6,7 @@
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import { type BlockGeometry, blockBytes } from '../kv-format.js';
 import { BlockPlaces } from './block-places.js';
+import { BucketAllocator, type BucketPeak } from './bucket-allocator.js';
 import { BlockTables } from './block-tables.js';
 import { align } from './copy-runs.js';
 import { type Access, Fences, type StreamIx } from './fences.js';
@@ -27,7 +28,8 @@ export class LoweringContext {
   readonly slotBytes: number;
   readonly fp16Bytes: number;
   readonly places: BlockPlaces;
-  readonly slabs: SlabAllocator;
+  /** resident blocks' slots: slabs, or per-bit buckets (one region per layer and width) when the run asks for them */
+  readonly slabs: SlabAllocator | BucketAllocator;
   readonly ring: StagingRing;
   readonly fences: Fences;
   readonly host: HostTiers;
@@ -47,12 +49,14 @@ export class LoweringContext {
     slabBytes: number,
     readonly ringBytes: number,
     readonly eagerFences: boolean,
+    /** per-bit buckets sized to these peaks (a first pass's SlabAllocator.peaks()); absent: slabs */
+    buckets?: readonly BucketPeak[],
   ) {
     this.M = plan.initial.maxBlocks;
     this.fp16Bytes = blockBytes(g, 'fp16');
     this.slotBytes = align(this.fp16Bytes, 4096);
     this.places = new BlockPlaces(this.M, plan.initial.tier, plan.initial.bits);
-    this.slabs = new SlabAllocator(ringBytes, Math.max(slabBytes, align(this.fp16Bytes, 16)));
+    this.slabs = buckets ? new BucketAllocator(ringBytes, buckets) : new SlabAllocator(ringBytes, Math.max(slabBytes, align(this.fp16Bytes, 16)));
     this.ring = new StagingRing(ringBytes);
     this.out = new StepOps(g);
     this.fences = new Fences((op) => this.out.push(op));

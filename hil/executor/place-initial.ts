@@ -12,7 +12,7 @@ export function placeInitial(c: LoweringContext): InitialBlock[] {
       if (t < 0) continue;
       const bits = p.bits[p.ix(l, b)];
       if (t === 0) {
-        const s = c.slabs.alloc(c.out.bb(bits));
+        const s = c.slabs.alloc(c.out.bb(bits), l);
         p.slot[p.ix(l, b)] = s.offset;
         out.push({ layer: l, block: b, bits, region: 'arena', offset: s.offset, file: false });
       } else {

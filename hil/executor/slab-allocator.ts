@@ -2,8 +2,11 @@
  * The HBM arena's block allocator: fixed-size slabs (2 MiB by default), each holding slots of one
  * block size (one precision); a slab returns to the free list when its last slot is freed. Slots
  * remember their last access per stream (fences.ts), and a reused slab passes on what its slots saw.
- * The arena grows as slabs are needed: its size after lowering is the run's real peak.
+ * The arena grows as slabs are needed: its size after lowering is the run's real peak. It also counts,
+ * per (bucket, block size), the most slots held at once (`peaks`): what the per-bit buckets of
+ * bucket-allocator.ts are sized to.
  */
+import { type BucketPeak, bucketKey } from './bucket-allocator.js';
 import { type Access, Fences, noAccess } from './fences.js';
 
 interface Slab {
@@ -18,7 +21,8 @@ export class SlabAllocator {
   private readonly slabs: Slab[] = [];
   private readonly freeSlabs: Slab[] = [];
   private readonly open = new Map<number, Set<Slab>>();
-  private readonly slots = new Map<number, { slab: Slab; acc: Access }>();
+  private readonly slots = new Map<number, { slab: Slab; acc: Access; bucket: string }>();
+  private readonly held = new Map<string, BucketPeak & { live: number }>();
   private end: number;
 
   constructor(
@@ -33,7 +37,12 @@ export class SlabAllocator {
     return this.end - this.base;
   }
 
-  alloc(slotBytes: number): { offset: number; acc: Access } {
+  /** per (bucket, block size): the most slots held at once so far */
+  peaks(): BucketPeak[] {
+    return [...this.held.values()].map((p) => ({ bucket: p.bucket, slotBytes: p.slotBytes, count: p.count }));
+  }
+
+  alloc(slotBytes: number, bucket = -1): { offset: number; acc: Access } {
     if (slotBytes > this.slabBytes) throw new Error(`a block of ${slotBytes} bytes does not fit a ${this.slabBytes}-byte slab`);
     let set = this.open.get(slotBytes);
     if (!set) this.open.set(slotBytes, (set = new Set()));
@@ -55,7 +64,12 @@ export class SlabAllocator {
     slab.used++;
     if (slab.free.length === 0) set.delete(slab);
     const acc: Access = [slab.retired[0], slab.retired[1]];
-    this.slots.set(offset, { slab, acc });
+    const key = bucketKey(bucket, slotBytes);
+    let h = this.held.get(key);
+    if (!h) this.held.set(key, (h = { bucket, slotBytes, count: 0, live: 0 }));
+    h.live++;
+    if (h.live > h.count) h.count = h.live;
+    this.slots.set(offset, { slab, acc, bucket: key });
     return { offset, acc };
   }
 
@@ -69,6 +83,7 @@ export class SlabAllocator {
     const s = this.slots.get(offset);
     if (!s) throw new Error(`arena slot ${offset} freed twice`);
     this.slots.delete(offset);
+    this.held.get(s.bucket)!.live--;
     const slab = s.slab;
     Fences.merge(slab.retired, s.acc);
     slab.free.push(offset);

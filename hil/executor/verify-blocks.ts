@@ -21,7 +21,7 @@ export async function verifyBlocks(b: NativeBackend, p: LoweredPlan, data: Block
     if (t < 0) continue;
     const l = Math.floor(i / maxBlocks);
     const blk = i % maxBlocks;
-    const want = expectedBlock(p, data, l, blk, bits[i]);
+    const want = expectedBlock(p, data, l, blk, bits[i], p.final.via.get(i));
     let got: Uint8Array;
     if (t === 0) got = b.read(regions.get('arena')!, slot[i], want.length);
     else {
