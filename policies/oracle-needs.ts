@@ -18,10 +18,20 @@ export class StepNeeds {
   private g1 = new Float64Array(0);
   /** per layer x block: 1 where needed */
   private mark = new Uint8Array(0);
+  /** per layer x block: 1 where some group of the layer lists the block (top-k rows) */
+  private listed = new Uint8Array(0);
   private ids = new Int32Array(0);
   private keys = new Float64Array(0);
-  /** pooled shares, l * n + b */
-  private share = new Float64Array(0);
+  /** listed keys, sorted to find a cut */
+  private sorted = new Float64Array(0);
+  /** pooled keys: -(attention share), l * n + b */
+  private negShare = new Float64Array(0);
+  /** per layer: the key its unlisted blocks share in the pooled order, and how many there are */
+  private groupKey = new Float64Array(0);
+  private groupCount = new Int32Array(0);
+  /** the same for one row's own cut */
+  private readonly rowKey = new Float64Array(1);
+  private readonly rowCount = new Int32Array(1);
   private out = new Int32Array(0);
 
   constructor(
@@ -45,14 +55,24 @@ export class StepNeeds {
     }
     if (this.mark.length < L * n) {
       this.mark = new Uint8Array(L * n);
+      this.listed = new Uint8Array(L * n);
       this.ids = new Int32Array(L * n);
       this.keys = new Float64Array(L * n);
-      this.share = new Float64Array(L * n);
+      this.sorted = new Float64Array(L * n);
+      this.negShare = new Float64Array(L * n);
       this.out = new Int32Array(L * n);
+      this.groupKey = new Float64Array(L);
+      this.groupCount = new Int32Array(L);
     }
-    const { m, g1, mark, ids, keys, share } = this;
+    const { m, g1, mark, listed, ids, keys, negShare } = this;
+    const K = this.topK;
     mark.fill(0, 0, L * n);
+    listed.fill(0, 0, L * n);
+    // with every row in top-k form, the unlisted blocks of a layer share one mass: cuts are found
+    // from the listed masses and that one value instead of selecting over every block
+    let allListed = true;
     for (let l = 0; l < L; l++) {
+      const base = l * n;
       const nl = s.layers[l * G].nBlocks;
       if (nl !== n) throw new Error(`step ${s.step}: layer ${l} has ${nl} blocks, layer 0 has ${n}`);
       if (G === 1) denseMass(s.layers[l], m);
@@ -67,22 +87,62 @@ export class StepNeeds {
       }
       let total = 0;
       for (let b = 0; b < n; b++) total += m[b];
-      for (let b = 0; b < n; b++) {
-        ids[b] = b;
-        keys[b] = -m[b];
+      let topk = true;
+      for (let g = 0; g < G && topk; g++) {
+        const idx = s.layers[l * G + g].idx;
+        if (idx === null) topk = false;
+        else for (let i = 0; i < idx.length; i++) listed[base + idx[i]] = 1;
       }
-      const k = selectBottomKKeyed(ids, keys, n, this.topK);
-      for (let i = 0; i < k; i++) mark[l * n + ids[i]] = 1;
-      if (this.pooled) for (let b = 0; b < n; b++) share[l * n + b] = total > 0 ? m[b] / total : 0;
+      // the layer's unlisted blocks (all with the same mass, m[first])
+      let first = -1;
+      let unlisted = 0;
+      if (topk) for (let b = 0; b < n; b++) if (listed[base + b] === 0 && unlisted++ === 0) first = b;
+      for (let b = 0; b < n; b++) keys[b] = -m[b];
+      if (!topk || unlisted === 0 || K >= n) {
+        for (let b = 0; b < n; b++) ids[b] = b;
+        const k = selectBottomKKeyed(ids, keys, n, K);
+        for (let i = 0; i < k; i++) mark[base + ids[i]] = 1;
+      } else if (K > 0) {
+        const sorted = this.sorted;
+        let p = 0;
+        for (let b = 0; b < n; b++) if (listed[base + b] === 1) sorted[p++] = keys[b];
+        sorted.subarray(0, p).sort();
+        this.rowKey[0] = keys[first];
+        this.rowCount[0] = unlisted;
+        markCut(keys, 0, n, nthKey(sorted, p, this.rowKey, this.rowCount, 1, K), K, mark, base);
+      }
+      if (!topk) allListed = false;
+      if (this.pooled) {
+        for (let b = 0; b < n; b++) negShare[base + b] = -(total > 0 ? m[b] / total : 0);
+        this.groupKey[l] = first >= 0 ? negShare[base + first] : 0;
+        this.groupCount[l] = unlisted;
+      }
     }
     if (this.pooled) {
       const count = L * n;
-      for (let i = 0; i < count; i++) {
-        ids[i] = i;
-        keys[i] = -share[i];
+      const N = L * K;
+      if (!allListed || N >= count) {
+        for (let i = 0; i < count; i++) {
+          ids[i] = i;
+          keys[i] = negShare[i];
+        }
+        const k = selectBottomKKeyed(ids, keys, count, N);
+        for (let i = 0; i < k; i++) mark[ids[i]] = 1;
+      } else if (N > 0) {
+        const sorted = this.sorted;
+        let p = 0;
+        for (let i = 0; i < count; i++) if (listed[i] === 1) sorted[p++] = negShare[i];
+        sorted.subarray(0, p).sort();
+        // the layers' groups in key order (ties: the lower layer)
+        const gk = new Float64Array(L);
+        const gc = new Int32Array(L);
+        const order = Array.from({ length: L }, (_, l) => l).sort((a, b) => this.groupKey[a] - this.groupKey[b] || a - b);
+        for (let j = 0; j < L; j++) {
+          gk[j] = this.groupKey[order[j]];
+          gc[j] = this.groupCount[order[j]];
+        }
+        markCut(negShare, 0, count, nthKey(sorted, p, gk, gc, L, N), N, mark, 0);
       }
-      const k = selectBottomKKeyed(ids, keys, count, L * this.topK);
-      for (let i = 0; i < k; i++) mark[ids[i]] = 1;
     }
     const lists: Int32Array[] = [];
     let o = 0;
@@ -92,5 +152,47 @@ export class StepNeeds {
       lists.push(this.out.subarray(from, o));
     }
     return lists;
+  }
+}
+
+/**
+ * The N-th smallest key (1-based) of a multiset: `sorted[0..p)` ascending, one each, and `gk[0..groups)`
+ * ascending with gc[j] copies of gk[j]. N must not exceed the multiset's size.
+ */
+export function nthKey(sorted: Float64Array, p: number, gk: Float64Array, gc: Int32Array, groups: number, N: number): number {
+  let cum = 0;
+  let i = 0;
+  let j = 0;
+  while (true) {
+    let v: number;
+    if (j >= groups || (i < p && sorted[i] <= gk[j])) {
+      if (i >= p) throw new Error(`nthKey: ${N} beyond the multiset (${cum})`);
+      v = sorted[i++];
+      cum++;
+    } else {
+      v = gk[j];
+      cum += gc[j++];
+    }
+    if (cum >= N) return v;
+  }
+}
+
+/**
+ * Mark the N positions of smallest (key, position) among keys[from..from+count): every key below
+ * the cut `v` (the N-th smallest key), then keys equal to it in position order until N are marked.
+ */
+function markCut(keys: Float64Array, from: number, count: number, v: number, N: number, mark: Uint8Array, markFrom: number): void {
+  let taken = 0;
+  for (let i = 0; i < count; i++) {
+    if (keys[from + i] < v) {
+      mark[markFrom + i] = 1;
+      taken++;
+    }
+  }
+  for (let i = 0; i < count && taken < N; i++) {
+    if (keys[from + i] === v) {
+      mark[markFrom + i] = 1;
+      taken++;
+    }
   }
 }

@@ -347,6 +347,13 @@ export class ReplayDriver<H> implements Actions {
   }
 
   skip(block: number): void {
+    // (the common case first: a live block of the current layer; sparse policies skip most blocks)
+    const c = this.cache;
+    const l = this.curLayer;
+    if (block >= 0 && block < c.created[l] && block === Math.floor(block) && c.tier[l * this.M + block] >= 0) {
+      this.skips.push(block);
+      return;
+    }
     if (this.checkLive(this.curLayer, block)) {
       this.refuse('skip', this.checkLive(this.curLayer, block)!);
       return;

@@ -1,0 +1,97 @@
+/**
+ * Property: the oracle's needed sets (StepNeeds, cuts found from the listed masses) equal a plain
+ * reference that sorts every block of every row and every (layer, block) of the pooled order, over
+ * generated steps: top-k and dense rows, one and several KV groups, masses drawn from a few levels so
+ * that ties (with each other and with the rows' even remainder share) are common.
+ */
+import { describe, expect, it } from 'vitest';
+import { StepNeeds, nthKey } from '../../policies/oracle-needs.js';
+import { denseMass } from '../../policies/dense-mass.js';
+import type { LayerAttention, TraceStep } from '../../traces/format.js';
+
+/** the sort-based definition: per layer the topK heaviest (ties: lower block), plus the pooled top layers x topK shares (ties: lower layer, then block) */
+function reference(s: TraceStep, L: number, G: number, topK: number, pooled: boolean): number[][] {
+  const n = s.layers[0].nBlocks;
+  const sets: Set<number>[] = [];
+  const all: [number, number, number][] = [];
+  for (let l = 0; l < L; l++) {
+    const m = new Float64Array(n);
+    const g1 = new Float64Array(n);
+    if (G === 1) denseMass(s.layers[l], m);
+    else
+      for (let g = 0; g < G; g++) {
+        denseMass(s.layers[l * G + g], g1);
+        let t = 0;
+        for (let b = 0; b < n; b++) t += g1[b];
+        if (t > 0) for (let b = 0; b < n; b++) m[b] += g1[b] / t / G;
+      }
+    let total = 0;
+    for (let b = 0; b < n; b++) total += m[b];
+    const ord = Array.from({ length: n }, (_, b) => b).sort((a, b) => m[b] - m[a] || a - b);
+    sets.push(new Set(ord.slice(0, topK)));
+    for (let b = 0; b < n; b++) all.push([total > 0 ? m[b] / total : 0, l, b]);
+  }
+  if (pooled) {
+    all.sort((x, y) => y[0] - x[0] || x[1] - y[1] || x[2] - y[2]);
+    for (let i = 0; i < Math.min(all.length, L * topK); i++) sets[all[i][1]].add(all[i][2]);
+  }
+  return sets.map((x) => [...x].sort((a, b) => a - b));
+}
+
+/** a small deterministic generator (mulberry32) */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function row(r: () => number, n: number, dense: boolean): LayerAttention {
+  const levels = [0, 0.01, 0.02, 0.05, 0.1];
+  if (dense) {
+    const mass = Float32Array.from({ length: n }, () => levels[Math.floor(r() * levels.length)]);
+    return { nBlocks: n, idx: null, mass, remainder: 0, normFrom: 0, norms: new Float32Array(0) };
+  }
+  const k = Math.floor(r() * (n + 1));
+  const blocks = Array.from({ length: n }, (_, b) => b)
+    .sort(() => r() - 0.5)
+    .slice(0, k);
+  // the remainder is sometimes exactly a listed level's share, so listed masses tie with it
+  const unlisted = n - k;
+  const remainder = unlisted > 0 && r() < 0.5 ? levels[1 + Math.floor(r() * 4)] * unlisted : r() * 0.3;
+  return { nBlocks: n, idx: Uint32Array.from(blocks), mass: Float32Array.from(blocks, () => levels[Math.floor(r() * levels.length)]), remainder, normFrom: 0, norms: new Float32Array(0) };
+}
+
+describe('oracle needed sets (generated steps)', () => {
+  it('equal the sort-based reference', () => {
+    const r = rng(12345);
+    let cases = 0;
+    for (let trial = 0; trial < 300; trial++) {
+      const L = 1 + Math.floor(r() * 4);
+      const G = 1 + Math.floor(r() * 3);
+      const n = 1 + Math.floor(r() * 24);
+      const topK = Math.floor(r() * (n + 2));
+      const pooled = r() < 0.7;
+      const denseRows = r() < 0.2;
+      const layers = Array.from({ length: L * G }, () => row(r, n, denseRows && r() < 0.5));
+      const s: TraceStep = { step: 0, contextTokens: n * 16, layers };
+      const got = new StepNeeds(L, G, topK, pooled).of(s).map((x) => [...x]);
+      expect(got, `trial ${trial}: L ${L} G ${G} n ${n} topK ${topK} pooled ${pooled}`).toEqual(reference(s, L, G, topK, pooled));
+      cases++;
+    }
+    expect(cases).toBe(300);
+  });
+
+  it('nthKey: the N-th smallest of single keys and counted groups', () => {
+    // multiset {-5, -3, -3 (x4 group), -2, -1 (x2 group)}: sorted singles [-5, -3, -2], groups [-3 x4, -1 x2]
+    const singles = Float64Array.from([-5, -3, -2]);
+    const gk = Float64Array.from([-3, -1]);
+    const gc = Int32Array.from([4, 2]);
+    expect([1, 2, 3, 6, 7, 8, 9].map((N) => nthKey(singles, 3, gk, gc, 2, N))).toEqual([-5, -3, -3, -3, -2, -1, -1]);
+    expect(() => nthKey(singles, 3, gk, gc, 2, 10)).toThrow(/beyond/);
+  });
+});
