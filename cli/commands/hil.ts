@@ -10,6 +10,7 @@ import { formatHilDoctor, hilDoctor } from '../../hil/doctor.js';
 import { parsePolicyList } from '../../hil/compare/policy-list.js';
 import { hilRun, writeHilRunDir, type HilOptions } from '../../hil/executor/hil-run.js';
 import { intFlag } from '../parse-pairs.js';
+import { progressBar } from '../progress.js';
 import { runConfigFromFlags, withRunFlags } from './run.js';
 import { registerHilValidate } from './hil-validate.js';
 
@@ -68,10 +69,22 @@ export function registerHil(program: Command): void {
 
   withHilFlags(withRunFlags(hil.command('run').description('run a policy over an attention trace on real tiers and kernels (same arguments as "kvtier run")'))).action(async (o) => {
     const t0 = performance.now();
-    const x = await hilRun(
-      runConfigFromFlags(o),
-      hilOptions(o),
-    );
+    const bar = progressBar({ label: 'hil run' });
+    // the bar restarts when the steps start, so that its ETA is the steps' rate, not the setup's
+    let stepping = false;
+    const onProgress = (done: number, total: number, label?: string) => {
+      if (label !== 'setup' && !stepping) {
+        stepping = true;
+        bar.start(total, done);
+      }
+      bar.callback(done, total, label);
+    };
+    let x;
+    try {
+      x = await hilRun(runConfigFromFlags(o), { ...hilOptions(o), onProgress });
+    } finally {
+      bar.stop();
+    }
     writeHilRunDir(o.out, x, Boolean(o.force));
     const s = x.result.summary;
     for (const w of x.hil.warnings) console.error(`kvtier: warning: ${w}`);
@@ -99,7 +112,18 @@ export function registerHil(program: Command): void {
     .action(async (o) => {
       if (o.attn) resolveAttentionOptions(o.attn);
       const { calibrate, formatFits, writeCalibration } = await import('../../hil/calibrate/calibrate.js');
-      const r = await calibrate({ backend: backendOf(o.backend), base: o.base, model: o.model, groupSize: o.groupSize, quick: Boolean(o.quick), fileDir: o.fileDir, ioThreads: o.ioThreads, attention: o.attn, log: (s) => console.log(s) });
+      const bar = progressBar({ label: 'hil calibrate' });
+      // a log line clears the bar's line first; the bar redraws at its next update
+      const log = (s: string) => {
+        if (bar.active) process.stderr.write('\r\x1b[K');
+        console.log(s);
+      };
+      let r;
+      try {
+        r = await calibrate({ backend: backendOf(o.backend), base: o.base, model: o.model, groupSize: o.groupSize, quick: Boolean(o.quick), fileDir: o.fileDir, ioThreads: o.ioThreads, attention: o.attn, log, onProgress: bar.callback });
+      } finally {
+        bar.stop();
+      }
       writeCalibration(o.out, r);
       console.log(`fits (residual = (fit - measured) / measured):\n${formatFits(r.fits)}`);
       console.log(`wrote ${o.out} (${r.profile.name})`);

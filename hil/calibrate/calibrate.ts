@@ -59,6 +59,8 @@ export interface CalibrateOptions {
   /** the contexts the context-dependent benchmarks are taken at (measure.ts; default: its standard lists) */
   points?: CalibrationPoints;
   log?: (s: string) => void;
+  /** measurements done of all (measure.ts measurementCount) */
+  onProgress?: (done: number, total: number, label?: string) => void;
 }
 
 export interface CalibrationFits {
@@ -114,7 +116,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     device = info.name;
     memBytes = info.totalMemBytes;
     log(`calibrating on ${device} (${b.kind} backend)`);
-    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}) }, log);
+    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}) }, log);
   } finally {
     b.close();
   }

@@ -80,6 +80,8 @@ export interface MeasureOptions {
   ioThreads?: number;
   /** the contexts the benchmarks are taken at (default: defaultCalibrationPoints(quick)) */
   points?: CalibrationPoints;
+  /** measurements done of all (measurementCount), after each one */
+  onProgress?: (done: number, total: number, label?: string) => void;
 }
 
 /**
@@ -121,17 +123,43 @@ export function checkCalibrationPoints(p: CalibrationPoints): CalibrationPoints 
   return p;
 }
 
+/** Attention precisions benchmarked (quick: FP16 only). */
+function attentionPrecisions(quick: boolean): (Precision | 'mixed')[] {
+  return quick ? ['fp16'] : ['fp16', 'int8', 'int4', 'int2', 'mixed'];
+}
+
+/** Contexts an attention precision is benchmarked at: FP16 at every one, the others at those >= 4096. */
+function attentionContexts(precision: Precision | 'mixed', contexts: number[]): number[] {
+  return precision === 'fp16' ? contexts : contexts.filter((c) => c >= 4096);
+}
+
+/** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
+export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick'>, pts: CalibrationPoints, cuda: boolean): number {
+  const attention = attentionPrecisions(o.quick).reduce((n, p) => n + attentionContexts(p, pts.attention_contexts).length, 0);
+  const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
+  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, file, (full) 4 thread counts, batches
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 5 + (o.quick ? 0 : 4) + 1;
+}
+
 export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: string) => void): Promise<Measurements> {
   const cuda = b.kind === 'cuda';
   const pts = checkCalibrationPoints(o.points ?? defaultCalibrationPoints(o.quick));
+  const total = measurementCount(o, pts, cuda);
+  let done = 0;
+  const tick = (label: string) => o.onProgress?.(++done, total, label);
+  o.onProgress?.(0, total, 'copies');
   const sizes = (o.quick ? [64, 256, 1024, 4096] : [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536]).map((k) => k * 1024);
   log(`copies: ${sizes.length} sizes, pinned${cuda ? ' and pageable' : ''}`);
   const rows = await benchCopies(b, { sizes, hostKinds: cuda && !o.quick ? ['pinned', 'pageable'] : ['pinned'], trials: o.quick ? 3 : 7, bytesPerTrial: o.quick ? 8 << 20 : 256 << 20 });
+  tick('copies');
   const pin = (d: 'h2d' | 'd2h') => rows.filter((r) => r.direction === d && r.hostKind === 'pinned').map((r) => ({ bytes: r.bytes, us: r.usPerCopy, label: `${r.bytes} B` }));
   const pageable = rows.filter((r) => r.hostKind === 'pageable').map((r) => ({ direction: r.direction, bytes: r.bytes, us: r.usPerCopy }));
   const d2d = await benchDeviceCopy(b, o.quick ? 16 << 20 : 256 << 20, o.quick ? 3 : 7);
+  tick('device copy');
   const bidir = await benchBidirectional(b, o.quick ? 1 << 20 : 8 << 20, o.quick ? 4 : 32, o.quick ? 2 : 5);
+  tick('bidirectional copies');
   const overlap = cuda ? await benchOverlap(b, { contextTokens: pts.overlap_context, attnRepeat: 20, slabBytes: 2 << 20, slabs: 16 }) : null;
+  if (cuda) tick('overlap');
   log('kernels: attention vs context and precision, GEMV at the model shapes');
   const m = o.model;
   const contexts = pts.attention_contexts;
@@ -139,16 +167,17 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   // every kernel the executor dispatches: one precision throughout, and the per-block table ('mixed': the
   // bench's table at INT8's average bits, FP16 sink and recent blocks, INT4 between)
   const mixed = mixedAtInt8Bits({ kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize });
-  const precs: (Precision | 'mixed')[] = o.quick ? ['fp16'] : ['fp16', 'int8', 'int4', 'int2', 'mixed'];
+  const precs = attentionPrecisions(o.quick);
   // on cuda every trial behind a gate (bench/gate.ts), so that the host's time to launch a trial's
   // first call is not timed (measured on the H100: ~2.7 us per call at 32k, lab/notes/HIL-NOTES.md)
   const gate = cuda ? await ComputeGate.open(b) : undefined;
   try {
     for (const precision of precs) {
-      for (const ctx of precision === 'fp16' ? contexts : contexts.filter((c) => c >= 4096)) {
+      for (const ctx of attentionContexts(precision, contexts)) {
         const r = await benchAttention(b, { label: precision, contextTokens: ctx, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, precisionOf: precision === 'mixed' ? mixed.precisionOf : () => precision, ...(gate ? { gate } : {}) }, o.quick ? 3 : 10);
         kernels.push({ kind: 'attention', precision, context: ctx, bytes: r.kvBytes, us: r.us, label: `attention ${precision} ${ctx}` });
         if (gate) log(`  attention ${precision} ${ctx}: ${r.us.toFixed(1)} us (gate held in ${r.gateHeld} of ${r.gateTrials} trials)`);
+        tick(`attention ${precision} ${ctx}`);
       }
     }
   } finally {
@@ -161,19 +190,25 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   for (const [label, rows, cols] of shapes) {
     const r = await benchGemv(b, label, rows, cols, o.quick ? 3 : 10);
     kernels.push({ kind: 'gemv', bytes: rows * cols * 2, us: r.us, label: `gemv ${label}` });
+    tick(`gemv ${label}`);
   }
   log('attention in situ: layer chains (attention + GEMV) vs context');
   const layerGemv = kernels.find((k) => k.kind === 'gemv')!;
   const situContexts = pts.situ_contexts;
   const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, o.quick ? 3 : 7);
+  tick('attention in situ');
   log('copies in situ: scattered host slots, under GEMV');
   const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
+  tick('copies in situ');
   log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, under attention + GEMV and on an idle GPU');
   const layout = await measureLayoutCopies(b, o, pts.layout_context);
+  tick('layout copies');
   const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
+  tick('layout copies, idle');
   const threads = o.ioThreads ?? DEFAULT_IO_THREADS;
   log(`file tier: reads and writes vs request size, ${threads} I/O threads`);
   const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, threads);
+  tick('file tier');
   const fb = fileBatchOptions(o, threads, pts.file_context);
   const file_threads_sweep: NonNullable<Measurements['file_threads_sweep']> = [];
   if (!o.quick) {
@@ -184,10 +219,12 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
       const mean = layer.reduce((a, x) => a + x, 0) / layer.length;
       const sd = Math.sqrt(layer.reduce((a, x) => a + (x - mean) ** 2, 0) / Math.max(1, layer.length - 1));
       file_threads_sweep.push({ threads: t, GBps: r.GBps, ms: r.ms, layer_batch_cv: sd / mean });
+      tick(`file batches, ${t} threads`);
     }
   }
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
+  tick('file batches');
   return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 

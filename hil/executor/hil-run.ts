@@ -47,6 +47,8 @@ export interface HilOptions {
   eagerFences?: boolean;
   /** options of every attention call (`kvtier hil options`; absent: the defaults) */
   attention?: AttentionOptions;
+  /** decode steps done of all, while the run is in flight (RunPlanOptions.onProgress) */
+  onProgress?: (done: number, total: number, label?: string) => void;
 }
 
 /** One kernel configuration the run's attention launches of one table precision ran with. */
@@ -130,6 +132,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
       traceSteps: config.trace_steps ?? 32,
       verify: o.verify ?? false,
       waitMarks: o.waitMarks ?? false,
+      ...(o.onProgress ? { onProgress: o.onProgress } : {}),
     });
   } finally {
     backend.close();

@@ -25,6 +25,7 @@ import type { MeasuredStep } from './measured-step.js';
 import { allocModelBuffers } from './model-buffers.js';
 import { RunEvents } from './run-events.js';
 import { type FileTierOptions, RunRegions } from './run-regions.js';
+import { type StepProgress, watchSteps } from './step-progress.js';
 import { stepTimings } from './step-timings.js';
 import { type VerifyResult, verifyBlocks } from './verify-blocks.js';
 
@@ -52,6 +53,8 @@ export interface RunPlanOptions extends FileTierOptions {
   verify: boolean;
   /** measurement aid, default off: record an event on the memory stream before and after each of its waits on compute fences */
   waitMarks?: boolean;
+  /** steps done of all (host backend: polled while the run is in flight; step-progress.ts) */
+  onProgress?: StepProgress;
 }
 
 export interface RunPlanResult {
@@ -67,6 +70,7 @@ export interface RunPlanResult {
 export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec, data: BlockData, o: RunPlanOptions): Promise<RunPlanResult> {
   const t0 = performance.now();
   checkContiguousSections(p);
+  o.onProgress?.(0, p.steps.length, 'setup');
   const mem = new RunRegions(b);
   const events = new EventSet(b);
   try {
@@ -81,9 +85,15 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
     const ev = new RunEvents(b, events, p);
     const times = new FileStepTimes(p.steps.length);
     const issuer = new OpIssuer(b, p, model, mem, buffers, ev, times, { fileBatch: o.fileBatch ?? true, waitMarks: o.waitMarks ?? false });
-    await issuer.issueAll();
-    await b.synchronize();
-    await issuer.writesDone();
+    const watch = o.onProgress && b.kind === 'host' ? watchSteps(b, p, ev, o.onProgress) : undefined;
+    try {
+      await issuer.issueAll();
+      await b.synchronize();
+      await issuer.writesDone();
+    } finally {
+      watch?.stop();
+    }
+    o.onProgress?.(p.steps.length, p.steps.length, o.verify ? 'verify' : 'timings');
 
     const { steps, spans } = stepTimings(b, p, ev, times, o);
     const verify = o.verify ? await verifyBlocks(b, p, data, mem.regions, mem.file) : undefined;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attentionCurveFromChains, calibrate, formatFits, kernelSlowdown, writeCalibration } from '../../hil/calibrate/calibrate.js';
 import { fitAlphaBeta, predictUs } from '../../hil/calibrate/fit-linear.js';
+import { defaultCalibrationPoints, measurementCount } from '../../hil/calibrate/measure.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { simulate } from '../../sim/run.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -56,7 +57,11 @@ describe('attention curve from layer chains', () => {
 describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
   it('writes a valid, sourced profile whose fits reproduce its own measurements', async () => {
     const fx = makeHilFixture(256, 4);
-    const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-22' });
+    const progress: [number, number][] = [];
+    const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-22', onProgress: (d, n) => progress.push([d, n]) });
+    // progress: 0 of the count first, then one more after each measurement, ending at the count
+    const total = measurementCount({ model: loadModel(fx.model), quick: true }, defaultCalibrationPoints(true), false);
+    expect(progress).toEqual(Array.from({ length: total + 1 }, (_, i) => [i, total]));
     const out = join(dir, 'profile.json');
     writeCalibration(out, r);
     const p = validateProfile(JSON.parse(readFileSync(out, 'utf8')), out);

@@ -27,8 +27,15 @@ const config = (policy: string, opts: Record<string, string> = {}): RunConfig =>
 
 describe.skipIf(!host.available)(`HIL executor, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
   it('writes a run directory with the same files, columns and summary keys as kvtier run', async () => {
-    const x = await hilRun(config('lru-offload'), { backend: 'host', nvmeDir: fx.dir });
+    const progress: [number, number, string | undefined][] = [];
+    const x = await hilRun(config('lru-offload'), { backend: 'host', nvmeDir: fx.dir, onProgress: (d, n, label) => progress.push([d, n, label]) });
     const sim = simulate(config('lru-offload'));
+    // steps done while in flight: setup at 0, never backwards, every step done at the end
+    const n = x.hil.steps.length;
+    expect(progress[0]).toEqual([0, n, 'setup']);
+    expect(progress.at(-1)).toEqual([n, n, 'timings']);
+    for (let i = 1; i < progress.length; i++) expect(progress[i][0]).toBeGreaterThanOrEqual(progress[i - 1][0]);
+    expect(progress.every(([d, total]) => total === n && d >= 0 && d <= n)).toBe(true);
     writeHilRunDir(join(fx.dir, 'hil'), x);
     writeRunDir(join(fx.dir, 'sim'), sim);
     for (const f of ['config.json', 'steps.arrow', 'steps.csv', 'summary.json', 'trace.json']) expect(existsSync(join(fx.dir, 'hil', f))).toBe(true);
