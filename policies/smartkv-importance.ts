@@ -1,16 +1,16 @@
 /**
  * SmartKV's importance: an exponential moving average of the attention each block receives, kept per
  * (layer, KV group, block): imp ← decay · imp + (1 − decay) · mass at every observation of the layer
- * (a block not attended at a step receives 0 there). A block's importance is the largest of its
- * groups' (`max`) or their sum (`sum`).
+ * (a block not attended at a step receives 0 there). A block's importance is the sum over its groups
+ * (`sum`, the default) or the largest of them (`max`).
  *
- * Why the max by default: a block holds the KV of every group, and its bits serve them all. Each
- * group's attention output carries the error of the blocks it attends, weighted by its own mass, so
- * a block that carries most of one group's attention (a retrieval head's needle) sets that group's
- * output error whatever the other groups do. The sum (proportional to the group mean) ranks blocks by
- * the error summed over the groups, which is what the run's quant_error measures (it uses the group
- * mean); it can leave one group's needle at 2 bits when the other groups ignore it. The max bounds
- * every group's worst case instead; `group_importance = sum` gives the sum.
+ * Why the sum by default: a block holds the KV of every group, and its bits serve them all; the
+ * attention-weighted error a block's width causes, summed over the groups, is its error times the sum
+ * of the groups' masses, so ranking by the summed EMA puts the bits where the summed (equivalently
+ * the group-mean) error falls fastest — the run's quant_error. The max instead protects a block that
+ * carries most of one group's attention (a retrieval head's needle) when the other groups ignore it:
+ * it bounds each group's worst case. On a generated 8-group trace the sum gave 0.4-24% lower
+ * quant_error than the max at 2.5-4 average bits (docs/seed-smartkv.md).
  */
 import type { Observation } from './policy.js';
 

@@ -1,8 +1,8 @@
 /**
  * SmartKV mixed precision (one of kvtier's seed systems): every block's precision comes from an EMA of
  * the attention it receives, kept per KV group (smartkv-importance.ts: importance ← decay ·
- * importance + (1 − decay) · mass, decay 0.9; a block's importance is the max over its groups, or
- * their sum); every realloc_every tokens (16) the live blocks of a layer are ranked by importance and
+ * importance + (1 − decay) · mass, decay 0.9; a block's importance is the sum over its groups, or
+ * their max); every realloc_every tokens (16) the live blocks of a layer are ranked by importance and
  * given bits from {8, 4, 3, 2} so that the layer's average stays within avg_bits (smartkv-allocate.ts:
  * all start at 2 bits, then, most important first, each takes the widest width the remaining budget
  * pays for). 3-bit blocks are real 3-bit blocks (8 codes in 3 bytes, hil/kv-format.ts). Nothing is
@@ -11,9 +11,10 @@
  * per-bit buckets (definition.hbmLayout = 'buckets': one contiguous region per layer and width).
  *
  * What is not the design: precision is per block of the trace (block_size tokens; per token on a
- * block_size 1 trace, docs/seed-smartkv.md measures what that gains); precision only goes down — a
- * block already quantized is not re-expanded, since its FP16 values are gone; new blocks stay FP16
- * until the next reallocation (at most realloc_every tokens, like a residual).
+ * block_size 1 trace: docs/seed-smartkv.md measured 0-39% lower attention-weighted quantization error
+ * per token than per 16-token block at the same average bits on generated traces); precision only
+ * goes down — a block already quantized is not re-expanded, since its FP16 values are gone; new
+ * blocks stay FP16 until the next reallocation (at most realloc_every tokens, like a residual).
  * avg_bits = 0 derives the average from the HBM budget (16 × budget / final blocks, within [2, 8]).
  * allocation = uniform gives every block uniform_bits (the INT8 baseline SmartKV is compared against).
  */
@@ -42,7 +43,7 @@ export const smartKvOptions = (allocation: 'ema' | 'uniform') => [
   { name: 'decay', type: 'number' as const, default: 0.9, min: 0, max: 1, description: 'EMA decay of attention importance' },
   { name: 'realloc_every', type: 'integer' as const, default: 16, min: 1, description: 'tokens between reallocations' },
   { name: 'uniform_bits', type: 'integer' as const, default: 8, min: 2, max: 16, description: 'bits of every block with allocation = uniform (16, 8, 4, 3 or 2)' },
-  { name: 'group_importance', type: 'string' as const, default: 'max', choices: ['max', 'sum'], description: "a block's importance over the KV groups: the largest group EMA (max) or their sum" },
+  { name: 'group_importance', type: 'string' as const, default: 'sum', choices: ['sum', 'max'], description: "a block's importance over the KV groups: the sum of the group EMAs (sum) or the largest (max)" },
   { name: 'offload_tier', type: 'string' as const, default: 'dram', description: 'tier for blocks beyond the HBM budget' },
 ];
 
@@ -130,7 +131,7 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
 export const smartKv: PolicyDefinition<SmartKvOptions> = {
   name: 'smartkv',
   description:
-    'SmartKV mixed precision: bits from {8, 4, 3, 2} (real 3-bit blocks) by an EMA of attention importance kept per KV group (a block follows its most attending group; decay 0.9), reallocated every 16 tokens within an average-bits budget; HBM blocks in per-bit buckets (one contiguous region per layer and width on the HIL executor); nothing evicted, overflow to DRAM streamed. Not the design: precision is per trace block (per token only on a block_size 1 trace; docs/seed-smartkv.md measures what per-token allocation gains), and it only ever goes down.',
+    'SmartKV mixed precision: bits from {8, 4, 3, 2} (real 3-bit blocks) by an EMA of attention importance kept per KV group (a block ranks by the sum over its groups, or by the max; decay 0.9), reallocated every 16 tokens within an average-bits budget; HBM blocks in per-bit buckets (one contiguous region per layer and width on the HIL executor); nothing evicted, overflow to DRAM streamed. Not the design: precision is per trace block (per token only on a block_size 1 trace, where docs/seed-smartkv.md measured 0-39% lower attention-weighted quantization error than per 16-token block at the same average bits), and it only ever goes down.',
   source: 'SmartKV (seed system: per-token mixed precision in per-bit buckets); EMA importance as in H2O-style scoring; compared against uniform INT8 (policy uniform-int8)',
   hbmLayout: 'buckets',
   options: smartKvOptions('ema'),

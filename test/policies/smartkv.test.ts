@@ -113,13 +113,13 @@ describe('smartkv importance per KV group', () => {
   it('max over groups: the block one group depends on (block 1: max 0.6) keeps 8 bits', () => {
     // EMA after the prefill observation, decay 0.5: group 0 [0.025, 0.3, 0.175, 0], group 1
     // [0.15, 0, 0.175, 0.175]; max [0.15, 0.3, 0.175, 0.175] -> block 1 first
-    const r = replayPolicy(smartKv, 10, { fullHeader: h, trace, options: { avg_bits: 3.5, decay: 0.5 } });
+    const r = replayPolicy(smartKv, 10, { fullHeader: h, trace, options: { avg_bits: 3.5, decay: 0.5, group_importance: 'max' } });
     expect(r.bits(0)).toEqual([2, 8, 2, 2, 16]);
   });
 
-  it('sum over groups: the block both groups share (block 2: 0.35 + 0.35) keeps 8 bits', () => {
+  it('sum over groups (the default): the block both groups share (block 2: 0.35 + 0.35) keeps 8 bits', () => {
     // sum [0.175, 0.3, 0.35, 0.175] -> block 2 first
-    const r = replayPolicy(smartKv, 10, { fullHeader: h, trace, options: { avg_bits: 3.5, decay: 0.5, group_importance: 'sum' } });
+    const r = replayPolicy(smartKv, 10, { fullHeader: h, trace, options: { avg_bits: 3.5, decay: 0.5 } });
     expect(r.bits(0)).toEqual([2, 2, 8, 2, 16]);
   });
 
