@@ -6,6 +6,7 @@
  * - runs: HIL runs per cell (default 3), skip_steps: warm-up steps left out (default 1)
  * - calibration: "full" (default) or "quick" microbenchmarks
  * - a trace entry may name its own "models" (a captured trace needs the model it was captured from)
+ *   and, if generated, its own "contexts"
  * `policies` may be "all" (every registered policy); `hardware` is the one profile calibration starts from.
  */
 import * as fs from 'node:fs';
@@ -40,35 +41,44 @@ export function parseValidateGrid(raw: unknown, file: string): ValidateGrid {
   }
   registerBuiltinPolicies();
   if (o.policies === undefined || o.policies === 'all') o.policies = listPolicies().map((p) => p.name);
-  // per-trace models: taken out before the sweep grammar checks the entry
+  // per-trace models and contexts: taken out before the sweep grammar checks the entry
   const traceModels: (string[] | undefined)[] = [];
+  const traceContexts: (number[] | undefined)[] = [];
   if (Array.isArray(o.traces)) {
     o.traces = o.traces.map((t, i) => {
-      if (typeof t !== 'object' || t === null || !('models' in t)) {
+      if (typeof t !== 'object' || t === null) {
         traceModels.push(undefined);
+        traceContexts.push(undefined);
         return t;
       }
-      const { models, ...rest } = t as Record<string, unknown>;
-      if (!Array.isArray(models) || models.length === 0 || !models.every((m) => typeof m === 'string')) throw err(`traces[${i}].models must be a non-empty list of model names or files`);
-      traceModels.push(models.map((m: string) => (m.endsWith('.json') ? resolve(dirname(resolve(file)), m) : m)));
+      const { models, contexts, ...rest } = t as Record<string, unknown>;
+      if (models !== undefined && (!Array.isArray(models) || models.length === 0 || !models.every((m) => typeof m === 'string'))) throw err(`traces[${i}].models must be a non-empty list of model names or files`);
+      traceModels.push((models as string[] | undefined)?.map((m) => (m.endsWith('.json') ? resolve(dirname(resolve(file)), m) : m)));
+      if (contexts !== undefined) {
+        if (rest.generate === undefined) throw err(`traces[${i}].contexts: only a generated trace takes contexts (a captured trace has its own)`);
+        traceContexts.push(contextList(contexts, `traces[${i}].contexts`));
+      } else traceContexts.push(undefined);
       return rest;
     });
   }
   const spec = parseSweepSpec(o, file);
   if (spec.hardware.length !== 1) throw err(`"hardware" must list exactly one profile: the base that calibration starts from (got ${spec.hardware.length})`);
+  function contextList(v: unknown, k: string): number[] {
+    if (!Array.isArray(v) || v.length === 0) throw err(`"${k}" must be a non-empty list of prompt lengths (tokens) for the generated traces, e.g. [8192, 32768, 131072]`);
+    const xs = v.map((c, i) => {
+      if (!Number.isInteger(c) || (c as number) < 16) throw err(`${k}[${i}] must be an integer >= 16 (tokens; got ${JSON.stringify(c)})`);
+      return c as number;
+    });
+    if (new Set(xs).size !== xs.length) throw err(`"${k}" lists a context twice`);
+    return xs;
+  }
   const posInt = (k: string, v: unknown, dflt: number, min = 1): number => {
     if (v === undefined) return dflt;
     if (!Number.isInteger(v) || (v as number) < min) throw err(`"${k}" must be an integer >= ${min} (got ${JSON.stringify(v)})`);
     return v as number;
   };
-  const contexts = extra.contexts;
-  const generated = spec.traces.some((t) => t.generate);
-  if (generated && (!Array.isArray(contexts) || contexts.length === 0)) throw err('"contexts" must be a non-empty list of prompt lengths (tokens) for the generated traces, e.g. [8192, 32768, 131072]');
-  const ctx = ((contexts as unknown[] | undefined) ?? []).map((c, i) => {
-    if (!Number.isInteger(c) || (c as number) < 16) throw err(`contexts[${i}] must be an integer >= 16 (tokens; got ${JSON.stringify(c)})`);
-    return c as number;
-  });
-  if (new Set(ctx).size !== ctx.length) throw err('"contexts" lists a context twice');
+  const generated = spec.traces.some((t, i) => t.generate && !traceContexts[i]);
+  const ctx = extra.contexts === undefined && !generated ? [] : contextList(extra.contexts, 'contexts');
   const calibration = extra.calibration ?? 'full';
   if (calibration !== 'full' && calibration !== 'quick') throw err(`"calibration" must be "full" or "quick" (got ${JSON.stringify(calibration)})`);
   const labels = new Set<string>();
@@ -89,12 +99,12 @@ export function parseValidateGrid(raw: unknown, file: string): ValidateGrid {
     return { name: p.name, options, label, full };
   });
   const models = spec.models.filter((m): m is string => m !== null);
-  if (generated && models.length === 0) throw err('"models" must list at least one model for the generated traces');
+  if (spec.traces.some((t, i) => t.generate && !traceModels[i]) && models.length === 0) throw err('"models" must list at least one model for the generated traces');
   return {
     name: spec.name,
     traces: spec.traces.map((t, i) => {
       const name = t.name ?? (t.path ? t.path.replace(/^.*\//, '').replace(/\.kvt$/, '') : t.generate && typeof t.generate.preset === 'string' ? t.generate.preset : `trace${i}`);
-      return { name, ...(t.path ? { path: t.path } : {}), ...(t.generate ? { generate: t.generate } : {}), ...(traceModels[i] ? { models: traceModels[i] } : {}) };
+      return { name, ...(t.path ? { path: t.path } : {}), ...(t.generate ? { generate: t.generate } : {}), ...(traceModels[i] ? { models: traceModels[i] } : {}), ...(traceContexts[i] ? { contexts: traceContexts[i] } : {}) };
     }),
     contexts: ctx,
     budgets: spec.budgets.map(String),

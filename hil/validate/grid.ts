@@ -12,6 +12,8 @@ export interface GridTrace {
   generate?: Record<string, unknown>;
   /** models this trace runs with (default: the grid's models for generated traces, the trace's own model for captured ones) */
   models?: string[];
+  /** contexts of this generated trace (default: the grid's) */
+  contexts?: number[];
 }
 
 export interface GridPolicy {
@@ -68,11 +70,13 @@ export function contextLabel(c: number | null): string {
 /** every cell of the grid, in the fixed order */
 export function expandGrid(g: ValidateGrid): GridCell[] {
   const out: GridCell[] = [];
-  const contexts: (number | null)[] = [...[...g.contexts].sort((a, b) => a - b), null];
+  const all = new Set([...g.contexts, ...g.traces.flatMap((t) => t.contexts ?? [])]);
+  const contexts: (number | null)[] = [...[...all].sort((a, b) => a - b), null];
   for (const context of contexts) {
     for (const t of g.traces) {
       const generated = t.generate !== undefined;
       if (generated !== (context !== null)) continue;
+      if (generated && !(t.contexts ?? g.contexts).includes(context!)) continue;
       for (const seed of generated ? g.seeds : [g.seeds[0]]) {
         const models = t.models ?? (generated ? g.models : ['']);
         for (const model of models) {

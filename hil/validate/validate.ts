@@ -191,7 +191,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   // the traces' own prompt lengths (captured) and the grid's contexts: calibration stays away from all of them
   const captured = g.traces.filter((t) => t.path);
   const capturedContexts = captured.map((t) => readTraceHeader(t.path!).prompt_tokens);
-  const judged = [...new Set([...g.contexts, ...capturedContexts])].sort((a, b) => a - b);
+  const judged = [...new Set([...g.contexts, ...g.traces.flatMap((t) => t.contexts ?? []), ...capturedContexts])].sort((a, b) => a - b);
   const modelOf = (c: GridCell) => c.model || readTraceHeader(c.trace.path!).model;
   const models = [...new Set(cells.map(modelOf))];
   const fileDir = o.hil.nvmeDir ?? tmpdir();
@@ -211,21 +211,23 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   }
   const calibS = models.filter((m) => !profileGiven(o.profiles, m)).length * (g.calibration === 'quick' ? H100_PLAN.calibrate_quick_s : H100_PLAN.calibrate_full_s);
   const planS = calibS + [...est.values()].reduce((a, b) => a + b, 0);
-  log(`plan: ${cells.length} cells (${g.traces.length} traces, contexts ${g.contexts.map((c) => contextLabel(c)).join('/')}, ${models.length} models, ${g.budgets.length} budgets, ${g.policies.length} policies), ${g.steps} steps, ${g.runs} HIL runs each`);
+  log(`plan: ${cells.length} cells (${g.traces.length} traces, contexts ${judged.map((c) => contextLabel(c)).join('/')}, ${models.length} models, ${g.budgets.length} budgets, ${g.policies.length} policies), ${g.steps} steps, ${g.runs} HIL runs each`);
   log(`plan: about ${formatSeconds(planS)} on an H100 (calibration ${formatSeconds(calibS)}, cells ${formatSeconds(planS - calibS)}; estimate from lab HIL runs)${o.maxSeconds ? `; stops starting cells at ${o.maxSeconds} s` : ''}`);
   const points = heldOutPoints(judged, { quick: g.calibration === 'quick' && o.hil.backend === 'host' });
   log(`calibration points (held out from contexts ${judged.join(', ')}): attention ${points.attention_contexts.join(', ')}; chains ${points.situ_contexts.join(', ')}; layout/file/overlap at ${points.layout_context}`);
   const gridOut = { ...g };
   fs.writeFileSync(join(o.out, 'grid.json'), JSON.stringify(gridOut, null, 2) + '\n');
 
-  const b = openBackend(o.hil.backend);
-  let device: string;
-  let backend: string;
-  try {
-    device = b.info().name;
-    backend = b.kind;
-  } finally {
-    b.close();
+  let device = 'not opened (plan only)';
+  let backend: string = o.hil.backend;
+  if (!o.planOnly) {
+    const b = openBackend(o.hil.backend);
+    try {
+      device = b.info().name;
+      backend = b.kind;
+    } finally {
+      b.close();
+    }
   }
 
   // profiles
