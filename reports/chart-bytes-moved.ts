@@ -1,14 +1,16 @@
 /**
  * Chart (c): bytes moved per policy, one facet column per HBM budget, bars stacked by link
  * direction (host-to-device, device-to-host, and other links when there are any). The oracle is
- * a dashed black rule at its total bytes in each budget's panel.
+ * a dashed black rule at its total bytes in each budget's panel. Columns exist only for budgets
+ * below 100% that ran, and each column's x axis lists only the policies run at that budget; a
+ * reference run (budget >= 100%, e.g. full) is named in the subtitle with its bytes.
  */
 import type { TopLevelSpec } from 'vega-lite';
 import { chartSpec, panelRow } from './chart-frame.js';
 import { ORACLE_COLOR, ORACLE_DASH, ORACLE_LABEL } from './chart-series.js';
-import { byteUnitFor } from './format-units.js';
+import { byteUnitFor, formatBytes } from './format-units.js';
 import { budgetLabel, type SweepChartData } from './sweep-chart-data.js';
-import { withSeedNote } from './chart-budget-lines.js';
+import { referenceLabel, withSeedNote } from './chart-budget-lines.js';
 
 export const DIRECTION_COLORS: Record<string, string> = {
   'H2D (promote)': '#2a9d8f',
@@ -17,15 +19,16 @@ export const DIRECTION_COLORS: Record<string, string> = {
 };
 
 export function bytesMovedSpec(data: SweepChartData): TopLevelSpec {
-  const budgets = [...new Set(data.points.map((p) => p.budget))].sort((a, b) => a - b);
-  const maxBytes = Math.max(1, ...data.points.map((p) => p.bytes_total));
+  const points = data.points.filter((p) => !p.isReference);
+  const budgets = [...new Set(points.map((p) => p.budget))].sort((a, b) => a - b);
+  const maxBytes = Math.max(1, ...points.map((p) => p.bytes_total));
   const { unit, divisor } = byteUnitFor(maxBytes);
   const scaled = (b: number) => b / divisor;
-  const hasOther = data.points.some((p) => !p.isOracle && p.bytes_total - p.bytes_h2d - p.bytes_d2h > 1e-9 * maxBytes);
+  const hasOther = points.some((p) => !p.isOracle && p.bytes_total - p.bytes_h2d - p.bytes_d2h > 1e-9 * maxBytes);
   const directions = Object.keys(DIRECTION_COLORS).filter((d) => hasOther || d !== 'other links');
 
   const values: object[] = [];
-  for (const p of data.points) {
+  for (const p of points) {
     const base = { ...(data.panels.length > 1 ? { panel: p.panel } : {}), budget: budgetLabel(p.budget) };
     if (p.isOracle) {
       values.push({ ...base, kind: 'bound', value: scaled(p.bytes_total), label: ORACLE_LABEL });
@@ -80,12 +83,26 @@ export function bytesMovedSpec(data: SweepChartData): TopLevelSpec {
   }
   return chartSpec({
     title: 'Bytes moved per policy and HBM budget',
-    subtitle: withSeedNote(data, 'all link directions over the run; lower is cheaper'),
+    subtitle: withSeedNote(data, 'all link directions over the run; lower is cheaper' + referenceNote(data)),
     values,
     layer,
     column: budgets.length > 0 ? { field: 'budget', sort: budgets.map(budgetLabel), title: 'HBM budget' } : undefined,
     row: panelRow(data.panels, data.panelDims.join(' · ') || null),
     width: { step: 26 },
     height: 200,
+    rowHeader: 'left',
+    // each budget's column lists only the policies that ran at it
+    resolve: budgets.length > 1 ? { scale: { x: 'independent' } } : undefined,
   });
+}
+
+/** "; full · 100% HBM moves 0 B" for each distinct reference (same for every panel: named once). */
+function referenceNote(data: SweepChartData): string {
+  const notes = new Set<string>();
+  for (const p of data.points) {
+    if (p.isReference) notes.add(`${referenceLabel(p)} moves ${formatBytes(p.bytes_total)}${data.panels.length > 1 ? ` (${p.panel})` : ''}`);
+  }
+  if (notes.size === 0) return '';
+  const same = new Set(data.points.filter((p) => p.isReference).map((p) => `${referenceLabel(p)} moves ${formatBytes(p.bytes_total)}`));
+  return '; ' + (same.size === 1 ? [...same][0]! : [...notes].join(', '));
 }

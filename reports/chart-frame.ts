@@ -17,7 +17,8 @@ export interface FacetField {
 
 export interface ChartFrame {
   title: string;
-  subtitle?: string;
+  /** one line, or several (a long single line widens the whole chart) */
+  subtitle?: string | string[];
   values: object[];
   /** encodings shared by every layer (usually x and y) */
   encoding?: object;
@@ -29,6 +30,8 @@ export interface ChartFrame {
   height?: number;
   /** extra resolve rules, e.g. independent x scales per facet column */
   resolve?: object;
+  /** where a row's name goes: above each of its panels (default), or once on the left, one line per part (for narrow panels) */
+  rowHeader?: 'top' | 'left';
 }
 
 export const CHART_CONFIG = {
@@ -61,10 +64,19 @@ export function chartSpec(f: ChartFrame): TopLevelSpec {
       type: 'nominal',
       sort: ff.sort,
       title: ff.title,
-      ...(key === 'row' ? { header: { labelAngle: 0, labelAlign: 'left', labelOrient: 'top', labelFontWeight: 'bold' } } : {}),
+      // a row's name sits above each of its panels; longer than the panel, it would widen every column
+      ...(key === 'row' ? { header: rowHeader(f.rowHeader ?? 'top', size.width) } : {}),
     };
   }
   return { ...head, facet, spec: body, ...tail } as unknown as TopLevelSpec;
+}
+
+function rowHeader(place: 'top' | 'left', width: number | { step: number }): object {
+  if (place === 'left') {
+    // "trace · hardware" on two lines, left of the panels
+    return { labelAngle: 0, labelAlign: 'left', labelOrient: 'left', labelFontWeight: 'bold', labelExpr: "split(datum.label, ' · ')", labelLimit: 220 };
+  }
+  return { labelAngle: 0, labelAlign: 'left', labelAnchor: 'start', labelOrient: 'top', labelFontWeight: 'bold', labelLimit: typeof width === 'number' ? width : 0 };
 }
 
 /** A row facet over panels, or none when there is only one panel. */

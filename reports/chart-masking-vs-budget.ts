@@ -8,7 +8,6 @@ export function maskingVsBudgetSpec(data: SweepChartData): TopLevelSpec {
     title: 'Masking efficiency vs HBM budget',
     subtitle: withSeedNote(data, '1 − stall / transfer time: share of data movement hidden behind compute'),
     metrics: [{ name: 'masking efficiency', value: (p) => p.masking_efficiency }],
-    oracleLabel: 'above',
     yTitle: 'masking efficiency',
     yFormat: '.0%',
     yScale: 'linear',

@@ -20,7 +20,6 @@ export function quantErrorVsBudgetSpec(data: SweepChartData): TopLevelSpec {
       { name: 'quant error, mean', value: (p) => meanOf(p, (r) => r.quant_error_mean) },
       { name: 'quant error, worst layer', value: (p) => meanOf(p, (r) => r.quant_error_max) },
     ],
-    oracleLabel: 'below',
     yTitle: 'relative error',
     yScale: 'linear',
   });
@@ -31,7 +30,6 @@ export function energyVsBudgetSpec(data: SweepChartData): TopLevelSpec {
     title: 'Energy per token vs HBM budget',
     subtitle: 'GPU busy/idle power + host tiers active/idle power + link energy per byte (sim/quality/energy-model.ts); lower is better',
     metrics: [{ name: 'energy per token', value: (p) => meanOf(p, (r) => r.energy_j_per_token) }],
-    oracleLabel: 'below',
     yTitle: 'joules per token',
   });
 }

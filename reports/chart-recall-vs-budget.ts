@@ -11,7 +11,6 @@ export function recallVsBudgetSpec(data: SweepChartData): TopLevelSpec {
       { name: 'recall, mean', value: (p) => p.recall_mean },
       { name: 'recall, min', value: (p) => p.recall_min },
     ],
-    oracleLabel: 'above',
     yTitle: 'attention recall',
     yFormat: '.0%',
     yScale: 'linear',

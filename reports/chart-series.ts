@@ -58,17 +58,13 @@ export function seriesEncodings(s: SeriesInfo): Record<string, unknown> {
   return { color, strokeDash };
 }
 
-/**
- * The text layer (x and y come from the parent) that writes "oracle (bound)" at the rows whose
- * `label` field is set, just left of
- * that point, on the side of the line away from the other policies: below where the bound is a
- * minimum (latency), above where it is a maximum (recall).
- */
-export function oracleLabelLayer(side: 'above' | 'below'): Record<string, unknown> {
-  const place = side === 'above' ? { baseline: 'bottom', dy: -7 } : { baseline: 'top', dy: 7 };
-  return {
-    transform: [{ filter: 'isValid(datum.label)' }],
-    mark: { type: 'text', align: 'right', ...place, dx: -4, fontSize: 11, color: ORACLE_COLOR },
-    encoding: { text: { field: 'label' } },
-  };
+/** The colour a series is drawn in (the same as `seriesEncodings` gives it). */
+export function seriesColor(s: SeriesInfo, series: string): string {
+  if (series === ORACLE_LABEL && s.hasOracle) return ORACLE_COLOR;
+  const i = seriesDomain(s).indexOf(series);
+  return i < 0 ? REFERENCE_COLOR : POLICY_PALETTE[i % POLICY_PALETTE.length]!;
 }
+
+/** Reference runs (the whole KV in HBM, e.g. full at 100%): a grey dotted rule. */
+export const REFERENCE_COLOR = '#6b6b6b';
+export const REFERENCE_DASH = [2, 3];

@@ -11,7 +11,6 @@ export function tbtVsBudgetSpec(data: SweepChartData): TopLevelSpec {
       { name: 'TBT p50', value: (p) => p.tbt_p50_ms },
       { name: 'TBT p99', value: (p) => p.tbt_p99_ms },
     ],
-    oracleLabel: 'below',
     yTitle: 'time between tokens (ms)',
   });
 }

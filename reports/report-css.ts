@@ -19,6 +19,14 @@ th, td { border-bottom: 1px solid #e3e3e3; padding: 4px 10px; text-align: left; 
 th { background: #f7f7f7; font-weight: 600; position: sticky; top: 0; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:hover { background: #fafafa; }
+table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
+table.sortable td { white-space: nowrap; }
+table.sortable th[aria-sort="ascending"]::after { content: " ▲"; font-size: 0.8em; }
+table.sortable th[aria-sort="descending"]::after { content: " ▼"; font-size: 0.8em; }
+.table-bar { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; margin: 8px 0 4px; }
+.table-filter { font: inherit; padding: 4px 8px; border: 1px solid #bbb; border-radius: 4px; width: 22em; max-width: 100%; }
+.table-count, .table-hint { color: #666; font-size: 0.88em; }
+@media (max-width: 600px) { body { padding: 12px 12px 32px; } h1 { font-size: 1.4em; } }
 footer { margin-top: 40px; color: #777; font-size: 0.85em; border-top: 1px solid #eee; padding-top: 8px; }
 @media print { figure { break-inside: avoid; } th { position: static; } }
 `;

@@ -11,6 +11,7 @@ import { escapeHtml } from './html-escape.js';
 import { inlineMarkdown, markdownToHtml } from './mini-markdown.js';
 import { REPORT_CSS } from './report-css.js';
 import { scopeSvgIds } from './svg-scope-ids.js';
+import { TABLE_SCRIPT } from './table-script.js';
 
 export interface PageSection {
   heading: string;
@@ -20,7 +21,8 @@ export interface PageSection {
   html?: string;
   /** `specFile` and `pngFile` are relative to the page's directory */
   chart?: { svg: string; specFile: string; pngFile: string; caption?: string };
-  table?: { columns: string[]; rows: (string | number | null)[][] };
+  /** `interactive`: sortable by any column and filterable by typed words (the page's one inline script) */
+  table?: { columns: string[]; rows: (string | number | null)[][]; interactive?: boolean };
 }
 
 export interface ReportPage {
@@ -41,6 +43,7 @@ export function writeReportPage(outDir: string, page: ReportPage): string {
 export function renderReportPage(page: ReportPage): string {
   const used = new Set<string>();
   const body = page.sections.map((s, i) => renderSection(s, i, used)).join('\n');
+  const script = page.sections.some((s) => s.table?.interactive) ? `<script>${TABLE_SCRIPT}</script>` : '';
   return [
     '<!DOCTYPE html>',
     '<html lang="en">',
@@ -59,6 +62,7 @@ export function renderReportPage(page: ReportPage): string {
     body,
     '</main>',
     page.generatedBy ? `<footer>${inlineMarkdown(page.generatedBy)}</footer>` : '',
+    script,
     '</body>',
     '</html>',
     '',
@@ -102,7 +106,12 @@ function renderTable(t: NonNullable<PageSection['table']>): string {
   const rows = t.rows
     .map((r) => `<tr>${t.columns.map((_, c) => `<td${cls(c)}>${escapeHtml(formatCell(r[c]))}</td>`).join('')}</tr>`)
     .join('\n');
-  return `<div class="table-wrap"><table>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table></div>`;
+  const table = `<div class="table-wrap"><table${t.interactive ? ' class="sortable"' : ''}>\n<thead><tr>${head}</tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table></div>`;
+  if (!t.interactive) return table;
+  const bar =
+    '<div class="table-bar"><input type="search" class="table-filter" placeholder="Filter rows, e.g. h100 quest 20%" aria-label="Filter rows">' +
+    `<span class="table-count">${t.rows.length} rows</span><span class="table-hint">click a column header to sort</span></div>`;
+  return `${bar}\n${table}`;
 }
 
 function readsAsNumber(v: string | number): boolean {

@@ -3,14 +3,18 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { StepRow, SweepRow } from '../sim/metrics/summary.js';
 import { bytesMovedSpec } from './chart-bytes-moved.js';
 import { energyVsBudgetSpec, quantErrorVsBudgetSpec } from './chart-quant-error.js';
+import { paretoSpec } from './chart-pareto.js';
 import { maskingVsBudgetSpec } from './chart-masking-vs-budget.js';
 import { recallVsBudgetSpec } from './chart-recall-vs-budget.js';
 import { stallTimelineSpec } from './chart-stall-timeline.js';
 import { tbtVsBudgetSpec } from './chart-tbt-vs-budget.js';
+import { OUTLIER_FACTOR } from './outliers.js';
+import { DEFAULT_TARGET, type QualityTarget } from './recommend.js';
 import { sweepChartData } from './sweep-chart-data.js';
 
 /** Every chart name this module can produce, so a rebuild can remove charts that no longer apply. */
 export const SWEEP_CHART_NAMES = [
+  'pareto',
   'tbt-vs-budget',
   'recall-vs-budget',
   'bytes-moved',
@@ -31,24 +35,38 @@ export interface NamedChart {
 /** All charts that the rows support; none when no configuration succeeded. */
 export function sweepCharts(
   rows: SweepRow[],
-  opts: { oracle?: string; steps?: (row: SweepRow) => StepRow[] | undefined } = {},
+  opts: { oracle?: string; steps?: (row: SweepRow) => StepRow[] | undefined; target?: QualityTarget } = {},
 ): NamedChart[] {
   const data = sweepChartData(rows, opts.oracle ?? 'oracle');
   if (data.points.length === 0) return [];
   const bound = data.series.hasOracle
     ? ' The dashed black line is the oracle (Belady MIN with future knowledge): the best any policy can do that attends at most the HBM budget\'s worth of blocks per layer. Policies that offload and still attend every block reach recall 1 and pay in time and bytes instead.'
     : '';
+  const target = opts.target ?? DEFAULT_TARGET;
+  const reference = data.points.some((p) => p.isReference)
+    ? ' The grey dotted rule is the reference run with the whole KV in HBM.'
+    : '';
   const charts: NamedChart[] = [
+    {
+      name: 'pareto',
+      heading: 'Speed against recall',
+      caption:
+        `Each point is one policy at one HBM budget (column) on one trace and hardware (row). The grey staircase is the Pareto front: ` +
+        `for any time per token, the best recall some policy reached. Filled points meet the quality target; hollow ones miss it ` +
+        `(low recall, or quantization error above ${target.quantErrorMax}). A policy more than ${OUTLIER_FACTOR}× slower than the median ` +
+        `is explained below.${reference}`,
+      spec: paretoSpec(data, target),
+    },
     {
       name: 'tbt-vs-budget',
       heading: 'Time between tokens',
-      caption: `Median and 99th-percentile time between tokens per policy as the HBM budget grows.${bound}`,
+      caption: `Median and 99th-percentile time between tokens per policy as the HBM budget grows.${bound}${reference}`,
       spec: tbtVsBudgetSpec(data),
     },
     {
       name: 'recall-vs-budget',
       heading: 'Attention recall',
-      caption: `Share of the true attention mass that fell on blocks the kernel attended: mean over steps, and the worst layer of any step.${bound}`,
+      caption: `Share of the true attention mass that fell on blocks the kernel attended: mean over steps, and the worst layer of any step.${bound}${reference}`,
       spec: recallVsBudgetSpec(data),
     },
     {

@@ -1,13 +1,19 @@
 /**
- * A sweep's shareable report: outDir/index.html with the summary, the charts (each also as
- * charts/<name>.vl.json, .svg and .png), the results table and the failed configurations.
+ * A sweep's shareable report: outDir/index.html with the recommendation (which policy at which
+ * HBM budget, against a quality target), the charts (each also as charts/<name>.vl.json, .svg and
+ * .png), the policies far slower than the others, the sortable results table and the failed
+ * configurations.
  */
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { StepRow, SweepRow } from '../sim/metrics/summary.js';
 import { renderChart } from './render-chart.js';
 import { writeReportPage, type PageSection } from './report-page.js';
+import type { RunBreakdown } from './outliers.js';
+import { DEFAULT_TARGET, type QualityTarget } from './recommend.js';
+import { sweepChartData } from './sweep-chart-data.js';
 import { SWEEP_CHART_NAMES, sweepCharts } from './sweep-charts.js';
+import { outliersMarkdown, recommendationTable } from './sweep-recommendation.js';
 import { sweepSummaryMarkdown } from './sweep-summary-text.js';
 import { failuresTable, resultsTable } from './sweep-tables.js';
 
@@ -17,8 +23,12 @@ export interface SweepReportOptions {
   rows: SweepRow[];
   /** per-step rows of a run, for the stall timeline; undefined when not kept */
   steps?: (row: SweepRow) => StepRow[] | undefined;
+  /** a run's own time and bytes breakdown (summary.json), for the sentences on slow policies */
+  breakdown?: (row: SweepRow) => RunBreakdown | undefined;
   /** the policy drawn as the bound; default 'oracle' */
   oracle?: string;
+  /** what a recommended policy must reach; default DEFAULT_TARGET */
+  target?: QualityTarget;
   /** subtitle and footer of the page (e.g. the command line); no timestamp is added */
   subtitle?: string;
   generatedBy?: string;
@@ -27,21 +37,32 @@ export interface SweepReportOptions {
 /** Writes the report and returns the path of its index.html. */
 export async function buildSweepReport(opts: SweepReportOptions): Promise<string> {
   const oracle = opts.oracle ?? 'oracle';
-  const sections: PageSection[] = [{ heading: 'Summary', markdown: sweepSummaryMarkdown(opts.rows, oracle) }];
+  const target = opts.target ?? DEFAULT_TARGET;
+  const data = sweepChartData(opts.rows, oracle);
+  const summary: PageSection = { heading: 'Which policy at which HBM budget', markdown: sweepSummaryMarkdown(opts.rows, oracle, target) };
+  if (data.points.length > 0) summary.table = recommendationTable(data, target);
+  const sections: PageSection[] = [summary];
   const rel = (p: string) => relative(opts.outDir, p).split('\\').join('/');
   removeOldCharts(join(opts.outDir, 'charts'));
+  const slow = data.points.length
+    ? outliersMarkdown(data, (p) => {
+        const b = opts.breakdown;
+        return b ? p.rows.map(b).find((x) => x !== undefined) : undefined;
+      })
+    : undefined;
   // one chart at a time: each render holds a Vega view and a PNG buffer
-  for (const c of sweepCharts(opts.rows, { oracle, steps: opts.steps })) {
+  for (const c of sweepCharts(opts.rows, { oracle, steps: opts.steps, target })) {
     const r = await renderChart(c.spec, join(opts.outDir, 'charts', c.name));
     sections.push({
       heading: c.heading,
       chart: { svg: r.svg, specFile: rel(r.specPath), pngFile: rel(r.pngPath), caption: c.caption },
     });
+    if (c.name === 'pareto' && slow) sections.push({ heading: 'Far slower than the others', markdown: slow });
   }
   const results = resultsTable(opts.rows, oracle);
   sections.push(
     results.rows.length
-      ? { heading: 'Results', table: results }
+      ? { heading: 'Results', table: { ...results, interactive: true } }
       : { heading: 'Results', markdown: 'No configuration succeeded, so there is nothing to chart.' },
   );
   const failures = failuresTable(opts.rows);

@@ -4,7 +4,7 @@ import { compileToVega } from '../../reports/render-chart.js';
 import { ORACLE_LABEL } from '../../reports/chart-series.js';
 import { stallTimelineSpec, MAX_TIMELINE_POINTS } from '../../reports/chart-stall-timeline.js';
 import { sweepChartData } from '../../reports/sweep-chart-data.js';
-import { sweepCharts } from '../../reports/sweep-charts.js';
+import { sweepCharts, type NamedChart } from '../../reports/sweep-charts.js';
 import type { SweepRow } from '../../sim/metrics/summary.js';
 import { expectGolden } from './golden.js';
 import { stepsFor, sweepRows } from './fixtures.js';
@@ -21,6 +21,12 @@ function compileWarnings(spec: TopLevelSpec): string[] {
   return seen;
 }
 
+function byName(charts: NamedChart[], name: string): NamedChart {
+  const c = charts.find((x) => x.name === name);
+  if (!c) throw new Error(`no chart ${name} in ${charts.map((x) => x.name).join(', ')}`);
+  return c;
+}
+
 function valuesOf(spec: TopLevelSpec): Record<string, unknown>[] {
   return (spec as { data: { values: Record<string, unknown>[] } }).data.values;
 }
@@ -28,8 +34,9 @@ function valuesOf(spec: TopLevelSpec): Record<string, unknown>[] {
 describe('sweep chart specs (golden)', () => {
   const charts = sweepCharts(sweepRows({ failed: true }), { steps: stepsFor });
 
-  it('builds the five charts in page order', () => {
+  it('builds the six charts in page order', () => {
     expect(charts.map((c) => c.name)).toEqual([
+      'pareto',
       'tbt-vs-budget',
       'recall-vs-budget',
       'bytes-moved',
@@ -38,7 +45,7 @@ describe('sweep chart specs (golden)', () => {
     ]);
   });
 
-  for (const name of ['tbt-vs-budget', 'recall-vs-budget', 'bytes-moved', 'stall-timeline', 'masking-vs-budget']) {
+  for (const name of ['pareto', 'tbt-vs-budget', 'recall-vs-budget', 'bytes-moved', 'stall-timeline', 'masking-vs-budget']) {
     it(`${name} matches its golden spec and compiles without warnings`, () => {
       const c = charts.find((x) => x.name === name)!;
       expectGolden(`${name}.vl.json`, c.spec);
@@ -48,7 +55,7 @@ describe('sweep chart specs (golden)', () => {
 
   it('without an oracle row: matches golden, and no bound anywhere', () => {
     const noOracle = sweepCharts(sweepRows({ oracle: false }), { steps: stepsFor });
-    expectGolden('tbt-vs-budget.no-oracle.vl.json', noOracle[0]!.spec);
+    expectGolden('tbt-vs-budget.no-oracle.vl.json', byName(noOracle, 'tbt-vs-budget').spec);
     for (const c of noOracle) {
       expect(JSON.stringify(c.spec)).not.toContain(ORACLE_LABEL);
       expect(JSON.stringify(compileToVega(c.spec))).not.toContain(ORACLE_LABEL);
@@ -60,31 +67,32 @@ describe('sweep chart specs (golden)', () => {
       ...sweepRows(),
       ...sweepRows().map((r) => ({ ...r, hardware: 'h200-nvl', tbt_p50_ms: r.tbt_p50_ms * 40, tbt_p99_ms: r.tbt_p99_ms * 40 })),
     ];
-    const spec = sweepCharts(rows)[0]!.spec as Record<string, any>;
+    const spec = byName(sweepCharts(rows), 'tbt-vs-budget').spec as Record<string, any>;
     expectGolden('tbt-vs-budget.two-hardware.vl.json', spec);
     expect(spec['facet'].row.field).toBe('panel');
     expect(spec['facet'].row.sort).toEqual(['h100-pcie5', 'h200-nvl']);
-    expect(spec['spec'].encoding.y.scale.type).toBe('log');
+    for (const l of spec['spec'].layer.filter((l: any) => l.encoding.y?.field === 'value' && l.encoding.x)) expect(l.encoding.y.scale.type).toBe('log');
     expect(compileWarnings(spec as TopLevelSpec)).toEqual([]);
   });
 });
 
 describe('oracle bound', () => {
-  it('is in every compiled chart when an oracle row exists: dashed, black, named "oracle (bound)"', () => {
+  it('is in every compiled chart when an oracle row exists: black, named "oracle (bound)", dashed where it is a line', () => {
     for (const c of sweepCharts(sweepRows(), { steps: stepsFor })) {
       const vega = JSON.stringify(compileToVega(c.spec));
       expect(vega, c.name).toContain(ORACLE_LABEL);
-      expect(vega, c.name).toContain('[6,4]');
+      if (c.name !== 'pareto') expect(vega, c.name).toContain('[6,4]');
       expect(vega, c.name).toContain('#000000');
     }
   });
 
   it('follows the `oracle` option: another policy name becomes the bound', () => {
     const rows = sweepRows().map((r) => (r.policy === 'oracle' ? { ...r, policy: 'belady' } : r));
-    const [tbt] = sweepCharts(rows, { oracle: 'belady' });
-    const series = new Set(valuesOf(tbt!.spec).map((v) => v['series']));
+    const tbt = byName(sweepCharts(rows, { oracle: 'belady' }), 'tbt-vs-budget');
+    const points = (spec: TopLevelSpec) => valuesOf(spec).filter((v) => v['kind'] === 'point');
+    const series = new Set(points(tbt.spec).map((v) => v['series']));
     expect(series).toEqual(new Set(['h2o', 'quest', 'streaming', ORACLE_LABEL]));
-    expect([...new Set(valuesOf(sweepCharts(rows)[0]!.spec).map((v) => v['series']))]).toContain('belady');
+    expect([...new Set(points(byName(sweepCharts(rows), 'tbt-vs-budget').spec).map((v) => v['series']))]).toContain('belady');
   });
 });
 
@@ -104,7 +112,7 @@ describe('chart data', () => {
     expect(p.tbt_p50_ms).toBeCloseTo(one.tbt_p50_ms + 1, 12);
     expect(p.recall_min).toBe(0.1);
     expect(data.averaged).toBe(true);
-    expect(sweepCharts(rows)[0]!.spec.title).toEqual({ text: 'Time between tokens vs HBM budget', subtitle: 'lower is better; mean over seeds' });
+    expect(byName(sweepCharts(rows), 'tbt-vs-budget').spec.title).toEqual({ text: 'Time between tokens vs HBM budget', subtitle: 'lower is better; mean over seeds' });
   });
 
   it('stall timeline uses only the smallest budget and buckets long runs keeping the worst step', () => {
