@@ -33,11 +33,19 @@ from tokenizer import BOS, EOD, WordTokenizer  # noqa: E402
 
 # (progress at which the phase starts, sequence length, passkey share): short retrieval-heavy first
 PHASES = [(0.0, 512, 0.5), (0.2, 1024, 0.4), (0.4, 2048, 0.35), (0.6, 4096, 0.3), (0.8, 8192, 0.3)]
+# with --max-seq above 8192 (the 32k captures): the same lengths sooner, then 16k and 32k
+LONG_PHASES = [(0.0, 512, 0.5), (0.15, 1024, 0.4), (0.3, 2048, 0.35), (0.45, 4096, 0.3), (0.6, 8192, 0.3),
+               (0.75, 16384, 0.3), (0.88, 32768, 0.3)]
+
+
+def phases_for(max_len: int) -> list:
+    return PHASES if max_len <= 8192 else LONG_PHASES
 
 
 def phase_at(p: float, max_len: int):
-    cur = PHASES[0]
-    for ph in PHASES:
+    phases = phases_for(max_len)
+    cur = phases[0]
+    for ph in phases:
         if p >= ph[0]:
             cur = ph
     return min(cur[1], max_len), cur[2]
@@ -208,7 +216,7 @@ def main() -> None:
     print(json.dumps(ev), flush=True)
     recipe = {
         'seed': a.seed, 'steps': step, 'train_seconds': round(train_seconds, 1), 'args': vars(a),
-        'phases': [{'from_progress': f, 'seq_len': s, 'passkey_share': sh} for f, s, sh in PHASES],
+        'phases': [{'from_progress': f, 'seq_len': s, 'passkey_share': sh} for f, s, sh in phases_for(a.max_seq)],
         'tokens_seen': int(sum(a.tokens_per_step // s * s for s, _, _ in schedule)),
         'corpus': {'train_tokens': int(len(data.train)), 'held_out_tokens': int(len(data.held))},
         'device': torch.cuda.get_device_name(0) if device == 'cuda' else 'cpu', 'torch': torch.__version__,
