@@ -25,8 +25,8 @@ inline float blockElement(const uint8_t* block, const BlockGeometry& g, int prec
   return dequantValue(codes, meta, e, precisionBits(precision), g.groupSize);
 }
 
-// Elements [e, e + n) of the K or V section of one block as FP32: an FP16 row converted at once,
-// other precisions element by element.
+// Elements [e, e + n) of the K or V section of one block as FP32, the values blockElement gives:
+// an FP16 row converted at once; a quantized row with each group's (scale, zero) converted once.
 inline void blockRow(const uint8_t* block, const BlockGeometry& g, int precision, bool isV, size_t e, int n,
                      float* out) {
   if (precision == kFp16) {
@@ -34,7 +34,21 @@ inline void blockRow(const uint8_t* block, const BlockGeometry& g, int precision
     halfRowToFloat(base + e, out, static_cast<size_t>(n));
     return;
   }
-  for (int d = 0; d < n; ++d) out[d] = blockElement(block, g, precision, isV, e + d);
+  const uint8_t* codes = block + (isV ? vOffset(g, precision) : 0);
+  const uint16_t* meta =
+      reinterpret_cast<const uint16_t*>(block + (isV ? vMetaOffset(g, precision) : kMetaOffset(g, precision)));
+  const int bits = precisionBits(precision);
+  size_t group = static_cast<size_t>(-1);
+  float zero = 0, scale = 0;
+  for (int d = 0; d < n; ++d) {
+    const size_t i = e + d;
+    if (i / g.groupSize != group) {
+      group = i / g.groupSize;
+      zero = halfToFloat(meta[2 * group + 1]);
+      scale = halfToFloat(meta[2 * group]);
+    }
+    out[d] = zero + static_cast<float>(codeAt(codes, i, bits)) * scale;
+  }
 }
 
 // q: [qHeads][headDim] FP32; out: [qHeads][headDim] FP32. Heads [h0, h1) of kv heads only.
