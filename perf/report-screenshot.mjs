@@ -30,9 +30,11 @@ export const CHROMIUM_FLAGS = [
 
 /**
  * Loads the page at each width and returns what it saw; with `outDir`, also writes the PNGs.
- * Every request other than file:// and data: is aborted and listed in `blocked`.
+ * Every request other than file:// and data: is aborted and listed in `blocked`. The results table
+ * is sorted by TBT p50 (descending: `sortedTbt` holds the first three cells) and filtered by
+ * `filter` (`filtered` holds the row count it showed).
  */
-export async function inspectReport(indexHtml, { outDir, widths = [1400, 390] } = {}) {
+export async function inspectReport(indexHtml, { outDir, widths = [1400, 390], filter = 'h100 quest' } = {}) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium`);
   if (!existsSync(indexHtml)) throw new Error(`${indexHtml} not found: write the report first (npm run quickstart)`);
   const profile = mkdtempSync(join(tmpdir(), 'kvtier-chromium-'));
@@ -66,6 +68,7 @@ export async function inspectReport(indexHtml, { outDir, widths = [1400, 390] } 
         return {
           title: document.title,
           recommendation: document.querySelector('#which-policy-at-which-hbm-budget')?.textContent ?? '',
+          slowPolicies: document.querySelector('#far-slower-than-the-others')?.textContent ?? '',
           paretoSvg: Boolean(pareto && pareto.getBoundingClientRect().width > 100),
           svgs: document.querySelectorAll('svg').length,
           sortableRows: table ? table.tBodies[0].rows.length : 0,
@@ -84,7 +87,7 @@ export async function inspectReport(indexHtml, { outDir, widths = [1400, 390] } 
           const th = [...document.querySelectorAll('table.sortable th')].findIndex((h) => h.textContent.startsWith('TBT p50'));
           return rows.slice(0, 3).map((r) => r.cells[th].textContent);
         });
-        await page.fill('input.table-filter', 'h100 quest');
+        await page.fill('input.table-filter', filter);
         filtered = await page.textContent('.table-count');
         await page.fill('input.table-filter', '');
         await head.click(); // back to ascending for the picture
