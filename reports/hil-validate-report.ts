@@ -49,13 +49,13 @@ export async function renderValidateReport(dir: string): Promise<string> {
   const gridRows = r.cells.map((c) => ({
     policy: c.label,
     column: `${contextLabel(c.context)} · ${c.budget}`,
-    trace: c.trace_kind === 'captured' ? c.trace : c.trace.replace(/-s\d+$/, '').replace(/-\d+k$|-own$/, ''),
+    trace: `${c.trace_name} · ${(c.model || 'own model').replace(/^.*\//, '').replace(/(\.model)?\.json$/, '')}`,
     verdict: c.status === 'ok' ? (c.judgement!.pass ? 'pass' : 'miss') : c.status,
   }));
   const passSpec = {
     $schema: SCHEMA,
     data: { values: gridRows },
-    facet: { row: { field: 'trace', type: 'nominal', title: null } },
+    facet: { row: { field: 'trace', type: 'nominal', title: null, header: { labelAngle: 0, labelAlign: 'left', labelOrient: 'top' } } },
     spec: {
       width: { step: 22 },
       height: { step: 14 },

@@ -1,6 +1,7 @@
 // `kvtier hil validate GRID.json`: the simulator against the hardware on a held-out grid
 // (hil/validate/validate.ts), the grid file read by studies/validate-grid.ts, the page by
-// reports/hil-validate-report.ts.
+// reports/hil-validate-report.ts; `kvtier hil validate-report DIR` renders the page again (e.g. from
+// the results of perf/device/validate.sh).
 import type { Command } from 'commander';
 import type { AttentionOptions } from '../../hil/addon-types.js';
 import { attnFlag, resolveAttentionOptions } from '../../hil/attention-options.js';
@@ -34,6 +35,15 @@ interface ValidateFlags {
 }
 
 export function registerHilValidate(hil: Command): void {
+  hil
+    .command('validate-report')
+    .description('render the report page of a "kvtier hil validate" directory from its validate.json')
+    .argument('<dir>', 'validate output directory')
+    .action(async (dir: string) => {
+      const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
+      console.log(`wrote ${await renderValidateReport(dir)}`);
+    });
+
   hil
     .command('validate')
     .description('the simulator against the hardware on a held-out grid (traces x contexts x models x budgets x policies, N runs per cell): per-step errors, the runs\' spread, pass/miss per cell, a report page')

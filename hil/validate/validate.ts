@@ -46,7 +46,9 @@ export interface ValidateOptions {
 export interface CellResult {
   id: string;
   key: string;
+  /** the trace file's name (generated: <trace>-<model>-<context>-s<seed>) and the grid entry's name */
   trace: string;
+  trace_name: string;
   trace_kind: 'generated' | 'captured';
   context: number | null;
   /** the trace's prompt tokens (for captured traces, their own) */
@@ -283,6 +285,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
       id: c.id,
       key: '',
       trace: c.trace_id,
+      trace_name: c.trace.name,
       trace_kind: c.trace.generate ? 'generated' : 'captured',
       context: c.context,
       prompt_tokens: c.context ?? readTraceHeader(c.trace.path!).prompt_tokens,

@@ -65,7 +65,7 @@ describe('validation statistics', () => {
   it('cell statistics leave out the warm-up steps, and pools put per-step values together', () => {
     const cell = (label: string, sim: number[], hw: number[][], pool: CellResult['pool']): CellResult => {
       const st = cellStats(pool!, sim, hw, 1);
-      return { id: label, key: '', trace: 't', trace_kind: 'generated', context: 256, prompt_tokens: 256, model: 'm', policy: label, label, options: {}, budget: '20%', status: 'ok', pool, sim_ms: sim, hw_ms: hw, error: st.error, spread: st.spread, judgement: st.judgement, estimate_s: 1 };
+      return { id: label, key: '', trace: 't', trace_name: 't', trace_kind: 'generated', context: 256, prompt_tokens: 256, model: 'm', policy: label, label, options: {}, budget: '20%', status: 'ok', pool, sim_ms: sim, hw_ms: hw, error: st.error, spread: st.spread, judgement: st.judgement, estimate_s: 1 };
     };
     // A: steps 1, 2 against 10: errors 0, 0.1; runs identical (spread 0)
     const a = cell('a', [99, 10, 11], [[10, 10, 10], [10, 10, 10]], 'moving');
