@@ -97,6 +97,8 @@ export class ReplayDriver<H> implements Actions {
   private readonly skippedBits: Int32Array;
   /** bytes of one block by its bits (cache.bytesOf, as a table) */
   private readonly bytesByBits: Float64Array;
+  /** index of a precision in BITS, by its bits */
+  private readonly bitsSlot: Int8Array;
   private timed = true;
   private curStep = -1;
   private curLayer = 0;
@@ -144,6 +146,8 @@ export class ReplayDriver<H> implements Actions {
     this.skippedBytes = new Float64Array(this.T);
     this.bytesByBits = new Float64Array(17);
     for (const bits of BITS) this.bytesByBits[bits] = cache.bytesOf(bits);
+    this.bitsSlot = new Int8Array(17).fill(-1);
+    BITS.forEach((bits, k) => (this.bitsSlot[bits] = k));
     this.work = {
       step: 0,
       layer: 0,
@@ -572,18 +576,25 @@ export class ReplayDriver<H> implements Actions {
     let skippedQuant = 0;
     const skippedBits = this.skippedBits;
     if (skipped.length) skippedBits.fill(0);
-    for (const b of skipped) {
-      const bits = c.bitsOf(l, b);
-      skippedBits[BITS.indexOf(bits as (typeof BITS)[number])]++;
-      skippedBytes[c.tierOf(l, b)] += c.bytesOf(bits);
-      if (bits < 16 && c.tierOf(l, b) === 0) skippedQuant += c.bytesOf(bits);
+    const base = l * this.M;
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    const bytesOf = this.bytesByBits;
+    const slotOf = this.bitsSlot;
+    for (let i = 0; i < skipped.length; i++) {
+      const b = skipped[i];
+      const bits = bitsAt[base + b];
+      const tier = tiers[base + b];
+      const bytes = bytesOf[bits];
+      skippedBits[slotOf[bits]]++;
+      skippedBytes[tier] += bytes;
+      if (bits < 16 && tier === 0) skippedQuant += bytes;
     }
     const w = this.work;
     const fetchBytes = w.fetchBytes;
     const fetchRuns = w.fetchRuns;
     fetchBytes[0] = fetchRuns[0] = 0;
     let stagedBytes = 0;
-    const base = l * this.M;
     const staged = this.stagedMask;
     let offloaded = false;
     for (let t = 1; t < this.T; t++) {
@@ -596,9 +607,6 @@ export class ReplayDriver<H> implements Actions {
       // bytes the layer's promotions freed)
       // and, per tier, the runs of its fetched blocks (RUNS below): a fetched block continues the open
       // run when the block before it was fetched from the same tier at 16 bits
-      const tiers = c.tier;
-      const bitsAt = c.bits;
-      const bytesOf = this.bytesByBits;
       let openTier = -1;
       for (let b = 0; b < n; b++) {
         const i = base + b;
