@@ -107,12 +107,18 @@ export const infiniGen: PolicyDefinition<Options> = {
       stampOf[nl] = step;
     };
 
+    // per layer: blocks sinkBlocks .. from[l] - 1 are all out of HBM (nothing here brings a block
+    // back to HBM, so they stay out): the oldest resident non-anchor is searched from from[l]
+    const from = new Int32Array(L).fill(sinkBlocks);
     /** anchors + the newest blocks stay resident: the oldest resident non-anchor goes to DRAM */
     const slide = (v: PolicyView, act: Actions, l: number, incoming: number, resident: number) => {
       const cache = v.cache;
       let excess = cache.countIn(l, 0) + incoming - resident;
-      for (let b = sinkBlocks; excess > 0 && b < cache.created[l]; b++) {
+      let out = true;
+      for (let b = from[l]; excess > 0 && b < cache.created[l]; b++) {
         if (cache.tierOf(l, b) === 0 && act.demote(l, b, o.offload_tier, 16)) excess--;
+        if (out && cache.tierOf(l, b) !== 0) from[l] = b + 1;
+        else out = false;
       }
     };
 
