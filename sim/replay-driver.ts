@@ -80,7 +80,7 @@ export class ReplayDriver<H> implements Actions {
   private readonly pending: H[][];
   private stagingBytes = 0;
   /** batches collected during one decision, flushed to the executor after it */
-  private batches = new Map<string, MoveBatch>();
+  private batches = new Map<number, MoveBatch>();
   private skips: number[] = [];
   /** blocks skipped in the current layer (reused) */
   private readonly skipped: number[] = [];
@@ -467,7 +467,8 @@ export class ReplayDriver<H> implements Actions {
   }
 
   private batch(layer: number, block: number, s: Stamp): void {
-    const key = `${layer}|${s.reason}|${s.fromTier}|${s.toTier}|${s.fromBits}|${s.toBits}`;
+    // one number per (layer, reason, tiers, precisions): the Map keeps insertion order, as with text keys
+    const key = ((((layer * REASON_COUNT + REASON_INDEX[s.reason]) * this.T + s.fromTier) * this.T + s.toTier) * 17 + s.fromBits) * 17 + s.toBits;
     let b = this.batches.get(key);
     if (!b) {
       b = { layer, ...s, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
@@ -695,6 +696,10 @@ export class ReplayDriver<H> implements Actions {
     return false;
   }
 }
+
+/** an index per transfer reason (a batch's key holds it; the Record type makes the list complete) */
+const REASON_INDEX: Record<TransferReason, number> = { demote: 0, promote: 1, prefetch: 2, fetch: 3, spill: 4 };
+const REASON_COUNT = Object.keys(REASON_INDEX).length;
 
 const prefillKeys = new Map<string, string>();
 /** counter name of an action taken during prefill (cached: counted once per action) */
