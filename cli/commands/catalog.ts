@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { registerBuiltinPolicies } from '../../policies/builtin.js';
-import { listPolicies } from '../../policies/registry.js';
 import { listHardware, loadHardware } from '../../sim/hardware/load-profile.js';
 import { getModel, listModels } from '../../sim/models/load-model.js';
 import { kvBytes } from '../../sim/models/model.js';
@@ -10,7 +8,9 @@ export function registerCatalog(program: Command): void {
     .command('policies')
     .description('list the registered policies with their options and sources')
     .option('--json', 'machine-readable')
-    .action((o) => {
+    .action(async (o) => {
+      // the policies load here, not for `hardware` and `models`
+      const [{ registerBuiltinPolicies }, { listPolicies }] = await Promise.all([import('../../policies/builtin.js'), import('../../policies/registry.js')]);
       registerBuiltinPolicies();
       const defs = listPolicies();
       if (o.json) {
