@@ -197,6 +197,8 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const modelOf = (c: GridCell) => c.model || readTraceHeader(c.trace.path!).model;
   const models = [...new Set(cells.map(modelOf))];
   const fileDir = o.hil.nvmeDir ?? tmpdir();
+  const unknown = Object.keys(o.profiles ?? {}).filter((k) => k !== '*' && !models.some((m) => m === k || loadModel(m).name === k));
+  if (unknown.length) throw new Error(`--profile: no model ${unknown.map((k) => `"${k}"`).join(', ')} in the grid (its models: ${models.join(', ')})`);
 
   // plan
   const est = new Map<string, number>();
@@ -338,9 +340,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   }
 
   // the storage tier's device, from a run that used it (O_DIRECT or not), else the directory alone
-  const first = results.find((r) => r.status === 'ok');
-  const tiersOf = first ? simulateTiers(first, profileFile) : [];
-  const tiers = describeTiers(tiersOf, { backend, device, fileDir, direct: storageDirect });
+  const tiers = describeTiers(profileTiers(profileFile), { backend, device, fileDir, direct: storageDirect });
   if (storageTiers.size === 0) notes.push('no cell moved bytes to or from the storage tier');
   const skip = g.skip_steps;
   const pools = [
@@ -384,12 +384,15 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   return result;
 }
 
+/** the profile given for a model: by the grid's name or file for it, or by the model's name, else the one for every model */
 function profileGiven(p: Record<string, string> | undefined, model: string): string | undefined {
-  return p?.[model] ?? p?.['*'];
+  return p?.[model] ?? p?.[loadModel(model).name] ?? p?.['*'];
 }
 
-function simulateTiers(_r: CellResult, profiles: Map<string, string>): { name: string; kind: string }[] {
+/** the tiers of the first profile (every profile derives from the grid's one base) */
+function profileTiers(profiles: Map<string, string>): { name: string; kind: string }[] {
   const file = [...profiles.values()][0];
+  if (file === undefined) return [];
   const p = JSON.parse(fs.readFileSync(file, 'utf8')) as { tiers: { name: string; kind: string }[] };
   return p.tiers.map((t) => ({ name: t.name, kind: t.kind }));
 }

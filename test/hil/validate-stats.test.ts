@@ -179,3 +179,30 @@ describe('plan and tier devices', () => {
     expect(describeBlockDevice('overlay', sys)).toBe('overlay (not a block device)');
   });
 });
+
+describe('the standing grid', () => {
+  it('lab/validate/grid.json: 96 cells, contexts 8k/32k/128k, planned at about 10 minutes on an H100', () => {
+    const g = readValidateGrid(join(import.meta.dirname, '../../lab/validate/grid.json'));
+    const cells = expandGrid(g);
+    expect(cells).toHaveLength(96);
+    expect([...new Set(cells.map((c) => c.context))]).toEqual([8192, 32768, 131072, null]);
+    expect([...new Set(cells.map((c) => c.model.replace(/^.*\//, '')))]).toEqual(['llama-3-8b', 'llama-2-7b', 'kvtier-brown-gpt.model.json']);
+    // the broad trace alone at 128k; the needle trace at 8k on both models
+    expect(cells.filter((c) => c.context === 131072).every((c) => c.trace.name === 'broad')).toBe(true);
+    expect(cells.filter((c) => c.trace.name === 'needle').map((c) => c.context)).toEqual(Array(32).fill(8192));
+    const secs = cells.reduce((t, c) => t + cellSeconds(loadModel(c.model), c.context ?? 8192, g.steps, c.policy.full ? 1 : parseFloat(c.budget) / 100, g.runs), 0);
+    expect(secs / 60).toBeGreaterThan(7);
+    expect(secs / 60).toBeLessThan(10);
+    expect(pointsNearGrid(heldOutPoints([8192, 32768, 131072]), [8192, 32768, 131072], 0.1)).toEqual([]);
+  });
+
+  it('a trace\'s own contexts apply to generated traces only', () => {
+    const base = { budgets: ['20%'], models: ['llama-3-8b'], policies: ['h2o'], hardware: ['h100-pcie5'] };
+    const g = parseValidateGrid({ ...base, traces: [{ generate: { preset: 'broad' }, name: 'b', contexts: [4096] }, { generate: {}, name: 'd' }], contexts: [1024] }, 'g.json');
+    expect(expandGrid(g).map((c) => `${c.trace.name}@${c.context}`)).toEqual(['d@1024', 'b@4096']);
+    // every generated trace with its own contexts: the grid needs none
+    expect(parseValidateGrid({ ...base, traces: [{ generate: {}, contexts: [512] }] }, 'g.json').contexts).toEqual([]);
+    expect(() => parseValidateGrid({ ...base, traces: [{ path: 'c.kvt', contexts: [512] }] }, 'g.json')).toThrow(/traces\[0\]\.contexts: only a generated trace takes contexts/);
+    expect(() => parseValidateGrid({ ...base, traces: [{ generate: {}, contexts: [] }] }, 'g.json')).toThrow(/"traces\[0\]\.contexts" must be a non-empty list/);
+  });
+});

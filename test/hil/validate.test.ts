@@ -76,6 +76,14 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(again.cells.map((c) => c.hw_ms)).toEqual(r.cells.map((c) => c.hw_ms));
     expect(logs.filter((l) => /calibrated by an earlier run with the same points, reused/.test(l))).toHaveLength(2);
 
+    // profiles given: by model name (with the points recorded in their .fit.json) or for every model
+    const given = await validate({ grid: { ...readValidateGrid(FIXTURE), runs: 1 }, out: join(dir, 'given'), hil: { backend: 'host', nvmeDir: dir }, profiles: { 'hil-mini': r.profiles[0].file, '*': r.profiles[1].file }, planOnly: false, maxSeconds: 1e-3 });
+    expect(given.profiles.map((p) => [p.file, p.calibrated, p.points_near_grid, /avoid the grid contexts/.test(p.note)])).toEqual([
+      [r.profiles[0].file, false, [], true],
+      [r.profiles[1].file, false, [], true],
+    ]);
+    await expect(validate({ grid: readValidateGrid(FIXTURE), out: join(dir, 'bad-profile'), hil: { backend: 'host' }, profiles: { 'llama-3-8b': 'x.json' } })).rejects.toThrow(/--profile: no model "llama-3-8b" in the grid/);
+
     const page = readFileSync(await renderValidateReport(out), 'utf8');
     for (const s of ['held-out grid', 'Per policy', 'Tiers and what backs them', 'moving no data', 'lru-offload-nvme', 'runs differ']) expect(page).toContain(s);
     for (const c of ['error-per-cell', 'pass-miss', 'mean-step']) expect(existsSync(join(out, 'charts', `${c}.svg`))).toBe(true);
