@@ -6,8 +6,9 @@
  *
  *   node perf/report-screenshot.mjs [reportDir=reports/quickstart] [outDir=lab/screenshots]
  *
- * Writes <outDir>/report-1400.png (first screen), report-1400-full.png (whole page, scaled down
- * to stay small), report-390.png (first screen of a phone) and report-check.json.
+ * Writes <outDir>/report-<width>.png (first screen), report-<width>-<section>.png (the Pareto chart,
+ * the time-between-tokens chart, the bytes chart and the results table, each alone) and
+ * report-check.json (what the page showed).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,14 +100,18 @@ export async function inspectReport(indexHtml, { outDir, widths = [1400, 390], f
       if (outDir) {
         mkdirSync(outDir, { recursive: true });
         await page.screenshot({ path: join(outDir, `report-${width}.png`) });
-        if (width >= 1000) {
-          // the whole page at about a third of its size: one small picture of everything
-          await page.emulateMedia({ media: 'screen' });
-          const cdp = await page.context().newCDPSession(page);
-          const { contentSize } = await cdp.send('Page.getLayoutMetrics');
-          await page.setViewportSize({ width, height: Math.ceil(contentSize.height) });
-          await cdp.send('Emulation.setDeviceMetricsOverride', { width, height: Math.ceil(contentSize.height), deviceScaleFactor: 0.35, mobile: false });
-          await page.screenshot({ path: join(outDir, `report-${width}-full.png`), fullPage: true });
+        // sections a reader looks at, each its own small picture
+        for (const [id, name] of [
+          ['speed-against-recall', 'pareto'],
+          ['time-between-tokens', 'tbt'],
+          ['bytes-moved', 'bytes'],
+          ['results', 'results'],
+        ]) {
+          const box = await page.locator(`#${id}`).boundingBox();
+          if (!box) continue;
+          // at most 1000 px of it: the top of a long table is enough to see
+          const clip = { x: box.x, y: box.y, width: box.width, height: Math.min(box.height, 1000) };
+          await page.screenshot({ path: join(outDir, `report-${width}-${name}.png`), clip, fullPage: true });
         }
       }
       result.widths[width] = { ...seen, errors, blocked, sortedTbt, filtered };

@@ -76,7 +76,16 @@ function rowHeader(place: 'top' | 'left', width: number | { step: number }): obj
     // "trace · hardware" on two lines, left of the panels
     return { labelAngle: 0, labelAlign: 'left', labelOrient: 'left', labelFontWeight: 'bold', labelExpr: "split(datum.label, ' · ')", labelLimit: 220 };
   }
-  return { labelAngle: 0, labelAlign: 'left', labelAnchor: 'start', labelOrient: 'top', labelFontWeight: 'bold', labelLimit: typeof width === 'number' ? width : 0 };
+  // one line per part ("trace", "hardware") so that the name fits the panel's width in any font
+  return {
+    labelAngle: 0,
+    labelAlign: 'left',
+    labelAnchor: 'start',
+    labelOrient: 'top',
+    labelFontWeight: 'bold',
+    labelExpr: "split(datum.label, ' · ')",
+    labelLimit: typeof width === 'number' ? width : 0,
+  };
 }
 
 /** A row facet over panels, or none when there is only one panel. */

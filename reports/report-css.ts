@@ -26,7 +26,11 @@ table.sortable th[aria-sort="descending"]::after { content: " ▼"; font-size: 0
 .table-bar { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; margin: 8px 0 4px; }
 .table-filter { font: inherit; padding: 4px 8px; border: 1px solid #bbb; border-radius: 4px; width: 22em; max-width: 100%; }
 .table-count, .table-hint { color: #666; font-size: 0.88em; }
-@media (max-width: 600px) { body { padding: 12px 12px 32px; } h1 { font-size: 1.4em; } }
+@media (max-width: 600px) {
+  body { padding: 12px 12px 32px; } h1 { font-size: 1.4em; }
+  /* a phone scrolls a wide chart sideways at its own size instead of shrinking it past reading */
+  figure svg { max-width: none; }
+}
 footer { margin-top: 40px; color: #777; font-size: 0.85em; border-top: 1px solid #eee; padding-top: 8px; }
 @media print { figure { break-inside: avoid; } th { position: static; } }
 `;

@@ -32,7 +32,7 @@ export function targetSentence(target: QualityTarget, data: SweepChartData): str
   );
 }
 
-/** One paragraph per panel: a sentence per budget. */
+/** One list per panel: an item per budget. */
 export function recommendationMarkdown(data: SweepChartData, target: QualityTarget): string {
   const recs = recommendations(data, target);
   const out: string[] = [];
@@ -40,7 +40,7 @@ export function recommendationMarkdown(data: SweepChartData, target: QualityTarg
     const ref = data.points.find((p) => p.panel === panel && p.isReference);
     const sentences = recs.filter((r) => r.panel === panel).map((r) => sentenceFor(r, target, ref));
     if (sentences.length === 0) continue;
-    out.push((data.panels.length > 1 ? `**${panel}**: ` : '') + sentences.join(' '));
+    out.push((data.panels.length > 1 ? `**${panel}**\n` : '') + sentences.map((x) => `- ${x}`).join('\n'));
   }
   return out.join('\n\n');
 }
@@ -89,7 +89,7 @@ export function recommendationTable(data: SweepChartData, target: QualityTarget)
         budgetLabel(r.budget),
         r.pick ? p.policy : `none (closest: ${p.policy})`,
         p.tbt_p50_ms,
-        p.recall_mean,
+        pct(p.recall_mean),
         Number.isFinite(p.quant_error_mean) ? p.quant_error_mean : null,
         `${r.meeting} of ${r.candidates}`,
         r.fastest && r.fastest !== r.closest ? `${r.fastest.policy} (${formatNumber(r.fastest.tbt_p50_ms)} ms)` : '—',
