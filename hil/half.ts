@@ -4,7 +4,18 @@
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
+/** the value of every FP16 bit pattern (exact in FP32), computed once */
+const HALF_VALUES = (() => {
+  const t = new Float32Array(65536);
+  for (let h = 0; h < 65536; h++) t[h] = halfBitsValue(h);
+  return t;
+})();
+
 export function halfToFloat(h: number): number {
+  return HALF_VALUES[h & 0xffff]!;
+}
+
+function halfBitsValue(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
   const exp = (h >> 10) & 0x1f;
   const man = h & 0x3ff;

@@ -23,13 +23,15 @@ export function quantizeRef(src: Uint16Array, bits: number, groupSize: number): 
   const groups = n / groupSize;
   const codes = new Uint8Array((n * bits) / 8);
   const meta = new Uint16Array(groups * 2);
+  const x = new Float64Array(groupSize);
   for (let g = 0; g < groups; g++) {
     let mn = Infinity;
     let mx = -Infinity;
     for (let i = 0; i < groupSize; i++) {
       const v = halfToFloat(src[g * groupSize + i]!);
-      mn = Math.min(mn, v);
-      mx = Math.max(mx, v);
+      x[i] = v;
+      if (v < mn) mn = v;
+      if (v > mx) mx = v;
     }
     const scale32 = fr(fr(mx - mn) / qmax);
     const scaleH = floatToHalf(scale32);
@@ -39,9 +41,8 @@ export function quantizeRef(src: Uint16Array, bits: number, groupSize: number): 
     const scale = halfToFloat(scaleH);
     const zero = halfToFloat(zeroH);
     for (let i = 0; i < groupSize; i++) {
-      const x = halfToFloat(src[g * groupSize + i]!);
       let c = 0;
-      if (scale > 0) c = Math.min(qmax, Math.max(0, rintEven(fr(fr(x - zero) / scale))));
+      if (scale > 0) c = Math.min(qmax, Math.max(0, rintEven(fr(fr(x[i]! - zero) / scale))));
       putCode(codes, g * groupSize + i, bits, c);
     }
   }
