@@ -47,37 +47,51 @@ export class PlanRecorder implements Executor<number> {
   }
 
   /**
-   * The driver flushes a decision's moves grouped by kind, not in the order they were decided, so a
-   * block promoted and then demoted again in one decision arrives demote-first. Apply the moves in
-   * rounds, each block's moves in an order consistent with where it is.
+   * The driver flushes a decision's moves grouped by (kind, tiers, bits), not in the order they were
+   * decided, so a block promoted and then demoted again in one decision arrives demote-first, and a
+   * block demoted, promoted and demoted again is listed twice in one batch. Each block's moves are
+   * put in an order that walks from where it is through every one of them (blockPath); the k-th
+   * moves of all blocks form round k, and each round keeps the batches' order.
    */
-  private drain(): void {
-    let left = this.pending;
+  private drain(): number[] {
+    const batches = this.pending;
+    if (batches.length === 0) return [];
     this.pending = [];
-    while (left.length) {
-      const next: MoveBatch[] = [];
-      let progress = false;
-      for (const b of left) {
-        const now: number[] = [];
-        const later: number[] = [];
-        for (const x of b.blocks) {
-          const i = b.layer * this.M + x;
-          const ok = b.reason === 'spill' ? this.tier[i] === NONE : this.tier[i] === b.fromTier && this.bits[i] === b.fromBits;
-          (ok ? now : later).push(x);
-        }
-        if (now.length) {
-          progress = true;
-          for (const x of now) this.place(b.layer, x, b.toTier, b.toBits);
-          this.cur!.ops.push({ kind: 'move', layer: b.layer, fromTier: b.fromTier, toTier: b.toTier, fromBits: b.fromBits, toBits: b.toBits, blocks: now, reason: b.reason });
-        }
-        if (later.length) next.push({ ...b, blocks: later });
+    // per block (l * M + b): the batches it appears in, in order of appearance
+    const occ = new Map<number, number[]>();
+    batches.forEach((m, k) => {
+      for (const x of m.blocks) {
+        const i = m.layer * this.M + x;
+        const list = occ.get(i);
+        if (list) list.push(k);
+        else occ.set(i, [k]);
       }
-      if (!progress) {
-        const b = next[0];
-        throw new Error(`hil: cannot order the moves of layer ${b.layer}: block ${b.blocks[0]} is not in tier ${b.fromTier} at ${b.fromBits} bits`);
+    });
+    const order = new Map<number, number[]>();
+    let rounds = 0;
+    for (const [i, ks] of occ) {
+      const path = blockPath(this.tier[i], this.bits[i], ks, batches);
+      if (!path) {
+        const m = batches[ks[0]];
+        const moves = ks.map((k) => `${batches[k].reason} ${batches[k].fromTier}/${batches[k].fromBits}b->${batches[k].toTier}/${batches[k].toBits}b`).join(', ');
+        throw new Error(`hil: cannot order the moves of layer ${m.layer} block ${i % this.M}: it is in tier ${this.tier[i]} at ${this.bits[i]} bits and no order of its moves (${moves}) starts there`);
       }
-      left = next;
+      order.set(i, path);
+      rounds = Math.max(rounds, path.length);
     }
+    for (let r = 0; r < rounds; r++) {
+      batches.forEach((m, k) => {
+        const now: number[] = [];
+        for (const x of m.blocks) {
+          const i = m.layer * this.M + x;
+          if (order.get(i)![r] === k && (now.length === 0 || !now.includes(x))) now.push(x);
+        }
+        if (now.length === 0) return;
+        for (const x of now) this.place(m.layer, x, m.toTier, m.toBits);
+        this.cur!.ops.push({ kind: 'move', layer: m.layer, fromTier: m.fromTier, toTier: m.toTier, fromBits: m.fromBits, toBits: m.toBits, blocks: now, reason: m.reason });
+      });
+    }
+    return [...occ.keys()];
   }
 
   stage(b: MoveBatch): number {
@@ -95,7 +109,15 @@ export class PlanRecorder implements Executor<number> {
   }
 
   layer(w: LayerWork): void {
-    this.drain();
+    // the driver has flushed every move decided so far: each moved block must be where the accounting has it
+    for (const i of this.drain()) {
+      const l = Math.floor(i / this.M);
+      const b = i % this.M;
+      const t = this.cache.tierOf(l, b);
+      if (t !== DROPPED && (t !== this.tier[i] || this.cache.bitsOf(l, b) !== this.bits[i])) {
+        throw new Error(`hil: the recorded moves leave layer ${l} block ${b} in tier ${this.tier[i]} at ${this.bits[i]} bits, the accounting has it in tier ${t} at ${this.cache.bitsOf(l, b)} bits`);
+      }
+    }
     const l = w.layer;
     const created: number[] = [];
     const dropped: number[] = [];
@@ -151,4 +173,31 @@ export class PlanRecorder implements Executor<number> {
     }
     this.initial = { layers: this.L, maxBlocks: this.M, tier: this.tier.slice(), bits: this.bits.slice() };
   }
+}
+
+/**
+ * An order of one block's moves (indices into `batches`, each used once) in which every move starts
+ * where the previous one left the block, starting at (tier, bits); a spill starts where the block
+ * does not exist yet. Depth-first over the moves in order of appearance (a block has a handful of
+ * moves per decision); null when there is none.
+ */
+export function blockPath(tier: number, bits: number, ks: readonly number[], batches: readonly MoveBatch[]): number[] | null {
+  const used = new Uint8Array(ks.length);
+  const path: number[] = [];
+  const walk = (t: number, b: number): boolean => {
+    if (path.length === ks.length) return true;
+    for (let j = 0; j < ks.length; j++) {
+      if (used[j]) continue;
+      const m = batches[ks[j]];
+      const fits = m.reason === 'spill' ? t === NONE : t === m.fromTier && b === m.fromBits;
+      if (!fits) continue;
+      used[j] = 1;
+      path.push(ks[j]);
+      if (walk(m.toTier, m.toBits)) return true;
+      path.pop();
+      used[j] = 0;
+    }
+    return false;
+  };
+  return walk(tier, bits) ? path : null;
 }
