@@ -22,8 +22,9 @@ export class StepNeeds {
   private listed = new Uint8Array(0);
   private ids = new Int32Array(0);
   private keys = new Float64Array(0);
-  /** listed keys, sorted to find a cut */
+  /** listed keys, sorted to find a cut: one row's, the step's pooled */
   private sorted = new Float64Array(0);
+  private poolSorted = new Float64Array(0);
   /** pooled keys: -(attention share), l * n + b */
   private negShare = new Float64Array(0);
   /** per layer: the key its unlisted blocks share in the pooled order, and how many there are */
@@ -59,6 +60,7 @@ export class StepNeeds {
       this.ids = new Int32Array(L * n);
       this.keys = new Float64Array(L * n);
       this.sorted = new Float64Array(L * n);
+      this.poolSorted = new Float64Array(L * n);
       this.negShare = new Float64Array(L * n);
       this.out = new Int32Array(L * n);
       this.groupKey = new Float64Array(L);
@@ -71,6 +73,9 @@ export class StepNeeds {
     // with every row in top-k form, the unlisted blocks of a layer share one mass: cuts are found
     // from the listed masses and that one value instead of selecting over every block
     let allListed = true;
+    const rowSorted = this.sorted;
+    const poolSorted = this.poolSorted;
+    let pp = 0;
     for (let l = 0; l < L; l++) {
       const base = l * n;
       const nl = s.layers[l * G].nBlocks;
@@ -87,31 +92,51 @@ export class StepNeeds {
       }
       let total = 0;
       for (let b = 0; b < n; b++) total += m[b];
+      // the listed blocks (union over the groups), each once: their keys for the row's cut and, when
+      // pooled, for the step's
       let topk = true;
+      let p = 0;
       for (let g = 0; g < G && topk; g++) {
         const idx = s.layers[l * G + g].idx;
         if (idx === null) topk = false;
-        else for (let i = 0; i < idx.length; i++) listed[base + idx[i]] = 1;
+        else
+          for (let i = 0; i < idx.length; i++) {
+            const b = idx[i];
+            if (listed[base + b] === 1) continue;
+            listed[base + b] = 1;
+            rowSorted[p++] = -m[b];
+            if (this.pooled) poolSorted[pp++] = -(total > 0 ? m[b] / total : 0);
+          }
       }
+      if (!topk) allListed = false;
       // the layer's unlisted blocks (all with the same mass, m[first])
+      const unlisted = topk ? n - p : 0;
       let first = -1;
-      let unlisted = 0;
-      if (topk) for (let b = 0; b < n; b++) if (listed[base + b] === 0 && unlisted++ === 0) first = b;
-      for (let b = 0; b < n; b++) keys[b] = -m[b];
+      if (unlisted > 0) for (let b = 0; first < 0; b++) if (listed[base + b] === 0) first = b;
       if (!topk || unlisted === 0 || K >= n) {
-        for (let b = 0; b < n; b++) ids[b] = b;
+        for (let b = 0; b < n; b++) {
+          ids[b] = b;
+          keys[b] = -m[b];
+        }
         const k = selectBottomKKeyed(ids, keys, n, K);
         for (let i = 0; i < k; i++) mark[base + ids[i]] = 1;
       } else if (K > 0) {
-        const sorted = this.sorted;
-        let p = 0;
-        for (let b = 0; b < n; b++) if (listed[base + b] === 1) sorted[p++] = keys[b];
-        sorted.subarray(0, p).sort();
-        this.rowKey[0] = keys[first];
+        rowSorted.subarray(0, p).sort();
+        this.rowKey[0] = -m[first];
         this.rowCount[0] = unlisted;
-        markCut(keys, 0, n, nthKey(sorted, p, this.rowKey, this.rowCount, 1, K), K, mark, base);
+        const v = nthKey(rowSorted, p, this.rowKey, this.rowCount, 1, K);
+        // key -m[b] below v: m[b] above -v (negation is exact)
+        let ties = K - countBelow(rowSorted, p, this.rowKey, this.rowCount, 1, v);
+        const c = -v;
+        for (let b = 0; b < n; b++) {
+          const x = m[b];
+          if (x > c) mark[base + b] = 1;
+          else if (x === c && ties > 0) {
+            mark[base + b] = 1;
+            ties--;
+          }
+        }
       }
-      if (!topk) allListed = false;
       if (this.pooled) {
         for (let b = 0; b < n; b++) negShare[base + b] = -(total > 0 ? m[b] / total : 0);
         this.groupKey[l] = first >= 0 ? negShare[base + first] : 0;
@@ -129,10 +154,7 @@ export class StepNeeds {
         const k = selectBottomKKeyed(ids, keys, count, N);
         for (let i = 0; i < k; i++) mark[ids[i]] = 1;
       } else if (N > 0) {
-        const sorted = this.sorted;
-        let p = 0;
-        for (let i = 0; i < count; i++) if (listed[i] === 1) sorted[p++] = negShare[i];
-        sorted.subarray(0, p).sort();
+        poolSorted.subarray(0, pp).sort();
         // the layers' groups in key order (ties: the lower layer)
         const gk = new Float64Array(L);
         const gc = new Int32Array(L);
@@ -141,7 +163,16 @@ export class StepNeeds {
           gk[j] = this.groupKey[order[j]];
           gc[j] = this.groupCount[order[j]];
         }
-        markCut(negShare, 0, count, nthKey(sorted, p, gk, gc, L, N), N, mark, 0);
+        const v = nthKey(poolSorted, pp, gk, gc, L, N);
+        let ties = N - countBelow(poolSorted, pp, gk, gc, L, v);
+        for (let i = 0; i < count; i++) {
+          const x = negShare[i];
+          if (x < v) mark[i] = 1;
+          else if (x === v && ties > 0) {
+            mark[i] = 1;
+            ties--;
+          }
+        }
       }
     }
     const lists: Int32Array[] = [];
@@ -177,22 +208,10 @@ export function nthKey(sorted: Float64Array, p: number, gk: Float64Array, gc: In
   }
 }
 
-/**
- * Mark the N positions of smallest (key, position) among keys[from..from+count): every key below
- * the cut `v` (the N-th smallest key), then keys equal to it in position order until N are marked.
- */
-function markCut(keys: Float64Array, from: number, count: number, v: number, N: number, mark: Uint8Array, markFrom: number): void {
-  let taken = 0;
-  for (let i = 0; i < count; i++) {
-    if (keys[from + i] < v) {
-      mark[markFrom + i] = 1;
-      taken++;
-    }
-  }
-  for (let i = 0; i < count && taken < N; i++) {
-    if (keys[from + i] === v) {
-      mark[markFrom + i] = 1;
-      taken++;
-    }
-  }
+/** How many keys of the same multiset as nthKey's are below `v`. */
+export function countBelow(sorted: Float64Array, p: number, gk: Float64Array, gc: Int32Array, groups: number, v: number): number {
+  let below = 0;
+  while (below < p && sorted[below] < v) below++;
+  for (let j = 0; j < groups; j++) if (gk[j] < v) below += gc[j];
+  return below;
 }

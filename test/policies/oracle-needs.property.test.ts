@@ -5,7 +5,7 @@
  * that ties (with each other and with the rows' even remainder share) are common.
  */
 import { describe, expect, it } from 'vitest';
-import { StepNeeds, nthKey } from '../../policies/oracle-needs.js';
+import { StepNeeds, countBelow, nthKey } from '../../policies/oracle-needs.js';
 import { denseMass } from '../../policies/dense-mass.js';
 import type { LayerAttention, TraceStep } from '../../traces/format.js';
 
@@ -70,7 +70,7 @@ describe('oracle needed sets (generated steps)', () => {
   it('equal the sort-based reference', () => {
     const r = rng(12345);
     let cases = 0;
-    for (let trial = 0; trial < 300; trial++) {
+    for (let trial = 0; trial < 1000; trial++) {
       const L = 1 + Math.floor(r() * 4);
       const G = 1 + Math.floor(r() * 3);
       const n = 1 + Math.floor(r() * 24);
@@ -83,15 +83,16 @@ describe('oracle needed sets (generated steps)', () => {
       expect(got, `trial ${trial}: L ${L} G ${G} n ${n} topK ${topK} pooled ${pooled}`).toEqual(reference(s, L, G, topK, pooled));
       cases++;
     }
-    expect(cases).toBe(300);
+    expect(cases).toBe(1000);
   });
 
-  it('nthKey: the N-th smallest of single keys and counted groups', () => {
+  it('nthKey: the N-th smallest of single keys and counted groups; countBelow: how many lie below', () => {
     // multiset {-5, -3, -3 (x4 group), -2, -1 (x2 group)}: sorted singles [-5, -3, -2], groups [-3 x4, -1 x2]
     const singles = Float64Array.from([-5, -3, -2]);
     const gk = Float64Array.from([-3, -1]);
     const gc = Int32Array.from([4, 2]);
     expect([1, 2, 3, 6, 7, 8, 9].map((N) => nthKey(singles, 3, gk, gc, 2, N))).toEqual([-5, -3, -3, -3, -2, -1, -1]);
     expect(() => nthKey(singles, 3, gk, gc, 2, 10)).toThrow(/beyond/);
+    expect([-5, -3, -2, -1, 0].map((v) => countBelow(singles, 3, gk, gc, 2, v))).toEqual([0, 1, 6, 7, 9]);
   });
 });
