@@ -1,4 +1,10 @@
-/** A planned move, by direction: within HBM (requantize), into HBM (promote), out of HBM (demote), or between host tiers (same bits only). */
+/**
+ * A planned move, by direction: within HBM (requantize), into HBM (promote), out of HBM (demote), or
+ * between host tiers (a copy; where the bits change, the conversion runs on the device: host slot ->
+ * HBM scratch, (de)quantization kernels, scratch -> the destination's host slot).
+ */
+import { align } from './copy-runs.js';
+import { MEMORY } from './fences.js';
 import { lowerDemote } from './lower-demote.js';
 import { lowerPromote } from './lower-promote.js';
 import { lowerRequant } from './lower-requant.js';
@@ -18,7 +24,7 @@ export function lowerMove(c: LoweringContext, m: PlannedMove): void {
 function lowerHostMove(c: LoweringContext, m: PlannedMove): void {
   const { layer: l, fromTier: from, toTier: to } = m;
   const { host, out } = c;
-  if (m.fromBits !== m.toBits) throw new Error(`hil: requantizing between host tiers (${host.names[from]} -> ${host.names[to]}) is not supported`);
+  if (m.fromBits !== m.toBits) return lowerHostRequant(c, m);
   const fromRegion = host.region(from);
   const toRegion = host.region(to);
   const nFrom = host.isNvme(from);
@@ -33,6 +39,41 @@ function lowerHostMove(c: LoweringContext, m: PlannedMove): void {
   if (nTo) {
     out.file('fileWrite', m.blocks.map((b, i) => [host.offset(l, b), sizes[i]]));
     out.count(host.nvmeKeys('write'), sizes.reduce((a, b) => a + b, 0));
+  }
+  for (const b of m.blocks) c.places.set(l, b, to, m.toBits);
+}
+
+/**
+ * between host tiers at other bits: NVMe blocks are read into their DRAM bounce slots; per block a copy
+ * into HBM scratch, the conversion into a second scratch block (the first FP16 scratch block of
+ * StepOps.convert sits between them), a copy to the destination's host slot; NVMe writes follow. Both
+ * copies cross the host link, and are counted on it.
+ */
+function lowerHostRequant(c: LoweringContext, m: PlannedMove): void {
+  const { layer: l, fromTier: from, toTier: to } = m;
+  const { host, out } = c;
+  const fromRegion = host.region(from);
+  const toRegion = host.region(to);
+  const sizeFrom = out.bb(m.fromBits);
+  const sizeTo = out.bb(m.toBits);
+  const n = m.blocks.length;
+  if (host.isNvme(from)) {
+    out.file('fileRead', m.blocks.map((b) => [host.offset(l, b), sizeFrom]));
+    out.count(host.nvmeKeys('read'), sizeFrom * n);
+  }
+  const dst = 2 * align(c.fp16Bytes, 4096);
+  const m0 = out.mark(MEMORY);
+  for (const b of m.blocks) {
+    out.push({ o: 'copy', s: MEMORY, src: fromRegion, srcOff: host.offset(l, b), dst: 'scratch', dstOff: 0, bytes: sizeFrom });
+    out.convert('scratch', 0, m.fromBits, 'scratch', dst, m.toBits);
+    out.push({ o: 'copy', s: MEMORY, src: 'scratch', srcOff: dst, dst: toRegion, dstOff: host.offset(l, b), bytes: sizeTo });
+  }
+  out.memSpans.push([m0, out.mark(MEMORY), `${m.reason} ${host.names[from]}->${host.names[to]} + requantize ${m.fromBits}->${m.toBits}b`]);
+  out.count(host.pcieKeys(from, true), sizeFrom * n);
+  out.count(host.pcieKeys(to, false), sizeTo * n);
+  if (host.isNvme(to)) {
+    out.file('fileWrite', m.blocks.map((b) => [host.offset(l, b), sizeTo]));
+    out.count(host.nvmeKeys('write'), sizeTo * n);
   }
   for (const b of m.blocks) c.places.set(l, b, to, m.toBits);
 }
