@@ -20,7 +20,8 @@ th { background: #f7f7f7; font-weight: 600; position: sticky; top: 0; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:hover { background: #fafafa; }
 table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
-table.sortable td { white-space: nowrap; }
+td { white-space: nowrap; }
+td:last-child { white-space: normal; }
 table.sortable th[aria-sort="ascending"]::after { content: " ▲"; font-size: 0.8em; }
 table.sortable th[aria-sort="descending"]::after { content: " ▼"; font-size: 0.8em; }
 .table-bar { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; margin: 8px 0 4px; }

@@ -36,6 +36,8 @@ export interface SweepSpec {
   seeds: number[];
   trace_steps: number;
   copy_mode?: 'per-run' | 'gather';
+  /** what the report's recommendation asks of a policy (reports/recommend.ts); absent: the report's default */
+  quality_target?: { recall_min?: number; quant_error_max?: number };
 }
 
 export interface SweepConfig {
@@ -49,7 +51,7 @@ export interface SweepConfig {
   model: string | null;
 }
 
-const KEYS = ['kind', 'name', 'traces', 'policies', 'budgets', 'hardware', 'models', 'seeds', 'trace_steps', 'copy_mode'];
+const KEYS = ['kind', 'name', 'traces', 'policies', 'budgets', 'hardware', 'models', 'seeds', 'trace_steps', 'copy_mode', 'quality_target'];
 
 /** Parse a sweep file of either kind: attention-level (default) or serving (`"kind": "serve"`). */
 export function readAnySweepSpec(file: string): SweepSpec | ServeSweepSpec {
@@ -148,6 +150,7 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
   if (o.copy_mode !== undefined && o.copy_mode !== 'per-run' && o.copy_mode !== 'gather') throw err('"copy_mode" must be "per-run" or "gather"');
   const name = o.name ?? basename(file).replace(/\.(json|ya?ml)$/i, '');
   if (typeof name !== 'string') throw err('"name" must be a string');
+  const quality_target = parseQualityTarget(o.quality_target, err);
   return {
     name,
     traces,
@@ -158,7 +161,23 @@ export function parseSweepSpec(raw: unknown, file: string): SweepSpec {
     seeds: seeds.length ? seeds : [1],
     trace_steps: ts as number,
     copy_mode: o.copy_mode as SweepSpec['copy_mode'],
+    ...(quality_target ? { quality_target } : {}),
   };
+}
+
+/** `"quality_target": {"recall_min": 0.99, "quant_error_max": 0.012}`, either field optional. */
+function parseQualityTarget(v: unknown, err: (msg: string) => Error): SweepSpec['quality_target'] {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw err('"quality_target" must be an object with "recall_min" and/or "quant_error_max"');
+  const t = v as Record<string, unknown>;
+  for (const k of Object.keys(t)) {
+    if (k !== 'recall_min' && k !== 'quant_error_max') throw err(`quality_target: unknown field "${k}" (fields: recall_min, quant_error_max)`);
+  }
+  const r = t.recall_min;
+  if (r !== undefined && !(typeof r === 'number' && r >= 0 && r <= 1)) throw err(`quality_target.recall_min must be a number in [0, 1] (got ${JSON.stringify(r)})`);
+  const q = t.quant_error_max;
+  if (q !== undefined && !(typeof q === 'number' && q >= 0)) throw err(`quality_target.quant_error_max must be a number >= 0 (got ${JSON.stringify(q)})`);
+  return { ...(r !== undefined ? { recall_min: r } : {}), ...(q !== undefined ? { quant_error_max: q } : {}) };
 }
 
 function slug(s: string): string {

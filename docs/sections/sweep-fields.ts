@@ -33,6 +33,7 @@ const ATTENTION_FIELDS: Record<string, [string, string]> = {
   seeds: ['list of integers', 'seeds of the generated traces (default `[1]`); file traces run once'],
   trace_steps: ['integer >= 0', 'decode steps recorded in each run\'s `trace.json` (default 16)'],
   copy_mode: ['`"per-run"` or `"gather"`', 'how PCIe copies are charged (as `kvtier run --copy-mode`)'],
+  quality_target: ['`{ "recall_min": 0–1, "quant_error_max": >= 0 }`', 'what the report\'s recommendation asks of a policy at each budget (default recall ≥ 0.99, quantization error ≤ 0.012)'],
 };
 
 const SERVE_FIELDS: Record<string, [string, string]> = {
