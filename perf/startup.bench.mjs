@@ -10,7 +10,11 @@
  * Runs the compiled CLI: `npx tsc -p tsconfig.json` first. The trace is the one of
  * perf/replay.bench.ts (Llama-3-8B, 32k prompt, 1000 steps, top-k), generated once into --trace.
  *
- *   node perf/startup.bench.mjs [--rounds 9] [--trace PATH] [--steps 1000] [--prompt 32768] [--no-run]
+ * --baseline DIR adds the same commands from another built kvtier checkout (e.g. an older commit:
+ * `git archive REV | tar -x -C DIR`, link node_modules, `npx tsc -p tsconfig.json` there) to the
+ * same rounds, for a before/after in one run.
+ *
+ *   node perf/startup.bench.mjs [--rounds 9] [--trace PATH] [--steps 1000] [--prompt 32768] [--no-run] [--baseline DIR]
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -29,6 +33,9 @@ const prompt = Number(arg('prompt', '32768'));
 const withRun = !process.argv.includes('--no-run');
 const trace = arg('trace', path.join(os.tmpdir(), `kvtier-bench-llama3-8b-${prompt}-${steps}-topk.kvt`));
 const cli = path.join(root, 'bin/kvtier.js');
+const baseline = arg('baseline', '');
+const baseCli = baseline && path.resolve(baseline, 'bin/kvtier.js');
+if (baseCli && !fs.existsSync(baseCli)) throw new Error(`--baseline ${baseline}: no bin/kvtier.js there`);
 const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
 
 if (!fs.existsSync(path.join(root, 'dist/cli/main.js'))) throw new Error('no dist/: run "npx tsc -p tsconfig.json" first');
@@ -67,6 +74,12 @@ if (withRun) {
   cases.push({ name: 'kvtier run (wall)', args: [cli, 'run', ...runArgs, '--out', path.join(out, 'run'), '--force'] });
   cases.push({ name: 'replay in-process', args: ['--input-type=module', '-e', replayScript], inner: true });
 }
+if (baseCli) {
+  cases.push({ name: 'baseline --help', args: [baseCli, '--help'] });
+  cases.push({ name: 'baseline policies', args: [baseCli, 'policies'] });
+  cases.push({ name: 'baseline hardware', args: [baseCli, 'hardware'] });
+  if (withRun) cases.push({ name: 'baseline run (wall)', args: [baseCli, 'run', ...runArgs, '--out', path.join(out, 'base-run'), '--force'] });
+}
 
 const times = new Map(cases.map((c) => [c.name, []]));
 for (let round = -1; round < rounds; round++) {
@@ -86,12 +99,16 @@ console.log(`node ${process.version}, ${os.cpus().length} cores, load average ${
 for (const c of cases) {
   const m = median(times.get(c.name));
   const ratio = c.inner ? '' : `  ${(m / base).toFixed(2)}x node -e 0, +${((m - base) * 1000).toFixed(0)} ms`;
-  console.log(`${c.name.padEnd(20)} ${m.toFixed(3)} s${ratio}`);
+  console.log(`${c.name.padEnd(22)} ${m.toFixed(3)} s${ratio}`);
 }
 if (withRun) {
   const run = times.get('kvtier run (wall)');
   const replay = times.get('replay in-process');
   const overhead = run.map((x, i) => x - replay[i]);
   console.log(`kvtier run overhead   ${median(overhead).toFixed(3)} s (wall of the command minus its replay, per round; target <= 0.3 s)`);
+  if (baseCli) {
+    const base = times.get('baseline run (wall)').map((x, i) => x - replay[i]);
+    console.log(`baseline run overhead ${median(base).toFixed(3)} s (${baseline})`);
+  }
 }
 console.log('targets: --help and policies <= 0.3 s wall');
