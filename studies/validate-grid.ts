@@ -6,7 +6,7 @@
  * - runs: HIL runs per cell (default 3), skip_steps: warm-up steps left out (default 1)
  * - calibration: "full" (default) or "quick" microbenchmarks
  * - a trace entry may name its own "models" (a captured trace needs the model it was captured from)
- *   and, if generated, its own "contexts"
+ *   and, if generated, its own "contexts"; and the "policies" (labels of the grid's) it runs
  * `policies` may be "all" (every registered policy); `hardware` is the one profile calibration starts from.
  */
 import * as fs from 'node:fs';
@@ -44,14 +44,18 @@ export function parseValidateGrid(raw: unknown, file: string): ValidateGrid {
   // per-trace models and contexts: taken out before the sweep grammar checks the entry
   const traceModels: (string[] | undefined)[] = [];
   const traceContexts: (number[] | undefined)[] = [];
+  const tracePolicies: (string[] | undefined)[] = [];
   if (Array.isArray(o.traces)) {
     o.traces = o.traces.map((t, i) => {
       if (typeof t !== 'object' || t === null) {
         traceModels.push(undefined);
         traceContexts.push(undefined);
+        tracePolicies.push(undefined);
         return t;
       }
-      const { models, contexts, ...rest } = t as Record<string, unknown>;
+      const { models, contexts, policies, ...rest } = t as Record<string, unknown>;
+      if (policies !== undefined && (!Array.isArray(policies) || policies.length === 0 || !policies.every((m) => typeof m === 'string'))) throw err(`traces[${i}].policies must be a non-empty list of policy labels`);
+      tracePolicies.push(policies as string[] | undefined);
       if (models !== undefined && (!Array.isArray(models) || models.length === 0 || !models.every((m) => typeof m === 'string'))) throw err(`traces[${i}].models must be a non-empty list of model names or files`);
       traceModels.push((models as string[] | undefined)?.map((m) => (m.endsWith('.json') ? resolve(dirname(resolve(file)), m) : m)));
       if (contexts !== undefined) {
@@ -98,13 +102,16 @@ export function parseValidateGrid(raw: unknown, file: string): ValidateGrid {
     }
     return { name: p.name, options, label, full };
   });
+  for (const [i, ps] of tracePolicies.entries()) {
+    for (const l of ps ?? []) if (!labels.has(l)) throw err(`traces[${i}].policies: "${l}" is not one of the grid's policies (${[...labels].join(', ')})`);
+  }
   const models = spec.models.filter((m): m is string => m !== null);
   if (spec.traces.some((t, i) => t.generate && !traceModels[i]) && models.length === 0) throw err('"models" must list at least one model for the generated traces');
   return {
     name: spec.name,
     traces: spec.traces.map((t, i) => {
       const name = t.name ?? (t.path ? t.path.replace(/^.*\//, '').replace(/\.kvt$/, '') : t.generate && typeof t.generate.preset === 'string' ? t.generate.preset : `trace${i}`);
-      return { name, ...(t.path ? { path: t.path } : {}), ...(t.generate ? { generate: t.generate } : {}), ...(traceModels[i] ? { models: traceModels[i] } : {}), ...(traceContexts[i] ? { contexts: traceContexts[i] } : {}) };
+      return { name, ...(t.path ? { path: t.path } : {}), ...(t.generate ? { generate: t.generate } : {}), ...(traceModels[i] ? { models: traceModels[i] } : {}), ...(traceContexts[i] ? { contexts: traceContexts[i] } : {}), ...(tracePolicies[i] ? { policies: tracePolicies[i] } : {}) };
     }),
     contexts: ctx,
     budgets: spec.budgets.map(String),

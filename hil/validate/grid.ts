@@ -14,6 +14,8 @@ export interface GridTrace {
   models?: string[];
   /** contexts of this generated trace (default: the grid's) */
   contexts?: number[];
+  /** labels of the grid's policies this trace runs (default: all of them) */
+  policies?: string[];
 }
 
 export interface GridPolicy {
@@ -82,6 +84,7 @@ export function expandGrid(g: ValidateGrid): GridCell[] {
         for (const model of models) {
           const trace_id = generated ? `${slug(t.name)}-${slug(model)}-${contextLabel(context)}-s${seed}` : slug(t.name);
           for (const policy of g.policies) {
+            if (t.policies && !t.policies.includes(policy.label)) continue;
             for (const budget of policy.full ? ['100%'] : g.budgets) {
               const index = out.length;
               const id = [String(index).padStart(4, '0'), trace_id, generated ? null : model ? slug(model) : null, policy.label, budget.replace('%', 'pct')].filter(Boolean).join('_');

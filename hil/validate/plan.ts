@@ -1,9 +1,11 @@
 /**
- * The time plan of a validation grid on the hardware: an estimate per cell from the model's weights,
- * the KV bytes the HIL executor places before the first step, and the decode steps, with
- * coefficients read from HIL runs on an H100 (lab/data/hil/compare-log-h100-2026-11-22-v18.txt:
- * Llama-3-8B at 8k, 64 steps, about 1 s per run). They are rough: the run records each cell's wall
- * time, and the ETA scales the remaining estimate by the measured / estimated ratio so far.
+ * The time plan of a validation grid on the hardware: an estimate per cell from the KV bytes the HIL
+ * executor places before the first step, a fixed cost per run, and the decode steps — their
+ * simulated time when the cell was simulated (the simulator's prediction of the hardware, the
+ * transfers included), else a roofline of the weights and the KV in HBM. The coefficients are read
+ * from HIL runs on an H100 (lab/data/hil/compare-log-h100-2026-11-22-v18.txt: Llama-3-8B at 8k, 64
+ * steps, about 1 s per run) and are rough: the run records each cell's wall time, and the ETA and
+ * the time limit scale the remaining estimate by the measured / estimated ratio so far.
  */
 import type { ModelSpec } from '../../sim/models/model.js';
 import { kvBytes } from '../../sim/models/model.js';
@@ -25,12 +27,16 @@ export interface PlanCoefficients {
 
 export const H100_PLAN: PlanCoefficients = { run_s: 0.5, kv_s_per_GiB: 0.5, step_GBps: 2500, step_layer_us: 30, sim_s_per_layer_step: 0.0004, calibrate_full_s: 120, calibrate_quick_s: 25 };
 
-/** seconds for one cell: the simulation and `runs` HIL runs */
-export function cellSeconds(m: ModelSpec, contextTokens: number, steps: number, budgetFraction: number, runs: number, c: PlanCoefficients = H100_PLAN): number {
+/**
+ * seconds for one cell: the simulation and `runs` HIL runs; `simulatedMs`: the simulated decode
+ * steps' total (ms), used for the steps instead of the roofline when given
+ */
+export function cellSeconds(m: ModelSpec, contextTokens: number, steps: number, budgetFraction: number, runs: number, c: PlanCoefficients = H100_PLAN, simulatedMs?: number): number {
   const kv = m.layers * kvBytes(m, contextTokens + steps, 16);
   const weights = m.layers * m.weight_bytes_per_layer + m.other_weight_bytes;
   const stepS = (weights + kv * Math.min(1, budgetFraction)) / (c.step_GBps * 1e9) + (m.layers * c.step_layer_us) / 1e6;
-  const run = c.run_s + (kv / 2 ** 30) * c.kv_s_per_GiB + steps * stepS;
+  const decodeS = simulatedMs !== undefined ? simulatedMs / 1000 : steps * stepS;
+  const run = c.run_s + (kv / 2 ** 30) * c.kv_s_per_GiB + decodeS;
   return steps * m.layers * c.sim_s_per_layer_step + runs * run;
 }
 

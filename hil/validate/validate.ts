@@ -12,7 +12,6 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { freemem, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseBudget } from '../../sim/budget.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import { simulate, type RunConfig, type RunResult } from '../../sim/run.js';
 import { generateTrace } from '../../traces/generator.js';
@@ -200,23 +199,12 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const unknown = Object.keys(o.profiles ?? {}).filter((k) => k !== '*' && !models.some((m) => m === k || loadModel(m).name === k));
   if (unknown.length) throw new Error(`--profile: no model ${unknown.map((k) => `"${k}"`).join(', ')} in the grid (its models: ${models.join(', ')})`);
 
-  // plan
-  const est = new Map<string, number>();
-  for (const c of cells) {
-    const m = loadModel(modelOf(c));
-    const ctx = c.context ?? readTraceHeader(c.trace.path!).prompt_tokens;
-    let frac = 1;
-    try {
-      frac = parseBudget(c.budget, 1);
-    } catch {
-      frac = 1;
-    }
-    est.set(c.id, cellSeconds(m, ctx, g.steps, frac, g.runs));
-  }
+  // plan: every cell simulated with the base profile (the simulator's step times stand for the hardware's)
+  const est = await planCells(cells, g, o.out, modelOf, log);
   const calibS = models.filter((m) => !profileGiven(o.profiles, m)).length * (g.calibration === 'quick' ? H100_PLAN.calibrate_quick_s : H100_PLAN.calibrate_full_s);
   const planS = calibS + [...est.values()].reduce((a, b) => a + b, 0);
   log(`plan: ${cells.length} cells (${g.traces.length} traces, contexts ${judged.map((c) => contextLabel(c)).join('/')}, ${models.length} models, ${g.budgets.length} budgets, ${g.policies.length} policies), ${g.steps} steps, ${g.runs} HIL runs each`);
-  log(`plan: about ${formatSeconds(planS)} on an H100 (calibration ${formatSeconds(calibS)}, cells ${formatSeconds(planS - calibS)}; estimate from lab HIL runs)${o.maxSeconds ? `; stops starting cells at ${o.maxSeconds} s` : ''}`);
+  log(`plan: about ${formatSeconds(planS)} on an H100 (calibration ${formatSeconds(calibS)}, cells ${formatSeconds(planS - calibS)}: simulated step times on ${g.base_hardware} plus setup costs from lab HIL runs)${o.maxSeconds ? `; stops starting cells at ${o.maxSeconds} s` : ''}`);
   const points = heldOutPoints(judged, { quick: g.calibration === 'quick' && o.hil.backend === 'host' });
   log(`calibration points (held out from contexts ${judged.join(', ')}): attention ${points.attention_contexts.join(', ')}; chains ${points.situ_contexts.join(', ')}; layout/file/overlap at ${points.layout_context}`);
   const gridOut = { ...g };
@@ -321,7 +309,9 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
       continue;
     }
     const c0 = performance.now();
-    const r = await runCell(c, base, prof, g, o, fileDir);
+    // after its simulation with the calibrated profile, the cell is started only if its runs end in time
+    const fits = (seconds: number) => o.maxSeconds === undefined || elapsed() + seconds * (estimated > 0 ? measured / estimated : 1) <= o.maxSeconds;
+    const r = await runCell(c, base, prof, g, o, fileDir, fits);
     r.wall_s = (performance.now() - c0) / 1000;
     if (r.status === 'ok') {
       measured += r.wall_s;
@@ -399,7 +389,7 @@ function profileTiers(profiles: Map<string, string>): { name: string; kind: stri
 
 type RunningCell = CellResult & { storage_tier?: string; storage_direct?: boolean | null };
 
-async function runCell(c: GridCell, base: CellResult, profile: string, g: ValidateGrid, o: ValidateOptions, fileDir: string): Promise<RunningCell> {
+async function runCell(c: GridCell, base: CellResult, profile: string, g: ValidateGrid, o: ValidateOptions, fileDir: string, fits: (seconds: number) => boolean): Promise<RunningCell> {
   const trace = traceFile(c, g, o.out);
   // the quantization group size calibration uses (calibrate.ts): 128, or the head dimension when smaller
   const groupSize = Math.min(128, loadModel(c.model || readTraceHeader(trace).model).head_dim);
@@ -416,6 +406,8 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
   const hostBytes = sim.resolved.fullKvBytes - sim.resolved.budgetBytes;
   if (hostBytes > 0.7 * freemem()) return { ...base, status: 'skipped', reason: `does not fit host memory: ${(hostBytes / 2 ** 30).toFixed(1)} GiB of KV outside HBM, ${(freemem() / 2 ** 30).toFixed(1)} GiB free` };
   const storageTier = sim.resolved.hardware.tiers.find((t) => t.kind === 'nvme')?.name;
+  const runsS = cellSeconds(sim.resolved.model, sim.resolved.header.prompt_tokens, sim.steps.length, sim.resolved.budgetBytes / sim.resolved.fullKvBytes, g.runs, H100_PLAN, sim.steps.reduce((t, s) => t + s.latency_ms, 0));
+  if (!fits(runsS)) return { ...base, status: 'not-run', reason: `not started: its ${g.runs} runs (about ${runsS.toFixed(1)} s as simulated) would pass the time limit (${o.maxSeconds} s); rerun with the same --out to go on` };
   const runs: Awaited<ReturnType<typeof hilRun>>[] = [];
   try {
     for (let k = 0; k < g.runs; k++) runs.push(await hilRun(config, { ...o.hil, nvmeDir: fileDir, ioThreads: o.hil.ioThreads ?? DEFAULT_IO_THREADS }));
@@ -453,6 +445,46 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
     ...(pool === 'storage' && storageTier ? { storage_tier: storageTier } : {}),
     ...(usedFile ? { storage_direct: usedFile.hil.nvme_file.direct } : {}),
   };
+}
+
+/**
+ * Seconds per cell: each cell simulated with the grid's base profile (cellSeconds with the simulated
+ * steps), the analytic estimate where the simulation refuses it. Saved in <out>/plan.json by cell
+ * settings, so a rerun does not simulate again.
+ */
+async function planCells(cells: GridCell[], g: ValidateGrid, out: string, modelOf: (c: GridCell) => string, log: (s: string) => void): Promise<Map<string, number>> {
+  const file = join(out, 'plan.json');
+  let saved: Record<string, { key: string; s: number }> = {};
+  try {
+    saved = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof saved;
+  } catch {
+    saved = {};
+  }
+  const est = new Map<string, number>();
+  const t0 = performance.now();
+  let simulated = 0;
+  for (const c of cells) {
+    const key = sha(JSON.stringify({ cell: { ...c, index: undefined, id: undefined }, steps: g.steps, runs: g.runs, base: g.base_hardware }));
+    if (saved[c.id]?.key === key) {
+      est.set(c.id, saved[c.id].s);
+      continue;
+    }
+    const trace = traceFile(c, g, out);
+    const m = loadModel(modelOf(c));
+    let seconds: number;
+    try {
+      const sim = simulate({ trace, policy: c.policy.name, policy_options: c.policy.options, hardware: g.base_hardware, hbm_budget: c.budget, group_size: Math.min(128, m.head_dim), ...(c.model ? { model: c.model } : {}) });
+      seconds = cellSeconds(m, sim.resolved.header.prompt_tokens, sim.steps.length, sim.resolved.budgetBytes / sim.resolved.fullKvBytes, g.runs, H100_PLAN, sim.steps.reduce((t, s) => t + s.latency_ms, 0));
+    } catch {
+      seconds = cellSeconds(m, c.context ?? readTraceHeader(trace).prompt_tokens, g.steps, 1, g.runs);
+    }
+    simulated++;
+    est.set(c.id, seconds);
+    saved[c.id] = { key, s: seconds };
+  }
+  writeAtomic(file, JSON.stringify(saved) + '\n');
+  if (simulated) log(`plan: ${simulated} cells simulated on ${g.base_hardware} for the estimate (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  return est;
 }
 
 /** the cell's trace file under <out>/traces, generated or cut on first use */
