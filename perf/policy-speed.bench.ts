@@ -2,7 +2,10 @@
  * Replay speed of every registered policy against H2O, measured side by side in one process: on one
  * generated trace (Llama-3-8B, 32k context, 1000 decode steps, as perf/replay.bench.ts makes it), each
  * policy's replay alternates with an H2O replay, so both see the same machine state; the table gives
- * each policy's median time, its ratio to the median of the H2O runs interleaved with it, the peak
+ * each policy's median CPU time (user + system of this process during the replay: on a machine
+ * shared with other work it varies far less than wall time; the replay runs on one thread, so on an
+ * idle machine the two agree) and wall time, its ratio to the median CPU time of the H2O runs
+ * interleaved with it, the peak
  * memory of a separate process that replays only that policy (its maximum resident set), and a
  * digest of the run's summary and per-step table (equal digests = identical results).
  * Targets: every policy <= 5x H2O, the oracle <= 10x.
@@ -45,11 +48,14 @@ function digest(r: RunResult): string {
   return h.digest('hex').slice(0, 12);
 }
 
-function timed(policy: string): { s: number; digest: string } {
+/** one replay: CPU seconds (user + system), wall seconds, and the results' digest */
+function timed(policy: string): { s: number; wall: number; digest: string } {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const r = replay(policy);
-  const s = (performance.now() - t0) / 1000;
-  return { s, digest: digest(r) };
+  const wall = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  return { s: (c.user + c.system) / 1e6, wall, digest: digest(r) };
 }
 
 const median = (xs: number[]) => {
@@ -94,11 +100,12 @@ console.log(`trace ${path.basename(trace)}, budget ${budget}, ${rounds} rounds p
 // warm-up: one replay of the base
 timed(BASE);
 const baseRuns: number[] = [];
-const rows: { policy: string; s: number; base: number; ratio: number; digest: string; maxRssMB?: number; overMB?: number; ok: boolean }[] = [];
+const rows: { policy: string; s: number; wall: number; base: number; ratio: number; digest: string; maxRssMB?: number; overMB?: number; ok: boolean }[] = [];
 const baseMem = flag('no-memory') ? null : peakMemory(BASE);
 let baseDigest = '';
 for (const p of policies) {
   const mine: number[] = [];
+  const walls: number[] = [];
   const theirs: number[] = [];
   let d = '';
   for (let r = 0; r < rounds; r++) {
@@ -107,19 +114,20 @@ for (const p of policies) {
     baseDigest = b.digest;
     const t = timed(p);
     mine.push(t.s);
+    walls.push(t.wall);
     d = t.digest;
   }
   baseRuns.push(...theirs);
   const s = median(mine);
   const base = median(theirs);
   const mem = flag('no-memory') ? null : peakMemory(p);
-  const row = { policy: p, s, base, ratio: s / base, digest: d, maxRssMB: mem?.maxRssMB, overMB: mem && baseMem ? mem.maxRssMB - baseMem.maxRssMB : undefined, ok: s / base <= target(p) };
+  const row = { policy: p, s, wall: median(walls), base, ratio: s / base, digest: d, maxRssMB: mem?.maxRssMB, overMB: mem && baseMem ? mem.maxRssMB - baseMem.maxRssMB : undefined, ok: s / base <= target(p) };
   rows.push(row);
   const memText = row.maxRssMB === undefined ? '' : `  peak ${row.maxRssMB.toFixed(0).padStart(5)} MB (${row.overMB! >= 0 ? '+' : ''}${row.overMB!.toFixed(0)} vs ${BASE})`;
   console.log(
-    `${p.padEnd(14)} ${s.toFixed(3).padStart(8)} s  ${BASE} ${base.toFixed(3)} s  ${row.ratio.toFixed(1).padStart(6)}x  ${row.ok ? 'meets' : 'MISSES'} <=${target(p)}x${memText}  digest ${d}`,
+    `${p.padEnd(14)} cpu ${s.toFixed(3).padStart(8)} s (wall ${row.wall.toFixed(3)} s)  ${BASE} ${base.toFixed(3)} s  ${row.ratio.toFixed(1).padStart(6)}x  ${row.ok ? 'meets' : 'MISSES'} <=${target(p)}x${memText}  digest ${d}`,
   );
 }
-console.log(`${BASE}: median ${median(baseRuns).toFixed(3)} s over ${baseRuns.length} runs${baseMem ? `, peak ${baseMem.maxRssMB.toFixed(0)} MB` : ''}, digest ${baseDigest}`);
+console.log(`${BASE}: median cpu ${median(baseRuns).toFixed(3)} s over ${baseRuns.length} runs${baseMem ? `, peak ${baseMem.maxRssMB.toFixed(0)} MB` : ''}, digest ${baseDigest}`);
 const json = arg('json', '');
 if (json) fs.writeFileSync(json, JSON.stringify({ trace: path.basename(trace), budget, rounds, base: { policy: BASE, median_s: median(baseRuns), maxRssMB: baseMem?.maxRssMB, digest: baseDigest }, rows }, null, 2) + '\n');
