@@ -15,6 +15,7 @@ import type { RunEvents } from './run-events.js';
 import type { RunRegions } from './run-regions.js';
 
 const STREAMS: StreamName[] = ['compute', 'memory'];
+type CopyOp = Extract<LowOp, { o: 'copy' }>;
 const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 export interface IssueOptions {
@@ -45,9 +46,30 @@ export class OpIssuer {
   }
 
   async issueAll(): Promise<void> {
+    const bounce = this.mem.file !== undefined;
     for (let si = 0; si < this.p.steps.length; si++) {
-      for (const op of this.p.steps[si].ops) {
-        await this.issue(op, si);
+      const ops = this.p.steps[si].ops;
+      for (let i = 0; i < ops.length; i++) {
+        const op = ops[i];
+        if (op.o === 'copy' && op.s === 1) {
+          // a move's coalesced copies (consecutive memory-stream copies between two marks: disjoint
+          // destinations) go to the backend as one batch, as an engine issues scattered KV blocks
+          let j = i + 1;
+          while (j < ops.length && ops[j].o === 'copy' && (ops[j] as CopyOp).s === 1) j++;
+          if (j - i > 1) {
+            const list = new Float64Array((j - i) * 5);
+            for (let k = i; k < j; k++) {
+              const c = ops[k] as CopyOp;
+              if (bounce) await this.bounce.memoryCopy(c);
+              list.set([this.mem.r(c.dst), c.dstOff, this.mem.r(c.src), c.srcOff, c.bytes], (k - i) * 5);
+            }
+            this.b.copyBatch('memory', list);
+            i = j - 1;
+            continue;
+          }
+        }
+        const pending = this.issue(op, si);
+        if (pending) await pending;
       }
     }
   }
@@ -61,16 +83,29 @@ export class OpIssuer {
     return this.mem.file!;
   }
 
-  private async issue(op: LowOp, si: number): Promise<void> {
-    const { b, p, model, mem, w, ev, times } = this;
+  /** issues one op; a promise only where the host must wait (file requests, bounce slots, a host wait) */
+  private issue(op: LowOp, si: number): Promise<void> | undefined {
+    switch (op.o) {
+      case 'copy':
+        if (op.s === 1 && this.mem.file !== undefined) return this.issueWaiting(op, si);
+        this.b.copy(STREAMS[op.s], this.mem.r(op.dst), op.dstOff, this.mem.r(op.src), op.srcOff, op.bytes);
+        return undefined;
+      case 'fileRead':
+      case 'fileJoin':
+      case 'fileWrite':
+      case 'hostWaitCompute':
+        return this.issueWaiting(op, si);
+      default:
+        this.issueNow(op, si);
+        return undefined;
+    }
+  }
+
+  private issueNow(op: LowOp, si: number): void {
+    const { b, p, model, mem, w, ev } = this;
     const g = p.geometry;
     const r = (name: Parameters<RunRegions['r']>[0]) => mem.r(name);
     switch (op.o) {
-      case 'copy': {
-        if (op.s === 1) await this.bounce.memoryCopy(op);
-        b.copy(STREAMS[op.s], r(op.dst), op.dstOff, r(op.src), op.srcOff, op.bytes);
-        return;
-      }
       case 'quant':
         b.quantize('memory', { src: r(op.src), srcOffset: op.srcOff, codes: r(op.dst), codesOffset: op.dstOff, meta: r(op.dst), metaOffset: op.dstOff + kMetaOffset(g, PREC[op.bits]!), n: this.n2, bits: op.bits, groupSize: g.groupSize });
         return;
@@ -120,6 +155,20 @@ export class OpIssuer {
           b.gemv('compute', { w: w.weights[op.layer % w.weights.length], x: w.x, y: w.y, rows: w.rows, cols: w.cols });
         }
         return;
+      default:
+        throw new Error(`hil: op ${op.o} needs the host to wait`);
+    }
+  }
+
+  private async issueWaiting(op: LowOp, si: number): Promise<void> {
+    const { b, mem, times } = this;
+    const r = (name: Parameters<RunRegions['r']>[0]) => mem.r(name);
+    switch (op.o) {
+      case 'copy': {
+        if (op.s === 1) await this.bounce.memoryCopy(op);
+        b.copy(STREAMS[op.s], r(op.dst), op.dstOff, r(op.src), op.srcOff, op.bytes);
+        return;
+      }
       case 'fileRead': {
         await this.bounce.awaitWrites(op.offset, op.bytes, si);
         await this.bounce.syncMemoryIfNeeded(op.offset, op.bytes, si);
