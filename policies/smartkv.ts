@@ -15,7 +15,8 @@
  * per token than per 16-token block at the same average bits on generated traces); precision only
  * goes down — a block already quantized is not re-expanded, since its FP16 values are gone; new
  * blocks stay FP16 until the next reallocation (at most realloc_every tokens, like a residual).
- * avg_bits = 0 derives the average from the HBM budget (16 × budget / final blocks, within [2, 8]).
+ * avg_bits = 0 derives the average from the HBM budget: the bits at which the final blocks, scales
+ * and zeros included, fill it (within [2, 8]).
  * allocation = uniform gives every block uniform_bits (the INT8 baseline SmartKV is compared against).
  */
 import { checkLowerTier } from './lower-tier.js';
@@ -54,7 +55,8 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
   const M = setup.maxBlocks;
   const mode = o.group_importance as GroupImportance;
   const ema = new GroupEma(L, Math.max(1, setup.header.kv_groups), M, o.decay);
-  const avg = o.avg_bits > 0 ? o.avg_bits : Math.min(8, Math.max(2, (16 * setup.budgetBlocks) / M));
+  // avg_bits = 0: the average whose blocks, scales and zeros included, fill the HBM budget (set at the first decision, from the cache's block sizes)
+  let avg = o.avg_bits;
   const lastRealloc = new Int32Array(L).fill(-1e9);
   // scratch, reused by every decision
   const cand = new Int32Array(M);
@@ -62,6 +64,17 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
   const widths = new Uint8Array(M);
   let sortScore = score;
   const lowFirst = (a: number, b: number) => sortScore[a] - sortScore[b] || a - b;
+
+  /**
+   * The average bits at which the layer's final blocks fill its HBM budget: a block of b bits takes
+   * c·b + m bytes (codes, then scales and zeros), so M·(c·avg + m) = budget·bytes(16); within [2, 8].
+   */
+  function budgetAverage(cache: PolicyView['cache']): number {
+    const c = (cache.bytesOf(8) - cache.bytesOf(2)) / 6;
+    const m = cache.bytesOf(2) - 2 * c;
+    const a = ((setup.budgetBlocks * cache.bytesOf(16)) / M - m) / c;
+    return Math.min(8, Math.max(2, a));
+  }
 
   function reallocate(l: number, cache: PolicyView['cache'], act: Actions): void {
     let n = 0;
@@ -72,6 +85,7 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
       r = n;
     } else {
       ema.scoresInto(l, cache.created[l], mode, score);
+      if (!(avg > 0)) avg = budgetAverage(cache);
       r = rankWidths(n, avg, widths);
       // the widest ranks as a set (they all take the same width), then the few after them in order
       let top = 0;

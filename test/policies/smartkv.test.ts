@@ -78,6 +78,15 @@ describe('smartkv', () => {
     expect(r.results[0].recall[0]).toBeCloseTo(1, 9);
   });
 
+  it('avg_bits 0: the average at which the final blocks, scales and zeros included, fill the budget', () => {
+    // tiny blocks: b bits take 4·b + 4 bytes (16 bits: 64); budget 2 blocks = 128 bytes over the 5
+    // final blocks: 5·(4·avg + 4) = 128 -> avg 5.4; 4 prompt blocks: 13.6 extra bits = 8, 8 (1.6 left), 3
+    const r = replayPolicy(smartKv, 2, { prompt: 16, steps: 1, layers: 1, massOf: () => m, options: { decay: 0.5 } });
+    expect(r.acts('demote:hbm:8', -1)).toEqual(['0:0', '0:1']);
+    expect(r.acts('demote:hbm:3', -1)).toEqual(['0:2']);
+    expect(r.acts('demote:hbm:2', -1)).toEqual(['0:3']);
+  });
+
   it('reallocates every 16 tokens, only ever lowering precision', () => {
     // 20 steps: contexts 17..36; reallocations at prefill (16) and at context 32 (step 15)
     const r = replayPolicy(smartKv, 10, { prompt: 16, steps: 20, layers: 1, massOf: (_s, _l, n) => Array(n).fill(1 / n), options: { avg_bits: 4, decay: 0.5 } });
