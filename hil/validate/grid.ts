@@ -1,8 +1,8 @@
 /**
  * A validation grid: traces (generated presets at each context, or captured files at their own
  * context) x models x HBM budgets x policies, each cell run N times on the hardware. Expansion order
- * is fixed (context, trace, seed, model, policy, budget), so cell ids are deterministic and the
- * cheap contexts run first.
+ * is fixed (context, trace, seed, model, policy, budget; a captured trace after the generated ones
+ * at its own context), so cell ids are deterministic and the cheap contexts run first.
  */
 export interface GridTrace {
   name: string;
@@ -69,27 +69,31 @@ export function contextLabel(c: number | null): string {
   return c % 1024 === 0 ? `${c / 1024}k` : String(c);
 }
 
-/** every cell of the grid, in the fixed order */
-export function expandGrid(g: ValidateGrid): GridCell[] {
+/**
+ * every cell of the grid, in the fixed order; `ownContext`: a captured trace's prompt length (its
+ * place in the order; without it captured traces come last)
+ */
+export function expandGrid(g: ValidateGrid, ownContext: (t: GridTrace) => number = () => Infinity): GridCell[] {
   const out: GridCell[] = [];
-  const all = new Set([...g.contexts, ...g.traces.flatMap((t) => t.contexts ?? [])]);
-  const contexts: (number | null)[] = [...[...all].sort((a, b) => a - b), null];
-  for (const context of contexts) {
-    for (const t of g.traces) {
-      const generated = t.generate !== undefined;
-      if (generated !== (context !== null)) continue;
-      if (generated && !(t.contexts ?? g.contexts).includes(context!)) continue;
-      for (const seed of generated ? g.seeds : [g.seeds[0]]) {
-        const models = t.models ?? (generated ? g.models : ['']);
-        for (const model of models) {
-          const trace_id = generated ? `${slug(t.name)}-${slug(model)}-${contextLabel(context)}-s${seed}` : slug(t.name);
-          for (const policy of g.policies) {
-            if (t.policies && !t.policies.includes(policy.label)) continue;
-            for (const budget of policy.full ? ['100%'] : g.budgets) {
-              const index = out.length;
-              const id = [String(index).padStart(4, '0'), trace_id, generated ? null : model ? slug(model) : null, policy.label, budget.replace('%', 'pct')].filter(Boolean).join('_');
-              out.push({ index, id, trace: t, trace_id, seed, context, model, policy, budget });
-            }
+  const slots: { at: number; context: number | null; t: GridTrace }[] = [];
+  for (const t of g.traces) {
+    if (t.generate) for (const c of t.contexts ?? g.contexts) slots.push({ at: c, context: c, t });
+    else slots.push({ at: ownContext(t), context: null, t });
+  }
+  // by context; at one context the generated traces first; else in the grid's order (a stable sort)
+  slots.sort((a, b) => a.at - b.at || Number(a.context === null) - Number(b.context === null));
+  for (const { context, t } of slots) {
+    const generated = t.generate !== undefined;
+    for (const seed of generated ? g.seeds : [g.seeds[0]]) {
+      const models = t.models ?? (generated ? g.models : ['']);
+      for (const model of models) {
+        const trace_id = generated ? `${slug(t.name)}-${slug(model)}-${contextLabel(context)}-s${seed}` : slug(t.name);
+        for (const policy of g.policies) {
+          if (t.policies && !t.policies.includes(policy.label)) continue;
+          for (const budget of policy.full ? ['100%'] : g.budgets) {
+            const index = out.length;
+            const id = [String(index).padStart(4, '0'), trace_id, generated ? null : model ? slug(model) : null, policy.label, budget.replace('%', 'pct')].filter(Boolean).join('_');
+            out.push({ index, id, trace: t, trace_id, seed, context, model, policy, budget });
           }
         }
       }

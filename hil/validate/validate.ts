@@ -187,7 +187,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   fs.mkdirSync(join(o.out, 'traces'), { recursive: true });
   fs.mkdirSync(join(o.out, 'cells'), { recursive: true });
   fs.mkdirSync(join(o.out, 'profiles'), { recursive: true });
-  const cells = expandGrid(g);
+  const cells = expandGrid(g, (t) => readTraceHeader(t.path!).prompt_tokens);
   const notes: string[] = [];
   // the traces' own prompt lengths (captured) and the grid's contexts: calibration stays away from all of them
   const captured = g.traces.filter((t) => t.path);

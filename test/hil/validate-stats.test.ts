@@ -138,6 +138,8 @@ describe('grid files', () => {
       ['c', null, '10%'],
       ['c', null, '40%'],
     ]);
+    // with its own context known, a captured trace runs after the generated traces at that context
+    expect(expandGrid(g, () => 1024).map((c) => `${c.trace_id}@${c.budget}`)).toEqual(['n-llama-3-8b-1k-s1@10%', 'n-llama-3-8b-1k-s1@40%', 'c@10%', 'c@40%', 'n-llama-3-8b-2k-s1@10%', 'n-llama-3-8b-2k-s1@40%']);
     const all = parseValidateGrid({ traces: [{ generate: {} }], contexts: [512], budgets: ['20%'], models: ['llama-3-8b'], policies: 'all', hardware: ['h100-pcie5'] }, 'g.json');
     expect(all.policies.length).toBeGreaterThan(15);
   });
