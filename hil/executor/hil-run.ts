@@ -74,6 +74,8 @@ export interface HilInfo {
   staging_ring_bytes: number;
   host_pool_bytes: number;
   nvme_file: { used: boolean; direct: boolean | null; buffered_reason: string; io_threads: number; batched_reads: boolean };
+  /** per tier of the profile: what held its blocks in this run */
+  tier_devices: Record<string, string>;
   /** attention launches by the table precision they declared uniform (fp16, int8, int4, int2), or mixed */
   attention_tables: Record<string, number>;
   /** the attention options of the run (every one, defaults included) and, per table precision as in attention_tables, the kernels its launches ran */
@@ -113,6 +115,9 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   const warnings: string[] = [];
   if (lowered.usesCxl) {
     warnings.push('CXL is simulation-only: no CXL hardware here, so blocks placed in the "cxl" tier lived in a second pinned host-DRAM pool; their measured times are DRAM-over-PCIe times, not CXL.');
+  }
+  if (lowered.usesHdd) {
+    warnings.push('HDD is simulation-only: no HDD here, so blocks placed in the "hdd" tier lived in the NVMe tier\'s file (same disk, through the same DRAM bounce slots); their measured times are that disk\'s, not an HDD\'s.');
   }
   const backend = openBackend(o.backend, 0, o.attention);
   let measured;
@@ -187,6 +192,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     arena_bytes: lowered.arenaBytes,
     staging_ring_bytes: lowered.ringBytes,
     host_pool_bytes: lowered.hostBytes,
+    tier_devices: tierDevices(hardware.tiers, kind, device, o.nvmeDir ?? tmpdir()),
     nvme_file: { used: lowered.usesNvme, direct: measured.fileDirect, buffered_reason: measured.fileBufferedReason, io_threads: o.ioThreads ?? DEFAULT_IO_THREADS, batched_reads: o.fileBatch ?? true },
     attention_tables: attentionTables(lowered.steps),
     attention: { options: attentionOptions, kernels },
@@ -196,6 +202,19 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     steps: measured.steps,
   };
   return { result: { ...r, summary, steps, spans: measured.spans }, hil };
+}
+
+/** What held each tier's blocks: tiers without hardware here name their stand-in. */
+export function tierDevices(tiers: readonly { name: string; kind: string }[], backend: string, device: string, fileDir: string): Record<string, string> {
+  const of = (kind: string): string => {
+    if (kind === 'hbm') return backend === 'cuda' ? `${device} device memory` : `host memory standing in for HBM (${backend} backend)`;
+    if (kind === 'dram') return 'pinned host DRAM';
+    if (kind === 'cxl') return 'pinned host DRAM, a second pool (no CXL here)';
+    if (kind === 'nvme') return `a file in ${fileDir}`;
+    if (kind === 'hdd') return `the NVMe tier's file in ${fileDir} (no HDD here)`;
+    return 'no hardware here';
+  };
+  return Object.fromEntries(tiers.map((t) => [t.name, of(t.kind)]));
 }
 
 const TABLE_NAME: Record<number, 'mixed' | Precision> = { 0: 'mixed', 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };

@@ -40,9 +40,9 @@ export function lowerDemote(c: LoweringContext, m: PlannedMove): void {
     out.memSpans.push([m0, out.mark(MEMORY), `quantize + ${m.reason}`]);
     out.count(keys, size * m.blocks.length);
   }
-  if (host.isNvme(to)) {
+  if (host.isFile(to)) {
     out.file('fileWrite', m.blocks.map((b) => [host.offset(l, b), spill ? c.fp16Bytes : size]));
-    out.count(host.nvmeKeys('write'), size * m.blocks.length);
+    out.count(host.fileKeys(to, 'write'), size * m.blocks.length);
   }
   for (const b of m.blocks) {
     if (!spill) {

@@ -20,25 +20,25 @@ export function lowerMove(c: LoweringContext, m: PlannedMove): void {
   lowerHostMove(c, m);
 }
 
-/** between host tiers: NVMe reads into DRAM bounce slots, a copy where the regions differ, NVMe writes from DRAM slots */
+/** between host tiers: file reads (NVMe, HDD) into DRAM bounce slots, a copy where the regions differ, file writes from DRAM slots */
 function lowerHostMove(c: LoweringContext, m: PlannedMove): void {
   const { layer: l, fromTier: from, toTier: to } = m;
   const { host, out } = c;
   if (m.fromBits !== m.toBits) return lowerHostRequant(c, m);
   const fromRegion = host.region(from);
   const toRegion = host.region(to);
-  const nFrom = host.isNvme(from);
-  const nTo = host.isNvme(to);
+  const nFrom = host.isFile(from);
+  const nTo = host.isFile(to);
   const sizes = m.blocks.map(() => out.bb(m.fromBits));
   if (nFrom) out.file('fileRead', m.blocks.map((b, i) => [host.offset(l, b), sizes[i]]));
-  if (nFrom) out.count(host.nvmeKeys('read'), sizes.reduce((a, b) => a + b, 0));
+  if (nFrom) out.count(host.fileKeys(from, 'read'), sizes.reduce((a, b) => a + b, 0));
   if (fromRegion !== toRegion) {
     const keys = host.hostKeys(from, to);
     out.copies(`${m.reason} ${host.names[from]}->${host.names[to]}`, fromRegion, toRegion, m.blocks.map((b, i) => [host.offset(l, b), host.offset(l, b), sizes[i]]), keys);
   }
   if (nTo) {
     out.file('fileWrite', m.blocks.map((b, i) => [host.offset(l, b), sizes[i]]));
-    out.count(host.nvmeKeys('write'), sizes.reduce((a, b) => a + b, 0));
+    out.count(host.fileKeys(to, 'write'), sizes.reduce((a, b) => a + b, 0));
   }
   for (const b of m.blocks) c.places.set(l, b, to, m.toBits);
 }
@@ -57,9 +57,9 @@ function lowerHostRequant(c: LoweringContext, m: PlannedMove): void {
   const sizeFrom = out.bb(m.fromBits);
   const sizeTo = out.bb(m.toBits);
   const n = m.blocks.length;
-  if (host.isNvme(from)) {
+  if (host.isFile(from)) {
     out.file('fileRead', m.blocks.map((b) => [host.offset(l, b), sizeFrom]));
-    out.count(host.nvmeKeys('read'), sizeFrom * n);
+    out.count(host.fileKeys(from, 'read'), sizeFrom * n);
   }
   const dst = 2 * align(c.fp16Bytes, 4096);
   const m0 = out.mark(MEMORY);
@@ -71,9 +71,9 @@ function lowerHostRequant(c: LoweringContext, m: PlannedMove): void {
   out.memSpans.push([m0, out.mark(MEMORY), `${m.reason} ${host.names[from]}->${host.names[to]} + requantize ${m.fromBits}->${m.toBits}b`]);
   out.count(host.pcieKeys(from, true), sizeFrom * n);
   out.count(host.pcieKeys(to, false), sizeTo * n);
-  if (host.isNvme(to)) {
+  if (host.isFile(to)) {
     out.file('fileWrite', m.blocks.map((b) => [host.offset(l, b), sizeTo]));
-    out.count(host.nvmeKeys('write'), sizeTo * n);
+    out.count(host.fileKeys(to, 'write'), sizeTo * n);
   }
   for (const b of m.blocks) c.places.set(l, b, to, m.toBits);
 }

@@ -95,6 +95,7 @@ function lowerSteps(c: LoweringContext): LoweredPlan {
     hostBytes: c.plan.initial.layers * c.M * c.slotBytes,
     usesCxl: host.usesCxl,
     usesNvme: host.usesNvme,
+    usesHdd: host.usesHdd,
     steps,
     tables: c.tables.bytes,
     initial,
@@ -105,7 +106,8 @@ function lowerSteps(c: LoweringContext): LoweredPlan {
     final: { tier: places.tier, bits: places.bits, slot: places.slot, via: places.via },
     layers: c.plan.initial.layers,
     maxBlocks: c.M,
-    hostRegionOf: host.kinds.map((k) => (k === 'cxl' ? 'cxl' : k === 'dram' || k === 'nvme' ? 'dram' : undefined)),
+    hostRegionOf: host.kinds.map((k) => (k === 'cxl' ? 'cxl' : k === 'dram' || k === 'nvme' || k === 'hdd' ? 'dram' : undefined)),
     nvmeTier: host.kinds.indexOf('nvme'),
+    fileTiers: host.kinds.flatMap((k, t) => (host.isFile(t) ? [t] : [])),
   };
 }

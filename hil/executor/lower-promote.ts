@@ -13,9 +13,9 @@ export function lowerPromote(c: LoweringContext, m: PlannedMove): void {
   const { host, out, places: p } = c;
   const region = host.region(from);
   const size = out.bb(m.fromBits);
-  if (host.isNvme(from)) {
+  if (host.isFile(from)) {
     out.file('fileRead', m.blocks.map((b) => [host.offset(l, b), size]));
-    out.count(host.nvmeKeys('read'), size * m.blocks.length);
+    out.count(host.fileKeys(from, 'read'), size * m.blocks.length);
   }
   const keys = host.pcieKeys(from, true);
   if (m.fromBits === m.toBits) {

@@ -17,9 +17,9 @@ export function toStaging(c: LoweringContext, l: number, from: number, blocks: n
   c.touch(MEMORY, ext.acc);
   c.fences.after(MEMORY, ext.acc);
   const region = host.region(from);
-  if (host.isNvme(from)) {
+  if (host.isFile(from)) {
     out.file('fileRead', blocks.map((b, i) => [host.offset(l, b), sizes[i]]));
-    out.count(host.nvmeKeys('read'), total);
+    out.count(host.fileKeys(from, 'read'), total);
   }
   const offsets: number[] = [];
   let at = ext.offset;

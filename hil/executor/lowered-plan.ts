@@ -59,7 +59,10 @@ export interface LoweredPlan {
   arenaBytes: number;
   hostBytes: number;
   usesCxl: boolean;
+  /** whether the file is used (NVMe blocks, and HDD ones: no HDD here, they live in the same file) */
   usesNvme: boolean;
+  /** whether any block lived in an HDD tier (on the NVMe file) */
+  usesHdd: boolean;
   steps: LowStep[];
   tables: Uint8Array;
   initial: InitialBlock[];
@@ -76,4 +79,6 @@ export interface LoweredPlan {
   /** host region per tier index (dram, cxl; nvme blocks are read through their dram slot) */
   hostRegionOf: (RegionName | undefined)[];
   nvmeTier: number;
+  /** tiers whose blocks live in the file (read through their DRAM slot) */
+  fileTiers: number[];
 }

@@ -17,7 +17,7 @@ export function placeInitial(c: LoweringContext): InitialBlock[] {
         out.push({ layer: l, block: b, bits, region: 'arena', offset: s.offset, file: false });
       } else {
         const region = c.host.region(t);
-        out.push({ layer: l, block: b, bits, region, offset: c.host.offset(l, b), file: c.host.isNvme(t) });
+        out.push({ layer: l, block: b, bits, region, offset: c.host.offset(l, b), file: c.host.isFile(t) });
       }
     }
   }

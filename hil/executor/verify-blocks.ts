@@ -27,7 +27,7 @@ export async function verifyBlocks(b: NativeBackend, p: LoweredPlan, data: Block
     else {
       const region = p.hostRegionOf[t] ?? 'dram';
       const off = i * p.slotBytes;
-      if (p.nvmeTier === t) await file!.read(regions.get('dram')!, off, off, Math.ceil(want.length / 4096) * 4096);
+      if (p.fileTiers.includes(t)) await file!.read(regions.get('dram')!, off, off, Math.ceil(want.length / 4096) * 4096);
       got = b.read(regions.get(region)!, off, want.length);
     }
     checked++;

@@ -107,11 +107,22 @@ describe.skipIf(!host.available)(`HIL executor, host backend${host.available ? '
     expect(int4.hil.verify!.mismatches).toBe(0);
   });
 
-  it('maps CXL to pinned DRAM with a warning, and refuses tiers without hardware', async () => {
+  it('maps CXL to pinned DRAM and HDD to the NVMe tier\'s file, with warnings, and names what held every tier', async () => {
     const x = await hilRun(config('lru-offload', { offload_tier: 'cxl' }), { backend: 'host', verify: true });
     expect(x.hil.warnings.join(' ')).toMatch(/CXL is simulation-only/);
     expect(x.hil.verify).toMatchObject({ mismatches: 0 });
-    await expect(hilRun(config('lru-offload', { offload_tier: 'hdd' }), { backend: 'host' })).rejects.toThrow(/has no hardware in the HIL executor/);
+    expect(x.hil.tier_devices.cxl).toBe('pinned host DRAM, a second pool (no CXL here)');
+    const h = await hilRun(config('lru-offload', { offload_tier: 'hdd' }), { backend: 'host', nvmeDir: fx.dir, verify: true });
+    expect(h.hil.warnings.join(' ')).toMatch(/HDD is simulation-only: no HDD here, so blocks placed in the "hdd" tier lived in the NVMe tier's file/);
+    expect(h.hil.nvme_file.used).toBe(true);
+    expect(h.hil.tier_devices).toMatchObject({ hdd: `the NVMe tier's file in ${fx.dir} (no HDD here)`, nvme: `a file in ${fx.dir}` });
+    // the HDD's legs are counted on its own links, none on the NVMe's
+    expect(h.result.summary.bytes['sata:dram->hdd']).toBeGreaterThan(0);
+    expect(h.result.summary.bytes['sata:hdd->dram']).toBeGreaterThan(0);
+    expect(h.result.summary.bytes['nvme:nvme->dram']).toBe(0);
+    expect(h.result.summary.actions.promote).toBeGreaterThan(0);
+    expect(h.hil.verify).toMatchObject({ mismatches: 0 });
+    expect(h.hil.verify!.checked).toBeGreaterThan(60);
   });
 });
 
