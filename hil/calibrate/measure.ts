@@ -123,14 +123,19 @@ export function checkCalibrationPoints(p: CalibrationPoints): CalibrationPoints 
   return p;
 }
 
-/** Attention precisions benchmarked (quick: FP16 only). */
-function attentionPrecisions(quick: boolean): (Precision | 'mixed')[] {
-  return quick ? ['fp16'] : ['fp16', 'int8', 'int4', 'int2', 'mixed'];
+/** Attention kernels benchmarked: every one the executor dispatches (quick: fewer trials, not fewer kernels). */
+function attentionPrecisions(_quick: boolean): (Precision | 'mixed')[] {
+  return ['fp16', 'int8', 'int4', 'int2', 'mixed'];
 }
 
-/** Contexts an attention precision is benchmarked at: FP16 at every one, the others at those >= 4096. */
+/**
+ * Contexts an attention kernel is benchmarked at: FP16 at every one, the others at those >= 4096 (the
+ * two largest where fewer are: a curve needs two points).
+ */
 function attentionContexts(precision: Precision | 'mixed', contexts: number[]): number[] {
-  return precision === 'fp16' ? contexts : contexts.filter((c) => c >= 4096);
+  if (precision === 'fp16') return contexts;
+  const long = contexts.filter((c) => c >= 4096);
+  return long.length >= 2 ? long : [...contexts].sort((a, b) => a - b).slice(-2);
 }
 
 /** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
