@@ -15,6 +15,8 @@ import { type PageSection, writeReportPage } from './report-page.js';
 
 const pct = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? `${(x * 100).toFixed(2)}%` : '–');
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
+/** a model as the grid names it: a preset name, or a model file shown by its name */
+const short = (m: string) => m.replace(/^.*\//, '').replace(/(\.model)?\.json$/, '');
 
 function poolRow(p: PoolSummary, extra: string[] = []): (string | number)[] {
   return [p.name, ...extra, p.cells, p.passed, pct(p.error.median), pct(p.error.p95), pct(p.error_each_run.median), pct(p.error_each_run.p95), pct(p.spread.median), pct(p.spread.p95)];
@@ -49,7 +51,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
   const gridRows = r.cells.map((c) => ({
     policy: c.label,
     column: `${contextLabel(c.context)} · ${c.budget}`,
-    trace: `${c.trace_name} · ${(c.model || 'own model').replace(/^.*\//, '').replace(/(\.model)?\.json$/, '')}`,
+    trace: `${c.trace_name} · ${c.model ? short(c.model) : 'own model'}`,
     verdict: c.status === 'ok' ? (c.judgement!.pass ? 'pass' : 'miss') : c.status,
   }));
   const passSpec = {
@@ -110,7 +112,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
     markdown:
       `The grid is judged at contexts ${r.held_out_contexts.join(', ')} (tokens). ` +
       r.profiles
-        .map((p) => `\`${p.model}\`: \`${p.file}\` — ${p.note}${p.points ? `; attention kernels at ${p.points.attention_contexts.join(', ')}, layer chains at ${p.points.situ_contexts.join(', ')}, layout copies / file batches / overlap at ${p.points.layout_context}` : ''}${p.points_near_grid && p.points_near_grid.length ? `; **points at grid contexts: ${p.points_near_grid.join(', ')}**` : ''}.`)
+        .map((p) => `\`${short(p.model)}\`: \`${p.file}\` — ${p.note}${p.points ? `; attention kernels at ${p.points.attention_contexts.join(', ')}, layer chains at ${p.points.situ_contexts.join(', ')}, layout copies / file batches / overlap at ${p.points.layout_context}` : ''}${p.points_near_grid && p.points_near_grid.length ? `; **points at grid contexts: ${p.points_near_grid.join(', ')}**` : ''}.`)
         .join(' '),
   });
   if (r.notes.length) sections.push({ heading: 'Notes', markdown: r.notes.map((n) => `- ${n}`).join('\n') });
@@ -131,7 +133,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
         c.id,
         c.trace,
         c.prompt_tokens,
-        c.model || '(trace)',
+        c.model ? short(c.model) : '(trace)',
         c.label,
         c.budget,
         c.status === 'ok' ? 'ok' : `${c.status}${c.reason ? `: ${c.reason}` : ''}`,
@@ -142,7 +144,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
         c.sim_dist ? `${c.sim_dist.mean.toFixed(3)} / ${c.hw_dist!.mean.toFixed(3)}` : '',
         c.sim_dist ? `${c.sim_dist.p50.toFixed(3)} / ${c.hw_dist!.p50.toFixed(3)}` : '',
         c.sim_dist ? `${c.sim_dist.p99.toFixed(3)} / ${c.hw_dist!.p99.toFixed(3)}` : '',
-        c.judgement ? `${c.judgement.pass ? 'pass' : 'miss'} (${c.judgement.checks.map((k) => `${k.name} ${pct(k.value)} ≤ ${pct(k.limit)}`).join('; ')})` : '',
+        c.judgement ? `${c.judgement.pass ? 'pass' : 'miss'} (${c.judgement.checks.map((k) => `${k.name} ${pct(k.value)} ${k.pass ? '≤' : '>'} ${pct(k.limit)}`).join('; ')})` : '',
       ]),
       interactive: true,
     },
