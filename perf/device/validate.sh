@@ -3,7 +3,7 @@
 # device tool's 600 s: calibration per model at contexts the grid never uses, then the cells, cheapest
 # contexts first; no cell is started that would end past MAX_SECONDS (default 500) after the start,
 # and the whole command is cut at 580 s. A cut run leaves its finished cells in /tmp/kvd/validate: a
-# second call on the same warm machine resumes there.
+# second call on the same warm machine resumes there (FRESH=1 starts over).
 #   here:  bash perf/device/validate.sh pack NAME     (perf/device/bundle.sh NAME, plus the YAML reader the
 #          grid file needs: .device/validate-mods.tar.xz)
 #   there: bash perf/device/validate.sh run NAME [GRID]   (default lab/validate/grid.json;
@@ -28,10 +28,15 @@ case "$MODE" in
     V=/tmp/kvd/validate
     mkdir -p "$OUT" /tmp/kvd
     T0=$(date +%s)
-    [ -x /tmp/kvd/node ] || { xz -dc .device/node.xz > /tmp/kvd/node && chmod +x /tmp/kvd/node; }
-    [ -d "/tmp/kvd/$NAME/dist" ] || tar -C /tmp/kvd -xJf ".device/$NAME.tar.xz" || exit 1
+    # FRESH=1: forget the cells and profiles of earlier calls on this machine (else they are reused
+    # where their settings, profile and backend match, whatever the bundle)
+    [ "${FRESH:-0}" = 1 ] && rm -rf "$V"
+    if [ "${KEEP_BUNDLE:-0}" != 1 ]; then
+      xz -dc .device/node.xz > /tmp/kvd/node && chmod +x /tmp/kvd/node || exit 1
+      rm -rf "/tmp/kvd/$NAME" && tar -C /tmp/kvd -xJf ".device/$NAME.tar.xz" || exit 1
+      tar -C "/tmp/kvd/$NAME" -xJf .device/validate-mods.tar.xz || exit 1
+    fi
     B=/tmp/kvd/$NAME
-    [ -d "$B/node_modules/yaml" ] || tar -C "$B" -xJf .device/validate-mods.tar.xz || exit 1
     export KVTIER_HIL_ADDON=$B/kvtier_hil.node
     { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; df -h /tmp | tail -1; } | tee "$OUT/when.txt"
     LEFT=$(( 580 - ($(date +%s) - T0) ))
