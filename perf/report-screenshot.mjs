@@ -103,6 +103,7 @@ export async function inspectReport(indexHtml, { outDir, widths = [1400, 390], f
         // sections a reader looks at, each its own small picture
         for (const [id, name] of [
           ['speed-against-recall', 'pareto'],
+          ['far-slower-than-the-others', 'slow'],
           ['time-between-tokens', 'tbt'],
           ['bytes-moved', 'bytes'],
           ['results', 'results'],

@@ -72,7 +72,8 @@ export function budgetLinesSpec(data: SweepChartData, o: BudgetLinesOptions): To
         labels.push({ text: series, color: seriesColor(data.series, series), value: m.value(last) });
       }
       for (const r of refs.filter((p) => p.panel === panel && Number.isFinite(m.value(p)))) {
-        values.push({ ...facet, kind: 'reference', series: referenceLabel(r), value: m.value(r) });
+        // the rule runs across the data, not through the strip of line names
+        values.push({ ...facet, kind: 'reference', series: referenceLabel(r), value: m.value(r), budget: xDomain[0], budget_end: lastBudgetOf(data) });
         labels.push({ text: referenceLabel(r), color: REFERENCE_COLOR, value: m.value(r) });
       }
       if (here.length === 0) continue;
@@ -108,7 +109,7 @@ export function budgetLinesSpec(data: SweepChartData, o: BudgetLinesOptions): To
     layer.push({
       transform: kind('reference'),
       mark: { type: 'rule', color: REFERENCE_COLOR, strokeDash: REFERENCE_DASH, strokeWidth: 1.5 },
-      encoding: { y },
+      encoding: { x, x2: { field: 'budget_end' }, y },
     });
   }
   layer.push(
@@ -130,6 +131,10 @@ export function budgetLinesSpec(data: SweepChartData, o: BudgetLinesOptions): To
     width,
     height,
   });
+}
+
+function lastBudgetOf(data: SweepChartData): number {
+  return data.budgets[data.budgets.length - 1] ?? 1;
 }
 
 /** A subtitle, noting when points are means over several seeds. */

@@ -7,7 +7,7 @@
  * is never on the front (it knows the future).
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { chartSpec, panelRow, wantsLog } from './chart-frame.js';
+import { chartSpec, wantsLog } from './chart-frame.js';
 import { fractionOf, paddedDomain, placePointLabels, valueAt, withRightMargin, type ScaleKind } from './chart-axes.js';
 import { REFERENCE_COLOR, REFERENCE_DASH, seriesEncodings } from './chart-series.js';
 import { referenceLabel } from './chart-budget-lines.js';
@@ -18,10 +18,34 @@ import { budgetLabel, type SweepChartData } from './sweep-chart-data.js';
 export const PARETO_PANEL_WIDTH = 250;
 export const PARETO_PANEL_HEIGHT = 170;
 
+/**
+ * One chart; with several panels (trace / model / hardware), one row of budget panels per panel,
+ * stacked, each with its own axes: a 0.1 ms trace and a 100 ms trace do not share a time axis.
+ */
 export function paretoSpec(data: SweepChartData, target: QualityTarget): TopLevelSpec {
-  const onAxis = data.points.filter((p) => !p.isReference && Number.isFinite(p.tbt_p50_ms) && Number.isFinite(p.recall_mean));
-  const refs = data.points.filter((p) => p.isReference && Number.isFinite(p.tbt_p50_ms));
-  const panelField = (panel: string) => (data.panels.length > 1 ? { panel } : {});
+  const title = 'Time between tokens against recall, per HBM budget';
+  const subtitle = [
+    'grey staircase: the Pareto front (no policy is both faster and more accurate than a point on it)',
+    `filled points meet the target (recall ≥ ${formatTarget(target.recallMin)}, quant error ≤ ${target.quantErrorMax}); hollow ones miss it`,
+  ];
+  if (data.panels.length <= 1) return panelSpec(data, data.panels, target, title, subtitle);
+  const rows = data.panels
+    .filter((panel) => data.points.some((p) => p.panel === panel && !p.isReference))
+    .map((panel, i) => {
+      const spec = panelSpec(data, [panel], target, title) as unknown as Record<string, any>;
+      const { $schema: _s, config: _c, title: _t, ...child } = spec;
+      if (i > 0) child['facet'].column.title = null; // "HBM budget" once, above the first row
+      return { ...child, title: { text: panel.split(' · '), anchor: 'start', fontSize: 12, fontWeight: 'bold' } };
+    });
+  const first = panelSpec(data, [data.panels[0]!], target, title, subtitle) as unknown as Record<string, unknown>;
+  return { $schema: first['$schema'], title: { text: title, subtitle }, vconcat: rows, config: first['config'] } as unknown as TopLevelSpec;
+}
+
+function panelSpec(data: SweepChartData, panels: string[], target: QualityTarget, title: string, subtitle?: string[]): TopLevelSpec {
+  const inPanels = data.points.filter((p) => panels.includes(p.panel));
+  const onAxis = inPanels.filter((p) => !p.isReference && Number.isFinite(p.tbt_p50_ms) && Number.isFinite(p.recall_mean));
+  const refs = inPanels.filter((p) => p.isReference && Number.isFinite(p.tbt_p50_ms));
+  const panelField = (panel: string) => ({ panel });
   const xs = [...onAxis, ...refs].map((p) => p.tbt_p50_ms);
   const xKind: ScaleKind = wantsLog(xs, 8) ? 'log' : 'linear';
   const xDomain = withRightMargin(paddedDomain(xs, xKind, 0.05), xKind, PARETO_PANEL_WIDTH, 20);
@@ -29,7 +53,7 @@ export function paretoSpec(data: SweepChartData, target: QualityTarget): TopLeve
 
   const values: object[] = [];
   const budgets = data.budgets;
-  for (const panel of data.panels) {
+  for (const panel of panels) {
     for (const b of budgets) {
       const here = onAxis.filter((p) => p.panel === panel && p.budget === b);
       if (here.length === 0) continue;
@@ -82,7 +106,7 @@ export function paretoSpec(data: SweepChartData, target: QualityTarget): TopLeve
     type: 'quantitative',
     title: 'TBT p50 (ms)',
     scale: { type: xKind, domain: xDomain, nice: false, ...(xKind === 'linear' ? { zero: false } : {}) },
-    ...(xKind === 'log' ? { axis: { tickCount: 4, format: '~s' } } : {}),
+    ...(xKind === 'log' ? { axis: { tickCount: 4, format: '~g' } } : {}),
   };
   const y = { field: 'recall', type: 'quantitative', title: 'attention recall', axis: { format: '.0%' }, scale: { domain: yDomain, nice: false, zero: false } };
   const kind = (k: string, extra = '') => [{ filter: `datum.kind === '${k}'${extra}` }];
@@ -126,16 +150,13 @@ export function paretoSpec(data: SweepChartData, target: QualityTarget): TopLeve
       encoding: { x, y, text: { field: 'text' }, color },
     });
   }
+  const shown = budgets.filter((b) => onAxis.some((p) => p.budget === b)).map(budgetLabel);
   return chartSpec({
-    title: 'Time between tokens against recall, per HBM budget',
-    subtitle: [
-      'grey staircase: the Pareto front (no policy is both faster and more accurate than a point on it)',
-      `filled points meet the target (recall ≥ ${formatTarget(target.recallMin)}, quant error ≤ ${target.quantErrorMax}); hollow ones miss it`,
-    ],
+    title,
+    subtitle,
     values,
     layer,
-    column: { field: 'budget', sort: budgets.map(budgetLabel), title: 'HBM budget' },
-    row: panelRow(data.panels, data.panelDims.join(' · ') || null),
+    column: { field: 'budget', sort: shown, title: 'HBM budget' },
     width: PARETO_PANEL_WIDTH,
     height: PARETO_PANEL_HEIGHT,
   });

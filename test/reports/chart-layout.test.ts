@@ -1,6 +1,6 @@
 /** The generated Vega-Lite specs: budget axes, the 100% reference, facets, line names, the Pareto front. */
 import { describe, expect, it } from 'vitest';
-import type { TopLevelSpec } from 'vega-lite';
+import { compile, type TopLevelSpec } from 'vega-lite';
 import { paretoFront } from '../../reports/pareto.js';
 import { sweepCharts, type NamedChart } from '../../reports/sweep-charts.js';
 import type { SweepRow } from '../../sim/metrics/summary.js';
@@ -44,7 +44,12 @@ describe('budget axes', () => {
       expect(refs.every((v) => v['series'] === 'full · 100% HBM')).toBe(true);
       const rule = layers(spec).find((l) => l.mark.type === 'rule')!;
       expect(rule.transform).toEqual([{ filter: "datum.kind === 'reference'" }]);
-      expect(rule.encoding.x).toBeUndefined(); // spans the panel
+      // across the data (from the axis start to the largest budget), not through the line names
+      expect(rule.encoding.x2).toEqual({ field: 'budget_end' });
+      for (const r of refs) {
+        expect(r['budget']).toBe(rule.encoding.x.scale.domain[0]);
+        expect(r['budget_end']).toBe(0.5);
+      }
     });
   }
 
@@ -93,8 +98,10 @@ describe('line names', () => {
 
 describe('facets', () => {
   it('no facet value without data: every column and row value has points', () => {
-    for (const c of charts) {
-      const spec = c.spec as Spec;
+    const specs = charts.flatMap((c) => ((c.spec as Spec)['vconcat'] ?? [c.spec]) as Spec[]);
+    expect(specs.filter((s) => s['facet']).length).toBeGreaterThan(5);
+    for (const spec of specs) {
+      const c = { name: JSON.stringify(spec['title']).slice(0, 60) };
       if (!spec['facet']) continue;
       for (const key of ['column', 'row'] as const) {
         const f = spec['facet'][key];
@@ -116,19 +123,43 @@ describe('facets', () => {
 
 describe('pareto chart', () => {
   const spec = byName('pareto');
+  const kids: Spec[] = spec['vconcat'];
+  const all = kids.flatMap(values);
 
-  it('facets by panel (rows) and budget (columns), with the target and the reference drawn', () => {
-    expect(spec['facet'].column.sort).toEqual(['10%', '25%', '50%']);
-    expect(spec['facet'].row.sort).toEqual(['a100-pcie4', 'h100-pcie5']);
-    expect(values(spec).filter((v) => v['kind'] === 'target').every((v) => v['recall'] === 0.99)).toBe(true);
-    const refs = values(spec).filter((v) => v['kind'] === 'reference' && v['panel'] === 'h100-pcie5');
+  it('one row of budget panels per trace / hardware, each with its own time axis; the target and the reference drawn', () => {
+    expect(kids.map((k) => k['title'].text)).toEqual([['a100-pcie4'], ['h100-pcie5']]);
+    for (const k of kids) expect(k['facet'].column.sort).toEqual(['10%', '25%', '50%']);
+    expect(kids[0]!['facet'].column.title).toBe('HBM budget');
+    expect(kids[1]!['facet'].column.title).toBeNull();
+    // a100 is 1.5x slower in the fixtures: its time axis starts and ends later
+    const xDomain = (k: Spec) => layers(k).find((l) => l.encoding?.x)!.encoding.x.scale.domain as [number, number];
+    expect(xDomain(kids[0]!)[0]).toBeGreaterThan(xDomain(kids[1]!)[0]);
+    expect(all.filter((v) => v['kind'] === 'target').every((v) => v['recall'] === 0.99)).toBe(true);
+    const refs = all.filter((v) => v['kind'] === 'reference' && v['panel'] === 'h100-pcie5');
     expect(refs.map((v) => v['tbt'])).toEqual([9, 9, 9]);
   });
 
+  it('compiles without a Vega-Lite warning', () => {
+    const seen: string[] = [];
+    const push = (...a: unknown[]) => {
+      seen.push(a.map(String).join(' '));
+      return logger;
+    };
+    const logger = { level: () => 0, error: push, warn: push, info: () => logger, debug: () => logger } as never;
+    compile(spec as TopLevelSpec, { logger });
+    expect(seen).toEqual([]);
+  });
+
+  it('a single panel is one faceted chart', () => {
+    const one = sweepCharts(sweepRows()).find((c) => c.name === 'pareto')!.spec as Spec;
+    expect(one['vconcat']).toBeUndefined();
+    expect(one['facet'].column.sort).toEqual(['10%', '25%', '50%']);
+  });
+
   it('marks the front with the pure function, never the oracle, and draws it as a staircase in x order', () => {
-    for (const panel of spec['facet'].row.sort as string[]) {
+    for (const panel of ['a100-pcie4', 'h100-pcie5']) {
       for (const budget of ['10%', '25%', '50%']) {
-        const here = values(spec).filter((v) => v['panel'] === panel && v['budget'] === budget);
+        const here = all.filter((v) => v['panel'] === panel && v['budget'] === budget);
         const online = here.filter((v) => v['kind'] === 'point' && v['series'] !== 'oracle (bound)');
         const want = paretoFront(online.map((v) => ({ x: v['tbt'], y: v['recall'] }))).map((i) => online[i]!['series']);
         expect(online.filter((v) => v['front']).map((v) => v['series']).sort()).toEqual([...want].sort());
@@ -138,25 +169,22 @@ describe('pareto chart', () => {
       }
     }
     // fixtures at 10% on h100: h2o (26.25 ms, 89.2%) and quest (34.13 ms, 93.5%); streaming is slower and worse than h2o
-    const h100 = values(spec).filter((v) => v['kind'] === 'point' && v['panel'] === 'h100-pcie5' && v['budget'] === '10%');
+    const h100 = all.filter((v) => v['kind'] === 'point' && v['panel'] === 'h100-pcie5' && v['budget'] === '10%');
     expect(h100.filter((v) => v['front']).map((v) => v['series']).sort()).toEqual(['h2o', 'quest']);
-    const front = layers(spec).find((l) => l.transform?.[0]?.filter === "datum.kind === 'front'")!;
+    const front = layers(kids[0]!).find((l) => l.transform?.[0]?.filter === "datum.kind === 'front'")!;
     expect(front.mark.interpolate).toBe('step-after');
   });
 
   it('labels every point with its policy, inside its panel', () => {
-    const points = values(spec).filter((v) => v['kind'] === 'point');
-    const labels = values(spec).filter((v) => v['kind'] === 'label');
-    expect(labels.map((v) => `${v['panel']}|${v['budget']}|${v['text']}`).sort()).toEqual(
-      points.map((v) => `${v['panel']}|${v['budget']}|${v['series']}`).sort(),
-    );
-    const x = layers(spec).find((l) => l.encoding?.x)!.encoding.x.scale.domain as [number, number];
-    for (const l of labels) {
-      expect(l['tbt']).toBeGreaterThanOrEqual(x[0]);
-      expect(l['tbt']).toBeLessThanOrEqual(x[1]);
+    for (const k of kids) {
+      const points = values(k).filter((v) => v['kind'] === 'point');
+      const labels = values(k).filter((v) => v['kind'] === 'label');
+      expect(labels.map((v) => `${v['budget']}|${v['text']}`).sort()).toEqual(points.map((v) => `${v['budget']}|${v['series']}`).sort());
+      const x = layers(k).find((l) => l.encoding?.x)!.encoding.x.scale.domain as [number, number];
+      for (const l of labels) {
+        expect(l['tbt']).toBeGreaterThanOrEqual(x[0]);
+        expect(l['tbt']).toBeLessThanOrEqual(x[1]);
+      }
     }
   });
 });
-
-// keep the type import used for editors that check unused imports
-export type { TopLevelSpec };
