@@ -112,7 +112,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
     markdown:
       `The grid is judged at contexts ${r.held_out_contexts.join(', ')} (tokens). ` +
       r.profiles
-        .map((p) => `\`${short(p.model)}\`: \`${p.file}\` — ${p.note}${p.points ? `; attention kernels at ${p.points.attention_contexts.join(', ')}, layer chains at ${p.points.situ_contexts.join(', ')}, layout copies / file batches / overlap at ${p.points.layout_context}` : ''}${p.points_near_grid && p.points_near_grid.length ? `; **points at grid contexts: ${p.points_near_grid.join(', ')}**` : ''}.`)
+        .map((p) => `\`${short(p.model)}\`: \`${p.file}\` — ${p.note}${p.points ? `; attention kernels at ${p.points.attention_contexts.join(', ')}, layer chains at ${p.points.situ_contexts.join(', ')}, layout copies and file batches at ${p.points.layout_context}, overlap at ${p.points.overlap_context}` : ''}${p.points_near_grid && p.points_near_grid.length ? `; **points at grid contexts: ${p.points_near_grid.join(', ')}**` : ''}.`)
         .join(' '),
   });
   if (r.notes.length) sections.push({ heading: 'Notes', markdown: r.notes.map((n) => `- ${n}`).join('\n') });

@@ -19,7 +19,8 @@ export function nearGrid(x: number, gridContexts: readonly number[], margin: num
  * The held-out points: candidates not near a grid context; attention kernels at up to `maxKernel`
  * of them spread over the range, layer chains at all of them up to the largest grid context's next
  * candidate (so the simulator's attention curve brackets every grid context where it can); the
- * layout copies, the file batches and the overlap at the candidate nearest (in log scale) to the
+ * layout copies and the file batches (whose buffers and file grow with it) at the largest candidate
+ * below the smallest grid context, the overlap at the candidate nearest (in log scale) to the
  * geometric mean of the grid's contexts. Throws when fewer than two candidates are left.
  */
 export function heldOutPoints(gridContexts: readonly number[], o: { quick?: boolean; margin?: number; maxKernel?: number } = {}): CalibrationPoints {
@@ -33,7 +34,8 @@ export function heldOutPoints(gridContexts: readonly number[], o: { quick?: bool
   const kernel = spread(usable, maxKernel);
   const geo = Math.exp(gridContexts.reduce((a, c) => a + Math.log(c), 0) / gridContexts.length);
   const mid = usable.reduce((best, c) => (Math.abs(Math.log(c / geo)) < Math.abs(Math.log(best / geo)) ? c : best), usable[0]);
-  return { attention_contexts: kernel, situ_contexts: usable, layout_context: mid, file_context: mid, overlap_context: mid };
+  const low = [...usable].reverse().find((c) => c < Math.min(...gridContexts)) ?? usable[0];
+  return { attention_contexts: kernel, situ_contexts: usable, layout_context: low, file_context: low, overlap_context: mid };
 }
 
 /** k elements of a sorted list, evenly spaced by index, first and last included */

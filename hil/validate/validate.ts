@@ -206,7 +206,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   log(`plan: ${cells.length} cells (${g.traces.length} traces, contexts ${judged.map((c) => contextLabel(c)).join('/')}, ${models.length} models, ${g.budgets.length} budgets, ${g.policies.length} policies), ${g.steps} steps, ${g.runs} HIL runs each`);
   log(`plan: about ${formatSeconds(planS)} on an H100 (calibration ${formatSeconds(calibS)}, cells ${formatSeconds(planS - calibS)}: simulated step times on ${g.base_hardware} plus setup costs from lab HIL runs)${o.maxSeconds ? `; stops starting cells at ${o.maxSeconds} s` : ''}`);
   const points = heldOutPoints(judged, { quick: g.calibration === 'quick' && o.hil.backend === 'host' });
-  log(`calibration points (held out from contexts ${judged.join(', ')}): attention ${points.attention_contexts.join(', ')}; chains ${points.situ_contexts.join(', ')}; layout/file/overlap at ${points.layout_context}`);
+  log(`calibration points (held out from contexts ${judged.join(', ')}): attention ${points.attention_contexts.join(', ')}; chains ${points.situ_contexts.join(', ')}; layout copies and file batches at ${points.layout_context}, overlap at ${points.overlap_context}`);
   const gridOut = { ...g };
   fs.writeFileSync(join(o.out, 'grid.json'), JSON.stringify(gridOut, null, 2) + '\n');
 

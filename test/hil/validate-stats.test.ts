@@ -91,7 +91,8 @@ describe('held-out calibration points', () => {
     const p = heldOutPoints([1024, 4096]);
     expect(p.situ_contexts).toEqual([256, 384, 512, 768, 1536, 2048, 3072, 6144]);
     expect(p.attention_contexts).toEqual([256, 384, 512, 1536, 2048, 3072, 6144]);
-    expect(p.layout_context).toBe(2048);
+    // copies and file batches below the smallest grid context, the overlap in the middle
+    expect([p.layout_context, p.file_context, p.overlap_context]).toEqual([768, 768, 2048]);
     expect(pointsNearGrid(p, [1024, 4096], 0.1)).toEqual([]);
     const big = heldOutPoints([8192, 32768, 131072]);
     expect(pointsNearGrid(big, [8192, 32768, 131072], 0.1)).toEqual([]);
@@ -183,16 +184,15 @@ describe('plan and tier devices', () => {
 });
 
 describe('the standing grid', () => {
-  it('lab/validate/grid.json: 81 cells over 8k/32k/128k, three models, a storage policy where it is cheap', () => {
+  it('lab/validate/grid.json: contexts 8k/32k/128k, at least two models, a captured trace, a storage policy, held-out calibration', () => {
     const g = readValidateGrid(join(import.meta.dirname, '../../lab/validate/grid.json'));
     const cells = expandGrid(g);
-    expect(cells).toHaveLength(81);
-    const count = (f: (c: (typeof cells)[number]) => boolean) => cells.filter(f).length;
-    // broad at 8k and 32k: 1 + 4 x 3 each; broad-long at 128k: 1 + 2 x 3; needle at 8k on two models: 1 + 5 x 3 each; captured: 1 + 5 x 3
-    expect([count((c) => c.trace.name === 'broad'), count((c) => c.trace.name === 'broad-long'), count((c) => c.trace.name === 'needle'), count((c) => c.context === null)]).toEqual([26, 7, 32, 16]);
-    expect([...new Set(cells.map((c) => c.context))]).toEqual([8192, 32768, 131072, null]);
-    expect([...new Set(cells.map((c) => c.model.replace(/^.*\//, '')))]).toEqual(['llama-3-8b', 'llama-2-7b', 'kvtier-brown-gpt.model.json']);
-    expect([...new Set(cells.filter((c) => c.policy.label === 'lru-offload-nvme').map((c) => c.trace.name))]).toEqual(['needle', 'captured-brown-long']);
+    expect([...new Set(cells.map((c) => c.context))].sort()).toEqual([131072, 32768, 8192, null]);
+    expect(new Set(cells.filter((c) => c.context !== null).map((c) => c.model)).size).toBeGreaterThanOrEqual(2);
+    expect(cells.some((c) => c.trace.path?.endsWith('.kvt') && c.model.endsWith('kvtier-brown-gpt.model.json'))).toBe(true);
+    expect(cells.some((c) => c.policy.options.offload_tier === 'nvme')).toBe(true);
+    expect(new Set(cells.map((c) => c.budget))).toEqual(new Set(['10%', '20%', '40%', '100%']));
+    expect(new Set(cells.map((c) => c.id)).size).toBe(cells.length);
     expect(pointsNearGrid(heldOutPoints([8192, 32768, 131072]), [8192, 32768, 131072], 0.1)).toEqual([]);
     expect(() => parseValidateGrid({ traces: [{ generate: {}, policies: ['lru'] }], contexts: [512], budgets: ['20%'], models: ['llama-3-8b'], policies: ['h2o'], hardware: ['h100-pcie5'] }, 'g.json')).toThrow(/traces\[0\]\.policies: "lru" is not one of the grid's policies \(h2o\)/);
   });
