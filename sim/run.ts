@@ -16,7 +16,7 @@ import type { RunSummary, StepRow } from './metrics/summary.js';
 import { loadModel } from './models/load-model.js';
 import { kvBytes, type ModelSpec } from './models/model.js';
 import { defaultStagingRingBytes } from './staging-ring.js';
-import { describeHbmWeights, hbmWeightBytes, hostWeightBytes } from './weight-streaming.js';
+import { describeHbmWeights, hbmWeightBytes, hostWeightBytes, type WeightStreaming } from './weight-streaming.js';
 import { energyOf } from './quality/energy-model.js';
 import { QualityMeter } from './quality/quality-meter.js';
 import type { Executor } from './executor.js';
@@ -65,7 +65,8 @@ export interface RunResult {
 
 /** Options of simulate(): the HIL layer passes its own executor (it records the work, then runs it on a backend). */
 export interface SimulateOptions {
-  executor?: (resolved: ResolvedRun, cache: KVCache) => Executor<unknown> & { readonly spans: TraceSpan[] };
+  /** `policy`: what the policy asks of the executor besides the driver's work (weight streaming, K/V rotation) */
+  executor?: (resolved: ResolvedRun, cache: KVCache, policy: { weights?: WeightStreaming; rotation: boolean }) => Executor<unknown> & { readonly spans: TraceSpan[] };
   /**
    * Called after each replayed step, and for an oracle policy after each step of its look-ahead pass
    * over the trace: `done` of `total` steps (the look-ahead's and the replay's together), the phase.
@@ -137,7 +138,7 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
     // that read the space they reuse (the HIL's eager fences); compute waits on the memory stream's tail
     const staging = { ringBytes: defaultStagingRingBytes(maxBlocks, blockBytes), fence: 'eager' as const };
     const executor = opts.executor
-      ? opts.executor(resolved, cache)
+      ? opts.executor(resolved, cache, { weights: policy.weights, rotation: policy.quant?.rotation === true })
       : new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32, weightStreaming: policy.weights, rotation: policy.quant?.rotation === true, copyMode: config.copy_mode, staging, tailWaits: true });
     const driver = new ReplayDriver(header, cache, policy, executor, budgetBlocks, Math.max(budgetBytes, hbmFreeBytes));
     const quality = new QualityMeter(header, cache, policy);

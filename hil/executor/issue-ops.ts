@@ -151,6 +151,9 @@ export class OpIssuer {
       case 'gemv':
         if (op.lmHead) {
           if (w.head >= 0) b.gemv('compute', { w: w.head, x: w.x, y: w.y, rows: w.headRows, cols: w.cols });
+        } else if (op.slot !== undefined) {
+          // a streamed layer: its weights' bytes as copied into the slot
+          b.gemv('compute', { w: mem.r('wslots'), wOffset: op.slot * p.weights!.strideBytes, x: w.x, y: w.y, rows: w.streamedRows, cols: w.cols });
         } else {
           b.gemv('compute', { w: w.weights[op.layer % w.weights.length], x: w.x, y: w.y, rows: w.rows, cols: w.cols });
         }

@@ -86,7 +86,9 @@ export function lowerLayer(c: LoweringContext, w: PlannedLayer): LayerMarks {
   if (c.eagerFences && extents.length) c.fences.recordNow(COMPUTE);
   c.stagedExtents[l] = [];
   c.staged[l].clear();
-  out.push({ o: 'gemv', layer: l, lmHead: false });
+  const slot = c.weights ? c.weights.beforeProjections(l) : -1;
+  out.push({ o: 'gemv', layer: l, lmHead: false, ...(slot >= 0 ? { slot } : {}) });
+  if (slot >= 0) c.weights!.afterProjections(slot);
   if (l === c.plan.initial.layers - 1) out.push({ o: 'gemv', layer: l, lmHead: true });
   const done = out.mark(COMPUTE);
   return { layer: l, pre, ready, attn, done };

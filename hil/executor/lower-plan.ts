@@ -12,6 +12,7 @@
  * Stages: initial placement (place-initial.ts), then per step in issue order moves (lower-move.ts),
  * prefetch stages (lower-staging.ts) and layers (lower-layer.ts); the ops go to step-ops.ts.
  */
+import type { WeightStreaming } from '../../policies/weight-streaming.js';
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import { defaultStagingRingBytes } from '../../sim/staging-ring.js';
 import type { ModelSpec } from '../../sim/models/model.js';
@@ -29,6 +30,7 @@ import { placeInitial } from './place-initial.js';
 import type { RecordedPlan } from './plan.js';
 import type { SlabAllocator } from './slab-allocator.js';
 import { RingFullError } from './staging-ring.js';
+import { WeightSlots } from './weight-slots.js';
 
 export interface LowerOptions {
   slabBytes: number;
@@ -48,6 +50,9 @@ export interface LowerOptions {
    * (bucket-allocator.ts), sized by a first lowering pass with slabs
    */
   hbmLayout?: 'slabs' | 'buckets';
+  /** the policy's weight streaming (SLEP), and the pinned host bytes its distinct layers may take (default 1 GiB) */
+  weights?: WeightStreaming;
+  weightHostBytes?: number;
 }
 
 export function lowerPlan(plan: RecordedPlan, model: ModelSpec, hw: HardwareProfile, blockTokens: number, o: LowerOptions): LoweredPlan {
@@ -55,16 +60,21 @@ export function lowerPlan(plan: RecordedPlan, model: ModelSpec, hw: HardwareProf
   let ring = o.ringBytes ?? defaultStagingRingBytes(plan.initial.maxBlocks, blockBytes(g, 'fp16'));
   for (;;) {
     try {
-      const slabbed = new LoweringContext(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? true);
+      const slabbed = withWeights(new LoweringContext(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? true), model, o);
       const lowered = lowerSteps(slabbed);
       if (o.hbmLayout !== 'buckets') return lowered;
       const peaks = (slabbed.slabs as SlabAllocator).peaks();
-      return lowerSteps(new LoweringContext(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? true, peaks));
+      return lowerSteps(withWeights(new LoweringContext(plan, hw, g, o.slabBytes, ring, o.eagerFences ?? true, peaks), model, o));
     } catch (e) {
       if (!(e instanceof RingFullError)) throw e;
       ring *= 2;
     }
   }
+}
+
+function withWeights(c: LoweringContext, model: ModelSpec, o: LowerOptions): LoweringContext {
+  if (o.weights) c.weights = new WeightSlots(c, o.weights, model.weight_bytes_per_layer, o.weightHostBytes ?? 1 << 30);
+  return c;
 }
 
 function lowerSteps(c: LoweringContext): LoweredPlan {
@@ -109,5 +119,6 @@ function lowerSteps(c: LoweringContext): LoweredPlan {
     hostRegionOf: host.kinds.map((k) => (k === 'cxl' ? 'cxl' : k === 'dram' || k === 'nvme' || k === 'hdd' ? 'dram' : undefined)),
     nvmeTier: host.kinds.indexOf('nvme'),
     fileTiers: host.kinds.flatMap((k, t) => (host.isFile(t) ? [t] : [])),
+    ...(c.weights ? { weights: c.weights.w } : {}),
   };
 }

@@ -5,8 +5,10 @@
  */
 import type { BlockGeometry } from '../kv-format.js';
 import type { FenceOp, StreamIx } from './fences.js';
+import type { StreamedWeights } from './weight-slots.js';
 
-export type RegionName = 'arena' | 'dram' | 'cxl' | 'fresh' | 'scratch';
+/** weights: the streamed layers' weights in pinned host memory; wslots: their HBM slots (weight-slots.ts) */
+export type RegionName = 'arena' | 'dram' | 'cxl' | 'fresh' | 'scratch' | 'weights' | 'wslots';
 
 export type LowOp =
   | FenceOp
@@ -16,7 +18,8 @@ export type LowOp =
   | { o: 'mark'; s: StreamIx; id: number }
   /** uniform: every table entry has these bits (the kernel may then run a path made for that precision), else 0 */
   | { o: 'attn'; layer: number; tableOff: number; tokens: number; uniform: number }
-  | { o: 'gemv'; layer: number; lmHead: boolean }
+  /** slot: the HBM weight slot a streamed layer's projections read (absent: its resident weights) */
+  | { o: 'gemv'; layer: number; lmHead: boolean; slot?: number }
   | { o: 'fileRead'; offset: number; bytes: number }
   | { o: 'fileWrite'; offset: number; bytes: number }
   | { o: 'fileJoin' }
@@ -81,4 +84,6 @@ export interface LoweredPlan {
   nvmeTier: number;
   /** tiers whose blocks live in the file (read through their DRAM slot) */
   fileTiers: number[];
+  /** weight streaming, where the policy asks for it */
+  weights?: StreamedWeights;
 }

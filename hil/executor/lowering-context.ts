@@ -16,6 +16,7 @@ import type { RecordedPlan } from './plan.js';
 import { SlabAllocator } from './slab-allocator.js';
 import { StagingRing } from './staging-ring.js';
 import { StepOps } from './step-ops.js';
+import type { WeightSlots } from './weight-slots.js';
 
 export interface StagedBlock {
   offset: number;
@@ -41,6 +42,8 @@ export class LoweringContext {
   readonly stagedExtents: number[][];
   /** accesses of the live ring extents, by offset */
   readonly extAcc = new Map<number, Access>();
+  /** weight streaming (set by lowerPlan where the policy asks for it) */
+  weights: WeightSlots | undefined;
 
   constructor(
     readonly plan: RecordedPlan,

@@ -7,6 +7,7 @@
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { NativeBackend } from '../addon-types.js';
 import type { RunRegions } from './run-regions.js';
+import type { StreamedWeights } from './weight-slots.js';
 
 export const WRITE_CHUNK = 32 << 20;
 
@@ -21,17 +22,32 @@ export interface ModelBuffers {
   weights: number[];
   /** -1: the model has no LM-head bytes */
   head: number;
+  /** rows of a streamed layer's projections (its stored bytes read as FP16 rows of `cols`) */
+  streamedRows: number;
 }
 
-export function allocModelBuffers(b: NativeBackend, mem: RunRegions, model: ModelSpec, seed: number, maxWeightBytes: number): ModelBuffers {
+/**
+ * With weight streaming: the pinned host region of the streamed layers' weights (seeded halves, as the
+ * resident ones) and the HBM slots they are copied into (regions 'weights' and 'wslots').
+ */
+function allocStreamed(b: NativeBackend, mem: RunRegions, w: StreamedWeights, seed: number): void {
+  const host = mem.alloc('pinned', w.hostLayers * w.strideBytes);
+  writeRandomHalves(b, host, w.hostLayers * w.strideBytes, seed + 5);
+  mem.regions.set('weights', host);
+  mem.regions.set('wslots', mem.alloc('device', w.buffers * w.strideBytes));
+}
+
+export function allocModelBuffers(b: NativeBackend, mem: RunRegions, model: ModelSpec, seed: number, maxWeightBytes: number, streamed?: StreamedWeights): ModelBuffers {
   const qBytes = model.q_heads * model.head_dim * 4;
   const q = mem.alloc('device', qBytes);
   const out = mem.alloc('device', qBytes);
   const rows = Math.max(8, Math.round(model.weight_bytes_per_layer / 2 / model.hidden));
   const cols = model.hidden;
   const headRows = Math.max(8, Math.round(model.other_weight_bytes / 2 / 2 / model.hidden));
+  const streamedRows = streamed ? Math.min(Math.floor(streamed.strideBytes / 2 / model.hidden), Math.max(8, Math.floor(streamed.layerBytes / 2 / model.hidden))) : 0;
   const x = mem.alloc('device', cols * 4);
-  const y = mem.alloc('device', Math.max(rows, headRows) * 4);
+  const y = mem.alloc('device', Math.max(rows, headRows, streamedRows) * 4);
+  if (streamed) allocStreamed(b, mem, streamed, seed);
   b.write(q, 0, randomFloats(seed + 1, qBytes / 4));
   b.write(x, 0, randomFloats(seed + 2, cols));
   const wBytes = rows * cols * 2;
@@ -45,7 +61,7 @@ export function allocModelBuffers(b: NativeBackend, mem: RunRegions, model: Mode
   }
   const head = model.other_weight_bytes > 0 ? mem.alloc('device', headRows * cols * 2) : -1;
   if (head >= 0) writeRandomHalves(b, head, headRows * cols * 2, seed + 4);
-  return { q, out, x, y, rows, cols, headRows, weights, head };
+  return { q, out, x, y, rows, cols, headRows, weights, head, streamedRows };
 }
 
 function randomFloats(seed: number, n: number): Float32Array {

@@ -75,7 +75,7 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
   const events = new EventSet(b);
   try {
     mem.allocPlan(p, o);
-    const buffers = allocModelBuffers(b, mem, model, data.seed, o.maxWeightBytes);
+    const buffers = allocModelBuffers(b, mem, model, data.seed, o.maxWeightBytes, p.weights);
     await b.synchronize();
     await writeInitial(b, p, data, mem.regions, mem.file);
     writeFresh(b, p, data, mem.r('fresh'));

@@ -13,7 +13,11 @@ import { makeHilFixture } from './hil-fixtures.js';
 const host = backendAvailability('host');
 const cuda = backendAvailability('cuda');
 const fx = makeHilFixture();
-afterAll(() => rmSync(fx.dir, { recursive: true, force: true }));
+const fx6 = makeHilFixture(256, 6);
+afterAll(() => {
+  rmSync(fx.dir, { recursive: true, force: true });
+  rmSync(fx6.dir, { recursive: true, force: true });
+});
 
 const config = (policy: string, opts: Record<string, string> = {}): RunConfig => ({
   trace: fx.trace,
@@ -105,6 +109,23 @@ describe.skipIf(!host.available)(`HIL executor, host backend${host.available ? '
     expect((t.int4 ?? 0) + (t.mixed ?? 0)).toBe(layers);
     expect(t.int4).toBeGreaterThan(0);
     expect(int4.hil.verify!.mismatches).toBe(0);
+  });
+
+  it('streams a SLEP policy\'s weights host -> two HBM slots before each layer\'s projections: the simulator\'s copies and bytes', async () => {
+    for (const [opts, resident, layerBytes, copies] of [
+      // FP16 weights, both layers streamed: one copy per layer and step, plus the first run-ahead
+      [{}, 0, 256 * 1024 * 2, 6 * 2 + 1],
+      // INT4 weights (4 bits + 4 B of scale and zero per 128 weights); layer 0 resident
+      [{ weight_bits: '4', resident_layers: '1' }, 1, (256 * 1024) / 2 + ((256 * 1024) / 128) * 4, 6 + 1],
+    ] as const) {
+      const cfg = { ...config('slep', opts), trace: fx6.trace };
+      const x = await hilRun(cfg, { backend: 'host', nvmeDir: fx.dir, verify: true });
+      const sim = simulate(cfg);
+      expect(x.hil.weight_streaming).toMatchObject({ tier: 'dram', buffers: 2, resident_layers: resident, layer_bytes: layerBytes });
+      expect(x.result.spans.filter((e) => e.name.startsWith('weights layer')).length).toBe(copies);
+      expect(x.result.summary.bytes['pcie:dram->hbm']).toBe(sim.summary.bytes['pcie:dram->hbm']);
+      expect(x.hil.verify).toMatchObject({ mismatches: 0 });
+    }
   });
 
   it('maps CXL to pinned DRAM and HDD to the NVMe tier\'s file, with warnings, and names what held every tier', async () => {
