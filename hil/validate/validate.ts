@@ -463,6 +463,7 @@ async function planCells(cells: GridCell[], g: ValidateGrid, out: string, modelO
   const est = new Map<string, number>();
   const t0 = performance.now();
   let simulated = 0;
+  const refused: string[] = [];
   for (const c of cells) {
     const key = sha(JSON.stringify({ cell: { ...c, index: undefined, id: undefined }, steps: g.steps, runs: g.runs, base: g.base_hardware }));
     if (saved[c.id]?.key === key) {
@@ -475,7 +476,8 @@ async function planCells(cells: GridCell[], g: ValidateGrid, out: string, modelO
     try {
       const sim = simulate({ trace, policy: c.policy.name, policy_options: c.policy.options, hardware: g.base_hardware, hbm_budget: c.budget, group_size: Math.min(128, m.head_dim), ...(c.model ? { model: c.model } : {}) });
       seconds = cellSeconds(m, sim.resolved.header.prompt_tokens, sim.steps.length, sim.resolved.budgetBytes / sim.resolved.fullKvBytes, g.runs, H100_PLAN, sim.steps.reduce((t, s) => t + s.latency_ms, 0));
-    } catch {
+    } catch (e) {
+      refused.push(`${c.id}: ${(e as Error).message.split('\n')[0]}`);
       seconds = cellSeconds(m, c.context ?? readTraceHeader(trace).prompt_tokens, g.steps, 1, g.runs);
     }
     simulated++;
@@ -484,6 +486,7 @@ async function planCells(cells: GridCell[], g: ValidateGrid, out: string, modelO
   }
   writeAtomic(file, JSON.stringify(saved) + '\n');
   if (simulated) log(`plan: ${simulated} cells simulated on ${g.base_hardware} for the estimate (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  for (const r of refused) log(`plan: the simulator refuses ${r}`);
   return est;
 }
 
