@@ -2,11 +2,11 @@
  * The shape shared by the "metric vs HBM budget" charts: one line with points per policy over the
  * budgets run (the axis has a tick at each budget and nowhere else), the oracle as a dashed black
  * bound, runs at 100% (e.g. full) as a grey dotted rule, each line named at its right end, one
- * facet column per metric (e.g. p50 and p99) and one facet row per panel (trace / model /
- * hardware) when there is more than one.
+ * facet column per metric (e.g. p50 and p99) and one row per panel (trace / model / hardware),
+ * each with its own value axis, when there is more than one.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { chartSpec, panelRow, wantsLog } from './chart-frame.js';
+import { chartSpec, wantsLog } from './chart-frame.js';
 import { fromPixel, paddedDomain, spreadLabels, toPixel, withRightMargin, type ScaleKind } from './chart-axes.js';
 import { REFERENCE_COLOR, REFERENCE_DASH, seriesColor, seriesEncodings } from './chart-series.js';
 import { budgetLabel, type ConfigPoint, type SweepChartData } from './sweep-chart-data.js';
@@ -41,16 +41,33 @@ export function referenceLabel(p: ConfigPoint): string {
   return `${p.policy} · ${budgetLabel(p.budget)} HBM`;
 }
 
+/**
+ * One chart; with several panels (trace / model / hardware), one row per panel, stacked, each with
+ * its own value axis: a 0.1 ms trace and a 100 ms trace do not share one.
+ */
 export function budgetLinesSpec(data: SweepChartData, o: BudgetLinesOptions): TopLevelSpec {
-  const faceted = data.panels.length > 1 || o.metrics.length > 1;
+  if (data.panels.length <= 1) return panelLines(data, o, data.panels);
+  const rows = data.panels
+    .filter((panel) => data.points.some((p) => p.panel === panel))
+    .map((panel) => {
+      const { $schema: _s, config: _c, title: _t, ...child } = panelLines(data, o, [panel]) as unknown as Record<string, unknown>;
+      return { ...child, title: { text: panel.split(' · '), anchor: 'start', fontSize: 12, fontWeight: 'bold' } };
+    });
+  const first = panelLines(data, o, [data.panels[0]!]) as unknown as Record<string, unknown>;
+  return { $schema: first['$schema'], title: first['title'], vconcat: rows, config: first['config'] } as unknown as TopLevelSpec;
+}
+
+function panelLines(data: SweepChartData, o: BudgetLinesOptions, panels: string[]): TopLevelSpec {
+  const faceted = o.metrics.length > 1;
   const facetOf = (panel: string, metric: string) => ({
     ...(data.panels.length > 1 ? { panel } : {}),
     ...(o.metrics.length > 1 ? { metric } : {}),
   });
-  const onAxis = data.points.filter((p) => !p.isReference);
-  const refs = data.points.filter((p) => p.isReference);
+  const inPanels = data.points.filter((p) => panels.includes(p.panel));
+  const onAxis = inPanels.filter((p) => !p.isReference);
+  const refs = inPanels.filter((p) => p.isReference);
 
-  const ys = data.points.flatMap((p) => o.metrics.map((m) => m.value(p))).filter(Number.isFinite);
+  const ys = inPanels.flatMap((p) => o.metrics.map((m) => m.value(p))).filter(Number.isFinite);
   const yScale = o.yScale ?? 'auto';
   const yKind: ScaleKind = typeof yScale === 'object' || yScale === 'linear' || !wantsLog(ys) ? 'linear' : 'log';
   const yDomain = typeof yScale === 'object' ? yScale.domain : paddedDomain(ys, yKind);
@@ -61,7 +78,7 @@ export function budgetLinesSpec(data: SweepChartData, o: BudgetLinesOptions): To
 
   const values: object[] = [];
   for (const m of o.metrics) {
-    for (const panel of data.panels) {
+    for (const panel of panels) {
       const facet = facetOf(panel, m.name);
       const here = onAxis.filter((p) => p.panel === panel && Number.isFinite(m.value(p)));
       for (const p of here) values.push({ ...facet, kind: 'point', series: p.series, budget: p.budget, value: m.value(p) });
@@ -127,7 +144,6 @@ export function budgetLinesSpec(data: SweepChartData, o: BudgetLinesOptions): To
     values,
     layer,
     column: o.metrics.length > 1 ? { field: 'metric', sort: o.metrics.map((m) => m.name), title: null } : undefined,
-    row: panelRow(data.panels, data.panelDims.join(' · ') || null),
     width,
     height,
   });

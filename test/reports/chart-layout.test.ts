@@ -15,7 +15,7 @@ function rowsWithReference(): SweepRow[] {
     masking_efficiency: 1, recall_mean: 1, recall_min: 1, h2d_MiB: 0, d2h_MiB: 0,
   });
   const one = [...sweepRows(), full];
-  return [...one, ...one.map((r) => ({ ...r, id: `${r.id}/a100`, hardware: 'a100-pcie4', tbt_p50_ms: r.tbt_p50_ms * 1.5 }))];
+  return [...one, ...one.map((r) => ({ ...r, id: `${r.id}/a100`, hardware: 'a100-pcie4', tbt_p50_ms: r.tbt_p50_ms * 1.5, tbt_p99_ms: r.tbt_p99_ms * 1.5 }))];
 }
 
 const charts = sweepCharts(rowsWithReference(), { steps: stepsFor });
@@ -24,8 +24,13 @@ const byName = (name: string): Spec => {
   if (!c) throw new Error(`no chart ${name}`);
   return c.spec as Spec;
 };
-const values = (spec: Spec): Record<string, any>[] => spec['data'].values;
-const layers = (spec: Spec): Spec[] => spec['spec']?.layer ?? spec['layer'];
+/** A chart's data rows, over all its stacked rows when it has several. */
+const values = (spec: Spec): Record<string, any>[] => ((spec['vconcat'] ?? [spec]) as Spec[]).flatMap((k) => k['data'].values);
+/** The layers of a chart (of its first row when it has several). */
+const layers = (spec: Spec): Spec[] => {
+  const k = spec['vconcat']?.[0] ?? spec;
+  return k['spec']?.layer ?? k['layer'];
+};
 
 describe('budget axes', () => {
   for (const name of ['tbt-vs-budget', 'recall-vs-budget', 'masking-vs-budget']) {
@@ -52,6 +57,16 @@ describe('budget axes', () => {
       }
     });
   }
+
+  it('stacks one row per trace / hardware, each with its own value axis', () => {
+    const spec = byName('tbt-vs-budget');
+    const kids: Spec[] = spec['vconcat'];
+    expect(kids.map((k) => k['title'].text)).toEqual([['a100-pcie4'], ['h100-pcie5']]);
+    const yDomain = (k: Spec) => k['spec'].layer.find((l: Spec) => l.encoding?.y?.field === 'value').encoding.y.scale.domain as [number, number];
+    // a100 runs 1.5x slower: its axis is its own
+    expect(yDomain(kids[0]!)[1]).toBeGreaterThan(yDomain(kids[1]!)[1]);
+    for (const k of kids) expect(new Set(k['data'].values.map((v: Spec) => v['panel']))).toEqual(new Set([k['title'].text[0]]));
+  });
 
   it('the reference rule sits at the reference run\'s value in its own panel', () => {
     const refs = values(byName('tbt-vs-budget')).filter((v) => v['kind'] === 'reference' && v['metric'] === 'TBT p50');
