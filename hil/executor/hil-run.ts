@@ -77,6 +77,8 @@ export interface HilInfo {
   nvme_file: { used: boolean; direct: boolean | null; buffered_reason: string; io_threads: number; batched_reads: boolean };
   /** weight streaming where the policy asks for it: the streamed layers' bytes copied host -> HBM slots before their projections */
   weight_streaming?: { tier: string; buffers: number; resident_layers: number; layer_bytes: number; host_layers: number };
+  /** RotateKV: K/V stored Walsh-Hadamard-rotated (new blocks rotated by the kernel as stored), q and the attention output rotated every layer */
+  rotation: boolean;
   /** per tier of the profile: what held its blocks in this run */
   tier_devices: Record<string, string>;
   /** attention launches by the table precision they declared uniform (fp16, int8, int4, int2), or mixed */
@@ -116,7 +118,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   const groupSize = config.group_size ?? 128;
   // the policy's HBM layout: per-bit buckets (one region per layer and width) or shared slabs
   const hbmLayout = getPolicy(config.policy).hbmLayout ?? 'slabs';
-  const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize, eagerFences: o.eagerFences, hbmLayout, weights: asked.weights, weightHostBytes: o.backend === 'host' ? 256 << 20 : 4 << 30 });
+  const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize, eagerFences: o.eagerFences, hbmLayout, weights: asked.weights, rotation: asked.rotation, weightHostBytes: o.backend === 'host' ? 256 << 20 : 4 << 30 });
   const warnings: string[] = [];
   if (lowered.usesCxl) {
     warnings.push('CXL is simulation-only: no CXL hardware here, so blocks placed in the "cxl" tier lived in a second pinned host-DRAM pool; their measured times are DRAM-over-PCIe times, not CXL.');
@@ -198,6 +200,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     staging_ring_bytes: lowered.ringBytes,
     host_pool_bytes: lowered.hostBytes,
     ...(lowered.weights ? { weight_streaming: { tier: asked.weights!.tier, buffers: lowered.weights.buffers, resident_layers: lowered.weights.resident, layer_bytes: lowered.weights.layerBytes, host_layers: lowered.weights.hostLayers } } : {}),
+    rotation: lowered.rotation,
     tier_devices: tierDevices(hardware.tiers, kind, device, o.nvmeDir ?? tmpdir()),
     nvme_file: { used: lowered.usesNvme, direct: measured.fileDirect, buffered_reason: measured.fileBufferedReason, io_threads: o.ioThreads ?? DEFAULT_IO_THREADS, batched_reads: o.fileBatch ?? true },
     attention_tables: attentionTables(lowered.steps),

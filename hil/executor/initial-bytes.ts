@@ -9,6 +9,7 @@ import { packBlock } from '../block-pack.js';
 import { dequantizeRef, quantizeRef } from '../reference/quantize.js';
 import { type Precision, blockBytes, sectionElems } from '../kv-format.js';
 import type { BlockData } from './block-data.js';
+import { rotateHalves } from './rotate-ref.js';
 import type { LoweredPlan, RegionName } from './lowered-plan.js';
 import { WRITE_CHUNK } from './model-buffers.js';
 
@@ -19,8 +20,9 @@ const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: '
  * went through first (each a quantization and a dequantization to FP16, as a conversion does)
  */
 export function expectedBlock(p: LoweredPlan, data: BlockData, l: number, blk: number, bits: number, via: readonly number[] = []): Uint8Array {
-  let v = data.block(l, blk);
   const g = p.geometry;
+  let v = data.block(l, blk);
+  if (p.rotation) v = rotateHalves(v, g.headDim);
   const half = sectionElems(g);
   for (const w of via) {
     const k = v.subarray(0, half);
@@ -54,7 +56,7 @@ export async function writeInitial(b: NativeBackend, p: LoweredPlan, data: Block
       run = { region: x.region, start: x.offset, end: x.offset, file: x.file };
     }
     const at = x.offset - run!.start;
-    if (x.bits === 16) {
+    if (x.bits === 16 && !p.rotation) {
       data.fill(x.layer, x.block, words);
       buf.set(new Uint8Array(words.buffer), at);
     } else {

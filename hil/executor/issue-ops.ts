@@ -115,6 +115,10 @@ export class OpIssuer {
       case 'mark':
         b.record(STREAMS[op.s], ev.marks[op.id]);
         return;
+      case 'rotate':
+        if (op.what === 'block') b.hadamard(STREAMS[op.s], { data: r(op.region!), dataOffset: op.offset!, rows: 2 * g.kvHeads * g.blockTokens, n: g.headDim, dtype: 'f16' });
+        else b.hadamard(STREAMS[op.s], { data: op.what === 'q' ? w.q : w.out, rows: model.q_heads, n: model.head_dim, dtype: 'f32' });
+        return;
       case 'record':
         b.record(STREAMS[op.s], ev.fences[op.s][op.fence]);
         return;

@@ -19,6 +19,8 @@ export function lowerDemote(c: LoweringContext, m: PlannedMove): void {
     const list: [number, number, number][] = [];
     for (const b of m.blocks) {
       if (spill) {
+        // RotateKV: a block created below HBM is stored rotated too
+        if (c.rotation) out.push({ o: 'rotate', s: MEMORY, what: 'block', region: 'fresh', offset: c.fresh.offset(l, b) });
         list.push([c.fresh.offset(l, b), host.offset(l, b), c.fp16Bytes]);
         continue;
       }

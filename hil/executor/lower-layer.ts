@@ -71,11 +71,15 @@ export function lowerLayer(c: LoweringContext, w: PlannedLayer): LayerMarks {
   for (const [src, dst] of created) {
     out.push({ o: 'copy', s: COMPUTE, src: 'fresh', srcOff: src, dst: 'arena', dstOff: dst, bytes: c.fp16Bytes });
     c.fences.after(COMPUTE, c.slabs.access(dst));
+    // RotateKV: the new token's K/V rotated as it is stored
+    if (c.rotation) out.push({ o: 'rotate', s: COMPUTE, what: 'block', region: 'arena', offset: dst });
   }
   const tableOff = c.tables.write(entries, prec);
   let uniform = n > 0 ? p.bits[p.ix(l, w.attended[0])] : 0;
   for (let i = 1; i < n && uniform !== 0; i++) if (p.bits[p.ix(l, w.attended[i])] !== uniform) uniform = 0;
+  if (c.rotation) out.push({ o: 'rotate', s: COMPUTE, what: 'q' });
   out.push({ o: 'attn', layer: l, tableOff, tokens: w.tokens, uniform });
+  if (c.rotation) out.push({ o: 'rotate', s: COMPUTE, what: 'out' });
   const attn = out.mark(COMPUTE);
   for (const acc of reads) c.fences.after(COMPUTE, acc);
   for (const e of extents) {

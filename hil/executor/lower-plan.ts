@@ -53,6 +53,8 @@ export interface LowerOptions {
   /** the policy's weight streaming (SLEP), and the pinned host bytes its distinct layers may take (default 1 GiB) */
   weights?: WeightStreaming;
   weightHostBytes?: number;
+  /** RotateKV: K/V stored rotated, q and the attention output rotated per layer */
+  rotation?: boolean;
 }
 
 export function lowerPlan(plan: RecordedPlan, model: ModelSpec, hw: HardwareProfile, blockTokens: number, o: LowerOptions): LoweredPlan {
@@ -74,6 +76,7 @@ export function lowerPlan(plan: RecordedPlan, model: ModelSpec, hw: HardwareProf
 
 function withWeights(c: LoweringContext, model: ModelSpec, o: LowerOptions): LoweringContext {
   if (o.weights) c.weights = new WeightSlots(c, o.weights, model.weight_bytes_per_layer, o.weightHostBytes ?? 1 << 30);
+  c.rotation = o.rotation ?? false;
   return c;
 }
 
@@ -120,5 +123,6 @@ function lowerSteps(c: LoweringContext): LoweredPlan {
     nvmeTier: host.kinds.indexOf('nvme'),
     fileTiers: host.kinds.flatMap((k, t) => (host.isFile(t) ? [t] : [])),
     ...(c.weights ? { weights: c.weights.w } : {}),
+    rotation: c.rotation,
   };
 }

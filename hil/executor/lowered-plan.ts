@@ -20,6 +20,8 @@ export type LowOp =
   | { o: 'attn'; layer: number; tableOff: number; tokens: number; uniform: number }
   /** slot: the HBM weight slot a streamed layer's projections read (absent: its resident weights) */
   | { o: 'gemv'; layer: number; lmHead: boolean; slot?: number }
+  /** RotateKV: Walsh-Hadamard rotation (rows of head_dim) of the query before the attention, of its output after it (V was rotated), or of a block's FP16 K/V in place */
+  | { o: 'rotate'; s: StreamIx; what: 'q' | 'out' | 'block'; region?: RegionName; offset?: number }
   | { o: 'fileRead'; offset: number; bytes: number }
   | { o: 'fileWrite'; offset: number; bytes: number }
   | { o: 'fileJoin' }
@@ -86,4 +88,6 @@ export interface LoweredPlan {
   fileTiers: number[];
   /** weight streaming, where the policy asks for it */
   weights?: StreamedWeights;
+  /** RotateKV: every block's K/V is stored rotated (as written and as verified), q and the output rotated per layer */
+  rotation: boolean;
 }

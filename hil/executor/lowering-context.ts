@@ -44,6 +44,8 @@ export class LoweringContext {
   readonly extAcc = new Map<number, Access>();
   /** weight streaming (set by lowerPlan where the policy asks for it) */
   weights: WeightSlots | undefined;
+  /** RotateKV (set by lowerPlan where the policy asks for it) */
+  rotation = false;
 
   constructor(
     readonly plan: RecordedPlan,
