@@ -6,9 +6,10 @@
  */
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { NativeBackend, NativeFileTier, StreamName } from '../addon-types.js';
-import { type Precision, kMetaOffset, sectionElems } from '../kv-format.js';
+import { type Precision, blockBytes, kMetaOffset, sectionElems } from '../kv-format.js';
 import { BounceSlots } from './bounce-slots.js';
 import type { FileStepTimes } from './file-step-times.js';
+import { convertBlock } from './host-convert.js';
 import type { LoweredPlan, LowOp } from './lowered-plan.js';
 import type { ModelBuffers } from './model-buffers.js';
 import type { RunEvents } from './run-events.js';
@@ -94,6 +95,7 @@ export class OpIssuer {
       case 'fileJoin':
       case 'fileWrite':
       case 'hostWaitCompute':
+      case 'hostConvert':
         return this.issueWaiting(op, si);
       default:
         this.issueNow(op, si);
@@ -187,6 +189,20 @@ export class OpIssuer {
       case 'hostWaitCompute':
         await b.synchronize('compute');
         return;
+      case 'hostConvert': {
+        // the slots' pending file writes and memory-stream copies finish first
+        const tracked = this.mem.file !== undefined && op.src === 'dram' && op.dst === 'dram';
+        if (tracked) {
+          await this.bounce.awaitWrites(op.srcOff, this.p.slotBytes, si);
+          await this.bounce.awaitWrites(op.dstOff, this.p.slotBytes, si);
+          await this.bounce.syncMemoryIfNeeded(op.srcOff, this.p.slotBytes, si);
+          await this.bounce.syncMemoryIfNeeded(op.dstOff, this.p.slotBytes, si);
+        } else await b.synchronize('memory');
+        const g = this.p.geometry;
+        const src = b.read(r(op.src), op.srcOff, blockBytes(g, PREC[op.fromBits]!));
+        b.write(r(op.dst), op.dstOff, convertBlock(g, op.fromBits, op.toBits, src));
+        return;
+      }
       case 'fileJoin': {
         if (this.batchReads.length) {
           const res = await this.file.readBatch(r('dram'), new Float64Array(this.batchReads));

@@ -1,10 +1,7 @@
 /**
  * A planned move, by direction: within HBM (requantize), into HBM (promote), out of HBM (demote), or
- * between host tiers (a copy; where the bits change, the conversion runs on the device: host slot ->
- * HBM scratch, (de)quantization kernels, scratch -> the destination's host slot).
+ * between host tiers (a copy; where the bits change, a conversion on the host).
  */
-import { align } from './copy-runs.js';
-import { MEMORY } from './fences.js';
 import { lowerDemote } from './lower-demote.js';
 import { lowerPromote } from './lower-promote.js';
 import { lowerRequant } from './lower-requant.js';
@@ -44,10 +41,9 @@ function lowerHostMove(c: LoweringContext, m: PlannedMove): void {
 }
 
 /**
- * between host tiers at other bits: NVMe blocks are read into their DRAM bounce slots; per block a copy
- * into HBM scratch, the conversion into a second scratch block (the first FP16 scratch block of
- * StepOps.convert sits between them), a copy to the destination's host slot; NVMe writes follow. Both
- * copies cross the host link, and are counted on it.
+ * between host tiers at other bits: NVMe (and HDD) blocks are read into their DRAM bounce slots; per
+ * block the host converts it from its source slot into its destination slot (host-convert.ts); file
+ * writes follow. Nothing crosses the host link, as in the simulator.
  */
 function lowerHostRequant(c: LoweringContext, m: PlannedMove): void {
   const { layer: l, fromTier: from, toTier: to } = m;
@@ -61,16 +57,7 @@ function lowerHostRequant(c: LoweringContext, m: PlannedMove): void {
     out.file('fileRead', m.blocks.map((b) => [host.offset(l, b), sizeFrom]));
     out.count(host.fileKeys(from, 'read'), sizeFrom * n);
   }
-  const dst = 2 * align(c.fp16Bytes, 4096);
-  const m0 = out.mark(MEMORY);
-  for (const b of m.blocks) {
-    out.push({ o: 'copy', s: MEMORY, src: fromRegion, srcOff: host.offset(l, b), dst: 'scratch', dstOff: 0, bytes: sizeFrom });
-    out.convert('scratch', 0, m.fromBits, 'scratch', dst, m.toBits);
-    out.push({ o: 'copy', s: MEMORY, src: 'scratch', srcOff: dst, dst: toRegion, dstOff: host.offset(l, b), bytes: sizeTo });
-  }
-  out.memSpans.push([m0, out.mark(MEMORY), `${m.reason} ${host.names[from]}->${host.names[to]} + requantize ${m.fromBits}->${m.toBits}b`]);
-  out.count(host.pcieKeys(from, true), sizeFrom * n);
-  out.count(host.pcieKeys(to, false), sizeTo * n);
+  for (const b of m.blocks) out.push({ o: 'hostConvert', src: fromRegion, srcOff: host.offset(l, b), fromBits: m.fromBits, dst: toRegion, dstOff: host.offset(l, b), toBits: m.toBits });
   if (host.isFile(to)) {
     out.file('fileWrite', m.blocks.map((b) => [host.offset(l, b), sizeTo]));
     out.count(host.fileKeys(to, 'write'), sizeTo * n);

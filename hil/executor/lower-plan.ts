@@ -115,7 +115,7 @@ function lowerSteps(c: LoweringContext): LoweredPlan {
     fresh: c.fresh.list,
     marks: c.out.markCount,
     fences: c.fences.counts,
-    scratchBytes: 3 * align(c.fp16Bytes, 4096),
+    scratchBytes: 2 * align(c.fp16Bytes, 4096),
     final: { tier: places.tier, bits: places.bits, slot: places.slot, via: places.via },
     layers: c.plan.initial.layers,
     maxBlocks: c.M,

@@ -22,6 +22,8 @@ export type LowOp =
   | { o: 'gemv'; layer: number; lmHead: boolean; slot?: number }
   /** RotateKV: Walsh-Hadamard rotation (rows of head_dim) of the query before the attention, of its output after it (V was rotated), or of a block's FP16 K/V in place */
   | { o: 'rotate'; s: StreamIx; what: 'q' | 'out' | 'block'; region?: RegionName; offset?: number }
+  /** a block converted between widths on the host, from one host slot to another (host-convert.ts): the host waits for the memory stream's copies of those slots */
+  | { o: 'hostConvert'; src: RegionName; srcOff: number; fromBits: number; dst: RegionName; dstOff: number; toBits: number }
   | { o: 'fileRead'; offset: number; bytes: number }
   | { o: 'fileWrite'; offset: number; bytes: number }
   | { o: 'fileJoin' }
