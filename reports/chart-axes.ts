@@ -93,11 +93,17 @@ const POINT_RADIUS = 5;
 /**
  * Greedy placement of point labels inside a panel: each label, in input order, takes the first of
  * six places around its point (right, left, then above and below on either side; left first for
- * points in the right half) that overlaps no placed label, no point and no panel edge, or else the
- * place with the least overlap.
+ * points in the right half) that overlaps no placed label, no point, no `taken` box and no panel
+ * edge, or else the place with the least overlap.
  */
-export function placePointLabels(labels: PointLabel[], widthPx: number, heightPx: number): PlacedLabel[] {
-  const boxes: [number, number, number, number][] = [];
+export function placePointLabels(
+  labels: PointLabel[],
+  widthPx: number,
+  heightPx: number,
+  /** boxes already taken (e.g. another text), [x0, y0, x1, y1] in pixels */
+  taken: [number, number, number, number][] = [],
+): PlacedLabel[] {
+  const boxes: [number, number, number, number][] = [...taken];
   const points = labels.map((l) => [l.px - POINT_RADIUS, l.py - POINT_RADIUS, l.px + POINT_RADIUS, l.py + POINT_RADIUS] as [number, number, number, number]);
   const area = (a: number[], b: number[]) =>
     Math.max(0, Math.min(a[2]!, b[2]!) - Math.max(a[0]!, b[0]!)) * Math.max(0, Math.min(a[3]!, b[3]!) - Math.max(a[1]!, b[1]!));

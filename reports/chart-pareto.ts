@@ -51,6 +51,15 @@ function panelSpec(data: SweepChartData, panels: string[], target: QualityTarget
   const xDomain = withRightMargin(paddedDomain(xs, xKind, 0.05), xKind, PARETO_PANEL_WIDTH, 20);
   const yDomain = paddedDomain([...onAxis.map((p) => p.recall_mean), target.recallMin, 1], 'linear', 0.08);
 
+  // the target's name sits at the right end, just below its rule (the text layer's align, dx and dy)
+  const targetText = `target ${formatTarget(target.recallMin)}`;
+  const targetY = (1 - fractionOf(target.recallMin, yDomain, 'linear')) * PARETO_PANEL_HEIGHT;
+  const targetLabelBox: [number, number, number, number] = [
+    PARETO_PANEL_WIDTH - 3 - textWidth(targetText),
+    targetY + 3,
+    PARETO_PANEL_WIDTH - 3,
+    targetY + 14,
+  ];
   const values: object[] = [];
   const budgets = data.budgets;
   for (const panel of panels) {
@@ -70,6 +79,7 @@ function panelSpec(data: SweepChartData, panels: string[], target: QualityTarget
         })),
         PARETO_PANEL_WIDTH,
         PARETO_PANEL_HEIGHT,
+        [targetLabelBox],
       );
       order.forEach((p, i) => {
         const at = placed[i]!;
@@ -98,7 +108,7 @@ function panelSpec(data: SweepChartData, panels: string[], target: QualityTarget
       for (const r of refs.filter((q) => q.panel === panel)) {
         values.push({ ...facet, kind: 'reference', tbt: r.tbt_p50_ms, recall: yDomain[0], text: referenceLabel(r) });
       }
-      values.push({ ...facet, kind: 'target', recall: target.recallMin, tbt: xDomain[1], text: `target ${formatTarget(target.recallMin)}` });
+      values.push({ ...facet, kind: 'target', recall: target.recallMin, tbt: xDomain[1], text: targetText });
     }
   }
   const x = {
@@ -164,7 +174,7 @@ function panelSpec(data: SweepChartData, panels: string[], target: QualityTarget
 
 /** Width of a 10 px sans-serif label, estimated (no font metrics at spec time). */
 function textWidth(s: string): number {
-  return 5.6 * s.length + 2;
+  return 6.2 * s.length + 2;
 }
 
 function formatTarget(r: number): string {

@@ -72,3 +72,11 @@ describe('placePointLabels', () => {
     expect(b).toEqual({ x: 26, y: 63, align: 'left' });
   });
 });
+
+describe('placePointLabels with taken boxes', () => {
+  it('keeps a label off a box that is already taken', () => {
+    // right of the point would be x 27..57, y 44.5..55.5: taken; left leaves the panel; above-right is free
+    const [a] = placePointLabels([{ px: 20, py: 50, width: 30 }], 250, 170, [[25, 45, 60, 56]]);
+    expect(a).toEqual({ x: 24, y: 39, align: 'left' });
+  });
+});
