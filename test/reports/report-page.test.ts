@@ -95,6 +95,29 @@ describe('writeReportPage', () => {
   });
 });
 
+describe('interactive tables', () => {
+  const table = { columns: ['policy', 'TBT p50 (ms)'], rows: [[EVIL, 2], ['h2o', 10]] as (string | number)[][] };
+
+  it('a sortable, filterable table brings the page\'s one script, a filter box and a row count; its cells stay escaped', () => {
+    const html = renderReportPage({ title: 'T', sections: [{ heading: 'R', table: { ...table, interactive: true } }] });
+    expect(html).toContain('<table class="sortable">');
+    expect(html).toContain('<input type="search" class="table-filter"');
+    expect(html).toContain('<span class="table-count">2 rows</span>');
+    expect(html.match(/<script>/g)).toHaveLength(1);
+    expect(html.indexOf('<script>')).toBeGreaterThan(html.indexOf('</main>'));
+    expect(html).toContain('<td>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;</td>');
+    // nothing is fetched: no src, no url
+    expect(html).not.toMatch(/<script[^>]*src=/);
+  });
+
+  it('a plain table has no script and no filter box', () => {
+    const html = renderReportPage({ title: 'T', sections: [{ heading: 'R', table }] });
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<input');
+    expect(html).toContain('<table>');
+  });
+});
+
 describe('mini markdown', () => {
   it('renders paragraphs, lists, bold and code, and nothing else', () => {
     expect(markdownToHtml('Hello **world** and `a**b**`.\nsecond line\n\n- one\n- two **2**\n\n# not a heading')).toBe(
