@@ -5,7 +5,6 @@
  */
 import type { BlockGeometry } from '../kv-format.js';
 import type { FenceOp, StreamIx } from './fences.js';
-import type { StreamedWeights } from './weight-slots.js';
 
 /** weights: the streamed layers' weights in pinned host memory; wslots: their HBM slots (weight-slots.ts) */
 export type RegionName = 'arena' | 'dram' | 'cxl' | 'fresh' | 'scratch' | 'weights' | 'wslots';
@@ -29,6 +28,18 @@ export type LowOp =
   | { o: 'fileJoin' }
   /** the host waits until the compute stream has finished all work issued so far (the previous step's) */
   | { o: 'hostWaitCompute' };
+
+/** weight streaming as lowered (weight-slots.ts) */
+export interface StreamedWeights {
+  buffers: number;
+  resident: number;
+  layerBytes: number;
+  /** bytes between slots (and between host layers): layerBytes rounded up to 4 KiB */
+  strideBytes: number;
+  hostLayers: number;
+  /** link keys the copies are counted on (host tier -> HBM) */
+  keys: string[];
+}
 
 export interface LayerMarks {
   layer: number;

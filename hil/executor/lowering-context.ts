@@ -16,7 +16,7 @@ import type { RecordedPlan } from './plan.js';
 import { SlabAllocator } from './slab-allocator.js';
 import { StagingRing } from './staging-ring.js';
 import { StepOps } from './step-ops.js';
-import type { WeightSlots } from './weight-slots.js';
+import type { StreamedWeights } from './lowered-plan.js';
 
 export interface StagedBlock {
   offset: number;
@@ -43,7 +43,7 @@ export class LoweringContext {
   /** accesses of the live ring extents, by offset */
   readonly extAcc = new Map<number, Access>();
   /** weight streaming (set by lowerPlan where the policy asks for it) */
-  weights: WeightSlots | undefined;
+  weights: { readonly w: StreamedWeights; beforeProjections(l: number): number; afterProjections(slot: number): void } | undefined;
   /** RotateKV (set by lowerPlan where the policy asks for it) */
   rotation = false;
 

@@ -7,7 +7,7 @@
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { NativeBackend } from '../addon-types.js';
 import type { RunRegions } from './run-regions.js';
-import type { StreamedWeights } from './weight-slots.js';
+import type { StreamedWeights } from './lowered-plan.js';
 
 export const WRITE_CHUNK = 32 << 20;
 

@@ -11,18 +11,9 @@
 import type { WeightStreaming } from '../../policies/weight-streaming.js';
 import { align } from './copy-runs.js';
 import { type Access, COMPUTE, MEMORY, noAccess } from './fences.js';
+import type { StreamedWeights } from './lowered-plan.js';
 import type { LoweringContext } from './lowering-context.js';
 
-export interface StreamedWeights {
-  buffers: number;
-  resident: number;
-  layerBytes: number;
-  /** bytes between slots (and between host layers): layerBytes rounded up to 4 KiB */
-  strideBytes: number;
-  hostLayers: number;
-  /** link keys the copies are counted on (host tier -> HBM) */
-  keys: string[];
-}
 
 export class WeightSlots {
   private readonly acc: Access[];
