@@ -211,7 +211,7 @@ export const dpnc: PolicyDefinition<Options> = {
           pageFeatures(facts, feats, i * F);
           featStep[i] = t;
           featTier[i] = tier;
-          const p = tree.probability(feats.subarray(i * F, (i + 1) * F));
+          const p = tree.probabilityAt(feats, i * F);
           prob[b] = p;
           value[b] = valueAt(l, b, mx, t);
           if (tier > 0 && audited) audit.offloaded(l, b, t, warm && p > thr);
@@ -422,7 +422,7 @@ export const dpnc: PolicyDefinition<Options> = {
           if (obs.attended[b]) prevMass[b] = max > 0 ? mass[b] / max : 0;
           if (!obs.attended[b]) continue;
           const used = isNeeded(mass[b], n, o.use_factor);
-          if (s >= 0 && featStep[i] === s && (o.train_on === 'all' || featTier[i] > 0)) tree.learn(feats.subarray(i * F, (i + 1) * F), used);
+          if (s >= 0 && featStep[i] === s && (o.train_on === 'all' || featTier[i] > 0)) tree.learnAt(feats, i * F, used);
           seen[i]++;
           lastSeen[i] = s;
           lastMass[i] = max > 0 ? mass[b] / max : 0;

@@ -108,9 +108,10 @@ export class HoeffdingTree {
     return { kind: 'leaf', n: 0, pos: 0, counts: new Float64Array(this.features * this.bins * 2), seenSinceCheck: 0, depth };
   }
 
-  private find(x: ArrayLike<number>): Leaf {
+  /** the leaf of the features x[offset .. offset + features) */
+  private find(x: ArrayLike<number>, offset = 0): Leaf {
     let node = this.root;
-    while (node.kind === 'split') node = this.bin(x[node.feature]) <= node.edge ? node.left : node.right;
+    while (node.kind === 'split') node = this.bin(x[offset + node.feature]) <= node.edge ? node.left : node.right;
     return node;
   }
 
@@ -120,7 +121,12 @@ export class HoeffdingTree {
 
   /** probability of the positive class at x (the leaf's frequency, Laplace-smoothed) */
   probability(x: ArrayLike<number>): number {
-    const leaf = this.find(x);
+    return this.probabilityAt(x, 0);
+  }
+
+  /** probability() of the features x[offset .. offset + features) (a row of a larger array, no view made) */
+  probabilityAt(x: ArrayLike<number>, offset: number): number {
+    const leaf = this.find(x, offset);
     return (leaf.pos + 1) / (leaf.n + 2);
   }
 
@@ -153,7 +159,12 @@ export class HoeffdingTree {
 
   /** Test on x, then learn (x, y). */
   learn(x: ArrayLike<number>, y: boolean): void {
-    const leaf = this.find(x);
+    this.learnAt(x, 0, y);
+  }
+
+  /** learn() of the features x[offset .. offset + features) */
+  learnAt(x: ArrayLike<number>, offset: number, y: boolean): void {
+    const leaf = this.find(x, offset);
     const guess = (leaf.pos + 1) / (leaf.n + 2) > 0.5;
     this.seen++;
     if (guess === y) this.correct++;
@@ -161,10 +172,10 @@ export class HoeffdingTree {
     leaf.n++;
     if (y) leaf.pos++;
     const c = y ? 1 : 0;
-    for (let f = 0; f < this.features; f++) leaf.counts[(f * this.bins + this.bin(x[f])) * 2 + c]++;
+    for (let f = 0; f < this.features; f++) leaf.counts[(f * this.bins + this.bin(x[offset + f])) * 2 + c]++;
     if (++leaf.seenSinceCheck >= this.grace && leaf.depth < this.maxDepth) {
       leaf.seenSinceCheck = 0;
-      this.trySplit(leaf, x);
+      this.trySplit(leaf, offset === 0 ? x : Array.from({ length: this.features }, (_, f) => x[offset + f]));
     }
   }
 
