@@ -1,8 +1,7 @@
 /**
  * PCIe copies in the executor's layout (layout-batches.ts), timed as the executor runs
- * them: each batch enqueued back to back on the memory stream (a layer's group of copies as one
- * copyBatch call, as the executor issues a move's coalesced copies; a mark event before and after
- * each group, no synchronization), while the compute stream runs layers
+ * them: each batch enqueued back to back on the memory stream (b.copy per copy, a mark event
+ * before and after each layer's group, no synchronization), while the compute stream runs layers
  * of (marks, attention, marks, layer GEMV). A gate (GEMVs on the compute stream, sized from the
  * host's enqueue time as gate.ts sizes its gates) holds the memory stream until the whole batch is enqueued, so the host's
  * call rate is not timed. Point = one batch: us = memory-stream time between events (median).
@@ -126,7 +125,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
         b.record('memory', e0);
         for (const group of batch.groups) {
           b.record('memory', mA);
-          b.copyBatch('memory', copyList(dst, src, group));
+          for (const [s, d, n] of group) b.copy('memory', dst, d, src, s, n);
           b.record('memory', mB);
         }
         b.record('memory', e1);
@@ -192,11 +191,4 @@ function fillPattern(b: NativeBackend, region: number, bytes: number, seed: numb
     for (let i = 0; i < n / 4; i++) words[i] = Math.imul(w0 + i + 1, 2654435761) ^ seed;
     b.write(region, off, new Uint8Array(words.buffer, 0, n));
   }
-}
-
-/** a group's copies as the backend's batch list ([dst, dstOffset, src, srcOffset, bytes] per copy) */
-export function copyList(dst: number, src: number, group: readonly (readonly [number, number, number])[]): Float64Array {
-  const out = new Float64Array(group.length * 5);
-  group.forEach(([s, d, n], i) => out.set([dst, d, src, s, n], i * 5));
-  return out;
 }

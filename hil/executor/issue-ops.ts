@@ -16,7 +16,6 @@ import type { RunEvents } from './run-events.js';
 import type { RunRegions } from './run-regions.js';
 
 const STREAMS: StreamName[] = ['compute', 'memory'];
-type CopyOp = Extract<LowOp, { o: 'copy' }>;
 const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 export interface IssueOptions {
@@ -47,28 +46,9 @@ export class OpIssuer {
   }
 
   async issueAll(): Promise<void> {
-    const bounce = this.mem.file !== undefined;
     for (let si = 0; si < this.p.steps.length; si++) {
       const ops = this.p.steps[si].ops;
-      for (let i = 0; i < ops.length; i++) {
-        const op = ops[i];
-        if (op.o === 'copy' && op.s === 1) {
-          // a move's coalesced copies (consecutive memory-stream copies between two marks: disjoint
-          // destinations) go to the backend as one batch, as an engine issues scattered KV blocks
-          let j = i + 1;
-          while (j < ops.length && ops[j].o === 'copy' && (ops[j] as CopyOp).s === 1) j++;
-          if (j - i > 1) {
-            const list = new Float64Array((j - i) * 5);
-            for (let k = i; k < j; k++) {
-              const c = ops[k] as CopyOp;
-              if (bounce) await this.bounce.memoryCopy(c);
-              list.set([this.mem.r(c.dst), c.dstOff, this.mem.r(c.src), c.srcOff, c.bytes], (k - i) * 5);
-            }
-            this.b.copyBatch('memory', list);
-            i = j - 1;
-            continue;
-          }
-        }
+      for (const op of ops) {
         const pending = this.issue(op, si);
         if (pending) await pending;
       }
