@@ -1,15 +1,7 @@
 import type { Command } from 'commander';
-import { checkServeSweep, checkSweep } from '../../studies/check-sweep.js';
-import { SweepInterrupted } from '../../studies/durable-sweep.js';
-import { mergeShards } from '../../studies/merge-shards.js';
-import { readSweepRows } from '../../studies/sweep-results.js';
-import { writeSweepReport } from '../../reports/sweep-dir-report.js';
-import { SWEEP_REPORTERS } from '../../reports/sweep-reporters.js';
-import { runServeSweep, runSweep } from '../../studies/run-sweep.js';
-import { readAnySweepSpec, type SweepSpec } from '../../studies/sweep-spec.js';
+import type { SweepSpec } from '../../studies/sweep-spec.js';
 import { intFlag } from '../parse-pairs.js';
 import { progressBar } from '../progress.js';
-import { sweepConsoleTable } from '../../reports/sweep-console-table.js';
 import type { SweepRow } from '../../sim/metrics/summary.js';
 
 function shardFlag(v: string): { index: number; count: number } {
@@ -34,9 +26,12 @@ export function registerSweep(program: Command): void {
     .option('--restart', 'discard the saved progress of an interrupted run of this --out and start over')
     .option('--dry-run', 'check every configuration (policies and options, budgets, hardware, models, traces) and print the count; runs nothing')
     .action(async (file: string, o) => {
+      // the studies and reports (worker pool, Arrow, Vega) load here, not when the command line is parsed
+      const { readAnySweepSpec } = await import('../../studies/sweep-spec.js');
       const spec = readAnySweepSpec(file);
       const serve = 'kind' in spec && spec.kind === 'serve';
       if (o.dryRun) {
+        const { checkServeSweep, checkSweep } = await import('../../studies/check-sweep.js');
         const check = serve ? checkServeSweep(spec, file) : checkSweep(spec as SweepSpec, file);
         const shardNote = o.shard ? ` (shard ${o.shard.index}/${o.shard.count} runs those with index % ${o.shard.count} == ${o.shard.index})` : '';
         if (check.errors.length) {
@@ -49,6 +44,12 @@ export function registerSweep(program: Command): void {
         return;
       }
       if (!o.out) throw new Error('sweep: --out <dir> is required (or pass --dry-run to only check the file)');
+      const [{ runServeSweep, runSweep }, { SweepInterrupted }, { SWEEP_REPORTERS }, { sweepConsoleTable }] = await Promise.all([
+        import('../../studies/run-sweep.js'),
+        import('../../studies/durable-sweep.js'),
+        import('../../reports/sweep-reporters.js'),
+        import('../../reports/sweep-console-table.js'),
+      ]);
       const t0 = performance.now();
       const bar = progressBar({ label: 'sweep' });
       const opts = {
@@ -89,6 +90,7 @@ export function registerSweep(program: Command): void {
     .requiredOption('--out <dir>', 'merged sweep directory to write')
     .option('--force', 'replace an existing directory')
     .action(async (dirs: string[], o) => {
+      const [{ mergeShards }, { SWEEP_REPORTERS }] = await Promise.all([import('../../studies/merge-shards.js'), import('../../reports/sweep-reporters.js')]);
       const r = await mergeShards(dirs, o.out, { force: Boolean(o.force), report: SWEEP_REPORTERS });
       console.log(`merged ${dirs.length} shards: ${r.rows - r.failed} of ${r.rows} configurations ok; report: ${r.dir}/index.html`);
       if (r.failed > 0) process.exitCode = 1;
@@ -99,6 +101,7 @@ export function registerSweep(program: Command): void {
     .argument('<dir>', 'sweep directory')
     .option('--title <title>', 'page title')
     .action(async (dir, o) => {
+      const [{ readSweepRows }, { writeSweepReport }] = await Promise.all([import('../../studies/sweep-results.js'), import('../../reports/sweep-dir-report.js')]);
       const rows = readSweepRows(dir);
       const page = await writeSweepReport(dir, o.title ?? dir.split('/').filter(Boolean).pop() ?? 'sweep', rows, `kvtier report ${dir}`);
       console.log(`wrote ${page}`);

@@ -47,6 +47,10 @@ describe('startup', () => {
     expect(packagesLoaded('models').filter((p) => HEAVY.test(p))).toEqual([]);
   });
 
+  it('sweep --help loads no heavy library (the sweep loads its worker pool and reports when it runs)', () => {
+    expect(packagesLoaded('sweep', '--help').filter((p) => HEAVY.test(p))).toEqual([]);
+  });
+
   it('run writes its run directory without vega or arquero', () => {
     const trace = join(dir, 't.kvt');
     generateTrace(trace, { model: 'llama-3-8b', prompt_tokens: 256, steps: 3, seed: 1 });
