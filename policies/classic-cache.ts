@@ -35,6 +35,12 @@ export function classicCache(name: string, o: ClassicOptions, setup: PolicySetup
   const early: number[][] = Array.from({ length: L }, () => []);
   // the cache as seen at the last decision (observe gets no view)
   let seen: PolicyView['cache'] | null = null;
+  // observe's scratch: the used blocks and their masses, their order, and a mark per listed block
+  const usedBlock = new Int32Array(setup.maxBlocks);
+  const usedMass = new Float64Array(setup.maxBlocks);
+  const order = new Int32Array(setup.maxBlocks);
+  const listed = new Uint8Array(setup.maxBlocks);
+  const lightestFirst = (x: number, y: number) => usedMass[x] - usedMass[y] || usedBlock[x] - usedBlock[y];
   return {
     name,
     decide(v: PolicyView, act: Actions) {
@@ -77,21 +83,29 @@ export function classicCache(name: string, o: ClassicOptions, setup: PolicySetup
       for (let i = 0; i < mass.length; i++) if (mass[i] > max) max = mass[i];
       const thr = o.use_threshold * max;
       // simultaneous uses are applied lightest first, so the heaviest ends most recent
-      const used: [number, number][] = [];
+      let k = 0;
       const use = (b: number, m: number) => {
-        if (attended[b]) used.push([b, m]);
+        if (attended[b]) {
+          usedBlock[k] = b;
+          usedMass[k] = m;
+          k++;
+        }
       };
       if (idx === null) {
         for (let b = 0; b < obs.nBlocks; b++) if (mass[b] >= thr && mass[b] > 0) use(b, mass[b]);
       } else {
         for (let i = 0; i < idx.length; i++) if (mass[i] >= thr && mass[i] > 0) use(idx[i], mass[i]);
         if (uniform >= thr && uniform > 0) {
-          const listed = new Set(idx);
-          for (let b = 0; b < obs.nBlocks; b++) if (!listed.has(b)) use(b, uniform);
+          for (let i = 0; i < idx.length; i++) listed[idx[i]] = 1;
+          for (let b = 0; b < obs.nBlocks; b++) if (!listed[b]) use(b, uniform);
+          for (let i = 0; i < idx.length; i++) listed[idx[i]] = 0;
         }
       }
-      used.sort((x, y) => x[1] - y[1] || x[0] - y[0]);
-      for (const [b] of used) {
+      const ord = order.subarray(0, k);
+      for (let i = 0; i < k; i++) ord[i] = i;
+      ord.sort(lightestFirst);
+      for (let i = 0; i < k; i++) {
+        const b = usedBlock[ord[i]];
         if (b >= admitted[l]) early[l].push(b);
         else if (seen && seen.tierOf(l, b) > 0) misses[l].push(b);
         else rep.hit(b);

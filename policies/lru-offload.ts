@@ -29,6 +29,8 @@ export const lruOffload: PolicyDefinition<Options> = {
     const lists = Array.from({ length: setup.layers }, () => new DenseList(setup.maxBlocks));
     const wanted: number[][] = Array.from({ length: setup.layers }, () => []);
     const seen = new Int32Array(setup.layers);
+    // observe's mark per listed block (cleared after use)
+    const listed = new Uint8Array(setup.maxBlocks);
     return {
       name: 'lru-offload',
       decide(v: PolicyView, act: Actions) {
@@ -73,8 +75,9 @@ export const lruOffload: PolicyDefinition<Options> = {
         } else {
           for (let i = 0; i < idx.length; i++) if (mass[i] >= thr && mass[i] > 0) use(idx[i]);
           if (obs.uniform >= thr && obs.uniform > 0) {
-            const listed = new Set(idx);
-            for (let b = 0; b < obs.nBlocks; b++) if (!listed.has(b)) use(b);
+            for (let i = 0; i < idx.length; i++) listed[idx[i]] = 1;
+            for (let b = 0; b < obs.nBlocks; b++) if (!listed[b]) use(b);
+            for (let i = 0; i < idx.length; i++) listed[idx[i]] = 0;
           }
         }
       },
