@@ -56,6 +56,11 @@ export class KVCache {
   readonly tierBitsCount: Int32Array;
   /** 1 where a block is live (created and not dropped), per (layer, block) */
   readonly liveMask: Uint8Array;
+  /**
+   * per layer x tier: runs of the layer's blocks in the tier, where a run goes on from block b to
+   * b + 1 when both are in the tier and b is 16-bit (see runsIn)
+   */
+  private readonly runCount: Int32Array;
   /** bytes of one full block per layer at each precision (index as BITS) */
   readonly blockBytes: number[];
 
@@ -85,6 +90,7 @@ export class KVCache {
     this.liveCount = new Int32Array(layers);
     this.tierBitsCount = new Int32Array(layers * tiers.length * BITS.length);
     this.liveMask = new Uint8Array(n);
+    this.runCount = new Int32Array(layers * tiers.length);
     this.blockBytes = BITS.map((b) => kvBytes(model, blockSize, b, groupSize));
   }
 
@@ -161,6 +167,7 @@ export class KVCache {
     this.created[layer] = b + 1;
     this.liveMask[i] = 1;
     this.add(layer, tier, bits, bytes, +1);
+    this.runStart(layer, b, +1);
     return true;
   }
 
@@ -191,6 +198,7 @@ export class KVCache {
     this.liveCount[layer] += count;
     this.bitsCount[layer * BITS.length + k] += count;
     this.tierBitsCount[(layer * this.tierNames.length + tier) * BITS.length + k] += count;
+    for (let b = b0; b < b0 + count; b++) this.runStart(layer, b, +1);
     return true;
   }
 
@@ -204,8 +212,12 @@ export class KVCache {
     const extra = fromTier === tier ? newBytes - oldBytes : newBytes;
     if (extra > 0 && this.used[tier] + extra > this.capacity[tier]) return false;
     this.add(layer, fromTier, fromBits, oldBytes, -1);
+    this.runStart(layer, block, -1);
+    this.runStart(layer, block + 1, -1);
     this.tier[i] = tier;
     this.bits[i] = bits;
+    this.runStart(layer, block, +1);
+    this.runStart(layer, block + 1, +1);
     this.add(layer, tier, bits, newBytes, +1);
     return true;
   }
@@ -214,10 +226,31 @@ export class KVCache {
   drop(layer: number, block: number): void {
     const i = this.liveIndex(layer, block);
     this.add(layer, this.tier[i], this.bits[i], this.bytesOf(this.bits[i]), -1);
+    this.runStart(layer, block, -1);
+    this.runStart(layer, block + 1, -1);
     this.tier[i] = DROPPED;
+    this.runStart(layer, block + 1, +1);
     this.pinnedCount[layer] -= this.pinned[i];
     this.pinned[i] = 0;
     this.liveMask[i] = 0;
+  }
+
+  /**
+   * Runs of a layer's blocks in a tier: maximal sequences of consecutive blocks in the tier in which
+   * every block but the last is 16-bit (a quantized block ends its run). Kept up to date by every change.
+   */
+  runsIn(layer: number, tier: number): number {
+    return this.runCount[layer * this.tierNames.length + tier];
+  }
+
+  /** Adds `sign` to the run count of block b's tier when b starts a run there (nothing for a block not live). */
+  private runStart(layer: number, b: number, sign: 1 | -1): void {
+    if (b >= this.created[layer]) return;
+    const i = layer * this.maxBlocks + b;
+    const t = this.tier[i];
+    if (t < 0) return;
+    if (b > 0 && this.tier[i - 1] === t && this.bits[i - 1] === 16) return;
+    this.runCount[layer * this.tierNames.length + t] += sign;
   }
 
   setPinned(layer: number, block: number, on: boolean): void {
@@ -243,6 +276,13 @@ export class KVCache {
         used[t] += this.bytesOf(this.bits[i]);
       }
       for (let t = 0; t < T; t++) if (tc[t] !== this.countIn(l, t)) throw new Error(`audit: layer ${l} tier ${t} count`);
+      const runs = new Int32Array(T);
+      for (let b = 0; b < this.created[l]; b++) {
+        const i = l * this.maxBlocks + b;
+        const t = this.tier[i];
+        if (t >= 0 && !(b > 0 && this.tier[i - 1] === t && this.bits[i - 1] === 16)) runs[t]++;
+      }
+      for (let t = 0; t < T; t++) if (runs[t] !== this.runsIn(l, t)) throw new Error(`audit: layer ${l} tier ${t} runs`);
       if (tc.reduce((a, b) => a + b, 0) !== this.live(l)) throw new Error(`audit: layer ${l} live count`);
       let pins = 0;
       for (let b = 0; b < this.created[l]; b++) pins += this.pinned[l * this.maxBlocks + b];

@@ -89,6 +89,15 @@ export class ReplayDriver<H> implements Actions {
   private readonly maskN: Int32Array;
   /** 1 where a layer has staged something this step (clearStaging has work) */
   private readonly stagedAny: Uint8Array;
+  /**
+   * A bulk stage of every block of a layer in a tier, when it is the layer's first stage of the step,
+   * marks nothing: staging is then a number per (layer, tier), stagedSince, and a block counts as
+   * staged when it entered its tier before that (enteredAt, a count of the cache changes the driver
+   * made); a block that changes tier or bits gets its mark in stagedMask first (markStaged). 0: none.
+   */
+  private readonly stagedSince: Float64Array;
+  private readonly enteredAt: Float64Array;
+  private changes = 0;
   /** per-layer objects handed to the policy and the executor, reused: valid during the call only */
   private readonly viewObj: Mutable<PolicyView>;
   private readonly obsObj: Mutable<Observation>;
@@ -128,6 +137,8 @@ export class ReplayDriver<H> implements Actions {
     this.masks = Array.from({ length: this.L }, () => cache.liveMask.subarray(0, 0));
     this.maskN = new Int32Array(this.L).fill(-1);
     this.stagedAny = new Uint8Array(this.L);
+    this.stagedSince = new Float64Array(this.L * this.T);
+    this.enteredAt = new Float64Array(this.L * this.M);
     this.viewObj = {
       step: 0,
       layer: 0,
@@ -441,6 +452,7 @@ export class ReplayDriver<H> implements Actions {
 
   private createBlock(layer: number, phase: 'prefill' | 'decode'): void {
     const c = this.cache;
+    this.enteredAt[layer * this.M + c.created[layer]] = ++this.changes;
     if (c.create(layer, 0, 16)) return;
     // HBM is full: the new block goes to the first lower tier with room
     for (let t = 1; t < this.T; t++) {
@@ -458,9 +470,12 @@ export class ReplayDriver<H> implements Actions {
   private moveBlock(layer: number, block: number, to: number, bits: number, reason: TransferReason): boolean {
     const from = this.cache.tierOf(layer, block);
     const fromBits = this.cache.bitsOf(layer, block);
+    const i = layer * this.M + block;
+    if (this.enteredAt[i] < this.stagedSince[layer * this.T + from]) this.stagedMask[i] = 1;
     if (!this.cache.move(layer, block, to, bits)) {
       return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
     }
+    this.enteredAt[i] = ++this.changes;
     this.count(reason);
     if (this.timed) this.batch(layer, block, { reason, fromTier: from, toTier: to, fromBits, toBits: bits });
     return true;
@@ -487,6 +502,7 @@ export class ReplayDriver<H> implements Actions {
    */
   private stageBytes(layer: number, tier: number, bits: number, bytes: number, blocks: number[]): void {
     this.staged[layer * this.T + tier] += bytes;
+    const first = this.stagedAny[layer] === 0;
     this.stagedAny[layer] = 1;
     this.stagingBytes += bytes;
     if (this.stagingBytes > this.counts.peakStagingBytes) this.counts.peakStagingBytes = this.stagingBytes;
@@ -498,7 +514,12 @@ export class ReplayDriver<H> implements Actions {
     if (blocks.length > 0) {
       for (const b of blocks) this.stagedMask[base + b] = 1;
       runs = blocks.length;
+    } else if (first) {
+      // nothing of the layer staged yet: every block in `tier` is staged, in the cache's runs
+      runs = c.runsIn(layer, tier);
+      this.stagedSince[layer * this.T + tier] = ++this.changes;
     } else {
+      this.markStaged(layer);
       // runs of the blocks in `tier` not yet staged (RUNS below), marked staged in the same pass
       const mask = this.stagedMask;
       const tiers = c.tier;
@@ -521,12 +542,30 @@ export class ReplayDriver<H> implements Actions {
     this.pending[layer].push(h);
   }
 
+  /** Marks in stagedMask the blocks of a layer staged by stagedSince, and clears it. */
+  private markStaged(layer: number): void {
+    const since = this.stagedSince;
+    const row = layer * this.T;
+    let any = false;
+    for (let t = 0; t < this.T; t++) if (since[row + t] > 0) any = true;
+    if (!any) return;
+    const tiers = this.cache.tier;
+    const entered = this.enteredAt;
+    const mask = this.stagedMask;
+    for (let i = layer * this.M, end = i + this.cache.created[layer]; i < end; i++) {
+      const t = tiers[i];
+      if (t >= 0 && entered[i] < since[row + t]) mask[i] = 1;
+    }
+    for (let t = 0; t < this.T; t++) since[row + t] = 0;
+  }
+
   private clearStaging(layer: number): void {
     if (!this.stagedAny[layer]) return;
     this.stagedAny[layer] = 0;
     for (let t = 0; t < this.T; t++) {
       this.stagingBytes -= this.staged[layer * this.T + t];
       this.staged[layer * this.T + t] = 0;
+      this.stagedSince[layer * this.T + t] = 0;
     }
     this.stagedMask.fill(0, layer * this.M, (layer + 1) * this.M);
   }
@@ -597,6 +636,9 @@ export class ReplayDriver<H> implements Actions {
     fetchBytes[0] = fetchRuns[0] = 0;
     let stagedBytes = 0;
     const staged = this.stagedMask;
+    const entered = this.enteredAt;
+    const since = this.stagedSince;
+    const row = l * this.T;
     let offloaded = false;
     for (let t = 1; t < this.T; t++) {
       fetchBytes[t] = fetchRuns[t] = 0;
@@ -618,7 +660,7 @@ export class ReplayDriver<H> implements Actions {
         }
         const bits = bitsAt[i];
         const bytes = bytesOf[bits];
-        if (staged[i] === 1) {
+        if (staged[i] === 1 || entered[i] < since[row + t]) {
           stagedBytes += bytes;
           openTier = -1;
           continue;

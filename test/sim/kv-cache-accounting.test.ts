@@ -185,3 +185,22 @@ describe('KVCache accounting', () => {
     }
   });
 });
+
+describe('KVCache runsIn', () => {
+  it('counts runs of consecutive blocks per tier, a quantized block ending its run, through create, move and drop', () => {
+    const c = make(1000, 1000, 1, 6);
+    expect(c.createMany(0, 4, 0, 16)).toBe(true); // H H H H
+    expect([c.runsIn(0, 0), c.runsIn(0, 1)]).toEqual([1, 0]);
+    expect(c.move(0, 1, 1, 16)).toBe(true); // H D H H
+    expect([c.runsIn(0, 0), c.runsIn(0, 1)]).toEqual([2, 1]);
+    expect(c.move(0, 2, 1, 16)).toBe(true); // H D D H
+    expect([c.runsIn(0, 0), c.runsIn(0, 1)]).toEqual([2, 1]);
+    expect(c.move(0, 1, 1, 8)).toBe(true); // H D8 D H: the 8-bit block ends its run
+    expect([c.runsIn(0, 0), c.runsIn(0, 1)]).toEqual([2, 2]);
+    expect(c.create(0, 1, 16)).toBe(true); // H D8 D H D
+    expect([c.runsIn(0, 0), c.runsIn(0, 1)]).toEqual([2, 3]);
+    c.drop(0, 3); // H D8 D x D
+    expect([c.runsIn(0, 0), c.runsIn(0, 1)]).toEqual([1, 3]);
+    c.audit(); // recounts the runs
+  });
+});
