@@ -23,7 +23,7 @@
 import { checkLowerTier } from './lower-tier.js';
 import type { Actions, GroupAttention, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { bestGroupRank } from './group-rank.js';
-import { selectBottomK } from './quickselect.js';
+import { selectBottomKInt32, selectBottomKSet } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
   budget_factor: number;
@@ -51,6 +51,8 @@ export const quest: PolicyDefinition<Options> = {
     const last = lasts[0];
     const sel = new Uint8Array(M);
     const cand = new Int32Array(M);
+    // keys[i]: the estimate of cand[i] for the selections below
+    const keys = new Float64Array(M);
     // several groups: -(best (rank, group)) per block, the estimate every selection below uses
     const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
     const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
@@ -72,10 +74,13 @@ export const quest: PolicyDefinition<Options> = {
           const norms = v.groupKeyNorms;
           bestGroupRank(cand, n, G, (g, b) => lasts[g][base + b] + 1e-9 * norms[g][b], rankTmp);
           for (let i = 0; i < n; i++) rankOf[cand[i]] = -rankTmp[i];
+          for (let i = 0; i < n; i++) keys[i] = rankOf[cand[i]];
+        } else {
+          const norms = v.keyNorms;
+          for (let i = 0; i < n; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
         }
-        const est = G === 1 ? (b: number) => last[base + b] + 1e-9 * v.keyNorms[b] : (b: number) => rankOf[b];
         const drop = Math.max(0, n - (pages - 1));
-        selectBottomK(cand, n, drop, est);
+        selectBottomKSet(cand, keys, n, drop);
         sel.fill(0, 0, v.nBlocks);
         for (let i = drop; i < n; i++) sel[cand[i]] = 1;
         sel[newest] = 1;
@@ -86,7 +91,12 @@ export const quest: PolicyDefinition<Options> = {
           let r = 0;
           for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && !sel[b]) cand[r++] = b;
           if (r < need) for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && sel[b] && b !== newest) cand[r++] = b;
-          const k = selectBottomK(cand, r, need, est);
+          if (G > 1) for (let i = 0; i < r; i++) keys[i] = rankOf[cand[i]];
+          else {
+            const norms = v.keyNorms;
+            for (let i = 0; i < r; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
+          }
+          const k = selectBottomKInt32(cand, keys, r, need);
           for (let i = 0; i < k; i++) act.demote(l, cand[i], o.offload_tier, 16);
         }
         if (dense) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { selectBottomK, selectBottomKKeyed } from '../../policies/quickselect.js';
+import { selectBottomK, selectBottomKInt32, selectBottomKKeyed, selectBottomKSet } from '../../policies/quickselect.js';
 
 /** the k smallest (key, id) pairs by a full sort: the reference */
 function bottomKBySort(ids: number[], key: (id: number) => number, k: number): number[] {
@@ -49,5 +49,35 @@ describe('bottom-k selection', () => {
     selectBottomK(ids, 3, 1, (id) => id);
     expect(ids[0]).toBe(1);
     expect([...ids.subarray(3)]).toEqual([0, 9]);
+  });
+
+  it('the Int32Array form reorders exactly as the shared one; the set form picks the same set (long ranges, many ties)', () => {
+    const rng = seedrandom('quickselect-int32');
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 1 + Math.floor(rng() * 3000);
+      const distinct = rng() < 0.3 ? 1 + Math.floor(rng() * 5) : 1e6;
+      const ids = Int32Array.from({ length: n }, (_, i) => i);
+      for (let i = n - 1; i > 0; i--) {
+        const j = Math.floor(rng() * (i + 1));
+        [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+      }
+      const keyOf = Float64Array.from({ length: n }, () => Math.floor(rng() * distinct) / 7);
+      const k = Math.floor(rng() * (n + 2));
+      const want = bottomKBySort([...ids], (id) => keyOf[id]!, k);
+      const a = ids.slice();
+      const ak = Float64Array.from(a, (id) => keyOf[id]!);
+      selectBottomKKeyed(a, ak, n, k);
+      const b = ids.slice();
+      const bk = Float64Array.from(b, (id) => keyOf[id]!);
+      expect(selectBottomKInt32(b, bk, n, k)).toBe(Math.min(k, n));
+      expect([...b]).toEqual([...a]);
+      const c = ids.slice();
+      const ck = Float64Array.from(c, (id) => keyOf[id]!);
+      const got = selectBottomKSet(c, ck, n, k);
+      expect(got).toBe(Math.min(k, n));
+      expect([...c.subarray(0, got)].sort((x, y) => x - y)).toEqual(want);
+      expect([...c].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
+      for (let i = 0; i < n; i++) expect(ck[i]).toBe(keyOf[c[i]!]);
+    }
   });
 });
