@@ -98,6 +98,10 @@ export class ReplayDriver<H> implements Actions {
   private readonly stagedSince: Float64Array;
   private readonly enteredAt: Float64Array;
   private changes = 0;
+  /** per layer: blocks created or moved since its last layerWork (may repeat) */
+  private readonly touched: number[][];
+  /** whether every block size is a whole number of bytes (byte sums are then exact in any order) */
+  private readonly wholeBytes: boolean;
   /** per-layer objects handed to the policy and the executor, reused: valid during the call only */
   private readonly viewObj: Mutable<PolicyView>;
   private readonly obsObj: Mutable<Observation>;
@@ -139,6 +143,8 @@ export class ReplayDriver<H> implements Actions {
     this.stagedAny = new Uint8Array(this.L);
     this.stagedSince = new Float64Array(this.L * this.T);
     this.enteredAt = new Float64Array(this.L * this.M);
+    this.touched = Array.from({ length: this.L }, () => []);
+    this.wholeBytes = BITS.every((bits) => Number.isInteger(cache.bytesOf(bits)));
     this.viewObj = {
       step: 0,
       layer: 0,
@@ -453,6 +459,7 @@ export class ReplayDriver<H> implements Actions {
   private createBlock(layer: number, phase: 'prefill' | 'decode'): void {
     const c = this.cache;
     this.enteredAt[layer * this.M + c.created[layer]] = ++this.changes;
+    if (this.timed) this.touched[layer].push(c.created[layer]);
     if (c.create(layer, 0, 16)) return;
     // HBM is full: the new block goes to the first lower tier with room
     for (let t = 1; t < this.T; t++) {
@@ -476,6 +483,7 @@ export class ReplayDriver<H> implements Actions {
       return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
     }
     this.enteredAt[i] = ++this.changes;
+    if (this.timed) this.touched[layer].push(block);
     this.count(reason);
     if (this.timed) this.batch(layer, block, { reason, fromTier: from, toTier: to, fromBits, toBits: bits });
     return true;
@@ -540,6 +548,12 @@ export class ReplayDriver<H> implements Actions {
     }
     const h = this.executor.stage({ layer, reason: 'prefetch', fromTier: tier, toTier: 0, fromBits: bits, toBits: bits, blocks, bytesFrom: bytes, bytesTo: bytes, runs });
     this.pending[layer].push(h);
+  }
+
+  /** whether every tier below HBM that holds blocks of the layer was bulk-staged this step (stagedSince) */
+  private stagedBelow(l: number): boolean {
+    for (let t = 1; t < this.T; t++) if (this.cache.tierCount[l * this.T + t] > 0 && !(this.stagedSince[l * this.T + t] > 0)) return false;
+    return true;
   }
 
   /** Marks in stagedMask the blocks of a layer staged by stagedSince, and clears it. */
@@ -644,7 +658,33 @@ export class ReplayDriver<H> implements Actions {
       fetchBytes[t] = fetchRuns[t] = 0;
       if (c.tierCount[l * this.T + t] > 0) offloaded = true;
     }
-    if (offloaded) {
+    const touched = this.touched[l];
+    if (offloaded && skipped.length === 0 && c.created[l] === n && this.wholeBytes && this.stagedBelow(l)) {
+      // every block below HBM is attended and every lower tier holding blocks was bulk-staged: the
+      // blocks read on demand are among those moved or created since (touched); the rest are staged
+      touched.sort((x, y) => x - y);
+      let below = 0;
+      for (let t = 1; t < this.T; t++) below += c.bytesIn(l, t);
+      let fetched = 0;
+      let prev = -2;
+      let prevOpen = -1;
+      for (let k = 0; k < touched.length; k++) {
+        const b = touched[k];
+        if (b === prev || b >= n) continue;
+        const i = base + b;
+        const t = tiers[i];
+        const fetchedHere = t > 0 && staged[i] === 0 && !(entered[i] < since[row + t]);
+        if (fetchedHere) {
+          const bytes = bytesOf[bitsAt[i]];
+          fetchBytes[t] += bytes;
+          fetched += bytes;
+          if (!(prev === b - 1 && prevOpen === t)) fetchRuns[t]++;
+        }
+        prevOpen = fetchedHere && bitsAt[i] === 16 ? t : -1;
+        prev = b;
+      }
+      stagedBytes = below - fetched;
+    } else if (offloaded) {
       // per attended block below HBM: read from its staged copy, or fetched on demand (as the HIL
       // executor lowers it: a block demoted after its layer was staged has no staged copy, whatever
       // bytes the layer's promotions freed)
@@ -670,6 +710,7 @@ export class ReplayDriver<H> implements Actions {
         openTier = bits === 16 ? t : -1;
       }
     }
+    if (touched.length !== 0) touched.length = 0;
     const live = c.live(l) - skipped.length;
     const lastTokens = s.contextTokens - (n - 1) * this.B;
     w.step = s.step;
