@@ -83,27 +83,52 @@ export function classicCache(name: string, o: ClassicOptions, setup: PolicySetup
       for (let i = 0; i < mass.length; i++) if (mass[i] > max) max = mass[i];
       const thr = o.use_threshold * max;
       // simultaneous uses are applied lightest first, so the heaviest ends most recent
+      // (the uses are written inline: a closure per call costs more than the loops here)
       let k = 0;
-      const use = (b: number, m: number) => {
-        if (attended[b]) {
-          usedBlock[k] = b;
-          usedMass[k] = m;
-          k++;
-        }
-      };
       if (idx === null) {
-        for (let b = 0; b < obs.nBlocks; b++) if (mass[b] >= thr && mass[b] > 0) use(b, mass[b]);
+        for (let b = 0; b < obs.nBlocks; b++) {
+          if (mass[b] >= thr && mass[b] > 0 && attended[b]) {
+            usedBlock[k] = b;
+            usedMass[k++] = mass[b];
+          }
+        }
       } else {
-        for (let i = 0; i < idx.length; i++) if (mass[i] >= thr && mass[i] > 0) use(idx[i], mass[i]);
+        for (let i = 0; i < idx.length; i++) {
+          if (mass[i] >= thr && mass[i] > 0 && attended[idx[i]]) {
+            usedBlock[k] = idx[i];
+            usedMass[k++] = mass[i];
+          }
+        }
         if (uniform >= thr && uniform > 0) {
           for (let i = 0; i < idx.length; i++) listed[idx[i]] = 1;
-          for (let b = 0; b < obs.nBlocks; b++) if (!listed[b]) use(b, uniform);
+          for (let b = 0; b < obs.nBlocks; b++) {
+            if (!listed[b] && attended[b]) {
+              usedBlock[k] = b;
+              usedMass[k++] = uniform;
+            }
+          }
           for (let i = 0; i < idx.length; i++) listed[idx[i]] = 0;
         }
       }
-      const ord = order.subarray(0, k);
-      for (let i = 0; i < k; i++) ord[i] = i;
-      ord.sort(lightestFirst);
+      const ord = order;
+      if (k <= 64) {
+        // insertion sort by (mass, block): few uses, no comparator calls
+        for (let i = 0; i < k; i++) {
+          const m = usedMass[i];
+          const blk = usedBlock[i];
+          let j = i;
+          while (j > 0) {
+            const p = ord[j - 1];
+            if (usedMass[p] < m || (usedMass[p] === m && usedBlock[p] < blk)) break;
+            ord[j] = p;
+            j--;
+          }
+          ord[j] = i;
+        }
+      } else {
+        for (let i = 0; i < k; i++) ord[i] = i;
+        ord.subarray(0, k).sort(lightestFirst);
+      }
       for (let i = 0; i < k; i++) {
         const b = usedBlock[ord[i]];
         if (b >= admitted[l]) early[l].push(b);
