@@ -81,9 +81,11 @@ export class ReplayDriver<H> implements Actions {
   private stagingBytes = 0;
   /** batches collected during one decision, flushed to the executor after it */
   private batches = new Map<number, MoveBatch>();
-  private skips: number[] = [];
-  /** blocks skipped in the current layer (reused) */
-  private readonly skipped: number[] = [];
+  /** skips asked for in the current decision: skips[0..nSkips) (reused, grown by doubling) */
+  private skips = new Int32Array(64);
+  private nSkips = 0;
+  /** blocks skipped in the current layer (reused, grown by doubling) */
+  private skipped = new Int32Array(64);
   /** per layer: a view of liveMask over its nBlocks blocks, and that nBlocks (views are cached) */
   private readonly masks: Uint8Array[];
   private readonly maskN: Int32Array;
@@ -229,7 +231,7 @@ export class ReplayDriver<H> implements Actions {
       this.policy.decide(this.view(-1, l, rows[0].nBlocks, false, s0.contextTokens), this);
       this.batches.clear();
       // prefill attention is not modelled: a skip asked for here applies to nothing
-      this.skips.length = 0;
+      this.nSkips = 0;
     }
     this.cache.capacity[0] = budget;
     this.enforceBudgetAfterPrefill();
@@ -372,14 +374,16 @@ export class ReplayDriver<H> implements Actions {
     const c = this.cache;
     const l = this.curLayer;
     if (block >= 0 && block < c.created[l] && block === Math.floor(block) && c.tier[l * this.M + block] >= 0) {
-      this.skips.push(block);
+      if (this.nSkips === this.skips.length) this.skips = grown(this.skips);
+      this.skips[this.nSkips++] = block;
       return;
     }
     if (this.checkLive(this.curLayer, block)) {
       this.refuse('skip', this.checkLive(this.curLayer, block)!);
       return;
     }
-    this.skips.push(block);
+    if (this.nSkips === this.skips.length) this.skips = grown(this.skips);
+    this.skips[this.nSkips++] = block;
   }
 
   // ---- internals ----
@@ -608,22 +612,25 @@ export class ReplayDriver<H> implements Actions {
     return runs;
   }
 
-  /** Take this layer's skips out of its mask; returns the blocks actually skipped (a reused array). */
-  private applySkips(mask: Uint8Array): number[] {
+  /** Take this layer's skips out of its mask; returns the blocks actually skipped (a view of a reused array). */
+  private applySkips(mask: Uint8Array): Int32Array {
+    const skips = this.skips;
+    const n = this.nSkips;
+    if (this.skipped.length < n) this.skipped = new Int32Array(Math.max(n, 2 * this.skipped.length));
     const out = this.skipped;
-    if (out.length !== 0) out.length = 0;
-    if (this.skips.length === 0) return out;
-    for (const b of this.skips) {
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const b = skips[i];
       if (b < mask.length && mask[b]) {
         mask[b] = 0;
-        out.push(b);
+        out[k++] = b;
       }
     }
-    this.skips.length = 0;
-    return out;
+    this.nSkips = 0;
+    return out.subarray(0, k);
   }
 
-  private layerWork(s: TraceStep, l: number, n: number, mask: Uint8Array, skipped: number[]): LayerWork {
+  private layerWork(s: TraceStep, l: number, n: number, mask: Uint8Array, skipped: Int32Array): LayerWork {
     const c = this.cache;
     const skippedBytes = this.skippedBytes;
     for (let t = 0; t < this.T; t++) skippedBytes[t] = 0;
@@ -827,3 +834,10 @@ export function attendedShare(la: LayerAttention, attendedCount: number, mask: U
 
 /** the uniform-precision attention kernels, by bits (any other width goes through the table kernel) */
 const KERNEL_OF_BITS: Record<number, AttentionKernel> = { 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
+
+/** a copy of `a` with twice the room */
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(2 * a.length);
+  b.set(a);
+  return b;
+}
