@@ -69,15 +69,20 @@ export const quest: PolicyDefinition<Options> = {
         // selection: the newest page + the top pages by estimate
         const pages = Math.max(1, Math.round(o.budget_factor * K));
         let n = 0;
-        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
         if (G > 1) {
+          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
           const norms = v.groupKeyNorms;
           bestGroupRank(cand, n, G, (g, b) => lasts[g][base + b] + 1e-9 * norms[g][b], rankTmp);
           for (let i = 0; i < n; i++) rankOf[cand[i]] = -rankTmp[i];
           for (let i = 0; i < n; i++) keys[i] = rankOf[cand[i]];
         } else {
           const norms = v.keyNorms;
-          for (let i = 0; i < n; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
+          for (let b = 0; b < created; b++) {
+            if (cache.tierOf(l, b) >= 0 && b !== newest) {
+              cand[n] = b;
+              keys[n++] = last[base + b] + 1e-9 * norms[b];
+            }
+          }
         }
         const drop = Math.max(0, n - (pages - 1));
         selectBottomKSet(cand, keys, n, drop);
@@ -85,11 +90,16 @@ export const quest: PolicyDefinition<Options> = {
         for (let i = drop; i < n; i++) sel[cand[i]] = 1;
         sel[newest] = 1;
         // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
+        // (one pass: the selected pages below HBM, and the unselected residents in block order)
         let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
-        if (!dense) for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0) need++;
+        let r = 0;
+        for (let b = 0; b < created; b++) {
+          const t = cache.tierOf(l, b);
+          if (sel[b]) {
+            if (t > 0 && !dense) need++;
+          } else if (t === 0) cand[r++] = b;
+        }
         if (need > 0) {
-          let r = 0;
-          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && !sel[b]) cand[r++] = b;
           if (r < need) for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && sel[b] && b !== newest) cand[r++] = b;
           if (G > 1) for (let i = 0; i < r; i++) keys[i] = rankOf[cand[i]];
           else {
