@@ -70,11 +70,20 @@ export const infiniGen: PolicyDefinition<Options> = {
       let n = 0;
       let drop: number;
       if (G === 1) {
+        // one pass: the row's max over live blocks, and the offloaded blocks with some mass (in block
+        // order), then those within alpha of the max
         let max = 0;
-        for (let b = 0; b < cache.created[nl]; b++) if (cache.tierOf(nl, b) >= 0 && last[base + b] > max) max = last[base + b];
-        for (let b = 0; b < cache.created[nl]; b++) {
-          if (cache.tierOf(nl, b) > 0 && last[base + b] >= ratio * max && last[base + b] > 0) cand[n++] = b;
+        let m = 0;
+        const created = cache.created[nl];
+        for (let b = 0; b < created; b++) {
+          const t = cache.tierOf(nl, b);
+          if (t < 0) continue;
+          const x = last[base + b];
+          if (x > max) max = x;
+          if (t > 0 && x > 0) cand[m++] = b;
         }
+        const floor = ratio * max;
+        for (let i = 0; i < m; i++) if (last[base + cand[i]] >= floor) cand[n++] = cand[i];
         drop = Math.max(0, n - fetchMax);
         selectBottomK(cand, n, drop, (b) => last[base + b]);
       } else {
