@@ -23,7 +23,7 @@
 import { checkLowerTier } from './lower-tier.js';
 import type { Actions, GroupAttention, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { bestGroupRank } from './group-rank.js';
-import { selectBottomKInt32, selectBottomKSet } from './quickselect.js';
+import { selectBottomKKeyed, selectBottomKSet } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
   budget_factor: number;
@@ -106,7 +106,7 @@ export const quest: PolicyDefinition<Options> = {
             const norms = v.keyNorms;
             for (let i = 0; i < r; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
           }
-          const k = selectBottomKInt32(cand, keys, r, need);
+          const k = selectBottomKKeyed(cand, keys, r, need);
           for (let i = 0; i < k; i++) act.demote(l, cand[i], o.offload_tier, 16);
         }
         if (dense) {

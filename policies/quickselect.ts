@@ -63,53 +63,7 @@ function swap(a: Int32Array | number[], keys: Float64Array, i: number, j: number
 }
 
 /**
- * selectBottomKKeyed for an Int32Array of ids, the same steps and so the same result and order;
- * a separate function so that its element accesses and calls stay specialised to one array type
- * (the shared one also serves plain arrays).
- */
-export function selectBottomKInt32(ids: Int32Array, keys: Float64Array, count: number, k: number): number {
-  if (k <= 0) return 0;
-  if (k >= count) return count;
-  let lo = 0;
-  let hi = count - 1;
-  const target = k - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    // median of three to the middle
-    if (keys[mid] < keys[lo] || (keys[mid] === keys[lo] && ids[mid] < ids[lo])) swapInt32(ids, keys, mid, lo);
-    if (keys[hi] < keys[lo] || (keys[hi] === keys[lo] && ids[hi] < ids[lo])) swapInt32(ids, keys, hi, lo);
-    if (keys[hi] < keys[mid] || (keys[hi] === keys[mid] && ids[hi] < ids[mid])) swapInt32(ids, keys, hi, mid);
-    const pk = keys[mid];
-    const pid = ids[mid];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (keys[i] < pk || (keys[i] === pk && ids[i] < pid)) i++;
-      while (pk < keys[j] || (pk === keys[j] && pid < ids[j])) j--;
-      if (i <= j) {
-        swapInt32(ids, keys, i, j);
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else break;
-  }
-  return k;
-}
-
-function swapInt32(a: Int32Array, keys: Float64Array, i: number, j: number): void {
-  const t = a[i];
-  a[i] = a[j];
-  a[j] = t;
-  const u = keys[i];
-  keys[i] = keys[j];
-  keys[j] = u;
-}
-
-/**
- * The same set as selectBottomKInt32 (ids[0..k-1] hold the k smallest (key, id) pairs, in no set
+ * The same set as selectBottomKKeyed (ids[0..k-1] hold the k smallest (key, id) pairs, in no set
  * order; the order within each side differs from it), by Floyd and Rivest's selection (CACM 18(3),
  * 1975, algorithm 489): on ranges over 600 it first selects within a sample-sized window around the
  * expected position, so that the final partition pass finds the k-th pair with about
@@ -137,19 +91,19 @@ function floydRivest(ids: Int32Array, keys: Float64Array, k: number, left: numbe
     const tid = ids[k];
     let i = left;
     let j = right;
-    swapInt32(ids, keys, left, k);
-    if (keys[right] > tk || (keys[right] === tk && ids[right] > tid)) swapInt32(ids, keys, left, right);
+    swap(ids, keys, left, k);
+    if (keys[right] > tk || (keys[right] === tk && ids[right] > tid)) swap(ids, keys, left, right);
     while (i < j) {
-      swapInt32(ids, keys, i, j);
+      swap(ids, keys, i, j);
       i++;
       j--;
       while (keys[i] < tk || (keys[i] === tk && ids[i] < tid)) i++;
       while (keys[j] > tk || (keys[j] === tk && ids[j] > tid)) j--;
     }
-    if (keys[left] === tk && ids[left] === tid) swapInt32(ids, keys, left, j);
+    if (keys[left] === tk && ids[left] === tid) swap(ids, keys, left, j);
     else {
       j++;
-      swapInt32(ids, keys, j, right);
+      swap(ids, keys, j, right);
     }
     if (j <= k) left = j + 1;
     if (k <= j) right = j - 1;

@@ -124,9 +124,7 @@ export function checkCalibrationPoints(p: CalibrationPoints): CalibrationPoints 
 }
 
 /** Attention kernels benchmarked: every one the executor dispatches (quick: fewer trials, not fewer kernels). */
-function attentionPrecisions(_quick: boolean): (Precision | 'mixed')[] {
-  return ['fp16', 'int8', 'int4', 'int2', 'mixed'];
-}
+const ATTENTION_PRECISIONS: readonly (Precision | 'mixed')[] = ['fp16', 'int8', 'int4', 'int2', 'mixed'];
 
 /**
  * Contexts an attention kernel is benchmarked at: FP16 at every one, the others at those >= 4096 (the
@@ -140,7 +138,7 @@ function attentionContexts(precision: Precision | 'mixed', contexts: number[]): 
 
 /** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick'>, pts: CalibrationPoints, cuda: boolean): number {
-  const attention = attentionPrecisions(o.quick).reduce((n, p) => n + attentionContexts(p, pts.attention_contexts).length, 0);
+  const attention = ATTENTION_PRECISIONS.reduce((n, p) => n + attentionContexts(p, pts.attention_contexts).length, 0);
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
   // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, file, (full) 4 thread counts, batches
   return 3 + (cuda ? 1 : 0) + attention + gemv + 5 + (o.quick ? 0 : 4) + 1;
@@ -172,7 +170,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   // every kernel the executor dispatches: one precision throughout, and the per-block table ('mixed': the
   // bench's table at INT8's average bits, FP16 sink and recent blocks, INT4 between)
   const mixed = mixedAtInt8Bits({ kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize });
-  const precs = attentionPrecisions(o.quick);
+  const precs = ATTENTION_PRECISIONS;
   // on cuda every trial behind a gate (bench/gate.ts), so that the host's time to launch a trial's
   // first call is not timed (measured on the H100: ~2.7 us per call at 32k, lab/notes/HIL-NOTES.md)
   const gate = cuda ? await ComputeGate.open(b) : undefined;
