@@ -50,7 +50,16 @@ export interface Actions {
   unpin(layer: number, block: number): void;
   /** leave a live block out of this layer's attention at this step (sparse attention) */
   skip(block: number): void;
+  /**
+   * skip(b) for every block b of this layer that is live and in `scope` ('offloaded': below HBM;
+   * 'all': any tier) at the call and has keep[b] = 0 (keep null, or b >= keep.length: not kept); the
+   * number of such blocks. One call instead of one per block; `keep` is read during the call only.
+   */
+  skipExcept(keep: Uint8Array | null, scope: SkipScope): number;
 }
+
+/** which blocks Actions.skipExcept may skip: those below HBM, or those in any tier */
+export type SkipScope = 'offloaded' | 'all';
 
 /**
  * The attention of one KV-head group of a layer at one step (the heads sharing one KV head, their

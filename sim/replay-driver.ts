@@ -19,7 +19,7 @@
 import type { Executor, LayerWork, MoveBatch, StepTiming, TransferReason } from './executor.js';
 import { BITS, BITS_DESCENDING, DROPPED, isCacheBits, KVCache } from './kv-cache.js';
 import type { AttentionKernel } from './hardware/profile.js';
-import type { Actions, GroupAttention, Observation, Policy, PolicyView } from '../policies/policy.js';
+import type { Actions, GroupAttention, Observation, Policy, PolicyView, SkipScope } from '../policies/policy.js';
 import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
 import { GroupMean, rowUniform } from './group-mean.js';
 
@@ -81,11 +81,13 @@ export class ReplayDriver<H> implements Actions {
   private stagingBytes = 0;
   /** batches collected during one decision, flushed to the executor after it */
   private batches = new Map<number, MoveBatch>();
-  /** skips asked for in the current decision: skips[0..nSkips) (reused, grown by doubling) */
-  private skips = new Int32Array(64);
-  private nSkips = 0;
-  /** blocks skipped in the current layer (reused, grown by doubling) */
-  private skipped = new Int32Array(64);
+  /** 1 where the current decision skips block b of its layer (cleared by the layer's pass over its blocks) */
+  private readonly skipMark: Uint8Array;
+  /** whether the current decision asked for any skip (skipMark has a 1) */
+  private anySkip = false;
+  /** the attended blocks of a layer with skips (attendedMask, observation.attended), and its cached view */
+  private readonly attended: Uint8Array;
+  private attendedView: Uint8Array;
   /** per layer: a view of liveMask over its nBlocks blocks, and that nBlocks (views are cached) */
   private readonly masks: Uint8Array[];
   private readonly maskN: Int32Array;
@@ -108,7 +110,6 @@ export class ReplayDriver<H> implements Actions {
   private readonly viewObj: Mutable<PolicyView>;
   private readonly obsObj: Mutable<Observation>;
   private readonly work: LayerWork;
-  private readonly skippedBytes: Float64Array;
   private readonly skippedBits: Int32Array;
   /** bytes of one block by its bits (cache.bytesOf, as a table) */
   private readonly bytesByBits: Float64Array;
@@ -141,6 +142,9 @@ export class ReplayDriver<H> implements Actions {
     this.stagedMask = new Uint8Array(this.L * this.M);
     this.pending = Array.from({ length: this.L }, () => []);
     this.masks = Array.from({ length: this.L }, () => cache.liveMask.subarray(0, 0));
+    this.skipMark = new Uint8Array(this.M);
+    this.attended = new Uint8Array(this.M);
+    this.attendedView = this.attended.subarray(0, 0);
     this.maskN = new Int32Array(this.L).fill(-1);
     this.stagedAny = new Uint8Array(this.L);
     this.stagedSince = new Float64Array(this.L * this.T);
@@ -162,7 +166,6 @@ export class ReplayDriver<H> implements Actions {
     };
     const groups: GroupAttention[] = Array.from({ length: this.G }, (): MutableGroup => ({ idx: null, mass: new Float32Array(0), uniform: 0 }));
     this.obsObj = { step: 0, layer: 0, nBlocks: 0, idx: null, mass: new Float32Array(0), uniform: 0, groups, attended: this.masks[0], attendedCount: 0 };
-    this.skippedBytes = new Float64Array(this.T);
     this.bytesByBits = new Float64Array(17);
     for (const bits of BITS) this.bytesByBits[bits] = cache.bytesOf(bits);
     this.bitsSlot = new Int8Array(17).fill(-1);
@@ -231,7 +234,7 @@ export class ReplayDriver<H> implements Actions {
       this.policy.decide(this.view(-1, l, rows[0].nBlocks, false, s0.contextTokens), this);
       this.batches.clear();
       // prefill attention is not modelled: a skip asked for here applies to nothing
-      this.nSkips = 0;
+      if (this.anySkip) this.clearSkips();
     }
     this.cache.capacity[0] = budget;
     this.enforceBudgetAfterPrefill();
@@ -271,22 +274,24 @@ export class ReplayDriver<H> implements Actions {
       this.policy.decide(this.view(s.step, l, n, isNew, s.contextTokens), this);
       while (this.cache.created[l] < n) this.createBlock(l, 'decode');
       this.flush();
-      // the layer's attention over live blocks minus skipped ones
-      const mask = this.maskOf(l, n);
-      const skipped = this.applySkips(mask);
+      // the layer's attention over live blocks minus skipped ones: without skips, the layer's view of
+      // the cache's live mask; with skips, `attended`
+      const skipping = this.anySkip;
+      const w = skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
       const waits = this.pending[l];
       // the executor may add to `waits` during the call; it does not keep the array
-      ex.layer(this.layerWork(s, l, n, mask, skipped), waits);
+      ex.layer(w, waits);
       if (waits.length !== 0) waits.length = 0; // (setting length is a runtime call even when it is 0)
       this.clearStaging(l);
-      const obs = this.observation(s.step, l, rows, mask, this.cache.live(l) - skipped.length);
-      // (mask is this layer's view of the cache's live mask, skips applied)
+      const obs = this.observation(s.step, l, rows, w.attendedMask, w.attendedCount);
+      // (attendedShare reads the array the mask views, at the layer's offset)
+      const whole = skipping ? this.attended : this.cache.liveMask;
+      const base = skipping ? 0 : l * this.M;
       let share = 0;
-      for (let g = 0; g < this.G; g++) share += attendedShare(rows[g], obs.attendedCount, this.cache.liveMask, l * this.M);
+      for (let g = 0; g < this.G; g++) share += attendedShare(rows[g], obs.attendedCount, whole, base);
       recall[l] = share / this.G;
       this.layerHook?.(s.step, l, obs, rows);
       this.policy.observe(obs);
-      for (const b of skipped) mask[b] = 1;
     }
     return { step: s.step, contextTokens: s.contextTokens, timing: ex.endStep(), recall };
   }
@@ -370,20 +375,47 @@ export class ReplayDriver<H> implements Actions {
   }
 
   skip(block: number): void {
-    // (the common case first: a live block of the current layer; sparse policies skip most blocks)
+    // (the common case first: a live block of the current layer)
     const c = this.cache;
     const l = this.curLayer;
     if (block >= 0 && block < c.created[l] && block === Math.floor(block) && c.tier[l * this.M + block] >= 0) {
-      if (this.nSkips === this.skips.length) this.skips = grown(this.skips);
-      this.skips[this.nSkips++] = block;
+      this.skipMark[block] = 1;
+      this.anySkip = true;
       return;
     }
-    if (this.checkLive(this.curLayer, block)) {
-      this.refuse('skip', this.checkLive(this.curLayer, block)!);
-      return;
+    const why = this.checkLive(l, block);
+    if (why) this.refuse('skip', why);
+  }
+
+  skipExcept(keep: Uint8Array | null, scope: SkipScope): number {
+    const c = this.cache;
+    const l = this.curLayer;
+    if (scope !== 'offloaded' && scope !== 'all') {
+      this.refuse('skip', `unknown skip scope "${String(scope)}" (valid: offloaded, all)`);
+      return 0;
     }
-    if (this.nSkips === this.skips.length) this.skips = grown(this.skips);
-    this.skips[this.nSkips++] = block;
+    // a live block has tier >= 0; below HBM, >= 1
+    const minTier = scope === 'all' ? 0 : 1;
+    const tiers = c.tier;
+    const base = l * this.M;
+    const created = c.created[l];
+    const kept = keep === null ? 0 : Math.min(created, keep.length);
+    const mark = this.skipMark;
+    let k = 0;
+    for (let b = 0; b < kept; b++) {
+      if (tiers[base + b] >= minTier && keep![b] === 0) {
+        mark[b] = 1;
+        k++;
+      }
+    }
+    for (let b = kept; b < created; b++) {
+      if (tiers[base + b] >= minTier) {
+        mark[b] = 1;
+        k++;
+      }
+    }
+    if (k !== 0) this.anySkip = true;
+    return k;
   }
 
   // ---- internals ----
@@ -612,45 +644,13 @@ export class ReplayDriver<H> implements Actions {
     return runs;
   }
 
-  /** Take this layer's skips out of its mask; returns the blocks actually skipped (a view of a reused array). */
-  private applySkips(mask: Uint8Array): Int32Array {
-    const skips = this.skips;
-    const n = this.nSkips;
-    if (this.skipped.length < n) this.skipped = new Int32Array(Math.max(n, 2 * this.skipped.length));
-    const out = this.skipped;
-    let k = 0;
-    for (let i = 0; i < n; i++) {
-      const b = skips[i];
-      if (b < mask.length && mask[b]) {
-        mask[b] = 0;
-        out[k++] = b;
-      }
-    }
-    this.nSkips = 0;
-    return out.subarray(0, k);
-  }
-
-  private layerWork(s: TraceStep, l: number, n: number, mask: Uint8Array, skipped: Int32Array): LayerWork {
+  /** The layer's work when it skips nothing: every live block is attended (`mask`, the layer's view of the live mask). */
+  private layerWork(s: TraceStep, l: number, n: number, mask: Uint8Array): LayerWork {
     const c = this.cache;
-    const skippedBytes = this.skippedBytes;
-    for (let t = 0; t < this.T; t++) skippedBytes[t] = 0;
-    let skippedQuant = 0;
-    const skippedBits = this.skippedBits;
-    if (skipped.length) skippedBits.fill(0);
     const base = l * this.M;
     const tiers = c.tier;
     const bitsAt = c.bits;
     const bytesOf = this.bytesByBits;
-    const slotOf = this.bitsSlot;
-    for (let i = 0; i < skipped.length; i++) {
-      const b = skipped[i];
-      const bits = bitsAt[base + b];
-      const tier = tiers[base + b];
-      const bytes = bytesOf[bits];
-      skippedBits[slotOf[bits]]++;
-      skippedBytes[tier] += bytes;
-      if (bits < 16 && tier === 0) skippedQuant += bytes;
-    }
     const w = this.work;
     const fetchBytes = w.fetchBytes;
     const fetchRuns = w.fetchRuns;
@@ -666,7 +666,7 @@ export class ReplayDriver<H> implements Actions {
       if (c.tierCount[l * this.T + t] > 0) offloaded = true;
     }
     const touched = this.touched[l];
-    if (offloaded && skipped.length === 0 && c.created[l] === n && this.wholeBytes && this.stagedBelow(l)) {
+    if (offloaded && c.created[l] === n && this.wholeBytes && this.stagedBelow(l)) {
       // every block below HBM is attended and every lower tier holding blocks was bulk-staged: the
       // blocks read on demand are among those moved or created since (touched); the rest are staged
       touched.sort((x, y) => x - y);
@@ -718,19 +718,115 @@ export class ReplayDriver<H> implements Actions {
       }
     }
     if (touched.length !== 0) touched.length = 0;
-    const live = c.live(l) - skipped.length;
+    const live = c.live(l);
     const lastTokens = s.contextTokens - (n - 1) * this.B;
     w.step = s.step;
     w.layer = l;
     w.tokens = live * this.B - (mask[n - 1] ? this.B - lastTokens : 0);
-    w.residentBytes = c.bytesIn(l, 0) - skippedBytes[0];
-    w.quantizedBytes = c.quantizedBytesIn(l, 0) - skippedQuant;
+    w.residentBytes = c.bytesIn(l, 0);
+    w.quantizedBytes = c.quantizedBytesIn(l, 0);
     w.stagedBytes = stagedBytes;
     w.nBlocks = n;
     w.attendedMask = mask;
     w.attendedCount = live;
-    w.kernel = this.kernelOf(l, skipped.length !== 0);
+    w.kernel = this.kernelOf(l, false);
     return w;
+  }
+
+  /**
+   * The layer's work when the decision skipped blocks (skipMark): one pass over the layer's blocks
+   * writes `attended` (live and not skipped), clears skipMark, counts the skipped blocks by precision
+   * (and their HBM bytes), and reads each attended block below HBM from its staged copy or on demand,
+   * as layerWork does.
+   */
+  private layerWorkSkipping(s: TraceStep, l: number, n: number): LayerWork {
+    const c = this.cache;
+    const base = l * this.M;
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    const bytesOf = this.bytesByBits;
+    const slotOf = this.bitsSlot;
+    const skippedBits = this.skippedBits;
+    skippedBits.fill(0);
+    let skippedResident = 0;
+    let skippedQuant = 0;
+    let skippedCount = 0;
+    const w = this.work;
+    const fetchBytes = w.fetchBytes;
+    const fetchRuns = w.fetchRuns;
+    for (let t = 0; t < this.T; t++) fetchBytes[t] = fetchRuns[t] = 0;
+    let stagedBytes = 0;
+    const staged = this.stagedMask;
+    const entered = this.enteredAt;
+    const since = this.stagedSince;
+    const row = l * this.T;
+    const mark = this.skipMark;
+    const att = this.attended;
+    let openTier = -1;
+    for (let b = 0; b < n; b++) {
+      const i = base + b;
+      const t = tiers[i];
+      if (t < 0) {
+        // not live (a block skipped and then evicted is not skipped)
+        att[b] = 0;
+        mark[b] = 0;
+        openTier = -1;
+        continue;
+      }
+      if (mark[b] !== 0) {
+        mark[b] = 0;
+        att[b] = 0;
+        const bits = bitsAt[i];
+        skippedBits[slotOf[bits]]++;
+        skippedCount++;
+        if (t === 0) {
+          const bytes = bytesOf[bits];
+          skippedResident += bytes;
+          if (bits < 16) skippedQuant += bytes;
+        }
+        openTier = -1;
+        continue;
+      }
+      att[b] = 1;
+      if (t === 0) {
+        openTier = -1;
+        continue;
+      }
+      // below HBM: from its staged copy, or fetched on demand (see layerWork)
+      const bits = bitsAt[i];
+      const bytes = bytesOf[bits];
+      if (staged[i] === 1 || entered[i] < since[row + t]) {
+        stagedBytes += bytes;
+        openTier = -1;
+        continue;
+      }
+      fetchBytes[t] += bytes;
+      if (openTier !== t) fetchRuns[t]++;
+      openTier = bits === 16 ? t : -1;
+    }
+    this.anySkip = false;
+    const touched = this.touched[l];
+    if (touched.length !== 0) touched.length = 0;
+    if (this.attendedView.length !== n) this.attendedView = att.subarray(0, n);
+    const live = c.live(l) - skippedCount;
+    const lastTokens = s.contextTokens - (n - 1) * this.B;
+    w.step = s.step;
+    w.layer = l;
+    w.tokens = live * this.B - (att[n - 1] ? this.B - lastTokens : 0);
+    w.residentBytes = c.bytesIn(l, 0) - skippedResident;
+    w.quantizedBytes = c.quantizedBytesIn(l, 0) - skippedQuant;
+    w.stagedBytes = stagedBytes;
+    w.nBlocks = n;
+    w.attendedMask = this.attendedView;
+    w.attendedCount = live;
+    w.kernel = this.kernelOf(l, skippedCount !== 0);
+    return w;
+  }
+
+  /** Forget the current decision's skips. */
+  private clearSkips(): void {
+    this.skipMark.fill(0);
+    this.anySkip = false;
   }
 
   /**
@@ -834,10 +930,3 @@ export function attendedShare(la: LayerAttention, attendedCount: number, mask: U
 
 /** the uniform-precision attention kernels, by bits (any other width goes through the table kernel) */
 const KERNEL_OF_BITS: Record<number, AttentionKernel> = { 16: 'fp16', 8: 'int8', 4: 'int4', 2: 'int2' };
-
-/** a copy of `a` with twice the room */
-function grown(a: Int32Array): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(2 * a.length);
-  b.set(a);
-  return b;
-}

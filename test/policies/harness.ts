@@ -128,6 +128,14 @@ export function replayPolicy(def: PolicyDefinition<any>, budgetBlocks: number, o
           log.push({ ...cur, what: 'skip', args: [v.layer, b], ok: undefined });
           act.skip(b);
         },
+        // logged as the skip(b) calls it stands for, in block order
+        skipExcept: (keep, scope) => {
+          const minTier = scope === 'all' ? 0 : 1;
+          for (let b = 0; b < cache.created[v.layer]; b++) {
+            if (cache.tierOf(v.layer, b) >= minTier && !(keep !== null && b < keep.length && keep[b] !== 0)) log.push({ ...cur, what: 'skip', args: [v.layer, b], ok: undefined });
+          }
+          return act.skipExcept(keep, scope);
+        },
       };
       inner.decide(v, proxy);
     },
