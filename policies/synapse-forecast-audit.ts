@@ -9,6 +9,7 @@
  * as unobserved, and recall is reported only when no block was (the run's truth was fully seen).
  * The audit only counts: nothing a policy decides reads it.
  */
+import type { Observation } from './policy.js';
 
 export interface StepCounts {
   step: number;
@@ -20,6 +21,11 @@ export interface StepCounts {
 export class ForecastAudit {
   private readonly forecast: Uint8Array;
   private readonly offloaded: Uint8Array;
+  /** per layer: the distinct blocks of its recorded forecast (rows of maxBlocks) and their count */
+  private readonly forecastList: Int32Array;
+  private readonly forecastCount: Int32Array;
+  /** scratch: position of a block in an observation's listed blocks (−1: unlisted) */
+  private readonly listedAt: Int32Array;
   /** per layer: step of the decision waiting for its truth (−2: none) */
   private readonly pending: Int32Array;
   readonly steps: StepCounts[] = [];
@@ -34,16 +40,36 @@ export class ForecastAudit {
   ) {
     this.forecast = new Uint8Array(layers * maxBlocks);
     this.offloaded = new Uint8Array(layers * maxBlocks);
+    this.forecastList = new Int32Array(layers * maxBlocks);
+    this.forecastCount = new Int32Array(layers);
+    this.listedAt = new Int32Array(maxBlocks).fill(-1);
     this.pending = new Int32Array(layers).fill(-2);
   }
 
-  /** record layer l's decision at `step`: `isOffloaded(b)` for its n blocks, and the forecast set */
-  begin(l: number, step: number, n: number, isOffloaded: (b: number) => boolean, forecast: ArrayLike<number>, count = forecast.length): void {
-    const base = l * this.maxBlocks;
-    this.forecast.fill(0, base, base + this.maxBlocks);
-    this.offloaded.fill(0, base, base + this.maxBlocks);
-    for (let b = 0; b < n; b++) if (isOffloaded(b)) this.offloaded[base + b] = 1;
-    for (let i = 0; i < count; i++) this.forecast[base + forecast[i]] = 1;
+  /**
+   * record layer l's decision at `step`: which of its n blocks are offloaded (`isOffloaded(b)`, or a
+   * 0/1 mask), and the forecast set
+   */
+  begin(l: number, step: number, n: number, isOffloaded: ((b: number) => boolean) | Uint8Array, forecast: ArrayLike<number>, count = forecast.length): void {
+    const M = this.maxBlocks;
+    const base = l * M;
+    for (let i = 0; i < this.forecastCount[l]; i++) this.forecast[base + this.forecastList[base + i]] = 0;
+    if (typeof isOffloaded === 'function') {
+      this.offloaded.fill(0, base, base + M);
+      for (let b = 0; b < n; b++) if (isOffloaded(b)) this.offloaded[base + b] = 1;
+    } else {
+      const m = Math.min(n, isOffloaded.length);
+      this.offloaded.set(m === isOffloaded.length ? isOffloaded : isOffloaded.subarray(0, m), base);
+      this.offloaded.fill(0, base + m, base + M);
+    }
+    let distinct = 0;
+    for (let i = 0; i < count; i++) {
+      const b = forecast[i];
+      if (this.forecast[base + b] === 1) continue;
+      this.forecast[base + b] = 1;
+      this.forecastList[base + distinct++] = b;
+    }
+    this.forecastCount[l] = distinct;
     this.pending[l] = step;
   }
 
@@ -72,6 +98,54 @@ export class ForecastAudit {
         hits += f;
       }
     }
+    this.add(step, hits, forecast, truth);
+  }
+
+  /**
+   * The same from an observation of layer l at `step`: an attended block's mass is its listed mass
+   * (or the uniform share), an unattended block's is unknown. Reads only the listed blocks when every
+   * block was attended, the unlisted ones carry less than theta and the listed ones ascend.
+   */
+  truthOf(l: number, step: number, theta: number, obs: Pick<Observation, 'idx' | 'mass' | 'uniform' | 'attended' | 'attendedCount' | 'nBlocks'>): void {
+    if (this.pending[l] !== step) return;
+    const { idx, mass, uniform, attended, nBlocks: n } = obs;
+    const base = l * this.maxBlocks;
+    let hits = 0;
+    let forecast = 0;
+    let truth = 0;
+    if (idx !== null && obs.attendedCount === n && uniform < theta && ascending(idx)) {
+      for (let i = 0; i < idx.length; i++) {
+        const b = idx[i];
+        if (this.offloaded[base + b] && mass[i] >= theta) {
+          truth++;
+          hits += this.forecast[base + b];
+        }
+      }
+      for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
+    } else {
+      const at = this.listedAt;
+      if (idx !== null) for (let i = 0; i < idx.length; i++) at[idx[i]] = i;
+      for (let b = 0; b < n; b++) {
+        const f = this.forecast[base + b];
+        forecast += f;
+        if (!this.offloaded[base + b]) continue;
+        if (!attended[b]) {
+          this.unobserved++;
+          continue;
+        }
+        const m = idx === null ? mass[b] : at[b] >= 0 ? mass[at[b]] : uniform;
+        if (m >= theta) {
+          truth++;
+          hits += f;
+        }
+      }
+      if (idx !== null) for (let i = 0; i < idx.length; i++) at[idx[i]] = -1;
+    }
+    this.pending[l] = -2;
+    this.add(step, hits, forecast, truth);
+  }
+
+  private add(step: number, hits: number, forecast: number, truth: number): void {
     let s = this.steps[this.steps.length - 1];
     if (!s || s.step !== step) this.steps.push((s = { step, hits: 0, forecast: 0, truth: 0 }));
     s.hits += hits;
@@ -107,4 +181,10 @@ export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const h = s.length >> 1;
   return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+}
+
+/** true when the blocks strictly ascend (so none repeats) */
+function ascending(idx: ArrayLike<number>): boolean {
+  for (let i = 1; i < idx.length; i++) if (idx[i] <= idx[i - 1]) return false;
+  return true;
 }

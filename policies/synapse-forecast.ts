@@ -21,7 +21,7 @@
  * Blocks a layer did not attend (skipped) carry no observation: their self score keeps its value and
  * their cross contribution is 0. With several KV groups the observation's group mean is used.
  */
-import { forEachMass, type Observation } from './policy.js';
+import type { Observation } from './policy.js';
 
 export interface ForecastParams {
   /** weight w of the newest observation in the same-layer average */
@@ -39,13 +39,18 @@ export class SynapseForecast {
   private readonly cur: Float64Array;
   /** per layer: step of its latest observation (−2: none) */
   private readonly curStep: Int32Array;
+  /**
+   * per layer, of its latest observation in sparse form: the listed blocks (rows of maxBlocks), their
+   * count (−1: dense form, every block listed) and the mass of the unlisted attended blocks
+   */
+  private readonly curListed: Int32Array;
+  private readonly curListedCount: Int32Array;
+  private readonly curUniform: Float64Array;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
   readonly simSelf: Float64Array;
   /** per (layer, block): step the block was last attended (−2: never) */
   readonly seenStep: Int32Array;
-  private readonly mass: Float64Array;
-  private readonly attended: Uint8Array;
 
   constructor(
     readonly layers: number,
@@ -56,11 +61,12 @@ export class SynapseForecast {
     this.recent = new Float64Array(n);
     this.cur = new Float64Array(n);
     this.curStep = new Int32Array(layers).fill(-2);
+    this.curListed = new Int32Array(n);
+    this.curListedCount = new Int32Array(layers);
+    this.curUniform = new Float64Array(layers);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
     this.seenStep = new Int32Array(n).fill(-2);
-    this.mass = new Float64Array(maxBlocks);
-    this.attended = new Uint8Array(maxBlocks);
   }
 
   /** heavy threshold θ of a layer with n blocks */
@@ -68,15 +74,20 @@ export class SynapseForecast {
     return this.p.heavyRatio / nBlocks;
   }
 
-  /** the layer whose observation layer l's forecast reads at `step`, and that observation's step */
-  private prevOf(l: number, step: number): { layer: number; step: number } {
-    return l > 0 ? { layer: l - 1, step } : { layer: this.layers - 1, step: step - 1 };
+  /** the layer whose observation layer l's forecast reads (at the same step; layer 0 reads layer L−1 of the step before) */
+  private prevLayer(l: number): number {
+    return l > 0 ? l - 1 : this.layers - 1;
+  }
+
+  /** true when the layer layer l's forecast reads at `step` has its observation for it (never with one layer) */
+  private crossKnown(l: number, step: number): boolean {
+    const prev = this.prevLayer(l);
+    return prev !== l && this.curStep[prev] === (l > 0 ? step : step - 1);
   }
 
   /** weight α of the cross predictor for layer l at `step` (0 when the previous layer has no observation then) */
   alpha(l: number, step: number): number {
-    const prev = this.prevOf(l, step);
-    if (prev.layer === l || this.curStep[prev.layer] !== prev.step) return 0;
+    if (!this.crossKnown(l, step)) return 0;
     const c = this.simCross[l];
     const s = this.simSelf[l];
     return c + s > 0 ? c / (c + s) : 0.5;
@@ -86,13 +97,75 @@ export class SynapseForecast {
   score(l: number, b: number, step: number, alpha = this.alpha(l, step)): number {
     const self = this.recent[l * this.maxBlocks + b];
     if (alpha === 0) return self;
-    const prev = this.prevOf(l, step);
-    return alpha * this.cur[prev.layer * this.maxBlocks + b] + (1 - alpha) * self;
+    return alpha * this.cur[this.prevLayer(l) * this.maxBlocks + b] + (1 - alpha) * self;
+  }
+
+  /**
+   * The blocks b < n of layer l with mask[b] = 1 whose score f(b) (with α = alpha) is ≥ theta, in
+   * ascending order, into ids[0..], each with −f(b) into keys[b]; their count.
+   */
+  candidates(l: number, n: number, alpha: number, theta: number, mask: Uint8Array, ids: Int32Array, keys: Float64Array): number {
+    const M = this.maxBlocks;
+    const recent = this.recent;
+    const base = l * M;
+    let count = 0;
+    if (alpha === 0) {
+      for (let b = 0; b < n; b++) {
+        if (mask[b] === 0) continue;
+        const f = recent[base + b];
+        if (f >= theta) {
+          keys[b] = -f;
+          ids[count++] = b;
+        }
+      }
+      return count;
+    }
+    const cur = this.cur;
+    const pbase = this.prevLayer(l) * M;
+    const beta = 1 - alpha;
+    for (let b = 0; b < n; b++) {
+      if (mask[b] === 0) continue;
+      const f = alpha * cur[pbase + b] + beta * recent[base + b];
+      if (f >= theta) {
+        keys[b] = -f;
+        ids[count++] = b;
+      }
+    }
+    return count;
   }
 
   /** mass block b of layer l received at the layer's latest observation (0 where not attended) */
   lastMass(l: number, b: number): number {
     return this.cur[l * this.maxBlocks + b];
+  }
+
+  /**
+   * The blocks b < n of layer l whose mass at the layer's latest observation is ≥ theta, into
+   * ids[0..] (in no set order); their count. Only the listed blocks are read when the unlisted ones
+   * carry less than theta.
+   */
+  lastAtLeast(l: number, n: number, theta: number, ids: Int32Array): number {
+    const base = l * this.maxBlocks;
+    const cur = this.cur;
+    const listed = this.curListedCount[l];
+    // listed blocks in ascending order (a repeated one falls back to reading every block)
+    if (listed < 0 || !(theta > this.curUniform[l]) || !(theta > 0)) return this.lastAtLeastDense(l, n, theta, ids);
+    let count = 0;
+    let last = -1;
+    for (let i = 0; i < listed; i++) {
+      const b = this.curListed[base + i];
+      if (b <= last) return this.lastAtLeastDense(l, n, theta, ids);
+      last = b;
+      if (b < n && cur[base + b] >= theta) ids[count++] = b;
+    }
+    return count;
+  }
+
+  private lastAtLeastDense(l: number, n: number, theta: number, ids: Int32Array): number {
+    const base = l * this.maxBlocks;
+    let count = 0;
+    for (let b = 0; b < n; b++) if (this.cur[base + b] >= theta) ids[count++] = b;
+    return count;
   }
 
   /** step of layer l's latest observation (−2: none) */
@@ -106,19 +179,29 @@ export class SynapseForecast {
     const M = this.maxBlocks;
     const base = l * M;
     const n = obs.nBlocks;
-    const mass = this.mass;
-    const att = this.attended;
-    mass.fill(0, 0, n);
-    att.fill(0, 0, n);
-    forEachMass(obs, (b, m) => {
-      mass[b] = m;
-      att[b] = 1;
-    });
+    const att = obs.attended;
+    const cur = this.cur;
+    const recent = this.recent;
+    // this observation's masses (0 where not attended) into the layer's row, and its listed blocks
+    const { idx, mass } = obs;
+    if (idx === null) {
+      for (let b = 0; b < n; b++) cur[base + b] = att[b] ? mass[b] : 0;
+      this.curListedCount[l] = -1;
+    } else {
+      const u = obs.uniform;
+      for (let b = 0; b < n; b++) cur[base + b] = att[b] ? u : 0;
+      for (let i = 0; i < idx.length; i++) {
+        const b = idx[i];
+        cur[base + b] = att[b] ? mass[i] : 0;
+        this.curListed[base + i] = b;
+      }
+      this.curListedCount[l] = idx.length;
+      this.curUniform[l] = u;
+    }
     const theta = this.threshold(n);
     // learn the mix: each predictor's overlap with the observed heavy set, over the judged blocks
-    const prev = this.prevOf(l, obs.step);
-    const crossKnown = this.curStep[prev.layer] === prev.step && prev.layer !== l;
-    const pbase = prev.layer * M;
+    const crossKnown = this.crossKnown(l, obs.step);
+    const pbase = this.prevLayer(l) * M;
     if (judged) {
       let interC = 0;
       let unionC = 0;
@@ -126,9 +209,9 @@ export class SynapseForecast {
       let unionS = 0;
       for (let b = 0; b < n; b++) {
         if (!att[b] || !judged[b]) continue;
-        const h = mass[b] >= theta;
-        const c = crossKnown && this.cur[pbase + b] >= theta;
-        const sf = this.recent[base + b] >= theta;
+        const h = cur[base + b] >= theta;
+        const c = crossKnown && cur[pbase + b] >= theta;
+        const sf = recent[base + b] >= theta;
         if (h && c) interC++;
         if (h || c) unionC++;
         if (h && sf) interS++;
@@ -139,13 +222,14 @@ export class SynapseForecast {
       if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
     }
     const w = this.p.historyWeight;
+    const seen = this.seenStep;
+    const step = obs.step;
     for (let b = 0; b < n; b++) {
       if (att[b]) {
-        this.recent[base + b] = (1 - w) * this.recent[base + b] + w * mass[b];
-        this.seenStep[base + b] = obs.step;
+        recent[base + b] = (1 - w) * recent[base + b] + w * cur[base + b];
+        seen[base + b] = step;
       }
-      this.cur[base + b] = mass[b];
     }
-    this.curStep[l] = obs.step;
+    this.curStep[l] = step;
   }
 }

@@ -47,7 +47,7 @@ import { CopyCost } from './synapse-copy-cost.js';
 import { ForecastAudit } from './synapse-forecast-audit.js';
 import { SynapseForecast } from './synapse-forecast.js';
 import { forEachMass, type Actions, type Observation, type Policy, type PolicyDefinition, type PolicyView } from './policy.js';
-import { selectBottomK } from './quickselect.js';
+import { selectBottomKKeyed } from './quickselect.js';
 
 export const SYNAPSE_MODES = ['lossless', 'predictive'] as const;
 export type SynapseMode = (typeof SYNAPSE_MODES)[number];
@@ -84,25 +84,38 @@ export interface SynapsePolicy extends Policy {
   forecastOf(layer: number): number[];
 }
 
-/** Blocks of a layer whose key norm exceeds mean + k·σ over its live blocks (1 = outlier). */
-export function outlierMask(v: PolicyView, k: number, out: Uint8Array): Uint8Array {
+/**
+ * The outlier bound of a layer: mean + k·σ of the key norms of its live blocks (a block whose norm
+ * exceeds it is an outlier); Infinity with fewer than two live blocks.
+ */
+export function outlierBound(v: PolicyView, k: number): number {
   const l = v.layer;
+  const created = v.cache.created[l];
+  const norms = v.keyNorms;
   let n = 0;
   let sum = 0;
   let sq = 0;
-  for (let b = 0; b < v.cache.created[l]; b++) {
-    if (v.cache.tierOf(l, b) < 0) continue;
-    const x = v.keyNorms[b];
-    n++;
-    sum += x;
-    sq += x * x;
+  if (v.cache.live(l) === created) {
+    // every created block is live
+    for (let b = 0; b < created; b++) {
+      const x = norms[b];
+      sum += x;
+      sq += x * x;
+    }
+    n = created;
+  } else {
+    for (let b = 0; b < created; b++) {
+      if (v.cache.tierOf(l, b) < 0) continue;
+      const x = norms[b];
+      n++;
+      sum += x;
+      sq += x * x;
+    }
   }
-  out.fill(0);
-  if (n < 2) return out;
+  if (n < 2) return Infinity;
   const mean = sum / n;
   const sd = Math.sqrt(Math.max(0, sq / n - mean * mean));
-  for (let b = 0; b < v.cache.created[l]; b++) if (v.cache.tierOf(l, b) >= 0 && v.keyNorms[b] > mean + k * sd) out[b] = 1;
-  return out;
+  return mean + k * sd;
 }
 
 export const synapseVm: PolicyDefinition<Options> = {
@@ -150,13 +163,16 @@ export const synapseVm: PolicyDefinition<Options> = {
     const forecast = new SynapseForecast(L, M, { historyWeight: o.history_weight, heavyRatio: o.heavy_ratio, simRate: o.sim_rate });
     const audit = new ForecastAudit(L, M);
     const cost = new CopyCost(setup, o);
-    const outliers = Array.from({ length: L }, () => new Uint8Array(M));
     /** per (layer, block): last step its observed mass reached the promotion threshold (−1e9: never) */
     const hotStep = new Int32Array(L * M).fill(-1e9);
     const staged = Array.from({ length: L }, () => [] as number[]);
     const stagedMask = new Uint8Array(M);
     const cand = new Int32Array(M);
+    /** keys[i] of cand[i], for the selections */
+    const candKeys = new Float64Array(M);
+    /** per block: minus its forecast score (for the blocks scoring >= theta) */
     const keys = new Float64Array(M);
+    const up = new Int32Array(M);
     const pinnedUpTo = new Int32Array(L);
     /** per layer: 1 for the blocks below L1 at its latest decision (what the forecast is judged on), and that step */
     const belowL1 = Array.from({ length: L }, () => new Uint8Array(M));
@@ -164,6 +180,9 @@ export const synapseVm: PolicyDefinition<Options> = {
     const stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
     const fetched = new Float64Array(T);
     const fetchedBytes = new Float64Array(T);
+    /** per tier: blocks and bytes staged at the current decision */
+    const stagedIn = new Float64Array(T);
+    const stagedBytesIn = new Float64Array(T);
 
     return {
       name: 'synapsevm',
@@ -181,14 +200,17 @@ export const synapseVm: PolicyDefinition<Options> = {
         // anchor guard: pin the sink blocks once they exist
         for (let b = pinnedUpTo[l]; b < Math.min(sinkBlocks, cache.created[l]); b++) if (cache.tierOf(l, b) >= 0) act.pin(l, b);
         pinnedUpTo[l] = Math.min(sinkBlocks, cache.created[l]);
-        const outlier = outlierMask(v, o.outlier_sigma, outliers[l]);
+        // the outlier bound, computed when a block first goes below L1 at this decision (demotions change no norm and no liveness)
+        let bound = Number.NaN;
         const K = Math.max(v.budgetBlocks, sinkBlocks + 1);
         const recent = Math.max(1, Math.round(K * o.recent_ratio));
         const windowStart = v.nBlocks - recent;
         const created = cache.created[l];
-        const key = (b: number) => score.get(l, b);
-        const bitsFor = (b: number, bits: number) => (outlier[b] ? 16 : bits);
-        const hot = (b: number) => s - hotStep[l * M + b] <= o.hot_steps;
+        const hotBase = l * M;
+        const bitsFor = (b: number, bits: number) => {
+          if (Number.isNaN(bound)) bound = outlierBound(v, o.outlier_sigma);
+          return v.keyNorms[b] > bound ? 16 : bits;
+        };
         const timed = s >= 0;
         let left = timed ? cost.layerUs : Infinity;
         const demoteTo = (b: number, tier: string, t: number, bits: number) => {
@@ -197,34 +219,55 @@ export const synapseVm: PolicyDefinition<Options> = {
           if (from === 0) left -= cost.of(t, cache.bytesOf(bits));
           return true;
         };
-        /** L1 blocks that may leave (not pinned, not in the window), hot ones only when `withHot` */
+        /** L1 blocks that may leave (not pinned, not in the window), hot ones only when `withHot`, with their saliency into candKeys */
         const l1Victims = (withHot: boolean) => {
           let n = 0;
-          for (let b = 0; b < Math.min(windowStart, created); b++) {
-            if (cache.tierOf(l, b) === 0 && !cache.isPinned(l, b) && (withHot || !hot(b))) cand[n++] = b;
+          const end = Math.min(windowStart, created);
+          const pins = cache.pinnedIn(l) > 0;
+          for (let b = 0; b < end; b++) {
+            if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b))) continue;
+            if (!withHot && s - hotStep[hotBase + b] <= o.hot_steps) continue;
+            candKeys[n] = score.get(l, b);
+            cand[n++] = b;
           }
           return n;
+        };
+        /** the unhot unpinned L1 block outside the window of least saliency (ties: the lower id), or −1 */
+        const coldestL1 = () => {
+          let best = -1;
+          let bestKey = 0;
+          const end = Math.min(windowStart, created);
+          const pins = cache.pinnedIn(l) > 0;
+          for (let b = 0; b < end; b++) {
+            if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b)) || s - hotStep[hotBase + b] <= o.hot_steps) continue;
+            const k = score.get(l, b);
+            if (best < 0 || k < bestKey) {
+              best = b;
+              bestKey = k;
+            }
+          }
+          return best;
         };
 
         // promotion back: blocks below L1 that were hot at the layer's latest observation
         if (timed && o.promote_blocks > 0 && forecast.lastStep(l) >= 0) {
           const theta = o.promote_ratio / Math.max(1, v.nBlocks);
-          const up: number[] = [];
-          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) > 0 && forecast.lastMass(l, b) >= theta) up.push(b);
-          up.sort((a, b) => forecast.lastMass(l, b) - forecast.lastMass(l, a) || a - b);
-          for (let i = 0; i < Math.min(up.length, o.promote_blocks); i++) {
-            const b = up[i];
+          let nUp = 0;
+          const heavy = forecast.lastAtLeast(l, created, theta, cand);
+          for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
+          const order = Array.from(up.subarray(0, nUp)).sort((a, b) => forecast.lastMass(l, b) - forecast.lastMass(l, a) || a - b);
+          for (let i = 0; i < Math.min(order.length, o.promote_blocks); i++) {
+            const b = order[i];
             if (cache.countIn(l, 0) + (v.newBlock ? 1 : 0) >= K) {
-              const n = l1Victims(false);
-              if (selectBottomK(cand, n, 1, key) < 1) break;
-              const c = cand[0];
+              const c = coldestL1();
+              if (c < 0) break;
               if (!demoteTo(c, o.l2_tier, tL2, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l2_bits)))) break;
             }
             const from = cache.tierOf(l, b);
             const bytes = cache.bytesOf(cache.bitsOf(l, b));
             if (!act.promote(l, b, 16)) break;
             left -= cost.of(from, bytes);
-            hotStep[l * M + b] = s;
+            hotStep[hotBase + b] = s;
             stats.promotedBack++;
           }
         }
@@ -234,7 +277,7 @@ export const synapseVm: PolicyDefinition<Options> = {
         if (want > K) {
           let n = l1Victims(false);
           if (n < want - K) n = l1Victims(true);
-          const k = selectBottomK(cand, n, want - K, key);
+          const k = selectBottomKKeyed(cand, candKeys, n, want - K);
           for (let i = 0; i < k; i++) demoteTo(cand[i], o.l2_tier, tL2, bitsFor(cand[i], o.l2_bits));
         }
         // L2 -> L3: bottom-k saliency in L2
@@ -242,8 +285,12 @@ export const synapseVm: PolicyDefinition<Options> = {
         const inL2 = cache.countIn(l, tL2);
         if (inL2 > K2) {
           let n = 0;
-          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tL2) cand[n++] = b;
-          const k = selectBottomK(cand, n, inL2 - K2, key);
+          for (let b = 0; b < created; b++) {
+            if (cache.tierOf(l, b) !== tL2) continue;
+            candKeys[n] = score.get(l, b);
+            cand[n++] = b;
+          }
+          const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
           for (let i = 0; i < k; i++) {
             const b = cand[i];
             act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), bitsFor(b, o.l3_bits)));
@@ -251,26 +298,24 @@ export const synapseVm: PolicyDefinition<Options> = {
         }
         if (!timed) return;
 
+        // the blocks below L1 now (staging changes no tier): what the forecast picks from and is judged on
+        const below = belowL1[l];
+        for (let b = 0; b < created; b++) below[b] = cache.tierOf(l, b) > 0 ? 1 : 0;
         // the forecast: blocks below L1 scoring >= theta, the best ceil(stage_ratio x K), staged while they fit
         const theta = forecast.threshold(v.nBlocks);
         const alpha = forecast.alpha(l, s);
         stats.decisions++;
         stats.alphaSum += alpha;
-        let n = 0;
-        for (let b = 0; b < created; b++) {
-          if (cache.tierOf(l, b) <= 0) continue;
-          const f = forecast.score(l, b, s, alpha);
-          if (f >= theta) {
-            keys[b] = -f;
-            cand[n++] = b;
-          }
-        }
+        const n = forecast.candidates(l, created, alpha, theta, below, cand, keys);
+        for (let i = 0; i < n; i++) candKeys[i] = keys[cand[i]];
         const cap = Math.ceil(o.stage_ratio * K);
-        const best = selectBottomK(cand, n, cap, (b) => keys[b]);
+        const best = selectBottomKKeyed(cand, candKeys, n, cap);
         const picked = Array.from(cand.subarray(0, best)).sort((a, b) => keys[a] - keys[b] || a - b);
         const st = staged[l];
         st.length = 0;
         stagedMask.fill(0, 0, v.nBlocks);
+        stagedIn.fill(0);
+        stagedBytesIn.fill(0);
         for (const b of picked) {
           const t = cache.tierOf(l, b);
           const bytes = cache.bytesOf(cache.bitsOf(l, b));
@@ -280,21 +325,25 @@ export const synapseVm: PolicyDefinition<Options> = {
           left -= us;
           st.push(b);
           stagedMask[b] = 1;
+          stagedIn[t]++;
+          stagedBytesIn[t] += bytes;
           stats.staged++;
           stats.stagedBytes += bytes;
         }
-        const below = belowL1[l];
-        below.fill(0);
-        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) > 0) below[b] = 1;
         judgedStep[l] = s;
-        audit.begin(l, s, v.nBlocks, (b) => below[b] === 1, st);
+        audit.begin(l, s, v.nBlocks, below, st);
         if (predictive) {
           // probes: the offloaded blocks unattended the longest, with the copy time left
           if (o.probe_blocks > 0) {
             let m = 0;
-            for (let b = 0; b < created; b++) if (cache.tierOf(l, b) > 0 && !stagedMask[b]) cand[m++] = b;
-            const seen = (b: number) => forecast.seenStep[l * M + b];
-            const k = selectBottomK(cand, m, o.probe_blocks, seen);
+            const seenBase = l * M;
+            for (let b = 0; b < created; b++) {
+              if (below[b] === 0 || stagedMask[b]) continue;
+              candKeys[m] = forecast.seenStep[seenBase + b];
+              cand[m++] = b;
+            }
+            const k = selectBottomKKeyed(cand, candKeys, m, o.probe_blocks);
+            const seen = (b: number) => forecast.seenStep[seenBase + b];
             const order = Array.from(cand.subarray(0, k)).sort((a, b) => seen(a) - seen(b) || a - b);
             for (const b of order) {
               const us = cost.of(cache.tierOf(l, b), cache.bytesOf(cache.bitsOf(l, b)));
@@ -306,18 +355,16 @@ export const synapseVm: PolicyDefinition<Options> = {
             }
           }
           for (let b = 0; b < created; b++) {
-            if (cache.tierOf(l, b) > 0 && !stagedMask[b]) {
+            if (below[b] === 1 && !stagedMask[b]) {
               act.skip(b);
               stats.skipped++;
             }
           }
         } else {
-          for (let b = 0; b < created; b++) {
-            const t = cache.tierOf(l, b);
-            if (t > 0 && !stagedMask[b]) {
-              fetched[t]++;
-              fetchedBytes[t] += cache.bytesOf(cache.bitsOf(l, b));
-            }
+          // every block below L1 not staged is fetched on demand: per tier, its blocks and bytes less the staged ones
+          for (let t = 1; t < T; t++) {
+            fetched[t] += cache.countIn(l, t) - stagedIn[t];
+            fetchedBytes[t] += cache.bytesIn(l, t) - stagedBytesIn[t];
           }
         }
       },
@@ -326,10 +373,16 @@ export const synapseVm: PolicyDefinition<Options> = {
         forecast.observe(obs, judgedStep[obs.layer] === obs.step ? belowL1[obs.layer] : undefined);
         const l = obs.layer;
         const theta = o.promote_ratio / Math.max(1, obs.nBlocks);
-        forEachMass(obs, (b, m) => {
-          if (m >= theta) hotStep[l * M + b] = obs.step;
-        });
-        if (obs.step >= 0) audit.truth(l, obs.step, obs.nBlocks, forecast.threshold(obs.nBlocks), (b) => (obs.attended[b] ? forecast.lastMass(l, b) : null));
+        const { idx, mass, attended } = obs;
+        if (idx !== null && obs.uniform < theta) {
+          // only listed blocks can reach theta
+          for (let i = 0; i < idx.length; i++) if (attended[idx[i]] && mass[i] >= theta) hotStep[l * M + idx[i]] = obs.step;
+        } else {
+          forEachMass(obs, (b, m) => {
+            if (m >= theta) hotStep[l * M + b] = obs.step;
+          });
+        }
+        if (obs.step >= 0) audit.truthOf(l, obs.step, forecast.threshold(obs.nBlocks), obs);
       },
       report() {
         const out: Record<string, number> = {

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { CopyCost } from '../../policies/synapse-copy-cost.js';
 import { ForecastAudit, median } from '../../policies/synapse-forecast-audit.js';
+import { SynapseForecast } from '../../policies/synapse-forecast.js';
+import type { Observation } from '../../policies/policy.js';
 import { policyHardware } from '../../sim/hardware/policy-hardware.js';
 import { tinyHardware, tinyModel } from '../helpers/tiny.js';
 
@@ -66,8 +68,64 @@ describe('forecast audit', () => {
     expect(r.forecast_precision).toBe(1);
     expect(r.forecast_recall).toBeUndefined();
   });
+  it('truthOf an observation counts as truth over the same masses (sparse and dense forms, skips, heavy uniform share)', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let trial = 0; trial < 200; trial++) {
+      const n = 1 + Math.floor(rnd() * 40);
+      const obs = randomObservation(n, rnd);
+      const theta = rnd() < 0.2 ? obs.uniform : rnd() * 0.3;
+      const off = Uint8Array.from({ length: n }, () => (rnd() < 0.6 ? 1 : 0));
+      const fc = Array.from({ length: Math.floor(rnd() * 6) }, () => Math.floor(rnd() * n));
+      const a = new ForecastAudit(1, 64);
+      const b = new ForecastAudit(1, 64);
+      a.begin(0, 3, n, off, fc);
+      b.begin(0, 3, n, (x) => off[x] === 1, fc);
+      a.truthOf(0, 3, theta, obs);
+      b.truth(0, 3, n, theta, (x) => (obs.attended[x] ? massOf(obs, x) : null));
+      expect([a.steps, a.unobserved]).toEqual([b.steps, b.unobserved]);
+    }
+  });
   it('median of odd and even counts', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+});
+
+/** a random observation of n blocks: sparse (ascending listed blocks) or dense, some blocks skipped */
+function randomObservation(n: number, rnd: () => number): Observation {
+  const attended = Uint8Array.from({ length: n }, () => (rnd() < 0.85 ? 1 : 0));
+  const attendedCount = attended.reduce((x, y) => x + y, 0);
+  const dense = rnd() < 0.2;
+  const idx = dense ? null : Uint32Array.from(Array.from({ length: n }, (_, b) => b).filter(() => rnd() < 0.3));
+  const mass = Float32Array.from({ length: dense ? n : idx!.length }, () => rnd() * 0.4);
+  const uniform = dense ? 0 : rnd() * 0.1;
+  return { step: 3, layer: 0, nBlocks: n, idx, mass, uniform, groups: [], attended, attendedCount };
+}
+
+/** an attended block's mass in an observation (its listed mass, else the uniform share) */
+function massOf(o: Observation, b: number): number {
+  if (o.idx === null) return o.mass[b];
+  const i = o.idx.indexOf(b);
+  return i >= 0 ? o.mass[i] : o.uniform;
+}
+
+describe('synapsevm forecast parts', () => {
+  it('lastAtLeast lists the blocks whose latest observed mass reaches theta (listed only or every block)', () => {
+    let seed = 11;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let trial = 0; trial < 200; trial++) {
+      const n = 1 + Math.floor(rnd() * 40);
+      const f = new SynapseForecast(2, 64, { historyWeight: 1, heavyRatio: 2, simRate: 0.25 });
+      const obs = randomObservation(n, rnd);
+      f.observe({ ...obs, layer: 1 });
+      const theta = [0, obs.uniform, rnd() * 0.3][Math.floor(rnd() * 3)];
+      const created = n + Math.floor(rnd() * 3);
+      const ids = new Int32Array(64);
+      const got = [...ids.subarray(0, f.lastAtLeast(1, created, theta, ids))].sort((x, y) => x - y);
+      const want = Array.from({ length: created }, (_, b) => b).filter((b) => (b < n && obs.attended[b] ? massOf(obs, b) : 0) >= theta);
+      expect(got).toEqual(want);
+      for (const b of want) expect(f.lastMass(1, b)).toBe(b < n && obs.attended[b] ? massOf(obs, b) : 0);
+    }
   });
 });
