@@ -147,7 +147,7 @@ export const infiniGen: PolicyDefinition<Options> = {
         slide(v, act, l, v.newBlock ? 1 : 0, resident); // normally done one layer ahead already
         if (stampOf[l] !== v.step) predict(v, act, l, v.step, true, fetchMax);
         const mask = predicted[l];
-        for (let b = 0; b < cache.created[l]; b++) if (cache.tierOf(l, b) > 0 && !mask[b]) act.skip(b);
+        act.skipExcept(mask, 'offloaded');
         if (L === 1) return; // one layer: nothing to hide behind, prediction happens at the layer
         // one layer ahead: slide the next layer's window (its new block is known), then speculate it
         const nextStep = l + 1 < L ? v.step : v.step + 1;

@@ -116,12 +116,8 @@ export const quest: PolicyDefinition<Options> = {
           return;
         }
         if (v.step < 0) return;
-        for (let b = 0; b < created; b++) {
-          const t = cache.tierOf(l, b);
-          if (t < 0) continue;
-          if (!sel[b]) act.skip(b);
-          else if (t > 0 && !act.promote(l, b)) act.prefetch(l, b);
-        }
+        act.skipExcept(sel, 'all');
+        for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0 && !act.promote(l, b)) act.prefetch(l, b);
         if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
       },
       observe(obs: Observation) {
