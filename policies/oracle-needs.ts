@@ -9,7 +9,7 @@
  *
  * Both choices are partial selections (quickselect), not sorts; the scratch arrays are reused.
  */
-import type { TraceStep } from '../traces/format.js';
+import type { LayerAttention, TraceStep } from '../traces/format.js';
 import { denseMass } from './dense-mass.js';
 import { selectBottomKKeyed } from './quickselect.js';
 
@@ -69,6 +69,7 @@ export class StepNeeds {
     const { m, g1, mark, listed, ids, keys, negShare } = this;
     const K = this.topK;
     mark.fill(0, 0, L * n);
+    if (this.sortedTopK(s, n)) return this.ofSortedTopK(s, n);
     listed.fill(0, 0, L * n);
     // with every row in top-k form, the unlisted blocks of a layer share one mass: cuts are found
     // from the listed masses and that one value instead of selecting over every block
@@ -184,6 +185,106 @@ export class StepNeeds {
     }
     return lists;
   }
+
+  /**
+   * True when ofSortedTopK applies to step `s`: one KV group, every row in top-k form with its listed
+   * blocks strictly ascending and at least one block unlisted, and 0 < topK < blocks.
+   */
+  private sortedTopK(s: TraceStep, n: number): boolean {
+    if (this.kvGroups !== 1 || !(this.topK > 0 && this.topK < n)) return false;
+    for (let l = 0; l < this.layers; l++) {
+      const la = s.layers[l];
+      const idx = la.idx;
+      if (idx === null || la.nBlocks !== n || idx.length >= n) return false;
+      for (let i = 0; i < idx.length; i++) if (idx[i] >= n || (i > 0 && idx[i] <= idx[i - 1])) return false;
+    }
+    return true;
+  }
+
+  /**
+   * of(s) where sortedTopK(s) holds (the same sets): a row's unlisted blocks all carry its even
+   * remainder share, so each cut is found from the listed masses and that one value, and a block is
+   * visited only where the cut can reach it: the listed blocks, the unlisted ones below the last block
+   * taken on a tie (ties go to the lower blocks), and every unlisted one when the cut lies below
+   * their value. Row totals are summed over every block in block order, as of() does.
+   */
+  private ofSortedTopK(s: TraceStep, n: number): Int32Array[] {
+    const L = this.layers;
+    const K = this.topK;
+    const { mark, negShare } = this;
+    const rowSorted = this.sorted;
+    const poolSorted = this.poolSorted;
+    // per layer: the remainder share of an unlisted block, and the blocks below `scanTo` whose marks
+    // must be read from `mark` (above it only listed blocks can be marked)
+    if (this.uOf.length < L) {
+      this.uOf = new Float64Array(L);
+      this.scanTo = new Int32Array(L);
+    }
+    const { uOf, scanTo } = this;
+    let pp = 0;
+    for (let l = 0; l < L; l++) {
+      const base = l * n;
+      const { idx, mass } = s.layers[l] as LayerAttention & { idx: Uint32Array };
+      const k = idx.length;
+      const u = s.layers[l].remainder / (n - k);
+      uOf[l] = u;
+      let total = 0;
+      let b = 0;
+      for (let i = 0; i < k; i++) {
+        const nb = idx[i];
+        for (; b < nb; b++) total += u;
+        total += mass[i];
+        b = nb + 1;
+      }
+      for (; b < n; b++) total += u;
+      for (let i = 0; i < k; i++) rowSorted[i] = -mass[i];
+      this.rowKey[0] = -u;
+      this.rowCount[0] = n - k;
+      const v = this.weighted.nth(rowSorted, k, this.rowKey, this.rowCount, 1, K);
+      const ties = K - countBelowUnsorted(rowSorted, k, this.rowKey, this.rowCount, 1, v);
+      // key -x below v: x above -v (negation is exact)
+      scanTo[l] = markCut(mark, base, n, idx, mass, u, -v, ties);
+      if (this.pooled) {
+        for (let i = 0; i < k; i++) {
+          const x = -(total > 0 ? mass[i] / total : 0);
+          negShare[base + idx[i]] = x;
+          poolSorted[pp++] = x;
+        }
+        this.groupKey[l] = -(total > 0 ? u / total : 0);
+        this.groupCount[l] = n - k;
+      }
+    }
+    if (this.pooled) {
+      const N = L * K;
+      const v = this.weighted.nth(poolSorted, pp, this.groupKey, this.groupCount, L, N);
+      let ties = N - countBelowUnsorted(poolSorted, pp, this.groupKey, this.groupCount, L, v);
+      // in (layer, block) order: keys below v, then ties while they last
+      for (let l = 0; l < L; l++) {
+        const base = l * n;
+        const { idx } = s.layers[l] as LayerAttention & { idx: Uint32Array };
+        ties = markPooled(mark, negShare, base, n, idx, this.groupKey[l], v, ties, scanTo, l);
+      }
+    }
+    const lists: Int32Array[] = [];
+    let o = 0;
+    for (let l = 0; l < L; l++) {
+      const base = l * n;
+      const from = o;
+      const to = scanTo[l];
+      for (let b = 0; b < to; b++) if (mark[base + b]) this.out[o++] = b;
+      const idx = s.layers[l].idx!;
+      for (let i = 0; i < idx.length; i++) {
+        const b = idx[i];
+        if (b >= to && mark[base + b]) this.out[o++] = b;
+      }
+      lists.push(this.out.subarray(from, o));
+    }
+    return lists;
+  }
+
+  private uOf = new Float64Array(0);
+  private scanTo = new Int32Array(0);
+  private readonly weighted = new WeightedNth();
 }
 
 /**
@@ -214,4 +315,192 @@ export function countBelow(sorted: Float64Array, p: number, gk: Float64Array, gc
   while (below < p && sorted[below] < v) below++;
   for (let j = 0; j < groups; j++) if (gk[j] < v) below += gc[j];
   return below;
+}
+
+/** countBelow for singles in any order and groups in any order. */
+function countBelowUnsorted(singles: Float64Array, p: number, gk: Float64Array, gc: Int32Array, groups: number, v: number): number {
+  let below = 0;
+  for (let i = 0; i < p; i++) if (singles[i] < v) below++;
+  for (let j = 0; j < groups; j++) if (gk[j] < v) below += gc[j];
+  return below;
+}
+
+/**
+ * nthKey's value for singles and groups in any order: the N-th smallest key (1-based) of the
+ * multiset, by quickselect over the keys weighted by their counts (three-way partitions around a
+ * median-of-three pivot), in expected linear time instead of a sort. Scratch arrays are reused.
+ */
+export class WeightedNth {
+  private v = new Float64Array(0);
+  private w = new Float64Array(0);
+
+  nth(singles: Float64Array, p: number, gk: Float64Array, gc: Int32Array, groups: number, N: number): number {
+    const count = p + groups;
+    if (this.v.length < count) {
+      this.v = new Float64Array(Math.max(count, 2 * this.v.length));
+      this.w = new Float64Array(this.v.length);
+    }
+    const { v, w } = this;
+    for (let i = 0; i < p; i++) {
+      v[i] = singles[i];
+      w[i] = 1;
+    }
+    for (let j = 0; j < groups; j++) {
+      v[p + j] = gk[j];
+      w[p + j] = gc[j];
+    }
+    let lo = 0;
+    let hi = count;
+    let need = N;
+    while (lo < hi) {
+      const a = v[lo];
+      const b = v[(lo + hi) >>> 1];
+      const c = v[hi - 1];
+      const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
+      // [lo, lt) below the pivot, [lt, i) equal, [gt, hi) above
+      let lt = lo;
+      let i = lo;
+      let gt = hi;
+      let below = 0;
+      let equal = 0;
+      while (i < gt) {
+        const x = v[i];
+        if (x < pivot) {
+          below += w[i];
+          swap(v, w, lt++, i++);
+        } else if (x > pivot) swap(v, w, i, --gt);
+        else equal += w[i++];
+      }
+      if (need <= below) hi = lt;
+      else if (need <= below + equal) return pivot;
+      else {
+        need -= below + equal;
+        lo = gt;
+      }
+    }
+    throw new Error(`nthKey: ${N} beyond the multiset`);
+  }
+}
+
+function swap(v: Float64Array, w: Float64Array, i: number, j: number): void {
+  const t = v[i];
+  v[i] = v[j];
+  v[j] = t;
+  const u = w[i];
+  w[i] = w[j];
+  w[j] = u;
+}
+
+/**
+ * One row's cut over block values x (listed: mass[i] at idx[i], ascending; every other block: u): mark
+ * the blocks with x > c, and the first `ties` blocks (block order) with x === c. Returns the bound
+ * below which unlisted blocks may be marked (n when all are).
+ */
+function markCut(mark: Uint8Array, base: number, n: number, idx: Uint32Array, mass: Float32Array, u: number, c: number, ties: number): number {
+  const k = idx.length;
+  if (u > c) {
+    // every unlisted block is above the cut; ties can only be listed
+    let i = 0;
+    for (let b = 0; b < n; b++) {
+      if (i < k && idx[i] === b) {
+        const x = mass[i++];
+        if (x > c) mark[base + b] = 1;
+        else if (x === c && ties > 0) {
+          mark[base + b] = 1;
+          ties--;
+        }
+      } else mark[base + b] = 1;
+    }
+    return n;
+  }
+  let i = 0;
+  let to = 0;
+  if (u === c && ties > 0) {
+    // walk every block while ties last
+    let b = 0;
+    for (; b < n && ties > 0; b++) {
+      if (i < k && idx[i] === b) {
+        const x = mass[i++];
+        if (x > c) mark[base + b] = 1;
+        else if (x === c) {
+          mark[base + b] = 1;
+          ties--;
+        }
+      } else {
+        mark[base + b] = 1;
+        ties--;
+      }
+    }
+    to = b;
+  }
+  // the rest: only listed blocks can be above the cut (or tie with it while ties last)
+  for (; i < k; i++) {
+    const x = mass[i];
+    if (x > c) mark[base + idx[i]] = 1;
+    else if (x === c && ties > 0) {
+      mark[base + idx[i]] = 1;
+      ties--;
+    }
+  }
+  return to;
+}
+
+let keep = new Uint8Array(256);
+
+/**
+ * One layer's part of the pooled cut over keys x (listed: negShare[base + idx[i]]; every other block:
+ * gkey): mark the blocks with x < v, and blocks with x === v while `ties` last (block order). Raises
+ * scanTo[l] to the bound below which unlisted blocks may be marked; returns the ties left.
+ */
+function markPooled(mark: Uint8Array, negShare: Float64Array, base: number, n: number, idx: Uint32Array, gkey: number, v: number, ties: number, scanTo: Int32Array, l: number): number {
+  const k = idx.length;
+  let i = 0;
+  if (gkey < v) {
+    // every unlisted block is below the cut; ties can only be listed: the listed blocks' marks first,
+    // then every block marked, then the listed ones set back
+    if (keep.length < k) keep = new Uint8Array(Math.max(k, 2 * keep.length));
+    for (; i < k; i++) {
+      const x = negShare[base + idx[i]];
+      let m = mark[base + idx[i]];
+      if (x < v) m = 1;
+      else if (x === v && ties > 0) {
+        m = 1;
+        ties--;
+      }
+      keep[i] = m;
+    }
+    mark.fill(1, base, base + n);
+    for (i = 0; i < k; i++) mark[base + idx[i]] = keep[i];
+    scanTo[l] = n;
+    return ties;
+  }
+  if (gkey === v && ties > 0) {
+    // walk every block while ties last
+    let b = 0;
+    for (; b < n && ties > 0; b++) {
+      if (i < k && idx[i] === b) {
+        const x = negShare[base + b];
+        i++;
+        if (x < v) mark[base + b] = 1;
+        else if (x === v) {
+          mark[base + b] = 1;
+          ties--;
+        }
+      } else {
+        mark[base + b] = 1;
+        ties--;
+      }
+    }
+    if (b > scanTo[l]) scanTo[l] = b;
+  }
+  // the rest: only listed blocks can be below the cut (or tie with it while ties last)
+  for (; i < k; i++) {
+    const x = negShare[base + idx[i]];
+    if (x < v) mark[base + idx[i]] = 1;
+    else if (x === v && ties > 0) {
+      mark[base + idx[i]] = 1;
+      ties--;
+    }
+  }
+  return ties;
 }

@@ -86,6 +86,28 @@ describe('oracle needed sets (generated steps)', () => {
     expect(cases).toBe(1000);
   });
 
+  it('equal the reference with listed blocks in ascending order (as the generator writes them), one KV group', () => {
+    const r = rng(777);
+    let fast = 0;
+    for (let trial = 0; trial < 600; trial++) {
+      const L = 1 + Math.floor(r() * 4);
+      const n = 1 + Math.floor(r() * 40);
+      const topK = Math.floor(r() * (n + 2));
+      const pooled = r() < 0.7;
+      const layers = Array.from({ length: L }, () => {
+        const la = row(r, n, false);
+        const order = Array.from(la.idx!.keys()).sort((a, b) => la.idx![a] - la.idx![b]);
+        return { ...la, idx: Uint32Array.from(order, (i) => la.idx![i]), mass: Float32Array.from(order, (i) => la.mass[i]) };
+      });
+      if (topK > 0 && topK < n && layers.every((la) => la.idx.length < n)) fast++;
+      const s: TraceStep = { step: 0, contextTokens: n * 16, layers };
+      const got = new StepNeeds(L, 1, topK, pooled).of(s).map((x) => [...x]);
+      expect(got, `trial ${trial}: L ${L} n ${n} topK ${topK} pooled ${pooled}`).toEqual(reference(s, L, 1, topK, pooled));
+    }
+    // most steps take the path for ascending listed blocks (0 < topK < blocks, a block unlisted in every row)
+    expect(fast).toBeGreaterThan(300);
+  });
+
   it('nthKey: the N-th smallest of single keys and counted groups; countBelow: how many lie below', () => {
     // multiset {-5, -3, -3 (x4 group), -2, -1 (x2 group)}: sorted singles [-5, -3, -2], groups [-3 x4, -1 x2]
     const singles = Float64Array.from([-5, -3, -2]);
