@@ -401,18 +401,18 @@ export class ReplayDriver<H> implements Actions {
     const created = c.created[l];
     const kept = keep === null ? 0 : Math.min(created, keep.length);
     const mark = this.skipMark;
+    // branch-free (keep often alternates at random): x >>> 31 is 1 for a negative x, 0 otherwise
     let k = 0;
     for (let b = 0; b < kept; b++) {
-      if (tiers[base + b] >= minTier && keep![b] === 0) {
-        mark[b] = 1;
-        k++;
-      }
+      // in scope (tier >= minTier) and not kept (keep[b] = 0)
+      const x = (((tiers[base + b] - minTier) >>> 31) ^ 1) & ((keep![b] - 1) >>> 31);
+      mark[b] |= x;
+      k += x;
     }
     for (let b = kept; b < created; b++) {
-      if (tiers[base + b] >= minTier) {
-        mark[b] = 1;
-        k++;
-      }
+      const x = ((tiers[base + b] - minTier) >>> 31) ^ 1;
+      mark[b] |= x;
+      k += x;
     }
     if (k !== 0) this.anySkip = true;
     return k;
@@ -763,38 +763,29 @@ export class ReplayDriver<H> implements Actions {
     const mark = this.skipMark;
     const att = this.attended;
     let openTier = -1;
+    // branch-free where the pattern is irregular (skips): x >>> 31 is 1 for a negative x, else 0
     for (let b = 0; b < n; b++) {
       const i = base + b;
       const t = tiers[i];
-      if (t < 0) {
-        // not live (a block skipped and then evicted is not skipped)
-        att[b] = 0;
-        mark[b] = 0;
-        openTier = -1;
-        continue;
-      }
-      if (mark[b] !== 0) {
-        mark[b] = 0;
-        att[b] = 0;
-        const bits = bitsAt[i];
-        skippedBits[slotOf[bits]]++;
-        skippedCount++;
-        if (t === 0) {
-          const bytes = bytesOf[bits];
-          skippedResident += bytes;
-          if (bits < 16) skippedQuant += bytes;
-        }
-        openTier = -1;
-        continue;
-      }
-      att[b] = 1;
-      if (t === 0) {
-        openTier = -1;
-        continue;
-      }
-      // below HBM: from its staged copy, or fetched on demand (see layerWork)
       const bits = bitsAt[i];
       const bytes = bytesOf[bits];
+      const live = (t >>> 31) ^ 1;
+      // skipped: live and marked (a block skipped and then evicted is not skipped); attended: live, not marked
+      const skip = live & mark[b];
+      const a = live ^ skip;
+      mark[b] = 0;
+      att[b] = a;
+      skippedCount += skip;
+      if (bits !== 16) skippedBits[slotOf[bits]] += skip;
+      // skipped in HBM (t = 0): its bytes, and again when quantized (adding 0 leaves a sum exact)
+      const inHbm = skip & ((t - 1) >>> 31);
+      skippedResident += inHbm * bytes;
+      skippedQuant += (inHbm & ((bits - 16) >>> 31)) * bytes;
+      if ((a & (-t >>> 31)) === 0) {
+        openTier = -1;
+        continue;
+      }
+      // attended below HBM: from its staged copy, or fetched on demand (see layerWork)
       if (staged[i] === 1 || entered[i] < since[row + t]) {
         stagedBytes += bytes;
         openTier = -1;
@@ -804,6 +795,10 @@ export class ReplayDriver<H> implements Actions {
       if (openTier !== t) fetchRuns[t]++;
       openTier = bits === 16 ? t : -1;
     }
+    // (16-bit blocks were counted in skippedCount only)
+    let others = 0;
+    for (let k = 1; k < BITS.length; k++) others += skippedBits[k];
+    skippedBits[0] = skippedCount - others;
     this.anySkip = false;
     const touched = this.touched[l];
     if (touched.length !== 0) touched.length = 0;
