@@ -27,6 +27,9 @@ export function isNeeded(mass: number, nBlocks: number, useFactor: number): bool
   return mass > 0 && mass * nBlocks >= useFactor;
 }
 
+/** no listing pending */
+const NONE = -0x7fffffff;
+
 export class PrefetchAudit {
   /** per (layer, block): the step it was listed for (-1: none), the answer, the step it was paged in for */
   private readonly listedFor: Int32Array;
@@ -35,6 +38,20 @@ export class PrefetchAudit {
   private readonly triggerOf: Uint8Array;
   private readonly bytesOf: Float64Array;
   private truth: Float64Array;
+  /**
+   * per layer, the listing being filled (one decision's pages, all for one step): its step (NONE:
+   * settled), pages, pages answered yes, one past its last block, and its paged-in blocks; a layer
+   * where a listing began before the last one was settled is `mixed` and settles page by page
+   */
+  private readonly listStep: Int32Array;
+  private readonly listCount: Int32Array;
+  private readonly listYes: Int32Array;
+  private readonly listEnd: Int32Array;
+  private readonly mixed: Uint8Array;
+  private readonly inList: Int32Array[];
+  private readonly inCount: Int32Array;
+  /** per layer, the step last settled together (its pages keep listedFor = that step) */
+  private readonly lastTopK: Int32Array;
 
   examples = 0;
   needed = 0;
@@ -65,29 +82,156 @@ export class PrefetchAudit {
     this.triggerOf = new Uint8Array(n);
     this.bytesOf = new Float64Array(n);
     this.truth = new Float64Array(maxBlocks);
+    this.listStep = new Int32Array(layers).fill(NONE);
+    this.listCount = new Int32Array(layers);
+    this.listYes = new Int32Array(layers);
+    this.listEnd = new Int32Array(layers);
+    this.mixed = new Uint8Array(layers);
+    this.inList = Array.from({ length: layers }, () => new Int32Array(8));
+    this.inCount = new Int32Array(layers);
+    this.lastTopK = new Int32Array(layers).fill(NONE);
   }
 
   /** Page b of layer l is offloaded at the decision for step t; the predictor answered `predicted`. */
   offloaded(l: number, b: number, t: number, predicted: boolean): void {
     const i = l * this.maxBlocks + b;
+    const yes = predicted ? 1 : 0;
+    if (this.listStep[l] !== t) {
+      if (this.listStep[l] !== NONE) this.mixed[l] = 1;
+      // a step listed again after it was settled together: its pages are no longer listed
+      if (this.lastTopK[l] === t) {
+        for (let j = l * this.maxBlocks; j < (l + 1) * this.maxBlocks; j++) if (this.listedFor[j] === t) this.listedFor[j] = -1;
+        this.lastTopK[l] = NONE;
+      }
+      this.listStep[l] = t;
+      this.listCount[l] = 0;
+      this.listYes[l] = 0;
+      this.listEnd[l] = 0;
+      this.inCount[l] = 0;
+    }
+    if (this.listedFor[i] === t) {
+      this.listYes[l] += yes - this.answer[i];
+    } else {
+      this.listCount[l]++;
+      this.listYes[l] += yes;
+      if (b + 1 > this.listEnd[l]) this.listEnd[l] = b + 1;
+    }
     this.listedFor[i] = t;
-    this.answer[i] = predicted ? 1 : 0;
+    this.answer[i] = yes;
   }
 
   /** Page b of layer l (listed for t) was paged in for step t by `trigger`, moving `bytes`. */
   pagedInFor(l: number, b: number, t: number, trigger: Trigger, bytes: number): void {
     const i = l * this.maxBlocks + b;
-    if (this.listedFor[i] !== t) throw new Error(`prefetch audit: layer ${l} block ${b} paged in for step ${t} but not listed as offloaded for it`);
+    if (this.listedFor[i] !== t || this.lastTopK[l] === t) throw new Error(`prefetch audit: layer ${l} block ${b} paged in for step ${t} but not listed as offloaded for it`);
+    if (this.inFor[i] !== t && this.listStep[l] === t) {
+      if (this.inCount[l] === this.inList[l].length) {
+        const grown = new Int32Array(2 * this.inList[l].length);
+        grown.set(this.inList[l]);
+        this.inList[l] = grown;
+      }
+      this.inList[l][this.inCount[l]++] = b;
+    }
     this.inFor[i] = t;
     this.triggerOf[i] = TRIGGERS.indexOf(trigger);
     this.bytesOf[i] = bytes;
   }
 
-  /** Settle the pages listed for (obs.step, obs.layer). */
+  /**
+   * Settle the pages listed for (obs.step, obs.layer). With top-k attention, every listed page
+   * outside the listed blocks has the same mass (`uniform`), so those pages are counted together;
+   * the listed blocks and the paged-in pages one by one.
+   */
   settle(obs: Observation): void {
+    const l = obs.layer;
+    const t = obs.step;
+    if (this.mixed[l] === 0) {
+      if (this.listStep[l] !== t) return;
+      if (obs.idx !== null && this.listEnd[l] <= obs.nBlocks && this.settleTopK(obs)) return;
+    }
+    this.settleEach(obs);
+    if (this.listStep[l] === t) this.listStep[l] = NONE;
+  }
+
+  /** settle() counting the pages outside obs.idx together; false (nothing counted) when idx is not strictly ascending */
+  private settleTopK(obs: Observation): boolean {
+    const idx = obs.idx!;
+    const l = obs.layer;
+    const t = obs.step;
+    const n = obs.nBlocks;
+    const base = l * this.maxBlocks;
+    for (let k = 1; k < idx.length; k++) if (!(idx[k] > idx[k - 1])) return false;
+    if (idx.length > 0 && idx[idx.length - 1] >= n) return false;
+    // listed pages among the listed blocks, one by one
+    let inIdx = 0;
+    let yesInIdx = 0;
+    let needed = 0;
+    let yesNeeded = 0;
+    let correct = 0;
+    for (let k = 0; k < idx.length; k++) {
+      const i = base + idx[k];
+      if (this.listedFor[i] !== t) continue;
+      const need = isNeeded(obs.mass[k], n, this.useFactor);
+      const said = this.answer[i] === 1;
+      inIdx++;
+      if (said) yesInIdx++;
+      if (need) needed++;
+      if (said && need) yesNeeded++;
+      if (said === need) correct++;
+    }
+    // the others, all of mass `uniform`
+    const rest = this.listCount[l] - inIdx;
+    const restYes = this.listYes[l] - yesInIdx;
+    const needU = isNeeded(obs.uniform, n, this.useFactor);
+    this.examples += this.listCount[l];
+    this.predicted += this.listYes[l];
+    this.needed += needed + (needU ? rest : 0);
+    this.truePositives += yesNeeded + (needU ? restYes : 0);
+    this.correct += correct + (needU ? restYes : rest - restYes);
+    // the paged-in pages, in block order
+    const list = this.inList[l];
+    const m = this.inCount[l];
+    list.subarray(0, m).sort();
+    for (let j = 0; j < m; j++) {
+      const b = list[j];
+      const i = base + b;
+      if (this.inFor[i] !== t || this.listedFor[i] !== t) continue;
+      let mass = obs.uniform;
+      for (let k = 0; k < idx.length; k++) {
+        if (idx[k] === b) {
+          mass = obs.mass[k];
+          break;
+        }
+      }
+      this.countPagedIn(i, isNeeded(mass, n, this.useFactor), obs.attended[b] === 1);
+    }
+    this.inCount[l] = 0;
+    this.listStep[l] = NONE;
+    this.lastTopK[l] = t;
+    return true;
+  }
+
+  /** a page paged in for the step being settled, needed or not, attended or not */
+  private countPagedIn(i: number, need: boolean, attended: boolean): void {
+    this.inFor[i] = -1;
+    const use = need && attended;
+    const tr = this.byTrigger[TRIGGERS[this.triggerOf[i]]];
+    this.pagedIn++;
+    tr.pagedIn++;
+    this.bytes += this.bytesOf[i];
+    if (need) this.neededPagedIn++;
+    if (use) {
+      this.used++;
+      tr.used++;
+    } else this.bytesWasted += this.bytesOf[i];
+  }
+
+  /** settle() page by page */
+  private settleEach(obs: Observation): void {
     const t = obs.step;
     const n = obs.nBlocks;
     const base = obs.layer * this.maxBlocks;
+    this.inCount[obs.layer] = 0;
     let any = false;
     for (let b = 0; b < n && !any; b++) any = this.listedFor[base + b] === t;
     if (!any) return;
@@ -104,17 +248,7 @@ export class PrefetchAudit {
       if (said && need) this.truePositives++;
       if (said === need) this.correct++;
       if (this.inFor[i] !== t) continue;
-      this.inFor[i] = -1;
-      const use = need && obs.attended[b] === 1;
-      const tr = this.byTrigger[TRIGGERS[this.triggerOf[i]]];
-      this.pagedIn++;
-      tr.pagedIn++;
-      this.bytes += this.bytesOf[i];
-      if (need) this.neededPagedIn++;
-      if (use) {
-        this.used++;
-        tr.used++;
-      } else this.bytesWasted += this.bytesOf[i];
+      this.countPagedIn(i, need, obs.attended[b] === 1);
     }
   }
 
