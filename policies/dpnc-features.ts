@@ -46,14 +46,67 @@ export interface PageFacts {
 
 /** Write the page's feature vector into out[at .. at + DPNC_FEATURES.length). */
 export function pageFeatures(f: PageFacts, out: Float64Array, at = 0): void {
-  out[at] = Math.min(1, f.recency / RECENCY_HORIZON);
-  out[at + 1] = f.seen > 0 ? f.uses / f.seen : 0;
-  out[at + 2] = Math.min(1, Math.max(0, f.lastMass));
-  out[at + 3] = 1 / (1 + Math.exp(-f.keyNormZ));
-  out[at + 4] = f.block / Math.max(1, f.nBlocks);
-  out[at + 5] = f.layers > 1 ? f.layer / (f.layers - 1) : 0;
-  out[at + 6] = f.tiers > 1 ? Math.max(0, f.tier) / (f.tiers - 1) : 0;
-  out[at + 7] = Number.isNaN(f.prevLayerMass) ? 0 : 0.25 + 0.75 * Math.min(1, Math.max(0, f.prevLayerMass));
+  out[at] = recencyFeature(f.recency);
+  out[at + 1] = frequencyFeature(f.uses, f.seen);
+  out[at + 2] = lastMassFeature(f.lastMass);
+  out[at + 3] = keyNormFeature(f.keyNormZ);
+  out[at + 4] = positionFeature(f.block, f.nBlocks);
+  out[at + 5] = layerFeature(f.layer, f.layers);
+  out[at + 6] = tierFeature(f.tier, f.tiers);
+  out[at + 7] = nearLayerFeature(f.prevLayerMass);
+}
+
+// the features one by one (pageFeatures writes them all; a caller keeping some of them between
+// decisions computes each with the same function)
+export const recencyFeature = (recency: number): number => Math.min(1, recency / RECENCY_HORIZON);
+export const frequencyFeature = (uses: number, seen: number): number => (seen > 0 ? uses / seen : 0);
+export const lastMassFeature = (lastMass: number): number => Math.min(1, Math.max(0, lastMass));
+export const keyNormFeature = (z: number): number => 1 / (1 + Math.exp(-z));
+export const positionFeature = (block: number, nBlocks: number): number => block / Math.max(1, nBlocks);
+export const layerFeature = (layer: number, layers: number): number => (layers > 1 ? layer / (layers - 1) : 0);
+export const tierFeature = (tier: number, tiers: number): number => (tiers > 1 ? Math.max(0, tier) / (tiers - 1) : 0);
+export const nearLayerFeature = (prevLayerMass: number): number =>
+  Number.isNaN(prevLayerMass) ? 0 : 0.25 + 0.75 * Math.min(1, Math.max(0, prevLayerMass));
+
+/**
+ * The bin of the key-norm feature (keyNormFeature) for a z-score, without an exp per page: the
+ * logistic rises with z, so its bin is the number of bin edges (in z) at or below z. The edges are
+ * found once by bisection on `bin(keyNormFeature(z))` itself; a z within GUARD of an edge (where
+ * rounding in exp could decide) gets `bin(keyNormFeature(z))` computed, so every answer equals it.
+ */
+export class KeyNormBins {
+  /** GUARD in z: the logistic's rounding error (a few ulps) is far below its change over this width */
+  static readonly GUARD = 1e-7;
+  private readonly edges: Float64Array;
+
+  constructor(private readonly bin: (v: number) => number, bins: number) {
+    const exact = (z: number) => bin(keyNormFeature(z));
+    // edges[k - 1]: the least z found with bin >= k, k = 1 .. bins − 1 (bins past a z of ±40 stay empty: 0 / bins − 1 there)
+    this.edges = new Float64Array(Math.max(0, bins - 1));
+    for (let k = 1; k < bins; k++) {
+      let lo = -40;
+      let hi = 40;
+      if (exact(lo) >= k) hi = lo;
+      else if (exact(hi) < k) lo = hi = Infinity;
+      for (let i = 0; i < 200 && lo < hi; i++) {
+        const mid = lo + (hi - lo) / 2;
+        if (mid === lo || mid === hi) break;
+        if (exact(mid) >= k) hi = mid;
+        else lo = mid;
+      }
+      this.edges[k - 1] = hi;
+    }
+  }
+
+  /** bin(keyNormFeature(z)) */
+  of(z: number): number {
+    const e = this.edges;
+    let k = 0;
+    while (k < e.length && e[k] <= z) k++;
+    // the nearest edges on either side (z between edges[k − 1] and edges[k]): too close -> exact
+    if ((k > 0 && z - e[k - 1] < KeyNormBins.GUARD) || (k < e.length && e[k] - z < KeyNormBins.GUARD) || !(z > -40 && z < 40)) return this.bin(keyNormFeature(z));
+    return k;
+  }
 }
 
 /** Mean and standard deviation of norms[0 .. n) over the blocks where `live` holds. */

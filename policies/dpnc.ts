@@ -42,8 +42,20 @@
  * trained on, next to that stream's majority class.
  */
 import { AttentionScore } from './attention-score.js';
-import { DPNC_FEATURES, normStats, pageFeatures, type PageFacts } from './dpnc-features.js';
-import { isNeeded, PrefetchAudit, type Trigger } from './dpnc-prefetch-audit.js';
+import {
+  DPNC_FEATURES,
+  frequencyFeature,
+  KeyNormBins,
+  lastMassFeature,
+  layerFeature,
+  nearLayerFeature,
+  normStats,
+  positionFeature,
+  RECENCY_HORIZON,
+  recencyFeature,
+  tierFeature,
+} from './dpnc-features.js';
+import { isNeeded, PrefetchAudit, TRIGGERS, type Trigger } from './dpnc-prefetch-audit.js';
 import { HoeffdingTree } from './hoeffding-tree.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { selectBottomKKeyed } from './quickselect.js';
@@ -76,17 +88,26 @@ interface Options extends Record<string, unknown> {
 const F = DPNC_FEATURES.length;
 /** the backing tiers, fastest first */
 const BACKING = ['dram', 'cxl', 'nvme', 'hdd'];
+/** trigger indices (TRIGGERS order) */
+const TREE = TRIGGERS.indexOf('tree');
+const RECENT = TRIGGERS.indexOf('recent');
+const IMPORTANT = TRIGGERS.indexOf('important');
 /** A 32-bit hash of four integers (the exploration draw). */
 function mix(a: number, b: number, c: number, d: number): number {
   let h = 0x811c9dc5;
-  for (const v of [a, b, c, d]) {
-    h = Math.imul(h ^ (v & 0xffff), 0x01000193);
-    h = Math.imul(h ^ (v >>> 16), 0x01000193);
-  }
+  h = mixIn(h, a);
+  h = mixIn(h, b);
+  h = mixIn(h, c);
+  h = mixIn(h, d);
   h ^= h >>> 15;
   h = Math.imul(h, 0x2c1b3c6d);
   h ^= h >>> 12;
   return h >>> 0;
+}
+
+function mixIn(h: number, v: number): number {
+  h = Math.imul(h ^ (v & 0xffff), 0x01000193);
+  return Math.imul(h ^ (v >>> 16), 0x01000193);
 }
 
 /** a step before any step (never) */
@@ -138,45 +159,114 @@ export const dpnc: PolicyDefinition<Options> = {
     const audit = new PrefetchAudit(L, M, o.use_factor);
     // per (layer, block): history of use
     const lastUse = new Int32Array(L * M).fill(NEVER);
-    const lastSeen = new Int32Array(L * M).fill(NEVER);
     const born = new Int32Array(L * M).fill(NEVER);
     // the step a page was last paged in for (its idle time counts from there when later than its last use)
     const touched = new Int32Array(L * M).fill(NEVER);
     const uses = new Float64Array(L * M);
     const seen = new Float64Array(L * M);
-    const lastMass = new Float64Array(L * M);
     const norms: Float32Array[] = Array.from({ length: L }, () => new Float32Array(M));
-    // the features a page had at the decision for step featStep (training input), and its tier then
-    const feats = new Float64Array(L * M * F);
+    // The tree reads a feature only through its bin (tree.bin of the value), so a page's features are
+    // kept as bins: the ones that change only when the page is attended (frequency, last mass) are
+    // binned then; the key norm's when the layer's key-norm statistics change; the rest per decision.
+    const freqBin = new Uint8Array(L * M).fill(tree.bin(frequencyFeature(0, 0)));
+    const massBin = new Uint8Array(L * M).fill(tree.bin(lastMassFeature(0)));
+    const normBin = new Uint8Array(L * M);
+    // the version of its layer's key-norm statistics normBin was computed with (-1: none)
+    const normVer = new Int32Array(L * M).fill(-1);
+    // per layer: key-norm statistics over its live pages, their version, and what they were computed from
+    const nsMean = new Float64Array(L);
+    const nsSd = new Float64Array(L);
+    const nsVer = new Int32Array(L);
+    const nsCreated = new Int32Array(L).fill(-1);
+    const nsLive = new Int32Array(L).fill(-1);
+    const normsChanged = new Uint8Array(L).fill(1);
+    const keyNormBins = new KeyNormBins((v) => tree.bin(v), tree.bins);
+    const layerBin = Array.from({ length: L }, (_, l) => tree.bin(layerFeature(l, L)));
+    const tierBin = Array.from({ length: T }, (_, tier) => tree.bin(tierFeature(tier, T)));
+    const neverBin = tree.bin(recencyFeature(Infinity));
+    const recencyBin = Array.from({ length: 4 * RECENCY_HORIZON }, (_, r) => tree.bin(recencyFeature(r)));
+    // near_layer of the layer observed last, per block (unknownNear: not attended there)
+    const unknownNear = tree.bin(nearLayerFeature(Number.NaN));
+    const nearBin = new Uint8Array(M).fill(unknownNear);
+    // the feature bins a page had at the decision for step featStep (training input), and its tier then
+    const feats = new Uint8Array(L * M * F);
     const featStep = new Int32Array(L * M).fill(NEVER);
     const featTier = new Int8Array(L * M);
     // pages paged in for step protectFor: not victims until that step's attention ran
     const protectFor = new Int32Array(L * M).fill(NEVER);
-    // per decision, per block of the layer decided: tree probability and keep score (reused)
-    const pool = new Int32Array(M);
-    // per block of the layer being managed (created <= M)
+    // per block of the layer being managed (created <= M): tree probability, keep value, due for demotion
     const prob = new Float64Array(M);
     const value = new Float64Array(M);
-    const dueKeys = new Float64Array(M);
+    const due = new Uint8Array(M);
+    // page lists of one decision (block order): resident at its start, exploration pool, trigger candidates
+    const residents = new Int32Array(M);
+    const explorable = new Int32Array(M);
+    const pool = new Int32Array(M);
+    const cands = new Int32Array(M);
+    const candKey = new Float64Array(M);
+    const candTrigger = new Uint8Array(M);
+    // per backing tier of the chain: its pages of the layer decided
+    const inTier = chain.map(() => new Int32Array(M));
+    const inTierCount = new Int32Array(chain.length);
+    const keys = new Float64Array(M);
+    const visited = new Uint8Array(M);
     // attended masses of the layer observed (reused)
     const massScratch = new Float64Array(M);
-    const facts: PageFacts = { recency: 0, uses: 0, seen: 0, lastMass: 0, keyNormZ: 0, block: 0, nBlocks: 0, layer: 0, layers: L, tier: 0, tiers: T, prevLayerMass: Number.NaN };
-    // the attended masses (over the row's largest) of the last layer observed, NaN where not attended
-    const prevMass = new Float64Array(M).fill(Number.NaN);
+    // blocks of each layer whose birth step is set (born is set for b < bornUpTo)
+    const bornUpTo = new Int32Array(L);
+    // per layer: a count of its observations (its scores change only then), and the largest score kept
+    const scoreVer = new Int32Array(L);
+    const maxVer = new Int32Array(L).fill(-1);
+    const maxCreated = new Int32Array(L).fill(-1);
+    const maxScore = new Float64Array(L);
     let prevLayer = -1;
     let prevStep = NEVER;
-    const x = new Float64Array(F);
 
+    /** the layer's largest cumulative attention over its created blocks (1 when none is positive) */
     const layerMax = (l: number, created: number) => {
+      if (maxVer[l] === scoreVer[l] && maxCreated[l] === created) return maxScore[l];
       let m = 0;
       for (let b = 0; b < created; b++) m = Math.max(m, score.get(l, b));
-      return m > 0 ? m : 1;
+      maxVer[l] = scoreVer[l];
+      maxCreated[l] = created;
+      maxScore[l] = m > 0 ? m : 1;
+      return maxScore[l];
     };
     const importance = (l: number, b: number, mx: number) => Math.max(0, score.get(l, b)) / mx;
     /** steps since the page's last use (or since it was created, when never used) */
     const sinceUse = (i: number, t: number) => (lastUse[i] === NEVER ? (born[i] === NEVER ? 0 : t - born[i]) : t - lastUse[i]);
     /** weighted LRU x importance at step t */
     const valueAt = (l: number, b: number, mx: number, t: number) => importance(l, b, mx) / (1 + Math.max(0, sinceUse(l * M + b, t)));
+    /** the key-norm statistics of layer l over its live pages, recomputed (new version) when its norms or pages changed */
+    const keyNormStats = (cache: PolicyView['cache'], l: number, created: number) => {
+      const live = cache.live(l);
+      if (normsChanged[l] === 0 && nsCreated[l] === created && nsLive[l] === live) return;
+      const ns = normStats(norms[l], created, live === created ? () => true : (b) => cache.tierOf(l, b) >= 0);
+      if (normsChanged[l] === 1 || !(ns.mean === nsMean[l] && ns.sd === nsSd[l])) nsVer[l]++;
+      nsMean[l] = ns.mean;
+      nsSd[l] = ns.sd;
+      normsChanged[l] = 0;
+      nsCreated[l] = created;
+      nsLive[l] = live;
+    };
+    /**
+     * ids[0 .. count) visited in order of (key of the block, block), ascending, while `visit` returns
+     * true: the next few are selected (first `first`, then twice as many each time) and sorted, not the
+     * whole list
+     */
+    const inOrder = (ids: Int32Array, count: number, key: Float64Array, first: number, visit: (b: number) => boolean) => {
+      let from = 0;
+      let chunk = Math.max(1, first);
+      while (from < count) {
+        const rest = ids.subarray(from, count);
+        for (let j = 0; j < rest.length; j++) keys[j] = key[rest[j]];
+        const take = selectBottomKKeyed(rest, keys, rest.length, chunk);
+        const next = Array.from(rest.subarray(0, take)).sort((a, c) => key[a] - key[c] || a - c);
+        for (const b of next) if (!visit(b)) return;
+        from += take;
+        chunk *= 2;
+      }
+    };
 
     /**
      * Layer l's pages for step t. `decision`: the page-in decision (predictor, triggers, exploration,
@@ -186,50 +276,95 @@ export const dpnc: PolicyDefinition<Options> = {
       const cache = v.cache;
       const created = cache.created[l];
       const K = Math.max(1, v.budgetBlocks);
-      const mx = layerMax(l, created);
       const thr = o.predict_threshold;
       // the tree predicts nothing before it has seen tree_grace samples (one sample would make every page "needed")
       const warm = tree.seen >= o.tree_grace;
+      const resident = () => cache.countIn(l, 0);
+      let mx = 1;
+      let nResident = 0;
+      let nExplorable = 0;
+      let nCands = 0;
+      // trigger candidates are listed with the features when the importance trigger is off (its bar,
+      // the least important resident page, is known only after the demotions from HBM)
+      const candsNow = !o.importance_trigger;
+      let pageInTop = 0;
+      for (const name of pageInTiers) pageInTop = Math.max(pageInTop, cache.tierIndex(name));
+      let exploreTop = 0;
+      for (const name of exploreTiers) exploreTop = Math.max(exploreTop, cache.tierIndex(name));
       if (decision) {
-        const ns = normStats(norms[l], created, (b) => cache.tierOf(l, b) >= 0);
+        mx = layerMax(l, created);
+        keyNormStats(cache, l, created);
+        const ver = nsVer[l];
+        const mean = nsMean[l];
+        const sd = nsSd[l];
+        const nl = norms[l];
         // the layer observed last (one layer ahead, the layer before the one computing now), at t or t - 1
         const prevOk = prevLayer >= 0 && (prevStep === t || prevStep === t - 1);
+        const lb = layerBin[l];
         for (let b = 0; b < created; b++) {
           const tier = cache.tierOf(l, b);
           if (tier < 0) continue;
           const i = l * M + b;
-          facts.recency = lastUse[i] === NEVER ? Infinity : t - lastUse[i];
-          facts.uses = uses[i];
-          facts.seen = seen[i];
-          facts.lastMass = lastMass[i];
-          facts.keyNormZ = ns.sd > 0 ? (norms[l][b] - ns.mean) / ns.sd : 0;
-          facts.block = b;
-          facts.nBlocks = nBlocksThen;
-          facts.layer = l;
-          facts.tier = tier;
-          facts.prevLayerMass = prevOk ? prevMass[b] : Number.NaN;
-          pageFeatures(facts, feats, i * F);
+          const at = i * F;
+          const r = t - lastUse[i];
+          feats[at] = lastUse[i] === NEVER ? neverBin : r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
+          feats[at + 1] = freqBin[i];
+          feats[at + 2] = massBin[i];
+          if (normVer[i] !== ver) {
+            normBin[i] = keyNormBins.of(sd > 0 ? (nl[b] - mean) / sd : 0);
+            normVer[i] = ver;
+          }
+          feats[at + 3] = normBin[i];
+          feats[at + 4] = tree.bin(positionFeature(b, nBlocksThen));
+          feats[at + 5] = lb;
+          feats[at + 6] = tierBin[tier];
+          feats[at + 7] = prevOk ? nearBin[b] : unknownNear;
           featStep[i] = t;
           featTier[i] = tier;
-          const p = tree.probabilityAt(feats, i * F);
+          const p = tree.probabilityOfBins(feats, at);
           prob[b] = p;
-          value[b] = valueAt(l, b, mx, t);
-          if (tier > 0 && audited) audit.offloaded(l, b, t, warm && p > thr);
+          const since = sinceUse(i, t);
+          const imp = importance(l, b, mx);
+          value[b] = imp / (1 + Math.max(0, since));
+          due[b] = since >= o.age_steps || imp < o.low_importance ? 1 : 0;
+          if (tier === 0) {
+            residents[nResident++] = b;
+            continue;
+          }
+          const yes = warm && p > thr;
+          if (audited) audit.offloaded(l, b, t, yes);
+          if (tier <= exploreTop) explorable[nExplorable++] = b;
+          if (candsNow && tier <= pageInTop) {
+            if (yes) {
+              cands[nCands] = b;
+              candKey[b] = -(1 + p);
+              candTrigger[b] = TREE;
+              nCands++;
+            } else if (o.recent_steps > 0 && lastUse[i] !== NEVER && t - lastUse[i] <= o.recent_steps) {
+              cands[nCands] = b;
+              candKey[b] = -value[b];
+              candTrigger[b] = RECENT;
+              nCands++;
+            }
+          }
         }
       } else {
+        if (resident() + incoming <= K) return;
+        mx = layerMax(l, created);
         for (let b = 0; b < created; b++) {
+          if (cache.tierOf(l, b) !== 0) continue;
           prob[b] = 0;
           value[b] = valueAt(l, b, mx, t);
+          residents[nResident++] = b;
         }
       }
-      const resident = () => cache.countIn(l, 0);
       const predicted = (b: number) => warm && prob[b] > thr;
       /**
        * the resident page to give up: not protected for t, of value below `below`, not predicted
        * needed, of lowest value (ties: the lowest block); with `anyway`, a predicted page when no other
-       * may go. The two candidates (lowest not predicted, lowest predicted) come from one scan, kept
-       * until a demotion from HBM changes the resident set (a page paged in is protected for t, so it
-       * is never one of them).
+       * may go. The two candidates (lowest not predicted, lowest predicted) come from one scan of the
+       * pages resident when the decision began (a page paged in since is protected for t), kept until a
+       * demotion from HBM changes the resident set.
        */
       let lowest = -1;
       let lowestPredicted = -1;
@@ -237,7 +372,8 @@ export const dpnc: PolicyDefinition<Options> = {
       const victim = (below: number, anyway = false) => {
         if (!known) {
           lowest = lowestPredicted = -1;
-          for (let b = 0; b < created; b++) {
+          for (let j = 0; j < nResident; j++) {
+            const b = residents[j];
             if (cache.tierOf(l, b) !== 0 || protectFor[l * M + b] === t) continue;
             if (predicted(b)) {
               if (lowestPredicted < 0 || value[b] < value[lowestPredicted]) lowestPredicted = b;
@@ -256,7 +392,8 @@ export const dpnc: PolicyDefinition<Options> = {
       };
       // LRU duration in HBM
       if (decision && o.hbm_age_steps > 0) {
-        for (let b = 0; b < created; b++) {
+        for (let j = 0; j < nResident; j++) {
+          const b = residents[j];
           const i = l * M + b;
           if (cache.tierOf(l, b) !== 0 || protectFor[i] === t || predicted(b)) continue;
           // steps before t without a use, counted from its last use or page-in, whichever is later
@@ -287,76 +424,94 @@ export const dpnc: PolicyDefinition<Options> = {
 
       // trigger page-ins: predicted access (any victim not predicted needed), then recency and
       // importance (a victim not predicted needed and of lower value)
-      let lowestImportance = Infinity;
-      for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0) lowestImportance = Math.min(lowestImportance, importance(l, b, mx));
-      let pageInTop = 0;
-      for (const name of pageInTiers) pageInTop = Math.max(pageInTop, cache.tierIndex(name));
-      const cands: { b: number; trigger: Trigger }[] = [];
-      // (candidates are pages that were offloaded when the decision began: one demoted by it stays out)
-      for (let b = 0; b < created; b++) {
-        const i = l * M + b;
-        if (cache.tierOf(l, b) <= 0 || cache.tierOf(l, b) > pageInTop || featTier[i] <= 0) continue;
-        if (predicted(b)) cands.push({ b, trigger: 'tree' });
-        else if (o.recent_steps > 0 && lastUse[i] !== NEVER && t - lastUse[i] <= o.recent_steps) cands.push({ b, trigger: 'recent' });
-        else if (o.importance_trigger && importance(l, b, mx) > lowestImportance) cands.push({ b, trigger: 'important' });
+      if (!candsNow) {
+        let lowestImportance = Infinity;
+        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0) lowestImportance = Math.min(lowestImportance, importance(l, b, mx));
+        // (candidates are pages that were offloaded when the decision began: one demoted by it stays out)
+        for (let b = 0; b < created; b++) {
+          const i = l * M + b;
+          if (cache.tierOf(l, b) <= 0 || cache.tierOf(l, b) > pageInTop || featTier[i] <= 0) continue;
+          let trigger = -1;
+          if (predicted(b)) trigger = TREE;
+          else if (o.recent_steps > 0 && lastUse[i] !== NEVER && t - lastUse[i] <= o.recent_steps) trigger = RECENT;
+          else if (importance(l, b, mx) > lowestImportance) trigger = IMPORTANT;
+          if (trigger < 0) continue;
+          cands[nCands++] = b;
+          candKey[b] = trigger === TREE ? -(1 + prob[b]) : -value[b];
+          candTrigger[b] = trigger;
+        }
       }
-      const rank = (c: { b: number; trigger: Trigger }) => (c.trigger === 'tree' ? 1 + prob[c.b] : value[c.b]);
-      cands.sort((a, c) => rank(c) - rank(a) || a.b - c.b);
+      // most probable (tree) first, then highest value; ties: the lowest block
       let done = 0;
-      for (const c of cands) {
-        if (done >= o.page_in) break;
-        if (pageIn(c.b, c.trigger, c.trigger === 'tree' ? Infinity : value[c.b])) done++;
-      }
+      inOrder(cands, nCands, candKey, o.page_in, (b) => {
+        if (done >= o.page_in) return false;
+        const trigger = TRIGGERS[candTrigger[b]];
+        if (pageIn(b, trigger, trigger === 'tree' ? Infinity : value[b])) done++;
+        return done < o.page_in;
+      });
       // exploration: a free slot takes an offloaded page (in explore_max_tier or faster) drawn at
       // random (a hash of seed, layer and step: runs repeat exactly)
-      let exploreTop = 0;
-      for (const name of exploreTiers) exploreTop = Math.max(exploreTop, cache.tierIndex(name));
       for (let k = 0; k < o.explore && resident() + incoming < K; k++) {
         let count = 0;
-        for (let b = 0; b < created; b++) {
-          const tier = cache.tierOf(l, b);
-          if (tier > 0 && tier <= exploreTop && featTier[l * M + b] > 0) pool[count++] = b;
+        for (let j = 0; j < nExplorable; j++) {
+          const b = explorable[j];
+          if (cache.tierOf(l, b) > 0) pool[count++] = b;
         }
         if (count === 0) break;
         if (!pageIn(pool[mix(o.seed, l, t, k) % count], 'explore', -Infinity)) break;
       }
 
       // backing tiers: capacity pressure, then LRU age / low importance, one tier down
+      const tierIdx = chain.map((name) => cache.tierIndex(name));
+      inTierCount.fill(0);
+      for (let b = 0; b < created; b++) {
+        const tier = cache.tierOf(l, b);
+        if (tier <= 0) continue;
+        for (let k = 0; k + 1 < chain.length; k++) {
+          if (tierIdx[k] === tier) {
+            inTier[k][inTierCount[k]++] = b;
+            break;
+          }
+        }
+      }
       let budget = o.demote_max;
       for (let k = 0; k + 1 < chain.length; k++) {
-        const tier = cache.tierIndex(chain[k]);
+        const tier = tierIdx[k];
         const factor = quotaFactor[chain[k]];
         const quota = factor > 0 ? Math.floor(factor * K) : Infinity;
-        // the tier's pages in order of value (value[b] is valueAt(l, b, mx, t) throughout the decision)
-        let count = 0;
-        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tier) pool[count++] = b;
+        // the tier's pages (value[b] is valueAt(l, b, mx, t) throughout the decision; visited in order
+        // of value, ties: the lowest block); a page moved down joins the next tier's pages
+        const ids = inTier[k];
+        const count = inTierCount[k];
+        const down = (b: number): boolean => {
+          if (!act.demote(l, b, chain[k + 1], 16)) return false;
+          if (k + 2 < chain.length && cache.tierOf(l, b) === tierIdx[k + 1]) inTier[k + 1][inTierCount[k + 1]++] = b;
+          return true;
+        };
         // over its quota, or too full for one more page per layer (a low watermark): the excess goes down
         let over = Math.max(count - quota, cache.free(tier) < cache.bytesOf(16) * L ? 1 : 0);
         const ageDown = BACKING.indexOf(chain[k + 1]) <= floor;
-        const due = (b: number) => sinceUse(l * M + b, t) >= o.age_steps || importance(l, b, mx) < o.low_importance;
+        // the excess goes first, in order, until it is gone; the pages after it in that order (those
+        // not visited) may go down on age / importance
+        let rest = count;
         if (over > 0) {
-          const inTier = Array.from(pool.subarray(0, count)).sort((a, c) => value[a] - value[c] || a - c);
-          for (const b of inTier) {
-            if (over > 0) {
-              if (act.demote(l, b, chain[k + 1], 16)) over--;
-            } else if (budget > 0 && ageDown && due(b)) {
-              if (act.demote(l, b, chain[k + 1], 16)) budget--;
-            }
-          }
-        } else if (budget > 0 && ageDown) {
-          // only pages due for demotion move, the lowest values first, until the budget is spent:
-          // the next few in value order are selected (not the whole tier sorted)
+          for (let j = 0; j < count; j++) visited[ids[j]] = 0;
+          inOrder(ids, count, value, over, (b) => {
+            visited[b] = 1;
+            if (down(b)) over--;
+            return over > 0;
+          });
+          rest = 0;
+          for (let j = 0; j < count; j++) if (visited[ids[j]] === 0) ids[rest++] = ids[j];
+        }
+        if (budget > 0 && ageDown) {
+          // only pages due for demotion move, the lowest values first, until the budget is spent
           let nDue = 0;
-          for (let j = 0; j < count; j++) if (due(pool[j])) pool[nDue++] = pool[j];
-          let from = 0;
-          while (budget > 0 && from < nDue) {
-            const rest = pool.subarray(from, nDue);
-            for (let j = 0; j < rest.length; j++) dueKeys[j] = value[rest[j]];
-            const take = selectBottomKKeyed(rest, dueKeys, rest.length, budget);
-            const next = Array.from(rest.subarray(0, take)).sort((a, c) => value[a] - value[c] || a - c);
-            for (const b of next) if (budget > 0 && act.demote(l, b, chain[k + 1], 16)) budget--;
-            from += take;
-          }
+          for (let j = 0; j < rest; j++) if (due[ids[j]] === 1) ids[nDue++] = ids[j];
+          inOrder(ids, nDue, value, budget, (b) => {
+            if (down(b)) budget--;
+            return budget > 0;
+          });
         }
       }
     };
@@ -374,7 +529,16 @@ export const dpnc: PolicyDefinition<Options> = {
       }),
       decide(v: PolicyView, act: Actions) {
         const l = v.layer;
-        norms[l].set(v.keyNorms.subarray(0, Math.min(M, v.keyNorms.length)));
+        const nl = norms[l];
+        const kn = v.keyNorms;
+        const n = Math.min(M, kn.length);
+        for (let b = 0; b < n; b++) {
+          if (nl[b] !== kn[b]) {
+            normsChanged[l] = 1;
+            nl.set(kn.subarray(b, n), b);
+            break;
+          }
+        }
         const incoming = v.newBlock ? 1 : 0;
         if (v.step < 0) {
           // prefill: fit the budget; the features for step 0 are recorded (training), nothing audited
@@ -384,52 +548,68 @@ export const dpnc: PolicyDefinition<Options> = {
         // this layer: its page-in decision was taken one layer ahead (with one layer: here)
         const here = L === 1;
         manage(v, act, l, incoming, v.step, v.nBlocks, here, here);
-        for (let b = 0; b < v.cache.created[l]; b++) if (v.cache.tierOf(l, b) > 0) act.skip(b);
+        act.skipExcept(null, 'offloaded');
         if (here) return;
         // one layer ahead: the next layer's page-ins overlap this layer's compute
         const nextStep = l + 1 < L ? v.step : v.step + 1;
         if (nextStep >= setup.header.steps) return;
-        const nl = l + 1 < L ? l + 1 : 0;
+        const nl2 = l + 1 < L ? l + 1 : 0;
         const nBlocksThen = Math.ceil((v.contextTokens + (nextStep - v.step)) / setup.blockSize);
-        manage(v, act, nl, nBlocksThen > v.cache.created[nl] ? 1 : 0, nextStep, nBlocksThen, true, true);
+        manage(v, act, nl2, nBlocksThen > v.cache.created[nl2] ? 1 : 0, nextStep, nBlocksThen, true, true);
       },
       observe(obs: Observation) {
         const l = obs.layer;
         const s = obs.step;
         score.observe(obs);
+        scoreVer[l]++;
         if (s >= 0) audit.settle(obs);
         const n = obs.nBlocks;
+        const att = obs.attended;
+        const base = l * M;
+        for (let b = bornUpTo[l]; b < n; b++) if (born[base + b] === NEVER) born[base + b] = s;
+        if (n > bornUpTo[l]) bornUpTo[l] = n;
+        // attended masses (dense view: read only where attended) and the largest
         let max = 0;
-        const massOf = (b: number, m: number) => {
-          if (m > max) max = m;
-          return m;
-        };
-        // attended masses (dense view of the attended blocks only)
         const mass = massScratch;
-        mass.fill(0, 0, n);
         if (obs.idx === null) {
-          for (let b = 0; b < n; b++) if (obs.attended[b]) mass[b] = massOf(b, obs.mass[b]);
+          for (let b = 0; b < n; b++) {
+            if (!att[b]) continue;
+            const m = obs.mass[b];
+            mass[b] = m;
+            if (m > max) max = m;
+          }
         } else {
-          for (let b = 0; b < n; b++) if (obs.attended[b]) mass[b] = massOf(b, obs.uniform);
-          for (let k = 0; k < obs.idx.length; k++) if (obs.attended[obs.idx[k]]) mass[obs.idx[k]] = massOf(obs.idx[k], obs.mass[k]);
+          let any = false;
+          for (let b = 0; b < n && !any; b++) any = att[b] !== 0;
+          if (any && obs.uniform > max) max = obs.uniform;
+          mass.fill(obs.uniform, 0, n);
+          for (let k = 0; k < obs.idx.length; k++) {
+            const b = obs.idx[k];
+            if (!att[b]) continue;
+            const m = obs.mass[k];
+            mass[b] = m;
+            if (m > max) max = m;
+          }
         }
         prevLayer = l;
         prevStep = s;
-        prevMass.fill(Number.NaN);
+        nearBin.fill(unknownNear);
+        const trainAll = o.train_on === 'all';
         for (let b = 0; b < n; b++) {
-          const i = l * M + b;
-          if (born[i] === NEVER) born[i] = s;
-          if (obs.attended[b]) prevMass[b] = max > 0 ? mass[b] / max : 0;
-          if (!obs.attended[b]) continue;
+          if (!att[b]) continue;
+          const i = base + b;
+          // its mass over the row's largest: the near_layer feature of the next decision, and its last mass
+          const rel = max > 0 ? mass[b] / max : 0;
+          nearBin[b] = tree.bin(nearLayerFeature(rel));
           const used = isNeeded(mass[b], n, o.use_factor);
-          if (s >= 0 && featStep[i] === s && (o.train_on === 'all' || featTier[i] > 0)) tree.learnAt(feats, i * F, used);
+          if (s >= 0 && featStep[i] === s && (trainAll || featTier[i] > 0)) tree.learnBins(feats, i * F, used);
           seen[i]++;
-          lastSeen[i] = s;
-          lastMass[i] = max > 0 ? mass[b] / max : 0;
+          massBin[i] = tree.bin(lastMassFeature(rel));
           if (used) {
             uses[i]++;
             lastUse[i] = s;
           }
+          freqBin[i] = tree.bin(frequencyFeature(uses[i], seen[i]));
         }
       },
     };

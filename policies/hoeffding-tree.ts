@@ -93,8 +93,12 @@ export class HoeffdingTree {
   /** the last split check of any leaf (undefined before the first) */
   lastCheck: SplitCheck | undefined;
 
+  /** bins of one sample (reused) */
+  private readonly scratch: Float64Array;
+
   constructor(o: HoeffdingOptions) {
     this.features = o.features;
+    this.scratch = new Float64Array(o.features);
     this.bins = o.bins ?? 16;
     this.grace = o.grace ?? 200;
     this.delta = o.delta ?? 1e-7;
@@ -108,15 +112,23 @@ export class HoeffdingTree {
     return { kind: 'leaf', n: 0, pos: 0, counts: new Float64Array(this.features * this.bins * 2), seenSinceCheck: 0, depth };
   }
 
-  /** the leaf of the features x[offset .. offset + features) */
-  private find(x: ArrayLike<number>, offset = 0): Leaf {
+  /** the leaf of the bins b[offset .. offset + features) */
+  private findBins(b: ArrayLike<number>, offset: number): Leaf {
     let node = this.root;
-    while (node.kind === 'split') node = this.bin(x[offset + node.feature]) <= node.edge ? node.left : node.right;
+    while (node.kind === 'split') node = b[offset + node.feature] <= node.edge ? node.left : node.right;
     return node;
   }
 
-  private bin(v: number): number {
+  /** the bin of a feature value: floor(v * bins), clamped to [0, bins − 1] (all the tree ever uses of a value) */
+  bin(v: number): number {
     return Math.min(this.bins - 1, Math.max(0, Math.floor(v * this.bins)));
+  }
+
+  /** the bins of the features x[offset .. offset + features), in a scratch array (NaN stays NaN) */
+  private binsOf(x: ArrayLike<number>, offset: number): Float64Array {
+    const out = this.scratch;
+    for (let f = 0; f < this.features; f++) out[f] = this.bin(x[offset + f]);
+    return out;
   }
 
   /** probability of the positive class at x (the leaf's frequency, Laplace-smoothed) */
@@ -126,7 +138,12 @@ export class HoeffdingTree {
 
   /** probability() of the features x[offset .. offset + features) (a row of a larger array, no view made) */
   probabilityAt(x: ArrayLike<number>, offset: number): number {
-    const leaf = this.find(x, offset);
+    return this.probabilityOfBins(this.binsOf(x, offset), 0);
+  }
+
+  /** probabilityAt() of features given by their bins b[offset .. offset + features) (bin() of each value) */
+  probabilityOfBins(b: ArrayLike<number>, offset: number): number {
+    const leaf = this.findBins(b, offset);
     return (leaf.pos + 1) / (leaf.n + 2);
   }
 
@@ -164,7 +181,12 @@ export class HoeffdingTree {
 
   /** learn() of the features x[offset .. offset + features) */
   learnAt(x: ArrayLike<number>, offset: number, y: boolean): void {
-    const leaf = this.find(x, offset);
+    this.learnBins(this.binsOf(x, offset), 0, y);
+  }
+
+  /** learnAt() of features given by their bins b[offset .. offset + features) (bin() of each value) */
+  learnBins(b: ArrayLike<number>, offset: number, y: boolean): void {
+    const leaf = this.findBins(b, offset);
     const guess = (leaf.pos + 1) / (leaf.n + 2) > 0.5;
     this.seen++;
     if (guess === y) this.correct++;
@@ -172,14 +194,14 @@ export class HoeffdingTree {
     leaf.n++;
     if (y) leaf.pos++;
     const c = y ? 1 : 0;
-    for (let f = 0; f < this.features; f++) leaf.counts[(f * this.bins + this.bin(x[offset + f])) * 2 + c]++;
+    for (let f = 0; f < this.features; f++) leaf.counts[(f * this.bins + b[offset + f]) * 2 + c]++;
     if (++leaf.seenSinceCheck >= this.grace && leaf.depth < this.maxDepth) {
       leaf.seenSinceCheck = 0;
-      this.trySplit(leaf, offset === 0 ? x : Array.from({ length: this.features }, (_, f) => x[offset + f]));
+      this.trySplit(leaf, b, offset);
     }
   }
 
-  private trySplit(leaf: Leaf, x: ArrayLike<number>): void {
+  private trySplit(leaf: Leaf, bins: ArrayLike<number>, offset: number): void {
     if (leaf.pos === 0 || leaf.pos === leaf.n) {
       this.lastCheck = { n: leaf.n, feature: -1, gain: 0, threshold: Number.NaN, second: 0, epsilon: hoeffdingBound(1, this.delta, leaf.n), split: false, reason: 'pure' };
       return;
@@ -223,18 +245,19 @@ export class HoeffdingTree {
     else return;
     check.split = true;
     const split: Split = { kind: 'split', feature: best.feature, edge: best.edge, threshold, left: this.leaf(leaf.depth + 1), right: this.leaf(leaf.depth + 1) };
-    this.replace(leaf, split, x);
+    this.replace(leaf, split, bins, offset);
     this.splits++;
   }
 
-  private replace(leaf: Leaf, split: Split, x: ArrayLike<number>): void {
+  /** put `split` where `leaf` is (the leaf the bins b[offset ..) reach) */
+  private replace(leaf: Leaf, split: Split, b: ArrayLike<number>, offset: number): void {
     if (this.root === leaf) {
       this.root = split;
       return;
     }
     let node = this.root as Split;
     for (;;) {
-      const next = this.bin(x[node.feature]) <= node.edge ? node.left : node.right;
+      const next = b[offset + node.feature] <= node.edge ? node.left : node.right;
       if (next === leaf) {
         if (node.left === leaf) node.left = split;
         else node.right = split;
