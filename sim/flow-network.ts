@@ -96,9 +96,8 @@ export class FlowNetwork {
     }
     for (const r of t.route) r.inUse++;
     t.started = this.engine.now;
-    const begin = () => this.beginFlow(t);
-    if (t.alpha_us > 0) this.engine.after(t.alpha_us, begin, this.priority);
-    else begin();
+    if (t.alpha_us > 0) this.engine.after(t.alpha_us, () => this.beginFlow(t), this.priority);
+    else this.beginFlow(t);
   }
 
   private beginFlow(t: Transfer): void {

@@ -69,8 +69,14 @@ export function whenAll(signals: readonly Signal[], fn: () => void): void {
     fn();
     return;
   }
-  const one = () => {
+  const one = countdown(left, fn);
+  for (const s of signals) if (!s.done) s.then(one);
+}
+
+/** a function that calls `fn` on its `n`-th call (returned, not bound to a name: no per-call naming under a keep-names transform) */
+function countdown(n: number, fn: () => void): () => void {
+  let left = n;
+  return () => {
     if (--left === 0) fn();
   };
-  for (const s of signals) if (!s.done) s.then(one);
 }

@@ -388,14 +388,19 @@ export class SimExecutor implements Executor<Signal> {
       cat: 'copy',
       waits,
       args: args ? { ...args, bytes, runs } : undefined,
-      run: (finish) => {
-        const clock = dir > 0 ? this.copiesIn : dir < 0 ? this.copiesOut : null;
-        clock?.start(this.engine.now);
-        this.topology.network.transfer(route.resources, bytes, s === this.memory ? this.alphaOf(route, bytes, runs) : route.alpha_us * runs).done.then(() => {
-          clock?.stop(this.engine.now);
-          finish();
-        });
-      },
+      run: this.copyRun(s, route, bytes, runs, dir),
     }));
+  }
+
+  /** The run of a copy op: the transfer through the flow network, timed on the HBM copy clocks (dir 1: into HBM, -1: out of it). */
+  private copyRun(s: Stream, route: Route, bytes: number, runs: number, dir: number): StreamOp['run'] {
+    return (finish) => {
+      const clock = dir > 0 ? this.copiesIn : dir < 0 ? this.copiesOut : null;
+      clock?.start(this.engine.now);
+      this.topology.network.transfer(route.resources, bytes, s === this.memory ? this.alphaOf(route, bytes, runs) : route.alpha_us * runs).done.then(() => {
+        clock?.stop(this.engine.now);
+        finish();
+      });
+    };
   }
 }

@@ -119,13 +119,7 @@ export class Stream {
     const e = this.engine;
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
-    if (!known) {
-      const run = (finish: () => void) => {
-        this.busyTo = e.now + us; // its end is known once it starts
-        e.after(us, finish, this.priority);
-      };
-      return this.enqueue({ name, cat, waits: waits.slice(), args, run });
-    }
+    if (!known) return this.enqueue({ name, cat, waits: waits.slice(), args, run: this.kernelRun(us) });
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later)
     const start = Math.max(this.tailEnd, e.now);
     const end = start + us;
@@ -147,6 +141,14 @@ export class Stream {
       done.fire(end);
     }, this.priority);
     return done;
+  }
+
+  /** The run of a kernel of `us` queued behind work whose end is not known yet (see timed()). */
+  private kernelRun(us: number): StreamOp['run'] {
+    return (finish) => {
+      this.busyTo = this.engine.now + us; // its end is known once it starts
+      this.engine.after(us, finish, this.priority);
+    };
   }
 
   /**
