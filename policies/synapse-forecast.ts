@@ -41,11 +41,20 @@ export class SynapseForecast {
   private readonly curStep: Int32Array;
   /**
    * per layer, of its latest observation in sparse form: the listed blocks (rows of maxBlocks), their
-   * count (−1: dense form, every block listed) and the mass of the unlisted attended blocks
+   * count (−1: dense form, or listed blocks that do not ascend) and the mass of the unlisted attended blocks
    */
   private readonly curListed: Int32Array;
   private readonly curListedCount: Int32Array;
   private readonly curUniform: Float64Array;
+  /**
+   * per layer: the blocks whose self score is ≥ highFrom (rows of maxBlocks, ascending) and their
+   * count (−1: not kept), as of the layer's latest observation, which sets highFrom below the heavy
+   * threshold of one more block (what the layer's next decision may see), so that the forecast need
+   * read only these blocks and the previous layer's listed ones
+   */
+  private readonly high: Int32Array;
+  private readonly highCount: Int32Array;
+  private readonly highFrom: Float64Array;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
   readonly simSelf: Float64Array;
@@ -64,6 +73,9 @@ export class SynapseForecast {
     this.curListed = new Int32Array(n);
     this.curListedCount = new Int32Array(layers);
     this.curUniform = new Float64Array(layers);
+    this.high = new Int32Array(n);
+    this.highCount = new Int32Array(layers).fill(-1);
+    this.highFrom = new Float64Array(layers);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
     this.seenStep = new Int32Array(n).fill(-2);
@@ -101,10 +113,52 @@ export class SynapseForecast {
   }
 
   /**
-   * The blocks b < n of layer l with mask[b] = 1 whose score f(b) (with α = alpha) is ≥ theta, in
-   * ascending order, into ids[0..], each with −f(b) into keys[b]; their count.
+   * The blocks b < n of layer l with mask[b] = 1 whose score f(b) (with α = alpha) is ≥ theta, into
+   * ids[0..] (in no set order), each with −f(b) into keys[b]; their count. Reads only the blocks
+   * that can score that high (own self score or the previous layer's mass near theta) where those
+   * are kept, else every block.
    */
   candidates(l: number, n: number, alpha: number, theta: number, mask: Uint8Array, ids: Int32Array, keys: Float64Array): number {
+    const M = this.maxBlocks;
+    const recent = this.recent;
+    const base = l * M;
+    // below this, neither part can bring f to theta (rounding of α·c + (1 − α)·s is far smaller)
+    const near = theta * (1 - 1e-9);
+    const prev = this.prevLayer(l);
+    const pListed = this.curListedCount[prev];
+    const sparse =
+      theta > 0 && this.highCount[l] >= 0 && this.highFrom[l] <= near && (alpha === 0 || (pListed >= 0 && this.curUniform[prev] < near));
+    if (!sparse) return this.candidatesDense(l, n, alpha, theta, mask, ids, keys);
+    const cur = this.cur;
+    const pbase = prev * M;
+    const beta = 1 - alpha;
+    let count = 0;
+    const hn = this.highCount[l];
+    for (let i = 0; i < hn; i++) {
+      const b = this.high[base + i];
+      if (b >= n || mask[b] === 0) continue;
+      const f = alpha === 0 ? recent[base + b] : alpha * cur[pbase + b] + beta * recent[base + b];
+      if (f >= theta) {
+        keys[b] = -f;
+        ids[count++] = b;
+      }
+    }
+    if (alpha === 0) return count;
+    // the previous layer's listed blocks not read above (distinct: they ascend)
+    const highFrom = this.highFrom[l];
+    for (let i = 0; i < pListed; i++) {
+      const b = this.curListed[pbase + i];
+      if (b >= n || mask[b] === 0 || recent[base + b] >= highFrom) continue;
+      const f = alpha * cur[pbase + b] + beta * recent[base + b];
+      if (f >= theta) {
+        keys[b] = -f;
+        ids[count++] = b;
+      }
+    }
+    return count;
+  }
+
+  private candidatesDense(l: number, n: number, alpha: number, theta: number, mask: Uint8Array, ids: Int32Array, keys: Float64Array): number {
     const M = this.maxBlocks;
     const recent = this.recent;
     const base = l * M;
@@ -148,14 +202,10 @@ export class SynapseForecast {
     const base = l * this.maxBlocks;
     const cur = this.cur;
     const listed = this.curListedCount[l];
-    // listed blocks in ascending order (a repeated one falls back to reading every block)
     if (listed < 0 || !(theta > this.curUniform[l]) || !(theta > 0)) return this.lastAtLeastDense(l, n, theta, ids);
     let count = 0;
-    let last = -1;
     for (let i = 0; i < listed; i++) {
       const b = this.curListed[base + i];
-      if (b <= last) return this.lastAtLeastDense(l, n, theta, ids);
-      last = b;
       if (b < n && cur[base + b] >= theta) ids[count++] = b;
     }
     return count;
@@ -182,54 +232,75 @@ export class SynapseForecast {
     const att = obs.attended;
     const cur = this.cur;
     const recent = this.recent;
-    // this observation's masses (0 where not attended) into the layer's row, and its listed blocks
+    const seen = this.seenStep;
+    const step = obs.step;
     const { idx, mass } = obs;
-    if (idx === null) {
-      for (let b = 0; b < n; b++) cur[base + b] = att[b] ? mass[b] : 0;
-      this.curListedCount[l] = -1;
-    } else {
-      const u = obs.uniform;
-      for (let b = 0; b < n; b++) cur[base + b] = att[b] ? u : 0;
-      for (let i = 0; i < idx.length; i++) {
-        const b = idx[i];
-        cur[base + b] = att[b] ? mass[i] : 0;
-        this.curListed[base + i] = b;
-      }
-      this.curListedCount[l] = idx.length;
+    const u = obs.uniform;
+    // listed blocks that ascend are walked with the blocks (else their masses are written first)
+    const walk = idx !== null && ascending(idx);
+    if (idx === null) this.curListedCount[l] = -1;
+    else {
+      for (let i = 0; i < idx.length; i++) this.curListed[base + i] = idx[i];
+      this.curListedCount[l] = walk ? idx.length : -1;
       this.curUniform[l] = u;
+      if (!walk) {
+        for (let b = 0; b < n; b++) cur[base + b] = att[b] ? u : 0;
+        for (let i = 0; i < idx.length; i++) cur[base + idx[i]] = att[idx[i]] ? mass[i] : 0;
+      }
     }
     const theta = this.threshold(n);
-    // learn the mix: each predictor's overlap with the observed heavy set, over the judged blocks
-    const crossKnown = this.crossKnown(l, obs.step);
+    const highFrom = this.threshold(n + 1) * (1 - 1e-9);
+    const high = this.high;
+    let nHigh = 0;
+    const crossKnown = this.crossKnown(l, step);
     const pbase = this.prevLayer(l) * M;
-    if (judged) {
-      let interC = 0;
-      let unionC = 0;
-      let interS = 0;
-      let unionS = 0;
-      for (let b = 0; b < n; b++) {
-        if (!att[b] || !judged[b]) continue;
-        const h = cur[base + b] >= theta;
-        const c = crossKnown && cur[pbase + b] >= theta;
-        const sf = recent[base + b] >= theta;
-        if (h && c) interC++;
-        if (h || c) unionC++;
-        if (h && sf) interS++;
-        if (h || sf) unionS++;
+    const w = this.p.historyWeight;
+    // learn the mix: each predictor's overlap with the observed heavy set, over the judged blocks
+    let interC = 0;
+    let unionC = 0;
+    let interS = 0;
+    let unionS = 0;
+    let j = 0;
+    let next = walk && idx.length > 0 ? idx[0] : -1;
+    for (let b = 0; b < n; b++) {
+      // this observation's mass (0 where not attended)
+      let m: number;
+      if (idx === null) m = att[b] ? mass[b] : 0;
+      else if (!walk) m = cur[base + b];
+      else if (b === next) {
+        m = att[b] ? mass[j] : 0;
+        next = ++j < idx.length ? idx[j] : -1;
+      } else m = att[b] ? u : 0;
+      cur[base + b] = m;
+      if (att[b]) {
+        const r = recent[base + b];
+        if (judged !== undefined && judged[b]) {
+          const h = m >= theta;
+          const c = crossKnown && cur[pbase + b] >= theta;
+          const sf = r >= theta;
+          if (h && c) interC++;
+          if (h || c) unionC++;
+          if (h && sf) interS++;
+          if (h || sf) unionS++;
+        }
+        recent[base + b] = (1 - w) * r + w * m;
+        seen[base + b] = step;
       }
+      if (recent[base + b] >= highFrom) high[base + nHigh++] = b;
+    }
+    if (judged !== undefined) {
       const rho = this.p.simRate;
       if (crossKnown && unionC > 0) this.simCross[l] = (1 - rho) * this.simCross[l] + (rho * interC) / unionC;
       if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
     }
-    const w = this.p.historyWeight;
-    const seen = this.seenStep;
-    const step = obs.step;
-    for (let b = 0; b < n; b++) {
-      if (att[b]) {
-        recent[base + b] = (1 - w) * recent[base + b] + w * cur[base + b];
-        seen[base + b] = step;
-      }
-    }
+    this.highCount[l] = nHigh;
+    this.highFrom[l] = highFrom;
     this.curStep[l] = step;
   }
+}
+
+/** true when the blocks strictly ascend (so none repeats) */
+function ascending(idx: ArrayLike<number>): boolean {
+  for (let i = 1; i < idx.length; i++) if (idx[i] <= idx[i - 1]) return false;
+  return true;
 }

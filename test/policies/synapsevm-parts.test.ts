@@ -111,6 +111,34 @@ function massOf(o: Observation, b: number): number {
 }
 
 describe('synapsevm forecast parts', () => {
+  it('candidates are the blocks of the mask scoring >= theta, with minus their score as keys (any history weight, grown block counts)', () => {
+    let seed = 3;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let trial = 0; trial < 60; trial++) {
+      const f = new SynapseForecast(3, 80, { historyWeight: [1, 0.5, 0.1][trial % 3], heavyRatio: 1 + rnd() * 3, simRate: 0.5 });
+      let n = 5 + Math.floor(rnd() * 20);
+      for (let step = 0; step < 6; step++) {
+        for (let l = 0; l < 3; l++) {
+          const judged = Uint8Array.from({ length: 80 }, () => (rnd() < 0.7 ? 1 : 0));
+          f.observe({ ...randomObservation(n, rnd), step, layer: l }, judged);
+          const nDec = n + [0, 1, 3][Math.floor(rnd() * 3)];
+          const lNext = (l + 1) % 3;
+          const sNext = lNext === 0 ? step + 1 : step;
+          const alpha = rnd() < 0.3 ? 0 : f.alpha(lNext, sNext);
+          const theta = f.threshold(nDec);
+          const mask = Uint8Array.from({ length: 80 }, () => (rnd() < 0.8 ? 1 : 0));
+          const ids = new Int32Array(80);
+          const keys = new Float64Array(80);
+          const count = f.candidates(lNext, nDec, alpha, theta, mask, ids, keys);
+          const got = [...ids.subarray(0, count)].sort((x, y) => x - y);
+          const want = Array.from({ length: nDec }, (_, b) => b).filter((b) => mask[b] && f.score(lNext, b, sNext, alpha) >= theta);
+          expect(got).toEqual(want);
+          for (const b of want) expect(keys[b]).toBe(-f.score(lNext, b, sNext, alpha));
+        }
+        n += Math.floor(rnd() * 2);
+      }
+    }
+  });
   it('lastAtLeast lists the blocks whose latest observed mass reaches theta (listed only or every block)', () => {
     let seed = 11;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
