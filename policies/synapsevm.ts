@@ -45,6 +45,7 @@ import { checkLowerTier } from './lower-tier.js';
 import { AttentionScore } from './attention-score.js';
 import { CopyCost } from './synapse-copy-cost.js';
 import { ForecastAudit } from './synapse-forecast-audit.js';
+import { HbmBlocks } from './synapse-hbm-blocks.js';
 import { SynapseForecast } from './synapse-forecast.js';
 import { forEachMass, type Actions, type Observation, type Policy, type PolicyDefinition, type PolicyView } from './policy.js';
 import { selectBottomKKeyed } from './quickselect.js';
@@ -177,6 +178,7 @@ export const synapseVm: PolicyDefinition<Options> = {
     /** per layer: 1 for the blocks below L1 at its latest decision (what the forecast is judged on), and that step */
     const belowL1 = Array.from({ length: L }, () => new Uint8Array(M));
     const judgedStep = new Int32Array(L).fill(-2);
+    const hbm = new HbmBlocks(L, M);
     const stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
     const fetched = new Float64Array(T);
     const fetchedBytes = new Float64Array(T);
@@ -219,12 +221,19 @@ export const synapseVm: PolicyDefinition<Options> = {
           if (from === 0) left -= cost.of(t, cache.bytesOf(bits));
           return true;
         };
+        // the L1 blocks, ascending (promotions are added; a listed block is still in L1 when its tier is 0)
+        hbm.sync(cache, l);
+        const l1 = hbm.blocks;
+        const l1Base = l * M;
         /** L1 blocks that may leave (not pinned, not in the window), hot ones only when `withHot`, with their saliency into candKeys */
         const l1Victims = (withHot: boolean) => {
           let n = 0;
           const end = Math.min(windowStart, created);
           const pins = cache.pinnedIn(l) > 0;
-          for (let b = 0; b < end; b++) {
+          const count = hbm.countOf(l);
+          for (let i = 0; i < count; i++) {
+            const b = l1[l1Base + i];
+            if (b >= end) break;
             if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b))) continue;
             if (!withHot && s - hotStep[hotBase + b] <= o.hot_steps) continue;
             candKeys[n] = score.get(l, b);
@@ -238,7 +247,10 @@ export const synapseVm: PolicyDefinition<Options> = {
           let bestKey = 0;
           const end = Math.min(windowStart, created);
           const pins = cache.pinnedIn(l) > 0;
-          for (let b = 0; b < end; b++) {
+          const count = hbm.countOf(l);
+          for (let i = 0; i < count; i++) {
+            const b = l1[l1Base + i];
+            if (b >= end) break;
             if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b)) || s - hotStep[hotBase + b] <= o.hot_steps) continue;
             const k = score.get(l, b);
             if (best < 0 || k < bestKey) {
@@ -266,6 +278,7 @@ export const synapseVm: PolicyDefinition<Options> = {
             const from = cache.tierOf(l, b);
             const bytes = cache.bytesOf(cache.bitsOf(l, b));
             if (!act.promote(l, b, 16)) break;
+            hbm.add(l, b);
             left -= cost.of(from, bytes);
             hotStep[hotBase + b] = s;
             stats.promotedBack++;
@@ -300,7 +313,13 @@ export const synapseVm: PolicyDefinition<Options> = {
 
         // the blocks below L1 now (staging changes no tier): what the forecast picks from and is judged on
         const below = belowL1[l];
-        for (let b = 0; b < created; b++) below[b] = cache.tierOf(l, b) > 0 ? 1 : 0;
+        if (cache.live(l) === created) {
+          below.fill(1, 0, created);
+          for (let i = 0; i < hbm.countOf(l); i++) {
+            const b = l1[l1Base + i];
+            if (cache.tierOf(l, b) === 0) below[b] = 0;
+          }
+        } else for (let b = 0; b < created; b++) below[b] = cache.tierOf(l, b) > 0 ? 1 : 0;
         // the forecast: blocks below L1 scoring >= theta, the best ceil(stage_ratio x K), staged while they fit
         const theta = forecast.threshold(v.nBlocks);
         const alpha = forecast.alpha(l, s);
