@@ -20,6 +20,14 @@ export interface Resource {
   bytes: number;
 }
 
+/** a resource's scratch for the rate computation (FlowNetwork.computeRates) */
+interface RateScratch {
+  /** computeRates call that last set capLeft and users */
+  stamp: number;
+  capLeft: number;
+  users: number;
+}
+
 export interface Transfer {
   id: number;
   bytes: number;
@@ -43,6 +51,9 @@ export class FlowNetwork {
   private lastUpdate = 0;
   private version = 0;
   private nextId = 0;
+  /** computeRates' scratch: its call count and the resources it fills */
+  private rateStamp = 0;
+  private readonly rateResources: (Resource & RateScratch)[] = [];
   /** event priority used for this network's events */
   constructor(
     private readonly engine: Engine,
@@ -52,7 +63,7 @@ export class FlowNetwork {
   addResource(name: string, GBps: number, slots = Infinity): Resource {
     if (this.resources.has(name)) throw new Error(`resource ${name} defined twice`);
     if (!(GBps > 0)) throw new Error(`resource ${name}: bandwidth must be > 0 (got ${GBps})`);
-    const r: Resource = { name, capacity: GBps * 1e3, slots, inUse: 0, queue: [], bytes: 0 };
+    const r: Resource & RateScratch = { name, capacity: GBps * 1e3, slots, inUse: 0, queue: [], bytes: 0, stamp: 0, capLeft: 0, users: 0 };
     this.resources.set(name, r);
     return r;
   }
@@ -124,22 +135,30 @@ export class FlowNetwork {
   private computeRates(): void {
     const flows = this.flowing;
     if (flows.length === 0) return;
-    const capLeft = new Map<Resource, number>();
-    const users = new Map<Resource, number>();
+    // the resources of the flowing transfers in order of first appearance, with their capacity left
+    // and unfixed users kept on the resources themselves (stamped by this call)
+    const stamp = ++this.rateStamp;
+    const used = this.rateResources;
+    used.length = 0;
     for (const t of flows) {
       t.rate = -1;
-      for (const r of t.route) {
-        capLeft.set(r, r.capacity);
-        users.set(r, (users.get(r) ?? 0) + 1);
+      for (const r of t.route as (Resource & RateScratch)[]) {
+        if (r.stamp !== stamp) {
+          r.stamp = stamp;
+          r.users = 0;
+          used.push(r);
+        }
+        r.capLeft = r.capacity;
+        r.users++;
       }
     }
     let unfixed = flows.length;
     while (unfixed > 0) {
       let bottleneck: Resource | null = null;
       let share = Infinity;
-      for (const [r, n] of users) {
-        if (n === 0) continue;
-        const s = capLeft.get(r)! / n;
+      for (const r of used) {
+        if (r.users === 0) continue;
+        const s = r.capLeft / r.users;
         if (s < share) {
           share = s;
           bottleneck = r;
@@ -150,9 +169,9 @@ export class FlowNetwork {
         if (t.rate >= 0 || !t.route.includes(bottleneck)) continue;
         t.rate = share;
         unfixed--;
-        for (const r of t.route) {
-          capLeft.set(r, capLeft.get(r)! - share);
-          users.set(r, users.get(r)! - 1);
+        for (const r of t.route as (Resource & RateScratch)[]) {
+          r.capLeft -= share;
+          r.users--;
         }
       }
     }

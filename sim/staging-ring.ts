@@ -133,15 +133,19 @@ export class StagingRing {
   /** An extent for a copy of `bytes` (aligned to 256 as the HIL does), and the compute signal the copy must wait for (null: none). */
   alloc(bytes: number): { extent: RingExtent; wait: Signal | null } {
     const n = Math.ceil(bytes / 256) * 256;
-    let fence = 0;
-    const make = (start: number, end: number, overwritten: readonly RingExtent[]): RingExtent => {
-      for (const e of overwritten) fence = Math.max(fence, e.fence);
-      return { start, end, live: true, fence: 0 };
-    };
+    this.madeFence = 0;
     let extent: RingExtent | null;
-    while (!(extent = this.placement.place(n, make))) this.grow(n);
-    return { extent, wait: this.before(fence) };
+    while (!(extent = this.placement.place(n, this.make))) this.grow(n);
+    return { extent, wait: this.before(this.madeFence) };
   }
+
+  /** the latest fence of the extents the last placed extent overwrote (set by make) */
+  private madeFence = 0;
+  /** RingPlacement's extent maker, one function for every alloc */
+  private readonly make = (start: number, end: number, overwritten: readonly RingExtent[]): RingExtent => {
+    for (const e of overwritten) this.madeFence = Math.max(this.madeFence, e.fence);
+    return { start, end, live: true, fence: 0 };
+  };
 
   /** The attention reading `extents` has been queued (`attention`: its completion): they are free for reuse after it. */
   release(extents: readonly RingExtent[], attention: Signal): void {
