@@ -83,6 +83,11 @@ export class DenseList {
     return -1;
   }
 
+  /** the id after `id` towards the newest, or -1 (id must be in the list) */
+  newer(id: number): number {
+    return this.next[id];
+  }
+
   /** ids from oldest to newest */
   toArray(): number[] {
     const out: number[] = [];

@@ -54,21 +54,16 @@ export function classicCache(name: string, o: ClassicOptions, setup: PolicySetup
       admitted[l] = cache.created[l];
       for (const b of early[l]) if (cache.tierOf(l, b) === 0) rep.hit(b);
       early[l].length = 0;
-      const removeOne = (): boolean => {
-        const victim = rep.victim();
-        if (victim < 0) return false;
-        rep.remove(victim);
-        return offload ? act.demote(l, victim, o.offload_tier, 16) : act.evict(l, victim);
-      };
+      const tier = offload ? o.offload_tier : null;
       for (const b of misses[l]) {
         if (cache.tierOf(l, b) <= 0) continue;
         rep.miss(b);
-        if (cache.countIn(l, 0) >= K && !removeOne()) break;
+        if (cache.countIn(l, 0) >= K && !removeOne(rep, act, l, tier)) break;
         if (act.promote(l, b)) rep.admit(b);
       }
       misses[l].length = 0;
       const want = v.newBlock ? K - 1 : K;
-      while (cache.countIn(l, 0) > want && removeOne());
+      while (cache.countIn(l, 0) > want && removeOne(rep, act, l, tier));
       if (v.newBlock) {
         rep.admit(v.nBlocks - 1);
         admitted[l] = v.nBlocks;
@@ -137,6 +132,14 @@ export function classicCache(name: string, o: ClassicOptions, setup: PolicySetup
       }
     },
   };
+}
+
+/** The replacer's victim leaves HBM: demoted to `tier` at FP16, or evicted (tier null); false when there is none or the action is refused. */
+function removeOne(rep: Replacer, act: Actions, l: number, tier: string | null): boolean {
+  const victim = rep.victim();
+  if (victim < 0) return false;
+  rep.remove(victim);
+  return tier !== null ? act.demote(l, victim, tier, 16) : act.evict(l, victim);
 }
 
 /** Define a classic policy from a replacer factory. */

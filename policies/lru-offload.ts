@@ -7,6 +7,7 @@
  */
 import { checkLowerTier } from './lower-tier.js';
 import { DenseList } from '../common/dense-list.js';
+import type { CacheView } from './cache-view.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 
 interface Options extends Record<string, unknown> {
@@ -42,20 +43,14 @@ export const lruOffload: PolicyDefinition<Options> = {
         for (let b = seen[l]; b < cache.created[l]; b++) if (cache.tierOf(l, b) === hbm) lru.touch(b);
         seen[l] = cache.created[l];
         const budget = Math.max(1, v.budgetBlocks);
-        const demoteOne = (): boolean => {
-          const victim = lru.oldest((b) => cache.isPinned(l, b));
-          if (victim < 0) return false;
-          lru.remove(victim);
-          return act.demote(l, victim, o.offload_tier, 16);
-        };
         for (const b of wanted[l]) {
           if (cache.tierOf(l, b) <= 0) continue; // gone, or already resident
-          if (cache.countIn(l, hbm) >= budget && !demoteOne()) break;
+          if (cache.countIn(l, hbm) >= budget && !demoteOldest(lru, cache, act, l, o.offload_tier)) break;
           if (act.promote(l, b)) lru.touch(b);
         }
         wanted[l].length = 0;
         const want = v.newBlock ? budget - 1 : budget;
-        while (cache.countIn(l, hbm) > want && demoteOne());
+        while (cache.countIn(l, hbm) > want && demoteOldest(lru, cache, act, l, o.offload_tier));
         if (o.prefetch) act.prefetchOffloaded(l + 1 < v.layers ? l + 1 : 0);
       },
       observe(obs: Observation) {
@@ -65,18 +60,14 @@ export const lruOffload: PolicyDefinition<Options> = {
         let max = obs.uniform;
         for (let i = 0; i < mass.length; i++) if (mass[i] > max) max = mass[i];
         const thr = o.use_threshold * max;
-        const use = (b: number) => {
-          if (!attended[b]) return;
-          if (lru.has(b)) lru.touch(b);
-          else wanted[l].push(b);
-        };
+        const want = wanted[l];
         if (idx === null) {
-          for (let b = 0; b < obs.nBlocks; b++) if (mass[b] >= thr && mass[b] > 0) use(b);
+          for (let b = 0; b < obs.nBlocks; b++) if (mass[b] >= thr && mass[b] > 0) use(lru, want, attended, b);
         } else {
-          for (let i = 0; i < idx.length; i++) if (mass[i] >= thr && mass[i] > 0) use(idx[i]);
+          for (let i = 0; i < idx.length; i++) if (mass[i] >= thr && mass[i] > 0) use(lru, want, attended, idx[i]);
           if (obs.uniform >= thr && obs.uniform > 0) {
             for (let i = 0; i < idx.length; i++) listed[idx[i]] = 1;
-            for (let b = 0; b < obs.nBlocks; b++) if (!listed[b]) use(b);
+            for (let b = 0; b < obs.nBlocks; b++) if (!listed[b]) use(lru, want, attended, b);
             for (let i = 0; i < idx.length; i++) listed[idx[i]] = 0;
           }
         }
@@ -84,3 +75,24 @@ export const lruOffload: PolicyDefinition<Options> = {
     };
   },
 };
+
+/** Demote the least recently used unpinned block of layer l; false when there is none or the demotion is refused. */
+function demoteOldest(lru: DenseList, cache: CacheView, act: Actions, l: number, tier: string): boolean {
+  let victim = -1;
+  for (let id = lru.oldest(); id >= 0; id = lru.newer(id)) {
+    if (!cache.isPinned(l, id)) {
+      victim = id;
+      break;
+    }
+  }
+  if (victim < 0) return false;
+  lru.remove(victim);
+  return act.demote(l, victim, tier, 16);
+}
+
+/** A use of block b: attended, it becomes the most recent (or is wanted back in HBM when not resident). */
+function use(lru: DenseList, wanted: number[], attended: Uint8Array, b: number): void {
+  if (!attended[b]) return;
+  if (lru.has(b)) lru.touch(b);
+  else wanted.push(b);
+}
