@@ -237,7 +237,7 @@ export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptio
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const B = blockBytes(g, 'fp16');
   const maxBlocks = Math.max(64, Math.ceil(contextTokens / o.blockTokens));
-  const plan = layoutBatches(layoutOptions(B, maxBlocks, o.quick));
+  const plan = layoutBatches(layoutOptions(B, maxBlocks));
   const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
   const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute });
   return {

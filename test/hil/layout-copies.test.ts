@@ -13,7 +13,7 @@ import { backendAvailability } from './availability.js';
 const host = backendAvailability('host');
 const KiB = 1024;
 // Llama-3-8B, 16-token blocks: 8 kv heads x 16 tokens x 128 dims x (K, V) x 2 bytes = 64 KiB; 8k context = 512 blocks
-const full = layoutBatches(layoutOptions(64 * KiB, 512, false));
+const full = layoutBatches(layoutOptions(64 * KiB, 512));
 const lengthsOf = (bs: LayoutBatch[]) => new Set(bs.flatMap((x) => Object.keys(x.lengths).map(Number)));
 
 describe('executor-layout copy batches', () => {
@@ -96,7 +96,7 @@ describe('executor-layout copy batches', () => {
 describe.skipIf(!host.available)(`executor-layout copy benchmark, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
   it('times every batch under compute and lands its copies byte for byte', async () => {
     const g = { kvHeads: 2, blockTokens: 16, headDim: 64, groupSize: 64 };
-    const plan = layoutBatches(layoutOptions(8 * KiB, 64, true));
+    const plan = layoutBatches(layoutOptions(8 * KiB, 64));
     const b = openBackend('host');
     try {
       const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: 4, contextTokens: 256, gemvRows: 256, gemvCols: 256, trials: 1 });
