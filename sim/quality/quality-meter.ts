@@ -14,7 +14,7 @@
 import type { Observation, Policy } from '../../policies/policy.js';
 import type { LayerAttention, TraceHeader } from '../../traces/format.js';
 import { rowUniform } from '../group-mean.js';
-import { BITS, type KVCache } from '../kv-cache.js';
+import { BITS, bitsIndex, type KVCache } from '../kv-cache.js';
 import { defaultErrorTable, type QuantErrorTable } from './error-table.js';
 import { needleOf, type NeedleInfo } from './needle.js';
 
@@ -62,6 +62,8 @@ export class QualityMeter {
   private readonly listed: Uint8Array;
   private readonly listedAt = new Int32Array(BITS.length);
   private readonly errOfBits = new Map<number, number>();
+  /** errOfBits for 0..16 bits (NaN: not computed yet) */
+  private readonly errOfSmallBits = new Float64Array(17).fill(Number.NaN);
   private layerErr: number[] = [];
   private nUnavail = 0;
   private nDegraded = 0;
@@ -90,12 +92,15 @@ export class QualityMeter {
   }
 
   private errorOfBits(bits: number): number {
+    const known = bits >= 0 && bits <= 16 ? this.errOfSmallBits[bits] : Number.NaN;
+    if (!Number.isNaN(known)) return known;
     const q = this.policy.quant;
     let e = this.errOfBits.get(bits);
     if (e === undefined) {
       e = this.table.relError(bits, q?.groupSize ?? this.cache.groupSize, q?.rotation ?? false);
       this.errOfBits.set(bits, e);
     }
+    if (bits >= 0 && bits <= 16 && Number.isInteger(bits)) this.errOfSmallBits[bits] = e;
     return e;
   }
 
@@ -150,13 +155,26 @@ export class QualityMeter {
     const byCount = !custom && obs.attendedCount === live;
     const listedAt = this.listedAt;
     listedAt.fill(0);
-    for (let i = 0; i < idx.length; i++) {
-      const b = idx[i];
-      if (!attended[b]) continue;
-      this.listed[b] = 1;
-      tot += la.mass[i];
-      err += la.mass[i] * this.blockError(l, b);
-      listedAt[BITS.indexOf(this.cache.bitsOf(l, b) as (typeof BITS)[number])]++;
+    const mass = la.mass;
+    const cache = this.cache;
+    if (byCount) {
+      // (blockError without a custom scheme: the error of the stored bits)
+      for (let i = 0; i < idx.length; i++) {
+        const b = idx[i];
+        if (!attended[b]) continue;
+        const bits = cache.bitsOf(l, b);
+        tot += mass[i];
+        err += mass[i] * this.errorOfBits(bits);
+        listedAt[bitsIndex(bits)]++;
+      }
+    } else {
+      for (let i = 0; i < idx.length; i++) {
+        const b = idx[i];
+        if (!attended[b]) continue;
+        this.listed[b] = 1;
+        tot += mass[i];
+        err += mass[i] * this.blockError(l, b);
+      }
     }
     if (uniform > 0) {
       if (byCount) {
@@ -173,7 +191,7 @@ export class QualityMeter {
         }
       }
     }
-    for (let i = 0; i < idx.length; i++) this.listed[idx[i]] = 0;
+    if (!byCount) for (let i = 0; i < idx.length; i++) this.listed[idx[i]] = 0;
     return tot > 0 ? err / tot : 0;
   }
 
