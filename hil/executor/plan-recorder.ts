@@ -18,6 +18,8 @@ export class PlanRecorder implements Executor<number> {
   private known!: Int32Array;
   private cur?: PlannedStep;
   private pending: MoveBatch[] = [];
+  /** whether the last stage op recorded was of listed blocks (not a bulk stage) */
+  private lastStageListed = false;
   private readonly M: number;
   private readonly L: number;
 
@@ -104,7 +106,22 @@ export class PlanRecorder implements Executor<number> {
       blocks = blocks.filter((x) => this.tier[l * this.M + x] === b.fromTier);
     }
     const bits = blocks.map((x) => this.bits[l * this.M + x]);
-    if (blocks.length) this.cur!.ops.push({ kind: 'stage', layer: l, fromTier: b.fromTier, blocks, bits });
+    if (blocks.length === 0) return 0;
+    // Prefetches of single blocks issued one after another for one layer and tier (a policy that
+    // stages its selection block by block) become one stage: one ring extent and one completion,
+    // as a system prefetching a layer's selection issues it, rather than an extent, a fence and an
+    // event per block. Bulk stages stay apart (they list what is in the tier, staged or not).
+    const ops = this.cur!.ops;
+    const last = ops[ops.length - 1];
+    if (b.blocks.length > 0 && last?.kind === 'stage' && last.layer === l && last.fromTier === b.fromTier && this.lastStageListed) {
+      for (let i = 0; i < blocks.length; i++) {
+        last.blocks.push(blocks[i]);
+        last.bits.push(bits[i]);
+      }
+      return 0;
+    }
+    ops.push({ kind: 'stage', layer: l, fromTier: b.fromTier, blocks, bits });
+    this.lastStageListed = b.blocks.length > 0;
     return 0;
   }
 

@@ -30,6 +30,33 @@ function cacheWith(blocks: number): KVCache {
   return c;
 }
 
+describe('plan recorder: prefetches of single blocks', () => {
+  const stage = (blocks: number[], fromTier = 1): MoveBatch => ({ ...batch('prefetch', [fromTier, 16], [0, 16], blocks) });
+
+  it('one layer\'s single-block prefetches in a row become one stage; a move, another tier or a bulk stage starts a new one', () => {
+    const cache = new KVCache(tinyModel, 4, 1, 8, [
+      { name: 'hbm', capacityBytes: 1e6 },
+      { name: 'dram', capacityBytes: 1e6 },
+      { name: 'nvme', capacityBytes: 1e6 },
+    ]);
+    for (let b = 0; b < 6; b++) cache.create(0, 0, 16);
+    for (const b of [1, 2, 3, 4]) cache.move(0, b, 1, 16);
+    cache.move(0, 5, 2, 16);
+    const rec = new PlanRecorder(cache);
+    rec.beginStep(0, 24);
+    rec.stage(stage([3]));
+    rec.stage(stage([1]));
+    rec.stage(stage([4]));
+    rec.stage(stage([5], 2)); // another tier
+    rec.stage(stage([2]));
+    rec.stage(stage([], 1)); // bulk: every block in DRAM, apart
+    rec.stage(stage([1]));
+    rec.layer(work(6));
+    const ops = rec.plan.steps[0].ops.filter((o) => o.kind === 'stage').map((o) => (o.kind === 'stage' ? `${o.fromTier}:[${o.blocks.join(' ')}]` : ''));
+    expect(ops).toEqual(['1:[3 1 4]', '2:[5]', '1:[2]', '1:[1 2 3 4]', '1:[1]']);
+  });
+});
+
 describe('plan recorder: order of one flush\'s moves', () => {
   it('a block demoted, promoted and demoted again in one decision (listed twice in the demote batch) ends demoted, each move once', () => {
     // the case of lru-offload on the bundled 2k trace at 10%: layer 0 block 128 thrashed this way in step 1
