@@ -209,6 +209,7 @@ export const dpnc: PolicyDefinition<Options> = {
     const inTier = chain.map(() => new Int32Array(M));
     const inTierCount = new Int32Array(chain.length);
     const keys = new Float64Array(M);
+    const spare = new Int32Array(M);
     const visited = new Uint8Array(M);
     // attended masses of the layer observed (reused)
     const massScratch = new Float64Array(M);
@@ -401,10 +402,27 @@ export const dpnc: PolicyDefinition<Options> = {
           if (idle >= o.hbm_age_steps) act.demote(l, b, chain[0], 16);
         }
       }
-      // capacity pressure: room for the new page
-      while (resident() + incoming > K) {
-        const vb = victim(Infinity, true);
-        if (vb < 0 || !demoteVictim(vb)) break;
+      // capacity pressure: room for the new page. The victims are victim(Infinity, true) one after
+      // another: as values do not change within a decision, the eligible residents not predicted
+      // needed in order of (value, block), then the predicted ones in that order.
+      if (resident() + incoming > K) {
+        let n0 = 0;
+        let n1 = 0;
+        for (let j = 0; j < nResident; j++) {
+          const b = residents[j];
+          if (cache.tierOf(l, b) !== 0 || protectFor[l * M + b] === t) continue;
+          if (predicted(b)) spare[M - 1 - n1++] = b;
+          else spare[n0++] = b;
+        }
+        let failed = false;
+        const give = (b: number) => {
+          if (resident() + incoming <= K) return false;
+          if (!demoteVictim(b)) failed = true;
+          return !failed && resident() + incoming > K;
+        };
+        inOrder(spare, n0, value, resident() + incoming - K, give);
+        if (!failed && resident() + incoming > K) inOrder(spare.subarray(M - n1), n1, value, resident() + incoming - K, give);
+        known = false;
       }
       if (!decision) return;
 
