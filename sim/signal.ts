@@ -10,6 +10,8 @@ export class Signal {
   dueAt = Number.NaN;
   private dueEngine: Engine | null = null;
   private duePriority = 0;
+  /** a number its issuer may give it (the simulated executor numbers its memory-stream ops); 0: none */
+  seq = 0;
 
   fire(now: number): void {
     if (this.done) throw new Error('Signal fired twice');

@@ -325,9 +325,8 @@ export class SimExecutor implements Executor<Signal> {
   /** tail waits: memory-stream ops are numbered in issue order; the compute stream has waited for every op up to memCovered */
   private memSeq = 0;
   private memCovered = 0;
-  private readonly seqOf = new WeakMap<Signal, number>();
   private tagMem(s: Stream, sig: Signal): Signal {
-    if (this.opts.tailWaits && s === this.memory) this.seqOf.set(sig, ++this.memSeq);
+    if (this.opts.tailWaits && s === this.memory) sig.seq = ++this.memSeq;
     return sig;
   }
 
@@ -340,8 +339,8 @@ export class SimExecutor implements Executor<Signal> {
     let need = 0;
     let k = 0;
     for (const x of waits) {
-      const q = this.seqOf.get(x);
-      if (q === undefined) waits[k++] = x;
+      const q = x.seq;
+      if (q === 0) waits[k++] = x;
       else if (q > need) need = q;
     }
     if (waits.length !== k) waits.length = k;
