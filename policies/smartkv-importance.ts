@@ -42,13 +42,14 @@ export class GroupEma {
       const base = (obs.layer * G + g) * M;
       const imp = this.imp;
       const { idx, mass } = row;
+      // (att is 0 or 1: x * att is x or +0, and adding +0 leaves a sum as it is, so no branch is needed)
       if (idx === null) {
-        for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + (att[b] ? w * mass[b] : 0);
+        for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + w * mass[b] * att[b];
         continue;
       }
       // sparse: every attended block gets the uniform share, listed ones their own mass instead
       const wu = w * row.uniform;
-      for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + (att[b] ? wu : 0);
+      for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + wu * att[b];
       for (let i = 0; i < idx.length; i++) {
         const b = idx[i];
         if (att[b]) imp[base + b] += w * mass[i] - wu;
