@@ -45,3 +45,35 @@ export function formatSeconds(s: number): string {
   const m = Math.floor(s / 60);
   return m > 0 ? `${m} min ${Math.round(s - m * 60)} s` : `${s.toFixed(1)} s`;
 }
+
+/**
+ * Measured / estimated wall time of the cells run so far, for scaling the estimates of the cells to
+ * come: the median over the cells of the same policy label where there are some, else the median over
+ * all cells (1 before any). A median, so that one policy whose host work the estimate misses by 20x
+ * does not scale every other cell with it.
+ */
+export class WallRatios {
+  private readonly all: number[] = [];
+  private readonly byLabel = new Map<string, number[]>();
+
+  add(label: string, wallS: number, estimateS: number): void {
+    if (!(wallS > 0 && estimateS > 0)) return;
+    const r = wallS / estimateS;
+    this.all.push(r);
+    const l = this.byLabel.get(label);
+    if (l) l.push(r);
+    else this.byLabel.set(label, [r]);
+  }
+
+  ratio(label: string): number {
+    const own = this.byLabel.get(label);
+    return median(own && own.length ? own : this.all);
+  }
+}
+
+function median(xs: number[]): number {
+  if (xs.length === 0) return 1;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}

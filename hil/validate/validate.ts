@@ -24,7 +24,7 @@ import { hilRun, type HilOptions } from '../executor/hil-run.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 import { heldOutPoints, pointsNearGrid } from './calibration-points.js';
 import { contextLabel, expandGrid, type GridCell, type ValidateGrid } from './grid.js';
-import { cellSeconds, formatSeconds, H100_PLAN } from './plan.js';
+import { cellSeconds, formatSeconds, H100_PLAN, WallRatios } from './plan.js';
 import { type CellJudgement, distribution, type Distribution, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, stepMedians, TARGETS, type Targets } from './stats.js';
 import { describeTiers, type TierDevice } from './tier-devices.js';
 
@@ -263,8 +263,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
 
   // cells
   const results: CellResult[] = [];
-  let measured = 0;
-  let estimated = 0;
+  const ratios = new WallRatios();
   let storageDirect: boolean | null = null;
   const storageTiers = new Set<string>();
   const total = cells.length;
@@ -298,32 +297,30 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     if (fs.existsSync(cellFile)) {
       const prev = JSON.parse(fs.readFileSync(cellFile, 'utf8')) as CellResult;
       if (prev.key === key && (prev.status === 'ok' || prev.status === 'skipped')) {
+        if (prev.status === 'ok' && prev.wall_s !== undefined) ratios.add(c.policy.label, prev.wall_s, prev.estimate_s);
         results.push(prev);
         o.onProgress?.(i + 1, total, c.id);
         continue;
       }
     }
-    const ratio = estimated > 0 ? measured / estimated : 1;
+    const ratio = ratios.ratio(c.policy.label);
     if (o.maxSeconds !== undefined && elapsed() + e * ratio > o.maxSeconds) {
       results.push({ ...base, reason: `not started: the time limit (${o.maxSeconds} s) would be passed (elapsed ${elapsed().toFixed(0)} s, this cell about ${(e * ratio).toFixed(1)} s); rerun with the same --out to go on` });
       continue;
     }
     const c0 = performance.now();
     // after its simulation with the calibrated profile, the cell is started only if its runs end in time
-    const fits = (seconds: number) => o.maxSeconds === undefined || elapsed() + seconds * (estimated > 0 ? measured / estimated : 1) <= o.maxSeconds;
+    const fits = (seconds: number) => o.maxSeconds === undefined || elapsed() + seconds * ratio <= o.maxSeconds;
     const r = await runCell(c, base, prof, g, o, fileDir, fits);
     r.wall_s = (performance.now() - c0) / 1000;
-    if (r.status === 'ok') {
-      measured += r.wall_s;
-      estimated += e;
-    }
+    if (r.status === 'ok') ratios.add(c.policy.label, r.wall_s, e);
     if (r.storage_tier) storageTiers.add(r.storage_tier);
     if (r.storage_direct !== undefined && r.storage_direct !== null) storageDirect = r.storage_direct;
     delete r.storage_tier;
     delete r.storage_direct;
     writeAtomic(cellFile, JSON.stringify(r) + '\n');
     results.push(r);
-    const left = cells.slice(i + 1).reduce((a, x) => a + est.get(x.id)!, 0) * (estimated > 0 ? measured / estimated : 1);
+    const left = cells.slice(i + 1).reduce((a, x) => a + est.get(x.id)! * ratios.ratio(x.policy.label), 0);
     const what = r.status === 'ok' ? `median ${(r.error!.median * 100).toFixed(2)}%, p95 ${(r.error!.p95 * 100).toFixed(2)}%, runs differ ${(r.spread!.median * 100).toFixed(2)}% (${r.pool}, ${r.judgement!.pass ? 'pass' : 'miss'})` : `${r.status}: ${r.reason}`;
     log(`[${i + 1}/${total}] ${c.id}: ${what} (${r.wall_s.toFixed(1)} s; elapsed ${formatSeconds(elapsed())}, ETA ${formatSeconds(left)})`);
     o.onProgress?.(i + 1, total, c.id);

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCalibrationPoints } from '../../hil/calibrate/measure.js';
 import { heldOutPoints, pointsNearGrid, spread } from '../../hil/validate/calibration-points.js';
 import { expandGrid } from '../../hil/validate/grid.js';
-import { cellSeconds } from '../../hil/validate/plan.js';
+import { cellSeconds, WallRatios } from '../../hil/validate/plan.js';
 import { distribution, judgeCell, medianP95, pairSpreads, relErrors, stepMedians } from '../../hil/validate/stats.js';
 import { describeBlockDevice, mountOf } from '../../hil/validate/tier-devices.js';
 import { type CellResult, cellStats, poolOf, poolSummary } from '../../hil/validate/validate.js';
@@ -205,5 +205,20 @@ describe('the standing grid', () => {
     expect(parseValidateGrid({ ...base, traces: [{ generate: {}, contexts: [512] }] }, 'g.json').contexts).toEqual([]);
     expect(() => parseValidateGrid({ ...base, traces: [{ path: 'c.kvt', contexts: [512] }] }, 'g.json')).toThrow(/traces\[0\]\.contexts: only a generated trace takes contexts/);
     expect(() => parseValidateGrid({ ...base, traces: [{ generate: {}, contexts: [] }] }, 'g.json')).toThrow(/"traces\[0\]\.contexts" must be a non-empty list/);
+  });
+});
+
+describe('wall-time ratios of the cells run so far', () => {
+  it('scale a cell by its own policy\'s median ratio, else the median of all, so one slow policy does not stretch the rest', () => {
+    const r = new WallRatios();
+    expect(r.ratio('h2o')).toBe(1);
+    r.add('h2o', 2, 1);
+    r.add('h2o', 4, 1);
+    r.add('quest', 3, 2);
+    r.add('smartkv', 127, 2); // host work the estimate misses
+    r.add('full', 0, 1); // no wall time: ignored
+    expect(r.ratio('h2o')).toBe(3); // (2 + 4) / 2
+    expect(r.ratio('smartkv')).toBe(63.5);
+    expect(r.ratio('lru-offload')).toBe(3); // median of 1.5, 2, 4, 63.5
   });
 });
