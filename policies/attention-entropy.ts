@@ -5,29 +5,40 @@
  */
 import type { GroupAttention } from './policy.js';
 
-/** Entropy of one KV group's attention over the blocks with attended[b] = 1 (listed masses, unlisted blocks at `uniform`). */
-export function groupEntropy(g: GroupAttention, attended: Uint8Array, nBlocks: number): number {
+/**
+ * Entropy of one KV group's attention over the blocks with attended[b] = 1 (listed masses, unlisted
+ * blocks at `uniform`). `attendedCount`, when given, is the number of 1s in attended[0, nBlocks).
+ */
+export function groupEntropy(g: GroupAttention, attended: Uint8Array, nBlocks: number, attendedCount?: number): number {
   let total = 0;
   let plogp = 0;
-  const add = (p: number) => {
-    if (p > 0) {
-      total += p;
-      plogp += p * Math.log(p);
+  const { idx, mass } = g;
+  if (idx === null) {
+    for (let b = 0; b < nBlocks; b++) {
+      const p = mass[b];
+      if (attended[b] && p > 0) {
+        total += p;
+        plogp += p * Math.log(p);
+      }
     }
-  };
-  if (g.idx === null) {
-    for (let b = 0; b < nBlocks; b++) if (attended[b]) add(g.mass[b]);
   } else {
     let listedAttended = 0;
-    for (let i = 0; i < g.idx.length; i++) {
-      if (attended[g.idx[i]]) {
-        add(g.mass[i]);
+    for (let i = 0; i < idx.length; i++) {
+      if (attended[idx[i]]) {
+        const p = mass[i];
+        if (p > 0) {
+          total += p;
+          plogp += p * Math.log(p);
+        }
         listedAttended++;
       }
     }
-    let attendedCount = 0;
-    for (let b = 0; b < nBlocks; b++) attendedCount += attended[b];
-    const unlisted = attendedCount - listedAttended;
+    let count = attendedCount ?? -1;
+    if (count < 0) {
+      count = 0;
+      for (let b = 0; b < nBlocks; b++) count += attended[b];
+    }
+    const unlisted = count - listedAttended;
     if (unlisted > 0 && g.uniform > 0) {
       total += unlisted * g.uniform;
       plogp += unlisted * g.uniform * Math.log(g.uniform);

@@ -144,7 +144,7 @@ export const ntransformer: PolicyDefinition<Options> = {
       },
       observe(obs: Observation) {
         let h = 0;
-        for (const g of obs.groups) h += groupEntropy(g, obs.attended, obs.nBlocks);
+        for (const g of obs.groups) h += groupEntropy(g, obs.attended, obs.nBlocks, obs.attendedCount);
         entropySum[obs.layer] += h / obs.groups.length;
         entropyN[obs.layer]++;
       },

@@ -25,6 +25,9 @@ describe('attention entropy of an observed row', () => {
     const p = [0.3, 0.3, 0.1, 0.1, 0.1, 0.1];
     const total = 1.0;
     expect(h).toBeCloseTo(-p.reduce((s, x) => s + (x / total) * Math.log(x / total), 0), 6);
+    // the attended count, when the caller knows it, replaces the count over the mask
+    expect(groupEntropy({ idx: Uint32Array.from([0, 5]), mass: Float32Array.from([0.3, 0.3]), uniform: 0.1 }, attended, 7, 6)).toBe(h);
+    expect(groupEntropy({ idx: Uint32Array.from([0, 5]), mass: Float32Array.from([0.3, 0.3]), uniform: 0.1 }, attended, 7, 4)).not.toBe(h);
   });
 });
 
