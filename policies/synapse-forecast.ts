@@ -55,6 +55,10 @@ export class SynapseForecast {
   private readonly high: Int32Array;
   private readonly highCount: Int32Array;
   private readonly highFrom: Float64Array;
+  /** per layer: 1 once an observation carried a mass that is not finite (the listed-only update then never applies) */
+  private readonly nonFinite: Uint8Array;
+  /** scratch: 1 for the listed blocks of the observation being taken */
+  private readonly mark: Uint8Array;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
   readonly simSelf: Float64Array;
@@ -76,6 +80,8 @@ export class SynapseForecast {
     this.high = new Int32Array(n);
     this.highCount = new Int32Array(layers).fill(-1);
     this.highFrom = new Float64Array(layers);
+    this.nonFinite = new Uint8Array(layers);
+    this.mark = new Uint8Array(maxBlocks);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
     this.seenStep = new Int32Array(n).fill(-2);
@@ -226,6 +232,111 @@ export class SynapseForecast {
   /** take layer obs.layer's observation; `judged` (1 = judged block) enables learning the mix */
   observe(obs: Observation, judged?: Uint8Array): void {
     const l = obs.layer;
+    const base = l * this.maxBlocks;
+    const n = obs.nBlocks;
+    const { idx, mass } = obs;
+    const u = obs.uniform;
+    const walk = idx !== null && ascending(idx);
+    if (idx === null) this.curListedCount[l] = -1;
+    else {
+      for (let i = 0; i < idx.length; i++) this.curListed[base + i] = idx[i];
+      this.curListedCount[l] = walk ? idx.length : -1;
+      this.curUniform[l] = u;
+    }
+    if (walk && !this.observeListed(obs, judged)) this.observeEvery(obs, judged, walk);
+    else if (!walk) this.observeEvery(obs, judged, walk);
+    this.curStep[l] = obs.step;
+  }
+
+  /**
+   * observe() reading the listed blocks only, where that gives the same result: every block attended,
+   * the newest step's weight 1 (the self score becomes the mass), the unlisted share and the
+   * previous layer's below the heavy threshold, and the layer's kept high blocks (its self scores
+   * that may reach it); false (nothing changed) otherwise
+   */
+  private observeListed(obs: Observation, judged: Uint8Array | undefined): boolean {
+    const l = obs.layer;
+    const M = this.maxBlocks;
+    const base = l * M;
+    const n = obs.nBlocks;
+    const idx = obs.idx!;
+    const mass = obs.mass;
+    const u = obs.uniform;
+    const theta = this.threshold(n);
+    if (this.p.historyWeight !== 1 || obs.attendedCount !== n || this.nonFinite[l] || !(theta > 0) || !(u < theta) || !Number.isFinite(u)) return false;
+    let k = 0;
+    while (k < idx.length && idx[k] < n) k++;
+    for (let i = 0; i < k; i++) {
+      if (!Number.isFinite(mass[i])) {
+        this.nonFinite[l] = 1;
+        return false;
+      }
+    }
+    const prev = this.prevLayer(l);
+    const pbase = prev * M;
+    const crossKnown = this.crossKnown(l, obs.step);
+    const cur = this.cur;
+    const recent = this.recent;
+    if (judged !== undefined) {
+      if (crossKnown && !(this.curListedCount[prev] >= 0 && this.curUniform[prev] < theta)) return false;
+      if (!(this.highCount[l] >= 0 && this.highFrom[l] <= theta)) return false;
+      // the listed blocks as the full pass counts them; an unlisted block is not heavy (u < theta), so
+      // it adds to a union only, where the previous layer's mass (a listed block of it) or its own
+      // self score (a kept high block) reaches theta
+      let interC = 0;
+      let unionC = 0;
+      let interS = 0;
+      let unionS = 0;
+      const mark = this.mark;
+      for (let i = 0; i < k; i++) {
+        const b = idx[i];
+        mark[b] = 1;
+        if (!judged[b]) continue;
+        const h = mass[i] >= theta;
+        const c = crossKnown && cur[pbase + b] >= theta;
+        const sf = recent[base + b] >= theta;
+        if (h && c) interC++;
+        if (h || c) unionC++;
+        if (h && sf) interS++;
+        if (h || sf) unionS++;
+      }
+      if (crossKnown) {
+        for (let i = 0; i < this.curListedCount[prev]; i++) {
+          const b = this.curListed[pbase + i];
+          if (b < n && !mark[b] && judged[b] && cur[pbase + b] >= theta) unionC++;
+        }
+      }
+      for (let i = 0; i < this.highCount[l]; i++) {
+        const b = this.high[base + i];
+        if (b < n && !mark[b] && judged[b] && recent[base + b] >= theta) unionS++;
+      }
+      for (let i = 0; i < k; i++) mark[idx[i]] = 0;
+      const rho = this.p.simRate;
+      if (crossKnown && unionC > 0) this.simCross[l] = (1 - rho) * this.simCross[l] + (rho * interC) / unionC;
+      if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
+    }
+    // masses and self scores ((1 − 1)·r + 1·m = m for a finite r), every block seen now
+    cur.fill(u, base, base + n);
+    recent.fill(u, base, base + n);
+    this.seenStep.fill(obs.step, base, base + n);
+    const highFrom = this.threshold(n + 1) * (1 - 1e-9);
+    let nHigh = 0;
+    for (let i = 0; i < k; i++) {
+      const b = idx[i];
+      const m = mass[i];
+      cur[base + b] = m;
+      recent[base + b] = m;
+      if (m >= highFrom) this.high[base + nHigh++] = b;
+    }
+    // (the unlisted blocks are high too when u reaches highFrom: not kept then)
+    this.highCount[l] = u >= highFrom ? -1 : nHigh;
+    this.highFrom[l] = highFrom;
+    return true;
+  }
+
+  /** observe() reading every block */
+  private observeEvery(obs: Observation, judged: Uint8Array | undefined, walk: boolean): void {
+    const l = obs.layer;
     const M = this.maxBlocks;
     const base = l * M;
     const n = obs.nBlocks;
@@ -237,16 +348,9 @@ export class SynapseForecast {
     const { idx, mass } = obs;
     const u = obs.uniform;
     // listed blocks that ascend are walked with the blocks (else their masses are written first)
-    const walk = idx !== null && ascending(idx);
-    if (idx === null) this.curListedCount[l] = -1;
-    else {
-      for (let i = 0; i < idx.length; i++) this.curListed[base + i] = idx[i];
-      this.curListedCount[l] = walk ? idx.length : -1;
-      this.curUniform[l] = u;
-      if (!walk) {
-        for (let b = 0; b < n; b++) cur[base + b] = att[b] ? u : 0;
-        for (let i = 0; i < idx.length; i++) cur[base + idx[i]] = att[idx[i]] ? mass[i] : 0;
-      }
+    if (idx !== null && !walk) {
+      for (let b = 0; b < n; b++) cur[base + b] = att[b] ? u : 0;
+      for (let i = 0; i < idx.length; i++) cur[base + idx[i]] = att[idx[i]] ? mass[i] : 0;
     }
     const theta = this.threshold(n);
     const highFrom = this.threshold(n + 1) * (1 - 1e-9);
@@ -260,8 +364,9 @@ export class SynapseForecast {
     let unionC = 0;
     let interS = 0;
     let unionS = 0;
+    let finite = Number.isFinite(u);
     let j = 0;
-    let next = walk && idx.length > 0 ? idx[0] : -1;
+    let next = walk && idx!.length > 0 ? idx![0] : -1;
     for (let b = 0; b < n; b++) {
       // this observation's mass (0 where not attended)
       let m: number;
@@ -285,6 +390,7 @@ export class SynapseForecast {
         }
         recent[base + b] = (1 - w) * r + w * m;
         seen[base + b] = step;
+        if (!Number.isFinite(m)) finite = false;
       }
       if (recent[base + b] >= highFrom) high[base + nHigh++] = b;
     }
@@ -293,9 +399,9 @@ export class SynapseForecast {
       if (crossKnown && unionC > 0) this.simCross[l] = (1 - rho) * this.simCross[l] + (rho * interC) / unionC;
       if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
     }
+    if (!finite) this.nonFinite[l] = 1;
     this.highCount[l] = nHigh;
     this.highFrom[l] = highFrom;
-    this.curStep[l] = step;
   }
 }
 

@@ -111,6 +111,69 @@ function massOf(o: Observation, b: number): number {
 }
 
 describe('synapsevm forecast parts', () => {
+  it('observe keeps masses, self scores, last-seen steps and the learned overlaps as defined (reference model; all attended or not)', () => {
+    let seed = 17;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const L = 3;
+    const M = 60;
+    for (let trial = 0; trial < 30; trial++) {
+      const w = trial % 3 === 0 ? 0.5 : 1;
+      const H = 1 + rnd() * 3;
+      const rho = 0.3;
+      const f = new SynapseForecast(L, M, { historyWeight: w, heavyRatio: H, simRate: rho });
+      // the reference: the definitions in synapse-forecast.ts, one block at a time
+      const recent = Array.from({ length: L }, () => new Array<number>(M).fill(0));
+      const cur = Array.from({ length: L }, () => new Array<number>(M).fill(0));
+      const seen = Array.from({ length: L }, () => new Array<number>(M).fill(-2));
+      const curStep = new Array<number>(L).fill(-2);
+      const simC = new Array<number>(L).fill(0);
+      const simS = new Array<number>(L).fill(1);
+      let n = 5 + Math.floor(rnd() * 20);
+      for (let step = 0; step < 8; step++) {
+        for (let l = 0; l < L; l++) {
+          const obs = { ...randomObservation(n, rnd), step, layer: l };
+          if (rnd() < 0.6) {
+            obs.attended.fill(1);
+            obs.attendedCount = n;
+          }
+          const judged = rnd() < 0.8 ? Uint8Array.from({ length: M }, () => (rnd() < 0.7 ? 1 : 0)) : undefined;
+          f.observe(obs, judged);
+          const theta = H / n;
+          const m = Array.from({ length: n }, (_, b) => (obs.attended[b] ? massOf(obs, b) : 0));
+          const prev = l > 0 ? l - 1 : L - 1;
+          const crossKnown = curStep[prev] === (l > 0 ? step : step - 1);
+          if (judged) {
+            let [iC, uC, iS, uS] = [0, 0, 0, 0];
+            for (let b = 0; b < n; b++) {
+              if (!obs.attended[b] || !judged[b]) continue;
+              const h = m[b] >= theta;
+              const c = crossKnown && cur[prev][b] >= theta;
+              const sf = recent[l][b] >= theta;
+              iC += +(h && c);
+              uC += +(h || c);
+              iS += +(h && sf);
+              uS += +(h || sf);
+            }
+            if (crossKnown && uC > 0) simC[l] = (1 - rho) * simC[l] + (rho * iC) / uC;
+            if (uS > 0) simS[l] = (1 - rho) * simS[l] + (rho * iS) / uS;
+          }
+          for (let b = 0; b < n; b++) {
+            cur[l][b] = m[b];
+            if (obs.attended[b]) {
+              recent[l][b] = (1 - w) * recent[l][b] + w * m[b];
+              seen[l][b] = step;
+            }
+          }
+          curStep[l] = step;
+          expect([...f.recent.subarray(l * M, l * M + M)]).toEqual(recent[l]);
+          expect(Array.from({ length: M }, (_, b) => f.lastMass(l, b))).toEqual(cur[l]);
+          expect([...f.seenStep.subarray(l * M, l * M + M)]).toEqual(seen[l]);
+          expect([f.simCross[l], f.simSelf[l]]).toEqual([simC[l], simS[l]]);
+        }
+        n += Math.floor(rnd() * 2);
+      }
+    }
+  });
   it('candidates are the blocks of the mask scoring >= theta, with minus their score as keys (any history weight, grown block counts)', () => {
     let seed = 3;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
