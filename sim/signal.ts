@@ -23,6 +23,12 @@ export class Signal {
     if (w) for (const fn of w) fn();
   }
 
+  /** Whether it has fired, arming a due signal first as then() does (then() adds no second arming). */
+  ready(): boolean {
+    if (this.dueEngine) this.arm();
+    return this.done;
+  }
+
   /** Run `fn` when the signal fires (at once if it already has). */
   then(fn: () => void): void {
     if (this.dueEngine) this.arm();
@@ -61,6 +67,12 @@ export class Signal {
     s.fire(now);
     return s;
   }
+}
+
+/** Whether every signal in `signals` has fired (due signals are not armed). */
+export function allDone(signals: readonly Signal[]): boolean {
+  for (let i = 0; i < signals.length; i++) if (!signals[i].done) return false;
+  return true;
 }
 
 /** Call `fn` once every signal in `signals` has fired. */

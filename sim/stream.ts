@@ -4,7 +4,7 @@
  * (for the Chrome trace) and how long it sat idle waiting on other streams (stall).
  */
 import type { Engine } from './engine.js';
-import { Signal, whenAll } from './signal.js';
+import { allDone, Signal, whenAll } from './signal.js';
 
 export interface StreamOp {
   name: string;
@@ -72,26 +72,31 @@ export class Stream {
     this.tail = done;
     this.tailEnd = Number.NaN;
     this.planEnd = Number.NaN; // (stretched() sets it again for its own ops)
-    prev.then(() => {
-      const ready = this.engine.now;
-      whenAll(op.waits, () => {
-        // run the op as an engine event so equal-time starts follow stream priority
-        this.engine.at(this.engine.now, () => {
-          const start = this.engine.now;
-          this.stallUs += start - ready;
-          if (start > this.busyTo) this.busyFrom = start;
-          this.busyTo = Infinity; // running, end not known yet
-          op.run(() => {
-            const end = this.engine.now;
-            this.busyTo = end;
-            this.busyUs += end - start;
-            this.onSpan?.({ stream: this.name, name: op.name, cat: op.cat, start, end, args: op.args });
-            done.fire(end);
-          });
-        }, this.priority);
-      });
-    });
+    // (what has fired already is followed at once, without a callback)
+    if (prev.ready()) this.afterPrevious(op, done);
+    else prev.then(() => this.afterPrevious(op, done));
     return done;
+  }
+
+  /** The previous op has ended: once the op's waits have fired, it starts (as an engine event, so equal-time starts follow stream priority). */
+  private afterPrevious(op: StreamOp, done: Signal): void {
+    const ready = this.engine.now;
+    if (allDone(op.waits)) this.engine.at(ready, () => this.start(op, done, ready), this.priority);
+    else whenAll(op.waits, () => this.engine.at(this.engine.now, () => this.start(op, done, ready), this.priority));
+  }
+
+  private start(op: StreamOp, done: Signal, ready: number): void {
+    const start = this.engine.now;
+    this.stallUs += start - ready;
+    if (start > this.busyTo) this.busyFrom = start;
+    this.busyTo = Infinity; // running, end not known yet
+    op.run(() => {
+      const end = this.engine.now;
+      this.busyTo = end;
+      this.busyUs += end - start;
+      this.onSpan?.({ stream: this.name, name: op.name, cat: op.cat, start, end, args: op.args });
+      done.fire(end);
+    });
   }
 
   /**
