@@ -39,7 +39,6 @@ export interface DriverCounters {
   peakStagingBytes: number;
 }
 
-type Stamp = { reason: TransferReason; fromTier: number; toTier: number; fromBits: number; toBits: number };
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type MutableGroup = { idx: Uint32Array | null; mass: Float32Array; uniform: number };
 
@@ -502,7 +501,7 @@ export class ReplayDriver<H> implements Actions {
       if (c.create(layer, t, 16)) {
         this.refuse('alloc', `${phase}: HBM full, layer ${layer} block ${c.created[layer] - 1} went to ${c.tierNames[t]}`);
         if (this.timed) {
-          this.batch(layer, c.created[layer] - 1, { reason: 'spill', fromTier: 0, toTier: t, fromBits: 16, toBits: 16 });
+          this.batch(layer, c.created[layer] - 1, 'spill', 0, t, 16, 16);
         }
         return;
       }
@@ -521,21 +520,21 @@ export class ReplayDriver<H> implements Actions {
     this.enteredAt[i] = ++this.changes;
     if (this.timed) this.touched[layer].push(block);
     this.count(reason);
-    if (this.timed) this.batch(layer, block, { reason, fromTier: from, toTier: to, fromBits, toBits: bits });
+    if (this.timed) this.batch(layer, block, reason, from, to, fromBits, bits);
     return true;
   }
 
-  private batch(layer: number, block: number, s: Stamp): void {
+  private batch(layer: number, block: number, reason: TransferReason, fromTier: number, toTier: number, fromBits: number, toBits: number): void {
     // one number per (layer, reason, tiers, precisions): the Map keeps insertion order, as with text keys
-    const key = ((((layer * REASON_COUNT + REASON_INDEX[s.reason]) * this.T + s.fromTier) * this.T + s.toTier) * 17 + s.fromBits) * 17 + s.toBits;
+    const key = ((((layer * REASON_COUNT + REASON_INDEX[reason]) * this.T + fromTier) * this.T + toTier) * 17 + fromBits) * 17 + toBits;
     let b = this.batches.get(key);
     if (!b) {
-      b = { layer, ...s, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
+      b = { layer, reason, fromTier, toTier, fromBits, toBits, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
       this.batches.set(key, b);
     }
     b.blocks.push(block);
-    b.bytesFrom += this.cache.bytesOf(s.fromBits);
-    b.bytesTo += this.cache.bytesOf(s.toBits);
+    b.bytesFrom += this.bytesByBits[fromBits];
+    b.bytesTo += this.bytesByBits[toBits];
   }
 
   /*

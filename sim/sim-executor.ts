@@ -378,18 +378,29 @@ export class SimExecutor implements Executor<Signal> {
 
   /** `runs` copies (file requests) back to back: the route's alpha once per run, the bytes at the flow rate */
   private copyOn(s: Stream, from: string, to: string, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
-    const route = this.topology.route(from, to);
+    const route = this.routeOf(from, to);
     if (this.opts.copyMode === 'gather' && s === this.memory) runs = 1;
     const hbm = this.tierNames[0];
     const dir = s !== this.memory ? 0 : to === hbm ? 1 : from === hbm ? -1 : 0;
     return this.tagMem(s, s.enqueue({
-      name: `${reason} ${from}->${to}`,
+      // (the name shows only in traced spans, and only traced steps have args)
+      name: args ? `${reason} ${from}->${to}` : reason,
       cat: 'copy',
       waits,
       args: args ? { ...args, bytes, runs } : undefined,
       run: this.copyRun(s, route, bytes, runs, dir),
     }));
   }
+
+  /** The topology's route between two tiers, kept by name (no key made per copy). */
+  private routeOf(from: string, to: string): Route {
+    let byTo = this.routes.get(from);
+    if (!byTo) this.routes.set(from, (byTo = new Map()));
+    let r = byTo.get(to);
+    if (!r) byTo.set(to, (r = this.topology.route(from, to)));
+    return r;
+  }
+  private readonly routes = new Map<string, Map<string, Route>>();
 
   /** The run of a copy op: the transfer through the flow network, timed on the HBM copy clocks (dir 1: into HBM, -1: out of it). */
   private copyRun(s: Stream, route: Route, bytes: number, runs: number, dir: number): StreamOp['run'] {
