@@ -120,6 +120,36 @@ export class PrefetchAudit {
     this.answer[i] = yes;
   }
 
+  /** offloaded(l, blocks[j], t, answers[blocks[j]] === 1) for j = 0 .. count − 1, in that order */
+  listOffloaded(l: number, t: number, blocks: Int32Array, answers: Uint8Array, count: number): void {
+    if (count === 0) return;
+    // the first call begins the listing for t when another one is open
+    this.offloaded(l, blocks[0], t, answers[blocks[0]] === 1);
+    const listedFor = this.listedFor;
+    const answer = this.answer;
+    const base = l * this.maxBlocks;
+    let listed = this.listCount[l];
+    let yes = this.listYes[l];
+    let end = this.listEnd[l];
+    for (let j = 1; j < count; j++) {
+      const b = blocks[j];
+      const i = base + b;
+      const a = answers[b] === 1 ? 1 : 0;
+      if (listedFor[i] === t) {
+        yes += a - answer[i];
+      } else {
+        listed++;
+        yes += a;
+        if (b + 1 > end) end = b + 1;
+      }
+      listedFor[i] = t;
+      answer[i] = a;
+    }
+    this.listCount[l] = listed;
+    this.listYes[l] = yes;
+    this.listEnd[l] = end;
+  }
+
   /** Page b of layer l (listed for t) was paged in for step t by `trigger`, moving `bytes`. */
   pagedInFor(l: number, b: number, t: number, trigger: Trigger, bytes: number): void {
     const i = l * this.maxBlocks + b;

@@ -188,6 +188,9 @@ export const dpnc: PolicyDefinition<Options> = {
     // near_layer of the layer observed last, per block (unknownNear: not attended there)
     const unknownNear = tree.bin(nearLayerFeature(Number.NaN));
     const nearBin = new Uint8Array(M).fill(unknownNear);
+    // position bins per block at posBinFor blocks
+    const posBin = new Uint8Array(M);
+    let posBinFor = -1;
     // the feature bins a page had at the decision for step featStep (training input), and its tier then
     const feats = new Uint8Array(L * M * F);
     const featStep = new Int32Array(L * M).fill(NEVER);
@@ -200,6 +203,8 @@ export const dpnc: PolicyDefinition<Options> = {
     const due = new Uint8Array(M);
     // page lists of one decision (block order): resident at its start, exploration pool, trigger candidates
     const residents = new Int32Array(M);
+    const offloaded = new Int32Array(M);
+    const answer = new Uint8Array(M);
     const explorable = new Int32Array(M);
     const pool = new Int32Array(M);
     const cands = new Int32Array(M);
@@ -208,6 +213,8 @@ export const dpnc: PolicyDefinition<Options> = {
     // per backing tier of the chain: its pages of the layer decided
     const inTier = chain.map(() => new Int32Array(M));
     const inTierCount = new Int32Array(chain.length);
+    // per tier index: its place in the chain (-1: not a backing tier with one below it)
+    const chainOf = new Int32Array(T);
     const keys = new Float64Array(M);
     const spare = new Int32Array(M);
     const visited = new Uint8Array(M);
@@ -220,6 +227,10 @@ export const dpnc: PolicyDefinition<Options> = {
     const maxVer = new Int32Array(L).fill(-1);
     const maxCreated = new Int32Array(L).fill(-1);
     const maxScore = new Float64Array(L);
+    // the chain's tier indices, and the slowest tier triggers and exploration page in from (set at the first decision)
+    let tierIdx: number[] | null = null;
+    let pageInTop = 0;
+    let exploreTop = 0;
     let prevLayer = -1;
     let prevStep = NEVER;
 
@@ -288,10 +299,12 @@ export const dpnc: PolicyDefinition<Options> = {
       // trigger candidates are listed with the features when the importance trigger is off (its bar,
       // the least important resident page, is known only after the demotions from HBM)
       const candsNow = !o.importance_trigger;
-      let pageInTop = 0;
-      for (const name of pageInTiers) pageInTop = Math.max(pageInTop, cache.tierIndex(name));
-      let exploreTop = 0;
-      for (const name of exploreTiers) exploreTop = Math.max(exploreTop, cache.tierIndex(name));
+      if (tierIdx === null) {
+        // the cache's tier indices (its tiers are the machine's: they do not change)
+        tierIdx = chain.map((name) => cache.tierIndex(name));
+        for (const name of pageInTiers) pageInTop = Math.max(pageInTop, cache.tierIndex(name));
+        for (const name of exploreTiers) exploreTop = Math.max(exploreTop, cache.tierIndex(name));
+      }
       if (decision) {
         mx = layerMax(l, created);
         keyNormStats(cache, l, created);
@@ -302,13 +315,24 @@ export const dpnc: PolicyDefinition<Options> = {
         // the layer observed last (one layer ahead, the layer before the one computing now), at t or t - 1
         const prevOk = prevLayer >= 0 && (prevStep === t || prevStep === t - 1);
         const lb = layerBin[l];
+        const ageSteps = o.age_steps;
+        const lowImportance = o.low_importance;
+        if (posBinFor !== nBlocksThen) {
+          for (let b = 0; b < M; b++) posBin[b] = tree.bin(positionFeature(b, nBlocksThen));
+          posBinFor = nBlocksThen;
+        }
+        let nOffloaded = 0;
         for (let b = 0; b < created; b++) {
           const tier = cache.tierOf(l, b);
           if (tier < 0) continue;
           const i = l * M + b;
           const at = i * F;
-          const r = t - lastUse[i];
-          feats[at] = lastUse[i] === NEVER ? neverBin : r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
+          const lu = lastUse[i];
+          if (lu === NEVER) feats[at] = neverBin;
+          else {
+            const r = t - lu;
+            feats[at] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
+          }
           feats[at + 1] = freqBin[i];
           feats[at + 2] = massBin[i];
           if (normVer[i] !== ver) {
@@ -316,7 +340,7 @@ export const dpnc: PolicyDefinition<Options> = {
             normVer[i] = ver;
           }
           feats[at + 3] = normBin[i];
-          feats[at + 4] = tree.bin(positionFeature(b, nBlocksThen));
+          feats[at + 4] = posBin[b];
           feats[at + 5] = lb;
           feats[at + 6] = tierBin[tier];
           feats[at + 7] = prevOk ? nearBin[b] : unknownNear;
@@ -324,16 +348,17 @@ export const dpnc: PolicyDefinition<Options> = {
           featTier[i] = tier;
           const p = tree.probabilityOfBins(feats, at);
           prob[b] = p;
-          const since = sinceUse(i, t);
+          const since = lu === NEVER ? (born[i] === NEVER ? 0 : t - born[i]) : t - lu;
           const imp = importance(l, b, mx);
           value[b] = imp / (1 + Math.max(0, since));
-          due[b] = since >= o.age_steps || imp < o.low_importance ? 1 : 0;
+          due[b] = since >= ageSteps || imp < lowImportance ? 1 : 0;
           if (tier === 0) {
             residents[nResident++] = b;
             continue;
           }
           const yes = warm && p > thr;
-          if (audited) audit.offloaded(l, b, t, yes);
+          offloaded[nOffloaded++] = b;
+          answer[b] = yes ? 1 : 0;
           if (tier <= exploreTop) explorable[nExplorable++] = b;
           if (candsNow && tier <= pageInTop) {
             if (yes) {
@@ -349,6 +374,7 @@ export const dpnc: PolicyDefinition<Options> = {
             }
           }
         }
+        if (audited) audit.listOffloaded(l, t, offloaded, answer, nOffloaded);
       } else {
         if (resident() + incoming <= K) return;
         mx = layerMax(l, created);
@@ -480,21 +506,19 @@ export const dpnc: PolicyDefinition<Options> = {
       }
 
       // backing tiers: capacity pressure, then LRU age / low importance, one tier down
-      const tierIdx = chain.map((name) => cache.tierIndex(name));
+      const idx = tierIdx!;
       inTierCount.fill(0);
+      chainOf.fill(-1);
+      for (let k = 0; k + 1 < chain.length; k++) chainOf[idx[k]] = k;
       for (let b = 0; b < created; b++) {
         const tier = cache.tierOf(l, b);
         if (tier <= 0) continue;
-        for (let k = 0; k + 1 < chain.length; k++) {
-          if (tierIdx[k] === tier) {
-            inTier[k][inTierCount[k]++] = b;
-            break;
-          }
-        }
+        const k = chainOf[tier];
+        if (k >= 0) inTier[k][inTierCount[k]++] = b;
       }
       let budget = o.demote_max;
       for (let k = 0; k + 1 < chain.length; k++) {
-        const tier = tierIdx[k];
+        const tier = idx[k];
         const factor = quotaFactor[chain[k]];
         const quota = factor > 0 ? Math.floor(factor * K) : Infinity;
         // the tier's pages (value[b] is valueAt(l, b, mx, t) throughout the decision; visited in order
@@ -503,7 +527,7 @@ export const dpnc: PolicyDefinition<Options> = {
         const count = inTierCount[k];
         const down = (b: number): boolean => {
           if (!act.demote(l, b, chain[k + 1], 16)) return false;
-          if (k + 2 < chain.length && cache.tierOf(l, b) === tierIdx[k + 1]) inTier[k + 1][inTierCount[k + 1]++] = b;
+          if (k + 2 < chain.length && cache.tierOf(l, b) === idx[k + 1]) inTier[k + 1][inTierCount[k + 1]++] = b;
           return true;
         };
         // over its quota, or too full for one more page per layer (a low watermark): the excess goes down
