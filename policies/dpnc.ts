@@ -165,6 +165,7 @@ export const dpnc: PolicyDefinition<Options> = {
     const uses = new Float64Array(L * M);
     const seen = new Float64Array(L * M);
     const norms: Float32Array[] = Array.from({ length: L }, () => new Float32Array(M));
+    const normBits = norms.map((a) => new Int32Array(a.buffer));
     // The tree reads a feature only through its bin (tree.bin of the value), so a page's features are
     // kept as bins: the ones that change only when the page is attended (frequency, last mass) are
     // binned then; the key norm's when the layer's key-norm statistics change; the rest per decision.
@@ -273,8 +274,24 @@ export const dpnc: PolicyDefinition<Options> = {
         const rest = ids.subarray(from, count);
         for (let j = 0; j < rest.length; j++) keys[j] = key[rest[j]];
         const take = selectBottomKKeyed(rest, keys, rest.length, chunk);
-        const next = Array.from(rest.subarray(0, take)).sort((a, c) => key[a] - key[c] || a - c);
-        for (const b of next) if (!visit(b)) return;
+        if (take <= 32) {
+          // a few: insertion sort of (key, block) in place (keys[j] is the key of rest[j])
+          for (let x = 1; x < take; x++) {
+            const kx = keys[x];
+            const bx = rest[x];
+            let y = x - 1;
+            for (; y >= 0 && (keys[y] > kx || (keys[y] === kx && rest[y] > bx)); y--) {
+              keys[y + 1] = keys[y];
+              rest[y + 1] = rest[y];
+            }
+            keys[y + 1] = kx;
+            rest[y + 1] = bx;
+          }
+          for (let j = 0; j < take; j++) if (!visit(rest[j])) return;
+        } else {
+          const next = Array.from(rest.subarray(0, take)).sort((a, c) => key[a] - key[c] || a - c);
+          for (const b of next) if (!visit(b)) return;
+        }
         from += take;
         chunk *= 2;
       }
@@ -571,13 +588,15 @@ export const dpnc: PolicyDefinition<Options> = {
       }),
       decide(v: PolicyView, act: Actions) {
         const l = v.layer;
-        const nl = norms[l];
+        // the key norms kept, compared bit for bit (a change of bits only, as 0 to -0, recomputes the same)
         const kn = v.keyNorms;
         const n = Math.min(M, kn.length);
+        const now = new Int32Array(kn.buffer, kn.byteOffset, n);
+        const kept = normBits[l];
         for (let b = 0; b < n; b++) {
-          if (nl[b] !== kn[b]) {
+          if (kept[b] !== now[b]) {
             normsChanged[l] = 1;
-            nl.set(kn.subarray(b, n), b);
+            kept.set(now.subarray(b), b);
             break;
           }
         }
