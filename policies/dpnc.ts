@@ -217,6 +217,11 @@ export const dpnc: PolicyDefinition<Options> = {
     // per tier index: its place in the chain (-1: not a backing tier with one below it)
     const chainOf = new Int32Array(T);
     const keys = new Float64Array(M);
+    // the few smallest of one pass (inOrder)
+    const TOP = 8;
+    const topKey = new Float64Array(TOP);
+    const topId = new Int32Array(TOP);
+    const taken = new Uint8Array(M);
     const spare = new Int32Array(M);
     const visited = new Uint8Array(M);
     // attended masses of the layer observed (reused)
@@ -270,6 +275,30 @@ export const dpnc: PolicyDefinition<Options> = {
     const inOrder = (ids: Int32Array, count: number, key: Float64Array, first: number, visit: (b: number) => boolean) => {
       let from = 0;
       let chunk = Math.max(1, first);
+      if (chunk <= TOP && count > chunk) {
+        // the first few: one pass keeps the chunk smallest, in order
+        let m = 0;
+        for (let j = 0; j < count; j++) {
+          const b = ids[j];
+          const kb = key[b];
+          if (m === chunk && !(kb < topKey[m - 1] || (kb === topKey[m - 1] && b < topId[m - 1]))) continue;
+          let y = m < chunk ? m++ : chunk - 1;
+          for (; y > 0 && (topKey[y - 1] > kb || (topKey[y - 1] === kb && topId[y - 1] > b)); y--) {
+            topKey[y] = topKey[y - 1];
+            topId[y] = topId[y - 1];
+          }
+          topKey[y] = kb;
+          topId[y] = b;
+        }
+        for (let j = 0; j < m; j++) if (!visit(topId[j])) return;
+        // more wanted: the others, from the next chunk on
+        for (let j = 0; j < m; j++) taken[topId[j]] = 1;
+        let r = 0;
+        for (let j = 0; j < count; j++) if (taken[ids[j]] === 0) ids[r++] = ids[j];
+        for (let j = 0; j < m; j++) taken[topId[j]] = 0;
+        count = r;
+        chunk *= 2;
+      }
       while (from < count) {
         const rest = ids.subarray(from, count);
         for (let j = 0; j < rest.length; j++) keys[j] = key[rest[j]];
@@ -319,6 +348,8 @@ export const dpnc: PolicyDefinition<Options> = {
       if (tierIdx === null) {
         // the cache's tier indices (its tiers are the machine's: they do not change)
         tierIdx = chain.map((name) => cache.tierIndex(name));
+        chainOf.fill(-1);
+        for (let k = 0; k + 1 < chain.length; k++) chainOf[tierIdx[k]] = k;
         for (const name of pageInTiers) pageInTop = Math.max(pageInTop, cache.tierIndex(name));
         for (const name of exploreTiers) exploreTop = Math.max(exploreTop, cache.tierIndex(name));
       }
@@ -339,6 +370,7 @@ export const dpnc: PolicyDefinition<Options> = {
           posBinFor = nBlocksThen;
         }
         let nOffloaded = 0;
+        inTierCount.fill(0);
         for (let b = 0; b < created; b++) {
           const tier = cache.tierOf(l, b);
           if (tier < 0) continue;
@@ -376,6 +408,8 @@ export const dpnc: PolicyDefinition<Options> = {
           const yes = warm && p > thr;
           offloaded[nOffloaded++] = b;
           answer[b] = yes ? 1 : 0;
+          const k = chainOf[tier];
+          if (k >= 0) inTier[k][inTierCount[k]++] = b;
           if (tier <= exploreTop) explorable[nExplorable++] = b;
           if (candsNow && tier <= pageInTop) {
             if (yes) {
@@ -429,8 +463,13 @@ export const dpnc: PolicyDefinition<Options> = {
         if (best >= 0 || !anyway) return best;
         return lowestPredicted >= 0 && value[lowestPredicted] < below ? lowestPredicted : -1;
       };
+      /** page b went down from HBM: it joins the pages of the first backing tier (when the backing tiers are managed) */
+      const leftHbm = (b: number) => {
+        if (decision && chainOf[cache.tierOf(l, b)] === 0) inTier[0][inTierCount[0]++] = b;
+      };
       const demoteVictim = (vb: number): boolean => {
         if (!act.demote(l, vb, chain[0], 16)) return false;
+        leftHbm(vb);
         known = false;
         return true;
       };
@@ -442,7 +481,7 @@ export const dpnc: PolicyDefinition<Options> = {
           if (cache.tierOf(l, b) !== 0 || protectFor[i] === t || predicted(b)) continue;
           // steps before t without a use, counted from its last use or page-in, whichever is later
           const idle = Math.min(sinceUse(i, t), touched[i] === NEVER ? Infinity : t - touched[i]) - 1;
-          if (idle >= o.hbm_age_steps) act.demote(l, b, chain[0], 16);
+          if (idle >= o.hbm_age_steps && act.demote(l, b, chain[0], 16)) leftHbm(b);
         }
       }
       // capacity pressure: room for the new page. The victims are victim(Infinity, true) one after
@@ -523,16 +562,9 @@ export const dpnc: PolicyDefinition<Options> = {
       }
 
       // backing tiers: capacity pressure, then LRU age / low importance, one tier down
+      // (each tier's pages were listed by the decision's pass, HBM demotions and moves down since
+      // added; the ones paged in since are dropped here)
       const idx = tierIdx!;
-      inTierCount.fill(0);
-      chainOf.fill(-1);
-      for (let k = 0; k + 1 < chain.length; k++) chainOf[idx[k]] = k;
-      for (let b = 0; b < created; b++) {
-        const tier = cache.tierOf(l, b);
-        if (tier <= 0) continue;
-        const k = chainOf[tier];
-        if (k >= 0) inTier[k][inTierCount[k]++] = b;
-      }
       let budget = o.demote_max;
       for (let k = 0; k + 1 < chain.length; k++) {
         const tier = idx[k];
@@ -541,7 +573,8 @@ export const dpnc: PolicyDefinition<Options> = {
         // the tier's pages (value[b] is valueAt(l, b, mx, t) throughout the decision; visited in order
         // of value, ties: the lowest block); a page moved down joins the next tier's pages
         const ids = inTier[k];
-        const count = inTierCount[k];
+        let count = 0;
+        for (let j = 0; j < inTierCount[k]; j++) if (cache.tierOf(l, ids[j]) === tier) ids[count++] = ids[j];
         const down = (b: number): boolean => {
           if (!act.demote(l, b, chain[k + 1], 16)) return false;
           if (k + 2 < chain.length && cache.tierOf(l, b) === idx[k + 1]) inTier[k + 1][inTierCount[k + 1]++] = b;
