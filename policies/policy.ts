@@ -56,6 +56,14 @@ export interface Actions {
    * number of such blocks. One call instead of one per block; `keep` is read during the call only.
    */
   skipExcept(keep: Uint8Array | null, scope: SkipScope): number;
+  /**
+   * skipExcept with the kept blocks as a list: skip(b) for every block b of this layer that is live
+   * and in `scope` at the call and not among blocks[0, count) (any order; repeats, and blocks not
+   * live or out of scope, are ignored); the number of such blocks. When nothing else changes the
+   * layer before its attention, the replay's work for the layer grows with the list, not with the
+   * layer's blocks. `blocks` is read during the call only.
+   */
+  skipExceptListed(blocks: ArrayLike<number>, count: number, scope: SkipScope): number;
 }
 
 /** which blocks Actions.skipExcept may skip: those below HBM, or those in any tier */

@@ -56,6 +56,8 @@ export class KVCache {
   readonly tierBitsCount: Int32Array;
   /** 1 where a block is live (created and not dropped), per (layer, block) */
   readonly liveMask: Uint8Array;
+  /** 1 where a block is live in tier 0 (HBM), per (layer, block) */
+  readonly hbmMask: Uint8Array;
   /**
    * per layer x tier: runs of the layer's blocks in the tier, where a run goes on from block b to
    * b + 1 when both are in the tier and b is 16-bit (see runsIn)
@@ -90,6 +92,7 @@ export class KVCache {
     this.liveCount = new Int32Array(layers);
     this.tierBitsCount = new Int32Array(layers * tiers.length * BITS.length);
     this.liveMask = new Uint8Array(n);
+    this.hbmMask = new Uint8Array(n);
     this.runCount = new Int32Array(layers * tiers.length);
     this.blockBytes = BITS.map((b) => kvBytes(model, blockSize, b, groupSize));
   }
@@ -166,6 +169,7 @@ export class KVCache {
     this.bits[i] = bits;
     this.created[layer] = b + 1;
     this.liveMask[i] = 1;
+    this.hbmMask[i] = tier === 0 ? 1 : 0;
     this.add(layer, tier, bits, bytes, +1);
     this.runStart(layer, b, +1);
     return true;
@@ -190,6 +194,7 @@ export class KVCache {
     this.tier.fill(tier, i0, i0 + count);
     this.bits.fill(bits, i0, i0 + count);
     this.liveMask.fill(1, i0, i0 + count);
+    this.hbmMask.fill(tier === 0 ? 1 : 0, i0, i0 + count);
     this.created[layer] = b0 + count;
     this.used[tier] = used;
     if (used > this.peak[tier]) this.peak[tier] = used;
@@ -216,6 +221,7 @@ export class KVCache {
     this.runStart(layer, block + 1, -1);
     this.tier[i] = tier;
     this.bits[i] = bits;
+    this.hbmMask[i] = tier === 0 ? 1 : 0;
     this.runStart(layer, block, +1);
     this.runStart(layer, block + 1, +1);
     this.add(layer, tier, bits, newBytes, +1);
@@ -233,6 +239,7 @@ export class KVCache {
     this.pinnedCount[layer] -= this.pinned[i];
     this.pinned[i] = 0;
     this.liveMask[i] = 0;
+    this.hbmMask[i] = 0;
   }
 
   /**
@@ -288,6 +295,11 @@ export class KVCache {
       for (let b = 0; b < this.created[l]; b++) pins += this.pinned[l * this.maxBlocks + b];
       if (pins !== this.pinnedIn(l)) throw new Error(`audit: layer ${l} pinned count`);
       for (let k = 0; k < BITS.length; k++) if (bc[k] !== this.bitsCount[l * BITS.length + k]) throw new Error(`audit: layer ${l} bits count`);
+      for (let b = 0; b < this.created[l]; b++) {
+        const i = l * this.maxBlocks + b;
+        const t = this.tier[i];
+        if (this.hbmMask[i] !== (t === 0 ? 1 : 0) || this.liveMask[i] !== (t >= 0 ? 1 : 0)) throw new Error(`audit: layer ${l} block ${b} live or HBM mark`);
+      }
     }
     for (let t = 0; t < T; t++) {
       if (Math.abs(used[t] - this.used[t]) > 1e-6) throw new Error(`audit: tier ${this.tierNames[t]} used ${this.used[t]} != ${used[t]}`);

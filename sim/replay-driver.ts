@@ -84,6 +84,23 @@ export class ReplayDriver<H> implements Actions {
   private readonly skipMark: Uint8Array;
   /** whether the current decision asked for any skip (skipMark has a 1) */
   private anySkip = false;
+  /**
+   * A skipExceptListed call of the current decision, kept as its list while nothing changes in the
+   * layer until its attention (then the layer's work follows the list, not every block; otherwise it
+   * becomes skipMark): the listed blocks in scope (distinct, listed[0..nListed)), a mark per listed
+   * block, the scope's lowest tier, the layer's blocks and their tiers at the call, and the layer's
+   * change count then.
+   */
+  private listPending = false;
+  private listed: Int32Array;
+  private nListed = 0;
+  private readonly listedMark: Uint8Array;
+  private listMinTier = 1;
+  private listCreated = 0;
+  private readonly listTiers: Int8Array;
+  private listChanges = 0;
+  /** per layer: cache changes the driver made (blocks created, moved, dropped) */
+  private readonly layerChanges: Float64Array;
   /** the attended blocks of a layer with skips (attendedMask, observation.attended), and its cached view */
   private readonly attended: Uint8Array;
   private attendedView: Uint8Array;
@@ -142,6 +159,10 @@ export class ReplayDriver<H> implements Actions {
     this.pending = Array.from({ length: this.L }, () => []);
     this.masks = Array.from({ length: this.L }, () => cache.liveMask.subarray(0, 0));
     this.skipMark = new Uint8Array(this.M);
+    this.listed = new Int32Array(this.M);
+    this.listedMark = new Uint8Array(this.M);
+    this.listTiers = new Int8Array(this.M);
+    this.layerChanges = new Float64Array(this.L);
     this.attended = new Uint8Array(this.M);
     this.attendedView = this.attended.subarray(0, 0);
     this.maskN = new Int32Array(this.L).fill(-1);
@@ -233,6 +254,7 @@ export class ReplayDriver<H> implements Actions {
       this.policy.decide(this.view(-1, l, rows[0].nBlocks, false, s0.contextTokens), this);
       this.batches.clear();
       // prefill attention is not modelled: a skip asked for here applies to nothing
+      if (this.listPending) this.dropList();
       if (this.anySkip) this.clearSkips();
     }
     this.cache.capacity[0] = budget;
@@ -275,8 +297,10 @@ export class ReplayDriver<H> implements Actions {
       this.flush();
       // the layer's attention over live blocks minus skipped ones: without skips, the layer's view of
       // the cache's live mask; with skips, `attended`
-      const skipping = this.anySkip;
-      const w = skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
+      if (this.listPending && (this.anySkip || this.layerChanges[l] !== this.listChanges || !this.wholeBytes)) this.listToMarks();
+      const listed = this.listPending;
+      const skipping = listed || this.anySkip;
+      const w = listed ? this.layerWorkListed(s, l, n) : skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
       const waits = this.pending[l];
       // the executor may add to `waits` during the call; it does not keep the array
       ex.layer(w, waits);
@@ -302,6 +326,7 @@ export class ReplayDriver<H> implements Actions {
     if (why) return this.refuse('evict', why);
     if (this.cache.isPinned(layer, block)) return this.refuse('evict', `layer ${layer} block ${block} is pinned`);
     this.cache.drop(layer, block);
+    this.layerChanges[layer]++;
     this.count('evict');
     return true;
   }
@@ -378,6 +403,7 @@ export class ReplayDriver<H> implements Actions {
     const c = this.cache;
     const l = this.curLayer;
     if (block >= 0 && block < c.created[l] && block === Math.floor(block) && c.tier[l * this.M + block] >= 0) {
+      if (this.listPending) this.listToMarks();
       this.skipMark[block] = 1;
       this.anySkip = true;
       return;
@@ -400,6 +426,7 @@ export class ReplayDriver<H> implements Actions {
     const created = c.created[l];
     const kept = keep === null ? 0 : Math.min(created, keep.length);
     const mark = this.skipMark;
+    if (this.listPending) this.listToMarks();
     // branch-free (keep often alternates at random): x >>> 31 is 1 for a negative x, 0 otherwise
     let k = 0;
     for (let b = 0; b < kept; b++) {
@@ -415,6 +442,42 @@ export class ReplayDriver<H> implements Actions {
     }
     if (k !== 0) this.anySkip = true;
     return k;
+  }
+
+  skipExceptListed(blocks: ArrayLike<number>, count: number, scope: SkipScope): number {
+    const c = this.cache;
+    const l = this.curLayer;
+    if (scope !== 'offloaded' && scope !== 'all') {
+      this.refuse('skip', `unknown skip scope "${String(scope)}" (valid: offloaded, all)`);
+      return 0;
+    }
+    const minTier = scope === 'all' ? 0 : 1;
+    // with skips asked for already, this one becomes marks too
+    if (this.listPending) this.listToMarks();
+    const base = l * this.M;
+    const created = c.created[l];
+    const tiers = c.tier;
+    const mark = this.listedMark;
+    const listed = this.listed;
+    let k = 0;
+    for (let i = 0; i < count; i++) {
+      const b = blocks[i];
+      if (b >= 0 && b < created && b === Math.floor(b) && tiers[base + b] >= minTier && mark[b] === 0) {
+        mark[b] = 1;
+        listed[k++] = b;
+      }
+    }
+    let inScope = 0;
+    if (minTier === 0) inScope = c.live(l);
+    else for (let t = 1; t < this.T; t++) inScope += c.tierCount[l * this.T + t];
+    this.nListed = k;
+    this.listMinTier = minTier;
+    this.listCreated = created;
+    this.listTiers.set(tiers.subarray(base, base + created));
+    this.listChanges = this.layerChanges[l];
+    this.listPending = true;
+    if (this.anySkip) this.listToMarks();
+    return inScope - k;
   }
 
   // ---- internals ----
@@ -494,6 +557,7 @@ export class ReplayDriver<H> implements Actions {
   private createBlock(layer: number, phase: 'prefill' | 'decode'): void {
     const c = this.cache;
     this.enteredAt[layer * this.M + c.created[layer]] = ++this.changes;
+    this.layerChanges[layer]++;
     if (this.timed) this.touched[layer].push(c.created[layer]);
     if (c.create(layer, 0, 16)) return;
     // HBM is full: the new block goes to the first lower tier with room
@@ -518,6 +582,7 @@ export class ReplayDriver<H> implements Actions {
       return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
     }
     this.enteredAt[i] = ++this.changes;
+    this.layerChanges[layer]++;
     if (this.timed) this.touched[layer].push(block);
     this.count(reason);
     if (this.timed) this.batch(layer, block, reason, from, to, fromBits, bits);
@@ -815,6 +880,122 @@ export class ReplayDriver<H> implements Actions {
     w.attendedCount = live;
     w.kernel = this.kernelOf(l, skippedCount !== 0);
     return w;
+  }
+
+  /**
+   * The layer's work when its skips are a skipExceptListed call and nothing in the layer changed
+   * since (same results as layerWorkSkipping over the same skips): `attended` is the layer's HBM
+   * mark (scope 'offloaded') or nothing (scope 'all') plus the listed blocks; the skipped blocks are
+   * counted from the cache's counters less the listed ones; the listed blocks below HBM, in block
+   * order, are read from their staged copies or on demand.
+   */
+  private layerWorkListed(s: TraceStep, l: number, n: number): LayerWork {
+    const c = this.cache;
+    const base = l * this.M;
+    const T = this.T;
+    const K = BITS.length;
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    const bytesOf = this.bytesByBits;
+    const slotOf = this.bitsSlot;
+    const att = this.attended;
+    const all = this.listMinTier === 0;
+    if (all) att.fill(0, 0, n);
+    else att.set(c.hbmMask.subarray(base, base + n));
+    // skipped = in scope less listed, per precision
+    const skippedBits = this.skippedBits;
+    skippedBits.fill(0);
+    for (let t = this.listMinTier; t < T; t++) for (let k = 0; k < K; k++) skippedBits[k] += c.tierBitsCount[(l * T + t) * K + k];
+    let skippedCount = 0;
+    for (let k = 0; k < K; k++) skippedCount += skippedBits[k];
+    let listedResident = 0;
+    let listedQuant = 0;
+    const w = this.work;
+    const fetchBytes = w.fetchBytes;
+    const fetchRuns = w.fetchRuns;
+    for (let t = 0; t < T; t++) fetchBytes[t] = fetchRuns[t] = 0;
+    let stagedBytes = 0;
+    const staged = this.stagedMask;
+    const entered = this.enteredAt;
+    const since = this.stagedSince;
+    const row = l * T;
+    const listed = this.listed.subarray(0, this.nListed);
+    listed.sort();
+    const mark = this.listedMark;
+    let openTier = -1;
+    let prev = -2;
+    for (let k = 0; k < listed.length; k++) {
+      const b = listed[k];
+      mark[b] = 0;
+      att[b] = 1;
+      const i = base + b;
+      const t = tiers[i];
+      const bits = bitsAt[i];
+      const bytes = bytesOf[bits];
+      skippedBits[slotOf[bits]]--;
+      skippedCount--;
+      // a run goes on only from the block just before, when it was attended (listed) too
+      if (b !== prev + 1) openTier = -1;
+      prev = b;
+      if (t === 0) {
+        listedResident += bytes;
+        if (bits < 16) listedQuant += bytes;
+        openTier = -1;
+        continue;
+      }
+      if (staged[i] === 1 || entered[i] < since[row + t]) {
+        stagedBytes += bytes;
+        openTier = -1;
+        continue;
+      }
+      fetchBytes[t] += bytes;
+      if (openTier !== t) fetchRuns[t]++;
+      openTier = bits === 16 ? t : -1;
+    }
+    this.listPending = false;
+    this.nListed = 0;
+    const touched = this.touched[l];
+    if (touched.length !== 0) touched.length = 0;
+    if (this.attendedView.length !== n) this.attendedView = att.subarray(0, n);
+    const live = c.live(l) - skippedCount;
+    const lastTokens = s.contextTokens - (n - 1) * this.B;
+    w.step = s.step;
+    w.layer = l;
+    w.tokens = live * this.B - (att[n - 1] ? this.B - lastTokens : 0);
+    // scope 'all' skips the unlisted HBM blocks (whole numbers of bytes: exact in any order)
+    w.residentBytes = all ? listedResident : c.bytesIn(l, 0);
+    w.quantizedBytes = all ? listedQuant : c.quantizedBytesIn(l, 0);
+    w.stagedBytes = stagedBytes;
+    w.nBlocks = n;
+    w.attendedMask = this.attendedView;
+    w.attendedCount = live;
+    w.kernel = this.kernelOf(l, skippedCount !== 0);
+    return w;
+  }
+
+  /** A pending skipExceptListed call becomes skipMark: skip(b) for each block in scope at the call and not listed. */
+  private listToMarks(): void {
+    const tiers = this.listTiers;
+    const listedMark = this.listedMark;
+    const mark = this.skipMark;
+    const minTier = this.listMinTier;
+    let any = false;
+    for (let b = 0; b < this.listCreated; b++) {
+      if (tiers[b] >= minTier && listedMark[b] === 0) {
+        mark[b] = 1;
+        any = true;
+      }
+    }
+    if (any) this.anySkip = true;
+    this.dropList();
+  }
+
+  /** Forget a pending skipExceptListed call. */
+  private dropList(): void {
+    const listed = this.listed;
+    for (let k = 0; k < this.nListed; k++) this.listedMark[listed[k]] = 0;
+    this.nListed = 0;
+    this.listPending = false;
   }
 
   /** Forget the current decision's skips. */

@@ -136,6 +136,14 @@ export function replayPolicy(def: PolicyDefinition<any>, budgetBlocks: number, o
           }
           return act.skipExcept(keep, scope);
         },
+        skipExceptListed: (blocks, count, scope) => {
+          const kept = new Set(Array.from({ length: count }, (_, i) => blocks[i]));
+          const minTier = scope === 'all' ? 0 : 1;
+          for (let b = 0; b < cache.created[v.layer]; b++) {
+            if (cache.tierOf(v.layer, b) >= minTier && !kept.has(b)) log.push({ ...cur, what: 'skip', args: [v.layer, b], ok: undefined });
+          }
+          return act.skipExceptListed(blocks, count, scope);
+        },
       };
       inner.decide(v, proxy);
     },

@@ -17,7 +17,7 @@ function lcg(seed: number): () => number {
   };
 }
 
-type Mode = 'per-block' | 'bulk';
+type Mode = 'per-block' | 'bulk' | 'listed';
 
 /**
  * A random policy: each decision demotes, promotes, quantizes, evicts and stages a few blocks of the
@@ -52,7 +52,13 @@ function randomPolicy(seed: number, mode: Mode, seen: string[]): Policy {
       for (let b = 0; b < len; b++) kk[b] = rnd() < 0.4 ? 1 : 0;
       if (rnd() < 0.2) kk.fill(1); // nothing to skip
       if (mode === 'bulk') seen.push(`n=${a.skipExcept(kk, scope)}`);
-      else {
+      else if (mode === 'listed') {
+        // the kept blocks as a list, backwards, with a repeat and blocks that do not exist
+        const list: number[] = [created + 3, -1];
+        for (let b = len - 1; b >= 0; b--) if (kk[b]) list.push(b, b);
+        list.push(0.5);
+        seen.push(`n=${a.skipExceptListed(list, list.length, scope)}`);
+      } else {
         let n = 0;
         for (let b = 0; b < created; b++) {
           if (c.tierOf(l, b) >= minTier && !(b < len && kk[b] !== 0)) {
@@ -62,10 +68,11 @@ function randomPolicy(seed: number, mode: Mode, seen: string[]): Policy {
         }
         seen.push(`n=${n}`);
       }
-      // the keep mask may change after the call; so may the cache
+      // the keep mask may change after the call; so may the cache; more skips may follow
       kk.fill(rnd() < 0.5 ? 1 : 0);
       if (rnd() < 0.3) a.promote(l, pick());
       if (rnd() < 0.2) a.evict(l, pick());
+      if (rnd() < 0.1) a.skip(pick());
     },
     observe(o: Observation) {
       seen.push(`${o.step}/${o.layer}: ${o.attendedCount} [${Array.from(o.attended).join('')}]`);
@@ -91,15 +98,17 @@ function replay(seed: number, mode: Mode) {
   return { results, seen, counters: driver.counters, spans: ex.spans.map((s) => `${s.stream} ${s.name} ${s.start}-${s.end}`) };
 }
 
-describe('Actions.skipExcept', () => {
+describe('Actions.skipExcept and skipExceptListed', () => {
   it('replays exactly as the same skips asked one block at a time (random policies)', () => {
     for (let seed = 1; seed <= 12; seed++) {
       const a = replay(seed, 'per-block');
-      const b = replay(seed, 'bulk');
-      expect(b.seen).toEqual(a.seen);
-      expect(b.results).toEqual(a.results);
-      expect(b.counters).toEqual(a.counters);
-      expect(b.spans).toEqual(a.spans);
+      for (const mode of ['bulk', 'listed'] as const) {
+        const b = replay(seed, mode);
+        expect(b.seen).toEqual(a.seen);
+        expect(b.results).toEqual(a.results);
+        expect(b.counters).toEqual(a.counters);
+        expect(b.spans).toEqual(a.spans);
+      }
       // the decisions do skip blocks
       expect(a.seen.filter((x) => /^n=[1-9]/.test(x)).length).toBeGreaterThan(5);
     }
