@@ -56,7 +56,9 @@ export const infiniGen: PolicyDefinition<Options> = {
     const groupMax = new Float64Array(G);
     const rank = G > 1 ? new Float64Array(M) : new Float64Array(0);
     const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
-    const predicted = Array.from({ length: L }, () => new Uint8Array(M));
+    // per layer: the blocks predicted important, predictedList[l][0, predictedCount[l])
+    const predictedList = Array.from({ length: L }, () => new Int32Array(M));
+    const predictedCount = new Int32Array(L);
     const stampOf = new Int32Array(L).fill(-2);
     const cand = new Int32Array(M);
     const ratio = Math.exp(-o.alpha);
@@ -65,8 +67,6 @@ export const infiniGen: PolicyDefinition<Options> = {
     const predict = (v: PolicyView, act: Actions, nl: number, step: number, stage: boolean, fetchMax: number) => {
       const cache = v.cache;
       const base = nl * M;
-      const mask = predicted[nl];
-      mask.fill(0);
       let n = 0;
       let drop: number;
       if (G === 1) {
@@ -109,10 +109,12 @@ export const infiniGen: PolicyDefinition<Options> = {
           selectBottomK(cand, n, drop, (b) => rankOf[b]);
         }
       }
+      const list = predictedList[nl];
       for (let i = drop; i < n; i++) {
-        mask[cand[i]] = 1;
+        list[i - drop] = cand[i];
         if (stage) act.prefetch(nl, cand[i]);
       }
+      predictedCount[nl] = n - drop;
       stampOf[nl] = step;
     };
 
@@ -146,8 +148,7 @@ export const infiniGen: PolicyDefinition<Options> = {
         // this layer: attend resident + predicted (staged one layer ahead); skip the other offloaded
         slide(v, act, l, v.newBlock ? 1 : 0, resident); // normally done one layer ahead already
         if (stampOf[l] !== v.step) predict(v, act, l, v.step, true, fetchMax);
-        const mask = predicted[l];
-        act.skipExcept(mask, 'offloaded');
+        act.skipExceptListed(predictedList[l], predictedCount[l], 'offloaded');
         if (L === 1) return; // one layer: nothing to hide behind, prediction happens at the layer
         // one layer ahead: slide the next layer's window (its new block is known), then speculate it
         const nextStep = l + 1 < L ? v.step : v.step + 1;
