@@ -179,6 +179,7 @@ export const synapseVm: PolicyDefinition<Options> = {
     const belowL1 = Array.from({ length: L }, () => new Uint8Array(M));
     const judgedStep = new Int32Array(L).fill(-2);
     const hbm = new HbmBlocks(L, M);
+    const upKeys = new Float64Array(M);
     const stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
     const fetched = new Float64Array(T);
     const fetchedBytes = new Float64Array(T);
@@ -241,8 +242,8 @@ export const synapseVm: PolicyDefinition<Options> = {
           }
           return n;
         };
-        /** the unhot unpinned L1 block outside the window of least saliency (ties: the lower id), or −1 */
-        const coldestL1 = () => {
+        /** the unpinned L1 block outside the window of least saliency (ties: the lower id), hot ones only when `withHot`, or −1 (the bottom-1 of l1Victims) */
+        const coldestL1 = (withHot: boolean) => {
           let best = -1;
           let bestKey = 0;
           const end = Math.min(windowStart, created);
@@ -251,7 +252,8 @@ export const synapseVm: PolicyDefinition<Options> = {
           for (let i = 0; i < count; i++) {
             const b = l1[l1Base + i];
             if (b >= end) break;
-            if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b)) || s - hotStep[hotBase + b] <= o.hot_steps) continue;
+            if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b))) continue;
+            if (!withHot && s - hotStep[hotBase + b] <= o.hot_steps) continue;
             const k = score.get(l, b);
             if (best < 0 || k < bestKey) {
               best = b;
@@ -267,11 +269,13 @@ export const synapseVm: PolicyDefinition<Options> = {
           let nUp = 0;
           const heavy = forecast.lastAtLeast(l, created, theta, cand);
           for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
-          const order = Array.from(up.subarray(0, nUp)).sort((a, b) => forecast.lastMass(l, b) - forecast.lastMass(l, a) || a - b);
-          for (let i = 0; i < Math.min(order.length, o.promote_blocks); i++) {
-            const b = order[i];
+          // hottest first (ties: the lower id)
+          for (let i = 0; i < nUp; i++) upKeys[up[i]] = -forecast.lastMass(l, up[i]);
+          sortByKey(up, nUp, upKeys);
+          for (let i = 0; i < Math.min(nUp, o.promote_blocks); i++) {
+            const b = up[i];
             if (cache.countIn(l, 0) + (v.newBlock ? 1 : 0) >= K) {
-              const c = coldestL1();
+              const c = coldestL1(false);
               if (c < 0) break;
               if (!demoteTo(c, o.l2_tier, tL2, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l2_bits)))) break;
             }
@@ -287,7 +291,11 @@ export const synapseVm: PolicyDefinition<Options> = {
 
         // L1 -> L2: bottom-k saliency among unguarded L1 blocks (hot ones last)
         const want = cache.countIn(l, 0) + (v.newBlock ? 1 : 0);
-        if (want > K) {
+        if (want === K + 1) {
+          let c = coldestL1(false);
+          if (c < 0) c = coldestL1(true);
+          if (c >= 0) demoteTo(c, o.l2_tier, tL2, bitsFor(c, o.l2_bits));
+        } else if (want > K) {
           let n = l1Victims(false);
           if (n < want - K) n = l1Victims(true);
           const k = selectBottomKKeyed(cand, candKeys, n, want - K);
@@ -296,7 +304,20 @@ export const synapseVm: PolicyDefinition<Options> = {
         // L2 -> L3: bottom-k saliency in L2
         const K2 = Math.floor(o.l2_factor * K);
         const inL2 = cache.countIn(l, tL2);
-        if (inL2 > K2) {
+        if (inL2 === K2 + 1) {
+          // the bottom-1: least saliency, ties to the lower id
+          let c = -1;
+          let cKey = 0;
+          for (let b = 0; b < created; b++) {
+            if (cache.tierOf(l, b) !== tL2) continue;
+            const k = score.get(l, b);
+            if (c < 0 || k < cKey) {
+              c = b;
+              cKey = k;
+            }
+          }
+          if (c >= 0) act.demote(l, c, o.l3_tier, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l3_bits)));
+        } else if (inL2 > K2) {
           let n = 0;
           for (let b = 0; b < created; b++) {
             if (cache.tierOf(l, b) !== tL2) continue;
@@ -329,13 +350,15 @@ export const synapseVm: PolicyDefinition<Options> = {
         for (let i = 0; i < n; i++) candKeys[i] = keys[cand[i]];
         const cap = Math.ceil(o.stage_ratio * K);
         const best = selectBottomKKeyed(cand, candKeys, n, cap);
-        const picked = Array.from(cand.subarray(0, best)).sort((a, b) => keys[a] - keys[b] || a - b);
+        // highest score first (ties: the lower id)
+        sortByKey(cand, best, keys);
         const st = staged[l];
         st.length = 0;
         stagedMask.fill(0, 0, v.nBlocks);
         stagedIn.fill(0);
         stagedBytesIn.fill(0);
-        for (const b of picked) {
+        for (let i = 0; i < best; i++) {
+          const b = cand[i];
           const t = cache.tierOf(l, b);
           const bytes = cache.bytesOf(cache.bitsOf(l, b));
           const us = cost.of(t, bytes);
@@ -425,3 +448,22 @@ export const synapseVm: PolicyDefinition<Options> = {
     };
   },
 };
+
+/** Sort ids[0..n) by (key[id], id) ascending (insertion sort for the short lists a decision sorts). */
+function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {
+  if (n > 32) {
+    const sorted = Array.from(ids.subarray(0, n)).sort((a, b) => key[a] - key[b] || a - b);
+    ids.set(sorted);
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const b = ids[i];
+    const k = key[b];
+    let j = i - 1;
+    while (j >= 0 && (key[ids[j]] > k || (key[ids[j]] === k && ids[j] > b))) {
+      ids[j + 1] = ids[j];
+      j--;
+    }
+    ids[j + 1] = b;
+  }
+}
