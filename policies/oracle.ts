@@ -167,9 +167,7 @@ export const oracle: PolicyDefinition<Options> = {
         }
         // offloaded blocks not needed now are left out of attention
         const r = ix.load(t);
-        for (let i = r.from[l]; i < r.from[l + 1]; i++) needMark[r.blocks[i]] = 1;
-        if (bulkAt[l] !== t) a.skipExcept(needMark, 'offloaded');
-        for (let i = r.from[l]; i < r.from[l + 1]; i++) needMark[r.blocks[i]] = 0;
+        if (bulkAt[l] !== t) a.skipExceptListed(r.blocks.subarray(r.from[l], r.from[l + 1]), r.from[l + 1] - r.from[l], 'offloaded');
         ix.advance(l, t);
         // one layer ahead: the next layer of this step, or layer 0 of the next step
         if (L === 1) return;
