@@ -326,6 +326,98 @@ export const dpnc: PolicyDefinition<Options> = {
       }
     };
 
+    /** sizes of the lists the last describe() made */
+    const described = { residents: 0, explorable: 0, cands: 0 };
+    /**
+     * The decision's pass over layer l's pages for step t: each live page's feature bins (recorded for
+     * training), tree probability, value and due flag; the lists of residents, of offloaded pages
+     * (answered to the audit), of each backing tier's pages, of the exploration pool and (importance
+     * trigger off) of the trigger candidates. Returns the layer's largest score.
+     */
+    const describe = (cache: PolicyView['cache'], l: number, t: number, nBlocksThen: number, created: number, warm: boolean, audited: boolean): number => {
+      const thr = o.predict_threshold;
+      const candsNow = !o.importance_trigger;
+      let nResident = 0;
+      let nExplorable = 0;
+      let nCands = 0;
+      const mx = layerMax(l, created);
+      keyNormStats(cache, l, created);
+      const ver = nsVer[l];
+      const mean = nsMean[l];
+      const sd = nsSd[l];
+      const nl = norms[l];
+      // the layer observed last (one layer ahead, the layer before the one computing now), at t or t - 1
+      const prevOk = prevLayer >= 0 && (prevStep === t || prevStep === t - 1);
+      const lb = layerBin[l];
+      const ageSteps = o.age_steps;
+      const lowImportance = o.low_importance;
+      if (posBinFor !== nBlocksThen) {
+        for (let b = 0; b < M; b++) posBin[b] = tree.bin(positionFeature(b, nBlocksThen));
+        posBinFor = nBlocksThen;
+      }
+      let nOffloaded = 0;
+      inTierCount.fill(0);
+      for (let b = 0; b < created; b++) {
+        const tier = cache.tierOf(l, b);
+        if (tier < 0) continue;
+        const i = l * M + b;
+        const at = i * F;
+        const lu = lastUse[i];
+        if (lu === NEVER) feats[at] = neverBin;
+        else {
+          const r = t - lu;
+          feats[at] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
+        }
+        feats[at + 1] = freqBin[i];
+        feats[at + 2] = massBin[i];
+        if (normVer[i] !== ver) {
+          normBin[i] = keyNormBins.of(sd > 0 ? (nl[b] - mean) / sd : 0);
+          normVer[i] = ver;
+        }
+        feats[at + 3] = normBin[i];
+        feats[at + 4] = posBin[b];
+        feats[at + 5] = lb;
+        feats[at + 6] = tierBin[tier];
+        feats[at + 7] = prevOk ? nearBin[b] : unknownNear;
+        featStep[i] = t;
+        featTier[i] = tier;
+        const p = tree.probabilityOfBins(feats, at);
+        prob[b] = p;
+        const since = lu === NEVER ? (born[i] === NEVER ? 0 : t - born[i]) : t - lu;
+        const imp = importance(l, b, mx);
+        value[b] = imp / (1 + Math.max(0, since));
+        due[b] = since >= ageSteps || imp < lowImportance ? 1 : 0;
+        if (tier === 0) {
+          residents[nResident++] = b;
+          continue;
+        }
+        const yes = warm && p > thr;
+        offloaded[nOffloaded++] = b;
+        answer[b] = yes ? 1 : 0;
+        const k = chainOf[tier];
+        if (k >= 0) inTier[k][inTierCount[k]++] = b;
+        if (tier <= exploreTop) explorable[nExplorable++] = b;
+        if (candsNow && tier <= pageInTop) {
+          if (yes) {
+            cands[nCands] = b;
+            candKey[b] = -(1 + p);
+            candTrigger[b] = TREE;
+            nCands++;
+          } else if (o.recent_steps > 0 && lastUse[i] !== NEVER && t - lastUse[i] <= o.recent_steps) {
+            cands[nCands] = b;
+            candKey[b] = -value[b];
+            candTrigger[b] = RECENT;
+            nCands++;
+          }
+        }
+      }
+      if (audited) audit.listOffloaded(l, t, offloaded, answer, nOffloaded);
+      described.residents = nResident;
+      described.explorable = nExplorable;
+      described.cands = nCands;
+      return mx;
+    };
+
     /**
      * Layer l's pages for step t. `decision`: the page-in decision (predictor, triggers, exploration,
      * backing tiers, features recorded for training); otherwise only room for `incoming` new pages.
@@ -354,78 +446,10 @@ export const dpnc: PolicyDefinition<Options> = {
         for (const name of exploreTiers) exploreTop = Math.max(exploreTop, cache.tierIndex(name));
       }
       if (decision) {
-        mx = layerMax(l, created);
-        keyNormStats(cache, l, created);
-        const ver = nsVer[l];
-        const mean = nsMean[l];
-        const sd = nsSd[l];
-        const nl = norms[l];
-        // the layer observed last (one layer ahead, the layer before the one computing now), at t or t - 1
-        const prevOk = prevLayer >= 0 && (prevStep === t || prevStep === t - 1);
-        const lb = layerBin[l];
-        const ageSteps = o.age_steps;
-        const lowImportance = o.low_importance;
-        if (posBinFor !== nBlocksThen) {
-          for (let b = 0; b < M; b++) posBin[b] = tree.bin(positionFeature(b, nBlocksThen));
-          posBinFor = nBlocksThen;
-        }
-        let nOffloaded = 0;
-        inTierCount.fill(0);
-        for (let b = 0; b < created; b++) {
-          const tier = cache.tierOf(l, b);
-          if (tier < 0) continue;
-          const i = l * M + b;
-          const at = i * F;
-          const lu = lastUse[i];
-          if (lu === NEVER) feats[at] = neverBin;
-          else {
-            const r = t - lu;
-            feats[at] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
-          }
-          feats[at + 1] = freqBin[i];
-          feats[at + 2] = massBin[i];
-          if (normVer[i] !== ver) {
-            normBin[i] = keyNormBins.of(sd > 0 ? (nl[b] - mean) / sd : 0);
-            normVer[i] = ver;
-          }
-          feats[at + 3] = normBin[i];
-          feats[at + 4] = posBin[b];
-          feats[at + 5] = lb;
-          feats[at + 6] = tierBin[tier];
-          feats[at + 7] = prevOk ? nearBin[b] : unknownNear;
-          featStep[i] = t;
-          featTier[i] = tier;
-          const p = tree.probabilityOfBins(feats, at);
-          prob[b] = p;
-          const since = lu === NEVER ? (born[i] === NEVER ? 0 : t - born[i]) : t - lu;
-          const imp = importance(l, b, mx);
-          value[b] = imp / (1 + Math.max(0, since));
-          due[b] = since >= ageSteps || imp < lowImportance ? 1 : 0;
-          if (tier === 0) {
-            residents[nResident++] = b;
-            continue;
-          }
-          const yes = warm && p > thr;
-          offloaded[nOffloaded++] = b;
-          answer[b] = yes ? 1 : 0;
-          const k = chainOf[tier];
-          if (k >= 0) inTier[k][inTierCount[k]++] = b;
-          if (tier <= exploreTop) explorable[nExplorable++] = b;
-          if (candsNow && tier <= pageInTop) {
-            if (yes) {
-              cands[nCands] = b;
-              candKey[b] = -(1 + p);
-              candTrigger[b] = TREE;
-              nCands++;
-            } else if (o.recent_steps > 0 && lastUse[i] !== NEVER && t - lastUse[i] <= o.recent_steps) {
-              cands[nCands] = b;
-              candKey[b] = -value[b];
-              candTrigger[b] = RECENT;
-              nCands++;
-            }
-          }
-        }
-        if (audited) audit.listOffloaded(l, t, offloaded, answer, nOffloaded);
+        mx = describe(cache, l, t, nBlocksThen, created, warm, audited);
+        nResident = described.residents;
+        nExplorable = described.explorable;
+        nCands = described.cands;
       } else {
         if (resident() + incoming <= K) return;
         mx = layerMax(l, created);
@@ -561,6 +585,15 @@ export const dpnc: PolicyDefinition<Options> = {
         if (!pageIn(pool[mix(o.seed, l, t, k) % count], 'explore', -Infinity)) break;
       }
 
+      backingTiers(cache, act, l, K);
+    };
+
+    /**
+     * Layer l's backing tiers at the end of a decision: capacity pressure, then LRU age / low
+     * importance, one tier down (its pages listed by describe(), HBM demotions and moves down since
+     * added).
+     */
+    const backingTiers = (cache: PolicyView['cache'], act: Actions, l: number, K: number) => {
       // backing tiers: capacity pressure, then LRU age / low importance, one tier down
       // (each tier's pages were listed by the decision's pass, HBM demotions and moves down since
       // added; the ones paged in since are dropped here)
