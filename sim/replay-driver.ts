@@ -919,14 +919,14 @@ export class ReplayDriver<H> implements Actions {
     const entered = this.enteredAt;
     const since = this.stagedSince;
     const row = l * T;
-    const listed = this.listed.subarray(0, this.nListed);
-    listed.sort();
+    const listed = this.listed;
+    const nListed = this.nListed;
     const mark = this.listedMark;
-    let openTier = -1;
-    let prev = -2;
-    for (let k = 0; k < listed.length; k++) {
+    // in list order (sums of whole numbers of bytes: exact in any order); a fetched block continues
+    // the run of the block before it when that one was fetched too (listed: attended), from the same
+    // tier at 16 bits (RUNS)
+    for (let k = 0; k < nListed; k++) {
       const b = listed[k];
-      mark[b] = 0;
       att[b] = 1;
       const i = base + b;
       const t = tiers[i];
@@ -934,24 +934,20 @@ export class ReplayDriver<H> implements Actions {
       const bytes = bytesOf[bits];
       skippedBits[slotOf[bits]]--;
       skippedCount--;
-      // a run goes on only from the block just before, when it was attended (listed) too
-      if (b !== prev + 1) openTier = -1;
-      prev = b;
       if (t === 0) {
         listedResident += bytes;
         if (bits < 16) listedQuant += bytes;
-        openTier = -1;
         continue;
       }
       if (staged[i] === 1 || entered[i] < since[row + t]) {
         stagedBytes += bytes;
-        openTier = -1;
         continue;
       }
       fetchBytes[t] += bytes;
-      if (openTier !== t) fetchRuns[t]++;
-      openTier = bits === 16 ? t : -1;
+      const continues = b > 0 && mark[b - 1] === 1 && tiers[i - 1] === t && bitsAt[i - 1] === 16 && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
+      if (!continues) fetchRuns[t]++;
     }
+    for (let k = 0; k < nListed; k++) mark[listed[k]] = 0;
     this.listPending = false;
     this.nListed = 0;
     const touched = this.touched[l];
