@@ -50,6 +50,9 @@ export const quest: PolicyDefinition<Options> = {
     const lasts = Array.from({ length: G }, () => new Float64Array(L * M));
     const last = lasts[0];
     const sel = new Uint8Array(M);
+    // the selected pages as a list: selList[0, nSel)
+    const selList = new Int32Array(M);
+    let nSel = 0;
     const cand = new Int32Array(M);
     // keys[i]: the estimate of cand[i] for the selections below
     const keys = new Float64Array(M);
@@ -87,8 +90,13 @@ export const quest: PolicyDefinition<Options> = {
         const drop = Math.max(0, n - (pages - 1));
         selectBottomKSet(cand, keys, n, drop);
         sel.fill(0, 0, v.nBlocks);
-        for (let i = drop; i < n; i++) sel[cand[i]] = 1;
+        nSel = 0;
+        for (let i = drop; i < n; i++) {
+          sel[cand[i]] = 1;
+          selList[nSel++] = cand[i];
+        }
         sel[newest] = 1;
+        selList[nSel++] = newest;
         // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
         // (one pass: the selected pages below HBM, and the unselected residents in block order)
         let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
@@ -116,8 +124,9 @@ export const quest: PolicyDefinition<Options> = {
           return;
         }
         if (v.step < 0) return;
-        act.skipExcept(sel, 'all');
+        // (the promotions move selected pages only: the unselected ones to skip are the same after them)
         for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0 && !act.promote(l, b)) act.prefetch(l, b);
+        act.skipExceptListed(selList, nSel, 'all');
         if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
       },
       observe(obs: Observation) {
