@@ -216,10 +216,12 @@ export class HoeffdingTree {
       let lp = 0;
       for (let b = 0; b < this.bins - 1; b++) {
         const i = (f * this.bins + b) * 2;
-        ln += leaf.counts[i] + leaf.counts[i + 1];
+        const inBin = leaf.counts[i] + leaf.counts[i + 1];
+        ln += inBin;
         lp += leaf.counts[i + 1];
         const rn = leaf.n - ln;
-        if (ln === 0 || rn === 0) continue;
+        // an empty bin: the same split as at the edge before, whose gain fBest already holds or beats
+        if (ln === 0 || rn === 0 || (inBin === 0 && b > 0)) continue;
         const g = h - (ln / leaf.n) * entropy(lp, ln) - (rn / leaf.n) * entropy(leaf.pos - lp, rn);
         if (g > fBest) {
           fBest = g;
