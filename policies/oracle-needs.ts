@@ -237,11 +237,26 @@ export class StepNeeds {
         b = nb + 1;
       }
       for (; b < n; b++) total += u;
-      for (let i = 0; i < k; i++) rowSorted[i] = -mass[i];
-      this.rowKey[0] = -u;
-      this.rowCount[0] = n - k;
-      const v = this.weighted.nth(rowSorted, k, this.rowKey, this.rowCount, 1, K);
-      const ties = K - countBelowUnsorted(rowSorted, k, this.rowKey, this.rowCount, 1, v);
+      // the K-th smallest key -x: usually the unlisted blocks' -u (the listed ones above u fewer
+      // than K, and K within those and the blocks at u); else a selection
+      let above = 0;
+      let at = 0;
+      for (let i = 0; i < k; i++) {
+        if (mass[i] > u) above++;
+        else if (mass[i] === u) at++;
+      }
+      let v: number;
+      let ties: number;
+      if (above < K && K <= above + at + (n - k)) {
+        v = -u;
+        ties = K - above;
+      } else {
+        for (let i = 0; i < k; i++) rowSorted[i] = -mass[i];
+        this.rowKey[0] = -u;
+        this.rowCount[0] = n - k;
+        v = this.weighted.nth(rowSorted, k, this.rowKey, this.rowCount, 1, K);
+        ties = K - countBelowUnsorted(rowSorted, k, this.rowKey, this.rowCount, 1, v);
+      }
       // key -x below v: x above -v (negation is exact)
       scanTo[l] = markCut(mark, base, n, idx, mass, u, -v, ties);
       if (this.pooled) {
@@ -256,7 +271,7 @@ export class StepNeeds {
     }
     if (this.pooled) {
       const N = L * K;
-      const v = this.weighted.nth(poolSorted, pp, this.groupKey, this.groupCount, L, N);
+      const v = this.weighted.nthAmongGroups(poolSorted, pp, this.groupKey, this.groupCount, L, N);
       let ties = N - countBelowUnsorted(poolSorted, pp, this.groupKey, this.groupCount, L, v);
       // in (layer, block) order: keys below v, then ties while they last
       for (let l = 0; l < L; l++) {
@@ -333,6 +348,77 @@ function countBelowUnsorted(singles: Float64Array, p: number, gk: Float64Array, 
 export class WeightedNth {
   private v = new Float64Array(0);
   private w = new Float64Array(0);
+  private inside = new Float64Array(0);
+  private gKeys = new Float64Array(0);
+  private gCounts = new Float64Array(0);
+  private between = new Float64Array(0);
+  private equal = new Float64Array(0);
+  private readonly none = new Float64Array(0);
+  private readonly noCounts = new Int32Array(0);
+
+  /**
+   * nth() for many singles and a few groups: the groups sorted, each single counted in the gap
+   * between two group keys it falls in (or on a group key) by a binary search, the gaps and groups
+   * walked in order; only when the N-th key lies strictly inside a gap is it selected among that
+   * gap's singles.
+   */
+  nthAmongGroups(singles: Float64Array, p: number, gk: Float64Array, gc: Int32Array, groups: number, N: number): number {
+    if (this.gKeys.length < groups) {
+      this.gKeys = new Float64Array(groups);
+      this.gCounts = new Float64Array(groups);
+      this.between = new Float64Array(groups + 1);
+      this.equal = new Float64Array(groups);
+    }
+    const { gKeys, gCounts, between, equal } = this;
+    // the groups by key (insertion sort)
+    for (let j = 0; j < groups; j++) {
+      const k = gk[j];
+      const c = gc[j];
+      let i = j;
+      while (i > 0 && gKeys[i - 1] > k) {
+        gKeys[i] = gKeys[i - 1];
+        gCounts[i] = gCounts[i - 1];
+        i--;
+      }
+      gKeys[i] = k;
+      gCounts[i] = c;
+    }
+    between.fill(0, 0, groups + 1);
+    equal.fill(0, 0, groups);
+    for (let i = 0; i < p; i++) {
+      const x = singles[i];
+      // the first group key not below x
+      let lo = 0;
+      let hi = groups;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (gKeys[mid] < x) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < groups && gKeys[lo] === x) equal[lo]++;
+      else between[lo]++;
+    }
+    let cum = 0;
+    for (let j = 0; ; j++) {
+      if (cum + between[j] >= N) {
+        // strictly inside the gap below group key j (above every key when j = groups)
+        if (this.inside.length < between[j]) this.inside = new Float64Array(Math.max(between[j], 2 * this.inside.length));
+        const inside = this.inside;
+        const low = j > 0 ? gKeys[j - 1] : -Infinity;
+        let m = 0;
+        for (let i = 0; i < p; i++) {
+          const x = singles[i];
+          if (x > low && (j === groups || x < gKeys[j])) inside[m++] = x;
+        }
+        return this.nth(inside, m, this.none, this.noCounts, 0, N - cum);
+      }
+      cum += between[j];
+      if (j === groups) break;
+      cum += equal[j] + gCounts[j];
+      if (cum >= N) return gKeys[j];
+    }
+    throw new Error(`nthKey: ${N} beyond the multiset (${cum})`);
+  }
 
   nth(singles: Float64Array, p: number, gk: Float64Array, gc: Int32Array, groups: number, N: number): number {
     const count = p + groups;
