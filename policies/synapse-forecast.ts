@@ -33,10 +33,27 @@ export interface ForecastParams {
 }
 
 export class SynapseForecast {
-  /** self predictor: per (layer, block) exponential average of observed mass */
-  readonly recent: Float64Array;
-  /** per (layer, block) mass observed at the layer's latest observation (0 where not attended) */
+  /**
+   * per (layer, block): the self predictor (exponential average of observed mass), the mass at the
+   * layer's latest observation (0 where not attended) and the step the block was last attended (−2:
+   * never). A layer whose latest observation attended every block with history weight 1 may hold its
+   * first nBlocks entries in listed form instead (see `listed`): read them through selfScore(),
+   * lastMass() and seen().
+   */
+  private readonly recent: Float64Array;
   private readonly cur: Float64Array;
+  private readonly seenStep: Int32Array;
+  /**
+   * per layer: 1 when its blocks below formN are in listed form: self score and mass are both the
+   * latest observation's (its listed mass, at position pos[b] of formMass, or the uniform share
+   * formU) and the block was seen at formStep; −1 in pos: unlisted
+   */
+  private readonly listed: Uint8Array;
+  private readonly formN: Int32Array;
+  private readonly formU: Float64Array;
+  private readonly formStep: Int32Array;
+  private readonly formMass: Float64Array;
+  private readonly pos: Int32Array;
   /** per layer: step of its latest observation (−2: none) */
   private readonly curStep: Int32Array;
   /**
@@ -55,15 +72,13 @@ export class SynapseForecast {
   private readonly high: Int32Array;
   private readonly highCount: Int32Array;
   private readonly highFrom: Float64Array;
-  /** per layer: 1 once an observation carried a mass that is not finite (the listed-only update then never applies) */
+  /** per layer: 1 once an observation carried a mass that is not finite (the listed form then never applies) */
   private readonly nonFinite: Uint8Array;
   /** scratch: 1 for the listed blocks of the observation being taken */
   private readonly mark: Uint8Array;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
   readonly simSelf: Float64Array;
-  /** per (layer, block): step the block was last attended (−2: never) */
-  readonly seenStep: Int32Array;
 
   constructor(
     readonly layers: number,
@@ -73,6 +88,13 @@ export class SynapseForecast {
     const n = layers * maxBlocks;
     this.recent = new Float64Array(n);
     this.cur = new Float64Array(n);
+    this.seenStep = new Int32Array(n).fill(-2);
+    this.listed = new Uint8Array(layers);
+    this.formN = new Int32Array(layers);
+    this.formU = new Float64Array(layers);
+    this.formStep = new Int32Array(layers);
+    this.formMass = new Float64Array(n);
+    this.pos = new Int32Array(n).fill(-1);
     this.curStep = new Int32Array(layers).fill(-2);
     this.curListed = new Int32Array(n);
     this.curListedCount = new Int32Array(layers);
@@ -84,7 +106,6 @@ export class SynapseForecast {
     this.mark = new Uint8Array(maxBlocks);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
-    this.seenStep = new Int32Array(n).fill(-2);
   }
 
   /** heavy threshold θ of a layer with n blocks */
@@ -111,11 +132,34 @@ export class SynapseForecast {
     return c + s > 0 ? c / (c + s) : 0.5;
   }
 
+  /** self score of block b of layer l */
+  selfScore(l: number, b: number): number {
+    if (this.listed[l] && b < this.formN[l]) {
+      const i = this.pos[l * this.maxBlocks + b];
+      return i >= 0 ? this.formMass[l * this.maxBlocks + i] : this.formU[l];
+    }
+    return this.recent[l * this.maxBlocks + b];
+  }
+
+  /** mass block b of layer l received at the layer's latest observation (0 where not attended) */
+  lastMass(l: number, b: number): number {
+    if (this.listed[l] && b < this.formN[l]) {
+      const i = this.pos[l * this.maxBlocks + b];
+      return i >= 0 ? this.formMass[l * this.maxBlocks + i] : this.formU[l];
+    }
+    return this.cur[l * this.maxBlocks + b];
+  }
+
+  /** step block b of layer l was last attended (−2: never) */
+  seen(l: number, b: number): number {
+    return this.listed[l] && b < this.formN[l] ? this.formStep[l] : this.seenStep[l * this.maxBlocks + b];
+  }
+
   /** forecast score f(b) of block b of layer l at `step`, with α = alpha(l, step) */
   score(l: number, b: number, step: number, alpha = this.alpha(l, step)): number {
-    const self = this.recent[l * this.maxBlocks + b];
+    const self = this.selfScore(l, b);
     if (alpha === 0) return self;
-    return alpha * this.cur[this.prevLayer(l) * this.maxBlocks + b] + (1 - alpha) * self;
+    return alpha * this.lastMass(this.prevLayer(l), b) + (1 - alpha) * self;
   }
 
   /**
@@ -126,7 +170,6 @@ export class SynapseForecast {
    */
   candidates(l: number, n: number, alpha: number, theta: number, mask: Uint8Array, ids: Int32Array, keys: Float64Array): number {
     const M = this.maxBlocks;
-    const recent = this.recent;
     const base = l * M;
     // below this, neither part can bring f to theta (rounding of α·c + (1 − α)·s is far smaller)
     const near = theta * (1 - 1e-9);
@@ -135,7 +178,6 @@ export class SynapseForecast {
     const sparse =
       theta > 0 && this.highCount[l] >= 0 && this.highFrom[l] <= near && (alpha === 0 || (pListed >= 0 && this.curUniform[prev] < near));
     if (!sparse) return this.candidatesDense(l, n, alpha, theta, mask, ids, keys);
-    const cur = this.cur;
     const pbase = prev * M;
     const beta = 1 - alpha;
     let count = 0;
@@ -143,7 +185,8 @@ export class SynapseForecast {
     for (let i = 0; i < hn; i++) {
       const b = this.high[base + i];
       if (b >= n || mask[b] === 0) continue;
-      const f = alpha === 0 ? recent[base + b] : alpha * cur[pbase + b] + beta * recent[base + b];
+      const self = this.selfScore(l, b);
+      const f = alpha === 0 ? self : alpha * this.lastMass(prev, b) + beta * self;
       if (f >= theta) {
         keys[b] = -f;
         ids[count++] = b;
@@ -154,8 +197,10 @@ export class SynapseForecast {
     const highFrom = this.highFrom[l];
     for (let i = 0; i < pListed; i++) {
       const b = this.curListed[pbase + i];
-      if (b >= n || mask[b] === 0 || recent[base + b] >= highFrom) continue;
-      const f = alpha * cur[pbase + b] + beta * recent[base + b];
+      if (b >= n || mask[b] === 0) continue;
+      const self = this.selfScore(l, b);
+      if (self >= highFrom) continue;
+      const f = alpha * this.lastMass(prev, b) + beta * self;
       if (f >= theta) {
         keys[b] = -f;
         ids[count++] = b;
@@ -166,6 +211,9 @@ export class SynapseForecast {
 
   private candidatesDense(l: number, n: number, alpha: number, theta: number, mask: Uint8Array, ids: Int32Array, keys: Float64Array): number {
     const M = this.maxBlocks;
+    const prev = this.prevLayer(l);
+    this.toRows(l);
+    this.toRows(prev);
     const recent = this.recent;
     const base = l * M;
     let count = 0;
@@ -181,7 +229,7 @@ export class SynapseForecast {
       return count;
     }
     const cur = this.cur;
-    const pbase = this.prevLayer(l) * M;
+    const pbase = prev * M;
     const beta = 1 - alpha;
     for (let b = 0; b < n; b++) {
       if (mask[b] === 0) continue;
@@ -194,11 +242,6 @@ export class SynapseForecast {
     return count;
   }
 
-  /** mass block b of layer l received at the layer's latest observation (0 where not attended) */
-  lastMass(l: number, b: number): number {
-    return this.cur[l * this.maxBlocks + b];
-  }
-
   /**
    * The blocks b < n of layer l whose mass at the layer's latest observation is ≥ theta, into
    * ids[0..] (in no set order); their count. Only the listed blocks are read when the unlisted ones
@@ -206,18 +249,18 @@ export class SynapseForecast {
    */
   lastAtLeast(l: number, n: number, theta: number, ids: Int32Array): number {
     const base = l * this.maxBlocks;
-    const cur = this.cur;
     const listed = this.curListedCount[l];
     if (listed < 0 || !(theta > this.curUniform[l]) || !(theta > 0)) return this.lastAtLeastDense(l, n, theta, ids);
     let count = 0;
     for (let i = 0; i < listed; i++) {
       const b = this.curListed[base + i];
-      if (b < n && cur[base + b] >= theta) ids[count++] = b;
+      if (b < n && this.lastMass(l, b) >= theta) ids[count++] = b;
     }
     return count;
   }
 
   private lastAtLeastDense(l: number, n: number, theta: number, ids: Int32Array): number {
+    this.toRows(l);
     const base = l * this.maxBlocks;
     let count = 0;
     for (let b = 0; b < n; b++) if (this.cur[base + b] >= theta) ids[count++] = b;
@@ -229,30 +272,68 @@ export class SynapseForecast {
     return this.curStep[l];
   }
 
+  /** write layer l's listed form out to its rows (no-op in row form) */
+  private toRows(l: number): void {
+    if (!this.listed[l]) return;
+    const base = l * this.maxBlocks;
+    const n = this.formN[l];
+    const u = this.formU[l];
+    this.cur.fill(u, base, base + n);
+    this.recent.fill(u, base, base + n);
+    this.seenStep.fill(this.formStep[l], base, base + n);
+    this.dropForm(l, true);
+  }
+
+  /** leave layer l's listed form; `write`: its listed masses into the rows */
+  private dropForm(l: number, write: boolean): void {
+    const base = l * this.maxBlocks;
+    const n = this.formN[l];
+    // the form's listed blocks are the latest observation's listed blocks below formN
+    for (let i = 0; i < this.curListedCount[l]; i++) {
+      const b = this.curListed[base + i];
+      if (b >= n) break;
+      if (write) {
+        const m = this.formMass[base + i];
+        this.cur[base + b] = m;
+        this.recent[base + b] = m;
+      }
+      this.pos[base + b] = -1;
+    }
+    this.listed[l] = 0;
+  }
+
   /** take layer obs.layer's observation; `judged` (1 = judged block) enables learning the mix */
   observe(obs: Observation, judged?: Uint8Array): void {
     const l = obs.layer;
-    const base = l * this.maxBlocks;
-    const n = obs.nBlocks;
-    const { idx, mass } = obs;
-    const u = obs.uniform;
-    const walk = idx !== null && ascending(idx);
-    if (idx === null) this.curListedCount[l] = -1;
-    else {
-      for (let i = 0; i < idx.length; i++) this.curListed[base + i] = idx[i];
-      this.curListedCount[l] = walk ? idx.length : -1;
-      this.curUniform[l] = u;
+    const walk = obs.idx !== null && ascending(obs.idx);
+    if (!(walk && this.observeListed(obs, judged))) {
+      this.toRows(l);
+      this.toRows(this.prevLayer(l));
+      this.keepListed(obs, walk);
+      this.observeEvery(obs, judged, walk);
     }
-    if (walk && !this.observeListed(obs, judged)) this.observeEvery(obs, judged, walk);
-    else if (!walk) this.observeEvery(obs, judged, walk);
     this.curStep[l] = obs.step;
   }
 
+  /** record the observation's listed blocks and uniform share (its sparse form) */
+  private keepListed(obs: Observation, walk: boolean): void {
+    const l = obs.layer;
+    const base = l * this.maxBlocks;
+    const idx = obs.idx;
+    if (idx === null) {
+      this.curListedCount[l] = -1;
+      return;
+    }
+    for (let i = 0; i < idx.length; i++) this.curListed[base + i] = idx[i];
+    this.curListedCount[l] = walk ? idx.length : -1;
+    this.curUniform[l] = obs.uniform;
+  }
+
   /**
-   * observe() reading the listed blocks only, where that gives the same result: every block attended,
-   * the newest step's weight 1 (the self score becomes the mass), the unlisted share and the
-   * previous layer's below the heavy threshold, and the layer's kept high blocks (its self scores
-   * that may reach it); false (nothing changed) otherwise
+   * observe() in listed form, where that gives the same result: every block attended, the newest
+   * step's weight 1 (the self score becomes the mass), the unlisted share and the previous layer's
+   * below the heavy threshold, and the layer's kept high blocks (its self scores that may reach it);
+   * false (nothing changed) otherwise
    */
   private observeListed(obs: Observation, judged: Uint8Array | undefined): boolean {
     const l = obs.layer;
@@ -275,8 +356,6 @@ export class SynapseForecast {
     const prev = this.prevLayer(l);
     const pbase = prev * M;
     const crossKnown = this.crossKnown(l, obs.step);
-    const cur = this.cur;
-    const recent = this.recent;
     if (judged !== undefined) {
       if (crossKnown && !(this.curListedCount[prev] >= 0 && this.curUniform[prev] < theta)) return false;
       if (!(this.highCount[l] >= 0 && this.highFrom[l] <= theta)) return false;
@@ -293,8 +372,8 @@ export class SynapseForecast {
         mark[b] = 1;
         if (!judged[b]) continue;
         const h = mass[i] >= theta;
-        const c = crossKnown && cur[pbase + b] >= theta;
-        const sf = recent[base + b] >= theta;
+        const c = crossKnown && this.lastMass(prev, b) >= theta;
+        const sf = this.selfScore(l, b) >= theta;
         if (h && c) interC++;
         if (h || c) unionC++;
         if (h && sf) interS++;
@@ -303,31 +382,35 @@ export class SynapseForecast {
       if (crossKnown) {
         for (let i = 0; i < this.curListedCount[prev]; i++) {
           const b = this.curListed[pbase + i];
-          if (b < n && !mark[b] && judged[b] && cur[pbase + b] >= theta) unionC++;
+          if (b < n && !mark[b] && judged[b] && this.lastMass(prev, b) >= theta) unionC++;
         }
       }
       for (let i = 0; i < this.highCount[l]; i++) {
         const b = this.high[base + i];
-        if (b < n && !mark[b] && judged[b] && recent[base + b] >= theta) unionS++;
+        if (b < n && !mark[b] && judged[b] && this.selfScore(l, b) >= theta) unionS++;
       }
       for (let i = 0; i < k; i++) mark[idx[i]] = 0;
       const rho = this.p.simRate;
       if (crossKnown && unionC > 0) this.simCross[l] = (1 - rho) * this.simCross[l] + (rho * interC) / unionC;
       if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
     }
-    // masses and self scores ((1 − 1)·r + 1·m = m for a finite r), every block seen now
-    cur.fill(u, base, base + n);
-    recent.fill(u, base, base + n);
-    this.seenStep.fill(obs.step, base, base + n);
+    // the new state in listed form: every block's mass and self score ((1 − 1)·r + 1·m = m for a
+    // finite r) is its listed mass or u, and every block was seen now
+    if (this.listed[l]) this.dropForm(l, false);
+    this.keepListed(obs, true);
     const highFrom = this.threshold(n + 1) * (1 - 1e-9);
     let nHigh = 0;
     for (let i = 0; i < k; i++) {
       const b = idx[i];
       const m = mass[i];
-      cur[base + b] = m;
-      recent[base + b] = m;
+      this.formMass[base + i] = m;
+      this.pos[base + b] = i;
       if (m >= highFrom) this.high[base + nHigh++] = b;
     }
+    this.listed[l] = 1;
+    this.formN[l] = n;
+    this.formU[l] = u;
+    this.formStep[l] = obs.step;
     // (the unlisted blocks are high too when u reaches highFrom: not kept then)
     this.highCount[l] = u >= highFrom ? -1 : nHigh;
     this.highFrom[l] = highFrom;

@@ -378,14 +378,13 @@ export const synapseVm: PolicyDefinition<Options> = {
           // probes: the offloaded blocks unattended the longest, with the copy time left
           if (o.probe_blocks > 0) {
             let m = 0;
-            const seenBase = l * M;
             for (let b = 0; b < created; b++) {
               if (below[b] === 0 || stagedMask[b]) continue;
-              candKeys[m] = forecast.seenStep[seenBase + b];
+              candKeys[m] = forecast.seen(l, b);
               cand[m++] = b;
             }
             const k = selectBottomKKeyed(cand, candKeys, m, o.probe_blocks);
-            const seen = (b: number) => forecast.seenStep[seenBase + b];
+            const seen = (b: number) => forecast.seen(l, b);
             const order = Array.from(cand.subarray(0, k)).sort((a, b) => seen(a) - seen(b) || a - b);
             for (const b of order) {
               const us = cost.of(cache.tierOf(l, b), cache.bytesOf(cache.bitsOf(l, b)));

@@ -165,9 +165,11 @@ describe('synapsevm forecast parts', () => {
             }
           }
           curStep[l] = step;
-          expect([...f.recent.subarray(l * M, l * M + M)]).toEqual(recent[l]);
-          expect(Array.from({ length: M }, (_, b) => f.lastMass(l, b))).toEqual(cur[l]);
-          expect([...f.seenStep.subarray(l * M, l * M + M)]).toEqual(seen[l]);
+          for (let j = 0; j < L; j++) {
+            expect(Array.from({ length: M }, (_, b) => f.selfScore(j, b))).toEqual(recent[j]);
+            expect(Array.from({ length: M }, (_, b) => f.lastMass(j, b))).toEqual(cur[j]);
+            expect(Array.from({ length: M }, (_, b) => f.seen(j, b))).toEqual(seen[j]);
+          }
           expect([f.simCross[l], f.simSelf[l]]).toEqual([simC[l], simS[l]]);
         }
         n += Math.floor(rnd() * 2);
@@ -183,7 +185,12 @@ describe('synapsevm forecast parts', () => {
       for (let step = 0; step < 6; step++) {
         for (let l = 0; l < 3; l++) {
           const judged = Uint8Array.from({ length: 80 }, () => (rnd() < 0.7 ? 1 : 0));
-          f.observe({ ...randomObservation(n, rnd), step, layer: l }, judged);
+          const obs = { ...randomObservation(n, rnd), step, layer: l };
+          if (rnd() < 0.6) {
+            obs.attended.fill(1);
+            obs.attendedCount = n;
+          }
+          f.observe(obs, judged);
           const nDec = n + [0, 1, 3][Math.floor(rnd() * 3)];
           const lNext = (l + 1) % 3;
           const sNext = lNext === 0 ? step + 1 : step;
