@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dpnc } from '../../policies/dpnc.js';
-import { pageFeatures, normStats, RECENCY_HORIZON, type PageFacts } from '../../policies/dpnc-features.js';
+import seedrandom from 'seedrandom';
+import { KeyNormBins, keyNormFeature, pageFeatures, normStats, RECENCY_HORIZON, type PageFacts } from '../../policies/dpnc-features.js';
 import { isNeeded, PrefetchAudit } from '../../policies/dpnc-prefetch-audit.js';
 import type { Observation, Policy, PolicyDefinition } from '../../policies/policy.js';
 import { resolveOptions } from '../../policies/registry.js';
@@ -118,6 +119,24 @@ describe('dpnc features of one page', () => {
     expect(x[7]).toBe(0.25);
   });
 
+  it('key-norm bins from the edges equal the binned feature, at the edges too, for any bin count', () => {
+    const rng = seedrandom('key-norm-bins');
+    for (const bins of [2, 3, 7, 16, 100]) {
+      const bin = (v: number) => Math.min(bins - 1, Math.max(0, Math.floor(v * bins)));
+      const kb = new KeyNormBins(bin, bins);
+      const zs = [0, -0, 1e-300, -1e-300, 39.9, -39.9, 40, -40, 1e9, -1e9, Infinity, -Infinity];
+      for (let i = 0; i < 5000; i++) zs.push((rng() - 0.5) * 20);
+      // around each bin edge of the logistic (z = ln(k / (bins − k))): within a few ulps, and a little wider
+      for (let k = 1; k < bins; k++) {
+        const edge = Math.log(k / (bins - k));
+        for (let d = -40; d <= 40; d++) zs.push(edge + d * 1e-16 * Math.max(1, Math.abs(edge)), edge + d * 1e-9, edge + d * 1e-8);
+      }
+      const wrong = zs.filter((z) => kb.of(z) !== bin(keyNormFeature(z)));
+      expect(wrong).toEqual([]);
+      expect(zs.length).toBeGreaterThan(5000);
+    }
+  });
+
   it('key-norm statistics are over live pages only', () => {
     expect(normStats([1, 3, 100], 3, (b) => b < 2)).toEqual({ mean: 2, sd: 1 });
   });
@@ -163,6 +182,48 @@ describe('prefetch audit', () => {
     expect(rep.prefetch_bytes).toBe(128);
     expect(rep.prefetch_bytes_wasted).toBe(64);
     expect([rep.prefetches_tree, rep.prefetch_used_tree, rep.prefetches_explore, rep.prefetch_used_explore]).toEqual([1, 1, 1, 0]);
+  });
+
+  it('counts top-k rows together exactly as page by page (the same rows given dense)', () => {
+    const rng = seedrandom('audit-topk');
+    const M = 40;
+    const L = 2;
+    const together = new PrefetchAudit(L, M, 1);
+    const each = new PrefetchAudit(L, M, 1);
+    for (let t = 0; t < 300; t++) {
+      for (let l = 0; l < L; l++) {
+        const n = 10 + Math.floor(rng() * (M - 10));
+        // a listing: some pages offloaded, some answered yes, a few of them paged in
+        const listed: number[] = [];
+        for (let b = 0; b < n; b++) if (rng() < 0.7) listed.push(b);
+        const answers = new Uint8Array(M);
+        for (const b of listed) answers[b] = rng() < 0.3 ? 1 : 0;
+        together.listOffloaded(l, t, Int32Array.from(listed), answers, listed.length);
+        for (const b of listed) each.offloaded(l, b, t, answers[b] === 1);
+        // page-ins, in an order other than the blocks'
+        const pagedIn = listed.filter(() => rng() < 0.1).reverse();
+        for (const b of pagedIn) {
+          const trigger = rng() < 0.5 ? 'tree' : 'explore';
+          const bytes = 64 + Math.floor(rng() * 3);
+          together.pagedInFor(l, b, t, trigger, bytes);
+          each.pagedInFor(l, b, t, trigger, bytes);
+        }
+        // the row: top-k listed blocks (ascending) with their masses, the rest sharing `uniform`
+        // (below or above the need, exact in float32 as the dense row holds it)
+        const idx: number[] = [];
+        for (let b = 0; b < n; b++) if (rng() < 0.2) idx.push(b);
+        const uniform = rng() < 0.5 ? 1 / 128 : 0.5;
+        const masses = idx.map(() => rng() * 0.3);
+        const attended = Array.from({ length: n }, () => (rng() < 0.6 ? 1 : 0));
+        const dense = Array.from({ length: n }, () => uniform);
+        idx.forEach((b, k) => (dense[b] = masses[k]));
+        together.settle({ ...obs(t, masses, attended, idx, uniform), layer: l });
+        each.settle({ ...obs(t, dense, attended), layer: l });
+      }
+    }
+    expect(together.report()).toEqual(each.report());
+    expect(together.report().predictor_examples).toBeGreaterThan(1000);
+    expect(together.report().prefetches).toBeGreaterThan(100);
   });
 
   it('refuses a page-in of a page not listed as offloaded', () => {
