@@ -93,6 +93,8 @@ export class ReplayDriver<H> implements Actions {
    */
   private listPending = false;
   private listed: Int32Array;
+  /** skipExcept's kept blocks, as a list for skipExceptListed */
+  private readonly keepList: Int32Array;
   private nListed = 0;
   private readonly listedMark: Uint8Array;
   private listMinTier = 1;
@@ -160,6 +162,7 @@ export class ReplayDriver<H> implements Actions {
     this.masks = Array.from({ length: this.L }, () => cache.liveMask.subarray(0, 0));
     this.skipMark = new Uint8Array(this.M);
     this.listed = new Int32Array(this.M);
+    this.keepList = new Int32Array(this.M);
     this.listedMark = new Uint8Array(this.M);
     this.listTiers = new Int8Array(this.M);
     this.layerChanges = new Float64Array(this.L);
@@ -413,35 +416,13 @@ export class ReplayDriver<H> implements Actions {
   }
 
   skipExcept(keep: Uint8Array | null, scope: SkipScope): number {
-    const c = this.cache;
-    const l = this.curLayer;
-    if (scope !== 'offloaded' && scope !== 'all') {
-      this.refuse('skip', `unknown skip scope "${String(scope)}" (valid: offloaded, all)`);
-      return 0;
-    }
-    // a live block has tier >= 0; below HBM, >= 1
-    const minTier = scope === 'all' ? 0 : 1;
-    const tiers = c.tier;
-    const base = l * this.M;
-    const created = c.created[l];
-    const kept = keep === null ? 0 : Math.min(created, keep.length);
-    const mark = this.skipMark;
-    if (this.listPending) this.listToMarks();
-    // branch-free (keep often alternates at random): x >>> 31 is 1 for a negative x, 0 otherwise
+    // the kept blocks as a list (one read of keep per block; mostly zeros), then as skipExceptListed
+    const created = this.cache.created[this.curLayer];
+    const n = keep === null ? 0 : Math.min(created, keep.length);
+    const list = this.keepList;
     let k = 0;
-    for (let b = 0; b < kept; b++) {
-      // in scope (tier >= minTier) and not kept (keep[b] = 0)
-      const x = (((tiers[base + b] - minTier) >>> 31) ^ 1) & ((keep![b] - 1) >>> 31);
-      mark[b] |= x;
-      k += x;
-    }
-    for (let b = kept; b < created; b++) {
-      const x = ((tiers[base + b] - minTier) >>> 31) ^ 1;
-      mark[b] |= x;
-      k += x;
-    }
-    if (k !== 0) this.anySkip = true;
-    return k;
+    for (let b = 0; b < n; b++) if (keep![b] !== 0) list[k++] = b;
+    return this.skipExceptListed(list, k, scope);
   }
 
   skipExceptListed(blocks: ArrayLike<number>, count: number, scope: SkipScope): number {
