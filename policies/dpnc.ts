@@ -56,9 +56,9 @@ import {
   tierFeature,
 } from './dpnc-features.js';
 import { isNeeded, PrefetchAudit, TRIGGERS, type Trigger } from './dpnc-prefetch-audit.js';
+import { InOrder } from './dpnc-in-order.js';
 import { HoeffdingTree } from './hoeffding-tree.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
-import { selectBottomKKeyed } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
   use_factor: number;
@@ -216,12 +216,8 @@ export const dpnc: PolicyDefinition<Options> = {
     const inTierCount = new Int32Array(chain.length);
     // per tier index: its place in the chain (-1: not a backing tier with one below it)
     const chainOf = new Int32Array(T);
-    const keys = new Float64Array(M);
-    // the few smallest of one pass (inOrder)
-    const TOP = 8;
-    const topKey = new Float64Array(TOP);
-    const topId = new Int32Array(TOP);
-    const taken = new Uint8Array(M);
+    // visits in order of a key (victims, page-ins, demotions)
+    const ordered = new InOrder(M);
     const spare = new Int32Array(M);
     const visited = new Uint8Array(M);
     // attended masses of the layer observed (reused)
@@ -267,65 +263,6 @@ export const dpnc: PolicyDefinition<Options> = {
       nsCreated[l] = created;
       nsLive[l] = live;
     };
-    /**
-     * ids[0 .. count) visited in order of (key of the block, block), ascending, while `visit` returns
-     * true: the next few are selected (first `first`, then twice as many each time) and sorted, not the
-     * whole list
-     */
-    const inOrder = (ids: Int32Array, count: number, key: Float64Array, first: number, visit: (b: number) => boolean) => {
-      let from = 0;
-      let chunk = Math.max(1, first);
-      if (chunk <= TOP && count > chunk) {
-        // the first few: one pass keeps the chunk smallest, in order
-        let m = 0;
-        for (let j = 0; j < count; j++) {
-          const b = ids[j];
-          const kb = key[b];
-          if (m === chunk && !(kb < topKey[m - 1] || (kb === topKey[m - 1] && b < topId[m - 1]))) continue;
-          let y = m < chunk ? m++ : chunk - 1;
-          for (; y > 0 && (topKey[y - 1] > kb || (topKey[y - 1] === kb && topId[y - 1] > b)); y--) {
-            topKey[y] = topKey[y - 1];
-            topId[y] = topId[y - 1];
-          }
-          topKey[y] = kb;
-          topId[y] = b;
-        }
-        for (let j = 0; j < m; j++) if (!visit(topId[j])) return;
-        // more wanted: the others, from the next chunk on
-        for (let j = 0; j < m; j++) taken[topId[j]] = 1;
-        let r = 0;
-        for (let j = 0; j < count; j++) if (taken[ids[j]] === 0) ids[r++] = ids[j];
-        for (let j = 0; j < m; j++) taken[topId[j]] = 0;
-        count = r;
-        chunk *= 2;
-      }
-      while (from < count) {
-        const rest = ids.subarray(from, count);
-        for (let j = 0; j < rest.length; j++) keys[j] = key[rest[j]];
-        const take = selectBottomKKeyed(rest, keys, rest.length, chunk);
-        if (take <= 32) {
-          // a few: insertion sort of (key, block) in place (keys[j] is the key of rest[j])
-          for (let x = 1; x < take; x++) {
-            const kx = keys[x];
-            const bx = rest[x];
-            let y = x - 1;
-            for (; y >= 0 && (keys[y] > kx || (keys[y] === kx && rest[y] > bx)); y--) {
-              keys[y + 1] = keys[y];
-              rest[y + 1] = rest[y];
-            }
-            keys[y + 1] = kx;
-            rest[y + 1] = bx;
-          }
-          for (let j = 0; j < take; j++) if (!visit(rest[j])) return;
-        } else {
-          const next = Array.from(rest.subarray(0, take)).sort((a, c) => key[a] - key[c] || a - c);
-          for (const b of next) if (!visit(b)) return;
-        }
-        from += take;
-        chunk *= 2;
-      }
-    };
-
     /** sizes of the lists the last describe() made */
     const described = { residents: 0, explorable: 0, cands: 0 };
     /**
@@ -526,8 +463,8 @@ export const dpnc: PolicyDefinition<Options> = {
           if (!demoteVictim(b)) failed = true;
           return !failed && resident() + incoming > K;
         };
-        inOrder(spare, n0, value, resident() + incoming - K, give);
-        if (!failed && resident() + incoming > K) inOrder(spare.subarray(M - n1), n1, value, resident() + incoming - K, give);
+        ordered.visit(spare, n0, value, resident() + incoming - K, give);
+        if (!failed && resident() + incoming > K) ordered.visit(spare.subarray(M - n1), n1, value, resident() + incoming - K, give);
         known = false;
       }
       if (!decision) return;
@@ -567,7 +504,7 @@ export const dpnc: PolicyDefinition<Options> = {
       }
       // most probable (tree) first, then highest value; ties: the lowest block
       let done = 0;
-      inOrder(cands, nCands, candKey, o.page_in, (b) => {
+      ordered.visit(cands, nCands, candKey, o.page_in, (b) => {
         if (done >= o.page_in) return false;
         const trigger = TRIGGERS[candTrigger[b]];
         if (pageIn(b, trigger, trigger === 'tree' ? Infinity : value[b])) done++;
@@ -621,7 +558,7 @@ export const dpnc: PolicyDefinition<Options> = {
         let rest = count;
         if (over > 0) {
           for (let j = 0; j < count; j++) visited[ids[j]] = 0;
-          inOrder(ids, count, value, over, (b) => {
+          ordered.visit(ids, count, value, over, (b) => {
             visited[b] = 1;
             if (down(b)) over--;
             return over > 0;
@@ -633,7 +570,7 @@ export const dpnc: PolicyDefinition<Options> = {
           // only pages due for demotion move, the lowest values first, until the budget is spent
           let nDue = 0;
           for (let j = 0; j < rest; j++) if (due[ids[j]] === 1) ids[nDue++] = ids[j];
-          inOrder(ids, nDue, value, budget, (b) => {
+          ordered.visit(ids, nDue, value, budget, (b) => {
             if (down(b)) budget--;
             return budget > 0;
           });
