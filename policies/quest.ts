@@ -54,6 +54,7 @@ export const quest: PolicyDefinition<Options> = {
     const selList = new Int32Array(M);
     let nSel = 0;
     const cand = new Int32Array(M);
+    const promo = new Int32Array(M);
     // keys[i]: the estimate of cand[i] for the selections below
     const keys = new Float64Array(M);
     // several groups: -(best (rank, group)) per block, the estimate every selection below uses
@@ -100,15 +101,23 @@ export const quest: PolicyDefinition<Options> = {
         // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
         // (one pass: the selected pages below HBM, and the unselected residents in block order)
         let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
+        // (and the selected pages below HBM in block order, promoted below)
         let r = 0;
+        let np = 0;
         for (let b = 0; b < created; b++) {
           const t = cache.tierOf(l, b);
           if (sel[b]) {
-            if (t > 0 && !dense) need++;
+            if (t > 0) promo[np++] = b;
           } else if (t === 0) cand[r++] = b;
         }
+        if (!dense) need += np;
+        // whether selected resident pages were demoted (then they are promoted back below)
+        let demotedSelected = false;
         if (need > 0) {
-          if (r < need) for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && sel[b] && b !== newest) cand[r++] = b;
+          if (r < need) {
+            for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && sel[b] && b !== newest) cand[r++] = b;
+            demotedSelected = true;
+          }
           if (G > 1) for (let i = 0; i < r; i++) keys[i] = rankOf[cand[i]];
           else {
             const norms = v.keyNorms;
@@ -125,7 +134,9 @@ export const quest: PolicyDefinition<Options> = {
         }
         if (v.step < 0) return;
         // (the promotions move selected pages only: the unselected ones to skip are the same after them)
-        for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0 && !act.promote(l, b)) act.prefetch(l, b);
+        if (demotedSelected) {
+          for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0 && !act.promote(l, b)) act.prefetch(l, b);
+        } else for (let i = 0; i < np; i++) if (cache.tierOf(l, promo[i]) > 0 && !act.promote(l, promo[i])) act.prefetch(l, promo[i]);
         act.skipExceptListed(selList, nSel, 'all');
         if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
       },
