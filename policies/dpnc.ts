@@ -220,8 +220,9 @@ export const dpnc: PolicyDefinition<Options> = {
     const ordered = new InOrder(M);
     const spare = new Int32Array(M);
     const visited = new Uint8Array(M);
-    // attended masses of the layer observed (reused)
+    // attended masses of the layer observed (reused; in a top-k row, only the listed blocks', marked)
     const massScratch = new Float64Array(M);
+    const listedMark = new Uint8Array(M);
     // blocks of each layer whose birth step is set (born is set for b < bornUpTo)
     const bornUpTo = new Int32Array(L);
     // per layer: a count of its observations (its scores change only then), and the largest score kept
@@ -646,15 +647,21 @@ export const dpnc: PolicyDefinition<Options> = {
           let any = false;
           for (let b = 0; b < n && !any; b++) any = att[b] !== 0;
           if (any && obs.uniform > max) max = obs.uniform;
-          mass.fill(obs.uniform, 0, n);
           for (let k = 0; k < obs.idx.length; k++) {
             const b = obs.idx[k];
             if (!att[b]) continue;
             const m = obs.mass[k];
             mass[b] = m;
+            listedMark[b] = 1;
             if (m > max) max = m;
           }
         }
+        // an attended block not listed has the row's uniform mass: its bins and need, once
+        const uRel = max > 0 ? obs.uniform / max : 0;
+        const uNear = tree.bin(nearLayerFeature(uRel));
+        const uMass = tree.bin(lastMassFeature(uRel));
+        const uUsed = isNeeded(obs.uniform, n, o.use_factor);
+        const dense = obs.idx === null;
         prevLayer = l;
         prevStep = s;
         nearBin.fill(unknownNear);
@@ -663,18 +670,20 @@ export const dpnc: PolicyDefinition<Options> = {
           if (!att[b]) continue;
           const i = base + b;
           // its mass over the row's largest: the near_layer feature of the next decision, and its last mass
-          const rel = max > 0 ? mass[b] / max : 0;
-          nearBin[b] = tree.bin(nearLayerFeature(rel));
-          const used = isNeeded(mass[b], n, o.use_factor);
+          const own = dense || listedMark[b] === 1;
+          const rel = own ? (max > 0 ? mass[b] / max : 0) : uRel;
+          nearBin[b] = own ? tree.bin(nearLayerFeature(rel)) : uNear;
+          const used = own ? isNeeded(mass[b], n, o.use_factor) : uUsed;
           if (s >= 0 && featStep[i] === s && (trainAll || featTier[i] > 0)) tree.learnBins(feats, i * F, used);
           seen[i]++;
-          massBin[i] = tree.bin(lastMassFeature(rel));
+          massBin[i] = own ? tree.bin(lastMassFeature(rel)) : uMass;
           if (used) {
             uses[i]++;
             lastUse[i] = s;
           }
           freqBin[i] = tree.bin(frequencyFeature(uses[i], seen[i]));
         }
+        if (!dense) for (let k = 0; k < obs.idx!.length; k++) listedMark[obs.idx![k]] = 0;
       },
     };
     return policy;
