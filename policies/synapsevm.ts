@@ -174,6 +174,7 @@ export const synapseVm: PolicyDefinition<Options> = {
     /** per block: minus its forecast score (for the blocks scoring >= theta) */
     const keys = new Float64Array(M);
     const up = new Int32Array(M);
+    const kept = new Int32Array(M);
     const pinnedUpTo = new Int32Array(L);
     /** per layer: 1 for the blocks below L1 at its latest decision (what the forecast is judged on), and that step */
     const belowL1 = Array.from({ length: L }, () => new Uint8Array(M));
@@ -203,7 +204,7 @@ export const synapseVm: PolicyDefinition<Options> = {
         // anchor guard: pin the sink blocks once they exist
         for (let b = pinnedUpTo[l]; b < Math.min(sinkBlocks, cache.created[l]); b++) if (cache.tierOf(l, b) >= 0) act.pin(l, b);
         pinnedUpTo[l] = Math.min(sinkBlocks, cache.created[l]);
-        // the outlier bound, computed when a block first goes below L1 at this decision (demotions change no norm and no liveness)
+        // the outlier bound, computed at this decision's first demotion (moves change no norm and no liveness)
         let bound = Number.NaN;
         const K = Math.max(v.budgetBlocks, sinkBlocks + 1);
         const recent = Math.max(1, Math.round(K * o.recent_ratio));
@@ -375,6 +376,9 @@ export const synapseVm: PolicyDefinition<Options> = {
         judgedStep[l] = s;
         audit.begin(l, s, v.nBlocks, below, st);
         if (predictive) {
+          // the blocks attended below L1: the staged ones, then the probed ones
+          let nKept = 0;
+          for (const b of st) kept[nKept++] = b;
           // probes: the offloaded blocks unattended the longest, with the copy time left
           if (o.probe_blocks > 0) {
             let m = 0;
@@ -392,15 +396,12 @@ export const synapseVm: PolicyDefinition<Options> = {
               if (!act.prefetch(l, b)) continue;
               left -= us;
               stagedMask[b] = 1;
+              kept[nKept++] = b;
               stats.probed++;
             }
           }
-          for (let b = 0; b < created; b++) {
-            if (below[b] === 1 && !stagedMask[b]) {
-              act.skip(b);
-              stats.skipped++;
-            }
-          }
+          // every block below L1 neither staged nor probed is skipped
+          stats.skipped += act.skipExceptListed(kept, nKept, 'offloaded');
         } else {
           // every block below L1 not staged is fetched on demand: per tier, its blocks and bytes less the staged ones
           for (let t = 1; t < T; t++) {
