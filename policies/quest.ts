@@ -55,6 +55,8 @@ export const quest: PolicyDefinition<Options> = {
     let nSel = 0;
     const cand = new Int32Array(M);
     const promo = new Int32Array(M);
+    // step * layers + layer of the last decision that handed over selList; -1: none since the last observation
+    let listedAt = -1;
     // keys[i]: the estimate of cand[i] for the selections below
     const keys = new Float64Array(M);
     // several groups: -(best (rank, group)) per block, the estimate every selection below uses
@@ -138,10 +140,16 @@ export const quest: PolicyDefinition<Options> = {
           for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0 && !act.promote(l, b)) act.prefetch(l, b);
         } else for (let i = 0; i < np; i++) if (cache.tierOf(l, promo[i]) > 0 && !act.promote(l, promo[i])) act.prefetch(l, promo[i]);
         act.skipExceptListed(selList, nSel, 'all');
+        listedAt = v.step * L + l;
         if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
       },
       observe(obs: Observation) {
-        for (let g = 0; g < G; g++) lastObserved(lasts[g], obs.layer * M, obs, obs.groups[g]);
+        // after a sparse layer's decision, the attended pages are among the listed ones
+        const listed = obs.step >= 0 && listedAt === obs.step * L + obs.layer;
+        listedAt = -1;
+        for (let g = 0; g < G; g++) {
+          if (!(listed && lastObservedAmong(lasts[g], obs.layer * M, obs, obs.groups[g], selList, nSel))) lastObserved(lasts[g], obs.layer * M, obs, obs.groups[g]);
+        }
       },
     };
   },
@@ -157,4 +165,27 @@ export function lastObserved(last: Float64Array, base: number, obs: Observation,
   }
   for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
   for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
+}
+
+/**
+ * lastObserved for a top-k row when every attended block is among blocks[0..count) (distinct): the
+ * uniform share is written by a pass over those blocks only. Returns false, having written only
+ * what lastObserved also writes, when the row is dense or some attended block is not among them
+ * (then call lastObserved).
+ */
+export function lastObservedAmong(last: Float64Array, base: number, obs: Observation, ga: GroupAttention, blocks: Int32Array, count: number): boolean {
+  const { idx, mass, uniform } = ga;
+  if (idx === null) return false;
+  const { attended, nBlocks } = obs;
+  let seen = 0;
+  for (let i = 0; i < count; i++) {
+    const b = blocks[i];
+    if (b < nBlocks && attended[b]) {
+      last[base + b] = uniform;
+      seen++;
+    }
+  }
+  if (seen !== obs.attendedCount) return false;
+  for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
+  return true;
 }

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { lastObserved, lastObservedAmong } from '../../policies/quest.js';
+import type { GroupAttention, Observation } from '../../policies/policy.js';
+
+/** an observation of one layer (base 0) with its attended mask */
+function obsOf(attended: number[], ga: GroupAttention): Observation {
+  const mask = Uint8Array.from(attended);
+  return { ...ga, step: 3, layer: 0, nBlocks: attended.length, groups: [ga], attended: mask, attendedCount: attended.reduce((a, b) => a + b, 0) };
+}
+
+describe('quest: last observed mass', () => {
+  it('over the listed blocks only: the same values as the pass over every block', () => {
+    // blocks 0..5; attended 0, 2, 3, 5; the row lists 2 (0.5) and 4 (0.2, not attended); the rest carry 0.05
+    const ga: GroupAttention = { idx: Uint32Array.from([2, 4]), mass: Float32Array.from([0.5, 0.2]), uniform: 0.05 };
+    const obs = obsOf([1, 0, 1, 1, 0, 1], ga);
+    const a = Float64Array.from([9, 9, 9, 9, 9, 9]);
+    const b = a.slice();
+    expect(lastObservedAmong(a, 0, obs, ga, Int32Array.from([5, 0, 3, 2]), 4)).toBe(true);
+    lastObserved(b, 0, obs, ga);
+    expect([...a]).toEqual([0.05, 9, 0.5, 0.05, 9, 0.05]);
+    expect([...a]).toEqual([...b]);
+  });
+
+  it('declines when an attended block is not listed, or the row is dense', () => {
+    const ga: GroupAttention = { idx: Uint32Array.from([2]), mass: Float32Array.from([0.5]), uniform: 0.1 };
+    const obs = obsOf([1, 0, 1, 1], ga);
+    const a = new Float64Array(4);
+    expect(lastObservedAmong(a, 0, obs, ga, Int32Array.from([0, 2]), 2)).toBe(false);
+    // only uniform shares of listed attended blocks were written (lastObserved writes the same)
+    expect([...a]).toEqual([0.1, 0, 0.1, 0]);
+    const dense: GroupAttention = { idx: null, mass: Float32Array.from([0.1, 0.2, 0.3, 0.4]), uniform: 0 };
+    expect(lastObservedAmong(a, 0, obsOf([1, 1, 1, 1], dense), dense, Int32Array.from([0, 1, 2, 3]), 4)).toBe(false);
+  });
+});
