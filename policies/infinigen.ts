@@ -70,20 +70,19 @@ export const infiniGen: PolicyDefinition<Options> = {
       let n = 0;
       let drop: number;
       if (G === 1) {
-        // one pass: the row's max over live blocks, and the offloaded blocks with some mass (in block
-        // order), then those within alpha of the max
+        // the row's max over live blocks, then (in block order) the offloaded blocks with some mass
+        // within alpha of it: two passes that store only the few blocks kept
         let max = 0;
-        let m = 0;
         const created = cache.created[nl];
         for (let b = 0; b < created; b++) {
-          const t = cache.tierOf(nl, b);
-          if (t < 0) continue;
           const x = last[base + b];
-          if (x > max) max = x;
-          if (t > 0 && x > 0) cand[m++] = b;
+          if (x > max && cache.tierOf(nl, b) >= 0) max = x;
         }
         const floor = ratio * max;
-        for (let i = 0; i < m; i++) if (last[base + cand[i]] >= floor) cand[n++] = cand[i];
+        for (let b = 0; b < created; b++) {
+          const x = last[base + b];
+          if (x >= floor && x > 0 && cache.tierOf(nl, b) > 0) cand[n++] = b;
+        }
         drop = Math.max(0, n - fetchMax);
         selectBottomK(cand, n, drop, (b) => last[base + b]);
       } else {
