@@ -2,8 +2,9 @@
 // chosen generated traces and budgets, to look at where the simulator's per-step model departs from the
 // hardware. Per-step CSVs and compare.json of every cell land under OUTDIR.
 //   node perf/device/diag-compare.mjs DIST OUTDIR
-// CELLS="prompt:preset:seed:budget:policies;..." (policies joined by +), REPEAT=n, STEPS=n, QUICK=1
-import { existsSync, mkdirSync } from 'node:fs';
+// CELLS="prompt:preset:seed:budget:policies;..." (policies joined by +), REPEAT=n, STEPS=n, QUICK=1,
+// PROFILE=path (a calibrated profile to use instead of calibrating)
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -16,10 +17,16 @@ const t0 = performance.now();
 const steps = Number(process.env.STEPS ?? 32);
 const { generateTrace } = await load('traces/generator.js');
 const { calibrate, writeCalibration, formatFits } = await load('hil/calibrate/calibrate.js');
-const cal = await calibrate({ backend: 'cuda', base: 'h100-pcie5', model: 'llama-3-8b', fileDir: '/tmp', quick: process.env.QUICK === '1', log: (s) => console.log(s) });
-writeCalibration(`${out}/profile.json`, cal);
-console.log(formatFits(cal.fits));
-console.log(`calibrate ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+if (process.env.PROFILE) {
+  // a calibrated profile given (e.g. one a validation grid calibrated at held-out points): no calibration here
+  copyFileSync(resolve(process.env.PROFILE), `${out}/profile.json`);
+  console.log(`profile ${process.env.PROFILE}`);
+} else {
+  const cal = await calibrate({ backend: 'cuda', base: 'h100-pcie5', model: 'llama-3-8b', fileDir: '/tmp', quick: process.env.QUICK === '1', log: (s) => console.log(s) });
+  writeCalibration(`${out}/profile.json`, cal);
+  console.log(formatFits(cal.fits));
+  console.log(`calibrate ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
 const { compare, formatCompare } = await load('hil/compare/compare.js');
 const { parsePolicyList } = await load('hil/compare/policy-list.js');
 for (const cell of (process.env.CELLS ?? '8192:default:1:20%:quest').split(';')) {
