@@ -32,8 +32,9 @@ const NONE = -0x7fffffff;
 
 export class PrefetchAudit {
   /** per (layer, block): the step it was listed for (-1: none), the answer, the step it was paged in for */
-  private readonly listedFor: Int32Array;
-  private readonly answer: Uint8Array;
+  /** per (layer, block): the step it was listed for (-1: none) and the answer (1: yes); see beginListing */
+  readonly listedFor: Int32Array;
+  readonly answer: Uint8Array;
   private readonly inFor: Int32Array;
   private readonly triggerOf: Uint8Array;
   private readonly bytesOf: Float64Array;
@@ -118,6 +119,34 @@ export class PrefetchAudit {
     }
     this.listedFor[i] = t;
     this.answer[i] = yes;
+  }
+
+  /**
+   * Begin a listing of layer l's offloaded pages for step t that the caller writes itself: for each
+   * page, once, listedFor[l * maxBlocks + b] = t and answer[...] = 1 or 0, then endListing() with the
+   * counts (the same as offloaded() for each). False (nothing begun: call offloaded()) when layer l's
+   * listing for t is open already.
+   */
+  beginListing(l: number, t: number): boolean {
+    if (this.listStep[l] === t) return false;
+    if (this.listStep[l] !== NONE) this.mixed[l] = 1;
+    if (this.lastTopK[l] === t) {
+      for (let j = l * this.maxBlocks; j < (l + 1) * this.maxBlocks; j++) if (this.listedFor[j] === t) this.listedFor[j] = -1;
+      this.lastTopK[l] = NONE;
+    }
+    this.listStep[l] = t;
+    this.listCount[l] = 0;
+    this.listYes[l] = 0;
+    this.listEnd[l] = 0;
+    this.inCount[l] = 0;
+    return true;
+  }
+
+  /** End the listing beginListing(l, t) began: `count` pages written, `yes` of them answered yes, the last block end − 1. */
+  endListing(l: number, count: number, yes: number, end: number): void {
+    this.listCount[l] = count;
+    this.listYes[l] = yes;
+    this.listEnd[l] = end;
   }
 
   /** offloaded(l, blocks[j], t, answers[blocks[j]] === 1) for j = 0 .. count − 1, in that order */

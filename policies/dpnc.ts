@@ -294,6 +294,12 @@ export const dpnc: PolicyDefinition<Options> = {
         posBinFor = nBlocksThen;
       }
       let nOffloaded = 0;
+      // the audit's listing, written here (direct) or handed over after the pass
+      const direct = audited && audit.beginListing(l, t);
+      const listedFor = audit.listedFor;
+      const said = audit.answer;
+      let nYes = 0;
+      let end = 0;
       inTierCount.fill(0);
       for (let b = 0; b < created; b++) {
         const tier = cache.tierOf(l, b);
@@ -330,8 +336,16 @@ export const dpnc: PolicyDefinition<Options> = {
           continue;
         }
         const yes = warm && p > thr;
-        offloaded[nOffloaded++] = b;
-        answer[b] = yes ? 1 : 0;
+        if (direct) {
+          listedFor[i] = t;
+          said[i] = yes ? 1 : 0;
+          nOffloaded++;
+          if (yes) nYes++;
+          end = b + 1;
+        } else if (audited) {
+          offloaded[nOffloaded++] = b;
+          answer[b] = yes ? 1 : 0;
+        }
         const k = chainOf[tier];
         if (k >= 0) inTier[k][inTierCount[k]++] = b;
         if (tier <= exploreTop) explorable[nExplorable++] = b;
@@ -349,7 +363,8 @@ export const dpnc: PolicyDefinition<Options> = {
           }
         }
       }
-      if (audited) audit.listOffloaded(l, t, offloaded, answer, nOffloaded);
+      if (direct) audit.endListing(l, nOffloaded, nYes, end);
+      else if (audited) audit.listOffloaded(l, t, offloaded, answer, nOffloaded);
       described.residents = nResident;
       described.explorable = nExplorable;
       described.cands = nCands;
