@@ -184,12 +184,14 @@ describe('prefetch audit', () => {
     expect([rep.prefetches_tree, rep.prefetch_used_tree, rep.prefetches_explore, rep.prefetch_used_explore]).toEqual([1, 1, 1, 0]);
   });
 
-  it('counts top-k rows together exactly as page by page (the same rows given dense)', () => {
+  it('counts top-k rows together exactly as page by page (the same rows given dense), listings handed over or written in place', () => {
     const rng = seedrandom('audit-topk');
     const M = 40;
     const L = 2;
     const together = new PrefetchAudit(L, M, 1);
     const each = new PrefetchAudit(L, M, 1);
+    // a third written in place (beginListing / endListing), as dpnc's decision pass does
+    const direct = new PrefetchAudit(L, M, 1);
     for (let t = 0; t < 300; t++) {
       for (let l = 0; l < L; l++) {
         const n = 10 + Math.floor(rng() * (M - 10));
@@ -200,6 +202,12 @@ describe('prefetch audit', () => {
         for (const b of listed) answers[b] = rng() < 0.3 ? 1 : 0;
         together.listOffloaded(l, t, Int32Array.from(listed), answers, listed.length);
         for (const b of listed) each.offloaded(l, b, t, answers[b] === 1);
+        expect(direct.beginListing(l, t)).toBe(true);
+        for (const b of listed) {
+          direct.listedFor[l * M + b] = t;
+          direct.answer[l * M + b] = answers[b];
+        }
+        direct.endListing(l, listed.length, listed.filter((b) => answers[b] === 1).length, listed.length ? listed[listed.length - 1] + 1 : 0);
         // page-ins, in an order other than the blocks'
         const pagedIn = listed.filter(() => rng() < 0.1).reverse();
         for (const b of pagedIn) {
@@ -207,6 +215,7 @@ describe('prefetch audit', () => {
           const bytes = 64 + Math.floor(rng() * 3);
           together.pagedInFor(l, b, t, trigger, bytes);
           each.pagedInFor(l, b, t, trigger, bytes);
+          direct.pagedInFor(l, b, t, trigger, bytes);
         }
         // the row: top-k listed blocks (ascending) with their masses, the rest sharing `uniform`
         // (below or above the need, exact in float32 as the dense row holds it)
@@ -218,10 +227,12 @@ describe('prefetch audit', () => {
         const dense = Array.from({ length: n }, () => uniform);
         idx.forEach((b, k) => (dense[b] = masses[k]));
         together.settle({ ...obs(t, masses, attended, idx, uniform), layer: l });
+        direct.settle({ ...obs(t, masses, attended, idx, uniform), layer: l });
         each.settle({ ...obs(t, dense, attended), layer: l });
       }
     }
     expect(together.report()).toEqual(each.report());
+    expect(direct.report()).toEqual(each.report());
     expect(together.report().predictor_examples).toBeGreaterThan(1000);
     expect(together.report().prefetches).toBeGreaterThan(100);
   });
