@@ -1,10 +1,13 @@
 // Builds KV block bytes on the CPU (with the reference quantizer, bit-exact with the
 // kernels) and lays a sequence of blocks out in an arena with its block table.
 import { type BlockEntry, type BlockGeometry, type Precision, PRECISION_BITS, blockBytes, kMetaOffset, vMetaOffset, vOffset } from './kv-format.js';
-import { quantizeRef } from './reference/quantize.js';
+import { type Quantized, quantizeRef } from './reference/quantize.js';
 
-/** k and v: FP16 bits in [kvHead][token][dim] order, blockTokens rows per head. */
-export function packBlock(g: BlockGeometry, p: Precision, k: Uint16Array, v: Uint16Array): Uint8Array {
+/**
+ * k and v: FP16 bits in [kvHead][token][dim] order, blockTokens rows per head. `quantize`: the
+ * reference by default; the executor passes a faster one with the same bits.
+ */
+export function packBlock(g: BlockGeometry, p: Precision, k: Uint16Array, v: Uint16Array, quantize: (src: Uint16Array, bits: number, groupSize: number) => Quantized = quantizeRef): Uint8Array {
   const out = new Uint8Array(blockBytes(g, p));
   if (p === 'fp16') {
     out.set(new Uint8Array(k.buffer, k.byteOffset, k.byteLength), 0);
@@ -12,8 +15,8 @@ export function packBlock(g: BlockGeometry, p: Precision, k: Uint16Array, v: Uin
     return out;
   }
   const bits = PRECISION_BITS[p];
-  const qk = quantizeRef(k, bits, g.groupSize);
-  const qv = quantizeRef(v, bits, g.groupSize);
+  const qk = quantize(k, bits, g.groupSize);
+  const qv = quantize(v, bits, g.groupSize);
   out.set(qk.codes, 0);
   out.set(qv.codes, vOffset(g, p));
   out.set(new Uint8Array(qk.meta.buffer), kMetaOffset(g, p));

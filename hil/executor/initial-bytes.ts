@@ -6,7 +6,8 @@
  */
 import type { NativeBackend, NativeFileTier } from '../addon-types.js';
 import { packBlock } from '../block-pack.js';
-import { dequantizeRef, quantizeRef } from '../reference/quantize.js';
+import { dequantizeRef } from '../reference/quantize.js';
+import { quantizeFast } from './quantize-fast.js';
 import { type Precision, blockBytes, sectionElems } from '../kv-format.js';
 import type { BlockData } from './block-data.js';
 import { rotateHalves } from './rotate-ref.js';
@@ -28,12 +29,12 @@ export function expectedBlock(p: LoweredPlan, data: BlockData, l: number, blk: n
     const k = v.subarray(0, half);
     const vv = v.subarray(half);
     const out = new Uint16Array(v.length);
-    out.set(dequantizeRef(quantizeRef(k, w, g.groupSize), half, w, g.groupSize), 0);
-    out.set(dequantizeRef(quantizeRef(vv, w, g.groupSize), half, w, g.groupSize), half);
+    out.set(dequantizeRef(quantizeFast(k, w, g.groupSize), half, w, g.groupSize), 0);
+    out.set(dequantizeRef(quantizeFast(vv, w, g.groupSize), half, w, g.groupSize), half);
     v = out;
   }
   if (bits === 16) return new Uint8Array(v.buffer, 0, blockBytes(g, 'fp16'));
-  return packBlock(g, PREC[bits]!, v.subarray(0, half), v.subarray(half));
+  return packBlock(g, PREC[bits]!, v.subarray(0, half), v.subarray(half), quantizeFast);
 }
 
 export async function writeInitial(b: NativeBackend, p: LoweredPlan, data: BlockData, regions: Map<RegionName, number>, file?: NativeFileTier): Promise<void> {
