@@ -21,7 +21,7 @@
  * groups' top blocks taken rank by rank (group-rank.ts) is kept.
  */
 import { checkLowerTier } from './lower-tier.js';
-import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import type { Actions, GroupAttention, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { bestGroupRank } from './group-rank.js';
 import { lastObserved } from './quest.js';
 import { selectBottomK } from './quickselect.js';
@@ -158,8 +158,53 @@ export const infiniGen: PolicyDefinition<Options> = {
         predict(v, act, nl, nextStep, true, fetchMax);
       },
       observe(obs: Observation) {
-        for (let g = 0; g < G; g++) lastObserved(lasts[g], obs.layer * M, obs, obs.groups[g]);
+        // at a decode step, the attended blocks lie among the anchors, the blocks from from[l] on
+        // (below it, all are out of HBM) and the layer's predicted list for this step
+        const l = obs.layer;
+        const head = Math.min(sinkBlocks, obs.nBlocks);
+        const within = obs.step >= 0 && stampOf[l] === obs.step;
+        for (let g = 0; g < G; g++) {
+          if (!(within && lastObservedWithin(lasts[g], l * M, obs, obs.groups[g], head, Math.max(from[l], head), predictedList[l], predictedCount[l]))) {
+            lastObserved(lasts[g], l * M, obs, obs.groups[g]);
+          }
+        }
       },
     };
   },
 };
+
+/**
+ * lastObserved for a top-k row when every attended block is below `head`, at or above `tail`, or
+ * among blocks[0..count) (distinct): the uniform share is written by passes over those only (listed
+ * blocks in [head, tail) counted, the others are in the ranges). Returns false, having written only
+ * what lastObserved also writes, when the row is dense or some attended block lies elsewhere (then
+ * call lastObserved).
+ */
+export function lastObservedWithin(last: Float64Array, base: number, obs: Observation, ga: GroupAttention, head: number, tail: number, blocks: Int32Array, count: number): boolean {
+  const { idx, mass, uniform } = ga;
+  if (idx === null) return false;
+  const { attended, nBlocks } = obs;
+  let seen = 0;
+  for (let b = 0; b < head; b++) {
+    if (attended[b]) {
+      last[base + b] = uniform;
+      seen++;
+    }
+  }
+  for (let b = tail; b < nBlocks; b++) {
+    if (attended[b]) {
+      last[base + b] = uniform;
+      seen++;
+    }
+  }
+  for (let i = 0; i < count; i++) {
+    const b = blocks[i];
+    if (b >= head && b < tail && b < nBlocks && attended[b]) {
+      last[base + b] = uniform;
+      seen++;
+    }
+  }
+  if (seen !== obs.attendedCount) return false;
+  for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
+  return true;
+}

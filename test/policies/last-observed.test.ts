@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { lastObserved, lastObservedAmong } from '../../policies/quest.js';
+import { lastObservedWithin } from '../../policies/infinigen.js';
 import type { GroupAttention, Observation } from '../../policies/policy.js';
 
 /** an observation of one layer (base 0) with its attended mask */
@@ -30,5 +31,22 @@ describe('quest: last observed mass', () => {
     expect([...a]).toEqual([0.1, 0, 0.1, 0]);
     const dense: GroupAttention = { idx: null, mass: Float32Array.from([0.1, 0.2, 0.3, 0.4]), uniform: 0 };
     expect(lastObservedAmong(a, 0, obsOf([1, 1, 1, 1], dense), dense, Int32Array.from([0, 1, 2, 3]), 4)).toBe(false);
+  });
+});
+
+describe('infinigen: last observed mass within the anchors, the window and the predicted list', () => {
+  it('the same values as the pass over every block, or declines when an attended block lies elsewhere', () => {
+    // blocks 0..7: anchor 0, window from 5, predicted [2, 6] (6 is in the window: not counted twice)
+    const ga: GroupAttention = { idx: Uint32Array.from([2, 3]), mass: Float32Array.from([0.4, 0.3]), uniform: 0.02 };
+    const obs = obsOf([1, 0, 1, 0, 0, 1, 1, 1], ga);
+    const a = new Float64Array(8).fill(7);
+    const b = a.slice();
+    expect(lastObservedWithin(a, 0, obs, ga, 1, 5, Int32Array.from([2, 6]), 2)).toBe(true);
+    lastObserved(b, 0, obs, ga);
+    expect([...a]).toEqual([0.02, 7, Math.fround(0.4), 7, 7, 0.02, 0.02, 0.02]);
+    expect([...a]).toEqual([...b]);
+    // block 3 attended but neither an anchor, in the window nor predicted
+    const obs2 = obsOf([1, 0, 0, 1, 0, 1, 0, 0], ga);
+    expect(lastObservedWithin(new Float64Array(8), 0, obs2, ga, 1, 5, Int32Array.from([2]), 1)).toBe(false);
   });
 });
