@@ -70,19 +70,28 @@ export const infiniGen: PolicyDefinition<Options> = {
       let n = 0;
       let drop: number;
       if (G === 1) {
-        // the row's max over live blocks, then (in block order) the offloaded blocks with some mass
-        // within alpha of it: two passes that store only the few blocks kept
+        // one pass: the row's max over live blocks, and (in block order) the offloaded blocks with some
+        // mass within alpha of the max so far (a superset of those within alpha of the row's max,
+        // which is at least the max so far; the first blocks, the anchors, usually hold it), then
+        // those within alpha of the row's max
         let max = 0;
+        let near = 0;
+        let m = 0;
         const created = cache.created[nl];
         for (let b = 0; b < created; b++) {
           const x = last[base + b];
-          if (x > max && cache.tierOf(nl, b) >= 0) max = x;
+          if (x >= near && x > 0) {
+            const t = cache.tierOf(nl, b);
+            if (t < 0) continue;
+            if (x > max) {
+              max = x;
+              near = ratio * max;
+            }
+            if (t > 0) cand[m++] = b;
+          }
         }
         const floor = ratio * max;
-        for (let b = 0; b < created; b++) {
-          const x = last[base + b];
-          if (x >= floor && x > 0 && cache.tierOf(nl, b) > 0) cand[n++] = b;
-        }
+        for (let i = 0; i < m; i++) if (last[base + cand[i]] >= floor) cand[n++] = cand[i];
         drop = Math.max(0, n - fetchMax);
         selectBottomK(cand, n, drop, (b) => last[base + b]);
       } else {
