@@ -23,7 +23,7 @@
 import { checkLowerTier } from './lower-tier.js';
 import type { Actions, GroupAttention, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { bestGroupRank } from './group-rank.js';
-import { selectBottomKKeyed, selectBottomKSet } from './quickselect.js';
+import { selectAt, selectBottomKKeyed, selectBottomKSet } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
   budget_factor: number;
@@ -55,6 +55,9 @@ export const quest: PolicyDefinition<Options> = {
     let nSel = 0;
     const cand = new Int32Array(M);
     const promo = new Int32Array(M);
+    // per layer: the floor pair of the selection (key < 0: none)
+    const floorKeyOf = new Float64Array(L).fill(-1);
+    const floorIdOf = new Int32Array(L);
     // step * layers + layer of the last decision that handed over selList; -1: none since the last observation
     let listedAt = -1;
     // keys[i]: the estimate of cand[i] for the selections below
@@ -75,6 +78,7 @@ export const quest: PolicyDefinition<Options> = {
         // selection: the newest page + the top pages by estimate
         const pages = Math.max(1, Math.round(o.budget_factor * K));
         let n = 0;
+        let full = true;
         if (G > 1) {
           for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
           const norms = v.groupKeyNorms;
@@ -83,15 +87,42 @@ export const quest: PolicyDefinition<Options> = {
           for (let i = 0; i < n; i++) keys[i] = rankOf[cand[i]];
         } else {
           const norms = v.keyNorms;
-          for (let b = 0; b < created; b++) {
-            if (cache.tierOf(l, b) >= 0 && b !== newest) {
-              cand[n] = b;
-              keys[n++] = last[base + b] + 1e-9 * norms[b];
+          // first only the pages above this layer's floor pair (a pair some way below the last full
+          // selection's): when at least pages - 1 are, the top ones are among them
+          const floorKey = floorKeyOf[l];
+          const floorId = floorIdOf[l];
+          if (floorKey >= 0 && pages > 1) {
+            for (let b = 0; b < created; b++) {
+              if (cache.tierOf(l, b) >= 0 && b !== newest) {
+                const k = last[base + b] + 1e-9 * norms[b];
+                if (k > floorKey || (k === floorKey && b > floorId)) {
+                  cand[n] = b;
+                  keys[n++] = k;
+                }
+              }
+            }
+            if (n < pages - 1) n = 0;
+            else full = false;
+          }
+          if (full) {
+            for (let b = 0; b < created; b++) {
+              if (cache.tierOf(l, b) >= 0 && b !== newest) {
+                cand[n] = b;
+                keys[n++] = last[base + b] + 1e-9 * norms[b];
+              }
             }
           }
         }
         const drop = Math.max(0, n - (pages - 1));
         selectBottomKSet(cand, keys, n, drop);
+        if (G === 1 && full) {
+          // the floor pair for the next steps: `pages` pairs below the selection, if there are as many
+          if (drop > pages && pages > 1) {
+            selectAt(cand, keys, drop - pages, 0, drop - 1);
+            floorKeyOf[l] = keys[drop - pages];
+            floorIdOf[l] = cand[drop - pages];
+          } else floorKeyOf[l] = -1;
+        }
         sel.fill(0, 0, v.nBlocks);
         nSel = 0;
         for (let i = drop; i < n; i++) {

@@ -76,6 +76,15 @@ export function selectBottomKSet(ids: Int32Array, keys: Float64Array, count: num
   return k;
 }
 
+/**
+ * Within ids/keys[left..right]: ids[k] gets the pair of rank k - left, smaller pairs before it,
+ * larger after (left <= k <= right), by the selection selectBottomKSet uses.
+ */
+export function selectAt(ids: Int32Array, keys: Float64Array, k: number, left: number, right: number): void {
+  if (!(left <= k && k <= right)) throw new Error(`selectAt: position ${k} outside ${left}..${right}`);
+  floydRivest(ids, keys, k, left, right);
+}
+
 /** Floyd–Rivest selection: ids[k] gets the pair of rank k in [left, right], smaller pairs before it, larger after. */
 function floydRivest(ids: Int32Array, keys: Float64Array, k: number, left: number, right: number): void {
   while (right > left) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { selectBottomK, selectBottomKKeyed, selectBottomKSet } from '../../policies/quickselect.js';
+import { selectAt, selectBottomK, selectBottomKKeyed, selectBottomKSet } from '../../policies/quickselect.js';
 
 /** the k smallest (key, id) pairs by a full sort: the reference */
 function bottomKBySort(ids: number[], key: (id: number) => number, k: number): number[] {
@@ -76,5 +76,29 @@ describe('bottom-k selection', () => {
       expect([...c].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
       for (let i = 0; i < n; i++) expect(ck[i]).toBe(keyOf[c[i]!]);
     }
+  });
+
+  it('selectAt puts the pair of each rank of a range at its position, smaller pairs before it and larger after', () => {
+    const rng = seedrandom('quickselect-at');
+    for (let trial = 0; trial < 100; trial++) {
+      const n = 2 + Math.floor(rng() * (trial < 70 ? 50 : 2500));
+      const distinct = rng() < 0.4 ? 1 + Math.floor(rng() * 4) : 1e6;
+      const ids = Int32Array.from({ length: n }, (_, i) => i);
+      const keys = Float64Array.from({ length: n }, () => Math.floor(rng() * distinct) / 7);
+      const left = Math.floor(rng() * n);
+      const right = left + Math.floor(rng() * (n - left));
+      const k = left + Math.floor(rng() * (right - left + 1));
+      const outside = [...ids.subarray(0, left), ...ids.subarray(right + 1)];
+      const ranged = [...ids.subarray(left, right + 1)].sort((a, b) => keys[a]! - keys[b]! || a - b);
+      const key = (id: number) => keys[id]!;
+      const kv = keys.slice();
+      const before = (a: number, b: number) => kv[a]! < kv[b]! || (kv[a] === kv[b] && a < b);
+      selectAt(ids, Float64Array.from(ids, key), k, left, right);
+      expect(ids[k]).toBe(ranged[k - left]);
+      for (let i = left; i < k; i++) expect(before(ids[i]!, ids[k]!)).toBe(true);
+      for (let i = k + 1; i <= right; i++) expect(before(ids[k]!, ids[i]!)).toBe(true);
+      expect([...ids.subarray(0, left), ...ids.subarray(right + 1)]).toEqual(outside);
+    }
+    expect(() => selectAt(new Int32Array(3), new Float64Array(3), 3, 0, 2)).toThrow(/outside/);
   });
 });
