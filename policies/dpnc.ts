@@ -60,6 +60,13 @@ import { InOrder } from './dpnc-in-order.js';
 import { HoeffdingTree } from './hoeffding-tree.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 
+// the functions observe() calls for every attended page, held in module constants (a module loader
+// that compiles imports to getters on a namespace object would otherwise run a getter per call)
+const nearFeature = nearLayerFeature;
+const massFeature = lastMassFeature;
+const freqFeature = frequencyFeature;
+const needed = isNeeded;
+
 interface Options extends Record<string, unknown> {
   use_factor: number;
   page_in: number;
@@ -687,16 +694,16 @@ export const dpnc: PolicyDefinition<Options> = {
           // its mass over the row's largest: the near_layer feature of the next decision, and its last mass
           const own = dense || listedMark[b] === 1;
           const rel = own ? (max > 0 ? mass[b] / max : 0) : uRel;
-          nearBin[b] = own ? tree.bin(nearLayerFeature(rel)) : uNear;
-          const used = own ? isNeeded(mass[b], n, o.use_factor) : uUsed;
+          nearBin[b] = own ? tree.bin(nearFeature(rel)) : uNear;
+          const used = own ? needed(mass[b], n, o.use_factor) : uUsed;
           if (s >= 0 && featStep[i] === s && (trainAll || featTier[i] > 0)) tree.learnBins(feats, i * F, used);
           seen[i]++;
-          massBin[i] = own ? tree.bin(lastMassFeature(rel)) : uMass;
+          massBin[i] = own ? tree.bin(massFeature(rel)) : uMass;
           if (used) {
             uses[i]++;
             lastUse[i] = s;
           }
-          freqBin[i] = tree.bin(frequencyFeature(uses[i], seen[i]));
+          freqBin[i] = tree.bin(freqFeature(uses[i], seen[i]));
         }
         if (!dense) for (let k = 0; k < obs.idx!.length; k++) listedMark[obs.idx![k]] = 0;
       },
