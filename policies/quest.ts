@@ -95,10 +95,10 @@ export const quest: PolicyDefinition<Options> = {
             for (let b = 0; b < created; b++) {
               if (cache.tierOf(l, b) >= 0 && b !== newest) {
                 const k = last[base + b] + 1e-9 * norms[b];
-                if (k > floorKey || (k === floorKey && b > floorId)) {
-                  cand[n] = b;
-                  keys[n++] = k;
-                }
+                // (written always, kept when above the floor: no branch on the key)
+                cand[n] = b;
+                keys[n] = k;
+                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
               }
             }
             if (n < pages - 1) n = 0;
