@@ -138,10 +138,13 @@ export const quest: PolicyDefinition<Options> = {
         let r = 0;
         let np = 0;
         for (let b = 0; b < created; b++) {
+          // (written always, kept where the list applies: no branch on the scattered selection)
           const t = cache.tierOf(l, b);
-          if (sel[b]) {
-            if (t > 0) promo[np++] = b;
-          } else if (t === 0) cand[r++] = b;
+          const s = sel[b];
+          promo[np] = b;
+          np += s & +(t > 0);
+          cand[r] = b;
+          r += (s ^ 1) & +(t === 0);
         }
         if (!dense) need += np;
         // whether selected resident pages were demoted (then they are promoted back below)
