@@ -265,7 +265,6 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const results: CellResult[] = [];
   const ratios = new WallRatios();
   let storageDirect: boolean | null = null;
-  const storageTiers = new Set<string>();
   const total = cells.length;
   for (const [i, c] of cells.entries()) {
     const model = modelOf(c);
@@ -314,7 +313,6 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     const r = await runCell(c, base, prof, g, o, fileDir, fits);
     r.wall_s = (performance.now() - c0) / 1000;
     if (r.status === 'ok') ratios.add(c.policy.label, r.wall_s, e);
-    if (r.storage_tier) storageTiers.add(r.storage_tier);
     if (r.storage_direct !== undefined && r.storage_direct !== null) storageDirect = r.storage_direct;
     delete r.storage_tier;
     delete r.storage_direct;
@@ -328,7 +326,8 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
 
   // the storage tier's device, from a run that used it (O_DIRECT or not), else the directory alone
   const tiers = describeTiers(profileTiers(profileFile), { backend, device, fileDir, direct: storageDirect });
-  if (storageTiers.size === 0) notes.push('no cell moved bytes to or from the storage tier');
+  // over every cell of the grid, those resumed from earlier calls included
+  if (!results.some((r) => r.pool === 'storage')) notes.push('no cell moved bytes to or from the storage tier');
   const skip = g.skip_steps;
   const pools = [
     poolSummary('moving data (any bytes on a link)', results.filter((r) => r.pool === 'moving' || r.pool === 'storage'), skip),

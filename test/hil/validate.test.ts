@@ -75,6 +75,9 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const again = await validate({ grid: readValidateGrid(FIXTURE), out, hil: { backend: 'host', nvmeDir: dir }, log: (s) => logs.push(s) });
     expect(again.cells.map((c) => c.hw_ms)).toEqual(r.cells.map((c) => c.hw_ms));
     expect(logs.filter((l) => /calibrated by an earlier run with the same points, reused/.test(l))).toHaveLength(2);
+    // the storage cells ran in the first call: the rerun, which ran none itself, does not say none did
+    expect(r.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
+    expect(again.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
 
     // profiles given: by model name (with the points recorded in their .fit.json) or for every model
     const given = await validate({ grid: { ...readValidateGrid(FIXTURE), runs: 1 }, out: join(dir, 'given'), hil: { backend: 'host', nvmeDir: dir }, profiles: { 'hil-mini': r.profiles[0].file, '*': r.profiles[1].file }, planOnly: false, maxSeconds: 1e-3 });
