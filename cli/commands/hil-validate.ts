@@ -1,7 +1,8 @@
 // `kvtier hil validate GRID.json`: the simulator against the hardware on a held-out grid
 // (hil/validate/validate.ts), the grid file read by studies/validate-grid.ts, the page by
 // reports/hil-validate-report.ts; `kvtier hil validate-report DIR` renders the page again (e.g. from
-// the results of perf/device/validate.sh).
+// the results of perf/device/validate.sh); `kvtier hil validate-resim DIR --out DIR2` recomputes the
+// simulator's side against the stored hardware steps (hil/validate/resimulate.ts).
 import type { Command } from 'commander';
 import type { AttentionOptions } from '../../hil/addon-types.js';
 import { attnFlag, resolveAttentionOptions } from '../../hil/attention-options.js';
@@ -42,6 +43,21 @@ export function registerHilValidate(hil: Command): void {
     .action(async (dir: string) => {
       const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
       console.log(`wrote ${await renderValidateReport(dir)}`);
+    });
+
+  hil
+    .command('validate-resim')
+    .description('the simulator side of a "kvtier hil validate" directory done again with this build\'s simulator against the hardware steps it stored (no GPU): new errors, pools and page in --out')
+    .argument('<dir>', 'validate output directory (validate.json, profiles/)')
+    .requiredOption('--out <dir>', 'directory for the recomputed validate.json, cells.csv, traces and page (not <dir>)')
+    .action(async (dir: string, flags: { out: string }) => {
+      const { resimulate } = await import('../../hil/validate/resimulate.js');
+      const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
+      const bar = progressBar({ label: 'resimulate' });
+      const r = resimulate({ dir, out: flags.out, onProgress: bar.callback });
+      bar.stop();
+      for (const p of r.pools) console.log(`${p.name.padEnd(36)} cells ${String(p.cells).padStart(4)} (pass ${String(p.passed).padStart(4)})  |err| median ${(p.error.median * 100).toFixed(2)}% p95 ${(p.error.p95 * 100).toFixed(2)}%`);
+      console.log(`wrote ${await renderValidateReport(flags.out)}`);
     });
 
   hil

@@ -113,7 +113,7 @@ export interface ValidateResult {
 const slug = (s: string) => s.replace(/(\.model)?\.json$/, '').replace(/^.*\//, '').replace(/[^A-Za-z0-9.+-]+/g, '_');
 const sha = (x: string) => createHash('sha256').update(x).digest('hex').slice(0, 16);
 
-function writeAtomic(path: string, text: string): void {
+export function writeAtomic(path: string, text: string): void {
   const tmp = `${path}.tmp-${process.pid}`;
   fs.writeFileSync(tmp, text);
   fs.renameSync(tmp, path);
@@ -177,6 +177,21 @@ export function poolSummary(name: string, cells: CellResult[], skip: number): Po
     error_each_run: medianP95(st.flatMap((x) => x.each)),
     spread: medianP95(st.flatMap((x) => x.spreads)),
   };
+}
+
+/** the pools (moving, storage, moving nothing) and the per-policy summaries of a grid's cells */
+export function summarizeCells(results: CellResult[], skip: number): Pick<ValidateResult, 'pools' | 'per_policy'> {
+  const pools = [
+    poolSummary('moving data (any bytes on a link)', results.filter((r) => r.pool === 'moving' || r.pool === 'storage'), skip),
+    poolSummary('moving data to or from storage', results.filter((r) => r.pool === 'storage'), skip),
+    poolSummary('moving no data', results.filter((r) => r.pool === 'non-moving'), skip),
+  ];
+  const per_policy = [...new Set(results.map((r) => r.label))].map((label) => {
+    const rs = results.filter((r) => r.label === label);
+    const ps = [...new Set(rs.filter((r) => r.pool).map((r) => r.pool!))];
+    return { ...poolSummary(label, rs, skip), pool: ps.join('/') || '-' };
+  });
+  return { pools, per_policy };
 }
 
 export async function validate(o: ValidateOptions): Promise<ValidateResult> {
@@ -329,16 +344,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   // over every cell of the grid, those resumed from earlier calls included
   if (!results.some((r) => r.pool === 'storage')) notes.push('no cell moved bytes to or from the storage tier');
   const skip = g.skip_steps;
-  const pools = [
-    poolSummary('moving data (any bytes on a link)', results.filter((r) => r.pool === 'moving' || r.pool === 'storage'), skip),
-    poolSummary('moving data to or from storage', results.filter((r) => r.pool === 'storage'), skip),
-    poolSummary('moving no data', results.filter((r) => r.pool === 'non-moving'), skip),
-  ];
-  const per_policy = [...new Set(results.map((r) => r.label))].map((label) => {
-    const rs = results.filter((r) => r.label === label);
-    const ps = [...new Set(rs.filter((r) => r.pool).map((r) => r.pool!))];
-    return { ...poolSummary(label, rs, skip), pool: ps.join('/') || '-' };
-  });
+  const { pools, per_policy } = summarizeCells(results, skip);
   const skipped = results.filter((r) => r.status === 'skipped');
   if (skipped.length) notes.push(`${skipped.length} cells skipped (they do not fit): ${[...new Set(skipped.map((r) => r.reason))].slice(0, 6).join('; ')}`);
   const notRun = results.filter((r) => r.status === 'not-run');
@@ -383,13 +389,17 @@ function profileTiers(profiles: Map<string, string>): { name: string; kind: stri
   return p.tiers.map((t) => ({ name: t.name, kind: t.kind }));
 }
 
+/** the simulator's (and the HIL's) configuration of a cell with a profile */
+export function cellRunConfig(c: GridCell, trace: string, profile: string): RunConfig {
+  // the quantization group size calibration uses (calibrate.ts): 128, or the head dimension when smaller
+  const groupSize = Math.min(128, loadModel(c.model || readTraceHeader(trace).model).head_dim);
+  return { trace, policy: c.policy.name, policy_options: c.policy.options, hardware: profile, hbm_budget: c.budget, group_size: groupSize, ...(c.model ? { model: c.model } : {}) };
+}
+
 type RunningCell = CellResult & { storage_tier?: string; storage_direct?: boolean | null };
 
 async function runCell(c: GridCell, base: CellResult, profile: string, g: ValidateGrid, o: ValidateOptions, fileDir: string, fits: (seconds: number) => boolean): Promise<RunningCell> {
-  const trace = traceFile(c, g, o.out);
-  // the quantization group size calibration uses (calibrate.ts): 128, or the head dimension when smaller
-  const groupSize = Math.min(128, loadModel(c.model || readTraceHeader(trace).model).head_dim);
-  const config: RunConfig = { trace, policy: c.policy.name, policy_options: c.policy.options, hardware: profile, hbm_budget: c.budget, group_size: groupSize, ...(c.model ? { model: c.model } : {}) };
+  const config = cellRunConfig(c, traceFile(c, g, o.out), profile);
   let sim: RunResult;
   try {
     sim = simulate(config);
@@ -487,7 +497,7 @@ async function planCells(cells: GridCell[], g: ValidateGrid, out: string, modelO
 }
 
 /** the cell's trace file under <out>/traces, generated or cut on first use */
-function traceFile(c: GridCell, g: ValidateGrid, out: string): string {
+export function traceFile(c: GridCell, g: ValidateGrid, out: string): string {
   const p = join(out, 'traces', `${c.trace_id}.kvt`);
   if (fs.existsSync(p)) return p;
   const tmp = `${p}.tmp-${process.pid}`;

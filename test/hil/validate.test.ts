@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
 import { quantile } from '../../hil/compare/errors.js';
 import { relErrors, stepMedians } from '../../hil/validate/stats.js';
+import { resimulate } from '../../hil/validate/resimulate.js';
 import { validate, type ValidateResult } from '../../hil/validate/validate.js';
 import { renderValidateReport } from '../../reports/hil-validate-report.js';
 import { readValidateGrid } from '../../studies/validate-grid.js';
@@ -78,6 +79,27 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     // the storage cells ran in the first call: the rerun, which ran none itself, does not say none did
     expect(r.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
     expect(again.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
+
+    // the simulator's side again from the stored hardware steps, with the same simulator: the same numbers
+    const re = resimulate({ dir: out, out: join(dir, 'resim') });
+    expect(re.cells.map((c) => c.sim_ms)).toEqual(r.cells.map((c) => c.sim_ms));
+    expect(re.cells.map((c) => c.error)).toEqual(r.cells.map((c) => c.error));
+    expect(re.cells.map((c) => c.hw_ms)).toEqual(r.cells.map((c) => c.hw_ms));
+    expect(re.pools).toEqual(r.pools);
+    expect(re.per_policy).toEqual(r.per_policy);
+    expect(re.notes.at(-1)).toMatch(/simulator side recomputed from the stored hardware steps/);
+    expect(JSON.parse(readFileSync(join(dir, 'resim', 'validate.json'), 'utf8')).cells).toHaveLength(8);
+    // a profile the simulator reads differently gives other numbers against the same hardware steps
+    const prof = JSON.parse(readFileSync(r.profiles[0].file, 'utf8'));
+    prof.links[0].b_to_a.GBps /= 4;
+    cpSync(out, join(dir, 'slow'), { recursive: true });
+    writeFileSync(join(dir, 'slow', 'profiles', r.profiles[0].file.replace(/^.*\//, '')), JSON.stringify(prof));
+    const slow = resimulate({ dir: join(dir, 'slow'), out: join(dir, 'slow-resim') });
+    const lru = (x: ValidateResult) => x.cells.find((c) => c.label === 'lru-offload' && c.model.includes('hil-mini.model'))!;
+    expect(lru(slow).hw_ms).toEqual(lru(r).hw_ms);
+    expect(lru(slow).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
+    expect(() => resimulate({ dir: out, out })).toThrow(/--out must differ/);
+    expect(() => resimulate({ dir: join(dir, 'nothing'), out: join(dir, 'x') })).toThrow(/no validate.json in/);
 
     // profiles given: by model name (with the points recorded in their .fit.json) or for every model
     const given = await validate({ grid: { ...readValidateGrid(FIXTURE), runs: 1 }, out: join(dir, 'given'), hil: { backend: 'host', nvmeDir: dir }, profiles: { 'hil-mini': r.profiles[0].file, '*': r.profiles[1].file }, planOnly: false, maxSeconds: 1e-3 });
