@@ -54,6 +54,8 @@ export class FlowNetwork {
   /** computeRates' scratch: its call count and the resources it fills */
   private rateStamp = 0;
   private readonly rateResources: (Resource & RateScratch)[] = [];
+  /** onTick's list of the transfers that finish */
+  private readonly finishedScratch: Transfer[] = [];
   /** event priority used for this network's events */
   constructor(
     private readonly engine: Engine,
@@ -135,6 +137,14 @@ export class FlowNetwork {
   private computeRates(): void {
     const flows = this.flowing;
     if (flows.length === 0) return;
+    if (flows.length === 1) {
+      // one flow: progressive filling gives it its route's narrowest capacity (capacity / 1 users)
+      const t = flows[0];
+      let share = Infinity;
+      for (const r of t.route) if (r.capacity < share) share = r.capacity;
+      t.rate = share === Infinity ? -1 : share; // (no finite resource: left unset, as below)
+      return;
+    }
     // the resources of the flowing transfers in order of first appearance, with their capacity left
     // and unfixed users kept on the resources themselves (stamped by this call)
     const stamp = ++this.rateStamp;
@@ -191,31 +201,35 @@ export class FlowNetwork {
 
   private onTick(): void {
     this.advance();
-    const still: Transfer[] = [];
-    const finished: Transfer[] = [];
-    for (const t of this.flowing) {
+    // the finished transfers move to `finished` (reused), the others stay in order in `flowing`
+    const flows = this.flowing;
+    const finished = this.finishedScratch;
+    const now = this.engine.now;
+    let k = 0;
+    for (let i = 0; i < flows.length; i++) {
+      const t = flows[i];
       // tolerances absorb floating-point drift from repeated rate changes: a transfer within a
       // picosecond of its end is done (the clock could not advance by less anyway)
       const dt = t.remaining / t.rate;
-      const now = this.engine.now;
       if (t.remaining <= EPS_BYTES + t.bytes * 1e-12 || dt < 1e-6 || now + dt === now) finished.push(t);
-      else still.push(t);
+      else flows[k++] = t;
     }
-    this.flowing = still;
-    for (const t of finished) this.finish(t);
+    flows.length = k;
+    for (let i = 0; i < finished.length; i++) this.finish(finished[i]);
+    finished.length = 0;
     this.reschedule();
   }
 
   private finish(t: Transfer): void {
     t.remaining = 0;
-    const freed: Resource[] = [];
+    let freed: Resource[] | null = null;
     for (const r of t.route) {
       r.inUse--;
       r.bytes += t.bytes;
-      if (r.queue.length > 0) freed.push(r);
+      if (r.queue.length > 0) (freed ??= []).push(r);
     }
     t.done.fire(this.engine.now);
-    for (const r of freed) {
+    if (freed) for (const r of freed) {
       while (r.queue.length > 0 && r.inUse < r.slots) {
         const q = r.queue.shift()!;
         this.tryAcquire(q);
