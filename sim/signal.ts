@@ -5,6 +5,8 @@ export class Signal {
   done = false;
   /** time it fired, in microseconds */
   at = Number.NaN;
+  /** the first waiter, and those after it (most signals have at most one: no array for it) */
+  private waiter: (() => void) | null = null;
   private waiters: (() => void)[] | null = null;
   /** a due signal (Signal.due): the time it fires at, and the engine that fires it once armed */
   dueAt = Number.NaN;
@@ -18,8 +20,12 @@ export class Signal {
     this.done = true;
     this.at = now;
     this.dueEngine = null;
+    const first = this.waiter;
+    if (first === null) return;
     const w = this.waiters;
+    this.waiter = null;
     this.waiters = null;
+    first();
     if (w) for (const fn of w) fn();
   }
 
@@ -33,6 +39,7 @@ export class Signal {
   then(fn: () => void): void {
     if (this.dueEngine) this.arm();
     if (this.done) fn();
+    else if (this.waiter === null) this.waiter = fn;
     else (this.waiters ??= []).push(fn);
   }
 
