@@ -128,11 +128,8 @@ export class SimExecutor implements Executor<Signal> {
       if (lb !== undefined && !(lb > 0)) throw new Error(`weight streaming: layerBytes must be > 0 (got ${lb})`);
       this.weights = new Stream(this.engine, 'weights-h2d', 1);
     }
-    for (const s of [this.compute, this.memory, this.host, ...(this.weights ? [this.weights] : [])]) {
-      s.onSpan = (span) => {
-        if (this.step < this.opts.traceSteps) this.spans.push(span);
-      };
-    }
+    this.traced = [this.compute, this.memory, this.host, ...(this.weights ? [this.weights] : [])];
+    this.recordSpans();
     // each query head multiplies and adds every K and V element of its KV head (MLA: of the latent)
     const group = model.attention === 'mla' ? model.q_heads : model.q_heads / model.kv_heads;
     this.attnFlopsPerToken = 2 * group * kvElementsPerTokenLayer(model);
@@ -161,8 +158,21 @@ export class SimExecutor implements Executor<Signal> {
     }
   }
 
+  /** the streams whose spans are recorded while step < traceSteps */
+  private readonly traced: Stream[];
+  private readonly pushSpan = (span: TraceSpan): void => {
+    this.spans.push(span);
+  };
+
+  /** spans are recorded for steps < traceSteps: the streams report none (make no span objects) after */
+  private recordSpans(): void {
+    const on = this.step < this.opts.traceSteps ? this.pushSpan : null;
+    for (const s of this.traced) s.onSpan = on;
+  }
+
   beginStep(step: number): void {
     this.step = step;
+    this.recordSpans();
     this.stepStart = this.engine.now;
     this.computeBusy0 = this.compute.busyUs;
     this.stall0 = this.compute.stallUs;
