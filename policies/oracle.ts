@@ -30,7 +30,6 @@ import { checkLowerTier } from './lower-tier.js';
 import { NextUseIndex } from './next-use-index.js';
 import { StepNeeds } from './oracle-needs.js';
 import type { Actions, PolicyDefinition, PolicyView } from './policy.js';
-import { selectBottomKKeyed } from './quickselect.js';
 
 interface Options extends Record<string, unknown> {
   top_factor: number;
@@ -71,13 +70,57 @@ export const oracle: PolicyDefinition<Options> = {
     const keepMark = new Uint8Array(M);
     /** per needed block of the planned row: its next need after that step */
     const after = new Int32Array(M);
-    // candidates: ids (offloaded ? M : 0) + block, keys (first need >= t) * (steps + 1) + (first need > t)
+    // candidates: ids (offloaded ? M : 0) + block, in feed order with their sort buckets, then sorted
+    const items = new Int32Array(M);
+    const bucket = new Int32Array(M);
     const ids = new Int32Array(M);
-    const keys = new Float64Array(M);
-    const acted: number[] = [];
+    let count = new Int32Array(0);
+    /** the acted-on candidates' ids in Belady order, then the blocks to stage */
+    const acted = new Int32Array(M);
     // step at which a layer's offloaded blocks were all staged (then it attends all of them)
     const bulkAt = new Int32Array(L).fill(-1);
     let act: Actions | null = null;
+
+    // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
+    // promoted), pruned of the blocks found elsewhere at each plan; checked against the cache's
+    // count of resident blocks, and rebuilt from every block should they differ
+    const maybe = Array.from({ length: L }, () => new Int32Array(M));
+    const maybeCount = new Int32Array(L);
+    const inMaybe = new Uint8Array(L * M);
+    const seen = new Int32Array(L);
+    const addMaybe = (l: number, b: number) => {
+      if (inMaybe[l * M + b]) return;
+      inMaybe[l * M + b] = 1;
+      maybe[l][maybeCount[l]++] = b;
+    };
+    const promote = (l: number, b: number): boolean => {
+      addMaybe(l, b);
+      return act!.promote(l, b);
+    };
+    /** add the blocks created since the last look to layer l's list; drop the non-resident ones */
+    const refreshMaybe = (cache: PolicyView['cache'], l: number) => {
+      const created = cache.created[l];
+      for (let b = seen[l]; b < created; b++) addMaybe(l, b);
+      seen[l] = created;
+      const list = maybe[l];
+      let n = 0;
+      for (let i = 0; i < maybeCount[l]; i++) {
+        const b = list[i];
+        if (cache.tierOf(l, b) === 0) list[n++] = b;
+        else inMaybe[l * M + b] = 0;
+      }
+      maybeCount[l] = n;
+      if (n !== cache.countIn(l, 0)) {
+        // something else moved blocks into HBM: list them from every block
+        n = 0;
+        for (let b = 0; b < created; b++) {
+          const on = cache.tierOf(l, b) === 0 ? 1 : 0;
+          inMaybe[l * M + b] = on;
+          if (on) list[n++] = b;
+        }
+        maybeCount[l] = n;
+      }
+    };
 
     /** Make layer l's residency right for step t (blocks already created), staging needed leftovers. */
     const plan = (v: PolicyView, l: number, t: number, stage: boolean) => {
@@ -92,35 +135,49 @@ export const oracle: PolicyDefinition<Options> = {
         after[r.blocks[i]] = r.next[i];
       }
       // Belady order: soonest need (this step counts), then the need after it, then what is resident,
-      // then the block number (never = the number of steps, after every step)
+      // then the block number (never = the number of steps, after every step). A needed block's
+      // soonest need is t, every other candidate's is later, so the order is: the needed blocks by
+      // (need after t, resident first, block), then the resident blocks not needed by (next need,
+      // block). Both keys lie in t+1..never: one stable counting sort over 2 x (never - t) buckets,
+      // fed in (class, block) order, gives it.
       const nu = ix.nextUse;
       const base = l * M;
-      const span = ix.never + 1;
+      const R = ix.never - t;
+      refreshMaybe(cache, l);
       let nc = 0;
-      for (let b = 0; b < created; b++) {
-        const tier = cache.tierOf(l, b);
-        if (tier === 0 || (tier > 0 && needMark[b])) {
-          const first = nu[base + b];
-          keys[nc] = first * span + (needMark[b] ? after[b] : first);
-          ids[nc++] = tier === 0 ? b : M + b;
+      for (let pass = 0; pass < 2; pass++)
+        for (let i = r.from[l]; i < r.from[l + 1]; i++) {
+          const b = r.blocks[i];
+          if (b >= created) break;
+          const tier = cache.tierOf(l, b);
+          if (pass === 0 ? tier !== 0 : tier <= 0) continue;
+          items[nc] = pass === 0 ? b : M + b;
+          bucket[nc++] = after[b] - t - 1;
         }
+      for (let b = 0; b < created; b++) {
+        if (inMaybe[base + b] === 0 || needMark[b] === 1) continue;
+        items[nc] = b;
+        bucket[nc++] = R + nu[base + b] - t - 1;
       }
+      if (count.length < 2 * R + 1) count = new Int32Array(2 * ix.never + 1);
+      count.fill(0, 0, 2 * R + 1);
+      for (let i = 0; i < nc; i++) count[bucket[i] + 1]++;
+      for (let k = 1; k <= 2 * R; k++) count[k] += count[k - 1];
+      for (let i = 0; i < nc; i++) ids[count[bucket[i]]++] = items[i];
       const slots = Math.min(nc, Math.max(0, K - willCreate));
-      selectBottomKKeyed(ids, keys, nc, slots);
       // acted on, in Belady order: resident blocks that do not stay, and every offloaded candidate
-      acted.length = 0;
+      let na = 0;
       for (let i = 0; i < nc; i++) {
         const id = ids[i];
         if (i < slots) keepMark[id < M ? id : id - M] = 1;
-        if (id >= M || i >= slots) acted.push(i);
+        if (id >= M || i >= slots) acted[na++] = id;
       }
-      if (acted.length > 1) acted.sort((x, y) => keys[x] - keys[y] || ids[x] - ids[y]);
-      for (const i of acted) if (ids[i] < M) act!.demote(l, ids[i], o.offload_tier, 16);
+      for (let j = 0; j < na; j++) if (acted[j] < M) act!.demote(l, acted[j], o.offload_tier, 16);
       let toStage = 0;
-      for (const i of acted) {
-        const b = ids[i] < M ? ids[i] : ids[i] - M;
+      for (let j = 0; j < na; j++) {
+        const b = acted[j] < M ? acted[j] : acted[j] - M;
         if (cache.tierOf(l, b) === 0) continue;
-        if (keepMark[b] && act!.promote(l, b)) continue;
+        if (keepMark[b] && promote(l, b)) continue;
         if (needMark[b]) acted[toStage++] = b;
       }
       if (stage && toStage > 0) {
@@ -155,10 +212,14 @@ export const oracle: PolicyDefinition<Options> = {
           let victim = -1;
           let far = -1;
           const nu = ix.nextUse;
-          for (let b = 0; b < cache.created[l]; b++) {
+          // the resident block with the furthest next need, the lowest such block on a tie
+          refreshMaybe(cache, l);
+          const list = maybe[l];
+          for (let i = 0; i < maybeCount[l]; i++) {
+            const b = list[i];
             if (cache.tierOf(l, b) !== 0) continue;
             const nn = nu[l * M + b];
-            if (nn > far) {
+            if (nn > far || (nn === far && b < victim)) {
               far = nn;
               victim = b;
             }
