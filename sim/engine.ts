@@ -8,36 +8,50 @@ import { MinHeap } from '../common/min-heap.js';
 
 export type EventFn = () => void;
 
+/** An event as an object: its run() is called (no closure made per event for a caller that has the object already). */
+export interface EventTask {
+  run(): void;
+}
+
+type Event = EventFn | EventTask;
+
 export class Engine {
   /** current simulated time in microseconds */
   now = 0;
   /** events executed so far */
   executed = 0;
-  private readonly heap: MinHeap<EventFn>;
+  private readonly heap: MinHeap<Event>;
   private seq = 0;
+  /** sequence number of the event running now (see at()) */
+  current = -1;
 
   constructor(initialCapacity = 1024) {
-    this.heap = new MinHeap<EventFn>(initialCapacity);
+    this.heap = new MinHeap<Event>(initialCapacity);
   }
 
   get pending(): number {
     return this.heap.size;
   }
 
-  /** Schedule `fn` at absolute time `time` (must not be in the past). */
-  at(time: number, fn: EventFn, priority = 0): void {
+  /**
+   * Schedule `fn` (a function, or an object whose run() is called) at absolute time `time` (must
+   * not be in the past). Returns the event's sequence number: `current` while it runs.
+   */
+  at(time: number, fn: EventFn | EventTask, priority = 0): number {
     if (!(time >= this.now)) {
       throw new RangeError(`Engine.at: time ${time} is before now (${this.now}) or not a number`);
     }
     if (!Number.isInteger(priority) || Math.abs(priority) > 0x7fffffff) {
       throw new RangeError(`Engine.at: priority ${priority}: expected a 32-bit integer`);
     }
-    this.heap.push(time, priority, this.seq++, fn);
+    const seq = this.seq++;
+    this.heap.push(time, priority, seq, fn);
+    return seq;
   }
 
-  /** Schedule `fn` after `delay` microseconds. */
-  after(delay: number, fn: EventFn, priority = 0): void {
-    this.at(this.now + delay, fn, priority);
+  /** Schedule `fn` after `delay` microseconds; its sequence number, as at(). */
+  after(delay: number, fn: EventFn | EventTask, priority = 0): number {
+    return this.at(this.now + delay, fn, priority);
   }
 
   /** Time of the next event, or Infinity. */
@@ -50,9 +64,11 @@ export class Engine {
     const heap = this.heap;
     if (heap.size === 0) return false;
     this.now = heap.topA();
+    this.current = heap.topC();
     const fn = heap.pop()!;
     this.executed++;
-    fn();
+    if (typeof fn === 'function') fn();
+    else fn.run();
     return true;
   }
 
@@ -65,9 +81,11 @@ export class Engine {
       const t = heap.topA();
       if (!(t <= until)) break;
       this.now = t;
+      this.current = heap.topC();
       const fn = heap.pop()!;
       this.executed++;
-      fn();
+      if (typeof fn === 'function') fn();
+      else fn.run();
     }
     if (until !== Infinity && until > this.now) this.now = until;
     return this.executed - start;
@@ -81,9 +99,11 @@ export class Engine {
       const t = heap.topA();
       if (!(t < time)) break;
       this.now = t;
+      this.current = heap.topC();
       const fn = heap.pop()!;
       this.executed++;
-      fn();
+      if (typeof fn === 'function') fn();
+      else fn.run();
     }
     if (time > this.now) this.now = time;
     return this.executed - start;

@@ -45,11 +45,36 @@ export interface Transfer {
 
 const EPS_BYTES = 1e-6;
 
+/** a transfer is its own alpha event: its run() starts its bytes flowing */
+class Flow implements Transfer {
+  rate = 0;
+  flowStart = Number.NaN;
+  started = Number.NaN;
+  remaining: number;
+  readonly done = new Signal();
+  constructor(
+    private readonly net: FlowNetwork,
+    readonly id: number,
+    readonly bytes: number,
+    readonly alpha_us: number,
+    readonly route: Resource[],
+    readonly issued: number,
+    readonly label: string,
+  ) {
+    this.remaining = bytes;
+  }
+
+  run(): void {
+    this.net.beginFlow(this);
+  }
+}
+
 export class FlowNetwork {
   readonly resources = new Map<string, Resource>();
   private flowing: Transfer[] = [];
   private lastUpdate = 0;
-  private version = 0;
+  /** sequence number of the latest tick event scheduled */
+  private tickSeq = -1;
   private nextId = 0;
   /** computeRates' scratch: its call count and the resources it fills */
   private rateStamp = 0;
@@ -78,19 +103,7 @@ export class FlowNetwork {
 
   /** Start a transfer now (it may queue for copy engines). Returns its completion signal. */
   transfer(route: Resource[], bytes: number, alpha_us: number, label = ''): Transfer {
-    const t: Transfer = {
-      id: this.nextId++,
-      bytes,
-      remaining: bytes,
-      alpha_us,
-      route,
-      rate: 0,
-      flowStart: Number.NaN,
-      issued: this.engine.now,
-      started: Number.NaN,
-      done: new Signal(),
-      label,
-    };
+    const t = new Flow(this, this.nextId++, bytes, alpha_us, route, this.engine.now, label);
     this.tryAcquire(t);
     return t;
   }
@@ -109,11 +122,12 @@ export class FlowNetwork {
     }
     for (const r of t.route) r.inUse++;
     t.started = this.engine.now;
-    if (t.alpha_us > 0) this.engine.after(t.alpha_us, () => this.beginFlow(t), this.priority);
+    if (t.alpha_us > 0) this.engine.after(t.alpha_us, t as Flow, this.priority);
     else this.beginFlow(t);
   }
 
-  private beginFlow(t: Transfer): void {
+  /** (called by a transfer's alpha event) */
+  beginFlow(t: Transfer): void {
     this.advance();
     t.flowStart = this.engine.now;
     if (t.remaining <= EPS_BYTES) {
@@ -192,12 +206,13 @@ export class FlowNetwork {
     if (this.flowing.length === 0) return;
     let next = Infinity;
     for (const t of this.flowing) next = Math.min(next, t.remaining / t.rate);
-    const v = ++this.version;
-    this.engine.after(Math.max(0, next), () => {
-      if (v !== this.version) return;
-      this.onTick();
-    }, this.priority);
+    this.tickSeq = this.engine.after(Math.max(0, next), this.tick, this.priority);
   }
+
+  /** the network's tick event: only the latest one scheduled acts (a rate change reschedules it) */
+  private readonly tick = (): void => {
+    if (this.engine.current === this.tickSeq) this.onTick();
+  };
 
   private onTick(): void {
     this.advance();
