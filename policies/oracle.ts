@@ -68,11 +68,11 @@ export const oracle: PolicyDefinition<Options> = {
     const indexOf = () => (index ??= new NextUseIndex(L, M, needs()));
     const needMark = new Uint8Array(M);
     const keepMark = new Uint8Array(M);
-    /** per needed block of the planned row: its next need after that step */
-    const after = new Int32Array(M);
     // candidates: ids (offloaded ? M : 0) + block, in feed order with their sort buckets, then sorted
     const items = new Int32Array(M);
     const bucket = new Int32Array(M);
+    const offItems = new Int32Array(M);
+    const offBucket = new Int32Array(M);
     const ids = new Int32Array(M);
     let count = new Int32Array(0);
     /** the acted-on candidates' ids in Belady order, then the blocks to stage */
@@ -82,12 +82,15 @@ export const oracle: PolicyDefinition<Options> = {
     let act: Actions | null = null;
 
     // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
-    // promoted), pruned of the blocks found elsewhere at each plan; checked against the cache's
-    // count of resident blocks, and rebuilt from every block should they differ
+    // promoted), ascending up to sortedLen and appended to since, pruned of the blocks found elsewhere
+    // at each refresh; checked against the cache's count of resident blocks, and rebuilt from every
+    // block should they differ
     const maybe = Array.from({ length: L }, () => new Int32Array(M));
     const maybeCount = new Int32Array(L);
+    const sortedLen = new Int32Array(L);
     const inMaybe = new Uint8Array(L * M);
     const seen = new Int32Array(L);
+    const merged = new Int32Array(M);
     const addMaybe = (l: number, b: number) => {
       if (inMaybe[l * M + b]) return;
       inMaybe[l * M + b] = 1;
@@ -97,29 +100,56 @@ export const oracle: PolicyDefinition<Options> = {
       addMaybe(l, b);
       return act!.promote(l, b);
     };
-    /** add the blocks created since the last look to layer l's list; drop the non-resident ones */
+    /**
+     * Make layer l's list exactly its resident blocks, ascending: add the blocks created since the
+     * last look, drop the non-resident ones, merge the appended ones into the sorted part.
+     */
     const refreshMaybe = (cache: PolicyView['cache'], l: number) => {
       const created = cache.created[l];
       for (let b = seen[l]; b < created; b++) addMaybe(l, b);
       seen[l] = created;
       const list = maybe[l];
+      const base = l * M;
       let n = 0;
+      let head = 0;
       for (let i = 0; i < maybeCount[l]; i++) {
         const b = list[i];
+        if (i === sortedLen[l]) head = n;
         if (cache.tierOf(l, b) === 0) list[n++] = b;
-        else inMaybe[l * M + b] = 0;
+        else inMaybe[base + b] = 0;
       }
-      maybeCount[l] = n;
+      if (sortedLen[l] >= maybeCount[l]) head = n;
       if (n !== cache.countIn(l, 0)) {
         // something else moved blocks into HBM: list them from every block
         n = 0;
         for (let b = 0; b < created; b++) {
           const on = cache.tierOf(l, b) === 0 ? 1 : 0;
-          inMaybe[l * M + b] = on;
+          inMaybe[base + b] = on;
           if (on) list[n++] = b;
         }
-        maybeCount[l] = n;
+      } else if (head < n) {
+        // the appended blocks sorted (insertion sort: few), then merged with the sorted part
+        for (let i = head + 1; i < n; i++) {
+          const x = list[i];
+          let j = i;
+          while (j > head && list[j - 1] > x) {
+            list[j] = list[j - 1];
+            j--;
+          }
+          list[j] = x;
+        }
+        if (head > 0 && list[head - 1] > list[head]) {
+          let i = 0;
+          let j = head;
+          let k = 0;
+          while (i < head && j < n) merged[k++] = list[i] < list[j] ? list[i++] : list[j++];
+          while (i < head) merged[k++] = list[i++];
+          while (j < n) merged[k++] = list[j++];
+          list.set(merged.subarray(0, n));
+        }
       }
+      maybeCount[l] = n;
+      sortedLen[l] = n;
     };
 
     /** Make layer l's residency right for step t (blocks already created), staging needed leftovers. */
@@ -130,10 +160,6 @@ export const oracle: PolicyDefinition<Options> = {
       const r = ix.load(t);
       if (ix.stepOf(l) !== t) throw new Error(`policy oracle: layer ${l} planned for step ${t} at step ${ix.stepOf(l)}`);
       const willCreate = r.nBlocks > created ? 1 : 0;
-      for (let i = r.from[l]; i < r.from[l + 1]; i++) {
-        needMark[r.blocks[i]] = 1;
-        after[r.blocks[i]] = r.next[i];
-      }
       // Belady order: soonest need (this step counts), then the need after it, then what is resident,
       // then the block number (never = the number of steps, after every step). A needed block's
       // soonest need is t, every other candidate's is later, so the order is: the needed blocks by
@@ -141,21 +167,36 @@ export const oracle: PolicyDefinition<Options> = {
       // block). Both keys lie in t+1..never: one stable counting sort over 2 x (never - t) buckets,
       // fed in (class, block) order, gives it.
       const nu = ix.nextUse;
-      const base = l * M;
       const R = ix.never - t;
-      refreshMaybe(cache, l);
+      const from = r.from[l];
+      const to = r.from[l + 1];
+      const blocks = r.blocks;
+      const next = r.next;
       let nc = 0;
-      for (let pass = 0; pass < 2; pass++)
-        for (let i = r.from[l]; i < r.from[l + 1]; i++) {
-          const b = r.blocks[i];
-          if (b >= created) break;
-          const tier = cache.tierOf(l, b);
-          if (pass === 0 ? tier !== 0 : tier <= 0) continue;
-          items[nc] = pass === 0 ? b : M + b;
-          bucket[nc++] = after[b] - t - 1;
+      let no = 0;
+      for (let i = from; i < to; i++) {
+        const b = blocks[i];
+        needMark[b] = 1;
+        if (b >= created) continue;
+        const tier = cache.tierOf(l, b);
+        if (tier === 0) {
+          items[nc] = b;
+          bucket[nc++] = next[i] - t - 1;
+        } else if (tier > 0) {
+          offItems[no] = M + b;
+          offBucket[no++] = next[i] - t - 1;
         }
-      for (let b = 0; b < created; b++) {
-        if (inMaybe[base + b] === 0 || needMark[b] === 1) continue;
+      }
+      for (let i = 0; i < no; i++) {
+        items[nc] = offItems[i];
+        bucket[nc++] = offBucket[i];
+      }
+      refreshMaybe(cache, l);
+      const list = maybe[l];
+      const base = l * M;
+      for (let i = 0, n = maybeCount[l]; i < n; i++) {
+        const b = list[i];
+        if (needMark[b] === 1) continue;
         items[nc] = b;
         bucket[nc++] = R + nu[base + b] - t - 1;
       }
