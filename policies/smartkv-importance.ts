@@ -37,6 +37,8 @@ export class GroupEma {
     const att = obs.attended;
     const G = this.groups;
     const M = this.maxBlocks;
+    // every block attended (the usual case without skips): the products by att (by 1) are left out
+    const all = obs.attendedCount === n;
     for (let g = 0; g < G; g++) {
       const row = G === 1 ? obs : obs.groups[g];
       const base = (obs.layer * G + g) * M;
@@ -44,12 +46,14 @@ export class GroupEma {
       const { idx, mass } = row;
       // (att is 0 or 1: x * att is x or +0, and adding +0 leaves a sum as it is, so no branch is needed)
       if (idx === null) {
-        for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + w * mass[b] * att[b];
+        if (all) for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + w * mass[b];
+        else for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + w * mass[b] * att[b];
         continue;
       }
       // sparse: every attended block gets the uniform share, listed ones their own mass instead
       const wu = w * row.uniform;
-      for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + wu * att[b];
+      if (all) for (let b = base, end = base + n; b < end; b++) imp[b] = d * imp[b] + wu;
+      else for (let b = 0; b < n; b++) imp[base + b] = d * imp[base + b] + wu * att[b];
       for (let i = 0; i < idx.length; i++) {
         const b = idx[i];
         if (att[b]) imp[base + b] += w * mass[i] - wu;
