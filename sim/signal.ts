@@ -1,13 +1,16 @@
 /** A completion handle (like a CUDA event): work can wait on it; it fires once. */
-import type { Engine } from './engine.js';
+import type { Engine, EventTask } from './engine.js';
+
+/** what waits on a signal: a function, or an object whose run() is called */
+export type Waiter = (() => void) | EventTask;
 
 export class Signal {
   done = false;
   /** time it fired, in microseconds */
   at = Number.NaN;
   /** the first waiter, and those after it (most signals have at most one: no array for it) */
-  private waiter: (() => void) | null = null;
-  private waiters: (() => void)[] | null = null;
+  private waiter: Waiter | null = null;
+  private waiters: Waiter[] | null = null;
   /** a due signal (Signal.due): the time it fires at, and the engine that fires it once armed */
   dueAt = Number.NaN;
   private dueEngine: Engine | null = null;
@@ -25,8 +28,14 @@ export class Signal {
     const w = this.waiters;
     this.waiter = null;
     this.waiters = null;
-    first();
-    if (w) for (const fn of w) fn();
+    if (typeof first === 'function') first();
+    else first.run();
+    if (w) {
+      for (const fn of w) {
+        if (typeof fn === 'function') fn();
+        else fn.run();
+      }
+    }
   }
 
   /** Whether it has fired, arming a due signal first as then() does (then() adds no second arming). */
@@ -35,11 +44,13 @@ export class Signal {
     return this.done;
   }
 
-  /** Run `fn` when the signal fires (at once if it already has). */
-  then(fn: () => void): void {
+  /** Run `fn` (or its run()) when the signal fires (at once if it already has). */
+  then(fn: Waiter): void {
     if (this.dueEngine) this.arm();
-    if (this.done) fn();
-    else if (this.waiter === null) this.waiter = fn;
+    if (this.done) {
+      if (typeof fn === 'function') fn();
+      else fn.run();
+    } else if (this.waiter === null) this.waiter = fn;
     else (this.waiters ??= []).push(fn);
   }
 

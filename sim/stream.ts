@@ -3,7 +3,7 @@
  * the stream has finished and every signal it waits on has fired. A stream records what it ran
  * (for the Chrome trace) and how long it sat idle waiting on other streams (stall).
  */
-import type { Engine } from './engine.js';
+import type { Engine, EventTask } from './engine.js';
 import { allDone, Signal, whenAll } from './signal.js';
 
 export interface StreamOp {
@@ -23,6 +23,25 @@ export interface TraceSpan {
   start: number;
   end: number;
   args?: Record<string, number | string>;
+}
+
+/**
+ * An operation between its enqueue and its start: first what waits on the previous operation
+ * (afterPrevious), then the start event (one object for both: no closures per operation).
+ */
+class Queued implements EventTask {
+  /** when the previous operation ended; set once that has happened */
+  ready = Number.NaN;
+  constructor(
+    readonly stream: Stream,
+    readonly op: StreamOp,
+    readonly done: Signal,
+  ) {}
+
+  run(): void {
+    if (Number.isNaN(this.ready)) this.stream.afterPrevious(this);
+    else this.stream.start(this.op, this.done, this.ready);
+  }
 }
 
 export class Stream {
@@ -73,19 +92,24 @@ export class Stream {
     this.tailEnd = Number.NaN;
     this.planEnd = Number.NaN; // (stretched() sets it again for its own ops)
     // (what has fired already is followed at once, without a callback)
-    if (prev.ready()) this.afterPrevious(op, done);
-    else prev.then(() => this.afterPrevious(op, done));
+    const q = new Queued(this, op, done);
+    if (prev.ready()) this.afterPrevious(q);
+    else prev.then(q);
     return done;
   }
 
-  /** The previous op has ended: once the op's waits have fired, it starts (as an engine event, so equal-time starts follow stream priority). */
-  private afterPrevious(op: StreamOp, done: Signal): void {
-    const ready = this.engine.now;
-    if (allDone(op.waits)) this.engine.at(ready, () => this.start(op, done, ready), this.priority);
-    else whenAll(op.waits, () => this.engine.at(this.engine.now, () => this.start(op, done, ready), this.priority));
+  /**
+   * The previous op has ended: once the op's waits have fired, it starts (as an engine event, so
+   * equal-time starts follow stream priority). (Called by Queued only.)
+   */
+  afterPrevious(q: Queued): void {
+    q.ready = this.engine.now;
+    if (allDone(q.op.waits)) this.engine.at(q.ready, q, this.priority);
+    else whenAll(q.op.waits, () => this.engine.at(this.engine.now, q, this.priority));
   }
 
-  private start(op: StreamOp, done: Signal, ready: number): void {
+  /** (called by Queued only) */
+  start(op: StreamOp, done: Signal, ready: number): void {
     const start = this.engine.now;
     this.stallUs += start - ready;
     if (start > this.busyTo) this.busyFrom = start;
