@@ -66,8 +66,9 @@ export const oracle: PolicyDefinition<Options> = {
     }
     let index: NextUseIndex | null = null;
     const indexOf = () => (index ??= new NextUseIndex(L, M, needs()));
-    const needMark = new Uint8Array(M);
-    const keepMark = new Uint8Array(M);
+    // needMark[b] === stamp: b is needed in the row being planned (a new stamp per plan, no clearing)
+    const needMark = new Int32Array(M);
+    let stamp = 0;
     // candidates: ids (offloaded ? M : 0) + block, in feed order with their sort buckets, then sorted
     const items = new Int32Array(M);
     const bucket = new Int32Array(M);
@@ -172,11 +173,12 @@ export const oracle: PolicyDefinition<Options> = {
       const to = r.from[l + 1];
       const blocks = r.blocks;
       const next = r.next;
+      const mark = ++stamp;
       let nc = 0;
       let no = 0;
       for (let i = from; i < to; i++) {
         const b = blocks[i];
-        needMark[b] = 1;
+        needMark[b] = mark;
         if (b >= created) continue;
         const tier = cache.tierOf(l, b);
         if (tier === 0) {
@@ -196,7 +198,7 @@ export const oracle: PolicyDefinition<Options> = {
       const base = l * M;
       for (let i = 0, n = maybeCount[l]; i < n; i++) {
         const b = list[i];
-        if (needMark[b] === 1) continue;
+        if (needMark[b] === mark) continue;
         items[nc] = b;
         bucket[nc++] = R + nu[base + b] - t - 1;
       }
@@ -207,19 +209,18 @@ export const oracle: PolicyDefinition<Options> = {
       for (let i = 0; i < nc; i++) ids[count[bucket[i]]++] = items[i];
       const slots = Math.min(nc, Math.max(0, K - willCreate));
       // acted on, in Belady order: resident blocks that do not stay, and every offloaded candidate
+      // (the offloaded blocks that stay come first: acted[0..kept))
       let na = 0;
-      for (let i = 0; i < nc; i++) {
-        const id = ids[i];
-        if (i < slots) keepMark[id < M ? id : id - M] = 1;
-        if (id >= M || i >= slots) acted[na++] = id;
-      }
+      for (let i = 0; i < slots; i++) if (ids[i] >= M) acted[na++] = ids[i];
+      const kept = na;
+      for (let i = slots; i < nc; i++) acted[na++] = ids[i];
       for (let j = 0; j < na; j++) if (acted[j] < M) act!.demote(l, acted[j], o.offload_tier, 16);
       let toStage = 0;
       for (let j = 0; j < na; j++) {
         const b = acted[j] < M ? acted[j] : acted[j] - M;
         if (cache.tierOf(l, b) === 0) continue;
-        if (keepMark[b] && promote(l, b)) continue;
-        if (needMark[b]) acted[toStage++] = b;
+        if (j < kept && promote(l, b)) continue;
+        if (needMark[b] === mark) acted[toStage++] = b;
       }
       if (stage && toStage > 0) {
         // one bulk transfer of everything offloaded beats many small ones (each pays the link latency)
@@ -230,8 +231,6 @@ export const oracle: PolicyDefinition<Options> = {
           bulkAt[l] = t;
         } else for (let i = 0; i < toStage; i++) act!.prefetch(l, acted[i]);
       }
-      for (let i = 0; i < slots; i++) keepMark[ids[i] < M ? ids[i] : ids[i] - M] = 0;
-      for (let i = r.from[l]; i < r.from[l + 1]; i++) needMark[r.blocks[i]] = 0;
     };
 
     return {
