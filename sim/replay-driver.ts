@@ -714,7 +714,7 @@ export class ReplayDriver<H> implements Actions {
     if (offloaded && c.created[l] === n && this.wholeBytes && this.stagedBelow(l)) {
       // every block below HBM is attended and every lower tier holding blocks was bulk-staged: the
       // blocks read on demand are among those moved or created since (touched); the rest are staged
-      touched.sort((x, y) => x - y);
+      sortAscending(touched);
       let below = 0;
       for (let t = 1; t < this.T; t++) below += c.bytesIn(l, t);
       let fetched = 0;
@@ -1041,6 +1041,26 @@ const REASON_COUNT = Object.keys(REASON_INDEX).length;
 
 const prefillKeys = new Map<string, string>();
 /** counter name of an action taken during prefill (cached: counted once per action) */
+const ascending = (x: number, y: number): number => x - y;
+
+/** Sorts integers ascending in place (up to 32: an insertion sort, no comparator calls and no sort buffer). */
+function sortAscending(a: number[]): void {
+  const n = a.length;
+  if (n > 32) {
+    a.sort(ascending);
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const x = a[i];
+    let j = i;
+    while (j > 0 && a[j - 1] > x) {
+      a[j] = a[j - 1];
+      j--;
+    }
+    a[j] = x;
+  }
+}
+
 function prefillKey(kind: string): string {
   let k = prefillKeys.get(kind);
   if (k === undefined) prefillKeys.set(kind, (k = `prefill_${kind}`));
