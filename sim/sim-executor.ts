@@ -392,14 +392,9 @@ export class SimExecutor implements Executor<Signal> {
     if (this.opts.copyMode === 'gather' && s === this.memory) runs = 1;
     const hbm = this.tierNames[0];
     const dir = s !== this.memory ? 0 : to === hbm ? 1 : from === hbm ? -1 : 0;
-    return this.tagMem(s, s.enqueue({
-      // (the name shows only in traced spans, and only traced steps have args)
-      name: args ? `${reason} ${from}->${to}` : reason,
-      cat: 'copy',
-      waits,
-      args: args ? { ...args, bytes, runs } : undefined,
-      run: this.copyRun(s, route, bytes, runs, dir),
-    }));
+    // (the name shows only in traced spans, and only traced steps have args)
+    const name = args ? `${reason} ${from}->${to}` : reason;
+    return this.tagMem(s, s.enqueue(new CopyOp(this, name, waits, args ? { ...args, bytes, runs } : undefined, s, route, bytes, runs, dir)));
   }
 
   /** The topology's route between two tiers, kept by name (no key made per copy). */
@@ -412,15 +407,38 @@ export class SimExecutor implements Executor<Signal> {
   }
   private readonly routes = new Map<string, Map<string, Route>>();
 
-  /** The run of a copy op: the transfer through the flow network, timed on the HBM copy clocks (dir 1: into HBM, -1: out of it). */
-  private copyRun(s: Stream, route: Route, bytes: number, runs: number, dir: number): StreamOp['run'] {
-    return (finish) => {
-      const clock = dir > 0 ? this.copiesIn : dir < 0 ? this.copiesOut : null;
-      clock?.start(this.engine.now);
-      this.topology.network.transfer(route.resources, bytes, s === this.memory ? this.alphaOf(route, bytes, runs) : route.alpha_us * runs).done.then(() => {
-        clock?.stop(this.engine.now);
-        finish();
-      });
-    };
+  /**
+   * The run of a copy op: the transfer through the flow network, timed on the HBM copy clocks (dir 1:
+   * into HBM, -1: out of it). (Called by CopyOp only.)
+   */
+  runCopy(op: CopyOp, finish: () => void): void {
+    const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
+    clock?.start(this.engine.now);
+    const { route, bytes, runs } = op;
+    this.topology.network.transfer(route.resources, bytes, op.stream === this.memory ? this.alphaOf(route, bytes, runs) : route.alpha_us * runs).done.then(() => {
+      clock?.stop(this.engine.now);
+      finish();
+    });
+  }
+}
+
+/** A copy queued on a stream: `runs` copies of `bytes` in all over `route` (one object per copy, no closures until it runs). */
+class CopyOp implements StreamOp {
+  readonly cat = 'copy';
+  constructor(
+    private readonly ex: SimExecutor,
+    readonly name: string,
+    readonly waits: Signal[],
+    readonly args: StreamOp['args'],
+    readonly stream: Stream,
+    readonly route: Route,
+    readonly bytes: number,
+    readonly runs: number,
+    /** 1: into HBM, -1: out of it, 0: neither (or not on the memory stream) */
+    readonly dir: number,
+  ) {}
+
+  run(finish: () => void): void {
+    this.ex.runCopy(this, finish);
   }
 }
