@@ -17,11 +17,13 @@
  * next tier with room (oldest blocks first) and counted as refused 'prefill_budget'.
  */
 import type { Executor, LayerWork, MoveBatch, StepTiming, TransferReason } from './executor.js';
-import { BITS, BITS_DESCENDING, DROPPED, isCacheBits, KVCache } from './kv-cache.js';
+import { BITS, BITS_DESCENDING, DROPPED, isCacheBits, KVCache, NONE } from './kv-cache.js';
 import type { AttentionKernel } from './hardware/profile.js';
 import type { Actions, GroupAttention, Observation, Policy, PolicyView, SkipScope } from '../policies/policy.js';
 import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
 import { GroupMean, rowUniform } from './group-mean.js';
+import type { HbmSlots } from './hbm-slots.js';
+import { blockPath } from './move-order.js';
 
 export interface StepResult {
   step: number;
@@ -135,6 +137,18 @@ export class ReplayDriver<H> implements Actions {
   private readonly bitsSlot: Int8Array;
   private timed = true;
   private curStep = -1;
+  /**
+   * Where the HIL executor would place each HBM block (its slab slots), so that a move's copies are
+   * counted as it coalesces them; unset: one copy per block where HBM is an end.
+   */
+  hbmSlots?: HbmSlots;
+  private slotsPlaced = false;
+  /** per layer: blocks dropped, and blocks created in HBM, since the layer's last attention */
+  private droppedSince: number[][] = [];
+  private createdSince: number[][] = [];
+  /** per block moved in the flush being gathered: its tier and bits before (tier * 32 + bits); whether a block moves twice */
+  private readonly flushStart = new Map<number, number>();
+  private flushMulti = false;
   private curLayer = 0;
 
   constructor(
@@ -287,6 +301,7 @@ export class ReplayDriver<H> implements Actions {
     const ex = this.executor;
     this.curStep = s.step;
     ex.beginStep(s.step, s.contextTokens);
+    if (this.hbmSlots && !this.slotsPlaced) this.placeSlots();
     const recall = new Float64Array(this.L);
     this.checkRows(s);
     for (let l = 0; l < this.L; l++) {
@@ -304,6 +319,7 @@ export class ReplayDriver<H> implements Actions {
       const listed = this.listPending;
       const skipping = listed || this.anySkip;
       const w = listed ? this.layerWorkListed(s, l, n) : skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
+      if (this.slotsPlaced) this.layerSlots(l);
       const waits = this.pending[l];
       // the executor may add to `waits` during the call; it does not keep the array
       ex.layer(w, waits);
@@ -329,6 +345,7 @@ export class ReplayDriver<H> implements Actions {
     if (why) return this.refuse('evict', why);
     if (this.cache.isPinned(layer, block)) return this.refuse('evict', `layer ${layer} block ${block} is pinned`);
     this.cache.drop(layer, block);
+    if (this.slotsPlaced) this.droppedSince[layer].push(block);
     this.layerChanges[layer]++;
     this.count('evict');
     return true;
@@ -540,7 +557,10 @@ export class ReplayDriver<H> implements Actions {
     this.enteredAt[layer * this.M + c.created[layer]] = ++this.changes;
     this.layerChanges[layer]++;
     if (this.timed) this.touched[layer].push(c.created[layer]);
-    if (c.create(layer, 0, 16)) return;
+    if (c.create(layer, 0, 16)) {
+      if (this.slotsPlaced) this.createdSince[layer].push(c.created[layer] - 1);
+      return;
+    }
     // HBM is full: the new block goes to the first lower tier with room
     for (let t = 1; t < this.T; t++) {
       if (c.create(layer, t, 16)) {
@@ -581,6 +601,11 @@ export class ReplayDriver<H> implements Actions {
     b.blocks.push(block);
     b.bytesFrom += this.bytesByBits[fromBits];
     b.bytesTo += this.bytesByBits[toBits];
+    if (this.slotsPlaced) {
+      const i = layer * this.M + block;
+      if (this.flushStart.has(i)) this.flushMulti = true;
+      else this.flushStart.set(i, (reason === 'spill' ? NONE : fromTier) * 32 + fromBits);
+    }
   }
 
   /*
@@ -667,8 +692,9 @@ export class ReplayDriver<H> implements Actions {
 
   private flush(): void {
     if (this.batches.size === 0) return;
+    if (this.slotsPlaced) this.slotFlush();
     for (const b of this.batches.values()) {
-      b.runs = this.batchRuns(b);
+      if (!this.slotsPlaced || (b.fromTier !== 0 && b.toTier !== 0)) b.runs = this.batchRuns(b);
       const h = this.executor.move(b);
       // a block promoted into HBM must arrive before its layer's attention
       if (b.toTier === 0) this.pending[b.layer].push(h);
@@ -687,6 +713,92 @@ export class ReplayDriver<H> implements Actions {
     let runs = 1;
     for (let i = 1; i < sorted.length; i++) if (sorted[i] !== sorted[i - 1] + 1) runs++;
     return runs;
+  }
+
+  /** the HBM blocks when decoding starts get their slots, as the HIL executor's initial placement gives them */
+  private placeSlots(): void {
+    const c = this.cache;
+    this.hbmSlots!.placeInitial(c.created, (l, b) => c.tierOf(l, b), (l, b) => c.bytesOf(c.bitsOf(l, b)));
+    this.droppedSince = Array.from({ length: this.L }, () => []);
+    this.createdSince = Array.from({ length: this.L }, () => []);
+    this.slotsPlaced = true;
+  }
+
+  /**
+   * The runs of the flush's moves with HBM at one end, on the slots, applied in the order the HIL
+   * executor applies them: a block moved once in the flush in its batch's place; where one moved more
+   * than once (the batches group a decision's moves by kind), in rounds as plan-recorder.ts orders
+   * them (round k: each block's k-th move in the order blockPath finds, batch by batch).
+   */
+  private slotFlush(): void {
+    const batches = [...this.batches.values()];
+    for (const b of batches) if (b.fromTier === 0 || b.toTier === 0) b.runs = 0;
+    if (!this.flushMulti) {
+      for (const b of batches) if (b.fromTier === 0 || b.toTier === 0) b.runs = this.slotRuns(b, b.blocks);
+    } else {
+      const occ = new Map<number, number[]>();
+      batches.forEach((m, k) => {
+        for (const x of m.blocks) {
+          const i = m.layer * this.M + x;
+          const list = occ.get(i);
+          if (list) list.push(k);
+          else occ.set(i, [k]);
+        }
+      });
+      const order = new Map<number, number[]>();
+      let rounds = 0;
+      for (const [i, ks] of occ) {
+        const start = this.flushStart.get(i)!;
+        const t = Math.floor(start / 32);
+        const path = blockPath(t, start - t * 32, ks, batches) ?? ks;
+        order.set(i, path);
+        if (path.length > rounds) rounds = path.length;
+      }
+      for (let r = 0; r < rounds; r++) {
+        batches.forEach((m, k) => {
+          if (m.fromTier !== 0 && m.toTier !== 0) return;
+          const now: number[] = [];
+          for (const x of m.blocks) if (order.get(m.layer * this.M + x)![r] === k && !now.includes(x)) now.push(x);
+          if (now.length) m.runs += this.slotRuns(m, now);
+        });
+      }
+    }
+    this.flushStart.clear();
+    this.flushMulti = false;
+  }
+
+  /** copies of a move with HBM at one end for `blocks`, counted on the slots (hbm-slots.ts); the slots follow the move */
+  private slotRuns(b: MoveBatch, blocks: number[]): number {
+    const slots = this.hbmSlots!;
+    const l = b.layer;
+    if (b.reason === 'spill') return blocks.length; // from the fresh KV, not from a slot
+    if (b.fromTier === 0 && b.toTier === 0) {
+      slots.requantize(l, blocks, this.cache.bytesOf(b.toBits));
+      return blocks.length;
+    }
+    const bytes = this.cache.bytesOf(b.toBits);
+    if (b.fromBits !== b.toBits) {
+      // per block a conversion and a copy, one slot each
+      if (b.toTier === 0) slots.promote(l, blocks, bytes, -1);
+      else for (const x of blocks) slots.release(l, x);
+      return blocks.length;
+    }
+    const bits = this.cache.bytesOf(16) % 4096 === 0 ? b.toBits : -1; // a 16-bit block fills its 4 KiB-aligned host slot
+    return b.toTier === 0 ? slots.promote(l, blocks, bytes, bits) : slots.demote(l, blocks, bytes, bits);
+  }
+
+  /** at a layer's attention: the slots of its dropped blocks freed, its new HBM blocks placed */
+  private layerSlots(l: number): void {
+    const dropped = this.droppedSince[l];
+    const created = this.createdSince[l];
+    if (dropped.length === 0 && created.length === 0) return;
+    const c = this.cache;
+    let k = 0;
+    for (const b of created) if (c.tierOf(l, b) === 0) created[k++] = b;
+    created.length = k;
+    this.hbmSlots!.layer(l, dropped, created, c.bytesOf(16));
+    this.droppedSince[l] = [];
+    this.createdSince[l] = [];
   }
 
   /** The layer's work when it skips nothing: every live block is attended (`mask`, the layer's view of the live mask). */

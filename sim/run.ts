@@ -10,6 +10,7 @@ import { blocksFor, type TraceHeader, type TraceStep } from '../traces/format.js
 import { parseBudget } from './budget.js';
 import { GiB, type HardwareProfile } from './hardware/profile.js';
 import { loadHardware } from './hardware/load-profile.js';
+import { HbmSlots } from './hbm-slots.js';
 import { KVCache } from './kv-cache.js';
 import { summarizeRun } from './metrics/summarize-run.js';
 import type { RunSummary, StepRow } from './metrics/summary.js';
@@ -141,6 +142,8 @@ export function simulate(config: RunConfig, opts: SimulateOptions = {}): RunResu
       ? opts.executor(resolved, cache, { weights: policy.weights, rotation: policy.quant?.rotation === true })
       : new SimExecutor(hardware, model, { traceSteps: config.trace_steps ?? 32, weightStreaming: policy.weights, rotation: policy.quant?.rotation === true, copyMode: config.copy_mode, staging, tailWaits: true });
     const driver = new ReplayDriver(header, cache, policy, executor, budgetBlocks, Math.max(budgetBytes, hbmFreeBytes));
+    // the HIL executor's HBM slots (slabs; a policy whose HBM is laid out in per-bit buckets keeps one copy per block)
+    if ((definition.hbmLayout ?? 'slabs') === 'slabs') driver.hbmSlots = new HbmSlots(header.layers, maxBlocks);
     const quality = new QualityMeter(header, cache, policy);
     driver.layerHook = (step, l, obs, la) => quality.layer(step, l, obs, la);
     const steps: StepRow[] = [];

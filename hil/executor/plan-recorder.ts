@@ -6,7 +6,10 @@
 import type { Executor, LayerWork, MoveBatch, StepTiming } from '../../sim/executor.js';
 import { DROPPED, NONE, type KVCache } from '../../sim/kv-cache.js';
 import type { TraceSpan } from '../../sim/stream.js';
+import { blockPath } from '../../sim/move-order.js';
 import type { InitialPlacement, PlannedStep, RecordedPlan } from './plan.js';
+
+export { blockPath };
 
 export class PlanRecorder implements Executor<number> {
   readonly kind = 'hil' as const;
@@ -190,31 +193,4 @@ export class PlanRecorder implements Executor<number> {
     }
     this.initial = { layers: this.L, maxBlocks: this.M, tier: this.tier.slice(), bits: this.bits.slice() };
   }
-}
-
-/**
- * An order of one block's moves (indices into `batches`, each used once) in which every move starts
- * where the previous one left the block, starting at (tier, bits); a spill starts where the block
- * does not exist yet. Depth-first over the moves in order of appearance (a block has a handful of
- * moves per decision); null when there is none.
- */
-export function blockPath(tier: number, bits: number, ks: readonly number[], batches: readonly MoveBatch[]): number[] | null {
-  const used = new Uint8Array(ks.length);
-  const path: number[] = [];
-  const walk = (t: number, b: number): boolean => {
-    if (path.length === ks.length) return true;
-    for (let j = 0; j < ks.length; j++) {
-      if (used[j]) continue;
-      const m = batches[ks[j]];
-      const fits = m.reason === 'spill' ? t === NONE : t === m.fromTier && b === m.fromBits;
-      if (!fits) continue;
-      used[j] = 1;
-      path.push(ks[j]);
-      if (walk(m.toTier, m.toBits)) return true;
-      path.pop();
-      used[j] = 0;
-    }
-    return false;
-  };
-  return walk(tier, bits) ? path : null;
 }

@@ -1,0 +1,87 @@
+// The simulator's model of the HIL executor's HBM slots: the same placement as the executor's slab
+// allocator for any sequence of allocations and frees, and, replayed with real policies, the copies
+// the simulator charges for moves with HBM at one end equal the copies the executor's lowered plan
+// issues for them, step by step.
+import { describe, expect, it } from 'vitest';
+import { SlabAllocator } from '../../hil/executor/slab-allocator.js';
+import { PlanRecorder } from '../../hil/executor/plan-recorder.js';
+import { allLinkKeys } from '../../hil/executor/link-keys.js';
+import { lowerPlan } from '../../hil/executor/lower-plan.js';
+import type { MoveBatch } from '../../sim/executor.js';
+import { HbmSlots } from '../../sim/hbm-slots.js';
+import { simulate } from '../../sim/run.js';
+import { makeHilFixture } from '../hil/hil-fixtures.js';
+
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+describe('HBM slots', () => {
+  it('place every slot where the executor\'s slab allocator does, over random allocations and frees of mixed sizes', () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const rnd = lcg(seed);
+      const a = new SlabAllocator(0, 64 << 10);
+      const b = new HbmSlots(1, 1, 64 << 10);
+      const live: number[] = [];
+      for (let k = 0; k < 3000; k++) {
+        if (live.length && rnd() < 0.45) {
+          const off = live.splice(Math.floor(rnd() * live.length), 1)[0];
+          a.free(off);
+          b.free(off);
+        } else {
+          const size = [4096, 8192, 8192, 2560][Math.floor(rnd() * 4)];
+          const x = a.alloc(size).offset;
+          expect(b.alloc(size)).toBe(x);
+          live.push(x);
+        }
+      }
+    }
+  });
+
+  it('count the copies of promotions and demotions as the executor issues them', () => {
+    const fx = makeHilFixture(512, 12);
+    for (const policy of ['lru-offload', 'arc', 'quest', 'oracle', 'flexgen-static']) {
+      for (const budget of ['5%', '10%', '25%']) {
+        // per step: the runs the driver charged for moves with HBM at one end (not spills), by kind
+        const charged: Record<string, number>[] = [];
+        let rec: PlanRecorder | undefined;
+        const r = simulate({ trace: fx.trace, policy, model: fx.model, hardware: 'h100-pcie5', hbm_budget: budget, group_size: 64 }, {
+          executor: (resolved, cache) => {
+            rec = new PlanRecorder(cache, allLinkKeys(resolved.hardware));
+            const move = rec.move.bind(rec);
+            const begin = rec.beginStep.bind(rec);
+            rec.beginStep = (step, ctx) => {
+              charged.push({});
+              begin(step, ctx);
+            };
+            rec.move = (b: MoveBatch) => {
+              if (b.reason !== 'spill' && (b.fromTier === 0) !== (b.toTier === 0) && b.fromBits === b.toBits) {
+                const k = b.toTier === 0 ? 'in' : 'out';
+                const c = charged[charged.length - 1];
+                c[k] = (c[k] ?? 0) + b.runs;
+              }
+              return move(b);
+            };
+            return rec;
+          },
+        });
+        const p = lowerPlan(rec!.plan, r.resolved.model, r.resolved.hardware, r.resolved.header.block_size, { slabBytes: 2 << 20, groupSize: 64 });
+        p.steps.forEach((st, i) => {
+          const issued: Record<string, number> = {};
+          const spans = new Map(st.memSpans.map(([m0, m1, label]) => [m0, { m1, label }]));
+          let cur: { m1: number; label: string } | undefined;
+          for (const op of st.ops) {
+            if (op.o === 'mark' && spans.has(op.id)) cur = spans.get(op.id);
+            else if (op.o === 'mark' && cur && op.id === cur.m1) cur = undefined;
+            else if (cur && op.o === 'copy' && /^(promote|demote) /.test(cur.label)) {
+              const k = cur.label.startsWith('promote') ? 'in' : 'out';
+              issued[k] = (issued[k] ?? 0) + 1;
+            }
+          }
+          expect({ policy, budget, step: i, ...charged[i] }).toEqual({ policy, budget, step: i, ...issued });
+        });
+      }
+    }
+  });
+});
