@@ -20,9 +20,12 @@ interface Slab {
 export class HbmSlots {
   /** slot offset of block (l, b), -1 where it has none */
   readonly slot: Float64Array;
-  private readonly slabs = new Map<number, Slab>();
+  /** slab by index (offset / slabBytes: slabs are laid end to end from 0) */
+  private readonly slabAt: Slab[] = [];
   private readonly freeSlabs: Slab[] = [];
   private readonly open = new Map<number, Set<Slab>>();
+  /** per slot size: the first slab of its open set (insertion order), null when not known */
+  private readonly head = new Map<number, Slab | null>();
   private end = 0;
 
   constructor(
@@ -37,34 +40,42 @@ export class HbmSlots {
     if (slotBytes > this.slabBytes) throw new Error(`a block of ${slotBytes} bytes does not fit a ${this.slabBytes}-byte slab`);
     let set = this.open.get(slotBytes);
     if (!set) this.open.set(slotBytes, (set = new Set()));
-    let slab = set.values().next().value as Slab | undefined;
+    let slab = this.head.get(slotBytes) ?? undefined;
+    if (!slab && set.size > 0) {
+      slab = set.values().next().value as Slab;
+      this.head.set(slotBytes, slab);
+    }
     if (!slab) {
       slab = this.freeSlabs.pop();
       if (slab) slab.slotBytes = slotBytes;
       else {
         slab = { base: this.end, slotBytes, free: [], used: 0 };
+        this.slabAt.push(slab);
         this.end += this.slabBytes;
       }
       const n = Math.floor(this.slabBytes / slotBytes);
       slab.free = Array.from({ length: n }, (_, i) => slab!.base + (n - 1 - i) * slotBytes);
       set.add(slab);
+      this.head.set(slotBytes, slab);
     }
     const offset = slab.free.pop()!;
     slab.used++;
-    if (slab.free.length === 0) set.delete(slab);
-    this.slabs.set(offset, slab);
+    if (slab.free.length === 0) {
+      set.delete(slab);
+      this.head.set(slotBytes, null);
+    }
     return offset;
   }
 
   free(offset: number): void {
-    const slab = this.slabs.get(offset);
-    if (!slab) throw new Error(`HBM slot ${offset} freed twice`);
-    this.slabs.delete(offset);
+    const slab = this.slabAt[Math.floor(offset / this.slabBytes)];
+    if (!slab || slab.used === 0) throw new Error(`HBM slot ${offset} is not allocated`);
     slab.free.push(offset);
     slab.used--;
     const set = this.open.get(slab.slotBytes)!;
     if (slab.used === 0) {
       set.delete(slab);
+      if (this.head.get(slab.slotBytes) === slab) this.head.set(slab.slotBytes, null);
       this.freeSlabs.push(slab);
     } else {
       set.add(slab);

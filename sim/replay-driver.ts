@@ -146,8 +146,13 @@ export class ReplayDriver<H> implements Actions {
   /** per layer: blocks dropped, and blocks created in HBM, since the layer's last attention */
   private droppedSince: number[][] = [];
   private createdSince: number[][] = [];
-  /** per block moved in the flush being gathered: its tier and bits before (tier * 32 + bits); whether a block moves twice */
-  private readonly flushStart = new Map<number, number>();
+  /**
+   * per block moved in the flush being gathered: its tier and bits before (tier * 32 + bits), valid
+   * where flushStamp holds the flush's number; whether a block moves twice in it
+   */
+  private flushStart = new Int16Array(0);
+  private flushStamp = new Int32Array(0);
+  private flushNo = 1;
   private flushMulti = false;
   private curLayer = 0;
 
@@ -603,8 +608,11 @@ export class ReplayDriver<H> implements Actions {
     b.bytesTo += this.bytesByBits[toBits];
     if (this.slotsPlaced) {
       const i = layer * this.M + block;
-      if (this.flushStart.has(i)) this.flushMulti = true;
-      else this.flushStart.set(i, (reason === 'spill' ? NONE : fromTier) * 32 + fromBits);
+      if (this.flushStamp[i] === this.flushNo) this.flushMulti = true;
+      else {
+        this.flushStamp[i] = this.flushNo;
+        this.flushStart[i] = (reason === 'spill' ? NONE : fromTier) * 32 + fromBits;
+      }
     }
   }
 
@@ -721,6 +729,8 @@ export class ReplayDriver<H> implements Actions {
     this.hbmSlots!.placeInitial(c.created, (l, b) => c.tierOf(l, b), (l, b) => c.bytesOf(c.bitsOf(l, b)));
     this.droppedSince = Array.from({ length: this.L }, () => []);
     this.createdSince = Array.from({ length: this.L }, () => []);
+    this.flushStart = new Int16Array(this.L * this.M);
+    this.flushStamp = new Int32Array(this.L * this.M);
     this.slotsPlaced = true;
   }
 
@@ -731,11 +741,11 @@ export class ReplayDriver<H> implements Actions {
    * them (round k: each block's k-th move in the order blockPath finds, batch by batch).
    */
   private slotFlush(): void {
-    const batches = [...this.batches.values()];
-    for (const b of batches) if (b.fromTier === 0 || b.toTier === 0) b.runs = 0;
     if (!this.flushMulti) {
-      for (const b of batches) if (b.fromTier === 0 || b.toTier === 0) b.runs = this.slotRuns(b, b.blocks);
+      for (const b of this.batches.values()) if (b.fromTier === 0 || b.toTier === 0) b.runs = this.slotRuns(b, b.blocks);
     } else {
+      const batches = [...this.batches.values()];
+      for (const b of batches) if (b.fromTier === 0 || b.toTier === 0) b.runs = 0;
       const occ = new Map<number, number[]>();
       batches.forEach((m, k) => {
         for (const x of m.blocks) {
@@ -748,7 +758,7 @@ export class ReplayDriver<H> implements Actions {
       const order = new Map<number, number[]>();
       let rounds = 0;
       for (const [i, ks] of occ) {
-        const start = this.flushStart.get(i)!;
+        const start = this.flushStart[i];
         const t = Math.floor(start / 32);
         const path = blockPath(t, start - t * 32, ks, batches) ?? ks;
         order.set(i, path);
@@ -763,7 +773,7 @@ export class ReplayDriver<H> implements Actions {
         });
       }
     }
-    this.flushStart.clear();
+    this.flushNo++;
     this.flushMulti = false;
   }
 
