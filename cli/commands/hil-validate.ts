@@ -56,7 +56,12 @@ export function registerHilValidate(hil: Command): void {
       const bar = progressBar({ label: 'resimulate' });
       const r = resimulate({ dir, out: flags.out, onProgress: bar.callback });
       bar.stop();
-      for (const p of r.pools) console.log(`${p.name.padEnd(36)} cells ${String(p.cells).padStart(4)} (pass ${String(p.passed).padStart(4)})  |err| median ${(p.error.median * 100).toFixed(2)}% p95 ${(p.error.p95 * 100).toFixed(2)}%`);
+      const { formatValidate } = await import('../../hil/validate/format.js');
+      const { writeFileSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      const text = formatValidate(r);
+      writeFileSync(join(flags.out, 'summary.txt'), text + '\n');
+      console.log(text);
       console.log(`wrote ${await renderValidateReport(flags.out)}`);
     });
 
