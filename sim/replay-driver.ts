@@ -23,7 +23,7 @@ import type { Actions, GroupAttention, Observation, Policy, PolicyView, SkipScop
 import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
 import { GroupMean, rowUniform } from './group-mean.js';
 import type { HbmSlots } from './hbm-slots.js';
-import { blockPath } from './move-order.js';
+import { moveRounds } from './move-order.js';
 
 export interface StepResult {
   step: number;
@@ -746,31 +746,13 @@ export class ReplayDriver<H> implements Actions {
     } else {
       const batches = [...this.batches.values()];
       for (const b of batches) if (b.fromTier === 0 || b.toTier === 0) b.runs = 0;
-      const occ = new Map<number, number[]>();
-      batches.forEach((m, k) => {
-        for (const x of m.blocks) {
-          const i = m.layer * this.M + x;
-          const list = occ.get(i);
-          if (list) list.push(k);
-          else occ.set(i, [k]);
-        }
-      });
-      const order = new Map<number, number[]>();
-      let rounds = 0;
-      for (const [i, ks] of occ) {
-        const start = this.flushStart[i];
-        const t = Math.floor(start / 32);
-        const path = blockPath(t, start - t * 32, ks, batches) ?? ks;
-        order.set(i, path);
-        if (path.length > rounds) rounds = path.length;
-      }
-      for (let r = 0; r < rounds; r++) {
-        batches.forEach((m, k) => {
-          if (m.fromTier !== 0 && m.toTier !== 0) return;
-          const now: number[] = [];
-          for (const x of m.blocks) if (order.get(m.layer * this.M + x)![r] === k && !now.includes(x)) now.push(x);
-          if (now.length) m.runs += this.slotRuns(m, now);
-        });
+      const start = (i: number): [number, number] => {
+        const t = Math.floor(this.flushStart[i] / 32);
+        return [t, this.flushStart[i] - t * 32];
+      };
+      for (const { k, blocks } of moveRounds(batches, this.M, start, (_i, ks) => ks)) {
+        const m = batches[k];
+        if (m.fromTier === 0 || m.toTier === 0) m.runs += this.slotRuns(m, blocks);
       }
     }
     this.flushNo++;

@@ -6,7 +6,7 @@
 import type { Executor, LayerWork, MoveBatch, StepTiming } from '../../sim/executor.js';
 import { DROPPED, NONE, type KVCache } from '../../sim/kv-cache.js';
 import type { TraceSpan } from '../../sim/stream.js';
-import { blockPath } from '../../sim/move-order.js';
+import { blockPath, moveRounds } from '../../sim/move-order.js';
 import type { InitialPlacement, PlannedStep, RecordedPlan } from './plan.js';
 
 export { blockPath };
@@ -62,41 +62,21 @@ export class PlanRecorder implements Executor<number> {
     const batches = this.pending;
     if (batches.length === 0) return [];
     this.pending = [];
-    // per block (l * M + b): the batches it appears in, in order of appearance
-    const occ = new Map<number, number[]>();
-    batches.forEach((m, k) => {
-      for (const x of m.blocks) {
-        const i = m.layer * this.M + x;
-        const list = occ.get(i);
-        if (list) list.push(k);
-        else occ.set(i, [k]);
-      }
+    const moved = new Set<number>();
+    const rounds = moveRounds(batches, this.M, (i) => [this.tier[i], this.bits[i]], (i, ks) => {
+      const m = batches[ks[0]];
+      const moves = ks.map((k) => `${batches[k].reason} ${batches[k].fromTier}/${batches[k].fromBits}b->${batches[k].toTier}/${batches[k].toBits}b`).join(', ');
+      throw new Error(`hil: cannot order the moves of layer ${m.layer} block ${i % this.M}: it is in tier ${this.tier[i]} at ${this.bits[i]} bits and no order of its moves (${moves}) starts there`);
     });
-    const order = new Map<number, number[]>();
-    let rounds = 0;
-    for (const [i, ks] of occ) {
-      const path = blockPath(this.tier[i], this.bits[i], ks, batches);
-      if (!path) {
-        const m = batches[ks[0]];
-        const moves = ks.map((k) => `${batches[k].reason} ${batches[k].fromTier}/${batches[k].fromBits}b->${batches[k].toTier}/${batches[k].toBits}b`).join(', ');
-        throw new Error(`hil: cannot order the moves of layer ${m.layer} block ${i % this.M}: it is in tier ${this.tier[i]} at ${this.bits[i]} bits and no order of its moves (${moves}) starts there`);
+    for (const { k, blocks } of rounds) {
+      const m = batches[k];
+      for (const x of blocks) {
+        this.place(m.layer, x, m.toTier, m.toBits);
+        moved.add(m.layer * this.M + x);
       }
-      order.set(i, path);
-      rounds = Math.max(rounds, path.length);
+      this.cur!.ops.push({ kind: 'move', layer: m.layer, fromTier: m.fromTier, toTier: m.toTier, fromBits: m.fromBits, toBits: m.toBits, blocks, reason: m.reason });
     }
-    for (let r = 0; r < rounds; r++) {
-      batches.forEach((m, k) => {
-        const now: number[] = [];
-        for (const x of m.blocks) {
-          const i = m.layer * this.M + x;
-          if (order.get(i)![r] === k && (now.length === 0 || !now.includes(x))) now.push(x);
-        }
-        if (now.length === 0) return;
-        for (const x of now) this.place(m.layer, x, m.toTier, m.toBits);
-        this.cur!.ops.push({ kind: 'move', layer: m.layer, fromTier: m.fromTier, toTier: m.toTier, fromBits: m.fromBits, toBits: m.toBits, blocks: now, reason: m.reason });
-      });
-    }
-    return [...occ.keys()];
+    return [...moved];
   }
 
   stage(b: MoveBatch): number {
