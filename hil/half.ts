@@ -5,7 +5,7 @@ const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
 /** the value of every FP16 bit pattern (exact in FP32), computed once */
-const HALF_VALUES = (() => {
+export const HALF_VALUES = (() => {
   const t = new Float32Array(65536);
   for (let h = 0; h < 65536; h++) t[h] = halfBitsValue(h);
   return t;

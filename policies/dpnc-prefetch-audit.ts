@@ -97,19 +97,7 @@ export class PrefetchAudit {
   offloaded(l: number, b: number, t: number, predicted: boolean): void {
     const i = l * this.maxBlocks + b;
     const yes = predicted ? 1 : 0;
-    if (this.listStep[l] !== t) {
-      if (this.listStep[l] !== NONE) this.mixed[l] = 1;
-      // a step listed again after it was settled together: its pages are no longer listed
-      if (this.lastTopK[l] === t) {
-        for (let j = l * this.maxBlocks; j < (l + 1) * this.maxBlocks; j++) if (this.listedFor[j] === t) this.listedFor[j] = -1;
-        this.lastTopK[l] = NONE;
-      }
-      this.listStep[l] = t;
-      this.listCount[l] = 0;
-      this.listYes[l] = 0;
-      this.listEnd[l] = 0;
-      this.inCount[l] = 0;
-    }
+    if (this.listStep[l] !== t) this.beginListing(l, t);
     if (this.listedFor[i] === t) {
       this.listYes[l] += yes - this.answer[i];
     } else {
@@ -130,6 +118,7 @@ export class PrefetchAudit {
   beginListing(l: number, t: number): boolean {
     if (this.listStep[l] === t) return false;
     if (this.listStep[l] !== NONE) this.mixed[l] = 1;
+    // a step listed again after it was settled together: its pages are no longer listed
     if (this.lastTopK[l] === t) {
       for (let j = l * this.maxBlocks; j < (l + 1) * this.maxBlocks; j++) if (this.listedFor[j] === t) this.listedFor[j] = -1;
       this.lastTopK[l] = NONE;

@@ -50,11 +50,12 @@ export function registerHilValidate(hil: Command): void {
     .description('the simulator side of a "kvtier hil validate" directory done again with this build\'s simulator against the hardware steps it stored (no GPU): new errors, pools and page in --out')
     .argument('<dir>', 'validate output directory (validate.json, profiles/)')
     .requiredOption('--out <dir>', 'directory for the recomputed validate.json, cells.csv, traces and page (not <dir>)')
-    .action(async (dir: string, flags: { out: string }) => {
+    .option('--force', 'replace --out when it exists')
+    .action(async (dir: string, flags: { out: string; force?: boolean }) => {
       const { resimulate } = await import('../../hil/validate/resimulate.js');
       const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
       const bar = progressBar({ label: 'resimulate' });
-      const r = resimulate({ dir, out: flags.out, onProgress: bar.callback });
+      const r = resimulate({ dir, out: flags.out, force: flags.force, onProgress: bar.callback });
       bar.stop();
       const { formatValidate } = await import('../../hil/validate/format.js');
       const { writeFileSync } = await import('node:fs');

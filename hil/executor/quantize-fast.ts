@@ -5,20 +5,10 @@
  * to table lookups and FP32 rounding: one pass over a group for its range, one to code it, the codes
  * of 8, 4 and 2 bits written a byte at a time.
  */
-import { floatToHalf, halfToFloat } from '../half.js';
+import { floatToHalf, HALF_VALUES } from '../half.js';
 import { putCode, type Quantized } from '../reference/quantize.js';
 
 const fr = Math.fround;
-let table: Float32Array | null = null;
-
-/** the FP32 value of every FP16 bit pattern */
-function halfValues(): Float32Array {
-  if (!table) {
-    table = new Float32Array(65536);
-    for (let h = 0; h < 65536; h++) table[h] = halfToFloat(h);
-  }
-  return table;
-}
 
 export function quantizeFast(src: Uint16Array, bits: number, groupSize: number): Quantized {
   const n = src.length;
@@ -26,7 +16,7 @@ export function quantizeFast(src: Uint16Array, bits: number, groupSize: number):
   const groups = n / groupSize;
   const codes = new Uint8Array((n * bits) / 8);
   const meta = new Uint16Array(groups * 2);
-  const T = halfValues();
+  const T = HALF_VALUES;
   for (let g = 0; g < groups; g++) {
     const s0 = g * groupSize;
     let mn = Infinity;

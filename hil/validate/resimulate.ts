@@ -9,16 +9,19 @@
  */
 import * as fs from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { checkOutDir } from '../../sim/output-dir.js';
 import { simulate } from '../../sim/run.js';
 import { readTraceHeader } from '../../traces/trace-reader.js';
 import { expandGrid } from './grid.js';
-import { cellRunConfig, cellsCsv, cellStats, type CellResult, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
+import { cellRunConfig, cellsCsv, cellStats, type CellResult, judgedFields, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
   /** a validation output directory (validate.json, profiles/) */
   dir: string;
   /** where the recomputed validate.json, cells.csv and traces go; must not be `dir` */
   out: string;
+  /** replace `out` when it exists and is not empty */
+  force?: boolean;
   log?: (s: string) => void;
   onProgress?: (done: number, total: number, id: string) => void;
 }
@@ -29,6 +32,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
   if (src === out) throw new Error(`hil validate-resim: --out must differ from ${o.dir} (its validate.json holds what the hardware measured)`);
   const file = join(src, 'validate.json');
   if (!fs.existsSync(file)) throw new Error(`hil validate-resim: no validate.json in ${o.dir}`);
+  checkOutDir(o.out, o.force === true, [src]);
   const prev = JSON.parse(fs.readFileSync(file, 'utf8')) as ValidateResult;
   if (prev.schema !== 'kvtier-hil-validate/v1') throw new Error(`hil validate-resim: ${file} is not a validation result (schema ${String(prev.schema)}, expected kvtier-hil-validate/v1)`);
   const g = prev.grid;
@@ -62,12 +66,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
       ...before,
       sim_bytes: sim.summary.bytes,
       sim_ms: simMs,
-      error: st.error,
-      error_each_run: st.error_each_run,
-      spread: st.spread,
-      sim_dist: st.sim_dist,
-      hw_dist: st.hw_dist,
-      judgement: st.judgement,
+      ...judgedFields(st),
     });
     o.onProgress?.(++done, ok.length, before.id);
     o.log?.(`[${done}/${ok.length}] ${before.id}: median ${(st.error.median * 100).toFixed(2)}% (was ${(before.error!.median * 100).toFixed(2)}%), p95 ${(st.error.p95 * 100).toFixed(2)}% (was ${(before.error!.p95 * 100).toFixed(2)}%)`);

@@ -165,6 +165,11 @@ export function cellStats(pool: PolicyPool, sim: number[], runs: number[][], ski
   return { hw_median_ms: med, error, error_each_run, spread, sim_dist, hw_dist, judgement: judgeCell(pool, error, sim_dist, hw_dist, spread, targets), errors: relErrors(s, m), each: used.flatMap((r) => relErrors(s, r)), spreads: pairSpreads(used) };
 }
 
+/** a cell's error, spread, distributions and judgement from its statistics */
+export function judgedFields(st: ReturnType<typeof cellStats>): Pick<CellResult, 'error' | 'error_each_run' | 'spread' | 'sim_dist' | 'hw_dist' | 'judgement'> {
+  return { error: st.error, error_each_run: st.error_each_run, spread: st.spread, sim_dist: st.sim_dist, hw_dist: st.hw_dist, judgement: st.judgement };
+}
+
 /** pooled statistics over cells (their per-step values together) */
 export function poolSummary(name: string, cells: CellResult[], skip: number): PoolSummary {
   const ok = cells.filter((c) => c.status === 'ok');
@@ -441,12 +446,7 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
     sim_ms: simMs,
     hw_ms: hwMs,
     hw_median_ms: st.hw_median_ms,
-    error: st.error,
-    error_each_run: st.error_each_run,
-    spread: st.spread,
-    sim_dist: st.sim_dist,
-    hw_dist: st.hw_dist,
-    judgement: st.judgement,
+    ...judgedFields(st),
     warnings: [...new Set(runs.flatMap((r) => r.hil.warnings))],
     ...(pool === 'storage' && storageTier ? { storage_tier: storageTier } : {}),
     ...(usedFile ? { storage_direct: usedFile.hil.nvme_file.direct } : {}),

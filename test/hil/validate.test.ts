@@ -99,6 +99,9 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(lru(slow).hw_ms).toEqual(lru(r).hw_ms);
     expect(lru(slow).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
     expect(() => resimulate({ dir: out, out })).toThrow(/--out must differ/);
+    // an existing --out is replaced only when asked
+    expect(() => resimulate({ dir: out, out: join(dir, 'resim') })).toThrow(/resim already exists; pass --force/);
+    expect(resimulate({ dir: out, out: join(dir, 'resim'), force: true }).pools).toEqual(r.pools);
     expect(() => resimulate({ dir: join(dir, 'nothing'), out: join(dir, 'x') })).toThrow(/no validate.json in/);
 
     // profiles given: by model name (with the points recorded in their .fit.json) or for every model
