@@ -105,6 +105,8 @@ export class SimExecutor implements Executor<Signal> {
   /** busy time of memory-stream copies into HBM and out of it (gpu.kernel_slowdown_under_h2d / _d2h) */
   private readonly copiesIn = new BusyClock();
   private readonly copiesOut = new BusyClock();
+  /** direction of the memory stream's last copy into (1) or out of (-1) HBM; 0 before any */
+  private lastCopyDir = 0;
 
   constructor(
     readonly hardware: HardwareProfile,
@@ -409,13 +411,22 @@ export class SimExecutor implements Executor<Signal> {
 
   /**
    * The run of a copy op: the transfer through the flow network, timed on the HBM copy clocks (dir 1:
-   * into HBM, -1: out of it). (Called by CopyOp only.)
+   * into HBM, -1: out of it). A memory-stream copy whose direction differs from the stream's previous
+   * copy's pays the route's switch_us once. (Called by CopyOp only.)
    */
   runCopy(op: CopyOp, finish: () => void): void {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
     clock?.start(this.engine.now);
     const { route, bytes, runs } = op;
-    this.topology.network.transfer(route.resources, bytes, op.stream === this.memory ? this.alphaOf(route, bytes, runs) : route.alpha_us * runs).done.then(() => {
+    let alpha = route.alpha_us * runs;
+    if (op.stream === this.memory) {
+      alpha = this.alphaOf(route, bytes, runs);
+      if (op.dir !== 0) {
+        if (this.lastCopyDir !== 0 && op.dir !== this.lastCopyDir) alpha += route.switch_us;
+        this.lastCopyDir = op.dir;
+      }
+    }
+    this.topology.network.transfer(route.resources, bytes, alpha).done.then(() => {
       clock?.stop(this.engine.now);
       finish();
     });

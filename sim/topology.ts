@@ -6,7 +6,7 @@ import type { Engine } from './engine.js';
 import { FlowNetwork, type Resource } from './flow-network.js';
 import type { HardwareProfile, LinkDirection, TierSpec } from './hardware/profile.js';
 
-type Hop = { to: string; key: string; alpha_us: number; busy_us: number };
+type Hop = { to: string; key: string; alpha_us: number; busy_us: number; switch_us: number };
 
 export interface Route {
   from: string;
@@ -17,6 +17,8 @@ export interface Route {
   alpha_us: number;
   /** the same with each hop's alpha_under_compute_us (where given): a copy started while a kernel runs */
   alpha_under_compute_us: number;
+  /** the hops' switch_us: added where the memory stream's previous copy went the other way */
+  switch_us: number;
 }
 
 export class Topology {
@@ -38,7 +40,7 @@ export class Topology {
       const ba = `${l.name}:${l.b}->${l.a}`;
       this.network.addResource(ab, l.a_to_b.GBps, l.copy_engines);
       this.network.addResource(ba, l.b_to_a.GBps, l.copy_engines);
-      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us });
+      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us, switch_us: d.switch_us ?? 0 });
       this.adjacency.get(l.a)!.push(hop(l.b, ab, l.a_to_b));
       this.adjacency.get(l.b)!.push(hop(l.a, ba, l.b_to_a));
     }
@@ -74,15 +76,17 @@ export class Topology {
     const hops: string[] = [];
     let alpha = src.read_latency_us + dst.write_latency_us;
     let busy = alpha;
+    let switchUs = 0;
     for (let n = to; n !== from; ) {
       const p = prev.get(n)!;
       hops.unshift(p.hop.key);
       alpha += p.hop.alpha_us;
       busy += p.hop.busy_us;
+      switchUs += p.hop.switch_us;
       n = p.node;
     }
     const resources = [this.network.get(`${from}:read`), ...hops.map((h) => this.network.get(h)), this.network.get(`${to}:write`)];
-    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy };
+    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy, switch_us: switchUs };
     this.routes.set(key, r);
     return r;
   }

@@ -14,14 +14,21 @@ import { StagingRing } from '../executor/staging-ring.js';
 export type LayoutCopy = [number, number, number];
 
 export interface LayoutBatch {
-  direction: 'h2d' | 'd2h';
+  /** 'mixed': groups alternate D2H and H2D (groupDirections), as a layer's demotion then promotion */
+  direction: 'h2d' | 'd2h' | 'mixed';
   label: string;
   /** per layer: the copies of one executor copies() call (one ring extent, or one demotion) */
   groups: LayoutCopy[][];
+  /** the direction of each group (every group's is `direction` unless mixed) */
+  groupDirections: ('h2d' | 'd2h')[];
+  /** D2H <-> H2D changes between consecutive groups */
+  switches: number;
   runs: number;
   bytes: number;
   /** issued copies per run length in blocks */
   lengths: Record<number, number>;
+  /** copies and bytes per direction */
+  split: { h2d: { runs: number; bytes: number }; d2h: { runs: number; bytes: number } };
 }
 
 export interface LayoutOptions {
@@ -77,6 +84,14 @@ const D2H_MIXES: [string, number[], number][] = [
   ['singles + runs', [1, 1, 1, 2, 1, 4, 1, 8], 1],
 ];
 
+/**
+ * Mixed batches: per layer a demotion of n single blocks from slab slots to their host slots, then a
+ * promotion of n other blocks into the slots just freed (taken last in, first out, as the executor's
+ * slab allocator hands them back), so every group changes the copy direction. Measured against the
+ * single-direction fits, they give the cost of a direction change on the one memory stream.
+ */
+export const MIXED_GROUP_BLOCKS = [2, 4, 8, 16, 24];
+
 /** block numbers of one layer: `count` runs with lengths cycled from `mix` (rotated by `rot`), gaps 1..3, within M */
 export function placeRuns(mix: number[], rot: number, count: number, M: number): number[][] {
   const runs: number[][] = [];
@@ -124,18 +139,45 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
     slabExtent = Math.max(slabExtent, slabs.extent);
     batches.push(summarize('d2h', label, groups, B));
   }
+  for (const n of MIXED_GROUP_BLOCKS) {
+    // 2n blocks of a layer, every other one (no two adjacent host slots); a smaller pool skips the larger groups
+    if (4 * n > M) continue;
+    const slabs = new SlabAllocator(ringBytes, slabBytes);
+    const groups: LayoutCopy[][] = [];
+    const dirs: ('h2d' | 'd2h')[] = [];
+    nextLayers().forEach((l, j) => {
+      const blocks = Array.from({ length: 2 * n }, (_, i) => 2 * i + (j % 2));
+      const out = blocks.filter((_, i) => i % 2 === 0);
+      const back = blocks.filter((_, i) => i % 2 === 1);
+      const slots = out.map(() => slabs.alloc(B).offset);
+      groups.push(coalesceCopies(out.map((b, i): LayoutCopy => [slots[i], host(l, b), B])));
+      groups.push(coalesceCopies(back.map((b, i): LayoutCopy => [host(l, b), slots[slots.length - 1 - i], B])));
+      dirs.push('d2h', 'h2d');
+      for (const s of slots) slabs.free(s);
+    });
+    slabExtent = Math.max(slabExtent, slabs.extent);
+    batches.push(summarize('mixed', `demote + promote, ${n} single blocks each`, groups, B, dirs));
+  }
   return { slotBytes, hostBytes: o.poolLayers * M * slotBytes, ringBytes, arenaBytes: ringBytes + slabExtent, batches };
 }
 
-function summarize(direction: 'h2d' | 'd2h', label: string, groups: LayoutCopy[][], B: number): LayoutBatch {
+function summarize(direction: LayoutBatch['direction'], label: string, groups: LayoutCopy[][], B: number, dirs?: ('h2d' | 'd2h')[]): LayoutBatch {
   const lengths: Record<number, number> = {};
+  const groupDirections = dirs ?? groups.map(() => direction as 'h2d' | 'd2h');
+  const split = { h2d: { runs: 0, bytes: 0 }, d2h: { runs: 0, bytes: 0 } };
   let runs = 0;
   let bytes = 0;
-  for (const c of groups.flat()) {
-    runs++;
-    bytes += c[2];
-    const n = Math.round(c[2] / B);
-    lengths[n] = (lengths[n] ?? 0) + 1;
-  }
-  return { direction, label, groups, runs, bytes, lengths };
+  let switches = 0;
+  groups.forEach((g, i) => {
+    if (i > 0 && groupDirections[i] !== groupDirections[i - 1]) switches++;
+    for (const c of g) {
+      runs++;
+      bytes += c[2];
+      split[groupDirections[i]].runs++;
+      split[groupDirections[i]].bytes += c[2];
+      const n = Math.round(c[2] / B);
+      lengths[n] = (lengths[n] ?? 0) + 1;
+    }
+  });
+  return { direction, label, groups, groupDirections, switches, runs, bytes, lengths, split };
 }

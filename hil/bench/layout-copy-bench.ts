@@ -5,6 +5,7 @@
  * of (marks, attention, marks, layer GEMV). A gate (GEMVs on the compute stream, sized from the
  * host's enqueue time as gate.ts sizes its gates) holds the memory stream until the whole batch is enqueued, so the host's
  * call rate is not timed. Point = one batch: us = memory-stream time between events (median).
+ * A mixed batch's groups alternate D2H and H2D (a demotion, then a promotion into the slots freed).
  * After the last trial of a batch its last group is read back and compared byte for byte.
  */
 import type { NativeBackend } from '../addon-types.js';
@@ -17,10 +18,13 @@ import { median } from '../timing/median.js';
 import { timeOp } from '../timing/time-op.js';
 
 export interface LayoutPoint {
-  direction: 'h2d' | 'd2h';
+  direction: 'h2d' | 'd2h' | 'mixed';
   label: string;
   runs: number;
   bytes: number;
+  /** copies and bytes per direction, and D2H <-> H2D changes between the batch's groups */
+  split: LayoutBatch['split'];
+  switches: number;
   us: number;
   lengths: Record<number, number>;
   /** host time to enqueue a trial (compute + copies), max over trials */
@@ -99,7 +103,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
     const points: LayoutPoint[] = [];
     let verified = 0;
     for (const batch of plan.batches) {
-      const [dst, src] = batch.direction === 'h2d' ? [arena, pool] : [pool, arena];
+      const ends = (d: 'h2d' | 'd2h') => (d === 'h2d' ? [arena, pool] : [pool, arena]);
       let copyUs = batch.runs * 5 + batch.bytes / 40e3;
       let workUs = 100 + 5 * batch.runs; // host time to queue the trial after the gate's own launches
       let launchUs = 0; // host time per gate GEMV launch
@@ -123,11 +127,12 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
         b.record('compute', cEnd);
         b.waitEvent('memory', go);
         b.record('memory', e0);
-        for (const group of batch.groups) {
+        batch.groups.forEach((group, gi) => {
+          const [dst, src] = ends(batch.groupDirections[gi]);
           b.record('memory', mA);
           for (const [s, d, n] of group) b.copy('memory', dst, d, src, s, n);
           b.record('memory', mB);
-        }
+        });
         b.record('memory', e1);
         const t2 = performance.now();
         enqueueUs = (t2 - t0) * 1000;
@@ -155,8 +160,9 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
         await b.synchronize();
         extra.push((under - b.elapsedMs(go, cEnd)) * 1000);
       }
+      const [dst, src] = ends(batch.groupDirections[batch.groups.length - 1]);
       verified += verifyGroup(b, batch, dst, src);
-      points.push({ direction: batch.direction, label: batch.label, runs: batch.runs, bytes: batch.bytes, us: median(us), lengths: batch.lengths, enqueue_us: Math.max(...enq), gate_us: Math.min(...gate), compute_cover: Math.min(...cover), compute_extra_us: median(extra) });
+      points.push({ direction: batch.direction, label: batch.label, runs: batch.runs, bytes: batch.bytes, split: batch.split, switches: batch.switches, us: median(us), lengths: batch.lengths, enqueue_us: Math.max(...enq), gate_us: Math.min(...gate), compute_cover: Math.min(...cover), compute_extra_us: median(extra) });
     }
     return { points, layer_us: layerUs, gemv_us: gemvUs, verified_copies: verified };
   } finally {

@@ -41,6 +41,7 @@ import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import { type CalibrationPoints, measureAll, type Measurements } from './measure.js';
 import { linearTimeUs } from '../../sim/roofline.js';
+import { median } from '../timing/median.js';
 
 export interface CalibrateOptions {
   backend: BackendKind | 'auto';
@@ -79,6 +80,12 @@ export interface CalibrationFits {
   /** the same with the GPU otherwise idle: the link's alpha_us and GBps */
   h2d_layout_idle: LinearFit;
   d2h_layout_idle: LinearFit;
+  /**
+   * the cost of one D2H <-> H2D change on the memory stream: per mixed batch, its time beyond what the
+   * single-direction fits of the same condition predict for its copies, over its changes; `us` the
+   * median over the batches (absent without mixed batches)
+   */
+  direction_switch?: DirectionSwitchFit;
   /** pinned copies in situ from scattered host slots (HBM busy): for comparison */
   h2d_in_situ: LinearFit;
   d2h_in_situ: LinearFit;
@@ -144,6 +151,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     file_read: fitAlphaBeta(m.file_read, true),
     file_write: fitAlphaBeta(m.file_write, true),
   };
+  fits.direction_switch = fitDirectionSwitch(m.mixed_layout ?? [], m.mixed_layout_idle ?? [], fits);
   const date = o.date ?? new Date().toISOString().slice(0, 10);
   const by = `measured by kvtier hil calibrate on ${device} ${date}`;
   const p: HardwareProfile = structuredClone(base);
@@ -197,6 +205,15 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
   L[toHost] = { alpha_us: r2(fits.d2h_layout_idle.alpha_us), GBps: r2(fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(fits.d2h_layout.alpha_us) };
   L[toHbm] = { alpha_us: r2(fits.h2d_layout_idle.alpha_us), GBps: r2(fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(fits.h2d_layout.alpha_us) };
+  const sw = fits.direction_switch;
+  if (sw) {
+    for (const d of [toHost, toHbm] as const) {
+      L[d]!.switch_us = r2(Math.max(0, sw.us));
+      src[`links[${pcie}].${d}.switch_us`] =
+        `${by}: ${sw.batches.length} copy batches whose groups alternate a demotion (n single blocks from HBM slab slots to host slots) and a promotion (n other blocks into the slots freed), n = ${[...new Set(sw.batches.map((x) => x.label.match(/(\d+) single/)?.[1]))].join(', ')}, marks per group, under attention + GEMV and on an idle GPU: ` +
+        `per batch, (time - the same-condition layout fits' time for its D2H and H2D copies) / its direction changes = ${sw.batches.map((x) => `${r2(x.us_per_switch)}`).join(', ')} us; the median${sw.us < 0 ? ' (negative: clamped to 0)' : ''}`;
+    }
+  }
   L.copy_engines = 1;
   const li = m.layout_info;
   const layoutWhat = { H2D: `runs of 1..16 blocks from adjacent host slots into the staging ring`, D2H: `blocks from HBM slab slots to their host slots (single blocks and runs)` };
@@ -291,6 +308,34 @@ export function applyFileReadFit(
   return li;
 }
 
+export interface DirectionSwitchFit {
+  us: number;
+  batches: { label: string; condition: 'under compute' | 'idle'; switches: number; us: number; predicted_us: number; us_per_switch: number }[];
+}
+
+/**
+ * The cost of a copy-direction change on the memory stream, from batches whose groups alternate D2H
+ * and H2D: (measured - predicted) / changes per batch, predicted by the single-direction layout fits of
+ * the same condition (time = copies x alpha + bytes / beta per direction); the median over the batches.
+ */
+export function fitDirectionSwitch(
+  underCompute: readonly LayoutPoint[],
+  idle: readonly LayoutPoint[],
+  fits: Pick<CalibrationFits, 'h2d_layout' | 'd2h_layout' | 'h2d_layout_idle' | 'd2h_layout_idle'>,
+): DirectionSwitchFit | undefined {
+  const t = (f: LinearFit, x: { runs: number; bytes: number }) => x.runs * f.alpha_us + x.bytes / (f.GBps * 1e3);
+  const batches: DirectionSwitchFit['batches'] = [];
+  for (const [points, condition, h, d] of [[underCompute, 'under compute', fits.h2d_layout, fits.d2h_layout], [idle, 'idle', fits.h2d_layout_idle, fits.d2h_layout_idle]] as const) {
+    for (const p of points) {
+      if (p.switches <= 0) continue;
+      const predicted = t(h, p.split.h2d) + t(d, p.split.d2h);
+      batches.push({ label: p.label, condition, switches: p.switches, us: p.us, predicted_us: predicted, us_per_switch: (p.us - predicted) / p.switches });
+    }
+  }
+  if (batches.length === 0) return undefined;
+  return { us: median(batches.map((x) => x.us_per_switch)), batches };
+}
+
 /** layout batches: time = copies x alpha + bytes / beta */
 export function fitLayout(points: LayoutPoint[]): LinearFit {
   return fitPerRequest(points.map((p) => ({ requests: p.runs, bytes: p.bytes, us: p.us, label: `${p.direction} ${p.label}` })));
@@ -308,6 +353,8 @@ export function formatFits(f: CalibrationFits): string {
   const rows = [row('kernels', f.kernels), row('attention', f.attention), row('linear', f.linear), row('H2D', f.h2d), row('D2H', f.d2h), row('file read', f.file_read), row('file write', f.file_write)];
   rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ), row('H2D layout', f.h2d_layout), row('D2H layout', f.d2h_layout), row('H2D lay idle', f.h2d_layout_idle), row('D2H lay idle', f.d2h_layout_idle));
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
+  const sw = f.direction_switch;
+  if (sw) rows.push(`  ${'dir switch'.padEnd(11)} ${sw.us.toFixed(2).padStart(8)} us per D2H <-> H2D change (median of ${sw.batches.length} batches: ${sw.batches.map((x) => x.us_per_switch.toFixed(1)).join(', ')})`);
   return rows.join('\n');
 }
 

@@ -53,6 +53,13 @@ export interface Measurements {
   /** the same batches with nothing on the compute stream (the GPU otherwise idle) */
   h2d_layout_idle: LayoutPoint[];
   d2h_layout_idle: LayoutPoint[];
+  /**
+   * batches whose groups alternate a demotion (D2H) and a promotion (H2D) of single blocks, under
+   * compute and idle: with the single-direction fits they give the cost of a direction change
+   * (absent from measurements taken before they existed)
+   */
+  mixed_layout?: LayoutPoint[];
+  mixed_layout_idle?: LayoutPoint[];
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
   /**
    * file reads in the executor's own pattern (file-batches.ts): per layer one batch of runs handed to
@@ -203,7 +210,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log('copies in situ: scattered host slots, under GEMV');
   const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
   tick('copies in situ');
-  log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, under attention + GEMV and on an idle GPU');
+  log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, demotions and promotions in turn, under attention + GEMV and on an idle GPU');
   const layout = await measureLayoutCopies(b, o, pts.layout_context);
   tick('layout copies');
   const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
@@ -228,7 +235,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** the executor-layout copy batches at the model's block size; compute: attention at `contextTokens` + the layer GEMV */
@@ -243,6 +250,7 @@ export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptio
   return {
     h2d: r.points.filter((p) => p.direction === 'h2d'),
     d2h: r.points.filter((p) => p.direction === 'd2h'),
+    mixed: r.points.filter((p) => p.direction === 'mixed'),
     info: { block_bytes: B, max_blocks: maxBlocks, context_tokens: contextTokens, layer_us: r.layer_us, verified_copies: r.verified_copies },
   };
 }

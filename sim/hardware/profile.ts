@@ -27,6 +27,12 @@ export interface LinkDirection {
    * H100: ~5.5 us against ~2.5 us with the GPU otherwise idle); absent = alpha_us
    */
   alpha_under_compute_us?: number;
+  /**
+   * optional: added to a copy in this direction on the memory stream when the stream's previous copy
+   * went the other way (D2H after H2D or H2D after D2H: one stream's copies do not overlap across the
+   * change); absent = 0
+   */
+  switch_us?: number;
 }
 
 export interface LinkSpec {

@@ -74,8 +74,14 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     // the pcie link is the executor-layout fit (not the isolated or scattered one): idle GPU for
     // alpha_us and GBps, kernels running for alpha_under_compute_us ...
     const r2 = (x: number) => Math.round(x * 100) / 100;
-    expect(pcie.b_to_a).toEqual({ alpha_us: r2(r.fits.h2d_layout_idle.alpha_us), GBps: r2(r.fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.h2d_layout.alpha_us) });
-    expect(pcie.a_to_b).toEqual({ alpha_us: r2(r.fits.d2h_layout_idle.alpha_us), GBps: r2(r.fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.d2h_layout.alpha_us) });
+    // ... and switch_us the median cost of a direction change over the mixed batches of both conditions
+    const sw = r.fits.direction_switch!;
+    expect(sw.batches.map((x) => x.condition)).toEqual([...r.measurements.mixed_layout!.map(() => 'under compute'), ...r.measurements.mixed_layout_idle!.map(() => 'idle')]);
+    expect(sw.batches.length).toBe(8); // groups of 2, 4, 8 and 16 blocks fit the quick pool of 64 blocks
+    const switchUs = r2(Math.max(0, sw.us));
+    expect(pcie.b_to_a).toEqual({ alpha_us: r2(r.fits.h2d_layout_idle.alpha_us), GBps: r2(r.fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.h2d_layout.alpha_us), switch_us: switchUs });
+    expect(pcie.a_to_b).toEqual({ alpha_us: r2(r.fits.d2h_layout_idle.alpha_us), GBps: r2(r.fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.d2h_layout.alpha_us), switch_us: switchUs });
+    expect(p.sources['links[0].b_to_a.switch_us']).toMatch(/groups alternate a demotion .* and a promotion .*n = 2, 4, 8, 16, .*the median/);
     expect(r.measurements.h2d_layout_idle.map((x) => x.runs)).toEqual(r.measurements.h2d_layout.map((x) => x.runs));
     expect(r.measurements.h2d_layout_idle.every((x) => x.compute_cover === 0 && x.compute_extra_us === 0)).toBe(true);
     // the kernel slowdown under copies is a cuda measurement: the host profile leaves it out

@@ -5,8 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { openBackend } from '../../hil/backend.js';
 import { benchLayoutCopies } from '../../hil/bench/layout-copy-bench.js';
-import { fitLayout } from '../../hil/calibrate/calibrate.js';
-import { H2D_RUN_LENGTHS, type LayoutBatch, layoutBatches, layoutOptions } from '../../hil/bench/layout-batches.js';
+import { fitDirectionSwitch, fitLayout } from '../../hil/calibrate/calibrate.js';
+import { H2D_RUN_LENGTHS, type LayoutBatch, layoutBatches, layoutOptions, MIXED_GROUP_BLOCKS } from '../../hil/bench/layout-batches.js';
+import type { LayoutPoint } from '../../hil/bench/layout-copy-bench.js';
 import { coalesceCopies } from '../../hil/executor/copy-runs.js';
 import { backendAvailability } from './availability.js';
 
@@ -15,6 +16,8 @@ const KiB = 1024;
 // Llama-3-8B, 16-token blocks: 8 kv heads x 16 tokens x 128 dims x (K, V) x 2 bytes = 64 KiB; 8k context = 512 blocks
 const full = layoutBatches(layoutOptions(64 * KiB, 512));
 const lengthsOf = (bs: LayoutBatch[]) => new Set(bs.flatMap((x) => Object.keys(x.lengths).map(Number)));
+
+const point = (x: LayoutBatch, us: number): LayoutPoint => ({ direction: x.direction, label: x.label, runs: x.runs, bytes: x.bytes, split: x.split, switches: x.switches, lengths: x.lengths, us, enqueue_us: 0, gate_us: 1, compute_cover: 2, compute_extra_us: 0 });
 
 describe('executor-layout copy batches', () => {
   const h2d = full.batches.filter((x) => x.direction === 'h2d');
@@ -73,6 +76,49 @@ describe('executor-layout copy batches', () => {
     }
   });
 
+  it('mixed: per layer a demotion of n single blocks, then a promotion of n other blocks into the slots freed, last in first out', () => {
+    const mixed = full.batches.filter((x) => x.direction === 'mixed');
+    expect(mixed.map((x) => x.groups[0].length)).toEqual(MIXED_GROUP_BLOCKS);
+    for (const x of mixed) {
+      const n = x.groups[0].length;
+      expect(x.groups.length).toBe(16);
+      expect(x.groupDirections).toEqual(Array.from({ length: 16 }, (_, i) => (i % 2 ? 'h2d' : 'd2h')));
+      expect(x.switches).toBe(15);
+      expect(x.lengths).toEqual({ 1: 16 * n });
+      expect(x.split).toEqual({ h2d: { runs: 8 * n, bytes: 8 * n * 64 * KiB }, d2h: { runs: 8 * n, bytes: 8 * n * 64 * KiB } });
+      for (let i = 0; i < 16; i += 2) {
+        const [out, back] = [x.groups[i], x.groups[i + 1]];
+        // D2H: slab slots (after the ring) to host slots; H2D: other host slots into the same slots, reversed
+        for (const [src, dst] of out) {
+          expect(src).toBeGreaterThanOrEqual(full.ringBytes);
+          expect(src + 64 * KiB).toBeLessThanOrEqual(full.arenaBytes);
+          expect(dst % full.slotBytes).toBe(0);
+        }
+        expect(back.map((c) => c[1])).toEqual(out.map((c) => c[0]).reverse());
+        const hostOut = new Set(out.map((c) => c[1]));
+        for (const c of back) expect(hostOut.has(c[0])).toBe(false);
+      }
+    }
+    for (const x of full.batches.filter((b) => b.direction !== 'mixed')) expect(x.switches).toBe(0);
+  });
+
+  it('the direction-change fit recovers a known cost per change from mixed batches', () => {
+    const mixed = full.batches.filter((x) => x.direction === 'mixed');
+    const fits = {
+      h2d_layout: { alpha_us: 4.7, GBps: 54 },
+      d2h_layout: { alpha_us: 4.3, GBps: 54.5 },
+      h2d_layout_idle: { alpha_us: 2.9, GBps: 54.4 },
+      d2h_layout_idle: { alpha_us: 2.4, GBps: 54.3 },
+    } as unknown as Parameters<typeof fitDirectionSwitch>[2];
+    const t = (f: { alpha_us: number; GBps: number }, s: { runs: number; bytes: number }) => s.runs * f.alpha_us + s.bytes / (f.GBps * 1e3);
+    const under = mixed.map((x) => point(x, t(fits.h2d_layout, x.split.h2d) + t(fits.d2h_layout, x.split.d2h) + 15 * 9));
+    const idle = mixed.map((x) => point(x, t(fits.h2d_layout_idle, x.split.h2d) + t(fits.d2h_layout_idle, x.split.d2h) + 15 * 11));
+    const r = fitDirectionSwitch(under, idle, fits)!;
+    expect(r.batches.map((b) => [b.condition, Math.round(b.us_per_switch * 1e6) / 1e6])).toEqual([...under.map(() => ['under compute', 9]), ...idle.map(() => ['idle', 11])]);
+    expect(r.us).toBeCloseTo(10, 9); // median of four 9s and four 11s
+    expect(fitDirectionSwitch([], [], fits)).toBeUndefined();
+  });
+
   it('padded host slots (block not a multiple of 4 KiB) end every run, as in the executor', () => {
     const p = layoutBatches({ blockBytes: 6 * KiB, maxBlocks: 128, poolLayers: 2, layersPerBatch: 2, runsPerLayer: 6 });
     expect(p.slotBytes).toBe(8 * KiB);
@@ -81,7 +127,7 @@ describe('executor-layout copy batches', () => {
 
   it('the per-copy fit recovers a known alpha and beta from the batches', () => {
     for (const dir of ['h2d', 'd2h'] as const) {
-      const pts = full.batches.filter((x) => x.direction === dir).map((x, i) => ({ direction: dir, label: x.label, runs: x.runs, bytes: x.bytes, lengths: x.lengths, us: x.runs * 3.1 + x.bytes / 52.5e3, enqueue_us: 0, gate_us: 1, compute_cover: 2, compute_extra_us: 0, i }));
+      const pts = full.batches.filter((x) => x.direction === dir).map((x, i) => ({ ...point(x, x.runs * 3.1 + x.bytes / 52.5e3), i }));
       const exact = fitLayout(pts);
       expect(exact.alpha_us).toBeCloseTo(3.1, 6);
       expect(exact.GBps).toBeCloseTo(52.5, 6);
