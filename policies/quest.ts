@@ -91,14 +91,26 @@ export const quest: PolicyDefinition<Options> = {
           // selection's): when at least pages - 1 are, the top ones are among them
           const floorKey = floorKeyOf[l];
           const floorId = floorIdOf[l];
+          // every block below the newest when none was dropped (no tier to read), else the live ones
+          const allLive = cache.live(l) === created;
+          const end = Math.min(created, newest);
           if (floorKey >= 0 && pages > 1) {
-            for (let b = 0; b < created; b++) {
-              if (cache.tierOf(l, b) >= 0 && b !== newest) {
+            if (allLive) {
+              for (let b = 0; b < end; b++) {
                 const k = last[base + b] + 1e-9 * norms[b];
                 // (written always, kept when above the floor: no branch on the key)
                 cand[n] = b;
                 keys[n] = k;
                 n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+              }
+            } else {
+              for (let b = 0; b < created; b++) {
+                if (cache.tierOf(l, b) >= 0 && b !== newest) {
+                  const k = last[base + b] + 1e-9 * norms[b];
+                  cand[n] = b;
+                  keys[n] = k;
+                  n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+                }
               }
             }
             if (n < pages - 1) n = 0;
@@ -106,7 +118,7 @@ export const quest: PolicyDefinition<Options> = {
           }
           if (full) {
             for (let b = 0; b < created; b++) {
-              if (cache.tierOf(l, b) >= 0 && b !== newest) {
+              if ((allLive ? b < end : cache.tierOf(l, b) >= 0 && b !== newest)) {
                 cand[n] = b;
                 keys[n++] = last[base + b] + 1e-9 * norms[b];
               }
@@ -132,24 +144,26 @@ export const quest: PolicyDefinition<Options> = {
         sel[newest] = 1;
         selList[nSel++] = newest;
         // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
-        // (one pass: the selected pages below HBM, and the unselected residents in block order)
         let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
-        // (and the selected pages below HBM in block order, promoted below)
-        let r = 0;
+        // the selected pages below HBM, in block order (promoted below)
         let np = 0;
-        for (let b = 0; b < created; b++) {
-          // (written always, kept where the list applies: no branch on the scattered selection)
-          const t = cache.tierOf(l, b);
-          const s = sel[b];
+        for (let i = 0; i < nSel; i++) {
+          // (written always, kept when below HBM: no branch on the scattered tiers)
+          const b = selList[i];
           promo[np] = b;
-          np += s & +(t > 0);
-          cand[r] = b;
-          r += (s ^ 1) & +(t === 0);
+          np += +(b < created) & +(cache.tierOf(l, b) > 0);
         }
+        sortAscending(promo, np);
         if (!dense) need += np;
         // whether selected resident pages were demoted (then they are promoted back below)
         let demotedSelected = false;
         if (need > 0) {
+          // the unselected residents in block order
+          let r = 0;
+          for (let b = 0; b < created; b++) {
+            cand[r] = b;
+            r += (sel[b] ^ 1) & +(cache.tierOf(l, b) === 0);
+          }
           if (r < need) {
             for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && sel[b] && b !== newest) cand[r++] = b;
             demotedSelected = true;
@@ -188,6 +202,23 @@ export const quest: PolicyDefinition<Options> = {
     };
   },
 };
+
+/** a[0, n) in ascending order (insertion sort when few, as the lists here mostly are) */
+function sortAscending(a: Int32Array, n: number): void {
+  if (n > 32) {
+    a.subarray(0, n).sort();
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const x = a[i];
+    let j = i;
+    while (j > 0 && a[j - 1] > x) {
+      a[j] = a[j - 1];
+      j--;
+    }
+    a[j] = x;
+  }
+}
 
 /** last[base + b] = the mass one group gave block b, for every attended block (skipped ones keep theirs). */
 export function lastObserved(last: Float64Array, base: number, obs: Observation, ga: GroupAttention): void {
