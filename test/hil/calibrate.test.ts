@@ -200,7 +200,7 @@ describe('degenerate fits', () => {
 });
 
 describe('kernelSlowdown (gpu.kernel_slowdown_under_h2d / _d2h from the layout batches)', () => {
-  const pt = (us: number, extra: number, cover: number) => ({ direction: 'h2d' as const, label: 'x', runs: 1, bytes: 1, lengths: {}, us, enqueue_us: 0, gate_us: 1, compute_cover: cover, compute_extra_us: extra });
+  const pt = (us: number, extra: number, cover: number) => ({ direction: 'h2d' as const, label: 'x', runs: 1, bytes: 1, split: { h2d: { runs: 1, bytes: 1 }, d2h: { runs: 0, bytes: 0 } }, switches: 0, lengths: {}, us, enqueue_us: 0, gate_us: 1, compute_cover: cover, compute_extra_us: extra });
   it('sums the extra compute time over the copy time of the batches that ran wholly under compute', () => {
     // (10 + 30) / (100 + 300): the batch with cover 0.9 is left out
     expect(kernelSlowdown([pt(100, 10, 1.3), pt(300, 30, 1.0), pt(1000, 500, 0.9)])).toEqual({ fraction: 0.1, batches: 2, copyUs: 400 });
