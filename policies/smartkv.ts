@@ -58,6 +58,9 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
   // avg_bits = 0: the average whose blocks, scales and zeros included, fill the HBM budget (set at the first decision, from the cache's block sizes)
   let avg = o.avg_bits;
   const lastRealloc = new Int32Array(L).fill(-1e9);
+  // allocation = uniform, per layer: every live block below this is at uniform_bits or narrower
+  const settled = new Int32Array(L);
+  const uniform = o.allocation === 'uniform';
   // scratch, reused by every decision
   const cand = new Int32Array(M);
   const score = new Float64Array(M);
@@ -77,22 +80,26 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
   }
 
   function reallocate(l: number, cache: PolicyView['cache'], act: Actions): void {
+    if (uniform) {
+      // every live block to uniform_bits: only blocks from the first one left wider can need it
+      let b = settled[l];
+      settled[l] = cache.created[l];
+      for (; b < cache.created[l]; b++) {
+        if (cache.tierOf(l, b) < 0 || !(o.uniform_bits < cache.bitsOf(l, b))) continue;
+        if (!act.demote(l, b, cache.tierNames[cache.tierOf(l, b)], o.uniform_bits)) settled[l] = Math.min(settled[l], b);
+      }
+      return;
+    }
     let n = 0;
     for (let b = 0; b < cache.created[l]; b++) if (cache.tierOf(l, b) >= 0) cand[n++] = b;
-    let r = 0;
-    if (o.allocation === 'uniform') {
-      widths.fill(o.uniform_bits, 0, n);
-      r = n;
-    } else {
-      ema.scoresInto(l, cache.created[l], mode, score);
-      if (!(avg > 0)) avg = budgetAverage(cache);
-      r = rankWidths(n, avg, widths);
-      // the widest ranks as a set (they all take the same width), then the few after them in order
-      let top = 0;
-      while (top < r && widths[top] === widths[0]) top++;
-      selectTop(cand, n, top, score);
-      for (let i = top; i < r; i++) bringBest(cand, i, n, score);
-    }
+    ema.scoresInto(l, cache.created[l], mode, score);
+    if (!(avg > 0)) avg = budgetAverage(cache);
+    const r = rankWidths(n, avg, widths);
+    // the widest ranks as a set (they all take the same width), then the few after them in order
+    let top = 0;
+    while (top < r && widths[top] === widths[0]) top++;
+    selectTop(cand, n, top, score);
+    for (let i = top; i < r; i++) bringBest(cand, i, n, score);
     for (let i = 0; i < n; i++) {
       const b = cand[i];
       const want = i < r ? widths[i] : 2;
@@ -116,7 +123,7 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
       if (cache.bytesIn(l, 0) + incoming > limit) {
         let n = 0;
         for (let b = 0; b < cache.created[l]; b++) if (cache.tierOf(l, b) === 0) cand[n++] = b;
-        ema.scoresInto(l, cache.created[l], mode, score);
+        ema.scoresOf(l, cand, n, mode, score);
         // few blocks to move (the usual case: one new block): lowest first by scans; many: one sort
         const many = cache.bytesIn(l, 0) + incoming - limit > 8 * cache.bytesOf(16);
         if (many) {
@@ -131,7 +138,8 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
             cand[i] = cand[at];
             cand[at] = t;
           }
-          act.demote(l, cand[i], o.offload_tier, cache.bitsOf(l, cand[i]));
+          // allocation = uniform reads the importance of HBM blocks only, and an offloaded block never returns
+          if (act.demote(l, cand[i], o.offload_tier, cache.bitsOf(l, cand[i])) && uniform) ema.retire(l, cand[i]);
         }
       }
       if (v.step >= 0 && setup.tiers.length > 1) act.prefetchOffloaded(l + 1 < L ? l + 1 : 0);

@@ -150,3 +150,70 @@ describe('smartkv importance per KV group', () => {
     expect(Array.from(out).map((x) => +x.toFixed(6))).toEqual([0.525, 0.1, 0.4]);
   });
 });
+
+describe('GroupEma retire', () => {
+  /** a small deterministic generator (mulberry32) */
+  const rng = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+
+  it('retiring blocks leaves every other block exactly as without (random sparse, dense and partly attended rows, 2 groups)', () => {
+    for (let seed = 1; seed <= 8; seed++) {
+      const r = rng(seed);
+      const L = 2;
+      const G = 2;
+      const M = 40;
+      const kept = new GroupEma(L, G, M, 0.9);
+      const packed = new GroupEma(L, G, M, 0.9);
+      const retired = new Set<number>();
+      const n = [5, 9];
+      for (let step = 0; step < 60; step++) {
+        for (let l = 0; l < L; l++) {
+          if (r() < 0.3 && n[l] < M) n[l]++;
+          const nb = n[l];
+          const attended = new Uint8Array(nb).fill(1);
+          if (r() < 0.2) for (let b = 0; b < nb; b++) attended[b] = r() < 0.8 ? 1 : 0;
+          const groups = Array.from({ length: G }, () => {
+            if (r() < 0.15) return { idx: null, mass: Float32Array.from({ length: nb }, () => r() / nb), uniform: 0 };
+            const listed = [...new Set(Array.from({ length: 3 }, () => Math.floor(r() * nb)))];
+            return { idx: Uint32Array.from(listed), mass: Float32Array.from(listed, () => r() * 0.3), uniform: r() / nb };
+          });
+          const obs = { layer: l, nBlocks: nb, attended, attendedCount: attended.reduce((a, x) => a + x, 0), groups } as never;
+          kept.observe(obs);
+          packed.observe(obs);
+          // retire a random block now and then (layer 1 only: layer 0 stays unpacked)
+          if (l === 1 && r() < 0.25) {
+            const b = Math.floor(r() * (nb + 2));
+            packed.retire(l, b);
+            retired.add(b);
+          }
+        }
+      }
+      expect(retired.size).toBeGreaterThan(3);
+      const a = kept.imp;
+      const b = packed.imp;
+      for (let l = 0; l < L; l++) {
+        for (let g = 0; g < G; g++) {
+          for (let x = 0; x < M; x++) {
+            const i = (l * G + g) * M + x;
+            if (l === 1 && retired.has(x)) expect(b[i]).toBeNaN();
+            else expect(b[i]).toBe(a[i]);
+          }
+        }
+        for (let x = 0; x < M; x++) {
+          if (l === 1 && retired.has(x)) continue;
+          expect(packed.of(l, x, 'sum')).toBe(kept.of(l, x, 'sum'));
+          expect(packed.of(l, x, 'max')).toBe(kept.of(l, x, 'max'));
+        }
+      }
+      const out1 = new Float64Array(M);
+      const out2 = new Float64Array(M);
+      kept.scoresInto(1, M, 'sum', out1);
+      packed.scoresInto(1, M, 'sum', out2);
+      for (let x = 0; x < M; x++) if (!retired.has(x)) expect(out2[x]).toBe(out1[x]);
+    }
+  });
+});
