@@ -131,6 +131,26 @@ export class PrefetchAudit {
     return true;
   }
 
+  /** Whether layer l's listing for step t is open (begun, not settled): beginListing(l, t) would answer false. */
+  isListing(l: number, t: number): boolean {
+    return this.listStep[l] === t;
+  }
+
+  /**
+   * Whether settle(obs) reads the listing of every block below obs.nBlocks (page by page) rather than
+   * only that of the blocks in obs.idx and of the pages paged in (top-k, counted together). A caller
+   * that writes listedFor / answer late, just before settle(), writes those.
+   */
+  readsEveryPage(obs: Observation): boolean {
+    const l = obs.layer;
+    if (this.mixed[l] !== 0) return true;
+    if (this.listStep[l] !== obs.step) return false;
+    const idx = obs.idx;
+    if (idx === null || this.listEnd[l] > obs.nBlocks) return true;
+    for (let k = 1; k < idx.length; k++) if (!(idx[k] > idx[k - 1])) return true;
+    return idx.length > 0 && idx[idx.length - 1] >= obs.nBlocks;
+  }
+
   /** End the listing beginListing(l, t) began: `count` pages written, `yes` of them answered yes, the last block end − 1. */
   endListing(l: number, count: number, yes: number, end: number): void {
     this.listCount[l] = count;

@@ -243,6 +243,28 @@ export const dpnc: PolicyDefinition<Options> = {
     let exploreTop = 0;
     let prevLayer = -1;
     let prevStep = NEVER;
+    // one tick per decision pass; per page, the tick at which it last left HBM, was paged in, had its
+    // feature bins written and was answered "needed" (-1: never)
+    let clock = 0;
+    const leftAt = new Int32Array(L * M).fill(-1);
+    const pagedInAt = new Int32Array(L * M).fill(-1);
+    const binsAt = new Int32Array(L * M).fill(-1);
+    const yesAt = new Int32Array(L * M).fill(-1);
+    // per layer, a listing of the offloaded pages written late (listLate): its step (NEVER: none), the
+    // tick of its decision pass and the blocks created then
+    const lateStep = new Int32Array(L).fill(NEVER);
+    const lateTick = new Int32Array(L);
+    const lateCreated = new Int32Array(L);
+    let lastCache: PolicyView['cache'] | null = null;
+    // per layer: pages that left HBM and may have been used within RECENT_WINDOW steps (every
+    // offloaded page used that recently is listed: an offloaded page is not attended, so not used)
+    const RECENT_WINDOW = Math.max(RECENCY_HORIZON, o.recent_steps);
+    const recentList = Array.from({ length: L }, () => new Int32Array(M));
+    const recentCount = new Int32Array(L);
+    const inRecent = new Uint8Array(L * M);
+    // the recency bin of a page unused for RECENCY_HORIZON steps or more (or never used)
+    const staleBin = tree.bin(recencyFeature(Infinity));
+    const yesProb = (p: number) => p > o.predict_threshold;
 
     /** the layer's largest cumulative attention over its created blocks (1 when none is positive) */
     const layerMax = (l: number, created: number) => {
@@ -378,6 +400,161 @@ export const dpnc: PolicyDefinition<Options> = {
       return mx;
     };
 
+    // the decision pass being written by describeFast (its step, tick and the layer's feature context)
+    let dT = 0;
+    let dTick = 0;
+    let dVer = 0;
+    let dMean = 0;
+    let dSd = 0;
+    let dPrevOk = false;
+    /** page (l, b)'s feature bins for the decision pass (written, for training), with tier `tier`; its tree probability */
+    const pageBins = (l: number, b: number, tier: number): number => {
+      const i = l * M + b;
+      const at = i * F;
+      const lu = lastUse[i];
+      if (lu === NEVER) feats[at] = neverBin;
+      else {
+        const r = dT - lu;
+        feats[at] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
+      }
+      feats[at + 1] = freqBin[i];
+      feats[at + 2] = massBin[i];
+      if (normVer[i] !== dVer) {
+        normBin[i] = keyNormBins.of(dSd > 0 ? (norms[l][b] - dMean) / dSd : 0);
+        normVer[i] = dVer;
+      }
+      feats[at + 3] = normBin[i];
+      feats[at + 4] = posBin[b];
+      feats[at + 5] = layerBin[l];
+      feats[at + 6] = tierBin[tier];
+      feats[at + 7] = dPrevOk ? nearBin[b] : unknownNear;
+      featStep[i] = dT;
+      featTier[i] = tier;
+      binsAt[i] = dTick;
+      return tree.probabilityOfBins(feats, at);
+    };
+    /**
+     * Write layer l's listing of the late listing (the pages offloaded at its decision pass, answered
+     * "needed" where yesAt is its tick) into the audit for blocks b of `blocks` (null: every block
+     * below the count created then). Valid until the layer's next decision pass: the pages that left
+     * HBM or were paged in since the pass are told by their ticks.
+     */
+    const writeLate = (l: number, blocks: ArrayLike<number> | null) => {
+      const cache = lastCache!;
+      const t = lateStep[l];
+      const tick = lateTick[l];
+      const created = lateCreated[l];
+      const listedFor = audit.listedFor;
+      const said = audit.answer;
+      const n = blocks === null ? created : blocks.length;
+      for (let j = 0; j < n; j++) {
+        const b = blocks === null ? j : blocks[j];
+        if (b >= created) continue;
+        const i = l * M + b;
+        if ((cache.tierOf(l, b) > 0 && leftAt[i] < tick) || pagedInAt[i] >= tick) {
+          listedFor[i] = t;
+          said[i] = yesAt[i] === tick ? 1 : 0;
+        } else if (listedFor[i] === t) listedFor[i] = -1;
+      }
+    };
+    /** a page of layer l left HBM: its tick, and the recent list */
+    const leftHbmAt = (l: number, b: number) => {
+      const i = l * M + b;
+      leftAt[i] = clock;
+      if (inRecent[i] === 0) {
+        inRecent[i] = 1;
+        recentList[l][recentCount[l]++] = b;
+      }
+    };
+    /**
+     * describe() when no page offloaded and unused for RECENCY_HORIZON steps can be answered "needed"
+     * (no leaf the tree answers yes at is reached with the stale recency bin): the pass writes the
+     * residents' bins, probabilities and values, lists the backing tiers' pages, and of the offloaded
+     * pages visits only the recent list (the candidates and every "needed" answer); the audit's
+     * listing is written late (writeLate), the exploration pool listed when wanted, and an offloaded
+     * page's bins when it is paged in.
+     */
+    const describeFast = (cache: PolicyView['cache'], l: number, t: number, nBlocksThen: number, created: number, warm: boolean, audited: boolean): number => {
+      const thr = o.predict_threshold;
+      const mx = layerMax(l, created);
+      keyNormStats(cache, l, created);
+      dT = t;
+      dTick = ++clock;
+      dVer = nsVer[l];
+      dMean = nsMean[l];
+      dSd = nsSd[l];
+      dPrevOk = prevLayer >= 0 && (prevStep === t || prevStep === t - 1);
+      if (posBinFor !== nBlocksThen) {
+        for (let b = 0; b < M; b++) posBin[b] = tree.bin(positionFeature(b, nBlocksThen));
+        posBinFor = nBlocksThen;
+      }
+      let nResident = 0;
+      let nOffloaded = 0;
+      let end = 0;
+      inTierCount.fill(0);
+      for (let b = 0; b < created; b++) {
+        const tier = cache.tierOf(l, b);
+        if (tier < 0) continue;
+        if (tier > 0) {
+          nOffloaded++;
+          end = b + 1;
+          const k = chainOf[tier];
+          if (k >= 0) inTier[k][inTierCount[k]++] = b;
+          continue;
+        }
+        prob[b] = pageBins(l, b, 0);
+        value[b] = valueAt(l, b, mx, t);
+        residents[nResident++] = b;
+      }
+      let nYes = 0;
+      let nCands = 0;
+      const list = recentList[l];
+      let kept = 0;
+      for (let j = 0; j < recentCount[l]; j++) {
+        const b = list[j];
+        const i = l * M + b;
+        const tier = cache.tierOf(l, b);
+        const lu = lastUse[i];
+        if (tier <= 0 || lu === NEVER || t - lu > RECENT_WINDOW) {
+          inRecent[i] = 0;
+          continue;
+        }
+        list[kept++] = b;
+        const p = pageBins(l, b, tier);
+        prob[b] = p;
+        value[b] = valueAt(l, b, mx, t);
+        const yes = warm && p > thr;
+        if (yes) {
+          yesAt[i] = dTick;
+          nYes++;
+        }
+        if (tier > pageInTop) continue;
+        if (yes) {
+          cands[nCands] = b;
+          candKey[b] = -(1 + p);
+          candTrigger[b] = TREE;
+          nCands++;
+        } else if (o.recent_steps > 0 && t - lu <= o.recent_steps) {
+          cands[nCands] = b;
+          candKey[b] = -value[b];
+          candTrigger[b] = RECENT;
+          nCands++;
+        }
+      }
+      recentCount[l] = kept;
+      if (audited) {
+        audit.beginListing(l, t);
+        audit.endListing(l, nOffloaded, nYes, end);
+        lateStep[l] = t;
+        lateTick[l] = dTick;
+        lateCreated[l] = created;
+      }
+      described.residents = nResident;
+      described.explorable = -1;
+      described.cands = nCands;
+      return mx;
+    };
+
     /**
      * Layer l's pages for step t. `decision`: the page-in decision (predictor, triggers, exploration,
      * backing tiers, features recorded for training); otherwise only room for `incoming` new pages.
@@ -405,8 +582,19 @@ export const dpnc: PolicyDefinition<Options> = {
         for (const name of pageInTiers) pageInTop = Math.max(pageInTop, cache.tierIndex(name));
         for (const name of exploreTiers) exploreTop = Math.max(exploreTop, cache.tierIndex(name));
       }
+      let fast = false;
       if (decision) {
-        mx = describe(cache, l, t, nBlocksThen, created, warm, audited);
+        // a late listing not settled is written out before this pass changes anything
+        if (lateStep[l] !== NEVER) {
+          writeLate(l, null);
+          lateStep[l] = NEVER;
+        }
+        fast = candsNow && !(audited && audit.isListing(l, t)) && !(warm && tree.reaches(0, staleBin, yesProb));
+        if (fast) mx = describeFast(cache, l, t, nBlocksThen, created, warm, audited);
+        else {
+          dTick = ++clock;
+          mx = describe(cache, l, t, nBlocksThen, created, warm, audited);
+        }
         nResident = described.residents;
         nExplorable = described.explorable;
         nCands = described.cands;
@@ -449,6 +637,7 @@ export const dpnc: PolicyDefinition<Options> = {
       };
       /** page b went down from HBM: it joins the pages of the first backing tier (when the backing tiers are managed) */
       const leftHbm = (b: number) => {
+        leftHbmAt(l, b);
         if (decision && chainOf[cache.tierOf(l, b)] === 0) inTier[0][inTierCount[0]++] = b;
       };
       const demoteVictim = (vb: number): boolean => {
@@ -498,11 +687,21 @@ export const dpnc: PolicyDefinition<Options> = {
           const vb = victim(below);
           if (vb < 0 || !demoteVictim(vb)) return false;
         }
+        const i = l * M + b;
+        // a fast pass wrote the bins of the residents and of the recent list only (training input)
+        if (fast && binsAt[i] !== dTick) pageBins(l, b, cache.tierOf(l, b));
         const bits = cache.bitsOf(l, b);
         if (!act.promote(l, b)) return false;
-        protectFor[l * M + b] = t;
-        touched[l * M + b] = t;
-        if (audited) audit.pagedInFor(l, b, t, trigger, cache.bytesOf(bits));
+        protectFor[i] = t;
+        touched[i] = t;
+        pagedInAt[i] = dTick;
+        if (audited) {
+          if (fast) {
+            audit.listedFor[i] = t;
+            audit.answer[i] = yesAt[i] === dTick ? 1 : 0;
+          }
+          audit.pagedInFor(l, b, t, trigger, cache.bytesOf(bits));
+        }
         return true;
       };
 
@@ -537,15 +736,23 @@ export const dpnc: PolicyDefinition<Options> = {
       // random (a hash of seed, layer and step: runs repeat exactly)
       for (let k = 0; k < o.explore && resident() + incoming < K; k++) {
         let count = 0;
-        for (let j = 0; j < nExplorable; j++) {
-          const b = explorable[j];
-          if (cache.tierOf(l, b) > 0) pool[count++] = b;
+        if (fast) {
+          // the pages offloaded at the pass (not since: those left HBM after its tick) in explore_max_tier or faster
+          for (let b = 0; b < created; b++) {
+            const tier = cache.tierOf(l, b);
+            if (tier > 0 && tier <= exploreTop && leftAt[l * M + b] < dTick) pool[count++] = b;
+          }
+        } else {
+          for (let j = 0; j < nExplorable; j++) {
+            const b = explorable[j];
+            if (cache.tierOf(l, b) > 0) pool[count++] = b;
+          }
         }
         if (count === 0) break;
         if (!pageIn(pool[mix(o.seed, l, t, k) % count], 'explore', -Infinity)) break;
       }
 
-      backingTiers(cache, act, l, K);
+      backingTiers(cache, act, l, K, mx, t);
     };
 
     /**
@@ -553,7 +760,7 @@ export const dpnc: PolicyDefinition<Options> = {
      * importance, one tier down (its pages listed by describe(), HBM demotions and moves down since
      * added).
      */
-    const backingTiers = (cache: PolicyView['cache'], act: Actions, l: number, K: number) => {
+    const backingTiers = (cache: PolicyView['cache'], act: Actions, l: number, K: number, mx: number, t: number) => {
       // backing tiers: capacity pressure, then LRU age / low importance, one tier down
       // (each tier's pages were listed by the decision's pass, HBM demotions and moves down since
       // added; the ones paged in since are dropped here)
@@ -576,6 +783,16 @@ export const dpnc: PolicyDefinition<Options> = {
         // over its quota, or too full for one more page per layer (a low watermark): the excess goes down
         let over = Math.max(count - quota, cache.free(tier) < cache.bytesOf(16) * L ? 1 : 0);
         const ageDown = BACKING.indexOf(chain[k + 1]) <= floor;
+        if (over <= 0 && (budget <= 0 || !ageDown)) continue;
+        // the tier's values and due flags at t (a fast pass computed the residents' values only)
+        for (let j = 0; j < count; j++) {
+          const b = ids[j];
+          const i = l * M + b;
+          const since = sinceUse(i, t);
+          const imp = importance(l, b, mx);
+          value[b] = imp / (1 + Math.max(0, since));
+          due[b] = since >= o.age_steps || imp < o.low_importance ? 1 : 0;
+        }
         // the excess goes first, in order, until it is gone; the pages after it in that order (those
         // not visited) may go down on age / importance
         let rest = count;
@@ -614,6 +831,7 @@ export const dpnc: PolicyDefinition<Options> = {
       }),
       decide(v: PolicyView, act: Actions) {
         const l = v.layer;
+        lastCache = v.cache;
         // the key norms kept, compared bit for bit (a change of bits only, as 0 to -0, recomputes the same)
         const kn = v.keyNorms;
         const n = Math.min(M, kn.length);
@@ -649,7 +867,13 @@ export const dpnc: PolicyDefinition<Options> = {
         const s = obs.step;
         score.observe(obs);
         scoreVer[l]++;
-        if (s >= 0) audit.settle(obs);
+        if (s >= 0) {
+          if (lateStep[l] === s) {
+            writeLate(l, obs.idx !== null && !audit.readsEveryPage(obs) ? obs.idx : null);
+            lateStep[l] = NEVER;
+          }
+          audit.settle(obs);
+        }
         const n = obs.nBlocks;
         const att = obs.attended;
         const base = l * M;

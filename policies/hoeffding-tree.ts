@@ -147,6 +147,19 @@ export class HoeffdingTree {
     return (leaf.pos + 1) / (leaf.n + 2);
   }
 
+  /**
+   * Whether a leaf whose probability passes `yes` is reached by some sample with feature f in bin v
+   * (the other features in any bins).
+   */
+  reaches(f: number, v: number, yes: (p: number) => boolean): boolean {
+    const walk = (node: Node): boolean => {
+      if (node.kind === 'leaf') return yes((node.pos + 1) / (node.n + 2));
+      if (node.feature === f) return walk(v <= node.edge ? node.left : node.right);
+      return walk(node.left) || walk(node.right);
+    };
+    return walk(this.root);
+  }
+
   predict(x: ArrayLike<number>): boolean {
     return this.probability(x) > 0.5;
   }
