@@ -76,6 +76,9 @@ export const oracle: PolicyDefinition<Options> = {
     const offBucket = new Int32Array(M);
     const ids = new Int32Array(M);
     let count = new Int32Array(0);
+    // the candidates outside bucket 0, in feed order, with their buckets
+    const restItems = new Int32Array(M);
+    const restBucket = new Int32Array(M);
     /** the acted-on candidates' ids in Belady order, then the blocks to stage */
     const acted = new Int32Array(M);
     // step at which a layer's offloaded blocks were all staged (then it attends all of them)
@@ -165,8 +168,8 @@ export const oracle: PolicyDefinition<Options> = {
       // then the block number (never = the number of steps, after every step). A needed block's
       // soonest need is t, every other candidate's is later, so the order is: the needed blocks by
       // (need after t, resident first, block), then the resident blocks not needed by (next need,
-      // block). Both keys lie in t+1..never: one stable counting sort over 2 x (never - t) buckets,
-      // fed in (class, block) order, gives it.
+      // block). Both keys lie in t+1..never: one stable sort over 2 x (never - t) buckets, fed in
+      // (class, block) order, gives it.
       const nu = ix.nextUse;
       const R = ix.never - t;
       const from = r.from[l];
@@ -202,11 +205,40 @@ export const oracle: PolicyDefinition<Options> = {
         items[nc] = b;
         bucket[nc++] = R + nu[base + b] - t - 1;
       }
-      if (count.length < 2 * R + 1) count = new Int32Array(2 * ix.never + 1);
-      count.fill(0, 0, 2 * R + 1);
-      for (let i = 0; i < nc; i++) count[bucket[i] + 1]++;
-      for (let k = 1; k <= 2 * R; k++) count[k] += count[k - 1];
-      for (let i = 0; i < nc; i++) ids[count[bucket[i]]++] = items[i];
+      // (most needed blocks are needed again at the next step, bucket 0: those go first in feed order,
+      // and only the others are sorted, by insertion when few)
+      let z = 0;
+      let nr = 0;
+      for (let i = 0; i < nc; i++) {
+        const k = bucket[i];
+        if (k === 0) ids[z++] = items[i];
+        else {
+          restItems[nr] = items[i];
+          restBucket[nr++] = k;
+        }
+      }
+      if (nr <= 32) {
+        for (let i = 1; i < nr; i++) {
+          const x = restItems[i];
+          const k = restBucket[i];
+          let j = i;
+          while (j > 0 && restBucket[j - 1] > k) {
+            restItems[j] = restItems[j - 1];
+            restBucket[j] = restBucket[j - 1];
+            j--;
+          }
+          restItems[j] = x;
+          restBucket[j] = k;
+        }
+        for (let i = 0; i < nr; i++) ids[z + i] = restItems[i];
+      } else {
+        if (count.length < 2 * R + 1) count = new Int32Array(2 * ix.never + 1);
+        count.fill(0, 0, 2 * R + 1);
+        count[1] = z;
+        for (let i = 0; i < nr; i++) count[restBucket[i] + 1]++;
+        for (let k = 1; k <= 2 * R; k++) count[k] += count[k - 1];
+        for (let i = 0; i < nr; i++) ids[count[restBucket[i]]++] = restItems[i];
+      }
       const slots = Math.min(nc, Math.max(0, K - willCreate));
       // acted on, in Belady order: resident blocks that do not stay, and every offloaded candidate
       // (the offloaded blocks that stay come first: acted[0..kept))
