@@ -188,14 +188,14 @@ export class SimExecutor implements Executor<Signal> {
     const requant = b.fromBits !== b.toBits;
     const runs = Math.max(1, b.runs);
     if (b.fromTier === b.toTier) {
-      return this.kernelOn(this.memory, `requantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args);
+      return this.convertOn(`requantize ${b.fromBits}->${b.toBits}b`, b, args);
     }
     if (b.toTier === 0) {
       const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
-      return requant ? this.kernelOn(this.memory, `dequantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args) : done;
+      return requant ? this.convertOn(`dequantize ${b.fromBits}->${b.toBits}b`, b, args) : done;
     }
     if (b.fromTier === 0) {
-      if (requant) this.kernelOn(this.memory, `quantize ${b.fromBits}->${b.toBits}b`, b.bytesFrom + b.bytesTo, 0, [], args);
+      if (requant) this.convertOn(`quantize ${b.fromBits}->${b.toBits}b`, b, args);
       return this.fromHbm(b.toTier, b.bytesTo, runs, b.reason, args);
     }
     // between host tiers (requantization happens on the host and is not timed): file requests for a
@@ -328,6 +328,36 @@ export class SimExecutor implements Executor<Signal> {
       this.weightCopy.push(this.copyOn(this.weights, ws.tier, this.tierNames[0], ws.layerBytes ?? this.model.weight_bytes_per_layer, 1, 'weights', args, waits));
     }
     return [this.weightCopy[i]];
+  }
+
+  /**
+   * A batch's change of bits on the memory stream. With the profile's convert_kernel_us: one kernel
+   * per block and quantized end (INT -> INT goes through FP16: two), each costing
+   * convert_kernel_under_compute_us while kernels run on the compute stream (pro rata over the batch,
+   * as alphaOf), else convert_kernel_us. Without it: one kernel for the batch on the generic line.
+   */
+  private convertOn(name: string, b: MoveBatch, args: StreamOp['args']): Signal {
+    const gpu = this.hardware.gpu;
+    const idle = gpu.convert_kernel_us;
+    if (idle === undefined) return this.kernelOn(this.memory, name, b.bytesFrom + b.bytesTo, 0, [], args);
+    const busy = gpu.convert_kernel_under_compute_us ?? idle;
+    const kernels = b.blocks.length * ((b.fromBits !== 16 ? 1 : 0) + (b.toBits !== 16 ? 1 : 0));
+    const op: StreamOp = {
+      name,
+      cat: 'quantize',
+      waits: [],
+      args: args ? { ...args, kernels } : undefined,
+      run: (finish) => {
+        const now = this.engine.now;
+        let us = idle * kernels;
+        if (busy !== idle && this.compute.busyAt(now)) {
+          const under = Math.min(kernels, (this.compute.busyUntil - now) / busy);
+          us = under * busy + (kernels - under) * idle;
+        }
+        this.engine.after(us, finish, this.memory.priority);
+      },
+    };
+    return this.tagMem(this.memory, this.memory.enqueue(op));
   }
 
   private kernelOn(s: Stream, name: string, bytes: number, flops: number, waits: Signal[], args: StreamOp['args']): Signal {

@@ -44,6 +44,8 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     linear_GBps: 'optional: linear-layer kernel roofline, weight bytes read per second',
     kernel_slowdown_under_h2d: 'optional, fraction: a compute kernel runs on for this fraction of the time it shares with copies into HBM (default 0)',
     kernel_slowdown_under_d2h: 'optional, fraction: the same for copies out of HBM (default 0)',
+    convert_kernel_us: 'optional: one block\'s quantize or dequantize kernel on the memory stream, GPU otherwise idle; where given, a change of bits costs one per block and non-FP16 end (default: one kernel per batch on the generic kernel line)',
+    convert_kernel_under_compute_us: 'optional: the same while kernels run on the compute stream (default convert_kernel_us)',
   },
   tier: {
     name: 'unique name used by links and policy options (`hbm`, `dram`, `cxl`, `nvme`, `hdd`, …)',

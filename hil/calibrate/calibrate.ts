@@ -39,6 +39,7 @@ import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '..
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
+import type { ConvertPoint } from '../bench/convert-bench.js';
 import { type CalibrationPoints, measureAll, type Measurements } from './measure.js';
 import { linearTimeUs } from '../../sim/roofline.js';
 import { median } from '../timing/median.js';
@@ -198,6 +199,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
       src[`gpu.${key}`] = `${by}: the ${what} batches of the executor-layout copy bench that ran wholly under attention + GEMV layers (${k.batches} batches, ${r2(k.copyUs)} us of copies): the layers' time beyond the same layers behind the same gate without copies, summed, over the copy time summed = ${(100 * k.fraction).toFixed(2)}%${k.fraction < 0 ? ' (clamped to 0)' : k.fraction > 1 ? ' (clamped to 1)' : ''}`;
     }
   }
+  applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   const hbm = p.tiers[0].name;
   const pcie = p.links.findIndex((l) => (l.a === hbm || l.b === hbm));
   if (pcie < 0) throw new Error(`base profile ${base.name} has no link from ${hbm}`);
@@ -306,6 +308,28 @@ export function applyFileReadFit(
   src[`tiers[${nv}].read_GBps`] = `${by}: = the fitted file read bandwidth of links[${li}].${rd} (the link alpha holds the latency)`;
   src[`tiers[${nv}].read_latency_us`] = `${by}: 0, inside the fitted link alpha of links[${li}].${rd}`;
   return li;
+}
+
+/**
+ * gpu.convert_kernel_us (idle) and convert_kernel_under_compute_us (the points whose compute covered
+ * every kernel): the median per-kernel time over the quantize and dequantize points of each condition.
+ */
+export function applyConvertKernels(p: HardwareProfile, points: readonly ConvertPoint[], by: string, log: (s: string) => void): void {
+  if (points.length === 0) return;
+  const idle = points.filter((x) => x.condition === 'idle');
+  const busy = points.filter((x) => x.condition === 'under compute' && x.compute_cover >= 1);
+  const list = (xs: readonly ConvertPoint[]) => xs.map((x) => `${x.op} ${x.bits}b ${r2(x.us)}`).join(', ');
+  const what = `one block's quantize / dequantize kernel (FP16 <-> INT${[...new Set(points.map((x) => x.bits))].join('/')}) on the memory stream, ${points[0].kernels} back to back`;
+  if (idle.length) {
+    p.gpu.convert_kernel_us = r2(median(idle.map((x) => x.us)));
+    p.sources['gpu.convert_kernel_us'] = `${by}: ${what}, GPU otherwise idle, us per kernel (${list(idle)}); the median`;
+  }
+  if (busy.length) {
+    p.gpu.convert_kernel_under_compute_us = r2(median(busy.map((x) => x.us)));
+    p.sources['gpu.convert_kernel_under_compute_us'] = `${by}: ${what}, layer GEMVs running on the compute stream throughout, us per kernel (${list(busy)}); the median`;
+  } else if (idle.length) {
+    log('warning: gpu.convert_kernel_under_compute_us not set: no convert trial ran wholly under compute');
+  }
 }
 
 export interface DirectionSwitchFit {

@@ -20,6 +20,7 @@ import { blockBytes, type Precision } from '../kv-format.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { Point } from './fit-linear.js';
 import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
+import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 
@@ -60,6 +61,11 @@ export interface Measurements {
    */
   mixed_layout?: LayoutPoint[];
   mixed_layout_idle?: LayoutPoint[];
+  /**
+   * one block's quantize / dequantize kernel on the memory stream, back to back, idle and under
+   * compute (absent from measurements taken before they existed)
+   */
+  convert_kernels?: ConvertPoint[];
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
   /**
    * file reads in the executor's own pattern (file-batches.ts): per layer one batch of runs handed to
@@ -147,8 +153,8 @@ function attentionContexts(precision: Precision | 'mixed', contexts: number[]): 
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.reduce((n, p) => n + attentionContexts(p, pts.attention_contexts).length, 0);
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 5 + (o.quick ? 0 : 4) + 1;
+  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, convert kernels, file, (full) 4 thread counts, batches
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 6 + (o.quick ? 0 : 4) + 1;
 }
 
 export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: string) => void): Promise<Measurements> {
@@ -215,6 +221,9 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   tick('layout copies');
   const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
   tick('layout copies, idle');
+  log('block (de)quantization kernels on the memory stream, idle and under compute');
+  const convert_kernels = await measureConvertKernels(b, o, cuda);
+  tick('convert kernels');
   const threads = o.ioThreads ?? DEFAULT_IO_THREADS;
   log(`file tier: reads and writes vs request size, ${threads} I/O threads`);
   const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, threads);
@@ -235,7 +244,20 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+}
+
+/** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
+export async function measureConvertKernels(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, cuda: boolean): Promise<ConvertPoint[]> {
+  const m = o.model;
+  const geometry = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
+  const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
+  const gate = cuda ? await ComputeGate.open(b) : undefined;
+  try {
+    return await benchConvertKernels(b, { geometry, kernels: cuda ? 128 : 4, trials: o.quick ? 2 : 5, gemvRows: cuda ? rows : 64, gemvCols: cuda ? m.hidden : 64, ...(gate ? { gate } : {}) });
+  } finally {
+    gate?.free();
+  }
 }
 
 /** the executor-layout copy batches at the model's block size; compute: attention at `contextTokens` + the layer GEMV */

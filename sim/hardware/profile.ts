@@ -82,6 +82,15 @@ export interface GpuSpec {
    */
   kernel_slowdown_under_h2d?: number;
   kernel_slowdown_under_d2h?: number;
+  /**
+   * optional: one block's quantize or dequantize kernel on the memory stream (launch included), with
+   * the GPU otherwise idle and while kernels run on the compute stream. Where given, a change of bits
+   * costs one such kernel per block and end that is not FP16 (two for INT -> INT, through FP16), as
+   * the HIL executor converts blocks; absent = one kernel for a move's whole batch at the generic
+   * kernel line (launch + bytes at HBM bandwidth).
+   */
+  convert_kernel_us?: number;
+  convert_kernel_under_compute_us?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }

@@ -8,7 +8,7 @@ export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
 const PROFILE_FIELDS = ['schema', 'name', 'description', 'gpu', 'tiers', 'links', 'sources'] as const;
 export const GPU_FIELDS = ['name', 'hbm_bandwidth_GBps', 'fp16_TFLOPs', 'kernel_launch_us', 'reserved_GiB'] as const;
 /** optional per-kernel fits (profile.ts GpuSpec); absent = the generic roofline */
-export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'attention_kernels', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h'] as const;
+export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'attention_kernels', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h', 'convert_kernel_us', 'convert_kernel_under_compute_us'] as const;
 export const TIER_FIELDS = [
   'name',
   'kind',
@@ -62,6 +62,8 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
   if ('attention_GBps' in gpu) checks.number(gpu, 'attention_GBps', path);
   if ('linear_launch_us' in gpu) checks.number(gpu, 'linear_launch_us', path, '>=0');
   if ('linear_GBps' in gpu) checks.number(gpu, 'linear_GBps', path);
+  if ('convert_kernel_us' in gpu) checks.number(gpu, 'convert_kernel_us', path, '>=0');
+  if ('convert_kernel_under_compute_us' in gpu) checks.number(gpu, 'convert_kernel_under_compute_us', path, '>=0');
   for (const k of ['kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h'] as const) {
     if (!(k in gpu)) continue;
     const v = gpu[k];
