@@ -86,15 +86,12 @@ export const oracle: PolicyDefinition<Options> = {
     let act: Actions | null = null;
 
     // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
-    // promoted), ascending up to sortedLen and appended to since, pruned of the blocks found elsewhere
-    // at each refresh; checked against the cache's count of resident blocks, and rebuilt from every
-    // block should they differ
+    // promoted), in no order, pruned of the blocks found elsewhere at each refresh; checked against
+    // the cache's count of resident blocks, and rebuilt from every block should they differ
     const maybe = Array.from({ length: L }, () => new Int32Array(M));
     const maybeCount = new Int32Array(L);
-    const sortedLen = new Int32Array(L);
     const inMaybe = new Uint8Array(L * M);
     const seen = new Int32Array(L);
-    const merged = new Int32Array(M);
     const addMaybe = (l: number, b: number) => {
       if (inMaybe[l * M + b]) return;
       inMaybe[l * M + b] = 1;
@@ -105,8 +102,8 @@ export const oracle: PolicyDefinition<Options> = {
       return act!.promote(l, b);
     };
     /**
-     * Make layer l's list exactly its resident blocks, ascending: add the blocks created since the
-     * last look, drop the non-resident ones, merge the appended ones into the sorted part.
+     * Make layer l's list exactly its resident blocks (in no order): add the blocks created since the
+     * last look, drop the non-resident ones.
      */
     const refreshMaybe = (cache: PolicyView['cache'], l: number) => {
       const created = cache.created[l];
@@ -115,14 +112,11 @@ export const oracle: PolicyDefinition<Options> = {
       const list = maybe[l];
       const base = l * M;
       let n = 0;
-      let head = 0;
       for (let i = 0; i < maybeCount[l]; i++) {
         const b = list[i];
-        if (i === sortedLen[l]) head = n;
         if (cache.tierOf(l, b) === 0) list[n++] = b;
         else inMaybe[base + b] = 0;
       }
-      if (sortedLen[l] >= maybeCount[l]) head = n;
       if (n !== cache.countIn(l, 0)) {
         // something else moved blocks into HBM: list them from every block
         n = 0;
@@ -131,29 +125,8 @@ export const oracle: PolicyDefinition<Options> = {
           inMaybe[base + b] = on;
           if (on) list[n++] = b;
         }
-      } else if (head < n) {
-        // the appended blocks sorted (insertion sort: few), then merged with the sorted part
-        for (let i = head + 1; i < n; i++) {
-          const x = list[i];
-          let j = i;
-          while (j > head && list[j - 1] > x) {
-            list[j] = list[j - 1];
-            j--;
-          }
-          list[j] = x;
-        }
-        if (head > 0 && list[head - 1] > list[head]) {
-          let i = 0;
-          let j = head;
-          let k = 0;
-          while (i < head && j < n) merged[k++] = list[i] < list[j] ? list[i++] : list[j++];
-          while (i < head) merged[k++] = list[i++];
-          while (j < n) merged[k++] = list[j++];
-          list.set(merged.subarray(0, n));
-        }
       }
       maybeCount[l] = n;
-      sortedLen[l] = n;
     };
 
     /** Make layer l's residency right for step t (blocks already created), staging needed leftovers. */
@@ -199,12 +172,15 @@ export const oracle: PolicyDefinition<Options> = {
       refreshMaybe(cache, l);
       const list = maybe[l];
       const base = l * M;
+      // (the resident blocks not needed, few: listed, put in block order, then fed)
+      const nc0 = nc;
       for (let i = 0, n = maybeCount[l]; i < n; i++) {
         const b = list[i];
-        if (needMark[b] === mark) continue;
         items[nc] = b;
-        bucket[nc++] = R + nu[base + b] - t - 1;
+        nc += +(needMark[b] !== mark);
       }
+      sortAscending(items, nc0, nc);
+      for (let i = nc0; i < nc; i++) bucket[i] = R + nu[base + items[i]] - t - 1;
       // (most needed blocks are needed again at the next step, bucket 0: those go first in feed order,
       // and only the others are sorted, by insertion when few)
       let z = 0;
@@ -311,3 +287,20 @@ export const oracle: PolicyDefinition<Options> = {
     };
   },
 };
+
+/** a[from, to) in ascending order (insertion sort when few, as here they mostly are) */
+function sortAscending(a: Int32Array, from: number, to: number): void {
+  if (to - from > 32) {
+    a.subarray(from, to).sort();
+    return;
+  }
+  for (let i = from + 1; i < to; i++) {
+    const x = a[i];
+    let j = i;
+    while (j > from && a[j - 1] > x) {
+      a[j] = a[j - 1];
+      j--;
+    }
+    a[j] = x;
+  }
+}
