@@ -219,10 +219,42 @@ export const dpnc: PolicyDefinition<Options> = {
     const candKey = new Float64Array(M);
     const candTrigger = new Uint8Array(M);
     // per backing tier of the chain: its pages of the layer decided
-    const inTier = chain.map(() => new Int32Array(M));
-    const inTierCount = new Int32Array(chain.length);
-    // per tier index: its place in the chain (-1: not a backing tier with one below it)
-    const chainOf = new Int32Array(T);
+    const inTier = new Int32Array(M);
+    // per (layer, tier): its live blocks (in no particular order), and per page its place there and
+    // its tier as listed (-1: none); kept by syncMembers and member() after each move this policy makes
+    const memList = Array.from({ length: L * T }, () => new Int32Array(M));
+    const memCount = new Int32Array(L * T);
+    const memPos = new Int32Array(L * M);
+    const memTier = new Int8Array(L * M).fill(-1);
+    const memCreated = new Int32Array(L);
+    /** page (l, b) is in tier `tier` now (negative: not live) */
+    const member = (l: number, b: number, tier: number) => {
+      const i = l * M + b;
+      const old = memTier[i];
+      if (old === tier) return;
+      if (old >= 0) {
+        const list = memList[l * T + old];
+        const last = list[--memCount[l * T + old]];
+        list[memPos[i]] = last;
+        memPos[l * M + last] = memPos[i];
+      }
+      if (tier >= 0) {
+        memPos[i] = memCount[l * T + tier];
+        memList[l * T + tier][memCount[l * T + tier]++] = b;
+      }
+      memTier[i] = tier < 0 ? -1 : tier;
+    };
+    /** the members of layer l: the blocks created since added; listed anew if a tier's count differs from the cache's */
+    const syncMembers = (cache: PolicyView['cache'], l: number) => {
+      const created = cache.created[l];
+      for (let b = memCreated[l]; b < created; b++) member(l, b, cache.tierOf(l, b));
+      memCreated[l] = created;
+      for (let tier = 0; tier < T; tier++) {
+        if (memCount[l * T + tier] === cache.countIn(l, tier)) continue;
+        for (let b = 0; b < created; b++) member(l, b, cache.tierOf(l, b));
+        return;
+      }
+    };
     // visits in order of a key (victims, page-ins, demotions)
     const ordered = new InOrder(M);
     const spare = new Int32Array(M);
@@ -329,7 +361,6 @@ export const dpnc: PolicyDefinition<Options> = {
       const said = audit.answer;
       let nYes = 0;
       let end = 0;
-      inTierCount.fill(0);
       for (let b = 0; b < created; b++) {
         const tier = cache.tierOf(l, b);
         if (tier < 0) continue;
@@ -375,8 +406,6 @@ export const dpnc: PolicyDefinition<Options> = {
           offloaded[nOffloaded++] = b;
           answer[b] = yes ? 1 : 0;
         }
-        const k = chainOf[tier];
-        if (k >= 0) inTier[k][inTierCount[k]++] = b;
         if (tier <= exploreTop) explorable[nExplorable++] = b;
         if (candsNow && tier <= pageInTop) {
           if (yes) {
@@ -407,8 +436,8 @@ export const dpnc: PolicyDefinition<Options> = {
     let dMean = 0;
     let dSd = 0;
     let dPrevOk = false;
-    /** page (l, b)'s feature bins for the decision pass (written, for training), with tier `tier`; its tree probability */
-    const pageBins = (l: number, b: number, tier: number): number => {
+    /** page (l, b)'s feature bins for the decision pass (written, for training), with tier `tier` */
+    const pageBins = (l: number, b: number, tier: number): void => {
       const i = l * M + b;
       const at = i * F;
       const lu = lastUse[i];
@@ -431,7 +460,6 @@ export const dpnc: PolicyDefinition<Options> = {
       featStep[i] = dT;
       featTier[i] = tier;
       binsAt[i] = dTick;
-      return tree.probabilityOfBins(feats, at);
     };
     /**
      * Write layer l's listing of the late listing (the pages offloaded at its decision pass, answered
@@ -488,24 +516,13 @@ export const dpnc: PolicyDefinition<Options> = {
         for (let b = 0; b < M; b++) posBin[b] = tree.bin(positionFeature(b, nBlocksThen));
         posBinFor = nBlocksThen;
       }
-      let nResident = 0;
-      let nOffloaded = 0;
-      let end = 0;
-      inTierCount.fill(0);
-      for (let b = 0; b < created; b++) {
-        const tier = cache.tierOf(l, b);
-        if (tier < 0) continue;
-        if (tier > 0) {
-          nOffloaded++;
-          end = b + 1;
-          const k = chainOf[tier];
-          if (k >= 0) inTier[k][inTierCount[k]++] = b;
-          continue;
-        }
-        prob[b] = pageBins(l, b, 0);
-        value[b] = valueAt(l, b, mx, t);
-        residents[nResident++] = b;
-      }
+      // the residents (in no particular order), from the layer's HBM members
+      const nResident = memCount[l * T];
+      residents.set(memList[l * T].subarray(0, nResident));
+      for (let j = 0; j < nResident; j++) pageBins(l, residents[j], 0);
+      const nOffloaded = cache.live(l) - nResident;
+      let end = created;
+      while (end > 0 && cache.tierOf(l, end - 1) <= 0) end--;
       let nYes = 0;
       let nCands = 0;
       const list = recentList[l];
@@ -520,7 +537,8 @@ export const dpnc: PolicyDefinition<Options> = {
           continue;
         }
         list[kept++] = b;
-        const p = pageBins(l, b, tier);
+        pageBins(l, b, tier);
+        const p = tree.probabilityOfBins(feats, i * F);
         prob[b] = p;
         value[b] = valueAt(l, b, mx, t);
         const yes = warm && p > thr;
@@ -567,6 +585,7 @@ export const dpnc: PolicyDefinition<Options> = {
       // the tree predicts nothing before it has seen tree_grace samples (one sample would make every page "needed")
       const warm = tree.seen >= o.tree_grace;
       const resident = () => cache.countIn(l, 0);
+      syncMembers(cache, l);
       let mx = 1;
       let nResident = 0;
       let nExplorable = 0;
@@ -577,8 +596,6 @@ export const dpnc: PolicyDefinition<Options> = {
       if (tierIdx === null) {
         // the cache's tier indices (its tiers are the machine's: they do not change)
         tierIdx = chain.map((name) => cache.tierIndex(name));
-        chainOf.fill(-1);
-        for (let k = 0; k + 1 < chain.length; k++) chainOf[tierIdx[k]] = k;
         for (const name of pageInTiers) pageInTop = Math.max(pageInTop, cache.tierIndex(name));
         for (const name of exploreTiers) exploreTop = Math.max(exploreTop, cache.tierIndex(name));
       }
@@ -609,6 +626,16 @@ export const dpnc: PolicyDefinition<Options> = {
         }
       }
       const predicted = (b: number) => warm && prob[b] > thr;
+      // a fast pass leaves the residents' probabilities and values to the first rule that reads them
+      let scored = !fast;
+      const scoreResidents = () => {
+        scored = true;
+        for (let j = 0; j < nResident; j++) {
+          const b = residents[j];
+          prob[b] = tree.probabilityOfBins(feats, (l * M + b) * F);
+          value[b] = valueAt(l, b, mx, t);
+        }
+      };
       /**
        * the resident page to give up: not protected for t, of value below `below`, not predicted
        * needed, of lowest value (ties: the lowest block); with `anyway`, a predicted page when no other
@@ -621,13 +648,15 @@ export const dpnc: PolicyDefinition<Options> = {
       let known = false;
       const victim = (below: number, anyway = false) => {
         if (!known) {
+          if (!scored) scoreResidents();
           lowest = lowestPredicted = -1;
           for (let j = 0; j < nResident; j++) {
             const b = residents[j];
             if (cache.tierOf(l, b) !== 0 || protectFor[l * M + b] === t) continue;
+            // (ties: the lowest block; the residents may be listed in any order)
             if (predicted(b)) {
-              if (lowestPredicted < 0 || value[b] < value[lowestPredicted]) lowestPredicted = b;
-            } else if (lowest < 0 || value[b] < value[lowest]) lowest = b;
+              if (lowestPredicted < 0 || value[b] < value[lowestPredicted] || (value[b] === value[lowestPredicted] && b < lowestPredicted)) lowestPredicted = b;
+            } else if (lowest < 0 || value[b] < value[lowest] || (value[b] === value[lowest] && b < lowest)) lowest = b;
           }
           known = true;
         }
@@ -638,7 +667,7 @@ export const dpnc: PolicyDefinition<Options> = {
       /** page b went down from HBM: it joins the pages of the first backing tier (when the backing tiers are managed) */
       const leftHbm = (b: number) => {
         leftHbmAt(l, b);
-        if (decision && chainOf[cache.tierOf(l, b)] === 0) inTier[0][inTierCount[0]++] = b;
+        member(l, b, cache.tierOf(l, b));
       };
       const demoteVictim = (vb: number): boolean => {
         if (!act.demote(l, vb, chain[0], 16)) return false;
@@ -648,6 +677,9 @@ export const dpnc: PolicyDefinition<Options> = {
       };
       // LRU duration in HBM
       if (decision && o.hbm_age_steps > 0) {
+        if (!scored) scoreResidents();
+        // in block order (a fast pass lists the residents in any order)
+        residents.subarray(0, nResident).sort();
         for (let j = 0; j < nResident; j++) {
           const b = residents[j];
           const i = l * M + b;
@@ -661,6 +693,7 @@ export const dpnc: PolicyDefinition<Options> = {
       // another: as values do not change within a decision, the eligible residents not predicted
       // needed in order of (value, block), then the predicted ones in that order.
       if (resident() + incoming > K) {
+        if (!scored) scoreResidents();
         let n0 = 0;
         let n1 = 0;
         for (let j = 0; j < nResident; j++) {
@@ -692,6 +725,7 @@ export const dpnc: PolicyDefinition<Options> = {
         if (fast && binsAt[i] !== dTick) pageBins(l, b, cache.tierOf(l, b));
         const bits = cache.bitsOf(l, b);
         if (!act.promote(l, b)) return false;
+        member(l, b, 0);
         protectFor[i] = t;
         touched[i] = t;
         pagedInAt[i] = dTick;
@@ -771,19 +805,19 @@ export const dpnc: PolicyDefinition<Options> = {
         const factor = quotaFactor[chain[k]];
         const quota = factor > 0 ? Math.floor(factor * K) : Infinity;
         // the tier's pages (value[b] is valueAt(l, b, mx, t) throughout the decision; visited in order
-        // of value, ties: the lowest block); a page moved down joins the next tier's pages
-        const ids = inTier[k];
-        let count = 0;
-        for (let j = 0; j < inTierCount[k]; j++) if (cache.tierOf(l, ids[j]) === tier) ids[count++] = ids[j];
+        // of value, ties: the lowest block): its members, a page moved down joining the next tier's
+        const count = memCount[l * T + tier];
         const down = (b: number): boolean => {
           if (!act.demote(l, b, chain[k + 1], 16)) return false;
-          if (k + 2 < chain.length && cache.tierOf(l, b) === idx[k + 1]) inTier[k + 1][inTierCount[k + 1]++] = b;
+          member(l, b, cache.tierOf(l, b));
           return true;
         };
         // over its quota, or too full for one more page per layer (a low watermark): the excess goes down
         let over = Math.max(count - quota, cache.free(tier) < cache.bytesOf(16) * L ? 1 : 0);
         const ageDown = BACKING.indexOf(chain[k + 1]) <= floor;
         if (over <= 0 && (budget <= 0 || !ageDown)) continue;
+        const ids = inTier;
+        ids.set(memList[l * T + tier].subarray(0, count));
         // the tier's values and due flags at t (a fast pass computed the residents' values only)
         for (let j = 0; j < count; j++) {
           const b = ids[j];
