@@ -69,9 +69,9 @@ export const oracle: PolicyDefinition<Options> = {
     // needMark[b] === stamp: b is needed in the row being planned (a new stamp per plan, no clearing)
     const needMark = new Int32Array(M);
     let stamp = 0;
-    // candidates: ids (offloaded ? M : 0) + block, in feed order with their sort buckets, then sorted
-    const items = new Int32Array(M);
-    const bucket = new Int32Array(M);
+    // candidates: ids (offloaded ? M : 0) + block, sorted; bucket 0's offloaded ones, and the
+    // offloaded ones of later buckets with their buckets, in feed order
+    const offZero = new Int32Array(M);
     const offItems = new Int32Array(M);
     const offBucket = new Int32Array(M);
     const ids = new Int32Array(M);
@@ -150,49 +150,51 @@ export const oracle: PolicyDefinition<Options> = {
       const blocks = r.blocks;
       const next = r.next;
       const mark = ++stamp;
-      let nc = 0;
+      // fed in (class, block) order and split at once: bucket 0 (needed again at the next step: most
+      // of them) goes to ids in feed order, resident before offloaded; only the rest is sorted below
+      let z = 0;
+      let zo = 0;
+      let nr = 0;
       let no = 0;
       for (let i = from; i < to; i++) {
         const b = blocks[i];
         needMark[b] = mark;
         if (b >= created) continue;
         const tier = cache.tierOf(l, b);
-        if (tier === 0) {
-          items[nc] = b;
-          bucket[nc++] = next[i] - t - 1;
+        const k = next[i] - t - 1;
+        if (k === 0) {
+          // (written to both lists, kept in its tier's: no branch on the scattered tiers)
+          ids[z] = b;
+          z += +(tier === 0);
+          offZero[zo] = M + b;
+          zo += +(tier > 0);
+        } else if (tier === 0) {
+          restItems[nr] = b;
+          restBucket[nr++] = k;
         } else if (tier > 0) {
           offItems[no] = M + b;
-          offBucket[no++] = next[i] - t - 1;
+          offBucket[no++] = k;
         }
       }
+      for (let i = 0; i < zo; i++) ids[z + i] = offZero[i];
+      z += zo;
       for (let i = 0; i < no; i++) {
-        items[nc] = offItems[i];
-        bucket[nc++] = offBucket[i];
+        restItems[nr] = offItems[i];
+        restBucket[nr++] = offBucket[i];
       }
       refreshMaybe(cache, l);
       const list = maybe[l];
       const base = l * M;
       // (the resident blocks not needed, few: listed, put in block order, then fed)
-      const nc0 = nc;
+      const nr0 = nr;
       for (let i = 0, n = maybeCount[l]; i < n; i++) {
         const b = list[i];
-        items[nc] = b;
-        nc += +(needMark[b] !== mark);
+        restItems[nr] = b;
+        nr += +(needMark[b] !== mark);
       }
-      sortAscending(items, nc0, nc);
-      for (let i = nc0; i < nc; i++) bucket[i] = R + nu[base + items[i]] - t - 1;
-      // (most needed blocks are needed again at the next step, bucket 0: those go first in feed order,
-      // and only the others are sorted, by insertion when few)
-      let z = 0;
-      let nr = 0;
-      for (let i = 0; i < nc; i++) {
-        const k = bucket[i];
-        if (k === 0) ids[z++] = items[i];
-        else {
-          restItems[nr] = items[i];
-          restBucket[nr++] = k;
-        }
-      }
+      sortAscending(restItems, nr0, nr);
+      for (let i = nr0; i < nr; i++) restBucket[i] = R + nu[base + restItems[i]] - t - 1;
+      const nc = z + nr;
       if (nr <= 32) {
         for (let i = 1; i < nr; i++) {
           const x = restItems[i];
