@@ -442,7 +442,8 @@ export class SimExecutor implements Executor<Signal> {
   /**
    * The run of a copy op: the transfer through the flow network, timed on the HBM copy clocks (dir 1:
    * into HBM, -1: out of it). A memory-stream copy whose direction differs from the stream's previous
-   * copy's pays the route's switch_us once. (Called by CopyOp only.)
+   * copy's pays the route's switch_us once (switch_under_compute_us if it starts while a kernel runs on
+   * the compute stream). (Called by CopyOp only.)
    */
   runCopy(op: CopyOp, finish: () => void): void {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
@@ -452,7 +453,7 @@ export class SimExecutor implements Executor<Signal> {
     if (op.stream === this.memory) {
       alpha = this.alphaOf(route, bytes, runs);
       if (op.dir !== 0) {
-        if (this.lastCopyDir !== 0 && op.dir !== this.lastCopyDir) alpha += route.switch_us;
+        if (this.lastCopyDir !== 0 && op.dir !== this.lastCopyDir) alpha += this.compute.busyAt(this.engine.now) ? route.switch_under_compute_us : route.switch_us;
         this.lastCopyDir = op.dir;
       }
     }

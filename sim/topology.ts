@@ -6,7 +6,7 @@ import type { Engine } from './engine.js';
 import { FlowNetwork, type Resource } from './flow-network.js';
 import type { HardwareProfile, LinkDirection, TierSpec } from './hardware/profile.js';
 
-type Hop = { to: string; key: string; alpha_us: number; busy_us: number; switch_us: number };
+type Hop = { to: string; key: string; alpha_us: number; busy_us: number; switch_us: number; switch_busy_us: number };
 
 export interface Route {
   from: string;
@@ -19,6 +19,8 @@ export interface Route {
   alpha_under_compute_us: number;
   /** the hops' switch_us: added where the memory stream's previous copy went the other way */
   switch_us: number;
+  /** the same with each hop's switch_under_compute_us: for a copy that starts while a kernel runs */
+  switch_under_compute_us: number;
 }
 
 export class Topology {
@@ -40,7 +42,7 @@ export class Topology {
       const ba = `${l.name}:${l.b}->${l.a}`;
       this.network.addResource(ab, l.a_to_b.GBps, l.copy_engines);
       this.network.addResource(ba, l.b_to_a.GBps, l.copy_engines);
-      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us, switch_us: d.switch_us ?? 0 });
+      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us, switch_us: d.switch_us ?? 0, switch_busy_us: d.switch_under_compute_us ?? d.switch_us ?? 0 });
       this.adjacency.get(l.a)!.push(hop(l.b, ab, l.a_to_b));
       this.adjacency.get(l.b)!.push(hop(l.a, ba, l.b_to_a));
     }
@@ -77,16 +79,18 @@ export class Topology {
     let alpha = src.read_latency_us + dst.write_latency_us;
     let busy = alpha;
     let switchUs = 0;
+    let switchBusy = 0;
     for (let n = to; n !== from; ) {
       const p = prev.get(n)!;
       hops.unshift(p.hop.key);
       alpha += p.hop.alpha_us;
       busy += p.hop.busy_us;
       switchUs += p.hop.switch_us;
+      switchBusy += p.hop.switch_busy_us;
       n = p.node;
     }
     const resources = [this.network.get(`${from}:read`), ...hops.map((h) => this.network.get(h)), this.network.get(`${to}:write`)];
-    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy, switch_us: switchUs };
+    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy, switch_us: switchUs, switch_under_compute_us: switchBusy };
     this.routes.set(key, r);
     return r;
   }

@@ -73,7 +73,8 @@ export async function benchConvertKernels(b: NativeBackend, o: ConvertBenchOptio
           const cover: number[] = [];
           let perKernel = 10;
           for (let t = 0; t <= o.trials; t++) {
-            const reps = condition === 'idle' ? 0 : Math.max(2, Math.ceil((1.5 * o.kernels * perKernel) / gemvUs));
+            // the compute stream's GEMVs slow down beside the kernels: 3x their expected time keeps it busy throughout
+            const reps = condition === 'idle' ? 0 : Math.max(2, Math.ceil((3 * o.kernels * perKernel) / gemvUs));
             const enqueue = () => {
               if (o.gate) b.waitEvent('memory', o.gate.start);
               if (reps > 0) {

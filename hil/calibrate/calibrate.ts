@@ -210,10 +210,14 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   const sw = fits.direction_switch;
   if (sw) {
     for (const d of [toHost, toHbm] as const) {
-      L[d]!.switch_us = r2(Math.max(0, sw.us));
-      src[`links[${pcie}].${d}.switch_us`] =
-        `${by}: ${sw.batches.length} copy batches whose groups alternate a demotion (n single blocks from HBM slab slots to host slots) and a promotion (n other blocks into the slots freed), n = ${[...new Set(sw.batches.map((x) => x.label.match(/(\d+) single/)?.[1]))].join(', ')}, marks per group, under attention + GEMV and on an idle GPU: ` +
-        `per batch, (time - the same-condition layout fits' time for its D2H and H2D copies) / its direction changes = ${sw.batches.map((x) => `${r2(x.us_per_switch)}`).join(', ')} us; the median${sw.us < 0 ? ' (negative: clamped to 0)' : ''}`;
+      for (const [key, us, cond] of [['switch_us', sw.idle_us, 'idle'], ['switch_under_compute_us', sw.under_compute_us, 'under compute']] as const) {
+        const xs = sw.batches.filter((x) => x.condition === cond);
+        if (us === undefined || xs.length === 0) continue;
+        L[d]![key] = r2(Math.max(0, us));
+        src[`links[${pcie}].${d}.${key}`] =
+          `${by}: ${xs.length} copy batches whose groups alternate a demotion (n single blocks from HBM slab slots to host slots) and a promotion (n other blocks into the slots freed), n = ${xs.map((x) => x.label.match(/(\d+) single/)?.[1]).join(', ')}, marks per group, ${cond === 'idle' ? 'nothing else on the GPU' : 'attention + GEMV layers on the compute stream throughout'}: ` +
+          `per batch, (time - the ${cond} layout fits' time for its D2H and H2D copies) / its direction changes = ${xs.map((x) => `${r2(x.us_per_switch)}`).join(', ')} us; the median${us < 0 ? ' (negative: clamped to 0)' : ''}`;
+      }
     }
   }
   L.copy_engines = 1;
@@ -333,14 +337,19 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
 }
 
 export interface DirectionSwitchFit {
+  /** median over every batch */
   us: number;
+  /** median over the batches of each condition */
+  idle_us?: number;
+  under_compute_us?: number;
   batches: { label: string; condition: 'under compute' | 'idle'; switches: number; us: number; predicted_us: number; us_per_switch: number }[];
 }
 
 /**
  * The cost of a copy-direction change on the memory stream, from batches whose groups alternate D2H
  * and H2D: (measured - predicted) / changes per batch, predicted by the single-direction layout fits of
- * the same condition (time = copies x alpha + bytes / beta per direction); the median over the batches.
+ * the same condition (time = copies x alpha + bytes / beta per direction); the median over the batches,
+ * over all and per condition.
  */
 export function fitDirectionSwitch(
   underCompute: readonly LayoutPoint[],
@@ -357,7 +366,11 @@ export function fitDirectionSwitch(
     }
   }
   if (batches.length === 0) return undefined;
-  return { us: median(batches.map((x) => x.us_per_switch)), batches };
+  const of = (c: string) => {
+    const xs = batches.filter((x) => x.condition === c).map((x) => x.us_per_switch);
+    return xs.length ? median(xs) : undefined;
+  };
+  return { us: median(batches.map((x) => x.us_per_switch)), idle_us: of('idle'), under_compute_us: of('under compute'), batches };
 }
 
 /** layout batches: time = copies x alpha + bytes / beta */
@@ -378,7 +391,7 @@ export function formatFits(f: CalibrationFits): string {
   rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ), row('H2D layout', f.h2d_layout), row('D2H layout', f.d2h_layout), row('H2D lay idle', f.h2d_layout_idle), row('D2H lay idle', f.d2h_layout_idle));
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
   const sw = f.direction_switch;
-  if (sw) rows.push(`  ${'dir switch'.padEnd(11)} ${sw.us.toFixed(2).padStart(8)} us per D2H <-> H2D change (median of ${sw.batches.length} batches: ${sw.batches.map((x) => x.us_per_switch.toFixed(1)).join(', ')})`);
+  if (sw) rows.push(`  ${'dir switch'.padEnd(11)} idle ${sw.idle_us?.toFixed(2) ?? '-'} us, under compute ${sw.under_compute_us?.toFixed(2) ?? '-'} us per D2H <-> H2D change (batches: ${sw.batches.map((x) => x.us_per_switch.toFixed(1)).join(', ')})`);
   return rows.join('\n');
 }
 

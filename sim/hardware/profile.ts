@@ -33,6 +33,8 @@ export interface LinkDirection {
    * change); absent = 0
    */
   switch_us?: number;
+  /** optional: the same for a copy that starts while a kernel runs on the compute stream; absent = switch_us */
+  switch_under_compute_us?: number;
 }
 
 export interface LinkSpec {

@@ -116,6 +116,8 @@ describe('executor-layout copy batches', () => {
     const r = fitDirectionSwitch(under, idle, fits)!;
     expect(r.batches.map((b) => [b.condition, Math.round(b.us_per_switch * 1e6) / 1e6])).toEqual([...under.map(() => ['under compute', 9]), ...idle.map(() => ['idle', 11])]);
     expect(r.us).toBeCloseTo(10, 9); // median of four 9s and four 11s
+    expect(r.under_compute_us).toBeCloseTo(9, 9);
+    expect(r.idle_us).toBeCloseTo(11, 9);
     expect(fitDirectionSwitch([], [], fits)).toBeUndefined();
   });
 

@@ -42,6 +42,19 @@ describe('copy direction changes on the memory stream', () => {
     expect(plain.memory.busyUs).toBe(148 + 74 + 148);
   });
 
+  it('a change that starts while a kernel runs on the compute stream pays switch_under_compute_us', () => {
+    const hw = tinyHardware();
+    hw.links[0].a_to_b.switch_us = 3;
+    hw.links[0].a_to_b.switch_under_compute_us = 20;
+    const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
+    ex.beginStep(0);
+    ex.compute.enqueueTimed('k', 'kernel', 1000, []);
+    ex.move(promote); // 148, no change
+    ex.move(demote); // starts at 148 under the kernel: 10 + 64 + 20
+    ex.finish();
+    expect(ex.memory.busyUs).toBe(148 + 94);
+  });
+
   it('the profile field is validated', () => {
     const hw = tinyHardware();
     (hw.links[0].a_to_b as unknown as Record<string, unknown>).switch_us = -2;
