@@ -75,6 +75,11 @@ export const quest: PolicyDefinition<Options> = {
         const created = cache.created[l];
         const newest = v.nBlocks - 1;
         const dense = l < o.dense_layers;
+        // a dense layer whose pages fit HBM uses no selection (it picks the pages to demote only)
+        if (dense && cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K <= 0) {
+          streamNextDense(act, l, L, o.dense_layers, v.step);
+          return;
+        }
         // selection: the newest page + the top pages by estimate
         const pages = Math.max(1, Math.round(o.budget_factor * K));
         let n = 0;
@@ -177,9 +182,7 @@ export const quest: PolicyDefinition<Options> = {
           for (let i = 0; i < k; i++) act.demote(l, cand[i], o.offload_tier, 16);
         }
         if (dense) {
-          // dense layers stream their offloaded pages; issue the next dense layer's one layer ahead
-          const nl = l + 1 < L ? l + 1 : 0;
-          if (nl < o.dense_layers && v.step >= 0) act.prefetchOffloaded(nl);
+          streamNextDense(act, l, L, o.dense_layers, v.step);
           return;
         }
         if (v.step < 0) return;
@@ -202,6 +205,12 @@ export const quest: PolicyDefinition<Options> = {
     };
   },
 };
+
+/** Dense layers stream their offloaded pages: after layer l, issue the next dense layer's one layer ahead. */
+function streamNextDense(act: Actions, l: number, L: number, denseLayers: number, step: number): void {
+  const nl = l + 1 < L ? l + 1 : 0;
+  if (nl < denseLayers && step >= 0) act.prefetchOffloaded(nl);
+}
 
 /** a[0, n) in ascending order (insertion sort when few, as the lists here mostly are) */
 function sortAscending(a: Int32Array, n: number): void {
