@@ -51,6 +51,21 @@ export function entropy(pos: number, n: number): number {
   return -(p * Math.log2(p) + (1 - p) * Math.log2(1 - p));
 }
 
+/** binary entropy at p = k / ENTROPY_GRID, k = 0 .. ENTROPY_GRID */
+const ENTROPY_GRID = 4096;
+const entropyAt = Float64Array.from({ length: ENTROPY_GRID + 1 }, (_, k) => entropy(k, ENTROPY_GRID));
+
+/**
+ * A lower bound of the binary entropy at p (in [0, 1]): the chord between the grid points around p
+ * (the entropy is concave, so its chords lie below it), less a margin past the rounding of both.
+ */
+export function entropyBelow(p: number): number {
+  const x = p * ENTROPY_GRID;
+  const k = Math.floor(x);
+  if (k >= ENTROPY_GRID) return 0;
+  return entropyAt[k] + (entropyAt[k + 1] - entropyAt[k]) * (x - k) - 1e-12;
+}
+
 /**
  * The Hoeffding bound: with probability 1 − δ the true mean of a variable of range R lies within
  * ε = sqrt(R² ln(1/δ) / 2n) of the mean of n observations.
@@ -95,6 +110,19 @@ export class HoeffdingTree {
 
   /** bins of one sample (reused) */
   private readonly scratch: Float64Array;
+  /** per edge (feature * (bins - 1) + bin) and per feature, for bestSplits() */
+  private readonly splitScratch: {
+    ub: Float64Array;
+    cumN: Float64Array;
+    cumP: Float64Array;
+    ubF: Float64Array;
+    fGain: Float64Array;
+    fEdge: Int32Array;
+    order: Int32Array;
+    edgeOrder: Int32Array;
+  };
+  /** the second gain of the last bestSplits() */
+  private secondGain = -1;
 
   constructor(o: HoeffdingOptions) {
     this.features = o.features;
@@ -105,6 +133,17 @@ export class HoeffdingTree {
     this.tau = o.tau ?? 0.05;
     this.maxDepth = o.maxDepth ?? 8;
     this.minGain = o.minGain ?? 0.01;
+    const edges = o.features * (this.bins - 1);
+    this.splitScratch = {
+      ub: new Float64Array(edges),
+      cumN: new Float64Array(edges),
+      cumP: new Float64Array(edges),
+      ubF: new Float64Array(o.features),
+      fGain: new Float64Array(o.features),
+      fEdge: new Int32Array(o.features),
+      order: new Int32Array(o.features),
+      edgeOrder: new Int32Array(Math.max(0, this.bins - 1)),
+    };
     this.root = this.leaf(0);
   }
 
@@ -220,32 +259,8 @@ export class HoeffdingTree {
       return;
     }
     const h = entropy(leaf.pos, leaf.n);
-    let best = { gain: -1, feature: -1, edge: -1 };
-    let second = -1;
-    for (let f = 0; f < this.features; f++) {
-      let fBest = -1;
-      let fEdge = -1;
-      let ln = 0;
-      let lp = 0;
-      for (let b = 0; b < this.bins - 1; b++) {
-        const i = (f * this.bins + b) * 2;
-        const inBin = leaf.counts[i] + leaf.counts[i + 1];
-        ln += inBin;
-        lp += leaf.counts[i + 1];
-        const rn = leaf.n - ln;
-        // an empty bin: the same split as at the edge before, whose gain fBest already holds or beats
-        if (ln === 0 || rn === 0 || (inBin === 0 && b > 0)) continue;
-        const g = h - (ln / leaf.n) * entropy(lp, ln) - (rn / leaf.n) * entropy(leaf.pos - lp, rn);
-        if (g > fBest) {
-          fBest = g;
-          fEdge = b;
-        }
-      }
-      if (fBest > best.gain) {
-        second = Math.max(second, best.gain);
-        best = { gain: fBest, feature: f, edge: fEdge };
-      } else second = Math.max(second, fBest);
-    }
+    const best = this.bestSplits(leaf, h);
+    const second = this.secondGain;
     // R = 1 bit: the range of the information gain for two classes
     const eps = hoeffdingBound(1, this.delta, leaf.n);
     const threshold = best.feature < 0 ? Number.NaN : (best.edge + 1) / this.bins;
@@ -262,6 +277,114 @@ export class HoeffdingTree {
     const split: Split = { kind: 'split', feature: best.feature, edge: best.edge, threshold, left: this.leaf(leaf.depth + 1), right: this.leaf(leaf.depth + 1) };
     this.replace(leaf, split, bins, offset);
     this.splits++;
+  }
+
+  /**
+   * The best split of a leaf: the feature and bin edge of the largest information gain (ties: the
+   * lowest feature, then the lowest edge; gain -1 and feature -1 when no edge splits its samples),
+   * and in secondGain the largest gain of any other feature (-1 when none). Each gain has an upper
+   * bound that costs no logarithm (its two entropies bounded from below by entropyBelow); the gains
+   * are computed (each exactly as it would be alone) only where that bound reaches the best of its
+   * feature or the second best feature so far.
+   */
+  private bestSplits(leaf: Leaf, h: number): { gain: number; feature: number; edge: number } {
+    const F = this.features;
+    const E = this.bins - 1;
+    const n = leaf.n;
+    const pos = leaf.pos;
+    const counts = leaf.counts;
+    const { ub, cumN, cumP, ubF, fGain, fEdge, order, edgeOrder } = this.splitScratch;
+    // the bound of every edge that splits the samples (-1: one that does not), and per feature the largest
+    for (let f = 0; f < F; f++) {
+      let ln = 0;
+      let lp = 0;
+      let top = -1;
+      for (let b = 0; b < E; b++) {
+        const i = (f * this.bins + b) * 2;
+        const inBin = counts[i] + counts[i + 1];
+        ln += inBin;
+        lp += counts[i + 1];
+        const rn = n - ln;
+        const e = f * E + b;
+        cumN[e] = ln;
+        cumP[e] = lp;
+        // an empty bin: the same split as at the edge before
+        if (ln === 0 || rn === 0 || (inBin === 0 && b > 0)) {
+          ub[e] = -1;
+          continue;
+        }
+        // the bound, widened past any rounding of the gain's own computation
+        const u = h - (ln / n) * entropyBelow(lp / ln) - (rn / n) * entropyBelow((pos - lp) / rn) + 1e-12;
+        ub[e] = u;
+        if (u > top) top = u;
+      }
+      ubF[f] = top;
+      order[f] = f;
+    }
+    // features by bound, highest first (ties: the lower feature)
+    for (let x = 1; x < F; x++) {
+      const fx = order[x];
+      let y = x - 1;
+      for (; y >= 0 && (ubF[order[y]] < ubF[fx] || (ubF[order[y]] === ubF[fx] && order[y] > fx)); y--) order[y + 1] = order[y];
+      order[y + 1] = fx;
+    }
+    // exact best gains of the features whose bound reaches the second best exact gain so far
+    let v1 = -Infinity;
+    let v2 = -Infinity;
+    let done = 0;
+    for (; done < F; done++) {
+      const f = order[done];
+      if (ubF[f] < v2) break;
+      let fBest = -1;
+      let fb = -1;
+      if (ubF[f] >= 0) {
+        let m = 0;
+        for (let b = 0; b < E; b++) if (ub[f * E + b] >= 0) edgeOrder[m++] = b;
+        // edges by bound, highest first
+        for (let x = 1; x < m; x++) {
+          const bx = edgeOrder[x];
+          const ux = ub[f * E + bx];
+          let y = x - 1;
+          for (; y >= 0 && ub[f * E + edgeOrder[y]] < ux; y--) edgeOrder[y + 1] = edgeOrder[y];
+          edgeOrder[y + 1] = bx;
+        }
+        for (let j = 0; j < m; j++) {
+          const b = edgeOrder[j];
+          const e = f * E + b;
+          if (ub[e] < (fBest > v2 ? fBest : v2)) break;
+          const ln = cumN[e];
+          const lp = cumP[e];
+          const rn = n - ln;
+          const g = h - (ln / n) * entropy(lp, ln) - (rn / n) * entropy(pos - lp, rn);
+          // the first edge of the largest gain
+          if (g > fBest || (g === fBest && b < fb)) {
+            fBest = g;
+            fb = b;
+          }
+        }
+      }
+      fGain[f] = fBest;
+      fEdge[f] = fb;
+      if (fBest > v1) {
+        v2 = v1;
+        v1 = fBest;
+      } else if (fBest > v2) v2 = fBest;
+    }
+    // the features not computed gain less than the second best: the best and second come from the others
+    let best = { gain: -1, feature: -1, edge: -1 };
+    let second = -1;
+    for (let f = 0; f < F; f++) {
+      let computed = false;
+      for (let j = 0; j < done; j++) if (order[j] === f) computed = true;
+      if (!computed) continue;
+      const fBest = fGain[f];
+      if (fBest > best.gain) {
+        second = Math.max(second, best.gain);
+        best = { gain: fBest, feature: f, edge: fEdge[f] };
+      } else second = Math.max(second, fBest);
+    }
+    this.secondGain = second;
+    return best;
   }
 
   /** put `split` where `leaf` is (the leaf the bins b[offset ..) reach) */

@@ -1,6 +1,6 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { entropy, hoeffdingBound, HoeffdingTree } from '../../policies/hoeffding-tree.js';
+import { entropy, entropyBelow, hoeffdingBound, HoeffdingTree } from '../../policies/hoeffding-tree.js';
 
 describe('Hoeffding tree (streaming prefetch predictor)', () => {
   it('learns a learnable access pattern: prequential accuracy rises above 0.9', () => {
@@ -99,5 +99,66 @@ describe('Hoeffding tree split decision, by hand', () => {
     const flat = new HoeffdingTree({ features: 1, bins: 2, grace: 4, tau: 10 });
     for (const [x, y] of [[0.25, true], [0.25, false], [0.75, true], [0.75, false]] as const) flat.learn([x], y);
     expect(flat.lastCheck).toMatchObject({ n: 4, gain: 0, split: false, reason: 'min-gain' });
+  });
+  it('entropyBelow bounds the binary entropy from below: within 2e-4 bit, 1e-5 for p in [0.01, 0.99]', () => {
+    const rng = seedrandom('below');
+    for (let i = 0; i < 20000; i++) {
+      const n = 1 + Math.floor(rng() * (i % 3 === 0 ? 100 : 1e7));
+      const pos = i % 3 === 2 ? Math.floor(rng() * Math.min(n + 1, 3000)) : Math.floor(rng() * (n + 1));
+      const p = pos / n;
+      const h = entropy(pos, n);
+      expect(entropyBelow(p)).toBeLessThanOrEqual(h);
+      expect(h - entropyBelow(p)).toBeLessThan(p >= 0.01 && p <= 0.99 ? 1e-5 : 2e-4);
+    }
+  });
+
+  it('each split check finds the best and second gains that computing every edge finds', () => {
+    // the checks' gains recomputed here from the leaf counts at every edge, with the same formula
+    const rng = seedrandom('split-checks');
+    let checks = 0;
+    for (let trial = 0; trial < 12; trial++) {
+      const features = 1 + (trial % 6);
+      const bins = 2 + ((trial * 5) % 17);
+      const t = new HoeffdingTree({ features, bins, grace: 50, tau: 0.01 * (trial % 4), minGain: trial % 2 ? 0.01 : 1e-4 });
+      const weights = Array.from({ length: features }, () => (rng() < 0.5 ? rng() : 0));
+      const counts = Array.from({ length: features * bins * 2 }, () => 0);
+      let n = 0;
+      let pos = 0;
+      let last = t.lastCheck;
+      for (let k = 0; k < 4000 && t.splits === 0; k++) {
+        const x = Array.from({ length: features }, () => (trial % 3 ? Math.floor(rng() * 4) / 4 : rng()));
+        const z = x.reduce((a, v, f) => a + weights[f] * (v > 0.5 ? 1 : -1), 0);
+        const y = rng() < 1 / (1 + Math.exp(-2 * z));
+        t.learn(x, y);
+        n++;
+        if (y) pos++;
+        for (let f = 0; f < features; f++) counts[(f * bins + t.bin(x[f])) * 2 + (y ? 1 : 0)]++;
+        if (t.lastCheck === last) continue;
+        last = t.lastCheck;
+        checks++;
+        if (last!.reason === 'pure') continue;
+        const h = entropy(pos, n);
+        const perFeature = Array.from({ length: features }, (_, f) => {
+          let best = -1;
+          let edge = -1;
+          let ln = 0;
+          let lp = 0;
+          for (let b = 0; b < bins - 1; b++) {
+            const inBin = counts[(f * bins + b) * 2] + counts[(f * bins + b) * 2 + 1];
+            ln += inBin;
+            lp += counts[(f * bins + b) * 2 + 1];
+            if (ln === 0 || n - ln === 0 || (inBin === 0 && b > 0)) continue;
+            const g = h - (ln / n) * entropy(lp, ln) - ((n - ln) / n) * entropy(pos - lp, n - ln);
+            if (g > best) [best, edge] = [g, b];
+          }
+          return { best, edge };
+        });
+        const top = perFeature.reduce((a, c, f) => (c.best > perFeature[a].best ? f : a), 0);
+        const second = Math.max(-1, ...perFeature.filter((_, f) => f !== top).map((c) => c.best));
+        expect(last).toMatchObject({ n, feature: perFeature[top].best < 0 ? -1 : top, gain: Math.max(0, perFeature[top].best), second: Math.max(0, second) });
+        if (perFeature[top].best >= 0) expect(last!.threshold).toBe((perFeature[top].edge + 1) / bins);
+      }
+    }
+    expect(checks).toBeGreaterThan(100);
   });
 });
