@@ -187,6 +187,78 @@ export const synapseVm: PolicyDefinition<Options> = {
     /** per tier: blocks and bytes staged at the current decision */
     const stagedIn = new Float64Array(T);
     const stagedBytesIn = new Float64Array(T);
+    /** per block: the step it was last attended (for the probes' order) */
+    const seenKeys = new Float64Array(M);
+
+    // the decision being taken, for the helpers below (no closures per decision)
+    let dv: PolicyView = null as never;
+    let da: Actions = null as never;
+    /** blocks from here on are in the recent window (or not created) */
+    let dEnd = 0;
+    /** the outlier bound, computed at the decision's first demotion (moves change no norm and no liveness) */
+    let dBound = Number.NaN;
+    /** copy time left of the layer's budget, us */
+    let dLeft = 0;
+
+    /** bits of block b demoted to `bits`: 16 for an outlier */
+    function bitsFor(b: number, bits: number): number {
+      if (Number.isNaN(dBound)) dBound = outlierBound(dv, o.outlier_sigma);
+      return dv.keyNorms[b] > dBound ? 16 : bits;
+    }
+    /** demote block b of the deciding layer; a copy out of L1 is charged to the copy budget */
+    function demoteTo(b: number, tier: string, t: number, bits: number): boolean {
+      const cache = dv.cache;
+      const from = cache.tierOf(dv.layer, b);
+      if (!da.demote(dv.layer, b, tier, bits)) return false;
+      if (from === 0) dLeft -= cost.of(t, cache.bytesOf(bits));
+      return true;
+    }
+    /** L1 blocks of the deciding layer that may leave (not pinned, not in the window), hot ones only when `withHot`, with their saliency into candKeys */
+    function l1Victims(withHot: boolean): number {
+      const cache = dv.cache;
+      const l = dv.layer;
+      const s = dv.step;
+      const l1 = hbm.blocks;
+      const l1Base = l * M;
+      let n = 0;
+      const end = dEnd;
+      const pins = cache.pinnedIn(l) > 0;
+      const count = hbm.countOf(l);
+      for (let i = 0; i < count; i++) {
+        const b = l1[l1Base + i];
+        if (b >= end) break;
+        if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b))) continue;
+        if (!withHot && s - hotStep[l1Base + b] <= o.hot_steps) continue;
+        candKeys[n] = score.get(l, b);
+        cand[n++] = b;
+      }
+      return n;
+    }
+    /** the unpinned L1 block outside the window of least saliency (ties: the lower id), hot ones only when `withHot`, or −1 (the bottom-1 of l1Victims) */
+    function coldestL1(withHot: boolean): number {
+      const cache = dv.cache;
+      const l = dv.layer;
+      const s = dv.step;
+      const l1 = hbm.blocks;
+      const l1Base = l * M;
+      let best = -1;
+      let bestKey = 0;
+      const end = dEnd;
+      const pins = cache.pinnedIn(l) > 0;
+      const count = hbm.countOf(l);
+      for (let i = 0; i < count; i++) {
+        const b = l1[l1Base + i];
+        if (b >= end) break;
+        if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b))) continue;
+        if (!withHot && s - hotStep[l1Base + b] <= o.hot_steps) continue;
+        const k = score.get(l, b);
+        if (best < 0 || k < bestKey) {
+          best = b;
+          bestKey = k;
+        }
+      }
+      return best;
+    }
 
     return {
       name: 'synapsevm',
@@ -204,65 +276,21 @@ export const synapseVm: PolicyDefinition<Options> = {
         // anchor guard: pin the sink blocks once they exist
         for (let b = pinnedUpTo[l]; b < Math.min(sinkBlocks, cache.created[l]); b++) if (cache.tierOf(l, b) >= 0) act.pin(l, b);
         pinnedUpTo[l] = Math.min(sinkBlocks, cache.created[l]);
-        // the outlier bound, computed at this decision's first demotion (moves change no norm and no liveness)
-        let bound = Number.NaN;
         const K = Math.max(v.budgetBlocks, sinkBlocks + 1);
         const recent = Math.max(1, Math.round(K * o.recent_ratio));
         const windowStart = v.nBlocks - recent;
         const created = cache.created[l];
         const hotBase = l * M;
-        const bitsFor = (b: number, bits: number) => {
-          if (Number.isNaN(bound)) bound = outlierBound(v, o.outlier_sigma);
-          return v.keyNorms[b] > bound ? 16 : bits;
-        };
         const timed = s >= 0;
-        let left = timed ? cost.layerUs : Infinity;
-        const demoteTo = (b: number, tier: string, t: number, bits: number) => {
-          const from = cache.tierOf(l, b);
-          if (!act.demote(l, b, tier, bits)) return false;
-          if (from === 0) left -= cost.of(t, cache.bytesOf(bits));
-          return true;
-        };
         // the L1 blocks, ascending (promotions are added; a listed block is still in L1 when its tier is 0)
         hbm.sync(cache, l);
         const l1 = hbm.blocks;
         const l1Base = l * M;
-        /** L1 blocks that may leave (not pinned, not in the window), hot ones only when `withHot`, with their saliency into candKeys */
-        const l1Victims = (withHot: boolean) => {
-          let n = 0;
-          const end = Math.min(windowStart, created);
-          const pins = cache.pinnedIn(l) > 0;
-          const count = hbm.countOf(l);
-          for (let i = 0; i < count; i++) {
-            const b = l1[l1Base + i];
-            if (b >= end) break;
-            if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b))) continue;
-            if (!withHot && s - hotStep[hotBase + b] <= o.hot_steps) continue;
-            candKeys[n] = score.get(l, b);
-            cand[n++] = b;
-          }
-          return n;
-        };
-        /** the unpinned L1 block outside the window of least saliency (ties: the lower id), hot ones only when `withHot`, or −1 (the bottom-1 of l1Victims) */
-        const coldestL1 = (withHot: boolean) => {
-          let best = -1;
-          let bestKey = 0;
-          const end = Math.min(windowStart, created);
-          const pins = cache.pinnedIn(l) > 0;
-          const count = hbm.countOf(l);
-          for (let i = 0; i < count; i++) {
-            const b = l1[l1Base + i];
-            if (b >= end) break;
-            if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b))) continue;
-            if (!withHot && s - hotStep[hotBase + b] <= o.hot_steps) continue;
-            const k = score.get(l, b);
-            if (best < 0 || k < bestKey) {
-              best = b;
-              bestKey = k;
-            }
-          }
-          return best;
-        };
+        dv = v;
+        da = act;
+        dEnd = Math.min(windowStart, created);
+        dBound = Number.NaN;
+        dLeft = timed ? cost.layerUs : Infinity;
 
         // promotion back: blocks below L1 that were hot at the layer's latest observation
         if (timed && o.promote_blocks > 0 && forecast.lastStep(l) >= 0) {
@@ -284,7 +312,7 @@ export const synapseVm: PolicyDefinition<Options> = {
             const bytes = cache.bytesOf(cache.bitsOf(l, b));
             if (!act.promote(l, b, 16)) break;
             hbm.add(l, b);
-            left -= cost.of(from, bytes);
+            dLeft -= cost.of(from, bytes);
             hotStep[hotBase + b] = s;
             stats.promotedBack++;
           }
@@ -363,9 +391,9 @@ export const synapseVm: PolicyDefinition<Options> = {
           const t = cache.tierOf(l, b);
           const bytes = cache.bytesOf(cache.bitsOf(l, b));
           const us = cost.of(t, bytes);
-          if (us > left) continue;
+          if (us > dLeft) continue;
           if (!act.prefetch(l, b)) continue;
-          left -= us;
+          dLeft -= us;
           st.push(b);
           stagedMask[b] = 1;
           stagedIn[t]++;
@@ -388,13 +416,14 @@ export const synapseVm: PolicyDefinition<Options> = {
               cand[m++] = b;
             }
             const k = selectBottomKKeyed(cand, candKeys, m, o.probe_blocks);
-            const seen = (b: number) => forecast.seen(l, b);
-            const order = Array.from(cand.subarray(0, k)).sort((a, b) => seen(a) - seen(b) || a - b);
+            for (let i = 0; i < k; i++) seenKeys[cand[i]] = forecast.seen(l, cand[i]);
+            sortByKey(cand, k, seenKeys);
+            const order = cand.subarray(0, k);
             for (const b of order) {
               const us = cost.of(cache.tierOf(l, b), cache.bytesOf(cache.bitsOf(l, b)));
-              if (us > left) continue;
+              if (us > dLeft) continue;
               if (!act.prefetch(l, b)) continue;
-              left -= us;
+              dLeft -= us;
               stagedMask[b] = 1;
               kept[nKept++] = b;
               stats.probed++;
