@@ -199,10 +199,21 @@ export const dpnc: PolicyDefinition<Options> = {
     // position bins per block at posBinFor blocks
     const posBin = new Uint8Array(M);
     let posBinFor = -1;
-    // the feature bins a page had at the decision for step featStep (training input), and its tier then
+    // the feature bins of a page at the last decision pass that wrote them (the tree's input), and its
+    // tier at the last decision pass of its layer (a pass that writes every page's bins, or a page-in)
     const feats = new Uint8Array(L * M * F);
-    const featStep = new Int32Array(L * M).fill(NEVER);
     const featTier = new Int8Array(L * M);
+    // per layer, its last decision pass (what training at the step decided for reads): the step, tick,
+    // blocks created and blocks at the step then, the near_layer bins then, and the key norms of the
+    // key-norm statistics' version (copied when a pass finds a new version)
+    const decStep = new Int32Array(L).fill(NEVER);
+    const decTick = new Int32Array(L);
+    const decCreated = new Int32Array(L);
+    const decBlocks = new Int32Array(L);
+    const nearAt = Array.from({ length: L }, () => new Uint8Array(M));
+    const normsAt: Float32Array[] = Array.from({ length: L }, () => new Float32Array(M));
+    const normsAtVer = new Int32Array(L).fill(-1);
+    const trainBins = new Uint8Array(F);
     // pages paged in for step protectFor: not victims until that step's attention ran
     const protectFor = new Int32Array(L * M).fill(NEVER);
     // per block of the layer being managed (created <= M): tree probability, keep value, due for demotion
@@ -280,7 +291,6 @@ export const dpnc: PolicyDefinition<Options> = {
     let clock = 0;
     const leftAt = new Int32Array(L * M).fill(-1);
     const pagedInAt = new Int32Array(L * M).fill(-1);
-    const binsAt = new Int32Array(L * M).fill(-1);
     const yesAt = new Int32Array(L * M).fill(-1);
     // per layer, a listing of the offloaded pages written late (listLate): its step (NEVER: none), the
     // tick of its decision pass and the blocks created then
@@ -347,6 +357,7 @@ export const dpnc: PolicyDefinition<Options> = {
       const nl = norms[l];
       // the layer observed last (one layer ahead, the layer before the one computing now), at t or t - 1
       const prevOk = prevLayer >= 0 && (prevStep === t || prevStep === t - 1);
+      recordDecision(l, t, created, nBlocksThen, prevOk);
       const lb = layerBin[l];
       const ageSteps = o.age_steps;
       const lowImportance = o.low_importance;
@@ -383,7 +394,6 @@ export const dpnc: PolicyDefinition<Options> = {
         feats[at + 5] = lb;
         feats[at + 6] = tierBin[tier];
         feats[at + 7] = prevOk ? nearBin[b] : unknownNear;
-        featStep[i] = t;
         featTier[i] = tier;
         const p = tree.probabilityOfBins(feats, at);
         prob[b] = p;
@@ -449,7 +459,7 @@ export const dpnc: PolicyDefinition<Options> = {
       feats[at + 1] = freqBin[i];
       feats[at + 2] = massBin[i];
       if (normVer[i] !== dVer) {
-        normBin[i] = keyNormBins.of(dSd > 0 ? (norms[l][b] - dMean) / dSd : 0);
+        normBin[i] = keyNormBins.of(dSd > 0 ? (normsAt[l][b] - dMean) / dSd : 0);
         normVer[i] = dVer;
       }
       feats[at + 3] = normBin[i];
@@ -457,9 +467,47 @@ export const dpnc: PolicyDefinition<Options> = {
       feats[at + 5] = layerBin[l];
       feats[at + 6] = tierBin[tier];
       feats[at + 7] = dPrevOk ? nearBin[b] : unknownNear;
-      featStep[i] = dT;
-      featTier[i] = tier;
-      binsAt[i] = dTick;
+    };
+    /**
+     * The decision pass for (l, t) (tick dTick) is the layer's last: what training on t's attention
+     * reads of it. The bins of a trained page are computed then (trainingBins), from the state the
+     * pass saw: its own history is not changed before that step's attention, the rest is kept here.
+     */
+    const recordDecision = (l: number, t: number, created: number, nBlocksThen: number, prevOk: boolean) => {
+      decStep[l] = t;
+      decTick[l] = dTick;
+      decCreated[l] = created;
+      decBlocks[l] = nBlocksThen;
+      if (prevOk) nearAt[l].set(nearBin);
+      else nearAt[l].fill(unknownNear);
+      if (normsAtVer[l] !== nsVer[l]) {
+        normsAt[l].set(norms[l]);
+        normsAtVer[l] = nsVer[l];
+      }
+    };
+    /** the feature bins page (l, b) had at the layer's last decision pass, in trainBins, with tier `tier` then */
+    const trainingBins = (l: number, b: number, tier: number) => {
+      const i = l * M + b;
+      const lu = lastUse[i];
+      if (lu === NEVER) trainBins[0] = neverBin;
+      else {
+        const r = decStep[l] - lu;
+        trainBins[0] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
+      }
+      trainBins[1] = freqBin[i];
+      trainBins[2] = massBin[i];
+      const ver = nsVer[l];
+      if (normVer[i] !== ver) {
+        const sd = nsSd[l];
+        normBin[i] = keyNormBins.of(sd > 0 ? (normsAt[l][b] - nsMean[l]) / sd : 0);
+        normVer[i] = ver;
+      }
+      trainBins[3] = normBin[i];
+      const nb = decBlocks[l];
+      trainBins[4] = posBinFor === nb ? posBin[b] : tree.bin(positionFeature(b, nb));
+      trainBins[5] = layerBin[l];
+      trainBins[6] = tierBin[tier];
+      trainBins[7] = nearAt[l][b];
     };
     /**
      * Write layer l's listing of the late listing (the pages offloaded at its decision pass, answered
@@ -516,10 +564,10 @@ export const dpnc: PolicyDefinition<Options> = {
         for (let b = 0; b < M; b++) posBin[b] = tree.bin(positionFeature(b, nBlocksThen));
         posBinFor = nBlocksThen;
       }
-      // the residents (in no particular order), from the layer's HBM members
+      recordDecision(l, t, created, nBlocksThen, dPrevOk);
+      // the residents (in no particular order), from the layer's HBM members (their bins: when read)
       const nResident = memCount[l * T];
       residents.set(memList[l * T].subarray(0, nResident));
-      for (let j = 0; j < nResident; j++) pageBins(l, residents[j], 0);
       const nOffloaded = cache.live(l) - nResident;
       let end = created;
       while (end > 0 && cache.tierOf(l, end - 1) <= 0) end--;
@@ -632,6 +680,7 @@ export const dpnc: PolicyDefinition<Options> = {
         scored = true;
         for (let j = 0; j < nResident; j++) {
           const b = residents[j];
+          pageBins(l, b, 0);
           prob[b] = tree.probabilityOfBins(feats, (l * M + b) * F);
           value[b] = valueAt(l, b, mx, t);
         }
@@ -721,8 +770,8 @@ export const dpnc: PolicyDefinition<Options> = {
           if (vb < 0 || !demoteVictim(vb)) return false;
         }
         const i = l * M + b;
-        // a fast pass wrote the bins of the residents and of the recent list only (training input)
-        if (fast && binsAt[i] !== dTick) pageBins(l, b, cache.tierOf(l, b));
+        // its tier at the pass (training reads it)
+        featTier[i] = cache.tierOf(l, b);
         const bits = cache.bitsOf(l, b);
         if (!act.promote(l, b)) return false;
         member(l, b, 0);
@@ -946,6 +995,10 @@ export const dpnc: PolicyDefinition<Options> = {
         prevStep = s;
         nearBin.fill(unknownNear);
         const trainAll = o.train_on === 'all';
+        // pages trained on: attended, live at the layer's last decision pass, which was for this step
+        const trained = s >= 0 && decStep[l] === s;
+        const tick = decTick[l];
+        const createdThen = decCreated[l];
         for (let b = 0; b < n; b++) {
           if (!att[b]) continue;
           const i = base + b;
@@ -954,7 +1007,14 @@ export const dpnc: PolicyDefinition<Options> = {
           const rel = own ? (max > 0 ? mass[b] / max : 0) : uRel;
           nearBin[b] = own ? tree.bin(nearFeature(rel)) : uNear;
           const used = own ? needed(mass[b], n, o.use_factor) : uUsed;
-          if (s >= 0 && featStep[i] === s && (trainAll || featTier[i] > 0)) tree.learnBins(feats, i * F, used);
+          if (trained && b < createdThen) {
+            // resident at the pass, or paged in by it
+            const tier = pagedInAt[i] >= tick ? featTier[i] : 0;
+            if (trainAll || tier > 0) {
+              trainingBins(l, b, tier);
+              tree.learnBins(trainBins, 0, used);
+            }
+          }
           seen[i]++;
           massBin[i] = own ? tree.bin(massFeature(rel)) : uMass;
           if (used) {
