@@ -55,6 +55,11 @@ export interface LayerWork {
   attendedCount: number;
   /** the attention kernel for the attended blocks' precisions (one precision throughout, or 'mixed') */
   kernel: AttentionKernel;
+  /**
+   * with the 'mixed' kernel: the share of the layer's consecutive live blocks whose precisions differ
+   * (0..1; the per-block kernel slows down with precision changes along its table); 0 otherwise
+   */
+  changeShare: number;
 }
 
 export interface StepTiming {

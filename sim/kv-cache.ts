@@ -63,6 +63,8 @@ export class KVCache {
    * b + 1 when both are in the tier and b is 16-bit (see runsIn)
    */
   private readonly runCount: Int32Array;
+  /** per layer: pairs of consecutive live blocks (b - 1, b) at different bits (see precisionChanges) */
+  private readonly changeCount: Int32Array;
   /** bytes of one full block per layer at each precision (index as BITS) */
   readonly blockBytes: number[];
 
@@ -94,6 +96,7 @@ export class KVCache {
     this.liveMask = new Uint8Array(n);
     this.hbmMask = new Uint8Array(n);
     this.runCount = new Int32Array(layers * tiers.length);
+    this.changeCount = new Int32Array(layers);
     this.blockBytes = BITS.map((b) => kvBytes(model, blockSize, b, groupSize));
   }
 
@@ -172,6 +175,7 @@ export class KVCache {
     this.hbmMask[i] = tier === 0 ? 1 : 0;
     this.add(layer, tier, bits, bytes, +1);
     this.runStart(layer, b, +1);
+    this.bitsChange(layer, b, +1);
     return true;
   }
 
@@ -204,6 +208,7 @@ export class KVCache {
     this.bitsCount[layer * BITS.length + k] += count;
     this.tierBitsCount[(layer * this.tierNames.length + tier) * BITS.length + k] += count;
     for (let b = b0; b < b0 + count; b++) this.runStart(layer, b, +1);
+    this.bitsChange(layer, b0, +1); // (the new blocks among themselves are at the same bits)
     return true;
   }
 
@@ -219,11 +224,19 @@ export class KVCache {
     this.add(layer, fromTier, fromBits, oldBytes, -1);
     this.runStart(layer, block, -1);
     this.runStart(layer, block + 1, -1);
+    if (bits !== fromBits) {
+      this.bitsChange(layer, block, -1);
+      this.bitsChange(layer, block + 1, -1);
+    }
     this.tier[i] = tier;
     this.bits[i] = bits;
     this.hbmMask[i] = tier === 0 ? 1 : 0;
     this.runStart(layer, block, +1);
     this.runStart(layer, block + 1, +1);
+    if (bits !== fromBits) {
+      this.bitsChange(layer, block, +1);
+      this.bitsChange(layer, block + 1, +1);
+    }
     this.add(layer, tier, bits, newBytes, +1);
     return true;
   }
@@ -234,6 +247,8 @@ export class KVCache {
     this.add(layer, this.tier[i], this.bits[i], this.bytesOf(this.bits[i]), -1);
     this.runStart(layer, block, -1);
     this.runStart(layer, block + 1, -1);
+    this.bitsChange(layer, block, -1);
+    this.bitsChange(layer, block + 1, -1);
     this.tier[i] = DROPPED;
     this.runStart(layer, block + 1, +1);
     this.pinnedCount[layer] -= this.pinned[i];
@@ -248,6 +263,22 @@ export class KVCache {
    */
   runsIn(layer: number, tier: number): number {
     return this.runCount[layer * this.tierNames.length + tier];
+  }
+
+  /**
+   * Pairs of consecutive live blocks (b - 1, b) of a layer whose bits differ: where the per-block
+   * attention kernel switches precision along the block order. Kept up to date by every change.
+   */
+  precisionChanges(layer: number): number {
+    return this.changeCount[layer];
+  }
+
+  /** Adds `sign` to the layer's change count when blocks b - 1 and b are both live at different bits. */
+  private bitsChange(layer: number, b: number, sign: 1 | -1): void {
+    if (b <= 0 || b >= this.created[layer]) return;
+    const i = layer * this.maxBlocks + b;
+    if (this.tier[i] < 0 || this.tier[i - 1] < 0 || this.bits[i] === this.bits[i - 1]) return;
+    this.changeCount[layer] += sign;
   }
 
   /** Adds `sign` to the run count of block b's tier when b starts a run there (nothing for a block not live). */
@@ -290,6 +321,12 @@ export class KVCache {
         if (t >= 0 && !(b > 0 && this.tier[i - 1] === t && this.bits[i - 1] === 16)) runs[t]++;
       }
       for (let t = 0; t < T; t++) if (runs[t] !== this.runsIn(l, t)) throw new Error(`audit: layer ${l} tier ${t} runs`);
+      let changes = 0;
+      for (let b = 1; b < this.created[l]; b++) {
+        const i = l * this.maxBlocks + b;
+        if (this.tier[i] >= 0 && this.tier[i - 1] >= 0 && this.bits[i] !== this.bits[i - 1]) changes++;
+      }
+      if (changes !== this.precisionChanges(l)) throw new Error(`audit: layer ${l} precision changes ${this.precisionChanges(l)} != ${changes}`);
       if (tc.reduce((a, b) => a + b, 0) !== this.live(l)) throw new Error(`audit: layer ${l} live count`);
       let pins = 0;
       for (let b = 0; b < this.created[l]; b++) pins += this.pinned[l * this.maxBlocks + b];

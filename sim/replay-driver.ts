@@ -225,6 +225,7 @@ export class ReplayDriver<H> implements Actions {
       attendedMask: this.masks[0],
       attendedCount: 0,
       kernel: 'fp16',
+      changeShare: 0,
     };
     this.skippedBits = new Int32Array(BITS.length);
   }
@@ -879,6 +880,7 @@ export class ReplayDriver<H> implements Actions {
     w.attendedMask = mask;
     w.attendedCount = live;
     w.kernel = this.kernelOf(l, false);
+    w.changeShare = w.kernel === 'mixed' ? this.changeShare(l) : 0;
     return w;
   }
 
@@ -964,6 +966,7 @@ export class ReplayDriver<H> implements Actions {
     w.attendedMask = this.attendedView;
     w.attendedCount = live;
     w.kernel = this.kernelOf(l, skippedCount !== 0);
+    w.changeShare = w.kernel === 'mixed' ? this.changeShare(l) : 0;
     return w;
   }
 
@@ -1051,6 +1054,7 @@ export class ReplayDriver<H> implements Actions {
     w.attendedMask = this.attendedView;
     w.attendedCount = live;
     w.kernel = this.kernelOf(l, skippedCount !== 0);
+    w.changeShare = w.kernel === 'mixed' ? this.changeShare(l) : 0;
     return w;
   }
 
@@ -1098,6 +1102,12 @@ export class ReplayDriver<H> implements Actions {
       only = k;
     }
     return only < 0 ? 'fp16' : (KERNEL_OF_BITS[BITS[only]] ?? 'mixed');
+  }
+
+  /** the share of a layer's consecutive live blocks at different precisions (0..1) */
+  private changeShare(l: number): number {
+    const pairs = this.cache.live(l) - 1;
+    return pairs > 0 ? Math.min(1, this.cache.precisionChanges(l) / pairs) : 0;
   }
 
   private checkLive(layer: number, block: number): string | null {

@@ -262,7 +262,7 @@ export class SimExecutor implements Executor<Signal> {
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
     const gpu = this.hardware.gpu;
     if (this.rotateUs > 0) this.compute.enqueueKernel('rotate', 'kernel', this.rotateUs, NO_WAITS, args);
-    const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens, w.kernel);
+    const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens, w.kernel, w.changeShare);
     const attentionArgs = tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined;
     // the layer's staged and fetched extents are free for reuse once this attention has read them
     const ext = this.ring ? this.ringExtents[w.layer] : null;

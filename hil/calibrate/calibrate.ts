@@ -137,7 +137,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   const fits: CalibrationFits = {
     // the generic kernel line over the FP16, INT8 and INT4 attention and the GEMVs (the INT2 and table
     // kernels are measured for gpu.attention_kernels only)
-    kernels: fitAlphaBeta(m.kernels.filter((k) => k.precision !== 'int2' && k.precision !== 'mixed'), false),
+    kernels: fitAlphaBeta(m.kernels.filter((k) => k.precision !== 'int2' && !k.precision?.startsWith('mixed')), false),
     attention: fitAlphaBeta(curve.map((x) => ({ bytes: x.bytes, us: x.us, label: `attention in situ ${x.tokens}` })), true),
     linear,
     h2d_in_situ: fitAlphaBeta(m.h2d_in_situ, true),
@@ -178,7 +178,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   const kernelCurves = attentionKernelCurves(m.kernels);
   if (kernelCurves) {
     p.gpu.attention_kernels = kernelCurves;
-    src['gpu.attention_kernels'] = `${by}: each attention kernel alone (one precision throughout: ${Object.keys(kernelCurves).filter((k) => k !== 'mixed').join(', ')}; 'mixed': the per-block table kernel over FP16 sink and recent blocks with INT4 between) vs context, median of timed trials behind a gate; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve`;
+    src['gpu.attention_kernels'] = `${by}: each attention kernel alone (one precision throughout: ${Object.keys(kernelCurves).filter((k) => !k.startsWith('mixed')).join(', ')}; 'mixed': the per-block table kernel over FP16 sink and recent blocks with INT4 between; 'mixed_sparse': INT2 blocks with every 32nd INT8; 'mixed_interleaved': INT2 and INT8 in turn) vs context, median of timed trials behind a gate; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve`;
   }
   if (kind === 'cuda') {
     p.tiers[0].capacity_GiB = r2(memBytes / 1024 ** 3);

@@ -18,6 +18,7 @@ import { median } from '../timing/median.js';
 import { loadHil } from '../load-addon.js';
 import { blockBytes, type Precision } from '../kv-format.js';
 import type { ModelSpec } from '../../sim/models/model.js';
+import { MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
 import type { Point } from './fit-linear.js';
 import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
@@ -137,13 +138,14 @@ export function checkCalibrationPoints(p: CalibrationPoints): CalibrationPoints 
 }
 
 /** Attention kernels benchmarked: every one the executor dispatches (quick: fewer trials, not fewer kernels). */
-const ATTENTION_PRECISIONS: readonly (Precision | 'mixed')[] = ['fp16', 'int8', 'int4', 'int2', 'mixed'];
+type AttentionCase = Precision | 'mixed' | 'mixed_sparse' | 'mixed_interleaved';
+const ATTENTION_PRECISIONS: readonly AttentionCase[] = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved'];
 
 /**
  * Contexts an attention kernel is benchmarked at: FP16 at every one, the others at those >= 4096 (the
  * two largest where fewer are: a curve needs two points).
  */
-function attentionContexts(precision: Precision | 'mixed', contexts: number[]): number[] {
+function attentionContexts(precision: AttentionCase, contexts: number[]): number[] {
   if (precision === 'fp16') return contexts;
   const long = contexts.filter((c) => c >= 4096);
   return long.length >= 2 ? long : [...contexts].sort((a, b) => a - b).slice(-2);
@@ -155,6 +157,19 @@ export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick'>, pts
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
   // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, convert kernels, file, (full) 4 thread counts, batches
   return 3 + (cuda ? 1 : 0) + attention + gemv + 6 + (o.quick ? 0 : 4) + 1;
+}
+
+/**
+ * Block precisions of a benchmarked attention table: one precision throughout; 'mixed' the
+ * calibration's FP16-ends table; 'mixed_sparse' INT2 with every 32nd block INT8 (a change at
+ * MIXED_SPARSE_CHANGE_SHARE of the consecutive pairs); 'mixed_interleaved' INT2 and INT8 in turn.
+ */
+export function tableOf(c: AttentionCase, mixed: (i: number, n: number) => Precision): (i: number, n: number) => Precision {
+  if (c === 'mixed') return mixed;
+  const period = Math.round(2 / MIXED_SPARSE_CHANGE_SHARE); // two changes per INT8 block
+  if (c === 'mixed_sparse') return (i) => (i % period === period - 1 ? 'int8' : 'int2');
+  if (c === 'mixed_interleaved') return (i) => (i % 2 === 1 ? 'int8' : 'int2');
+  return () => c;
 }
 
 export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: string) => void): Promise<Measurements> {
@@ -190,7 +205,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   try {
     for (const precision of precs) {
       for (const ctx of attentionContexts(precision, contexts)) {
-        const r = await benchAttention(b, { label: precision, contextTokens: ctx, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, precisionOf: precision === 'mixed' ? mixed.precisionOf : () => precision, ...(gate ? { gate } : {}) }, o.quick ? 3 : 10);
+        const r = await benchAttention(b, { label: precision, contextTokens: ctx, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, precisionOf: tableOf(precision, mixed.precisionOf), ...(gate ? { gate } : {}) }, o.quick ? 3 : 10);
         kernels.push({ kind: 'attention', precision, context: ctx, bytes: r.kvBytes, us: r.us, label: `attention ${precision} ${ctx}` });
         if (gate) log(`  attention ${precision} ${ctx}: ${r.us.toFixed(1)} us (gate held in ${r.gateHeld} of ${r.gateTrials} trials)`);
         tick(`attention ${precision} ${ctx}`);

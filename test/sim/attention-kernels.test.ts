@@ -4,7 +4,7 @@ import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { KVCache } from '../../sim/kv-cache.js';
 import { ReplayDriver } from '../../sim/replay-driver.js';
 import { SimExecutor } from '../../sim/sim-executor.js';
-import { attentionTimeUs } from '../../sim/roofline.js';
+import { attentionTimeUs, mixedChangeUs } from '../../sim/roofline.js';
 import type { Policy } from '../../policies/policy.js';
 import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny.js';
 
@@ -42,13 +42,39 @@ describe('attention time per dispatched kernel', () => {
     expect(attentionTimeUs(gpu({ attention_kernels: { fp16: kernels.fp16, int2: [{ tokens: 1000, us: -50 }, { tokens: 2000, us: -50 }] } }), 1000, 0, 0, 'int2')).toBe(3);
   });
 
+  it('the table kernel slows with precision changes: linear in their share up to the interleaved curve, saturating where the sparse curve says', () => {
+    const tab = {
+      fp16: kernels.fp16,
+      mixed: [{ tokens: 1000, us: 20 }, { tokens: 2000, us: 30 }],
+      mixed_interleaved: [{ tokens: 1000, us: 26 }, { tokens: 2000, us: 42 }],
+      // at share 1/16 half of the full slowdown at 1000 tokens: saturation at share 1/8
+      mixed_sparse: [{ tokens: 1000, us: 23 }, { tokens: 2000, us: 36 }],
+    };
+    expect(mixedChangeUs(tab, 1000, 0.05)).toBeCloseTo(6 * (0.05 / 0.125), 12);
+    expect(mixedChangeUs(tab, 1000, 0.125)).toBeCloseTo(6, 12);
+    expect(mixedChangeUs(tab, 1000, 0.6)).toBeCloseTo(6, 12);
+    // at 2000 tokens: full 12, sparse reached 6 / 12 = half: saturation 1/8 again
+    expect(mixedChangeUs(tab, 2000, 0.0625)).toBeCloseTo(6, 12);
+    // without the sparse curve: linear up to share 1
+    const { mixed_sparse: _, ...noSparse } = tab;
+    expect(mixedChangeUs(noSparse, 1000, 0.25)).toBeCloseTo(1.5, 12);
+    // nothing without the interleaved curve, or where interleaving is not slower
+    expect(mixedChangeUs({ fp16: tab.fp16, mixed: tab.mixed }, 1000, 0.5)).toBe(0);
+    expect(mixedChangeUs({ ...tab, mixed_interleaved: tab.mixed }, 1000, 0.5)).toBe(0);
+    // in the attention time: curve 10 + (mixed 20 - fp16 5) + 6 x 0.05 / 0.125 at 1000 tokens; only for 'mixed'
+    const g = gpu({ attention_kernels: tab });
+    expect(attentionTimeUs(g, 1000, 0, 0, 'mixed', 0.05)).toBeCloseTo(10 + 15 + 2.4, 12);
+    expect(attentionTimeUs(g, 1000, 0, 0, 'mixed', 0)).toBe(25);
+    expect(attentionTimeUs(g, 1000, 0, 0, 'fp16', 0.5)).toBe(10);
+  });
+
   it('profiles validate the table: known kernel names, ascending points', () => {
     const hw = tinyHardware();
     hw.gpu.attention_curve = curve;
     hw.gpu.attention_kernels = kernels;
     expect(() => validateProfile(hw, 'p.json')).not.toThrow();
     (hw.gpu.attention_kernels as Record<string, unknown>).int3 = curve;
-    expect(() => validateProfile(hw, 'p.json')).toThrow(/attention_kernels\.int3 is not a known field.*fp16, int8, int4, int2, mixed/);
+    expect(() => validateProfile(hw, 'p.json')).toThrow(/attention_kernels\.int3 is not a known field.*fp16, int8, int4, int2, mixed, mixed_sparse, mixed_interleaved/);
     delete (hw.gpu.attention_kernels as Record<string, unknown>).int3;
     hw.gpu.attention_kernels!.int8 = [curve[1], curve[0]];
     expect(() => validateProfile(hw, 'p.json')).toThrow(/attention_kernels\.int8\[1\]\.tokens must be above the previous point's/);
@@ -84,5 +110,15 @@ describe('attention time per dispatched kernel', () => {
     new ReplayDriver(h, cache, policy, ex, 100).run(trace, () => undefined);
     const attn = ex.spans.filter((s) => s.stream === 'compute' && s.name === 'attention').map((s) => s.end - s.start);
     expect(attn).toEqual([107, 107, 107, 98]);
+    // with the interleaved table curve (+10 over mixed at every pair changing, no sparse curve: linear up
+    // to share 1): the mixed layers have one change in two pairs, +5
+    hw.gpu.attention_kernels = { fp16: flat(10), mixed: flat(17), int4: flat(8), mixed_interleaved: flat(27) };
+    const cache2 = new KVCache(tinyModel, 4, 2, trace[0].layers[0].nBlocks, [
+      { name: 'hbm', capacityBytes: 1e6 },
+      { name: 'dram', capacityBytes: 1e6 },
+    ]);
+    const ex2 = new SimExecutor(hw, tinyModel, { traceSteps: 10 });
+    new ReplayDriver(h, cache2, policy, ex2, 100).run(trace, () => undefined);
+    expect(ex2.spans.filter((s) => s.stream === 'compute' && s.name === 'attention').map((s) => s.end - s.start)).toEqual([112, 112, 112, 98]);
   });
 });
