@@ -24,6 +24,21 @@ export class AttentionScore {
     return b < this.knownUpTo[l] ? this.score[l * this.maxBlocks + b] + this.offset[l] : 0;
   }
 
+  /** block b's score less the layer's offset (get() = raw + offset once observed): a sparse observation changes only its listed and unattended blocks' raw scores */
+  raw(l: number, b: number): number {
+    return this.score[l * this.maxBlocks + b];
+  }
+
+  /** the offset every observed block of layer l carries */
+  offsetOf(l: number): number {
+    return this.offset[l];
+  }
+
+  /** blocks of layer l observed so far (get() is 0 from here on) */
+  known(l: number): number {
+    return this.knownUpTo[l];
+  }
+
   observe(obs: Observation): void {
     const l = obs.layer;
     const base = l * this.maxBlocks;

@@ -7,7 +7,8 @@
  * - L3 = NVMe, INT2: everything colder.
  * Saliency is the H2O score (cumulative attention). Progressive demotion: when L1 overflows, the
  * lowest-saliency unguarded blocks go to L2; when L2 overflows, its lowest-saliency blocks go to L3.
- * Victims are the bottom-k by quickselect (linear time), not a sort. Guards: the anchors; outliers (a
+ * Victims are the bottom-k by quickselect (linear time), not a sort; the one L2 victim of a one-block
+ * overflow comes from the layer's L2 blocks kept in saliency order (synapse-cold-order.ts), not a scan. Guards: the anchors; outliers (a
  * block whose key norm exceeds mean + outlier_sigma·σ of its layer's live blocks is never quantized:
  * it moves down at FP16); hot blocks (observed mass ≥ promote_ratio × the layer's mean share within
  * the last hot_steps steps) leave L1 only when no other unguarded block can.
@@ -43,6 +44,7 @@
  */
 import { checkLowerTier } from './lower-tier.js';
 import { AttentionScore } from './attention-score.js';
+import { ColdOrder, DROP, ELIGIBLE } from './synapse-cold-order.js';
 import { CopyCost } from './synapse-copy-cost.js';
 import { ForecastAudit } from './synapse-forecast-audit.js';
 import { HbmBlocks } from './synapse-hbm-blocks.js';
@@ -199,6 +201,18 @@ export const synapseVm: PolicyDefinition<Options> = {
     let dBound = Number.NaN;
     /** copy time left of the layer's budget, us */
     let dLeft = 0;
+    /** L2's tier index */
+    let dL2 = 0;
+
+    /**
+     * the L2 blocks by saliency (synapse-cold-order.ts), so that the L2 victim needs no scan: kept for
+     * l2Kept blocks per layer (when the cache counts others, something moved unseen: rebuilt)
+     */
+    const coldL2 = new ColdOrder(L, M);
+    const l2Kept = new Int32Array(L).fill(-1);
+    /** per layer: 1 when its latest observation may have lowered a raw score (the scan serves until one does not) */
+    const fell = new Uint8Array(L);
+    const passL2 = (b: number) => (dv.cache.tierOf(dv.layer, b) === dL2 ? ELIGIBLE : DROP);
 
     /** bits of block b demoted to `bits`: 16 for an outlier */
     function bitsFor(b: number, bits: number): number {
@@ -211,6 +225,11 @@ export const synapseVm: PolicyDefinition<Options> = {
       const from = cache.tierOf(dv.layer, b);
       if (!da.demote(dv.layer, b, tier, bits)) return false;
       if (from === 0) dLeft -= cost.of(t, cache.bytesOf(bits));
+      // (a block not yet observed is left out: the cache then counts more L2 blocks than kept, and the order is rebuilt)
+      if (t === dL2 && from !== dL2 && b < score.known(dv.layer)) {
+        l2Kept[dv.layer]++;
+        coldL2.add(dv.layer, b, score.raw(dv.layer, b));
+      }
       return true;
     }
     /** L1 blocks of the deciding layer that may leave (not pinned, not in the window), hot ones only when `withHot`, with their saliency into candKeys */
@@ -291,6 +310,14 @@ export const synapseVm: PolicyDefinition<Options> = {
         dEnd = Math.min(windowStart, created);
         dBound = Number.NaN;
         dLeft = timed ? cost.layerUs : Infinity;
+        dL2 = tL2;
+        // the L2 order answers once every block was observed (a block not yet observed has saliency 0)
+        const ordered = score.known(l) >= created && tL2 > 0 && tL2 !== tL3;
+        if (ordered && fell[l] === 0 && (!coldL2.valid(l) || l2Kept[l] !== cache.countIn(l, tL2))) {
+          coldL2.reset(l);
+          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tL2) coldL2.add(l, b, score.raw(l, b));
+          l2Kept[l] = cache.countIn(l, tL2);
+        }
 
         // promotion back: blocks below L1 that were hot at the layer's latest observation
         if (timed && o.promote_blocks > 0 && forecast.lastStep(l) >= 0) {
@@ -312,6 +339,7 @@ export const synapseVm: PolicyDefinition<Options> = {
             const bytes = cache.bytesOf(cache.bitsOf(l, b));
             if (!act.promote(l, b, 16)) break;
             hbm.add(l, b);
+            if (from === tL2) l2Kept[l]--;
             dLeft -= cost.of(from, bytes);
             hotStep[hotBase + b] = s;
             stats.promotedBack++;
@@ -335,17 +363,20 @@ export const synapseVm: PolicyDefinition<Options> = {
         const inL2 = cache.countIn(l, tL2);
         if (inL2 === K2 + 1) {
           // the bottom-1: least saliency, ties to the lower id
-          let c = -1;
-          let cKey = 0;
-          for (let b = 0; b < created; b++) {
-            if (cache.tierOf(l, b) !== tL2) continue;
-            const k = score.get(l, b);
-            if (c < 0 || k < cKey) {
-              c = b;
-              cKey = k;
+          let c = ordered && coldL2.valid(l) ? coldL2.coldest(l, score, passL2) : -2;
+          if (c === -2) {
+            c = -1;
+            let cKey = 0;
+            for (let b = 0; b < created; b++) {
+              if (cache.tierOf(l, b) !== tL2) continue;
+              const k = score.get(l, b);
+              if (c < 0 || k < cKey) {
+                c = b;
+                cKey = k;
+              }
             }
           }
-          if (c >= 0) act.demote(l, c, o.l3_tier, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l3_bits)));
+          if (c >= 0 && act.demote(l, c, o.l3_tier, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l3_bits)))) l2Kept[l]--;
         } else if (inL2 > K2) {
           let n = 0;
           for (let b = 0; b < created; b++) {
@@ -356,7 +387,7 @@ export const synapseVm: PolicyDefinition<Options> = {
           const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
           for (let i = 0; i < k; i++) {
             const b = cand[i];
-            act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), bitsFor(b, o.l3_bits)));
+            if (act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), bitsFor(b, o.l3_bits)))) l2Kept[l]--;
           }
         }
         if (!timed) return;
@@ -440,6 +471,8 @@ export const synapseVm: PolicyDefinition<Options> = {
         }
       },
       observe(obs: Observation) {
+        fell[obs.layer] = scoreMayFall(obs) ? 1 : 0;
+        if (fell[obs.layer]) coldL2.invalidate(obs.layer);
         score.observe(obs);
         forecast.observe(obs, judgedStep[obs.layer] === obs.step ? belowL1[obs.layer] : undefined);
         const l = obs.layer;
@@ -477,6 +510,22 @@ export const synapseVm: PolicyDefinition<Options> = {
     };
   },
 };
+
+/**
+ * True when the observation may lower a block's raw H2O score (AttentionScore.observe): a dense mass
+ * below 0, a listed mass below the uniform share, an unattended block losing the uniform share, or
+ * a value that is not a number.
+ */
+function scoreMayFall(obs: Observation): boolean {
+  const { idx, mass, uniform, attended } = obs;
+  if (idx === null) {
+    for (let b = 0; b < obs.nBlocks; b++) if (attended[b] && !(mass[b] >= 0)) return true;
+    return false;
+  }
+  if (!(uniform >= 0) || (uniform > 0 && obs.attendedCount < obs.nBlocks)) return true;
+  for (let i = 0; i < idx.length; i++) if (attended[idx[i]] && !(mass[i] - uniform >= 0)) return true;
+  return false;
+}
 
 /** Sort ids[0..n) by (key[id], id) ascending (insertion sort for the short lists a decision sorts). */
 function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {

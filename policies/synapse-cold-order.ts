@@ -1,0 +1,172 @@
+/**
+ * Per layer, a set of blocks kept in the order of their raw H2O score (AttentionScore.raw: the score
+ * less the layer's offset), so that SynapseVM finds the block of least saliency in a tier (its
+ * demotion victim) without scanning the tier. Saliency is fl(raw + offset), and adding the same
+ * offset keeps the order (x ≤ y gives fl(x + o) ≤ fl(y + o)), so the least saliency is at the least
+ * raw score; blocks whose saliencies round to the same value tie, and a tie goes to the lower id, as
+ * a scan in block order gives it. The entries are kept sorted by (key, id) in one array per layer.
+ *
+ * Entries are checked when a query reaches them, not when something changes:
+ * - an entry holds the raw score its block had when it was added: raw scores only rise while the
+ *   order is valid (the caller invalidates a layer when one may fall), so that key is a lower bound,
+ *   and an entry whose block's score rose moves to its new key;
+ * - a block that left the tier is removed then (`pass` says so); one that may not be picked now
+ *   (pinned, hot, in the window) stays.
+ * A block has at most one entry (`has`); the caller adds the blocks that enter the tier.
+ */
+import type { AttentionScore } from './attention-score.js';
+
+/** what `pass` answers for a block a query reaches: not in the tier any more, eligible, or kept but not eligible now */
+export const DROP = 0;
+export const ELIGIBLE = 1;
+export const SET_ASIDE = 2;
+
+export class ColdOrder {
+  /** per layer: the entries (rows of maxBlocks), ascending by (key, id) */
+  private readonly ids: Int32Array;
+  private readonly keys: Float64Array;
+  private readonly size: Int32Array;
+  /** per (layer, block): 1 when the block has an entry */
+  private readonly member: Uint8Array;
+  /** per layer: 1 while its keys are lower bounds (no raw score fell since it was built) */
+  private readonly ok: Uint8Array;
+
+  constructor(
+    readonly layers: number,
+    readonly maxBlocks: number,
+  ) {
+    this.ids = new Int32Array(layers * maxBlocks);
+    this.keys = new Float64Array(layers * maxBlocks);
+    this.size = new Int32Array(layers);
+    this.member = new Uint8Array(layers * maxBlocks);
+    this.ok = new Uint8Array(layers);
+  }
+
+  /** true when layer l may be queried (built, and no raw score fell since) */
+  valid(l: number): boolean {
+    return this.ok[l] === 1;
+  }
+
+  /** a raw score of layer l may have fallen: the layer must be rebuilt before the next query */
+  invalidate(l: number): void {
+    this.ok[l] = 0;
+  }
+
+  /** empty layer l and mark it valid (the caller then adds the tier's blocks) */
+  reset(l: number): void {
+    const base = l * this.maxBlocks;
+    for (let i = 0; i < this.size[l]; i++) this.member[base + this.ids[base + i]] = 0;
+    this.size[l] = 0;
+    this.ok[l] = 1;
+  }
+
+  has(l: number, b: number): boolean {
+    return this.member[l * this.maxBlocks + b] === 1;
+  }
+
+  /** entries of layer l (some of which may have left the tier) */
+  count(l: number): number {
+    return this.size[l];
+  }
+
+  /** add block b with key `raw` (no-op when it has an entry) */
+  add(l: number, b: number, raw: number): void {
+    const base = l * this.maxBlocks;
+    if (this.member[base + b]) return;
+    this.member[base + b] = 1;
+    this.insert(l, base, b, raw);
+  }
+
+  /**
+   * The eligible block of least (fl(raw + offset), id) among layer l's entries, or −1 (−2, the layer
+   * invalidated, when an entry's raw score is found below its key or not a number). `pass(b)`
+   * classifies a block a query reaches (DROP: its entry is removed; SET_ASIDE: kept, not picked).
+   * Every eligible block must have an entry and every entry's key must be at most its raw score.
+   */
+  coldest(l: number, score: AttentionScore, pass: (b: number) => number): number {
+    const base = l * this.maxBlocks;
+    const ids = this.ids;
+    const keys = this.keys;
+    const off = score.offsetOf(l);
+    let best = -1;
+    let bestKey = 0;
+    let i = 0;
+    while (i < this.size[l]) {
+      const key = keys[base + i];
+      // every entry from here on has a saliency of at least fl(key + off)
+      if (best >= 0 && key + off > bestKey) break;
+      const b = ids[base + i];
+      const raw = score.raw(l, b);
+      if (raw !== key) {
+        if (!(raw > key)) {
+          // a score fell (or is not a number): the order no longer holds
+          this.ok[l] = 0;
+          return -2;
+        }
+        // its score rose since it was added: it moves to its new key (the entry now at i is next)
+        this.removeAt(l, base, i);
+        this.insert(l, base, b, raw);
+        continue;
+      }
+      const p = pass(b);
+      if (p === DROP) {
+        this.removeAt(l, base, i);
+        this.member[base + b] = 0;
+        continue;
+      }
+      if (p !== ELIGIBLE) {
+        i++;
+        continue;
+      }
+      const k = raw + off;
+      if (best < 0 || k < bestKey || (k === bestKey && b < best)) {
+        best = b;
+        bestKey = k;
+      }
+      // the other entries of this key come after b, with higher ids: none of them can win
+      i = this.after(l, base, raw);
+    }
+    return best;
+  }
+
+  /** first position of layer l whose key is above `key` */
+  private after(l: number, base: number, key: number): number {
+    let lo = 0;
+    let hi = this.size[l];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.keys[base + mid] > key) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  private insert(l: number, base: number, b: number, key: number): void {
+    const keys = this.keys;
+    const ids = this.ids;
+    const n = this.size[l];
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = keys[base + mid];
+      if (k < key || (k === key && ids[base + mid] < b)) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < n) {
+      ids.copyWithin(base + lo + 1, base + lo, base + n);
+      keys.copyWithin(base + lo + 1, base + lo, base + n);
+    }
+    ids[base + lo] = b;
+    keys[base + lo] = key;
+    this.size[l] = n + 1;
+  }
+
+  private removeAt(l: number, base: number, i: number): void {
+    const n = --this.size[l];
+    if (i < n) {
+      this.ids.copyWithin(base + i, base + i + 1, base + n + 1);
+      this.keys.copyWithin(base + i, base + i + 1, base + n + 1);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/** SynapseVM's order of a tier's blocks by saliency: the same victim as a scan in block order. */
+import { describe, expect, it } from 'vitest';
+import { AttentionScore } from '../../policies/attention-score.js';
+import { ColdOrder, DROP, ELIGIBLE, SET_ASIDE } from '../../policies/synapse-cold-order.js';
+import type { Observation } from '../../policies/policy.js';
+
+/** a small deterministic generator (mulberry32) */
+const rng = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+
+/** a sparse observation of layer 0: every block attended, the listed ones at or above the uniform share */
+function observation(n: number, listed: number[], mass: number[], uniform: number): Observation {
+  return {
+    layer: 0,
+    step: 0,
+    nBlocks: n,
+    idx: Uint32Array.from(listed),
+    mass: Float32Array.from(mass),
+    uniform,
+    attended: new Uint8Array(n).fill(1),
+    attendedCount: n,
+  } as unknown as Observation;
+}
+
+/** the scan it replaces: least get(), ties to the lower id, over the eligible blocks */
+function scan(score: AttentionScore, n: number, eligible: (b: number) => boolean): number {
+  let best = -1;
+  let bestKey = 0;
+  for (let b = 0; b < n; b++) {
+    if (!eligible(b)) continue;
+    const k = score.get(0, b);
+    if (best < 0 || k < bestKey) {
+      best = b;
+      bestKey = k;
+    }
+  }
+  return best;
+}
+
+describe('synapse cold order', () => {
+  it('by hand: least saliency first, ties to the lower id, left and set-aside blocks skipped, a risen score moved', () => {
+    const score = new AttentionScore(1, 8);
+    // blocks 0..5: listed masses 0.3 (0), 0.1 (2), 0.1 (4); the others carry the uniform share 0.05
+    score.observe(observation(6, [0, 2, 4], [0.3, 0.1, 0.1], 0.05));
+    const order = new ColdOrder(1, 8);
+    order.reset(0);
+    for (const b of [0, 1, 2, 3, 4, 5]) order.add(0, b, score.raw(0, b));
+    const inTier = new Set([0, 1, 2, 3, 4, 5]);
+    const aside = new Set<number>();
+    const pass = (b: number) => (!inTier.has(b) ? DROP : aside.has(b) ? SET_ASIDE : ELIGIBLE);
+    // 1, 3 and 5 tie at 0.05: the lower id
+    expect(order.coldest(0, score, pass)).toBe(1);
+    inTier.delete(1);
+    aside.add(3);
+    expect(order.coldest(0, score, pass)).toBe(5);
+    expect(order.count(0)).toBe(5); // block 1 dropped when reached
+    // block 5 listed at 0.2 (score 0.05 + 0.2 + 0.05 shares), the others get 0.05 more: 2 and 4 tie at 0.15, below 3 (set aside) and 5
+    score.observe(observation(6, [5], [0.2], 0.05));
+    expect(order.coldest(0, score, pass)).toBe(2);
+    aside.clear();
+    expect(order.coldest(0, score, pass)).toBe(3);
+  });
+
+  it('matches the scan over random scores, tier moves, set-asides and exact ties (raw scores only rise)', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = rng(seed);
+      const M = 120;
+      const score = new AttentionScore(1, M);
+      const order = new ColdOrder(1, M);
+      const inTier = new Uint8Array(M);
+      const aside = new Uint8Array(M);
+      let n = 30;
+      score.observe(observation(n, [], [], 1 / n));
+      order.reset(0);
+      for (let b = 0; b < n; b++) {
+        if (r() < 0.6) {
+          inTier[b] = 1;
+          order.add(0, b, score.raw(0, b));
+        }
+      }
+      const pass = (b: number) => (inTier[b] === 0 ? DROP : aside[b] === 1 ? SET_ASIDE : ELIGIBLE);
+      for (let step = 0; step < 200; step++) {
+        // a new block now and then, in the tier or not (added once observed, as the policy adds only observed blocks)
+        const grow = r() < 0.2 && n < M;
+        if (grow) n++;
+        // listed blocks at or above the uniform share (often exactly it, so that raw scores tie)
+        const u = r() < 0.3 ? 0 : Math.fround(0.5 / n); // (a float32 value: a listed mass of u is not below it)
+        const listed = [...new Set(Array.from({ length: Math.floor(r() * 5) }, () => Math.floor(r() * n)))].sort((a, b) => a - b);
+        score.observe(observation(n, listed, listed.map(() => (r() < 0.3 ? u : u + r() * 0.2)), u));
+        if (grow && r() < 0.5) {
+          inTier[n - 1] = 1;
+          order.add(0, n - 1, score.raw(0, n - 1));
+        }
+        // blocks leave and join the tier, some are set aside for this query
+        for (let k = 0; k < 3; k++) {
+          const b = Math.floor(r() * n);
+          if (inTier[b]) inTier[b] = 0;
+          else {
+            inTier[b] = 1;
+            order.add(0, b, score.raw(0, b));
+          }
+        }
+        aside.fill(0);
+        for (let k = 0; k < 2; k++) aside[Math.floor(r() * n)] = 1;
+        const want = scan(score, n, (b) => inTier[b] === 1 && aside[b] === 0);
+        expect(order.coldest(0, score, pass)).toBe(want);
+      }
+    }
+  });
+
+  it('saliencies that round to the same value tie across raw scores: the lower id wins, as in the scan', () => {
+    const score = new AttentionScore(1, 4);
+    // offset 2^40: raw scores 0 (block 1) and 2^-20 (block 0) both give saliency 2^40
+    score.observe(observation(2, [0], [2 ** 40], 2 ** 40));
+    score.observe(observation(2, [0], [2 ** -20], 0));
+    expect(score.raw(0, 0)).toBe(2 ** -20);
+    expect(score.raw(0, 1) === 0).toBe(true);
+    expect(score.get(0, 0)).toBe(score.get(0, 1));
+    const order = new ColdOrder(1, 4);
+    order.reset(0);
+    order.add(0, 1, score.raw(0, 1));
+    order.add(0, 0, score.raw(0, 0));
+    expect(order.coldest(0, score, () => ELIGIBLE)).toBe(0);
+    expect(scan(score, 2, () => true)).toBe(0);
+  });
+
+  it('answers −2 and asks for a rebuild when a raw score fell', () => {
+    const score = new AttentionScore(1, 4);
+    score.observe(observation(3, [0, 1], [0.4, 0.4], 0.2));
+    const order = new ColdOrder(1, 4);
+    order.reset(0);
+    for (const b of [0, 1, 2]) order.add(0, b, score.raw(0, b));
+    // block 2 listed below the uniform share: its raw score falls
+    score.observe(observation(3, [2], [0.1], 0.3));
+    expect(order.coldest(0, score, () => ELIGIBLE)).toBe(-2);
+    expect(order.valid(0)).toBe(false);
+    order.reset(0);
+    for (const b of [0, 1, 2]) order.add(0, b, score.raw(0, b));
+    expect(order.coldest(0, score, () => ELIGIBLE)).toBe(2);
+  });
+});
