@@ -53,6 +53,6 @@ export class AttentionScore {
     // back from the blocks that did not get it (listed ones get their own mass; unattended get none)
     this.offset[l] += uniform;
     for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) this.score[base + idx[i]] += mass[i] - uniform;
-    if (uniform > 0) for (let b = 0; b < obs.nBlocks; b++) if (!attended[b]) this.score[base + b] -= uniform;
+    if (uniform > 0 && obs.attendedCount < obs.nBlocks) for (let b = 0; b < obs.nBlocks; b++) if (!attended[b]) this.score[base + b] -= uniform;
   }
 }
