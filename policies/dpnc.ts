@@ -57,6 +57,7 @@ import {
 } from './dpnc-features.js';
 import { isNeeded, PrefetchAudit, TRIGGERS, type Trigger } from './dpnc-prefetch-audit.js';
 import { InOrder } from './dpnc-in-order.js';
+import { NONE, TierOrder, type TierValuation } from './dpnc-tier-order.js';
 import { HoeffdingTree } from './hoeffding-tree.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 
@@ -238,11 +239,21 @@ export const dpnc: PolicyDefinition<Options> = {
     const memPos = new Int32Array(L * M);
     const memTier = new Int8Array(L * M).fill(-1);
     const memCreated = new Int32Array(L);
+    // the backing tiers' pages in order of value (kept by member()), and per layer its raw scores
+    // (the score less the layer's offset; a block not observed yet: 0 less the offset, as its first
+    // observation sets it)
+    const order = new TierOrder(L, M, T);
+    const rawOf = Array.from({ length: L }, (_, l) => (b: number) => (b < score.known(l) ? score.raw(l, b) : -score.offsetOf(l)));
+    const scoreOf = Array.from({ length: L }, (_, l) => (b: number) => score.get(l, b));
+    /** the step a page's idleness counts from (its last use, else its birth; NONE: counts as 0) */
+    const idleFrom = (i: number) => (lastUse[i] !== NEVER ? lastUse[i] : born[i] !== NEVER ? born[i] : NONE);
     /** page (l, b) is in tier `tier` now (negative: not live) */
     const member = (l: number, b: number, tier: number) => {
       const i = l * M + b;
       const old = memTier[i];
       if (old === tier) return;
+      if (tier > 0) order.place(l, b, tier, idleFrom(i), rawOf[l]);
+      else order.leave(l, b, rawOf[l]);
       if (old >= 0) {
         const list = memList[l * T + old];
         const last = list[--memCount[l * T + old]];
@@ -849,6 +860,7 @@ export const dpnc: PolicyDefinition<Options> = {
       // added; the ones paged in since are dropped here)
       const idx = tierIdx!;
       let budget = o.demote_max;
+      const valuation: TierValuation = { t, mx, score: scoreOf[l], raw: rawOf[l], due: { ageSteps: o.age_steps, lowImportance: o.low_importance } };
       for (let k = 0; k + 1 < chain.length; k++) {
         const tier = idx[k];
         const factor = quotaFactor[chain[k]];
@@ -865,40 +877,67 @@ export const dpnc: PolicyDefinition<Options> = {
         let over = Math.max(count - quota, cache.free(tier) < cache.bytesOf(16) * L ? 1 : 0);
         const ageDown = BACKING.indexOf(chain[k + 1]) <= floor;
         if (over <= 0 && (budget <= 0 || !ageDown)) continue;
-        const ids = inTier;
-        ids.set(memList[l * T + tier].subarray(0, count));
-        // the tier's values and due flags at t (a fast pass computed the residents' values only)
-        for (let j = 0; j < count; j++) {
-          const b = ids[j];
-          const i = l * M + b;
-          const since = sinceUse(i, t);
-          const imp = importance(l, b, mx);
-          value[b] = imp / (1 + Math.max(0, since));
-          due[b] = since >= o.age_steps || imp < o.low_importance ? 1 : 0;
-        }
         // the excess goes first, in order, until it is gone; the pages after it in that order (those
-        // not visited) may go down on age / importance
-        let rest = count;
+        // not visited) may go down on age / importance. The tier order gives that order while each
+        // page visited moves; from a page that does not, the tier's values are computed and sorted.
+        let stuck = -1;
         if (over > 0) {
-          for (let j = 0; j < count; j++) visited[ids[j]] = 0;
-          ordered.visit(ids, count, value, over, (b) => {
-            visited[b] = 1;
+          stuck = order.visit(l, tier, { ...valuation, due: null }, (b) => {
             if (down(b)) over--;
             return over > 0;
           });
-          rest = 0;
-          for (let j = 0; j < count; j++) if (visited[ids[j]] === 0) ids[rest++] = ids[j];
+          if (stuck >= 0) {
+            budget = visitSlowly(l, tier, t, mx, stuck, over, ageDown ? budget : 0, down);
+            continue;
+          }
         }
         if (budget > 0 && ageDown) {
           // only pages due for demotion move, the lowest values first, until the budget is spent
-          let nDue = 0;
-          for (let j = 0; j < rest; j++) if (due[ids[j]] === 1) ids[nDue++] = ids[j];
-          ordered.visit(ids, nDue, value, budget, (b) => {
+          stuck = order.visit(l, tier, valuation, (b) => {
             if (down(b)) budget--;
             return budget > 0;
           });
+          if (stuck >= 0) budget = visitSlowly(l, tier, t, mx, -1, 0, budget, down, stuck);
         }
       }
+    };
+
+    /**
+     * backingTiers' two visits of tier `tier` of layer l, from where the tier order left off: the
+     * excess (`over` more pages; `passed`: a page visited that did not move) and then the due pages
+     * (`budget` moves; `skip`: a due page visited that did not move), every value computed; the budget left.
+     */
+    const visitSlowly = (l: number, tier: number, t: number, mx: number, passed: number, over: number, budget: number, down: (b: number) => boolean, skip = -1): number => {
+      const count = memCount[l * T + tier];
+      const ids = inTier;
+      ids.set(memList[l * T + tier].subarray(0, count));
+      for (let j = 0; j < count; j++) {
+        const b = ids[j];
+        const i = l * M + b;
+        const since = sinceUse(i, t);
+        const imp = importance(l, b, mx);
+        value[b] = imp / (1 + Math.max(0, since));
+        due[b] = since >= o.age_steps || imp < o.low_importance ? 1 : 0;
+        visited[b] = b === passed || b === skip ? 1 : 0;
+      }
+      if (over > 0) {
+        let rest = 0;
+        for (let j = 0; j < count; j++) if (visited[ids[j]] === 0) ids[rest++] = ids[j];
+        ordered.visit(ids, rest, value, over, (b) => {
+          visited[b] = 1;
+          if (down(b)) over--;
+          return over > 0;
+        });
+      }
+      if (budget > 0) {
+        let nDue = 0;
+        for (let j = 0; j < count; j++) if (visited[ids[j]] === 0 && due[ids[j]] === 1) ids[nDue++] = ids[j];
+        ordered.visit(ids, nDue, value, budget, (b) => {
+          if (down(b)) budget--;
+          return budget > 0;
+        });
+      }
+      return budget;
     };
 
     const policy = {
@@ -960,7 +999,12 @@ export const dpnc: PolicyDefinition<Options> = {
         const n = obs.nBlocks;
         const att = obs.attended;
         const base = l * M;
-        for (let b = bornUpTo[l]; b < n; b++) if (born[base + b] === NEVER) born[base + b] = s;
+        for (let b = bornUpTo[l]; b < n; b++) {
+          if (born[base + b] !== NEVER) continue;
+          born[base + b] = s;
+          // a page below HBM counts its idleness from here now
+          if (memTier[base + b] > 0 && lastUse[base + b] === NEVER) order.place(l, b, memTier[base + b], s, rawOf[l]);
+        }
         if (n > bornUpTo[l]) bornUpTo[l] = n;
         // attended masses (dense view: read only where attended) and the largest
         let max = 0;
