@@ -22,17 +22,15 @@ let scratch = new Float64Array(1024);
 export function selectBottomKKeyed(ids: Int32Array | number[], keys: Float64Array, count: number, k: number): number {
   if (k <= 0) return 0;
   if (k >= count) return count;
-  // (key, id) of position a before that of position b
-  const less = (a: number, b: number) => keys[a] < keys[b] || (keys[a] === keys[b] && ids[a] < ids[b]);
   let lo = 0;
   let hi = count - 1;
   const target = k - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     // median of three to the middle
-    if (less(mid, lo)) swap(ids, keys, mid, lo);
-    if (less(hi, lo)) swap(ids, keys, hi, lo);
-    if (less(hi, mid)) swap(ids, keys, hi, mid);
+    if (less(ids, keys, mid, lo)) swap(ids, keys, mid, lo);
+    if (less(ids, keys, hi, lo)) swap(ids, keys, hi, lo);
+    if (less(ids, keys, hi, mid)) swap(ids, keys, hi, mid);
     const pk = keys[mid];
     const pid = ids[mid];
     let i = lo;
@@ -51,6 +49,11 @@ export function selectBottomKKeyed(ids: Int32Array | number[], keys: Float64Arra
     else break;
   }
   return k;
+}
+
+/** (key, id) of position a before that of position b (a function of the module, not a closure per call) */
+function less(ids: Int32Array | number[], keys: Float64Array, a: number, b: number): boolean {
+  return keys[a] < keys[b] || (keys[a] === keys[b] && ids[a] < ids[b]);
 }
 
 function swap(a: Int32Array | number[], keys: Float64Array, i: number, j: number): void {
