@@ -174,6 +174,9 @@ export const dpnc: PolicyDefinition<Options> = {
     const seen = new Float64Array(L * M);
     const norms: Float32Array[] = Array.from({ length: L }, () => new Float32Array(M));
     const normBits = norms.map((a) => new Int32Array(a.buffer));
+    // per layer: the key norms array the view last saw, and its bits
+    const knOf: (Float32Array | null)[] = Array.from({ length: L }, () => null);
+    const knBits: Int32Array[] = Array.from({ length: L }, () => new Int32Array(0));
     // The tree reads a feature only through its bin (tree.bin of the value), so a page's features are
     // kept as bins: the ones that change only when the page is attended (frequency, last mass) are
     // binned then; the key norm's when the layer's key-norm statistics change; the rest per decision.
@@ -955,16 +958,19 @@ export const dpnc: PolicyDefinition<Options> = {
         const l = v.layer;
         lastCache = v.cache;
         // the key norms kept, compared bit for bit (a change of bits only, as 0 to -0, recomputes the same)
+        // (from the last block down: a changed norm is most often the newest block's; then all copied)
         const kn = v.keyNorms;
-        const n = Math.min(M, kn.length);
-        const now = new Int32Array(kn.buffer, kn.byteOffset, n);
+        if (knOf[l] !== kn) {
+          knOf[l] = kn;
+          knBits[l] = new Int32Array(kn.buffer, kn.byteOffset, Math.min(M, kn.length));
+        }
+        const now = knBits[l];
         const kept = normBits[l];
-        for (let b = 0; b < n; b++) {
-          if (kept[b] !== now[b]) {
-            normsChanged[l] = 1;
-            kept.set(now.subarray(b), b);
-            break;
-          }
+        let b = now.length - 1;
+        while (b >= 0 && kept[b] === now[b]) b--;
+        if (b >= 0) {
+          normsChanged[l] = 1;
+          kept.set(now);
         }
         const incoming = v.newBlock ? 1 : 0;
         if (v.step < 0) {
