@@ -323,10 +323,64 @@ export const dpnc: PolicyDefinition<Options> = {
     const yesProb = (p: number) => p > o.predict_threshold;
 
     /** the layer's largest cumulative attention over its created blocks (1 when none is positive) */
+    // per layer: the largest raw score of its observed blocks and a block that has it (-1: not kept;
+    // score = raw + offset, and adding the offset keeps the order, so the largest score is the
+    // largest raw's plus the offset), kept by keepLargest
+    const topRaw = new Float64Array(L);
+    const topBlock = new Int32Array(L).fill(-1);
+    const topKnown = new Int32Array(L);
+    /**
+     * After an observation of layer l: the largest raw score. A sparse observation raises only its
+     * listed blocks' raws (the others keep theirs or lose the uniform share), so unless the block of
+     * the largest lost some, the largest is among it, the listed blocks and the blocks new to the scores.
+     */
+    const keepLargest = (obs: Observation) => {
+      const l = obs.layer;
+      const known = score.known(l);
+      let top = topBlock[l];
+      if (top < 0 || obs.idx === null || score.raw(l, top) < topRaw[l]) {
+        let m = -Infinity;
+        top = -1;
+        for (let b = 0; b < known; b++) {
+          const r = score.raw(l, b);
+          if (r > m) {
+            m = r;
+            top = b;
+          }
+        }
+        topRaw[l] = m;
+        topBlock[l] = top;
+        topKnown[l] = known;
+        return;
+      }
+      let m = score.raw(l, top);
+      const idx = obs.idx;
+      for (let k = 0; k < idx.length; k++) {
+        const b = idx[k];
+        if (b >= known) continue;
+        const r = score.raw(l, b);
+        if (r > m) {
+          m = r;
+          top = b;
+        }
+      }
+      for (let b = topKnown[l]; b < known; b++) {
+        const r = score.raw(l, b);
+        if (r > m) {
+          m = r;
+          top = b;
+        }
+      }
+      topRaw[l] = m;
+      topBlock[l] = top;
+      topKnown[l] = known;
+    };
     const layerMax = (l: number, created: number) => {
       if (maxVer[l] === scoreVer[l] && maxCreated[l] === created) return maxScore[l];
       let m = 0;
-      for (let b = 0; b < created; b++) m = Math.max(m, score.get(l, b));
+      // the blocks below `created` not observed yet score 0
+      if (topBlock[l] >= 0 && topKnown[l] === score.known(l) && created >= topKnown[l]) m = Math.max(0, topRaw[l] + score.offsetOf(l));
+      else for (let b = 0; b < created; b++) m = Math.max(m, score.get(l, b));
       maxVer[l] = scoreVer[l];
       maxCreated[l] = created;
       maxScore[l] = m > 0 ? m : 1;
@@ -994,6 +1048,7 @@ export const dpnc: PolicyDefinition<Options> = {
         const l = obs.layer;
         const s = obs.step;
         score.observe(obs);
+        keepLargest(obs);
         scoreVer[l]++;
         if (s >= 0) {
           if (lateStep[l] === s) {
