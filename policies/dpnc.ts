@@ -217,7 +217,9 @@ export const dpnc: PolicyDefinition<Options> = {
     const nearAt = Array.from({ length: L }, () => new Uint8Array(M));
     const normsAt: Float32Array[] = Array.from({ length: L }, () => new Float32Array(M));
     const normsAtVer = new Int32Array(L).fill(-1);
-    const trainBins = new Uint8Array(F);
+    // one observation's training samples: bins (F per sample) and labels
+    const trainBins = new Uint8Array(M * F);
+    const trainLabels = new Uint8Array(M);
     // pages paged in for step protectFor: not victims until that step's attention ran
     const protectFor = new Int32Array(L * M).fill(NEVER);
     // per block of the layer being managed (created <= M): tree probability, keep value, due for demotion
@@ -553,29 +555,29 @@ export const dpnc: PolicyDefinition<Options> = {
         normsAtVer[l] = nsVer[l];
       }
     };
-    /** the feature bins page (l, b) had at the layer's last decision pass, in trainBins, with tier `tier` then */
-    const trainingBins = (l: number, b: number, tier: number) => {
+    /** the feature bins page (l, b) had at the layer's last decision pass, in trainBins[at .. at + F), with tier `tier` then */
+    const trainingBins = (l: number, b: number, tier: number, at: number) => {
       const i = l * M + b;
       const lu = lastUse[i];
-      if (lu === NEVER) trainBins[0] = neverBin;
+      if (lu === NEVER) trainBins[at] = neverBin;
       else {
         const r = decStep[l] - lu;
-        trainBins[0] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
+        trainBins[at] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
       }
-      trainBins[1] = freqBin[i];
-      trainBins[2] = massBin[i];
+      trainBins[at + 1] = freqBin[i];
+      trainBins[at + 2] = massBin[i];
       const ver = nsVer[l];
       if (normVer[i] !== ver) {
         const sd = nsSd[l];
         normBin[i] = keyNormBins.of(sd > 0 ? (normsAt[l][b] - nsMean[l]) / sd : 0);
         normVer[i] = ver;
       }
-      trainBins[3] = normBin[i];
+      trainBins[at + 3] = normBin[i];
       const nb = decBlocks[l];
-      trainBins[4] = posBinFor === nb ? posBin[b] : tree.bin(positionFeature(b, nb));
-      trainBins[5] = layerBin[l];
-      trainBins[6] = tierBin[tier];
-      trainBins[7] = nearAt[l][b];
+      trainBins[at + 4] = posBinFor === nb ? posBin[b] : tree.bin(positionFeature(b, nb));
+      trainBins[at + 5] = layerBin[l];
+      trainBins[at + 6] = tierBin[tier];
+      trainBins[at + 7] = nearAt[l][b];
     };
     /**
      * Write layer l's listing of the late listing (the pages offloaded at its decision pass, answered
@@ -1100,10 +1102,12 @@ export const dpnc: PolicyDefinition<Options> = {
         prevStep = s;
         nearBin.fill(unknownNear);
         const trainAll = o.train_on === 'all';
-        // pages trained on: attended, live at the layer's last decision pass, which was for this step
+        // pages trained on: attended, live at the layer's last decision pass, which was for this step;
+        // their bins as the pass saw them (trainingBins) gathered in block order, learned after
         const trained = s >= 0 && decStep[l] === s;
         const tick = decTick[l];
         const createdThen = decCreated[l];
+        let samples = 0;
         for (let b = 0; b < n; b++) {
           if (!att[b]) continue;
           const i = base + b;
@@ -1116,8 +1120,8 @@ export const dpnc: PolicyDefinition<Options> = {
             // resident at the pass, or paged in by it
             const tier = pagedInAt[i] >= tick ? featTier[i] : 0;
             if (trainAll || tier > 0) {
-              trainingBins(l, b, tier);
-              tree.learnBins(trainBins, 0, used);
+              trainingBins(l, b, tier, samples * F);
+              trainLabels[samples++] = used ? 1 : 0;
             }
           }
           seen[i]++;
@@ -1129,6 +1133,7 @@ export const dpnc: PolicyDefinition<Options> = {
           freqBin[i] = tree.bin(freqFeature(uses[i], seen[i]));
         }
         if (!dense) for (let k = 0; k < obs.idx!.length; k++) listedMark[obs.idx![k]] = 0;
+        if (samples > 0) tree.learnBinsMany(trainBins, samples, trainLabels);
       },
     };
     return policy;

@@ -253,6 +253,40 @@ export class HoeffdingTree {
     }
   }
 
+  /**
+   * learnBins() of `count` samples in turn: sample j's bins are bins[j * features .. (j + 1) *
+   * features), its label labels[j] (1: positive).
+   */
+  learnBinsMany(bins: Uint8Array, count: number, labels: Uint8Array): void {
+    const F = this.features;
+    const B = this.bins;
+    let seen = this.seen;
+    let correct = this.correct;
+    let positives = this.positives;
+    for (let j = 0, at = 0; j < count; j++, at += F) {
+      let node = this.root;
+      while (node.kind === 'split') node = bins[at + node.feature] <= node.edge ? node.left : node.right;
+      const leaf = node;
+      const y = labels[j] === 1;
+      const guess = (leaf.pos + 1) / (leaf.n + 2) > 0.5;
+      seen++;
+      if (guess === y) correct++;
+      if (y) positives++;
+      leaf.n++;
+      if (y) leaf.pos++;
+      const c = y ? 1 : 0;
+      const counts = leaf.counts;
+      for (let f = 0; f < F; f++) counts[(f * B + bins[at + f]) * 2 + c]++;
+      if (++leaf.seenSinceCheck >= this.grace && leaf.depth < this.maxDepth) {
+        leaf.seenSinceCheck = 0;
+        this.trySplit(leaf, bins, at);
+      }
+    }
+    this.seen = seen;
+    this.correct = correct;
+    this.positives = positives;
+  }
+
   private trySplit(leaf: Leaf, bins: ArrayLike<number>, offset: number): void {
     if (leaf.pos === 0 || leaf.pos === leaf.n) {
       this.lastCheck = { n: leaf.n, feature: -1, gain: 0, threshold: Number.NaN, second: 0, epsilon: hoeffdingBound(1, this.delta, leaf.n), split: false, reason: 'pure' };
