@@ -397,13 +397,30 @@ export const dpnc: PolicyDefinition<Options> = {
     const keyNormStats = (cache: PolicyView['cache'], l: number, created: number) => {
       const live = cache.live(l);
       if (normsChanged[l] === 0 && nsCreated[l] === created && nsLive[l] === live) return;
-      const ns = normStats(norms[l], created, live === created ? () => true : (b) => cache.tierOf(l, b) >= 0);
+      const ns = live === created ? runningStats(l, created) : normStats(norms[l], created, (b) => cache.tierOf(l, b) >= 0);
       if (normsChanged[l] === 1 || !(ns.mean === nsMean[l] && ns.sd === nsSd[l])) nsVer[l]++;
       nsMean[l] = ns.mean;
       nsSd[l] = ns.sd;
       normsChanged[l] = 0;
       nsCreated[l] = created;
       nsLive[l] = live;
+    };
+    // per layer: the running sums normStats adds, in its order, of the first k key norms (k <= sumsUpTo: still those norms)
+    const sumS = Array.from({ length: L }, () => new Float64Array(M + 1));
+    const sumQ = Array.from({ length: L }, () => new Float64Array(M + 1));
+    const sumsUpTo = new Int32Array(L);
+    /** normStats(norms[l], created, every block) from the running sums, extended from the first norm changed */
+    const runningStats = (l: number, created: number): { mean: number; sd: number } => {
+      const nl = norms[l];
+      const S = sumS[l];
+      const Q = sumQ[l];
+      for (let b = sumsUpTo[l]; b < created; b++) {
+        S[b + 1] = S[b] + nl[b];
+        Q[b + 1] = Q[b] + nl[b] * nl[b];
+      }
+      if (created > sumsUpTo[l]) sumsUpTo[l] = created;
+      const mean = created ? S[created] / created : 0;
+      return { mean, sd: created ? Math.sqrt(Math.max(0, Q[created] / created - mean * mean)) : 0 };
     };
     /** sizes of the lists the last describe() made */
     const described = { residents: 0, explorable: 0, cands: 0 };
@@ -1014,7 +1031,7 @@ export const dpnc: PolicyDefinition<Options> = {
         const l = v.layer;
         lastCache = v.cache;
         // the key norms kept, compared bit for bit (a change of bits only, as 0 to -0, recomputes the same)
-        // (from the last block down: a changed norm is most often the newest block's; then all copied)
+        // (the statistics' running sums are kept up to the first block changed)
         const kn = v.keyNorms;
         if (knOf[l] !== kn) {
           knOf[l] = kn;
@@ -1022,11 +1039,13 @@ export const dpnc: PolicyDefinition<Options> = {
         }
         const now = knBits[l];
         const kept = normBits[l];
-        let b = now.length - 1;
-        while (b >= 0 && kept[b] === now[b]) b--;
-        if (b >= 0) {
-          normsChanged[l] = 1;
-          kept.set(now);
+        for (let b = 0; b < now.length; b++) {
+          if (kept[b] !== now[b]) {
+            normsChanged[l] = 1;
+            kept.set(now.subarray(b), b);
+            if (b < sumsUpTo[l]) sumsUpTo[l] = b;
+            break;
+          }
         }
         const incoming = v.newBlock ? 1 : 0;
         if (v.step < 0) {
