@@ -113,6 +113,12 @@ export class ReplayDriver<H> implements Actions {
   private readonly maskN: Int32Array;
   /** 1 where a layer has staged something this step (clearStaging has work) */
   private readonly stagedAny: Uint8Array;
+  /** per layer, since its last clearStaging: the blocks staged one by one (may repeat), and 1 when a bulk stage ran */
+  private readonly stagedList: number[][];
+  private readonly bulkStaged: Uint8Array;
+  /** scratch per tier for layerWork: staged bytes and the change in runs */
+  private readonly tierScratch: Float64Array;
+  private readonly runScratch: Int32Array;
   /**
    * A bulk stage of every block of a layer in a tier, when it is the layer's first stage of the step,
    * marks nothing: staging is then a number per (layer, tier), stagedSince, and a block counts as
@@ -189,6 +195,10 @@ export class ReplayDriver<H> implements Actions {
     this.attendedView = this.attended.subarray(0, 0);
     this.maskN = new Int32Array(this.L).fill(-1);
     this.stagedAny = new Uint8Array(this.L);
+    this.stagedList = Array.from({ length: this.L }, () => []);
+    this.bulkStaged = new Uint8Array(this.L);
+    this.tierScratch = new Float64Array(this.T);
+    this.runScratch = new Int32Array(this.T);
     this.stagedSince = new Float64Array(this.L * this.T);
     this.enteredAt = new Float64Array(this.L * this.M);
     this.touched = Array.from({ length: this.L }, () => []);
@@ -635,13 +645,19 @@ export class ReplayDriver<H> implements Actions {
     const base = layer * this.M;
     let runs: number;
     if (blocks.length > 0) {
-      for (const b of blocks) this.stagedMask[base + b] = 1;
+      const list = this.stagedList[layer];
+      for (const b of blocks) {
+        this.stagedMask[base + b] = 1;
+        list.push(b);
+      }
       runs = blocks.length;
     } else if (first) {
+      this.bulkStaged[layer] = 1;
       // nothing of the layer staged yet: every block in `tier` is staged, in the cache's runs
       runs = c.runsIn(layer, tier);
       this.stagedSince[layer * this.T + tier] = ++this.changes;
     } else {
+      this.bulkStaged[layer] = 1;
       this.markStaged(layer);
       // runs of the blocks in `tier` not yet staged (RUNS below), marked staged in the same pass
       const mask = this.stagedMask;
@@ -691,6 +707,8 @@ export class ReplayDriver<H> implements Actions {
   private clearStaging(layer: number): void {
     if (!this.stagedAny[layer]) return;
     this.stagedAny[layer] = 0;
+    this.bulkStaged[layer] = 0;
+    if (this.stagedList[layer].length !== 0) this.stagedList[layer].length = 0;
     for (let t = 0; t < this.T; t++) {
       this.stagingBytes -= this.staged[layer * this.T + t];
       this.staged[layer * this.T + t] = 0;
@@ -841,6 +859,35 @@ export class ReplayDriver<H> implements Actions {
         prev = b;
       }
       stagedBytes = below - fetched;
+    } else if (offloaded && c.created[l] === n && this.wholeBytes && this.bulkStaged[l] === 0 && this.timed) {
+      // every live block attended and only blocks staged one by one (stagedList): per tier, the live
+      // blocks' bytes and the cache's runs (RUNS) less the staged blocks' share: a staged block no
+      // longer starts a run, and at 16 bits the fetched block after it in its tier starts one. The same
+      // counts and (integer) sums as the loop below, in O(staged blocks)
+      const list = this.stagedList[l];
+      sortAscending(list);
+      const stagedIn = this.tierScratch;
+      const runDelta = this.runScratch;
+      stagedIn.fill(0);
+      runDelta.fill(0);
+      let prev = -1;
+      for (let k = 0; k < list.length; k++) {
+        const b = list[k];
+        if (b === prev) continue;
+        prev = b;
+        const i = base + b;
+        const t = tiers[i];
+        if (t <= 0 || staged[i] !== 1) continue;
+        const bytes = bytesOf[bitsAt[i]];
+        stagedBytes += bytes;
+        stagedIn[t] += bytes;
+        if (!(b > 0 && tiers[i - 1] === t && bitsAt[i - 1] === 16)) runDelta[t]--;
+        if (bitsAt[i] === 16 && b + 1 < n && tiers[i + 1] === t && staged[i + 1] === 0) runDelta[t]++;
+      }
+      for (let t = 1; t < this.T; t++) {
+        fetchBytes[t] = c.bytesIn(l, t) - stagedIn[t];
+        fetchRuns[t] = c.runsIn(l, t) + runDelta[t];
+      }
     } else if (offloaded) {
       // per attended block below HBM: read from its staged copy, or fetched on demand (as the HIL
       // executor lowers it: a block demoted after its layer was staged has no staged copy, whatever
