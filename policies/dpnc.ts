@@ -708,6 +708,114 @@ export const dpnc: PolicyDefinition<Options> = {
       return mx;
     };
 
+    // the decision being taken by manage() (its layer, step, view and actions, HBM budget and incoming
+    // pages, the largest score, the residents listed, whether they are scored, the victims kept):
+    // read by the rules below, which are not made anew for each decision
+    let mCache: PolicyView['cache'] = null as unknown as PolicyView['cache'];
+    let mAct: Actions = null as unknown as Actions;
+    let mL = 0;
+    let mT = 0;
+    let mK = 0;
+    let mIncoming = 0;
+    let mWarm = false;
+    let mMx = 1;
+    let mResidents = 0;
+    let mScored = true;
+    let mFast = false;
+    let mAudited = false;
+    let mLowest = -1;
+    let mLowestPredicted = -1;
+    let mKnown = false;
+    let mFailed = false;
+    let mDone = 0;
+    const residentNow = () => mCache.countIn(mL, 0);
+    const predicted = (b: number) => mWarm && prob[b] > o.predict_threshold;
+    /** a fast pass leaves the residents' probabilities and values to the first rule that reads them */
+    const scoreResidents = () => {
+      mScored = true;
+      for (let j = 0; j < mResidents; j++) {
+        const b = residents[j];
+        pageBins(mL, b, 0);
+        prob[b] = tree.probabilityOfBins(feats, (mL * M + b) * F);
+        value[b] = valueAt(mL, b, mMx, mT);
+      }
+    };
+    /**
+     * the resident page to give up: not protected for t, of value below `below`, not predicted
+     * needed, of lowest value (ties: the lowest block); with `anyway`, a predicted page when no other
+     * may go. The two candidates (lowest not predicted, lowest predicted) come from one scan of the
+     * pages resident when the decision began (a page paged in since is protected for t), kept until a
+     * demotion from HBM changes the resident set.
+     */
+    const victim = (below: number, anyway = false) => {
+      if (!mKnown) {
+        if (!mScored) scoreResidents();
+        mLowest = mLowestPredicted = -1;
+        for (let j = 0; j < mResidents; j++) {
+          const b = residents[j];
+          if (mCache.tierOf(mL, b) !== 0 || protectFor[mL * M + b] === mT) continue;
+          // (ties: the lowest block; the residents may be listed in any order)
+          if (predicted(b)) {
+            if (mLowestPredicted < 0 || value[b] < value[mLowestPredicted] || (value[b] === value[mLowestPredicted] && b < mLowestPredicted)) mLowestPredicted = b;
+          } else if (mLowest < 0 || value[b] < value[mLowest] || (value[b] === value[mLowest] && b < mLowest)) mLowest = b;
+        }
+        mKnown = true;
+      }
+      const best = mLowest >= 0 && value[mLowest] < below ? mLowest : -1;
+      if (best >= 0 || !anyway) return best;
+      return mLowestPredicted >= 0 && value[mLowestPredicted] < below ? mLowestPredicted : -1;
+    };
+    /** page b went down from HBM: its tick, and its tier's members */
+    const leftHbm = (b: number) => {
+      leftHbmAt(mL, b);
+      member(mL, b, mCache.tierOf(mL, b));
+    };
+    const demoteVictim = (vb: number): boolean => {
+      if (!mAct.demote(mL, vb, chain[0], 16)) return false;
+      leftHbm(vb);
+      mKnown = false;
+      return true;
+    };
+    /** capacity pressure's visit: page b goes while HBM is over (mFailed: a demotion refused) */
+    const give = (b: number) => {
+      if (residentNow() + mIncoming <= mK) return false;
+      if (!demoteVictim(b)) mFailed = true;
+      return !mFailed && residentNow() + mIncoming > mK;
+    };
+    /** page b in; when HBM is full, a victim of value below `below` makes room */
+    const pageIn = (b: number, trigger: Trigger, below: number): boolean => {
+      if (residentNow() + mIncoming >= mK) {
+        const vb = victim(below);
+        if (vb < 0 || !demoteVictim(vb)) return false;
+      }
+      const l = mL;
+      const t = mT;
+      const i = l * M + b;
+      // its tier at the pass (training reads it)
+      featTier[i] = mCache.tierOf(l, b);
+      const bits = mCache.bitsOf(l, b);
+      if (!mAct.promote(l, b)) return false;
+      member(l, b, 0);
+      protectFor[i] = t;
+      touched[i] = t;
+      pagedInAt[i] = dTick;
+      if (mAudited) {
+        if (mFast) {
+          audit.listedFor[i] = t;
+          audit.answer[i] = yesAt[i] === dTick ? 1 : 0;
+        }
+        audit.pagedInFor(l, b, t, trigger, mCache.bytesOf(bits));
+      }
+      return true;
+    };
+    /** the trigger page-ins' visit (most probable first, then highest value), page_in at most */
+    const pageInCandidate = (b: number) => {
+      if (mDone >= o.page_in) return false;
+      const trigger = TRIGGERS[candTrigger[b]];
+      if (pageIn(b, trigger, trigger === 'tree' ? Infinity : value[b])) mDone++;
+      return mDone < o.page_in;
+    };
+
     /**
      * Layer l's pages for step t. `decision`: the page-in decision (predictor, triggers, exploration,
      * backing tiers, features recorded for training); otherwise only room for `incoming` new pages.
@@ -716,10 +824,16 @@ export const dpnc: PolicyDefinition<Options> = {
       const cache = v.cache;
       const created = cache.created[l];
       const K = Math.max(1, v.budgetBlocks);
-      const thr = o.predict_threshold;
+      mCache = cache;
+      mAct = act;
+      mL = l;
+      mT = t;
+      mK = K;
+      mIncoming = incoming;
+      mAudited = audited;
       // the tree predicts nothing before it has seen tree_grace samples (one sample would make every page "needed")
       const warm = tree.seen >= o.tree_grace;
-      const resident = () => cache.countIn(l, 0);
+      mWarm = warm;
       syncMembers(cache, l);
       let mx = 1;
       let nResident = 0;
@@ -751,7 +865,7 @@ export const dpnc: PolicyDefinition<Options> = {
         nExplorable = described.explorable;
         nCands = described.cands;
       } else {
-        if (resident() + incoming <= K) return;
+        if (residentNow() + incoming <= K) return;
         mx = layerMax(l, created);
         for (let b = 0; b < created; b++) {
           if (cache.tierOf(l, b) !== 0) continue;
@@ -760,60 +874,14 @@ export const dpnc: PolicyDefinition<Options> = {
           residents[nResident++] = b;
         }
       }
-      const predicted = (b: number) => warm && prob[b] > thr;
-      // a fast pass leaves the residents' probabilities and values to the first rule that reads them
-      let scored = !fast;
-      const scoreResidents = () => {
-        scored = true;
-        for (let j = 0; j < nResident; j++) {
-          const b = residents[j];
-          pageBins(l, b, 0);
-          prob[b] = tree.probabilityOfBins(feats, (l * M + b) * F);
-          value[b] = valueAt(l, b, mx, t);
-        }
-      };
-      /**
-       * the resident page to give up: not protected for t, of value below `below`, not predicted
-       * needed, of lowest value (ties: the lowest block); with `anyway`, a predicted page when no other
-       * may go. The two candidates (lowest not predicted, lowest predicted) come from one scan of the
-       * pages resident when the decision began (a page paged in since is protected for t), kept until a
-       * demotion from HBM changes the resident set.
-       */
-      let lowest = -1;
-      let lowestPredicted = -1;
-      let known = false;
-      const victim = (below: number, anyway = false) => {
-        if (!known) {
-          if (!scored) scoreResidents();
-          lowest = lowestPredicted = -1;
-          for (let j = 0; j < nResident; j++) {
-            const b = residents[j];
-            if (cache.tierOf(l, b) !== 0 || protectFor[l * M + b] === t) continue;
-            // (ties: the lowest block; the residents may be listed in any order)
-            if (predicted(b)) {
-              if (lowestPredicted < 0 || value[b] < value[lowestPredicted] || (value[b] === value[lowestPredicted] && b < lowestPredicted)) lowestPredicted = b;
-            } else if (lowest < 0 || value[b] < value[lowest] || (value[b] === value[lowest] && b < lowest)) lowest = b;
-          }
-          known = true;
-        }
-        const best = lowest >= 0 && value[lowest] < below ? lowest : -1;
-        if (best >= 0 || !anyway) return best;
-        return lowestPredicted >= 0 && value[lowestPredicted] < below ? lowestPredicted : -1;
-      };
-      /** page b went down from HBM: it joins the pages of the first backing tier (when the backing tiers are managed) */
-      const leftHbm = (b: number) => {
-        leftHbmAt(l, b);
-        member(l, b, cache.tierOf(l, b));
-      };
-      const demoteVictim = (vb: number): boolean => {
-        if (!act.demote(l, vb, chain[0], 16)) return false;
-        leftHbm(vb);
-        known = false;
-        return true;
-      };
+      mFast = fast;
+      mMx = mx;
+      mResidents = nResident;
+      mScored = !fast;
+      mKnown = false;
       // LRU duration in HBM
       if (decision && o.hbm_age_steps > 0) {
-        if (!scored) scoreResidents();
+        if (!mScored) scoreResidents();
         // in block order (a fast pass lists the residents in any order)
         residents.subarray(0, nResident).sort();
         for (let j = 0; j < nResident; j++) {
@@ -828,8 +896,8 @@ export const dpnc: PolicyDefinition<Options> = {
       // capacity pressure: room for the new page. The victims are victim(Infinity, true) one after
       // another: as values do not change within a decision, the eligible residents not predicted
       // needed in order of (value, block), then the predicted ones in that order.
-      if (resident() + incoming > K) {
-        if (!scored) scoreResidents();
+      if (residentNow() + incoming > K) {
+        if (!mScored) scoreResidents();
         let n0 = 0;
         let n1 = 0;
         for (let j = 0; j < nResident; j++) {
@@ -838,42 +906,12 @@ export const dpnc: PolicyDefinition<Options> = {
           if (predicted(b)) spare[M - 1 - n1++] = b;
           else spare[n0++] = b;
         }
-        let failed = false;
-        const give = (b: number) => {
-          if (resident() + incoming <= K) return false;
-          if (!demoteVictim(b)) failed = true;
-          return !failed && resident() + incoming > K;
-        };
-        ordered.visit(spare, n0, value, resident() + incoming - K, give);
-        if (!failed && resident() + incoming > K) ordered.visit(spare.subarray(M - n1), n1, value, resident() + incoming - K, give);
-        known = false;
+        mFailed = false;
+        ordered.visit(spare, n0, value, residentNow() + incoming - K, give);
+        if (!mFailed && residentNow() + incoming > K) ordered.visit(spare.subarray(M - n1), n1, value, residentNow() + incoming - K, give);
+        mKnown = false;
       }
       if (!decision) return;
-
-      /** page b in; when HBM is full, a victim of value below `below` makes room */
-      const pageIn = (b: number, trigger: Trigger, below: number): boolean => {
-        if (resident() + incoming >= K) {
-          const vb = victim(below);
-          if (vb < 0 || !demoteVictim(vb)) return false;
-        }
-        const i = l * M + b;
-        // its tier at the pass (training reads it)
-        featTier[i] = cache.tierOf(l, b);
-        const bits = cache.bitsOf(l, b);
-        if (!act.promote(l, b)) return false;
-        member(l, b, 0);
-        protectFor[i] = t;
-        touched[i] = t;
-        pagedInAt[i] = dTick;
-        if (audited) {
-          if (fast) {
-            audit.listedFor[i] = t;
-            audit.answer[i] = yesAt[i] === dTick ? 1 : 0;
-          }
-          audit.pagedInFor(l, b, t, trigger, cache.bytesOf(bits));
-        }
-        return true;
-      };
 
       // trigger page-ins: predicted access (any victim not predicted needed), then recency and
       // importance (a victim not predicted needed and of lower value)
@@ -895,16 +933,11 @@ export const dpnc: PolicyDefinition<Options> = {
         }
       }
       // most probable (tree) first, then highest value; ties: the lowest block
-      let done = 0;
-      ordered.visit(cands, nCands, candKey, o.page_in, (b) => {
-        if (done >= o.page_in) return false;
-        const trigger = TRIGGERS[candTrigger[b]];
-        if (pageIn(b, trigger, trigger === 'tree' ? Infinity : value[b])) done++;
-        return done < o.page_in;
-      });
+      mDone = 0;
+      if (nCands > 0) ordered.visit(cands, nCands, candKey, o.page_in, pageInCandidate);
       // exploration: a free slot takes an offloaded page (in explore_max_tier or faster) drawn at
       // random (a hash of seed, layer and step: runs repeat exactly)
-      for (let k = 0; k < o.explore && resident() + incoming < K; k++) {
+      for (let k = 0; k < o.explore && residentNow() + incoming < K; k++) {
         let count = 0;
         if (fast) {
           // the pages offloaded at the pass (not since: those left HBM after its tick) in explore_max_tier or faster
@@ -922,58 +955,68 @@ export const dpnc: PolicyDefinition<Options> = {
         if (!pageIn(pool[mix(o.seed, l, t, k) % count], 'explore', -Infinity)) break;
       }
 
-      backingTiers(cache, act, l, K, mx, t);
+      backingTiers(cache, l, K, mx, t);
     };
 
+    // backingTiers' tier being visited (its chain index), the pages still to go over its quota, the
+    // demotions left, and the valuation its visits use (one object per kind, filled per decision)
+    let bK = 0;
+    let bOver = 0;
+    let bBudget = 0;
+    const dueValuation: TierValuation = { t: 0, mx: 1, score: scoreOf[0], raw: rawOf[0], due: { ageSteps: o.age_steps, lowImportance: o.low_importance } };
+    const allValuation: TierValuation = { t: 0, mx: 1, score: scoreOf[0], raw: rawOf[0], due: null };
+    /** page b one tier down from backingTiers' tier; it joins the next tier's members */
+    const down = (b: number): boolean => {
+      if (!mAct.demote(mL, b, chain[bK + 1], 16)) return false;
+      member(mL, b, mCache.tierOf(mL, b));
+      return true;
+    };
+    const downOver = (b: number) => {
+      if (down(b)) bOver--;
+      return bOver > 0;
+    };
+    const downDue = (b: number) => {
+      if (down(b)) bBudget--;
+      return bBudget > 0;
+    };
     /**
      * Layer l's backing tiers at the end of a decision: capacity pressure, then LRU age / low
-     * importance, one tier down (its pages listed by describe(), HBM demotions and moves down since
-     * added).
+     * importance, one tier down.
      */
-    const backingTiers = (cache: PolicyView['cache'], act: Actions, l: number, K: number, mx: number, t: number) => {
-      // backing tiers: capacity pressure, then LRU age / low importance, one tier down
-      // (each tier's pages were listed by the decision's pass, HBM demotions and moves down since
-      // added; the ones paged in since are dropped here)
+    const backingTiers = (cache: PolicyView['cache'], l: number, K: number, mx: number, t: number) => {
       const idx = tierIdx!;
-      let budget = o.demote_max;
-      const valuation: TierValuation = { t, mx, score: scoreOf[l], raw: rawOf[l], due: { ageSteps: o.age_steps, lowImportance: o.low_importance } };
+      bBudget = o.demote_max;
+      dueValuation.t = allValuation.t = t;
+      dueValuation.mx = allValuation.mx = mx;
+      dueValuation.score = allValuation.score = scoreOf[l];
+      dueValuation.raw = allValuation.raw = rawOf[l];
       for (let k = 0; k + 1 < chain.length; k++) {
         const tier = idx[k];
+        bK = k;
         const factor = quotaFactor[chain[k]];
         const quota = factor > 0 ? Math.floor(factor * K) : Infinity;
-        // the tier's pages (value[b] is valueAt(l, b, mx, t) throughout the decision; visited in order
-        // of value, ties: the lowest block): its members, a page moved down joining the next tier's
+        // the tier's pages, visited in order of value at t (ties: the lowest block): its members, a
+        // page moved down joining the next tier's
         const count = memCount[l * T + tier];
-        const down = (b: number): boolean => {
-          if (!act.demote(l, b, chain[k + 1], 16)) return false;
-          member(l, b, cache.tierOf(l, b));
-          return true;
-        };
         // over its quota, or too full for one more page per layer (a low watermark): the excess goes down
-        let over = Math.max(count - quota, cache.free(tier) < cache.bytesOf(16) * L ? 1 : 0);
+        bOver = Math.max(count - quota, cache.free(tier) < cache.bytesOf(16) * L ? 1 : 0);
         const ageDown = BACKING.indexOf(chain[k + 1]) <= floor;
-        if (over <= 0 && (budget <= 0 || !ageDown)) continue;
+        if (bOver <= 0 && (bBudget <= 0 || !ageDown)) continue;
         // the excess goes first, in order, until it is gone; the pages after it in that order (those
         // not visited) may go down on age / importance. The tier order gives that order while each
         // page visited moves; from a page that does not, the tier's values are computed and sorted.
         let stuck = -1;
-        if (over > 0) {
-          stuck = order.visit(l, tier, { ...valuation, due: null }, (b) => {
-            if (down(b)) over--;
-            return over > 0;
-          });
+        if (bOver > 0) {
+          stuck = order.visit(l, tier, allValuation, downOver);
           if (stuck >= 0) {
-            budget = visitSlowly(l, tier, t, mx, stuck, over, ageDown ? budget : 0, down);
+            bBudget = visitSlowly(l, tier, t, mx, stuck, bOver, ageDown ? bBudget : 0, down);
             continue;
           }
         }
-        if (budget > 0 && ageDown) {
+        if (bBudget > 0 && ageDown) {
           // only pages due for demotion move, the lowest values first, until the budget is spent
-          stuck = order.visit(l, tier, valuation, (b) => {
-            if (down(b)) budget--;
-            return budget > 0;
-          });
-          if (stuck >= 0) budget = visitSlowly(l, tier, t, mx, -1, 0, budget, down, stuck);
+          stuck = order.visit(l, tier, dueValuation, downDue);
+          if (stuck >= 0) bBudget = visitSlowly(l, tier, t, mx, -1, 0, bBudget, down, stuck);
         }
       }
     };
