@@ -62,6 +62,25 @@ export const quest: PolicyDefinition<Options> = {
     let listedAt = -1;
     // keys[i]: the estimate of cand[i] for the selections below
     const keys = new Float64Array(M);
+    // one group, per layer: the blocks above the floor pair at the layer's last selection
+    // (knownList[l * M + i], i < knownCount[l]; inKnown marks them), the blocks below knownEnd[l] all
+    // looked at then, and the bits of their key norms then (normSnap); known[l] = 1 while only those
+    // blocks' masses have changed since (an observation of other blocks clears it)
+    const known = new Uint8Array(L);
+    const knownList = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
+    const knownCount = new Int32Array(L);
+    const inKnown = G === 1 ? new Uint8Array(L * M) : new Uint8Array(0);
+    const knownEnd = new Int32Array(L);
+    // (per layer, an even length: also read two at a time, as doubles)
+    const normSnap = Array.from({ length: G === 1 ? L : 0 }, () => new Int32Array(M + (M & 1)));
+    const snapPairs = normSnap.map((a) => new Float64Array(a.buffer));
+    // the key norms each layer was given, their bits, and two at a time as doubles (null when the
+    // array does not start on 8 bytes); views of the same array
+    const normsOf: (Float32Array | null)[] = new Array(L).fill(null);
+    const normBits: Int32Array[] = new Array(L).fill(new Int32Array(0));
+    const normPairs: (Float64Array | null)[] = new Array(L).fill(null);
+    // blocks whose key norm changed since the layer's last selection
+    const changed = G === 1 ? new Int32Array(M) : new Int32Array(0);
     // several groups: -(best (rank, group)) per block, the estimate every selection below uses
     const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
     const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
@@ -84,6 +103,9 @@ export const quest: PolicyDefinition<Options> = {
         const pages = Math.max(1, Math.round(o.budget_factor * K));
         let n = 0;
         let full = true;
+        // whether the candidates came from the blocks known above the floor (normSnap then holds the
+        // bits of every block below `end`)
+        let fromKnown = false;
         if (G > 1) {
           for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
           const norms = v.groupKeyNorms;
@@ -99,8 +121,65 @@ export const quest: PolicyDefinition<Options> = {
           // every block below the newest when none was dropped (no tier to read), else the live ones
           const allLive = cache.live(l) === created;
           const end = Math.min(created, newest);
+          if (normsOf[l] !== norms) {
+            normsOf[l] = norms;
+            normBits[l] = new Int32Array(norms.buffer, norms.byteOffset, norms.length);
+            normPairs[l] = norms.byteOffset % 8 === 0 ? new Float64Array(norms.buffer, norms.byteOffset, norms.length >> 1) : null;
+            known[l] = 0;
+          }
+          const bits = normBits[l];
+          const kb = l * M;
           if (floorKey >= 0 && pages > 1) {
-            if (allLive) {
+            if (allLive && known[l] === 1 && knownEnd[l] <= end) {
+              fromKnown = true;
+              // only blocks whose key may have changed since the layer's last selection can be above the
+              // floor now: the ones above it then (the attended ones among them took new masses), the
+              // blocks from that selection's end to this one's, and blocks whose key norm changed
+              const was = knownEnd[l];
+              for (let i = 0, c = knownCount[l]; i < c; i++) {
+                const b = knownList[kb + i];
+                const k = last[base + b] + 1e-9 * norms[b];
+                cand[n] = b;
+                keys[n] = k;
+                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+              }
+              // (norms compared two at a time as doubles: equal doubles have equal bits but for +0 and
+              // -0, which leave every key as it is; a pair that differs is compared by its bits)
+              const snap = normSnap[l];
+              const pairs = normPairs[l];
+              let nx = 0;
+              let from = 0;
+              if (pairs !== null) {
+                const sp = snapPairs[l];
+                const np = was >> 1;
+                for (let p = 0; p < np; p++) {
+                  if (pairs[p] === sp[p]) continue;
+                  const b = 2 * p;
+                  changed[nx] = b;
+                  nx += +(bits[b] !== snap[b]);
+                  changed[nx] = b + 1;
+                  nx += +(bits[b + 1] !== snap[b + 1]);
+                }
+                from = 2 * np;
+              }
+              for (let b = from; b < was; b++) if (bits[b] !== snap[b]) changed[nx++] = b;
+              for (let i = 0; i < nx; i++) {
+                const b = changed[i];
+                snap[b] = bits[b];
+                if (inKnown[kb + b] === 1) continue;
+                const k = last[base + b] + 1e-9 * norms[b];
+                cand[n] = b;
+                keys[n] = k;
+                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+              }
+              for (let b = was; b < end; b++) {
+                snap[b] = bits[b];
+                const k = last[base + b] + 1e-9 * norms[b];
+                cand[n] = b;
+                keys[n] = k;
+                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+              }
+            } else if (allLive) {
               for (let b = 0; b < end; b++) {
                 const k = last[base + b] + 1e-9 * norms[b];
                 // (written always, kept when above the floor: no branch on the key)
@@ -144,6 +223,29 @@ export const quest: PolicyDefinition<Options> = {
             floorKeyOf[l] = keys[drop - margin];
             floorIdOf[l] = cand[drop - margin];
           } else floorKeyOf[l] = -1;
+        }
+        if (G === 1) {
+          // the blocks above the floor now, for the layer's next selection: every candidate of a pass
+          // above the floor, or those above the new floor after a full pass (which read every block);
+          // the norms' bits taken unless the candidates came from the known blocks (then taken there)
+          const kb = l * M;
+          for (let i = 0, c = knownCount[l]; i < c; i++) inKnown[kb + knownList[kb + i]] = 0;
+          knownCount[l] = 0;
+          known[l] = 0;
+          const end = Math.min(created, newest);
+          if (cache.live(l) === created && floorKeyOf[l] >= 0 && pages > 1) {
+            const from = full ? drop - Math.ceil(pages / 16) + 1 : 0;
+            let c = 0;
+            for (let i = from; i < n; i++) {
+              const b = cand[i];
+              knownList[kb + c++] = b;
+              inKnown[kb + b] = 1;
+            }
+            knownCount[l] = c;
+            if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
+            knownEnd[l] = end;
+            known[l] = 1;
+          }
         }
         sel.fill(0, 0, v.nBlocks);
         nSel = 0;
@@ -204,7 +306,11 @@ export const quest: PolicyDefinition<Options> = {
         const listed = obs.step >= 0 && listedAt === obs.step * L + obs.layer;
         listedAt = -1;
         for (let g = 0; g < G; g++) {
-          if (!(listed && lastObservedAmong(lasts[g], obs.layer * M, obs, obs.groups[g], selList, nSel))) lastObserved(lasts[g], obs.layer * M, obs, obs.groups[g]);
+          if (!(listed && lastObservedAmong(lasts[g], obs.layer * M, obs, obs.groups[g], selList, nSel))) {
+            lastObserved(lasts[g], obs.layer * M, obs, obs.groups[g]);
+            // (masses outside the selection changed)
+            known[obs.layer] = 0;
+          }
         }
       },
     };

@@ -1,0 +1,68 @@
+/**
+ * Quest's selection when key norms change between steps, old blocks included: with every row's mass
+ * even (top-k rows listing nothing), the estimates tie and the key norm decides, so the pages attended
+ * at each step must be the newest plus the top pages by (last observed mass, key norm, block) computed
+ * from scratch here, step by step (blocks whose norm rose since the last selection included).
+ */
+import { describe, expect, it } from 'vitest';
+import { quest } from '../../policies/quest.js';
+import { denseSteps, tinyHeader } from '../helpers/tiny.js';
+import { replayPolicy } from './harness.js';
+
+/** a small deterministic generator (mulberry32) */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('quest with changing key norms', () => {
+  for (const seed of [1, 2, 3]) {
+    it(`attends the newest page and the top pages by (last mass, key norm, block), seed ${seed}`, () => {
+      // one layer, block size 4, prompt 40 tokens = 10 blocks, 16 steps; budget 6 pages = newest + top 5
+      const h = { ...tinyHeader(40, 16, 1), encoding: 'topk' as const, topk: 4 };
+      const r0 = rng(seed);
+      // norms from few levels (ties between them too); from step 1 on, at each step a random older
+      // block's norm rises above every other (the rest keep theirs), and at some steps all are redrawn
+      const norms: number[] = [];
+      const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n)).map((s) => {
+        // (in top-k form with nothing listed: every block carries the even share)
+        const la = s.layers[0];
+        la.idx = new Uint32Array(0);
+        la.mass = new Float32Array(0);
+        la.remainder = 1;
+        while (norms.length < la.nBlocks) norms.push(1 + Math.floor(r0() * 6));
+        if (s.step > 0) norms[Math.floor(r0() * (la.nBlocks - 1))] = 10 + s.step;
+        if (r0() < 0.15) for (let b = 0; b < norms.length; b++) norms[b] = 1 + Math.floor(r0() * 6);
+        la.normFrom = 0;
+        la.norms = Float32Array.from(norms.slice(0, la.nBlocks));
+        return s;
+      });
+      const K = 6;
+      const r = replayPolicy(quest, K, { trace, fullHeader: h, options: { dense_layers: 0 } });
+      // the reference: every block observed at prefill (step 0's row), then each where attended
+      // (the even share of n blocks: remainder 1 over n)
+      const share = (n: number) => 1 / n;
+      const last = Array(trace[0].layers[0].nBlocks).fill(share(trace[0].layers[0].nBlocks));
+      let attendedSteps = 0;
+      for (const s of trace) {
+        const la = s.layers[0];
+        const n = la.nBlocks;
+        const newest = n - 1;
+        const key = (b: number) => last[b] + 1e-9 * la.norms[b];
+        const ranked = Array.from({ length: newest }, (_, b) => b).sort((a, b) => key(b) - key(a) || b - a);
+        const attended = new Set([newest, ...ranked.slice(0, K - 1)]);
+        const skipped = Array.from({ length: n }, (_, b) => b).filter((b) => !attended.has(b)).map((b) => `0:${b}`);
+        expect(r.acts('skip', s.step).sort(), `step ${s.step}`).toEqual(skipped.sort());
+        for (const b of attended) last[b] = share(n);
+        attendedSteps++;
+      }
+      expect(attendedSteps).toBe(16);
+    });
+  }
+});
