@@ -217,6 +217,8 @@ export const dpnc: PolicyDefinition<Options> = {
     const nearAt = Array.from({ length: L }, () => new Uint8Array(M));
     const normsAt: Float32Array[] = Array.from({ length: L }, () => new Float32Array(M));
     const normsAtVer = new Int32Array(L).fill(-1);
+    // one observation's attended blocks
+    const attList = new Int32Array(M);
     // one observation's training samples: bins (F per sample) and labels
     const trainBins = new Uint8Array(M * F);
     const trainLabels = new Uint8Array(M);
@@ -243,6 +245,9 @@ export const dpnc: PolicyDefinition<Options> = {
     const memCount = new Int32Array(L * T);
     const memPos = new Int32Array(L * M);
     const memTier = new Int8Array(L * M).fill(-1);
+    // per layer, its HBM members as a bitmap (32 blocks a word; block b: bit b % 32 of word b >> 5)
+    const W = (M + 31) >> 5;
+    const hbmBits = new Int32Array(L * W);
     const memCreated = new Int32Array(L);
     // the backing tiers' pages in order of value (kept by member()), and per layer its raw scores
     // (the score less the layer's offset; a block not observed yet: 0 less the offset, as its first
@@ -270,6 +275,8 @@ export const dpnc: PolicyDefinition<Options> = {
         memList[l * T + tier][memCount[l * T + tier]++] = b;
       }
       memTier[i] = tier < 0 ? -1 : tier;
+      if (old === 0) hbmBits[l * W + (b >> 5)] &= ~(1 << (b & 31));
+      if (tier === 0) hbmBits[l * W + (b >> 5)] |= 1 << (b & 31);
     };
     /** the members of layer l: the blocks created since added; listed anew if a tier's count differs from the cache's */
     const syncMembers = (cache: PolicyView['cache'], l: number) => {
@@ -1170,8 +1177,26 @@ export const dpnc: PolicyDefinition<Options> = {
         const tick = decTick[l];
         const createdThen = decCreated[l];
         let samples = 0;
-        for (let b = 0; b < n; b++) {
-          if (!att[b]) continue;
+        // the attended blocks in block order: from the HBM members when they hold every one (the
+        // kernel attends HBM, as this policy skips every offloaded block), else from every block
+        const attendedList = attList;
+        let nAtt = 0;
+        const words = (n + 31) >> 5;
+        for (let w = 0; w < words; w++) {
+          let bits = hbmBits[l * W + w];
+          while (bits !== 0) {
+            const low = bits & -bits;
+            bits ^= low;
+            const b = (w << 5) + 31 - Math.clz32(low);
+            if (b < n && att[b]) attendedList[nAtt++] = b;
+          }
+        }
+        if (nAtt !== obs.attendedCount) {
+          nAtt = 0;
+          for (let b = 0; b < n; b++) if (att[b]) attendedList[nAtt++] = b;
+        }
+        for (let a = 0; a < nAtt; a++) {
+          const b = attendedList[a];
           const i = base + b;
           // its mass over the row's largest: the near_layer feature of the next decision, and its last mass
           const own = dense || listedMark[b] === 1;
