@@ -40,6 +40,14 @@
  * accuracy on offloaded pages next to the majority class's on the same pages, prefetch precision and
  * recall, bytes paged in and wasted, per trigger; and the tree's own prequential accuracy on what it
  * trained on, next to that stream's majority class.
+ *
+ * The work of a decision follows the pages that changed, not every page: each tier's pages are kept
+ * as they move; when no leaf the tree answers "needed" at is reached by a page unused for
+ * RECENCY_HORIZON steps, only the offloaded pages used since (the recent list) are asked, and the
+ * others are answered "no" in the audit's listing written when the step's attention is settled; the
+ * backing tiers' pages are kept in order of value (dpnc-tier-order.ts); a trained page's bins are
+ * computed when the attention is observed, from what its decision saw; the largest score and the
+ * key-norm statistics are kept as they change. The results are those of valuing every page.
  */
 import { AttentionScore } from './attention-score.js';
 import {
@@ -237,7 +245,7 @@ export const dpnc: PolicyDefinition<Options> = {
     const cands = new Int32Array(M);
     const candKey = new Float64Array(M);
     const candTrigger = new Uint8Array(M);
-    // per backing tier of the chain: its pages of the layer decided
+    // a backing tier's pages, valued one by one (visitSlowly)
     const inTier = new Int32Array(M);
     // per (layer, tier): its live blocks (in no particular order), and per page its place there and
     // its tier as listed (-1: none); kept by syncMembers and member() after each move this policy makes
@@ -432,10 +440,10 @@ export const dpnc: PolicyDefinition<Options> = {
     /** sizes of the lists the last describe() made */
     const described = { residents: 0, explorable: 0, cands: 0 };
     /**
-     * The decision's pass over layer l's pages for step t: each live page's feature bins (recorded for
-     * training), tree probability, value and due flag; the lists of residents, of offloaded pages
-     * (answered to the audit), of each backing tier's pages, of the exploration pool and (importance
-     * trigger off) of the trigger candidates. Returns the layer's largest score.
+     * The decision's pass over layer l's pages for step t, every live page: its feature bins, tree
+     * probability and value; the lists of residents, of offloaded pages (answered to the audit), of
+     * the exploration pool and (importance trigger off) of the trigger candidates. Returns the
+     * layer's largest score. (describeFast does the same work for the pages its rules read.)
      */
     const describe = (cache: PolicyView['cache'], l: number, t: number, nBlocksThen: number, created: number, warm: boolean, audited: boolean): number => {
       const thr = o.predict_threshold;
