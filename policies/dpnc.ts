@@ -272,6 +272,8 @@ export const dpnc: PolicyDefinition<Options> = {
       if (old === tier) return;
       if (tier > 0) order.place(l, b, tier, idleFrom(i), rawOf[l]);
       else order.leave(l, b, rawOf[l]);
+      // (a page that comes below HBM by any way may have been used lately)
+      if (old <= 0 && tier > 0) toRecent(l, b);
       if (old >= 0) {
         const list = memList[l * T + old];
         const last = list[--memCount[l * T + old]];
@@ -329,8 +331,8 @@ export const dpnc: PolicyDefinition<Options> = {
     const lateTick = new Int32Array(L);
     const lateCreated = new Int32Array(L);
     let lastCache: PolicyView['cache'] | null = null;
-    // per layer: pages that left HBM and may have been used within RECENT_WINDOW steps (every
-    // offloaded page used that recently is listed: an offloaded page is not attended, so not used)
+    // per layer: offloaded pages that may have been used within RECENT_WINDOW steps (every offloaded
+    // page used that recently is listed: listed when it leaves HBM, or when used while offloaded)
     const RECENT_WINDOW = Math.max(RECENCY_HORIZON, o.recent_steps);
     const recentList = Array.from({ length: L }, () => new Int32Array(M));
     const recentCount = new Int32Array(L);
@@ -637,8 +639,12 @@ export const dpnc: PolicyDefinition<Options> = {
     };
     /** a page of layer l left HBM: its tick, and the recent list */
     const leftHbmAt = (l: number, b: number) => {
+      leftAt[l * M + b] = clock;
+      toRecent(l, b);
+    };
+    /** page (l, b) is offloaded and may have been used lately: on the recent list (once) */
+    const toRecent = (l: number, b: number) => {
       const i = l * M + b;
-      leftAt[i] = clock;
       if (inRecent[i] === 0) {
         inRecent[i] = 1;
         recentList[l][recentCount[l]++] = b;
@@ -1054,9 +1060,10 @@ export const dpnc: PolicyDefinition<Options> = {
         due[b] = since >= o.age_steps || imp < o.low_importance ? 1 : 0;
         visited[b] = b === passed || b === skip ? 1 : 0;
       }
+      // the pages not visited yet (ids[0 .. rest))
+      let rest = 0;
+      for (let j = 0; j < count; j++) if (visited[ids[j]] === 0) ids[rest++] = ids[j];
       if (over > 0) {
-        let rest = 0;
-        for (let j = 0; j < count; j++) if (visited[ids[j]] === 0) ids[rest++] = ids[j];
         ordered.visit(ids, rest, value, over, (b) => {
           visited[b] = 1;
           if (down(b)) over--;
@@ -1065,7 +1072,7 @@ export const dpnc: PolicyDefinition<Options> = {
       }
       if (budget > 0) {
         let nDue = 0;
-        for (let j = 0; j < count; j++) if (visited[ids[j]] === 0 && due[ids[j]] === 1) ids[nDue++] = ids[j];
+        for (let j = 0; j < rest; j++) if (visited[ids[j]] === 0 && due[ids[j]] === 1) ids[nDue++] = ids[j];
         ordered.visit(ids, nDue, value, budget, (b) => {
           if (down(b)) budget--;
           return budget > 0;
@@ -1224,6 +1231,9 @@ export const dpnc: PolicyDefinition<Options> = {
           if (used) {
             uses[i]++;
             lastUse[i] = s;
+            // used while offloaded (attended where this policy does not skip, as at the prefill; a
+            // page not listed below HBM yet is listed when it is)
+            if (memTier[i] > 0) toRecent(l, b);
           }
           freqBin[i] = tree.bin(freqFeature(uses[i], seen[i]));
         }
