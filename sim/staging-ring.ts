@@ -40,10 +40,22 @@ export interface RingSpan {
  * Where extents go in the ring: in ring order from the head, back to 0 where an extent does not fit
  * before the end. An extent overwrites the released extents it overlaps (its user inherits what they
  * remember, e.g. the fence of the attention that read them) and may not overlap a live one. Extents
- * are kept sorted by start (they never overlap), so the ones an extent overwrites are a contiguous range.
+ * never overlap; the ones an extent overwrites are a contiguous range in ring order.
+ *
+ * The extents are kept in a circular buffer in ring order rotated at `origin`: first those ending after
+ * it, then the others (each part by start). An extent placed at the origin overwrites extents at the
+ * buffer's front and goes to its back, and its end becomes the origin: no extent is copied. Placing
+ * elsewhere (wrapping to 0, or after the ring grew) first rotates the buffer to the new origin.
  */
 export class RingPlacement<E extends RingSpan> {
-  private readonly extents: E[] = [];
+  /** the extents: `count` of them from buf[front], circularly (the buffer's length is a power of two) */
+  private buf: (E | undefined)[] = new Array<E | undefined>(16);
+  private front = 0;
+  private count = 0;
+  /** the position the buffer is rotated at (see the class comment) */
+  private origin = 0;
+  /** the extents a placement overwrites, handed to `make` (reused: valid during the call only) */
+  private readonly over: E[] = [];
   private head = 0;
   /** bytes of the live extents, and their most at once */
   liveBytes = 0;
@@ -53,28 +65,74 @@ export class RingPlacement<E extends RingSpan> {
 
   /**
    * Places an extent of n bytes, made by `make` from its bounds and the released extents it overwrites
-   * (they are dropped); null, with nothing changed, where n exceeds the ring or a live extent is in the way.
+   * (they are dropped; the list is valid during the call only); null, with nothing changed, where n
+   * exceeds the ring or a live extent is in the way.
    */
   place(n: number, make: (start: number, end: number, overwritten: readonly E[]) => E): E | null {
     if (n > this.bytes) return null;
     const start = this.head + n > this.bytes ? 0 : this.head;
     const end = start + n;
-    const ext = this.extents;
-    let lo = 0;
-    let hi = ext.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (ext[mid].end <= start) lo = mid + 1;
-      else hi = mid;
+    if (start !== this.origin) this.rotate(start);
+    const buf = this.buf;
+    const mask = buf.length - 1;
+    // the overwritten extents: from the front, those ending after start and starting before end
+    let k = 0;
+    for (; k < this.count; k++) {
+      const e = buf[(this.front + k) & mask]!;
+      if (!(e.end > start && e.start < end)) break;
+      if (e.live) return null;
     }
-    let j = lo;
-    for (; j < ext.length && ext[j].start < end; j++) if (ext[j].live) return null;
-    const extent = make(start, end, ext.slice(lo, j));
-    ext.splice(lo, j - lo, extent);
+    const over = this.over;
+    for (let i = 0; i < k; i++) {
+      const at = (this.front + i) & mask;
+      over.push(buf[at]!);
+      buf[at] = undefined;
+    }
+    this.front = (this.front + k) & mask;
+    this.count -= k;
+    const extent = make(start, end, over);
+    over.length = 0;
+    if (this.count === buf.length) this.widen();
+    this.buf[(this.front + this.count) & (this.buf.length - 1)] = extent;
+    this.count++;
+    this.origin = end;
     this.head = end;
     this.liveBytes += n;
     this.peak = Math.max(this.peak, this.liveBytes);
     return extent;
+  }
+
+  /** the extents in ring order from the lowest start */
+  private sorted(): E[] {
+    const out: E[] = [];
+    const mask = this.buf.length - 1;
+    let first = 0;
+    for (let i = 0; i < this.count; i++) {
+      const e = this.buf[(this.front + i) & mask]!;
+      if (i > 0 && e.start < out[i - 1].start) first = i;
+      out.push(e);
+    }
+    return first === 0 ? out : out.slice(first).concat(out.slice(0, first));
+  }
+
+  /** Rotates the buffer to origin `at`: the extents ending after it first. */
+  private rotate(at: number): void {
+    const all = this.sorted();
+    let lo = 0;
+    while (lo < all.length && all[lo].end <= at) lo++;
+    this.buf.fill(undefined);
+    for (let i = 0; i < all.length; i++) this.buf[i] = all[(lo + i) % all.length];
+    this.front = 0;
+    this.origin = at;
+  }
+
+  /** Doubles the buffer (full), keeping the extents' order from index 0. */
+  private widen(): void {
+    const old = this.buf;
+    const next = new Array<E | undefined>(old.length * 2);
+    for (let i = 0; i < this.count; i++) next[i] = old[(this.front + i) & (old.length - 1)];
+    this.buf = next;
+    this.front = 0;
   }
 
   /**
@@ -89,7 +147,12 @@ export class RingPlacement<E extends RingSpan> {
 
   /** the live extent starting at `offset`, if any */
   liveAt(offset: number): E | undefined {
-    return this.extents.find((x) => x.start === offset && x.live);
+    const mask = this.buf.length - 1;
+    for (let i = 0; i < this.count; i++) {
+      const x = this.buf[(this.front + i) & mask]!;
+      if (x.start === offset && x.live) return x;
+    }
+    return undefined;
   }
 
   release(e: E): void {

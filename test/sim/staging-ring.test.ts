@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MoveBatch } from '../../sim/executor.js';
 import { SimExecutor } from '../../sim/sim-executor.js';
-import { defaultStagingRingBytes, type StagingFence } from '../../sim/staging-ring.js';
+import { defaultStagingRingBytes, RingPlacement, type RingSpan, type StagingFence } from '../../sim/staging-ring.js';
 import { tinyHardware, tinyLayerWork, tinyModel } from '../helpers/tiny.js';
 
 // Tiny machine (test/helpers/tiny.ts): PCIe 1 B/us with alpha 10 us per copy, attention reads its KV
@@ -105,5 +105,100 @@ describe('staging ring (the HIL executor\'s fences on ring reuse)', () => {
     // (the HIL run of lab/notes/HIL-NOTES.md reports staging_ring_bytes 102760448)
     expect(defaultStagingRingBytes(516, 65536)).toBe(102760448);
     expect(defaultStagingRingBytes(1, 1)).toBe(2 << 20);
+  });
+});
+
+interface Named extends RingSpan {
+  id: number;
+}
+
+/** RingPlacement's rule on a plain list sorted by start (an extent replaces the range it overlaps). */
+class ListPlacement {
+  readonly extents: Named[] = [];
+  head = 0;
+  constructor(public bytes: number) {}
+  place(n: number, id: number): { ext: Named; over: number[] } | null {
+    if (n > this.bytes) return null;
+    const start = this.head + n > this.bytes ? 0 : this.head;
+    const end = start + n;
+    const lo = this.extents.findIndex((e) => e.end > start);
+    const from = lo < 0 ? this.extents.length : lo;
+    let j = from;
+    for (; j < this.extents.length && this.extents[j].start < end; j++) if (this.extents[j].live) return null;
+    const ext = { start, end, live: true, id };
+    const over = this.extents.splice(from, j - from, ext).map((e) => e.id);
+    this.head = end;
+    return { ext, over };
+  }
+  grow(bytes: number, n: number): void {
+    if (this.head + n <= this.bytes) this.head = this.bytes;
+    this.bytes = bytes;
+  }
+}
+
+describe('ring placement', () => {
+  it('places, overwrites and refuses exactly as a sorted list of extents (generated requests, releases and growth)', () => {
+    let state = 7;
+    const rnd = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648);
+    let placed = 0;
+    let overwrote = 0;
+    let refused = 0;
+    let wrapped = 0;
+    let grown = 0;
+    for (let run = 0; run < 30; run++) {
+      const bytes = 256 * (4 + Math.floor(rnd() * 40));
+      const ring = new RingPlacement<Named>(bytes);
+      const ref = new ListPlacement(bytes);
+      const live: Named[] = [];
+      let liveBytes = 0;
+      let peak = 0;
+      for (let k = 0; k < 400; k++) {
+        if (live.length > 0 && rnd() < 0.45) {
+          const [x] = live.splice(Math.floor(rnd() * live.length), 1);
+          ring.release(x);
+          liveBytes -= x.end - x.start;
+          continue;
+        }
+        // mostly small extents, some large ones (a large one is then overwritten by several small ones)
+        const n = 256 * (rnd() < 0.85 ? 1 + Math.floor(rnd() * 3) : 4 + Math.floor(rnd() * 12));
+        let over: number[] = [];
+        const got = ring.place(n, (start, end, o) => {
+          over = o.map((e) => e.id);
+          return { start, end, live: true, id: k };
+        });
+        const want = ref.place(n, k);
+        if (!want) {
+          expect(got).toBeNull();
+          refused++;
+          if (rnd() < 0.5 && ring.bytes < 1 << 16) {
+            ring.grow(ring.bytes * 2, n);
+            ref.grow(ref.bytes * 2, n);
+            grown++;
+          }
+          continue;
+        }
+        if (!got || got.start !== want.ext.start || got.end !== want.ext.end || over.join() !== want.over.join()) {
+          expect([got?.start, got?.end, over]).toEqual([want.ext.start, want.ext.end, want.over]);
+        }
+        if (got!.start === 0 && k > 0) wrapped++;
+        // the list's extent stands for the ring's (same bounds); releases go to the ring's object
+        want.ext.live = false;
+        ref.extents[ref.extents.indexOf(want.ext)] = got!;
+        live.push(got!);
+        liveBytes += n;
+        peak = Math.max(peak, liveBytes);
+        placed++;
+        overwrote += over.length;
+        if (ring.liveBytes !== liveBytes || ring.peak !== peak) expect([ring.liveBytes, ring.peak]).toEqual([liveBytes, peak]);
+      }
+      for (const x of live) expect(ring.liveAt(x.start)).toBe(x);
+      for (const x of ref.extents) if (!x.live) expect(ring.liveAt(x.start)).toBeUndefined();
+    }
+    // every path is exercised: overwrites, refusals, wraps to 0, growth
+    expect(placed).toBeGreaterThan(3000);
+    expect(overwrote).toBeGreaterThan(1000);
+    expect(refused).toBeGreaterThan(50);
+    expect(wrapped).toBeGreaterThan(100);
+    expect(grown).toBeGreaterThan(20);
   });
 });
