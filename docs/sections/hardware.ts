@@ -39,7 +39,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     attention_launch_us: 'optional: attention kernel roofline, fixed part (default: the generic roofline)',
     attention_GBps: 'optional: attention kernel roofline, bytes of KV read per second',
     attention_curve: 'optional: measured decode-attention time against context, `[{ "tokens": n, "us": t }, …]` ascending, FP16 KV; interpolated piecewise-linearly',
-    attention_kernels: 'optional: each attention kernel alone against context, `{ "fp16": [{ "tokens": n, "us": t }, …], "int8": …, "int4": …, "int2": …, "mixed": … }`; a layer whose attended blocks are not all FP16 takes `attention_curve` plus its kernel\'s difference to FP16 (one precision throughout: that precision\'s kernel; several: `mixed`, the per-block table kernel)',
+    attention_kernels: 'optional: each attention kernel alone against context, `{ "fp16": [{ "tokens": n, "us": t }, …], "int8": …, "int4": …, "int2": …, "mixed": … }`; a layer whose attended blocks are not all FP16 takes `attention_curve` plus its kernel\'s difference to FP16 (one precision throughout: that precision\'s kernel; several: `mixed`, the per-block table kernel); `mixed_sparse` (INT2 with every 32nd block INT8) and `mixed_interleaved` (INT2 and INT8 in turn) time the table kernel with precision changes, and a `mixed` layer adds the slowdown for its share of consecutive blocks at different precisions',
     linear_launch_us: 'optional: linear-layer (GEMV) kernel roofline, fixed part',
     linear_GBps: 'optional: linear-layer kernel roofline, weight bytes read per second',
     kernel_slowdown_under_h2d: 'optional, fraction: a compute kernel runs on for this fraction of the time it shares with copies into HBM (default 0)',
