@@ -88,10 +88,11 @@ export class ReplayDriver<H> implements Actions {
   private anySkip = false;
   /**
    * A skipExceptListed call of the current decision, kept as its list while nothing changes in the
-   * layer until its attention (then the layer's work follows the list, not every block; otherwise it
-   * becomes skipMark): the listed blocks in scope (distinct, listed[0..nListed)), a mark per listed
-   * block, the scope's lowest tier, the layer's blocks and their tiers at the call, and the layer's
-   * change count then.
+   * layer until its attention, or with scope 'all' while its blocks only move or are created (see
+   * listHolds) (then the layer's work follows the list, not every block; otherwise it becomes
+   * skipMark): the listed blocks in scope (distinct, listed[0..nListed)), a mark per listed block, the
+   * scope's lowest tier, the layer's blocks and their tiers at the call, and the layer's change and
+   * drop counts then.
    */
   private listPending = false;
   private listed: Int32Array;
@@ -103,8 +104,12 @@ export class ReplayDriver<H> implements Actions {
   private listCreated = 0;
   private readonly listTiers: Int8Array;
   private listChanges = 0;
+  /** the layer's drop count at the call (layerDrops) */
+  private listDrops = 0;
   /** per layer: cache changes the driver made (blocks created, moved, dropped) */
   private readonly layerChanges: Float64Array;
+  /** per layer: blocks the driver dropped */
+  private readonly layerDrops: Float64Array;
   /** the attended blocks of a layer with skips (attendedMask, observation.attended), and its cached view */
   private readonly attended: Uint8Array;
   private attendedView: Uint8Array;
@@ -191,6 +196,7 @@ export class ReplayDriver<H> implements Actions {
     this.listedMark = new Uint8Array(this.M);
     this.listTiers = new Int8Array(this.M);
     this.layerChanges = new Float64Array(this.L);
+    this.layerDrops = new Float64Array(this.L);
     this.attended = new Uint8Array(this.M);
     this.attendedView = this.attended.subarray(0, 0);
     this.maskN = new Int32Array(this.L).fill(-1);
@@ -331,7 +337,7 @@ export class ReplayDriver<H> implements Actions {
       this.flush();
       // the layer's attention over live blocks minus skipped ones: without skips, the layer's view of
       // the cache's live mask; with skips, `attended`
-      if (this.listPending && (this.anySkip || this.layerChanges[l] !== this.listChanges || !this.wholeBytes)) this.listToMarks();
+      if (this.listPending && (this.anySkip || !this.wholeBytes || (this.layerChanges[l] !== this.listChanges && !this.listHolds(l)))) this.listToMarks();
       const listed = this.listPending;
       const skipping = listed || this.anySkip;
       const w = listed ? this.layerWorkListed(s, l, n) : skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
@@ -363,6 +369,7 @@ export class ReplayDriver<H> implements Actions {
     this.cache.drop(layer, block);
     if (this.slotsPlaced) this.droppedSince[layer].push(block);
     this.layerChanges[layer]++;
+    this.layerDrops[layer]++;
     this.count('evict');
     return true;
   }
@@ -489,6 +496,7 @@ export class ReplayDriver<H> implements Actions {
     this.listCreated = created;
     this.listTiers.set(tiers.subarray(base, base + created));
     this.listChanges = this.layerChanges[l];
+    this.listDrops = this.layerDrops[l];
     this.listPending = true;
     if (this.anySkip) this.listToMarks();
     return inScope - k;
@@ -1019,7 +1027,8 @@ export class ReplayDriver<H> implements Actions {
 
   /**
    * The layer's work when its skips are a skipExceptListed call and nothing in the layer changed
-   * since (same results as layerWorkSkipping over the same skips): `attended` is the layer's HBM
+   * since, or only moves and creations with scope 'all' (listHolds; same results as
+   * layerWorkSkipping over the same skips): `attended` is the layer's HBM
    * mark (scope 'offloaded') or nothing (scope 'all') plus the listed blocks; the skipped blocks are
    * counted from the cache's counters less the listed ones; the listed blocks below HBM, in block
    * order, are read from their staged copies or on demand.
@@ -1103,6 +1112,23 @@ export class ReplayDriver<H> implements Actions {
     w.kernel = this.kernelOf(l, skippedCount !== 0);
     w.changeShare = w.kernel === 'mixed' ? this.changeShare(l) : 0;
     return w;
+  }
+
+  /**
+   * Whether a pending skipExceptListed call of scope 'all' still gives the layer's skips as its list
+   * after the layer changed: when its blocks only moved or were created since, the blocks skipped are
+   * still those live at the call and not listed, and a block created since is attended (not in scope
+   * at the call): it joins the list. Otherwise (scope 'offloaded', or a block dropped) false.
+   */
+  private listHolds(l: number): boolean {
+    if (this.listMinTier !== 0 || this.layerDrops[l] !== this.listDrops) return false;
+    const created = this.cache.created[l];
+    for (let b = this.listCreated; b < created; b++) {
+      this.listedMark[b] = 1;
+      this.listed[this.nListed++] = b;
+    }
+    this.listCreated = created;
+    return true;
   }
 
   /** A pending skipExceptListed call becomes skipMark: skip(b) for each block in scope at the call and not listed. */
