@@ -88,8 +88,7 @@ export class ReplayDriver<H> implements Actions {
   private anySkip = false;
   /**
    * A skipExceptListed call of the current decision, kept as its list while nothing changes in the
-   * layer until its attention, or with scope 'all' while its blocks only move or are created (see
-   * listHolds) (then the layer's work follows the list, not every block; otherwise it becomes
+   * layer until its attention, or while it changes as listHolds allows (then the layer's work follows the list, not every block; otherwise it becomes
    * skipMark): the listed blocks in scope (distinct, listed[0..nListed)), a mark per listed block, the
    * scope's lowest tier, the layer's blocks and their tiers at the call, and the layer's change and
    * drop counts then.
@@ -1027,8 +1026,7 @@ export class ReplayDriver<H> implements Actions {
 
   /**
    * The layer's work when its skips are a skipExceptListed call and nothing in the layer changed
-   * since, or only moves and creations with scope 'all' (listHolds; same results as
-   * layerWorkSkipping over the same skips): `attended` is the layer's HBM
+   * since as listHolds allows (same results as layerWorkSkipping over the same skips): `attended` is the layer's HBM
    * mark (scope 'offloaded') or nothing (scope 'all') plus the listed blocks; the skipped blocks are
    * counted from the cache's counters less the listed ones; the listed blocks below HBM, in block
    * order, are read from their staged copies or on demand.
@@ -1115,15 +1113,21 @@ export class ReplayDriver<H> implements Actions {
   }
 
   /**
-   * Whether a pending skipExceptListed call of scope 'all' still gives the layer's skips as its list
-   * after the layer changed: when its blocks only moved or were created since, the blocks skipped are
-   * still those live at the call and not listed, and a block created since is attended (not in scope
-   * at the call): it joins the list. Otherwise (scope 'offloaded', or a block dropped) false.
+   * Whether a pending skipExceptListed call still gives the layer's skips as its list after the layer
+   * changed. A block created since is attended (not in scope at the call): below the scope's lowest
+   * tier it is attended as resident, else it joins the list. Scope 'all': when blocks only moved or
+   * were created since (moves keep the live set the skips came from). Scope 'offloaded': when blocks
+   * were only created (a move changes which blocks the tiers put in scope). False after a drop.
    */
   private listHolds(l: number): boolean {
-    if (this.listMinTier !== 0 || this.layerDrops[l] !== this.listDrops) return false;
     const created = this.cache.created[l];
+    if (this.layerDrops[l] !== this.listDrops) return false;
+    const minTier = this.listMinTier;
+    if (minTier !== 0 && this.layerChanges[l] - this.listChanges !== created - this.listCreated) return false;
+    const tiers = this.cache.tier;
+    const base = l * this.M;
     for (let b = this.listCreated; b < created; b++) {
+      if (tiers[base + b] < minTier) continue;
       this.listedMark[b] = 1;
       this.listed[this.nListed++] = b;
     }

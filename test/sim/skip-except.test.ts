@@ -146,4 +146,35 @@ describe('Actions.skipExcept and skipExceptListed', () => {
     // only the new block 6 is attended
     expect(attended).toBe('1 0000001');
   });
+
+  it('a block created after the call into a full HBM (spilled below it) is attended, with either scope', () => {
+    const h = tinyHeader(24, 1, 1); // 6 prompt blocks, 7 at step 0
+    const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n));
+    const run = (list: number[], scope: SkipScope) => {
+      // HBM holds 4 blocks: prefill puts blocks 4 and 5 in dram, and block 6 spills there too
+      const cache = new KVCache(tinyModel, 4, 1, 7, [
+        { name: 'hbm', capacityBytes: 64 * 4 },
+        { name: 'dram', capacityBytes: 1e9 },
+        { name: 'nvme', capacityBytes: 1e9 },
+      ]);
+      const answers: number[] = [];
+      let attended = '';
+      const policy: Policy = {
+        name: 'script',
+        decide(v, a) {
+          if (v.step === 0) answers.push(a.skipExceptListed(list, list.length, scope));
+        },
+        observe(o) {
+          if (o.step === 0) attended = `${o.attendedCount} ${Array.from(o.attended).join('')}`;
+        },
+      };
+      const driver = new ReplayDriver(h, cache, policy, new SimExecutor(tinyHardware(), tinyModel), 4);
+      driver.run(trace, () => undefined);
+      return { answers, attended, tier6: cache.tierOf(0, 6) };
+    };
+    // 'offloaded': blocks 4 and 5 in scope, 4 listed: 5 skipped; 0-3 resident and 6 (created after) attended
+    expect(run([4], 'offloaded')).toEqual({ answers: [1], attended: '6 1111101', tier6: 1 });
+    // 'all': blocks 0-5 in scope, 0 and 4 listed: 1, 2, 3, 5 skipped
+    expect(run([0, 4], 'all')).toEqual({ answers: [4], attended: '3 1000101', tier6: 1 });
+  });
 });
