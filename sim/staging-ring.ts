@@ -52,8 +52,9 @@ export class RingPlacement<E extends RingSpan> {
   private buf: (E | undefined)[] = new Array<E | undefined>(16);
   private front = 0;
   private count = 0;
-  /** the position the buffer is rotated at (see the class comment) */
+  /** the position the buffer is rotated at (see the class comment), and a buffer to rotate into */
   private origin = 0;
+  private spare: (E | undefined)[] = [];
   /** the extents a placement overwrites, handed to `make` (reused: valid during the call only) */
   private readonly over: E[] = [];
   private head = 0;
@@ -102,26 +103,29 @@ export class RingPlacement<E extends RingSpan> {
     return extent;
   }
 
-  /** the extents in ring order from the lowest start */
-  private sorted(): E[] {
-    const out: E[] = [];
-    const mask = this.buf.length - 1;
-    let first = 0;
-    for (let i = 0; i < this.count; i++) {
-      const e = this.buf[(this.front + i) & mask]!;
-      if (i > 0 && e.start < out[i - 1].start) first = i;
-      out.push(e);
-    }
-    return first === 0 ? out : out.slice(first).concat(out.slice(0, first));
-  }
-
-  /** Rotates the buffer to origin `at`: the extents ending after it first. */
+  /** Rotates the buffer to origin `at`: the extents ending after it first (copied into the spare buffer, which it swaps with). */
   private rotate(at: number): void {
-    const all = this.sorted();
+    const buf = this.buf;
+    const mask = buf.length - 1;
+    const n = this.count;
+    const front = this.front;
+    // the buffer is ring order rotated: ring order starts at its one descent in start
+    let first = 0;
+    for (let i = 1; i < n; i++) {
+      if (buf[(front + i) & mask]!.start < buf[(front + i - 1) & mask]!.start) {
+        first = i;
+        break;
+      }
+    }
     let lo = 0;
-    while (lo < all.length && all[lo].end <= at) lo++;
-    this.buf.fill(undefined);
-    for (let i = 0; i < all.length; i++) this.buf[i] = all[(lo + i) % all.length];
+    while (lo < n && buf[(front + ((first + lo) % n)) & mask]!.end <= at) lo++;
+    const r = n === 0 ? 0 : (first + lo) % n;
+    if (this.spare.length !== buf.length) this.spare = new Array<E | undefined>(buf.length);
+    const out = this.spare;
+    for (let i = 0; i < n; i++) out[i] = buf[(front + ((r + i) % n)) & mask];
+    for (let i = 0; i < n; i++) buf[(front + i) & mask] = undefined;
+    this.spare = buf;
+    this.buf = out;
     this.front = 0;
     this.origin = at;
   }
