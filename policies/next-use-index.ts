@@ -2,15 +2,20 @@
  * Next use of every (layer, block), streamed: what Belady's MIN needs, in memory O(layers x blocks)
  * whatever the number of steps.
  *
- * Two passes over a spill file (unlinked as soon as it is open, so nothing is left behind):
- *  1. forward over the steps: each step's used blocks per layer are appended as one record
- *     [nBlocks, count per layer..., blocks..., next-use slots...];
- *  2. backward over the records: for each listed (t, l, b) the slot gets the next step > t at which
- *     (l, b) is used (`never` if none) from a running array `last[l][b]`, which ends as every block's
- *     first use.
- * Then a forward cursor reads one record at a time: `load(t)` gives step t's uses and their next
- * uses; per layer, `nextUse` holds each block's first use at or after the layer's current step, and
- * `advance(l, t)` moves the layer past step t (its blocks used at t take their next use).
+ * Consecutive steps mostly use the same blocks, so the spill file (unlinked as soon as it is open,
+ * so nothing is left behind) holds each step's changes to every layer's used set, not the set:
+ *  1. forward over the steps: step t's record is [nBlocks, added count per layer..., dropped count
+ *     per layer..., added blocks..., dropped blocks..., dropped blocks' next-use slots...], where a
+ *     block is added when used at t and not at t - 1, dropped when used at t - 1 and not at t;
+ *  2. backward over the records: a block dropped at t + 1 is next used at the first step > t that
+ *     uses it, kept in a running array `last[l][b]` that is written only where a block's use changes
+ *     (the blocks used at s + 1 have first use s + 1 there without being written), so the pass costs
+ *     the changes, not the uses.
+ * Then a forward cursor reads one record at a time, keeping one record ahead: `load(t)` applies step
+ * t's changes to the used sets and gives step t's uses and their next uses (t + 1 unless dropped at
+ * t + 1, where the slot gives it); per layer, `nextUse` holds each block's first use at or after the
+ * layer's current step, and `advance(l, t)` moves the layer past step t (its blocks used at t take
+ * their next use).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -27,6 +32,22 @@ export interface UseRecord {
   from: Int32Array;
 }
 
+/** One step's changes as read from the spill file: views of `words`. */
+interface Changes {
+  step: number;
+  nBlocks: number;
+  /** per layer: added blocks addFrom[l]..addFrom[l + 1] of `added`, dropped dropFrom[l].. of `dropped` */
+  addFrom: Int32Array;
+  dropFrom: Int32Array;
+  added: Int32Array;
+  dropped: Int32Array;
+  /** next use of each dropped block after the step before this one */
+  slots: Int32Array;
+  /** the whole record, and the word where the slots start */
+  words: Int32Array;
+  slotsAt: number;
+}
+
 export class NextUseIndex {
   /** the value standing for "never used again": the number of steps */
   readonly never: number;
@@ -37,12 +58,22 @@ export class NextUseIndex {
   /** byte offset of each step's record in the spill file, and the end */
   private readonly offsets: Float64Array;
   private fd: number | null;
-  private buf = new Int32Array(0);
+  /** record buffers: the one being built or read, and the cursor's record ahead */
+  private buf: Int32Array = new Int32Array(0);
+  private aheadBuf: Int32Array = new Int32Array(0);
+  private ahead: Changes | null = null;
+  /** the used sets of the last applied step (per layer, ascending, concatenated), double-buffered */
+  private sets = [new Int32Array(0), new Int32Array(0)];
+  private setFrom = [new Int32Array(0), new Int32Array(0)];
+  private which = 0;
+  private next = new Int32Array(0);
+  /** the last applied step (-1: none) */
+  private applied = -1;
   private loaded: UseRecord | null = null;
 
   /**
    * Build the index from `steps`, consecutive from step 0: each gives its context's block count and
-   * each layer's used blocks (ascending, each below `maxBlocks`).
+   * each layer's used blocks (strictly ascending, each below `maxBlocks`).
    */
   constructor(
     readonly layers: number,
@@ -63,56 +94,122 @@ export class NextUseIndex {
       // (a system that cannot unlink an open file: removed at close)
     }
     this.removeAtClose = removed ? null : { file, dir };
+    this.setFrom = [new Int32Array(L + 1), new Int32Array(L + 1)];
     try {
-      // pass 1: forward, append each step's uses
+      // pass 1: forward, append each step's changes (the previous step's sets kept in sets[0])
       const offs: number[] = [0];
       let pos = 0;
       let t = 0;
+      let prev = new Int32Array(0);
+      const prevFrom = new Int32Array(L + 1);
+      let cur = new Int32Array(0);
+      const curFrom = new Int32Array(L + 1);
+      let added = new Int32Array(0);
+      let dropped = new Int32Array(0);
+      const nAdd = new Int32Array(L);
+      const nDrop = new Int32Array(L);
       for (const s of steps) {
         const lists = s.uses;
         if (lists.length !== L) throw new Error(`next-use index: step ${t}: ${lists.length} layers of uses, expected ${L}`);
         let total = 0;
         for (const u of lists) total += u.length;
-        const words = 1 + L + 2 * total;
-        const rec = this.scratch(words);
-        rec[0] = s.nBlocks;
-        let o = 1 + L;
+        if (cur.length < total) cur = new Int32Array(Math.max(total, 2 * cur.length));
+        if (added.length < total) added = new Int32Array(Math.max(total, 2 * added.length));
+        if (dropped.length < prevFrom[L]) dropped = new Int32Array(Math.max(prevFrom[L], 2 * dropped.length));
+        let na = 0;
+        let nd = 0;
+        let o = 0;
         for (let l = 0; l < L; l++) {
           const u = lists[l];
-          rec[1 + l] = u.length;
-          for (let i = 0; i < u.length; i++) {
-            const b = u[i];
-            if (!(b >= 0 && b < M)) throw new Error(`next-use index: step ${t} layer ${l}: block ${b} outside 0..${M - 1}`);
-            rec[o++] = b;
+          const m = u.length;
+          curFrom[l] = o;
+          if (m > 0 && !(u[0] >= 0 && u[m - 1] < M)) {
+            const b = u.find((x) => !(x >= 0 && x < M));
+            if (b !== undefined) throw new Error(`next-use index: step ${t} layer ${l}: block ${b} outside 0..${M - 1}`);
           }
+          // the changes from the previous step's set: one merge of two ascending lists (checked
+          // ascending on the way: then the first and last blocks bound them all)
+          const a0 = na;
+          const d0 = nd;
+          let i = prevFrom[l];
+          const iEnd = prevFrom[l + 1];
+          let j = 0;
+          let y0 = -1;
+          while (i < iEnd && j < m) {
+            const x = prev[i];
+            const y = u[j];
+            if (x === y) {
+              i++;
+              j++;
+            } else if (x < y) {
+              dropped[nd++] = x;
+              i++;
+              continue;
+            } else {
+              added[na++] = y;
+              j++;
+            }
+            if (!(y > y0)) throw new Error(`next-use index: step ${t} layer ${l}: blocks not strictly ascending (${y0} then ${y})`);
+            y0 = y;
+          }
+          while (i < iEnd) dropped[nd++] = prev[i++];
+          for (; j < m; j++) {
+            const y = u[j];
+            if (!(y > y0)) throw new Error(`next-use index: step ${t} layer ${l}: blocks not strictly ascending (${y0} then ${y})`);
+            added[na++] = y;
+            y0 = y;
+          }
+          cur.set(u, o);
+          o += m;
+          nAdd[l] = na - a0;
+          nDrop[l] = nd - d0;
         }
-        rec.fill(0, o, words);
+        curFrom[L] = o;
+        const words = 1 + 2 * L + na + 2 * nd;
+        const rec = this.scratch(words);
+        rec[0] = s.nBlocks;
+        rec.set(nAdd, 1);
+        rec.set(nDrop, 1 + L);
+        rec.set(added.subarray(0, na), 1 + 2 * L);
+        rec.set(dropped.subarray(0, nd), 1 + 2 * L + na);
+        rec.fill(0, 1 + 2 * L + na + nd, words);
         writeAll(this.fd, rec, words, pos);
         pos += words * 4;
         offs.push(pos);
+        [prev, cur] = [cur, prev];
+        prevFrom.set(curFrom);
         t++;
       }
       this.offsets = Float64Array.from(offs);
       this.never = t;
-      // pass 2: backward, fill the next-use slots
+      // pass 2: backward, fill the dropped blocks' next-use slots. Before step s is handled, a block's
+      // first use at or after s + 1 is s + 1 when step s + 1 uses it, else last[l * M + b].
       const last = new Int32Array(L * M).fill(t);
-      for (let s = t - 1; s >= 0; s--) {
-        const r = this.read(s);
+      for (let s = t - 2; s >= 0; s--) {
+        const c = this.read(s + 1, this.buf);
+        this.buf = c.words;
         for (let l = 0; l < L; l++) {
           const base = l * M;
-          for (let i = r.from[l]; i < r.from[l + 1]; i++) {
-            const k = base + r.blocks[i];
-            r.next[i] = last[k];
-            last[k] = s;
-          }
+          // dropped at s + 1: used at s, next at the first use after s (not s + 1)
+          for (let i = c.dropFrom[l]; i < c.dropFrom[l + 1]; i++) c.slots[i] = last[base + c.dropped[i]];
+          // added at s + 1: not used at s, first use after s is s + 1
+          for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) last[base + c.added[i]] = s + 1;
         }
-        const nextAt = this.offsets[s] + (1 + L + r.blocks.length) * 4;
-        writeAll(this.fd, r.next, r.next.length, nextAt);
+        writeAll(this.fd, c.slots, c.slots.length, this.offsets[s + 1] + c.slotsAt * 4);
+      }
+      if (t > 0) {
+        const c = this.read(0, this.buf);
+        this.buf = c.words;
+        for (let l = 0; l < L; l++) for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) last[l * M + c.added[i]] = 0;
       }
       this.nextUse = last;
       this.cursor = new Int32Array(L);
       this.loaded = null;
       if (t === 0) this.close();
+      else {
+        this.ahead = this.read(0, this.aheadBuf);
+        this.aheadBuf = this.ahead.words;
+      }
     } catch (e) {
       this.close();
       throw e;
@@ -126,10 +223,84 @@ export class NextUseIndex {
     if (this.loaded?.step === t) return this.loaded;
     if (!(t >= 0 && t < this.never)) throw new Error(`next-use index: step ${t} outside 0..${this.never - 1}`);
     if (this.loaded && t < this.loaded.step) throw new Error(`next-use index: step ${t} asked after step ${this.loaded.step} (the cursor only moves forward)`);
-    this.loaded = this.read(t);
+    const L = this.layers;
+    while (this.applied < t) {
+      // apply the record ahead (step applied + 1), then read the one after it
+      const c = this.ahead!;
+      const src = this.sets[this.which];
+      const srcFrom = this.setFrom[this.which];
+      const size = srcFrom[L] + c.added.length - c.dropped.length;
+      let dst = this.sets[1 - this.which];
+      if (dst.length < size) dst = this.sets[1 - this.which] = new Int32Array(Math.max(size, 2 * dst.length));
+      const dstFrom = this.setFrom[1 - this.which];
+      // (the next uses are written as the set is, when this is the step asked for)
+      const last = c.step === t;
+      const nx = c.step + 1 < this.never ? this.read(c.step + 1, this.aheadBuf === c.words ? this.buf : this.aheadBuf) : null;
+      if (last && this.next.length < size) this.next = new Int32Array(Math.max(size, 2 * this.next.length));
+      const next = this.next;
+      const soon = c.step + 1;
+      const added = c.added;
+      const dropped = c.dropped;
+      let o = 0;
+      for (let l = 0; l < L; l++) {
+        dstFrom[l] = o;
+        let i = srcFrom[l];
+        const iEnd = srcFrom[l + 1];
+        let a = c.addFrom[l];
+        const aEnd = c.addFrom[l + 1];
+        let d = c.dropFrom[l];
+        const dEnd = c.dropFrom[l + 1];
+        // the set less the dropped blocks (a sub-list of it), merged with the added ones: runs of
+        // the set up to the next change copied as they are
+        let nextAdd = a < aEnd ? added[a] : NONE;
+        let nextDrop = d < dEnd ? dropped[d] : NONE;
+        while (i < iEnd) {
+          const x = src[i];
+          if (x < nextAdd && x < nextDrop) {
+            dst[o++] = x;
+            i++;
+          } else if (x === nextDrop) {
+            i++;
+            nextDrop = ++d < dEnd ? dropped[d] : NONE;
+          } else {
+            dst[o++] = nextAdd;
+            nextAdd = ++a < aEnd ? added[a] : NONE;
+          }
+        }
+        while (a < aEnd) dst[o++] = added[a++];
+        if (!last) continue;
+        // next uses: the next step, except the blocks dropped then (a sub-list of the set: their slots)
+        const lo = dstFrom[l];
+        if (nx === null) next.fill(this.never, lo, o);
+        else {
+          next.fill(soon, lo, o);
+          let j = lo;
+          for (let e = nx.dropFrom[l]; e < nx.dropFrom[l + 1]; e++) {
+            const x = nx.dropped[e];
+            while (dst[j] !== x) j++;
+            next[j] = nx.slots[e];
+          }
+        }
+      }
+      dstFrom[L] = o;
+      this.which = 1 - this.which;
+      this.applied = c.step;
+      this.nBlocks = c.nBlocks;
+      // (the buffer just applied takes the record after the next one)
+      this.buf = c.words;
+      this.ahead = nx;
+      if (nx) this.aheadBuf = nx.words;
+    }
+    const blocks = this.sets[this.which];
+    const from = this.setFrom[this.which];
+    const total = from[L];
+    const next = this.next;
+    this.loaded = { step: t, nBlocks: this.nBlocks, from: Int32Array.from(from), blocks: blocks.subarray(0, total), next: next.subarray(0, total) };
     if (t === this.never - 1) this.close();
     return this.loaded;
   }
+
+  private nBlocks = 0;
 
   /** Move layer l past step t (the loaded one): its blocks used at t take their next use. */
   advance(l: number, t: number): void {
@@ -161,19 +332,39 @@ export class NextUseIndex {
     return this.buf;
   }
 
-  private read(s: number): UseRecord {
+  /** Read step s's record into `into` (or a larger buffer, returned as words). */
+  private read(s: number, into: Int32Array): Changes {
     if (this.fd === null) throw new Error('next-use index: the spill file is closed');
     const L = this.layers;
     const bytes = this.offsets[s + 1] - this.offsets[s];
-    const words = bytes / 4;
-    const rec = this.scratch(words);
-    readAll(this.fd, rec, words, this.offsets[s]);
-    const from = new Int32Array(L + 1);
-    for (let l = 0; l < L; l++) from[l + 1] = from[l] + rec[1 + l];
-    const total = from[L];
-    return { step: s, nBlocks: rec[0], from, blocks: rec.subarray(1 + L, 1 + L + total), next: rec.subarray(1 + L + total, 1 + L + 2 * total) };
+    const n = bytes / 4;
+    const rec = into.length >= n ? into : new Int32Array(Math.max(n, 2 * into.length));
+    readAll(this.fd, rec, n, this.offsets[s]);
+    const addFrom = new Int32Array(L + 1);
+    const dropFrom = new Int32Array(L + 1);
+    for (let l = 0; l < L; l++) {
+      addFrom[l + 1] = addFrom[l] + rec[1 + l];
+      dropFrom[l + 1] = dropFrom[l] + rec[1 + L + l];
+    }
+    const na = addFrom[L];
+    const nd = dropFrom[L];
+    const at = 1 + 2 * L;
+    return {
+      step: s,
+      nBlocks: rec[0],
+      addFrom,
+      dropFrom,
+      added: rec.subarray(at, at + na),
+      dropped: rec.subarray(at + na, at + na + nd),
+      slots: rec.subarray(at + na + nd, at + na + 2 * nd),
+      words: rec,
+      slotsAt: at + na + nd,
+    };
   }
 }
+
+/** above every block */
+const NONE = 0x7fffffff;
 
 function writeAll(fd: number, a: Int32Array, words: number, pos: number): void {
   const bytes = new Uint8Array(a.buffer, a.byteOffset, words * 4);

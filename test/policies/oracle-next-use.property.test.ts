@@ -1,0 +1,96 @@
+/**
+ * Property: the next-use index (each step's changes spilled, next uses filled backward from the
+ * changes only) gives every step's used blocks, their next uses and each layer's first uses exactly
+ * as a plain scan over every later step does, over generated use lists: sets that mostly stay from
+ * one step to the next (as the oracle's do), sets that change wholly, empty layers and empty steps.
+ */
+import { describe, expect, it } from 'vitest';
+import { NextUseIndex } from '../../policies/next-use-index.js';
+
+/** a small deterministic generator (mulberry32) */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** steps x layers of ascending block lists below M: each block of a set leaves with p, each other joins with q */
+function uses(seed: number, steps: number, L: number, M: number, p: number, q: number): number[][][] {
+  const r = rng(seed);
+  const sets = Array.from({ length: L }, () => new Set<number>());
+  const out: number[][][] = [];
+  for (let t = 0; t < steps; t++) {
+    out.push(
+      sets.map((s) => {
+        for (let b = 0; b < M; b++) {
+          if (s.has(b) ? r() < p : r() < q) {
+            if (s.has(b)) s.delete(b);
+            else s.add(b);
+          }
+        }
+        return [...s].sort((a, b) => a - b);
+      }),
+    );
+  }
+  return out;
+}
+
+/** next step after t at which layer l uses b, or the number of steps */
+function nextAfter(u: number[][][], t: number, l: number, b: number): number {
+  for (let s = t + 1; s < u.length; s++) if (u[s][l].includes(b)) return s;
+  return u.length;
+}
+
+describe('next-use index over generated use lists', () => {
+  const cases = [
+    { seed: 1, steps: 40, L: 3, M: 30, p: 0.05, q: 0.03 },
+    { seed: 2, steps: 25, L: 2, M: 12, p: 0.5, q: 0.5 },
+    { seed: 3, steps: 30, L: 4, M: 20, p: 0.9, q: 0.1 },
+    { seed: 4, steps: 1, L: 2, M: 8, p: 0.3, q: 0.3 },
+    { seed: 5, steps: 20, L: 1, M: 5, p: 0.2, q: 0.05 },
+  ];
+  for (const c of cases) {
+    it(`seed ${c.seed}: ${c.steps} steps, ${c.L} layers, ${c.M} blocks`, () => {
+      const u = uses(c.seed, c.steps, c.L, c.M, c.p, c.q);
+      const ix = new NextUseIndex(c.L, c.M, u.map((ls, t) => ({ nBlocks: c.M - (t % 3), uses: ls.map((x) => Int32Array.from(x)) })));
+      expect(ix.never).toBe(c.steps);
+      const first = (l: number, b: number) => (u[0][l].includes(b) ? 0 : nextAfter(u, 0, l, b));
+      for (let l = 0; l < c.L; l++) for (let b = 0; b < c.M; b++) expect(ix.nextUse[l * c.M + b]).toBe(first(l, b));
+      for (let t = 0; t < c.steps; t++) {
+        const r = ix.load(t);
+        expect(r.nBlocks).toBe(c.M - (t % 3));
+        for (let l = 0; l < c.L; l++) {
+          expect([...r.blocks.subarray(r.from[l], r.from[l + 1])]).toEqual(u[t][l]);
+          expect([...r.next.subarray(r.from[l], r.from[l + 1])]).toEqual(u[t][l].map((b) => nextAfter(u, t, l, b)));
+          ix.advance(l, t);
+          // every block's first use at or after t + 1
+          for (let b = 0; b < c.M; b++) {
+            const want = t + 1 < c.steps && u[t + 1][l].includes(b) ? t + 1 : nextAfter(u, t, l, b);
+            expect(ix.nextUse[l * c.M + b]).toBe(want);
+          }
+        }
+      }
+    });
+  }
+
+  it('a step may be skipped by load (its changes are still applied)', () => {
+    const u = uses(7, 12, 2, 16, 0.2, 0.1);
+    const ix = new NextUseIndex(2, 16, u.map((ls) => ({ nBlocks: 16, uses: ls.map((x) => Int32Array.from(x)) })));
+    for (const t of [0, 3, 4, 9, 11]) {
+      const r = ix.load(t);
+      for (let l = 0; l < 2; l++) expect([...r.blocks.subarray(r.from[l], r.from[l + 1])]).toEqual(u[t][l]);
+    }
+  });
+
+  it('rejects blocks out of order', () => {
+    expect(() => new NextUseIndex(1, 4, [{ nBlocks: 4, uses: [Int32Array.from([1, 3])] }, { nBlocks: 4, uses: [Int32Array.from([2, 1])] }])).toThrow(
+      /step 1 layer 0: blocks not strictly ascending \(2 then 1\)/,
+    );
+    expect(() => new NextUseIndex(1, 4, [{ nBlocks: 4, uses: [Int32Array.from([1, 1])] }])).toThrow(/step 0 layer 0: blocks not strictly ascending \(1 then 1\)/);
+  });
+});
