@@ -13,9 +13,10 @@
  *     the changes, not the uses.
  * Then a forward cursor reads one record at a time, keeping one record ahead: `load(t)` applies step
  * t's changes to the used sets and gives step t's uses and their next uses (t + 1 unless dropped at
- * t + 1, where the slot gives it); per layer, `nextUse` holds each block's first use at or after the
- * layer's current step, and `advance(l, t)` moves the layer past step t (its blocks used at t take
- * their next use).
+ * t + 1, where the slot gives it); per layer, `nextUseOf(l, b)` gives each block's first use at or
+ * after the layer's current step, and `advance(l, t)` moves the layer past step t by step t + 1's
+ * changes alone: a block used at the layer's current step has its first use there (a mark), any
+ * other keeps it in an array written when the block is dropped.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -51,9 +52,13 @@ interface Changes {
 export class NextUseIndex {
   /** the value standing for "never used again": the number of steps */
   readonly never: number;
-  /** per layer x block (l * maxBlocks + b): first use at or after the layer's current step, or never */
-  readonly nextUse: Int32Array;
-  /** per layer: the step nextUse describes (uses before it are consumed) */
+  /**
+   * per layer x block (l * maxBlocks + b): 1 where the layer's current step uses the block (its first
+   * use is that step); elsewhere `later` holds the first use at or after it, or never
+   */
+  private readonly usedNow: Uint8Array;
+  private readonly later: Int32Array;
+  /** per layer: the step nextUseOf describes (uses before it are consumed) */
   private readonly cursor: Int32Array;
   /** byte offset of each step's record in the spill file, and the end */
   private readonly offsets: Float64Array;
@@ -200,15 +205,17 @@ export class NextUseIndex {
       if (t > 0) {
         const c = this.read(0, this.buf);
         this.buf = c.words;
-        for (let l = 0; l < L; l++) for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) last[l * M + c.added[i]] = 0;
       }
-      this.nextUse = last;
+      // (the blocks of step 0 are marked as the cursor takes its record)
+      this.usedNow = new Uint8Array(L * M);
+      this.later = last;
       this.cursor = new Int32Array(L);
       this.loaded = null;
       if (t === 0) this.close();
       else {
         this.ahead = this.read(0, this.aheadBuf);
         this.aheadBuf = this.ahead.words;
+        for (let l = 0; l < L; l++) for (let i = this.ahead.addFrom[l]; i < this.ahead.addFrom[l + 1]; i++) this.usedNow[l * M + this.ahead.added[i]] = 1;
       }
     } catch (e) {
       this.close();
@@ -302,16 +309,37 @@ export class NextUseIndex {
 
   private nBlocks = 0;
 
-  /** Move layer l past step t (the loaded one): its blocks used at t take their next use. */
+  /** First use of layer l's block b at or after the layer's current step (stepOf), or never. */
+  nextUseOf(l: number, b: number): number {
+    const k = l * this.maxBlocks + b;
+    return this.usedNow[k] === 1 ? this.cursor[l] : this.later[k];
+  }
+
+  /**
+   * Move layer l past step t (the loaded one): the blocks step t + 1 adds are marked used, the ones it
+   * drops take their next use (after the last step, every block used at t is never used again).
+   */
   advance(l: number, t: number): void {
     if (this.cursor[l] !== t) throw new Error(`next-use index: layer ${l} is at step ${this.cursor[l]}, asked to pass step ${t}`);
     const r = this.load(t);
     const base = l * this.maxBlocks;
-    for (let i = r.from[l]; i < r.from[l + 1]; i++) this.nextUse[base + r.blocks[i]] = r.next[i];
+    const c = this.ahead;
+    if (c === null) {
+      for (let i = r.from[l]; i < r.from[l + 1]; i++) {
+        this.usedNow[base + r.blocks[i]] = 0;
+        this.later[base + r.blocks[i]] = this.never;
+      }
+    } else {
+      for (let i = c.dropFrom[l]; i < c.dropFrom[l + 1]; i++) {
+        this.usedNow[base + c.dropped[i]] = 0;
+        this.later[base + c.dropped[i]] = c.slots[i];
+      }
+      for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) this.usedNow[base + c.added[i]] = 1;
+    }
     this.cursor[l] = t + 1;
   }
 
-  /** The step layer l's nextUse describes. */
+  /** The step layer l's nextUseOf describes. */
   stepOf(l: number): number {
     return this.cursor[l];
   }

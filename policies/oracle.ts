@@ -105,10 +105,14 @@ export const oracle: PolicyDefinition<Options> = {
      * Make layer l's list exactly its resident blocks (in no order): add the blocks created since the
      * last look, drop the non-resident ones.
      */
-    const refreshMaybe = (cache: PolicyView['cache'], l: number) => {
+    const addCreated = (cache: PolicyView['cache'], l: number) => {
       const created = cache.created[l];
       for (let b = seen[l]; b < created; b++) addMaybe(l, b);
       seen[l] = created;
+    };
+    const refreshMaybe = (cache: PolicyView['cache'], l: number) => {
+      addCreated(cache, l);
+      const created = cache.created[l];
       const list = maybe[l];
       const base = l * M;
       let n = 0;
@@ -143,7 +147,6 @@ export const oracle: PolicyDefinition<Options> = {
       // (need after t, resident first, block), then the resident blocks not needed by (next need,
       // block). Both keys lie in t+1..never: one stable sort over 2 x (never - t) buckets, fed in
       // (class, block) order, gives it.
-      const nu = ix.nextUse;
       const R = ix.never - t;
       const from = r.from[l];
       const to = r.from[l + 1];
@@ -176,24 +179,28 @@ export const oracle: PolicyDefinition<Options> = {
           offBucket[no++] = k;
         }
       }
+      const residentNeeded = z + nr;
       for (let i = 0; i < zo; i++) ids[z + i] = offZero[i];
       z += zo;
       for (let i = 0; i < no; i++) {
         restItems[nr] = offItems[i];
         restBucket[nr++] = offBucket[i];
       }
-      refreshMaybe(cache, l);
-      const list = maybe[l];
-      const base = l * M;
-      // (the resident blocks not needed, few: listed, put in block order, then fed)
+      // (the resident blocks not needed, few: listed, put in block order, then fed). When every
+      // resident block is needed there are none: the list only takes the blocks created since, and
+      // is pruned once it has grown to twice the budget
       const nr0 = nr;
-      for (let i = 0, n = maybeCount[l]; i < n; i++) {
-        const b = list[i];
-        restItems[nr] = b;
-        nr += +(needMark[b] !== mark);
-      }
+      if (cache.countIn(l, 0) !== residentNeeded || maybeCount[l] > 2 * K + 64) {
+        refreshMaybe(cache, l);
+        const list = maybe[l];
+        for (let i = 0, n = maybeCount[l]; i < n; i++) {
+          const b = list[i];
+          restItems[nr] = b;
+          nr += +(needMark[b] !== mark);
+        }
+      } else addCreated(cache, l);
       sortAscending(restItems, nr0, nr);
-      for (let i = nr0; i < nr; i++) restBucket[i] = R + nu[base + restItems[i]] - t - 1;
+      for (let i = nr0; i < nr; i++) restBucket[i] = R + ix.nextUseOf(l, restItems[i]) - t - 1;
       const nc = z + nr;
       if (nr <= 32) {
         for (let i = 1; i < nr; i++) {
@@ -261,14 +268,12 @@ export const oracle: PolicyDefinition<Options> = {
         if (v.newBlock && cache.countIn(l, 0) >= K) {
           let victim = -1;
           let far = -1;
-          const nu = ix.nextUse;
           // the resident block with the furthest next need, the lowest such block on a tie
           refreshMaybe(cache, l);
           const list = maybe[l];
           for (let i = 0; i < maybeCount[l]; i++) {
             const b = list[i];
-            if (cache.tierOf(l, b) !== 0) continue;
-            const nn = nu[l * M + b];
+            const nn = ix.nextUseOf(l, b);
             if (nn > far || (nn === far && b < victim)) {
               far = nn;
               victim = b;

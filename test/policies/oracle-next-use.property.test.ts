@@ -60,7 +60,7 @@ describe('next-use index over generated use lists', () => {
       const ix = new NextUseIndex(c.L, c.M, u.map((ls, t) => ({ nBlocks: c.M - (t % 3), uses: ls.map((x) => Int32Array.from(x)) })));
       expect(ix.never).toBe(c.steps);
       const first = (l: number, b: number) => (u[0][l].includes(b) ? 0 : nextAfter(u, 0, l, b));
-      for (let l = 0; l < c.L; l++) for (let b = 0; b < c.M; b++) expect(ix.nextUse[l * c.M + b]).toBe(first(l, b));
+      for (let l = 0; l < c.L; l++) for (let b = 0; b < c.M; b++) expect(ix.nextUseOf(l, b)).toBe(first(l, b));
       for (let t = 0; t < c.steps; t++) {
         const r = ix.load(t);
         expect(r.nBlocks).toBe(c.M - (t % 3));
@@ -71,7 +71,7 @@ describe('next-use index over generated use lists', () => {
           // every block's first use at or after t + 1
           for (let b = 0; b < c.M; b++) {
             const want = t + 1 < c.steps && u[t + 1][l].includes(b) ? t + 1 : nextAfter(u, t, l, b);
-            expect(ix.nextUse[l * c.M + b]).toBe(want);
+            expect(ix.nextUseOf(l, b)).toBe(want);
           }
         }
       }
