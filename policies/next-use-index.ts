@@ -56,7 +56,7 @@ export class NextUseIndex {
    * per layer x block (l * maxBlocks + b): 1 where the layer's current step uses the block (its first
    * use is that step); elsewhere `later` holds the first use at or after it, or never
    */
-  private readonly usedNow: Uint8Array;
+  readonly usedNow: Uint8Array;
   private readonly later: Int32Array;
   /** per layer: the step nextUseOf describes (uses before it are consumed) */
   private readonly cursor: Int32Array;

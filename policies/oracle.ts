@@ -66,9 +66,6 @@ export const oracle: PolicyDefinition<Options> = {
     }
     let index: NextUseIndex | null = null;
     const indexOf = () => (index ??= new NextUseIndex(L, M, needs()));
-    // needMark[b] === stamp: b is needed in the row being planned (a new stamp per plan, no clearing)
-    const needMark = new Int32Array(M);
-    let stamp = 0;
     // candidates: ids (offloaded ? M : 0) + block, sorted; bucket 0's offloaded ones, and the
     // offloaded ones of later buckets with their buckets, in feed order
     const offZero = new Int32Array(M);
@@ -152,7 +149,9 @@ export const oracle: PolicyDefinition<Options> = {
       const to = r.from[l + 1];
       const blocks = r.blocks;
       const next = r.next;
-      const mark = ++stamp;
+      // used[base + b] === 1: b is needed in the row being planned (the index's marks of the layer's step)
+      const used = ix.usedNow;
+      const base = l * M;
       // fed in (class, block) order and split at once: bucket 0 (needed again at the next step: most
       // of them) goes to ids in feed order, resident before offloaded; only the rest is sorted below
       let z = 0;
@@ -161,7 +160,6 @@ export const oracle: PolicyDefinition<Options> = {
       let no = 0;
       for (let i = from; i < to; i++) {
         const b = blocks[i];
-        needMark[b] = mark;
         if (b >= created) continue;
         const tier = cache.tierOf(l, b);
         const k = next[i] - t - 1;
@@ -196,7 +194,7 @@ export const oracle: PolicyDefinition<Options> = {
         for (let i = 0, n = maybeCount[l]; i < n; i++) {
           const b = list[i];
           restItems[nr] = b;
-          nr += +(needMark[b] !== mark);
+          nr += +(used[base + b] !== 1);
         }
       } else addCreated(cache, l);
       sortAscending(restItems, nr0, nr);
@@ -237,7 +235,7 @@ export const oracle: PolicyDefinition<Options> = {
         const b = acted[j] < M ? acted[j] : acted[j] - M;
         if (cache.tierOf(l, b) === 0) continue;
         if (j < kept && promote(l, b)) continue;
-        if (needMark[b] === mark) acted[toStage++] = b;
+        if (used[base + b] === 1) acted[toStage++] = b;
       }
       if (stage && toStage > 0) {
         // one bulk transfer of everything offloaded beats many small ones (each pays the link latency)
