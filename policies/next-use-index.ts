@@ -132,14 +132,15 @@ export class NextUseIndex {
             const b = u.find((x) => !(x >= 0 && x < M));
             if (b !== undefined) throw new Error(`next-use index: step ${t} layer ${l}: block ${b} outside 0..${M - 1}`);
           }
-          // the changes from the previous step's set: one merge of two ascending lists (checked
-          // ascending on the way: then the first and last blocks bound them all)
+          // the changes from the previous step's set: one merge of two ascending lists, checking the
+          // blocks ascending on the way (a block equal to one of the previous set, which was checked,
+          // follows the block before it: only added blocks need the check), then the first and last
+          // blocks bound them all
           const a0 = na;
           const d0 = nd;
           let i = prevFrom[l];
           const iEnd = prevFrom[l + 1];
           let j = 0;
-          let y0 = -1;
           while (i < iEnd && j < m) {
             const x = prev[i];
             const y = u[j];
@@ -149,20 +150,17 @@ export class NextUseIndex {
             } else if (x < y) {
               dropped[nd++] = x;
               i++;
-              continue;
             } else {
+              if (j > 0 && !(y > u[j - 1])) throw notAscending(t, l, u[j - 1], y);
               added[na++] = y;
               j++;
             }
-            if (!(y > y0)) throw new Error(`next-use index: step ${t} layer ${l}: blocks not strictly ascending (${y0} then ${y})`);
-            y0 = y;
           }
           while (i < iEnd) dropped[nd++] = prev[i++];
           for (; j < m; j++) {
             const y = u[j];
-            if (!(y > y0)) throw new Error(`next-use index: step ${t} layer ${l}: blocks not strictly ascending (${y0} then ${y})`);
+            if (j > 0 && !(y > u[j - 1])) throw notAscending(t, l, u[j - 1], y);
             added[na++] = y;
-            y0 = y;
           }
           cur.set(u, o);
           o += m;
@@ -389,6 +387,10 @@ export class NextUseIndex {
       slotsAt: at + na + nd,
     };
   }
+}
+
+function notAscending(t: number, l: number, a: number, b: number): Error {
+  return new Error(`next-use index: step ${t} layer ${l}: blocks not strictly ascending (${a} then ${b})`);
 }
 
 /** above every block */
