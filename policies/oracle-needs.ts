@@ -280,19 +280,26 @@ export class StepNeeds {
         ties = markPooled(mark, negShare, base, n, idx, this.groupKey[l], v, ties, scanTo, l);
       }
     }
+    // every unlisted block below scanTo is marked (the cuts mark them in runs from block 0), none
+    // above: a layer's list is those runs and its marked listed blocks, merged in block order
     const lists: Int32Array[] = [];
+    const out = this.out;
     let o = 0;
     for (let l = 0; l < L; l++) {
       const base = l * n;
       const from = o;
       const to = scanTo[l];
-      for (let b = 0; b < to; b++) if (mark[base + b]) this.out[o++] = b;
       const idx = s.layers[l].idx!;
+      let b = 0;
       for (let i = 0; i < idx.length; i++) {
-        const b = idx[i];
-        if (b >= to && mark[base + b]) this.out[o++] = b;
+        const nb = idx[i];
+        const end = nb < to ? nb : to;
+        for (; b < end; b++) out[o++] = b;
+        if (mark[base + nb]) out[o++] = nb;
+        b = nb + 1;
       }
-      lists.push(this.out.subarray(from, o));
+      for (; b < to; b++) out[o++] = b;
+      lists.push(out.subarray(from, o));
     }
     return lists;
   }
