@@ -230,9 +230,16 @@ export const oracle: PolicyDefinition<Options> = {
       const kept = na;
       for (let i = slots; i < nc; i++) acted[na++] = ids[i];
       for (let j = 0; j < na; j++) if (acted[j] < M) act!.demote(l, acted[j], o.offload_tier, 16);
+      // to stage: the needed blocks left offloaded. An offloaded candidate (id >= M) is needed and
+      // only its own promotion can bring it to HBM, so past the kept ones it is staged as it is
       let toStage = 0;
       for (let j = 0; j < na; j++) {
-        const b = acted[j] < M ? acted[j] : acted[j] - M;
+        const id = acted[j];
+        if (id >= M && j >= kept) {
+          acted[toStage++] = id - M;
+          continue;
+        }
+        const b = id < M ? id : id - M;
         if (cache.tierOf(l, b) === 0) continue;
         if (j < kept && promote(l, b)) continue;
         if (used[base + b] === 1) acted[toStage++] = b;
