@@ -68,8 +68,8 @@ export class StepNeeds {
     }
     const { m, g1, mark, listed, ids, keys, negShare } = this;
     const K = this.topK;
-    mark.fill(0, 0, L * n);
     if (this.sortedTopK(s, n)) return this.ofSortedTopK(s, n);
+    mark.fill(0, 0, L * n);
     listed.fill(0, 0, L * n);
     // with every row in top-k form, the unlisted blocks of a layer share one mass: cuts are found
     // from the listed masses and that one value instead of selecting over every block
@@ -203,10 +203,11 @@ export class StepNeeds {
 
   /**
    * of(s) where sortedTopK(s) holds (the same sets): a row's unlisted blocks all carry its even
-   * remainder share, so each cut is found from the listed masses and that one value, and a block is
-   * visited only where the cut can reach it: the listed blocks, the unlisted ones below the last block
-   * taken on a tie (ties go to the lower blocks), and every unlisted one when the cut lies below
-   * their value. Row totals are summed over every block in block order, as of() does.
+   * remainder share, so each cut is found from the listed masses and that one value, and only the
+   * listed blocks are visited: the unlisted ones taken (all of them when the cut lies below their
+   * value, else those below the last block taken on a tie, ties going to the lower blocks) are a
+   * prefix of them, counted by runs. Row totals are summed over every block in block order, as of()
+   * does.
    */
   private ofSortedTopK(s: TraceStep, n: number): Int32Array[] {
     const L = this.layers;
@@ -214,8 +215,8 @@ export class StepNeeds {
     const { mark, negShare } = this;
     const rowSorted = this.sorted;
     const poolSorted = this.poolSorted;
-    // per layer: the remainder share of an unlisted block, and the blocks below `scanTo` whose marks
-    // must be read from `mark` (above it only listed blocks can be marked)
+    // per layer: the remainder share of an unlisted block, and the bound `scanTo` below which every
+    // unlisted block is needed (none above it); `mark` holds the listed blocks' marks only
     if (this.uOf.length < L) {
       this.uOf = new Float64Array(L);
       this.scanTo = new Int32Array(L);
@@ -226,6 +227,8 @@ export class StepNeeds {
       const base = l * n;
       const { idx, mass } = s.layers[l] as LayerAttention & { idx: Uint32Array };
       const k = idx.length;
+      // (only listed blocks' marks are kept: unlisted ones are marked below scanTo, none above)
+      for (let i = 0; i < k; i++) mark[base + idx[i]] = 0;
       const u = s.layers[l].remainder / (n - k);
       uOf[l] = u;
       let total = 0;
@@ -486,42 +489,46 @@ function swap(v: Float64Array, w: Float64Array, i: number, j: number): void {
 
 /**
  * One row's cut over block values x (listed: mass[i] at idx[i], ascending; every other block: u): mark
- * the blocks with x > c, and the first `ties` blocks (block order) with x === c. Returns the bound
- * below which unlisted blocks may be marked (n when all are).
+ * the listed blocks with x > c, and take the first `ties` blocks (block order) with x === c. Returns
+ * the bound below which every unlisted block is taken (n when all are; none above it): unlisted
+ * blocks are not marked, only counted, a run of them between two listed blocks at a time.
  */
 function markCut(mark: Uint8Array, base: number, n: number, idx: Uint32Array, mass: Float32Array, u: number, c: number, ties: number): number {
   const k = idx.length;
   if (u > c) {
     // every unlisted block is above the cut; ties can only be listed
-    let i = 0;
-    for (let b = 0; b < n; b++) {
-      if (i < k && idx[i] === b) {
-        const x = mass[i++];
-        if (x > c) mark[base + b] = 1;
-        else if (x === c && ties > 0) {
-          mark[base + b] = 1;
-          ties--;
-        }
-      } else mark[base + b] = 1;
+    for (let i = 0; i < k; i++) {
+      const x = mass[i];
+      if (x > c) mark[base + idx[i]] = 1;
+      else if (x === c && ties > 0) {
+        mark[base + idx[i]] = 1;
+        ties--;
+      }
     }
     return n;
   }
   let i = 0;
   let to = 0;
   if (u === c && ties > 0) {
-    // walk every block while ties last
+    // blocks in order while ties last: a run of unlisted ones takes as many ties as it has blocks
     let b = 0;
-    for (; b < n && ties > 0; b++) {
-      if (i < k && idx[i] === b) {
+    while (ties > 0 && b < n) {
+      const nb = i < k ? idx[i] : n;
+      if (nb - b >= ties) {
+        b += ties;
+        ties = 0;
+        break;
+      }
+      ties -= nb - b;
+      b = nb;
+      if (i < k) {
         const x = mass[i++];
-        if (x > c) mark[base + b] = 1;
+        if (x > c) mark[base + nb] = 1;
         else if (x === c) {
-          mark[base + b] = 1;
+          mark[base + nb] = 1;
           ties--;
         }
-      } else {
-        mark[base + b] = 1;
-        ties--;
+        b = nb + 1;
       }
     }
     to = b;
@@ -538,50 +545,49 @@ function markCut(mark: Uint8Array, base: number, n: number, idx: Uint32Array, ma
   return to;
 }
 
-let keep = new Uint8Array(256);
-
 /**
  * One layer's part of the pooled cut over keys x (listed: negShare[base + idx[i]]; every other block:
- * gkey): mark the blocks with x < v, and blocks with x === v while `ties` last (block order). Raises
- * scanTo[l] to the bound below which unlisted blocks may be marked; returns the ties left.
+ * gkey): mark the listed blocks with x < v, and take blocks with x === v while `ties` last (block
+ * order). Raises scanTo[l] to the bound below which every unlisted block is taken (they are counted,
+ * not marked); returns the ties left.
  */
 function markPooled(mark: Uint8Array, negShare: Float64Array, base: number, n: number, idx: Uint32Array, gkey: number, v: number, ties: number, scanTo: Int32Array, l: number): number {
   const k = idx.length;
   let i = 0;
   if (gkey < v) {
-    // every unlisted block is below the cut; ties can only be listed: the listed blocks' marks first,
-    // then every block marked, then the listed ones set back
-    if (keep.length < k) keep = new Uint8Array(Math.max(k, 2 * keep.length));
+    // every unlisted block is below the cut; ties can only be listed
     for (; i < k; i++) {
       const x = negShare[base + idx[i]];
-      let m = mark[base + idx[i]];
-      if (x < v) m = 1;
+      if (x < v) mark[base + idx[i]] = 1;
       else if (x === v && ties > 0) {
-        m = 1;
+        mark[base + idx[i]] = 1;
         ties--;
       }
-      keep[i] = m;
     }
-    mark.fill(1, base, base + n);
-    for (i = 0; i < k; i++) mark[base + idx[i]] = keep[i];
     scanTo[l] = n;
     return ties;
   }
   if (gkey === v && ties > 0) {
-    // walk every block while ties last
+    // blocks in order while ties last: a run of unlisted ones takes as many ties as it has blocks
     let b = 0;
-    for (; b < n && ties > 0; b++) {
-      if (i < k && idx[i] === b) {
-        const x = negShare[base + b];
+    while (ties > 0 && b < n) {
+      const nb = i < k ? idx[i] : n;
+      if (nb - b >= ties) {
+        b += ties;
+        ties = 0;
+        break;
+      }
+      ties -= nb - b;
+      b = nb;
+      if (i < k) {
+        const x = negShare[base + nb];
         i++;
-        if (x < v) mark[base + b] = 1;
+        if (x < v) mark[base + nb] = 1;
         else if (x === v) {
-          mark[base + b] = 1;
+          mark[base + nb] = 1;
           ties--;
         }
-      } else {
-        mark[base + b] = 1;
-        ties--;
+        b = nb + 1;
       }
     }
     if (b > scanTo[l]) scanTo[l] = b;

@@ -108,6 +108,31 @@ describe('oracle needed sets (generated steps)', () => {
     expect(fast).toBeGreaterThan(300);
   });
 
+  it('equal the reference when one StepNeeds serves many steps (scratch reused across both paths)', () => {
+    const r = rng(4242);
+    for (const [L, n, topK, pooled] of [
+      [3, 30, 5, true],
+      [2, 17, 9, false],
+      [4, 40, 3, true],
+    ] as const) {
+      const of = new StepNeeds(L, 1, topK, pooled);
+      for (let step = 0; step < 80; step++) {
+        // mostly ascending top-k rows (the fast path), sometimes a dense or unsorted row (the general one)
+        const layers = Array.from({ length: L }, () => {
+          const la = row(r, n, r() < 0.1);
+          if (la.idx === null || r() < 0.1) return la;
+          const order = Array.from(la.idx.keys()).sort((a, b) => la.idx![a] - la.idx![b]);
+          return { ...la, idx: Uint32Array.from(order, (i) => la.idx![i]), mass: Float32Array.from(order, (i) => la.mass[i]) };
+        });
+        const s: TraceStep = { step, contextTokens: n * 16, layers };
+        expect(
+          of.of(s).map((x) => [...x]),
+          `L ${L} n ${n} topK ${topK} step ${step}`,
+        ).toEqual(reference(s, L, 1, topK, pooled));
+      }
+    }
+  });
+
   it('nthKey: the N-th smallest of single keys and counted groups; countBelow: how many lie below', () => {
     // multiset {-5, -3, -3 (x4 group), -2, -1 (x2 group)}: sorted singles [-5, -3, -2], groups [-3 x4, -1 x2]
     const singles = Float64Array.from([-5, -3, -2]);
