@@ -55,14 +55,16 @@ export class StepNeeds {
       this.g1 = new Float64Array(n);
     }
     if (this.mark.length < L * n) {
-      this.mark = new Uint8Array(L * n);
-      this.listed = new Uint8Array(L * n);
-      this.ids = new Int32Array(L * n);
-      this.keys = new Float64Array(L * n);
-      this.sorted = new Float64Array(L * n);
-      this.poolSorted = new Float64Array(L * n);
-      this.negShare = new Float64Array(L * n);
-      this.out = new Int32Array(L * n);
+      // (room for 64 more blocks per layer: a context grows by one block every few steps)
+      const cap = L * (n + 64);
+      this.mark = new Uint8Array(cap);
+      this.listed = new Uint8Array(cap);
+      this.ids = new Int32Array(cap);
+      this.keys = new Float64Array(cap);
+      this.sorted = new Float64Array(cap);
+      this.poolSorted = new Float64Array(cap);
+      this.negShare = new Float64Array(cap);
+      this.out = new Int32Array(cap);
       this.groupKey = new Float64Array(L);
       this.groupCount = new Int32Array(L);
     }
