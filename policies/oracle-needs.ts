@@ -370,7 +370,8 @@ export class WeightedNth {
 
   /**
    * nth() for many singles and a few groups: the groups sorted, each single counted in the gap
-   * between two group keys it falls in (or on a group key) by a binary search, the gaps and groups
+   * between two group keys it falls in (or on a group key) by a look at the three lowest group keys,
+   * then a binary search, the gaps and groups
    * walked in order; only when the N-th key lies strictly inside a gap is it selected among that
    * gap's singles.
    */
@@ -397,15 +398,20 @@ export class WeightedNth {
     }
     between.fill(0, 0, groups + 1);
     equal.fill(0, 0, groups);
+    const low = groups < 3 ? groups : 3;
     for (let i = 0; i < p; i++) {
       const x = singles[i];
-      // the first group key not below x
+      // the first group key not below x: among the lowest few first (most singles lie below most
+      // group keys), then by a binary search
       let lo = 0;
-      let hi = groups;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (gKeys[mid] < x) lo = mid + 1;
-        else hi = mid;
+      while (lo < low && gKeys[lo] < x) lo++;
+      if (lo === low) {
+        let hi = groups;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (gKeys[mid] < x) lo = mid + 1;
+          else hi = mid;
+        }
       }
       if (lo < groups && gKeys[lo] === x) equal[lo]++;
       else between[lo]++;
