@@ -98,36 +98,51 @@ export const oracle: PolicyDefinition<Options> = {
       addMaybe(l, b);
       return act!.promote(l, b);
     };
-    /**
-     * Make layer l's list exactly its resident blocks (in no order): add the blocks created since the
-     * last look, drop the non-resident ones.
-     */
     const addCreated = (cache: PolicyView['cache'], l: number) => {
       const created = cache.created[l];
       for (let b = seen[l]; b < created; b++) addMaybe(l, b);
       seen[l] = created;
     };
-    const refreshMaybe = (cache: PolicyView['cache'], l: number) => {
+    /**
+     * Make layer l's list exactly its resident blocks (in no order): add the blocks created since the
+     * last look, drop the non-resident ones. With `used` (1 where needed), also put the resident
+     * blocks not needed in restItems from `nr` on; returns the end.
+     */
+    const refreshMaybe = (cache: PolicyView['cache'], l: number, used: Uint8Array | null = null, nr = 0): number => {
       addCreated(cache, l);
       const created = cache.created[l];
       const list = maybe[l];
       const base = l * M;
+      const nr0 = nr;
       let n = 0;
       for (let i = 0; i < maybeCount[l]; i++) {
         const b = list[i];
-        if (cache.tierOf(l, b) === 0) list[n++] = b;
-        else inMaybe[base + b] = 0;
+        if (cache.tierOf(l, b) === 0) {
+          list[n++] = b;
+          if (used) {
+            restItems[nr] = b;
+            nr += +(used[base + b] !== 1);
+          }
+        } else inMaybe[base + b] = 0;
       }
       if (n !== cache.countIn(l, 0)) {
         // something else moved blocks into HBM: list them from every block
         n = 0;
+        nr = nr0;
         for (let b = 0; b < created; b++) {
           const on = cache.tierOf(l, b) === 0 ? 1 : 0;
           inMaybe[base + b] = on;
-          if (on) list[n++] = b;
+          if (on) {
+            list[n++] = b;
+            if (used) {
+              restItems[nr] = b;
+              nr += +(used[base + b] !== 1);
+            }
+          }
         }
       }
       maybeCount[l] = n;
+      return nr;
     };
 
     /** Make layer l's residency right for step t (blocks already created), staging needed leftovers. */
@@ -188,15 +203,8 @@ export const oracle: PolicyDefinition<Options> = {
       // resident block is needed there are none: the list only takes the blocks created since, and
       // is pruned once it has grown to twice the budget
       const nr0 = nr;
-      if (cache.countIn(l, 0) !== residentNeeded || maybeCount[l] > 2 * K + 64) {
-        refreshMaybe(cache, l);
-        const list = maybe[l];
-        for (let i = 0, n = maybeCount[l]; i < n; i++) {
-          const b = list[i];
-          restItems[nr] = b;
-          nr += +(used[base + b] !== 1);
-        }
-      } else addCreated(cache, l);
+      if (cache.countIn(l, 0) !== residentNeeded || maybeCount[l] > 2 * K + 64) nr = refreshMaybe(cache, l, used, nr);
+      else addCreated(cache, l);
       sortAscending(restItems, nr0, nr);
       for (let i = nr0; i < nr; i++) restBucket[i] = R + ix.nextUseOf(l, restItems[i]) - t - 1;
       const nc = z + nr;
