@@ -101,7 +101,7 @@ export class NextUseIndex {
     this.removeAtClose = removed ? null : { file, dir };
     this.setFrom = [new Int32Array(L + 1), new Int32Array(L + 1)];
     try {
-      // pass 1: forward, append each step's changes (the previous step's sets kept in sets[0])
+      // pass 1: forward, append each step's changes (the previous step's sets kept in prev)
       const offs: number[] = [0];
       let pos = 0;
       let t = 0;

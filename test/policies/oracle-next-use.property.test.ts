@@ -72,6 +72,8 @@ describe('next-use index over generated use lists', () => {
           for (let b = 0; b < c.M; b++) {
             const want = t + 1 < c.steps && u[t + 1][l].includes(b) ? t + 1 : nextAfter(u, t, l, b);
             expect(ix.nextUseOf(l, b)).toBe(want);
+            // the marks the oracle reads as "needed at the layer's step"
+            expect(ix.usedNow[l * c.M + b]).toBe(t + 1 < c.steps && u[t + 1][l].includes(b) ? 1 : 0);
           }
         }
       }
