@@ -229,27 +229,28 @@ export class StepNeeds {
       const base = l * n;
       const { idx, mass } = s.layers[l] as LayerAttention & { idx: Uint32Array };
       const k = idx.length;
-      // (only listed blocks' marks are kept: unlisted ones are marked below scanTo, none above)
-      for (let i = 0; i < k; i++) mark[base + idx[i]] = 0;
       const u = s.layers[l].remainder / (n - k);
       uOf[l] = u;
+      // one pass over the listed blocks: the row total (summed over every block in block order),
+      // the listed blocks above and at u, and their marks cleared (only listed blocks' marks are
+      // kept: the unlisted ones taken lie below scanTo, none above)
       let total = 0;
+      let above = 0;
+      let at = 0;
       let b = 0;
       for (let i = 0; i < k; i++) {
         const nb = idx[i];
         for (; b < nb; b++) total += u;
-        total += mass[i];
+        const x = mass[i];
+        total += x;
         b = nb + 1;
+        mark[base + nb] = 0;
+        if (x > u) above++;
+        else if (x === u) at++;
       }
       for (; b < n; b++) total += u;
       // the K-th smallest key -x: usually the unlisted blocks' -u (the listed ones above u fewer
       // than K, and K within those and the blocks at u); else a selection
-      let above = 0;
-      let at = 0;
-      for (let i = 0; i < k; i++) {
-        if (mass[i] > u) above++;
-        else if (mass[i] === u) at++;
-      }
       let v: number;
       let ties: number;
       if (above < K && K <= above + at + (n - k)) {
@@ -285,7 +286,7 @@ export class StepNeeds {
         ties = markPooled(mark, negShare, base, n, idx, this.groupKey[l], v, ties, scanTo, l);
       }
     }
-    // every unlisted block below scanTo is marked (the cuts mark them in runs from block 0), none
+    // every unlisted block below scanTo is needed (the cuts take them in runs from block 0), none
     // above: a layer's list is those runs and its marked listed blocks, merged in block order
     const lists: Int32Array[] = [];
     const out = this.out;
