@@ -348,12 +348,7 @@ export class SimExecutor implements Executor<Signal> {
       waits: [],
       args: args ? { ...args, kernels } : undefined,
       run: (finish) => {
-        const now = this.engine.now;
-        let us = idle * kernels;
-        if (busy !== idle && this.compute.busyAt(now)) {
-          const under = Math.min(kernels, (this.compute.busyUntil - now) / busy);
-          us = under * busy + (kernels - under) * idle;
-        }
+        const us = busy !== idle && this.compute.busyAt(this.engine.now) ? this.proRata(idle, busy, busy, kernels) : idle * kernels;
         this.engine.after(us, finish, this.memory.priority);
       },
     };
@@ -413,9 +408,17 @@ export class SimExecutor implements Executor<Signal> {
     if (busy === idle || !this.compute.busyAt(now)) return idle * runs;
     let cap = Infinity;
     for (const r of route.resources) if (r.capacity < cap) cap = r.capacity;
-    const perRun = busy + bytes / runs / cap;
-    const underCompute = Math.min(runs, (this.compute.busyUntil - now) / perRun);
-    return underCompute * busy + (runs - underCompute) * idle;
+    return this.proRata(idle, busy, busy + bytes / runs / cap, runs);
+  }
+
+  /**
+   * `n` items back to back from now, each costing `busy` while the compute stream's busy stretch lasts
+   * (an item there takes `perItem` in all) and `idle` after it: the items that start under compute
+   * pro rata, the rest idle. (The caller has checked that the compute stream is busy now.)
+   */
+  private proRata(idle: number, busy: number, perItem: number, n: number): number {
+    const under = Math.min(n, (this.compute.busyUntil - this.engine.now) / perItem);
+    return under * busy + (n - under) * idle;
   }
 
   /** `runs` copies (file requests) back to back: the route's alpha once per run, the bytes at the flow rate */

@@ -5,6 +5,7 @@
  * that ties (with each other and with the rows' even remainder share) are common.
  */
 import { describe, expect, it } from 'vitest';
+import { makeRng } from '../../hil/rng.js';
 import { StepNeeds, countBelow, nthKey } from '../../policies/oracle-needs.js';
 import { denseMass } from '../../policies/dense-mass.js';
 import type { LayerAttention, TraceStep } from '../../traces/format.js';
@@ -38,17 +39,8 @@ function reference(s: TraceStep, L: number, G: number, topK: number, pooled: boo
   return sets.map((x) => [...x].sort((a, b) => a - b));
 }
 
-/** a small deterministic generator (mulberry32) */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** a small deterministic generator (mulberry32, hil/rng.ts) */
+const rng = (seed: number): (() => number) => makeRng(seed).next;
 
 function row(r: () => number, n: number, dense: boolean): LayerAttention {
   const levels = [0, 0.01, 0.02, 0.05, 0.1];

@@ -5,19 +5,11 @@
  * one step to the next (as the oracle's do), sets that change wholly, empty layers and empty steps.
  */
 import { describe, expect, it } from 'vitest';
+import { makeRng } from '../../hil/rng.js';
 import { NextUseIndex } from '../../policies/next-use-index.js';
 
-/** a small deterministic generator (mulberry32) */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** a small deterministic generator (mulberry32, hil/rng.ts) */
+const rng = (seed: number): (() => number) => makeRng(seed).next;
 
 /** steps x layers of ascending block lists below M: each block of a set leaves with p, each other joins with q */
 function uses(seed: number, steps: number, L: number, M: number, p: number, q: number): number[][][] {

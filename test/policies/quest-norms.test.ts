@@ -5,21 +5,13 @@
  * from scratch here, step by step (blocks whose norm rose since the last selection included).
  */
 import { describe, expect, it } from 'vitest';
+import { makeRng } from '../../hil/rng.js';
 import { quest } from '../../policies/quest.js';
 import { denseSteps, tinyHeader } from '../helpers/tiny.js';
 import { replayPolicy } from './harness.js';
 
-/** a small deterministic generator (mulberry32) */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** a small deterministic generator (mulberry32, hil/rng.ts) */
+const rng = (seed: number): (() => number) => makeRng(seed).next;
 
 describe('quest with changing key norms', () => {
   for (const seed of [1, 2, 3]) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { makeRng } from '../../hil/rng.js';
 import { defaultErrorTable } from '../../sim/quality/error-table.js';
 import { allocateBits, smartKv } from '../../policies/smartkv.js';
 import { bringBest, rankWidths, selectTop } from '../../policies/smartkv-allocate.js';
@@ -152,13 +153,8 @@ describe('smartkv importance per KV group', () => {
 });
 
 describe('GroupEma retire', () => {
-  /** a small deterministic generator (mulberry32) */
-  const rng = (seed: number) => () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  /** a small deterministic generator (mulberry32, hil/rng.ts) */
+  const rng = (seed: number): (() => number) => makeRng(seed).next;
 
   it('retiring blocks leaves every other block exactly as without (random sparse, dense and partly attended rows, 2 groups)', () => {
     for (let seed = 1; seed <= 8; seed++) {

@@ -1,16 +1,12 @@
 /** SynapseVM's order of a tier's blocks by saliency: the same victim as a scan in block order. */
 import { describe, expect, it } from 'vitest';
+import { makeRng } from '../../hil/rng.js';
 import { AttentionScore } from '../../policies/attention-score.js';
 import { ColdOrder, DROP, ELIGIBLE, SET_ASIDE } from '../../policies/synapse-cold-order.js';
 import type { Observation } from '../../policies/policy.js';
 
-/** a small deterministic generator (mulberry32) */
-const rng = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
+/** a small deterministic generator (mulberry32, hil/rng.ts) */
+const rng = (seed: number): (() => number) => makeRng(seed).next;
 
 /** a sparse observation of layer 0: every block attended, the listed ones at or above the uniform share */
 function observation(n: number, listed: number[], mass: number[], uniform: number): Observation {
