@@ -641,6 +641,8 @@ export class ReplayDriver<H> implements Actions {
    * slot starts where it ends); a quantized block ends its run.
    */
   private stageBytes(layer: number, tier: number, bits: number, bytes: number, blocks: number[]): void {
+    // the decision's moves so far reach the executor before this stage, in the policy's order
+    if (this.batches.size !== 0) this.flush();
     this.staged[layer * this.T + tier] += bytes;
     const first = this.stagedAny[layer] === 0;
     this.stagedAny[layer] = 1;

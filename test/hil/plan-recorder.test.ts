@@ -9,7 +9,9 @@ import { KVCache } from '../../sim/kv-cache.js';
 import { simulate } from '../../sim/run.js';
 import { allLinkKeys } from '../../hil/executor/link-keys.js';
 import { lowerPlan } from '../../hil/executor/lower-plan.js';
-import { tinyModel } from '../helpers/tiny.js';
+import { ReplayDriver } from '../../sim/replay-driver.js';
+import type { Policy } from '../../policies/policy.js';
+import { denseSteps, tinyHeader, tinyModel } from '../helpers/tiny.js';
 import { makeHilFixture } from './hil-fixtures.js';
 
 const batch = (reason: MoveBatch['reason'], from: [number, number], to: [number, number], blocks: number[]): MoveBatch => ({
@@ -111,5 +113,33 @@ describe('plan recorder: order of one flush\'s moves', () => {
       const p = lowerPlan(rec!.plan, r.resolved.model, r.resolved.hardware, r.resolved.header.block_size, { slabBytes: 256 << 10, groupSize: 64 });
       expect(p.steps.length).toBe(8);
     }
+  });
+});
+
+describe('plan recorder behind the replay driver: a decision\'s moves and stages in the policy\'s order', () => {
+  it('a block demoted and then prefetched in one decision is staged from where the move put it (no fetch left for the layer)', () => {
+    // one layer, prompt 32 tokens = blocks 0..7 (4-token blocks), all in HBM after prefill
+    const h = tinyHeader(32, 1, 1);
+    const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n));
+    const cache = new KVCache(tinyModel, 4, 1, 9, [
+      { name: 'hbm', capacityBytes: 1e6 },
+      { name: 'dram', capacityBytes: 1e6 },
+    ]);
+    const policy: Policy = {
+      name: 'scripted',
+      decide(v, a) {
+        if (v.step !== 0) return;
+        a.demote(0, 3, 'dram', 16);
+        a.demote(0, 5, 'dram', 16);
+        a.prefetch(0, 3);
+      },
+      observe() {},
+    };
+    const rec = new PlanRecorder(cache);
+    new ReplayDriver(h, cache, policy, rec, 20).run(trace, () => undefined);
+    const ops = rec.plan.steps[0].ops.map((o) => (o.kind === 'layer' ? 'layer' : o.kind === 'move' ? `move ${o.fromTier}->${o.toTier} [${o.blocks.join(' ')}]` : `stage ${o.fromTier} [${o.blocks.join(' ')}]`));
+    // the stage after the demotions: block 3 leaves HBM first, then its staged copy comes back; block 5,
+    // not staged, is the layer's only block read from DRAM
+    expect(ops).toEqual(['move 0->1 [3 5]', 'stage 1 [3]', 'layer']);
   });
 });
