@@ -4,7 +4,7 @@
 # the first runs again, so a change in the simulator or the plans is compared on the same hardware.
 #   here:  bash perf/device/bundle.sh A; bash perf/device/bundle.sh B; bash perf/device/validate.sh pack A
 #   there: bash perf/device/validate-ab.sh A B GRID   (carry: .device/node.xz .device/A.tar.xz
-#          .device/B.tar.xz .device/validate-mods.tar.xz)
+#          .device/B.tar.xz .device/validate-mods.tar.xz); B may hold dist alone (B/dist), A's packages serve it
 # $OUT gets ab-A-1.txt, ab-B.txt, ab-A-2.txt (each run's log and summary) and ab.tgz (the three outdirs).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -16,7 +16,10 @@ W=/tmp/kvd-ab
 mkdir -p "$OUT" "$W"
 xz -dc .device/node.xz > "$W/node" && chmod +x "$W/node" || exit 1
 for n in "$A" "$B"; do
-  rm -rf "${W:?}/$n" && tar -C "$W" -xJf ".device/$n.tar.xz" && tar -C "$W/$n" -xJf .device/validate-mods.tar.xz || exit 1
+  rm -rf "${W:?}/$n" && tar -C "$W" -xJf ".device/$n.tar.xz" || exit 1
+  # a bundle of dist alone (to fit the carry limit) takes the first bundle's packages and addon
+  if [ ! -d "$W/$n/node_modules" ]; then ln -s "$W/$A/node_modules" "$W/$n/node_modules"; ln -s "$W/$A/kvtier_hil.node" "$W/$n/kvtier_hil.node"; cp "$W/$A/package.json" "$W/$n/"; continue; fi
+  tar -C "$W/$n" -xJf .device/validate-mods.tar.xz || exit 1
 done
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; } | tee "$OUT/ab-when.txt"
 one() { # bundle, outdir, log
