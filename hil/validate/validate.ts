@@ -286,6 +286,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const ratios = new WallRatios();
   let storageDirect: boolean | null = null;
   const total = cells.length;
+  const finished = finishedCells(join(o.out, 'cells'));
   for (const [i, c] of cells.entries()) {
     const model = modelOf(c);
     const e = est.get(c.id)!;
@@ -313,14 +314,21 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     const key = sha(JSON.stringify({ cell: { ...c, index: undefined, id: undefined }, steps: g.steps, runs: g.runs, skip: g.skip_steps, profile: sha(fs.readFileSync(prof, 'utf8')), backend: o.hil.backend }));
     base.key = key;
     const cellFile = join(o.out, 'cells', `${c.id}.json`);
-    if (fs.existsSync(cellFile)) {
-      const prev = JSON.parse(fs.readFileSync(cellFile, 'utf8')) as CellResult;
-      if (prev.key === key && (prev.status === 'ok' || prev.status === 'skipped')) {
-        if (prev.status === 'ok' && prev.wall_s !== undefined) ratios.add(c.policy.label, prev.wall_s, prev.estimate_s);
-        results.push(prev);
-        o.onProgress?.(i + 1, total, c.id);
-        continue;
-      }
+    // a finished cell of an earlier run, found by its name without the grid position (a grid with a
+    // cell added or removed numbers the others anew) and reused when its settings match
+    const candidates = [...(fs.existsSync(cellFile) ? [cellFile] : []), ...(finished.get(unnumbered(c.id)) ?? [])];
+    const prevFile = candidates.find((f) => {
+      const prev = JSON.parse(fs.readFileSync(f, 'utf8')) as CellResult;
+      return prev.key === key && (prev.status === 'ok' || prev.status === 'skipped');
+    });
+    if (prevFile) {
+      const prev = JSON.parse(fs.readFileSync(prevFile, 'utf8')) as CellResult;
+      if (prev.status === 'ok' && prev.wall_s !== undefined) ratios.add(c.policy.label, prev.wall_s, prev.estimate_s);
+      const reused = { ...prev, id: c.id };
+      if (prevFile !== cellFile) writeAtomic(cellFile, JSON.stringify(reused) + '\n');
+      results.push(reused);
+      o.onProgress?.(i + 1, total, c.id);
+      continue;
     }
     const ratio = ratios.ratio(c.policy.label);
     if (o.maxSeconds !== undefined && elapsed() + e * ratio > o.maxSeconds) {
@@ -549,4 +557,21 @@ export function cellsCsv(r: ValidateResult): string {
     lines.push(CSV_COLS.map((k) => q(row[k])).join(','));
   }
   return lines.join('\n') + '\n';
+}
+
+/** a cell id without its position in the grid (the leading four digits) */
+function unnumbered(id: string): string {
+  return id.replace(/^\d{4}_/, '');
+}
+
+/** the cell files under `dir` by their unnumbered ids */
+function finishedCells(dir: string): Map<string, string[]> {
+  const m = new Map<string, string[]>();
+  if (!fs.existsSync(dir)) return m;
+  for (const f of fs.readdirSync(dir).sort()) {
+    if (!f.endsWith('.json')) continue;
+    const k = unnumbered(f.slice(0, -5));
+    m.set(k, [...(m.get(k) ?? []), join(dir, f)]);
+  }
+  return m;
 }

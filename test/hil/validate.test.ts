@@ -76,6 +76,14 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const again = await validate({ grid: readValidateGrid(FIXTURE), out, hil: { backend: 'host', nvmeDir: dir }, log: (s) => logs.push(s) });
     expect(again.cells.map((c) => c.hw_ms)).toEqual(r.cells.map((c) => c.hw_ms));
     expect(logs.filter((l) => /calibrated by an earlier run with the same points, reused/.test(l))).toHaveLength(2);
+    // the same cells in another order (numbered anew) are found by name and reused, none run again
+    const g0 = readValidateGrid(FIXTURE);
+    cpSync(out, join(dir, 'reordered'), { recursive: true });
+    const reordered = await validate({ grid: { ...g0, policies: [...g0.policies].reverse() }, out: join(dir, 'reordered'), hil: { backend: 'host', nvmeDir: dir } });
+    const byName = (x: ValidateResult) => Object.fromEntries(x.cells.map((c) => [c.id.slice(5), c.hw_ms]));
+    expect(reordered.cells.map((c) => c.id)).not.toEqual(r.cells.map((c) => c.id));
+    expect(byName(reordered)).toEqual(byName(r));
+    expect(existsSync(join(dir, 'reordered', 'cells', `${reordered.cells[0].id}.json`))).toBe(true);
     // the storage cells ran in the first call: the rerun, which ran none itself, does not say none did
     expect(r.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
     expect(again.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
