@@ -17,11 +17,16 @@ export function quantizeFast(src: Uint16Array, bits: number, groupSize: number):
   const codes = new Uint8Array((n * bits) / 8);
   const meta = new Uint16Array(groups * 2);
   const T = HALF_VALUES;
+  // codes of 8, 4 and 2 bits are whole bytes per 1, 2 and 4 elements: a group that starts on a byte
+  // is coded a byte at a time; other widths and group sizes go through putCode
+  const perByte = bits === 8 ? 1 : bits === 4 ? 2 : bits === 2 ? 4 : 0;
+  const packed = perByte !== 0 && groupSize % perByte === 0;
   for (let g = 0; g < groups; g++) {
     const s0 = g * groupSize;
+    const s1 = s0 + groupSize;
     let mn = Infinity;
     let mx = -Infinity;
-    for (let i = s0; i < s0 + groupSize; i++) {
+    for (let i = s0; i < s1; i++) {
       const v = T[src[i]!]!;
       if (v < mn) mn = v;
       if (v > mx) mx = v;
@@ -33,17 +38,31 @@ export function quantizeFast(src: Uint16Array, bits: number, groupSize: number):
     const scale = T[scaleH]!;
     const zero = T[zeroH]!;
     if (!(scale > 0)) continue; // every code 0 (the codes start zeroed)
-    for (let i = s0; i < s0 + groupSize; i++) {
-      const x = fr(fr(T[src[i]!]! - zero) / scale);
-      // round half to even, then clamp to [0, qmax]; NaN codes 0
-      let r = Math.round(x);
-      if (r - x === 0.5 && r % 2 !== 0) r -= 1;
-      const c = r > 0 ? (r < qmax ? r : qmax) : 0;
-      if (bits === 8) codes[i] = c;
-      else if (bits === 4) codes[i >> 1]! |= c << ((i & 1) << 2);
-      else if (bits === 2) codes[i >> 2]! |= c << ((i & 3) << 1);
-      else putCode(codes, i, bits, c);
+    if (!packed) {
+      for (let i = s0; i < s1; i++) putCode(codes, i, bits, codeOf(T[src[i]!]!, zero, scale, qmax));
+    } else if (perByte === 1) {
+      for (let i = s0; i < s1; i++) codes[i] = codeOf(T[src[i]!]!, zero, scale, qmax);
+    } else if (perByte === 2) {
+      for (let i = s0; i < s1; i += 2) codes[i >> 1] = codeOf(T[src[i]!]!, zero, scale, qmax) | (codeOf(T[src[i + 1]!]!, zero, scale, qmax) << 4);
+    } else {
+      for (let i = s0; i < s1; i += 4) {
+        codes[i >> 2] =
+          codeOf(T[src[i]!]!, zero, scale, qmax) |
+          (codeOf(T[src[i + 1]!]!, zero, scale, qmax) << 2) |
+          (codeOf(T[src[i + 2]!]!, zero, scale, qmax) << 4) |
+          (codeOf(T[src[i + 3]!]!, zero, scale, qmax) << 6);
+      }
     }
   }
   return { codes, meta };
+}
+
+/** a value's code: (v - zero) / scale in FP32, rounded half to even, clamped to [0, qmax]; NaN codes 0 */
+function codeOf(v: number, zero: number, scale: number, qmax: number): number {
+  const x = fr(fr(v - zero) / scale);
+  // x is an FP32 value: x + 0.5 is exact in FP64, so floor(x + 0.5) is Math.round(x); a tie (r - x is
+  // 0.5 only where |x| < 2^24, so r fits an int32) goes to the even neighbour
+  let r = Math.floor(x + 0.5);
+  if (r - x === 0.5 && (r & 1) !== 0) r -= 1;
+  return r > 0 ? (r < qmax ? r : qmax) : 0;
 }

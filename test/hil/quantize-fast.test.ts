@@ -31,4 +31,22 @@ describe('executor quantizer against the reference', () => {
       }
     }
   });
+
+  it('ties go to the even code as the reference has them', () => {
+    // a group spanning [0, qmax]: scale 1, zero 0, so k + 0.5 is a tie between k and k + 1
+    for (const bits of [2, 4, 8]) {
+      const qmax = (1 << bits) - 1;
+      const src = new Uint16Array(32);
+      for (let i = 0; i < 32; i++) src[i] = floatToHalf(i === 0 ? 0 : i === 1 ? qmax : Math.min(qmax, (i % (qmax + 1)) + 0.5) - (i % 7 === 3 ? 1 : 0));
+      const a = quantizeRef(src, bits, 32);
+      const b = quantizeFast(src, bits, 32);
+      expect(b.meta).toEqual(a.meta);
+      expect(b.codes).toEqual(a.codes);
+      // 0.5 codes 0 and 2.5 codes 2 (even), 1.5 codes 2
+      const half = new Uint16Array([floatToHalf(0), floatToHalf(qmax), floatToHalf(0.5), floatToHalf(1.5), floatToHalf(2.5), 0, 0, 0]);
+      const q = quantizeFast(half, bits, 8);
+      const code = (i: number) => (q.codes[(i * bits) >> 3]! >> ((i * bits) & 7)) & qmax;
+      expect([code(2), code(3), code(4)]).toEqual([0, 2, 2]);
+    }
+  });
 });
