@@ -1,45 +1,40 @@
 /**
  * The bytes every block starts with: each initial block at its bits in its region (and, for NVMe,
  * in the file at the same offset), written in runs of adjacent blocks up to 32 MiB; and the FP16 KV
- * of the blocks created while decoding, in the fresh region. Also the bytes a block must hold at
- * given bits (its quantization from the FP16 content), for writing and for verifying.
+ * of the blocks created while decoding, in the fresh region. The blocks that are not plain FP16
+ * content (quantized or rotated) are packed ahead on worker threads when there is enough of them.
  */
 import type { NativeBackend, NativeFileTier } from '../addon-types.js';
-import { packBlock } from '../block-pack.js';
-import { dequantizeRef } from '../reference/quantize.js';
-import { quantizeFast } from './quantize-fast.js';
-import { type Precision, blockBytes, sectionElems } from '../kv-format.js';
+import { blockBytes } from '../kv-format.js';
 import type { BlockData } from './block-data.js';
-import { rotateHalves } from './rotate-ref.js';
+import { PREC } from './expected-block.js';
 import type { LoweredPlan, RegionName } from './lowered-plan.js';
 import { WRITE_CHUNK } from './model-buffers.js';
+import { BlockPacker, packThreads } from './pack-pool.js';
 
-const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
+/** FP16 values to pack below which the blocks are packed on the calling thread (a pool's start costs more) */
+export const POOL_MIN_HALVES = 1 << 24;
 
 /**
- * bytes of block (l, b) at `bits`, as the tiers must hold them; `via`: the quantized widths its values
- * went through first (each a quantization and a dequantization to FP16, as a conversion does)
+ * `threads`: worker threads packing quantized or rotated blocks (default: one per spare CPU, and none
+ * when they would pack fewer than POOL_MIN_HALVES values)
  */
-export function expectedBlock(p: LoweredPlan, data: BlockData, l: number, blk: number, bits: number, via: readonly number[] = []): Uint8Array {
-  const g = p.geometry;
-  let v = data.block(l, blk);
-  if (p.rotation) v = rotateHalves(v, g.headDim);
-  const half = sectionElems(g);
-  for (const w of via) {
-    const k = v.subarray(0, half);
-    const vv = v.subarray(half);
-    const out = new Uint16Array(v.length);
-    out.set(dequantizeRef(quantizeFast(k, w, g.groupSize), half, w, g.groupSize), 0);
-    out.set(dequantizeRef(quantizeFast(vv, w, g.groupSize), half, w, g.groupSize), half);
-    v = out;
-  }
-  if (bits === 16) return new Uint8Array(v.buffer, 0, blockBytes(g, 'fp16'));
-  return packBlock(g, PREC[bits]!, v.subarray(0, half), v.subarray(half), quantizeFast);
-}
-
-export async function writeInitial(b: NativeBackend, p: LoweredPlan, data: BlockData, regions: Map<RegionName, number>, file?: NativeFileTier): Promise<void> {
+export async function writeInitial(b: NativeBackend, p: LoweredPlan, data: BlockData, regions: Map<RegionName, number>, file?: NativeFileTier, threads?: number): Promise<void> {
   const g = p.geometry;
   const fp16 = blockBytes(g, 'fp16');
+  const packed = p.initial.filter((x) => x.bits !== 16 || p.rotation);
+  const items = new Int32Array(packed.length * 3);
+  packed.forEach((x, i) => items.set([x.layer, x.block, x.bits], 3 * i));
+  const packer = await BlockPacker.open(p, data, items, threads ?? (packed.length * data.halves >= POOL_MIN_HALVES ? packThreads() : 0));
+  try {
+    await writeBlocks(b, p, data, regions, file, packer, fp16);
+  } finally {
+    await packer.close();
+  }
+}
+
+async function writeBlocks(b: NativeBackend, p: LoweredPlan, data: BlockData, regions: Map<RegionName, number>, file: NativeFileTier | undefined, packer: BlockPacker, fp16: number): Promise<void> {
+  const g = p.geometry;
   let buf = new Uint8Array(WRITE_CHUNK + p.slotBytes);
   let run: { region: RegionName; start: number; end: number; file: boolean } | null = null;
   const flush = async () => {
@@ -61,7 +56,7 @@ export async function writeInitial(b: NativeBackend, p: LoweredPlan, data: Block
       data.fill(x.layer, x.block, words);
       buf.set(new Uint8Array(words.buffer), at);
     } else {
-      buf.set(expectedBlock(p, data, x.layer, x.block, x.bits), at);
+      buf.set(await packer.next(), at);
     }
     run!.end = x.offset + span;
   }

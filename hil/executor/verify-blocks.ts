@@ -1,7 +1,7 @@
 /** After a run: every live block's bytes where the plan says it ended (arena slot, host slot, or the file read back through its DRAM slot) against what it must hold. */
 import type { NativeBackend, NativeFileTier } from '../addon-types.js';
 import type { BlockData } from './block-data.js';
-import { expectedBlock } from './initial-bytes.js';
+import { expectedBlock } from './expected-block.js';
 import type { LoweredPlan, RegionName } from './lowered-plan.js';
 
 export interface VerifyResult {

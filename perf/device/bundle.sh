@@ -19,7 +19,7 @@ cp -r dist "$B/dist"
 cp hil/build/Release/kvtier_hil.node "$B/"
 echo '{"type":"module"}' > "$B/package.json"
 # the packages the HIL path imports at run time (fits, seeds, Arrow tables), with their own dependencies
-for p in mathjs seedrandom arquero @uwdata acorn complex.js decimal.js escape-latex fraction.js javascript-natural-sort tiny-emitter typed-function @babel; do
+for p in mathjs seedrandom arquero piscina @uwdata acorn complex.js decimal.js escape-latex fraction.js javascript-natural-sort tiny-emitter typed-function @babel; do
   [ -e "node_modules/$p" ] && cp -rL "node_modules/$p" "$B/node_modules/"
 done
 tar -C .device -cJf "$B.tar.xz" "$NAME"

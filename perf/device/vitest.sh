@@ -30,7 +30,7 @@ case "${1:-}" in
         const j = JSON.parse(fs.readFileSync(p));
         for (const d of Object.keys({ ...(j.dependencies || {}), ...(j.optionalDependencies || {}) })) add(d);
       };
-      for (const r of ["vitest", "mathjs", "seedrandom", "arquero", "commander", "node-addon-api"]) add(r);
+      for (const r of ["vitest", "mathjs", "seedrandom", "arquero", "commander", "node-addon-api", "piscina"]) add(r);
       const keep = [...seen].filter((n) => !/^@types\/|^undici-types$|^tsx$|esbuild|lightningcss/.test(n));
       fs.writeFileSync(".device/vtmin.list", keep.map((n) => "node_modules/" + n).join("\n") + "\n");'
     tar -cf - -T .device/vtmin.list | xz -T2 -6 > .device/vtmin.tar.xz

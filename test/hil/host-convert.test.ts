@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlockData } from '../../hil/executor/block-data.js';
 import { convertBlock } from '../../hil/executor/host-convert.js';
-import { expectedBlock } from '../../hil/executor/initial-bytes.js';
+import { expectedBlock } from '../../hil/executor/expected-block.js';
 import { allLinkKeys } from '../../hil/executor/link-keys.js';
 import type { LoweredPlan } from '../../hil/executor/lowered-plan.js';
 import { lowerPlan } from '../../hil/executor/lower-plan.js';
