@@ -33,17 +33,21 @@ export interface UseRecord {
   from: Int32Array;
 }
 
-/** One step's changes as read from the spill file: views of `words`. */
-interface Changes {
-  step: number;
-  nBlocks: number;
-  /** per layer: added blocks addFrom[l]..addFrom[l + 1] of `added`, dropped dropFrom[l].. of `dropped` */
-  addFrom: Int32Array;
-  dropFrom: Int32Array;
-  added: Int32Array;
-  dropped: Int32Array;
+/** One step's changes to the used sets (from the step before it): views, valid until the next load. */
+export interface StepChanges {
+  readonly step: number;
+  /** per layer: added blocks addFrom[l]..addFrom[l + 1] of `added`, dropped dropFrom[l].. of `dropped` (each ascending) */
+  readonly addFrom: Int32Array;
+  readonly dropFrom: Int32Array;
+  readonly added: Int32Array;
+  readonly dropped: Int32Array;
   /** next use of each dropped block after the step before this one */
-  slots: Int32Array;
+  readonly slots: Int32Array;
+}
+
+/** One step's changes as read from the spill file: views of `words`. */
+interface Changes extends StepChanges {
+  nBlocks: number;
   /** the whole record, and the word where the slots start */
   words: Int32Array;
   slotsAt: number;
@@ -67,6 +71,8 @@ export class NextUseIndex {
   private buf: Int32Array = new Int32Array(0);
   private aheadBuf: Int32Array = new Int32Array(0);
   private ahead: Changes | null = null;
+  /** the last applied step's changes */
+  private current: Changes | null = null;
   /** the used sets of the last applied step (per layer, ascending, concatenated), double-buffered */
   private sets = [new Int32Array(0), new Int32Array(0)];
   private setFrom = [new Int32Array(0), new Int32Array(0)];
@@ -290,6 +296,7 @@ export class NextUseIndex {
       dstFrom[L] = o;
       this.which = 1 - this.which;
       this.applied = c.step;
+      this.current = c;
       this.nBlocks = c.nBlocks;
       // (the buffer just applied takes the record after the next one)
       this.buf = c.words;
@@ -306,6 +313,18 @@ export class NextUseIndex {
   }
 
   private nBlocks = 0;
+
+  /**
+   * The changes step s made to the used sets, s being the loaded step or the one after it (null for
+   * s = never): views valid until the next load.
+   */
+  changesOf(s: number): StepChanges | null {
+    if (this.loaded === null || (s !== this.loaded.step && s !== this.loaded.step + 1)) {
+      throw new Error(`next-use index: changes of step ${s} asked with step ${this.loaded?.step ?? 'none'} loaded (the loaded step or the next one)`);
+    }
+    if (s === this.never) return null;
+    return s === this.applied ? this.current : this.ahead;
+  }
 
   /** First use of layer l's block b at or after the layer's current step (stepOf), or never. */
   nextUseOf(l: number, b: number): number {

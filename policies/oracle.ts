@@ -66,18 +66,32 @@ export const oracle: PolicyDefinition<Options> = {
     }
     let index: NextUseIndex | null = null;
     const indexOf = () => (index ??= new NextUseIndex(L, M, needs()));
-    // candidates: ids (offloaded ? M : 0) + block, sorted; bucket 0's offloaded ones, and the
-    // offloaded ones of later buckets with their buckets, in feed order
-    const offZero = new Int32Array(M);
-    const offItems = new Int32Array(M);
-    const offBucket = new Int32Array(M);
+    // Belady order of a plan's candidates at step t: the needed blocks by (need after t, resident
+    // first, block), then the resident blocks not needed by (next need, block). Bucket 0 (needed at
+    // t + 1 too: most needed blocks) is kept as two lists in block order, the resident ones (resB0) and
+    // the offloaded ones (offB0); the rest (needed blocks not needed at t + 1, resident blocks not
+    // needed) are few and are sorted: ids (offloaded ? M : 0) + block in restItems with their buckets
+    const resB0 = new Int32Array(M);
+    const offB0 = new Int32Array(M);
+    const restA = new Int32Array(M);
+    const restB = new Int32Array(M);
+    const restC = new Int32Array(M);
     const ids = new Int32Array(M);
     let count = new Int32Array(0);
-    // the candidates outside bucket 0, in feed order, with their buckets
     const restItems = new Int32Array(M);
     const restBucket = new Int32Array(M);
-    /** the acted-on candidates' ids in Belady order, then the blocks to stage */
-    const acted = new Int32Array(M);
+    /** the blocks to stage, in Belady order */
+    const toStageList = new Int32Array(M);
+    /** per block of the planned layer: its next use after t when needed at t and not at t + 1, else 0 */
+    const nextOf = new Int32Array(M);
+    const seenMark = new Uint8Array(M);
+    // per layer: blocks that may be offloaded and needed at the layer's next plan besides the blocks
+    // the step adds and the blocks created since (the blocks the last plan staged, the victims
+    // demoted since), or -1 when they were not listed; checked against a count at each use
+    const CANDIDATES = 256;
+    const cand = new Int32Array(L * CANDIDATES);
+    const candCount = new Int32Array(L).fill(-1);
+    const plannedCreated = new Int32Array(L);
     // step at which a layer's offloaded blocks were all staged (then it attends all of them)
     const bulkAt = new Int32Array(L).fill(-1);
     let act: Actions | null = null;
@@ -103,46 +117,27 @@ export const oracle: PolicyDefinition<Options> = {
       for (let b = seen[l]; b < created; b++) addMaybe(l, b);
       seen[l] = created;
     };
-    /**
-     * Make layer l's list exactly its resident blocks (in no order): add the blocks created since the
-     * last look, drop the non-resident ones. With `used` (1 where needed), also put the resident
-     * blocks not needed in restItems from `nr` on; returns the end.
-     */
-    const refreshMaybe = (cache: PolicyView['cache'], l: number, used: Uint8Array | null = null, nr = 0): number => {
+    /** Make layer l's list exactly its resident blocks (in no order): add the blocks created since the last look, drop the non-resident ones. */
+    const refreshMaybe = (cache: PolicyView['cache'], l: number): void => {
       addCreated(cache, l);
-      const created = cache.created[l];
       const list = maybe[l];
       const base = l * M;
-      const nr0 = nr;
       let n = 0;
       for (let i = 0; i < maybeCount[l]; i++) {
         const b = list[i];
-        if (cache.tierOf(l, b) === 0) {
-          list[n++] = b;
-          if (used) {
-            restItems[nr] = b;
-            nr += +(used[base + b] !== 1);
-          }
-        } else inMaybe[base + b] = 0;
+        if (cache.tierOf(l, b) === 0) list[n++] = b;
+        else inMaybe[base + b] = 0;
       }
       if (n !== cache.countIn(l, 0)) {
         // something else moved blocks into HBM: list them from every block
         n = 0;
-        nr = nr0;
-        for (let b = 0; b < created; b++) {
+        for (let b = 0; b < cache.created[l]; b++) {
           const on = cache.tierOf(l, b) === 0 ? 1 : 0;
           inMaybe[base + b] = on;
-          if (on) {
-            list[n++] = b;
-            if (used) {
-              restItems[nr] = b;
-              nr += +(used[base + b] !== 1);
-            }
-          }
+          if (on) list[n++] = b;
         }
       }
       maybeCount[l] = n;
-      return nr;
     };
 
     /** Make layer l's residency right for step t (blocks already created), staging needed leftovers. */
@@ -152,62 +147,78 @@ export const oracle: PolicyDefinition<Options> = {
       const created = cache.created[l];
       const r = ix.load(t);
       if (ix.stepOf(l) !== t) throw new Error(`policy oracle: layer ${l} planned for step ${t} at step ${ix.stepOf(l)}`);
+      if (cache.live(l) !== created) throw new Error(`policy oracle: layer ${l} has ${created - cache.live(l)} dropped blocks (the oracle drops none)`);
       const willCreate = r.nBlocks > created ? 1 : 0;
-      // Belady order: soonest need (this step counts), then the need after it, then what is resident,
-      // then the block number (never = the number of steps, after every step). A needed block's
-      // soonest need is t, every other candidate's is later, so the order is: the needed blocks by
-      // (need after t, resident first, block), then the resident blocks not needed by (next need,
-      // block). Both keys lie in t+1..never: one stable sort over 2 x (never - t) buckets, fed in
-      // (class, block) order, gives it.
       const R = ix.never - t;
       const from = r.from[l];
-      const to = r.from[l + 1];
+      let end = r.from[l + 1];
       const blocks = r.blocks;
-      const next = r.next;
+      while (end > from && blocks[end - 1] >= created) end--;
       // used[base + b] === 1: b is needed in the row being planned (the index's marks of the layer's step)
       const used = ix.usedNow;
       const base = l * M;
-      // fed in (class, block) order and split at once: bucket 0 (needed again at the next step: most
-      // of them) goes to ids in feed order, resident before offloaded; only the rest is sorted below
-      let z = 0;
-      let zo = 0;
-      let nr = 0;
-      let no = 0;
-      for (let i = from; i < to; i++) {
-        const b = blocks[i];
-        if (b >= created) continue;
-        const tier = cache.tierOf(l, b);
-        const k = next[i] - t - 1;
-        if (k === 0) {
-          // (written to both lists, kept in its tier's: no branch on the scattered tiers)
-          ids[z] = b;
-          z += +(tier === 0);
-          offZero[zo] = M + b;
-          zo += +(tier > 0);
-        } else if (tier === 0) {
-          restItems[nr] = b;
-          restBucket[nr++] = k;
-        } else if (tier > 0) {
-          offItems[no] = M + b;
-          offBucket[no++] = k;
+      // the needed blocks that step t + 1 does not use, with their next use (every other needed
+      // block's is t + 1)
+      const nx = ix.changesOf(t + 1);
+      const dFrom = nx ? nx.dropFrom[l] : 0;
+      const dTo = nx ? nx.dropFrom[l + 1] : 0;
+      for (let i = dFrom; i < dTo; i++) nextOf[nx!.dropped[i]] = nx!.slots[i];
+      // the resident blocks (the list made exact on the way): bucket 0, the needed rest, the rest
+      addCreated(cache, l);
+      const list = maybe[l];
+      let n = 0;
+      let zres = 0;
+      let nA = 0;
+      let nC = 0;
+      for (let i = 0; i < maybeCount[l]; i++) {
+        const b = list[i];
+        if (cache.tierOf(l, b) !== 0) {
+          inMaybe[base + b] = 0;
+          continue;
+        }
+        list[n++] = b;
+        if (used[base + b] !== 1) restC[nC++] = b;
+        else if (nextOf[b] === 0) resB0[zres++] = b;
+        else restA[nA++] = b;
+      }
+      if (n !== cache.countIn(l, 0)) {
+        // something else moved blocks into HBM: list them from every block
+        n = zres = nA = nC = 0;
+        for (let b = 0; b < created; b++) {
+          const on = cache.tierOf(l, b) === 0 ? 1 : 0;
+          inMaybe[base + b] = on;
+          if (!on) continue;
+          list[n++] = b;
+          if (used[base + b] !== 1) restC[nC++] = b;
+          else if (nextOf[b] === 0) resB0[zres++] = b;
+          else restA[nA++] = b;
         }
       }
-      const residentNeeded = z + nr;
-      for (let i = 0; i < zo; i++) ids[z + i] = offZero[i];
-      z += zo;
-      for (let i = 0; i < no; i++) {
-        restItems[nr] = offItems[i];
-        restBucket[nr++] = offBucket[i];
+      maybeCount[l] = n;
+      // the offloaded needed blocks not needed at t + 1 (the dropped list is ascending); every other
+      // offloaded needed block is in bucket 0 (every block of the layer is live: in HBM or offloaded)
+      let nB = 0;
+      for (let i = dFrom; i < dTo; i++) {
+        const b = nx!.dropped[i];
+        if (b < created && cache.tierOf(l, b) > 0) restB[nB++] = b;
       }
-      // (the resident blocks not needed, few: listed, put in block order, then fed). When every
-      // resident block is needed there are none: the list only takes the blocks created since, and
-      // is pruned once it has grown to twice the budget
-      const nr0 = nr;
-      if (cache.countIn(l, 0) !== residentNeeded || maybeCount[l] > 2 * K + 64) nr = refreshMaybe(cache, l, used, nr);
-      else addCreated(cache, l);
-      sortAscending(restItems, nr0, nr);
-      for (let i = nr0; i < nr; i++) restBucket[i] = R + ix.nextUseOf(l, restItems[i]) - t - 1;
-      const nc = z + nr;
+      const zoff = end - from - zres - nA - nB;
+      // the rest, fed in (class, block) order, then sorted stably by bucket into ids
+      sortAscending(restA, 0, nA);
+      sortAscending(restC, 0, nC);
+      let nr = 0;
+      for (let i = 0; i < nA; i++) {
+        restItems[nr] = restA[i];
+        restBucket[nr++] = nextOf[restA[i]] - t - 1;
+      }
+      for (let i = 0; i < nB; i++) {
+        restItems[nr] = M + restB[i];
+        restBucket[nr++] = nextOf[restB[i]] - t - 1;
+      }
+      for (let i = 0; i < nC; i++) {
+        restItems[nr] = restC[i];
+        restBucket[nr++] = R + ix.nextUseOf(l, restC[i]) - t - 1;
+      }
       if (nr <= 32) {
         for (let i = 1; i < nr; i++) {
           const x = restItems[i];
@@ -221,46 +232,103 @@ export const oracle: PolicyDefinition<Options> = {
           restItems[j] = x;
           restBucket[j] = k;
         }
-        for (let i = 0; i < nr; i++) ids[z + i] = restItems[i];
+        for (let i = 0; i < nr; i++) ids[i] = restItems[i];
       } else {
         if (count.length < 2 * R + 1) count = new Int32Array(2 * ix.never + 1);
         count.fill(0, 0, 2 * R + 1);
-        count[1] = z;
         for (let i = 0; i < nr; i++) count[restBucket[i] + 1]++;
         for (let k = 1; k <= 2 * R; k++) count[k] += count[k - 1];
         for (let i = 0; i < nr; i++) ids[count[restBucket[i]]++] = restItems[i];
       }
+      // Belady order: resB0, offB0, ids[0, nr); the first `slots` stay in (or come to) HBM
+      const nc = zres + zoff + nr;
       const slots = Math.min(nc, Math.max(0, K - willCreate));
-      // acted on, in Belady order: resident blocks that do not stay, and every offloaded candidate
-      // (the offloaded blocks that stay come first: acted[0..kept))
-      let na = 0;
-      for (let i = 0; i < slots; i++) if (ids[i] >= M) acted[na++] = ids[i];
-      const kept = na;
-      for (let i = slots; i < nc; i++) acted[na++] = ids[i];
-      for (let j = 0; j < na; j++) if (acted[j] < M) act!.demote(l, acted[j], o.offload_tier, 16);
-      // to stage: the needed blocks left offloaded. An offloaded candidate (id >= M) is needed and
-      // only its own promotion can bring it to HBM, so past the kept ones it is staged as it is
-      let toStage = 0;
-      for (let j = 0; j < na; j++) {
-        const id = acted[j];
-        if (id >= M && j >= kept) {
-          acted[toStage++] = id - M;
-          continue;
-        }
-        const b = id < M ? id : id - M;
-        if (cache.tierOf(l, b) === 0) continue;
-        if (j < kept && promote(l, b)) continue;
-        if (used[base + b] === 1) acted[toStage++] = b;
+      const keptOff = Math.max(0, Math.min(zoff, slots - zres));
+      const restIn = Math.max(0, slots - zres - zoff);
+      // offB0 in block order: the first keptOff are promoted; the ones past them are staged, listed
+      // unless a bulk transfer is certain (they are at least bulk_share of the offloaded blocks once
+      // the demotions below are done, which at most add to them)
+      let demoting = Math.max(0, zres - slots);
+      for (let i = restIn; i < nr; i++) demoting += +(ids[i] < M);
+      let offloaded = 0;
+      for (let tier = 1; tier < cache.tierNames.length; tier++) offloaded += cache.countIn(l, tier);
+      const past = zoff - keptOff;
+      const unlisted = stage && past > 0 && past >= o.bulk_share * (offloaded + demoting) ? past : 0;
+      const want = zoff - unlisted;
+      let listed = 0;
+      if (want > 0 && candCount[l] >= 0 && zoff <= CANDIDATES) {
+        // from the blocks that may be there, checked one by one: all of them when as many as counted
+        const at = l * CANDIDATES;
+        const c = ix.changesOf(t)!;
+        for (let i = 0; i < candCount[l]; i++) listed = offer(l, cand[at + i], listed, created, cache);
+        for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) listed = offer(l, c.added[i], listed, created, cache);
+        for (let b = plannedCreated[l]; b < created; b++) listed = offer(l, b, listed, created, cache);
+        for (let i = 0; i < candCount[l]; i++) seenMark[cand[at + i]] = 0;
+        for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) seenMark[c.added[i]] = 0;
+        for (let b = plannedCreated[l]; b < created; b++) seenMark[b] = 0;
+        if (listed === zoff) sortAscending(offB0, 0, listed);
+        else listed = 0;
       }
-      if (stage && toStage > 0) {
+      if (listed < want) {
+        // from the needed blocks in order
+        listed = 0;
+        for (let i = from; i < end && listed < want; i++) {
+          const b = blocks[i];
+          if (nextOf[b] === 0 && cache.tierOf(l, b) > 0) offB0[listed++] = b;
+        }
+        if (listed < want) throw new Error(`policy oracle: layer ${l} step ${t}: ${listed} offloaded needed blocks found, ${want} counted`);
+      }
+      for (let i = dFrom; i < dTo; i++) nextOf[nx!.dropped[i]] = 0;
+      if (zres > slots) sortAscending(resB0, 0, zres);
+      // demoted, in Belady order: the resident blocks past the slots
+      for (let i = slots; i < zres; i++) act!.demote(l, resB0[i], o.offload_tier, 16);
+      for (let i = restIn; i < nr; i++) if (ids[i] < M) act!.demote(l, ids[i], o.offload_tier, 16);
+      // promoted: the offloaded blocks within the slots (a needed one that cannot be is staged); staged:
+      // the needed blocks past the slots left offloaded, in Belady order
+      let toStage = 0;
+      const keep = (b: number) => {
+        if (cache.tierOf(l, b) === 0 || promote(l, b)) return;
+        if (used[base + b] === 1) toStageList[toStage++] = b;
+      };
+      for (let i = 0; i < keptOff; i++) keep(offB0[i]);
+      for (let i = 0; i < restIn; i++) if (ids[i] >= M) keep(ids[i] - M);
+      for (let i = slots; i < zres; i++) {
+        const b = resB0[i];
+        if (cache.tierOf(l, b) !== 0 && used[base + b] === 1) toStageList[toStage++] = b;
+      }
+      for (let i = keptOff; i < listed; i++) toStageList[toStage++] = offB0[i];
+      for (let i = restIn; i < nr; i++) {
+        const id = ids[i];
+        if (id >= M) toStageList[toStage++] = id - M;
+        else if (cache.tierOf(l, id) !== 0 && used[base + id] === 1) toStageList[toStage++] = id;
+      }
+      // the blocks that may be offloaded and needed at the next plan: those staged (the offloaded
+      // needed ones that stay so) when all are listed
+      plannedCreated[l] = created;
+      if (unlisted > 0 || toStage > CANDIDATES) candCount[l] = -1;
+      else {
+        cand.set(toStageList.subarray(0, toStage), l * CANDIDATES);
+        candCount[l] = toStage;
+      }
+      if (stage && toStage + unlisted > 0) {
         // one bulk transfer of everything offloaded beats many small ones (each pays the link latency)
-        let offloaded = 0;
-        for (let tier = 1; tier < cache.tierNames.length; tier++) offloaded += cache.countIn(l, tier);
-        if (toStage >= o.bulk_share * offloaded) {
+        let offloadedNow = 0;
+        for (let tier = 1; tier < cache.tierNames.length; tier++) offloadedNow += cache.countIn(l, tier);
+        if (toStage + unlisted >= o.bulk_share * offloadedNow) {
           act!.prefetchOffloaded(l);
           bulkAt[l] = t;
-        } else for (let i = 0; i < toStage; i++) act!.prefetch(l, acted[i]);
+        } else {
+          if (unlisted > 0) throw new Error(`policy oracle: layer ${l} step ${t}: a bulk transfer was certain`);
+          for (let i = 0; i < toStage; i++) act!.prefetch(l, toStageList[i]);
+        }
       }
+    };
+    /** list b in offB0 when it is an offloaded block of layer l needed at t and t + 1 (marked: once) */
+    const offer = (l: number, b: number, listed: number, created: number, cache: PolicyView['cache']): number => {
+      if (b >= created || seenMark[b]) return listed;
+      seenMark[b] = 1;
+      if (index!.usedNow[l * M + b] === 1 && nextOf[b] === 0 && cache.tierOf(l, b) > 0) offB0[listed++] = b;
+      return listed;
     };
 
     return {
@@ -292,7 +360,10 @@ export const oracle: PolicyDefinition<Options> = {
               victim = b;
             }
           }
-          if (victim >= 0) a.demote(l, victim, o.offload_tier, 16);
+          if (victim >= 0 && a.demote(l, victim, o.offload_tier, 16) && candCount[l] >= 0) {
+            if (candCount[l] < CANDIDATES) cand[l * CANDIDATES + candCount[l]++] = victim;
+            else candCount[l] = -1;
+          }
         }
         // offloaded blocks not needed now are left out of attention
         const r = ix.load(t);

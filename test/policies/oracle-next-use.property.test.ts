@@ -59,6 +59,19 @@ describe('next-use index over generated use lists', () => {
         for (let l = 0; l < c.L; l++) {
           expect([...r.blocks.subarray(r.from[l], r.from[l + 1])]).toEqual(u[t][l]);
           expect([...r.next.subarray(r.from[l], r.from[l + 1])]).toEqual(u[t][l].map((b) => nextAfter(u, t, l, b)));
+          // the changes step t made (from t - 1) and the ones step t + 1 makes, with the dropped blocks' next uses
+          const now = ix.changesOf(t)!;
+          const before = t > 0 ? u[t - 1][l] : [];
+          expect([...now.added.subarray(now.addFrom[l], now.addFrom[l + 1])]).toEqual(u[t][l].filter((b) => !before.includes(b)));
+          expect([...now.dropped.subarray(now.dropFrom[l], now.dropFrom[l + 1])]).toEqual(before.filter((b) => !u[t][l].includes(b)));
+          const after = ix.changesOf(t + 1);
+          if (t + 1 === c.steps) expect(after).toBeNull();
+          else {
+            const gone = u[t][l].filter((b) => !u[t + 1][l].includes(b));
+            expect([...after!.dropped.subarray(after!.dropFrom[l], after!.dropFrom[l + 1])]).toEqual(gone);
+            expect([...after!.slots.subarray(after!.dropFrom[l], after!.dropFrom[l + 1])]).toEqual(gone.map((b) => nextAfter(u, t, l, b)));
+            expect([...after!.added.subarray(after!.addFrom[l], after!.addFrom[l + 1])]).toEqual(u[t + 1][l].filter((b) => !u[t][l].includes(b)));
+          }
           ix.advance(l, t);
           // every block's first use at or after t + 1
           for (let b = 0; b < c.M; b++) {
@@ -79,6 +92,17 @@ describe('next-use index over generated use lists', () => {
       const r = ix.load(t);
       for (let l = 0; l < 2; l++) expect([...r.blocks.subarray(r.from[l], r.from[l + 1])]).toEqual(u[t][l]);
     }
+  });
+
+  it('gives the changes of the loaded step and the next one only', () => {
+    const u = uses(8, 6, 1, 8, 0.3, 0.3);
+    const ix = new NextUseIndex(1, 8, u.map((ls) => ({ nBlocks: 8, uses: ls.map((x) => Int32Array.from(x)) })));
+    expect(() => ix.changesOf(0)).toThrow(/changes of step 0 asked with step none loaded/);
+    ix.load(2);
+    expect(ix.changesOf(2)!.step).toBe(2);
+    expect(ix.changesOf(3)!.step).toBe(3);
+    expect(() => ix.changesOf(1)).toThrow(/changes of step 1 asked with step 2 loaded \(the loaded step or the next one\)/);
+    expect(() => ix.changesOf(4)).toThrow(/step 4/);
   });
 
   it('rejects blocks out of order', () => {
