@@ -60,6 +60,17 @@ export function pageFeatures(f: PageFacts, out: Float64Array, at = 0): void {
 // decisions computes each with the same function)
 export const recencyFeature = (recency: number): number => Math.min(1, recency / RECENCY_HORIZON);
 export const frequencyFeature = (uses: number, seen: number): number => (seen > 0 ? uses / seen : 0);
+/**
+ * Whether bin k of `bins` (bin(v) = min(bins − 1, max(0, floor(v · bins)))) is the frequency's bin
+ * for integer counts uses <= seen (seen >= 1, below 2^31): when uses · bins lies strictly inside
+ * [k · seen, (k + 1) · seen) (or at or past (bins − 1) · seen for the last bin, or below seen for
+ * bin 0), the exact quotient is at least 1 / seen from the bin's edges and the division's rounding
+ * cannot cross one. False also when k may be right (an edge hit exactly): the caller computes the bin.
+ */
+export const frequencyBinHolds = (k: number, uses: number, seen: number, bins: number): boolean => {
+  const scaled = uses * bins;
+  return (k === 0 || k * seen < scaled) && (k === bins - 1 || scaled < (k + 1) * seen);
+};
 export const lastMassFeature = (lastMass: number): number => Math.min(1, Math.max(0, lastMass));
 export const keyNormFeature = (z: number): number => 1 / (1 + Math.exp(-z));
 export const positionFeature = (block: number, nBlocks: number): number => block / Math.max(1, nBlocks);
@@ -104,6 +115,15 @@ export class KeyNormBins {
     let k = 0;
     while (k < e.length && e[k] <= z) k++;
     // the nearest edges on either side (z between edges[k − 1] and edges[k]): too close -> exact
+    if ((k > 0 && z - e[k - 1] < KeyNormBins.GUARD) || (k < e.length && e[k] - z < KeyNormBins.GUARD) || !(z > -40 && z < 40)) return this.bin(keyNormFeature(z));
+    return k;
+  }
+
+  /** of(z), tried first at bin k (a page's z most often keeps the bin it had): the same answer */
+  ofNear(z: number, k: number): number {
+    const e = this.edges;
+    // k is the count of edges at or below z (the edges rise), as of() counts them
+    if (!((k === 0 || e[k - 1] <= z) && (k === e.length || e[k] > z))) return this.of(z);
     if ((k > 0 && z - e[k - 1] < KeyNormBins.GUARD) || (k < e.length && e[k] - z < KeyNormBins.GUARD) || !(z > -40 && z < 40)) return this.bin(keyNormFeature(z));
     return k;
   }

@@ -52,6 +52,7 @@
 import { AttentionScore } from './attention-score.js';
 import {
   DPNC_FEATURES,
+  frequencyBinHolds,
   frequencyFeature,
   KeyNormBins,
   lastMassFeature,
@@ -74,6 +75,7 @@ import type { Actions, Observation, PolicyDefinition, PolicyView } from './polic
 const nearFeature = nearLayerFeature;
 const massFeature = lastMassFeature;
 const freqFeature = frequencyFeature;
+const freqHolds = frequencyBinHolds;
 const needed = isNeeded;
 
 interface Options extends Record<string, unknown> {
@@ -490,7 +492,7 @@ export const dpnc: PolicyDefinition<Options> = {
         feats[at + 1] = freqBin[i];
         feats[at + 2] = massBin[i];
         if (normVer[i] !== ver) {
-          normBin[i] = keyNormBins.of(sd > 0 ? (nl[b] - mean) / sd : 0);
+          normBin[i] = keyNormBins.ofNear(sd > 0 ? (nl[b] - mean) / sd : 0, normBin[i]);
           normVer[i] = ver;
         }
         feats[at + 3] = normBin[i];
@@ -563,7 +565,7 @@ export const dpnc: PolicyDefinition<Options> = {
       feats[at + 1] = freqBin[i];
       feats[at + 2] = massBin[i];
       if (normVer[i] !== dVer) {
-        normBin[i] = keyNormBins.of(dSd > 0 ? (normsAt[l][b] - dMean) / dSd : 0);
+        normBin[i] = keyNormBins.ofNear(dSd > 0 ? (normsAt[l][b] - dMean) / dSd : 0, normBin[i]);
         normVer[i] = dVer;
       }
       feats[at + 3] = normBin[i];
@@ -574,7 +576,7 @@ export const dpnc: PolicyDefinition<Options> = {
     };
     /**
      * The decision pass for (l, t) (tick dTick) is the layer's last: what training on t's attention
-     * reads of it. The bins of a trained page are computed then (trainingBins), from the state the
+     * reads of it. The bins of a trained page are computed then (in observe), from the state the
      * pass saw: its own history is not changed before that step's attention, the rest is kept here.
      */
     const recordDecision = (l: number, t: number, created: number, nBlocksThen: number, prevOk: boolean) => {
@@ -588,30 +590,6 @@ export const dpnc: PolicyDefinition<Options> = {
         normsAt[l].set(norms[l]);
         normsAtVer[l] = nsVer[l];
       }
-    };
-    /** the feature bins page (l, b) had at the layer's last decision pass, in trainBins[at .. at + F), with tier `tier` then */
-    const trainingBins = (l: number, b: number, tier: number, at: number) => {
-      const i = l * M + b;
-      const lu = lastUse[i];
-      if (lu === NEVER) trainBins[at] = neverBin;
-      else {
-        const r = decStep[l] - lu;
-        trainBins[at] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
-      }
-      trainBins[at + 1] = freqBin[i];
-      trainBins[at + 2] = massBin[i];
-      const ver = nsVer[l];
-      if (normVer[i] !== ver) {
-        const sd = nsSd[l];
-        normBin[i] = keyNormBins.of(sd > 0 ? (normsAt[l][b] - nsMean[l]) / sd : 0);
-        normVer[i] = ver;
-      }
-      trainBins[at + 3] = normBin[i];
-      const nb = decBlocks[l];
-      trainBins[at + 4] = posBinFor === nb ? posBin[b] : tree.bin(positionFeature(b, nb));
-      trainBins[at + 5] = layerBin[l];
-      trainBins[at + 6] = tierBin[tier];
-      trainBins[at + 7] = nearAt[l][b];
     };
     /**
      * Write layer l's listing of the late listing (the pages offloaded at its decision pass, answered
@@ -1187,7 +1165,7 @@ export const dpnc: PolicyDefinition<Options> = {
         nearBin.fill(unknownNear);
         const trainAll = o.train_on === 'all';
         // pages trained on: attended, live at the layer's last decision pass, which was for this step;
-        // their bins as the pass saw them (trainingBins) gathered in block order, learned after
+        // their bins as the pass saw them gathered in block order, learned after
         const trained = s >= 0 && decStep[l] === s;
         const tick = decTick[l];
         const createdThen = decCreated[l];
@@ -1210,32 +1188,72 @@ export const dpnc: PolicyDefinition<Options> = {
           nAtt = 0;
           for (let b = 0; b < n; b++) if (att[b]) attendedList[nAtt++] = b;
         }
+        // what the bins of a trained page read of its layer's last decision pass, once
+        const ver = nsVer[l];
+        const sd = nsSd[l];
+        const mean = nsMean[l];
+        const normsThen = normsAt[l];
+        const nearThen = nearAt[l];
+        const stepThen = decStep[l];
+        const blocksThen = decBlocks[l];
+        const posThen = posBinFor === blocksThen;
+        const lb = layerBin[l];
+        const recencies = recencyBin.length;
+        const useFactor = o.use_factor;
+        const bins = tree.bins;
         for (let a = 0; a < nAtt; a++) {
           const b = attendedList[a];
           const i = base + b;
           // its mass over the row's largest: the near_layer feature of the next decision, and its last mass
-          const own = dense || listedMark[b] === 1;
-          const rel = own ? (max > 0 ? mass[b] / max : 0) : uRel;
-          nearBin[b] = own ? tree.bin(nearFeature(rel)) : uNear;
-          const used = own ? needed(mass[b], n, o.use_factor) : uUsed;
+          let near = uNear;
+          let last = uMass;
+          let used = uUsed;
+          if (dense || listedMark[b] === 1) {
+            const rel = max > 0 ? mass[b] / max : 0;
+            near = tree.bin(nearFeature(rel));
+            last = tree.bin(massFeature(rel));
+            used = needed(mass[b], n, useFactor);
+          }
+          nearBin[b] = near;
+          const lu = lastUse[i];
           if (trained && b < createdThen) {
             // resident at the pass, or paged in by it
             const tier = pagedInAt[i] >= tick ? featTier[i] : 0;
             if (trainAll || tier > 0) {
-              trainingBins(l, b, tier, samples * F);
+              // its feature bins at the layer's last decision pass (its own history is as it was then)
+              const at = samples * F;
+              if (lu === NEVER) trainBins[at] = neverBin;
+              else {
+                const r = stepThen - lu;
+                trainBins[at] = r >= 0 && r < recencies ? recencyBin[r] : tree.bin(recencyFeature(r));
+              }
+              trainBins[at + 1] = freqBin[i];
+              trainBins[at + 2] = massBin[i];
+              if (normVer[i] !== ver) {
+                normBin[i] = keyNormBins.ofNear(sd > 0 ? (normsThen[b] - mean) / sd : 0, normBin[i]);
+                normVer[i] = ver;
+              }
+              trainBins[at + 3] = normBin[i];
+              trainBins[at + 4] = posThen ? posBin[b] : tree.bin(positionFeature(b, blocksThen));
+              trainBins[at + 5] = lb;
+              trainBins[at + 6] = tierBin[tier];
+              trainBins[at + 7] = nearThen[b];
               trainLabels[samples++] = used ? 1 : 0;
             }
           }
-          seen[i]++;
-          massBin[i] = own ? tree.bin(massFeature(rel)) : uMass;
+          const attendances = seen[i] + 1;
+          seen[i] = attendances;
+          massBin[i] = last;
+          let count = uses[i];
           if (used) {
-            uses[i]++;
+            uses[i] = ++count;
             lastUse[i] = s;
             // used while offloaded (attended where this policy does not skip, as at the prefill; a
             // page not listed below HBM yet is listed when it is)
             if (memTier[i] > 0) toRecent(l, b);
           }
-          freqBin[i] = tree.bin(freqFeature(uses[i], seen[i]));
+          // its frequency bin: kept while the frequency stays strictly inside it, else computed
+          if (!freqHolds(freqBin[i], count, attendances, bins)) freqBin[i] = tree.bin(freqFeature(count, attendances));
         }
         if (!dense) for (let k = 0; k < obs.idx!.length; k++) listedMark[obs.idx![k]] = 0;
         if (samples > 0) tree.learnBinsMany(trainBins, samples, trainLabels);

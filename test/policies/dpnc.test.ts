@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dpnc } from '../../policies/dpnc.js';
 import seedrandom from 'seedrandom';
-import { KeyNormBins, keyNormFeature, pageFeatures, normStats, RECENCY_HORIZON, type PageFacts } from '../../policies/dpnc-features.js';
+import { frequencyBinHolds, frequencyFeature, KeyNormBins, keyNormFeature, pageFeatures, normStats, RECENCY_HORIZON, type PageFacts } from '../../policies/dpnc-features.js';
 import { isNeeded, PrefetchAudit } from '../../policies/dpnc-prefetch-audit.js';
 import type { Observation, Policy, PolicyDefinition } from '../../policies/policy.js';
 import { resolveOptions } from '../../policies/registry.js';
@@ -134,7 +134,37 @@ describe('dpnc features of one page', () => {
       const wrong = zs.filter((z) => kb.of(z) !== bin(keyNormFeature(z)));
       expect(wrong).toEqual([]);
       expect(zs.length).toBeGreaterThan(5000);
+      // tried first at any bin (right, or wrong by any amount), the same answer
+      const wrongNear = zs.filter((z, j) => kb.ofNear(z, j % bins) !== bin(keyNormFeature(z)) || kb.ofNear(z, kb.of(z)) !== kb.of(z));
+      expect(wrongNear).toEqual([]);
     }
+  });
+
+  it('a frequency bin that holds is the binned frequency, for any bin count and counts', () => {
+    const rng = seedrandom('frequency-bins');
+    let held = 0;
+    const wrong: number[][] = [];
+    for (const bins of [2, 3, 7, 10, 16, 100, 255]) {
+      const bin = (v: number) => Math.min(bins - 1, Math.max(0, Math.floor(v * bins)));
+      const cases: [number, number][] = [];
+      // every count up to 60 attendances (every exact edge among them), and random large ones
+      for (let seen = 1; seen <= 60; seen++) for (let uses = 0; uses <= seen; uses++) cases.push([uses, seen]);
+      for (let j = 0; j < 3000; j++) {
+        const seen = 1 + Math.floor(rng() * 2 ** 30);
+        cases.push([Math.floor(rng() * (seen + 1)), seen], [seen, seen], [0, seen]);
+      }
+      for (const [uses, seen] of cases) {
+        const exact = bin(frequencyFeature(uses, seen));
+        for (let k = 0; k < bins; k++) {
+          if (!frequencyBinHolds(k, uses, seen, bins)) continue;
+          if (k !== exact) wrong.push([bins, uses, seen, k]);
+          held++;
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    // it holds for the right bin except at an exact edge
+    expect(held).toBeGreaterThan(7 * 3000);
   });
 
   it('key-norm statistics are over live pages only', () => {
