@@ -108,9 +108,82 @@ export const oracle: PolicyDefinition<Options> = {
       inMaybe[l * M + b] = 1;
       maybe[l][maybeCount[l]++] = b;
     };
+    // per layer: its resident blocks not needed at the layer's step (in no order, with each one's
+    // place), kept by the events that change them: the index's advance, the blocks created, promoted
+    // and demoted; with the count of resident blocks the events give, checked against the cache's
+    const rnn = Array.from({ length: L }, () => new Int32Array(M));
+    const rnnCount = new Int32Array(L);
+    const rnnAt = new Int32Array(L * M).fill(-1);
+    const resCount = new Int32Array(L);
+    const rnnAdd = (l: number, b: number) => {
+      if (rnnAt[l * M + b] >= 0) return;
+      rnnAt[l * M + b] = rnnCount[l];
+      rnn[l][rnnCount[l]++] = b;
+    };
+    const rnnRemove = (l: number, b: number) => {
+      const at = rnnAt[l * M + b];
+      if (at < 0) return;
+      rnnAt[l * M + b] = -1;
+      const last = rnn[l][--rnnCount[l]];
+      if (last !== b) {
+        rnn[l][at] = last;
+        rnnAt[l * M + last] = at;
+      }
+    };
     const promote = (l: number, b: number): boolean => {
       addMaybe(l, b);
-      return act!.promote(l, b);
+      if (!act!.promote(l, b)) return false;
+      resCount[l]++;
+      if (index!.usedNow[l * M + b] !== 1) rnnAdd(l, b);
+      return true;
+    };
+    const demote = (l: number, b: number): boolean => {
+      if (!act!.demote(l, b, o.offload_tier, 16)) return false;
+      resCount[l]--;
+      rnnRemove(l, b);
+      return true;
+    };
+    /**
+     * List layer l's resident blocks from its list (made exact on the way, else rebuilt from every
+     * block): the needed ones in bucket 0 (not dropped at t + 1: nextOf 0) in resB0, the count
+     * returned; the ones not needed in rnn, and the count of resident blocks, made right.
+     */
+    const residentPass = (cache: PolicyView['cache'], l: number): number => {
+      addCreated(cache, l);
+      const used = index!.usedNow;
+      const base = l * M;
+      const list = maybe[l];
+      for (let i = 0; i < rnnCount[l]; i++) rnnAt[base + rnn[l][i]] = -1;
+      rnnCount[l] = 0;
+      let n = 0;
+      let zres = 0;
+      for (let i = 0; i < maybeCount[l]; i++) {
+        const b = list[i];
+        if (cache.tierOf(l, b) !== 0) {
+          inMaybe[base + b] = 0;
+          continue;
+        }
+        list[n++] = b;
+        if (used[base + b] !== 1) rnnAdd(l, b);
+        else if (nextOf[b] === 0) resB0[zres++] = b;
+      }
+      if (n !== cache.countIn(l, 0)) {
+        // something else moved blocks into HBM: list them from every block
+        for (let i = 0; i < rnnCount[l]; i++) rnnAt[base + rnn[l][i]] = -1;
+        rnnCount[l] = 0;
+        n = zres = 0;
+        for (let b = 0; b < cache.created[l]; b++) {
+          const on = cache.tierOf(l, b) === 0 ? 1 : 0;
+          inMaybe[base + b] = on;
+          if (!on) continue;
+          list[n++] = b;
+          if (used[base + b] !== 1) rnnAdd(l, b);
+          else if (nextOf[b] === 0) resB0[zres++] = b;
+        }
+      }
+      maybeCount[l] = n;
+      resCount[l] = n;
+      return zres;
     };
     const addCreated = (cache: PolicyView['cache'], l: number) => {
       const created = cache.created[l];
@@ -163,48 +236,38 @@ export const oracle: PolicyDefinition<Options> = {
       const dFrom = nx ? nx.dropFrom[l] : 0;
       const dTo = nx ? nx.dropFrom[l + 1] : 0;
       for (let i = dFrom; i < dTo; i++) nextOf[nx!.dropped[i]] = nx!.slots[i];
-      // the resident blocks (the list made exact on the way): bucket 0, the needed rest, the rest
+      // the blocks created since the last plan: resident ones not needed join rnn
       addCreated(cache, l);
-      const list = maybe[l];
-      let n = 0;
+      const createdBefore = plannedCreated[l];
+      for (let b = createdBefore; b < created; b++) {
+        if (cache.tierOf(l, b) !== 0) continue;
+        resCount[l]++;
+        if (used[base + b] !== 1) rnnAdd(l, b);
+      }
+      plannedCreated[l] = created;
+      // the resident blocks not needed: rnn, unless the cache counts other resident blocks than the
+      // events gave (something else moved blocks), or the resident list has grown past twice the budget
+      let passed = false;
       let zres = 0;
+      if (resCount[l] !== cache.countIn(l, 0) || maybeCount[l] > 2 * K + 64) {
+        zres = residentPass(cache, l);
+        passed = true;
+      }
+      const nC = rnnCount[l];
+      restC.set(rnn[l].subarray(0, nC));
+      // the needed blocks not needed at t + 1 (the dropped list is ascending), resident and offloaded;
+      // every other needed block is in bucket 0 (every block of the layer is live: in HBM or offloaded)
       let nA = 0;
-      let nC = 0;
-      for (let i = 0; i < maybeCount[l]; i++) {
-        const b = list[i];
-        if (cache.tierOf(l, b) !== 0) {
-          inMaybe[base + b] = 0;
-          continue;
-        }
-        list[n++] = b;
-        if (used[base + b] !== 1) restC[nC++] = b;
-        else if (nextOf[b] === 0) resB0[zres++] = b;
-        else restA[nA++] = b;
-      }
-      if (n !== cache.countIn(l, 0)) {
-        // something else moved blocks into HBM: list them from every block
-        n = zres = nA = nC = 0;
-        for (let b = 0; b < created; b++) {
-          const on = cache.tierOf(l, b) === 0 ? 1 : 0;
-          inMaybe[base + b] = on;
-          if (!on) continue;
-          list[n++] = b;
-          if (used[base + b] !== 1) restC[nC++] = b;
-          else if (nextOf[b] === 0) resB0[zres++] = b;
-          else restA[nA++] = b;
-        }
-      }
-      maybeCount[l] = n;
-      // the offloaded needed blocks not needed at t + 1 (the dropped list is ascending); every other
-      // offloaded needed block is in bucket 0 (every block of the layer is live: in HBM or offloaded)
       let nB = 0;
       for (let i = dFrom; i < dTo; i++) {
         const b = nx!.dropped[i];
-        if (b < created && cache.tierOf(l, b) > 0) restB[nB++] = b;
+        if (b >= created) continue;
+        if (cache.tierOf(l, b) === 0) restA[nA++] = b;
+        else restB[nB++] = b;
       }
+      if (!passed) zres = cache.countIn(l, 0) - nA - nC;
       const zoff = end - from - zres - nA - nB;
       // the rest, fed in (class, block) order, then sorted stably by bucket into ids
-      sortAscending(restA, 0, nA);
       sortAscending(restC, 0, nC);
       let nr = 0;
       for (let i = 0; i < nA; i++) {
@@ -262,10 +325,10 @@ export const oracle: PolicyDefinition<Options> = {
         const c = ix.changesOf(t)!;
         for (let i = 0; i < candCount[l]; i++) listed = offer(l, cand[at + i], listed, created, cache);
         for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) listed = offer(l, c.added[i], listed, created, cache);
-        for (let b = plannedCreated[l]; b < created; b++) listed = offer(l, b, listed, created, cache);
+        for (let b = createdBefore; b < created; b++) listed = offer(l, b, listed, created, cache);
         for (let i = 0; i < candCount[l]; i++) seenMark[cand[at + i]] = 0;
         for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) seenMark[c.added[i]] = 0;
-        for (let b = plannedCreated[l]; b < created; b++) seenMark[b] = 0;
+        for (let b = createdBefore; b < created; b++) seenMark[b] = 0;
         if (listed === zoff) sortAscending(offB0, 0, listed);
         else listed = 0;
       }
@@ -278,11 +341,15 @@ export const oracle: PolicyDefinition<Options> = {
         }
         if (listed < want) throw new Error(`policy oracle: layer ${l} step ${t}: ${listed} offloaded needed blocks found, ${want} counted`);
       }
+      if (zres > slots) {
+        // resident bucket-0 blocks past the slots: listed (by a pass over the resident blocks) in block order
+        if (!passed && residentPass(cache, l) !== zres) throw new Error(`policy oracle: layer ${l} step ${t}: resident blocks counted wrong`);
+        sortAscending(resB0, 0, zres);
+      }
       for (let i = dFrom; i < dTo; i++) nextOf[nx!.dropped[i]] = 0;
-      if (zres > slots) sortAscending(resB0, 0, zres);
       // demoted, in Belady order: the resident blocks past the slots
-      for (let i = slots; i < zres; i++) act!.demote(l, resB0[i], o.offload_tier, 16);
-      for (let i = restIn; i < nr; i++) if (ids[i] < M) act!.demote(l, ids[i], o.offload_tier, 16);
+      for (let i = slots; i < zres; i++) demote(l, resB0[i]);
+      for (let i = restIn; i < nr; i++) if (ids[i] < M) demote(l, ids[i]);
       // promoted: the offloaded blocks within the slots (a needed one that cannot be is staged); staged:
       // the needed blocks past the slots left offloaded, in Belady order
       let toStage = 0;
@@ -304,7 +371,6 @@ export const oracle: PolicyDefinition<Options> = {
       }
       // the blocks that may be offloaded and needed at the next plan: those staged (the offloaded
       // needed ones that stay so) when all are listed
-      plannedCreated[l] = created;
       if (unlisted > 0 || toStage > CANDIDATES) candCount[l] = -1;
       else {
         cand.set(toStageList.subarray(0, toStage), l * CANDIDATES);
@@ -360,7 +426,7 @@ export const oracle: PolicyDefinition<Options> = {
               victim = b;
             }
           }
-          if (victim >= 0 && a.demote(l, victim, o.offload_tier, 16) && candCount[l] >= 0) {
+          if (victim >= 0 && demote(l, victim) && candCount[l] >= 0) {
             if (candCount[l] < CANDIDATES) cand[l * CANDIDATES + candCount[l]++] = victim;
             else candCount[l] = -1;
           }
@@ -369,6 +435,13 @@ export const oracle: PolicyDefinition<Options> = {
         const r = ix.load(t);
         if (bulkAt[l] !== t) a.skipExceptListed(r.blocks.subarray(r.from[l], r.from[l + 1]), r.from[l + 1] - r.from[l], 'offloaded');
         ix.advance(l, t);
+        // resident blocks the layer's new step needs leave rnn, resident ones it drops join it
+        const ch = ix.changesOf(t + 1);
+        if (ch) {
+          const base = l * M;
+          for (let i = ch.addFrom[l]; i < ch.addFrom[l + 1]; i++) if (rnnAt[base + ch.added[i]] >= 0) rnnRemove(l, ch.added[i]);
+          for (let i = ch.dropFrom[l]; i < ch.dropFrom[l + 1]; i++) if (cache.tierOf(l, ch.dropped[i]) === 0) rnnAdd(l, ch.dropped[i]);
+        }
         // one layer ahead: the next layer of this step, or layer 0 of the next step
         if (L === 1) return;
         if (l + 1 < L) plan(v, l + 1, t, true);
