@@ -31,4 +31,9 @@ export interface CacheView {
   bytesIn(layer: number, tier: number): number;
   /** live blocks of a layer in every tier */
   live(layer: number): number;
+  /**
+   * changes of a layer's blocks so far: one per block created, moved (or requantized) and dropped,
+   * so that a policy that counts the changes it made can tell whether anything else changed the layer
+   */
+  changesOf(layer: number): number;
 }

@@ -178,8 +178,7 @@ export const synapseVm: PolicyDefinition<Options> = {
     const up = new Int32Array(M);
     const kept = new Int32Array(M);
     const pinnedUpTo = new Int32Array(L);
-    /** per layer: 1 for the blocks below L1 at its latest decision (what the forecast is judged on), and that step */
-    const belowL1 = Array.from({ length: L }, () => new Uint8Array(M));
+    /** per layer: the step of its latest timed decision (the forecast is judged on the blocks below L1 then: hbm.belowOf, unchanged until the layer's next decision) */
     const judgedStep = new Int32Array(L).fill(-2);
     const hbm = new HbmBlocks(L, M);
     const upKeys = new Float64Array(M);
@@ -224,6 +223,7 @@ export const synapseVm: PolicyDefinition<Options> = {
       const cache = dv.cache;
       const from = cache.tierOf(dv.layer, b);
       if (!da.demote(dv.layer, b, tier, bits)) return false;
+      hbm.moved(dv.layer, b, from, t);
       if (from === 0) dLeft -= cost.of(t, cache.bytesOf(bits));
       // (a block not yet observed is left out: the cache then counts more L2 blocks than kept, and the order is rebuilt)
       if (t === dL2 && from !== dL2 && b < score.known(dv.layer)) {
@@ -246,7 +246,7 @@ export const synapseVm: PolicyDefinition<Options> = {
       for (let i = 0; i < count; i++) {
         const b = l1[l1Base + i];
         if (b >= end) break;
-        if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b))) continue;
+        if (pins && cache.isPinned(l, b)) continue;
         if (!withHot && s - hotStep[l1Base + b] <= o.hot_steps) continue;
         candKeys[n] = score.get(l, b);
         cand[n++] = b;
@@ -268,7 +268,7 @@ export const synapseVm: PolicyDefinition<Options> = {
       for (let i = 0; i < count; i++) {
         const b = l1[l1Base + i];
         if (b >= end) break;
-        if (cache.tierOf(l, b) !== 0 || (pins && cache.isPinned(l, b))) continue;
+        if (pins && cache.isPinned(l, b)) continue;
         if (!withHot && s - hotStep[l1Base + b] <= o.hot_steps) continue;
         const k = score.get(l, b);
         if (best < 0 || k < bestKey) {
@@ -301,10 +301,8 @@ export const synapseVm: PolicyDefinition<Options> = {
         const created = cache.created[l];
         const hotBase = l * M;
         const timed = s >= 0;
-        // the L1 blocks, ascending (promotions are added; a listed block is still in L1 when its tier is 0)
+        // the L1 blocks, ascending, and the blocks below L1 (every move below is reported to hbm)
         hbm.sync(cache, l);
-        const l1 = hbm.blocks;
-        const l1Base = l * M;
         dv = v;
         da = act;
         dEnd = Math.min(windowStart, created);
@@ -338,7 +336,7 @@ export const synapseVm: PolicyDefinition<Options> = {
             const from = cache.tierOf(l, b);
             const bytes = cache.bytesOf(cache.bitsOf(l, b));
             if (!act.promote(l, b, 16)) break;
-            hbm.add(l, b);
+            hbm.moved(l, b, from, 0);
             if (from === tL2) l2Kept[l]--;
             dLeft -= cost.of(from, bytes);
             hotStep[hotBase + b] = s;
@@ -376,7 +374,10 @@ export const synapseVm: PolicyDefinition<Options> = {
               }
             }
           }
-          if (c >= 0 && act.demote(l, c, o.l3_tier, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l3_bits)))) l2Kept[l]--;
+          if (c >= 0 && act.demote(l, c, o.l3_tier, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l3_bits)))) {
+            hbm.moved(l, c, tL2, tL3);
+            l2Kept[l]--;
+          }
         } else if (inL2 > K2) {
           let n = 0;
           for (let b = 0; b < created; b++) {
@@ -387,20 +388,16 @@ export const synapseVm: PolicyDefinition<Options> = {
           const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
           for (let i = 0; i < k; i++) {
             const b = cand[i];
-            if (act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), bitsFor(b, o.l3_bits)))) l2Kept[l]--;
+            if (act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), bitsFor(b, o.l3_bits)))) {
+              hbm.moved(l, b, tL2, tL3);
+              l2Kept[l]--;
+            }
           }
         }
         if (!timed) return;
 
         // the blocks below L1 now (staging changes no tier): what the forecast picks from and is judged on
-        const below = belowL1[l];
-        if (cache.live(l) === created) {
-          below.fill(1, 0, created);
-          for (let i = 0; i < hbm.countOf(l); i++) {
-            const b = l1[l1Base + i];
-            if (cache.tierOf(l, b) === 0) below[b] = 0;
-          }
-        } else for (let b = 0; b < created; b++) below[b] = cache.tierOf(l, b) > 0 ? 1 : 0;
+        const below = hbm.belowOf(l);
         // the forecast: blocks below L1 scoring >= theta, the best ceil(stage_ratio x K), staged while they fit
         const theta = forecast.threshold(v.nBlocks);
         const alpha = forecast.alpha(l, s);
@@ -474,7 +471,7 @@ export const synapseVm: PolicyDefinition<Options> = {
         fell[obs.layer] = scoreMayFall(obs) ? 1 : 0;
         if (fell[obs.layer]) coldL2.invalidate(obs.layer);
         score.observe(obs);
-        forecast.observe(obs, judgedStep[obs.layer] === obs.step ? belowL1[obs.layer] : undefined);
+        forecast.observe(obs, judgedStep[obs.layer] === obs.step ? hbm.belowOf(obs.layer) : undefined);
         const l = obs.layer;
         const theta = o.promote_ratio / Math.max(1, obs.nBlocks);
         const { idx, mass, attended } = obs;

@@ -65,6 +65,8 @@ export class KVCache {
   private readonly runCount: Int32Array;
   /** per layer: pairs of consecutive live blocks (b - 1, b) at different bits (see precisionChanges) */
   private readonly changeCount: Int32Array;
+  /** per layer: changes of its blocks so far (creations, moves, drops; see changesOf) */
+  private readonly editCount: Float64Array;
   /** bytes of one full block per layer at each precision (index as BITS) */
   readonly blockBytes: number[];
 
@@ -97,6 +99,7 @@ export class KVCache {
     this.hbmMask = new Uint8Array(n);
     this.runCount = new Int32Array(layers * tiers.length);
     this.changeCount = new Int32Array(layers);
+    this.editCount = new Float64Array(layers);
     this.blockBytes = BITS.map((b) => kvBytes(model, blockSize, b, groupSize));
   }
 
@@ -161,6 +164,11 @@ export class KVCache {
     return this.liveCount[layer];
   }
 
+  /** changes of a layer's blocks so far: one per block created, moved (or requantized) and dropped */
+  changesOf(layer: number): number {
+    return this.editCount[layer];
+  }
+
   /** Create the next block of a layer in `tier` at `bits`. False (nothing changed) if it does not fit. */
   create(layer: number, tier: number, bits: number): boolean {
     const b = this.created[layer];
@@ -176,6 +184,7 @@ export class KVCache {
     this.add(layer, tier, bits, bytes, +1);
     this.runStart(layer, b, +1);
     this.bitsChange(layer, b, +1);
+    this.editCount[layer]++;
     return true;
   }
 
@@ -209,6 +218,7 @@ export class KVCache {
     this.tierBitsCount[(layer * this.tierNames.length + tier) * BITS.length + k] += count;
     for (let b = b0; b < b0 + count; b++) this.runStart(layer, b, +1);
     this.bitsChange(layer, b0, +1); // (the new blocks among themselves are at the same bits)
+    this.editCount[layer] += count;
     return true;
   }
 
@@ -238,6 +248,7 @@ export class KVCache {
       this.bitsChange(layer, block + 1, +1);
     }
     this.add(layer, tier, bits, newBytes, +1);
+    this.editCount[layer]++;
     return true;
   }
 
@@ -255,6 +266,7 @@ export class KVCache {
     this.pinned[i] = 0;
     this.liveMask[i] = 0;
     this.hbmMask[i] = 0;
+    this.editCount[layer]++;
   }
 
   /**
