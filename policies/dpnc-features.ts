@@ -143,3 +143,27 @@ export function normStats(norms: ArrayLike<number>, n: number, live: (b: number)
   const mean = k ? s / k : 0;
   return { mean, sd: k ? Math.sqrt(Math.max(0, q / k - mean * mean)) : 0 };
 }
+
+/**
+ * The first index whose 32 bits differ between `now` and `kept` (-1: none; up to now.length), given
+ * also as 8-byte words (nowWords: now's first 2 · nowWords.length entries, null when not 8-byte
+ * aligned; keptWords: kept's, at least as many). Compared two at a time as doubles: equal doubles are
+ * equal bits except zeros (+0 and -0), which are compared as 32-bit values (NaN is never equal).
+ */
+export function firstBitsChanged(now: Int32Array, kept: Int32Array, nowWords: Float64Array | null, keptWords: Float64Array): number {
+  let b = 0;
+  if (nowWords !== null) {
+    const n = nowWords.length;
+    for (let w = 0; w < n; w++) {
+      const x = nowWords[w];
+      if (x !== keptWords[w] || x === 0) {
+        const at = w << 1;
+        if (now[at] !== kept[at]) return at;
+        if (now[at + 1] !== kept[at + 1]) return at + 1;
+      }
+    }
+    b = n << 1;
+  }
+  for (; b < now.length; b++) if (kept[b] !== now[b]) return b;
+  return -1;
+}

@@ -52,6 +52,7 @@
 import { AttentionScore } from './attention-score.js';
 import {
   DPNC_FEATURES,
+  firstBitsChanged,
   frequencyBinHolds,
   frequencyFeature,
   KeyNormBins,
@@ -76,6 +77,7 @@ const nearFeature = nearLayerFeature;
 const massFeature = lastMassFeature;
 const freqFeature = frequencyFeature;
 const freqHolds = frequencyBinHolds;
+const firstChanged = firstBitsChanged;
 const needed = isNeeded;
 
 interface Options extends Record<string, unknown> {
@@ -187,6 +189,9 @@ export const dpnc: PolicyDefinition<Options> = {
     // per layer: the key norms array the view last saw, and its bits
     const knOf: (Float32Array | null)[] = Array.from({ length: L }, () => null);
     const knBits: Int32Array[] = Array.from({ length: L }, () => new Int32Array(0));
+    // the same two as 8-byte words (null: the view's norms are not 8-byte aligned)
+    const normWords = norms.map((a) => new Float64Array(a.buffer, 0, a.length >> 1));
+    const knWords: (Float64Array | null)[] = Array.from({ length: L }, () => null);
     // The tree reads a feature only through its bin (tree.bin of the value), so a page's features are
     // kept as bins: the ones that change only when the page is attended (frequency, last mass) are
     // binned then; the key norm's when the layer's key-norm statistics change; the rest per decision.
@@ -1078,17 +1083,17 @@ export const dpnc: PolicyDefinition<Options> = {
         const kn = v.keyNorms;
         if (knOf[l] !== kn) {
           knOf[l] = kn;
-          knBits[l] = new Int32Array(kn.buffer, kn.byteOffset, Math.min(M, kn.length));
+          const len = Math.min(M, kn.length);
+          knBits[l] = new Int32Array(kn.buffer, kn.byteOffset, len);
+          knWords[l] = kn.byteOffset % 8 === 0 ? new Float64Array(kn.buffer, kn.byteOffset, len >> 1) : null;
         }
         const now = knBits[l];
         const kept = normBits[l];
-        for (let b = 0; b < now.length; b++) {
-          if (kept[b] !== now[b]) {
-            normsChanged[l] = 1;
-            kept.set(now.subarray(b), b);
-            if (b < sumsUpTo[l]) sumsUpTo[l] = b;
-            break;
-          }
+        const b = firstChanged(now, kept, knWords[l], normWords[l]);
+        if (b >= 0) {
+          normsChanged[l] = 1;
+          kept.set(now.subarray(b), b);
+          if (b < sumsUpTo[l]) sumsUpTo[l] = b;
         }
         const incoming = v.newBlock ? 1 : 0;
         if (v.step < 0) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dpnc } from '../../policies/dpnc.js';
 import seedrandom from 'seedrandom';
-import { frequencyBinHolds, frequencyFeature, KeyNormBins, keyNormFeature, pageFeatures, normStats, RECENCY_HORIZON, type PageFacts } from '../../policies/dpnc-features.js';
+import { firstBitsChanged, frequencyBinHolds, frequencyFeature, KeyNormBins, keyNormFeature, pageFeatures, normStats, RECENCY_HORIZON, type PageFacts } from '../../policies/dpnc-features.js';
 import { isNeeded, PrefetchAudit } from '../../policies/dpnc-prefetch-audit.js';
 import type { Observation, Policy, PolicyDefinition } from '../../policies/policy.js';
 import { resolveOptions } from '../../policies/registry.js';
@@ -165,6 +165,49 @@ describe('dpnc features of one page', () => {
     expect(wrong).toEqual([]);
     // it holds for the right bin except at an exact edge
     expect(held).toBeGreaterThan(7 * 3000);
+  });
+
+  it('the first changed key norm, compared as doubles, is the first whose bits differ', () => {
+    const rng = seedrandom('first-bits-changed');
+    // values whose doubles compare equal with other bits (zeros) or never equal (NaN)
+    const special = [0, -0, Number.NaN, 1.5, -2, 3e-45, Infinity];
+    const wrong: number[][] = [];
+    for (let trial = 0; trial < 2000; trial++) {
+      const len = 1 + Math.floor(rng() * 12);
+      const offset = Math.floor(rng() * 3);
+      const buf = new ArrayBuffer(4 * (len + 4));
+      const now = new Float32Array(buf, 4 * offset, len);
+      const kept = new Float32Array(len + 2);
+      for (let b = 0; b < len + 2; b++) kept[b] = special[Math.floor(rng() * special.length)];
+      now.set(kept.subarray(0, len));
+      // a few norms changed, some to a value of equal double (0 to -0) or to another NaN's bits
+      for (let k = Math.floor(rng() * 3); k > 0; k--) {
+        const b = Math.floor(rng() * len);
+        if (rng() < 0.3) new Int32Array(buf, now.byteOffset, len)[b] ^= 1 << Math.floor(rng() * 32);
+        else now[b] = special[Math.floor(rng() * special.length)];
+      }
+      const nowBits = new Int32Array(buf, now.byteOffset, len);
+      const keptBits = new Int32Array(kept.buffer);
+      const words = now.byteOffset % 8 === 0 ? new Float64Array(buf, now.byteOffset, len >> 1) : null;
+      let expected = -1;
+      for (let b = 0; b < len; b++) {
+        if (nowBits[b] !== keptBits[b]) {
+          expected = b;
+          break;
+        }
+      }
+      const got = firstBitsChanged(nowBits, keptBits, words, new Float64Array(kept.buffer, 0, (len + 2) >> 1));
+      if (got !== expected) wrong.push([trial, got, expected]);
+    }
+    expect(wrong).toEqual([]);
+    // a pair of norms (+0, -0) against (+0, +0): equal as one double, different bits
+    const a = Float32Array.from([1, 2, 0, -0]);
+    const z = Float32Array.from([1, 2, 0, 0]);
+    const bits = (x: Float32Array) => new Int32Array(x.buffer);
+    const words = (x: Float32Array) => new Float64Array(x.buffer);
+    expect(firstBitsChanged(bits(a), bits(z), words(a), words(z))).toBe(3);
+    expect(firstBitsChanged(bits(z), bits(a), words(z), words(a))).toBe(3);
+    expect(firstBitsChanged(bits(a), bits(a), words(a), words(a))).toBe(-1);
   });
 
   it('key-norm statistics are over live pages only', () => {
