@@ -28,7 +28,7 @@ export interface UseRecord {
   nBlocks: number;
   /** blocks used by layer l: blocks.subarray(from[l], from[l + 1]) */
   blocks: Int32Array;
-  /** next[i]: the next step after this one at which blocks[i] (of its layer) is used, or `never` */
+  /** next[i]: the next step after this one at which blocks[i] (of its layer) is used, or `never` (written when first read, which must come before the next load) */
   next: Int32Array;
   from: Int32Array;
 }
@@ -73,8 +73,12 @@ export class NextUseIndex {
   private ahead: Changes | null = null;
   /** the last applied step's changes */
   private current: Changes | null = null;
-  /** the used sets of the last applied step (per layer, ascending, concatenated), double-buffered */
-  private sets = [new Int32Array(0), new Int32Array(0)];
+  /**
+   * the used sets of the last applied step (per layer, ascending, concatenated), double-buffered in
+   * one array: halves at 0 and setCap, the current one at which x setCap
+   */
+  private setBuf = new Int32Array(0);
+  private setCap = 0;
   private setFrom = [new Int32Array(0), new Int32Array(0)];
   private which = 0;
   private next = new Int32Array(0);
@@ -238,62 +242,67 @@ export class NextUseIndex {
     while (this.applied < t) {
       // apply the record ahead (step applied + 1), then read the one after it
       const c = this.ahead!;
-      const src = this.sets[this.which];
       const srcFrom = this.setFrom[this.which];
       const size = srcFrom[L] + c.added.length - c.dropped.length;
-      let dst = this.sets[1 - this.which];
-      if (dst.length < size) dst = this.sets[1 - this.which] = new Int32Array(Math.max(size, 2 * dst.length));
+      if (this.setCap < size) {
+        const cap = Math.max(size, 2 * this.setCap);
+        const grown = new Int32Array(2 * cap);
+        grown.set(this.setBuf.subarray(this.which * this.setCap, this.which * this.setCap + srcFrom[L]), this.which * cap);
+        this.setBuf = grown;
+        this.setCap = cap;
+      }
+      const S = this.setBuf;
+      const so = this.which * this.setCap;
+      const dso = (1 - this.which) * this.setCap;
       const dstFrom = this.setFrom[1 - this.which];
-      // (the next uses are written as the set is, when this is the step asked for)
-      const last = c.step === t;
       const nx = c.step + 1 < this.never ? this.read(c.step + 1, this.aheadBuf === c.words ? this.buf : this.aheadBuf) : null;
-      if (last && this.next.length < size) this.next = new Int32Array(Math.max(size, 2 * this.next.length));
-      const next = this.next;
-      const soon = c.step + 1;
       const added = c.added;
       const dropped = c.dropped;
-      let o = 0;
+      let o = dso;
       for (let l = 0; l < L; l++) {
-        dstFrom[l] = o;
-        let i = srcFrom[l];
-        const iEnd = srcFrom[l + 1];
+        dstFrom[l] = o - dso;
+        let i = so + srcFrom[l];
+        const iEnd = so + srcFrom[l + 1];
         let a = c.addFrom[l];
         const aEnd = c.addFrom[l + 1];
         let d = c.dropFrom[l];
         const dEnd = c.dropFrom[l + 1];
-        // the set less the dropped blocks (a sub-list of it), merged with the added ones: runs of
-        // the set up to the next change copied as they are
-        let nextAdd = a < aEnd ? added[a] : NONE;
-        let nextDrop = d < dEnd ? dropped[d] : NONE;
-        while (i < iEnd) {
-          const x = src[i];
-          if (x < nextAdd && x < nextDrop) {
-            dst[o++] = x;
+        // the set less the dropped blocks (a sub-list of it), merged with the added ones: the runs of
+        // the set between changes (ends found by a galloping search) copied as they are
+        while (a < aEnd || d < dEnd) {
+          const nextAdd = a < aEnd ? added[a] : NONE;
+          const nextDrop = d < dEnd ? dropped[d] : NONE;
+          const v = nextAdd < nextDrop ? nextAdd : nextDrop;
+          // k: the first place in [i, iEnd) holding v or more (iEnd when none)
+          let k = i;
+          if (k < iEnd && S[k] < v) {
+            let lo = i;
+            let bound = 1;
+            while (i + bound < iEnd && S[i + bound] < v) {
+              lo = i + bound;
+              bound *= 2;
+            }
+            let hi = Math.min(i + bound, iEnd);
+            while (hi - lo > 1) {
+              const mid = (lo + hi) >>> 1;
+              if (S[mid] < v) lo = mid;
+              else hi = mid;
+            }
+            k = hi;
+          }
+          o = copyRun(S, o, i, k);
+          i = k;
+          if (v === nextDrop) {
             i++;
-          } else if (x === nextDrop) {
-            i++;
-            nextDrop = ++d < dEnd ? dropped[d] : NONE;
+            d++;
           } else {
-            dst[o++] = nextAdd;
-            nextAdd = ++a < aEnd ? added[a] : NONE;
+            S[o++] = v;
+            a++;
           }
         }
-        while (a < aEnd) dst[o++] = added[a++];
-        if (!last) continue;
-        // next uses: the next step, except the blocks dropped then (a sub-list of the set: their slots)
-        const lo = dstFrom[l];
-        if (nx === null) next.fill(this.never, lo, o);
-        else {
-          next.fill(soon, lo, o);
-          let j = lo;
-          for (let e = nx.dropFrom[l]; e < nx.dropFrom[l + 1]; e++) {
-            const x = nx.dropped[e];
-            while (dst[j] !== x) j++;
-            next[j] = nx.slots[e];
-          }
-        }
+        o = copyRun(S, o, i, iEnd);
       }
-      dstFrom[L] = o;
+      dstFrom[L] = o - dso;
       this.which = 1 - this.which;
       this.applied = c.step;
       this.current = c;
@@ -303,13 +312,47 @@ export class NextUseIndex {
       this.ahead = nx;
       if (nx) this.aheadBuf = nx.words;
     }
-    const blocks = this.sets[this.which];
-    const from = this.setFrom[this.which];
-    const total = from[L];
-    const next = this.next;
-    this.loaded = { step: t, nBlocks: this.nBlocks, from: Int32Array.from(from), blocks: blocks.subarray(0, total), next: next.subarray(0, total) };
+    const from = Int32Array.from(this.setFrom[this.which]);
+    const at = this.which * this.setCap;
+    const blocks = this.setBuf.subarray(at, at + from[L]);
+    // (the next uses are written when first asked for)
+    let next: Int32Array | null = null;
+    const rec: UseRecord = {
+      step: t,
+      nBlocks: this.nBlocks,
+      from,
+      blocks,
+      get next(): Int32Array {
+        return (next ??= nextUses(rec));
+      },
+    };
+    const nextUses = (r: UseRecord): Int32Array => this.nextUses(r);
+    this.loaded = rec;
     if (t === this.never - 1) this.close();
-    return this.loaded;
+    return rec;
+  }
+
+  /** The loaded record's next uses: the next step, except the blocks the next step drops (their slots). */
+  private nextUses(r: UseRecord): Int32Array {
+    if (this.loaded !== r) throw new Error(`next-use index: next uses of step ${r.step} asked after step ${this.loaded?.step} was loaded`);
+    const L = this.layers;
+    const total = r.from[L];
+    if (this.next.length < total) this.next = new Int32Array(Math.max(total, 2 * this.next.length));
+    const next = this.next;
+    const nx = this.ahead;
+    if (nx === null) next.fill(this.never, 0, total);
+    else {
+      next.fill(r.step + 1, 0, total);
+      for (let l = 0; l < L; l++) {
+        let j = r.from[l];
+        for (let e = nx.dropFrom[l]; e < nx.dropFrom[l + 1]; e++) {
+          const x = nx.dropped[e];
+          while (r.blocks[j] !== x) j++;
+          next[j] = nx.slots[e];
+        }
+      }
+    }
+    return next.subarray(0, total);
   }
 
   private nBlocks = 0;
@@ -414,6 +457,14 @@ function notAscending(t: number, l: number, a: number, b: number): Error {
 
 /** above every block */
 const NONE = 0x7fffffff;
+
+/** Copy a[from, to) to a[at, ...) (regions apart); the end of the copy. */
+function copyRun(a: Int32Array, at: number, from: number, to: number): number {
+  const n = to - from;
+  if (n > 16) a.copyWithin(at, from, to);
+  else for (let k = 0; k < n; k++) a[at + k] = a[from + k];
+  return at + n;
+}
 
 function writeAll(fd: number, a: Int32Array, words: number, pos: number): void {
   const bytes = new Uint8Array(a.buffer, a.byteOffset, words * 4);

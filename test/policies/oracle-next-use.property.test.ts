@@ -45,6 +45,8 @@ describe('next-use index over generated use lists', () => {
     { seed: 3, steps: 30, L: 4, M: 20, p: 0.9, q: 0.1 },
     { seed: 4, steps: 1, L: 2, M: 8, p: 0.3, q: 0.3 },
     { seed: 5, steps: 20, L: 1, M: 5, p: 0.2, q: 0.05 },
+    // long runs of the set between changes (copied as a whole)
+    { seed: 6, steps: 12, L: 2, M: 300, p: 0.01, q: 0.02 },
   ];
   for (const c of cases) {
     it(`seed ${c.seed}: ${c.steps} steps, ${c.L} layers, ${c.M} blocks`, () => {
@@ -103,6 +105,10 @@ describe('next-use index over generated use lists', () => {
     expect(ix.changesOf(3)!.step).toBe(3);
     expect(() => ix.changesOf(1)).toThrow(/changes of step 1 asked with step 2 loaded \(the loaded step or the next one\)/);
     expect(() => ix.changesOf(4)).toThrow(/step 4/);
+    // next uses are written when first read, before the next load
+    const r = ix.load(3);
+    ix.load(4);
+    expect(() => r.next).toThrow(/next uses of step 3 asked after step 4 was loaded/);
   });
 
   it('rejects blocks out of order', () => {
