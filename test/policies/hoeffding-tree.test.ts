@@ -161,25 +161,32 @@ describe('Hoeffding tree split decision, by hand', () => {
     }
     expect(checks).toBeGreaterThan(100);
   });
-  it('learnBinsMany learns as learnBins one sample after another (same checks, splits and counters)', () => {
-    const rng = seedrandom('many');
-    const o = { features: 4, bins: 8, grace: 40, tau: 0.1 };
-    const one = new HoeffdingTree(o);
-    const many = new HoeffdingTree(o);
-    for (let batch = 0; batch < 60; batch++) {
-      const count = Math.floor(rng() * 200);
-      const bins = new Uint8Array(count * 4);
-      const labels = new Uint8Array(count);
-      for (let j = 0; j < count; j++) {
-        for (let f = 0; f < 4; f++) bins[j * 4 + f] = Math.floor(rng() * 8);
-        labels[j] = rng() < (bins[j * 4] < 3 ? 0.8 : 0.1) ? 1 : 0;
-        one.learnBins(bins, j * 4, labels[j] === 1);
+  it('learnBinsMany learns as learnBins one sample after another (same checks, splits and counters), for any feature count', () => {
+    // (fewer than eight features, eight as DPNC has, and eight and more)
+    for (const F of [4, 8, 19]) {
+      const rng = seedrandom(`many-${F}`);
+      const o = { features: F, bins: 8, grace: 40, tau: 0.1 };
+      const one = new HoeffdingTree(o);
+      const many = new HoeffdingTree(o);
+      for (let batch = 0; batch < 60; batch++) {
+        const count = Math.floor(rng() * 200);
+        const bins = new Uint8Array(count * F);
+        const labels = new Uint8Array(count);
+        for (let j = 0; j < count; j++) {
+          for (let f = 0; f < F; f++) bins[j * F + f] = Math.floor(rng() * 8);
+          labels[j] = rng() < (bins[j * F + (batch % F)] < 3 ? 0.8 : 0.1) ? 1 : 0;
+          one.learnBins(bins, j * F, labels[j] === 1);
+        }
+        many.learnBinsMany(bins, count, labels);
+        expect([many.seen, many.correct, many.positives, many.splits]).toEqual([one.seen, one.correct, one.positives, one.splits]);
+        expect(many.lastCheck).toEqual(one.lastCheck);
       }
-      many.learnBinsMany(bins, count, labels);
-      expect([many.seen, many.correct, many.positives, many.splits]).toEqual([one.seen, one.correct, one.positives, one.splits]);
-      expect(many.lastCheck).toEqual(one.lastCheck);
+      expect(many.splits).toBeGreaterThan(0);
+      expect(many.structure()).toEqual(one.structure());
+      for (let j = 0; j < 200; j++) {
+        const x = Uint8Array.from({ length: F }, () => Math.floor(rng() * 8));
+        expect(many.probabilityOfBins(x, 0)).toBe(one.probabilityOfBins(x, 0));
+      }
     }
-    expect(many.splits).toBeGreaterThan(0);
-    expect(many.structure()).toEqual(one.structure());
   });
 });
