@@ -48,6 +48,7 @@ import { ColdOrder, DROP, ELIGIBLE } from './synapse-cold-order.js';
 import { CopyCost } from './synapse-copy-cost.js';
 import { ForecastAudit } from './synapse-forecast-audit.js';
 import { HbmBlocks } from './synapse-hbm-blocks.js';
+import { OutlierBound } from './synapse-outlier-bound.js';
 import { SynapseForecast } from './synapse-forecast.js';
 import { forEachMass, type Actions, type Observation, type Policy, type PolicyDefinition, type PolicyView } from './policy.js';
 import { selectBottomKKeyed } from './quickselect.js';
@@ -85,40 +86,6 @@ export interface SynapsePolicy extends Policy {
   auditTrueAttention(step: number, layer: number, nBlocks: number, massOf: (b: number) => number): void;
   /** the blocks staged from the forecast at layer l's latest decision, in staging order */
   forecastOf(layer: number): number[];
-}
-
-/**
- * The outlier bound of a layer: mean + k·σ of the key norms of its live blocks (a block whose norm
- * exceeds it is an outlier); Infinity with fewer than two live blocks.
- */
-export function outlierBound(v: PolicyView, k: number): number {
-  const l = v.layer;
-  const created = v.cache.created[l];
-  const norms = v.keyNorms;
-  let n = 0;
-  let sum = 0;
-  let sq = 0;
-  if (v.cache.live(l) === created) {
-    // every created block is live
-    for (let b = 0; b < created; b++) {
-      const x = norms[b];
-      sum += x;
-      sq += x * x;
-    }
-    n = created;
-  } else {
-    for (let b = 0; b < created; b++) {
-      if (v.cache.tierOf(l, b) < 0) continue;
-      const x = norms[b];
-      n++;
-      sum += x;
-      sq += x * x;
-    }
-  }
-  if (n < 2) return Infinity;
-  const mean = sum / n;
-  const sd = Math.sqrt(Math.max(0, sq / n - mean * mean));
-  return mean + k * sd;
 }
 
 export const synapseVm: PolicyDefinition<Options> = {
@@ -181,6 +148,7 @@ export const synapseVm: PolicyDefinition<Options> = {
     /** per layer: the step of its latest timed decision (the forecast is judged on the blocks below L1 then: hbm.belowOf, unchanged until the layer's next decision) */
     const judgedStep = new Int32Array(L).fill(-2);
     const hbm = new HbmBlocks(L, M);
+    const bound = new OutlierBound(L, M);
     const upKeys = new Float64Array(M);
     const stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
     const fetched = new Float64Array(T);
@@ -215,7 +183,7 @@ export const synapseVm: PolicyDefinition<Options> = {
 
     /** bits of block b demoted to `bits`: 16 for an outlier */
     function bitsFor(b: number, bits: number): number {
-      if (Number.isNaN(dBound)) dBound = outlierBound(dv, o.outlier_sigma);
+      if (Number.isNaN(dBound)) dBound = bound.of(dv, o.outlier_sigma);
       return dv.keyNorms[b] > dBound ? 16 : bits;
     }
     /** demote block b of the deciding layer; a copy out of L1 is charged to the copy budget */
