@@ -1,9 +1,10 @@
 /**
  * Next use of every (layer, block), streamed: what Belady's MIN needs, in memory O(layers x blocks)
- * whatever the number of steps.
+ * plus at most `memoryBytes` of records whatever the number of steps.
  *
- * Consecutive steps mostly use the same blocks, so the spill file (unlinked as soon as it is open,
- * so nothing is left behind) holds each step's changes to every layer's used set, not the set:
+ * Consecutive steps mostly use the same blocks, so the records hold each step's changes to every
+ * layer's used set, not the set; they stay in memory up to `memoryBytes`, past which they all go to
+ * a spill file (unlinked as soon as it is open, so nothing is left behind):
  *  1. forward over the steps: step t's record is [nBlocks, added count per layer..., dropped count
  *     per layer..., added blocks..., dropped blocks..., dropped blocks' next-use slots...], where a
  *     block is added when used at t and not at t - 1, dropped when used at t - 1 and not at t;
@@ -66,7 +67,11 @@ export class NextUseIndex {
   private readonly cursor: Int32Array;
   /** byte offset of each step's record in the spill file, and the end */
   private readonly offsets: Float64Array;
-  private fd: number | null;
+  /** the records while in memory (their words up to memWords), null once in the spill file or closed */
+  private mem: Int32Array | null = new Int32Array(1024);
+  private memWords = 0;
+  private fd: number | null = null;
+  private closed = false;
   /** record buffers: the one being built or read, and the cursor's record ahead */
   private buf: Int32Array = new Int32Array(0);
   private aheadBuf: Int32Array = new Int32Array(0);
@@ -94,21 +99,11 @@ export class NextUseIndex {
     readonly layers: number,
     readonly maxBlocks: number,
     steps: Iterable<{ nBlocks: number; uses: readonly Int32Array[] }>,
+    /** bytes of records kept in memory before they go to a spill file */
+    readonly memoryBytes = 64 << 20,
   ) {
     const L = layers;
     const M = maxBlocks;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvtier-next-use-'));
-    const file = path.join(dir, 'uses.bin');
-    this.fd = fs.openSync(file, 'w+');
-    let removed = false;
-    try {
-      fs.unlinkSync(file);
-      fs.rmdirSync(dir);
-      removed = true;
-    } catch {
-      // (a system that cannot unlink an open file: removed at close)
-    }
-    this.removeAtClose = removed ? null : { file, dir };
     this.setFrom = [new Int32Array(L + 1), new Int32Array(L + 1)];
     try {
       // pass 1: forward, append each step's changes (the previous step's sets kept in prev)
@@ -186,7 +181,7 @@ export class NextUseIndex {
         rec.set(added.subarray(0, na), 1 + 2 * L);
         rec.set(dropped.subarray(0, nd), 1 + 2 * L + na);
         rec.fill(0, 1 + 2 * L + na + nd, words);
-        writeAll(this.fd, rec, words, pos);
+        this.store(rec, words, pos);
         pos += words * 4;
         offs.push(pos);
         [prev, cur] = [cur, prev];
@@ -208,7 +203,7 @@ export class NextUseIndex {
           // added at s + 1: not used at s, first use after s is s + 1
           for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) last[base + c.added[i]] = s + 1;
         }
-        writeAll(this.fd, c.slots, c.slots.length, this.offsets[s + 1] + c.slotsAt * 4);
+        this.store(c.slots, c.slots.length, this.offsets[s + 1] + c.slotsAt * 4);
       }
       if (t > 0) {
         const c = this.read(0, this.buf);
@@ -231,7 +226,42 @@ export class NextUseIndex {
     }
   }
 
-  private removeAtClose: { file: string; dir: string } | null;
+  private removeAtClose: { file: string; dir: string } | null = null;
+
+  /** Write a[0, words) at byte `pos` of the records (moving them all to the spill file past memoryBytes). */
+  private store(a: Int32Array, words: number, pos: number): void {
+    const at = pos / 4;
+    const end = at + words;
+    if (this.mem !== null) {
+      if (end * 4 <= this.memoryBytes) {
+        if (this.mem.length < end) {
+          const grown = new Int32Array(Math.max(end, 2 * this.mem.length));
+          grown.set(this.mem.subarray(0, this.memWords));
+          this.mem = grown;
+        }
+        this.mem.set(a.subarray(0, words), at);
+        this.memWords = Math.max(this.memWords, end);
+        return;
+      }
+      this.openSpill();
+      writeAll(this.fd!, this.mem, this.memWords, 0);
+      this.mem = null;
+    }
+    writeAll(this.fd!, a, words, pos);
+  }
+
+  private openSpill(): void {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvtier-next-use-'));
+    const file = path.join(dir, 'uses.bin');
+    this.fd = fs.openSync(file, 'w+');
+    try {
+      fs.unlinkSync(file);
+      fs.rmdirSync(dir);
+    } catch {
+      // (a system that cannot unlink an open file: removed at close)
+      this.removeAtClose = { file, dir };
+    }
+  }
 
   /** Step t's uses (t at or after the last loaded step; one record is held at a time). */
   load(t: number): UseRecord {
@@ -404,8 +434,10 @@ export class NextUseIndex {
     return this.cursor[l];
   }
 
-  /** Close the spill file (done by itself once the last step is loaded). */
+  /** Drop the records, closing the spill file if any (done by itself once the last step is loaded). */
   close(): void {
+    this.closed = true;
+    this.mem = null;
     if (this.fd === null) return;
     fs.closeSync(this.fd);
     this.fd = null;
@@ -422,12 +454,13 @@ export class NextUseIndex {
 
   /** Read step s's record into `into` (or a larger buffer, returned as words). */
   private read(s: number, into: Int32Array): Changes {
-    if (this.fd === null) throw new Error('next-use index: the spill file is closed');
+    if (this.closed) throw new Error('next-use index: the records are closed');
     const L = this.layers;
     const bytes = this.offsets[s + 1] - this.offsets[s];
     const n = bytes / 4;
     const rec = into.length >= n ? into : new Int32Array(Math.max(n, 2 * into.length));
-    readAll(this.fd, rec, n, this.offsets[s]);
+    if (this.mem !== null) rec.set(this.mem.subarray(this.offsets[s] / 4, this.offsets[s] / 4 + n));
+    else readAll(this.fd!, rec, n, this.offsets[s]);
     const addFrom = new Int32Array(L + 1);
     const dropFrom = new Int32Array(L + 1);
     for (let l = 0; l < L; l++) {

@@ -1,5 +1,5 @@
 /**
- * Property: the next-use index (each step's changes spilled, next uses filled backward from the
+ * Property: the next-use index (each step's changes recorded, next uses filled backward from the
  * changes only) gives every step's used blocks, their next uses and each layer's first uses exactly
  * as a plain scan over every later step does, over generated use lists: sets that mostly stay from
  * one step to the next (as the oracle's do), sets that change wholly, empty layers and empty steps.
@@ -48,10 +48,11 @@ describe('next-use index over generated use lists', () => {
     // long runs of the set between changes (copied as a whole)
     { seed: 6, steps: 12, L: 2, M: 300, p: 0.01, q: 0.02 },
   ];
-  for (const c of cases) {
-    it(`seed ${c.seed}: ${c.steps} steps, ${c.L} layers, ${c.M} blocks`, () => {
+  // records in memory, in the spill file from the start, moved there part way
+  for (const c of cases) for (const memoryBytes of [64 << 20, 0, 256]) {
+    it(`seed ${c.seed}: ${c.steps} steps, ${c.L} layers, ${c.M} blocks, ${memoryBytes} bytes of records in memory`, () => {
       const u = uses(c.seed, c.steps, c.L, c.M, c.p, c.q);
-      const ix = new NextUseIndex(c.L, c.M, u.map((ls, t) => ({ nBlocks: c.M - (t % 3), uses: ls.map((x) => Int32Array.from(x)) })));
+      const ix = new NextUseIndex(c.L, c.M, u.map((ls, t) => ({ nBlocks: c.M - (t % 3), uses: ls.map((x) => Int32Array.from(x)) })), memoryBytes);
       expect(ix.never).toBe(c.steps);
       const first = (l: number, b: number) => (u[0][l].includes(b) ? 0 : nextAfter(u, 0, l, b));
       for (let l = 0; l < c.L; l++) for (let b = 0; b < c.M; b++) expect(ix.nextUseOf(l, b)).toBe(first(l, b));

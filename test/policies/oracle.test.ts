@@ -33,7 +33,7 @@ describe('oracle (Belady MIN + clairvoyant sparse attention)', () => {
     expect(needs(h2, p3, 5, false)).toEqual([[0, 1, 2], [0, 1, 2]]);
   });
 
-  it('next-use index: each block\'s next use, streamed through a spill file', () => {
+  it('next-use index: each block\'s next use, streamed through the records of the changes', () => {
     // layer 0 uses [1, 4], [2, 4], [0, 4] at steps 0..2; layer 1 uses [0], [], [0]
     const uses = [
       [[1, 4], [0]],
