@@ -44,7 +44,7 @@
  */
 import { checkLowerTier } from './lower-tier.js';
 import { AttentionScore } from './attention-score.js';
-import { ColdOrder, DROP, ELIGIBLE } from './synapse-cold-order.js';
+import { ColdOrder, DROP, ELIGIBLE, SET_ASIDE } from './synapse-cold-order.js';
 import { CopyCost } from './synapse-copy-cost.js';
 import { ForecastAudit } from './synapse-forecast-audit.js';
 import { HbmBlocks } from './synapse-hbm-blocks.js';
@@ -180,6 +180,27 @@ export const synapseVm: PolicyDefinition<Options> = {
     /** per layer: 1 when its latest observation may have lowered a raw score (the scan serves until one does not) */
     const fell = new Uint8Array(L);
     const passL2 = (b: number) => (dv.cache.tierOf(dv.layer, b) === dL2 ? ELIGIBLE : DROP);
+    /**
+     * the L1 blocks outside the window by saliency, so that the L1 victim needs no scan while every
+     * block was observed and no raw score fell: a block gets its entry when it leaves the window in
+     * L1, or when it is promoted back after that; rebuilt from the L1 list when that was rebuilt
+     */
+    const coldL1 = new ColdOrder(L, M);
+    /** per layer: blocks below this have left the window (the L1 ones have entries) */
+    const l1Entered = new Int32Array(L);
+    /** per layer: hbm.rebuilds when coldL1 was built */
+    const l1Built = new Int32Array(L).fill(-1);
+    /** true when the deciding layer's coldL1 is kept (every block observed, no raw score fell) */
+    let dOrdered1 = false;
+    const passL1Hot = (b: number) => {
+      const cache = dv.cache;
+      if (cache.tierOf(dv.layer, b) !== 0) return DROP;
+      return b >= dEnd || cache.isPinned(dv.layer, b) ? SET_ASIDE : ELIGIBLE;
+    };
+    const passL1 = (b: number) => {
+      const p = passL1Hot(b);
+      return p === ELIGIBLE && dv.step - hotStep[dv.layer * M + b] <= o.hot_steps ? SET_ASIDE : p;
+    };
 
     /** bits of block b demoted to `bits`: 16 for an outlier */
     function bitsFor(b: number, bits: number): number {
@@ -223,6 +244,10 @@ export const synapseVm: PolicyDefinition<Options> = {
     }
     /** the unpinned L1 block outside the window of least saliency (ties: the lower id), hot ones only when `withHot`, or −1 (the bottom-1 of l1Victims) */
     function coldestL1(withHot: boolean): number {
+      if (dOrdered1 && coldL1.valid(dv.layer)) {
+        const c = coldL1.coldest(dv.layer, score, withHot ? passL1Hot : passL1);
+        if (c !== -2) return c;
+      }
       const cache = dv.cache;
       const l = dv.layer;
       const s = dv.step;
@@ -284,6 +309,22 @@ export const synapseVm: PolicyDefinition<Options> = {
           for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tL2) coldL2.add(l, b, score.raw(l, b));
           l2Kept[l] = cache.countIn(l, tL2);
         }
+        dOrdered1 = score.known(l) >= created && fell[l] === 0;
+        if (!dOrdered1) coldL1.invalidate(l);
+        else if (!coldL1.valid(l) || l1Built[l] !== hbm.rebuilds[l]) {
+          coldL1.reset(l);
+          const l1 = hbm.blocks;
+          for (let i = 0; i < hbm.countOf(l); i++) {
+            const b = l1[hotBase + i];
+            if (b >= dEnd) break;
+            coldL1.add(l, b, score.raw(l, b));
+          }
+          l1Entered[l] = dEnd;
+          l1Built[l] = hbm.rebuilds[l];
+        } else if (dEnd > l1Entered[l]) {
+          for (let b = l1Entered[l]; b < dEnd; b++) if (cache.tierOf(l, b) === 0) coldL1.add(l, b, score.raw(l, b));
+          l1Entered[l] = dEnd;
+        }
 
         // promotion back: blocks below L1 that were hot at the layer's latest observation
         if (timed && o.promote_blocks > 0 && forecast.lastStep(l) >= 0) {
@@ -305,6 +346,7 @@ export const synapseVm: PolicyDefinition<Options> = {
             const bytes = cache.bytesOf(cache.bitsOf(l, b));
             if (!act.promote(l, b, 16)) break;
             hbm.moved(l, b, from, 0);
+            if (dOrdered1 && b < l1Entered[l]) coldL1.add(l, b, score.raw(l, b));
             if (from === tL2) l2Kept[l]--;
             dLeft -= cost.of(from, bytes);
             hotStep[hotBase + b] = s;
@@ -437,7 +479,10 @@ export const synapseVm: PolicyDefinition<Options> = {
       },
       observe(obs: Observation) {
         fell[obs.layer] = scoreMayFall(obs) ? 1 : 0;
-        if (fell[obs.layer]) coldL2.invalidate(obs.layer);
+        if (fell[obs.layer]) {
+          coldL2.invalidate(obs.layer);
+          coldL1.invalidate(obs.layer);
+        }
         score.observe(obs);
         forecast.observe(obs, judgedStep[obs.layer] === obs.step ? hbm.belowOf(obs.layer) : undefined);
         const l = obs.layer;
