@@ -12,6 +12,7 @@
 import type { LayerAttention, TraceStep } from '../traces/format.js';
 import { denseMass } from './dense-mass.js';
 import { selectBottomKKeyed } from './quickselect.js';
+import { RepeatedSum } from './repeated-sum.js';
 
 export class StepNeeds {
   private m = new Float64Array(0);
@@ -224,6 +225,7 @@ export class StepNeeds {
       this.scanTo = new Int32Array(L);
     }
     const { uOf, scanTo } = this;
+    const sum = this.repeatedSum;
     let pp = 0;
     for (let l = 0; l < L; l++) {
       const base = l * n;
@@ -231,7 +233,8 @@ export class StepNeeds {
       const k = idx.length;
       const u = s.layers[l].remainder / (n - k);
       uOf[l] = u;
-      // one pass over the listed blocks: the row total (summed over every block in block order),
+      // one pass over the listed blocks: the row total (summed over every block in block order, a run
+      // of unlisted blocks at a time),
       // the listed blocks above and at u, and their marks cleared (only listed blocks' marks are
       // kept: the unlisted ones taken lie below scanTo, none above)
       let total = 0;
@@ -240,7 +243,7 @@ export class StepNeeds {
       let b = 0;
       for (let i = 0; i < k; i++) {
         const nb = idx[i];
-        for (; b < nb; b++) total += u;
+        if (nb > b) total = sum.add(total, u, nb - b);
         const x = mass[i];
         total += x;
         b = nb + 1;
@@ -248,7 +251,7 @@ export class StepNeeds {
         if (x > u) above++;
         else if (x === u) at++;
       }
-      for (; b < n; b++) total += u;
+      if (n > b) total = sum.add(total, u, n - b);
       // the K-th smallest key -x: usually the unlisted blocks' -u (the listed ones above u fewer
       // than K, and K within those and the blocks at u); else a selection
       let v: number;
@@ -313,6 +316,8 @@ export class StepNeeds {
   private uOf = new Float64Array(0);
   private scanTo = new Int32Array(0);
   private readonly weighted = new WeightedNth();
+  /** the runs of a row's unlisted blocks added to its total (each block's share added in order) */
+  private readonly repeatedSum = new RepeatedSum();
 }
 
 /**
