@@ -39,7 +39,12 @@ export class AttentionScore {
     return this.knownUpTo[l];
   }
 
-  observe(obs: Observation): void {
+  /**
+   * Add one observation. `attendedList[0 .. nAttended)`, when given: every block obs.attended marks,
+   * in ascending order (the unattended blocks are then the gaps between them, read without a look
+   * at each block's mark; the same scores).
+   */
+  observe(obs: Observation, attendedList?: ArrayLike<number>, nAttended = 0): void {
     const l = obs.layer;
     const base = l * this.maxBlocks;
     for (let b = this.knownUpTo[l]; b < obs.nBlocks; b++) this.score[base + b] = -this.offset[l];
@@ -53,6 +58,17 @@ export class AttentionScore {
     // back from the blocks that did not get it (listed ones get their own mass; unattended get none)
     this.offset[l] += uniform;
     for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) this.score[base + idx[i]] += mass[i] - uniform;
-    if (uniform > 0 && obs.attendedCount < obs.nBlocks) for (let b = 0; b < obs.nBlocks; b++) if (!attended[b]) this.score[base + b] -= uniform;
+    if (!(uniform > 0 && obs.attendedCount < obs.nBlocks)) return;
+    if (attendedList === undefined) {
+      for (let b = 0; b < obs.nBlocks; b++) if (!attended[b]) this.score[base + b] -= uniform;
+      return;
+    }
+    const score = this.score;
+    let from = base;
+    for (let a = 0; a <= nAttended; a++) {
+      const to = base + (a < nAttended ? attendedList[a] : obs.nBlocks);
+      for (let i = from; i < to; i++) score[i] -= uniform;
+      from = to + 1;
+    }
   }
 }

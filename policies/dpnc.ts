@@ -1116,7 +1116,27 @@ export const dpnc: PolicyDefinition<Options> = {
       observe(obs: Observation) {
         const l = obs.layer;
         const s = obs.step;
-        score.observe(obs);
+        const n = obs.nBlocks;
+        const att = obs.attended;
+        // the attended blocks in block order: from the HBM members when they hold every one (the
+        // kernel attends HBM, as this policy skips every offloaded block), else from every block
+        const attendedList = attList;
+        let nAtt = 0;
+        const words = (n + 31) >> 5;
+        for (let w = 0; w < words; w++) {
+          let bits = hbmBits[l * W + w];
+          while (bits !== 0) {
+            const low = bits & -bits;
+            bits ^= low;
+            const b = (w << 5) + 31 - Math.clz32(low);
+            if (b < n && att[b]) attendedList[nAtt++] = b;
+          }
+        }
+        if (nAtt !== obs.attendedCount) {
+          nAtt = 0;
+          for (let b = 0; b < n; b++) if (att[b]) attendedList[nAtt++] = b;
+        }
+        score.observe(obs, attendedList, nAtt);
         keepLargest(obs);
         scoreVer[l]++;
         if (s >= 0) {
@@ -1126,8 +1146,6 @@ export const dpnc: PolicyDefinition<Options> = {
           }
           audit.settle(obs);
         }
-        const n = obs.nBlocks;
-        const att = obs.attended;
         const base = l * M;
         for (let b = bornUpTo[l]; b < n; b++) {
           if (born[base + b] !== NEVER) continue;
@@ -1175,24 +1193,6 @@ export const dpnc: PolicyDefinition<Options> = {
         const tick = decTick[l];
         const createdThen = decCreated[l];
         let samples = 0;
-        // the attended blocks in block order: from the HBM members when they hold every one (the
-        // kernel attends HBM, as this policy skips every offloaded block), else from every block
-        const attendedList = attList;
-        let nAtt = 0;
-        const words = (n + 31) >> 5;
-        for (let w = 0; w < words; w++) {
-          let bits = hbmBits[l * W + w];
-          while (bits !== 0) {
-            const low = bits & -bits;
-            bits ^= low;
-            const b = (w << 5) + 31 - Math.clz32(low);
-            if (b < n && att[b]) attendedList[nAtt++] = b;
-          }
-        }
-        if (nAtt !== obs.attendedCount) {
-          nAtt = 0;
-          for (let b = 0; b < n; b++) if (att[b]) attendedList[nAtt++] = b;
-        }
         // what the bins of a trained page read of its layer's last decision pass, once
         const ver = nsVer[l];
         const sd = nsSd[l];
