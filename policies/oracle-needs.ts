@@ -376,13 +376,13 @@ export class WeightedNth {
 
   /**
    * nth() for many singles and a few groups: the groups sorted, each single counted in the gap
-   * between two group keys it falls in (or on a group key) by a look at the three lowest group keys,
-   * then a binary search, the gaps and groups
+   * between two group keys it falls in (or on a group key) by a look at the three lowest group keys
+   * (counting those below it), then a binary search, the gaps and groups
    * walked in order; only when the N-th key lies strictly inside a gap is it selected among that
    * gap's singles.
    */
   nthAmongGroups(singles: Float64Array, p: number, gk: Float64Array, gc: Int32Array, groups: number, N: number): number {
-    if (this.gKeys.length < groups) {
+    if (this.between.length < groups + 1) {
       this.gKeys = new Float64Array(groups);
       this.gCounts = new Float64Array(groups);
       this.between = new Float64Array(groups + 1);
@@ -405,12 +405,16 @@ export class WeightedNth {
     between.fill(0, 0, groups + 1);
     equal.fill(0, 0, groups);
     const low = groups < 3 ? groups : 3;
+    // (a missing key stands above every single)
+    const g0 = groups > 0 ? gKeys[0] : Infinity;
+    const g1 = groups > 1 ? gKeys[1] : Infinity;
+    const g2 = groups > 2 ? gKeys[2] : Infinity;
     for (let i = 0; i < p; i++) {
       const x = singles[i];
-      // the first group key not below x: among the lowest few first (most singles lie below most
-      // group keys), then by a binary search
-      let lo = 0;
-      while (lo < low && gKeys[lo] < x) lo++;
+      // the first group key not below x: among the lowest three first, counted without branches
+      // (most singles lie below the third group key, spread over the gaps below it), then by a
+      // binary search
+      let lo = +(g0 < x) + +(g1 < x) + +(g2 < x);
       if (lo === low) {
         let hi = groups;
         while (lo < hi) {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { makeRng } from '../../hil/rng.js';
-import { StepNeeds, countBelow, nthKey } from '../../policies/oracle-needs.js';
+import { StepNeeds, WeightedNth, countBelow, nthKey } from '../../policies/oracle-needs.js';
 import { denseMass } from '../../policies/dense-mass.js';
 import type { LayerAttention, TraceStep } from '../../traces/format.js';
 
@@ -133,5 +133,26 @@ describe('oracle needed sets (generated steps)', () => {
     expect([1, 2, 3, 6, 7, 8, 9].map((N) => nthKey(singles, 3, gk, gc, 2, N))).toEqual([-5, -3, -3, -3, -2, -1, -1]);
     expect(() => nthKey(singles, 3, gk, gc, 2, 10)).toThrow(/beyond/);
     expect([-5, -3, -2, -1, 0].map((v) => countBelow(singles, 3, gk, gc, 2, v))).toEqual([0, 1, 6, 7, 9]);
+  });
+
+  it('nthAmongGroups equals nthKey over generated singles and groups (keys from a few levels: ties with group keys, singles in every gap and above every key)', () => {
+    const r = makeRng(23).next;
+    const w = new WeightedNth();
+    for (let round = 0; round < 300; round++) {
+      const groups = Math.floor(r() * 7);
+      const p = Math.floor(r() * 40);
+      const level = () => -Math.floor(r() * 9) / 4;
+      const gk = Float64Array.from({ length: groups }, level);
+      const gc = Int32Array.from({ length: groups }, () => 1 + Math.floor(r() * 5));
+      const singles = Float64Array.from({ length: p }, level);
+      const size = p + gc.reduce((a, b) => a + b, 0);
+      const order = [...gk.keys()].sort((a, b) => gk[a] - gk[b]);
+      const sortedGk = Float64Array.from(order, (j) => gk[j]);
+      const sortedGc = Int32Array.from(order, (j) => gc[j]);
+      const sortedSingles = Float64Array.from(singles).sort();
+      for (let N = 1; N <= size; N++) {
+        expect(w.nthAmongGroups(singles, p, gk, gc, groups, N)).toBe(nthKey(sortedSingles, p, sortedGk, sortedGc, groups, N));
+      }
+    }
   });
 });
