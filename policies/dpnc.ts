@@ -182,8 +182,8 @@ export const dpnc: PolicyDefinition<Options> = {
     const born = new Int32Array(L * M).fill(NEVER);
     // the step a page was last paged in for (its idle time counts from there when later than its last use)
     const touched = new Int32Array(L * M).fill(NEVER);
-    const uses = new Float64Array(L * M);
-    const seen = new Float64Array(L * M);
+    const uses = new Int32Array(L * M);
+    const seen = new Int32Array(L * M);
     const norms: Float32Array[] = Array.from({ length: L }, () => new Float32Array(M));
     const normBits = norms.map((a) => new Int32Array(a.buffer));
     // per layer: the key norms array the view last saw, and its bits
@@ -232,6 +232,8 @@ export const dpnc: PolicyDefinition<Options> = {
     const nearAt = Array.from({ length: L }, () => new Uint8Array(M));
     const normsAt: Float32Array[] = Array.from({ length: L }, () => new Float32Array(M));
     const normsAtVer = new Int32Array(L).fill(-1);
+    // per layer: the first block whose kept norm may differ from normsAt's (M: none)
+    const normsAtFrom = new Int32Array(L);
     // one observation's attended blocks
     const attList = new Int32Array(M);
     // one observation's training samples: bins (F per sample) and labels
@@ -592,7 +594,9 @@ export const dpnc: PolicyDefinition<Options> = {
       if (prevOk) nearAt[l].set(nearBin);
       else nearAt[l].fill(unknownNear);
       if (normsAtVer[l] !== nsVer[l]) {
-        normsAt[l].set(norms[l]);
+        // (the norms from the first one changed since the last copy)
+        if (normsAtFrom[l] < M) normsAt[l].set(norms[l].subarray(normsAtFrom[l]), normsAtFrom[l]);
+        normsAtFrom[l] = M;
         normsAtVer[l] = nsVer[l];
       }
     };
@@ -1094,6 +1098,7 @@ export const dpnc: PolicyDefinition<Options> = {
           normsChanged[l] = 1;
           kept.set(now.subarray(b), b);
           if (b < sumsUpTo[l]) sumsUpTo[l] = b;
+          if (b < normsAtFrom[l]) normsAtFrom[l] = b;
         }
         const incoming = v.newBlock ? 1 : 0;
         if (v.step < 0) {
