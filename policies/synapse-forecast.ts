@@ -150,6 +150,16 @@ export class SynapseForecast {
     return this.cur[l * this.maxBlocks + b];
   }
 
+  /**
+   * lastMass of layer p's listed block j of its latest observation (curListed[p·maxBlocks + j]): in
+   * listed form the form's masses follow the listed blocks, so no lookup is needed
+   */
+  private listedMass(p: number, j: number): number {
+    const i = p * this.maxBlocks + j;
+    const b = this.curListed[i];
+    return this.listed[p] && b < this.formN[p] ? this.formMass[i] : this.cur[p * this.maxBlocks + b];
+  }
+
   /** step block b of layer l was last attended (−2: never) */
   seen(l: number, b: number): number {
     return this.listed[l] && b < this.formN[l] ? this.formStep[l] : this.seenStep[l * this.maxBlocks + b];
@@ -200,7 +210,7 @@ export class SynapseForecast {
       if (b >= n || mask[b] === 0) continue;
       const self = this.selfScore(l, b);
       if (self >= highFrom) continue;
-      const f = alpha * this.lastMass(prev, b) + beta * self;
+      const f = alpha * this.listedMass(prev, i) + beta * self;
       if (f >= theta) {
         keys[b] = -f;
         ids[count++] = b;
@@ -254,7 +264,7 @@ export class SynapseForecast {
     let count = 0;
     for (let i = 0; i < listed; i++) {
       const b = this.curListed[base + i];
-      if (b < n && this.lastMass(l, b) >= theta) ids[count++] = b;
+      if (b < n && this.listedMass(l, i) >= theta) ids[count++] = b;
     }
     return count;
   }
@@ -382,7 +392,7 @@ export class SynapseForecast {
       if (crossKnown) {
         for (let i = 0; i < this.curListedCount[prev]; i++) {
           const b = this.curListed[pbase + i];
-          if (b < n && !mark[b] && judged[b] && this.lastMass(prev, b) >= theta) unionC++;
+          if (b < n && !mark[b] && judged[b] && this.listedMass(prev, i) >= theta) unionC++;
         }
       }
       for (let i = 0; i < this.highCount[l]; i++) {
