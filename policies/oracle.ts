@@ -92,6 +92,9 @@ export const oracle: PolicyDefinition<Options> = {
     const cand = new Int32Array(L * CANDIDATES);
     const candCount = new Int32Array(L).fill(-1);
     const plannedCreated = new Int32Array(L);
+    const plannedStep = new Int32Array(L).fill(-1);
+    /** the needed blocks left offloaded, ascending, as the layer's attention is asked for */
+    const keepList = new Int32Array(CANDIDATES);
     // step at which a layer's offloaded blocks were all staged (then it attends all of them)
     const bulkAt = new Int32Array(L).fill(-1);
     let act: Actions | null = null;
@@ -371,6 +374,7 @@ export const oracle: PolicyDefinition<Options> = {
       }
       // the blocks that may be offloaded and needed at the next plan: those staged (the offloaded
       // needed ones that stay so) when all are listed
+      plannedStep[l] = t;
       if (unlisted > 0 || toStage > CANDIDATES) candCount[l] = -1;
       else {
         cand.set(toStageList.subarray(0, toStage), l * CANDIDATES);
@@ -432,8 +436,24 @@ export const oracle: PolicyDefinition<Options> = {
           }
         }
         // offloaded blocks not needed now are left out of attention
-        const r = ix.load(t);
-        if (bulkAt[l] !== t) a.skipExceptListed(r.blocks.subarray(r.from[l], r.from[l + 1]), r.from[l + 1] - r.from[l], 'offloaded');
+        if (bulkAt[l] !== t) {
+          if (plannedStep[l] === t && candCount[l] >= 0) {
+            // the layer's needed offloaded blocks are those its plan staged (listed) and the victim
+            // demoted since when needed: only they need listing (resident blocks are not in scope)
+            const at = l * CANDIDATES;
+            const used = ix.usedNow;
+            let k = 0;
+            for (let i = 0; i < candCount[l]; i++) {
+              const b = cand[at + i];
+              if (used[l * M + b] === 1 && cache.tierOf(l, b) > 0) keepList[k++] = b;
+            }
+            sortAscending(keepList, 0, k);
+            a.skipExceptListed(keepList, k, 'offloaded');
+          } else {
+            const r = ix.load(t);
+            a.skipExceptListed(r.blocks.subarray(r.from[l], r.from[l + 1]), r.from[l + 1] - r.from[l], 'offloaded');
+          }
+        }
         ix.advance(l, t);
         // resident blocks the layer's new step needs leave rnn, resident ones it drops join it
         const ch = ix.changesOf(t + 1);
