@@ -103,9 +103,8 @@ export class ColdOrder {
           this.ok[l] = 0;
           return -2;
         }
-        // its score rose since it was added: it moves to its new key (the entry now at i is next)
-        this.removeAt(l, base, i);
-        this.insert(l, base, b, raw);
+        // its score rose since it was added: it moves up to its new key (the entry now at i is next)
+        this.rise(l, base, i, b, raw);
         continue;
       }
       const p = pass(b);
@@ -160,6 +159,28 @@ export class ColdOrder {
     ids[base + lo] = b;
     keys[base + lo] = key;
     this.size[l] = n + 1;
+  }
+
+  /** move the entry at i (block b) to key `key` > its key: the entries between shift down by one */
+  private rise(l: number, base: number, i: number, b: number, key: number): void {
+    const keys = this.keys;
+    const ids = this.ids;
+    // the first position after i whose entry stays above (key, b)
+    let lo = i + 1;
+    let hi = this.size[l];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const k = keys[base + mid];
+      if (k < key || (k === key && ids[base + mid] < b)) lo = mid + 1;
+      else hi = mid;
+    }
+    const to = lo - 1;
+    if (to > i) {
+      ids.copyWithin(base + i, base + i + 1, base + to + 1);
+      keys.copyWithin(base + i, base + i + 1, base + to + 1);
+    }
+    ids[base + to] = b;
+    keys[base + to] = key;
   }
 
   private removeAt(l: number, base: number, i: number): void {
