@@ -106,6 +106,13 @@ interface Options extends Record<string, unknown> {
 }
 
 const F = DPNC_FEATURES.length;
+// a training sample's eight bins are written as two 32-bit words (four bins each, in the bytes'
+// order in memory on this machine)
+if (F !== 8) throw new Error(`policy dpnc: the training samples are written for 8 features (got ${F})`);
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+/** the 32-bit word whose bytes in memory are a, b, c, d (each below 256) */
+const fourBytes = (a: number, b: number, c: number, d: number): number =>
+  LITTLE_ENDIAN ? a | (b << 8) | (c << 16) | (d << 24) : (a << 24) | (b << 16) | (c << 8) | d;
 /** the backing tiers, fastest first */
 const BACKING = ['dram', 'cxl', 'nvme', 'hdd'];
 /** trigger indices (TRIGGERS order) */
@@ -238,6 +245,7 @@ export const dpnc: PolicyDefinition<Options> = {
     const attList = new Int32Array(M);
     // one observation's training samples: bins (F per sample) and labels
     const trainBins = new Uint8Array(M * F);
+    const trainWords = new Int32Array(trainBins.buffer);
     const trainLabels = new Uint8Array(M);
     // pages paged in for step protectFor: not victims until that step's attention ran
     const protectFor = new Int32Array(L * M).fill(NEVER);
@@ -1231,23 +1239,19 @@ export const dpnc: PolicyDefinition<Options> = {
             const tier = pagedInAt[i] >= tick ? featTier[i] : 0;
             if (trainAll || tier > 0) {
               // its feature bins at the layer's last decision pass (its own history is as it was then)
-              const at = samples * F;
-              if (lu === NEVER) trainBins[at] = neverBin;
-              else {
+              // (trainBins[8 samples .. 8 samples + 8), as two words)
+              let recency = neverBin;
+              if (lu !== NEVER) {
                 const r = stepThen - lu;
-                trainBins[at] = r >= 0 && r < recencies ? recencyBin[r] : tree.bin(recencyFeature(r));
+                recency = r >= 0 && r < recencies ? recencyBin[r] : tree.bin(recencyFeature(r));
               }
-              trainBins[at + 1] = freqBin[i];
-              trainBins[at + 2] = massBin[i];
               if (normVer[i] !== ver) {
                 normBin[i] = keyNormBins.ofNear(sd > 0 ? (normsThen[b] - mean) / sd : 0, normBin[i]);
                 normVer[i] = ver;
               }
-              trainBins[at + 3] = normBin[i];
-              trainBins[at + 4] = posThen ? posBin[b] : tree.bin(positionFeature(b, blocksThen));
-              trainBins[at + 5] = lb;
-              trainBins[at + 6] = tierBin[tier];
-              trainBins[at + 7] = nearThen[b];
+              const position = posThen ? posBin[b] : tree.bin(positionFeature(b, blocksThen));
+              trainWords[2 * samples] = fourBytes(recency, freqBin[i], massBin[i], normBin[i]);
+              trainWords[2 * samples + 1] = fourBytes(position, lb, tierBin[tier], nearThen[b]);
               trainLabels[samples++] = used ? 1 : 0;
             }
           }

@@ -8,12 +8,41 @@ import { DPNC_FEATURES } from '../../policies/dpnc-features.js';
 import type { Policy, PolicyDefinition } from '../../policies/policy.js';
 import { replayPolicy } from './harness.js';
 
-type Inspectable = Policy & { predictor: { structure(): { feature: number; threshold: number; depth: number }[] } };
+type Inspectable = Policy & {
+  predictor: { structure(): { feature: number; threshold: number; depth: number }[]; learnBinsMany(bins: Uint8Array, count: number, labels: Uint8Array): void };
+};
 
-/** dpnc, keeping a handle on the policy it creates */
+/** one observation's training samples as the tree learned them: its layer and step, each sample's bins and label */
+interface Learned {
+  layer: number;
+  step: number;
+  bins: number[][];
+  labels: number[];
+}
+
+/** dpnc, keeping a handle on the policy it creates and on the samples its tree learns */
 function capturing() {
-  const box: { policy?: Inspectable } = {};
-  const def: PolicyDefinition<any> = { ...dpnc, create: (o, s) => (box.policy = dpnc.create(o, s) as Inspectable) };
+  const box: { policy?: Inspectable; learned: Learned[] } = { learned: [] };
+  const def: PolicyDefinition<any> = {
+    ...dpnc,
+    create: (o, s) => {
+      const policy = dpnc.create(o, s) as Inspectable;
+      const tree = policy.predictor;
+      const learn = tree.learnBinsMany.bind(tree);
+      const observe = policy.observe!.bind(policy);
+      let at = { layer: -1, step: 0 };
+      policy.observe = (obs) => {
+        at = { layer: obs.layer, step: obs.step };
+        observe(obs);
+      };
+      tree.learnBinsMany = (bins, count, labels) => {
+        const F = DPNC_FEATURES.length;
+        box.learned.push({ ...at, bins: Array.from({ length: count }, (_, j) => Array.from(bins.subarray(j * F, (j + 1) * F))), labels: Array.from(labels.subarray(0, count)) });
+        learn(bins, count, labels);
+      };
+      return (box.policy = policy);
+    },
+  };
   return { def, box };
 }
 
@@ -103,6 +132,24 @@ describe('dpnc prefetch: a page the layer before tells needed', () => {
     expect(report.predictor_accuracy).toBe(283 / 285);
     expect(report.predictor_majority_accuracy).toBe(258 / 285);
     expect(report.predictor_accuracy).toBeGreaterThan(report.predictor_majority_accuracy);
+  });
+
+  it('learns block 0 with the bins it had when decided for: used at the step before, always used, its last mass, its place and layer', () => {
+    // block 0 is needed at every step and layer (0.3 >= 1/4): recency 1 step (bin 1 of 16), frequency
+    // 1 (bin 15), position 0, layer l of 3 (bins 0, 8, 15), resident (tier 0); its last mass is 0.3
+    // over its row's largest attended mass, at most 0.7 (bins 6 to 15)
+    const bin = (v: number) => Math.min(15, Math.floor(v * 16));
+    const block0 = box.learned.filter((x) => x.step >= 2).flatMap((x) => x.bins.filter((f) => f[4] === 0).map((f) => ({ ...x, f })));
+    expect(block0.length).toBeGreaterThan(200);
+    for (const { layer, step, f } of block0) {
+      expect([f[0], f[1], f[5], f[6]], `step ${step} layer ${layer}`).toEqual([1, 15, bin(layer / 2), 0]);
+      expect(f[2], `step ${step} layer ${layer}`).toBeGreaterThanOrEqual(bin(0.3 / 0.7));
+    }
+    // (a row whose largest attended mass is not block 0's: its last mass below 1)
+    expect(block0.some(({ f }) => f[2] < 15)).toBe(true);
+    // every sample's label: used at its step
+    const samples = box.learned.reduce((n, x) => n + x.labels.length, 0);
+    expect(samples).toBe(report.training_samples);
   });
 
   it('the tree splits on features that tell P apart', () => {
