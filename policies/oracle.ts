@@ -257,7 +257,8 @@ export const oracle: PolicyDefinition<Options> = {
         passed = true;
       }
       const nC = rnnCount[l];
-      restC.set(rnn[l].subarray(0, nC));
+      const list = rnn[l];
+      for (let i = 0; i < nC; i++) restC[i] = list[i];
       // the needed blocks not needed at t + 1 (the dropped list is ascending), resident and offloaded;
       // every other needed block is in bucket 0 (every block of the layer is live: in HBM or offloaded)
       let nA = 0;
@@ -356,12 +357,8 @@ export const oracle: PolicyDefinition<Options> = {
       // promoted: the offloaded blocks within the slots (a needed one that cannot be is staged); staged:
       // the needed blocks past the slots left offloaded, in Belady order
       let toStage = 0;
-      const keep = (b: number) => {
-        if (cache.tierOf(l, b) === 0 || promote(l, b)) return;
-        if (used[base + b] === 1) toStageList[toStage++] = b;
-      };
-      for (let i = 0; i < keptOff; i++) keep(offB0[i]);
-      for (let i = 0; i < restIn; i++) if (ids[i] >= M) keep(ids[i] - M);
+      for (let i = 0; i < keptOff; i++) toStage = keep(cache, l, offB0[i], toStage);
+      for (let i = 0; i < restIn; i++) if (ids[i] >= M) toStage = keep(cache, l, ids[i] - M, toStage);
       for (let i = slots; i < zres; i++) {
         const b = resB0[i];
         if (cache.tierOf(l, b) !== 0 && used[base + b] === 1) toStageList[toStage++] = b;
@@ -377,7 +374,7 @@ export const oracle: PolicyDefinition<Options> = {
       plannedStep[l] = t;
       if (unlisted > 0 || toStage > CANDIDATES) candCount[l] = -1;
       else {
-        cand.set(toStageList.subarray(0, toStage), l * CANDIDATES);
+        for (let i = 0, at = l * CANDIDATES; i < toStage; i++) cand[at + i] = toStageList[i];
         candCount[l] = toStage;
       }
       if (stage && toStage + unlisted > 0) {
@@ -392,6 +389,12 @@ export const oracle: PolicyDefinition<Options> = {
           for (let i = 0; i < toStage; i++) act!.prefetch(l, toStageList[i]);
         }
       }
+    };
+    /** Promote layer l's block b when offloaded; when that fails and it is needed, stage it: toStageList from `toStage` on, the new end returned. */
+    const keep = (cache: PolicyView['cache'], l: number, b: number, toStage: number): number => {
+      if (cache.tierOf(l, b) === 0 || promote(l, b)) return toStage;
+      if (index!.usedNow[l * M + b] === 1) toStageList[toStage++] = b;
+      return toStage;
     };
     /** list b in offB0 when it is an offloaded block of layer l needed at t and t + 1 (marked: once) */
     const offer = (l: number, b: number, listed: number, created: number, cache: PolicyView['cache']): number => {
