@@ -76,6 +76,7 @@ import type { Actions, Observation, PolicyDefinition, PolicyView } from './polic
 const nearFeature = nearLayerFeature;
 const massFeature = lastMassFeature;
 const freqFeature = frequencyFeature;
+const recFeature = recencyFeature;
 const freqHolds = frequencyBinHolds;
 const firstChanged = firstBitsChanged;
 const needed = isNeeded;
@@ -219,6 +220,8 @@ export const dpnc: PolicyDefinition<Options> = {
     const tierBin = Array.from({ length: T }, (_, tier) => tree.bin(tierFeature(tier, T)));
     const neverBin = tree.bin(recencyFeature(Infinity));
     const recencyBin = Array.from({ length: 4 * RECENCY_HORIZON }, (_, r) => tree.bin(recencyFeature(r)));
+    // past the table (at least RECENCY_HORIZON steps) every recency is 1: one bin
+    const farBin = tree.bin(recencyFeature(recencyBin.length));
     // near_layer of the layer observed last, per block (unknownNear: not attended there)
     const unknownNear = tree.bin(nearLayerFeature(Number.NaN));
     const nearBin = new Uint8Array(M).fill(unknownNear);
@@ -502,7 +505,7 @@ export const dpnc: PolicyDefinition<Options> = {
         if (lu === NEVER) feats[at] = neverBin;
         else {
           const r = t - lu;
-          feats[at] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
+          feats[at] = r >= 0 ? (r < recencyBin.length ? recencyBin[r] : farBin) : tree.bin(recFeature(r));
         }
         feats[at + 1] = freqBin[i];
         feats[at + 2] = massBin[i];
@@ -575,7 +578,7 @@ export const dpnc: PolicyDefinition<Options> = {
       if (lu === NEVER) feats[at] = neverBin;
       else {
         const r = dT - lu;
-        feats[at] = r >= 0 && r < recencyBin.length ? recencyBin[r] : tree.bin(recencyFeature(r));
+        feats[at] = r >= 0 ? (r < recencyBin.length ? recencyBin[r] : farBin) : tree.bin(recFeature(r));
       }
       feats[at + 1] = freqBin[i];
       feats[at + 2] = massBin[i];
@@ -1243,7 +1246,7 @@ export const dpnc: PolicyDefinition<Options> = {
               let recency = neverBin;
               if (lu !== NEVER) {
                 const r = stepThen - lu;
-                recency = r >= 0 && r < recencies ? recencyBin[r] : tree.bin(recencyFeature(r));
+                recency = r >= 0 ? (r < recencies ? recencyBin[r] : farBin) : tree.bin(recFeature(r));
               }
               if (normVer[i] !== ver) {
                 normBin[i] = keyNormBins.ofNear(sd > 0 ? (normsThen[b] - mean) / sd : 0, normBin[i]);
