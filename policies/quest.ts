@@ -63,13 +63,16 @@ export const quest: PolicyDefinition<Options> = {
     // keys[i]: the estimate of cand[i] for the selections below
     const keys = new Float64Array(M);
     // one group, per layer: the blocks above the floor pair at the layer's last selection
-    // (knownList[l * M + i], i < knownCount[l]; inKnown marks them), the blocks below knownEnd[l] all
+    // (knownList[l * M + i], i < knownCount[l]; inKnown holds the layer's stamp, knownStamp[l], for
+    // them: a new stamp forgets them at once), the blocks below knownEnd[l] all
     // looked at then, and the bits of their key norms then (normSnap); known[l] = 1 while only those
     // blocks' masses have changed since (an observation of other blocks clears it)
     const known = new Uint8Array(L);
     const knownList = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
     const knownCount = new Int32Array(L);
-    const inKnown = G === 1 ? new Uint8Array(L * M) : new Uint8Array(0);
+    const inKnown = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
+    const knownStamp = new Int32Array(L).fill(-1);
+    let stamps = 0;
     const knownEnd = new Int32Array(L);
     // (per layer, an even length: also read two at a time, as doubles)
     const normSnap = Array.from({ length: G === 1 ? L : 0 }, () => new Int32Array(M + (M & 1)));
@@ -84,6 +87,45 @@ export const quest: PolicyDefinition<Options> = {
     // several groups: -(best (rank, group)) per block, the estimate every selection below uses
     const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
     const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
+    // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
+    // promoted), in no order, made exact (pruned) at each use and checked against the cache's count,
+    // rebuilt from every block should they differ
+    const resList = Array.from({ length: L }, () => new Int32Array(M));
+    const resCount = new Int32Array(L);
+    const inRes = new Uint8Array(L * M);
+    const resSeen = new Int32Array(L);
+    const addRes = (l: number, b: number) => {
+      if (inRes[l * M + b] === 1) return;
+      inRes[l * M + b] = 1;
+      resList[l][resCount[l]++] = b;
+    };
+    /** layer l's resident blocks, exactly (in no order): resList[l][0, resCount[l]) */
+    const residents = (cache: PolicyView['cache'], l: number): void => {
+      const created = cache.created[l];
+      for (let b = resSeen[l]; b < created; b++) addRes(l, b);
+      resSeen[l] = created;
+      const list = resList[l];
+      const base = l * M;
+      let n = 0;
+      for (let i = 0; i < resCount[l]; i++) {
+        const b = list[i];
+        if (cache.tierOf(l, b) === 0) list[n++] = b;
+        else inRes[base + b] = 0;
+      }
+      if (n !== cache.countIn(l, 0)) {
+        n = 0;
+        for (let b = 0; b < created; b++) {
+          const on = cache.tierOf(l, b) === 0 ? 1 : 0;
+          inRes[base + b] = on;
+          if (on) list[n++] = b;
+        }
+      }
+      resCount[l] = n;
+    };
+    const promote = (act: Actions, l: number, b: number): boolean => {
+      addRes(l, b);
+      return act.promote(l, b);
+    };
     return {
       name: 'quest',
       decide(v: PolicyView, act: Actions) {
@@ -166,7 +208,7 @@ export const quest: PolicyDefinition<Options> = {
               for (let i = 0; i < nx; i++) {
                 const b = changed[i];
                 snap[b] = bits[b];
-                if (inKnown[kb + b] === 1) continue;
+                if (inKnown[kb + b] === knownStamp[l]) continue;
                 const k = last[base + b] + 1e-9 * norms[b];
                 cand[n] = b;
                 keys[n] = k;
@@ -229,7 +271,7 @@ export const quest: PolicyDefinition<Options> = {
           // above the floor, or those above the new floor after a full pass (which read every block);
           // the norms' bits taken unless the candidates came from the known blocks (then taken there)
           const kb = l * M;
-          for (let i = 0, c = knownCount[l]; i < c; i++) inKnown[kb + knownList[kb + i]] = 0;
+          const stamp = (knownStamp[l] = ++stamps);
           knownCount[l] = 0;
           known[l] = 0;
           const end = Math.min(created, newest);
@@ -239,7 +281,7 @@ export const quest: PolicyDefinition<Options> = {
             for (let i = from; i < n; i++) {
               const b = cand[i];
               knownList[kb + c++] = b;
-              inKnown[kb + b] = 1;
+              inKnown[kb + b] = stamp;
             }
             knownCount[l] = c;
             if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
@@ -271,11 +313,15 @@ export const quest: PolicyDefinition<Options> = {
         let demotedSelected = false;
         if (need > 0) {
           // the unselected residents in block order
+          residents(cache, l);
+          const list = resList[l];
           let r = 0;
-          for (let b = 0; b < created; b++) {
+          for (let i = 0, c = resCount[l]; i < c; i++) {
+            const b = list[i];
             cand[r] = b;
-            r += (sel[b] ^ 1) & +(cache.tierOf(l, b) === 0);
+            r += sel[b] ^ 1;
           }
+          sortAscending(cand, r);
           if (r < need) {
             for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && sel[b] && b !== newest) cand[r++] = b;
             demotedSelected = true;
@@ -295,8 +341,8 @@ export const quest: PolicyDefinition<Options> = {
         if (v.step < 0) return;
         // (the promotions move selected pages only: the unselected ones to skip are the same after them)
         if (demotedSelected) {
-          for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0 && !act.promote(l, b)) act.prefetch(l, b);
-        } else for (let i = 0; i < np; i++) if (cache.tierOf(l, promo[i]) > 0 && !act.promote(l, promo[i])) act.prefetch(l, promo[i]);
+          for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0 && !promote(act, l, b)) act.prefetch(l, b);
+        } else for (let i = 0; i < np; i++) if (cache.tierOf(l, promo[i]) > 0 && !promote(act, l, promo[i])) act.prefetch(l, promo[i]);
         act.skipExceptListed(selList, nSel, 'all');
         listedAt = v.step * L + l;
         if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
