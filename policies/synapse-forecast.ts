@@ -45,11 +45,14 @@ export class SynapseForecast {
   private readonly seenStep: Int32Array;
   /**
    * per layer: 1 when its blocks below formN are in listed form: self score and mass are both the
-   * latest observation's (its listed mass, at position pos[b] of formMass, or the uniform share
-   * formU) and the block was seen at formStep; −1 in pos: unlisted
+   * latest observation's (its listed mass, or the uniform share formU) and the block was seen at
+   * formStep. The listed masses are formMass[i] of the listed blocks curListed[i], i < formK (those
+   * below formN); pos[b] is block b's position there when b is listed (curListed[pos[b]] = b, pos[b] <
+   * formK), and is not cleared when it no longer is: a reader checks it against curListed
    */
   private readonly listed: Uint8Array;
   private readonly formN: Int32Array;
+  private readonly formK: Int32Array;
   private readonly formU: Float64Array;
   private readonly formStep: Int32Array;
   private readonly formMass: Float64Array;
@@ -74,8 +77,9 @@ export class SynapseForecast {
   private readonly highFrom: Float64Array;
   /** per layer: 1 once an observation carried a mass that is not finite (the listed form then never applies) */
   private readonly nonFinite: Uint8Array;
-  /** scratch: 1 for the listed blocks of the observation being taken */
-  private readonly mark: Uint8Array;
+  /** scratch: markStamp for the listed blocks of the observation being taken (one stamp per observation) */
+  private readonly mark: Int32Array;
+  private markStamp = 0;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
   readonly simSelf: Float64Array;
@@ -91,10 +95,11 @@ export class SynapseForecast {
     this.seenStep = new Int32Array(n).fill(-2);
     this.listed = new Uint8Array(layers);
     this.formN = new Int32Array(layers);
+    this.formK = new Int32Array(layers);
     this.formU = new Float64Array(layers);
     this.formStep = new Int32Array(layers);
     this.formMass = new Float64Array(n);
-    this.pos = new Int32Array(n).fill(-1);
+    this.pos = new Int32Array(n);
     this.curStep = new Int32Array(layers).fill(-2);
     this.curListed = new Int32Array(n);
     this.curListedCount = new Int32Array(layers);
@@ -103,7 +108,7 @@ export class SynapseForecast {
     this.highCount = new Int32Array(layers).fill(-1);
     this.highFrom = new Float64Array(layers);
     this.nonFinite = new Uint8Array(layers);
-    this.mark = new Uint8Array(maxBlocks);
+    this.mark = new Int32Array(maxBlocks);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
   }
@@ -134,20 +139,19 @@ export class SynapseForecast {
 
   /** self score of block b of layer l */
   selfScore(l: number, b: number): number {
-    if (this.listed[l] && b < this.formN[l]) {
-      const i = this.pos[l * this.maxBlocks + b];
-      return i >= 0 ? this.formMass[l * this.maxBlocks + i] : this.formU[l];
-    }
-    return this.recent[l * this.maxBlocks + b];
+    return this.listed[l] && b < this.formN[l] ? this.formValue(l, b) : this.recent[l * this.maxBlocks + b];
   }
 
   /** mass block b of layer l received at the layer's latest observation (0 where not attended) */
   lastMass(l: number, b: number): number {
-    if (this.listed[l] && b < this.formN[l]) {
-      const i = this.pos[l * this.maxBlocks + b];
-      return i >= 0 ? this.formMass[l * this.maxBlocks + i] : this.formU[l];
-    }
-    return this.cur[l * this.maxBlocks + b];
+    return this.listed[l] && b < this.formN[l] ? this.formValue(l, b) : this.cur[l * this.maxBlocks + b];
+  }
+
+  /** block b's value in layer l's listed form (b < formN): its listed mass, else the uniform share */
+  private formValue(l: number, b: number): number {
+    const base = l * this.maxBlocks;
+    const i = this.pos[base + b];
+    return i < this.formK[l] && this.curListed[base + i] === b ? this.formMass[base + i] : this.formU[l];
   }
 
   /**
@@ -190,13 +194,40 @@ export class SynapseForecast {
     if (!sparse) return this.candidatesDense(l, n, alpha, theta, mask, ids, keys);
     const pbase = prev * M;
     const beta = 1 - alpha;
+    // (selfScore of layer l and lastMass of the previous layer written out, with the arrays held)
+    const pos = this.pos;
+    const list = this.curListed;
+    const fm = this.formMass;
+    const lForm = this.listed[l] === 1;
+    const lN = this.formN[l];
+    const lK = this.formK[l];
+    const lU = this.formU[l];
+    const recent = this.recent;
+    const pForm = this.listed[prev] === 1;
+    const pN = this.formN[prev];
+    const pK = this.formK[prev];
+    const pU = this.formU[prev];
+    const cur = this.cur;
+    const high = this.high;
     let count = 0;
     const hn = this.highCount[l];
     for (let i = 0; i < hn; i++) {
-      const b = this.high[base + i];
+      const b = high[base + i];
       if (b >= n || mask[b] === 0) continue;
-      const self = this.selfScore(l, b);
-      const f = alpha === 0 ? self : alpha * this.lastMass(prev, b) + beta * self;
+      let self: number;
+      if (lForm && b < lN) {
+        const q = pos[base + b];
+        self = q < lK && list[base + q] === b ? fm[base + q] : lU;
+      } else self = recent[base + b];
+      let f = self;
+      if (alpha !== 0) {
+        let pm: number;
+        if (pForm && b < pN) {
+          const q = pos[pbase + b];
+          pm = q < pK && list[pbase + q] === b ? fm[pbase + q] : pU;
+        } else pm = cur[pbase + b];
+        f = alpha * pm + beta * self;
+      }
       if (f >= theta) {
         keys[b] = -f;
         ids[count++] = b;
@@ -206,11 +237,15 @@ export class SynapseForecast {
     // the previous layer's listed blocks not read above (distinct: they ascend)
     const highFrom = this.highFrom[l];
     for (let i = 0; i < pListed; i++) {
-      const b = this.curListed[pbase + i];
+      const b = list[pbase + i];
       if (b >= n || mask[b] === 0) continue;
-      const self = this.selfScore(l, b);
+      let self: number;
+      if (lForm && b < lN) {
+        const q = pos[base + b];
+        self = q < lK && list[base + q] === b ? fm[base + q] : lU;
+      } else self = recent[base + b];
       if (self >= highFrom) continue;
-      const f = alpha * this.listedMass(prev, i) + beta * self;
+      const f = alpha * (pForm && i < pK ? fm[pbase + i] : cur[pbase + b]) + beta * self;
       if (f >= theta) {
         keys[b] = -f;
         ids[count++] = b;
@@ -261,10 +296,15 @@ export class SynapseForecast {
     const base = l * this.maxBlocks;
     const listed = this.curListedCount[l];
     if (listed < 0 || !(theta > this.curUniform[l]) || !(theta > 0)) return this.lastAtLeastDense(l, n, theta, ids);
+    const list = this.curListed;
+    const fm = this.formMass;
+    const cur = this.cur;
+    // (listedMass written out)
+    const formK = this.listed[l] === 1 ? this.formK[l] : 0;
     let count = 0;
     for (let i = 0; i < listed; i++) {
-      const b = this.curListed[base + i];
-      if (b < n && this.listedMass(l, i) >= theta) ids[count++] = b;
+      const b = list[base + i];
+      if (b < n && (i < formK ? fm[base + i] : cur[base + b]) >= theta) ids[count++] = b;
     }
     return count;
   }
@@ -291,23 +331,17 @@ export class SynapseForecast {
     this.cur.fill(u, base, base + n);
     this.recent.fill(u, base, base + n);
     this.seenStep.fill(this.formStep[l], base, base + n);
-    this.dropForm(l, true);
+    this.dropForm(l);
   }
 
-  /** leave layer l's listed form; `write`: its listed masses into the rows */
-  private dropForm(l: number, write: boolean): void {
+  /** leave layer l's listed form, its listed masses written into the rows */
+  private dropForm(l: number): void {
     const base = l * this.maxBlocks;
-    const n = this.formN[l];
-    // the form's listed blocks are the latest observation's listed blocks below formN
-    for (let i = 0; i < this.curListedCount[l]; i++) {
+    for (let i = 0; i < this.formK[l]; i++) {
       const b = this.curListed[base + i];
-      if (b >= n) break;
-      if (write) {
-        const m = this.formMass[base + i];
-        this.cur[base + b] = m;
-        this.recent[base + b] = m;
-      }
-      this.pos[base + b] = -1;
+      const m = this.formMass[base + i];
+      this.cur[base + b] = m;
+      this.recent[base + b] = m;
     }
     this.listed[l] = 0;
   }
@@ -355,8 +389,12 @@ export class SynapseForecast {
     const u = obs.uniform;
     const theta = this.threshold(n);
     if (this.p.historyWeight !== 1 || obs.attendedCount !== n || this.nonFinite[l] || !(theta > 0) || !(u < theta) || !Number.isFinite(u)) return false;
-    let k = 0;
-    while (k < idx.length && idx[k] < n) k++;
+    // the listed blocks below n (they ascend)
+    let k = idx.length;
+    if (k > 0 && !(idx[k - 1] < n)) {
+      k = 0;
+      while (k < idx.length && idx[k] < n) k++;
+    }
     for (let i = 0; i < k; i++) {
       if (!Number.isFinite(mass[i])) {
         this.nonFinite[l] = 1;
@@ -377,48 +415,95 @@ export class SynapseForecast {
       let interS = 0;
       let unionS = 0;
       const mark = this.mark;
+      const stamp = ++this.markStamp;
+      // (the forms' lookups written out, with the arrays held: selfScore and lastMass of the two layers)
+      const pos = this.pos;
+      const list = this.curListed;
+      const fm = this.formMass;
+      const pForm = crossKnown && this.listed[prev] === 1;
+      const pN = this.formN[prev];
+      const pK = this.formK[prev];
+      const pU = this.formU[prev];
+      const pCur = this.cur;
+      const lForm = this.listed[l] === 1;
+      const lN = this.formN[l];
+      const lK = this.formK[l];
+      const lU = this.formU[l];
+      const lRecent = this.recent;
       for (let i = 0; i < k; i++) {
         const b = idx[i];
-        mark[b] = 1;
+        mark[b] = stamp;
         if (!judged[b]) continue;
         const h = mass[i] >= theta;
-        const c = crossKnown && this.lastMass(prev, b) >= theta;
-        const sf = this.selfScore(l, b) >= theta;
+        let c = false;
+        if (crossKnown) {
+          let pm: number;
+          if (pForm && b < pN) {
+            const q = pos[pbase + b];
+            pm = q < pK && list[pbase + q] === b ? fm[pbase + q] : pU;
+          } else pm = pCur[pbase + b];
+          c = pm >= theta;
+        }
+        let sv: number;
+        if (lForm && b < lN) {
+          const q = pos[base + b];
+          sv = q < lK && list[base + q] === b ? fm[base + q] : lU;
+        } else sv = lRecent[base + b];
+        const sf = sv >= theta;
         if (h && c) interC++;
         if (h || c) unionC++;
         if (h && sf) interS++;
         if (h || sf) unionS++;
       }
       if (crossKnown) {
-        for (let i = 0; i < this.curListedCount[prev]; i++) {
-          const b = this.curListed[pbase + i];
-          if (b < n && !mark[b] && judged[b] && this.listedMass(prev, i) >= theta) unionC++;
+        const pn = this.curListedCount[prev];
+        for (let i = 0; i < pn; i++) {
+          const b = list[pbase + i];
+          if (b >= n) break;
+          if (mark[b] === stamp || !judged[b]) continue;
+          const pm = pForm && i < pK ? fm[pbase + i] : pCur[pbase + b];
+          if (pm >= theta) unionC++;
         }
       }
-      for (let i = 0; i < this.highCount[l]; i++) {
-        const b = this.high[base + i];
-        if (b < n && !mark[b] && judged[b] && this.selfScore(l, b) >= theta) unionS++;
+      const hn = this.highCount[l];
+      const high = this.high;
+      for (let i = 0; i < hn; i++) {
+        const b = high[base + i];
+        if (b >= n) break;
+        if (mark[b] === stamp || !judged[b]) continue;
+        let sv: number;
+        if (lForm && b < lN) {
+          const q = pos[base + b];
+          sv = q < lK && list[base + q] === b ? fm[base + q] : lU;
+        } else sv = lRecent[base + b];
+        if (sv >= theta) unionS++;
       }
-      for (let i = 0; i < k; i++) mark[idx[i]] = 0;
       const rho = this.p.simRate;
       if (crossKnown && unionC > 0) this.simCross[l] = (1 - rho) * this.simCross[l] + (rho * interC) / unionC;
       if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
     }
     // the new state in listed form: every block's mass and self score ((1 − 1)·r + 1·m = m for a
     // finite r) is its listed mass or u, and every block was seen now
-    if (this.listed[l]) this.dropForm(l, false);
-    this.keepListed(obs, true);
     const highFrom = this.threshold(n + 1) * (1 - 1e-9);
+    const list = this.curListed;
+    const formMass = this.formMass;
+    const pos = this.pos;
+    const high = this.high;
     let nHigh = 0;
     for (let i = 0; i < k; i++) {
       const b = idx[i];
       const m = mass[i];
-      this.formMass[base + i] = m;
-      this.pos[base + b] = i;
-      if (m >= highFrom) this.high[base + nHigh++] = b;
+      list[base + i] = b;
+      formMass[base + i] = m;
+      pos[base + b] = i;
+      if (m >= highFrom) high[base + nHigh++] = b;
     }
+    for (let i = k; i < idx.length; i++) list[base + i] = idx[i];
+    this.curListedCount[l] = idx.length;
+    this.curUniform[l] = u;
     this.listed[l] = 1;
     this.formN[l] = n;
+    this.formK[l] = k;
     this.formU[l] = u;
     this.formStep[l] = obs.step;
     // (the unlisted blocks are high too when u reaches highFrom: not kept then)
