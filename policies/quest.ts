@@ -20,6 +20,7 @@
  * tie-break), and a layer attends the union of the groups' top pages taken rank by rank
  * (group-rank.ts) within the same K pages; the pages left in DRAM are the ones ranked worst.
  */
+import { Buffer } from 'node:buffer';
 import { checkLowerTier } from './lower-tier.js';
 import type { Actions, GroupAttention, Observation, PolicyDefinition, PolicyView } from './policy.js';
 import { bestGroupRank } from './group-rank.js';
@@ -77,6 +78,9 @@ export const quest: PolicyDefinition<Options> = {
     // (per layer, an even length: also read two at a time, as doubles)
     const normSnap = Array.from({ length: G === 1 ? L : 0 }, () => new Int32Array(M + (M & 1)));
     const snapPairs = normSnap.map((a) => new Float64Array(a.buffer));
+    const snapBytes = normSnap.map((a) => Buffer.from(a.buffer));
+    // the same as bytes, to compare with the snapshot at once
+    const normBytes: Buffer[] = new Array(L).fill(Buffer.alloc(0));
     // the key norms each layer was given, their bits, and two at a time as doubles (null when the
     // array does not start on 8 bytes); views of the same array
     const normsOf: (Float32Array | null)[] = new Array(L).fill(null);
@@ -166,6 +170,7 @@ export const quest: PolicyDefinition<Options> = {
           if (normsOf[l] !== norms) {
             normsOf[l] = norms;
             normBits[l] = new Int32Array(norms.buffer, norms.byteOffset, norms.length);
+            normBytes[l] = Buffer.from(norms.buffer, norms.byteOffset, norms.byteLength);
             normPairs[l] = norms.byteOffset % 8 === 0 ? new Float64Array(norms.buffer, norms.byteOffset, norms.length >> 1) : null;
             known[l] = 0;
           }
@@ -185,13 +190,15 @@ export const quest: PolicyDefinition<Options> = {
                 keys[n] = k;
                 n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
               }
-              // (norms compared two at a time as doubles: equal doubles have equal bits but for +0 and
-              // -0, which leave every key as it is; a pair that differs is compared by its bits)
+              // (norms equal to the snapshot's in bytes, one native compare, have not changed; else they
+              // are compared two at a time as doubles: equal doubles have equal bits but for +0 and -0,
+              // which leave every key as it is; a pair that differs is compared by its bits)
               const snap = normSnap[l];
               const pairs = normPairs[l];
               let nx = 0;
               let from = 0;
-              if (pairs !== null) {
+              if (normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) === 0) from = was;
+              else if (pairs !== null) {
                 const sp = snapPairs[l];
                 const np = was >> 1;
                 for (let p = 0; p < np; p++) {
