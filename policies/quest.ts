@@ -273,47 +273,63 @@ export const quest: PolicyDefinition<Options> = {
             floorIdOf[l] = cand[drop - margin];
           } else floorKeyOf[l] = -1;
         }
+        let knownFrom = -1;
         if (G === 1) {
           // the blocks above the floor now, for the layer's next selection: every candidate of a pass
           // above the floor, or those above the new floor after a full pass (which read every block);
           // the norms' bits taken unless the candidates came from the known blocks (then taken there)
-          const kb = l * M;
-          const stamp = (knownStamp[l] = ++stamps);
+          // (listed with the selection below: cand[knownFrom, n), knownFrom <= drop)
+          knownStamp[l] = ++stamps;
           knownCount[l] = 0;
           known[l] = 0;
           const end = Math.min(created, newest);
           if (cache.live(l) === created && floorKeyOf[l] >= 0 && pages > 1) {
-            const from = full ? drop - Math.ceil(pages / 16) + 1 : 0;
-            let c = 0;
-            for (let i = from; i < n; i++) {
-              const b = cand[i];
-              knownList[kb + c++] = b;
-              inKnown[kb + b] = stamp;
-            }
-            knownCount[l] = c;
+            knownFrom = full ? drop - Math.ceil(pages / 16) + 1 : 0;
             if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
             knownEnd[l] = end;
             known[l] = 1;
           }
         }
+        // the selected pages, the newest last, and among them those below HBM (promo, in block order
+        // once sorted: promoted below); one pass with the blocks known above the floor
         sel.fill(0, 0, v.nBlocks);
         nSel = 0;
-        for (let i = drop; i < n; i++) {
-          sel[cand[i]] = 1;
-          selList[nSel++] = cand[i];
+        let np = 0;
+        if (knownFrom >= 0) {
+          const kb = l * M;
+          const stamp = knownStamp[l];
+          let c = 0;
+          for (let i = knownFrom; i < drop; i++) {
+            const b = cand[i];
+            knownList[kb + c++] = b;
+            inKnown[kb + b] = stamp;
+          }
+          for (let i = drop; i < n; i++) {
+            const b = cand[i];
+            knownList[kb + c++] = b;
+            inKnown[kb + b] = stamp;
+            sel[b] = 1;
+            selList[nSel++] = b;
+            // (written always, kept when below HBM: no branch on the scattered tiers)
+            promo[np] = b;
+            np += +(b < created) & +(cache.tierOf(l, b) > 0);
+          }
+          knownCount[l] = c;
+        } else {
+          for (let i = drop; i < n; i++) {
+            const b = cand[i];
+            sel[b] = 1;
+            selList[nSel++] = b;
+            promo[np] = b;
+            np += +(b < created) & +(cache.tierOf(l, b) > 0);
+          }
         }
         sel[newest] = 1;
         selList[nSel++] = newest;
+        promo[np] = newest;
+        np += +(newest < created) & +(cache.tierOf(l, newest) > 0);
         // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
         let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
-        // the selected pages below HBM, in block order (promoted below)
-        let np = 0;
-        for (let i = 0; i < nSel; i++) {
-          // (written always, kept when below HBM: no branch on the scattered tiers)
-          const b = selList[i];
-          promo[np] = b;
-          np += +(b < created) & +(cache.tierOf(l, b) > 0);
-        }
         sortAscending(promo, np);
         if (!dense) need += np;
         // whether selected resident pages were demoted (then they are promoted back below)
