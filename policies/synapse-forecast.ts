@@ -73,12 +73,19 @@ export class SynapseForecast {
    * read only these blocks and the previous layer's listed ones
    */
   private readonly high: Int32Array;
+  /** the self score of each kept high block as of the layer's latest observation (in listed form: its mass) */
+  private readonly highVal: Float64Array;
   private readonly highCount: Int32Array;
   private readonly highFrom: Float64Array;
   /** per layer: 1 once an observation carried a mass that is not finite (the listed form then never applies) */
   private readonly nonFinite: Uint8Array;
-  /** scratch: markStamp for the listed blocks of the observation being taken (one stamp per observation) */
+  /**
+   * scratch marks of the observation being taken: a block is marked when it holds the observation's
+   * stamp (markStamp; no clearing). mark: its listed blocks, or the previous layer's judged heavy
+   * blocks; markSelf: the layer's own judged heavy blocks
+   */
   private readonly mark: Int32Array;
+  private readonly markSelf: Int32Array;
   private markStamp = 0;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
@@ -105,10 +112,12 @@ export class SynapseForecast {
     this.curListedCount = new Int32Array(layers);
     this.curUniform = new Float64Array(layers);
     this.high = new Int32Array(n);
+    this.highVal = new Float64Array(n);
     this.highCount = new Int32Array(layers).fill(-1);
     this.highFrom = new Float64Array(layers);
     this.nonFinite = new Uint8Array(layers);
     this.mark = new Int32Array(maxBlocks);
+    this.markSelf = new Int32Array(maxBlocks);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
   }
@@ -404,9 +413,42 @@ export class SynapseForecast {
     const prev = this.prevLayer(l);
     const pbase = prev * M;
     const crossKnown = this.crossKnown(l, obs.step);
+    /** the overlaps counted with the form's pass below: the stamp of the marks, and the marked blocks */
+    let stamp = 0;
+    let nCross = 0;
+    let nSelf = 0;
     if (judged !== undefined) {
       if (crossKnown && !(this.curListedCount[prev] >= 0 && this.curUniform[prev] < theta)) return false;
       if (!(this.highCount[l] >= 0 && this.highFrom[l] <= theta)) return false;
+    }
+    if (judged !== undefined && (!crossKnown || (this.listed[prev] === 1 && this.highCount[prev] >= 0 && this.highFrom[prev] <= theta))) {
+      // each predictor's judged blocks reaching theta are among its kept high blocks (the previous
+      // layer in listed form: its self score is its mass); they are marked here, and the form's pass
+      // counts the observed heavy blocks among them: |P ∪ H| = |P| + |H| − |P ∩ H|
+      stamp = ++this.markStamp;
+      const high = this.high;
+      const highVal = this.highVal;
+      if (crossKnown) {
+        const mark = this.mark;
+        for (let j = 0, hn = this.highCount[prev]; j < hn; j++) {
+          const b = high[pbase + j];
+          if (b >= n) break;
+          if (judged[b] && highVal[pbase + j] >= theta) {
+            mark[b] = stamp;
+            nCross++;
+          }
+        }
+      }
+      const markSelf = this.markSelf;
+      for (let j = 0, hn = this.highCount[l]; j < hn; j++) {
+        const b = high[base + j];
+        if (b >= n) break;
+        if (judged[b] && highVal[base + j] >= theta) {
+          markSelf[b] = stamp;
+          nSelf++;
+        }
+      }
+    } else if (judged !== undefined) {
       // the listed blocks as the full pass counts them; an unlisted block is not heavy (u < theta), so
       // it adds to a union only, where the previous layer's mass (a listed block of it) or its own
       // self score (a kept high block) reaches theta
@@ -415,7 +457,7 @@ export class SynapseForecast {
       let interS = 0;
       let unionS = 0;
       const mark = this.mark;
-      const stamp = ++this.markStamp;
+      const mk = ++this.markStamp;
       // (the forms' lookups written out, with the arrays held: selfScore and lastMass of the two layers)
       const pos = this.pos;
       const list = this.curListed;
@@ -432,7 +474,7 @@ export class SynapseForecast {
       const lRecent = this.recent;
       for (let i = 0; i < k; i++) {
         const b = idx[i];
-        mark[b] = stamp;
+        mark[b] = mk;
         if (!judged[b]) continue;
         const h = mass[i] >= theta;
         let c = false;
@@ -460,7 +502,7 @@ export class SynapseForecast {
         for (let i = 0; i < pn; i++) {
           const b = list[pbase + i];
           if (b >= n) break;
-          if (mark[b] === stamp || !judged[b]) continue;
+          if (mark[b] === mk || !judged[b]) continue;
           const pm = pForm && i < pK ? fm[pbase + i] : pCur[pbase + b];
           if (pm >= theta) unionC++;
         }
@@ -470,7 +512,7 @@ export class SynapseForecast {
       for (let i = 0; i < hn; i++) {
         const b = high[base + i];
         if (b >= n) break;
-        if (mark[b] === stamp || !judged[b]) continue;
+        if (mark[b] === mk || !judged[b]) continue;
         let sv: number;
         if (lForm && b < lN) {
           const q = pos[base + b];
@@ -489,14 +531,35 @@ export class SynapseForecast {
     const formMass = this.formMass;
     const pos = this.pos;
     const high = this.high;
+    const highVal = this.highVal;
     let nHigh = 0;
+    let heavy = 0;
+    let interC = 0;
+    let interS = 0;
+    const mark = this.mark;
+    const markSelf = this.markSelf;
     for (let i = 0; i < k; i++) {
       const b = idx[i];
       const m = mass[i];
       list[base + i] = b;
       formMass[base + i] = m;
       pos[base + b] = i;
-      if (m >= highFrom) high[base + nHigh++] = b;
+      if (m >= highFrom) {
+        high[base + nHigh] = b;
+        highVal[base + nHigh++] = m;
+        if (stamp !== 0 && m >= theta && judged![b]) {
+          heavy++;
+          if (mark[b] === stamp) interC++;
+          if (markSelf[b] === stamp) interS++;
+        }
+      }
+    }
+    if (stamp !== 0) {
+      const rho = this.p.simRate;
+      const unionC = heavy + nCross - interC;
+      const unionS = heavy + nSelf - interS;
+      if (crossKnown && unionC > 0) this.simCross[l] = (1 - rho) * this.simCross[l] + (rho * interC) / unionC;
+      if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
     }
     for (let i = k; i < idx.length; i++) list[base + i] = idx[i];
     this.curListedCount[l] = idx.length;
@@ -533,6 +596,7 @@ export class SynapseForecast {
     const theta = this.threshold(n);
     const highFrom = this.threshold(n + 1) * (1 - 1e-9);
     const high = this.high;
+    const highVal = this.highVal;
     let nHigh = 0;
     const crossKnown = this.crossKnown(l, step);
     const pbase = this.prevLayer(l) * M;
@@ -570,7 +634,11 @@ export class SynapseForecast {
         seen[base + b] = step;
         if (!Number.isFinite(m)) finite = false;
       }
-      if (recent[base + b] >= highFrom) high[base + nHigh++] = b;
+      const self = recent[base + b];
+      if (self >= highFrom) {
+        high[base + nHigh] = b;
+        highVal[base + nHigh++] = self;
+      }
     }
     if (judged !== undefined) {
       const rho = this.p.simRate;
