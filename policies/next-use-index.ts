@@ -147,6 +147,12 @@ export class NextUseIndex {
           const iEnd = prevFrom[l + 1];
           let j = 0;
           while (i < iEnd && j < m) {
+            // (equal runs four at a time)
+            while (i + 4 <= iEnd && j + 4 <= m && prev[i] === u[j] && prev[i + 1] === u[j + 1] && prev[i + 2] === u[j + 2] && prev[i + 3] === u[j + 3]) {
+              i += 4;
+              j += 4;
+            }
+            if (!(i < iEnd && j < m)) break;
             const x = prev[i];
             const y = u[j];
             if (x === y) {
