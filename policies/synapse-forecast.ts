@@ -243,8 +243,30 @@ export class SynapseForecast {
       }
     }
     if (alpha === 0) return count;
-    // the previous layer's listed blocks not read above (distinct: they ascend)
     const highFrom = this.highFrom[l];
+    if (pForm && this.highCount[prev] >= 0 && this.highFrom[prev] <= near) {
+      // the previous layer's blocks not read above: with a self score below highFrom (<= near), f
+      // reaches theta only where the previous layer's mass is near theta, so only its kept high
+      // blocks (in listed form their masses; ascending) can
+      const hv = this.highVal;
+      for (let j = 0, hp = this.highCount[prev]; j < hp; j++) {
+        const b = high[pbase + j];
+        if (b >= n || mask[b] === 0) continue;
+        let self: number;
+        if (lForm && b < lN) {
+          const q = pos[base + b];
+          self = q < lK && list[base + q] === b ? fm[base + q] : lU;
+        } else self = recent[base + b];
+        if (self >= highFrom) continue;
+        const f = alpha * hv[pbase + j] + beta * self;
+        if (f >= theta) {
+          keys[b] = -f;
+          ids[count++] = b;
+        }
+      }
+      return count;
+    }
+    // the previous layer's listed blocks not read above (distinct: they ascend)
     for (let i = 0; i < pListed; i++) {
       const b = list[pbase + i];
       if (b >= n || mask[b] === 0) continue;
@@ -305,12 +327,22 @@ export class SynapseForecast {
     const base = l * this.maxBlocks;
     const listed = this.curListedCount[l];
     if (listed < 0 || !(theta > this.curUniform[l]) || !(theta > 0)) return this.lastAtLeastDense(l, n, theta, ids);
+    let count = 0;
+    if (this.listed[l] === 1 && this.highCount[l] >= 0 && this.highFrom[l] <= theta) {
+      // in listed form the blocks reaching theta are among the kept high ones (their masses kept)
+      const high = this.high;
+      const hv = this.highVal;
+      for (let j = 0, hn = this.highCount[l]; j < hn; j++) {
+        const b = high[base + j];
+        if (b < n && hv[base + j] >= theta) ids[count++] = b;
+      }
+      return count;
+    }
     const list = this.curListed;
     const fm = this.formMass;
     const cur = this.cur;
     // (listedMass written out)
     const formK = this.listed[l] === 1 ? this.formK[l] : 0;
-    let count = 0;
     for (let i = 0; i < listed; i++) {
       const b = list[base + i];
       if (b < n && (i < formK ? fm[base + i] : cur[base + b]) >= theta) ids[count++] = b;

@@ -209,6 +209,23 @@ describe('synapsevm forecast parts', () => {
       }
     }
   });
+  it('lastAtLeast after an observation of every block (listed form): the blocks at or above theta, ties included', () => {
+    // 20 blocks, theta = 2 / 20 = 0.1; listed 1, 4, 7, 9, 15, the others at 0.01
+    const n = 20;
+    const mass = Float32Array.from([0.3, 0.1, 0.05, 0.2, 0.1]);
+    const obs = { layer: 1, step: 0, nBlocks: n, idx: Uint32Array.from([1, 4, 7, 9, 15]), mass, uniform: 0.01, attended: new Uint8Array(n).fill(1), attendedCount: n, groups: [] };
+    const f = new SynapseForecast(2, 64, { historyWeight: 1, heavyRatio: 2, simRate: 0.25 });
+    f.observe(obs as unknown as Observation);
+    const ids = new Int32Array(64);
+    const at = (theta: number) => [...ids.subarray(0, f.lastAtLeast(1, n + 1, theta, ids))];
+    expect(at(mass[1])).toEqual([1, 4, 9, 15]);
+    expect(at(mass[3])).toEqual([1, 9]);
+    expect(at(0.25)).toEqual([1]);
+    expect(at(0.31)).toEqual([]);
+    expect(at(mass[2])).toEqual([1, 4, 7, 9, 15]);
+    expect(at(0.01)).toEqual(Array.from({ length: n }, (_, b) => b));
+  });
+
   it('lastAtLeast lists the blocks whose latest observed mass reaches theta (listed only or every block)', () => {
     let seed = 11;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
@@ -217,7 +234,9 @@ describe('synapsevm forecast parts', () => {
       const f = new SynapseForecast(2, 64, { historyWeight: 1, heavyRatio: 2, simRate: 0.25 });
       const obs = randomObservation(n, rnd);
       f.observe({ ...obs, layer: 1 });
-      const theta = [0, obs.uniform, rnd() * 0.3][Math.floor(rnd() * 3)];
+      // (the last choice: exactly a listed block's mass, a tie at theta)
+      const listedMass = obs.idx !== null && obs.idx.length > 0 ? obs.mass[Math.floor(rnd() * obs.idx.length)] : 0;
+      const theta = [0, obs.uniform, rnd() * 0.3, listedMass][Math.floor(rnd() * 4)];
       const created = n + Math.floor(rnd() * 3);
       const ids = new Int32Array(64);
       const got = [...ids.subarray(0, f.lastAtLeast(1, created, theta, ids))].sort((x, y) => x - y);
