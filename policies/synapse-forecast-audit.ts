@@ -145,6 +145,28 @@ export class ForecastAudit {
     this.add(step, hits, forecast, truth);
   }
 
+  /**
+   * truthOf for an observation of layer l at `step` that attended every one of its n blocks, whose
+   * blocks with mass ≥ theta are exactly heavy[0..count): reads only those
+   */
+  truthOfHeavy(l: number, step: number, n: number, heavy: ArrayLike<number>, count: number): void {
+    if (this.pending[l] !== step) return;
+    const base = l * this.maxBlocks;
+    let hits = 0;
+    let forecast = 0;
+    let truth = 0;
+    for (let i = 0; i < count; i++) {
+      const b = heavy[i];
+      if (this.offloaded[base + b]) {
+        truth++;
+        hits += this.forecast[base + b];
+      }
+    }
+    for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
+    this.pending[l] = -2;
+    this.add(step, hits, forecast, truth);
+  }
+
   private add(step: number, hits: number, forecast: number, truth: number): void {
     let s = this.steps[this.steps.length - 1];
     if (!s || s.step !== step) this.steps.push((s = { step, hits: 0, forecast: 0, truth: 0 }));

@@ -358,6 +358,21 @@ export class SynapseForecast {
     return count;
   }
 
+  /**
+   * The blocks of layer l's latest observation with mass ≥ theta, into ids (ascending), when that
+   * observation was taken in listed form (every block attended) and they are all among the kept high
+   * blocks (theta ≥ highFrom); their count, or −1 (the caller reads the observation then)
+   */
+  heavyOfLatest(l: number, theta: number, ids: Int32Array): number {
+    if (this.listed[l] !== 1 || this.highCount[l] < 0 || !(this.highFrom[l] <= theta)) return -1;
+    const base = l * this.maxBlocks;
+    const high = this.high;
+    const hv = this.highVal;
+    let count = 0;
+    for (let j = 0, hn = this.highCount[l]; j < hn; j++) if (hv[base + j] >= theta) ids[count++] = high[base + j];
+    return count;
+  }
+
   /** step of layer l's latest observation (−2: none) */
   lastStep(l: number): number {
     return this.curStep[l];

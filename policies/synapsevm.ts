@@ -157,6 +157,8 @@ export const synapseVm: PolicyDefinition<Options> = {
     /** per tier: blocks and bytes staged at the current decision */
     const stagedIn = new Float64Array(T);
     const stagedBytesIn = new Float64Array(T);
+    /** the blocks of an observation at or above a threshold (observe) */
+    const heavy = new Int32Array(M);
     /** per block: the step it was last attended (for the probes' order) */
     const seenKeys = new Float64Array(M);
 
@@ -489,7 +491,11 @@ export const synapseVm: PolicyDefinition<Options> = {
         const l = obs.layer;
         const theta = o.promote_ratio / Math.max(1, obs.nBlocks);
         const { idx, mass, attended } = obs;
-        if (idx !== null && obs.uniform < theta) {
+        // (in listed form the forecast lists the blocks at or above a threshold from its kept high ones)
+        const nHot = forecast.heavyOfLatest(l, theta, heavy);
+        if (nHot >= 0) {
+          for (let i = 0; i < nHot; i++) hotStep[l * M + heavy[i]] = obs.step;
+        } else if (idx !== null && obs.uniform < theta) {
           // only listed blocks can reach theta
           for (let i = 0; i < idx.length; i++) if (attended[idx[i]] && mass[i] >= theta) hotStep[l * M + idx[i]] = obs.step;
         } else {
@@ -497,7 +503,12 @@ export const synapseVm: PolicyDefinition<Options> = {
             if (m >= theta) hotStep[l * M + b] = obs.step;
           });
         }
-        if (obs.step >= 0) audit.truthOf(l, obs.step, forecast.threshold(obs.nBlocks), obs);
+        if (obs.step >= 0) {
+          const th = forecast.threshold(obs.nBlocks);
+          const nHeavy = forecast.heavyOfLatest(l, th, heavy);
+          if (nHeavy >= 0) audit.truthOfHeavy(l, obs.step, obs.nBlocks, heavy, nHeavy);
+          else audit.truthOf(l, obs.step, th, obs);
+        }
       },
       report() {
         const out: Record<string, number> = {

@@ -69,6 +69,7 @@ describe('forecast audit', () => {
     expect(r.forecast_recall).toBeUndefined();
   });
   it('truthOf an observation counts as truth over the same masses (sparse and dense forms, skips, heavy uniform share)', () => {
+    let allAttended = 0;
     let seed = 7;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     for (let trial = 0; trial < 200; trial++) {
@@ -84,7 +85,17 @@ describe('forecast audit', () => {
       a.truthOf(0, 3, theta, obs);
       b.truth(0, 3, n, theta, (x) => (obs.attended[x] ? massOf(obs, x) : null));
       expect([a.steps, a.unobserved]).toEqual([b.steps, b.unobserved]);
+      // every block attended: the same from the list of the blocks at or above theta
+      if (obs.attendedCount === n) {
+        const heavy = Array.from({ length: n }, (_, x) => x).filter((x) => massOf(obs, x) >= theta);
+        const c = new ForecastAudit(1, 64);
+        c.begin(0, 3, n, off, fc);
+        c.truthOfHeavy(0, 3, n, heavy, heavy.length);
+        expect([c.steps, c.unobserved]).toEqual([b.steps, b.unobserved]);
+        allAttended++;
+      }
     }
+    expect(allAttended).toBeGreaterThan(10);
   });
   it('median of odd and even counts', () => {
     expect(median([3, 1, 2])).toBe(2);
@@ -223,7 +234,17 @@ describe('synapsevm forecast parts', () => {
     expect(at(0.25)).toEqual([1]);
     expect(at(0.31)).toEqual([]);
     expect(at(mass[2])).toEqual([1, 4, 7, 9, 15]);
+    // the same from the kept high blocks, where theta is at least highFrom (2 / 21 here)
+    const heavy = (theta: number) => [...ids.subarray(0, Math.max(0, f.heavyOfLatest(1, theta, ids)))];
+    expect(heavy(mass[1])).toEqual([1, 4, 9, 15]);
+    expect(heavy(0.25)).toEqual([1]);
+    expect(f.heavyOfLatest(1, mass[2], ids)).toBe(-1);
+    // (below the uniform share every block is read: the form is written out to the rows)
     expect(at(0.01)).toEqual(Array.from({ length: n }, (_, b) => b));
+    expect(f.heavyOfLatest(1, mass[1], ids)).toBe(-1);
+    // an observation that skipped a block is taken in row form: no list
+    f.observe({ ...obs, step: 1, attended: new Uint8Array(n).fill(1).fill(0, 3, 4), attendedCount: n - 1 } as unknown as Observation);
+    expect(f.heavyOfLatest(1, mass[1], ids)).toBe(-1);
   });
 
   it('lastAtLeast lists the blocks whose latest observed mass reaches theta (listed only or every block)', () => {
