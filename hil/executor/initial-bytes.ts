@@ -1,8 +1,8 @@
 /**
  * The bytes every block starts with: each initial block at its bits in its region (and, for NVMe,
  * in the file at the same offset), written in runs of adjacent blocks up to 32 MiB; and the FP16 KV
- * of the blocks created while decoding, in the fresh region. The blocks that are not plain FP16
- * content (quantized or rotated) are packed ahead on worker threads when there is enough of them.
+ * of the blocks created while decoding, in the fresh region. When the initial blocks are many, they are
+ * packed ahead on worker threads.
  */
 import type { NativeBackend, NativeFileTier } from '../addon-types.js';
 import { blockBytes } from '../kv-format.js';
@@ -16,24 +16,27 @@ import { BlockPacker, packThreads } from './pack-pool.js';
 export const POOL_MIN_HALVES = 1 << 24;
 
 /**
- * `threads`: worker threads packing quantized or rotated blocks (default: one per spare CPU, and none
- * when they would pack fewer than POOL_MIN_HALVES values)
+ * `threads`: worker threads packing the blocks (default: one per spare CPU when the initial blocks hold
+ * at least POOL_MIN_HALVES values, else none). With a pool every initial block is packed there; without
+ * one, the quantized or rotated blocks are packed on the calling thread and the FP16 ones filled in place.
  */
 export async function writeInitial(b: NativeBackend, p: LoweredPlan, data: BlockData, regions: Map<RegionName, number>, file?: NativeFileTier, threads?: number): Promise<void> {
   const g = p.geometry;
   const fp16 = blockBytes(g, 'fp16');
-  const packed = p.initial.filter((x) => x.bits !== 16 || p.rotation);
+  const t = threads ?? (p.initial.length * data.halves >= POOL_MIN_HALVES ? packThreads() : 0);
+  const packed = t > 0 ? p.initial : p.initial.filter((x) => x.bits !== 16 || p.rotation);
   const items = new Int32Array(packed.length * 3);
   packed.forEach((x, i) => items.set([x.layer, x.block, x.bits], 3 * i));
-  const packer = await BlockPacker.open(p, data, items, threads ?? (packed.length * data.halves >= POOL_MIN_HALVES ? packThreads() : 0));
+  const packer = await BlockPacker.open(p, data, items, t);
   try {
-    await writeBlocks(b, p, data, regions, file, packer, fp16);
+    await writeBlocks(b, p, data, regions, file, packer, fp16, t > 0);
   } finally {
     await packer.close();
   }
 }
 
-async function writeBlocks(b: NativeBackend, p: LoweredPlan, data: BlockData, regions: Map<RegionName, number>, file: NativeFileTier | undefined, packer: BlockPacker, fp16: number): Promise<void> {
+/** `allPacked`: every block comes from the packer (else the FP16 ones without rotation are filled here) */
+async function writeBlocks(b: NativeBackend, p: LoweredPlan, data: BlockData, regions: Map<RegionName, number>, file: NativeFileTier | undefined, packer: BlockPacker, fp16: number, allPacked: boolean): Promise<void> {
   const g = p.geometry;
   let buf = new Uint8Array(WRITE_CHUNK + p.slotBytes);
   let run: { region: RegionName; start: number; end: number; file: boolean } | null = null;
@@ -52,7 +55,7 @@ async function writeBlocks(b: NativeBackend, p: LoweredPlan, data: BlockData, re
       run = { region: x.region, start: x.offset, end: x.offset, file: x.file };
     }
     const at = x.offset - run!.start;
-    if (x.bits === 16 && !p.rotation) {
+    if (x.bits === 16 && !p.rotation && !allPacked) {
       data.fill(x.layer, x.block, words);
       buf.set(new Uint8Array(words.buffer), at);
     } else {

@@ -33,9 +33,17 @@ export function packBlocks(t: PackTask, data?: BlockData): Uint8Array {
   let total = 0;
   for (let i = 2; i < t.items.length; i += 3) total += packedSize(t.geometry, t.items[i]!);
   const out = new Uint8Array(total);
+  // FP16 content without rotation is the block's values as they are: filled in place, four bytes at a time
+  const words = new Uint32Array(out.buffer, 0, out.length >> 2);
   let at = 0;
   for (let i = 0; i < t.items.length; i += 3) {
-    const bytes = expectedBlock(spec, data, t.items[i]!, t.items[i + 1]!, t.items[i + 2]!);
+    const bits = t.items[i + 2]!;
+    if (bits === 16 && !t.rotation && at % 4 === 0) {
+      data.fill(t.items[i]!, t.items[i + 1]!, words, at / 4);
+      at += t.halves * 2;
+      continue;
+    }
+    const bytes = expectedBlock(spec, data, t.items[i]!, t.items[i + 1]!, bits);
     out.set(bytes, at);
     at += bytes.length;
   }
