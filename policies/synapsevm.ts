@@ -224,6 +224,10 @@ export const synapseVm: PolicyDefinition<Options> = {
       }
       return true;
     }
+    /** whether L1 block b of layer l is no victim: pinned (when the layer has pins), or hot unless `withHot` */
+    function l1Kept(cache: PolicyView['cache'], l: number, b: number, pins: boolean, withHot: boolean, s: number): boolean {
+      return (pins && cache.isPinned(l, b)) || (!withHot && s - hotStep[l * M + b] <= o.hot_steps);
+    }
     /** L1 blocks of the deciding layer that may leave (not pinned, not in the window), hot ones only when `withHot`, with their saliency into candKeys */
     function l1Victims(withHot: boolean): number {
       const cache = dv.cache;
@@ -238,8 +242,7 @@ export const synapseVm: PolicyDefinition<Options> = {
       for (let i = 0; i < count; i++) {
         const b = l1[l1Base + i];
         if (b >= end) break;
-        if (pins && cache.isPinned(l, b)) continue;
-        if (!withHot && s - hotStep[l1Base + b] <= o.hot_steps) continue;
+        if (l1Kept(cache, l, b, pins, withHot, s)) continue;
         candKeys[n] = score.get(l, b);
         cand[n++] = b;
       }
@@ -264,8 +267,7 @@ export const synapseVm: PolicyDefinition<Options> = {
       for (let i = 0; i < count; i++) {
         const b = l1[l1Base + i];
         if (b >= end) break;
-        if (pins && cache.isPinned(l, b)) continue;
-        if (!withHot && s - hotStep[l1Base + b] <= o.hot_steps) continue;
+        if (l1Kept(cache, l, b, pins, withHot, s)) continue;
         const k = score.get(l, b);
         if (best < 0 || k < bestKey) {
           best = b;

@@ -4,14 +4,12 @@
  * what verification expects after it.
  */
 import { packBlock } from '../block-pack.js';
-import { type Precision, blockBytes, sectionElems } from '../kv-format.js';
+import { PRECISION_OF_BITS as PREC, blockBytes, sectionElems } from '../kv-format.js';
 import { dequantizeRef } from '../reference/quantize.js';
 import type { BlockData } from './block-data.js';
 import type { LoweredPlan } from './lowered-plan.js';
 import { quantizeFast } from './quantize-fast.js';
 import { rotateHalves } from './rotate-ref.js';
-
-export const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 /** what a block's expected bytes depend on besides its content: the layout and whether K/V are rotated */
 export type PackSpec = Pick<LoweredPlan, 'geometry' | 'rotation'>;

@@ -5,9 +5,8 @@
  * packed ahead on worker threads.
  */
 import type { NativeBackend, NativeFileTier } from '../addon-types.js';
-import { blockBytes } from '../kv-format.js';
+import { PRECISION_OF_BITS as PREC, blockBytes } from '../kv-format.js';
 import type { BlockData } from './block-data.js';
-import { PREC } from './expected-block.js';
 import type { LoweredPlan, RegionName } from './lowered-plan.js';
 import { WRITE_CHUNK } from './model-buffers.js';
 import { BlockPacker, packThreads } from './pack-pool.js';
@@ -26,7 +25,11 @@ export async function writeInitial(b: NativeBackend, p: LoweredPlan, data: Block
   const t = threads ?? (p.initial.length * data.halves >= POOL_MIN_HALVES ? packThreads() : 0);
   const packed = t > 0 ? p.initial : p.initial.filter((x) => x.bits !== 16 || p.rotation);
   const items = new Int32Array(packed.length * 3);
-  packed.forEach((x, i) => items.set([x.layer, x.block, x.bits], 3 * i));
+  for (let i = 0; i < packed.length; i++) {
+    items[3 * i] = packed[i].layer;
+    items[3 * i + 1] = packed[i].block;
+    items[3 * i + 2] = packed[i].bits;
+  }
   const packer = await BlockPacker.open(p, data, items, t);
   try {
     await writeBlocks(b, p, data, regions, file, packer, fp16, t > 0);

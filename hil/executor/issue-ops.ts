@@ -6,7 +6,7 @@
  */
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { NativeBackend, NativeFileTier, StreamName } from '../addon-types.js';
-import { type Precision, blockBytes, kMetaOffset, sectionElems } from '../kv-format.js';
+import { PRECISION_OF_BITS, blockBytes, kMetaOffset, sectionElems } from '../kv-format.js';
 import { BounceSlots } from './bounce-slots.js';
 import type { FileStepTimes } from './file-step-times.js';
 import { convertBlock } from './host-convert.js';
@@ -16,7 +16,6 @@ import type { RunEvents } from './run-events.js';
 import type { RunRegions } from './run-regions.js';
 
 const STREAMS: StreamName[] = ['compute', 'memory'];
-const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 export interface IssueOptions {
   /** file reads before a join as one batch (true) or one request each */
@@ -89,10 +88,10 @@ export class OpIssuer {
     const r = (name: Parameters<RunRegions['r']>[0]) => mem.r(name);
     switch (op.o) {
       case 'quant':
-        b.quantize('memory', { src: r(op.src), srcOffset: op.srcOff, codes: r(op.dst), codesOffset: op.dstOff, meta: r(op.dst), metaOffset: op.dstOff + kMetaOffset(g, PREC[op.bits]!), n: this.n2, bits: op.bits, groupSize: g.groupSize });
+        b.quantize('memory', { src: r(op.src), srcOffset: op.srcOff, codes: r(op.dst), codesOffset: op.dstOff, meta: r(op.dst), metaOffset: op.dstOff + kMetaOffset(g, PRECISION_OF_BITS[op.bits]!), n: this.n2, bits: op.bits, groupSize: g.groupSize });
         return;
       case 'dequant':
-        b.dequantize('memory', { codes: r(op.src), codesOffset: op.srcOff, meta: r(op.src), metaOffset: op.srcOff + kMetaOffset(g, PREC[op.bits]!), dst: r(op.dst), dstOffset: op.dstOff, n: this.n2, bits: op.bits, groupSize: g.groupSize });
+        b.dequantize('memory', { codes: r(op.src), codesOffset: op.srcOff, meta: r(op.src), metaOffset: op.srcOff + kMetaOffset(g, PRECISION_OF_BITS[op.bits]!), dst: r(op.dst), dstOffset: op.dstOff, n: this.n2, bits: op.bits, groupSize: g.groupSize });
         return;
       case 'mark':
         b.record(STREAMS[op.s], ev.marks[op.id]);
@@ -131,7 +130,7 @@ export class OpIssuer {
           contextTokens: op.tokens,
           // the table's promise (checked where the table is host-readable): the cuda backend then runs
           // the tensor-core kernel for uniform INT4 tables, as the calibration's attention benchmark does
-          ...(op.uniform ? { uniformPrecision: PREC[op.uniform]! } : {}),
+          ...(op.uniform ? { uniformPrecision: PRECISION_OF_BITS[op.uniform]! } : {}),
         });
         return;
       case 'gemv':
@@ -179,7 +178,7 @@ export class OpIssuer {
           await this.bounce.syncMemoryIfNeeded(op.dstOff, this.p.slotBytes, si);
         } else await b.synchronize('memory');
         const g = this.p.geometry;
-        const src = b.read(r(op.src), op.srcOff, blockBytes(g, PREC[op.fromBits]!));
+        const src = b.read(r(op.src), op.srcOff, blockBytes(g, PRECISION_OF_BITS[op.fromBits]!));
         b.write(r(op.dst), op.dstOff, convertBlock(g, op.fromBits, op.toBits, src));
         return;
       }

@@ -2,9 +2,9 @@
  * Expected bytes of a list of blocks, packed back to back: the work a block-packing worker does, and
  * the same work on the calling thread when no worker pool is used.
  */
-import { blockBytes, type BlockGeometry } from '../kv-format.js';
+import { PRECISION_OF_BITS as PREC, blockBytes, type BlockGeometry } from '../kv-format.js';
 import { BlockData } from './block-data.js';
-import { expectedBlock, PREC } from './expected-block.js';
+import { expectedBlock } from './expected-block.js';
 
 export interface PackTask {
   geometry: BlockGeometry;

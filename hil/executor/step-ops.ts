@@ -4,13 +4,12 @@
  * (copy-runs.ts) and bracketed by marks; (de)quantization goes through an FP16 scratch block where
  * both ends are quantized.
  */
-import { type BlockGeometry, type Precision, blockBytes } from '../kv-format.js';
+import { type BlockGeometry, PRECISION_OF_BITS, blockBytes } from '../kv-format.js';
 import { align, coalesceCopies } from './copy-runs.js';
 import { MEMORY, type StreamIx } from './fences.js';
 import { fileRuns } from './file-runs.js';
 import type { LowOp, RegionName } from './lowered-plan.js';
 
-const PREC: Record<number, Precision> = { 16: 'fp16', 8: 'int8', 4: 'int4', 3: 'int3', 2: 'int2' };
 
 export class StepOps {
   ops: LowOp[] = [];
@@ -33,7 +32,7 @@ export class StepOps {
 
   /** bytes of a block at `bits` */
   bb(bits: number): number {
-    return blockBytes(this.g, PREC[bits]!);
+    return blockBytes(this.g, PRECISION_OF_BITS[bits]!);
   }
 
   count(keys: string[], n: number): void {

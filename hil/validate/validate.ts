@@ -317,12 +317,23 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     // a finished cell of an earlier run, found by its name without the grid position (a grid with a
     // cell added or removed numbers the others anew) and reused when its settings match
     const candidates = [...(fs.existsSync(cellFile) ? [cellFile] : []), ...(finished.get(unnumbered(c.id)) ?? [])];
-    const prevFile = candidates.find((f) => {
-      const prev = JSON.parse(fs.readFileSync(f, 'utf8')) as CellResult;
-      return prev.key === key && (prev.status === 'ok' || prev.status === 'skipped');
-    });
-    if (prevFile) {
-      const prev = JSON.parse(fs.readFileSync(prevFile, 'utf8')) as CellResult;
+    let prev: CellResult | undefined;
+    let prevFile = '';
+    for (const f of candidates) {
+      let r: CellResult;
+      try {
+        r = JSON.parse(fs.readFileSync(f, 'utf8')) as CellResult;
+      } catch (err) {
+        log(`cell file ${f} is not readable JSON (${(err as Error).message}): the cell runs again`);
+        continue;
+      }
+      if (r.key === key && (r.status === 'ok' || r.status === 'skipped')) {
+        prev = r;
+        prevFile = f;
+        break;
+      }
+    }
+    if (prev) {
       if (prev.status === 'ok' && prev.wall_s !== undefined) ratios.add(c.policy.label, prev.wall_s, prev.estimate_s);
       const reused = { ...prev, id: c.id };
       if (prevFile !== cellFile) writeAtomic(cellFile, JSON.stringify(reused) + '\n');

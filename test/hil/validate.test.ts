@@ -84,6 +84,14 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(reordered.cells.map((c) => c.id)).not.toEqual(r.cells.map((c) => c.id));
     expect(byName(reordered)).toEqual(byName(r));
     expect(existsSync(join(dir, 'reordered', 'cells', `${reordered.cells[0].id}.json`))).toBe(true);
+    // a cell file that is not JSON (cut while written by hand, say) is named and its cell runs again
+    cpSync(out, join(dir, 'broken'), { recursive: true });
+    writeFileSync(join(dir, 'broken', 'cells', `${r.cells[0].id}.json`), '{"id": ');
+    const brokenLog: string[] = [];
+    const broken = await validate({ grid: g0, out: join(dir, 'broken'), hil: { backend: 'host', nvmeDir: dir }, log: (s) => brokenLog.push(s) });
+    expect(brokenLog.some((l) => l.includes(`cell file ${join(dir, 'broken', 'cells', `${r.cells[0].id}.json`)} is not readable JSON`))).toBe(true);
+    expect(broken.cells[0].status).toBe('ok');
+    expect(broken.cells.slice(1).map((c) => c.hw_ms)).toEqual(r.cells.slice(1).map((c) => c.hw_ms));
     // the storage cells ran in the first call: the rerun, which ran none itself, does not say none did
     expect(r.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
     expect(again.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
