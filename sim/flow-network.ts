@@ -39,8 +39,14 @@ export interface Transfer {
   flowStart: number;
   issued: number;
   started: number;
-  done: Signal;
+  /** its completion; null for a transfer with a sink (FlowNetwork.send) */
+  done: Signal | null;
   label: string;
+}
+
+/** What a transfer sent with FlowNetwork.send calls when its bytes have arrived (in place of a signal). */
+export interface FlowSink {
+  flowDone(): void;
 }
 
 const EPS_BYTES = 1e-6;
@@ -51,7 +57,6 @@ class Flow implements Transfer {
   flowStart = Number.NaN;
   started = Number.NaN;
   remaining: number;
-  readonly done = new Signal();
   constructor(
     private readonly net: FlowNetwork,
     readonly id: number,
@@ -60,6 +65,8 @@ class Flow implements Transfer {
     readonly route: Resource[],
     readonly issued: number,
     readonly label: string,
+    readonly done: Signal | null,
+    readonly sink: FlowSink | null,
   ) {
     this.remaining = bytes;
   }
@@ -71,7 +78,9 @@ class Flow implements Transfer {
 
 export class FlowNetwork {
   readonly resources = new Map<string, Resource>();
-  private flowing: Transfer[] = [];
+  /** the transfers moving bytes: flowing[0..nFlowing) (entries after them are stale) */
+  private readonly flowing: Transfer[] = [];
+  private nFlowing = 0;
   private lastUpdate = 0;
   /** sequence number of the latest tick event scheduled */
   private tickSeq = -1;
@@ -79,7 +88,7 @@ export class FlowNetwork {
   /** computeRates' scratch: its call count and the resources it fills */
   private rateStamp = 0;
   private readonly rateResources: (Resource & RateScratch)[] = [];
-  /** onTick's list of the transfers that finish */
+  /** onTick's list of the transfers that finish (entries after the ones it wrote are stale) */
   private readonly finishedScratch: Transfer[] = [];
   /** event priority used for this network's events */
   constructor(
@@ -102,15 +111,31 @@ export class FlowNetwork {
   }
 
   /** Start a transfer now (it may queue for copy engines). Returns its completion signal. */
-  transfer(route: Resource[], bytes: number, alpha_us: number, label = ''): Transfer {
-    const t = new Flow(this, this.nextId++, bytes, alpha_us, route, this.engine.now, label);
+  transfer(route: Resource[], bytes: number, alpha_us: number, label = ''): Transfer & { done: Signal } {
+    const t = new Flow(this, this.nextId++, bytes, alpha_us, route, this.engine.now, label, new Signal(), null);
     this.tryAcquire(t);
-    return t;
+    return t as Flow & { done: Signal };
   }
+
+  /** Start a transfer now, as transfer() does; when it completes, sink.flowDone() is called (no signal is made). */
+  send(route: Resource[], bytes: number, alpha_us: number, sink: FlowSink): void {
+    const t = new Flow(this, this.nextId++, bytes, alpha_us, route, this.engine.now, '', null, sink);
+    this.sending = t;
+    this.tryAcquire(t);
+    this.sending = null;
+    // one that completed at once is reported once send() has returned, as a signal's waiter added after transfer() would be
+    if (this.sentDone) {
+      this.sentDone = false;
+      sink.flowDone();
+    }
+  }
+  /** the transfer send() is starting, and whether it completed during that */
+  private sending: Flow | null = null;
+  private sentDone = false;
 
   /** Number of transfers currently moving bytes. */
   get active(): number {
-    return this.flowing.length;
+    return this.nFlowing;
   }
 
   private tryAcquire(t: Transfer): void {
@@ -135,7 +160,7 @@ export class FlowNetwork {
       this.reschedule();
       return;
     }
-    this.flowing.push(t);
+    this.flowing[this.nFlowing++] = t;
     this.reschedule();
   }
 
@@ -143,15 +168,19 @@ export class FlowNetwork {
   private advance(): void {
     const now = this.engine.now;
     const dt = now - this.lastUpdate;
-    if (dt > 0) for (const t of this.flowing) t.remaining -= t.rate * dt;
+    if (dt > 0) {
+      const flows = this.flowing;
+      for (let i = 0, n = this.nFlowing; i < n; i++) flows[i].remaining -= flows[i].rate * dt;
+    }
     this.lastUpdate = now;
   }
 
   /** Max-min fair rates by progressive filling over the resources of flowing transfers. */
   private computeRates(): void {
     const flows = this.flowing;
-    if (flows.length === 0) return;
-    if (flows.length === 1) {
+    const n = this.nFlowing;
+    if (n === 0) return;
+    if (n === 1) {
       // one flow: progressive filling gives it its route's narrowest capacity (capacity / 1 users)
       const t = flows[0];
       let share = Infinity;
@@ -164,7 +193,8 @@ export class FlowNetwork {
     const stamp = ++this.rateStamp;
     const used = this.rateResources;
     used.length = 0;
-    for (const t of flows) {
+    for (let i = 0; i < n; i++) {
+      const t = flows[i];
       t.rate = -1;
       for (const r of t.route as (Resource & RateScratch)[]) {
         if (r.stamp !== stamp) {
@@ -176,7 +206,7 @@ export class FlowNetwork {
         r.users++;
       }
     }
-    let unfixed = flows.length;
+    let unfixed = n;
     while (unfixed > 0) {
       let bottleneck: Resource | null = null;
       let share = Infinity;
@@ -189,7 +219,8 @@ export class FlowNetwork {
         }
       }
       if (bottleneck === null) break;
-      for (const t of flows) {
+      for (let i = 0; i < n; i++) {
+        const t = flows[i];
         if (t.rate >= 0 || !t.route.includes(bottleneck)) continue;
         t.rate = share;
         unfixed--;
@@ -203,9 +234,11 @@ export class FlowNetwork {
 
   private reschedule(): void {
     this.computeRates();
-    if (this.flowing.length === 0) return;
+    const n = this.nFlowing;
+    if (n === 0) return;
+    const flows = this.flowing;
     let next = Infinity;
-    for (const t of this.flowing) next = Math.min(next, t.remaining / t.rate);
+    for (let i = 0; i < n; i++) next = Math.min(next, flows[i].remaining / flows[i].rate);
     this.tickSeq = this.engine.after(Math.max(0, next), this.tick, this.priority);
   }
 
@@ -221,17 +254,17 @@ export class FlowNetwork {
     const finished = this.finishedScratch;
     const now = this.engine.now;
     let k = 0;
-    for (let i = 0; i < flows.length; i++) {
+    let f = 0;
+    for (let i = 0, n = this.nFlowing; i < n; i++) {
       const t = flows[i];
       // tolerances absorb floating-point drift from repeated rate changes: a transfer within a
       // picosecond of its end is done (the clock could not advance by less anyway)
       const dt = t.remaining / t.rate;
-      if (t.remaining <= EPS_BYTES + t.bytes * 1e-12 || dt < 1e-6 || now + dt === now) finished.push(t);
+      if (t.remaining <= EPS_BYTES + t.bytes * 1e-12 || dt < 1e-6 || now + dt === now) finished[f++] = t;
       else flows[k++] = t;
     }
-    flows.length = k;
-    for (let i = 0; i < finished.length; i++) this.finish(finished[i]);
-    finished.length = 0;
+    this.nFlowing = k;
+    for (let i = 0; i < f; i++) this.finish(finished[i]);
     this.reschedule();
   }
 
@@ -243,7 +276,10 @@ export class FlowNetwork {
       r.bytes += t.bytes;
       if (r.queue.length > 0) (freed ??= []).push(r);
     }
-    t.done.fire(this.engine.now);
+    const f = t as Flow;
+    if (f.done) f.done.fire(this.engine.now);
+    else if (f === this.sending) this.sentDone = true;
+    else f.sink!.flowDone();
     if (freed) for (const r of freed) {
       while (r.queue.length > 0 && r.inUse < r.slots) {
         const q = r.queue.shift()!;

@@ -24,7 +24,8 @@ import { BusyClock } from './busy-clock.js';
 import { attentionTimeUs, kernelTimeUs, linearTimeUs } from './roofline.js';
 import { Signal } from './signal.js';
 import { type RingExtent, StagingRing, type StagingFence } from './staging-ring.js';
-import { Stream, type StreamOp, type TraceSpan } from './stream.js';
+import { Stream, StreamTask, type StreamOp, type TraceSpan } from './stream.js';
+import type { FlowSink } from './flow-network.js';
 import { Topology, type Route } from './topology.js';
 import { rotationTimeUs } from './rotation-cost.js';
 import type { WeightStreaming } from './weight-streaming.js';
@@ -117,6 +118,7 @@ export class SimExecutor implements Executor<Signal> {
     this.tierNames = hardware.tiers.map((t) => t.name);
     this.compute = new Stream(this.engine, 'compute', 0);
     this.storage = hardware.tiers.map((t) => t.kind === 'nvme' || t.kind === 'hdd' || t.kind === 'remote');
+    this.bounce = new Int8Array(this.tierNames.length).fill(-1);
     this.memory = new Stream(this.engine, 'memory', 2);
     this.host = new Stream(this.engine, 'host-io', 4);
     if (opts.weightStreaming) {
@@ -200,10 +202,8 @@ export class SimExecutor implements Executor<Signal> {
     }
     // between host tiers (requantization happens on the host and is not timed): file requests for a
     // storage end, else a host-to-host copy on the memory stream (as the HIL issues it)
-    const from = this.tierNames[b.fromTier];
-    const to = this.tierNames[b.toTier];
-    if (this.storage[b.fromTier] || this.storage[b.toTier]) return this.copyOn(this.host, from, to, b.bytesTo, runs, b.reason, args);
-    return this.copyOn(this.memory, from, to, b.bytesTo, runs, b.reason, args);
+    const s = this.storage[b.fromTier] || this.storage[b.toTier] ? this.host : this.memory;
+    return this.copyOn(s, b.fromTier, b.toTier, b.bytesTo, runs, b.reason, args);
   }
 
   stage(b: MoveBatch): Signal {
@@ -212,40 +212,42 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   /** With the staging ring: an extent for a staged or fetched copy into layer `layer`; the compute signal the copy waits for, if any. */
-  private ringWait(layer: number, bytes: number): Signal[] {
-    if (!this.ring) return [];
-    const { extent, wait } = this.ring.alloc(bytes);
-    this.ringExtents[layer].push(extent);
-    return wait ? [wait] : [];
+  private ringWait(layer: number, bytes: number): readonly Signal[] {
+    if (!this.ring) return NO_WAITS;
+    this.ringExtents[layer].push(this.ring.place(bytes));
+    const wait = this.ring.placedWait;
+    return wait ? [wait] : NO_WAITS;
   }
 
   /** host tier -> HBM: one copy per run on the memory stream; a storage tier first reads into its DRAM bounce slots */
-  private toHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
-    const hbm = this.tierNames[0];
-    const from = this.tierNames[tier];
-    if (!this.storage[tier]) return this.copyOn(this.memory, from, hbm, bytes, runs, reason, args, waits);
-    const mid = this.bounceTier(from);
-    const read = this.copyOn(this.host, from, mid, bytes, runs, `${reason} read`, args);
-    return this.copyOn(this.memory, mid, hbm, bytes, runs, reason, args, [read, ...waits]);
+  private toHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: readonly Signal[] = NO_WAITS): Signal {
+    if (!this.storage[tier]) return this.copyOn(this.memory, tier, 0, bytes, runs, reason, args, waits);
+    const mid = this.bounceTier(tier);
+    const read = this.copyOn(this.host, tier, mid, bytes, runs, `${reason} read`, args);
+    return this.copyOn(this.memory, mid, 0, bytes, runs, reason, args, [read, ...waits]);
   }
 
   /** HBM -> host tier: one copy per run on the memory stream; to a storage tier, then file writes from the DRAM slots */
   private fromHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args']): Signal {
-    const hbm = this.tierNames[0];
-    const to = this.tierNames[tier];
-    if (!this.storage[tier]) return this.copyOn(this.memory, hbm, to, bytes, runs, reason, args);
-    const mid = this.bounceTier(to);
-    const copied = this.copyOn(this.memory, hbm, mid, bytes, runs, reason, args);
-    return this.copyOn(this.host, mid, to, bytes, runs, `${reason} write`, args, [copied]);
+    if (!this.storage[tier]) return this.copyOn(this.memory, 0, tier, bytes, runs, reason, args);
+    const mid = this.bounceTier(tier);
+    const copied = this.copyOn(this.memory, 0, mid, bytes, runs, reason, args);
+    return this.copyOn(this.host, mid, tier, bytes, runs, `${reason} write`, args, [copied]);
   }
 
-  /** the host tier a storage tier's blocks pass through on their way to HBM (the tier next to HBM on the route) */
-  private bounceTier(storage: string): string {
-    const hops = this.topology.route(storage, this.tierNames[0]).hops;
-    if (hops.length < 2) return this.tierNames[0];
-    const last = hops[hops.length - 1];
-    return last.slice(last.indexOf(':') + 1, last.indexOf('->'));
+  /** the host tier (index) a storage tier's blocks pass through on their way to HBM (the tier next to HBM on the route) */
+  private bounceTier(storage: number): number {
+    let mid = this.bounce[storage];
+    if (mid === -1) {
+      const hops = this.topology.route(this.tierNames[storage], this.tierNames[0]).hops;
+      const last = hops[hops.length - 1];
+      mid = hops.length < 2 ? 0 : this.tierNames.indexOf(last.slice(last.indexOf(':') + 1, last.indexOf('->')));
+      this.bounce[storage] = mid;
+    }
+    return mid;
   }
+  /** per storage tier: its bounceTier once asked for (-1 before) */
+  private readonly bounce: Int8Array;
 
   layer(w: LayerWork, waits: Signal[]): void {
     const tracing = this.step < this.opts.traceSteps;
@@ -325,7 +327,7 @@ export class SimExecutor implements Executor<Signal> {
     for (let j = this.weightCopy.length; j <= i + ws.buffers - 1; j++) {
       // layer j's weights go into the buffer that layer j - buffers used: wait for its linear kernel
       const waits = j - ws.buffers >= 0 ? [this.linearDone[j - ws.buffers]] : [];
-      this.weightCopy.push(this.copyOn(this.weights, ws.tier, this.tierNames[0], ws.layerBytes ?? this.model.weight_bytes_per_layer, 1, 'weights', args, waits));
+      this.weightCopy.push(this.copyOn(this.weights, this.tierNames.indexOf(ws.tier), 0, ws.layerBytes ?? this.model.weight_bytes_per_layer, 1, 'weights', args, waits));
     }
     return [this.weightCopy[i]];
   }
@@ -422,33 +424,29 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   /** `runs` copies (file requests) back to back: the route's alpha once per run, the bytes at the flow rate */
-  private copyOn(s: Stream, from: string, to: string, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: Signal[] = []): Signal {
+  private copyOn(s: Stream, from: number, to: number, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: readonly Signal[] = NO_WAITS): Signal {
     const route = this.routeOf(from, to);
     if (this.opts.copyMode === 'gather' && s === this.memory) runs = 1;
-    const hbm = this.tierNames[0];
-    const dir = s !== this.memory ? 0 : to === hbm ? 1 : from === hbm ? -1 : 0;
+    const dir = s !== this.memory ? 0 : to === 0 ? 1 : from === 0 ? -1 : 0;
     // (the name shows only in traced spans, and only traced steps have args)
-    const name = args ? `${reason} ${from}->${to}` : reason;
-    return this.tagMem(s, s.enqueue(new CopyOp(this, name, waits, args ? { ...args, bytes, runs } : undefined, s, route, bytes, runs, dir)));
+    const name = args ? `${reason} ${this.tierNames[from]}->${this.tierNames[to]}` : reason;
+    return this.tagMem(s, s.enqueueTask(new CopyOp(this, s, name, waits, args ? { ...args, bytes, runs } : undefined, route, bytes, runs, dir)));
   }
 
-  /** The topology's route between two tiers, kept by name (no key made per copy). */
-  private routeOf(from: string, to: string): Route {
-    let byTo = this.routes.get(from);
-    if (!byTo) this.routes.set(from, (byTo = new Map()));
-    let r = byTo.get(to);
-    if (!r) byTo.set(to, (r = this.topology.route(from, to)));
-    return r;
+  /** The topology's route between two tiers (indices), kept per pair once asked for. */
+  private routeOf(from: number, to: number): Route {
+    const k = from * this.tierNames.length + to;
+    return (this.routes[k] ??= this.topology.route(this.tierNames[from], this.tierNames[to]));
   }
-  private readonly routes = new Map<string, Map<string, Route>>();
+  private readonly routes: (Route | undefined)[] = [];
 
   /**
    * The run of a copy op: the transfer through the flow network, timed on the HBM copy clocks (dir 1:
    * into HBM, -1: out of it). A memory-stream copy whose direction differs from the stream's previous
    * copy's pays the route's switch_us once (switch_under_compute_us if it starts while a kernel runs on
-   * the compute stream). (Called by CopyOp only.)
+   * the compute stream). (Called by CopyOp only; the transfer's end calls copyDone.)
    */
-  runCopy(op: CopyOp, finish: () => void): void {
+  runCopy(op: CopyOp): void {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
     clock?.start(this.engine.now);
     const { route, bytes, runs } = op;
@@ -460,30 +458,42 @@ export class SimExecutor implements Executor<Signal> {
         this.lastCopyDir = op.dir;
       }
     }
-    this.topology.network.transfer(route.resources, bytes, alpha).done.then(() => {
-      clock?.stop(this.engine.now);
-      finish();
-    });
+    this.topology.network.send(route.resources, bytes, alpha, op);
+  }
+
+  /** A copy op's transfer has completed: its HBM copy clock stops, and the op ends. (Called by CopyOp only.) */
+  copyDone(op: CopyOp): void {
+    const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
+    clock?.stop(this.engine.now);
+    op.finish();
   }
 }
 
-/** A copy queued on a stream: `runs` copies of `bytes` in all over `route` (one object per copy, no closures until it runs). */
-class CopyOp implements StreamOp {
-  readonly cat = 'copy';
+/**
+ * A copy queued on a stream: `runs` copies of `bytes` in all over `route`. One object is the stream's
+ * task and the sink of its transfer (no closure per copy).
+ */
+class CopyOp extends StreamTask implements FlowSink {
   constructor(
     private readonly ex: SimExecutor,
-    readonly name: string,
-    readonly waits: Signal[],
-    readonly args: StreamOp['args'],
-    readonly stream: Stream,
+    stream: Stream,
+    name: string,
+    waits: readonly Signal[],
+    args: StreamOp['args'],
     readonly route: Route,
     readonly bytes: number,
     readonly runs: number,
     /** 1: into HBM, -1: out of it, 0: neither (or not on the memory stream) */
     readonly dir: number,
-  ) {}
+  ) {
+    super(stream, name, 'copy', waits, args);
+  }
 
-  run(finish: () => void): void {
-    this.ex.runCopy(this, finish);
+  begin(): void {
+    this.ex.runCopy(this);
+  }
+
+  flowDone(): void {
+    this.ex.copyDone(this);
   }
 }

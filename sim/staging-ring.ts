@@ -92,7 +92,7 @@ export class RingPlacement<E extends RingSpan> {
     this.front = (this.front + k) & mask;
     this.count -= k;
     const extent = make(start, end, over);
-    over.length = 0;
+    if (k !== 0) over.length = 0;
     if (this.count === buf.length) this.widen();
     this.buf[(this.front + this.count) & (this.buf.length - 1)] = extent;
     this.count++;
@@ -199,12 +199,21 @@ export class StagingRing {
 
   /** An extent for a copy of `bytes` (aligned to 256 as the HIL does), and the compute signal the copy must wait for (null: none). */
   alloc(bytes: number): { extent: RingExtent; wait: Signal | null } {
+    const extent = this.place(bytes);
+    return { extent, wait: this.placedWait };
+  }
+
+  /** alloc() without its result object: the extent; the compute signal the copy must wait for is placedWait until the next call. */
+  place(bytes: number): RingExtent {
     const n = Math.ceil(bytes / 256) * 256;
     this.madeFence = 0;
     let extent: RingExtent | null;
     while (!(extent = this.placement.place(n, this.make))) this.grow(n);
-    return { extent, wait: this.before(this.madeFence) };
+    this.placedWait = this.before(this.madeFence);
+    return extent;
   }
+  /** the wait of the extent place() returned last (null: none) */
+  placedWait: Signal | null = null;
 
   /** the latest fence of the extents the last placed extent overwrote (set by make) */
   private madeFence = 0;

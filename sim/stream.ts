@@ -26,21 +26,52 @@ export interface TraceSpan {
 }
 
 /**
- * An operation between its enqueue and its start: first what waits on the previous operation
- * (afterPrevious), then the start event (one object for both: no closures per operation).
+ * An operation queued on a stream, from its enqueue to its end: it is the engine event that follows
+ * the previous operation's end (afterPrevious) and the one that starts it, and the caller of finish()
+ * when its work completes (one object for all three: no closure per operation). A subclass says what
+ * the work is (begin()); a generic StreamOp is wrapped in one (Queued).
  */
-class Queued implements EventTask {
+export abstract class StreamTask implements EventTask {
   /** when the previous operation ended; set once that has happened */
   ready = Number.NaN;
+  /** when it started */
+  began = 0;
+  /** its completion (set by the stream when it is queued) */
+  done: Signal | null = null;
   constructor(
     readonly stream: Stream,
-    readonly op: StreamOp,
-    readonly done: Signal,
+    readonly name: string,
+    /** category shown in the trace */
+    readonly cat: string,
+    readonly waits: readonly Signal[],
+    readonly args: StreamOp['args'],
   ) {}
 
   run(): void {
     if (Number.isNaN(this.ready)) this.stream.afterPrevious(this);
-    else this.stream.start(this.op, this.done, this.ready);
+    else this.stream.start(this);
+  }
+
+  /** Start the work (the stream calls it once, at the start); call finish() when the work completes. */
+  abstract begin(): void;
+
+  /** The work has completed (now). */
+  finish(): void {
+    this.stream.end(this);
+  }
+}
+
+/** A generic StreamOp on a stream. */
+class Queued extends StreamTask {
+  constructor(
+    stream: Stream,
+    readonly op: StreamOp,
+  ) {
+    super(stream, op.name, op.cat, op.waits, op.args);
+  }
+
+  begin(): void {
+    this.op.run(() => this.finish());
   }
 }
 
@@ -86,41 +117,50 @@ export class Stream {
 
   /** Queue an operation; returns the signal fired when it completes. */
   enqueue(op: StreamOp): Signal {
+    return this.enqueueTask(new Queued(this, op));
+  }
+
+  /** Queue a task of this stream (task.stream is this stream; queued once); returns the signal fired when it completes. */
+  enqueueTask(task: StreamTask): Signal {
     const prev = this.tailSignal();
     const done = new Signal();
+    task.done = done;
     this.tail = done;
     this.tailEnd = Number.NaN;
     this.planEnd = Number.NaN; // (stretched() sets it again for its own ops)
     // (what has fired already is followed at once, without a callback)
-    const q = new Queued(this, op, done);
-    if (prev.ready()) this.afterPrevious(q);
-    else prev.then(q);
+    if (prev.ready()) this.afterPrevious(task);
+    else prev.then(task);
     return done;
   }
 
   /**
    * The previous op has ended: once the op's waits have fired, it starts (as an engine event, so
-   * equal-time starts follow stream priority). (Called by Queued only.)
+   * equal-time starts follow stream priority). (Called by StreamTask only.)
    */
-  afterPrevious(q: Queued): void {
+  afterPrevious(q: StreamTask): void {
     q.ready = this.engine.now;
-    if (allDone(q.op.waits)) this.engine.at(q.ready, q, this.priority);
-    else whenAll(q.op.waits, () => this.engine.at(this.engine.now, q, this.priority));
+    if (allDone(q.waits)) this.engine.at(q.ready, q, this.priority);
+    else whenAll(q.waits, () => this.engine.at(this.engine.now, q, this.priority));
   }
 
-  /** (called by Queued only) */
-  start(op: StreamOp, done: Signal, ready: number): void {
+  /** (called by StreamTask only) */
+  start(q: StreamTask): void {
     const start = this.engine.now;
-    this.stallUs += start - ready;
+    q.began = start;
+    this.stallUs += start - q.ready;
     if (start > this.busyTo) this.busyFrom = start;
     this.busyTo = Infinity; // running, end not known yet
-    op.run(() => {
-      const end = this.engine.now;
-      this.busyTo = end;
-      this.busyUs += end - start;
-      this.onSpan?.({ stream: this.name, name: op.name, cat: op.cat, start, end, args: op.args });
-      done.fire(end);
-    });
+    q.begin();
+  }
+
+  /** (called by StreamTask.finish only) */
+  end(q: StreamTask): void {
+    const end = this.engine.now;
+    this.busyTo = end;
+    this.busyUs += end - q.began;
+    this.onSpan?.({ stream: this.name, name: q.name, cat: q.cat, start: q.began, end, args: q.args });
+    q.done!.fire(end);
   }
 
   /**

@@ -144,4 +144,18 @@ describe('FlowNetwork at large simulated times', () => {
     expect(done).toBe(3);
     expect(events).toBeLessThan(100);
   });
+
+  it('send(): the sink is called at the times transfer()\'s signal fires; one done at once is reported within the send() call', () => {
+    // the shared-link case above through send(): a at 40 us, b at 60 us; c (0 B, alpha 0) completes
+    // at once, before the log entry made after the call
+    const log = timeline((net, e, log) => {
+      const link = net.addResource('pcie', 50);
+      const sink = (name: string) => ({ flowDone: () => log.push([name, e.now]) });
+      net.send([link], 1e6, 0, sink('a'));
+      net.send([link], 2e6, 0, sink('b'));
+      net.send([link], 0, 0, sink('c'));
+      log.push(['after c', e.now]);
+    });
+    expect(log).toEqual([['c', 0], ['after c', 0], ['a', 40], ['b', 60]]);
+  });
 });
