@@ -89,19 +89,27 @@ export class ReplayDriver<H> implements Actions {
   /**
    * A skipExceptListed call of the current decision, kept as its list while nothing changes in the
    * layer until its attention, or while it changes as listHolds allows (then the layer's work follows the list, not every block; otherwise it becomes
-   * skipMark): the listed blocks in scope (distinct, listed[0..nListed)), a mark per listed block, the
-   * scope's lowest tier, the layer's blocks and their tiers at the call, and the layer's change and
-   * drop counts then.
+   * skipMark): the listed blocks in scope (distinct, listed[0..nListed)), a mark per listed block (the
+   * list's number, listNo: a list ends by taking the next number, not by clearing its marks), the
+   * scope's lowest tier, the layer's blocks at the call and what its tiers were then (the blocks the
+   * decision moved or dropped since, with their tiers before: the undo log), and the layer's change
+   * and drop counts then.
    */
   private listPending = false;
   private listed: Int32Array;
   /** skipExcept's kept blocks, as a list for skipExceptListed */
   private readonly keepList: Int32Array;
   private nListed = 0;
-  private readonly listedMark: Uint8Array;
+  private readonly listedMark: Int32Array;
+  private listNo = 1;
   private listMinTier = 1;
   private listCreated = 0;
+  /** the layer's tiers at the call, made by listToMarks (the current tiers with the undo log applied backwards) */
   private readonly listTiers: Int8Array;
+  /** while a list is pending: the current layer's blocks moved or dropped since the call, each with its tier before */
+  private undoBlock = new Int32Array(64);
+  private undoTier = new Int8Array(64);
+  private nUndo = 0;
   private listChanges = 0;
   /** the layer's drop count at the call (layerDrops) */
   private listDrops = 0;
@@ -192,7 +200,7 @@ export class ReplayDriver<H> implements Actions {
     this.skipMark = new Uint8Array(this.M);
     this.listed = new Int32Array(this.M);
     this.keepList = new Int32Array(this.M);
-    this.listedMark = new Uint8Array(this.M);
+    this.listedMark = new Int32Array(this.M);
     this.listTiers = new Int8Array(this.M);
     this.layerChanges = new Float64Array(this.L);
     this.layerDrops = new Float64Array(this.L);
@@ -365,6 +373,7 @@ export class ReplayDriver<H> implements Actions {
     const why = this.checkLive(layer, block);
     if (why) return this.refuse('evict', why);
     if (this.cache.isPinned(layer, block)) return this.refuse('evict', `layer ${layer} block ${block} is pinned`);
+    if (this.listPending && layer === this.curLayer) this.logUndo(block);
     this.cache.drop(layer, block);
     if (this.slotsPlaced) this.droppedSince[layer].push(block);
     this.layerChanges[layer]++;
@@ -478,12 +487,13 @@ export class ReplayDriver<H> implements Actions {
     const created = c.created[l];
     const tiers = c.tier;
     const mark = this.listedMark;
+    const no = this.listNo;
     const listed = this.listed;
     let k = 0;
     for (let i = 0; i < count; i++) {
       const b = blocks[i];
-      if (b >= 0 && b < created && b === Math.floor(b) && tiers[base + b] >= minTier && mark[b] === 0) {
-        mark[b] = 1;
+      if (b >= 0 && b < created && b === Math.floor(b) && tiers[base + b] >= minTier && mark[b] !== no) {
+        mark[b] = no;
         listed[k++] = b;
       }
     }
@@ -493,7 +503,7 @@ export class ReplayDriver<H> implements Actions {
     this.nListed = k;
     this.listMinTier = minTier;
     this.listCreated = created;
-    this.listTiers.set(tiers.subarray(base, base + created));
+    this.nUndo = 0;
     this.listChanges = this.layerChanges[l];
     this.listDrops = this.layerDrops[l];
     this.listPending = true;
@@ -602,6 +612,7 @@ export class ReplayDriver<H> implements Actions {
     const fromBits = this.cache.bitsOf(layer, block);
     const i = layer * this.M + block;
     if (this.enteredAt[i] < this.stagedSince[layer * this.T + from]) this.stagedMask[i] = 1;
+    if (this.listPending && layer === this.curLayer) this.logUndo(block);
     if (!this.cache.move(layer, block, to, bits)) {
       return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
     }
@@ -1066,6 +1077,9 @@ export class ReplayDriver<H> implements Actions {
     const listed = this.listed;
     const nListed = this.nListed;
     const mark = this.listedMark;
+    const no = this.listNo;
+    // the listed blocks below 16 bits (the 16-bit ones are counted at the end)
+    let quantized = 0;
     // in list order (sums of whole numbers of bytes: exact in any order); a fetched block continues
     // the run of the block before it when that one was fetched too (listed: attended), from the same
     // tier at 16 bits (RUNS)
@@ -1076,8 +1090,10 @@ export class ReplayDriver<H> implements Actions {
       const t = tiers[i];
       const bits = bitsAt[i];
       const bytes = bytesOf[bits];
-      skippedBits[slotOf[bits]]--;
-      skippedCount--;
+      if (bits !== 16) {
+        skippedBits[slotOf[bits]]--;
+        quantized++;
+      }
       if (t === 0) {
         listedResident += bytes;
         if (bits < 16) listedQuant += bytes;
@@ -1088,10 +1104,12 @@ export class ReplayDriver<H> implements Actions {
         continue;
       }
       fetchBytes[t] += bytes;
-      const continues = b > 0 && mark[b - 1] === 1 && tiers[i - 1] === t && bitsAt[i - 1] === 16 && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
+      const continues = b > 0 && mark[b - 1] === no && tiers[i - 1] === t && bitsAt[i - 1] === 16 && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
       if (!continues) fetchRuns[t]++;
     }
-    for (let k = 0; k < nListed; k++) mark[listed[k]] = 0;
+    skippedBits[0] -= nListed - quantized;
+    skippedCount -= nListed;
+    this.listNo++;
     this.listPending = false;
     this.nListed = 0;
     const touched = this.touched[l];
@@ -1130,7 +1148,7 @@ export class ReplayDriver<H> implements Actions {
     const base = l * this.M;
     for (let b = this.listCreated; b < created; b++) {
       if (tiers[base + b] < minTier) continue;
-      this.listedMark[b] = 1;
+      this.listedMark[b] = this.listNo;
       this.listed[this.nListed++] = b;
     }
     this.listCreated = created;
@@ -1140,12 +1158,18 @@ export class ReplayDriver<H> implements Actions {
   /** A pending skipExceptListed call becomes skipMark: skip(b) for each block in scope at the call and not listed. */
   private listToMarks(): void {
     const tiers = this.listTiers;
+    const created = this.listCreated;
+    const base = this.curLayer * this.M;
+    tiers.set(this.cache.tier.subarray(base, base + created));
+    // backwards: a block changed more than once gets its tier at the call last
+    for (let k = this.nUndo - 1; k >= 0; k--) if (this.undoBlock[k] < created) tiers[this.undoBlock[k]] = this.undoTier[k];
     const listedMark = this.listedMark;
+    const no = this.listNo;
     const mark = this.skipMark;
     const minTier = this.listMinTier;
     let any = false;
     for (let b = 0; b < this.listCreated; b++) {
-      if (tiers[b] >= minTier && listedMark[b] === 0) {
+      if (tiers[b] >= minTier && listedMark[b] !== no) {
         mark[b] = 1;
         any = true;
       }
@@ -1156,10 +1180,23 @@ export class ReplayDriver<H> implements Actions {
 
   /** Forget a pending skipExceptListed call. */
   private dropList(): void {
-    const listed = this.listed;
-    for (let k = 0; k < this.nListed; k++) this.listedMark[listed[k]] = 0;
+    this.listNo++;
     this.nListed = 0;
     this.listPending = false;
+  }
+
+  /** While a list is pending: block `block` of the current layer is about to change tier (the undo log keeps its tier now). */
+  private logUndo(block: number): void {
+    if (this.nUndo === this.undoBlock.length) {
+      const b = new Int32Array(this.nUndo * 2);
+      b.set(this.undoBlock);
+      this.undoBlock = b;
+      const t = new Int8Array(this.nUndo * 2);
+      t.set(this.undoTier);
+      this.undoTier = t;
+    }
+    this.undoBlock[this.nUndo] = block;
+    this.undoTier[this.nUndo++] = this.cache.tier[this.curLayer * this.M + block];
   }
 
   /** Forget the current decision's skips. */

@@ -177,4 +177,38 @@ describe('Actions.skipExcept and skipExceptListed', () => {
     // 'all': blocks 0-5 in scope, 0 and 4 listed: 1, 2, 3, 5 skipped
     expect(run([0, 4], 'all')).toEqual({ answers: [4], attended: '3 1000101', tier6: 1 });
   });
+
+  it('the skips are the blocks in scope at the call, after a block moves twice since and a later skip() turns the list into marks', () => {
+    const h = tinyHeader(24, 1, 1); // 6 prompt blocks, 7 at step 0
+    const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n));
+    const cache = new KVCache(tinyModel, 4, 1, 7, [
+      { name: 'hbm', capacityBytes: 64 * 10 },
+      { name: 'dram', capacityBytes: 1e9 },
+      { name: 'nvme', capacityBytes: 1e9 },
+    ]);
+    let attended = '';
+    const policy: Policy = {
+      name: 'script',
+      decide(v, a) {
+        if (v.step < 0) {
+          for (const b of [1, 2, 4]) a.demote(0, b, 'dram', 16);
+          return;
+        }
+        // in scope at the call: 1, 2, 4 (dram); 2 listed: 1 and 4 skipped
+        a.skipExceptListed([2], 1, 'offloaded');
+        // block 1 goes to HBM and back to nvme, block 3 from HBM to dram: neither changes the skips
+        a.promote(0, 1);
+        a.demote(0, 1, 'nvme', 16);
+        a.demote(0, 3, 'dram', 16);
+        a.skip(0); // a skip of a resident block: the list becomes marks
+      },
+      observe(o) {
+        if (o.step === 0) attended = `${o.attendedCount} ${Array.from(o.attended).join('')}`;
+      },
+    };
+    new ReplayDriver(h, cache, policy, new SimExecutor(tinyHardware(), tinyModel), 10).run(trace, () => undefined);
+    // skipped 0, 1, 4; attended 2, 3, 5 and the new block 6
+    expect(attended).toBe('4 0011011');
+  });
 });
+
