@@ -61,6 +61,8 @@ export class QualityMeter {
   private readonly isRetrieval: Uint8Array;
   private readonly listed: Uint8Array;
   private readonly listedAt = new Int32Array(BITS.length);
+  /** the index in BITS of each precision a block can have (bitsIndex, as a table) */
+  private readonly bitsSlot = new Int8Array(17).fill(-1);
   private readonly errOfBits = new Map<number, number>();
   /** errOfBits for 0..16 bits (NaN: not computed yet) */
   private readonly errOfSmallBits = new Float64Array(17).fill(Number.NaN);
@@ -82,6 +84,7 @@ export class QualityMeter {
     this.isRetrieval = new Uint8Array(header.layers);
     if (this.needle) for (const l of this.needle.layers) this.isRetrieval[l] = 1;
     this.listed = new Uint8Array(cache.maxBlocks);
+    for (const bits of BITS) this.bitsSlot[bits] = bitsIndex(bits);
   }
 
   /** relative error of one block as it is stored now */
@@ -89,6 +92,12 @@ export class QualityMeter {
     const stored = this.cache.bitsOf(layer, block);
     const q = this.policy.quant;
     return this.errorOfBits(q?.bitsOf ? q.bitsOf(layer, block, stored) : stored);
+  }
+
+  /** errorOfBits of stored bits (0..16), read from `errs` (errOfSmallBits) once computed */
+  private storedError(errs: Float64Array, bits: number): number {
+    const e = errs[bits];
+    return Number.isNaN(e) ? this.errorOfBits(bits) : e;
   }
 
   private errorOfBits(bits: number): number {
@@ -157,41 +166,47 @@ export class QualityMeter {
     listedAt.fill(0);
     const mass = la.mass;
     const cache = this.cache;
+    const errs = this.errOfSmallBits;
+    const bitsAt = cache.bits;
+    const base = l * cache.maxBlocks;
     if (byCount) {
-      // (blockError without a custom scheme: the error of the stored bits)
+      // (blockError without a custom scheme: the error of the stored bits, read from errOfSmallBits)
+      const slotOf = this.bitsSlot;
       for (let i = 0; i < idx.length; i++) {
         const b = idx[i];
         if (!attended[b]) continue;
-        const bits = cache.bitsOf(l, b);
+        const bits = bitsAt[base + b];
         tot += mass[i];
-        err += mass[i] * this.errorOfBits(bits);
-        listedAt[bitsIndex(bits)]++;
+        err += mass[i] * this.storedError(errs, bits);
+        listedAt[slotOf[bits]]++;
       }
     } else {
+      const listed = this.listed;
       for (let i = 0; i < idx.length; i++) {
         const b = idx[i];
         if (!attended[b]) continue;
-        this.listed[b] = 1;
+        listed[b] = 1;
+        const e = custom ? this.blockError(l, b) : this.storedError(errs, bitsAt[base + b]);
         tot += mass[i];
-        err += mass[i] * this.blockError(l, b);
+        err += mass[i] * e;
       }
-    }
-    if (uniform > 0) {
-      if (byCount) {
-        for (let k = 0; k < BITS.length; k++) {
-          const n = this.cache.countBits(l, BITS[k]) - listedAt[k];
-          tot += uniform * n;
-          err += uniform * n * this.errorOfBits(BITS[k]);
-        }
-      } else {
+      if (uniform > 0) {
         for (let b = 0; b < nBlocks; b++) {
-          if (this.listed[b] || !attended[b]) continue;
+          if (listed[b] || !attended[b]) continue;
+          const e = custom ? this.blockError(l, b) : this.storedError(errs, bitsAt[base + b]);
           tot += uniform;
-          err += uniform * this.blockError(l, b);
+          err += uniform * e;
         }
       }
+      for (let i = 0; i < idx.length; i++) listed[idx[i]] = 0;
     }
-    if (!byCount) for (let i = 0; i < idx.length; i++) this.listed[idx[i]] = 0;
+    if (uniform > 0 && byCount) {
+      for (let k = 0; k < BITS.length; k++) {
+        const n = this.cache.countBits(l, BITS[k]) - listedAt[k];
+        tot += uniform * n;
+        err += uniform * n * this.errorOfBits(BITS[k]);
+      }
+    }
     return tot > 0 ? err / tot : 0;
   }
 
