@@ -78,7 +78,7 @@ export interface Executor<Handle = unknown> {
   beginStep(step: number, contextTokens: number): void;
   /** move resident blocks between tiers / precisions on the memory streams */
   move(batch: MoveBatch): Handle;
-  /** copy offloaded blocks into HBM staging for their next attention (blocks stay where they are) */
+  /** copy offloaded blocks into HBM staging for their next attention (blocks stay where they are); the batch is valid during the call only */
   stage(batch: MoveBatch): Handle;
   /** attention (with on-demand fetches) and the layer's linear projections on the compute stream */
   layer(work: LayerWork, waits: Handle[]): void;

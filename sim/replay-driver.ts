@@ -173,6 +173,9 @@ export class ReplayDriver<H> implements Actions {
   private flushNo = 1;
   private flushMulti = false;
   private curLayer = 0;
+  /** the batch handed to executor.stage (reused: the executor reads it during the call only), and prefetch's one-block list */
+  private readonly stageBatch: MoveBatch = { layer: 0, reason: 'prefetch', fromTier: 0, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
+  private readonly oneBlock: number[] = [0];
 
   constructor(
     readonly header: TraceHeader,
@@ -416,7 +419,9 @@ export class ReplayDriver<H> implements Actions {
     const bytes = this.cache.bytesOf(bits);
     const left = this.cache.bytesIn(layer, t) - this.staged[layer * this.T + t];
     if (left < bytes) return this.refuse('prefetch', `layer ${layer}: everything offloaded in ${this.cache.tierNames[t]} is already staged`);
-    this.stageBytes(layer, t, bits, bytes, [block]);
+    const one = this.oneBlock;
+    one[0] = block;
+    this.stageBytes(layer, t, bits, bytes, one);
     this.count('prefetch');
     return true;
   }
@@ -429,7 +434,7 @@ export class ReplayDriver<H> implements Actions {
     for (let t = 1; t < this.T; t++) {
       const bytes = this.cache.bytesIn(layer, t) - this.staged[layer * this.T + t];
       if (bytes > 0) {
-        this.stageBytes(layer, t, 16, bytes, []);
+        this.stageBytes(layer, t, 16, bytes, NO_BLOCKS);
         this.count('prefetch');
       }
     }
@@ -697,8 +702,14 @@ export class ReplayDriver<H> implements Actions {
         mask[i] = 1;
       }
     }
-    const h = this.executor.stage({ layer, reason: 'prefetch', fromTier: tier, toTier: 0, fromBits: bits, toBits: bits, blocks, bytesFrom: bytes, bytesTo: bytes, runs });
-    this.pending[layer].push(h);
+    const b = this.stageBatch;
+    b.layer = layer;
+    b.fromTier = tier;
+    b.fromBits = b.toBits = bits;
+    b.blocks = blocks;
+    b.bytesFrom = b.bytesTo = bytes;
+    b.runs = runs;
+    this.pending[layer].push(this.executor.stage(b));
   }
 
   /** whether every tier below HBM that holds blocks of the layer was bulk-staged this step (stagedSince) */
@@ -1268,6 +1279,8 @@ export class ReplayDriver<H> implements Actions {
 /** an index per transfer reason (a batch's key holds it; the Record type makes the list complete) */
 const REASON_INDEX: Record<TransferReason, number> = { demote: 0, promote: 1, prefetch: 2, fetch: 3, spill: 4 };
 const REASON_COUNT = Object.keys(REASON_INDEX).length;
+/** a bulk stage's block list (none listed; never written) */
+const NO_BLOCKS: number[] = [];
 
 const prefillKeys = new Map<string, string>();
 /** counter name of an action taken during prefill (cached: counted once per action) */

@@ -223,7 +223,8 @@ export class SimExecutor implements Executor<Signal> {
   private toHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: readonly Signal[] = NO_WAITS): Signal {
     if (!this.storage[tier]) return this.copyOn(this.memory, tier, 0, bytes, runs, reason, args, waits);
     const mid = this.bounceTier(tier);
-    const read = this.copyOn(this.host, tier, mid, bytes, runs, `${reason} read`, args);
+    // (a copy's name shows only in traced spans: untraced steps, without args, give the reason alone)
+    const read = this.copyOn(this.host, tier, mid, bytes, runs, args ? `${reason} read` : reason, args);
     return this.copyOn(this.memory, mid, 0, bytes, runs, reason, args, [read, ...waits]);
   }
 
@@ -232,7 +233,7 @@ export class SimExecutor implements Executor<Signal> {
     if (!this.storage[tier]) return this.copyOn(this.memory, 0, tier, bytes, runs, reason, args);
     const mid = this.bounceTier(tier);
     const copied = this.copyOn(this.memory, 0, mid, bytes, runs, reason, args);
-    return this.copyOn(this.host, mid, tier, bytes, runs, `${reason} write`, args, [copied]);
+    return this.copyOn(this.host, mid, tier, bytes, runs, args ? `${reason} write` : reason, args, [copied]);
   }
 
   /** the host tier (index) a storage tier's blocks pass through on their way to HBM (the tier next to HBM on the route) */
