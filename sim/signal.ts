@@ -92,23 +92,3 @@ export function allDone(signals: readonly Signal[]): boolean {
   for (let i = 0; i < signals.length; i++) if (!signals[i].done) return false;
   return true;
 }
-
-/** Call `fn` once every signal in `signals` has fired. */
-export function whenAll(signals: readonly Signal[], fn: () => void): void {
-  let left = 0;
-  for (const s of signals) if (!s.done) left++;
-  if (left === 0) {
-    fn();
-    return;
-  }
-  const one = countdown(left, fn);
-  for (const s of signals) if (!s.done) s.then(one);
-}
-
-/** a function that calls `fn` on its `n`-th call (returned, not bound to a name: no per-call naming under a keep-names transform) */
-function countdown(n: number, fn: () => void): () => void {
-  let left = n;
-  return () => {
-    if (--left === 0) fn();
-  };
-}

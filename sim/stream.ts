@@ -4,7 +4,7 @@
  * (for the Chrome trace) and how long it sat idle waiting on other streams (stall).
  */
 import type { Engine, EventTask } from './engine.js';
-import { allDone, Signal, whenAll } from './signal.js';
+import { allDone, Signal } from './signal.js';
 
 export interface StreamOp {
   name: string;
@@ -26,12 +26,18 @@ export interface TraceSpan {
 }
 
 /**
- * An operation queued on a stream, from its enqueue to its end: it is the engine event that follows
- * the previous operation's end (afterPrevious) and the one that starts it, and the caller of finish()
- * when its work completes (one object for all three: no closure per operation). A subclass says what
- * the work is (begin()); a generic StreamOp is wrapped in one (Queued).
+ * An operation queued on a stream, from its enqueue to its end: it is what waits for the previous
+ * operation's end and for its own waits, its start event, and the caller of finish() when its work
+ * completes (one object for all of them: no closure per operation). A subclass says what the work is
+ * (begin(), and step() for events of its own); a generic StreamOp is wrapped in one (Queued).
  */
 export abstract class StreamTask implements EventTask {
+  /**
+   * what its next run() is: 0 the previous operation's end, 1 one of its waits firing (`left` of
+   * them to go), 2 its start event, 3 an event of its own (step())
+   */
+  phase = 0;
+  left = 0;
   /** when the previous operation ended; set once that has happened */
   ready = Number.NaN;
   /** when it started */
@@ -48,12 +54,21 @@ export abstract class StreamTask implements EventTask {
   ) {}
 
   run(): void {
-    if (Number.isNaN(this.ready)) this.stream.afterPrevious(this);
-    else this.stream.start(this);
+    const p = this.phase;
+    if (p === 0) this.stream.afterPrevious(this);
+    else if (p === 1) {
+      if (--this.left === 0) this.stream.waited(this);
+    } else if (p === 2) this.stream.start(this);
+    else this.step();
   }
 
   /** Start the work (the stream calls it once, at the start); call finish() when the work completes. */
   abstract begin(): void;
+
+  /** An event of its own (scheduled with phase 3); none by default. */
+  step(): void {
+    throw new Error(`stream op ${this.name}: no event of its own`);
+  }
 
   /** The work has completed (now). */
   finish(): void {
@@ -74,6 +89,30 @@ class Queued extends StreamTask {
     this.op.run(() => this.finish());
   }
 }
+
+/** A kernel of `us` queued behind work whose end is not known yet (see Stream.timed()): its end is its own event. */
+class KernelTask extends StreamTask {
+  constructor(
+    stream: Stream,
+    name: string,
+    cat: string,
+    waits: readonly Signal[],
+    args: StreamOp['args'],
+    readonly us: number,
+  ) {
+    super(stream, name, cat, waits, args);
+  }
+
+  begin(): void {
+    this.stream.runKernel(this);
+  }
+
+  override step(): void {
+    this.finish();
+  }
+}
+
+const NO_WAITS: readonly Signal[] = [];
 
 export class Stream {
   /**
@@ -140,8 +179,31 @@ export class Stream {
    */
   afterPrevious(q: StreamTask): void {
     q.ready = this.engine.now;
-    if (allDone(q.waits)) this.engine.at(q.ready, q, this.priority);
-    else whenAll(q.waits, () => this.engine.at(this.engine.now, q, this.priority));
+    const waits = q.waits;
+    if (allDone(waits)) {
+      q.phase = 2;
+      this.engine.at(q.ready, q, this.priority);
+      return;
+    }
+    // the waits not fired now are counted, then each calls q.run() when it fires (the last one schedules the start)
+    let left = 0;
+    for (let i = 0; i < waits.length; i++) if (!waits[i].done) left++;
+    q.phase = 1;
+    q.left = left;
+    for (let i = 0; i < waits.length; i++) if (!waits[i].done) waits[i].then(q);
+  }
+
+  /** Every wait of an op has fired (now): its start event. (Called by StreamTask only.) */
+  waited(q: StreamTask): void {
+    q.phase = 2;
+    this.engine.at(this.engine.now, q, this.priority);
+  }
+
+  /** The start of a KernelTask: its end is known once it starts. (Called by KernelTask only.) */
+  runKernel(q: KernelTask): void {
+    this.busyTo = this.engine.now + q.us;
+    q.phase = 3;
+    this.engine.after(q.us, q, this.priority);
   }
 
   /** (called by StreamTask only) */
@@ -188,7 +250,7 @@ export class Stream {
     const e = this.engine;
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
-    if (!known) return this.enqueue({ name, cat, waits: waits.slice(), args, run: this.kernelRun(us) });
+    if (!known) return this.enqueueTask(new KernelTask(this, name, cat, waits.length === 0 ? NO_WAITS : waits.slice(), args, us));
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later)
     const start = Math.max(this.tailEnd, e.now);
     const end = start + us;
@@ -210,14 +272,6 @@ export class Stream {
       done.fire(end);
     }, this.priority);
     return done;
-  }
-
-  /** The run of a kernel of `us` queued behind work whose end is not known yet (see timed()). */
-  private kernelRun(us: number): StreamOp['run'] {
-    return (finish) => {
-      this.busyTo = this.engine.now + us; // its end is known once it starts
-      this.engine.after(us, finish, this.priority);
-    };
   }
 
   /**
