@@ -163,7 +163,7 @@ export class QualityMeter {
     // without skips or per-block effective bits, unlisted blocks are counted by precision: O(k)
     const byCount = !custom && obs.attendedCount === live;
     const listedAt = this.listedAt;
-    listedAt.fill(0);
+    for (let k = 0; k < listedAt.length; k++) listedAt[k] = 0;
     const mass = la.mass;
     const cache = this.cache;
     const errs = this.errOfSmallBits;
@@ -201,10 +201,12 @@ export class QualityMeter {
       for (let i = 0; i < idx.length; i++) listed[idx[i]] = 0;
     }
     if (uniform > 0 && byCount) {
+      const counts = cache.bitsCount;
+      const row = l * BITS.length;
       for (let k = 0; k < BITS.length; k++) {
-        const n = this.cache.countBits(l, BITS[k]) - listedAt[k];
+        const n = counts[row + k] - listedAt[k];
         tot += uniform * n;
-        err += uniform * n * this.errorOfBits(BITS[k]);
+        err += uniform * n * this.storedError(errs, BITS[k]);
       }
     }
     return tot > 0 ? err / tot : 0;
