@@ -4,6 +4,7 @@
  * (for the Chrome trace) and how long it sat idle waiting on other streams (stall).
  */
 import type { Engine, EventTask } from './engine.js';
+import type { IntervalLog } from './interval-log.js';
 import { allDone, Signal, whenAll } from './signal.js';
 
 export interface StreamOp {
@@ -104,6 +105,11 @@ export class Stream {
   private planEnd = 0;
   /** with the stretch hook: the end of the latest chain of ops whose start was known at enqueue (kept when a later op's is not) */
   private knownEnd = 0;
+  /**
+   * Optional: when the enqueueTimed()/enqueueKernel() ops named in `names` run, logged in `intervals`
+   * (the executor logs the compute stream's GEMVs to price the copies beside them).
+   */
+  log: { intervals: IntervalLog; names: ReadonlySet<string> } | null = null;
   /** the latest stretch of back-to-back operations, started or scheduled: [busyFrom, busyTo) */
   private busyFrom = 0;
   private busyTo = 0;
@@ -188,10 +194,12 @@ export class Stream {
     const e = this.engine;
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
-    if (!known) return this.enqueue({ name, cat, waits: waits.slice(), args, run: this.kernelRun(us) });
+    const log = this.log !== null && this.log.names.has(name) ? this.log.intervals : null;
+    if (!known) return this.enqueue({ name, cat, waits: waits.slice(), args, run: this.kernelRun(us, log) });
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later)
     const start = Math.max(this.tailEnd, e.now);
     const end = start + us;
+    log?.add(start, end);
     this.busyUs += end - start;
     if (start > this.busyTo) this.busyFrom = start;
     this.busyTo = end;
@@ -213,9 +221,10 @@ export class Stream {
   }
 
   /** The run of a kernel of `us` queued behind work whose end is not known yet (see timed()). */
-  private kernelRun(us: number): StreamOp['run'] {
+  private kernelRun(us: number, log: IntervalLog | null): StreamOp['run'] {
     return (finish) => {
       this.busyTo = this.engine.now + us; // its end is known once it starts
+      log?.add(this.engine.now, this.busyTo);
       this.engine.after(us, finish, this.priority);
     };
   }
@@ -242,12 +251,15 @@ export class Stream {
     } else {
       plan = Number.NaN;
     }
+    const log = this.log !== null && this.log.names.has(name) ? this.log.intervals : null;
     const run = (finish: () => void) => {
       const more = stretch(e.now);
+      const logged = log ? log.open(e.now) : -1;
       this.busyTo = Math.max(e.now + us, this.knownEnd);
       e.after(us, () => {
         const extra = more(e.now);
         const done = () => {
+          log?.close(logged, e.now);
           finish();
           if (this.knownEnd > e.now) this.busyTo = Math.max(this.busyTo, this.knownEnd); // ops queued behind it
         };
