@@ -10,8 +10,8 @@
 // overlap there depends on the batch's own time (a longer batch runs longer beside the projections), so
 // a second fit takes it from the batch's start and its predicted time instead (per_copy and per_batch
 // of the batches beside no projections): time = per_copy x copies + per_batch + k x (predicted us
-// beside projections); and the per-copy time of the batches predicted wholly beside projections and of
-// those predicted beside none.
+// beside projections); and the per-copy time (and per_copy, per_batch fitted on them alone) of the
+// batches predicted wholly beside projections and of those predicted beside none.
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 
@@ -137,7 +137,14 @@ for (const [label, r] of rows) {
   });
   const f1 = fit(pred.map((x) => x.slice(0, 3)), r.y);
   const share = (n) => pred[n][2] / pred[n][3];
-  const perCopy = (ns) => (ns.length ? `${(ns.reduce((a, n) => a + r.y[n] / r.X[n][0], 0) / ns.length).toFixed(2)} us (${ns.length} batches)` : '-');
+  // per subset: the mean time per copy, and per_copy and per_batch fitted on that subset alone
+  const perCopy = (ns) => {
+    if (!ns.length) return '-';
+    const mean = `${(ns.reduce((a, n) => a + r.y[n] / r.X[n][0], 0) / ns.length).toFixed(2)} us`;
+    if (ns.length < 5) return `${mean} (${ns.length} batches)`;
+    const g = fit(ns.map((n) => [r.X[n][0], 1]), ns.map((n) => r.y[n]));
+    return `${mean} (${ns.length} batches; per_copy ${g.coef[0].toFixed(2)}, per_batch ${g.coef[1].toFixed(2)})`;
+  };
   const all = r.y.map((_, n) => n);
   console.log(`    ${' '.repeat(9)} from the predicted overlap: per_copy ${f1.coef[0].toFixed(2)}, per_batch ${f1.coef[1].toFixed(2)}, k_gemv ${f1.coef[2].toFixed(3)} (R^2 ${f1.r2.toFixed(3)}); per copy, predicted wholly beside projections ${perCopy(all.filter((n) => share(n) > 0.9))}, beside none ${perCopy(all.filter((n) => share(n) === 0))}`);
 }
