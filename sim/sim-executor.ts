@@ -21,6 +21,7 @@ import type { Executor, LayerWork, MoveBatch, StepTiming } from './executor.js';
 import type { HardwareProfile } from './hardware/profile.js';
 import { kvElementsPerTokenLayer, type ModelSpec } from './models/model.js';
 import { BusyClock } from './busy-clock.js';
+import { IntervalLog } from './interval-log.js';
 import { attentionTimeUs, kernelTimeUs, linearTimeUs } from './roofline.js';
 import { Signal } from './signal.js';
 import { type RingExtent, StagingRing, type StagingFence } from './staging-ring.js';
@@ -108,6 +109,12 @@ export class SimExecutor implements Executor<Signal> {
   private readonly copiesOut = new BusyClock();
   /** direction of the memory stream's last copy into (1) or out of (-1) HBM; 0 before any */
   private lastCopyDir = 0;
+  /**
+   * gpu.copy_under_compute 'gemv': when the compute stream's GEMVs ran (null: copies are priced when
+   * they start, alphaOf), and the start of the memory-stream copy in flight (NaN: none)
+   */
+  private readonly gemvs: IntervalLog | null;
+  private copyStart = Number.NaN;
 
   constructor(
     readonly hardware: HardwareProfile,
@@ -156,6 +163,8 @@ export class SimExecutor implements Executor<Signal> {
         return (end) => slowIn * (this.copiesIn.at(end) - in0) + slowOut * (this.copiesOut.at(end) - out0);
       };
     }
+    this.gemvs = hardware.gpu.copy_under_compute === 'gemv' ? new IntervalLog() : null;
+    if (this.gemvs) this.compute.log = { intervals: this.gemvs, names: new Set(['linear', 'lm-head']) };
     if (opts.staging) {
       this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
       for (let l = 0; l < model.layers; l++) this.ringExtents.push([]);
@@ -181,6 +190,8 @@ export class SimExecutor implements Executor<Signal> {
     this.computeBusy0 = this.compute.busyUs;
     this.stall0 = this.compute.stallUs;
     this.memBusy0 = this.memBusy();
+    // GEMVs that ended before the copy in flight (or now) price no copy any more
+    this.gemvs?.dropBefore(Number.isNaN(this.copyStart) ? this.engine.now : this.copyStart);
     // untraced steps: compute kernels cost no engine event unless something waits on them
     this.compute.lazy = step >= this.opts.traceSteps;
   }
@@ -445,7 +456,9 @@ export class SimExecutor implements Executor<Signal> {
    * The run of a copy op: the transfer through the flow network, timed on the HBM copy clocks (dir 1:
    * into HBM, -1: out of it). A memory-stream copy whose direction differs from the stream's previous
    * copy's pays the route's switch_us once (switch_under_compute_us if it starts while a kernel runs on
-   * the compute stream). (Called by CopyOp only; the transfer's end calls copyDone.)
+   * the compute stream). With gpu.copy_under_compute 'gemv' a memory-stream copy runs at alpha_us and
+   * settles what it ran beside GEMVs when it ends (copyDone). (Called by CopyOp only; the transfer's
+   * end calls copyDone.)
    */
   runCopy(op: CopyOp): void {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
@@ -453,7 +466,8 @@ export class SimExecutor implements Executor<Signal> {
     const { route, bytes, runs } = op;
     let alpha = route.alpha_us * runs;
     if (op.stream === this.memory) {
-      alpha = this.alphaOf(route, bytes, runs);
+      if (this.gemvs) this.copyStart = this.engine.now;
+      else alpha = this.alphaOf(route, bytes, runs);
       if (op.dir !== 0) {
         if (this.lastCopyDir !== 0 && op.dir !== this.lastCopyDir) alpha += this.compute.busyAt(this.engine.now) ? route.switch_under_compute_us : route.switch_us;
         this.lastCopyDir = op.dir;
@@ -462,11 +476,40 @@ export class SimExecutor implements Executor<Signal> {
     this.topology.network.send(route.resources, bytes, alpha, op);
   }
 
-  /** A copy op's transfer has completed: its HBM copy clock stops, and the op ends. (Called by CopyOp only.) */
+  /**
+   * A copy op's transfer has completed: its HBM copy clock stops, and the op ends. With
+   * gpu.copy_under_compute 'gemv', a memory-stream copy first runs on for what it owes for the time it
+   * ran beside GEMVs (gemvOverlapUs). (Called by CopyOp only.)
+   */
   copyDone(op: CopyOp): void {
+    if (this.gemvs && op.stream === this.memory) {
+      this.copyStart = Number.NaN;
+      const extra = this.gemvOverlapUs(op.route, op.bytes, op.runs, this.gemvs.overlap(op.began, this.engine.now));
+      if (extra > 0) {
+        this.engine.after(extra, () => this.copyEnd(op), this.memory.priority);
+        return;
+      }
+    }
+    this.copyEnd(op);
+  }
+
+  private copyEnd(op: CopyOp): void {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
     clock?.stop(this.engine.now);
     op.finish();
+  }
+
+  /**
+   * What `runs` copies of `bytes` in all, run at alpha_us, owe for `overlap` us beside GEMVs: the copies
+   * in that time at the idle pace (each alpha_us plus its bytes at the route's narrowest bandwidth; at
+   * most `runs`), each alpha_under_compute_us - alpha_us.
+   */
+  private gemvOverlapUs(route: Route, bytes: number, runs: number, overlap: number): number {
+    const more = route.alpha_under_compute_us - route.alpha_us;
+    if (!(overlap > 0) || !(more > 0)) return 0;
+    let cap = Infinity;
+    for (const r of route.resources) if (r.capacity < cap) cap = r.capacity;
+    return Math.min(runs, overlap / (route.alpha_us + bytes / runs / cap)) * more;
   }
 }
 

@@ -4,6 +4,7 @@
  * (for the Chrome trace) and how long it sat idle waiting on other streams (stall).
  */
 import type { Engine, EventTask } from './engine.js';
+import type { IntervalLog } from './interval-log.js';
 import { allDone, Signal } from './signal.js';
 
 export interface StreamOp {
@@ -99,6 +100,8 @@ class KernelTask extends StreamTask {
     waits: readonly Signal[],
     args: StreamOp['args'],
     readonly us: number,
+    /** where its run is logged (Stream.log), if its name is logged */
+    readonly log: IntervalLog | null,
   ) {
     super(stream, name, cat, waits, args);
   }
@@ -143,6 +146,11 @@ export class Stream {
   private planEnd = 0;
   /** with the stretch hook: the end of the latest chain of ops whose start was known at enqueue (kept when a later op's is not) */
   private knownEnd = 0;
+  /**
+   * Optional: when the enqueueTimed()/enqueueKernel() ops named in `names` run, logged in `intervals`
+   * (the executor logs the compute stream's GEMVs to price the copies beside them).
+   */
+  log: { intervals: IntervalLog; names: ReadonlySet<string> } | null = null;
   /** the latest stretch of back-to-back operations, started or scheduled: [busyFrom, busyTo) */
   private busyFrom = 0;
   private busyTo = 0;
@@ -201,7 +209,8 @@ export class Stream {
 
   /** The start of a KernelTask: its end is known once it starts. (Called by KernelTask only.) */
   runKernel(q: KernelTask): void {
-    this.busyTo = this.engine.now + q.us;
+    this.busyTo = this.engine.now + q.us; // its end is known once it starts
+    q.log?.add(this.engine.now, this.busyTo);
     q.phase = 3;
     this.engine.after(q.us, q, this.priority);
   }
@@ -250,10 +259,12 @@ export class Stream {
     const e = this.engine;
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
-    if (!known) return this.enqueueTask(new KernelTask(this, name, cat, waits.length === 0 ? NO_WAITS : waits.slice(), args, us));
+    const log = this.log !== null && this.log.names.has(name) ? this.log.intervals : null;
+    if (!known) return this.enqueueTask(new KernelTask(this, name, cat, waits.length === 0 ? NO_WAITS : waits.slice(), args, us, log));
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later)
     const start = Math.max(this.tailEnd, e.now);
     const end = start + us;
+    log?.add(start, end);
     this.busyUs += end - start;
     if (start > this.busyTo) this.busyFrom = start;
     this.busyTo = end;
@@ -296,12 +307,15 @@ export class Stream {
     } else {
       plan = Number.NaN;
     }
+    const log = this.log !== null && this.log.names.has(name) ? this.log.intervals : null;
     const run = (finish: () => void) => {
       const more = stretch(e.now);
+      const logged = log ? log.open(e.now) : -1;
       this.busyTo = Math.max(e.now + us, this.knownEnd);
       e.after(us, () => {
         const extra = more(e.now);
         const done = () => {
+          log?.close(logged, e.now);
           finish();
           if (this.knownEnd > e.now) this.busyTo = Math.max(this.busyTo, this.knownEnd); // ops queued behind it
         };

@@ -93,6 +93,15 @@ export interface GpuSpec {
    */
   convert_kernel_us?: number;
   convert_kernel_under_compute_us?: number;
+  /**
+   * optional: which memory-stream copies pay their direction's alpha_under_compute_us. 'start'
+   * (default): a batch is priced when it starts, its copies that start within the compute stream's
+   * busy stretch known then at alpha_under_compute_us (pro rata), the rest at alpha_us. 'gemv': a
+   * batch runs at alpha_us and, when it ends, pays alpha_under_compute_us - alpha_us for each copy
+   * that ran beside the layers' GEMVs (linear projections, LM head) in that time; copies beside
+   * attention kernels pay nothing more (measured per op on an H200: lab/notes/HIL-NOTES.md).
+   */
+  copy_under_compute?: CopyUnderCompute;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }
@@ -122,3 +131,7 @@ export const GB = 1e9;
 export const ATTENTION_KERNELS = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved'] as const;
 export type AttentionKernel = (typeof ATTENTION_KERNELS)[number];
 export const MIXED_SPARSE_CHANGE_SHARE = 1 / 16;
+
+/** How memory-stream copies beside compute kernels are priced (GpuSpec.copy_under_compute). */
+export const COPY_UNDER_COMPUTE = ['start', 'gemv'] as const;
+export type CopyUnderCompute = (typeof COPY_UNDER_COMPUTE)[number];

@@ -1,6 +1,6 @@
 import { FieldChecks, describe } from './field-checks.js';
 import { checkTopology, type LinkEnds } from './check-topology.js';
-import { ATTENTION_KERNELS, TIER_KINDS, type HardwareProfile } from './profile.js';
+import { ATTENTION_KERNELS, COPY_UNDER_COMPUTE, TIER_KINDS, type HardwareProfile } from './profile.js';
 import { ValidationError } from './validation-error.js';
 
 export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
@@ -8,7 +8,7 @@ export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
 const PROFILE_FIELDS = ['schema', 'name', 'description', 'gpu', 'tiers', 'links', 'sources'] as const;
 export const GPU_FIELDS = ['name', 'hbm_bandwidth_GBps', 'fp16_TFLOPs', 'kernel_launch_us', 'reserved_GiB'] as const;
 /** optional per-kernel fits (profile.ts GpuSpec); absent = the generic roofline */
-export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'attention_kernels', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h', 'convert_kernel_us', 'convert_kernel_under_compute_us'] as const;
+export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'attention_kernels', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h', 'convert_kernel_us', 'convert_kernel_under_compute_us', 'copy_under_compute'] as const;
 export const TIER_FIELDS = [
   'name',
   'kind',
@@ -64,6 +64,7 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
   if ('linear_GBps' in gpu) checks.number(gpu, 'linear_GBps', path);
   if ('convert_kernel_us' in gpu) checks.number(gpu, 'convert_kernel_us', path, '>=0');
   if ('convert_kernel_under_compute_us' in gpu) checks.number(gpu, 'convert_kernel_under_compute_us', path, '>=0');
+  if ('copy_under_compute' in gpu) checks.oneOf(gpu, 'copy_under_compute', path, COPY_UNDER_COMPUTE);
   for (const k of ['kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h'] as const) {
     if (!(k in gpu)) continue;
     const v = gpu[k];

@@ -1,0 +1,54 @@
+/**
+ * When the ops of one stream ran, as intervals in start order (a stream runs one op at a time, so
+ * they do not overlap). An interval may be logged before it starts (its times known at enqueue) or
+ * opened when it starts and closed when it ends. overlap(t0, t1) is the time in [t0, t1) that logged
+ * intervals cover, an open one counting up to t1. The executor logs the compute stream's GEMVs, to
+ * price the memory-stream copies that ran beside them (sim-executor.ts).
+ */
+export class IntervalLog {
+  private starts: number[] = [];
+  private ends: number[] = [];
+  /** intervals dropped so far (a handle is an index over all intervals ever logged) */
+  private base = 0;
+
+  /** an interval whose start and end are known */
+  add(start: number, end: number): void {
+    this.starts.push(start);
+    this.ends.push(end);
+  }
+
+  /** an interval that starts now; close(handle, end) when it ends */
+  open(start: number): number {
+    this.starts.push(start);
+    this.ends.push(Number.NaN);
+    return this.base + this.starts.length - 1;
+  }
+
+  close(handle: number, end: number): void {
+    this.ends[handle - this.base] = end;
+  }
+
+  /** time in [t0, t1) covered by logged intervals (an open one up to t1) */
+  overlap(t0: number, t1: number): number {
+    let sum = 0;
+    for (let i = this.starts.length - 1; i >= 0; i--) {
+      const s = this.starts[i];
+      const e = Number.isNaN(this.ends[i]) ? t1 : this.ends[i];
+      if (e <= t0) break;
+      const a = Math.max(s, t0);
+      const b = Math.min(e, t1);
+      if (b > a) sum += b - a;
+    }
+    return sum;
+  }
+
+  /** forget intervals that end at or before t (an open one is kept) */
+  dropBefore(t: number): void {
+    let k = 0;
+    while (k < this.starts.length && !Number.isNaN(this.ends[k]) && this.ends[k] <= t) k++;
+    if (k === 0) return;
+    this.starts = this.starts.slice(k);
+    this.ends = this.ends.slice(k);
+    this.base += k;
+  }
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { IntervalLog } from '../../sim/interval-log.js';
+import { SimExecutor } from '../../sim/sim-executor.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
+import type { CopyUnderCompute } from '../../sim/hardware/profile.js';
+import { tinyHardware, tinyLayerWork, tinyModel } from '../helpers/tiny.js';
+
+// Tiny machine: PCIe 1 B/us, alpha 10 us per copy, 25 us under compute; a layer's attention reads
+// 64 B (64 us at 1 B/us of HBM), its projections 1000 B (1000 us).
+function machine(mode: CopyUnderCompute | undefined, slowdownIn = 0) {
+  const hw = tinyHardware();
+  hw.links[0].b_to_a.alpha_under_compute_us = 25;
+  hw.links[0].a_to_b.alpha_under_compute_us = 25;
+  if (mode) hw.gpu.copy_under_compute = mode;
+  if (slowdownIn) hw.gpu.kernel_slowdown_under_h2d = slowdownIn;
+  return new SimExecutor(hw, tinyModel, { traceSteps: 100 });
+}
+// two single-block copies into HBM: 2 x 10 us + 128 B = 148 us at the idle price
+const fetch2 = { layer: 1, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [3, 7], bytesFrom: 128, bytesTo: 128, reason: 'promote' as const, runs: 2 };
+// at the idle pace a copy takes 10 + 64 = 74 us; one beside GEMVs owes 25 - 10 = 15 us more
+const owed = (overlapUs: number) => Math.min(2, overlapUs / 74) * 15;
+
+describe('IntervalLog', () => {
+  it('sums the time logged intervals cover in a window, an open one up to the window end', () => {
+    const log = new IntervalLog();
+    log.add(0, 10);
+    log.add(20, 30);
+    const h = log.open(40);
+    expect(log.overlap(5, 25)).toBe(10); // 5..10 and 20..25
+    expect(log.overlap(10, 20)).toBe(0);
+    expect(log.overlap(25, 50)).toBe(15); // 25..30 and 40..50 (open)
+    log.close(h, 45);
+    expect(log.overlap(25, 50)).toBe(10);
+    log.dropBefore(30); // drops 0..10 and 20..30; the handle still names 40..45
+    expect(log.overlap(0, 100)).toBe(5);
+    const h2 = log.open(50);
+    log.close(h2, 60);
+    expect(log.overlap(0, 100)).toBe(15);
+  });
+});
+
+describe("copies beside GEMVs (gpu.copy_under_compute 'gemv')", () => {
+  it('a batch that starts with a layer pays the under-compute price only for the copies beside its projections', () => {
+    // attention 0..64, projections 64..1064; the batch runs 0..148 at the idle price, 84 us of it
+    // beside the projections: 84 / 74 copies owe 15 us each, paid at its end
+    const ex = machine('gemv');
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), []);
+    ex.move(fetch2);
+    const t = ex.endStep();
+    expect(t.transfer_us).toBeCloseTo(148 + owed(84), 9);
+    expect(t.latency_us).toBe(1064);
+    // priced at its start (the default), both copies start within the known busy stretch: 2 x 25 + 128
+    const start = machine(undefined);
+    start.beginStep(0);
+    start.layer(tinyLayerWork(0), []);
+    start.move(fetch2);
+    expect(start.endStep().transfer_us).toBe(178);
+  });
+
+  it('copies beside an attention kernel alone pay the idle price', () => {
+    const ex = machine('gemv');
+    ex.beginStep(0);
+    ex.compute.enqueueTimed('attention', 'kernel', 500, []);
+    ex.move(fetch2);
+    ex.finish();
+    expect(ex.memory.busyUs).toBe(148);
+    const start = machine('start');
+    start.beginStep(0);
+    start.compute.enqueueTimed('attention', 'kernel', 500, []);
+    start.move(fetch2);
+    start.finish();
+    expect(start.memory.busyUs).toBe(178);
+  });
+
+  it('a GEMV that starts after the batch (it waited on another stream) is counted from its start', () => {
+    // the projections wait for a 50 us op on the host stream: they run 50..1050, beside 98 us of the batch
+    const run = (mode: CopyUnderCompute) => {
+      const ex = machine(mode);
+      ex.beginStep(0);
+      const gate = ex.host.enqueueTimed('gate', 'kernel', 50, []);
+      ex.compute.enqueueTimed('linear', 'kernel', 1000, [gate]);
+      ex.move(fetch2);
+      ex.finish();
+      return ex.memory.busyUs;
+    };
+    expect(run('gemv')).toBeCloseTo(148 + owed(98), 9);
+    expect(run('start')).toBe(148); // not known to run when the batch starts
+  });
+
+  it('with kernel slowdowns (GEMVs on the event path) a GEMV still running when the batch ends counts up to then', () => {
+    // the attention shares 0..64 with the copy into HBM and runs on 0.5 x 64 = 32 us: 0..96; the
+    // projections start at 96, beside 148 - 96 = 52 us of the batch
+    const ex = machine('gemv', 0.5);
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), []);
+    ex.move(fetch2);
+    ex.finish();
+    expect(ex.memory.busyUs).toBeCloseTo(148 + owed(52), 9);
+  });
+
+  it('the owed copies are at most the batch: a batch wholly beside GEMVs pays what a started one would', () => {
+    const ex = machine('gemv');
+    ex.beginStep(0);
+    ex.compute.enqueueTimed('linear', 'kernel', 5000, []);
+    ex.move(fetch2);
+    ex.finish();
+    expect(ex.memory.busyUs).toBe(148 + 2 * 15);
+  });
+
+  it('the profile field is validated', () => {
+    const hw = tinyHardware();
+    (hw.gpu as unknown as Record<string, unknown>).copy_under_compute = 'linear';
+    expect(() => validateProfile(hw, 'x.json')).toThrow(/gpu\.copy_under_compute must be one of start, gemv \(got "linear"\)/);
+    hw.gpu.copy_under_compute = 'gemv';
+    expect(validateProfile(hw, 'x.json').gpu.copy_under_compute).toBe('gemv');
+  });
+});
