@@ -17,15 +17,22 @@ interface Slab {
   used: number;
 }
 
+interface SizeClass {
+  open: Set<Slab>;
+  head: Slab | null;
+}
+
 export class HbmSlots {
   /** slot offset of block (l, b), -1 where it has none */
   readonly slot: Float64Array;
   /** slab by index (offset / slabBytes: slabs are laid end to end from 0) */
   private readonly slabAt: Slab[] = [];
   private readonly freeSlabs: Slab[] = [];
-  private readonly open = new Map<number, Set<Slab>>();
-  /** per slot size: the first slab of its open set (insertion order), null when not known */
-  private readonly head = new Map<number, Slab | null>();
+  /** per slot size: its slabs with free slots, and the first of them (insertion order), null when not known */
+  private readonly sizes = new Map<number, SizeClass>();
+  /** the size class asked for last (most moves are of one block size) */
+  private lastBytes = -1;
+  private lastClass: SizeClass | null = null;
   private end = 0;
 
   constructor(
@@ -38,12 +45,12 @@ export class HbmSlots {
 
   alloc(slotBytes: number): number {
     if (slotBytes > this.slabBytes) throw new Error(`a block of ${slotBytes} bytes does not fit a ${this.slabBytes}-byte slab`);
-    let set = this.open.get(slotBytes);
-    if (!set) this.open.set(slotBytes, (set = new Set()));
-    let slab = this.head.get(slotBytes) ?? undefined;
+    const size = this.sizeOf(slotBytes);
+    const set = size.open;
+    let slab = size.head ?? undefined;
     if (!slab && set.size > 0) {
       slab = set.values().next().value as Slab;
-      this.head.set(slotBytes, slab);
+      size.head = slab;
     }
     if (!slab) {
       slab = this.freeSlabs.pop();
@@ -56,15 +63,25 @@ export class HbmSlots {
       const n = Math.floor(this.slabBytes / slotBytes);
       slab.free = Array.from({ length: n }, (_, i) => slab!.base + (n - 1 - i) * slotBytes);
       set.add(slab);
-      this.head.set(slotBytes, slab);
+      size.head = slab;
     }
     const offset = slab.free.pop()!;
     slab.used++;
     if (slab.free.length === 0) {
       set.delete(slab);
-      this.head.set(slotBytes, null);
+      size.head = null;
     }
     return offset;
+  }
+
+  /** the size class of a slot size, made when first asked for */
+  private sizeOf(slotBytes: number): SizeClass {
+    if (slotBytes === this.lastBytes) return this.lastClass!;
+    let size = this.sizes.get(slotBytes);
+    if (!size) this.sizes.set(slotBytes, (size = { open: new Set(), head: null }));
+    this.lastBytes = slotBytes;
+    this.lastClass = size;
+    return size;
   }
 
   free(offset: number): void {
@@ -72,13 +89,13 @@ export class HbmSlots {
     if (!slab || slab.used === 0) throw new Error(`HBM slot ${offset} is not allocated`);
     slab.free.push(offset);
     slab.used--;
-    const set = this.open.get(slab.slotBytes)!;
+    const size = this.sizeOf(slab.slotBytes);
     if (slab.used === 0) {
-      set.delete(slab);
-      if (this.head.get(slab.slotBytes) === slab) this.head.set(slab.slotBytes, null);
+      size.open.delete(slab);
+      if (size.head === slab) size.head = null;
       this.freeSlabs.push(slab);
     } else {
-      set.add(slab);
+      size.open.add(slab);
     }
   }
 
