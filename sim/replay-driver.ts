@@ -80,8 +80,10 @@ export class ReplayDriver<H> implements Actions {
   private readonly stagedMask: Uint8Array;
   private readonly pending: H[][];
   private stagingBytes = 0;
-  /** batches collected during one decision, flushed to the executor after it */
-  private batches = new Map<number, MoveBatch>();
+  /** batches collected during one decision, flushed to the executor after it; the key and batch batch() used last */
+  private readonly batches = new Map<number, MoveBatch>();
+  private lastKey = -1;
+  private lastBatch: MoveBatch | undefined = undefined;
   /** 1 where the current decision skips block b of its layer (cleared by the layer's pass over its blocks) */
   private readonly skipMark: Uint8Array;
   /** whether the current decision asked for any skip (skipMark has a 1) */
@@ -301,7 +303,7 @@ export class ReplayDriver<H> implements Actions {
       this.policy.observe(this.observation(-1, l, rows));
       this.curLayer = l;
       this.policy.decide(this.view(-1, l, rows[0].nBlocks, false, s0.contextTokens), this);
-      this.batches.clear();
+      this.clearBatches();
       // prefill attention is not modelled: a skip asked for here applies to nothing
       if (this.listPending) this.dropList();
       if (this.anySkip) this.clearSkips();
@@ -632,11 +634,13 @@ export class ReplayDriver<H> implements Actions {
   private batch(layer: number, block: number, reason: TransferReason, fromTier: number, toTier: number, fromBits: number, toBits: number): void {
     // one number per (layer, reason, tiers, precisions): the Map keeps insertion order, as with text keys
     const key = ((((layer * REASON_COUNT + REASON_INDEX[reason]) * this.T + fromTier) * this.T + toTier) * 17 + fromBits) * 17 + toBits;
-    let b = this.batches.get(key);
+    let b = key === this.lastKey ? this.lastBatch : this.batches.get(key);
     if (!b) {
       b = { layer, reason, fromTier, toTier, fromBits, toBits, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
       this.batches.set(key, b);
     }
+    this.lastKey = key;
+    this.lastBatch = b;
     b.blocks.push(block);
     b.bytesFrom += this.bytesByBits[fromBits];
     b.bytesTo += this.bytesByBits[toBits];
@@ -757,7 +761,13 @@ export class ReplayDriver<H> implements Actions {
       // a block promoted into HBM must arrive before its layer's attention
       if (b.toTier === 0) this.pending[b.layer].push(h);
     }
+    this.clearBatches();
+  }
+
+  private clearBatches(): void {
     this.batches.clear();
+    this.lastKey = -1;
+    this.lastBatch = undefined;
   }
 
   /**
