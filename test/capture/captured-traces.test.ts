@@ -15,8 +15,9 @@ const dir = path.join(REPO, 'traces/captured');
 const files = fs.readdirSync(dir).filter((f) => f.endsWith('.kvt')).sort();
 
 describe('traces/captured', () => {
-  it('holds the long, multi-topic and needle captures, under 20 MB together', () => {
+  it('holds the long, multi-topic and needle captures and a 32k capture, under 20 MB together', () => {
     expect(files).toContain('brown-long-8k.kvt');
+    expect(files).toContain('brown-long-32k.kvt');
     expect(files).toContain('brown-multitopic-8k.kvt');
     expect(files.filter((f) => f.startsWith('brown-needle-8k-d')).length).toBeGreaterThanOrEqual(3);
     const bytes = files.reduce((s, f) => s + fs.statSync(path.join(dir, f)).size, 0);
@@ -29,11 +30,12 @@ describe('traces/captured', () => {
       expect(validateTrace(file).ok).toBe(true);
       const h = readTraceHeader(file) as unknown as Record<string, any>;
       expect(h.prompt_tokens).toBeGreaterThanOrEqual(8192);
+      expect(h.prompt_tokens).toBe(Number(/-(\d+)k/.exec(f)![1]) * 1024);
       const p = h.provenance;
       expect(p.source).toBe('capture');
       expect(p.model.sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(p.text.corpus_sha256).toMatch(/^[0-9a-f]{64}$/);
-      expect(p.device).toMatch(/H100/);
+      expect(p.device).toMatch(/^NVIDIA H(100|200)/);
       expect(p.command).toContain('traces/capture/capture.py');
       expect(p.date).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(p.observed.sinks).toMatch(/sink/);
