@@ -3,7 +3,10 @@
 // hardware. Per-step CSVs and compare.json of every cell land under OUTDIR.
 //   node perf/device/diag-compare.mjs DIST OUTDIR
 // CELLS="prompt:preset:seed:budget:policies;..." (policies joined by +), REPEAT=n, STEPS=n, QUICK=1,
-// PROFILE=path (a calibrated profile to use instead of calibrating)
+// BACKEND=host (default cuda), PROFILE=path (a calibrated profile to use instead of calibrating). MODEL=name or model JSON path (default
+// llama-3-8b: the model calibrated and simulated); a cell "file:PATH:budget:policies" replays the first STEPS
+// steps of a stored trace (e.g. a captured one, with MODEL its model JSON) in place of a generated one;
+// GROUP_SIZE=n the quantization group (default 128; at most the model's head_dim).
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +18,7 @@ const out = resolve(outArg);
 mkdirSync(out, { recursive: true });
 const t0 = performance.now();
 const steps = Number(process.env.STEPS ?? 32);
+const model = process.env.MODEL ? (process.env.MODEL.endsWith('.json') ? resolve(process.env.MODEL) : process.env.MODEL) : 'llama-3-8b';
 const { generateTrace } = await load('traces/generator.js');
 const { calibrate, writeCalibration, formatFits } = await load('hil/calibrate/calibrate.js');
 if (process.env.PROFILE) {
@@ -22,20 +26,32 @@ if (process.env.PROFILE) {
   copyFileSync(resolve(process.env.PROFILE), `${out}/profile.json`);
   console.log(`profile ${process.env.PROFILE}`);
 } else {
-  const cal = await calibrate({ backend: 'cuda', base: 'h100-pcie5', model: 'llama-3-8b', fileDir: '/tmp', quick: process.env.QUICK === '1', log: (s) => console.log(s) });
+  const cal = await calibrate({ backend: 'cuda', base: 'h100-pcie5', model, fileDir: '/tmp', quick: process.env.QUICK === '1', log: (s) => console.log(s) });
   writeCalibration(`${out}/profile.json`, cal);
   console.log(formatFits(cal.fits));
   console.log(`calibrate ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 const { compare, formatCompare } = await load('hil/compare/compare.js');
 const { parsePolicyList } = await load('hil/compare/policy-list.js');
+const { writeTracePrefix } = await load('hil/validate/validate.js');
 for (const cell of (process.env.CELLS ?? '8192:default:1:20%:quest').split(';')) {
-  const [prompt, preset, seed, budget, pols] = cell.split(':');
-  const trace = resolve(out, `t-${prompt}-${preset}-${seed}.kvt`);
-  if (!existsSync(trace)) generateTrace(trace, { model: 'llama-3-8b', layers: 32, prompt_tokens: Number(prompt), steps, seed: Number(seed), ...(preset !== 'default' ? { preset } : {}) });
-  const label = `${prompt}-${preset}-${seed}-${budget.replace('%', 'pct')}`;
+  let trace, label, budget, pols;
+  if (cell.startsWith('file:')) {
+    const [, path, b, p] = cell.split(':');
+    [budget, pols] = [b, p];
+    const name = path.replace(/^.*\//, '').replace(/\.kvt$/, '');
+    trace = resolve(out, `t-${name}-${steps}.kvt`);
+    if (!existsSync(trace)) writeTracePrefix(resolve(path), trace, steps);
+    label = `${name}-${budget.replace('%', 'pct')}`;
+  } else {
+    const [prompt, preset, seed, b, p] = cell.split(':');
+    [budget, pols] = [b, p];
+    trace = resolve(out, `t-${prompt}-${preset}-${seed}.kvt`);
+    if (!existsSync(trace)) generateTrace(trace, { model: 'llama-3-8b', layers: 32, prompt_tokens: Number(prompt), steps, seed: Number(seed), ...(preset !== 'default' ? { preset } : {}) });
+    label = `${prompt}-${preset}-${seed}-${budget.replace('%', 'pct')}`;
+  }
   try {
-    const r = await compare({ trace, policies: parsePolicyList(pols.replaceAll('+', ',')), hbmBudget: budget, hardware: `${out}/profile.json`, out: `${out}/c-${label}`, hil: { backend: 'cuda', seed: 1, nvmeDir: '/tmp' }, repeat: Number(process.env.REPEAT ?? 2), log: () => {} });
+    const r = await compare({ trace, policies: parsePolicyList(pols.replaceAll('+', ',')), hbmBudget: budget, hardware: `${out}/profile.json`, model: model === 'llama-3-8b' ? undefined : model, groupSize: Number(process.env.GROUP_SIZE ?? 128), out: `${out}/c-${label}`, hil: { backend: process.env.BACKEND ?? 'cuda', seed: 1, nvmeDir: '/tmp' }, repeat: Number(process.env.REPEAT ?? 2), log: () => {} });
     console.log(`== ${label}`);
     console.log(formatCompare(r));
   } catch (e) {
