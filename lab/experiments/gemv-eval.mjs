@@ -187,8 +187,51 @@ async function main() {
     return;
   }
   if (cmd === 'diag') {
-    const { diag } = await import('./gemv-eval-diag.mjs');
-    await diag(args[0], args.slice(1), { variantProfile, fitOf, readJson });
+    const [dir, ...variants] = args;
+    const { generateTrace } = await import(path.resolve('dist/traces/generator.js'));
+    const { simulate } = await import(path.resolve('dist/sim/run.js'));
+    const { quantile } = await import(path.resolve('dist/hil/compare/errors.js'));
+    const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'gemv-eval-'));
+    const profile = readJson(path.join(dir, 'profile.json'));
+    const fit = fitOf(path.join(dir, 'profile.json'));
+    const profiles = variants.map((v) => {
+      const f = path.join(tmp, `profile-${v}.json`);
+      fs.writeFileSync(f, JSON.stringify(variantProfile(profile, fit, v)));
+      return f;
+    });
+    const pct = (xs) => `${(100 * quantile(xs, 0.5)).toFixed(2)} / ${(100 * quantile(xs, 0.95)).toFixed(2)}%`;
+    const pooled = variants.map(() => ({ all: [], moving: [] }));
+    console.log(['cell (median / p95 per-step |sim - hw| / hw; mean step sim / hw ms)', ...variants].join(' | '));
+    for (const c of fs.readdirSync(dir).filter((x) => x.startsWith('c-')).sort()) {
+      // c-PROMPT-PRESET-SEED-BUDGETpct, as perf/device/diag-compare.mjs names them
+      const [, prompt, preset, seed, budget] = c.match(/^c-(\d+)-(\w+)-(\d+)-(\d+)pct$/);
+      const cmp = readJson(path.join(dir, c, 'compare.json'));
+      const steps = cmp.policies[0].steps.length;
+      const trace = path.join(tmp, `t-${prompt}-${preset}-${seed}-${steps}.kvt`);
+      if (!fs.existsSync(trace)) generateTrace(trace, { model: 'llama-3-8b', layers: 32, prompt_tokens: Number(prompt), steps, seed: Number(seed), ...(preset !== 'default' ? { preset } : {}) });
+      for (const p of cmp.policies) {
+        // the hardware's steps: hil-steps.csv of each run (the per-step median over runs, as compare takes it)
+        const runDirs = fs.readdirSync(path.join(dir, c)).filter((x) => x === `hil-${p.label}` || x.startsWith(`hil-${p.label}-r`));
+        const runs = runDirs.map((r) => {
+          const [head, ...lines] = fs.readFileSync(path.join(dir, c, r, 'hil-steps.csv'), 'utf8').trim().split('\n');
+          const k = head.split(',').indexOf('latency_us');
+          return lines.map((l) => Number(l.split(',')[k]) / 1000);
+        });
+        const hw = runs[0].map((_, i) => quantile(runs.map((r) => r[i]), 0.5));
+        const cells = profiles.map((prof, vi) => {
+          const sim = simulate({ trace, policy: p.policy, policy_options: p.options, hardware: prof, hbm_budget: cmp.hbm_budget });
+          const ms = sim.steps.map((s) => s.latency_ms);
+          const errs = ms.slice(cmp.skip_steps).map((x, i) => Math.abs(x - hw[i + cmp.skip_steps]) / hw[i + cmp.skip_steps]);
+          pooled[vi].all.push(...errs);
+          if (Object.values(sim.summary.bytes).some((b) => b > 0)) pooled[vi].moving.push(...errs);
+          const mean = (xs) => xs.slice(cmp.skip_steps).reduce((a, b) => a + b, 0) / (xs.length - cmp.skip_steps);
+          return `${pct(errs)} (${mean(ms).toFixed(3)} / ${mean(hw).toFixed(3)})`;
+        });
+        console.log([`${p.label} ${cmp.hbm_budget}`, ...cells].join(' | '));
+      }
+    }
+    console.log(['pooled, moving cells', ...pooled.map((x) => pct(x.moving))].join(' | '));
+    fs.rmSync(tmp, { recursive: true, force: true });
     return;
   }
   console.error('usage: gemv-eval.mjs fit PROFILE.json | rundir SRC DST VARIANT | diag DIR VARIANT...');
