@@ -115,6 +115,15 @@ export class SimExecutor implements Executor<Signal> {
    */
   private readonly gemvs: IntervalLog | null;
   private copyStart = Number.NaN;
+  /** gpu.copy_batch_us: the fixed cost of a memory-stream copy batch into or out of HBM */
+  private readonly batchUs: number;
+  /**
+   * layer * tiers + tier of the last op given to the memory stream if it was a stage of listed
+   * blocks (-1: not), and whether the copy being issued continues it: the HIL executor issues
+   * consecutive listed stages of one layer and tier as one batch (one ring extent, one pair of marks)
+   */
+  private lastStage = -1;
+  private continuesStage = false;
 
   constructor(
     readonly hardware: HardwareProfile,
@@ -164,6 +173,7 @@ export class SimExecutor implements Executor<Signal> {
       };
     }
     this.gemvs = hardware.gpu.copy_under_compute === 'gemv' ? new IntervalLog() : null;
+    this.batchUs = hardware.gpu.copy_batch_us ?? 0;
     if (this.gemvs) this.compute.log = { intervals: this.gemvs, names: new Set(['linear', 'lm-head']) };
     if (opts.staging) {
       this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
@@ -189,6 +199,7 @@ export class SimExecutor implements Executor<Signal> {
     this.stepStart = this.engine.now;
     this.computeBusy0 = this.compute.busyUs;
     this.stall0 = this.compute.stallUs;
+    this.lastStage = -1;
     this.memBusy0 = this.memBusy();
     // GEMVs that ended before the copy in flight (or now) price no copy any more
     this.gemvs?.dropBefore(Number.isNaN(this.copyStart) ? this.engine.now : this.copyStart);
@@ -197,6 +208,7 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   move(b: MoveBatch): Signal {
+    this.lastStage = -1;
     const args = this.stepArgs(b.layer, b.blocks.length, b.reason);
     const requant = b.fromBits !== b.toBits;
     const runs = Math.max(1, b.runs);
@@ -219,7 +231,12 @@ export class SimExecutor implements Executor<Signal> {
 
   stage(b: MoveBatch): Signal {
     const args = this.stepArgs(b.layer, b.blocks.length, b.reason);
-    return this.toHbm(b.fromTier, b.bytesFrom, Math.max(1, b.runs), b.reason, args, this.ringWait(b.layer, b.bytesFrom));
+    const key = b.blocks.length > 0 ? b.layer * this.tierNames.length + b.fromTier : -1;
+    this.continuesStage = key >= 0 && key === this.lastStage;
+    const done = this.toHbm(b.fromTier, b.bytesFrom, Math.max(1, b.runs), b.reason, args, this.ringWait(b.layer, b.bytesFrom));
+    this.continuesStage = false;
+    this.lastStage = key;
+    return done;
   }
 
   /** With the staging ring: an extent for a staged or fetched copy into layer `layer`; the compute signal the copy waits for, if any. */
@@ -262,6 +279,7 @@ export class SimExecutor implements Executor<Signal> {
   private readonly bounce: Int8Array;
 
   layer(w: LayerWork, waits: Signal[]): void {
+    this.lastStage = -1;
     const tracing = this.step < this.opts.traceSteps;
     const args = tracing ? { step: w.step, layer: w.layer } : undefined;
     const all = waits;
@@ -442,7 +460,8 @@ export class SimExecutor implements Executor<Signal> {
     const dir = s !== this.memory ? 0 : to === 0 ? 1 : from === 0 ? -1 : 0;
     // (the name shows only in traced spans, and only traced steps have args)
     const name = args ? `${reason} ${this.tierNames[from]}->${this.tierNames[to]}` : reason;
-    return this.tagMem(s, s.enqueueTask(new CopyOp(this, s, name, waits, args ? { ...args, bytes, runs } : undefined, route, bytes, runs, dir)));
+    const batchUs = s === this.memory && dir !== 0 && !this.continuesStage ? this.batchUs : 0;
+    return this.tagMem(s, s.enqueueTask(new CopyOp(this, s, name, waits, args ? { ...args, bytes, runs } : undefined, route, bytes, runs, dir, batchUs)));
   }
 
   /** The topology's route between two tiers (indices), kept per pair once asked for. */
@@ -469,6 +488,7 @@ export class SimExecutor implements Executor<Signal> {
       if (this.gemvs) this.copyStart = this.engine.now;
       else alpha = this.alphaOf(route, bytes, runs);
       if (op.dir !== 0) {
+        alpha += op.batchUs;
         if (this.lastCopyDir !== 0 && op.dir !== this.lastCopyDir) alpha += this.compute.busyAt(this.engine.now) ? route.switch_under_compute_us : route.switch_us;
         this.lastCopyDir = op.dir;
       }
@@ -529,6 +549,8 @@ class CopyOp extends StreamTask implements FlowSink {
     readonly runs: number,
     /** 1: into HBM, -1: out of it, 0: neither (or not on the memory stream) */
     readonly dir: number,
+    /** gpu.copy_batch_us if this copy opens a batch of the HIL executor's, else 0 */
+    readonly batchUs: number,
   ) {
     super(stream, name, 'copy', waits, args);
   }

@@ -102,6 +102,12 @@ export interface GpuSpec {
    * attention kernels pay nothing more (measured per op on an H200: lab/notes/HIL-NOTES.md).
    */
   copy_under_compute?: CopyUnderCompute;
+  /**
+   * optional: a fixed cost of each memory-stream copy batch into or out of HBM (the events around it,
+   * its first copy's latency), added once per batch to its copies' alphas; absent = 0 (then the
+   * calibration's alpha_us carries it, spread over its batches' copies)
+   */
+  copy_batch_us?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }
