@@ -19,9 +19,11 @@ cp -r dist "$B/dist"
 cp hil/build/Release/kvtier_hil.node "$B/"
 echo '{"type":"module"}' > "$B/package.json"
 # the packages the HIL path imports at run time (fits, seeds, Arrow tables), with their own dependencies
-for p in mathjs seedrandom arquero piscina @uwdata acorn complex.js decimal.js escape-latex fraction.js javascript-natural-sort tiny-emitter typed-function @babel; do
-  [ -e "node_modules/$p" ] && cp -rL "node_modules/$p" "$B/node_modules/"
+for p in mathjs seedrandom arquero piscina @uwdata acorn complex.js decimal.js escape-latex fraction.js javascript-natural-sort tiny-emitter typed-function @babel/runtime; do
+  [ -e "node_modules/$p" ] && mkdir -p "$B/node_modules/$(dirname "$p")" && cp -rL "node_modules/$p" "$B/node_modules/$p"
 done
+# ESM only: the run imports mathjs's lib/esm (the device tool's carry limit counts every megabyte)
+rm -rf "$B/node_modules/mathjs/lib/cjs" "$B/node_modules/mathjs/lib/browser" "$B/node_modules/mathjs/types"
 tar -C .device -cJf "$B.tar.xz" "$NAME"
 du -ch .device/node.xz "$B.tar.xz" | tail -1
 echo "carry: [\".device/node.xz\", \".device/$NAME.tar.xz\"]   command: bash perf/device/run.sh $NAME"
