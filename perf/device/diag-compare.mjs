@@ -2,7 +2,7 @@
 // chosen generated traces and budgets, to look at where the simulator's per-step model departs from the
 // hardware. Per-step CSVs and compare.json of every cell land under OUTDIR.
 //   node perf/device/diag-compare.mjs DIST OUTDIR
-// CELLS="prompt:preset:seed:budget:policies;..." (policies joined by +), REPEAT=n, STEPS=n, QUICK=1,
+// CELLS="prompt:preset:seed:budget:policies;..." (policies joined by +, one option each as name:key=value), REPEAT=n, STEPS=n, QUICK=1,
 // BACKEND=host (default cuda), PROFILE=path (a calibrated profile to use instead of calibrating). MODEL=name or model JSON path (default
 // llama-3-8b: the model calibrated and simulated); a cell "file:PATH:budget:policies" replays the first STEPS
 // steps of a stored trace (e.g. a captured one, with MODEL its model JSON) in place of a generated one;
@@ -37,15 +37,15 @@ const { writeTracePrefix } = await load('hil/validate/validate.js');
 for (const cell of (process.env.CELLS ?? '8192:default:1:20%:quest').split(';')) {
   let trace, label, budget, pols;
   if (cell.startsWith('file:')) {
-    const [, path, b, p] = cell.split(':');
-    [budget, pols] = [b, p];
+    const [, path, b, ...p] = cell.split(':');
+    [budget, pols] = [b, p.join(':')];
     const name = path.replace(/^.*\//, '').replace(/\.kvt$/, '');
     trace = resolve(out, `t-${name}-${steps}.kvt`);
     if (!existsSync(trace)) writeTracePrefix(resolve(path), trace, steps);
     label = `${name}-${budget.replace('%', 'pct')}`;
   } else {
-    const [prompt, preset, seed, b, p] = cell.split(':');
-    [budget, pols] = [b, p];
+    const [prompt, preset, seed, b, ...p] = cell.split(':');
+    [budget, pols] = [b, p.join(':')];
     trace = resolve(out, `t-${prompt}-${preset}-${seed}.kvt`);
     if (!existsSync(trace)) generateTrace(trace, { model: 'llama-3-8b', layers: 32, prompt_tokens: Number(prompt), steps, seed: Number(seed), ...(preset !== 'default' ? { preset } : {}) });
     label = `${prompt}-${preset}-${seed}-${budget.replace('%', 'pct')}`;
