@@ -25,6 +25,8 @@ export interface LayoutPoint {
   /** copies and bytes per direction, and D2H <-> H2D changes between the batch's groups */
   split: LayoutBatch['split'];
   switches: number;
+  /** copies() calls (groups, a layer's each; marks around each) */
+  groups: number;
   us: number;
   lengths: Record<number, number>;
   /** host time to enqueue a trial (compute + copies), max over trials */
@@ -162,7 +164,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
       }
       const [dst, src] = ends(batch.groupDirections[batch.groups.length - 1]);
       verified += verifyGroup(b, batch, dst, src);
-      points.push({ direction: batch.direction, label: batch.label, runs: batch.runs, bytes: batch.bytes, split: batch.split, switches: batch.switches, us: median(us), lengths: batch.lengths, enqueue_us: Math.max(...enq), gate_us: Math.min(...gate), compute_cover: Math.min(...cover), compute_extra_us: median(extra) });
+      points.push({ direction: batch.direction, label: batch.label, runs: batch.runs, bytes: batch.bytes, split: batch.split, switches: batch.switches, groups: batch.groups.length, us: median(us), lengths: batch.lengths, enqueue_us: Math.max(...enq), gate_us: Math.min(...gate), compute_cover: Math.min(...cover), compute_extra_us: median(extra) });
     }
     return { points, layer_us: layerUs, gemv_us: gemvUs, verified_copies: verified };
   } finally {

@@ -19,12 +19,16 @@
  *   the executor's I/O thread count), time = requests x alpha + bytes / beta per batch, plain least
  *   squares (the layer batches that make up a step weigh most). `compare` re-measures it right before
  *   each NVMe policy (applyFileReadFit).
- * - links hbm<->dram: alpha per copy and beta of pinned copies in the executor's own layout
+ * - links hbm<->dram and gpu.copy_batch_us: pinned copies in the executor's own layout
  *   (bench/layout-batches.ts: H2D runs of 1..16 blocks from adjacent host slots into the staging ring, D2H
- *   slab slots to host slots), time = runs x alpha + bytes / beta per batch, twice: with the GPU
- *   otherwise idle (alpha_us, GBps) and with attention + GEMV running on the compute stream
- *   (alpha_under_compute_us: a copy costs more while kernels run). Isolated and scattered in-situ copy
- *   fits are kept in the fits for comparison.
+ *   slab slots to host slots, and batches alternating a demotion and a promotion), fitted per batch
+ *   (fit-copy-batches.ts): time = copies x alpha + bytes / beta per direction + groups x per_group +
+ *   direction changes x per_change, twice: with the GPU otherwise idle (alpha_us, GBps, switch_us,
+ *   gpu.copy_batch_us = per_group) and with attention + GEMV running on the compute stream
+ *   (alpha_under_compute_us, switch_under_compute_us; per_group held at the idle one), and
+ *   gpu.copy_under_compute "gemv". Should that fit fail, the per-direction fits (time = copies x alpha +
+ *   bytes / beta, each direction apart) and the direction-change medians set the link, copies priced
+ *   when they start. Those, and isolated and scattered in-situ copy fits, are kept in the fits for comparison.
  * - links dram<->nvme and the nvme tier's bandwidth: alpha/beta of one file-tier request vs size.
  * Residuals go into the description, a side file (<out>.fit.json) and the log.
  */
@@ -38,6 +42,7 @@ import type { ModelSpec } from '../../sim/models/model.js';
 import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
+import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches } from './fit-copy-batches.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
 import { type CalibrationPoints, measureAll, type Measurements } from './measure.js';
@@ -87,6 +92,13 @@ export interface CalibrationFits {
    * median over the batches (absent without mixed batches)
    */
   direction_switch?: DirectionSwitchFit;
+  /**
+   * the per-batch copy model (fit-copy-batches.ts) over every layout batch of a condition: per
+   * direction alpha and beta, a cost per group and per direction change; what the hbm link, switch
+   * costs and gpu.copy_batch_us are written from (absent when the fit failed: then the per-direction
+   * layout fits and direction_switch are)
+   */
+  copy_batches?: CopyBatchFits;
   /** pinned copies in situ from scattered host slots (HBM busy): for comparison */
   h2d_in_situ: LinearFit;
   d2h_in_situ: LinearFit;
@@ -106,6 +118,7 @@ export interface CalibrationResult {
 }
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
+const layoutWhat = { H2D: `runs of 1..16 blocks from adjacent host slots into the staging ring`, D2H: `blocks from HBM slab slots to their host slots (single blocks and runs)` };
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult> {
@@ -205,34 +218,22 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   if (pcie < 0) throw new Error(`base profile ${base.name} has no link from ${hbm}`);
   const L = p.links[pcie];
   const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
-  L[toHost] = { alpha_us: r2(fits.d2h_layout_idle.alpha_us), GBps: r2(fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(fits.d2h_layout.alpha_us) };
-  L[toHbm] = { alpha_us: r2(fits.h2d_layout_idle.alpha_us), GBps: r2(fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(fits.h2d_layout.alpha_us) };
-  const sw = fits.direction_switch;
-  if (sw) {
-    for (const d of [toHost, toHbm] as const) {
-      for (const [key, us, cond] of [['switch_us', sw.idle_us, 'idle'], ['switch_under_compute_us', sw.under_compute_us, 'under compute']] as const) {
-        const xs = sw.batches.filter((x) => x.condition === cond);
-        if (us === undefined || xs.length === 0) continue;
-        L[d]![key] = r2(Math.max(0, us));
-        src[`links[${pcie}].${d}.${key}`] =
-          `${by}: ${xs.length} copy batches whose groups alternate a demotion (n single blocks from HBM slab slots to host slots) and a promotion (n other blocks into the slots freed), n = ${xs.map((x) => x.label.match(/(\d+) single/)?.[1]).join(', ')}, marks per group, ${cond === 'idle' ? 'nothing else on the GPU' : 'attention + GEMV layers on the compute stream throughout'}: ` +
-          `per batch, (time - the ${cond} layout fits' time for its D2H and H2D copies) / its direction changes = ${xs.map((x) => `${r2(x.us_per_switch)}`).join(', ')} us; the median${us < 0 ? ' (negative: clamped to 0)' : ''}`;
-      }
+  const li = m.layout_info;
+  try {
+    fits.copy_batches = fitLayoutCopyBatches(m);
+  } catch (e) {
+    log(`warning: the per-batch copy fit failed (${(e as Error).message}); the hbm link keeps the per-direction layout fits, copies priced when they start`);
+  }
+  if (fits.copy_batches) {
+    const batches = `pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks; H2D ${layoutWhat.H2D}; D2H ${layoutWhat.D2H}; batches whose groups alternate a demotion and a promotion of n single blocks; back to back on the memory stream with marks per group (a layer's copies() call)`;
+    applyCopyBatchFit(p, fits.copy_batches, by, { idle: `${batches}, nothing else on the GPU)`, under_compute: `${batches}, attention at ${li.context_tokens} tokens + layer GEMV running on the compute stream throughout)` });
+    for (const [dir, iso, situ] of [[toHost, fits.d2h, fits.d2h_in_situ], [toHbm, fits.h2d, fits.h2d_in_situ]] as const) {
+      src[`links[${pcie}].${dir}.alpha_us`] += `; for comparison, isolated pinned copies: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s; scattered in situ: alpha ${r2(situ.alpha_us)} us, ${r2(situ.GBps)} GB/s`;
     }
+  } else {
+    applyPerDirectionLayoutFits(p, pcie, fits, by, li);
   }
   L.copy_engines = 1;
-  const li = m.layout_info;
-  const layoutWhat = { H2D: `runs of 1..16 blocks from adjacent host slots into the staging ring`, D2H: `blocks from HBM slab slots to their host slots (single blocks and runs)` };
-  for (const [dir, busy, f, iso, situ, what] of [[toHost, fits.d2h_layout, fits.d2h_layout_idle, fits.d2h, fits.d2h_in_situ, 'D2H'], [toHbm, fits.h2d_layout, fits.h2d_layout_idle, fits.h2d, fits.h2d_in_situ, 'H2D']] as const) {
-    const layout = `${what} pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks, ${layoutWhat[what]}, back to back on the memory stream with marks per layer`;
-    const fit = (x: LinearFit) => `time = copies x alpha + bytes / beta over ${x.points.length} batches, relative-error least squares (rms residual ${pct(x.rms_residual)}, max ${pct(x.max_abs_residual)})`;
-    src[`links[${pcie}].${dir}.alpha_us`] =
-      `${by}: ${layout}, nothing else on the GPU), ${fit(f)}; ` +
-      `for comparison, isolated pinned copies: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s; scattered in situ: alpha ${r2(situ.alpha_us)} us, ${r2(situ.GBps)} GB/s`;
-    src[`links[${pcie}].${dir}.GBps`] = `${by}: same fit as alpha_us`;
-    src[`links[${pcie}].${dir}.alpha_under_compute_us`] =
-      `${by}: ${layout}, attention at ${li.context_tokens} tokens + layer GEMV running on the compute stream throughout), ${fit(busy)} (its beta: ${r2(busy.GBps)} GB/s)`;
-  }
   src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
   if (nv >= 0) {
@@ -273,10 +274,47 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     `calibrated by kvtier hil calibrate on ${device} (${kind} backend) ${date} from base ${base.name}. Fit residuals (rms / max |rel|): ` +
     `kernels ${pct(fits.kernels.rms_residual)} / ${pct(fits.kernels.max_abs_residual)}, attention in situ (line) ${pct(fits.attention.rms_residual)} / ${pct(fits.attention.max_abs_residual)}, linear ${pct(fits.linear.rms_residual)} / ${pct(fits.linear.max_abs_residual)}, H2D ${pct(fits.h2d.rms_residual)} / ${pct(fits.h2d.max_abs_residual)}, ` +
     `D2H ${pct(fits.d2h.rms_residual)} / ${pct(fits.d2h.max_abs_residual)}, H2D layout ${pct(fits.h2d_layout.rms_residual)} / ${pct(fits.h2d_layout.max_abs_residual)}, D2H layout ${pct(fits.d2h_layout.rms_residual)} / ${pct(fits.d2h_layout.max_abs_residual)}, H2D layout idle ${pct(fits.h2d_layout_idle.rms_residual)} / ${pct(fits.h2d_layout_idle.max_abs_residual)}, D2H layout idle ${pct(fits.d2h_layout_idle.rms_residual)} / ${pct(fits.d2h_layout_idle.max_abs_residual)}, file read ${pct(fits.file_read.rms_residual)} / ${pct(fits.file_read.max_abs_residual)}, ` +
-    `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
+    `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}${fits.copy_batches ? `, copy batches idle ${pct(fits.copy_batches.idle.rms_residual)} / ${pct(fits.copy_batches.idle.max_abs_residual)}, under compute ${pct(fits.copy_batches.under_compute.rms_residual)} / ${pct(fits.copy_batches.under_compute.max_abs_residual)}` : ''}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
   p.sources = src;
   const profile = validateProfile(JSON.parse(JSON.stringify(p)), 'hil calibrate');
   return { profile, fits, measurements: m, device, attention_options: attentionOptions };
+}
+
+/**
+ * The hbm link from the per-direction layout fits (time = copies x alpha + bytes / beta per batch, each
+ * direction apart) and the direction-change medians: what the calibration writes when the per-batch
+ * fit (fit-copy-batches.ts) fails. Copies stay priced when they start (no gpu.copy_under_compute).
+ */
+function applyPerDirectionLayoutFits(p: HardwareProfile, pcie: number, fits: CalibrationFits, by: string, li: Measurements['layout_info']): void {
+  const hbm = p.tiers[0].name;
+  const L = p.links[pcie];
+  const src = p.sources;
+  const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+  L[toHost] = { alpha_us: r2(fits.d2h_layout_idle.alpha_us), GBps: r2(fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(fits.d2h_layout.alpha_us) };
+  L[toHbm] = { alpha_us: r2(fits.h2d_layout_idle.alpha_us), GBps: r2(fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(fits.h2d_layout.alpha_us) };
+  const sw = fits.direction_switch;
+  if (sw) {
+    for (const d of [toHost, toHbm] as const) {
+      for (const [key, us, cond] of [['switch_us', sw.idle_us, 'idle'], ['switch_under_compute_us', sw.under_compute_us, 'under compute']] as const) {
+        const xs = sw.batches.filter((x) => x.condition === cond);
+        if (us === undefined || xs.length === 0) continue;
+        L[d]![key] = r2(Math.max(0, us));
+        src[`links[${pcie}].${d}.${key}`] =
+          `${by}: ${xs.length} copy batches whose groups alternate a demotion (n single blocks from HBM slab slots to host slots) and a promotion (n other blocks into the slots freed), n = ${xs.map((x) => x.label.match(/(\d+) single/)?.[1]).join(', ')}, marks per group, ${cond === 'idle' ? 'nothing else on the GPU' : 'attention + GEMV layers on the compute stream throughout'}: ` +
+          `per batch, (time - the ${cond} layout fits' time for its D2H and H2D copies) / its direction changes = ${xs.map((x) => `${r2(x.us_per_switch)}`).join(', ')} us; the median${us < 0 ? ' (negative: clamped to 0)' : ''}`;
+      }
+    }
+  }
+  for (const [dir, busy, f, iso, situ, what] of [[toHost, fits.d2h_layout, fits.d2h_layout_idle, fits.d2h, fits.d2h_in_situ, 'D2H'], [toHbm, fits.h2d_layout, fits.h2d_layout_idle, fits.h2d, fits.h2d_in_situ, 'H2D']] as const) {
+    const layout = `${what} pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks, ${layoutWhat[what]}, back to back on the memory stream with marks per layer`;
+    const fit = (x: LinearFit) => `time = copies x alpha + bytes / beta over ${x.points.length} batches, relative-error least squares (rms residual ${pct(x.rms_residual)}, max ${pct(x.max_abs_residual)})`;
+    src[`links[${pcie}].${dir}.alpha_us`] =
+      `${by}: ${layout}, nothing else on the GPU), ${fit(f)}; ` +
+      `for comparison, isolated pinned copies: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s; scattered in situ: alpha ${r2(situ.alpha_us)} us, ${r2(situ.GBps)} GB/s`;
+    src[`links[${pcie}].${dir}.GBps`] = `${by}: same fit as alpha_us`;
+    src[`links[${pcie}].${dir}.alpha_under_compute_us`] =
+      `${by}: ${layout}, attention at ${li.context_tokens} tokens + layer GEMV running on the compute stream throughout), ${fit(busy)} (its beta: ${r2(busy.GBps)} GB/s)`;
+  }
 }
 
 /** executor-pattern file read batches: time = requests x alpha + bytes / beta, plain least squares (the layer batches that make up a step weigh most) */
@@ -392,6 +430,14 @@ export function formatFits(f: CalibrationFits): string {
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
   const sw = f.direction_switch;
   if (sw) rows.push(`  ${'dir switch'.padEnd(11)} idle ${sw.idle_us?.toFixed(2) ?? '-'} us, under compute ${sw.under_compute_us?.toFixed(2) ?? '-'} us per D2H <-> H2D change (batches: ${sw.batches.map((x) => x.us_per_switch.toFixed(1)).join(', ')})`);
+  const cb = f.copy_batches;
+  if (cb) {
+    for (const [name, x] of [['batch idle', cb.idle], ['batch busy', cb.under_compute]] as const) {
+      rows.push(
+        `  ${name.padEnd(11)} H2D ${x.h2d.alpha_us.toFixed(2)} us + ${x.h2d.GBps.toFixed(2)} GB/s, D2H ${x.d2h.alpha_us.toFixed(2)} us + ${x.d2h.GBps.toFixed(2)} GB/s, per group ${x.group_us.toFixed(2)} us${x.group_us_fixed ? ' (idle)' : ''}, per change ${x.switch_us?.toFixed(2) ?? '-'} us  residual rms ${pct(x.rms_residual)}  max ${pct(x.max_abs_residual)}`,
+      );
+    }
+  }
   return rows.join('\n');
 }
 

@@ -5,11 +5,10 @@
  * - gemv: the same with gpu.copy_under_compute "gemv" (a copy batch runs at alpha_us and pays
  *   alpha_under_compute_us - alpha_us for each copy of its time beside GEMVs);
  * - gemv-batch: "gemv", and the hbm<->dram link refitted from the calibration's layout batches
- *   (PROFILE.fit.json) with a fixed cost per batch group (gpu.copy_batch_us): per condition,
- *   time = h2d copies x a_h2d + h2d bytes / beta_h2d + the same for d2h + groups x c + changes x s,
- *   relative-error least squares over the single-direction batches (8 groups each) and the mixed ones
- *   (16 groups, 15 changes); under compute with c fixed at the idle fit's. alpha_us, GBps, switch_us
- *   from the idle fit, alpha_under_compute_us, switch_under_compute_us from the under-compute one.
+ *   (PROFILE.fit.json) with a fixed cost per batch group (gpu.copy_batch_us), as the calibration now
+ *   writes it: hil/calibrate/fit-copy-batches.ts (fitLayoutCopyBatches, applyCopyBatchFit). For a
+ *   profile calibrated with that fit, gemv-batch gives its own numbers back, and start / gemv are not
+ *   the older calibration's variants (its alphas already left the per-group cost out).
  *
  *   node lab/experiments/gemv-eval.mjs fit PROFILE.json              the refit, printed
  *   node lab/experiments/gemv-eval.mjs rundir SRC DST VARIANT        a copy of validate dir SRC (validate.json,
@@ -29,89 +28,19 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-const LAYERS_PER_BATCH = 8;
-
-/** least squares of rows (arrays) against y, each row weighted by w: solves the normal equations */
-function lsq(rows, y, w) {
-  const n = rows[0].length;
-  const A = Array.from({ length: n }, () => new Float64Array(n));
-  const b = new Float64Array(n);
-  rows.forEach((r, k) => {
-    const wk = w[k] * w[k];
-    for (let i = 0; i < n; i++) {
-      b[i] += wk * r[i] * y[k];
-      for (let j = 0; j < n; j++) A[i][j] += wk * r[i] * r[j];
-    }
-  });
-  // Gauss-Jordan with partial pivoting
-  const x = Array.from(b);
-  const M = A.map((r) => Array.from(r));
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
-    [M[c], M[p]] = [M[p], M[c]];
-    [x[c], x[p]] = [x[p], x[c]];
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const f = M[r][c] / M[c][c];
-      for (let j = c; j < n; j++) M[r][j] -= f * M[c][j];
-      x[r] -= f * x[c];
-    }
-  }
-  return x.map((v, i) => v / M[i][i]);
-}
-
-/** per condition: { a_h2d, us_per_byte_h2d, a_d2h, us_per_byte_d2h, group_us, switch_us, max_rel } */
-export function refit(fitJson) {
-  const m = fitJson.measurements;
-  const rowsOf = (sfx) => {
-    const pts = [...m[`h2d_layout${sfx}`], ...m[`d2h_layout${sfx}`], ...(m[`mixed_layout${sfx}`] ?? [])];
-    return pts.map((p) => ({
-      x: [p.split.h2d.runs, p.split.h2d.bytes, p.split.d2h.runs, p.split.d2h.bytes, p.direction === 'mixed' ? 2 * LAYERS_PER_BATCH : LAYERS_PER_BATCH, p.switches],
-      us: p.us,
-    }));
-  };
-  const fitCond = (sfx, groupUs) => {
-    const pts = rowsOf(sfx);
-    const fixed = groupUs !== undefined;
-    const rows = pts.map((p) => (fixed ? [p.x[0], p.x[1], p.x[2], p.x[3], p.x[5]] : p.x));
-    const y = pts.map((p) => p.us - (fixed ? groupUs * p.x[4] : 0));
-    const w = pts.map((p) => 1 / p.us);
-    const s = lsq(rows, y, w);
-    const v = fixed ? [s[0], s[1], s[2], s[3], groupUs, s[4]] : s;
-    const max_rel = Math.max(...pts.map((p) => Math.abs(p.x.reduce((a, xi, i) => a + xi * v[i], 0) - p.us) / p.us));
-    return { a_h2d: v[0], us_per_byte_h2d: v[1], a_d2h: v[2], us_per_byte_d2h: v[3], group_us: v[4], switch_us: v[5], max_rel };
-  };
-  const idle = fitCond('_idle');
-  const busy = fitCond('', idle.group_us);
-  return { idle, busy };
-}
-
-const r2 = (x) => Math.round(x * 100) / 100;
+/** the product's per-batch copy fit (dist/, built by `npx tsc -p tsconfig.json`) */
+const copyBatches = () => import(path.resolve('dist/hil/calibrate/fit-copy-batches.js'));
 
 /** the profile rewritten for a variant (a deep copy) */
-export function variantProfile(profile, fitJson, variant) {
+export async function variantProfile(profile, fitJson, variant) {
   const p = structuredClone(profile);
   if (variant === 'start') return p;
   if (variant !== 'gemv' && variant !== 'gemv-batch') throw new Error(`variant must be start, gemv or gemv-batch (got "${variant}")`);
   p.gpu.copy_under_compute = 'gemv';
   if (variant === 'gemv-batch') {
     if (!fitJson) throw new Error('gemv-batch needs the calibration side file (PROFILE.fit.json)');
-    const { idle, busy } = refit(fitJson);
-    const hbm = p.tiers[0].name;
-    const L = p.links.find((l) => l.a === hbm || l.b === hbm);
-    const [toHost, toHbm] = L.a === hbm ? ['a_to_b', 'b_to_a'] : ['b_to_a', 'a_to_b'];
-    for (const [d, k] of [[toHost, 'd2h'], [toHbm, 'h2d']]) {
-      L[d] = {
-        ...L[d],
-        alpha_us: r2(idle[`a_${k}`]),
-        GBps: r2(1 / idle[`us_per_byte_${k}`] / 1000),
-        alpha_under_compute_us: r2(busy[`a_${k}`]),
-        switch_us: r2(Math.max(0, idle.switch_us)),
-        switch_under_compute_us: r2(Math.max(0, busy.switch_us)),
-      };
-    }
-    p.gpu.copy_batch_us = r2(Math.max(0, idle.group_us));
+    const { fitLayoutCopyBatches, applyCopyBatchFit } = await copyBatches();
+    applyCopyBatchFit(p, fitLayoutCopyBatches(fitJson.measurements), 'refitted by lab/experiments/gemv-eval.mjs from the calibration\'s layout batches');
   }
   return p;
 }
@@ -128,10 +57,13 @@ function fitOf(profilePath) {
 async function main() {
   const [cmd, ...args] = process.argv.slice(2);
   if (cmd === 'fit') {
-    const { idle, busy } = refit(fitOf(args[0]));
+    const fit = fitOf(args[0]);
+    if (!fit) throw new Error(`no calibration side file next to ${args[0]} (${args[0].replace(/\.json$/, '.fit.json')})`);
+    const { fitLayoutCopyBatches } = await copyBatches();
+    const { idle, under_compute: busy } = fitLayoutCopyBatches(fit.measurements);
     const show = (n, f) =>
       console.log(
-        `${n}: h2d ${f.a_h2d.toFixed(3)} us + ${(1 / f.us_per_byte_h2d / 1000).toFixed(2)} GB/s, d2h ${f.a_d2h.toFixed(3)} us + ${(1 / f.us_per_byte_d2h / 1000).toFixed(2)} GB/s, per group ${f.group_us.toFixed(2)} us, per change ${f.switch_us.toFixed(2)} us, max |rel residual| ${(100 * f.max_rel).toFixed(1)}%`,
+        `${n}: h2d ${f.h2d.alpha_us.toFixed(3)} us + ${f.h2d.GBps.toFixed(2)} GB/s, d2h ${f.d2h.alpha_us.toFixed(3)} us + ${f.d2h.GBps.toFixed(2)} GB/s, per group ${f.group_us.toFixed(2)} us, per change ${f.switch_us?.toFixed(2) ?? '-'} us, max |rel residual| ${(100 * f.max_abs_residual).toFixed(1)}%`,
       );
     show('idle', idle);
     show('under compute', busy);
@@ -145,7 +77,7 @@ async function main() {
     for (const f of fs.readdirSync(path.join(src, 'profiles'))) {
       const from = path.join(src, 'profiles', f);
       if (f.endsWith('.json') && !f.endsWith('.fit.json')) {
-        fs.writeFileSync(path.join(dst, 'profiles', f), JSON.stringify(variantProfile(readJson(from), fitOf(from), variant), null, 2) + '\n');
+        fs.writeFileSync(path.join(dst, 'profiles', f), JSON.stringify(await variantProfile(readJson(from), fitOf(from), variant), null, 2) + '\n');
       } else fs.copyFileSync(from, path.join(dst, 'profiles', f));
     }
     // captured traces and other inputs the cells name by relative path stay where they are
@@ -194,11 +126,12 @@ async function main() {
     const tmp = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'gemv-eval-'));
     const profile = readJson(path.join(dir, 'profile.json'));
     const fit = fitOf(path.join(dir, 'profile.json'));
-    const profiles = variants.map((v) => {
+    const profiles = [];
+    for (const v of variants) {
       const f = path.join(tmp, `profile-${v}.json`);
-      fs.writeFileSync(f, JSON.stringify(variantProfile(profile, fit, v)));
-      return f;
-    });
+      fs.writeFileSync(f, JSON.stringify(await variantProfile(profile, fit, v)));
+      profiles.push(f);
+    }
     const pct = (xs) => `${(100 * quantile(xs, 0.5)).toFixed(2)} / ${(100 * quantile(xs, 0.95)).toFixed(2)}%`;
     const pooled = variants.map(() => ({ all: [], moving: [] }));
     console.log(['cell (median / p95 per-step |sim - hw| / hw; mean step sim / hw ms)', ...variants].join(' | '));

@@ -65,49 +65,58 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const out = join(dir, 'profile.json');
     writeCalibration(out, r);
     const p = validateProfile(JSON.parse(readFileSync(out, 'utf8')), out);
+    const side = JSON.parse(readFileSync(join(dir, 'profile.fit.json'), 'utf8'));
     expect(p.sources['gpu.hbm_bandwidth_GBps']).toMatch(/^measured by kvtier hil calibrate on host CPU 2026-11-22/);
     const pcie = p.links.find((l) => l.a === 'hbm' || l.b === 'hbm')!;
-    expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/H2D pinned copies in the HIL executor's layout .*nothing else on the GPU.* copies x alpha \+ bytes \/ beta over 11 batches.*scattered in situ: alpha/);
-    expect(p.sources['links[0].b_to_a.alpha_under_compute_us']).toMatch(/H2D pinned copies in the HIL executor's layout .*layer GEMV running on the compute stream throughout/);
-    expect(p.sources['links[0].a_to_b.alpha_us']).toMatch(/D2H pinned copies in the HIL executor's layout .*slab slots/);
+    expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/pinned copies in the HIL executor's layout .*nothing else on the GPU\): time = H2D copies x alpha_h2d \+ H2D bytes \/ beta_h2d \+ the same for D2H \+ groups x per_group \+ direction changes x per_change over 22 batches.*its H2D alpha.*; for comparison, isolated pinned copies: .*scattered in situ: alpha/);
+    expect(p.sources['links[0].b_to_a.alpha_under_compute_us']).toMatch(/pinned copies in the HIL executor's layout .*layer GEMV running on the compute stream throughout\).*\(per_group held at the idle fit's\).*its H2D alpha/);
+    expect(p.sources['links[0].a_to_b.alpha_us']).toMatch(/D2H blocks from HBM slab slots .*its D2H alpha/);
     expect(p.description).toMatch(/Fit residuals.*H2D layout/);
     // the pcie link is the executor-layout fit (not the isolated or scattered one): idle GPU for
     // alpha_us and GBps, kernels running for alpha_under_compute_us ...
     const r2 = (x: number) => Math.round(x * 100) / 100;
-    // ... and switch_us the median cost of a direction change over the mixed batches of both conditions
+    // the direction-change medians stay in the fits for comparison ...
     const sw = r.fits.direction_switch!;
     expect(sw.batches.map((x) => x.condition)).toEqual([...r.measurements.mixed_layout!.map(() => 'under compute'), ...r.measurements.mixed_layout_idle!.map(() => 'idle')]);
     expect(sw.batches.length).toBe(8); // groups of 2, 4, 8 and 16 blocks fit the quick pool of 64 blocks
-    const med = (c: string) => {
-      const xs = sw.batches.filter((x) => x.condition === c).map((x) => x.us_per_switch).sort((a, b) => a - b);
-      return r2(Math.max(0, (xs[1] + xs[2]) / 2));
-    };
-    const switches = { switch_us: med('idle'), switch_under_compute_us: med('under compute') };
-    expect(pcie.b_to_a).toEqual({ alpha_us: r2(r.fits.h2d_layout_idle.alpha_us), GBps: r2(r.fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.h2d_layout.alpha_us), ...switches });
-    expect(pcie.a_to_b).toEqual({ alpha_us: r2(r.fits.d2h_layout_idle.alpha_us), GBps: r2(r.fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(r.fits.d2h_layout.alpha_us), ...switches });
+    // ... the link, the switch costs and gpu.copy_batch_us are the per-batch fit's (fit-copy-batches.ts),
+    // rounded to 0.01 and clamped to 0
+    const cb = r.fits.copy_batches!;
+    const c0 = (x: number) => r2(Math.max(0, x));
+    expect(cb.idle.points.map((x) => x.groups)).toEqual([...r.measurements.h2d_layout_idle.map(() => 8), ...r.measurements.d2h_layout_idle.map(() => 8), ...r.measurements.mixed_layout_idle!.map(() => 16)]);
+    const switches = { switch_us: c0(cb.idle.switch_us!), switch_under_compute_us: c0(cb.under_compute.switch_us!) };
+    expect(pcie.b_to_a).toEqual({ alpha_us: c0(cb.idle.h2d.alpha_us), GBps: r2(cb.idle.h2d.GBps), alpha_under_compute_us: c0(cb.under_compute.h2d.alpha_us), ...switches });
+    expect(pcie.a_to_b).toEqual({ alpha_us: c0(cb.idle.d2h.alpha_us), GBps: r2(cb.idle.d2h.GBps), alpha_under_compute_us: c0(cb.under_compute.d2h.alpha_us), ...switches });
+    expect(p.gpu.copy_batch_us).toBe(c0(cb.idle.group_us));
+    expect(p.gpu.copy_under_compute).toBe('gemv');
+    expect(cb.under_compute.group_us).toBe(cb.idle.group_us);
     // one block's (de)quantization kernel: every width both ways, idle and under compute; the idle median
     const conv = r.measurements.convert_kernels!;
     expect(conv.map((x) => `${x.op} ${x.bits} ${x.condition}`).sort()).toEqual(['quantize', 'dequantize'].flatMap((op) => [8, 4, 3, 2].flatMap((bits) => [`${op} ${bits} idle`, `${op} ${bits} under compute`])).sort());
     const idleUs = conv.filter((x) => x.condition === 'idle').map((x) => x.us).sort((a, b) => a - b);
     expect(p.gpu.convert_kernel_us).toBe(r2((idleUs[3] + idleUs[4]) / 2));
     expect(p.sources['gpu.convert_kernel_us']).toMatch(/quantize \/ dequantize kernel \(FP16 <-> INT8\/4\/3\/2\) on the memory stream, 4 back to back, GPU otherwise idle.*the median/);
-    expect(p.sources['links[0].b_to_a.switch_us']).toMatch(/4 copy batches whose groups alternate a demotion .* and a promotion .*n = 2, 4, 8, 16, marks per group, nothing else on the GPU.*the median/);
-    expect(p.sources['links[0].a_to_b.switch_under_compute_us']).toMatch(/n = 2, 4, 8, 16, marks per group, attention \+ GEMV layers on the compute stream throughout.*the median/);
+    expect(p.sources['links[0].b_to_a.switch_us']).toMatch(/the per-change term of the idle per-batch copy fit/);
+    expect(p.sources['links[0].a_to_b.switch_under_compute_us']).toMatch(/the per-change term of the under compute per-batch copy fit/);
+    expect(p.sources['gpu.copy_batch_us']).toMatch(/the per-group term of the idle per-batch copy fit .*charged once per memory-stream copy batch/);
     expect(r.measurements.h2d_layout_idle.map((x) => x.runs)).toEqual(r.measurements.h2d_layout.map((x) => x.runs));
     expect(r.measurements.h2d_layout_idle.every((x) => x.compute_cover === 0 && x.compute_extra_us === 0)).toBe(true);
     // the kernel slowdown under copies is a cuda measurement: the host profile leaves it out
     expect(p.gpu.kernel_slowdown_under_h2d).toBeUndefined();
     expect(p.gpu.kernel_slowdown_under_d2h).toBeUndefined();
     expect(r.measurements.layout_info.verified_copies).toBeGreaterThan(0);
-    // ... and its numbers (rounded to 0.01) predict every batch (copies x alpha + bytes / beta) as the fit said
-    const tolerance = 0.02; // relative, from rounding alpha and beta to two decimals
-    for (const [pts, link, f] of [[r.measurements.h2d_layout_idle, pcie.b_to_a, r.fits.h2d_layout_idle], [r.measurements.d2h_layout_idle, pcie.a_to_b, r.fits.d2h_layout_idle]] as const) {
-      expect(f.points.length).toBe(pts.length);
-      for (const [i, pt] of pts.entries()) {
-        const fromProfile = pt.runs * link.alpha_us + predictUs(0, link.GBps, pt.bytes);
-        expect(Math.abs(fromProfile - f.points[i].fit_us) / f.points[i].fit_us).toBeLessThan(tolerance);
-      }
+    // ... and its numbers (rounded to 0.01) predict every idle batch as the fit's terms (negative ones at 0)
+    // do: copies x alpha + bytes / beta per direction + groups x copy_batch_us + changes x switch_us
+    const i = cb.idle;
+    for (const pt of i.points) {
+      const fromProfile = pt.h2d.runs * pcie.b_to_a!.alpha_us + predictUs(0, pcie.b_to_a!.GBps, pt.h2d.bytes) + pt.d2h.runs * pcie.a_to_b!.alpha_us + predictUs(0, pcie.a_to_b!.GBps, pt.d2h.bytes) + pt.groups * p.gpu.copy_batch_us! + pt.switches * pcie.b_to_a!.switch_us!;
+      const fromFit = pt.h2d.runs * Math.max(0, i.h2d.alpha_us) + pt.h2d.bytes * i.h2d.us_per_byte + pt.d2h.runs * Math.max(0, i.d2h.alpha_us) + pt.d2h.bytes * i.d2h.us_per_byte + pt.groups * Math.max(0, i.group_us) + pt.switches * Math.max(0, i.switch_us!);
+      // rounding: 0.005 us per copy, group and change, and the bytes at the rounded beta
+      const bound = 0.005 * (pt.h2d.runs + pt.d2h.runs + pt.groups + pt.switches) + Math.abs(predictUs(0, pcie.b_to_a!.GBps, pt.h2d.bytes) - pt.h2d.bytes * i.h2d.us_per_byte) + Math.abs(predictUs(0, pcie.a_to_b!.GBps, pt.d2h.bytes) - pt.d2h.bytes * i.d2h.us_per_byte);
+      expect(Math.abs(fromProfile - fromFit)).toBeLessThanOrEqual(bound + 1e-9);
+      if (![i.h2d.alpha_us, i.d2h.alpha_us, i.group_us, i.switch_us!].some((x) => x < 0)) expect(fromFit).toBeCloseTo(pt.fit_us, 9);
     }
+    expect(side.fits.copy_batches.idle.points.length).toBe(22);
     // the nvme read direction is the executor-pattern batch fit (readBatch, the executor's I/O threads)
     const nvLink = p.links.findIndex((l) => l.a === 'nvme' || l.b === 'nvme');
     const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';
@@ -116,7 +125,6 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(r.measurements.file_batch_info).toMatchObject({ threads: 32, layers: 4 });
     expect(r.measurements.file_read_batch.some((x) => x.kind === 'small')).toBe(true);
     expect(new Set(r.measurements.file_read_batch.filter((x) => x.kind === 'layer').map((x) => x.run_blocks)).size).toBeGreaterThan(2);
-    const side = JSON.parse(readFileSync(join(dir, 'profile.fit.json'), 'utf8'));
     // the generic kernel line: FP16, INT8 and INT4 attention and the GEMVs; every dispatched kernel has its own curve
     expect(side.fits.kernels.points.length).toBe(r.measurements.kernels.filter((k) => k.precision !== 'int2' && !k.precision?.startsWith('mixed')).length);
     expect(Object.keys(p.gpu.attention_kernels!).sort()).toEqual(['fp16', 'int2', 'int4', 'int8', 'mixed', 'mixed_interleaved', 'mixed_sparse']);
@@ -211,7 +219,7 @@ describe('degenerate fits', () => {
 });
 
 describe('kernelSlowdown (gpu.kernel_slowdown_under_h2d / _d2h from the layout batches)', () => {
-  const pt = (us: number, extra: number, cover: number) => ({ direction: 'h2d' as const, label: 'x', runs: 1, bytes: 1, split: { h2d: { runs: 1, bytes: 1 }, d2h: { runs: 0, bytes: 0 } }, switches: 0, lengths: {}, us, enqueue_us: 0, gate_us: 1, compute_cover: cover, compute_extra_us: extra });
+  const pt = (us: number, extra: number, cover: number) => ({ direction: 'h2d' as const, label: 'x', runs: 1, bytes: 1, split: { h2d: { runs: 1, bytes: 1 }, d2h: { runs: 0, bytes: 0 } }, switches: 0, groups: 8, lengths: {}, us, enqueue_us: 0, gate_us: 1, compute_cover: cover, compute_extra_us: extra });
   it('sums the extra compute time over the copy time of the batches that ran wholly under compute', () => {
     // (10 + 30) / (100 + 300): the batch with cover 0.9 is left out
     expect(kernelSlowdown([pt(100, 10, 1.3), pt(300, 30, 1.0), pt(1000, 500, 0.9)])).toEqual({ fraction: 0.1, batches: 2, copyUs: 400 });

@@ -17,7 +17,7 @@ const KiB = 1024;
 const full = layoutBatches(layoutOptions(64 * KiB, 512));
 const lengthsOf = (bs: LayoutBatch[]) => new Set(bs.flatMap((x) => Object.keys(x.lengths).map(Number)));
 
-const point = (x: LayoutBatch, us: number): LayoutPoint => ({ direction: x.direction, label: x.label, runs: x.runs, bytes: x.bytes, split: x.split, switches: x.switches, lengths: x.lengths, us, enqueue_us: 0, gate_us: 1, compute_cover: 2, compute_extra_us: 0 });
+const point = (x: LayoutBatch, us: number): LayoutPoint => ({ direction: x.direction, label: x.label, runs: x.runs, bytes: x.bytes, split: x.split, switches: x.switches, groups: x.groups.length, lengths: x.lengths, us, enqueue_us: 0, gate_us: 1, compute_cover: 2, compute_extra_us: 0 });
 
 describe('executor-layout copy batches', () => {
   const h2d = full.batches.filter((x) => x.direction === 'h2d');

@@ -1,0 +1,243 @@
+/**
+ * The per-batch copy model of the hbm<->dram link, fitted to the calibration's layout batches
+ * (bench/layout-batches.ts, timed by bench/layout-copy-bench.ts). Per condition (GPU otherwise idle,
+ * or attention + GEMV layers on the compute stream):
+ *
+ *   time = H2D copies x alpha_h2d + H2D bytes / beta_h2d + D2H copies x alpha_d2h + D2H bytes / beta_d2h
+ *        + groups x per_group + direction changes x per_change
+ *
+ * by relative-error least squares (each batch weighted by 1 / its time) over the single-direction
+ * batches and the mixed ones together. A group is one executor copies() call (a layer's fetch or
+ * demotion, with marks around it): its fixed cost is what the simulator charges once per copy batch
+ * (gpu.copy_batch_us). Under compute the per-group cost is held at the idle fit's (the events around
+ * a group do not cost more beside kernels; what does is each copy: alpha_under_compute_us).
+ * Without any batch that changes direction the per-change term is left out (not fitted).
+ *
+ * The profile takes (applyCopyBatchFit): each direction's alpha_us and GBps from the idle fit,
+ * alpha_under_compute_us from the under-compute one, switch_us / switch_under_compute_us = the
+ * per-change terms (clamped to 0), gpu.copy_batch_us = the idle per-group cost (clamped to 0), and
+ * gpu.copy_under_compute "gemv" (copies priced beside the layers' GEMVs, the pricing these terms were
+ * measured against).
+ */
+import type { HardwareProfile, LinkDirection } from '../../sim/hardware/profile.js';
+import { layoutOptions } from '../bench/layout-batches.js';
+
+/** one timed copy batch: copies and bytes per direction, groups (copies() calls), D2H <-> H2D changes */
+export interface CopyBatchPoint {
+  label: string;
+  h2d: { runs: number; bytes: number };
+  d2h: { runs: number; bytes: number };
+  groups: number;
+  switches: number;
+  us: number;
+}
+
+export interface CopyDirectionTerms {
+  alpha_us: number;
+  us_per_byte: number;
+  GBps: number;
+}
+
+export interface CopyBatchFit {
+  h2d: CopyDirectionTerms;
+  d2h: CopyDirectionTerms;
+  /** fixed cost per group */
+  group_us: number;
+  /** true when group_us was given (held at another fit's), not fitted */
+  group_us_fixed: boolean;
+  /** cost per D2H <-> H2D change; absent when no batch changed direction (the term was not fitted) */
+  switch_us?: number;
+  points: (CopyBatchPoint & { fit_us: number; residual: number })[];
+  /** relative residuals, (fit - measured) / measured */
+  rms_residual: number;
+  max_abs_residual: number;
+}
+
+export interface CopyBatchFits {
+  idle: CopyBatchFit;
+  /** per-group cost held at idle.group_us */
+  under_compute: CopyBatchFit;
+}
+
+const TERMS = ['H2D copies', 'H2D bytes', 'D2H copies', 'D2H bytes', 'groups', 'direction changes'] as const;
+
+function rowOf(p: CopyBatchPoint): number[] {
+  return [p.h2d.runs, p.h2d.bytes, p.d2h.runs, p.d2h.bytes, p.groups, p.switches];
+}
+
+/**
+ * Weighted least squares: minimizes sum (w_k (rows_k . x - y_k))^2 through the normal equations,
+ * columns scaled to unit maximum first (copies and bytes differ by ~10^5), Gauss-Jordan with partial
+ * pivoting. A column the points do not separate from the others (a pivot below 1e-10 of the
+ * largest) is an error naming it.
+ */
+export function weightedLeastSquares(rows: readonly number[][], y: readonly number[], w: readonly number[], names: readonly string[]): number[] {
+  const n = names.length;
+  const scale = names.map((_, i) => Math.max(...rows.map((r) => Math.abs(r[i]))));
+  for (const [i, s] of scale.entries()) if (!(s > 0) || !Number.isFinite(s)) throw new Error(`no batch has any ${names[i]}: its term cannot be fitted`);
+  const A = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  const b = new Array<number>(n).fill(0);
+  rows.forEach((r0, k) => {
+    const r = r0.map((v, i) => v / scale[i]);
+    const wk = w[k] * w[k];
+    for (let i = 0; i < n; i++) {
+      b[i] += wk * r[i] * y[k];
+      for (let j = 0; j < n; j++) A[i][j] += wk * r[i] * r[j];
+    }
+  });
+  const top = Math.max(...A.map((r, i) => Math.abs(r[i])));
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(A[r][c]) > Math.abs(A[p][c])) p = r;
+    if (!(Math.abs(A[p][c]) > 1e-10 * top)) {
+      throw new Error(`the batches do not separate the ${names[c]} term from the others (the normal equations are singular there): vary it independently across the batches`);
+    }
+    [A[c], A[p]] = [A[p], A[c]];
+    [b[c], b[p]] = [b[p], b[c]];
+    for (let r = 0; r < n; r++) {
+      if (r === c) continue;
+      const f = A[r][c] / A[c][c];
+      if (f === 0) continue;
+      for (let j = c; j < n; j++) A[r][j] -= f * A[c][j];
+      b[r] -= f * b[c];
+    }
+  }
+  return names.map((_, i) => b[i] / A[i][i] / scale[i]);
+}
+
+/**
+ * The per-batch fit of one condition; `fixedGroupUs` holds the per-group cost (under compute: the
+ * idle fit's). Throws on too few batches, a term the batches do not separate, or a non-positive
+ * time per byte (the time did not grow with the bytes).
+ */
+export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?: number): CopyBatchFit {
+  for (const p of points) {
+    if (!(p.us > 0) || !Number.isFinite(p.us)) throw new Error(`copy batch "${p.label}": time ${p.us} us is not a positive number`);
+  }
+  const withSwitch = points.some((p) => p.switches > 0);
+  const fixed = fixedGroupUs !== undefined;
+  const keep = TERMS.map((_, i) => !(i === 4 && fixed) && !(i === 5 && !withSwitch));
+  const names = TERMS.filter((_, i) => keep[i]);
+  if (points.length < names.length) {
+    throw new Error(`the per-batch copy fit has ${names.length} terms (${names.join(', ')}) and needs at least as many batches (got ${points.length})`);
+  }
+  const rows = points.map((p) => rowOf(p).filter((_, i) => keep[i]));
+  const y = points.map((p) => p.us - (fixed ? fixedGroupUs * p.groups : 0));
+  const s = weightedLeastSquares(rows, y, points.map((p) => 1 / p.us), names);
+  const v: number[] = [];
+  let k = 0;
+  for (let i = 0; i < TERMS.length; i++) v.push(keep[i] ? s[k++] : i === 4 ? fixedGroupUs! : 0);
+  for (const [d, i] of [['H2D', 1], ['D2H', 3]] as const) {
+    if (!(v[i] > 0)) throw new Error(`the per-batch copy fit gave a non-positive time per ${d} byte (${v[i].toExponential(3)} us): the batch times do not grow with their ${d} bytes (measurements too noisy)`);
+  }
+  const dir = (a: number, upb: number): CopyDirectionTerms => ({ alpha_us: a, us_per_byte: upb, GBps: 1 / upb / 1e3 });
+  const pts = points.map((p) => {
+    const fit = rowOf(p).reduce((a, x, i) => a + x * v[i], 0);
+    return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
+  });
+  return {
+    h2d: dir(v[0], v[1]),
+    d2h: dir(v[2], v[3]),
+    group_us: v[4],
+    group_us_fixed: fixed,
+    ...(withSwitch ? { switch_us: v[5] } : {}),
+    points: pts,
+    rms_residual: Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length),
+    max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))),
+  };
+}
+
+/** what the fit reads of a layout bench point (bench/layout-copy-bench.ts LayoutPoint) */
+export interface LayoutBatchTimed {
+  direction: 'h2d' | 'd2h' | 'mixed';
+  label: string;
+  split: { h2d: { runs: number; bytes: number }; d2h: { runs: number; bytes: number } };
+  switches: number;
+  us: number;
+  /** copies() calls of the batch; absent in measurements taken before it was recorded: the plan's layers per batch (twice for mixed) */
+  groups?: number;
+}
+
+export function copyBatchPoints(points: readonly LayoutBatchTimed[]): CopyBatchPoint[] {
+  const layers = layoutOptions(1, 1).layersPerBatch;
+  return points.map((p) => ({
+    label: `${p.direction} ${p.label}`,
+    h2d: { runs: p.split.h2d.runs, bytes: p.split.h2d.bytes },
+    d2h: { runs: p.split.d2h.runs, bytes: p.split.d2h.bytes },
+    groups: p.groups ?? (p.direction === 'mixed' ? 2 * layers : layers),
+    switches: p.switches,
+    us: p.us,
+  }));
+}
+
+/** the layout measurements of a calibration (measure.ts Measurements, or a stored PROFILE.fit.json's) */
+export interface LayoutMeasurements {
+  h2d_layout: readonly LayoutBatchTimed[];
+  d2h_layout: readonly LayoutBatchTimed[];
+  mixed_layout?: readonly LayoutBatchTimed[];
+  h2d_layout_idle: readonly LayoutBatchTimed[];
+  d2h_layout_idle: readonly LayoutBatchTimed[];
+  mixed_layout_idle?: readonly LayoutBatchTimed[];
+}
+
+/** both conditions: idle first, then under compute with the idle per-group cost */
+export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
+  const of = (sfx: '' | '_idle') => copyBatchPoints([...m[`h2d_layout${sfx}`], ...m[`d2h_layout${sfx}`], ...(m[`mixed_layout${sfx}`] ?? [])]);
+  let idle: CopyBatchFit;
+  try {
+    idle = fitCopyBatches(of('_idle'));
+  } catch (e) {
+    throw new Error(`layout batches, GPU idle: ${(e as Error).message}`);
+  }
+  try {
+    return { idle, under_compute: fitCopyBatches(of(''), idle.group_us) };
+  } catch (e) {
+    throw new Error(`layout batches under compute: ${(e as Error).message}`);
+  }
+}
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/** rounded to 0.01 and clamped to 0, with a note when clamped */
+function nonNegative(x: number): { v: number; note: string } {
+  return x < 0 ? { v: 0, note: ` (${r2(x)}: clamped to 0)` } : { v: r2(x), note: '' };
+}
+
+/**
+ * Writes the per-batch model into a profile (in place): the hbm<->dram link's alpha_us, GBps,
+ * alpha_under_compute_us, switch_us, switch_under_compute_us per direction, gpu.copy_batch_us and
+ * gpu.copy_under_compute "gemv", each with a source starting `by` (`what`: the batches, per
+ * direction). Returns the link's index.
+ */
+export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: string, what: { idle: string; under_compute: string } = { idle: 'layout copy batches, GPU idle', under_compute: 'layout copy batches under compute' }): number {
+  const hbm = p.tiers[0].name;
+  const li = p.links.findIndex((l) => l.a === hbm || l.b === hbm);
+  if (li < 0) throw new Error(`profile ${p.name} has no link from ${hbm}`);
+  const L = p.links[li];
+  const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+  const fitText = (x: CopyBatchFit) =>
+    `time = H2D copies x alpha_h2d + H2D bytes / beta_h2d + the same for D2H + groups x per_group${x.switch_us !== undefined ? ' + direction changes x per_change' : ''}${x.group_us_fixed ? ' (per_group held at the idle fit\'s)' : ''} over ${x.points.length} batches, relative-error least squares (rms residual ${pct(x.rms_residual)}, max ${pct(x.max_abs_residual)})`;
+  const src = p.sources;
+  const group = nonNegative(f.idle.group_us);
+  for (const [d, k, name] of [[toHost, 'd2h', 'D2H'], [toHbm, 'h2d', 'H2D']] as const) {
+    const alpha = nonNegative(f.idle[k].alpha_us);
+    const busy = nonNegative(f.under_compute[k].alpha_us);
+    const next: LinkDirection = { alpha_us: alpha.v, GBps: r2(f.idle[k].GBps), alpha_under_compute_us: busy.v };
+    src[`links[${li}].${d}.alpha_us`] = `${by}: ${what.idle}: ${fitText(f.idle)}; its ${name} alpha${alpha.note}`;
+    src[`links[${li}].${d}.GBps`] = `${by}: the same fit's ${name} beta`;
+    src[`links[${li}].${d}.alpha_under_compute_us`] = `${by}: ${what.under_compute}: ${fitText(f.under_compute)}; its ${name} alpha${busy.note} (its beta: ${r2(f.under_compute[k].GBps)} GB/s)`;
+    for (const [key, x, cond] of [['switch_us', f.idle, 'idle'], ['switch_under_compute_us', f.under_compute, 'under compute']] as const) {
+      if (x.switch_us === undefined) continue;
+      const s = nonNegative(x.switch_us);
+      next[key] = s.v;
+      src[`links[${li}].${d}.${key}`] = `${by}: the per-change term of the ${cond} per-batch copy fit (see alpha_${cond === 'idle' ? 'us' : 'under_compute_us'})${s.note}`;
+    }
+    L[d] = next;
+  }
+  p.gpu.copy_batch_us = group.v;
+  src['gpu.copy_batch_us'] = `${by}: the per-group term of the idle per-batch copy fit (links[${li}].${toHbm}.alpha_us: ${what.idle}), charged once per memory-stream copy batch into or out of HBM${group.note}`;
+  p.gpu.copy_under_compute = 'gemv';
+  src['gpu.copy_under_compute'] = `${by}: "gemv", the pricing the per-batch copy fit goes with (copies run at alpha_us and pay alpha_under_compute_us beside the layers' GEMVs)`;
+  return li;
+}

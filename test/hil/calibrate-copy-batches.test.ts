@@ -1,0 +1,158 @@
+// The per-batch copy model of the calibration (hil/calibrate/fit-copy-batches.ts): batch times made
+// from known per-copy, per-byte, per-group and per-change costs give those costs back (float64, to
+// 1e-9), the profile takes them as the link's fields, gpu.copy_batch_us and copy_under_compute
+// "gemv", and inputs that cannot be fitted say why. A stored H200 calibration refits to the numbers
+// lab/notes/HIL-NOTES.md reports for it.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { layoutBatches, layoutOptions, type LayoutBatch } from '../../hil/bench/layout-batches.js';
+import { applyCopyBatchFit, copyBatchPoints, type CopyBatchPoint, fitCopyBatches, fitLayoutCopyBatches, type LayoutBatchTimed } from '../../hil/calibrate/fit-copy-batches.js';
+import { loadHardware } from '../../sim/hardware/load-profile.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
+
+// Llama-3-8B, 16-token blocks: 64 KiB blocks, 512 blocks per layer (an 8k context)
+const plan = layoutBatches(layoutOptions(64 * 1024, 512));
+
+interface Costs {
+  a_h2d: number;
+  GBps_h2d: number;
+  a_d2h: number;
+  GBps_d2h: number;
+  group: number;
+  change: number;
+}
+
+/** a batch's time under the model, from its copies, bytes, groups and changes */
+function timeOf(x: LayoutBatch, c: Costs): number {
+  const s = x.split;
+  return s.h2d.runs * c.a_h2d + s.h2d.bytes / (c.GBps_h2d * 1e3) + s.d2h.runs * c.a_d2h + s.d2h.bytes / (c.GBps_d2h * 1e3) + x.groups.length * c.group + x.switches * c.change;
+}
+
+const timed = (batches: LayoutBatch[], c: Costs): LayoutBatchTimed[] =>
+  batches.map((x) => ({ direction: x.direction, label: x.label, split: x.split, switches: x.switches, groups: x.groups.length, us: timeOf(x, c) }));
+
+function measurements(idle: Costs, busy: Costs, batches = plan.batches) {
+  const of = (dir: string, c: Costs) => timed(batches.filter((x) => x.direction === dir), c);
+  return {
+    h2d_layout: of('h2d', busy),
+    d2h_layout: of('d2h', busy),
+    mixed_layout: of('mixed', busy),
+    h2d_layout_idle: of('h2d', idle),
+    d2h_layout_idle: of('d2h', idle),
+    mixed_layout_idle: of('mixed', idle),
+  };
+}
+
+const IDLE: Costs = { a_h2d: 2.5, GBps_h2d: 25, a_d2h: 2.25, GBps_d2h: 20, group: 5.25, change: 1.5 };
+// under compute: dearer copies and changes, the same per-group cost (the fit holds it at the idle one)
+const BUSY: Costs = { a_h2d: 3.25, GBps_h2d: 24, a_d2h: 10.05, GBps_d2h: 21, group: 5.25, change: 6.5 };
+
+describe('per-batch copy fit', () => {
+  it('gives back known per-copy, per-byte, per-group and per-change costs, idle and under compute', () => {
+    // 11 H2D, 7 D2H and 5 mixed batches
+    expect(['h2d', 'd2h', 'mixed'].map((d) => plan.batches.filter((x) => x.direction === d).length)).toEqual([11, 7, 5]);
+    const f = fitLayoutCopyBatches(measurements(IDLE, BUSY));
+    const rel = (got: number, want: number) => expect(Math.abs(got - want) / want).toBeLessThan(1e-9);
+    for (const [x, c] of [[f.idle, IDLE], [f.under_compute, BUSY]] as const) {
+      rel(x.h2d.alpha_us, c.a_h2d);
+      rel(x.h2d.GBps, c.GBps_h2d);
+      rel(x.h2d.us_per_byte, 1 / (c.GBps_h2d * 1e3));
+      rel(x.d2h.alpha_us, c.a_d2h);
+      rel(x.d2h.GBps, c.GBps_d2h);
+      rel(x.group_us, c.group);
+      rel(x.switch_us!, c.change);
+      expect(x.points.length).toBe(plan.batches.length);
+      expect(x.max_abs_residual).toBeLessThan(1e-9);
+    }
+    expect(f.idle.group_us_fixed).toBe(false);
+    expect(f.under_compute.group_us_fixed).toBe(true);
+    expect(f.under_compute.group_us).toBe(f.idle.group_us);
+    // a point's fit and residual: the first H2D batch (runs of 1 block: 8 layers x 24 copies of 64 KiB)
+    const p0 = f.idle.points[0];
+    expect([p0.h2d.runs, p0.h2d.bytes, p0.d2h.runs, p0.groups, p0.switches]).toEqual([192, 192 * 65536, 0, 8, 0]);
+    expect(p0.us).toBeCloseTo(192 * 2.5 + (192 * 65536) / 25000 + 8 * 5.25, 9); // 480 + 503.31648 + 42 = 1025.31648 us
+    expect(p0.us).toBeCloseTo(1025.31648, 9);
+    expect(Math.abs(p0.fit_us - p0.us)).toBeLessThan(1e-9);
+  });
+
+  it('writes the link, switch costs, gpu.copy_batch_us and copy_under_compute "gemv" into a profile that validates', () => {
+    const p = structuredClone(loadHardware('h100-pcie5'));
+    const f = fitLayoutCopyBatches(measurements(IDLE, BUSY));
+    const li = applyCopyBatchFit(p, f, 'measured by test');
+    const L = p.links[li];
+    expect(L.a === 'hbm' || L.b === 'hbm').toBe(true);
+    const [toHost, toHbm] = L.a === 'hbm' ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+    expect(L[toHbm]).toEqual({ alpha_us: 2.5, GBps: 25, alpha_under_compute_us: 3.25, switch_us: 1.5, switch_under_compute_us: 6.5 });
+    expect(L[toHost]).toEqual({ alpha_us: 2.25, GBps: 20, alpha_under_compute_us: 10.05, switch_us: 1.5, switch_under_compute_us: 6.5 });
+    expect(p.gpu.copy_batch_us).toBe(5.25);
+    expect(p.gpu.copy_under_compute).toBe('gemv');
+    expect(p.sources['gpu.copy_batch_us']).toMatch(/^measured by test: the per-group term of the idle per-batch copy fit/);
+    expect(p.sources[`links[${li}].${toHbm}.alpha_us`]).toMatch(/groups x per_group \+ direction changes x per_change over 23 batches, relative-error least squares \(rms residual 0\.0%, max 0\.0%\); its H2D alpha$/);
+    expect(p.sources[`links[${li}].${toHost}.alpha_under_compute_us`]).toMatch(/\(per_group held at the idle fit's\).*its D2H alpha \(its beta: 21 GB\/s\)$/);
+    expect(() => validateProfile(JSON.parse(JSON.stringify(p)), 'test')).not.toThrow();
+  });
+
+  it('clamps a negative per-change or per-group cost to 0 in the profile (the fit keeps its value) and says so', () => {
+    const idle = { ...IDLE, change: -0.61 };
+    const f = fitLayoutCopyBatches(measurements(idle, { ...BUSY, change: 0.3 }));
+    expect(f.idle.switch_us).toBeCloseTo(-0.61, 9);
+    const p = structuredClone(loadHardware('h100-pcie5'));
+    const li = applyCopyBatchFit(p, f, 'by');
+    expect(p.links[li].b_to_a!.switch_us).toBe(0);
+    expect(p.links[li].b_to_a!.switch_under_compute_us).toBe(0.3);
+    expect(p.sources[`links[${li}].b_to_a.switch_us`]).toMatch(/\(-0\.61: clamped to 0\)$/);
+  });
+
+  it('leaves the per-change term out without batches that change direction', () => {
+    const f = fitLayoutCopyBatches(measurements(IDLE, BUSY, plan.batches.filter((x) => x.direction !== 'mixed')));
+    expect(f.idle.switch_us).toBeUndefined();
+    expect(f.idle.group_us).toBeCloseTo(IDLE.group, 9);
+    expect(f.idle.h2d.alpha_us).toBeCloseTo(IDLE.a_h2d, 9);
+    const p = structuredClone(loadHardware('h100-pcie5'));
+    const li = applyCopyBatchFit(p, f, 'by');
+    expect(Object.keys(p.links[li].b_to_a!).sort()).toEqual(['GBps', 'alpha_under_compute_us', 'alpha_us']);
+  });
+
+  it('counts groups from the plan (8 layers a batch, 16 groups when mixed) for measurements stored without them', () => {
+    const [h, d, mx] = (['h2d', 'd2h', 'mixed'] as const).map((dir) => {
+      const x = plan.batches.find((b) => b.direction === dir)!;
+      return { direction: x.direction, label: x.label, split: x.split, switches: x.switches, us: 1 };
+    });
+    expect(copyBatchPoints([h, d, mx]).map((x) => x.groups)).toEqual([8, 8, 16]);
+    expect(plan.batches.map((x) => x.groups.length)).toEqual(plan.batches.map((x) => (x.direction === 'mixed' ? 16 : 8)));
+  });
+});
+
+describe('per-batch copy fit, inputs it cannot fit', () => {
+  const pts = copyBatchPoints(timed(plan.batches, IDLE));
+  it('too few batches for its terms', () => {
+    expect(() => fitCopyBatches([...pts.slice(0, 2), pts[pts.length - 1]])).toThrow(/has 6 terms \(H2D copies, H2D bytes, D2H copies, D2H bytes, groups, direction changes\) and needs at least as many batches \(got 3\)/);
+  });
+  it('no batch in one direction', () => {
+    const h2dOnly = pts.filter((x) => x.d2h.runs === 0);
+    expect(() => fitCopyBatches(h2dOnly)).toThrow(/no batch has any D2H copies: its term cannot be fitted/);
+  });
+  it('terms the batches do not separate (every copy one block: copies and bytes in proportion)', () => {
+    const single: CopyBatchPoint[] = [1, 2, 3, 4, 5, 6, 7].map((k) => ({ label: `b${k}`, h2d: { runs: 10 * k, bytes: 10 * k * 4096 }, d2h: { runs: 3 + k, bytes: (3 + k) * 4096 * (k % 3 + 1) }, groups: 8 + (k % 2) * 8, switches: (k % 2) * 15 + (k === 3 ? 1 : 0), us: 100 + k }));
+    expect(() => fitCopyBatches(single)).toThrow(/do not separate the H2D bytes term from the others/);
+  });
+  it('a time that does not grow with the bytes', () => {
+    const shrinking = pts.map((x) => ({ ...x, us: 1e6 / (x.h2d.bytes + x.d2h.bytes) }));
+    expect(() => fitCopyBatches(shrinking)).toThrow(/non-positive time per (H2D|D2H) byte .*measurements too noisy/);
+  });
+  it('a batch time that is not a positive number, and a condition named in the error', () => {
+    expect(() => fitCopyBatches([{ ...pts[0], us: 0 }, ...pts.slice(1)])).toThrow(/copy batch "h2d runs of 1": time 0 us is not a positive number/);
+    const m = measurements(IDLE, BUSY);
+    expect(() => fitLayoutCopyBatches({ ...m, d2h_layout: [], mixed_layout: [] })).toThrow(/^layout batches under compute: no batch has any D2H copies/);
+  });
+});
+
+describe('per-batch copy fit of a stored H200 calibration (validate run 350590f, Llama-3-8B)', () => {
+  it('refits to idle 2.64 / 2.24 us per H2D / D2H copy, 5.25 us per group, 0.13 per change', () => {
+    const side = JSON.parse(readFileSync('lab/validate/run-350590f-h200-2026-11-26/profiles/llama-3-8b.fit.json', 'utf8'));
+    const f = fitLayoutCopyBatches(side.measurements);
+    const r2 = (x: number) => Math.round(x * 100) / 100;
+    expect([r2(f.idle.h2d.alpha_us), r2(f.idle.d2h.alpha_us), r2(f.idle.group_us), r2(f.idle.switch_us!)]).toEqual([2.64, 2.24, 5.25, 0.13]);
+    expect(f.idle.points.length).toBe(side.measurements.h2d_layout_idle.length + side.measurements.d2h_layout_idle.length + side.measurements.mixed_layout_idle.length);
+  });
+});
