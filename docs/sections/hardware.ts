@@ -46,8 +46,8 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     kernel_slowdown_under_d2h: 'optional, fraction: the same for copies out of HBM (default 0)',
     convert_kernel_us: 'optional: one block\'s quantize or dequantize kernel on the memory stream, GPU otherwise idle; where given, a change of bits costs one per block and non-FP16 end (default: one kernel per batch on the generic kernel line)',
     convert_kernel_under_compute_us: 'optional: the same while kernels run on the compute stream (default convert_kernel_us)',
-    copy_under_compute: 'optional: which memory-stream copies pay `alpha_under_compute_us`: `"start"` (default) the copies of a batch that start within the compute stream\'s busy stretch known when the batch starts; `"gemv"` the copies that ran beside the layers\' GEMVs, settled when the batch ends (copies beside attention pay `alpha_us`)',
-    copy_batch_us: 'optional: a fixed cost added once to each memory-stream copy batch into or out of HBM (the events around it, its first copy\'s latency); consecutive stages of listed blocks of one layer and tier are one batch (default 0: the calibration\'s `alpha_us` carries it)',
+    copy_under_compute: 'optional: which memory-stream copies pay `alpha_under_compute_us`: `"start"` (default) the copies of a batch that start within the compute stream\'s busy stretch known when the batch starts; `"gemv"` the copies that ran beside the layers\' GEMVs, settled when the batch ends (copies beside attention pay `alpha_us`); `kvtier hil calibrate` writes `"gemv"`, the pricing its per-batch copy fit goes with',
+    copy_batch_us: 'optional: a fixed cost added once to each memory-stream copy batch into or out of HBM (the events around it, its first copy\'s latency); consecutive stages of listed blocks of one layer and tier are one batch (default 0); `kvtier hil calibrate` writes its per-group term, and in a profile calibrated without it `alpha_us` carries that cost spread over the copies',
   },
   tier: {
     name: 'unique name used by links and policy options (`hbm`, `dram`, `cxl`, `nvme`, `hdd`, …)',

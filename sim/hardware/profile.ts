@@ -104,8 +104,9 @@ export interface GpuSpec {
   copy_under_compute?: CopyUnderCompute;
   /**
    * optional: a fixed cost of each memory-stream copy batch into or out of HBM (the events around it,
-   * its first copy's latency), added once per batch to its copies' alphas; absent = 0 (then the
-   * calibration's alpha_us carries it, spread over its batches' copies)
+   * its first copy's latency), added once per batch to its copies' alphas; absent = 0. `kvtier hil
+   * calibrate` writes its per-batch fit's per-group cost (hil/calibrate/fit-copy-batches.ts); in a
+   * profile calibrated without it, alpha_us carries that cost, spread over its batches' copies
    */
   copy_batch_us?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
