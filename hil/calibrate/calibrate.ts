@@ -285,7 +285,13 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
  * direction apart) and the direction-change medians: what the calibration writes when the per-batch
  * fit (fit-copy-batches.ts) fails. Copies stay priced when they start (no gpu.copy_under_compute).
  */
-function applyPerDirectionLayoutFits(p: HardwareProfile, pcie: number, fits: CalibrationFits, by: string, li: Measurements['layout_info']): void {
+export function applyPerDirectionLayoutFits(
+  p: HardwareProfile,
+  pcie: number,
+  fits: Pick<CalibrationFits, 'h2d_layout' | 'd2h_layout' | 'h2d_layout_idle' | 'd2h_layout_idle' | 'direction_switch' | 'h2d' | 'd2h' | 'h2d_in_situ' | 'd2h_in_situ'>,
+  by: string,
+  li: Pick<Measurements['layout_info'], 'block_bytes' | 'context_tokens'>,
+): void {
   const hbm = p.tiers[0].name;
   const L = p.links[pcie];
   const src = p.sources;

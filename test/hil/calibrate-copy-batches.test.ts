@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { layoutBatches, layoutOptions, type LayoutBatch } from '../../hil/bench/layout-batches.js';
+import { applyPerDirectionLayoutFits, fitDirectionSwitch, fitLayout } from '../../hil/calibrate/calibrate.js';
 import { applyCopyBatchFit, copyBatchPoints, type CopyBatchPoint, fitCopyBatches, fitLayoutCopyBatches, type LayoutBatchTimed } from '../../hil/calibrate/fit-copy-batches.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
@@ -154,5 +155,26 @@ describe('per-batch copy fit of a stored H200 calibration (validate run 350590f,
     const r2 = (x: number) => Math.round(x * 100) / 100;
     expect([r2(f.idle.h2d.alpha_us), r2(f.idle.d2h.alpha_us), r2(f.idle.group_us), r2(f.idle.switch_us!)]).toEqual([2.64, 2.24, 5.25, 0.13]);
     expect(f.idle.points.length).toBe(side.measurements.h2d_layout_idle.length + side.measurements.d2h_layout_idle.length + side.measurements.mixed_layout_idle.length);
+  });
+});
+
+describe('the fallback when the per-batch fit fails: each direction\'s own layout fit', () => {
+  it('sets alpha, beta and the median change costs, and neither gpu.copy_batch_us nor copy_under_compute', () => {
+    // no per-group cost: each direction's copies x alpha + bytes / beta is exact, and every mixed batch
+    // pays exactly its changes x the change cost beyond its copies
+    const m = measurements({ ...IDLE, group: 0 }, { ...BUSY, group: 0 });
+    const lp = (xs: LayoutBatchTimed[]) => xs.map((x) => ({ ...x, runs: x.split.h2d.runs + x.split.d2h.runs, bytes: x.split.h2d.bytes + x.split.d2h.bytes, lengths: {}, enqueue_us: 0, gate_us: 1, compute_cover: 0, compute_extra_us: 0, groups: x.groups! }));
+    const layout = { h2d_layout: fitLayout(lp(m.h2d_layout)), d2h_layout: fitLayout(lp(m.d2h_layout)), h2d_layout_idle: fitLayout(lp(m.h2d_layout_idle)), d2h_layout_idle: fitLayout(lp(m.d2h_layout_idle)) };
+    const iso = layout.h2d_layout_idle;
+    const fits = { ...layout, direction_switch: fitDirectionSwitch(lp(m.mixed_layout), lp(m.mixed_layout_idle), layout), h2d: iso, d2h: iso, h2d_in_situ: iso, d2h_in_situ: iso };
+    const p = structuredClone(loadHardware('h100-pcie5'));
+    const li = p.links.findIndex((l) => l.a === 'hbm' || l.b === 'hbm');
+    applyPerDirectionLayoutFits(p, li, fits, 'by', { block_bytes: 65536, context_tokens: 8192 });
+    const [toHost, toHbm] = p.links[li].a === 'hbm' ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+    expect(p.links[li][toHbm]).toEqual({ alpha_us: 2.5, GBps: 25, alpha_under_compute_us: 3.25, switch_us: 1.5, switch_under_compute_us: 6.5 });
+    expect(p.links[li][toHost]).toEqual({ alpha_us: 2.25, GBps: 20, alpha_under_compute_us: 10.05, switch_us: 1.5, switch_under_compute_us: 6.5 });
+    expect(p.gpu.copy_batch_us).toBeUndefined();
+    expect(p.gpu.copy_under_compute).toBeUndefined();
+    expect(p.sources[`links[${li}].${toHbm}.alpha_us`]).toMatch(/^by: H2D pinned copies in the HIL executor's layout \(65536-byte blocks, .*time = copies x alpha \+ bytes \/ beta over 11 batches/);
   });
 });
