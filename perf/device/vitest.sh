@@ -15,8 +15,9 @@ case "${1:-}" in
     git check-ignore -q .device || { echo "vitest.sh: .device/ is not ignored by git" >&2; exit 2; }
     mkdir -p .device/node-inc
     NODE_BIN=$(node -p process.execPath)
-    # this node's binary and headers, whatever .device/node.xz held before
-    xz -T2 -6 -c "$NODE_BIN" > .device/node.xz.tmp && mv .device/node.xz.tmp .device/node.xz
+    # this node's binary (without its debug symbols) and headers, whatever .device/node.xz held before
+    cp -L "$NODE_BIN" .device/node.bin && strip .device/node.bin
+    xz -T2 -6 -c .device/node.bin > .device/node.xz.tmp && mv .device/node.xz.tmp .device/node.xz && rm .device/node.bin
     inc="$(dirname "$NODE_BIN")/../include/node"
     cp "$inc"/{js_native_api.h,js_native_api_types.h,node_api.h,node_api_types.h} .device/node-inc/
     # vitest and the packages these tests load, with their dependencies (no compilers, types or CSS)
@@ -33,7 +34,8 @@ case "${1:-}" in
       for (const r of ["vitest", "mathjs", "seedrandom", "arquero", "commander", "node-addon-api", "piscina"]) add(r);
       const keep = [...seen].filter((n) => !/^@types\/|^undici-types$|^tsx$|esbuild|lightningcss/.test(n));
       fs.writeFileSync(".device/vtmin.list", keep.map((n) => "node_modules/" + n).join("\n") + "\n");'
-    tar -cf - -T .device/vtmin.list | xz -T2 -6 > .device/vtmin.tar.xz
+    # mathjs's browser and CommonJS builds and type declarations are not loaded by the tests (ESM imports)
+    tar -cf - --exclude=node_modules/mathjs/lib/browser --exclude=node_modules/mathjs/lib/cjs --exclude=node_modules/mathjs/types -T .device/vtmin.list | xz -T2 -6 > .device/vtmin.tar.xz
     du -ch .device/node.xz .device/vtmin.tar.xz .device/node-inc | tail -1
     echo 'carry: [".device/node.xz", ".device/vtmin.tar.xz", ".device/node-inc"]   command: bash perf/device/vitest.sh run'
     ;;
