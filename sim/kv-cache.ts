@@ -227,11 +227,28 @@ export class KVCache {
     const i = this.liveIndex(layer, block);
     const fromTier = this.tier[i];
     const fromBits = this.bits[i];
-    const oldBytes = this.bytesOf(fromBits);
-    const newBytes = this.bytesOf(bits);
+    const kFrom = bitsIndex(fromBits);
+    const k = bitsIndex(bits);
+    const oldBytes = this.blockBytes[kFrom];
+    const newBytes = this.blockBytes[k];
     const extra = fromTier === tier ? newBytes - oldBytes : newBytes;
     if (extra > 0 && this.used[tier] + extra > this.capacity[tier]) return false;
-    this.add(layer, fromTier, fromBits, oldBytes, -1);
+    // add(-1) at the old place, then add(+1) at the new one, without the counts that come back to where
+    // they were (the live count; the per-precision counts at the same bits) and the peak check after
+    // taking bytes away (used only fell); the byte sums are the same two steps
+    const T = this.tierNames.length;
+    const K = BITS.length;
+    this.used[fromTier] -= oldBytes;
+    if (fromTier !== tier) {
+      this.tierCount[layer * T + fromTier]--;
+      this.tierCount[layer * T + tier]++;
+    }
+    if (kFrom !== k) {
+      this.bitsCount[layer * K + kFrom]--;
+      this.bitsCount[layer * K + k]++;
+    }
+    this.tierBitsCount[(layer * T + fromTier) * K + kFrom]--;
+    this.tierBitsCount[(layer * T + tier) * K + k]++;
     this.runStart(layer, block, -1);
     this.runStart(layer, block + 1, -1);
     if (bits !== fromBits) {
@@ -247,7 +264,8 @@ export class KVCache {
       this.bitsChange(layer, block, +1);
       this.bitsChange(layer, block + 1, +1);
     }
-    this.add(layer, tier, bits, newBytes, +1);
+    this.used[tier] += newBytes;
+    if (this.used[tier] > this.peak[tier]) this.peak[tier] = this.used[tier];
     this.editCount[layer]++;
     return true;
   }
