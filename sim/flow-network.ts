@@ -123,7 +123,8 @@ export class FlowNetwork {
     this.sending = t;
     this.tryAcquire(t);
     this.sending = null;
-    // one that completed at once is reported once send() has returned, as a signal's waiter added after transfer() would be
+    // one that completed at once is reported at the end of send(), before it returns (after tryAcquire has
+    // finished with the network's state)
     if (this.sentDone) {
       this.sentDone = false;
       sink.flowDone();

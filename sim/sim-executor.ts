@@ -506,14 +506,16 @@ export class SimExecutor implements Executor<Signal> {
       this.copyStart = Number.NaN;
       const extra = this.gemvOverlapUs(op.route, op.bytes, op.runs, this.gemvs.overlap(op.began, this.engine.now));
       if (extra > 0) {
-        this.engine.after(extra, () => this.copyEnd(op), this.memory.priority);
+        op.phase = 3; // its own event: step() ends it
+        this.engine.after(extra, op, this.memory.priority);
         return;
       }
     }
     this.copyEnd(op);
   }
 
-  private copyEnd(op: CopyOp): void {
+  /** A copy op ends: its HBM copy clock stops. (Called by CopyOp only.) */
+  copyEnd(op: CopyOp): void {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
     clock?.stop(this.engine.now);
     op.finish();
@@ -561,5 +563,10 @@ class CopyOp extends StreamTask implements FlowSink {
 
   flowDone(): void {
     this.ex.copyDone(this);
+  }
+
+  /** the end of what it owed for its time beside GEMVs (scheduled by copyDone) */
+  override step(): void {
+    this.ex.copyEnd(this);
   }
 }

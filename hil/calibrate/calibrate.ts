@@ -99,6 +99,8 @@ export interface CalibrationFits {
    * layout fits and direction_switch are)
    */
   copy_batches?: CopyBatchFits;
+  /** why the per-batch copy fit failed, when it did (the profile then has the per-direction fits) */
+  copy_batches_error?: string;
   /** pinned copies in situ from scattered host slots (HBM busy): for comparison */
   h2d_in_situ: LinearFit;
   d2h_in_situ: LinearFit;
@@ -222,7 +224,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   try {
     fits.copy_batches = fitLayoutCopyBatches(m);
   } catch (e) {
-    log(`warning: the per-batch copy fit failed (${(e as Error).message}); the hbm link keeps the per-direction layout fits, copies priced when they start`);
+    fits.copy_batches_error = (e as Error).message;
+    log(`warning: the per-batch copy fit failed (${fits.copy_batches_error}); the hbm link keeps the per-direction layout fits, copies priced when they start`);
   }
   if (fits.copy_batches) {
     const batches = `pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks; H2D ${layoutWhat.H2D}; D2H ${layoutWhat.D2H}; batches whose groups alternate a demotion and a promotion of n single blocks; back to back on the memory stream with marks per group (a layer's copies() call)`;
@@ -274,7 +277,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     `calibrated by kvtier hil calibrate on ${device} (${kind} backend) ${date} from base ${base.name}. Fit residuals (rms / max |rel|): ` +
     `kernels ${pct(fits.kernels.rms_residual)} / ${pct(fits.kernels.max_abs_residual)}, attention in situ (line) ${pct(fits.attention.rms_residual)} / ${pct(fits.attention.max_abs_residual)}, linear ${pct(fits.linear.rms_residual)} / ${pct(fits.linear.max_abs_residual)}, H2D ${pct(fits.h2d.rms_residual)} / ${pct(fits.h2d.max_abs_residual)}, ` +
     `D2H ${pct(fits.d2h.rms_residual)} / ${pct(fits.d2h.max_abs_residual)}, H2D layout ${pct(fits.h2d_layout.rms_residual)} / ${pct(fits.h2d_layout.max_abs_residual)}, D2H layout ${pct(fits.d2h_layout.rms_residual)} / ${pct(fits.d2h_layout.max_abs_residual)}, H2D layout idle ${pct(fits.h2d_layout_idle.rms_residual)} / ${pct(fits.h2d_layout_idle.max_abs_residual)}, D2H layout idle ${pct(fits.d2h_layout_idle.rms_residual)} / ${pct(fits.d2h_layout_idle.max_abs_residual)}, file read ${pct(fits.file_read.rms_residual)} / ${pct(fits.file_read.max_abs_residual)}, ` +
-    `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}${fits.copy_batches ? `, copy batches idle ${pct(fits.copy_batches.idle.rms_residual)} / ${pct(fits.copy_batches.idle.max_abs_residual)}, under compute ${pct(fits.copy_batches.under_compute.rms_residual)} / ${pct(fits.copy_batches.under_compute.max_abs_residual)}` : ''}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
+    `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}${fits.copy_batches ? `, copy batches idle ${pct(fits.copy_batches.idle.rms_residual)} / ${pct(fits.copy_batches.idle.max_abs_residual)}, under compute ${pct(fits.copy_batches.under_compute.rms_residual)} / ${pct(fits.copy_batches.under_compute.max_abs_residual)}` : ''}${fits.copy_batches_error ? `; the per-batch copy fit failed (${fits.copy_batches_error}), so the hbm link has the per-direction layout fits, copies priced at their start` : ''}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
   p.sources = src;
   const profile = validateProfile(JSON.parse(JSON.stringify(p)), 'hil calibrate');
   return { profile, fits, measurements: m, device, attention_options: attentionOptions };
@@ -296,6 +299,12 @@ export function applyPerDirectionLayoutFits(
   const L = p.links[pcie];
   const src = p.sources;
   const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+  // these alphas carry each group's fixed cost and go with copies priced at their start: a base profile's
+  // per-batch pricing does not apply to them
+  delete p.gpu.copy_batch_us;
+  delete p.gpu.copy_under_compute;
+  delete src['gpu.copy_batch_us'];
+  delete src['gpu.copy_under_compute'];
   L[toHost] = { alpha_us: r2(fits.d2h_layout_idle.alpha_us), GBps: r2(fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(fits.d2h_layout.alpha_us) };
   L[toHbm] = { alpha_us: r2(fits.h2d_layout_idle.alpha_us), GBps: r2(fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(fits.h2d_layout.alpha_us) };
   const sw = fits.direction_switch;

@@ -16,8 +16,11 @@
  * The profile takes (applyCopyBatchFit): each direction's alpha_us and GBps from the idle fit,
  * alpha_under_compute_us from the under-compute one, switch_us / switch_under_compute_us = the
  * per-change terms (clamped to 0), gpu.copy_batch_us = the idle per-group cost (clamped to 0), and
- * gpu.copy_under_compute "gemv" (copies priced beside the layers' GEMVs, the pricing these terms were
- * measured against).
+ * gpu.copy_under_compute "gemv" (copies priced by their time beside the layers' GEMVs). The under-compute
+ * batches ran beside attention and GEMV layers together, so alpha_under_compute_us is their average over
+ * both, while "gemv" charges its excess only for the time beside GEMVs (most of a layer's time at these
+ * shapes); the per-op fits of the executor's timelines found the excess beside GEMVs and none beside
+ * attention (lab/notes/HIL-NOTES.md).
  */
 import type { HardwareProfile, LinkDirection } from '../../sim/hardware/profile.js';
 import { layoutOptions } from '../bench/layout-batches.js';

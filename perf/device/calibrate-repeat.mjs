@@ -2,7 +2,8 @@
 // the held-out points the standing grid uses, to see how far the calibration repeats. Each profile (and its
 // .fit.json) goes to OUTDIR/cal-K.json; a validate run's cells can then be simulated again with each
 // (lab/experiments/calibration-spread.mjs).
-//   node perf/device/calibrate-repeat.mjs DIST OUTDIR [N] [MODEL]     (QUICK=0 for the full calibration, BACKEND=host)
+//   node perf/device/calibrate-repeat.mjs DIST OUTDIR [N] [MODEL]     (QUICK=0 for the full calibration, BACKEND=host;
+//   the points are always the grid's full held-out set, as kvtier hil validate takes them on the cuda backend)
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +14,7 @@ const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
 const out = resolve(outArg);
 mkdirSync(out, { recursive: true });
 const n = Number(nArg ?? 3);
+if (!Number.isInteger(n) || n < 1) throw new Error(`calibrate-repeat: N must be a whole number >= 1 (got "${nArg}"); usage: node perf/device/calibrate-repeat.mjs DIST OUTDIR [N] [MODEL]`);
 const model = modelArg ?? 'llama-3-8b';
 const { calibrate, writeCalibration } = await load('hil/calibrate/calibrate.js');
 const { heldOutPoints } = await load('hil/validate/calibration-points.js');

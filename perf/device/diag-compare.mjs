@@ -4,7 +4,8 @@
 //   node perf/device/diag-compare.mjs DIST OUTDIR
 // CELLS="prompt:preset:seed:budget:policies;..." (policies joined by +, one option each as name:key=value), REPEAT=n, STEPS=n, QUICK=1,
 // BACKEND=host (default cuda), PROFILE=path (a calibrated profile to use instead of calibrating). MODEL=name or model JSON path (default
-// llama-3-8b: the model calibrated and simulated); a cell "file:PATH:budget:policies" replays the first STEPS
+// llama-3-8b: the model calibrated and simulated; generated cells are Llama-3-8B traces, so another MODEL takes
+// file: cells only); a cell "file:PATH:budget:policies" replays the first STEPS
 // steps of a stored trace (e.g. a captured one, with MODEL its model JSON) in place of a generated one;
 // GROUP_SIZE=n the quantization group (default 128; at most the model's head_dim).
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -26,7 +27,7 @@ if (process.env.PROFILE) {
   copyFileSync(resolve(process.env.PROFILE), `${out}/profile.json`);
   console.log(`profile ${process.env.PROFILE}`);
 } else {
-  const cal = await calibrate({ backend: 'cuda', base: 'h100-pcie5', model, fileDir: '/tmp', quick: process.env.QUICK === '1', log: (s) => console.log(s) });
+  const cal = await calibrate({ backend: process.env.BACKEND ?? 'cuda', base: 'h100-pcie5', model, fileDir: '/tmp', quick: process.env.QUICK === '1', log: (s) => console.log(s) });
   writeCalibration(`${out}/profile.json`, cal);
   console.log(formatFits(cal.fits));
   console.log(`calibrate ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -44,6 +45,7 @@ for (const cell of (process.env.CELLS ?? '8192:default:1:20%:quest').split(';'))
     if (!existsSync(trace)) writeTracePrefix(resolve(path), trace, steps);
     label = `${name}-${budget.replace('%', 'pct')}`;
   } else {
+    if (model !== 'llama-3-8b') throw new Error(`diag-compare: generated cells are Llama-3-8B traces; with MODEL=${model} give file: cells`);
     const [prompt, preset, seed, b, ...p] = cell.split(':');
     [budget, pols] = [b, p.join(':')];
     trace = resolve(out, `t-${prompt}-${preset}-${seed}.kvt`);

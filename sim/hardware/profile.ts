@@ -99,7 +99,9 @@ export interface GpuSpec {
    * busy stretch known then at alpha_under_compute_us (pro rata), the rest at alpha_us. 'gemv': a
    * batch runs at alpha_us and, when it ends, pays alpha_under_compute_us - alpha_us for each copy
    * that ran beside the layers' GEMVs (linear projections, LM head) in that time; copies beside
-   * attention kernels pay nothing more (measured per op on an H200: lab/notes/HIL-NOTES.md).
+   * attention kernels pay nothing more (measured per op on an H200: lab/notes/HIL-NOTES.md). In both
+   * modes a change of copy direction is priced when the copy starts: switch_under_compute_us while any
+   * kernel runs on the compute stream, else switch_us.
    */
   copy_under_compute?: CopyUnderCompute;
   /**

@@ -167,7 +167,12 @@ describe('the fallback when the per-batch fit fails: each direction\'s own layou
     const layout = { h2d_layout: fitLayout(lp(m.h2d_layout)), d2h_layout: fitLayout(lp(m.d2h_layout)), h2d_layout_idle: fitLayout(lp(m.h2d_layout_idle)), d2h_layout_idle: fitLayout(lp(m.d2h_layout_idle)) };
     const iso = layout.h2d_layout_idle;
     const fits = { ...layout, direction_switch: fitDirectionSwitch(lp(m.mixed_layout), lp(m.mixed_layout_idle), layout), h2d: iso, d2h: iso, h2d_in_situ: iso, d2h_in_situ: iso };
+    // a base profile that prices copies per batch (a calibrated one): the fallback drops that pricing
     const p = structuredClone(loadHardware('h100-pcie5'));
+    p.gpu.copy_batch_us = 5.25;
+    p.gpu.copy_under_compute = 'gemv';
+    p.sources['gpu.copy_batch_us'] = 'x';
+    p.sources['gpu.copy_under_compute'] = 'x';
     const li = p.links.findIndex((l) => l.a === 'hbm' || l.b === 'hbm');
     applyPerDirectionLayoutFits(p, li, fits, 'by', { block_bytes: 65536, context_tokens: 8192 });
     const [toHost, toHbm] = p.links[li].a === 'hbm' ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
@@ -175,6 +180,8 @@ describe('the fallback when the per-batch fit fails: each direction\'s own layou
     expect(p.links[li][toHost]).toEqual({ alpha_us: 2.25, GBps: 20, alpha_under_compute_us: 10.05, switch_us: 1.5, switch_under_compute_us: 6.5 });
     expect(p.gpu.copy_batch_us).toBeUndefined();
     expect(p.gpu.copy_under_compute).toBeUndefined();
+    expect(p.sources['gpu.copy_batch_us']).toBeUndefined();
+    expect(p.sources['gpu.copy_under_compute']).toBeUndefined();
     expect(p.sources[`links[${li}].${toHbm}.alpha_us`]).toMatch(/^by: H2D pinned copies in the HIL executor's layout \(65536-byte blocks, .*time = copies x alpha \+ bytes \/ beta over 11 batches/);
   });
 });
