@@ -42,7 +42,7 @@ import type { ModelSpec } from '../../sim/models/model.js';
 import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
-import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches } from './fit-copy-batches.js';
+import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, pct, r2 } from './fit-copy-batches.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
 import { type CalibrationPoints, measureAll, type Measurements } from './measure.js';
@@ -119,9 +119,7 @@ export interface CalibrationResult {
   attention_options: ResolvedAttentionOptions;
 }
 
-const r2 = (x: number) => Math.round(x * 100) / 100;
 const layoutWhat = { H2D: `runs of 1..16 blocks from adjacent host slots into the staging ring`, D2H: `blocks from HBM slab slots to their host slots (single blocks and runs)` };
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult> {
   const log = o.log ?? (() => {});
@@ -215,11 +213,9 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     }
   }
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
-  const hbm = p.tiers[0].name;
-  const pcie = p.links.findIndex((l) => (l.a === hbm || l.b === hbm));
-  if (pcie < 0) throw new Error(`base profile ${base.name} has no link from ${hbm}`);
+  // (p is a copy of base: the same links; an error names the base profile)
+  const { index: pcie, toHost, toHbm } = hbmLink(base);
   const L = p.links[pcie];
-  const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
   const li = m.layout_info;
   try {
     fits.copy_batches = fitLayoutCopyBatches(m);
@@ -295,10 +291,9 @@ export function applyPerDirectionLayoutFits(
   by: string,
   li: Pick<Measurements['layout_info'], 'block_bytes' | 'context_tokens'>,
 ): void {
-  const hbm = p.tiers[0].name;
   const L = p.links[pcie];
   const src = p.sources;
-  const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+  const { toHost, toHbm } = hbmLink(p);
   // these alphas carry each group's fixed cost and go with copies priced at their start: a base profile's
   // per-batch pricing does not apply to them
   delete p.gpu.copy_batch_us;

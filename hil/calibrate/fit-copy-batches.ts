@@ -199,8 +199,21 @@ export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
   }
 }
 
-const r2 = (x: number) => Math.round(x * 100) / 100;
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+/** rounded to 0.01 */
+export const r2 = (x: number) => Math.round(x * 100) / 100;
+/** a fraction as a percentage with one decimal */
+export const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+/**
+ * The profile's link from its first tier (HBM): its index and which of its directions leaves HBM
+ * (toHost) and which enters it (toHbm).
+ */
+export function hbmLink(p: HardwareProfile): { index: number; toHost: 'a_to_b' | 'b_to_a'; toHbm: 'a_to_b' | 'b_to_a' } {
+  const hbm = p.tiers[0].name;
+  const index = p.links.findIndex((l) => l.a === hbm || l.b === hbm);
+  if (index < 0) throw new Error(`profile ${p.name} has no link from ${hbm}`);
+  return p.links[index].a === hbm ? { index, toHost: 'a_to_b', toHbm: 'b_to_a' } : { index, toHost: 'b_to_a', toHbm: 'a_to_b' };
+}
 
 /** rounded to 0.01 and clamped to 0, with a note when clamped */
 function nonNegative(x: number): { v: number; note: string } {
@@ -214,11 +227,8 @@ function nonNegative(x: number): { v: number; note: string } {
  * direction). Returns the link's index.
  */
 export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: string, what: { idle: string; under_compute: string } = { idle: 'layout copy batches, GPU idle', under_compute: 'layout copy batches under compute' }): number {
-  const hbm = p.tiers[0].name;
-  const li = p.links.findIndex((l) => l.a === hbm || l.b === hbm);
-  if (li < 0) throw new Error(`profile ${p.name} has no link from ${hbm}`);
+  const { index: li, toHost, toHbm } = hbmLink(p);
   const L = p.links[li];
-  const [toHost, toHbm] = L.a === hbm ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
   const fitText = (x: CopyBatchFit) =>
     `time = H2D copies x alpha_h2d + H2D bytes / beta_h2d + the same for D2H + groups x per_group${x.switch_us !== undefined ? ' + direction changes x per_change' : ''}${x.group_us_fixed ? ' (per_group held at the idle fit\'s)' : ''} over ${x.points.length} batches, relative-error least squares (rms residual ${pct(x.rms_residual)}, max ${pct(x.max_abs_residual)})`;
   const src = p.sources;
