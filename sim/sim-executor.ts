@@ -438,9 +438,7 @@ export class SimExecutor implements Executor<Signal> {
     const busy = route.alpha_under_compute_us;
     const now = this.engine.now;
     if (busy === idle || !this.compute.busyAt(now)) return idle * runs;
-    let cap = Infinity;
-    for (const r of route.resources) if (r.capacity < cap) cap = r.capacity;
-    return this.proRata(idle, busy, busy + bytes / runs / cap, runs);
+    return this.proRata(idle, busy, busy + bytes / runs / narrowest(route), runs);
   }
 
   /**
@@ -529,10 +527,15 @@ export class SimExecutor implements Executor<Signal> {
   private gemvOverlapUs(route: Route, bytes: number, runs: number, overlap: number): number {
     const more = route.alpha_under_compute_us - route.alpha_us;
     if (!(overlap > 0) || !(more > 0)) return 0;
-    let cap = Infinity;
-    for (const r of route.resources) if (r.capacity < cap) cap = r.capacity;
-    return Math.min(runs, overlap / (route.alpha_us + bytes / runs / cap)) * more;
+    return Math.min(runs, overlap / (route.alpha_us + bytes / runs / narrowest(route))) * more;
   }
+}
+
+/** a route's narrowest bandwidth (its slowest resource's capacity, bytes per us) */
+function narrowest(route: Route): number {
+  let cap = Infinity;
+  for (const r of route.resources) if (r.capacity < cap) cap = r.capacity;
+  return cap;
 }
 
 /**

@@ -22,6 +22,7 @@
  * shapes); the per-op fits of the executor's timelines found the excess beside GEMVs and none beside
  * attention (lab/notes/HIL-NOTES.md).
  */
+import { lup, lusolve } from 'mathjs';
 import type { HardwareProfile, LinkDirection } from '../../sim/hardware/profile.js';
 import { layoutOptions } from '../bench/layout-batches.js';
 
@@ -70,9 +71,9 @@ function rowOf(p: CopyBatchPoint): number[] {
 
 /**
  * Weighted least squares: minimizes sum (w_k (rows_k . x - y_k))^2 through the normal equations,
- * columns scaled to unit maximum first (copies and bytes differ by ~10^5), Gauss-Jordan with partial
- * pivoting. A column the points do not separate from the others (a pivot below 1e-10 of the
- * largest) is an error naming it.
+ * columns scaled to unit maximum first (copies and bytes differ by ~10^5), solved by LU with partial
+ * pivoting (mathjs, as fit-linear.ts). A column the points do not separate from the others (a pivot
+ * below 1e-10 of the largest diagonal entry) is an error naming it.
  */
 export function weightedLeastSquares(rows: readonly number[][], y: readonly number[], w: readonly number[], names: readonly string[]): number[] {
   const n = names.length;
@@ -89,23 +90,16 @@ export function weightedLeastSquares(rows: readonly number[][], y: readonly numb
     }
   });
   const top = Math.max(...A.map((r, i) => Math.abs(r[i])));
+  const f = lup(A);
+  const U = f.U as unknown as number[][];
   for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(A[r][c]) > Math.abs(A[p][c])) p = r;
-    if (!(Math.abs(A[p][c]) > 1e-10 * top)) {
+    if (!(Math.abs(U[c][c]) > 1e-10 * top)) {
       throw new Error(`the batches do not separate the ${names[c]} term from the others (the normal equations are singular there): vary it independently across the batches`);
     }
-    [A[c], A[p]] = [A[p], A[c]];
-    [b[c], b[p]] = [b[p], b[c]];
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const f = A[r][c] / A[c][c];
-      if (f === 0) continue;
-      for (let j = c; j < n; j++) A[r][j] -= f * A[c][j];
-      b[r] -= f * b[c];
-    }
   }
-  return names.map((_, i) => b[i] / A[i][i] / scale[i]);
+  // (solving with a decomposition gives a mathjs matrix: valueOf() is its nested array)
+  const x = lusolve(f, b).valueOf() as number[][];
+  return names.map((_, i) => x[i][0] / scale[i]);
 }
 
 /**

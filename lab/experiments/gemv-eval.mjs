@@ -8,7 +8,10 @@
  *   (PROFILE.fit.json) with a fixed cost per batch group (gpu.copy_batch_us), as the calibration now
  *   writes it: hil/calibrate/fit-copy-batches.ts (fitLayoutCopyBatches, applyCopyBatchFit). For a
  *   profile calibrated with that fit, gemv-batch gives its own numbers back, and start / gemv are not
- *   the older calibration's variants (its alphas already left the per-group cost out).
+ *   the older calibration's variants (its alphas already left the per-group cost out);
+ * - former: the copy model the calibration wrote before the per-batch fit, from the same
+ *   PROFILE.fit.json: the per-direction layout fits (each group's fixed cost in alpha_us), copies priced
+ *   at their start (hil/calibrate/calibrate.ts applyPerDirectionLayoutFits).
  *
  *   node lab/experiments/gemv-eval.mjs fit PROFILE.json              the refit, printed
  *   node lab/experiments/gemv-eval.mjs rundir SRC DST VARIANT        a copy of validate dir SRC (validate.json,
@@ -35,7 +38,14 @@ const copyBatches = () => import(path.resolve('dist/hil/calibrate/fit-copy-batch
 export async function variantProfile(profile, fitJson, variant) {
   const p = structuredClone(profile);
   if (variant === 'start') return p;
-  if (variant !== 'gemv' && variant !== 'gemv-batch') throw new Error(`variant must be start, gemv or gemv-batch (got "${variant}")`);
+  if (variant === 'former') {
+    if (!fitJson) throw new Error('former needs the calibration side file (PROFILE.fit.json)');
+    const { hbmLink } = await copyBatches();
+    const { applyPerDirectionLayoutFits } = await import(path.resolve('dist/hil/calibrate/calibrate.js'));
+    applyPerDirectionLayoutFits(p, hbmLink(p).index, fitJson.fits, 'rewritten by lab/experiments/gemv-eval.mjs from the calibration\'s per-direction layout fits', fitJson.measurements.layout_info);
+    return p;
+  }
+  if (variant !== 'gemv' && variant !== 'gemv-batch') throw new Error(`variant must be start, gemv, gemv-batch or former (got "${variant}")`);
   p.gpu.copy_under_compute = 'gemv';
   if (variant === 'gemv-batch') {
     if (!fitJson) throw new Error('gemv-batch needs the calibration side file (PROFILE.fit.json)');
