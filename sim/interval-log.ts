@@ -2,8 +2,9 @@
  * When the ops of one stream ran, as intervals in start order (a stream runs one op at a time, so
  * they do not overlap). An interval may be logged before it starts (its times known at enqueue) or
  * opened when it starts and closed when it ends. overlap(t0, t1) is the time in [t0, t1) that logged
- * intervals cover, an open one counting up to t1. The executor logs the compute stream's GEMVs, to
- * price the memory-stream copies that ran beside them (sim-executor.ts).
+ * intervals cover, an open one counting up to t1; slowedEnd(t0, t1, rate) is when work that took
+ * [t0, t1) at full pace ends if it goes at `rate` while logged intervals run. The executor logs the
+ * compute stream's GEMVs, to price the memory-stream copies that ran beside them (sim-executor.ts).
  */
 export class IntervalLog {
   private starts: number[] = [];
@@ -40,6 +41,30 @@ export class IntervalLog {
       if (b > a) sum += b - a;
     }
     return sum;
+  }
+
+  /**
+   * When work that takes t1 - t0 at full pace, started at t0, ends if it goes at `rate` (0 < rate <= 1)
+   * while a logged interval runs and at full pace otherwise. Intervals logged ahead (their times known)
+   * count past t1; an open one runs on past t1 (it has not ended by then).
+   */
+  slowedEnd(t0: number, t1: number, rate: number): number {
+    let work = t1 - t0;
+    let i = this.starts.length;
+    while (i > 0 && (Number.isNaN(this.ends[i - 1]) || this.ends[i - 1] > t0)) i--;
+    let t = t0;
+    for (; i < this.starts.length; i++) {
+      const s = Math.max(this.starts[i], t);
+      const e = Number.isNaN(this.ends[i]) ? Infinity : this.ends[i];
+      if (e <= s) continue;
+      if (s - t >= work) break;
+      work -= s - t;
+      const inside = (e - s) * rate;
+      if (inside >= work) return s + work / rate;
+      work -= inside;
+      t = e;
+    }
+    return t + work;
   }
 
   /** forget intervals that end at or before t (an open one is kept) */

@@ -496,13 +496,13 @@ export class SimExecutor implements Executor<Signal> {
 
   /**
    * A copy op's transfer has completed: its HBM copy clock stops, and the op ends. With
-   * gpu.copy_under_compute 'gemv', a memory-stream copy first runs on for what it owes for the time it
-   * ran beside GEMVs (gemvOverlapUs). (Called by CopyOp only.)
+   * gpu.copy_under_compute 'gemv', a memory-stream copy first runs on for what its time beside GEMVs
+   * costs (besideGemvsEnd). (Called by CopyOp only.)
    */
   copyDone(op: CopyOp): void {
     if (this.gemvs && op.stream === this.memory) {
       this.copyStart = Number.NaN;
-      const extra = this.gemvOverlapUs(op.route, op.bytes, op.runs, this.gemvs.overlap(op.began, this.engine.now));
+      const extra = this.besideGemvsEnd(op.route, op.bytes, op.runs, op.began) - this.engine.now;
       if (extra > 0) {
         op.phase = 3; // its own event: step() ends it
         this.engine.after(extra, op, this.memory.priority);
@@ -520,14 +520,20 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   /**
-   * What `runs` copies of `bytes` in all, run at alpha_us, owe for `overlap` us beside GEMVs: the copies
-   * in that time at the idle pace (each alpha_us plus its bytes at the route's narrowest bandwidth; at
-   * most `runs`), each alpha_under_compute_us - alpha_us.
+   * When `runs` copies of `bytes` in all, which ran from `began` to now at the idle pace (each alpha_us
+   * plus its bytes at the route's narrowest bandwidth), end once their time beside GEMVs is priced:
+   * there each copy takes alpha_under_compute_us plus its bytes at the route's under-compute
+   * bandwidth, so the copies go at idle pace / that pace while a GEMV runs. A batch inside a GEMV pays
+   * the difference per copy; a long batch with a GEMV inside it pays for the copies that fit in the GEMV
+   * at the slower pace.
    */
-  private gemvOverlapUs(route: Route, bytes: number, runs: number, overlap: number): number {
-    const more = route.alpha_under_compute_us - route.alpha_us;
-    if (!(overlap > 0) || !(more > 0)) return 0;
-    return Math.min(runs, overlap / (route.alpha_us + bytes / runs / narrowest(route))) * more;
+  private besideGemvsEnd(route: Route, bytes: number, runs: number, began: number): number {
+    const now = this.engine.now;
+    const perCopy = bytes / runs;
+    const idle = route.alpha_us + perCopy / narrowest(route);
+    const busy = route.alpha_under_compute_us + perCopy / route.under_compute_capacity;
+    if (!(busy > idle)) return now;
+    return this.gemvs!.slowedEnd(began, now, idle / busy);
   }
 }
 

@@ -46,7 +46,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     kernel_slowdown_under_d2h: 'optional, fraction: the same for copies out of HBM (default 0)',
     convert_kernel_us: 'optional: one block\'s quantize or dequantize kernel on the memory stream, GPU otherwise idle; where given, a change of bits costs one per block and non-FP16 end (default: one kernel per batch on the generic kernel line)',
     convert_kernel_under_compute_us: 'optional: the same while kernels run on the compute stream (default convert_kernel_us)',
-    copy_under_compute: 'optional: which memory-stream copies pay `alpha_under_compute_us`: `"start"` (default) the copies of a batch that start within the compute stream\'s busy stretch known when the batch starts; `"gemv"` the copies that ran beside the layers\' GEMVs, settled when the batch ends (copies beside attention pay `alpha_us`); `kvtier hil calibrate` writes `"gemv"`, the pricing its per-batch copy fit goes with',
+    copy_under_compute: 'optional: which memory-stream copies pay `alpha_under_compute_us`: `"start"` (default) the copies of a batch that start within the compute stream\'s busy stretch known when the batch starts; `"gemv"` the copies that ran beside the layers\' GEMVs, settled when the batch ends: while a GEMV runs a copy takes `alpha_under_compute_us` plus its bytes at `GBps_under_compute`, so a batch inside a GEMV pays the difference per copy and a long batch with a GEMV inside it pays for the copies that fit in the GEMV at that pace (copies beside attention pay `alpha_us`); `kvtier hil calibrate` writes `"gemv"`, the pricing its per-batch copy fit goes with',
     copy_batch_us: 'optional: a fixed cost added once to each memory-stream copy batch into or out of HBM (the events around it, its first copy\'s latency); consecutive stages of listed blocks of one layer and tier are one batch (default 0); `kvtier hil calibrate` writes its per-group term, and in a profile calibrated without it `alpha_us` carries that cost spread over the copies',
   },
   tier: {
@@ -62,7 +62,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     name: 'the link\'s name, used in `bytes` keys of the outputs (`pcie:dram->hbm`)',
     a: 'tier name at one end',
     b: 'tier name at the other end',
-    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "switch_us"?, "switch_under_compute_us"? }`',
+    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"? }`',
     b_to_a: 'direction b → a, the same fields',
     copy_engines: 'transfers in flight per direction at once (integer >= 1); more wait in FIFO order',
   },
@@ -72,6 +72,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     alpha_under_compute_us: 'optional: alpha of a transfer started while a kernel runs on the compute stream (default alpha_us)',
     switch_us: 'optional: added to a copy in this direction on the memory stream when the stream\'s previous copy went the other way (default 0)',
     switch_under_compute_us: 'optional: the same for a copy that starts while a kernel runs on the compute stream (default switch_us)',
+    GBps_under_compute: 'optional: the bandwidth of a copy beside the layers\' GEMVs under `gpu.copy_under_compute` `"gemv"` (default GBps)',
   },
 };
 
@@ -116,7 +117,7 @@ export function profileFieldsSection(): string {
     '',
     '`links[].a_to_b`, `links[].b_to_a`:',
     '',
-    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us'])),
+    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'switch_us', 'switch_under_compute_us'])),
   ].join('\n');
 }
 

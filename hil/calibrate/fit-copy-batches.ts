@@ -14,7 +14,7 @@
  * Without any batch that changes direction the per-change term is left out (not fitted).
  *
  * The profile takes (applyCopyBatchFit): each direction's alpha_us and GBps from the idle fit,
- * alpha_under_compute_us from the under-compute one, switch_us / switch_under_compute_us = the
+ * alpha_under_compute_us and GBps_under_compute from the under-compute one, switch_us / switch_under_compute_us = the
  * per-change terms (clamped to 0), gpu.copy_batch_us = the idle per-group cost (clamped to 0), and
  * gpu.copy_under_compute "gemv" (copies priced by their time beside the layers' GEMVs). The under-compute
  * batches ran beside attention and GEMV layers together, so alpha_under_compute_us is their average over
@@ -216,7 +216,8 @@ function nonNegative(x: number): { v: number; note: string } {
 
 /**
  * Writes the per-batch model into a profile (in place): the hbm<->dram link's alpha_us, GBps,
- * alpha_under_compute_us, switch_us, switch_under_compute_us per direction, gpu.copy_batch_us and
+ * alpha_under_compute_us, GBps_under_compute (where that fit's beta is positive), switch_us,
+ * switch_under_compute_us per direction, gpu.copy_batch_us and
  * gpu.copy_under_compute "gemv", each with a source starting `by` (`what`: the batches, per
  * direction). Returns the link's index.
  */
@@ -233,7 +234,12 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
     const next: LinkDirection = { alpha_us: alpha.v, GBps: r2(f.idle[k].GBps), alpha_under_compute_us: busy.v };
     src[`links[${li}].${d}.alpha_us`] = `${by}: ${what.idle}: ${fitText(f.idle)}; its ${name} alpha${alpha.note}`;
     src[`links[${li}].${d}.GBps`] = `${by}: the same fit's ${name} beta`;
-    src[`links[${li}].${d}.alpha_under_compute_us`] = `${by}: ${what.under_compute}: ${fitText(f.under_compute)}; its ${name} alpha${busy.note} (its beta: ${r2(f.under_compute[k].GBps)} GB/s)`;
+    src[`links[${li}].${d}.alpha_under_compute_us`] = `${by}: ${what.under_compute}: ${fitText(f.under_compute)}; its ${name} alpha${busy.note}`;
+    const busyGBps = r2(f.under_compute[k].GBps);
+    if (Number.isFinite(busyGBps) && busyGBps > 0) {
+      next.GBps_under_compute = busyGBps;
+      src[`links[${li}].${d}.GBps_under_compute`] = `${by}: the same under-compute fit's ${name} beta`;
+    }
     for (const [key, x, cond] of [['switch_us', f.idle, 'idle'], ['switch_under_compute_us', f.under_compute, 'under compute']] as const) {
       if (x.switch_us === undefined) continue;
       const s = nonNegative(x.switch_us);
@@ -245,6 +251,6 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
   p.gpu.copy_batch_us = group.v;
   src['gpu.copy_batch_us'] = `${by}: the per-group term of the idle per-batch copy fit (links[${li}].${toHbm}.alpha_us: ${what.idle}), charged once per memory-stream copy batch into or out of HBM${group.note}`;
   p.gpu.copy_under_compute = 'gemv';
-  src['gpu.copy_under_compute'] = `${by}: "gemv", the pricing the per-batch copy fit goes with (copies run at alpha_us and pay alpha_under_compute_us beside the layers' GEMVs)`;
+  src['gpu.copy_under_compute'] = `${by}: "gemv", the pricing the per-batch copy fit goes with (copies run at alpha_us and their bytes at GBps, beside the layers' GEMVs at alpha_under_compute_us and GBps_under_compute)`;
   return li;
 }

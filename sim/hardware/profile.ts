@@ -35,6 +35,11 @@ export interface LinkDirection {
   switch_us?: number;
   /** optional: the same for a copy that starts while a kernel runs on the compute stream; absent = switch_us */
   switch_under_compute_us?: number;
+  /**
+   * optional: the bandwidth of copies beside the layers' GEMVs (gpu.copy_under_compute "gemv": their pace
+   * there is alpha_under_compute_us plus their bytes at this rate); absent = GBps
+   */
+  GBps_under_compute?: number;
 }
 
 export interface LinkSpec {

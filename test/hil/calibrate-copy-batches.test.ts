@@ -83,13 +83,14 @@ describe('per-batch copy fit', () => {
     const L = p.links[li];
     expect(L.a === 'hbm' || L.b === 'hbm').toBe(true);
     const [toHost, toHbm] = L.a === 'hbm' ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
-    expect(L[toHbm]).toEqual({ alpha_us: 2.5, GBps: 25, alpha_under_compute_us: 3.25, switch_us: 1.5, switch_under_compute_us: 6.5 });
-    expect(L[toHost]).toEqual({ alpha_us: 2.25, GBps: 20, alpha_under_compute_us: 10.05, switch_us: 1.5, switch_under_compute_us: 6.5 });
+    expect(L[toHbm]).toEqual({ alpha_us: 2.5, GBps: 25, alpha_under_compute_us: 3.25, GBps_under_compute: BUSY.GBps_h2d, switch_us: 1.5, switch_under_compute_us: 6.5 });
+    expect(L[toHost]).toEqual({ alpha_us: 2.25, GBps: 20, alpha_under_compute_us: 10.05, GBps_under_compute: BUSY.GBps_d2h, switch_us: 1.5, switch_under_compute_us: 6.5 });
     expect(p.gpu.copy_batch_us).toBe(5.25);
     expect(p.gpu.copy_under_compute).toBe('gemv');
+    expect(p.sources[`links[${li}].${toHost}.GBps_under_compute`]).toBe("measured by test: the same under-compute fit's D2H beta");
     expect(p.sources['gpu.copy_batch_us']).toMatch(/^measured by test: the per-group term of the idle per-batch copy fit/);
     expect(p.sources[`links[${li}].${toHbm}.alpha_us`]).toMatch(/groups x per_group \+ direction changes x per_change over 23 batches, relative-error least squares \(rms residual 0\.0%, max 0\.0%\); its H2D alpha$/);
-    expect(p.sources[`links[${li}].${toHost}.alpha_under_compute_us`]).toMatch(/\(per_group held at the idle fit's\).*its D2H alpha \(its beta: 21 GB\/s\)$/);
+    expect(p.sources[`links[${li}].${toHost}.alpha_under_compute_us`]).toMatch(/\(per_group held at the idle fit's\).*its D2H alpha$/);
     expect(() => validateProfile(JSON.parse(JSON.stringify(p)), 'test')).not.toThrow();
   });
 
@@ -111,7 +112,7 @@ describe('per-batch copy fit', () => {
     expect(f.idle.h2d.alpha_us).toBeCloseTo(IDLE.a_h2d, 9);
     const p = structuredClone(loadHardware('h100-pcie5'));
     const li = applyCopyBatchFit(p, f, 'by');
-    expect(Object.keys(p.links[li].b_to_a!).sort()).toEqual(['GBps', 'alpha_under_compute_us', 'alpha_us']);
+    expect(Object.keys(p.links[li].b_to_a!).sort()).toEqual(['GBps', 'GBps_under_compute', 'alpha_under_compute_us', 'alpha_us']);
   });
 
   it('counts groups from the plan (8 layers a batch, 16 groups when mixed) for measurements stored without them', () => {

@@ -37,6 +37,24 @@ describe('IntervalLog', () => {
     log.close(h2, 60);
     expect(log.overlap(0, 100)).toBe(15);
   });
+
+  it('ends work slowed inside logged intervals: 100 us of work from 0 at half pace inside 20..40 and 130..', () => {
+    const log = new IntervalLog();
+    log.add(20, 40);
+    log.add(130, 200);
+    // 0..20 full (80 left), 20..40 half (70 left), 40..110 full: done before the second interval
+    expect(log.slowedEnd(0, 100, 0.5)).toBe(110);
+    // 150 us of work: 0..20, 20..40 (10 done), 40..130 (90): 30 left at half pace from 130
+    expect(log.slowedEnd(0, 150, 0.5)).toBe(190);
+    // started inside the first interval
+    expect(log.slowedEnd(30, 50, 0.5)).toBe(55); // 30..40 gives 5, then 15 more at full pace
+    expect(log.slowedEnd(50, 60, 0.5)).toBe(60); // no interval in reach
+    // an open interval runs on past t1
+    const h = log.open(300);
+    expect(log.slowedEnd(290, 310, 0.25)).toBe(300 + 10 / 0.25);
+    log.close(h, 305);
+    expect(log.slowedEnd(290, 310, 0.25)).toBe(313.75); // 290..300 gives 10, 300..305 gives 1.25, 8.75 after
+  });
 });
 
 describe("copies beside GEMVs (gpu.copy_under_compute 'gemv')", () => {
@@ -97,6 +115,40 @@ describe("copies beside GEMVs (gpu.copy_under_compute 'gemv')", () => {
     ex.move(fetch2);
     ex.finish();
     expect(ex.memory.busyUs).toBeCloseTo(148 + owed(52), 9);
+  });
+
+  it('a long batch with a GEMV inside it pays for the copies that fit in the GEMV at the under-compute pace', () => {
+    // eight copies (592 us idle) from 0; projections 100..300 (a 100 us gate on the host stream, then a
+    // 200 us linear): the work from 100 goes at 74 / 89 of the idle pace until 300, where 200 x 74 / 89
+    // us of it are done; the rest at the idle pace: the end is 592 + 200 x (1 - 74 / 89) = 592 + 200 x 15 / 89
+    const fetch8 = { ...fetch2, blocks: [1, 2, 3, 4, 5, 6, 7, 8], bytesFrom: 512, bytesTo: 512, runs: 8 };
+    const ex = machine('gemv');
+    ex.beginStep(0);
+    const gate = ex.host.enqueueTimed('gate', 'kernel', 100, []);
+    ex.compute.enqueueTimed('linear', 'kernel', 200, [gate]);
+    ex.move(fetch8);
+    ex.finish();
+    expect(ex.memory.busyUs).toBeCloseTo(592 + (200 * 15) / 89, 9);
+    // the GEMV's 200 us hold 200 / 89 copies, each 15 us dearer (not 200 / 74, counted at the idle pace)
+    expect(ex.memory.busyUs - 592).toBeCloseTo((200 / 89) * 15, 9);
+  });
+
+  it("copies beside GEMVs move their bytes at the link's GBps_under_compute", () => {
+    // 0.5 B/us beside GEMVs: a 64 B copy there takes 25 + 128 = 153 us against 74 idle; two copies wholly
+    // beside a long GEMV take 2 x 153
+    const hw = tinyHardware();
+    hw.links[0].b_to_a.alpha_under_compute_us = 25;
+    hw.links[0].b_to_a.GBps_under_compute = hw.links[0].b_to_a.GBps / 2;
+    hw.gpu.copy_under_compute = 'gemv';
+    const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
+    ex.beginStep(0);
+    ex.compute.enqueueTimed('linear', 'kernel', 5000, []);
+    ex.move(fetch2);
+    ex.finish();
+    expect(ex.memory.busyUs).toBeCloseTo(2 * 153, 9);
+    const bad = tinyHardware();
+    bad.links[0].b_to_a.GBps_under_compute = 0;
+    expect(() => validateProfile(bad, 'x.json')).toThrow(/GBps_under_compute/);
   });
 
   it('the owed copies are at most the batch: a batch wholly beside GEMVs pays what a started one would', () => {
