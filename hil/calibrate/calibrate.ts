@@ -447,6 +447,10 @@ export function formatFits(f: CalibrationFits): string {
         `  ${name.padEnd(11)} H2D ${x.h2d.alpha_us.toFixed(2)} us + ${x.h2d.GBps.toFixed(2)} GB/s, D2H ${x.d2h.alpha_us.toFixed(2)} us + ${x.d2h.GBps.toFixed(2)} GB/s, per group ${x.group_us.toFixed(2)} us${x.group_us_fixed ? ' (idle)' : ''}, per change ${x.switch_us?.toFixed(2) ?? '-'} us  residual rms ${pct(x.rms_residual)}  max ${pct(x.max_abs_residual)}`,
       );
     }
+    if (cb.small) {
+      const each = cb.small.points.map((x) => `${x.direction.toUpperCase()} ${x.bytes_per_copy} B ${x.us_per_copy.toFixed(2)} (${x.affine_us.toFixed(2)})`).join(', ');
+      rows.push(`  ${'small copy'.padEnd(11)} least H2D ${cb.small.h2d?.toFixed(2) ?? '-'} us, D2H ${cb.small.d2h?.toFixed(2) ?? '-'} us per copy (per copy, against alpha + bytes / beta: ${each})`);
+    }
   }
   return rows.join('\n');
 }

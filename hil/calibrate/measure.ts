@@ -63,6 +63,13 @@ export interface Measurements {
   mixed_layout?: LayoutPoint[];
   mixed_layout_idle?: LayoutPoint[];
   /**
+   * copies smaller than a block (a half, a quarter and an eighth of the FP16 block: the sizes of
+   * quantized blocks), single ones in the executor's layout, H2D into the staging ring and D2H from slab
+   * slots, the GPU otherwise idle: the least time a copy takes, whatever its bytes (absent from
+   * measurements taken before they existed)
+   */
+  small_layout_idle?: LayoutPoint[];
+  /**
    * one block's quantize / dequantize kernel on the memory stream, back to back, idle and under
    * compute (absent from measurements taken before they existed)
    */
@@ -155,8 +162,8 @@ function attentionContexts(precision: AttentionCase, contexts: number[]): number
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.reduce((n, p) => n + attentionContexts(p, pts.attention_contexts).length, 0);
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, convert kernels, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 6 + (o.quick ? 0 : 4) + 1;
+  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, small copies, convert kernels, file, (full) 4 thread counts, batches
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 7 + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -236,6 +243,9 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   tick('layout copies');
   const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
   tick('layout copies, idle');
+  log('copies smaller than a block (quantized block sizes), single ones on an idle GPU');
+  const small = await measureSmallCopies(b, o, pts.layout_context);
+  tick('small copies');
   log('block (de)quantization kernels on the memory stream, idle and under compute');
   const convert_kernels = await measureConvertKernels(b, o, cuda);
   tick('convert kernels');
@@ -259,7 +269,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, small_layout_idle: small, convert_kernels, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -290,6 +300,30 @@ export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptio
     mixed: r.points.filter((p) => p.direction === 'mixed'),
     info: { block_bytes: B, max_blocks: maxBlocks, context_tokens: contextTokens, layer_us: r.layer_us, verified_copies: r.verified_copies },
   };
+}
+
+/** the fractions of the FP16 block that the small-copy batches copy (an INT8, INT4 and INT2 block's payload) */
+export const SMALL_COPY_FRACTIONS = [2, 4, 8];
+
+/**
+ * Single copies of a half, a quarter and an eighth of the FP16 block, in the executor's layout (the
+ * single-block H2D and D2H batches of layout-batches.ts at that block size), the GPU otherwise idle.
+ */
+export async function measureSmallCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192): Promise<LayoutPoint[]> {
+  const m = o.model;
+  const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
+  const B = blockBytes(g, 'fp16');
+  const maxBlocks = Math.max(64, Math.ceil(contextTokens / o.blockTokens));
+  const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
+  const out: LayoutPoint[] = [];
+  for (const f of SMALL_COPY_FRACTIONS) {
+    const small = Math.max(256, Math.floor(B / f / 256) * 256);
+    const plan = layoutBatches(layoutOptions(small, maxBlocks));
+    plan.batches = plan.batches.filter((x) => (x.direction === 'h2d' && x.label === 'runs of 1') || (x.direction === 'd2h' && x.label === 'single blocks'));
+    const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute: false });
+    for (const p of r.points) out.push({ ...p, label: `${p.label}, ${small}-byte copies` });
+  }
+  return out;
 }
 
 export async function measureCopiesInSitu(b: NativeBackend, rows: number, cols: number, trials: number): Promise<{ h2d: Point[]; d2h: Point[] }> {

@@ -186,3 +186,42 @@ describe('the fallback when the per-batch fit fails: each direction\'s own layou
     expect(p.sources[`links[${li}].${toHbm}.alpha_us`]).toMatch(/^by: H2D pinned copies in the HIL executor's layout \(65536-byte blocks, .*time = copies x alpha \+ bytes \/ beta over 11 batches/);
   });
 });
+
+describe('the least time of a copy (small copies)', () => {
+  // single copies of 8, 16 and 32 KiB in the calibration's layout, each costing at least 3 us (H2D) and
+  // 2.75 us (D2H) where alpha + bytes / beta is less: at 25 GB/s, 2.5 + 8192 / 25000 = 2.83 us < 3,
+  // 2.5 + 16384 / 25000 = 3.16 us > 3, 32 KiB 3.81 us
+  const floorOf = { h2d: 3, d2h: 2.75 };
+  const small = [8192, 16384, 32768].flatMap((bytes) => {
+    const p = layoutBatches(layoutOptions(bytes, 512));
+    return p.batches
+      .filter((x) => (x.direction === 'h2d' && x.label === 'runs of 1') || (x.direction === 'd2h' && x.label === 'single blocks'))
+      .map((x): LayoutBatchTimed => {
+        const d = x.direction as 'h2d' | 'd2h';
+        const a = d === 'h2d' ? IDLE.a_h2d : IDLE.a_d2h;
+        const beta = (d === 'h2d' ? IDLE.GBps_h2d : IDLE.GBps_d2h) * 1e3;
+        const per = Math.max(floorOf[d], a + bytes / beta);
+        return { direction: d, label: `${x.label}, ${bytes}-byte copies`, split: x.split, switches: 0, groups: x.groups.length, us: x.split[d].runs * per + x.groups.length * IDLE.group };
+      });
+  });
+
+  it('is the least time per copy of the small batches, less their groups, and the profile takes it', () => {
+    const f = fitLayoutCopyBatches({ ...measurements(IDLE, BUSY), small_layout_idle: small });
+    expect(f.small!.h2d).toBeCloseTo(3, 9);
+    expect(f.small!.d2h).toBeCloseTo(2.75, 9);
+    // the 32 KiB H2D copies: alpha + bytes / beta, above the floor
+    const p32 = f.small!.points.find((x) => x.direction === 'h2d' && x.bytes_per_copy === 32768)!;
+    expect(p32.us_per_copy).toBeCloseTo(2.5 + 32768 / 25000, 9);
+    expect(p32.affine_us).toBeCloseTo(2.5 + 32768 / 25000, 9);
+    const p = structuredClone(loadHardware('h100-pcie5'));
+    const li = applyCopyBatchFit(p, f, 'by');
+    expect(p.links[li].b_to_a!.min_copy_us).toBe(3);
+    expect(p.links[li].a_to_b!.min_copy_us).toBe(2.75);
+    expect(p.sources[`links[${li}].b_to_a.min_copy_us`]).toMatch(/^by: single H2D copies smaller than a block, GPU idle.*8192 B 3 us \(alpha \+ bytes \/ beta: 2\.83\)/);
+    expect(() => validateProfile(JSON.parse(JSON.stringify(p)), 'test')).not.toThrow();
+    // without small copies measured, no floor
+    const q = structuredClone(loadHardware('h100-pcie5'));
+    applyCopyBatchFit(q, fitLayoutCopyBatches(measurements(IDLE, BUSY)), 'by');
+    expect(q.links[li].b_to_a!.min_copy_us).toBeUndefined();
+  });
+});
