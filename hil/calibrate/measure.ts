@@ -20,7 +20,7 @@ import { blockBytes, type Precision } from '../kv-format.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import { MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
 import type { Point } from './fit-linear.js';
-import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
+import { type LayoutBatch, type LayoutCopy, layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
@@ -306,8 +306,9 @@ export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptio
 export const SMALL_COPY_FRACTIONS = [2, 4, 8];
 
 /**
- * Single copies of a half, a quarter and an eighth of the FP16 block, in the executor's layout (the
- * single-block H2D and D2H batches of layout-batches.ts at that block size), the GPU otherwise idle.
+ * Single copies of a half, a quarter and an eighth of the FP16 block, in the executor's layout: the
+ * single-block H2D and D2H batches of layout-batches.ts, each copy cut to that size, from and to the
+ * same FP16-sized host slots the executor keeps a quantized block in; the GPU otherwise idle.
  */
 export async function measureSmallCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192): Promise<LayoutPoint[]> {
   const m = o.model;
@@ -315,15 +316,28 @@ export async function measureSmallCopies(b: NativeBackend, o: Pick<MeasureOption
   const B = blockBytes(g, 'fp16');
   const maxBlocks = Math.max(64, Math.ceil(contextTokens / o.blockTokens));
   const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
+  const full = layoutBatches(layoutOptions(B, maxBlocks));
+  const singles = full.batches.filter((x) => (x.direction === 'h2d' && x.label === 'runs of 1') || (x.direction === 'd2h' && x.label === 'single blocks'));
   const out: LayoutPoint[] = [];
   for (const f of SMALL_COPY_FRACTIONS) {
     const small = Math.max(256, Math.floor(B / f / 256) * 256);
-    const plan = layoutBatches(layoutOptions(small, maxBlocks));
-    plan.batches = plan.batches.filter((x) => (x.direction === 'h2d' && x.label === 'runs of 1') || (x.direction === 'd2h' && x.label === 'single blocks'));
-    const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute: false });
+    const batches = singles.map((x) => cutCopies(x, small));
+    const r = await benchLayoutCopies(b, { plan: { ...full, batches }, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute: false });
     for (const p of r.points) out.push({ ...p, label: `${p.label}, ${small}-byte copies` });
   }
   return out;
+}
+
+/** a batch of single-block copies with each copy cut to its first `bytes` */
+function cutCopies(x: LayoutBatch, bytes: number): LayoutBatch {
+  const groups = x.groups.map((g) => g.map(([s, d]): LayoutCopy => [s, d, bytes]));
+  const runs = groups.reduce((n, g) => n + g.length, 0);
+  const split = { h2d: { runs: 0, bytes: 0 }, d2h: { runs: 0, bytes: 0 } };
+  groups.forEach((g, i) => {
+    split[x.groupDirections[i]].runs += g.length;
+    split[x.groupDirections[i]].bytes += g.length * bytes;
+  });
+  return { ...x, groups, runs, bytes: runs * bytes, split };
 }
 
 export async function measureCopiesInSitu(b: NativeBackend, rows: number, cols: number, trials: number): Promise<{ h2d: Point[]; d2h: Point[] }> {
