@@ -826,6 +826,17 @@ export const dpnc: PolicyDefinition<Options> = {
       if (!demoteVictim(b)) mFailed = true;
       return !mFailed && residentNow() + mIncoming > mK;
     };
+    // the predicted pages capacity pressure passed over in a fast pass, in order of (value, block)
+    const waiting = new Int32Array(M);
+    let mWaiting = 0;
+    /** give(b) for a resident not predicted needed (its probability computed here); a predicted one waits */
+    const giveUnlessPredicted = (b: number) => {
+      pageBins(mL, b, 0);
+      prob[b] = tree.probabilityOfBins(feats, (mL * M + b) * F);
+      if (!predicted(b)) return give(b);
+      waiting[mWaiting++] = b;
+      return true;
+    };
     /** page b in; when HBM is full, a victim of value below `below` makes room */
     const pageIn = (b: number, trigger: Trigger, below: number): boolean => {
       if (residentNow() + mIncoming >= mK) {
@@ -940,8 +951,22 @@ export const dpnc: PolicyDefinition<Options> = {
       // capacity pressure: room for the new page. The victims are victim(Infinity, true) one after
       // another: as values do not change within a decision, the eligible residents not predicted
       // needed in order of (value, block), then the predicted ones in that order.
-      if (residentNow() + incoming > K) {
-        if (!mScored) scoreResidents();
+      if (residentNow() + incoming > K && !mScored) {
+        // (a fast pass: the residents' values, and the probabilities of the pages visited only, in
+        // order of (value, block): a predicted one waits, in that order, for the others to run out)
+        let n = 0;
+        for (let j = 0; j < nResident; j++) {
+          const b = residents[j];
+          if (cache.tierOf(l, b) !== 0 || protectFor[l * M + b] === t) continue;
+          value[b] = valueAt(l, b, mx, t);
+          spare[n++] = b;
+        }
+        mFailed = false;
+        mWaiting = 0;
+        ordered.visit(spare, n, value, residentNow() + incoming - K, giveUnlessPredicted);
+        for (let j = 0; j < mWaiting && !mFailed && give(waiting[j]); j++);
+        mKnown = false;
+      } else if (residentNow() + incoming > K) {
         let n0 = 0;
         let n1 = 0;
         for (let j = 0; j < nResident; j++) {
