@@ -100,6 +100,7 @@ interface Options extends Record<string, unknown> {
   demote_floor: string;
   demote_max: number;
   train_on: string;
+  train_rate: number;
   tree_bins: number;
   tree_grace: number;
   tree_delta: number;
@@ -138,6 +139,28 @@ function mixIn(h: number, v: number): number {
   return Math.imul(h ^ (v >>> 16), 0x01000193);
 }
 
+/** the draw's fourth word for the training samples' row hash (the exploration draws use 0 .. explore - 1) */
+const TRAIN_SALT = 0x7fff_7261;
+
+/** A 32-bit hash of a row's hash and a block (murmur3's finalizer of their mix): the training-sample draw. */
+export function sampleDraw(row: number, b: number): number {
+  let h = row ^ Math.imul(b + 1, 0x9e3779b1);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/**
+ * Whether the training sample of block b at (seed, layer, step) is learned at rate `rate` (in (0, 1]):
+ * its draw below rate x 2^32. Rate 1 keeps every sample.
+ */
+export function trainingSampleKept(seed: number, layer: number, step: number, b: number, rate: number): boolean {
+  return rate >= 1 || sampleDraw(mix(seed, layer, step, TRAIN_SALT), b) < rate * 0x1_0000_0000;
+}
+
 /** a step before any step (never) */
 const NEVER = -0x7fffffff;
 
@@ -165,6 +188,7 @@ export const dpnc: PolicyDefinition<Options> = {
     { name: 'demote_floor', type: 'string', default: 'nvme', choices: ['dram', 'cxl', 'nvme', 'hdd'], description: 'LRU-age and low-importance demotions go no lower than this tier (capacity pressure still can): an HDD write (~10 ms) holds up the memory stream' },
     { name: 'demote_max', type: 'integer', default: 4, min: 0, description: 'age/importance demotions between backing tiers per layer and step at most' },
     { name: 'train_on', type: 'string', default: 'all', choices: ['all', 'offloaded'], description: 'the tree learns from every page it was asked about whose use was seen (all), or only from pages that were offloaded when asked' },
+    { name: 'train_rate', type: 'number', default: 1, min: 0, max: 1, description: 'share of the training stream the tree learns, in (0, 1]: each sample is kept or not by a hash of seed, layer, step and block (uniform: the classes keep their shares, so leaf probabilities stay estimates of the need)' },
     { name: 'tree_bins', type: 'integer', default: 16, min: 2, description: 'Hoeffding tree: equal-width bins per feature' },
     { name: 'tree_grace', type: 'integer', default: 200, min: 1, description: 'Hoeffding tree: samples a leaf sees between split checks' },
     { name: 'tree_delta', type: 'number', default: 1e-7, min: 0, max: 1, description: 'Hoeffding tree: 1 - confidence of a split (delta in the Hoeffding bound)' },
@@ -177,6 +201,7 @@ export const dpnc: PolicyDefinition<Options> = {
     const chain = BACKING.filter((t) => setup.tiers.includes(t));
     if (chain.length === 0) throw new Error(`policy dpnc: the machine has none of the tiers dram, cxl, nvme, hdd (tiers: ${setup.tiers.join(', ')})`);
     if (!(o.tree_delta > 0 && o.tree_delta < 1)) throw new Error(`policy dpnc: option tree_delta must be in (0, 1) (got ${o.tree_delta})`);
+    if (!(o.train_rate > 0 && o.train_rate <= 1)) throw new Error(`policy dpnc: option train_rate must be in (0, 1] (got ${o.train_rate})`);
     const upTo = (name: string) => chain.filter((t) => BACKING.indexOf(t) <= BACKING.indexOf(name));
     const exploreTiers = upTo(o.explore_max_tier);
     const pageInTiers = upTo(o.page_in_max_tier);
@@ -801,6 +826,17 @@ export const dpnc: PolicyDefinition<Options> = {
       if (!demoteVictim(b)) mFailed = true;
       return !mFailed && residentNow() + mIncoming > mK;
     };
+    // the predicted pages capacity pressure passed over in a fast pass, in order of (value, block)
+    const waiting = new Int32Array(M);
+    let mWaiting = 0;
+    /** give(b) for a resident not predicted needed (its probability computed here); a predicted one waits */
+    const giveUnlessPredicted = (b: number) => {
+      pageBins(mL, b, 0);
+      prob[b] = tree.probabilityOfBins(feats, (mL * M + b) * F);
+      if (!predicted(b)) return give(b);
+      waiting[mWaiting++] = b;
+      return true;
+    };
     /** page b in; when HBM is full, a victim of value below `below` makes room */
     const pageIn = (b: number, trigger: Trigger, below: number): boolean => {
       if (residentNow() + mIncoming >= mK) {
@@ -915,8 +951,22 @@ export const dpnc: PolicyDefinition<Options> = {
       // capacity pressure: room for the new page. The victims are victim(Infinity, true) one after
       // another: as values do not change within a decision, the eligible residents not predicted
       // needed in order of (value, block), then the predicted ones in that order.
-      if (residentNow() + incoming > K) {
-        if (!mScored) scoreResidents();
+      if (residentNow() + incoming > K && !mScored) {
+        // (a fast pass: the residents' values, and the probabilities of the pages visited only, in
+        // order of (value, block): a predicted one waits, in that order, for the others to run out)
+        let n = 0;
+        for (let j = 0; j < nResident; j++) {
+          const b = residents[j];
+          if (cache.tierOf(l, b) !== 0 || protectFor[l * M + b] === t) continue;
+          value[b] = valueAt(l, b, mx, t);
+          spare[n++] = b;
+        }
+        mFailed = false;
+        mWaiting = 0;
+        ordered.visit(spare, n, value, residentNow() + incoming - K, giveUnlessPredicted);
+        for (let j = 0; j < mWaiting && !mFailed && give(waiting[j]); j++);
+        mKnown = false;
+      } else if (residentNow() + incoming > K) {
         let n0 = 0;
         let n1 = 0;
         for (let j = 0; j < nResident; j++) {
@@ -1222,6 +1272,10 @@ export const dpnc: PolicyDefinition<Options> = {
         const recencies = recencyBin.length;
         const useFactor = o.use_factor;
         const bins = tree.bins;
+        // the training samples kept: every one at rate 1, else those whose draw is below the rate's share of 2^32
+        const sampleAll = o.train_rate >= 1;
+        const keepBelow = o.train_rate * 0x1_0000_0000;
+        const row = trained && !sampleAll ? mix(o.seed, l, s, TRAIN_SALT) : 0;
         for (let a = 0; a < nAtt; a++) {
           const b = attendedList[a];
           const i = base + b;
@@ -1240,7 +1294,7 @@ export const dpnc: PolicyDefinition<Options> = {
           if (trained && b < createdThen) {
             // resident at the pass, or paged in by it
             const tier = pagedInAt[i] >= tick ? featTier[i] : 0;
-            if (trainAll || tier > 0) {
+            if ((trainAll || tier > 0) && (sampleAll || sampleDraw(row, b) < keepBelow)) {
               // its feature bins at the layer's last decision pass (its own history is as it was then)
               // (trainBins[8 samples .. 8 samples + 8), as two words)
               let recency = neverBin;
