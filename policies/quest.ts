@@ -50,10 +50,36 @@ export const quest: PolicyDefinition<Options> = {
     // lasts[g][l*M + b]: group g's last observed mass on block b of layer l
     const lasts = Array.from({ length: G }, () => new Float64Array(L * M));
     const last = lasts[0];
-    const sel = new Uint8Array(M);
-    // the selected pages as a list: selList[0, nSel)
-    const selList = new Int32Array(M);
-    let nSel = 0;
+    // per layer, its latest selection: the selected pages but the newest at selOf[l * M + i],
+    // i < selN[l], then the newest (listed with them: selOf[l * M, l * M + selN[l] + 1)); selAt[l * M + b]
+    // is b's position there (-1: not selected; the newest is not marked)
+    const selOf = new Int32Array(L * M);
+    const selAt = new Int32Array(L * M).fill(-1);
+    const selN = new Int32Array(L);
+    const selViews = Array.from({ length: L }, (_, l) => selOf.subarray(l * M, (l + 1) * M));
+    // the count handed over with the latest listing (selN + 1)
+    let nListed = 0;
+    // per layer: 1 when every page of its latest selection (the newest included) was in HBM after the
+    // decision, with the layer's change count and created blocks then (while only blocks were created
+    // since, those pages are still in HBM)
+    const selIn = new Uint8Array(L);
+    const changesAt = new Float64Array(L);
+    const createdAt = new Int32Array(L);
+    // one group, per layer, for a selection that provably stays (selectionStays): the best pair
+    // (key, block) known above the floor outside the selection (othBlock -1: none), and the least key
+    // norm of the selected pages, both as of the layer's latest selection; whether its latest
+    // observation attended exactly the listed pages (obsOk), its uniform share then, and the listed
+    // blocks it attended (obsIdx[l * M + i], i < obsIdxN[l])
+    const othKey = new Float64Array(L);
+    const othBlock = new Int32Array(L).fill(-1);
+    const normMin = new Float64Array(L);
+    const obsOk = new Uint8Array(L);
+    const obsU = new Float64Array(L);
+    const obsIdx = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
+    const obsIdxN = new Int32Array(L);
+    // the candidates compared at the boundary of an incremental selection, and their keys
+    const rest = new Int32Array(M);
+    const restKeys = new Float64Array(M);
     const cand = new Int32Array(M);
     const promo = new Int32Array(M);
     // per layer: the floor pair of the selection (key < 0: none)
@@ -126,6 +152,168 @@ export const quest: PolicyDefinition<Options> = {
       }
       resCount[l] = n;
     };
+    // the pages selectIncremental listed in promo
+    let nPromo = 0;
+    /**
+     * Layer l's selection from the candidates cand[0, n) (keys in keys[]; every one above the layer's
+     * floor, at least pages - 1 of them, the first nKnownIn from its known blocks) when its previous
+     * selection's pages are all among them: the same set as the top pages - 1 of them, found at the
+     * boundary only. Every previous page above the best unselected candidate stays (fewer than pages - 1
+     * candidates rank above it); the rest of the selection is the top of the others and of the previous
+     * pages below that candidate. Updates the selection (selOf, selAt, selN), the blocks known above the
+     * floor (the candidates), and lists the pages below HBM in promo (nPromo; with selInHbm, the pages
+     * of the previous selection are in HBM and only the added ones are looked at). False, having
+     * changed nothing, when a page of the previous selection is not a candidate.
+     */
+    const selectIncremental = (cache: PolicyView['cache'], norms: Float32Array, l: number, n: number, nKnownIn: number, pages: number, created: number, selInHbm: boolean): boolean => {
+      const kb = l * M;
+      const ns = selN[l];
+      // the best candidate outside the previous selection, (key, block) = (mk, mb)
+      let mk = -1;
+      let mb = -1;
+      let kept = 0;
+      for (let i = 0; i < n; i++) {
+        const b = cand[i];
+        if (selAt[kb + b] >= 0) kept++;
+        else {
+          const k = keys[i];
+          if (k > mk || (k === mk && b > mb)) {
+            mk = k;
+            mb = b;
+          }
+        }
+      }
+      if (kept !== ns) return false;
+      let np = 0;
+      if (mb >= 0) {
+        // the others, and the previous pages below (mk, mb)
+        let nr = 0;
+        let below = 0;
+        for (let i = 0; i < n; i++) {
+          const b = cand[i];
+          const k = keys[i];
+          const was = selAt[kb + b] >= 0;
+          if (!was || k < mk || (k === mk && b < mb)) {
+            rest[nr] = b;
+            restKeys[nr++] = k;
+            below += +was;
+          }
+        }
+        const take = pages - 1 - (ns - below);
+        const drop = nr - take;
+        selectBottomKSet(rest, restKeys, nr, drop);
+        // out: previous pages below the new selection; in: others above it
+        let c = ns;
+        for (let i = 0; i < drop; i++) {
+          const b = rest[i];
+          const at = selAt[kb + b];
+          if (at < 0) continue;
+          const moved = selOf[kb + --c];
+          selOf[kb + at] = moved;
+          selAt[kb + moved] = at;
+          selAt[kb + b] = -1;
+        }
+        for (let i = drop; i < nr; i++) {
+          const b = rest[i];
+          if (selAt[kb + b] >= 0) continue;
+          selAt[kb + b] = c;
+          selOf[kb + c++] = b;
+          promo[np] = b;
+          np += +(b < created) & +(cache.tierOf(l, b) > 0);
+        }
+        selN[l] = c;
+      }
+      if (!selInHbm) {
+        np = 0;
+        for (let i = 0, c = selN[l]; i < c; i++) {
+          const b = selOf[kb + i];
+          promo[np] = b;
+          np += +(b < created) & +(cache.tierOf(l, b) > 0);
+        }
+      }
+      nPromo = np;
+      // for selectionStays: the best candidate outside the selection now, the least norm in it
+      let ok = -1;
+      let ob = -1;
+      for (let i = 0; i < n; i++) {
+        const b = cand[i];
+        const k = keys[i];
+        if (selAt[kb + b] < 0 && (k > ok || (k === ok && b > ob))) {
+          ok = k;
+          ob = b;
+        }
+      }
+      othKey[l] = ok;
+      othBlock[l] = ob;
+      normMin[l] = leastNorm(norms, selOf, kb, selN[l]);
+      // the blocks known above the floor: the candidates (a new list only when they differ from it)
+      if (nKnownIn !== knownCount[l] || n !== nKnownIn) {
+        const stamp = (knownStamp[l] = ++stamps);
+        for (let i = 0; i < n; i++) {
+          const b = cand[i];
+          knownList[kb + i] = b;
+          inKnown[kb + b] = stamp;
+        }
+        knownCount[l] = n;
+      }
+      return true;
+    };
+    /**
+     * One group: whether layer l's selection provably stays as it is (then the blocks since the
+     * latest selection's end are taken in: their norms' bits, those above the floor listed as known).
+     * It does when the layer's latest observation attended exactly its listed pages, no key norm below
+     * the selection's end changed since (the pages kept their keys but the observed masses: the uniform
+     * share u, or a listed mass), and every page's key ranks above the best candidate outside: the
+     * best pair known above the floor then (unchanged: none of those was attended), the floor pair
+     * when there is none, or a block since the end. A page not listed in the observation has key
+     * u + 1e-9·norm >= u + 1e-9·(least norm of the pages) (rounding is monotonic), so that bound above
+     * the best outside decides for all of them; the listed ones are compared one by one.
+     */
+    const selectionStays = (l: number, norms: Float32Array, end: number, floorKey: number, floorId: number): boolean => {
+      const was = knownEnd[l];
+      if (normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
+      const base = l * M;
+      let mk = floorKey;
+      let mb = floorId;
+      if (othBlock[l] >= 0) {
+        mk = othKey[l];
+        mb = othBlock[l];
+      }
+      for (let b = was; b < end; b++) {
+        const k = last[base + b] + 1e-9 * norms[b];
+        if (k > mk || (k === mk && b > mb)) {
+          mk = k;
+          mb = b;
+        }
+      }
+      if (!(obsU[l] + 1e-9 * normMin[l] > mk)) return false;
+      for (let i = 0, c = obsIdxN[l]; i < c; i++) {
+        const b = obsIdx[base + i];
+        if (selAt[base + b] < 0) continue;
+        const k = last[base + b] + 1e-9 * norms[b];
+        if (!(k > mk || (k === mk && b > mb))) return false;
+      }
+      // the blocks since the end: taken in (those above the floor are known, the best of them kept)
+      const snap = normSnap[l];
+      const bits = normBits[l];
+      const stamp = knownStamp[l];
+      let c = knownCount[l];
+      for (let b = was; b < end; b++) {
+        snap[b] = bits[b];
+        const k = last[base + b] + 1e-9 * norms[b];
+        if (k > floorKey || (k === floorKey && b > floorId)) {
+          knownList[base + c++] = b;
+          inKnown[base + b] = stamp;
+          if (k > othKey[l] || (k === othKey[l] && b > othBlock[l])) {
+            othKey[l] = k;
+            othBlock[l] = b;
+          }
+        }
+      }
+      knownCount[l] = c;
+      knownEnd[l] = end;
+      return true;
+    };
     const promote = (act: Actions, l: number, b: number): boolean => {
       addRes(l, b);
       return act.promote(l, b);
@@ -152,6 +340,15 @@ export const quest: PolicyDefinition<Options> = {
         // whether the candidates came from the blocks known above the floor (normSnap then holds the
         // bits of every block below `end`)
         let fromKnown = false;
+        let nKnownIn = -1;
+        const kb = l * M;
+        // whether only blocks were created in the layer since its last decision left every selected page in HBM
+        const selInHbm = selIn[l] === 1 && cache.changesOf(l) - changesAt[l] === created - createdAt[l];
+        selIn[l] = 0;
+        const observed = obsOk[l] === 1;
+        obsOk[l] = 0;
+        // whether the layer's selection stays as it is (one group)
+        let same = false;
         if (G > 1) {
           for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
           const norms = v.groupKeyNorms;
@@ -177,8 +374,11 @@ export const quest: PolicyDefinition<Options> = {
           const bits = normBits[l];
           const kb = l * M;
           if (floorKey >= 0 && pages > 1) {
-            if (allLive && known[l] === 1 && knownEnd[l] <= end) {
+            if (allLive && known[l] === 1 && knownEnd[l] <= end && selInHbm && observed && selN[l] === pages - 1 && selectionStays(l, norms, end, floorKey, floorId)) {
+              same = true;
+            } else if (allLive && known[l] === 1 && knownEnd[l] <= end) {
               fromKnown = true;
+              // (after the blocks known above the floor: nKnownIn of them still are)
               // only blocks whose key may have changed since the layer's last selection can be above the
               // floor now: the ones above it then (the attended ones among them took new masses), the
               // blocks from that selection's end to this one's, and blocks whose key norm changed
@@ -190,6 +390,7 @@ export const quest: PolicyDefinition<Options> = {
                 keys[n] = k;
                 n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
               }
+              nKnownIn = n;
               // (norms equal to the snapshot's in bytes, one native compare, have not changed; else they
               // are compared two at a time as doubles: equal doubles have equal bits but for +0 and -0,
               // which leave every key as it is; a pair that differs is compared by its bits)
@@ -246,7 +447,8 @@ export const quest: PolicyDefinition<Options> = {
                 }
               }
             }
-            if (n < pages - 1) n = 0;
+            if (same) full = false;
+            else if (n < pages - 1) n = 0;
             else full = false;
           }
           if (full) {
@@ -258,74 +460,94 @@ export const quest: PolicyDefinition<Options> = {
             }
           }
         }
-        const drop = Math.max(0, n - (pages - 1));
-        selectBottomKSet(cand, keys, n, drop);
-        if (G === 1 && full) {
-          // the floor pair for the next steps: pages / 16 pairs below the selection (at least one), if
-          // there are as many. A floor closer to the selection keeps fewer candidates at each step and
-          // runs out sooner (then the full pass above comes back): on the bench trace, from `pages`
-          // pairs below down to pages / 16, the candidates fell from 760 to 540 a decision while the
-          // full passes went from 2% to 5% of the decisions
-          const margin = Math.ceil(pages / 16);
-          if (drop > margin && pages > 1) {
-            selectAt(cand, keys, drop - margin, 0, drop - 1);
-            floorKeyOf[l] = keys[drop - margin];
-            floorIdOf[l] = cand[drop - margin];
-          } else floorKeyOf[l] = -1;
-        }
-        let knownFrom = -1;
-        if (G === 1) {
-          // the blocks above the floor now, for the layer's next selection: every candidate of a pass
-          // above the floor, or those above the new floor after a full pass (which read every block);
-          // the norms' bits taken unless the candidates came from the known blocks (then taken there)
-          // (listed with the selection below: cand[knownFrom, n), knownFrom <= drop)
-          knownStamp[l] = ++stamps;
-          knownCount[l] = 0;
-          known[l] = 0;
-          const end = Math.min(created, newest);
-          if (cache.live(l) === created && floorKeyOf[l] >= 0 && pages > 1) {
-            knownFrom = full ? drop - Math.ceil(pages / 16) + 1 : 0;
-            if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
-            knownEnd[l] = end;
-            known[l] = 1;
-          }
-        }
-        // the selected pages, the newest last, and among them those below HBM (promo, in block order
-        // once sorted: promoted below); one pass with the blocks known above the floor
-        sel.fill(0, 0, v.nBlocks);
-        nSel = 0;
         let np = 0;
-        if (knownFrom >= 0) {
-          const kb = l * M;
-          const stamp = knownStamp[l];
-          let c = 0;
-          for (let i = knownFrom; i < drop; i++) {
-            const b = cand[i];
-            knownList[kb + c++] = b;
-            inKnown[kb + b] = stamp;
-          }
-          for (let i = drop; i < n; i++) {
-            const b = cand[i];
-            knownList[kb + c++] = b;
-            inKnown[kb + b] = stamp;
-            sel[b] = 1;
-            selList[nSel++] = b;
-            // (written always, kept when below HBM: no branch on the scattered tiers)
-            promo[np] = b;
-            np += +(b < created) & +(cache.tierOf(l, b) > 0);
-          }
-          knownCount[l] = c;
+        // with one group, from the known blocks: the selection changes only at its boundary (below)
+        const incremental = same || (G === 1 && fromKnown && !full && selectIncremental(cache, v.keyNorms, l, n, nKnownIn, pages, created, selInHbm));
+        if (same) np = 0;
+        else if (incremental) {
+          np = nPromo;
+          knownEnd[l] = Math.min(created, newest);
         } else {
-          for (let i = drop; i < n; i++) {
-            const b = cand[i];
-            sel[b] = 1;
-            selList[nSel++] = b;
-            promo[np] = b;
-            np += +(b < created) & +(cache.tierOf(l, b) > 0);
+          const drop = Math.max(0, n - (pages - 1));
+          selectBottomKSet(cand, keys, n, drop);
+          if (G === 1 && full) {
+            // the floor pair for the next steps: pages / 16 pairs below the selection (at least one), if
+            // there are as many. A floor closer to the selection keeps fewer candidates at each step and
+            // runs out sooner (then the full pass above comes back): on the bench trace, from `pages`
+            // pairs below down to pages / 16, the candidates fell from 760 to 540 a decision while the
+            // full passes went from 2% to 5% of the decisions
+            const margin = Math.ceil(pages / 16);
+            if (drop > margin && pages > 1) {
+              selectAt(cand, keys, drop - margin, 0, drop - 1);
+              floorKeyOf[l] = keys[drop - margin];
+              floorIdOf[l] = cand[drop - margin];
+            } else floorKeyOf[l] = -1;
           }
+          let knownFrom = -1;
+          if (G === 1) {
+            // the blocks above the floor now, for the layer's next selection: every candidate of a pass
+            // above the floor, or those above the new floor after a full pass (which read every block);
+            // the norms' bits taken unless the candidates came from the known blocks (then taken there)
+            // (listed with the selection below: cand[knownFrom, n), knownFrom <= drop)
+            knownStamp[l] = ++stamps;
+            knownCount[l] = 0;
+            known[l] = 0;
+            const end = Math.min(created, newest);
+            if (cache.live(l) === created && floorKeyOf[l] >= 0 && pages > 1) {
+              knownFrom = full ? drop - Math.ceil(pages / 16) + 1 : 0;
+              if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
+              knownEnd[l] = end;
+              known[l] = 1;
+            }
+          }
+          // the selected pages (the previous selection's marks cleared), and among them those below HBM
+          // (promo, in block order once sorted: promoted below); one pass with the blocks known above the floor
+          for (let i = 0, c = selN[l]; i < c; i++) selAt[kb + selOf[kb + i]] = -1;
+          let ns = 0;
+          if (knownFrom >= 0) {
+            const stamp = knownStamp[l];
+            let c = 0;
+            // (and the best of the known blocks left out, for selectionStays)
+            let ok = -1;
+            let ob = -1;
+            for (let i = knownFrom; i < drop; i++) {
+              const b = cand[i];
+              knownList[kb + c++] = b;
+              inKnown[kb + b] = stamp;
+              const k = keys[i];
+              if (k > ok || (k === ok && b > ob)) {
+                ok = k;
+                ob = b;
+              }
+            }
+            othKey[l] = ok;
+            othBlock[l] = ob;
+            for (let i = drop; i < n; i++) {
+              const b = cand[i];
+              knownList[kb + c++] = b;
+              inKnown[kb + b] = stamp;
+              selAt[kb + b] = ns;
+              selOf[kb + ns++] = b;
+              // (written always, kept when below HBM: no branch on the scattered tiers)
+              promo[np] = b;
+              np += +(b < created) & +(cache.tierOf(l, b) > 0);
+            }
+            knownCount[l] = c;
+            normMin[l] = leastNorm(v.keyNorms, selOf, kb, ns);
+          } else {
+            for (let i = drop; i < n; i++) {
+              const b = cand[i];
+              selAt[kb + b] = ns;
+              selOf[kb + ns++] = b;
+              promo[np] = b;
+              np += +(b < created) & +(cache.tierOf(l, b) > 0);
+            }
+          }
+          selN[l] = ns;
         }
-        sel[newest] = 1;
-        selList[nSel++] = newest;
+        // the newest last
+        const nSel = selN[l];
+        selOf[kb + nSel] = newest;
         promo[np] = newest;
         np += +(newest < created) & +(cache.tierOf(l, newest) > 0);
         // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
@@ -342,11 +564,11 @@ export const quest: PolicyDefinition<Options> = {
           for (let i = 0, c = resCount[l]; i < c; i++) {
             const b = list[i];
             cand[r] = b;
-            r += sel[b] ^ 1;
+            r += +(selAt[kb + b] < 0) & +(b !== newest);
           }
           sortAscending(cand, r);
           if (r < need) {
-            for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && sel[b] && b !== newest) cand[r++] = b;
+            for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && selAt[kb + b] >= 0) cand[r++] = b;
             demotedSelected = true;
           }
           if (G > 1) for (let i = 0; i < r; i++) keys[i] = rankOf[cand[i]];
@@ -363,10 +585,29 @@ export const quest: PolicyDefinition<Options> = {
         }
         if (v.step < 0) return;
         // (the promotions move selected pages only: the unselected ones to skip are the same after them)
+        let allIn = true;
         if (demotedSelected) {
-          for (let b = 0; b < created; b++) if (sel[b] && cache.tierOf(l, b) > 0 && !promote(act, l, b)) act.prefetch(l, b);
-        } else for (let i = 0; i < np; i++) if (cache.tierOf(l, promo[i]) > 0 && !promote(act, l, promo[i])) act.prefetch(l, promo[i]);
-        act.skipExceptListed(selList, nSel, 'all');
+          for (let b = 0; b < created; b++) {
+            if ((selAt[kb + b] >= 0 || b === newest) && cache.tierOf(l, b) > 0 && !promote(act, l, b)) {
+              act.prefetch(l, b);
+              allIn = false;
+            }
+          }
+        } else {
+          for (let i = 0; i < np; i++) {
+            if (cache.tierOf(l, promo[i]) > 0 && !promote(act, l, promo[i])) {
+              act.prefetch(l, promo[i]);
+              allIn = false;
+            }
+          }
+        }
+        if (allIn) {
+          selIn[l] = 1;
+          changesAt[l] = cache.changesOf(l);
+          createdAt[l] = created;
+        }
+        nListed = nSel + 1;
+        act.skipExceptListed(selViews[l], nListed, 'all');
         listedAt = v.step * L + l;
         if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
       },
@@ -374,17 +615,45 @@ export const quest: PolicyDefinition<Options> = {
         // after a sparse layer's decision, the attended pages are among the listed ones
         const listed = obs.step >= 0 && listedAt === obs.step * L + obs.layer;
         listedAt = -1;
+        const l = obs.layer;
+        obsOk[l] = 0;
         for (let g = 0; g < G; g++) {
-          if (!(listed && lastObservedAmong(lasts[g], obs.layer * M, obs, obs.groups[g], selList, nSel))) {
-            lastObserved(lasts[g], obs.layer * M, obs, obs.groups[g]);
+          if (!(listed && lastObservedAmong(lasts[g], l * M, obs, obs.groups[g], selViews[l], nListed))) {
+            lastObserved(lasts[g], l * M, obs, obs.groups[g]);
             // (masses outside the selection changed)
-            known[obs.layer] = 0;
+            known[l] = 0;
+          } else if (G === 1 && obs.attendedCount === nListed) {
+            // every listed page attended (the list holds distinct blocks): those not listed in the
+            // observation took its uniform share
+            const { idx, uniform } = obs.groups[0];
+            const attended = obs.attended;
+            const base = l * M;
+            let c = 0;
+            for (let i = 0; i < idx!.length; i++) {
+              const b = idx![i];
+              obsIdx[base + c] = b;
+              c += attended[b];
+            }
+            obsIdxN[l] = c;
+            obsU[l] = uniform;
+            obsOk[l] = 1;
           }
         }
       },
     };
   },
 };
+
+/** the least of norms[list[from + i]], i < n (Infinity when n = 0; NaN when one is) */
+function leastNorm(norms: Float32Array, list: Int32Array, from: number, n: number): number {
+  let m = Infinity;
+  for (let i = 0; i < n; i++) {
+    const x = norms[list[from + i]];
+    if (x < m) m = x;
+    else if (x !== x) return Number.NaN;
+  }
+  return m;
+}
 
 /** Dense layers stream their offloaded pages: after layer l, issue the next dense layer's one layer ahead. */
 function streamNextDense(act: Actions, l: number, L: number, denseLayers: number, step: number): void {
