@@ -4,7 +4,7 @@
  * before and after each layer's group, no synchronization), while the compute stream runs layers
  * of (marks, attention, marks, layer GEMV). A gate (GEMVs on the compute stream, sized from the
  * host's enqueue time as gate.ts sizes its gates) holds the memory stream until the whole batch is enqueued, so the host's
- * call rate is not timed. Point = one batch: us = memory-stream time between events (median).
+ * call rate is not timed (with gated: false there is no gate, and the host's rate is in the time). Point = one batch: us = memory-stream time between events (median).
  * A mixed batch's groups alternate D2H and H2D (a demotion, then a promotion into the slots freed).
  * After the last trial of a batch its last group is read back and compared byte for byte.
  */
@@ -54,6 +54,12 @@ export interface LayoutBenchOptions {
   trials: number;
   /** run attention + GEMV layers on the compute stream while the copies run (default true); false: the GPU does nothing else */
   compute?: boolean;
+  /**
+   * hold the memory stream behind a gate until the whole batch is enqueued (default true: the copies' own
+   * time); false: the copies start as the host issues them, as the executor's do, so a host slower per
+   * copy than the copy engine paces the batch
+   */
+  gated?: boolean;
 }
 
 export interface LayoutBenchResult {
@@ -118,16 +124,16 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
       for (let t = 0; t <= o.trials; t++) {
         // sized as gate.ts sizes its gates (from the time after the gate's launches, at most MAX_GATE):
         // sized from the whole enqueue time, a gate whose GEMVs launch about as slowly as they run grows
-        const reps = gateReps(workUs, gemvUs, launchUs);
+        const reps = o.gated === false ? 0 : gateReps(workUs, gemvUs, launchUs);
         const layers = o.compute === false ? 0 : Math.max(1, Math.ceil((1.3 * copyUs) / layerUs));
         const t0 = performance.now();
         b.record('compute', s0);
-        b.gemv('compute', gemv, reps);
+        if (reps > 0) b.gemv('compute', gemv, reps);
         const t1 = performance.now();
         b.record('compute', go);
         for (let i = 0; i < layers; i++) layer();
         b.record('compute', cEnd);
-        b.waitEvent('memory', go);
+        if (reps > 0) b.waitEvent('memory', go);
         b.record('memory', e0);
         batch.groups.forEach((group, gi) => {
           const [dst, src] = ends(batch.groupDirections[gi]);
@@ -139,7 +145,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
         const t2 = performance.now();
         enqueueUs = (t2 - t0) * 1000;
         workUs = (t2 - t1) * 1000;
-        launchUs = ((t1 - t0) * 1000) / reps;
+        launchUs = reps > 0 ? ((t1 - t0) * 1000) / reps : 0;
         await b.synchronize();
         copyUs = b.elapsedMs(e0, e1) * 1000;
         if (t === 0) continue; // warm-up: sizes the gate and the compute

@@ -74,7 +74,8 @@ export interface SmallCopyFloor {
 
 /**
  * The least time of one copy: per batch of copies smaller than a block (single copies of one size, the
- * GPU idle), its time less its groups' fixed cost, per copy; per direction the least of them. Next to
+ * GPU idle, each starting as the host issues it, so a host slower than the copy engine sets the pace),
+ * its time less its groups' fixed cost, per copy; per direction the least of them. Next to
  * each, what the idle fit's alpha + bytes / beta gives for a copy of that size (affine_us): a copy that
  * fit prices below the least time takes the least time instead (the link's min_copy_us).
  */
@@ -205,7 +206,7 @@ export interface LayoutMeasurements {
   h2d_layout_idle: readonly LayoutBatchTimed[];
   d2h_layout_idle: readonly LayoutBatchTimed[];
   mixed_layout_idle?: readonly LayoutBatchTimed[];
-  /** copies smaller than a block, GPU idle (not in the per-batch fits: they give the least time of a copy) */
+  /** copies smaller than a block, GPU idle, as the host issues them (not in the per-batch fits: they give the least time of a copy) */
   small_layout_idle?: readonly LayoutBatchTimed[];
 }
 
@@ -278,7 +279,7 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
     if (floor !== undefined && Number.isFinite(floor) && floor > 0) {
       next.min_copy_us = r2(floor);
       const sizes = f.small!.points.filter((x) => x.direction === k).map((x) => `${x.bytes_per_copy} B ${r2(x.us_per_copy)} us (alpha + bytes / beta: ${r2(x.affine_us)})`);
-      src[`links[${li}].${d}.min_copy_us`] = `${by}: single ${name} copies smaller than a block, GPU idle, the least time per copy less the per-group cost: ${sizes.join(', ')}`;
+      src[`links[${li}].${d}.min_copy_us`] = `${by}: single ${name} copies smaller than a block, GPU idle, started as the host issued them, the least time per copy less the per-group cost: ${sizes.join(', ')}`;
     }
     for (const [key, x, cond] of [['switch_us', f.idle, 'idle'], ['switch_under_compute_us', f.under_compute, 'under compute']] as const) {
       if (x.switch_us === undefined) continue;

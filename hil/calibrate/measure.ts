@@ -65,10 +65,13 @@ export interface Measurements {
   /**
    * copies smaller than a block (a half, a quarter and an eighth of the FP16 block: the sizes of
    * quantized blocks), single ones in the executor's layout, H2D into the staging ring and D2H from slab
-   * slots, the GPU otherwise idle: the least time a copy takes, whatever its bytes (absent from
+   * slots, the GPU otherwise idle, each copy starting as the host issues it (no gate), as the executor's
+   * do: the least time a copy takes, whatever its bytes, the host's pace included (absent from
    * measurements taken before they existed)
    */
   small_layout_idle?: LayoutPoint[];
+  /** the same batches behind a gate (the copies' own time, the host's pace left out) */
+  small_layout_gated?: LayoutPoint[];
   /**
    * one block's quantize / dequantize kernel on the memory stream, back to back, idle and under
    * compute (absent from measurements taken before they existed)
@@ -244,7 +247,8 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
   tick('layout copies, idle');
   log('copies smaller than a block (quantized block sizes), single ones on an idle GPU');
-  const small = await measureSmallCopies(b, o, pts.layout_context);
+  const small = await measureSmallCopies(b, o, pts.layout_context, false);
+  const smallGated = await measureSmallCopies(b, o, pts.layout_context, true);
   tick('small copies');
   log('block (de)quantization kernels on the memory stream, idle and under compute');
   const convert_kernels = await measureConvertKernels(b, o, cuda);
@@ -269,7 +273,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, small_layout_idle: small, convert_kernels, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, small_layout_idle: small, small_layout_gated: smallGated, convert_kernels, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -308,9 +312,10 @@ export const SMALL_COPY_FRACTIONS = [2, 4, 8];
 /**
  * Single copies of a half, a quarter and an eighth of the FP16 block, in the executor's layout: the
  * single-block H2D and D2H batches of layout-batches.ts, each copy cut to that size, from and to the
- * same FP16-sized host slots the executor keeps a quantized block in; the GPU otherwise idle.
+ * same FP16-sized host slots the executor keeps a quantized block in; the GPU otherwise idle. Gated:
+ * the copies' own time; not gated: each starts as the host issues it, as the executor's do.
  */
-export async function measureSmallCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192): Promise<LayoutPoint[]> {
+export async function measureSmallCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192, gated = false): Promise<LayoutPoint[]> {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const B = blockBytes(g, 'fp16');
@@ -322,8 +327,8 @@ export async function measureSmallCopies(b: NativeBackend, o: Pick<MeasureOption
   for (const f of SMALL_COPY_FRACTIONS) {
     const small = Math.max(256, Math.floor(B / f / 256) * 256);
     const batches = singles.map((x) => cutCopies(x, small));
-    const r = await benchLayoutCopies(b, { plan: { ...full, batches }, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute: false });
-    for (const p of r.points) out.push({ ...p, label: `${p.label}, ${small}-byte copies` });
+    const r = await benchLayoutCopies(b, { plan: { ...full, batches }, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute: false, gated });
+    for (const p of r.points) out.push({ ...p, label: `${p.label}, ${small}-byte copies${gated ? ', gated' : ''}` });
   }
   return out;
 }
