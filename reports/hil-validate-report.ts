@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { contextLabel } from '../hil/validate/grid.js';
+import { hostWaitShare } from '../hil/validate/stats.js';
 import type { PoolSummary, ValidateResult } from '../hil/validate/validate.js';
 import { renderChart } from './render-chart.js';
 import { type PageSection, writeReportPage } from './report-page.js';
@@ -128,7 +129,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
   sections.push({
     heading: 'Cells',
     table: {
-      columns: ['cell', 'trace', 'prompt', 'model', 'policy', 'budget', 'status', 'pool', 'median |err|', 'p95 |err|', 'runs differ p95', 'mean sim / hw (ms)', 'p50 sim / hw (ms)', 'p99 sim / hw (ms)', 'verdict'],
+      columns: ['cell', 'trace', 'prompt', 'model', 'policy', 'budget', 'status', 'pool', 'median |err|', 'p95 |err|', 'runs differ p95', 'waits on host', 'mean sim / hw (ms)', 'p50 sim / hw (ms)', 'p99 sim / hw (ms)', 'verdict'],
       rows: r.cells.map((c) => [
         c.id,
         c.trace,
@@ -141,6 +142,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
         pct(c.error?.median),
         pct(c.error?.p95),
         pct(c.spread?.p95),
+        pct(hostWaitShare(c, r.grid.skip_steps)),
         c.sim_dist ? `${c.sim_dist.mean.toFixed(3)} / ${c.hw_dist!.mean.toFixed(3)}` : '',
         c.sim_dist ? `${c.sim_dist.p50.toFixed(3)} / ${c.hw_dist!.p50.toFixed(3)}` : '',
         c.sim_dist ? `${c.sim_dist.p99.toFixed(3)} / ${c.hw_dist!.p99.toFixed(3)}` : '',

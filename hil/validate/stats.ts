@@ -106,3 +106,26 @@ export function judgeCell(pool: PolicyPool, error: MedianP95, sim: Distribution,
   }
   return { pass: checks.every((c) => c.pass), checks };
 }
+
+/**
+ * The share of a cell's measured steps the compute stream spent waiting on the host: per step after the
+ * first `skip`, the runs' host gap over their latency (summed over runs), and the median over steps;
+ * undefined without stored host gaps. Near 0, the GPU's streams set the step; a large share means the
+ * host did not keep the GPU fed for part of it (the simulator models the GPU's streams, not the host).
+ */
+export function hostWaitShare(c: { hw_ms?: readonly (readonly number[])[]; hw_host_gap_ms?: readonly (readonly number[])[] }, skip: number): number | undefined {
+  const gap = c.hw_host_gap_ms;
+  const ms = c.hw_ms;
+  if (!gap?.length || !ms?.length) return undefined;
+  const shares: number[] = [];
+  for (let i = skip; i < ms[0].length; i++) {
+    let g = 0;
+    let t = 0;
+    for (let k = 0; k < ms.length; k++) {
+      g += gap[k]?.[i] ?? 0;
+      t += ms[k][i];
+    }
+    if (t > 0) shares.push(g / t);
+  }
+  return shares.length ? medianP95(shares).median : undefined;
+}

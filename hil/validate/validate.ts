@@ -25,7 +25,7 @@ import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 import { heldOutPoints, pointsNearGrid } from './calibration-points.js';
 import { contextLabel, expandGrid, type GridCell, type ValidateGrid } from './grid.js';
 import { cellSeconds, formatSeconds, H100_PLAN, WallRatios } from './plan.js';
-import { type CellJudgement, distribution, type Distribution, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, stepMedians, TARGETS, type Targets } from './stats.js';
+import { type CellJudgement, distribution, type Distribution, hostWaitShare, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, stepMedians, TARGETS, type Targets } from './stats.js';
 import { describeTiers, type TierDevice } from './tier-devices.js';
 
 export interface ValidateOptions {
@@ -70,6 +70,12 @@ export interface CellResult {
   hw_ms?: number[][];
   /** the per-step median of the runs */
   hw_median_ms?: number[];
+  /**
+   * per run and step, the time the compute stream waited on the host (host_gap_us of hil-steps.csv: the
+   * host had not enqueued the layer yet); hostWaitShare gives its share of the step (absent in runs
+   * stored before it was kept)
+   */
+  hw_host_gap_ms?: number[][];
   /** errors against hw_median_ms (the statistics leave out the first skip_steps) */
   error?: MedianP95;
   error_each_run?: MedianP95;
@@ -465,6 +471,7 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
     sim_ms: simMs,
     hw_ms: hwMs,
     hw_median_ms: st.hw_median_ms,
+    hw_host_gap_ms: runs.map((r) => r.hil.steps.map((m) => m.host_gap_us / 1e3)),
     ...judgedFields(st),
     warnings: [...new Set(runs.flatMap((r) => r.hil.warnings))],
     ...(pool === 'storage' && storageTier ? { storage_tier: storageTier } : {}),
@@ -530,7 +537,7 @@ export function traceFile(c: GridCell, g: ValidateGrid, out: string): string {
   return p;
 }
 
-const CSV_COLS = ['id', 'trace', 'trace_kind', 'prompt_tokens', 'model', 'policy', 'budget', 'status', 'pool', 'error_median', 'error_p95', 'error_each_run_median', 'error_each_run_p95', 'spread_median', 'spread_p95', 'sim_mean_ms', 'hw_mean_ms', 'sim_p50_ms', 'hw_p50_ms', 'sim_p99_ms', 'hw_p99_ms', 'pass', 'wall_s', 'reason'] as const;
+const CSV_COLS = ['id', 'trace', 'trace_kind', 'prompt_tokens', 'model', 'policy', 'budget', 'status', 'pool', 'error_median', 'error_p95', 'error_each_run_median', 'error_each_run_p95', 'spread_median', 'spread_p95', 'host_wait_share', 'sim_mean_ms', 'hw_mean_ms', 'sim_p50_ms', 'hw_p50_ms', 'sim_p99_ms', 'hw_p99_ms', 'pass', 'wall_s', 'reason'] as const;
 
 export function cellsCsv(r: ValidateResult): string {
   const q = (x: unknown) => {
@@ -555,6 +562,7 @@ export function cellsCsv(r: ValidateResult): string {
       error_each_run_p95: c.error_each_run?.p95,
       spread_median: c.spread?.median,
       spread_p95: c.spread?.p95,
+      host_wait_share: hostWaitShare(c, r.grid.skip_steps),
       sim_mean_ms: c.sim_dist?.mean,
       hw_mean_ms: c.hw_dist?.mean,
       sim_p50_ms: c.sim_dist?.p50,

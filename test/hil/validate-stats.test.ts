@@ -8,7 +8,7 @@ import { defaultCalibrationPoints } from '../../hil/calibrate/measure.js';
 import { heldOutPoints, pointsNearGrid, spread } from '../../hil/validate/calibration-points.js';
 import { expandGrid } from '../../hil/validate/grid.js';
 import { cellSeconds, WallRatios } from '../../hil/validate/plan.js';
-import { distribution, judgeCell, medianP95, pairSpreads, relErrors, stepMedians } from '../../hil/validate/stats.js';
+import { distribution, hostWaitShare, judgeCell, medianP95, pairSpreads, relErrors, stepMedians } from '../../hil/validate/stats.js';
 import { describeBlockDevice, mountOf } from '../../hil/validate/tier-devices.js';
 import { type CellResult, cellStats, poolOf, poolSummary } from '../../hil/validate/validate.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -220,5 +220,25 @@ describe('wall-time ratios of the cells run so far', () => {
     expect(r.ratio('h2o')).toBe(3); // (2 + 4) / 2
     expect(r.ratio('smartkv')).toBe(63.5);
     expect(r.ratio('lru-offload')).toBe(3); // median of 1.5, 2, 4, 63.5
+  });
+});
+
+describe('host wait share', () => {
+  it('is the median over steps (the first skip left out) of the runs\' host gap over their latency', () => {
+    // two runs, four steps; step 0 left out: steps 1..3 give (1 + 3) / (10 + 10) = 0.2, (0 + 0) / 20 = 0,
+    // (5 + 5) / (10 + 30) = 0.25: median 0.2
+    const hw_ms = [
+      [50, 10, 10, 10],
+      [50, 10, 10, 30],
+    ];
+    const hw_host_gap_ms = [
+      [40, 1, 0, 5],
+      [40, 3, 0, 5],
+    ];
+    expect(hostWaitShare({ hw_ms, hw_host_gap_ms }, 1)).toBeCloseTo(0.2, 12);
+    // with step 0 kept: 80 / 100 = 0.8 joins, median of 0, 0.2, 0.25, 0.8 is 0.225
+    expect(hostWaitShare({ hw_ms, hw_host_gap_ms }, 0)).toBeCloseTo(0.225, 12);
+    // runs stored before host gaps were kept
+    expect(hostWaitShare({ hw_ms }, 1)).toBeUndefined();
   });
 });

@@ -43,6 +43,9 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
       expect(c.steps).toEqual([0, 1, 2, 3]);
       expect(c.hw_ms).toHaveLength(2);
       expect(c.sim_ms).toHaveLength(4);
+      // the host gaps the runs measured, per run and step, and their share of the steps
+      expect(c.hw_host_gap_ms!.map((x) => x.length)).toEqual([4, 4]);
+      expect(c.hw_host_gap_ms!.flat().every((x) => x >= 0)).toBe(true);
       // the statistics, recomputed from the per-step arrays (the first step left out)
       const med = stepMedians(c.hw_ms!);
       expect(c.hw_median_ms).toEqual(med);
@@ -68,7 +71,7 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const saved = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
     expect(saved.cells.map((c) => c.id)).toEqual(r.cells.map((c) => c.id));
     const csv = readFileSync(join(out, 'cells.csv'), 'utf8').trim().split('\n');
-    expect(csv[0]).toBe('id,trace,trace_kind,prompt_tokens,model,policy,budget,status,pool,error_median,error_p95,error_each_run_median,error_each_run_p95,spread_median,spread_p95,sim_mean_ms,hw_mean_ms,sim_p50_ms,hw_p50_ms,sim_p99_ms,hw_p99_ms,pass,wall_s,reason');
+    expect(csv[0]).toBe('id,trace,trace_kind,prompt_tokens,model,policy,budget,status,pool,error_median,error_p95,error_each_run_median,error_each_run_p95,spread_median,spread_p95,host_wait_share,sim_mean_ms,hw_mean_ms,sim_p50_ms,hw_p50_ms,sim_p99_ms,hw_p99_ms,pass,wall_s,reason');
     expect(csv).toHaveLength(9);
     expect(csv[4].split(',').slice(5, 9)).toEqual(['lru-offload-nvme', '25%', 'ok', 'storage']);
 
