@@ -69,6 +69,7 @@ import { isNeeded, PrefetchAudit, TRIGGERS, type Trigger } from './dpnc-prefetch
 import { InOrder } from './dpnc-in-order.js';
 import { NONE, TierOrder, type TierValuation } from './dpnc-tier-order.js';
 import { HoeffdingTree } from './hoeffding-tree.js';
+import { mix32 } from '../traces/hash-noise.js';
 import type { Actions, Observation, PolicyDefinition, PolicyView } from './policy.js';
 
 // the functions observe() calls for every attended page, held in module constants (a module loader
@@ -144,13 +145,7 @@ const TRAIN_SALT = 0x7fff_7261;
 
 /** A 32-bit hash of a row's hash and a block (murmur3's finalizer of their mix): the training-sample draw. */
 export function sampleDraw(row: number, b: number): number {
-  let h = row ^ Math.imul(b + 1, 0x9e3779b1);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return mix32(row ^ Math.imul(b + 1, 0x9e3779b1));
 }
 
 /**
