@@ -434,7 +434,7 @@ export class SimExecutor implements Executor<Signal> {
    * its alpha plus its bytes at the route's narrowest bandwidth (sharing with other flows ignored).
    */
   private alphaOf(route: Route, bytes: number, runs: number): number {
-    const idle = idleAlpha(route, bytes / runs);
+    const idle = route.alpha_us;
     const busy = route.alpha_under_compute_us;
     const now = this.engine.now;
     if (busy === idle || !this.compute.busyAt(now)) return idle * runs;
@@ -481,7 +481,7 @@ export class SimExecutor implements Executor<Signal> {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
     clock?.start(this.engine.now);
     const { route, bytes, runs } = op;
-    let alpha = idleAlpha(route, bytes / runs) * runs;
+    let alpha = route.alpha_us * runs;
     if (op.stream === this.memory) {
       if (this.gemvs) this.copyStart = this.engine.now;
       else alpha = this.alphaOf(route, bytes, runs);
@@ -530,21 +530,11 @@ export class SimExecutor implements Executor<Signal> {
   private besideGemvsEnd(route: Route, bytes: number, runs: number, began: number): number {
     const now = this.engine.now;
     const perCopy = bytes / runs;
-    const idle = idleAlpha(route, perCopy) + perCopy / narrowest(route);
+    const idle = route.alpha_us + perCopy / narrowest(route);
     const busy = route.alpha_under_compute_us + perCopy / route.under_compute_capacity;
     if (!(busy > idle)) return now;
     return this.gemvs!.slowedEnd(began, now, idle / busy);
   }
-}
-
-/**
- * The alpha of one copy of `perCopy` bytes on an otherwise idle route: alpha_us, raised where alpha_us
- * plus the bytes at the narrowest bandwidth falls short of the route's min_copy_us (a small copy takes
- * at least that long).
- */
-function idleAlpha(route: Route, perCopy: number): number {
-  if (!(route.min_copy_us > 0)) return route.alpha_us;
-  return Math.max(route.alpha_us, route.min_copy_us - perCopy / narrowest(route));
 }
 
 /** a route's narrowest bandwidth (its slowest resource's capacity, bytes per us) */

@@ -6,7 +6,7 @@ import type { Engine } from './engine.js';
 import { FlowNetwork, type Resource } from './flow-network.js';
 import type { HardwareProfile, LinkDirection, TierSpec } from './hardware/profile.js';
 
-type Hop = { to: string; key: string; alpha_us: number; busy_us: number; switch_us: number; switch_busy_us: number; busy_GBps: number; min_copy_us: number };
+type Hop = { to: string; key: string; alpha_us: number; busy_us: number; switch_us: number; switch_busy_us: number; busy_GBps: number };
 
 export interface Route {
   from: string;
@@ -23,8 +23,6 @@ export interface Route {
   switch_under_compute_us: number;
   /** the narrowest bandwidth (bytes per us) beside the layers' GEMVs: each hop's GBps_under_compute where given */
   under_compute_capacity: number;
-  /** the least time of one copy: the largest of the hops' min_copy_us (0: none) */
-  min_copy_us: number;
 }
 
 export class Topology {
@@ -46,7 +44,7 @@ export class Topology {
       const ba = `${l.name}:${l.b}->${l.a}`;
       this.network.addResource(ab, l.a_to_b.GBps, l.copy_engines);
       this.network.addResource(ba, l.b_to_a.GBps, l.copy_engines);
-      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us, switch_us: d.switch_us ?? 0, switch_busy_us: d.switch_under_compute_us ?? d.switch_us ?? 0, busy_GBps: d.GBps_under_compute ?? d.GBps, min_copy_us: d.min_copy_us ?? 0 });
+      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us, switch_us: d.switch_us ?? 0, switch_busy_us: d.switch_under_compute_us ?? d.switch_us ?? 0, busy_GBps: d.GBps_under_compute ?? d.GBps });
       this.adjacency.get(l.a)!.push(hop(l.b, ab, l.a_to_b));
       this.adjacency.get(l.b)!.push(hop(l.a, ba, l.b_to_a));
     }
@@ -85,12 +83,10 @@ export class Topology {
     let switchUs = 0;
     let switchBusy = 0;
     let busyCap = Math.min(src.read_GBps, dst.write_GBps) * 1e3;
-    let minCopy = 0;
     for (let n = to; n !== from; ) {
       const p = prev.get(n)!;
       hops.unshift(p.hop.key);
       busyCap = Math.min(busyCap, p.hop.busy_GBps * 1e3);
-      minCopy = Math.max(minCopy, p.hop.min_copy_us);
       alpha += p.hop.alpha_us;
       busy += p.hop.busy_us;
       switchUs += p.hop.switch_us;
@@ -98,7 +94,7 @@ export class Topology {
       n = p.node;
     }
     const resources = [this.network.get(`${from}:read`), ...hops.map((h) => this.network.get(h)), this.network.get(`${to}:write`)];
-    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy, switch_us: switchUs, switch_under_compute_us: switchBusy, under_compute_capacity: busyCap, min_copy_us: minCopy };
+    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy, switch_us: switchUs, switch_under_compute_us: switchBusy, under_compute_capacity: busyCap };
     this.routes.set(key, r);
     return r;
   }

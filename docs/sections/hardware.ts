@@ -62,7 +62,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     name: 'the link\'s name, used in `bytes` keys of the outputs (`pcie:dram->hbm`)',
     a: 'tier name at one end',
     b: 'tier name at the other end',
-    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "min_copy_us"?, "switch_us"?, "switch_under_compute_us"? }`',
+    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"? }`',
     b_to_a: 'direction b → a, the same fields',
     copy_engines: 'transfers in flight per direction at once (integer >= 1); more wait in FIFO order',
   },
@@ -73,7 +73,6 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     switch_us: 'optional: added to a copy in this direction on the memory stream when the stream\'s previous copy went the other way (default 0)',
     switch_under_compute_us: 'optional: the same for a copy that starts while a kernel runs on the compute stream (default switch_us)',
     GBps_under_compute: 'optional: the bandwidth of a copy beside the layers\' GEMVs under `gpu.copy_under_compute` `"gemv"` (default GBps)',
-    min_copy_us: 'optional: the least time of one copy: a copy whose alpha_us + bytes / GBps is less takes this long (copies smaller than a block, as quantized blocks are; default 0)',
   },
 };
 
@@ -118,7 +117,7 @@ export function profileFieldsSection(): string {
     '',
     '`links[].a_to_b`, `links[].b_to_a`:',
     '',
-    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'min_copy_us', 'switch_us', 'switch_under_compute_us'])),
+    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'switch_us', 'switch_under_compute_us'])),
   ].join('\n');
 }
 

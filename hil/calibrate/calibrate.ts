@@ -42,7 +42,7 @@ import type { ModelSpec } from '../../sim/models/model.js';
 import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
-import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches, fitSmallCopyFloor, hbmLink, pct, r2, type SmallCopyFloor } from './fit-copy-batches.js';
+import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, pct, r2 } from './fit-copy-batches.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
 import { type CalibrationPoints, measureAll, type Measurements } from './measure.js';
@@ -101,8 +101,6 @@ export interface CalibrationFits {
   copy_batches?: CopyBatchFits;
   /** why the per-batch copy fit failed, when it did (the profile then has the per-direction fits) */
   copy_batches_error?: string;
-  /** the small copies behind a gate, per copy less the per-group cost (for comparison with those as issued) */
-  small_gated?: SmallCopyFloor['points'];
   /** pinned copies in situ from scattered host slots (HBM busy): for comparison */
   h2d_in_situ: LinearFit;
   d2h_in_situ: LinearFit;
@@ -221,7 +219,6 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   const li = m.layout_info;
   try {
     fits.copy_batches = fitLayoutCopyBatches(m);
-    if (m.small_layout_gated?.length) fits.small_gated = fitSmallCopyFloor(m.small_layout_gated, fits.copy_batches.idle).points;
   } catch (e) {
     fits.copy_batches_error = (e as Error).message;
     log(`warning: the per-batch copy fit failed (${fits.copy_batches_error}); the hbm link keeps the per-direction layout fits, copies priced when they start`);
@@ -450,12 +447,6 @@ export function formatFits(f: CalibrationFits): string {
         `  ${name.padEnd(11)} H2D ${x.h2d.alpha_us.toFixed(2)} us + ${x.h2d.GBps.toFixed(2)} GB/s, D2H ${x.d2h.alpha_us.toFixed(2)} us + ${x.d2h.GBps.toFixed(2)} GB/s, per group ${x.group_us.toFixed(2)} us${x.group_us_fixed ? ' (idle)' : ''}, per change ${x.switch_us?.toFixed(2) ?? '-'} us  residual rms ${pct(x.rms_residual)}  max ${pct(x.max_abs_residual)}`,
       );
     }
-    if (cb.small) {
-      const each = cb.small.points.map((x) => `${x.direction.toUpperCase()} ${x.bytes_per_copy} B ${x.us_per_copy.toFixed(2)} (${x.affine_us.toFixed(2)})`).join(', ');
-      rows.push(`  ${'small copy'.padEnd(11)} least H2D ${cb.small.h2d?.toFixed(2) ?? '-'} us, D2H ${cb.small.d2h?.toFixed(2) ?? '-'} us per copy as issued (per copy, against alpha + bytes / beta: ${each})`);
-    }
-    const gated = f.small_gated;
-    if (gated?.length) rows.push(`  ${'small gated'.padEnd(11)} per copy behind a gate: ${gated.map((x) => `${x.direction.toUpperCase()} ${x.bytes_per_copy} B ${x.us_per_copy.toFixed(2)}`).join(', ')}`);
   }
   return rows.join('\n');
 }

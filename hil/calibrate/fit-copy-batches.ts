@@ -61,37 +61,6 @@ export interface CopyBatchFits {
   idle: CopyBatchFit;
   /** per-group cost held at idle.group_us */
   under_compute: CopyBatchFit;
-  /** the least time of one copy per direction, from the batches of copies smaller than a block (absent without them) */
-  small?: SmallCopyFloor;
-}
-
-/** per direction, the least time of one copy (us), and each small-copy batch's time per copy */
-export interface SmallCopyFloor {
-  h2d?: number;
-  d2h?: number;
-  points: { label: string; direction: 'h2d' | 'd2h'; bytes_per_copy: number; us_per_copy: number; affine_us: number }[];
-}
-
-/**
- * The least time of one copy: per batch of copies smaller than a block (single copies of one size, the
- * GPU idle, each starting as the host issues it, so a host slower than the copy engine sets the pace),
- * its time less its groups' fixed cost, per copy; per direction the least of them. Next to
- * each, what the idle fit's alpha + bytes / beta gives for a copy of that size (affine_us): a copy that
- * fit prices below the least time takes the least time instead (the link's min_copy_us).
- */
-export function fitSmallCopyFloor(points: readonly LayoutBatchTimed[], idle: CopyBatchFit): SmallCopyFloor {
-  const out: SmallCopyFloor = { points: [] };
-  for (const p of points) {
-    if (p.direction === 'mixed') continue;
-    const d = p.direction;
-    const { runs, bytes } = p.split[d];
-    if (!(runs > 0)) continue;
-    const groups = p.groups ?? layoutOptions(1, 1).layersPerBatch;
-    const per = (p.us - groups * idle.group_us) / runs;
-    out.points.push({ label: `${d} ${p.label}`, direction: d, bytes_per_copy: bytes / runs, us_per_copy: per, affine_us: idle[d].alpha_us + (bytes / runs) * idle[d].us_per_byte });
-    out[d] = Math.min(out[d] ?? Infinity, per);
-  }
-  return out;
 }
 
 const TERMS = ['H2D copies', 'H2D bytes', 'D2H copies', 'D2H bytes', 'groups', 'direction changes'] as const;
@@ -206,11 +175,9 @@ export interface LayoutMeasurements {
   h2d_layout_idle: readonly LayoutBatchTimed[];
   d2h_layout_idle: readonly LayoutBatchTimed[];
   mixed_layout_idle?: readonly LayoutBatchTimed[];
-  /** copies smaller than a block, GPU idle, as the host issues them (not in the per-batch fits: they give the least time of a copy) */
-  small_layout_idle?: readonly LayoutBatchTimed[];
 }
 
-/** both conditions: idle first, then under compute with the idle per-group cost; and the small copies' floor */
+/** both conditions: idle first, then under compute with the idle per-group cost */
 export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
   const of = (sfx: '' | '_idle') => copyBatchPoints([...m[`h2d_layout${sfx}`], ...m[`d2h_layout${sfx}`], ...(m[`mixed_layout${sfx}`] ?? [])]);
   let idle: CopyBatchFit;
@@ -219,13 +186,11 @@ export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
   } catch (e) {
     throw new Error(`layout batches, GPU idle: ${(e as Error).message}`);
   }
-  let under_compute: CopyBatchFit;
   try {
-    under_compute = fitCopyBatches(of(''), idle.group_us);
+    return { idle, under_compute: fitCopyBatches(of(''), idle.group_us) };
   } catch (e) {
     throw new Error(`layout batches under compute: ${(e as Error).message}`);
   }
-  return m.small_layout_idle?.length ? { idle, under_compute, small: fitSmallCopyFloor(m.small_layout_idle, idle) } : { idle, under_compute };
 }
 
 /** rounded to 0.01 */
@@ -251,8 +216,8 @@ function nonNegative(x: number): { v: number; note: string } {
 
 /**
  * Writes the per-batch model into a profile (in place): the hbm<->dram link's alpha_us, GBps,
- * alpha_under_compute_us, GBps_under_compute (where that fit's beta is positive), min_copy_us (where
- * small copies were measured), switch_us, switch_under_compute_us per direction, gpu.copy_batch_us and
+ * alpha_under_compute_us, GBps_under_compute (where that fit's beta is positive), switch_us,
+ * switch_under_compute_us per direction, gpu.copy_batch_us and
  * gpu.copy_under_compute "gemv", each with a source starting `by` (`what`: the batches, per
  * direction). Returns the link's index.
  */
@@ -274,12 +239,6 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
     if (Number.isFinite(busyGBps) && busyGBps > 0) {
       next.GBps_under_compute = busyGBps;
       src[`links[${li}].${d}.GBps_under_compute`] = `${by}: the same under-compute fit's ${name} beta`;
-    }
-    const floor = f.small?.[k];
-    if (floor !== undefined && Number.isFinite(floor) && floor > 0) {
-      next.min_copy_us = r2(floor);
-      const sizes = f.small!.points.filter((x) => x.direction === k).map((x) => `${x.bytes_per_copy} B ${r2(x.us_per_copy)} us (alpha + bytes / beta: ${r2(x.affine_us)})`);
-      src[`links[${li}].${d}.min_copy_us`] = `${by}: single ${name} copies smaller than a block, GPU idle, started as the host issued them, the least time per copy less the per-group cost: ${sizes.join(', ')}`;
     }
     for (const [key, x, cond] of [['switch_us', f.idle, 'idle'], ['switch_under_compute_us', f.under_compute, 'under compute']] as const) {
       if (x.switch_us === undefined) continue;

@@ -20,7 +20,7 @@ import { blockBytes, type Precision } from '../kv-format.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import { MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
 import type { Point } from './fit-linear.js';
-import { type LayoutBatch, type LayoutCopy, layoutBatches, layoutOptions } from '../bench/layout-batches.js';
+import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
@@ -62,16 +62,6 @@ export interface Measurements {
    */
   mixed_layout?: LayoutPoint[];
   mixed_layout_idle?: LayoutPoint[];
-  /**
-   * copies smaller than a block (a half, a quarter and an eighth of the FP16 block: the sizes of
-   * quantized blocks), single ones in the executor's layout, H2D into the staging ring and D2H from slab
-   * slots, the GPU otherwise idle, each copy starting as the host issues it (no gate), as the executor's
-   * do: the least time a copy takes, whatever its bytes, the host's pace included (absent from
-   * measurements taken before they existed)
-   */
-  small_layout_idle?: LayoutPoint[];
-  /** the same batches behind a gate (the copies' own time, the host's pace left out) */
-  small_layout_gated?: LayoutPoint[];
   /**
    * one block's quantize / dequantize kernel on the memory stream, back to back, idle and under
    * compute (absent from measurements taken before they existed)
@@ -165,8 +155,8 @@ function attentionContexts(precision: AttentionCase, contexts: number[]): number
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.reduce((n, p) => n + attentionContexts(p, pts.attention_contexts).length, 0);
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, small copies, convert kernels, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 7 + (o.quick ? 0 : 4) + 1;
+  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, convert kernels, file, (full) 4 thread counts, batches
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 6 + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -246,10 +236,6 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   tick('layout copies');
   const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
   tick('layout copies, idle');
-  log('copies smaller than a block (quantized block sizes), single ones on an idle GPU');
-  const small = await measureSmallCopies(b, o, pts.layout_context, false);
-  const smallGated = await measureSmallCopies(b, o, pts.layout_context, true);
-  tick('small copies');
   log('block (de)quantization kernels on the memory stream, idle and under compute');
   const convert_kernels = await measureConvertKernels(b, o, cuda);
   tick('convert kernels');
@@ -273,7 +259,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, small_layout_idle: small, small_layout_gated: smallGated, convert_kernels, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -304,45 +290,6 @@ export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptio
     mixed: r.points.filter((p) => p.direction === 'mixed'),
     info: { block_bytes: B, max_blocks: maxBlocks, context_tokens: contextTokens, layer_us: r.layer_us, verified_copies: r.verified_copies },
   };
-}
-
-/** the fractions of the FP16 block that the small-copy batches copy (an INT8, INT4 and INT2 block's payload) */
-export const SMALL_COPY_FRACTIONS = [2, 4, 8];
-
-/**
- * Single copies of a half, a quarter and an eighth of the FP16 block, in the executor's layout: the
- * single-block H2D and D2H batches of layout-batches.ts, each copy cut to that size, from and to the
- * same FP16-sized host slots the executor keeps a quantized block in; the GPU otherwise idle. Gated:
- * the copies' own time; not gated: each starts as the host issues it, as the executor's do.
- */
-export async function measureSmallCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192, gated = false): Promise<LayoutPoint[]> {
-  const m = o.model;
-  const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
-  const B = blockBytes(g, 'fp16');
-  const maxBlocks = Math.max(64, Math.ceil(contextTokens / o.blockTokens));
-  const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
-  const full = layoutBatches(layoutOptions(B, maxBlocks));
-  const singles = full.batches.filter((x) => (x.direction === 'h2d' && x.label === 'runs of 1') || (x.direction === 'd2h' && x.label === 'single blocks'));
-  const out: LayoutPoint[] = [];
-  for (const f of SMALL_COPY_FRACTIONS) {
-    const small = Math.max(256, Math.floor(B / f / 256) * 256);
-    const batches = singles.map((x) => cutCopies(x, small));
-    const r = await benchLayoutCopies(b, { plan: { ...full, batches }, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute: false, gated });
-    for (const p of r.points) out.push({ ...p, label: `${p.label}, ${small}-byte copies${gated ? ', gated' : ''}` });
-  }
-  return out;
-}
-
-/** a batch of single-block copies with each copy cut to its first `bytes` */
-function cutCopies(x: LayoutBatch, bytes: number): LayoutBatch {
-  const groups = x.groups.map((g) => g.map(([s, d]): LayoutCopy => [s, d, bytes]));
-  const runs = groups.reduce((n, g) => n + g.length, 0);
-  const split = { h2d: { runs: 0, bytes: 0 }, d2h: { runs: 0, bytes: 0 } };
-  groups.forEach((g, i) => {
-    split[x.groupDirections[i]].runs += g.length;
-    split[x.groupDirections[i]].bytes += g.length * bytes;
-  });
-  return { ...x, groups, runs, bytes: runs * bytes, split };
 }
 
 export async function measureCopiesInSitu(b: NativeBackend, rows: number, cols: number, trials: number): Promise<{ h2d: Point[]; d2h: Point[] }> {

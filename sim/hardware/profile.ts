@@ -40,11 +40,6 @@ export interface LinkDirection {
    * there is alpha_under_compute_us plus their bytes at this rate); absent = GBps
    */
   GBps_under_compute?: number;
-  /**
-   * optional: the least time of one copy on the memory stream: a copy whose alpha_us + bytes / GBps is
-   * below it takes this long (copies smaller than a block, as quantized blocks are); absent = 0
-   */
-  min_copy_us?: number;
 }
 
 export interface LinkSpec {

@@ -20,7 +20,7 @@ export const TIER_FIELDS = [
 ] as const;
 export const LINK_FIELDS = ['name', 'a', 'b', 'a_to_b', 'b_to_a', 'copy_engines'] as const;
 const DIRECTION_FIELDS = ['alpha_us', 'GBps'] as const;
-const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'GBps_under_compute', 'min_copy_us'] as const;
+const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'GBps_under_compute'] as const;
 
 /**
  * Check a parsed JSON value against the kvtier-hardware/v1 shape (profile.ts) and return it typed.
@@ -134,7 +134,6 @@ export function checkLink(value: unknown, path: string, checks: FieldChecks): Li
     if ('switch_under_compute_us' in d) checks.number(d, 'switch_under_compute_us', p, '>=0');
     checks.number(d, 'GBps', p);
     if ('GBps_under_compute' in d) checks.number(d, 'GBps_under_compute', p);
-    if ('min_copy_us' in d) checks.number(d, 'min_copy_us', p, '>=0');
   }
   checks.integer(link, 'copy_engines', path, 1);
   return out;

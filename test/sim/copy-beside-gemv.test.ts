@@ -160,35 +160,6 @@ describe("copies beside GEMVs (gpu.copy_under_compute 'gemv')", () => {
     expect(ex.memory.busyUs).toBe(148 + 2 * 15);
   });
 
-  it("a copy takes at least the link's min_copy_us, idle and in the pace beside GEMVs", () => {
-    // idle a 64 B copy takes 10 + 64 = 74 us; with min_copy_us 100 it takes 100: two take 200
-    const hw = tinyHardware();
-    hw.links[0].b_to_a.min_copy_us = 100;
-    const idle = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
-    idle.beginStep(0);
-    idle.move(fetch2);
-    idle.finish();
-    expect(idle.memory.busyUs).toBe(200);
-    // beside a long GEMV: the pace there is 25 + 64 = 89 us against 100 idle, so it costs nothing more
-    hw.links[0].b_to_a.alpha_under_compute_us = 25;
-    hw.gpu.copy_under_compute = 'gemv';
-    const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
-    ex.beginStep(0);
-    ex.compute.enqueueTimed('linear', 'kernel', 5000, []);
-    ex.move(fetch2);
-    ex.finish();
-    expect(ex.memory.busyUs).toBe(200);
-    // a floor below alpha + bytes / GBps changes nothing
-    hw.links[0].b_to_a.min_copy_us = 50;
-    const big = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
-    big.beginStep(0);
-    big.move(fetch2);
-    big.finish();
-    expect(big.memory.busyUs).toBe(148);
-    hw.links[0].b_to_a.min_copy_us = -1;
-    expect(() => validateProfile(hw, 'x.json')).toThrow(/min_copy_us/);
-  });
-
   it('the profile field is validated', () => {
     const hw = tinyHardware();
     (hw.gpu as unknown as Record<string, unknown>).copy_under_compute = 'linear';
