@@ -85,7 +85,7 @@ export const quest: PolicyDefinition<Options> = {
     // per layer: the floor pair of the selection (key < 0: none)
     const floorKeyOf = new Float64Array(L).fill(-1);
     const floorIdOf = new Int32Array(L);
-    // step * layers + layer of the last decision that handed over selList; -1: none since the last observation
+    // step * layers + layer of the last decision that handed over its selection (selViews[l], nListed); -1: none since the last observation
     let listedAt = -1;
     // keys[i]: the estimate of cand[i] for the selections below
     const keys = new Float64Array(M);
@@ -183,7 +183,7 @@ export const quest: PolicyDefinition<Options> = {
           }
         }
       }
-      if (kept !== ns) return false;
+      if (kept !== ns || ns !== pages - 1) return false;
       let np = 0;
       if (mb >= 0) {
         // the others, and the previous pages below (mk, mb)

@@ -532,7 +532,7 @@ export class SimExecutor implements Executor<Signal> {
     const perCopy = bytes / runs;
     const idle = route.alpha_us + perCopy / narrowest(route);
     const busy = route.alpha_under_compute_us + perCopy / route.under_compute_capacity;
-    if (!(busy > idle)) return now;
+    if (!(idle > 0) || !(busy > idle)) return now;
     return this.gemvs!.slowedEnd(began, now, idle / busy);
   }
 }

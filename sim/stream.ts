@@ -310,7 +310,7 @@ export class Stream {
     const log = this.log !== null && this.log.names.has(name) ? this.log.intervals : null;
     const run = (finish: () => void) => {
       const more = stretch(e.now);
-      const logged = log ? log.open(e.now) : -1;
+      const logged = log ? log.open(e.now, e.now + us) : -1;
       this.busyTo = Math.max(e.now + us, this.knownEnd);
       e.after(us, () => {
         const extra = more(e.now);

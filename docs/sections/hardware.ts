@@ -21,7 +21,7 @@ export function hardwarePresetsSection(): string {
 
 /** The unit a profile field's name carries (kvtier-hardware/v1 puts units in field names). */
 export function unitOf(field: string): string {
-  if (field.endsWith('_GBps') || field === 'GBps') return 'GB/s (10^9 bytes/s)';
+  if (field.endsWith('_GBps') || field === 'GBps' || field.startsWith('GBps_')) return 'GB/s (10^9 bytes/s)';
   if (field.endsWith('_us')) return 'µs';
   if (field.endsWith('_GiB')) return 'GiB (2^30 bytes)';
   if (field.endsWith('_TFLOPs')) return 'TFLOP/s (10^12 FLOP/s)';

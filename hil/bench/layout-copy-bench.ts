@@ -3,8 +3,9 @@
  * them: each batch enqueued back to back on the memory stream (b.copy per copy, a mark event
  * before and after each layer's group, no synchronization), while the compute stream runs layers
  * of (marks, attention, marks, layer GEMV). A gate (GEMVs on the compute stream, sized from the
- * host's enqueue time as gate.ts sizes its gates) holds the memory stream until the whole batch is enqueued, so the host's
- * call rate is not timed (with gated: false there is no gate, and the host's rate is in the time). Point = one batch: us = memory-stream time between events (median).
+ * host's enqueue time as gate.ts sizes its gates) holds the memory stream until the whole batch is
+ * enqueued, so the host's call rate is not timed (with gated: false there is no gate, and the host's
+ * rate is in the time). Point = one batch: us = memory-stream time between events (median).
  * A mixed batch's groups alternate D2H and H2D (a demotion, then a promotion into the slots freed).
  * After the last trial of a batch its last group is read back and compared byte for byte.
  */
@@ -161,7 +162,7 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
         // chain timed alone, as layer_us, runs slower per layer than these long ones)
         const under = b.elapsedMs(go, cEnd);
         b.record('compute', s0);
-        b.gemv('compute', gemv, reps);
+        if (reps > 0) b.gemv('compute', gemv, reps);
         b.record('compute', go);
         for (let i = 0; i < layers; i++) layer();
         b.record('compute', cEnd);

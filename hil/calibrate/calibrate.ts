@@ -300,6 +300,7 @@ export function applyPerDirectionLayoutFits(
   delete p.gpu.copy_under_compute;
   delete src['gpu.copy_batch_us'];
   delete src['gpu.copy_under_compute'];
+  for (const d of [toHost, toHbm]) delete src[`links[${pcie}].${d}.GBps_under_compute`];
   L[toHost] = { alpha_us: r2(fits.d2h_layout_idle.alpha_us), GBps: r2(fits.d2h_layout_idle.GBps), alpha_under_compute_us: r2(fits.d2h_layout.alpha_us) };
   L[toHbm] = { alpha_us: r2(fits.h2d_layout_idle.alpha_us), GBps: r2(fits.h2d_layout_idle.GBps), alpha_under_compute_us: r2(fits.h2d_layout.alpha_us) };
   const sw = fits.direction_switch;

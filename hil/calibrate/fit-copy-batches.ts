@@ -239,6 +239,10 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
     if (Number.isFinite(busyGBps) && busyGBps > 0) {
       next.GBps_under_compute = busyGBps;
       src[`links[${li}].${d}.GBps_under_compute`] = `${by}: the same under-compute fit's ${name} beta`;
+    } else {
+      // not written: copies beside GEMVs move their bytes at GBps; the alpha's source says why
+      delete src[`links[${li}].${d}.GBps_under_compute`];
+      src[`links[${li}].${d}.alpha_under_compute_us`] += ` (its beta, ${busyGBps} GB/s, is not positive: GBps_under_compute left out, the idle GBps used)`;
     }
     for (const [key, x, cond] of [['switch_us', f.idle, 'idle'], ['switch_under_compute_us', f.under_compute, 'under compute']] as const) {
       if (x.switch_us === undefined) continue;

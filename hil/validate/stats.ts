@@ -116,13 +116,13 @@ export function judgeCell(pool: PolicyPool, error: MedianP95, sim: Distribution,
 export function hostWaitShare(c: { hw_ms?: readonly (readonly number[])[]; hw_host_gap_ms?: readonly (readonly number[])[] }, skip: number): number | undefined {
   const gap = c.hw_host_gap_ms;
   const ms = c.hw_ms;
-  if (!gap?.length || !ms?.length) return undefined;
+  if (!gap?.length || !ms?.length || gap.length !== ms.length || gap.some((g, k) => g.length !== ms[k].length)) return undefined;
   const shares: number[] = [];
   for (let i = skip; i < ms[0].length; i++) {
     let g = 0;
     let t = 0;
     for (let k = 0; k < ms.length; k++) {
-      g += gap[k]?.[i] ?? 0;
+      g += gap[k][i];
       t += ms[k][i];
     }
     if (t > 0) shares.push(g / t);

@@ -94,6 +94,18 @@ describe('per-batch copy fit', () => {
     expect(() => validateProfile(JSON.parse(JSON.stringify(p)), 'test')).not.toThrow();
   });
 
+  it('leaves GBps_under_compute out where the under-compute beta is not positive, and says so', () => {
+    const f = fitLayoutCopyBatches(measurements(IDLE, BUSY));
+    f.under_compute.h2d = { ...f.under_compute.h2d, GBps: -3 };
+    const p = structuredClone(loadHardware('h100-pcie5'));
+    const li = applyCopyBatchFit(p, f, 'by');
+    const [toHost, toHbm] = p.links[li].a === 'hbm' ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+    expect(p.links[li][toHbm]!.GBps_under_compute).toBeUndefined();
+    expect(p.links[li][toHost]!.GBps_under_compute).toBe(BUSY.GBps_d2h);
+    expect(p.sources[`links[${li}].${toHbm}.alpha_under_compute_us`]).toMatch(/its beta, -3 GB\/s, is not positive: GBps_under_compute left out, the idle GBps used\)$/);
+    expect(p.sources[`links[${li}].${toHbm}.GBps_under_compute`]).toBeUndefined();
+  });
+
   it('clamps a negative per-change or per-group cost to 0 in the profile (the fit keeps its value) and says so', () => {
     const idle = { ...IDLE, change: -0.61 };
     const f = fitLayoutCopyBatches(measurements(idle, { ...BUSY, change: 0.3 }));
@@ -175,7 +187,10 @@ describe('the fallback when the per-batch fit fails: each direction\'s own layou
     p.sources['gpu.copy_batch_us'] = 'x';
     p.sources['gpu.copy_under_compute'] = 'x';
     const li = p.links.findIndex((l) => l.a === 'hbm' || l.b === 'hbm');
+    p.links[li].a_to_b.GBps_under_compute = 50;
+    p.sources[`links[${li}].a_to_b.GBps_under_compute`] = 'x';
     applyPerDirectionLayoutFits(p, li, fits, 'by', { block_bytes: 65536, context_tokens: 8192 });
+    expect(p.sources[`links[${li}].a_to_b.GBps_under_compute`]).toBeUndefined();
     const [toHost, toHbm] = p.links[li].a === 'hbm' ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
     expect(p.links[li][toHbm]).toEqual({ alpha_us: 2.5, GBps: 25, alpha_under_compute_us: 3.25, switch_us: 1.5, switch_under_compute_us: 6.5 });
     expect(p.links[li][toHost]).toEqual({ alpha_us: 2.25, GBps: 20, alpha_under_compute_us: 10.05, switch_us: 1.5, switch_under_compute_us: 6.5 });

@@ -49,11 +49,14 @@ describe('IntervalLog', () => {
     // started inside the first interval
     expect(log.slowedEnd(30, 50, 0.5)).toBe(55); // 30..40 gives 5, then 15 more at full pace
     expect(log.slowedEnd(50, 60, 0.5)).toBe(60); // no interval in reach
-    // an open interval runs on past t1
-    const h = log.open(300);
+    // an open interval runs until the later of t1 and the least it runs
+    const h = log.open(300, 400);
     expect(log.slowedEnd(290, 310, 0.25)).toBe(300 + 10 / 0.25);
     log.close(h, 305);
     expect(log.slowedEnd(290, 310, 0.25)).toBe(313.75); // 290..300 gives 10, 300..305 gives 1.25, 8.75 after
+    const h2 = log.open(320);
+    expect(log.slowedEnd(315, 330, 0.5)).toBe(335); // 315..320 gives 5, 320..330 (open, up to t1) gives 5, 5 after
+    log.close(h2, 325);
   });
 });
 
@@ -106,7 +109,7 @@ describe("copies beside GEMVs (gpu.copy_under_compute 'gemv')", () => {
     expect(run('start')).toBe(148); // not known to run when the batch starts
   });
 
-  it('with kernel slowdowns (GEMVs on the event path) a GEMV still running when the batch ends counts up to then', () => {
+  it('with kernel slowdowns (GEMVs on the event path) a GEMV still running when the batch ends counts on to its planned end', () => {
     // the attention shares 0..64 with the copy into HBM and runs on 0.5 x 64 = 32 us: 0..96; the
     // projections start at 96, beside 148 - 96 = 52 us of the batch
     const ex = machine('gemv', 0.5);
@@ -149,6 +152,21 @@ describe("copies beside GEMVs (gpu.copy_under_compute 'gemv')", () => {
     const bad = tinyHardware();
     bad.links[0].b_to_a.GBps_under_compute = 0;
     expect(() => validateProfile(bad, 'x.json')).toThrow(/GBps_under_compute/);
+  });
+
+  it('a GEMV on the event path counts until its planned end at least, not past it: a tiny slowdown changes almost nothing', () => {
+    // eight copies (592 us idle) beside a 600 us GEMV from 0: the work goes at 74 / 89 until 600, then idle
+    const fetch8 = { ...fetch2, blocks: [1, 2, 3, 4, 5, 6, 7, 8], bytesFrom: 512, bytesTo: 512, runs: 8 };
+    const run = (slow: number) => {
+      const ex = machine('gemv', slow);
+      ex.beginStep(0);
+      ex.compute.enqueueTimed('linear', 'kernel', 600, []);
+      ex.move(fetch8);
+      ex.finish();
+      return ex.memory.busyUs;
+    };
+    expect(run(0)).toBeCloseTo(600 + (592 - (600 * 74) / 89), 9);
+    expect(Math.abs(run(1e-6) - run(0))).toBeLessThan(0.01);
   });
 
   it('the owed copies are at most the batch: a batch wholly beside GEMVs pays what a started one would', () => {
