@@ -1,8 +1,7 @@
 /**
  * When the ops of one stream ran, as intervals in start order (a stream runs one op at a time, so
  * they do not overlap). An interval may be logged before it starts (its times known at enqueue) or
- * opened when it starts and closed when it ends. overlap(t0, t1) is the time in [t0, t1) that logged
- * intervals cover, an open one counting up to t1; slowedEnd(t0, t1, rate) is when work that took
+ * opened when it starts and closed when it ends. slowedEnd(t0, t1, rate) is when work that took
  * [t0, t1) at full pace ends if it goes at `rate` while logged intervals run (those logged by the time
  * it is asked: an op enqueued later that starts before that end is not counted). The executor logs the
  * compute stream's GEMVs, to price the memory-stream copies that ran beside them (sim-executor.ts).
@@ -32,20 +31,6 @@ export class IntervalLog {
 
   close(handle: number, end: number): void {
     this.ends[handle - this.base] = end;
-  }
-
-  /** time in [t0, t1) covered by logged intervals (an open one up to t1) */
-  overlap(t0: number, t1: number): number {
-    let sum = 0;
-    for (let i = this.starts.length - 1; i >= 0; i--) {
-      const s = this.starts[i];
-      const e = Number.isNaN(this.ends[i]) ? t1 : this.ends[i];
-      if (e <= t0) break;
-      const a = Math.max(s, t0);
-      const b = Math.min(e, t1);
-      if (b > a) sum += b - a;
-    }
-    return sum;
   }
 
   /**

@@ -21,21 +21,23 @@ const fetch2 = { layer: 1, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blo
 const owed = (overlapUs: number) => Math.min(2, overlapUs / 74) * 15;
 
 describe('IntervalLog', () => {
-  it('sums the time logged intervals cover in a window, an open one up to the window end', () => {
+  it('keeps its intervals across closing and dropping: handles still name theirs after older ones are dropped', () => {
     const log = new IntervalLog();
     log.add(0, 10);
     log.add(20, 30);
     const h = log.open(40);
-    expect(log.overlap(5, 25)).toBe(10); // 5..10 and 20..25
-    expect(log.overlap(10, 20)).toBe(0);
-    expect(log.overlap(25, 50)).toBe(15); // 25..30 and 40..50 (open)
+    // 20 us of work from 5 at half pace inside 0..10 and 20..30: 2.5 by 10, 10 more by 20, 5 more by 30, 2.5 after
+    expect(log.slowedEnd(5, 25, 0.5)).toBe(32.5);
+    expect(log.slowedEnd(10, 20, 0.5)).toBe(20); // 10..20 is free: done as 20..30 begins
+    log.dropBefore(30); // drops 0..10 and 20..30; the handle still names the open one
     log.close(h, 45);
-    expect(log.overlap(25, 50)).toBe(10);
-    log.dropBefore(30); // drops 0..10 and 20..30; the handle still names 40..45
-    expect(log.overlap(0, 100)).toBe(5);
+    // 10 us from 38: 2 by 40, 40..45 at half pace gives 2.5, 5.5 after
+    expect(log.slowedEnd(38, 48, 0.5)).toBe(50.5);
+    // what was dropped no longer slows anything
+    expect(log.slowedEnd(0, 10, 0.5)).toBe(10);
     const h2 = log.open(50);
     log.close(h2, 60);
-    expect(log.overlap(0, 100)).toBe(15);
+    expect(log.slowedEnd(48, 52, 0.5)).toBe(54); // 2 by 50, 2 more at half pace by 54
   });
 
   it('ends work slowed inside logged intervals: 100 us of work from 0 at half pace inside 20..40 and 130..', () => {
