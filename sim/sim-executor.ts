@@ -124,6 +124,18 @@ export class SimExecutor implements Executor<Signal> {
    */
   private lastStage = -1;
   private continuesStage = false;
+  /**
+   * gpu.issue_copy_us / issue_record_us / issue_kernel_us: the host's time to issue a copy, an event
+   * record and a kernel launch; hostClock when any is set. The host clock (hostAt) issues every op in
+   * the order the executor is given them, never waiting for the GPU (the HIL executor enqueues every
+   * step without synchronizing), and each op starts no earlier than the host issued it. File requests
+   * and the host's waits for them are not on it.
+   */
+  private readonly issueCopy: number;
+  private readonly issueRecord: number;
+  private readonly issueKernel: number;
+  private readonly hostClock: boolean;
+  private hostAt = 0;
 
   constructor(
     readonly hardware: HardwareProfile,
@@ -174,6 +186,10 @@ export class SimExecutor implements Executor<Signal> {
     }
     this.gemvs = hardware.gpu.copy_under_compute === 'gemv' ? new IntervalLog() : null;
     this.batchUs = hardware.gpu.copy_batch_us ?? 0;
+    this.issueCopy = hardware.gpu.issue_copy_us ?? 0;
+    this.issueRecord = hardware.gpu.issue_record_us ?? 0;
+    this.issueKernel = hardware.gpu.issue_kernel_us ?? 0;
+    this.hostClock = this.issueCopy > 0 || this.issueRecord > 0 || this.issueKernel > 0;
     if (this.gemvs) this.compute.log = { intervals: this.gemvs, names: new Set(['linear', 'lm-head']) };
     if (opts.staging) {
       this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
@@ -293,7 +309,15 @@ export class SimExecutor implements Executor<Signal> {
     if (this.opts.tailWaits) this.waitOnMemoryTail(all);
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
     const gpu = this.hardware.gpu;
-    if (this.rotateUs > 0) this.compute.enqueueKernel('rotate', 'kernel', this.rotateUs, NO_WAITS, args);
+    // the host issues the layer as the HIL lowers it: marks before and after the waits, (rotation,)
+    // attention, a mark, the projections (and LM head), a mark
+    const host = this.hostClock;
+    if (host) this.hostAt += 2 * this.issueRecord;
+    if (this.rotateUs > 0) {
+      if (host) this.issueOn(this.compute, this.issueKernel);
+      this.compute.enqueueKernel('rotate', 'kernel', this.rotateUs, NO_WAITS, args);
+    }
+    if (host) this.issueOn(this.compute, this.issueKernel);
     const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens, w.kernel, w.changeShare);
     const attentionArgs = tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined;
     // the layer's staged and fetched extents are free for reuse once this attention has read them
@@ -305,10 +329,24 @@ export class SimExecutor implements Executor<Signal> {
       // nothing keeps this kernel's signal: a lazy compute stream then makes none
       this.compute.enqueueKernel('attention', 'kernel', attentionUs, all, attentionArgs);
     }
+    if (host) {
+      this.hostAt += this.issueRecord;
+      this.issueOn(this.compute, this.issueKernel);
+    }
     if (this.weights && w.layer >= (this.opts.weightStreaming!.residentLayers ?? 0)) {
       this.linearDone.push(this.timedOn(this.compute, 'linear', this.linearUs, this.streamWeights(args), args));
     } else this.compute.enqueueKernel('linear', 'kernel', this.linearUs, NO_WAITS, args);
-    if (w.layer === this.model.layers - 1) this.compute.enqueueKernel('lm-head', 'kernel', this.lmHeadUs, NO_WAITS, args);
+    if (w.layer === this.model.layers - 1) {
+      if (host) this.issueOn(this.compute, this.issueKernel);
+      this.compute.enqueueKernel('lm-head', 'kernel', this.lmHeadUs, NO_WAITS, args);
+    }
+    if (host) this.hostAt += this.issueRecord;
+  }
+
+  /** The host clock issues an op of `us` for stream `s`: the op enqueued next on `s` starts no earlier than then. */
+  private issueOn(s: Stream, us: number): void {
+    this.hostAt += us;
+    s.issueAt = this.hostAt;
   }
 
   endStep(): StepTiming {
@@ -371,17 +409,28 @@ export class SimExecutor implements Executor<Signal> {
   private convertOn(name: string, b: MoveBatch, args: StreamOp['args']): Signal {
     const gpu = this.hardware.gpu;
     const idle = gpu.convert_kernel_us;
-    if (idle === undefined) return this.kernelOn(this.memory, name, b.bytesFrom + b.bytesTo, 0, [], args);
+    if (idle === undefined) {
+      if (this.hostClock) this.issueOn(this.memory, this.issueKernel);
+      return this.kernelOn(this.memory, name, b.bytesFrom + b.bytesTo, 0, [], args);
+    }
     const busy = gpu.convert_kernel_under_compute_us ?? idle;
     const kernels = b.blocks.length * ((b.fromBits !== 16 ? 1 : 0) + (b.toBits !== 16 ? 1 : 0));
+    // with the host clock: the first kernel starts once issued, and the last runs after its own issue
+    let last = 0;
+    if (this.hostClock) {
+      this.issueOn(this.memory, this.issueKernel);
+      this.hostAt += (kernels - 1) * this.issueKernel;
+      last = this.hostAt + idle;
+    }
     const op: StreamOp = {
       name,
       cat: 'quantize',
       waits: [],
       args: args ? { ...args, kernels } : undefined,
       run: (finish) => {
-        const us = busy !== idle && this.compute.busyAt(this.engine.now) ? this.proRata(idle, busy, busy, kernels) : idle * kernels;
-        this.engine.after(us, finish, this.memory.priority);
+        const now = this.engine.now;
+        const us = busy !== idle && this.compute.busyAt(now) ? this.proRata(idle, busy, busy, kernels) : idle * kernels;
+        this.engine.after(now + us < last ? last - now : us, finish, this.memory.priority);
       },
     };
     return this.tagMem(this.memory, this.memory.enqueue(op));
@@ -459,7 +508,18 @@ export class SimExecutor implements Executor<Signal> {
     // (the name shows only in traced spans, and only traced steps have args)
     const name = args ? `${reason} ${this.tierNames[from]}->${this.tierNames[to]}` : reason;
     const batchUs = s === this.memory && dir !== 0 && !this.continuesStage ? this.batchUs : 0;
-    return this.tagMem(s, s.enqueueTask(new CopyOp(this, s, name, waits, args ? { ...args, bytes, runs } : undefined, route, bytes, runs, dir, batchUs)));
+    const op = new CopyOp(this, s, name, waits, args ? { ...args, bytes, runs } : undefined, route, bytes, runs, dir, batchUs);
+    // the host issues a GPU copy batch copy by copy (a memory-stream batch between two marks); the
+    // file requests of the host I/O stream are not on its clock
+    if (this.hostClock && s !== this.host) {
+      const marked = s === this.memory && !this.continuesStage;
+      if (marked) this.hostAt += this.issueRecord;
+      s.issueAt = this.hostAt + this.issueCopy;
+      this.hostAt += runs * this.issueCopy;
+      op.issuedLast = this.hostAt;
+      if (marked) this.hostAt += this.issueRecord;
+    }
+    return this.tagMem(s, s.enqueueTask(op));
   }
 
   /** The topology's route between two tiers (indices), kept per pair once asked for. */
@@ -500,14 +560,21 @@ export class SimExecutor implements Executor<Signal> {
    * costs (besideGemvsEnd). (Called by CopyOp only.)
    */
   copyDone(op: CopyOp): void {
+    let end = this.engine.now;
     if (this.gemvs && op.stream === this.memory) {
       this.copyStart = Number.NaN;
-      const extra = this.besideGemvsEnd(op.route, op.bytes, op.runs, op.began) - this.engine.now;
-      if (extra > 0) {
-        op.phase = 3; // its own event: step() ends it
-        this.engine.after(extra, op, this.memory.priority);
-        return;
-      }
+      end = this.besideGemvsEnd(op.route, op.bytes, op.runs, op.began);
+    }
+    // host clock: the last copy runs once the host has issued it
+    if (op.issuedLast > 0) {
+      const last = op.issuedLast + op.route.alpha_us + op.bytes / op.runs / narrowest(op.route);
+      if (last > end) end = last;
+    }
+    const extra = end - this.engine.now;
+    if (extra > 0) {
+      op.phase = 3; // its own event: step() ends it
+      this.engine.after(extra, op, op.stream.priority);
+      return;
     }
     this.copyEnd(op);
   }
@@ -565,6 +632,9 @@ class CopyOp extends StreamTask implements FlowSink {
   ) {
     super(stream, name, 'copy', waits, args);
   }
+
+  /** with the executor's host clock: when the host issued the last of its copies (0: no host clock) */
+  issuedLast = 0;
 
   begin(): void {
     this.ex.runCopy(this);

@@ -43,6 +43,8 @@ export abstract class StreamTask implements EventTask {
   ready = Number.NaN;
   /** when it started */
   began = 0;
+  /** the earliest it may start: when the host issued it (Stream.issueAt at its enqueue) */
+  notBefore = 0;
   /** its completion (set by the stream when it is queued) */
   done: Signal | null = null;
   constructor(
@@ -151,6 +153,11 @@ export class Stream {
    * (the executor logs the compute stream's GEMVs to price the copies beside them).
    */
   log: { intervals: IntervalLog; names: ReadonlySet<string> } | null = null;
+  /**
+   * When the host issues the ops enqueued from now on (the executor's host clock; 0: never behind):
+   * an op starts no earlier than that, as a GPU stream cannot run an op the host has not issued yet.
+   */
+  issueAt = 0;
   /** the latest stretch of back-to-back operations, started or scheduled: [busyFrom, busyTo) */
   private busyFrom = 0;
   private busyTo = 0;
@@ -172,6 +179,7 @@ export class Stream {
     const prev = this.tailSignal();
     const done = new Signal();
     task.done = done;
+    task.notBefore = this.issueAt;
     this.tail = done;
     this.tailEnd = Number.NaN;
     this.planEnd = Number.NaN; // (stretched() sets it again for its own ops)
@@ -190,7 +198,7 @@ export class Stream {
     const waits = q.waits;
     if (allDone(waits)) {
       q.phase = 2;
-      this.engine.at(q.ready, q, this.priority);
+      this.engine.at(q.ready > q.notBefore ? q.ready : q.notBefore, q, this.priority);
       return;
     }
     // the waits not fired now are counted, then each calls q.run() when it fires (the last one schedules the start)
@@ -204,7 +212,8 @@ export class Stream {
   /** Every wait of an op has fired (now): its start event. (Called by StreamTask only.) */
   waited(q: StreamTask): void {
     q.phase = 2;
-    this.engine.at(this.engine.now, q, this.priority);
+    const now = this.engine.now;
+    this.engine.at(now > q.notBefore ? now : q.notBefore, q, this.priority);
   }
 
   /** The start of a KernelTask: its end is known once it starts. (Called by KernelTask only.) */
@@ -261,8 +270,11 @@ export class Stream {
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
     const log = this.log !== null && this.log.names.has(name) ? this.log.intervals : null;
     if (!known) return this.enqueueTask(new KernelTask(this, name, cat, waits.length === 0 ? NO_WAITS : waits.slice(), args, us, log));
-    // waits fired at or before now; the op is ready when the previous one ends (or now, if later)
-    const start = Math.max(this.tailEnd, e.now);
+    // waits fired at or before now; the op is ready when the previous one ends (or now, if later),
+    // and starts then or when the host issues it (the wait for the host is stall, as on the event path)
+    const ready = Math.max(this.tailEnd, e.now);
+    const start = ready > this.issueAt ? ready : this.issueAt;
+    this.stallUs += start - ready;
     const end = start + us;
     log?.add(start, end);
     this.busyUs += end - start;
@@ -299,7 +311,7 @@ export class Stream {
     let known = !Number.isNaN(plan);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
     if (known) {
-      const start = Math.max(plan, e.now);
+      const start = Math.max(plan, e.now, this.issueAt);
       plan = start + us;
       if (start > this.busyTo) this.busyFrom = start;
       if (this.busyTo !== Infinity) this.busyTo = Math.max(this.busyTo, plan);

@@ -45,6 +45,7 @@ import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
 import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, pct, r2 } from './fit-copy-batches.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
+import type { IssuePoint } from '../bench/issue-bench.js';
 import { type CalibrationPoints, measureAll, type Measurements } from './measure.js';
 import { linearTimeUs } from '../../sim/roofline.js';
 import { median } from '../timing/median.js';
@@ -213,6 +214,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     }
   }
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
+  // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
+  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by);
   // (p is a copy of base: the same links; an error names the base profile)
   const { index: pcie, toHost, toHbm } = hbmLink(base);
   const L = p.links[pcie];
@@ -382,6 +385,25 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
     p.sources['gpu.convert_kernel_under_compute_us'] = `${by}: ${what}, layer GEMVs running on the compute stream throughout, us per kernel (${list(busy)}); the median`;
   } else if (idle.length) {
     log('warning: gpu.convert_kernel_under_compute_us not set: no convert trial ran wholly under compute');
+  }
+}
+
+/**
+ * gpu.issue_copy_us, issue_record_us, issue_kernel_us: the host's time per op through the executor's
+ * issue path (bench/issue-bench.ts); for copies the median over the sizes timed (the driver call's
+ * cost does not follow the size at these sizes).
+ */
+export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string): void {
+  const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');
+  for (const [key, kind, desc] of [
+    ['issue_copy_us', 'copy', 'memory-stream copies from pinned host slots into HBM in the prefetch layout'],
+    ['issue_record_us', 'record', 'timing marks (an event recorded on the memory stream)'],
+    ['issue_kernel_us', 'kernel', 'launches of a small GEMV on the compute stream'],
+  ] as const) {
+    const xs = points.filter((x) => x.kind === kind);
+    if (xs.length === 0) continue;
+    p.gpu[key] = r2(median(xs.map((x) => x.us)));
+    p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row, the median of ${xs[0].trials_us.length} trials (${what(xs)} us)${xs.length > 1 ? '; the median over the sizes' : ''}`;
   }
 }
 

@@ -22,6 +22,7 @@ import { MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
 import type { Point } from './fit-linear.js';
 import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
+import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 
@@ -67,6 +68,12 @@ export interface Measurements {
    * compute (absent from measurements taken before they existed)
    */
   convert_kernels?: ConvertPoint[];
+  /**
+   * the host's time per op through the executor's issue path (bench/issue-bench.ts): copies in the
+   * prefetch layout at the model's block sizes, event records, GEMV launches (absent from measurements
+   * taken before they existed)
+   */
+  issue?: IssuePoint[];
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
   /**
    * file reads in the executor's own pattern (file-batches.ts): per layer one batch of runs handed to
@@ -155,8 +162,8 @@ function attentionContexts(precision: AttentionCase, contexts: number[]): number
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.reduce((n, p) => n + attentionContexts(p, pts.attention_contexts).length, 0);
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, convert kernels, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 6 + (o.quick ? 0 : 4) + 1;
+  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, convert kernels, issue costs, file, (full) 4 thread counts, batches
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 7 + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -239,6 +246,10 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log('block (de)quantization kernels on the memory stream, idle and under compute');
   const convert_kernels = await measureConvertKernels(b, o, cuda);
   tick('convert kernels');
+  log("host issue costs: copies, event records and GEMV launches through the executor's issue path");
+  const issue = await measureIssueCosts(b, o);
+  for (const x of issue) log(`  ${x.kind}${x.bytes ? ` ${x.bytes} B` : ''}: ${x.us.toFixed(2)} us per op on the host`);
+  tick('issue costs');
   const threads = o.ioThreads ?? DEFAULT_IO_THREADS;
   log(`file tier: reads and writes vs request size, ${threads} I/O threads`);
   const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, threads);
@@ -259,7 +270,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -273,6 +284,14 @@ export async function measureConvertKernels(b: NativeBackend, o: Pick<MeasureOpt
   } finally {
     gate?.free();
   }
+}
+
+/** the host's issue costs (bench/issue-bench.ts), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */
+export async function measureIssueCosts(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>): Promise<IssuePoint[]> {
+  const m = o.model;
+  const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
+  const copyBytes = [...new Set((['fp16', 'int8', 'int4', 'int2'] as Precision[]).map((p) => blockBytes(g, p)))];
+  return benchIssue(b, m, { blockTokens: o.blockTokens, groupSize: o.groupSize, copyBytes, trials: o.quick ? 5 : 9 });
 }
 
 /** the executor-layout copy batches at the model's block size; compute: attention at `contextTokens` + the layer GEMV */

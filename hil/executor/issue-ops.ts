@@ -17,6 +17,9 @@ import type { RunRegions } from './run-regions.js';
 
 const STREAMS: StreamName[] = ['compute', 'memory'];
 
+/** what the issuer reads of a lowered plan (a whole plan, or a list of ops timed on its own: bench/issue-bench.ts) */
+export type IssuedPlan = Pick<LoweredPlan, 'geometry' | 'slotBytes' | 'arenaBytes' | 'weights'> & { steps: readonly { readonly ops: readonly LowOp[] }[] };
+
 export interface IssueOptions {
   /** file reads before a join as one batch (true) or one request each */
   fileBatch: boolean;
@@ -32,7 +35,7 @@ export class OpIssuer {
 
   constructor(
     private readonly b: NativeBackend,
-    private readonly p: LoweredPlan,
+    private readonly p: IssuedPlan,
     private readonly model: ModelSpec,
     private readonly mem: RunRegions,
     private readonly w: ModelBuffers,
@@ -46,11 +49,13 @@ export class OpIssuer {
 
   async issueAll(): Promise<void> {
     for (let si = 0; si < this.p.steps.length; si++) {
+      const t0 = performance.now();
       const ops = this.p.steps[si].ops;
       for (const op of ops) {
         const pending = this.issue(op, si);
         if (pending) await pending;
       }
+      this.times.issueMs[si] = performance.now() - t0;
     }
   }
 

@@ -6,6 +6,11 @@ export interface MeasuredStep {
   stall_us: number;
   stall_wait_us: number;
   host_gap_us: number;
+  /**
+   * host wall time spent issuing the step's ops (the lowered list, its waits for file requests and
+   * bounce slots included); where it is longer than the step, the GPU went at the host's pace
+   */
+  host_issue_us: number;
   transfer_us: number;
   /** file-tier time of the step: file_read_us + file_write_us */
   file_us: number;

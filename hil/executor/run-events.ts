@@ -16,7 +16,7 @@ export class RunEvents {
   constructor(
     b: NativeBackend,
     readonly events: EventSet,
-    p: LoweredPlan,
+    p: Pick<LoweredPlan, 'marks' | 'fences'> & { steps: readonly unknown[] },
   ) {
     const ev = events.make;
     this.marks = Array.from({ length: p.marks }, ev);

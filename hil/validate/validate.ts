@@ -76,6 +76,11 @@ export interface CellResult {
    * stored before it was kept)
    */
   hw_host_gap_ms?: number[][];
+  /**
+   * per run and step, the host's wall time issuing the step's ops (host_issue_us of hil-steps.csv);
+   * absent in runs stored before it was kept
+   */
+  hw_host_issue_ms?: number[][];
   /** errors against hw_median_ms (the statistics leave out the first skip_steps) */
   error?: MedianP95;
   error_each_run?: MedianP95;
@@ -472,6 +477,7 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
     hw_ms: hwMs,
     hw_median_ms: st.hw_median_ms,
     hw_host_gap_ms: runs.map((r) => r.hil.steps.map((m) => m.host_gap_us / 1e3)),
+    hw_host_issue_ms: runs.map((r) => r.hil.steps.map((m) => m.host_issue_us / 1e3)),
     ...judgedFields(st),
     warnings: [...new Set(runs.flatMap((r) => r.hil.warnings))],
     ...(pool === 'storage' && storageTier ? { storage_tier: storageTier } : {}),

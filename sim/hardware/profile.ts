@@ -116,6 +116,17 @@ export interface GpuSpec {
    * profile calibrated without it, alpha_us carries that cost, spread over its batches' copies
    */
   copy_batch_us?: number;
+  /**
+   * optional: the host's time to issue one op to the GPU through the HIL executor's issue path
+   * (the driver call and the executor's own code around it): a copy, an event record (timing marks),
+   * a kernel launch. Where given, the simulator keeps a host clock that issues every op in order
+   * without waiting for the GPU (as the executor does), and an op starts no earlier than the host
+   * issued it: where the host takes longer per op than the GPU, the GPU goes at the host's pace.
+   * Absent = the host is never behind. `kvtier hil calibrate` writes them (hil/bench/issue-bench.ts).
+   */
+  issue_copy_us?: number;
+  issue_record_us?: number;
+  issue_kernel_us?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }

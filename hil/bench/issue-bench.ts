@@ -1,0 +1,115 @@
+/**
+ * The host's time to issue ops through the executor's own issue path (executor/issue-ops.ts): a
+ * list of N ops of one kind handed to the executor's OpIssuer as one step, timed on the host from
+ * its first op to its last (nothing synchronizes in between; the GPU works through the ops
+ * meanwhile, and N stays well inside the launch queue, so the host never waits for the GPU). Kinds:
+ * - copy: memory-stream copies from host slots into HBM in the executor's prefetch layout
+ *   (consecutive FP16-block-sized pinned slots into one packed extent), per size;
+ * - record: timing marks (an event recorded on the memory stream);
+ * - kernel: GEMV launches of a small GEMV on the compute stream (its launch, not its work).
+ * Where the host takes longer per copy than the copy engine does, the executor's copies go at the
+ * host's pace; the simulator keeps a host clock with these costs (gpu.issue_*_us).
+ */
+import type { NativeBackend } from '../addon-types.js';
+import type { ModelSpec } from '../../sim/models/model.js';
+import { blockBytes } from '../kv-format.js';
+import { geometryOf } from '../executor/block-geometry.js';
+import { FileStepTimes } from '../executor/file-step-times.js';
+import { type IssuedPlan, OpIssuer } from '../executor/issue-ops.js';
+import type { LowOp } from '../executor/lowered-plan.js';
+import type { ModelBuffers } from '../executor/model-buffers.js';
+import { RunEvents } from '../executor/run-events.js';
+import { RunRegions } from '../executor/run-regions.js';
+import { EventSet } from '../timing/event-set.js';
+import { median } from '../timing/median.js';
+
+export type IssueKind = 'copy' | 'record' | 'kernel';
+
+export interface IssuePoint {
+  kind: IssueKind;
+  /** bytes per copy (0 for the other kinds) */
+  bytes: number;
+  ops: number;
+  /** host us per op: the median over trials */
+  us: number;
+  /** every trial's host us per op (the first, warm-up, trial left out) */
+  trials_us: number[];
+}
+
+export interface IssueBenchOptions {
+  blockTokens: number;
+  groupSize: number;
+  /** copy sizes (bytes), each at most an FP16 block */
+  copyBytes: number[];
+  /** ops per trial (default 256) */
+  ops?: number;
+  /** timed trials per kind (default 9) */
+  trials?: number;
+}
+
+/** GEMV launched for the kernel kind: small enough that the GPU keeps up with the launches */
+const GEMV_ROWS = 64;
+const GEMV_COLS = 256;
+
+export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBenchOptions): Promise<IssuePoint[]> {
+  const n = o.ops ?? 256;
+  const trials = o.trials ?? 9;
+  if (!(Number.isInteger(n) && n >= 1)) throw new Error(`issue bench: ops must be an integer >= 1 (got ${n})`);
+  const geometry = geometryOf(model, o.blockTokens, o.groupSize);
+  const slot = blockBytes(geometry, 'fp16');
+  for (const bytes of o.copyBytes) {
+    if (!(Number.isInteger(bytes) && bytes >= 1 && bytes <= slot)) throw new Error(`issue bench: copy size ${bytes} must be an integer in 1..${slot} (an FP16 block)`);
+  }
+  const mem = new RunRegions(b);
+  const events = new EventSet(b);
+  try {
+    const maxBytes = Math.max(...o.copyBytes, 1);
+    mem.regions.set('arena', mem.alloc('device', n * maxBytes));
+    mem.regions.set('dram', mem.alloc('pinned', n * slot));
+    const buffers: ModelBuffers = {
+      q: -1,
+      out: -1,
+      x: mem.alloc('device', GEMV_COLS * 4),
+      y: mem.alloc('device', GEMV_ROWS * 4),
+      rows: GEMV_ROWS,
+      cols: GEMV_COLS,
+      headRows: 0,
+      weights: [mem.alloc('device', GEMV_ROWS * GEMV_COLS * 2)],
+      head: -1,
+      streamedRows: 0,
+    };
+    const ev = new RunEvents(b, events, { marks: n, fences: [0, 0], steps: [0] });
+    await b.synchronize();
+    const lists: { kind: IssueKind; bytes: number; ops: LowOp[] }[] = [
+      ...o.copyBytes.map((bytes) => ({
+        kind: 'copy' as const,
+        bytes,
+        ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'copy', s: 1, src: 'dram', srcOff: i * slot, dst: 'arena', dstOff: i * bytes, bytes })),
+      })),
+      { kind: 'record', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'mark', s: 1, id: i })) },
+      { kind: 'kernel', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'gemv', layer: i, lmHead: false })) },
+    ];
+    const points: IssuePoint[] = [];
+    for (const list of lists) {
+      const plan: IssuedPlan = { geometry, slotBytes: slot, arenaBytes: n * maxBytes, steps: [{ ops: list.ops }] };
+      const times = new FileStepTimes(1);
+      const issuer = new OpIssuer(b, plan, model, mem, buffers, ev, times, { fileBatch: true, waitMarks: false });
+      const each: number[] = [];
+      for (let t = 0; t <= trials; t++) {
+        await issuer.issueAll();
+        if (t > 0) each.push((times.issueMs[0] * 1000) / n);
+        await b.synchronize();
+      }
+      points.push({ kind: list.kind, bytes: list.bytes, ops: n, us: median(each), trials_us: each });
+    }
+    return points;
+  } finally {
+    try {
+      await b.synchronize();
+    } catch {
+      /* the error that got us here matters more */
+    }
+    events.destroyAll();
+    mem.free();
+  }
+}

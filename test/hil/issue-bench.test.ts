@@ -1,0 +1,48 @@
+// The host issue-cost bench: its copies go through the executor's own issuer and land where the
+// prefetch layout puts them (consecutive FP16-sized host slots into one packed extent); every kind
+// gives one point per size with its trials; the calibration writes the medians as the profile's
+// gpu.issue_*_us with their sources.
+import { describe, expect, it } from 'vitest';
+import { benchIssue, type IssuePoint } from '../../hil/bench/issue-bench.js';
+import { applyIssueCosts } from '../../hil/calibrate/calibrate.js';
+import { loadHardware } from '../../sim/hardware/load-profile.js';
+import { loadModel } from '../../sim/models/load-model.js';
+import { backendAvailability } from './availability.js';
+
+const host = backendAvailability('host');
+
+describe('host issue costs into the profile', () => {
+  it('writes the median per kind (copies: over their sizes) and names the points in the sources', () => {
+    const p = loadHardware('h100-pcie5');
+    const pt = (kind: IssuePoint['kind'], bytes: number, us: number): IssuePoint => ({ kind, bytes, ops: 256, us, trials_us: [us, us, us] });
+    applyIssueCosts(p, [pt('copy', 65536, 3.4), pt('copy', 17408, 3.1), pt('copy', 9216, 3.0), pt('record', 0, 0.61), pt('kernel', 0, 2.27)], 'test');
+    expect(p.gpu.issue_copy_us).toBe(3.1);
+    expect(p.gpu.issue_record_us).toBe(0.61);
+    expect(p.gpu.issue_kernel_us).toBe(2.27);
+    expect(p.sources['gpu.issue_copy_us']).toContain('65536 B 3.4, 17408 B 3.1, 9216 B 3');
+    const q = loadHardware('h100-pcie5');
+    applyIssueCosts(q, [], 'test');
+    expect(q.gpu.issue_copy_us).toBeUndefined();
+  });
+});
+
+describe.skipIf(!host.available)(`issue bench, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
+  it("issues through the executor's issuer: one point per size and kind, each with its trials", async () => {
+    const { openBackend } = await import('../../hil/backend.js');
+    const model = loadModel('llama-3-8b');
+    const b = openBackend('host');
+    try {
+      const points = await benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [65536, 9216], ops: 8, trials: 2 });
+      expect(points.map((x) => [x.kind, x.bytes, x.ops, x.trials_us.length])).toEqual([
+        ['copy', 65536, 8, 2],
+        ['copy', 9216, 8, 2],
+        ['record', 0, 8, 2],
+        ['kernel', 0, 8, 2],
+      ]);
+      for (const x of points) expect(x.us).toBeGreaterThan(0);
+      await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [65537] })).rejects.toThrow('copy size 65537 must be an integer in 1..65536 (an FP16 block)');
+    } finally {
+      b.close();
+    }
+  });
+});

@@ -1,0 +1,101 @@
+// The executor's host clock (gpu.issue_copy_us / issue_record_us / issue_kernel_us): the host issues
+// every op in order without waiting for the GPU, and an op starts no earlier than it was issued.
+// Timelines by hand on the tiny machine: a 64-byte copy takes 10 + 64 = 74 us, a layer's attention
+// 64 us and its projections 1000 us.
+import { describe, expect, it } from 'vitest';
+import { SimExecutor } from '../../sim/sim-executor.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
+import type { MoveBatch } from '../../sim/executor.js';
+import { tinyHardware, tinyLayerWork, tinyModel } from '../helpers/tiny.js';
+
+function machine(issue: { copy?: number; record?: number; kernel?: number }, more: (hw: ReturnType<typeof tinyHardware>) => void = () => {}) {
+  const hw = tinyHardware();
+  if (issue.copy !== undefined) hw.gpu.issue_copy_us = issue.copy;
+  if (issue.record !== undefined) hw.gpu.issue_record_us = issue.record;
+  if (issue.kernel !== undefined) hw.gpu.issue_kernel_us = issue.kernel;
+  more(hw);
+  return new SimExecutor(hw, tinyModel, { traceSteps: 100 });
+}
+// three single-block copies into HBM: 3 x 10 us + 192 B = 222 us when the host keeps ahead
+const fetch3: MoveBatch = { layer: 0, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [1, 2, 3], bytesFrom: 192, bytesTo: 192, reason: 'promote', runs: 3 };
+
+describe('the host clock', () => {
+  it('copies go at the host pace where the host is slower: the last one runs once issued', () => {
+    const ex = machine({ copy: 100 });
+    ex.beginStep(0);
+    const done = ex.move(fetch3);
+    ex.layer(tinyLayerWork(0), [done]);
+    const t = ex.endStep();
+    // issued at 100, 200, 300: the batch starts at 100 and its last copy runs 300..374
+    expect(t.transfer_us).toBe(374 - 100);
+    // attention 374..438, projections 438..1438
+    expect(t.latency_us).toBe(1438);
+    expect(t.stall_us).toBe(374);
+  });
+
+  it('where the host keeps ahead, only the first copy waits for its issue', () => {
+    const ex = machine({ copy: 5 });
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), [ex.move(fetch3)]);
+    const t = ex.endStep();
+    expect(t.transfer_us).toBe(222); // 5..227
+    expect(t.latency_us).toBe(227 + 64 + 1000);
+    const none = machine({});
+    none.beginStep(0);
+    none.layer(tinyLayerWork(0), [none.move(fetch3)]);
+    expect(none.endStep().latency_us).toBe(222 + 64 + 1000);
+  });
+
+  it('kernels start once launched, and the clock runs on across steps (the executor never waits for the GPU)', () => {
+    const ex = machine({ kernel: 2000 });
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), []);
+    const t0 = ex.endStep();
+    // attention launched at 2000 (2000..2064), projections at 4000 (4000..5000)
+    expect(t0.latency_us).toBe(5000);
+    expect(t0.compute_us).toBe(1064);
+    expect(t0.stall_us).toBe(5000 - 1064);
+    ex.beginStep(1);
+    ex.layer(tinyLayerWork(0, { step: 1 }), []);
+    const t1 = ex.endStep();
+    // the host is at 4000 when step 1 begins at 5000: attention launched at 6000, projections at 8000 (8000..9000)
+    expect(t1.latency_us).toBe(9000 - 5000);
+  });
+
+  it('timing marks cost the host their records: two before the attention, one before the projections', () => {
+    const ex = machine({ record: 30 });
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), []);
+    // attention issued at 60 (60..124); the projections at 90 start when the attention ends
+    expect(ex.endStep().latency_us).toBe(124 + 1000);
+  });
+
+  it("a memory-stream batch costs the host a mark before and after its copies", () => {
+    const ex = machine({ copy: 100, record: 7 });
+    ex.beginStep(0);
+    const done = ex.move(fetch3);
+    ex.layer(tinyLayerWork(0), [done]);
+    // copies issued at 107, 207, 307 (the last runs 307..381); the layer's marks at 314 + 7 + 7: attention issued at 328
+    const t = ex.endStep();
+    expect(t.transfer_us).toBe(381 - 107);
+    expect(t.latency_us).toBe(381 + 64 + 1000);
+  });
+
+  it('(de)quantization kernels: the last one runs once launched', () => {
+    const ex = machine({ kernel: 50 }, (hw) => (hw.gpu.convert_kernel_us = 1));
+    ex.beginStep(0);
+    // requantize two blocks in HBM 16 -> 4 bits: two kernels launched at 50 and 100, the second runs 100..101
+    const done = ex.move({ layer: 0, fromTier: 0, toTier: 0, fromBits: 16, toBits: 4, blocks: [1, 2], bytesFrom: 128, bytesTo: 32, reason: 'requantize', runs: 1 });
+    ex.layer(tinyLayerWork(0), [done]);
+    const t = ex.endStep();
+    // attention launched at 150 (150..214), projections at 200 (214..1214)
+    expect(t.latency_us).toBe(1214);
+    expect(t.transfer_us).toBe(101 - 50);
+  });
+
+  it('the profile checks the issue costs', () => {
+    const hw = tinyHardware();
+    (hw.gpu as unknown as Record<string, unknown>).issue_copy_us = -1;
+    expect(() => validateProfile(hw, 'tiny.json')).toThrow(/issue_copy_us/);
+  });
+});
