@@ -125,8 +125,8 @@ export class SimExecutor implements Executor<Signal> {
   private lastStage = -1;
   private continuesStage = false;
   /**
-   * gpu.issue_copy_us / issue_record_us / issue_kernel_us: the host's time to issue a copy, an event
-   * record and a kernel launch; hostClock when any is set. The host clock (hostAt) issues every op in
+   * gpu.issue_copy_us / issue_record_us / issue_kernel_us / issue_attention_us: the host's time to
+   * issue a copy, an event record, a kernel launch and an attention launch; hostClock when any is set. The host clock (hostAt) issues every op in
    * the order the executor is given them, never waiting for the GPU (the HIL executor enqueues every
    * step without synchronizing), and each op starts no earlier than the host issued it. File requests
    * and the host's waits for them are not on it.
@@ -134,6 +134,7 @@ export class SimExecutor implements Executor<Signal> {
   private readonly issueCopy: number;
   private readonly issueRecord: number;
   private readonly issueKernel: number;
+  private readonly issueAttention: number;
   private readonly hostClock: boolean;
   private hostAt = 0;
 
@@ -189,7 +190,8 @@ export class SimExecutor implements Executor<Signal> {
     this.issueCopy = hardware.gpu.issue_copy_us ?? 0;
     this.issueRecord = hardware.gpu.issue_record_us ?? 0;
     this.issueKernel = hardware.gpu.issue_kernel_us ?? 0;
-    this.hostClock = this.issueCopy > 0 || this.issueRecord > 0 || this.issueKernel > 0;
+    this.issueAttention = hardware.gpu.issue_attention_us ?? this.issueKernel;
+    this.hostClock = this.issueCopy > 0 || this.issueRecord > 0 || this.issueKernel > 0 || this.issueAttention > 0;
     if (this.gemvs) this.compute.log = { intervals: this.gemvs, names: new Set(['linear', 'lm-head']) };
     if (opts.staging) {
       this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
@@ -317,7 +319,7 @@ export class SimExecutor implements Executor<Signal> {
       if (host) this.issueOn(this.compute, this.issueKernel);
       this.compute.enqueueKernel('rotate', 'kernel', this.rotateUs, NO_WAITS, args);
     }
-    if (host) this.issueOn(this.compute, this.issueKernel);
+    if (host) this.issueOn(this.compute, this.issueAttention);
     const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens, w.kernel, w.changeShare);
     const attentionArgs = tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined;
     // the layer's staged and fetched extents are free for reuse once this attention has read them

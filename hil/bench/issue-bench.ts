@@ -1,12 +1,18 @@
 /**
  * The host's time to issue ops through the executor's own issue path (executor/issue-ops.ts): a
  * list of N ops of one kind handed to the executor's OpIssuer as one step, timed on the host from
- * its first op to its last (nothing synchronizes in between; the GPU works through the ops
- * meanwhile, and N stays well inside the launch queue, so the host never waits for the GPU). Kinds:
+ * its first op to its last (nothing synchronizes in between; N stays well inside the launch queue, so
+ * the host never waits for the GPU). With a compute gate (cuda) every trial is queued behind it, the
+ * memory stream waiting for the gate's start: the GPU runs none of the ops while the host issues them,
+ * so the time is the host's alone (as issued on an H100, copies of 33 and 64 KiB took the host 3.64
+ * and 3.46 us each, those of 9 and 17 KiB 3.05 and 3.11, while the executor issued 33 KiB copies at
+ * 3.11 us per op where the host set the pace: lab/notes/HIL-NOTES.md). Kinds:
  * - copy: memory-stream copies from host slots into HBM in the executor's prefetch layout
  *   (consecutive FP16-block-sized pinned slots into one packed extent), per size;
  * - record: timing marks (an event recorded on the memory stream);
- * - kernel: GEMV launches of a small GEMV on the compute stream (its launch, not its work).
+ * - kernel: GEMV launches of a small GEMV on the compute stream (its launch, not its work);
+ * - attention: launches of the paged attention over a table of ATTENTION_BLOCKS FP16 blocks (the
+ *   plan's choice of kernel and splits and the launch itself, on the compute stream).
  * Where the host takes longer per copy than the copy engine does, the executor's copies go at the
  * host's pace; the simulator keeps a host clock with these costs (gpu.issue_*_us).
  */
@@ -14,6 +20,7 @@ import type { NativeBackend } from '../addon-types.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import { blockBytes } from '../kv-format.js';
 import { geometryOf } from '../executor/block-geometry.js';
+import { BlockTables } from '../executor/block-tables.js';
 import { FileStepTimes } from '../executor/file-step-times.js';
 import { type IssuedPlan, OpIssuer } from '../executor/issue-ops.js';
 import type { LowOp } from '../executor/lowered-plan.js';
@@ -21,9 +28,10 @@ import type { ModelBuffers } from '../executor/model-buffers.js';
 import { RunEvents } from '../executor/run-events.js';
 import { RunRegions } from '../executor/run-regions.js';
 import { EventSet } from '../timing/event-set.js';
+import type { ComputeGate } from './gate.js';
 import { median } from '../timing/median.js';
 
-export type IssueKind = 'copy' | 'record' | 'kernel';
+export type IssueKind = 'copy' | 'record' | 'kernel' | 'attention';
 
 export interface IssuePoint {
   kind: IssueKind;
@@ -34,6 +42,8 @@ export interface IssuePoint {
   us: number;
   /** every trial's host us per op (the first, warm-up, trial left out) */
   trials_us: number[];
+  /** with a gate: how many of those trials it held (the GPU ran none of the ops before they were all issued); us is their median where any */
+  held?: number;
 }
 
 export interface IssueBenchOptions {
@@ -45,11 +55,15 @@ export interface IssueBenchOptions {
   ops?: number;
   /** timed trials per kind (default 9) */
   trials?: number;
+  /** cuda: queue every trial behind this gate (gate.ts) */
+  gate?: ComputeGate;
 }
 
 /** GEMV launched for the kernel kind: small enough that the GPU keeps up with the launches */
 const GEMV_ROWS = 64;
 const GEMV_COLS = 256;
+/** blocks of the attention kind's table */
+export const ATTENTION_BLOCKS = 64;
 
 export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBenchOptions): Promise<IssuePoint[]> {
   const n = o.ops ?? 256;
@@ -64,11 +78,17 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
   const events = new EventSet(b);
   try {
     const maxBytes = Math.max(...o.copyBytes, 1);
-    mem.regions.set('arena', mem.alloc('device', n * maxBytes));
+    const arenaBytes = Math.max(n * maxBytes, ATTENTION_BLOCKS * slot);
+    mem.regions.set('arena', mem.alloc('device', arenaBytes));
+    const tables = new BlockTables();
+    const tableOff = tables.write(Float64Array.from({ length: ATTENTION_BLOCKS }, (_, i) => i * slot), new Int32Array(ATTENTION_BLOCKS));
+    mem.tables = mem.alloc('device', tables.bytes.length);
+    b.write(mem.tables, 0, tables.bytes);
+    const qBytes = model.q_heads * model.head_dim * 4;
     mem.regions.set('dram', mem.alloc('pinned', n * slot));
     const buffers: ModelBuffers = {
-      q: -1,
-      out: -1,
+      q: mem.alloc('device', qBytes),
+      out: mem.alloc('device', qBytes),
       x: mem.alloc('device', GEMV_COLS * 4),
       y: mem.alloc('device', GEMV_ROWS * 4),
       rows: GEMV_ROWS,
@@ -88,19 +108,32 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
       })),
       { kind: 'record', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'mark', s: 1, id: i })) },
       { kind: 'kernel', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'gemv', layer: i, lmHead: false })) },
+      { kind: 'attention', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'attn', layer: i, tableOff, tokens: ATTENTION_BLOCKS * o.blockTokens, uniform: 16 })) },
     ];
     const points: IssuePoint[] = [];
     for (const list of lists) {
-      const plan: IssuedPlan = { geometry, slotBytes: slot, arenaBytes: n * maxBytes, steps: [{ ops: list.ops }] };
+      const plan: IssuedPlan = { geometry, slotBytes: slot, arenaBytes, steps: [{ ops: list.ops }] };
       const times = new FileStepTimes(1);
       const issuer = new OpIssuer(b, plan, model, mem, buffers, ev, times, { fileBatch: true, waitMarks: false });
       const each: number[] = [];
+      const held: number[] = [];
+      const gate = o.gate;
+      const name = `issue ${list.kind} ${list.bytes}`;
       for (let t = 0; t <= trials; t++) {
+        if (gate) {
+          gate.hold(name);
+          b.waitEvent('memory', gate.start);
+        }
         await issuer.issueAll();
-        if (t > 0) each.push((times.issueMs[0] * 1000) / n);
+        const us = (times.issueMs[0] * 1000) / n;
+        const g = gate ? await gate.release() : undefined;
+        if (t > 0) {
+          each.push(us);
+          if (g?.held) held.push(us);
+        }
         await b.synchronize();
       }
-      points.push({ kind: list.kind, bytes: list.bytes, ops: n, us: median(each), trials_us: each });
+      points.push({ kind: list.kind, bytes: list.bytes, ops: n, us: median(held.length ? held : each), trials_us: each, ...(gate ? { held: held.length } : {}) });
     }
     return points;
   } finally {

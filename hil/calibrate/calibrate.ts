@@ -389,7 +389,7 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
 }
 
 /**
- * gpu.issue_copy_us, issue_record_us, issue_kernel_us: the host's time per op through the executor's
+ * gpu.issue_copy_us, issue_record_us, issue_kernel_us, issue_attention_us: the host's time per op through the executor's
  * issue path (bench/issue-bench.ts); for copies the median over the sizes timed (the driver call's
  * cost does not follow the size at these sizes).
  */
@@ -399,11 +399,13 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
     ['issue_copy_us', 'copy', 'memory-stream copies from pinned host slots into HBM in the prefetch layout'],
     ['issue_record_us', 'record', 'timing marks (an event recorded on the memory stream)'],
     ['issue_kernel_us', 'kernel', 'launches of a small GEMV on the compute stream'],
+    ['issue_attention_us', 'attention', 'launches of the paged attention over a table of FP16 blocks on the compute stream'],
   ] as const) {
     const xs = points.filter((x) => x.kind === kind);
     if (xs.length === 0) continue;
     p.gpu[key] = r2(median(xs.map((x) => x.us)));
-    p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row, the median of ${xs[0].trials_us.length} trials (${what(xs)} us)${xs.length > 1 ? '; the median over the sizes' : ''}`;
+    const gated = xs[0].held !== undefined ? `, queued behind a compute gate (held in ${xs.map((x) => x.held).join(', ')} of ${xs[0].trials_us.length} trials; the median of those held)` : `, the median of ${xs[0].trials_us.length} trials`;
+    p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row${gated} (${what(xs)} us)${xs.length > 1 ? '; the median over the sizes' : ''}`;
   }
 }
 

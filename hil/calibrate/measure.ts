@@ -286,12 +286,18 @@ export async function measureConvertKernels(b: NativeBackend, o: Pick<MeasureOpt
   }
 }
 
-/** the host's issue costs (bench/issue-bench.ts), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */
+/** the host's issue costs (bench/issue-bench.ts; on cuda behind a compute gate), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */
 export async function measureIssueCosts(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>): Promise<IssuePoint[]> {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const copyBytes = [...new Set((['fp16', 'int8', 'int4', 'int2'] as Precision[]).map((p) => blockBytes(g, p)))];
-  return benchIssue(b, m, { blockTokens: o.blockTokens, groupSize: o.groupSize, copyBytes, trials: o.quick ? 5 : 9 });
+  const gate = b.kind === 'cuda' ? await ComputeGate.open(b) : undefined;
+  try {
+    // (the host backend computes each attention on the host: fewer ops there)
+    return await benchIssue(b, m, { blockTokens: o.blockTokens, groupSize: o.groupSize, copyBytes, trials: o.quick ? 5 : 9, ops: gate ? 256 : 16, ...(gate ? { gate } : {}) });
+  } finally {
+    gate?.free();
+  }
 }
 
 /** the executor-layout copy batches at the model's block size; compute: attention at `contextTokens` + the layer GEMV */

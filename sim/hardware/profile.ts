@@ -119,7 +119,8 @@ export interface GpuSpec {
   /**
    * optional: the host's time to issue one op to the GPU through the HIL executor's issue path
    * (the driver call and the executor's own code around it): a copy, an event record (timing marks),
-   * a kernel launch. Where given, the simulator keeps a host clock that issues every op in order
+   * a kernel launch (GEMV, (de)quantization, rotation), an attention launch (its kernel plan and
+   * launches; default issue_kernel_us). Where given, the simulator keeps a host clock that issues every op in order
    * without waiting for the GPU (as the executor does), and an op starts no earlier than the host
    * issued it: where the host takes longer per op than the GPU, the GPU goes at the host's pace.
    * Absent = the host is never behind. `kvtier hil calibrate` writes them (hil/bench/issue-bench.ts).
@@ -127,6 +128,7 @@ export interface GpuSpec {
   issue_copy_us?: number;
   issue_record_us?: number;
   issue_kernel_us?: number;
+  issue_attention_us?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }

@@ -1,6 +1,6 @@
 // The host issue-cost bench: its copies go through the executor's own issuer and land where the
 // prefetch layout puts them (consecutive FP16-sized host slots into one packed extent); every kind
-// gives one point per size with its trials; the calibration writes the medians as the profile's
+// gives one point per size with its trials (attention launches included); the calibration writes the medians as the profile's
 // gpu.issue_*_us with their sources.
 import { describe, expect, it } from 'vitest';
 import { benchIssue, type IssuePoint } from '../../hil/bench/issue-bench.js';
@@ -15,10 +15,12 @@ describe('host issue costs into the profile', () => {
   it('writes the median per kind (copies: over their sizes) and names the points in the sources', () => {
     const p = loadHardware('h100-pcie5');
     const pt = (kind: IssuePoint['kind'], bytes: number, us: number): IssuePoint => ({ kind, bytes, ops: 256, us, trials_us: [us, us, us] });
-    applyIssueCosts(p, [pt('copy', 65536, 3.4), pt('copy', 17408, 3.1), pt('copy', 9216, 3.0), pt('record', 0, 0.61), pt('kernel', 0, 2.27)], 'test');
+    applyIssueCosts(p, [pt('copy', 65536, 3.4), pt('copy', 17408, 3.1), pt('copy', 9216, 3.0), pt('record', 0, 0.61), pt('kernel', 0, 2.27), { ...pt('attention', 0, 14.5), held: 2 }], 'test');
     expect(p.gpu.issue_copy_us).toBe(3.1);
     expect(p.gpu.issue_record_us).toBe(0.61);
     expect(p.gpu.issue_kernel_us).toBe(2.27);
+    expect(p.gpu.issue_attention_us).toBe(14.5);
+    expect(p.sources['gpu.issue_attention_us']).toContain('behind a compute gate (held in 2 of 3 trials');
     expect(p.sources['gpu.issue_copy_us']).toContain('65536 B 3.4, 17408 B 3.1, 9216 B 3');
     const q = loadHardware('h100-pcie5');
     applyIssueCosts(q, [], 'test');
@@ -38,6 +40,7 @@ describe.skipIf(!host.available)(`issue bench, host backend${host.available ? ''
         ['copy', 9216, 8, 2],
         ['record', 0, 8, 2],
         ['kernel', 0, 8, 2],
+        ['attention', 0, 8, 2],
       ]);
       for (const x of points) expect(x.us).toBeGreaterThan(0);
       await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [65537] })).rejects.toThrow('copy size 65537 must be an integer in 1..65536 (an FP16 block)');

@@ -8,11 +8,12 @@ import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import type { MoveBatch } from '../../sim/executor.js';
 import { tinyHardware, tinyLayerWork, tinyModel } from '../helpers/tiny.js';
 
-function machine(issue: { copy?: number; record?: number; kernel?: number }, more: (hw: ReturnType<typeof tinyHardware>) => void = () => {}) {
+function machine(issue: { copy?: number; record?: number; kernel?: number; attention?: number }, more: (hw: ReturnType<typeof tinyHardware>) => void = () => {}) {
   const hw = tinyHardware();
   if (issue.copy !== undefined) hw.gpu.issue_copy_us = issue.copy;
   if (issue.record !== undefined) hw.gpu.issue_record_us = issue.record;
   if (issue.kernel !== undefined) hw.gpu.issue_kernel_us = issue.kernel;
+  if (issue.attention !== undefined) hw.gpu.issue_attention_us = issue.attention;
   more(hw);
   return new SimExecutor(hw, tinyModel, { traceSteps: 100 });
 }
@@ -60,6 +61,14 @@ describe('the host clock', () => {
     const t1 = ex.endStep();
     // the host is at 4000 when step 1 begins at 5000: attention launched at 6000, projections at 8000 (8000..9000)
     expect(t1.latency_us).toBe(9000 - 5000);
+  });
+
+  it('an attention launch costs the host its own time (default: a kernel launch)', () => {
+    const ex = machine({ kernel: 100, attention: 700 });
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), []);
+    // attention launched at 700 (700..764), projections at 800 (800..1800)
+    expect(ex.endStep().latency_us).toBe(1800);
   });
 
   it('timing marks cost the host their records: two before the attention, one before the projections', () => {
