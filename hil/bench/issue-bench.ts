@@ -42,8 +42,9 @@ export interface IssuePoint {
   us: number;
   /** every trial's host us per op (the first, warm-up, trial left out) */
   trials_us: number[];
-  /** with a gate: how many of those trials it held (the GPU ran none of the ops before they were all issued); us is their median where any */
+  /** with a gate: how many of those trials it held (the GPU ran none of the ops before they were all issued), and their times; us is their median where any */
   held?: number;
+  held_us?: number[];
 }
 
 export interface IssueBenchOptions {
@@ -110,32 +111,32 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
       { kind: 'kernel', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'gemv', layer: i, lmHead: false })) },
       { kind: 'attention', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'attn', layer: i, tableOff, tokens: ATTENTION_BLOCKS * o.blockTokens, uniform: 16 })) },
     ];
-    const points: IssuePoint[] = [];
-    for (const list of lists) {
+    const gate = o.gate;
+    const runs = lists.map((list) => {
       const plan: IssuedPlan = { geometry, slotBytes: slot, arenaBytes, steps: [{ ops: list.ops }] };
       const times = new FileStepTimes(1);
       const issuer = new OpIssuer(b, plan, model, mem, buffers, ev, times, { fileBatch: true, waitMarks: false });
-      const each: number[] = [];
-      const held: number[] = [];
-      const gate = o.gate;
-      const name = `issue ${list.kind} ${list.bytes}`;
-      for (let t = 0; t <= trials; t++) {
+      return { list, times, issuer, each: [] as number[], held: [] as number[] };
+    });
+    // the kinds take turns, trial by trial, so that a drift of the host's speed (its clocks, the
+    // code's first runs) falls on all of them alike; the first round warms up and is left out
+    for (let t = 0; t <= trials; t++) {
+      for (const r of runs) {
         if (gate) {
-          gate.hold(name);
+          gate.hold(`issue ${r.list.kind} ${r.list.bytes}`);
           b.waitEvent('memory', gate.start);
         }
-        await issuer.issueAll();
-        const us = (times.issueMs[0] * 1000) / n;
+        await r.issuer.issueAll();
+        const us = (r.times.issueMs[0] * 1000) / n;
         const g = gate ? await gate.release() : undefined;
         if (t > 0) {
-          each.push(us);
-          if (g?.held) held.push(us);
+          r.each.push(us);
+          if (g?.held) r.held.push(us);
         }
         await b.synchronize();
       }
-      points.push({ kind: list.kind, bytes: list.bytes, ops: n, us: median(held.length ? held : each), trials_us: each, ...(gate ? { held: held.length } : {}) });
     }
-    return points;
+    return runs.map(({ list, each, held }): IssuePoint => ({ kind: list.kind, bytes: list.bytes, ops: n, us: median(held.length ? held : each), trials_us: each, ...(gate ? { held: held.length, held_us: held } : {}) }));
   } finally {
     try {
       await b.synchronize();

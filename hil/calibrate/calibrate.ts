@@ -390,8 +390,9 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
 
 /**
  * gpu.issue_copy_us, issue_record_us, issue_kernel_us, issue_attention_us: the host's time per op through the executor's
- * issue path (bench/issue-bench.ts); for copies the median over the sizes timed (the driver call's
- * cost does not follow the size at these sizes).
+ * issue path (bench/issue-bench.ts): the median of the trials (those the gate held, where gated); for
+ * copies of every size's trials together (the driver call's cost does not follow the size at these
+ * sizes).
  */
 export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string): void {
   const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');
@@ -403,9 +404,9 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
   ] as const) {
     const xs = points.filter((x) => x.kind === kind);
     if (xs.length === 0) continue;
-    p.gpu[key] = r2(median(xs.map((x) => x.us)));
+    p.gpu[key] = r2(median(xs.flatMap((x) => (x.held_us?.length ? x.held_us : x.trials_us))));
     const gated = xs[0].held !== undefined ? `, queued behind a compute gate (held in ${xs.map((x) => x.held).join(', ')} of ${xs[0].trials_us.length} trials; the median of those held)` : `, the median of ${xs[0].trials_us.length} trials`;
-    p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row${gated} (${what(xs)} us)${xs.length > 1 ? '; the median over the sizes' : ''}`;
+    p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row${gated} (medians ${what(xs)} us)${xs.length > 1 ? '; the median of every size\'s trials' : ''}`;
   }
 }
 
