@@ -2,11 +2,9 @@
  * The host's time to issue ops through the executor's own issue path (executor/issue-ops.ts): a
  * list of N ops of one kind handed to the executor's OpIssuer as one step, timed on the host from
  * its first op to its last (nothing synchronizes in between; N stays well inside the launch queue, so
- * the host never waits for the GPU). With a compute gate (cuda) every trial is queued behind it, the
- * memory stream waiting for the gate's start: the GPU runs none of the ops while the host issues them,
- * so the time is the host's alone (as issued on an H100, copies of 33 and 64 KiB took the host 3.64
- * and 3.46 us each, those of 9 and 17 KiB 3.05 and 3.11, while the executor issued 33 KiB copies at
- * 3.11 us per op where the host set the pace: lab/notes/HIL-NOTES.md). Kinds:
+ * the host never waits for the GPU). As issued, the GPU runs the ops while the host issues them, as
+ * in the executor; with a compute gate (cuda) each kind is also timed queued behind it, the memory
+ * stream waiting for the gate's start, so that the GPU runs none of them meanwhile. Kinds:
  * - copy: memory-stream copies from host slots into HBM in the executor's prefetch layout
  *   (consecutive FP16-block-sized pinned slots into one packed extent), per size;
  * - record: timing marks (an event recorded on the memory stream);
@@ -37,6 +35,8 @@ export interface IssuePoint {
   kind: IssueKind;
   /** bytes per copy (0 for the other kinds) */
   bytes: number;
+  /** behind a compute gate (the GPU ran none of the ops while the host issued them), or as issued */
+  gated: boolean;
   ops: number;
   /** host us per op: the median over trials */
   us: number;
@@ -56,7 +56,7 @@ export interface IssueBenchOptions {
   ops?: number;
   /** timed trials per kind (default 9) */
   trials?: number;
-  /** cuda: queue every trial behind this gate (gate.ts) */
+  /** cuda: time every kind also behind this gate (gate.ts) */
   gate?: ComputeGate;
 }
 
@@ -112,23 +112,24 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
       { kind: 'attention', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'attn', layer: i, tableOff, tokens: ATTENTION_BLOCKS * o.blockTokens, uniform: 16 })) },
     ];
     const gate = o.gate;
-    const runs = lists.map((list) => {
+    // with a gate, each kind both ways: behind it, and as issued (the GPU running the ops meanwhile)
+    const runs = lists.flatMap((list) => (gate ? [true, false] : [false]).map((gated) => {
       const plan: IssuedPlan = { geometry, slotBytes: slot, arenaBytes, steps: [{ ops: list.ops }] };
       const times = new FileStepTimes(1);
       const issuer = new OpIssuer(b, plan, model, mem, buffers, ev, times, { fileBatch: true, waitMarks: false });
-      return { list, times, issuer, each: [] as number[], held: [] as number[] };
-    });
+      return { list, gated, times, issuer, each: [] as number[], held: [] as number[] };
+    }));
     // the kinds take turns, trial by trial, so that a drift of the host's speed (its clocks, the
     // code's first runs) falls on all of them alike; the first round warms up and is left out
     for (let t = 0; t <= trials; t++) {
       for (const r of runs) {
-        if (gate) {
+        if (gate && r.gated) {
           gate.hold(`issue ${r.list.kind} ${r.list.bytes}`);
           b.waitEvent('memory', gate.start);
         }
         await r.issuer.issueAll();
         const us = (r.times.issueMs[0] * 1000) / n;
-        const g = gate ? await gate.release() : undefined;
+        const g = gate && r.gated ? await gate.release() : undefined;
         if (t > 0) {
           r.each.push(us);
           if (g?.held) r.held.push(us);
@@ -136,7 +137,7 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
         await b.synchronize();
       }
     }
-    return runs.map(({ list, each, held }): IssuePoint => ({ kind: list.kind, bytes: list.bytes, ops: n, us: median(held.length ? held : each), trials_us: each, ...(gate ? { held: held.length, held_us: held } : {}) }));
+    return runs.map(({ list, gated, each, held }): IssuePoint => ({ kind: list.kind, bytes: list.bytes, gated, ops: n, us: median(held.length ? held : each), trials_us: each, ...(gated ? { held: held.length, held_us: held } : {}) }));
   } finally {
     try {
       await b.synchronize();

@@ -390,9 +390,9 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
 
 /**
  * gpu.issue_copy_us, issue_record_us, issue_kernel_us, issue_attention_us: the host's time per op through the executor's
- * issue path (bench/issue-bench.ts): the median of the trials (those the gate held, where gated); for
- * copies of every size's trials together (the driver call's cost does not follow the size at these
- * sizes).
+ * issue path (bench/issue-bench.ts), timed as the executor issues them (the GPU running the ops): the
+ * median of the trials, for copies of every size's trials together (the driver call's cost does not
+ * follow the size at these sizes); the gated times go in the sources.
  */
 export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string): void {
   const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');
@@ -402,11 +402,13 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
     ['issue_kernel_us', 'kernel', 'launches of a small GEMV on the compute stream'],
     ['issue_attention_us', 'attention', 'launches of the paged attention over a table of FP16 blocks on the compute stream'],
   ] as const) {
-    const xs = points.filter((x) => x.kind === kind);
+    // as the executor issues them (the GPU running the ops meanwhile); the gated points are for the record
+    const xs = points.filter((x) => x.kind === kind && !x.gated);
     if (xs.length === 0) continue;
-    p.gpu[key] = r2(median(xs.flatMap((x) => (x.held_us?.length ? x.held_us : x.trials_us))));
-    const gated = xs[0].held !== undefined ? `, queued behind a compute gate (held in ${xs.map((x) => x.held).join(', ')} of ${xs[0].trials_us.length} trials; the median of those held)` : `, the median of ${xs[0].trials_us.length} trials`;
-    p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row${gated} (medians ${what(xs)} us)${xs.length > 1 ? '; the median of every size\'s trials' : ''}`;
+    p.gpu[key] = r2(median(xs.flatMap((x) => x.trials_us)));
+    const g = points.filter((x) => x.kind === kind && x.gated);
+    const gated = g.length ? `; behind a compute gate: ${what(g)} us` : '';
+    p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row as the executor issues them, the median of ${xs[0].trials_us.length} trials (medians ${what(xs)} us)${xs.length > 1 ? '; the median of every size\'s trials' : ''}${gated}`;
   }
 }
 

@@ -14,14 +14,15 @@ const host = backendAvailability('host');
 describe('host issue costs into the profile', () => {
   it('writes the median per kind (copies: over their sizes) and names the points in the sources', () => {
     const p = loadHardware('h100-pcie5');
-    const pt = (kind: IssuePoint['kind'], bytes: number, us: number): IssuePoint => ({ kind, bytes, ops: 256, us, trials_us: [us, us, us + 1] });
-    applyIssueCosts(p, [pt('copy', 65536, 3.4), pt('copy', 17408, 3.1), pt('copy', 9216, 3.0), pt('record', 0, 0.61), pt('kernel', 0, 2.27), { ...pt('attention', 0, 14.5), held: 2, held_us: [14, 15] }], 'test');
+    const pt = (kind: IssuePoint['kind'], bytes: number, us: number, gated = false): IssuePoint => ({ kind, bytes, gated, ops: 256, us, trials_us: [us, us, us + 1] });
+    applyIssueCosts(p, [pt('copy', 65536, 3.4), pt('copy', 17408, 3.1), pt('copy', 9216, 3.0), pt('record', 0, 0.61), pt('kernel', 0, 2.27), pt('attention', 0, 14.5), { ...pt('attention', 0, 9, true), held: 2, held_us: [9, 9] }, pt('copy', 9216, 1, true)], 'test');
     // copies: every size's trials together (3, 3, 4, 3.1, 3.1, 4.1, 3.4, 3.4, 4.4): 3.4
     expect(p.gpu.issue_copy_us).toBe(3.4);
     expect(p.gpu.issue_record_us).toBe(0.61);
     expect(p.gpu.issue_kernel_us).toBe(2.27);
-    expect(p.gpu.issue_attention_us).toBe(14.5); // the held trials' median
-    expect(p.sources['gpu.issue_attention_us']).toContain('behind a compute gate (held in 2 of 3 trials');
+    // as issued; the gated times only in the sources
+    expect(p.gpu.issue_attention_us).toBe(14.5);
+    expect(p.sources['gpu.issue_attention_us']).toContain('behind a compute gate: 9 us');
     expect(p.sources['gpu.issue_copy_us']).toContain('65536 B 3.4, 17408 B 3.1, 9216 B 3');
     const q = loadHardware('h100-pcie5');
     applyIssueCosts(q, [], 'test');
