@@ -82,6 +82,15 @@ export const quest: PolicyDefinition<Options> = {
     const restKeys = new Float64Array(M);
     const cand = new Int32Array(M);
     const promo = new Int32Array(M);
+    // per layer: 1 when its latest decision ended with its list handed over (its selection then and
+    // listNewest[l]); the pages an incremental selection added and removed (nAdded, nRemoved), for the
+    // list's changes (Actions.skipExceptListedDelta)
+    const listOk = new Uint8Array(L);
+    const listNewest = new Int32Array(L);
+    const added = new Int32Array(M + 1);
+    const removed = new Int32Array(M + 1);
+    let nAdded = 0;
+    let nRemoved = 0;
     // per layer: the floor pair of the selection (key < 0: none)
     const floorKeyOf = new Float64Array(L).fill(-1);
     const floorIdOf = new Int32Array(L);
@@ -208,6 +217,7 @@ export const quest: PolicyDefinition<Options> = {
           const b = rest[i];
           const at = selAt[kb + b];
           if (at < 0) continue;
+          removed[nRemoved++] = b;
           const moved = selOf[kb + --c];
           selOf[kb + at] = moved;
           selAt[kb + moved] = at;
@@ -218,6 +228,7 @@ export const quest: PolicyDefinition<Options> = {
           if (selAt[kb + b] >= 0) continue;
           selAt[kb + b] = c;
           selOf[kb + c++] = b;
+          added[nAdded++] = b;
           promo[np] = b;
           np += +(b < created) & +(cache.tierOf(l, b) > 0);
         }
@@ -328,6 +339,9 @@ export const quest: PolicyDefinition<Options> = {
         const created = cache.created[l];
         const newest = v.nBlocks - 1;
         const dense = l < o.dense_layers;
+        const wasListed = listOk[l] === 1;
+        listOk[l] = 0;
+        nAdded = nRemoved = 0;
         // a dense layer whose pages fit HBM uses no selection (it picks the pages to demote only)
         if (dense && cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K <= 0) {
           streamNextDense(act, l, L, o.dense_layers, v.step);
@@ -607,7 +621,20 @@ export const quest: PolicyDefinition<Options> = {
           createdAt[l] = created;
         }
         nListed = nSel + 1;
-        act.skipExceptListed(selViews[l], nListed, 'all');
+        // the same list as the layer's latest, changed by the pages that entered and left the selection
+        // and the newest page
+        let skipped = -1;
+        if (wasListed && (same || incremental) && act.skipExceptListedDelta !== undefined) {
+          const was = listNewest[l];
+          if (was !== newest) {
+            added[nAdded++] = newest;
+            if (selAt[kb + was] < 0) removed[nRemoved++] = was;
+          }
+          skipped = act.skipExceptListedDelta(added, nAdded, removed, nRemoved);
+        }
+        if (skipped < 0) act.skipExceptListed(selViews[l], nListed, 'all');
+        listOk[l] = 1;
+        listNewest[l] = newest;
         listedAt = v.step * L + l;
         if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
       },
