@@ -32,6 +32,11 @@ export interface PolicyView {
   readonly keyNorms: Float32Array;
   /** the same per KV group (groupKeyNorms[g][b]); with one group, groupKeyNorms[0] is keyNorms */
   readonly groupKeyNorms: readonly Float32Array[];
+  /**
+   * optional: every block below this one kept its key norms (keyNorms and groupKeyNorms) since the
+   * layer's previous decision (at the first decision, since the arrays were made); absent: unknown
+   */
+  readonly keyNormsFrom?: number;
 }
 
 /** What a policy may ask for. Every call is checked; refused calls are counted, never applied half. */

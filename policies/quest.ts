@@ -158,6 +158,9 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
   const normsOf: (Float32Array | null)[] = new Array(L).fill(null);
   const normBits: Int32Array[] = new Array(L).fill(new Int32Array(0));
   const normPairs: (Float64Array | null)[] = new Array(L).fill(null);
+  // per layer, one group: the first block whose key norm may differ from normSnap (every one below
+  // it kept its norm since the snapshot was last brought up to date: the least keyNormsFrom since)
+  const normsDirty = new Float64Array(L);
   // blocks whose key norm changed since the layer's last selection
   const changed = G === 1 ? new Int32Array(M) : new Int32Array(0);
   // several groups: -(best (rank, group)) per block, the estimate every selection below uses
@@ -231,6 +234,10 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
     }
     if (kept !== ns || ns !== pages - 1) return false;
     let np = 0;
+    // for selectionStays: the best candidate outside the selection now (none when every candidate was
+    // a previous page; else one of those rest leaves out: every candidate outside is among rest)
+    let ok = -1;
+    let ob = -1;
     if (mb >= 0) {
       // the others, and the previous pages below (mk, mb)
       let nr = 0;
@@ -252,6 +259,11 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
       let c = ns;
       for (let i = 0; i < drop; i++) {
         const b = rest[i];
+        const k = restKeys[i];
+        if (k > ok || (k === ok && b > ob)) {
+          ok = k;
+          ob = b;
+        }
         const at = selAt[kb + b];
         if (at < 0) continue;
         removed[nRemoved++] = b;
@@ -280,17 +292,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
       }
     }
     nPromo = np;
-    // for selectionStays: the best candidate outside the selection now, the least norm in it
-    let ok = -1;
-    let ob = -1;
-    for (let i = 0; i < n; i++) {
-      const b = cand[i];
-      const k = keys[i];
-      if (selAt[kb + b] < 0 && (k > ok || (k === ok && b > ob))) {
-        ok = k;
-        ob = b;
-      }
-    }
+    // for selectionStays: that candidate, the least norm in the selection
     othKey[l] = ok;
     othBlock[l] = ob;
     normMin[l] = leastNorm(norms, selOf, kb, selN[l]);
@@ -319,7 +321,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
    */
   const selectionStays = (l: number, norms: Float32Array, end: number, floorKey: number, floorId: number): boolean => {
     const was = knownEnd[l];
-    if (normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
+    if (normsDirty[l] < was && normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
     const base = l * M;
     let mk = floorKey;
     let mb = floorId;
@@ -360,6 +362,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
     }
     knownCount[l] = c;
     knownEnd[l] = end;
+    normsDirty[l] = Infinity;
     return true;
   };
   const promote = (act: Actions, l: number, b: number): boolean => {
@@ -376,6 +379,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
       const created = cache.created[l];
       const newest = v.nBlocks - 1;
       const dense = l < o.dense_layers;
+      normsDirty[l] = Math.min(normsDirty[l], v.keyNormsFrom ?? 0);
       const wasListed = listOk[l] === 1;
       listOk[l] = 0;
       nAdded = nRemoved = 0;
@@ -459,7 +463,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
             const pairs = normPairs[l];
             let nx = 0;
             let from = 0;
-            if (normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) === 0) from = was;
+            if (normsDirty[l] >= was || normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) === 0) from = was;
             else if (pairs !== null) {
               const sp = snapPairs[l];
               const np = was >> 1;
@@ -528,6 +532,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
       else if (incremental) {
         np = nPromo;
         knownEnd[l] = Math.min(created, newest);
+        normsDirty[l] = Infinity;
       } else {
         const drop = Math.max(0, n - (pages - 1));
         selectBottomKSet(cand, keys, n, drop);
@@ -559,6 +564,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
             if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
             knownEnd[l] = end;
             known[l] = 1;
+            normsDirty[l] = Infinity;
           }
         }
         // the selected pages (the previous selection's marks cleared), and among them those below HBM

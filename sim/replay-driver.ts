@@ -257,6 +257,7 @@ export class ReplayDriver<H> implements Actions {
       cache,
       keyNorms: this.keyNorms[0],
       groupKeyNorms: this.groupNorms[0],
+      keyNormsFrom: 0,
     };
     const groups: GroupAttention[] = Array.from({ length: this.G }, (): MutableGroup => ({ idx: null, mass: new Float32Array(0), uniform: 0 }));
     this.obsObj = { step: 0, layer: 0, nBlocks: 0, idx: null, mass: new Float32Array(0), uniform: 0, groups, attended: this.masks[0], attendedCount: 0 };
@@ -323,10 +324,10 @@ export class ReplayDriver<H> implements Actions {
     this.checkRows(s0);
     for (let l = 0; l < this.L; l++) {
       const rows = this.layerRows(s0, l);
-      this.updateNorms(l, rows);
+      const normsFrom = this.updateNorms(l, rows);
       this.policy.observe(this.observation(-1, l, rows));
       this.curLayer = l;
-      this.policy.decide(this.view(-1, l, rows[0].nBlocks, false, s0.contextTokens), this);
+      this.policy.decide(this.view(-1, l, rows[0].nBlocks, false, s0.contextTokens, normsFrom), this);
       this.clearBatches();
       // prefill attention is not modelled: a skip asked for here applies to nothing
       if (this.listPending) this.dropList();
@@ -365,10 +366,10 @@ export class ReplayDriver<H> implements Actions {
     for (let l = 0; l < this.L; l++) {
       const rows = this.layerRows(s, l);
       const n = rows[0].nBlocks;
-      this.updateNorms(l, rows);
+      const normsFrom = this.updateNorms(l, rows);
       const isNew = n > this.cache.created[l];
       this.curLayer = l;
-      this.policy.decide(this.view(s.step, l, n, isNew, s.contextTokens), this);
+      this.policy.decide(this.view(s.step, l, n, isNew, s.contextTokens, normsFrom), this);
       while (this.cache.created[l] < n) this.createBlock(l, 'decode');
       this.flush();
       // the layer's attention over live blocks minus skipped ones: without skips, the layer's view of
@@ -574,8 +575,9 @@ export class ReplayDriver<H> implements Actions {
 
   // ---- internals ----
 
-  private view(step: number, layer: number, nBlocks: number, newBlock: boolean, contextTokens: number): PolicyView {
+  private view(step: number, layer: number, nBlocks: number, newBlock: boolean, contextTokens: number, keyNormsFrom: number): PolicyView {
     const v = this.viewObj;
+    v.keyNormsFrom = keyNormsFrom;
     v.step = step;
     v.layer = layer;
     v.contextTokens = contextTokens;
@@ -622,11 +624,15 @@ export class ReplayDriver<H> implements Actions {
     return o;
   }
 
-  /** Keep the latest norm per (group, block); a layer's block norm is the largest over its groups. */
-  private updateNorms(layer: number, rows: readonly LayerAttention[]): void {
+  /**
+   * Keep the latest norm per (group, block); a layer's block norm is the largest over its groups.
+   * Returns the first block whose norms were written (the layer's blocks below it kept theirs; M when none was).
+   */
+  private updateNorms(layer: number, rows: readonly LayerAttention[]): number {
     if (this.G === 1) {
-      if (rows[0].norms.length > 0) this.keyNorms[layer].set(rows[0].norms, rows[0].normFrom);
-      return;
+      if (rows[0].norms.length === 0) return this.M;
+      this.keyNorms[layer].set(rows[0].norms, rows[0].normFrom);
+      return rows[0].normFrom;
     }
     const per = this.groupNorms[layer];
     let lo = Infinity;
@@ -644,6 +650,7 @@ export class ReplayDriver<H> implements Actions {
       for (let g = 1; g < this.G; g++) if (per[g][b] > m) m = per[g][b];
       out[b] = m;
     }
+    return lo === Infinity ? this.M : lo;
   }
 
   private createBlock(layer: number, phase: 'prefill' | 'decode'): void {
