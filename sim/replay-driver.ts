@@ -136,7 +136,7 @@ export class ReplayDriver<H> implements Actions {
   private keptViews: Uint8Array[] = [];
   private keptViewN = new Int32Array(0);
   private listFromKept = false;
-  /** whether the layer's work just made attends keptMask's blocks (its attended mask is a view of keptMask) */
+  /** whether the latest layer work attended the blocks marked in keptMask (its attended mask is a view of keptMask) */
   private attendedKept = false;
   /** per layer: cache changes the driver made (blocks created, moved, dropped) */
   private readonly layerChanges: Float64Array;
