@@ -6,7 +6,9 @@
  * a page that stops being the newest (attended, not listed: the share) enters the selection by its
  * norm at a step whose selection otherwise stays. The pages attended at each step must be the newest
  * plus the top pages by (last observed mass + 1e-9 · key norm, block), computed from scratch, and the
- * pages demoted the resident ones of least estimate (the unselected ones first). And whole replays
+ * pages demoted the resident ones of least estimate (the unselected ones first). Two of the traces
+ * also raise the norm of the block before the newest now and then, in rows that carry only the norms
+ * that changed (the replay says which were written: quest compares the others only then). And whole replays
  * against quest writing the share to every page at every observation.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,7 +26,10 @@ import { denseSteps, tinyHeader } from '../helpers/tiny.js';
 import { replayPolicy } from './harness.js';
 
 describe('quest: the even share held as one value', () => {
-  const cases: [string, number[], (b: number) => number, (s: number) => number, number][] = [
+  // [what, the blocks the rows list, a new block's norm, the rows' remainder by step, budget factor,
+  // whether now and then the block before the newest takes the largest norm, the rows then carrying
+  // only the norms from the first that changed on (the replay keeps the others)]
+  const cases: [string, number[], (b: number) => number, (s: number) => number, number, boolean?][] = [
     ['new norms largest, share growing', [0, 1, 2], (b) => b, (s) => 0.3 + 0.004 * s, 1],
     ['new norms largest, share growing', [3, 9, 17, 20], (b) => b, (s) => 0.3 + 0.002 * s, 1],
     ['new norms least, share up and down', [0, 1, 2], () => 0.5, (s) => 0.3 + 0.02 * Math.abs((s % 24) - 12), 1],
@@ -33,23 +38,35 @@ describe('quest: the even share held as one value', () => {
     // more pages than HBM holds: selected pages demoted too
     ['new norms mixed, share up and down, budget factor 1.5', [5, 6], (b) => (b % 3 === 0 ? 0.5 : b), (s) => 0.3 + 0.01 * Math.abs((s % 30) - 15), 1.5],
     ['nothing listed, share up and down, budget factor 1.25', [], (b) => b % 5, (s) => 0.3 + 0.03 * Math.abs((s % 16) - 8), 1.25],
+    ['new norms least, share growing, the block before the newest rising', [0, 1, 2], () => 0.5, (s) => 0.3 + 0.004 * s, 1, true],
+    ['new norms mixed, share up and down, the block before the newest rising', [5, 6], (b) => (b % 3 === 0 ? 0.5 : b), (s) => 0.3 + 0.01 * Math.abs((s % 30) - 15), 1, true],
   ];
-  for (const [what, listed, newNorm, remainder, factor] of cases) {
+  for (const [what, listed, newNorm, remainder, factor, rise] of cases) {
     it(`attends the newest page and the top pages from scratch: ${what}, rows listing [${listed}]`, () => {
       // one layer, block size 4, prompt 160 tokens = 40 blocks, 120 steps; budget 12 pages
       const steps = 120;
       const h = { ...tinyHeader(160, steps, 1), encoding: 'topk' as const, topk: Math.max(1, listed.length) };
       const norms: number[] = [];
+      const fullNorms: Float32Array[] = [];
+      let before: number[] = [];
       const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n)).map((s) => {
         const la = s.layers[0];
         const n = la.nBlocks;
         // old blocks' norms from 1 to 4; each later block's above every one before
         while (norms.length < n) norms.push(norms.length < 40 ? 1 + (norms.length % 4) : newNorm(norms.length));
+        if (rise && s.step % 5 === 2) norms[n - 2] = 1e6 + s.step;
         la.idx = Uint32Array.from(listed);
         la.mass = Float32Array.from(listed.map((b) => 0.05 + 0.01 * (b % 3)));
         la.remainder = remainder(s.step);
-        la.normFrom = 0;
-        la.norms = Float32Array.from(norms.slice(0, n));
+        fullNorms.push(Float32Array.from(norms.slice(0, n)));
+        let from = 0;
+        if (rise && s.step > 0) {
+          from = n - 1;
+          for (let b = 0; b < before.length; b++) if (norms[b] !== before[b]) from = Math.min(from, b);
+        }
+        before = norms.slice(0, n);
+        la.normFrom = from;
+        la.norms = Float32Array.from(norms.slice(from, n));
         return s;
       });
       const K = 12;
@@ -78,7 +95,7 @@ describe('quest: the even share held as one value', () => {
         const n = la.nBlocks;
         const newest = n - 1;
         while (last.length < n) last.push(0);
-        const key = (b: number) => last[b] + 1e-9 * la.norms[b];
+        const key = (b: number) => last[b] + 1e-9 * fullNorms[s.step][b];
         const ranked = Array.from({ length: newest }, (_, b) => b).sort((a, b) => key(b) - key(a) || b - a);
         const top = ranked.slice(0, pages - 1);
         const attended = new Set([newest, ...top]);
