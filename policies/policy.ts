@@ -32,6 +32,11 @@ export interface PolicyView {
   readonly keyNorms: Float32Array;
   /** the same per KV group (groupKeyNorms[g][b]); with one group, groupKeyNorms[0] is keyNorms */
   readonly groupKeyNorms: readonly Float32Array[];
+  /**
+   * optional: every block below this one kept its key norms (keyNorms and groupKeyNorms) since the
+   * layer's previous decision (at the first decision, since the arrays were made); absent: unknown
+   */
+  readonly keyNormsFrom?: number;
 }
 
 /** What a policy may ask for. Every call is checked; refused calls are counted, never applied half. */
@@ -64,6 +69,16 @@ export interface Actions {
    * layer's blocks. `blocks` is read during the call only.
    */
   skipExceptListed(blocks: ArrayLike<number>, count: number, scope: SkipScope): number;
+  /**
+   * Optional. skipExceptListed(list, count, 'all') where the list is the one this layer's previous
+   * decision kept (the live blocks it listed, with the blocks created after that call), less
+   * removed[0, nRemoved), plus added[0, nAdded) (repeats, blocks not live or not kept, ignored as there);
+   * the number of blocks skipped. Returns -1, having done nothing, where no such list is held (the
+   * layer's previous decision did not end with one list of scope 'all', a block of the layer was
+   * dropped since, or this decision already asked for skips): then call skipExceptListed with the
+   * whole list. The replay's work for the layer then grows with the changes, not with the list.
+   */
+  skipExceptListedDelta?(added: ArrayLike<number>, nAdded: number, removed: ArrayLike<number>, nRemoved: number): number;
 }
 
 /** which blocks Actions.skipExcept may skip: those below HBM, or those in any tier */

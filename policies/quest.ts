@@ -22,7 +22,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { checkLowerTier } from './lower-tier.js';
-import type { Actions, GroupAttention, Observation, PolicyDefinition, PolicyView } from './policy.js';
+import type { Actions, GroupAttention, Observation, Policy, PolicyDefinition, PolicySetup, PolicyView } from './policy.js';
 import { bestGroupRank } from './group-rank.js';
 import { selectAt, selectBottomKKeyed, selectBottomKSet } from './quickselect.js';
 
@@ -42,607 +42,727 @@ export const quest: PolicyDefinition<Options> = {
     { name: 'dense_layers', type: 'integer', default: 2, min: 0, description: 'the first layers attend every page' },
     { name: 'offload_tier', type: 'string', default: 'dram', description: 'tier holding pages that do not fit HBM (FP16)' },
   ],
-  create(o, setup) {
-    checkLowerTier('quest', 'offload_tier', o.offload_tier, setup.tiers);
-    const M = setup.maxBlocks;
-    const L = setup.layers;
-    const G = setup.header.kv_groups;
-    // lasts[g][l*M + b]: group g's last observed mass on block b of layer l
-    const lasts = Array.from({ length: G }, () => new Float64Array(L * M));
-    const last = lasts[0];
-    // per layer, its latest selection: the selected pages but the newest at selOf[l * M + i],
-    // i < selN[l], then the newest (listed with them: selOf[l * M, l * M + selN[l] + 1)); selAt[l * M + b]
-    // is b's position there (-1: not selected; the newest is not marked)
-    const selOf = new Int32Array(L * M);
-    const selAt = new Int32Array(L * M).fill(-1);
-    const selN = new Int32Array(L);
-    const selViews = Array.from({ length: L }, (_, l) => selOf.subarray(l * M, (l + 1) * M));
-    // the count handed over with the latest listing (selN + 1)
-    let nListed = 0;
-    // per layer: 1 when every page of its latest selection (the newest included) was in HBM after the
-    // decision, with the layer's change count and created blocks then (while only blocks were created
-    // since, those pages are still in HBM)
-    const selIn = new Uint8Array(L);
-    const changesAt = new Float64Array(L);
-    const createdAt = new Int32Array(L);
-    // one group, per layer, for a selection that provably stays (selectionStays): the best pair
-    // (key, block) known above the floor outside the selection (othBlock -1: none), and the least key
-    // norm of the selected pages, both as of the layer's latest selection; whether its latest
-    // observation attended exactly the listed pages (obsOk), its uniform share then, and the listed
-    // blocks it attended (obsIdx[l * M + i], i < obsIdxN[l])
-    const othKey = new Float64Array(L);
-    const othBlock = new Int32Array(L).fill(-1);
-    const normMin = new Float64Array(L);
-    const obsOk = new Uint8Array(L);
-    const obsU = new Float64Array(L);
-    const obsIdx = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
-    const obsIdxN = new Int32Array(L);
-    // the candidates compared at the boundary of an incremental selection, and their keys
-    const rest = new Int32Array(M);
-    const restKeys = new Float64Array(M);
-    const cand = new Int32Array(M);
-    const promo = new Int32Array(M);
-    // per layer: the floor pair of the selection (key < 0: none)
-    const floorKeyOf = new Float64Array(L).fill(-1);
-    const floorIdOf = new Int32Array(L);
-    // step * layers + layer of the last decision that handed over its selection (selViews[l], nListed); -1: none since the last observation
-    let listedAt = -1;
-    // keys[i]: the estimate of cand[i] for the selections below
-    const keys = new Float64Array(M);
-    // one group, per layer: the blocks above the floor pair at the layer's last selection
-    // (knownList[l * M + i], i < knownCount[l]; inKnown holds the layer's stamp, knownStamp[l], for
-    // them: a new stamp forgets them at once), the blocks below knownEnd[l] all
-    // looked at then, and the bits of their key norms then (normSnap); known[l] = 1 while only those
-    // blocks' masses have changed since (an observation of other blocks clears it)
-    const known = new Uint8Array(L);
-    const knownList = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
-    const knownCount = new Int32Array(L);
-    const inKnown = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
-    const knownStamp = new Int32Array(L).fill(-1);
-    let stamps = 0;
-    const knownEnd = new Int32Array(L);
-    // (per layer, an even length: also read two at a time, as doubles)
-    const normSnap = Array.from({ length: G === 1 ? L : 0 }, () => new Int32Array(M + (M & 1)));
-    const snapPairs = normSnap.map((a) => new Float64Array(a.buffer));
-    const snapBytes = normSnap.map((a) => Buffer.from(a.buffer));
-    // the same as bytes, to compare with the snapshot at once
-    const normBytes: Buffer[] = new Array(L).fill(Buffer.alloc(0));
-    // the key norms each layer was given, their bits, and two at a time as doubles (null when the
-    // array does not start on 8 bytes); views of the same array
-    const normsOf: (Float32Array | null)[] = new Array(L).fill(null);
-    const normBits: Int32Array[] = new Array(L).fill(new Int32Array(0));
-    const normPairs: (Float64Array | null)[] = new Array(L).fill(null);
-    // blocks whose key norm changed since the layer's last selection
-    const changed = G === 1 ? new Int32Array(M) : new Int32Array(0);
-    // several groups: -(best (rank, group)) per block, the estimate every selection below uses
-    const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
-    const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
-    // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
-    // promoted), in no order, made exact (pruned) at each use and checked against the cache's count,
-    // rebuilt from every block should they differ
-    const resList = Array.from({ length: L }, () => new Int32Array(M));
-    const resCount = new Int32Array(L);
-    const inRes = new Uint8Array(L * M);
-    const resSeen = new Int32Array(L);
-    const addRes = (l: number, b: number) => {
-      if (inRes[l * M + b] === 1) return;
-      inRes[l * M + b] = 1;
-      resList[l][resCount[l]++] = b;
-    };
-    /** layer l's resident blocks, exactly (in no order): resList[l][0, resCount[l]) */
-    const residents = (cache: PolicyView['cache'], l: number): void => {
-      const created = cache.created[l];
-      for (let b = resSeen[l]; b < created; b++) addRes(l, b);
-      resSeen[l] = created;
-      const list = resList[l];
-      const base = l * M;
-      let n = 0;
-      for (let i = 0; i < resCount[l]; i++) {
-        const b = list[i];
-        if (cache.tierOf(l, b) === 0) list[n++] = b;
-        else inRes[base + b] = 0;
+  create: (o, setup) => createQuest(o, setup),
+};
+
+/**
+ * A quest policy. holdShares (default true): an observation that attended exactly the list holds the
+ * uniform share of its pages as one value per layer (see lazyOn below); false writes it to every page
+ * at every observation, the reference the held value is tested against.
+ */
+export function createQuest(o: Options, setup: PolicySetup, holdShares = true): Policy {
+  checkLowerTier('quest', 'offload_tier', o.offload_tier, setup.tiers);
+  const M = setup.maxBlocks;
+  const L = setup.layers;
+  const G = setup.header.kv_groups;
+  // lasts[g][l*M + b]: group g's last observed mass on block b of layer l
+  const lasts = Array.from({ length: G }, () => new Float64Array(L * M));
+  const last = lasts[0];
+  // per layer, its latest selection: the selected pages but the newest at selOf[l * M + i],
+  // i < selN[l], then the newest (listed with them: selOf[l * M, l * M + selN[l] + 1)); selAt[l * M + b]
+  // is b's position there (-1: not selected; the newest is not marked)
+  const selOf = new Int32Array(L * M);
+  const selAt = new Int32Array(L * M).fill(-1);
+  const selN = new Int32Array(L);
+  const selViews = Array.from({ length: L }, (_, l) => selOf.subarray(l * M, (l + 1) * M));
+  // the count handed over with the latest listing (selN + 1)
+  let nListed = 0;
+  // per layer: 1 when every page of its latest selection (the newest included) was in HBM after the
+  // decision, with the layer's change count and created blocks then (while only blocks were created
+  // since, those pages are still in HBM)
+  const selIn = new Uint8Array(L);
+  const changesAt = new Float64Array(L);
+  const createdAt = new Int32Array(L);
+  // one group, per layer, for a selection that provably stays (selectionStays): the best pair
+  // (key, block) known above the floor outside the selection (othBlock -1: none), and the least key
+  // norm of the selected pages, both as of the layer's latest selection; whether its latest
+  // observation attended exactly the listed pages (obsOk), its uniform share then, and the listed
+  // blocks it attended (obsIdx[l * M + i], i < obsIdxN[l])
+  const othKey = new Float64Array(L);
+  const othBlock = new Int32Array(L).fill(-1);
+  const normMin = new Float64Array(L);
+  const obsOk = new Uint8Array(L);
+  const obsU = new Float64Array(L);
+  const obsIdx = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
+  const obsIdxN = new Int32Array(L);
+  // the candidates compared at the boundary of an incremental selection, and their keys
+  const rest = new Int32Array(M);
+  const restKeys = new Float64Array(M);
+  const cand = new Int32Array(M);
+  const promo = new Int32Array(M);
+  // per layer: 1 when its latest decision ended with its list handed over (its selection then and
+  // listNewest[l]); the pages an incremental selection added and removed (nAdded, nRemoved), for the
+  // list's changes (Actions.skipExceptListedDelta)
+  const listOk = new Uint8Array(L);
+  const listNewest = new Int32Array(L);
+  const added = new Int32Array(M + 1);
+  const removed = new Int32Array(M + 1);
+  let nAdded = 0;
+  let nRemoved = 0;
+  // one group, per layer: the listed pages an observation gave the uniform share, held as one value
+  // (lazyOn[l]: lazyMark[l * M + b] = 1 where block b's last observed mass is lazyU[l], not
+  // last[l * M + b]); the marked blocks are among the layer's latest list: its selection and
+  // lazyNewest[l]. An observation that attended exactly the list then writes the blocks whose share
+  // changed (the ones it or the one before listed, and those that entered or left the list), not
+  // every listed one. A decision writes the value out for the newest page of that list once it is no
+  // longer the newest (the pages outside the selection then all hold theirs in last[]), and for every
+  // page (flushLazy) unless its selection stays
+  const lazyOn = new Uint8Array(L);
+  const lazyU = new Float64Array(L);
+  const lazyNewest = new Int32Array(L);
+  const lazyMark = G === 1 ? new Uint8Array(L * M) : new Uint8Array(0);
+  const flushLazy = (l: number): void => {
+    const base = l * M;
+    const u = lazyU[l];
+    for (let i = 0, c = selN[l]; i < c; i++) {
+      const b = selOf[base + i];
+      if (lazyMark[base + b] === 1) {
+        lazyMark[base + b] = 0;
+        last[base + b] = u;
       }
-      if (n !== cache.countIn(l, 0)) {
-        n = 0;
-        for (let b = 0; b < created; b++) {
-          const on = cache.tierOf(l, b) === 0 ? 1 : 0;
-          inRes[base + b] = on;
-          if (on) list[n++] = b;
-        }
+    }
+    const b = lazyNewest[l];
+    if (lazyMark[base + b] === 1) {
+      lazyMark[base + b] = 0;
+      last[base + b] = u;
+    }
+    lazyOn[l] = 0;
+  };
+  // per layer: the floor pair of the selection (key < 0: none)
+  const floorKeyOf = new Float64Array(L).fill(-1);
+  const floorIdOf = new Int32Array(L);
+  // step * layers + layer of the last decision that handed over its selection (selViews[l], nListed); -1: none since the last observation
+  let listedAt = -1;
+  // keys[i]: the estimate of cand[i] for the selections below
+  const keys = new Float64Array(M);
+  // one group, per layer: the blocks above the floor pair at the layer's last selection
+  // (knownList[l * M + i], i < knownCount[l]; inKnown holds the layer's stamp, knownStamp[l], for
+  // them: a new stamp forgets them at once), the blocks below knownEnd[l] all
+  // looked at then, and the bits of their key norms then (normSnap); known[l] = 1 while only those
+  // blocks' masses have changed since (an observation of other blocks clears it)
+  const known = new Uint8Array(L);
+  const knownList = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
+  const knownCount = new Int32Array(L);
+  const inKnown = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
+  const knownStamp = new Int32Array(L).fill(-1);
+  let stamps = 0;
+  const knownEnd = new Int32Array(L);
+  // (per layer, an even length: also read two at a time, as doubles)
+  const normSnap = Array.from({ length: G === 1 ? L : 0 }, () => new Int32Array(M + (M & 1)));
+  const snapPairs = normSnap.map((a) => new Float64Array(a.buffer));
+  const snapBytes = normSnap.map((a) => Buffer.from(a.buffer));
+  // the same as bytes, to compare with the snapshot at once
+  const normBytes: Buffer[] = new Array(L).fill(Buffer.alloc(0));
+  // the key norms each layer was given, their bits, and two at a time as doubles (null when the
+  // array does not start on 8 bytes); views of the same array
+  const normsOf: (Float32Array | null)[] = new Array(L).fill(null);
+  const normBits: Int32Array[] = new Array(L).fill(new Int32Array(0));
+  const normPairs: (Float64Array | null)[] = new Array(L).fill(null);
+  // per layer, one group: the first block whose key norm may differ from normSnap (every one below
+  // it kept its norm since the snapshot was last brought up to date: the least keyNormsFrom since)
+  const normsDirty = new Float64Array(L);
+  // blocks whose key norm changed since the layer's last selection
+  const changed = G === 1 ? new Int32Array(M) : new Int32Array(0);
+  // several groups: -(best (rank, group)) per block, the estimate every selection below uses
+  const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
+  const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
+  // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
+  // promoted), in no order, made exact (pruned) at each use and checked against the cache's count,
+  // rebuilt from every block should they differ
+  const resList = Array.from({ length: L }, () => new Int32Array(M));
+  const resCount = new Int32Array(L);
+  const inRes = new Uint8Array(L * M);
+  const resSeen = new Int32Array(L);
+  const addRes = (l: number, b: number) => {
+    if (inRes[l * M + b] === 1) return;
+    inRes[l * M + b] = 1;
+    resList[l][resCount[l]++] = b;
+  };
+  /** layer l's resident blocks, exactly (in no order): resList[l][0, resCount[l]) */
+  const residents = (cache: PolicyView['cache'], l: number): void => {
+    const created = cache.created[l];
+    for (let b = resSeen[l]; b < created; b++) addRes(l, b);
+    resSeen[l] = created;
+    const list = resList[l];
+    const base = l * M;
+    let n = 0;
+    for (let i = 0; i < resCount[l]; i++) {
+      const b = list[i];
+      if (cache.tierOf(l, b) === 0) list[n++] = b;
+      else inRes[base + b] = 0;
+    }
+    if (n !== cache.countIn(l, 0)) {
+      n = 0;
+      for (let b = 0; b < created; b++) {
+        const on = cache.tierOf(l, b) === 0 ? 1 : 0;
+        inRes[base + b] = on;
+        if (on) list[n++] = b;
       }
-      resCount[l] = n;
-    };
-    // the pages selectIncremental listed in promo
-    let nPromo = 0;
-    /**
-     * Layer l's selection from the candidates cand[0, n) (keys in keys[]; every one above the layer's
-     * floor, at least pages - 1 of them, the first nKnownIn from its known blocks) when its previous
-     * selection's pages are all among them: the same set as the top pages - 1 of them, found at the
-     * boundary only. Every previous page above the best unselected candidate stays (fewer than pages - 1
-     * candidates rank above it); the rest of the selection is the top of the others and of the previous
-     * pages below that candidate. Updates the selection (selOf, selAt, selN), the blocks known above the
-     * floor (the candidates), and lists the pages below HBM in promo (nPromo; with selInHbm, the pages
-     * of the previous selection are in HBM and only the added ones are looked at). False, having
-     * changed nothing, when a page of the previous selection is not a candidate.
-     */
-    const selectIncremental = (cache: PolicyView['cache'], norms: Float32Array, l: number, n: number, nKnownIn: number, pages: number, created: number, selInHbm: boolean): boolean => {
-      const kb = l * M;
-      const ns = selN[l];
-      // the best candidate outside the previous selection, (key, block) = (mk, mb)
-      let mk = -1;
-      let mb = -1;
-      let kept = 0;
-      for (let i = 0; i < n; i++) {
-        const b = cand[i];
-        if (selAt[kb + b] >= 0) kept++;
-        else {
-          const k = keys[i];
-          if (k > mk || (k === mk && b > mb)) {
-            mk = k;
-            mb = b;
-          }
-        }
-      }
-      if (kept !== ns || ns !== pages - 1) return false;
-      let np = 0;
-      if (mb >= 0) {
-        // the others, and the previous pages below (mk, mb)
-        let nr = 0;
-        let below = 0;
-        for (let i = 0; i < n; i++) {
-          const b = cand[i];
-          const k = keys[i];
-          const was = selAt[kb + b] >= 0;
-          if (!was || k < mk || (k === mk && b < mb)) {
-            rest[nr] = b;
-            restKeys[nr++] = k;
-            below += +was;
-          }
-        }
-        const take = pages - 1 - (ns - below);
-        const drop = nr - take;
-        selectBottomKSet(rest, restKeys, nr, drop);
-        // out: previous pages below the new selection; in: others above it
-        let c = ns;
-        for (let i = 0; i < drop; i++) {
-          const b = rest[i];
-          const at = selAt[kb + b];
-          if (at < 0) continue;
-          const moved = selOf[kb + --c];
-          selOf[kb + at] = moved;
-          selAt[kb + moved] = at;
-          selAt[kb + b] = -1;
-        }
-        for (let i = drop; i < nr; i++) {
-          const b = rest[i];
-          if (selAt[kb + b] >= 0) continue;
-          selAt[kb + b] = c;
-          selOf[kb + c++] = b;
-          promo[np] = b;
-          np += +(b < created) & +(cache.tierOf(l, b) > 0);
-        }
-        selN[l] = c;
-      }
-      if (!selInHbm) {
-        np = 0;
-        for (let i = 0, c = selN[l]; i < c; i++) {
-          const b = selOf[kb + i];
-          promo[np] = b;
-          np += +(b < created) & +(cache.tierOf(l, b) > 0);
-        }
-      }
-      nPromo = np;
-      // for selectionStays: the best candidate outside the selection now, the least norm in it
-      let ok = -1;
-      let ob = -1;
-      for (let i = 0; i < n; i++) {
-        const b = cand[i];
+    }
+    resCount[l] = n;
+  };
+  // the pages selectIncremental listed in promo
+  let nPromo = 0;
+  /**
+   * Layer l's selection from the candidates cand[0, n) (keys in keys[]; every one above the layer's
+   * floor, at least pages - 1 of them, the first nKnownIn from its known blocks) when its previous
+   * selection's pages are all among them: the same set as the top pages - 1 of them, found at the
+   * boundary only. Every previous page above the best unselected candidate stays (fewer than pages - 1
+   * candidates rank above it); the rest of the selection is the top of the others and of the previous
+   * pages below that candidate. Updates the selection (selOf, selAt, selN), the blocks known above the
+   * floor (the candidates), and lists the pages below HBM in promo (nPromo; with selInHbm, the pages
+   * of the previous selection are in HBM and only the added ones are looked at). False, having
+   * changed nothing, when a page of the previous selection is not a candidate.
+   */
+  const selectIncremental = (cache: PolicyView['cache'], norms: Float32Array, l: number, n: number, nKnownIn: number, pages: number, created: number, selInHbm: boolean): boolean => {
+    const kb = l * M;
+    const ns = selN[l];
+    // the best candidate outside the previous selection, (key, block) = (mk, mb)
+    let mk = -1;
+    let mb = -1;
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const b = cand[i];
+      if (selAt[kb + b] >= 0) kept++;
+      else {
         const k = keys[i];
-        if (selAt[kb + b] < 0 && (k > ok || (k === ok && b > ob))) {
-          ok = k;
-          ob = b;
-        }
-      }
-      othKey[l] = ok;
-      othBlock[l] = ob;
-      normMin[l] = leastNorm(norms, selOf, kb, selN[l]);
-      // the blocks known above the floor: the candidates (a new list only when they differ from it)
-      if (nKnownIn !== knownCount[l] || n !== nKnownIn) {
-        const stamp = (knownStamp[l] = ++stamps);
-        for (let i = 0; i < n; i++) {
-          const b = cand[i];
-          knownList[kb + i] = b;
-          inKnown[kb + b] = stamp;
-        }
-        knownCount[l] = n;
-      }
-      return true;
-    };
-    /**
-     * One group: whether layer l's selection provably stays as it is (then the blocks since the
-     * latest selection's end are taken in: their norms' bits, those above the floor listed as known).
-     * It does when the layer's latest observation attended exactly its listed pages, no key norm below
-     * the selection's end changed since (the pages kept their keys but the observed masses: the uniform
-     * share u, or a listed mass), and every page's key ranks above the best candidate outside: the
-     * best pair known above the floor then (unchanged: none of those was attended), the floor pair
-     * when there is none, or a block since the end. A page not listed in the observation has key
-     * u + 1e-9·norm >= u + 1e-9·(least norm of the pages) (rounding is monotonic), so that bound above
-     * the best outside decides for all of them; the listed ones are compared one by one.
-     */
-    const selectionStays = (l: number, norms: Float32Array, end: number, floorKey: number, floorId: number): boolean => {
-      const was = knownEnd[l];
-      if (normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
-      const base = l * M;
-      let mk = floorKey;
-      let mb = floorId;
-      if (othBlock[l] >= 0) {
-        mk = othKey[l];
-        mb = othBlock[l];
-      }
-      for (let b = was; b < end; b++) {
-        const k = last[base + b] + 1e-9 * norms[b];
         if (k > mk || (k === mk && b > mb)) {
           mk = k;
           mb = b;
         }
       }
-      if (!(obsU[l] + 1e-9 * normMin[l] > mk)) return false;
-      for (let i = 0, c = obsIdxN[l]; i < c; i++) {
-        const b = obsIdx[base + i];
-        if (selAt[base + b] < 0) continue;
-        const k = last[base + b] + 1e-9 * norms[b];
-        if (!(k > mk || (k === mk && b > mb))) return false;
-      }
-      // the blocks since the end: taken in (those above the floor are known, the best of them kept)
-      const snap = normSnap[l];
-      const bits = normBits[l];
-      const stamp = knownStamp[l];
-      let c = knownCount[l];
-      for (let b = was; b < end; b++) {
-        snap[b] = bits[b];
-        const k = last[base + b] + 1e-9 * norms[b];
-        if (k > floorKey || (k === floorKey && b > floorId)) {
-          knownList[base + c++] = b;
-          inKnown[base + b] = stamp;
-          if (k > othKey[l] || (k === othKey[l] && b > othBlock[l])) {
-            othKey[l] = k;
-            othBlock[l] = b;
-          }
+    }
+    if (kept !== ns || ns !== pages - 1) return false;
+    let np = 0;
+    // for selectionStays: the best candidate outside the selection now (none when every candidate was
+    // a previous page; else one of those rest leaves out: every candidate outside is among rest)
+    let ok = -1;
+    let ob = -1;
+    if (mb >= 0) {
+      // the others, and the previous pages below (mk, mb)
+      let nr = 0;
+      let below = 0;
+      for (let i = 0; i < n; i++) {
+        const b = cand[i];
+        const k = keys[i];
+        const was = selAt[kb + b] >= 0;
+        if (!was || k < mk || (k === mk && b < mb)) {
+          rest[nr] = b;
+          restKeys[nr++] = k;
+          below += +was;
         }
       }
-      knownCount[l] = c;
-      knownEnd[l] = end;
-      return true;
-    };
-    const promote = (act: Actions, l: number, b: number): boolean => {
-      addRes(l, b);
-      return act.promote(l, b);
-    };
-    return {
-      name: 'quest',
-      decide(v: PolicyView, act: Actions) {
-        const l = v.layer;
-        const cache = v.cache;
-        const base = l * M;
-        const K = Math.max(1, v.budgetBlocks);
-        const created = cache.created[l];
-        const newest = v.nBlocks - 1;
-        const dense = l < o.dense_layers;
-        // a dense layer whose pages fit HBM uses no selection (it picks the pages to demote only)
-        if (dense && cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K <= 0) {
-          streamNextDense(act, l, L, o.dense_layers, v.step);
-          return;
+      const take = pages - 1 - (ns - below);
+      const drop = nr - take;
+      selectBottomKSet(rest, restKeys, nr, drop);
+      // out: previous pages below the new selection; in: others above it
+      let c = ns;
+      for (let i = 0; i < drop; i++) {
+        const b = rest[i];
+        const k = restKeys[i];
+        if (k > ok || (k === ok && b > ob)) {
+          ok = k;
+          ob = b;
         }
-        // selection: the newest page + the top pages by estimate
-        const pages = Math.max(1, Math.round(o.budget_factor * K));
-        let n = 0;
-        let full = true;
-        // whether the candidates came from the blocks known above the floor (normSnap then holds the
-        // bits of every block below `end`)
-        let fromKnown = false;
-        let nKnownIn = -1;
+        const at = selAt[kb + b];
+        if (at < 0) continue;
+        removed[nRemoved++] = b;
+        const moved = selOf[kb + --c];
+        selOf[kb + at] = moved;
+        selAt[kb + moved] = at;
+        selAt[kb + b] = -1;
+      }
+      for (let i = drop; i < nr; i++) {
+        const b = rest[i];
+        if (selAt[kb + b] >= 0) continue;
+        selAt[kb + b] = c;
+        selOf[kb + c++] = b;
+        added[nAdded++] = b;
+        promo[np] = b;
+        np += +(b < created) & +(cache.tierOf(l, b) > 0);
+      }
+      selN[l] = c;
+    }
+    if (!selInHbm) {
+      np = 0;
+      for (let i = 0, c = selN[l]; i < c; i++) {
+        const b = selOf[kb + i];
+        promo[np] = b;
+        np += +(b < created) & +(cache.tierOf(l, b) > 0);
+      }
+    }
+    nPromo = np;
+    // for selectionStays: that candidate, the least norm in the selection
+    othKey[l] = ok;
+    othBlock[l] = ob;
+    normMin[l] = leastNorm(norms, selOf, kb, selN[l]);
+    // the blocks known above the floor: the candidates (a new list only when they differ from it)
+    if (nKnownIn !== knownCount[l] || n !== nKnownIn) {
+      const stamp = (knownStamp[l] = ++stamps);
+      for (let i = 0; i < n; i++) {
+        const b = cand[i];
+        knownList[kb + i] = b;
+        inKnown[kb + b] = stamp;
+      }
+      knownCount[l] = n;
+    }
+    return true;
+  };
+  /**
+   * One group: whether layer l's selection provably stays as it is (then the blocks since the
+   * latest selection's end are taken in: their norms' bits, those above the floor listed as known).
+   * It does when the layer's latest observation attended exactly its listed pages, no key norm below
+   * the selection's end changed since (the pages kept their keys but the observed masses: the uniform
+   * share u, or a listed mass), and every page's key ranks above the best candidate outside: the
+   * best pair known above the floor then (unchanged: none of those was attended), the floor pair
+   * when there is none, or a block since the end. A page not listed in the observation has key
+   * u + 1e-9·norm >= u + 1e-9·(least norm of the pages) (rounding is monotonic), so that bound above
+   * the best outside decides for all of them; the listed ones are compared one by one.
+   */
+  const selectionStays = (l: number, norms: Float32Array, end: number, floorKey: number, floorId: number): boolean => {
+    const was = knownEnd[l];
+    if (normsDirty[l] < was && normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
+    const base = l * M;
+    let mk = floorKey;
+    let mb = floorId;
+    if (othBlock[l] >= 0) {
+      mk = othKey[l];
+      mb = othBlock[l];
+    }
+    for (let b = was; b < end; b++) {
+      const k = last[base + b] + 1e-9 * norms[b];
+      if (k > mk || (k === mk && b > mb)) {
+        mk = k;
+        mb = b;
+      }
+    }
+    if (!(obsU[l] + 1e-9 * normMin[l] > mk)) return false;
+    for (let i = 0, c = obsIdxN[l]; i < c; i++) {
+      const b = obsIdx[base + i];
+      if (selAt[base + b] < 0) continue;
+      const k = last[base + b] + 1e-9 * norms[b];
+      if (!(k > mk || (k === mk && b > mb))) return false;
+    }
+    // the blocks since the end: taken in (those above the floor are known, the best of them kept)
+    const snap = normSnap[l];
+    const bits = normBits[l];
+    const stamp = knownStamp[l];
+    let c = knownCount[l];
+    for (let b = was; b < end; b++) {
+      snap[b] = bits[b];
+      const k = last[base + b] + 1e-9 * norms[b];
+      if (k > floorKey || (k === floorKey && b > floorId)) {
+        knownList[base + c++] = b;
+        inKnown[base + b] = stamp;
+        if (k > othKey[l] || (k === othKey[l] && b > othBlock[l])) {
+          othKey[l] = k;
+          othBlock[l] = b;
+        }
+      }
+    }
+    knownCount[l] = c;
+    knownEnd[l] = end;
+    normsDirty[l] = Infinity;
+    return true;
+  };
+  const promote = (act: Actions, l: number, b: number): boolean => {
+    addRes(l, b);
+    return act.promote(l, b);
+  };
+  return {
+    name: 'quest',
+    decide(v: PolicyView, act: Actions) {
+      const l = v.layer;
+      const cache = v.cache;
+      const base = l * M;
+      const K = Math.max(1, v.budgetBlocks);
+      const created = cache.created[l];
+      const newest = v.nBlocks - 1;
+      const dense = l < o.dense_layers;
+      normsDirty[l] = Math.min(normsDirty[l], v.keyNormsFrom ?? 0);
+      const wasListed = listOk[l] === 1;
+      listOk[l] = 0;
+      nAdded = nRemoved = 0;
+      // a dense layer whose pages fit HBM uses no selection (it picks the pages to demote only)
+      if (dense && cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K <= 0) {
+        streamNextDense(act, l, L, o.dense_layers, v.step);
+        return;
+      }
+      // selection: the newest page + the top pages by estimate
+      const pages = Math.max(1, Math.round(o.budget_factor * K));
+      let n = 0;
+      let full = true;
+      // whether the candidates came from the blocks known above the floor (normSnap then holds the
+      // bits of every block below `end`)
+      let fromKnown = false;
+      let nKnownIn = -1;
+      const kb = l * M;
+      // whether only blocks were created in the layer since its last decision left every selected page in HBM
+      const selInHbm = selIn[l] === 1 && cache.changesOf(l) - changesAt[l] === created - createdAt[l];
+      selIn[l] = 0;
+      const observed = obsOk[l] === 1;
+      obsOk[l] = 0;
+      // whether the layer's selection stays as it is (one group)
+      let same = false;
+      if (G > 1) {
+        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
+        const norms = v.groupKeyNorms;
+        bestGroupRank(cand, n, G, (g, b) => lasts[g][base + b] + 1e-9 * norms[g][b], rankTmp);
+        for (let i = 0; i < n; i++) rankOf[cand[i]] = -rankTmp[i];
+        for (let i = 0; i < n; i++) keys[i] = rankOf[cand[i]];
+      } else {
+        const norms = v.keyNorms;
+        // first only the pages above this layer's floor pair (a pair some way below the last full
+        // selection's): when at least pages - 1 are, the top ones are among them
+        const floorKey = floorKeyOf[l];
+        const floorId = floorIdOf[l];
+        // every block below the newest when none was dropped (no tier to read), else the live ones
+        const allLive = cache.live(l) === created;
+        const end = Math.min(created, newest);
+        if (normsOf[l] !== norms) {
+          normsOf[l] = norms;
+          normBits[l] = new Int32Array(norms.buffer, norms.byteOffset, norms.length);
+          normBytes[l] = Buffer.from(norms.buffer, norms.byteOffset, norms.byteLength);
+          normPairs[l] = norms.byteOffset % 8 === 0 ? new Float64Array(norms.buffer, norms.byteOffset, norms.length >> 1) : null;
+          known[l] = 0;
+        }
+        const bits = normBits[l];
         const kb = l * M;
-        // whether only blocks were created in the layer since its last decision left every selected page in HBM
-        const selInHbm = selIn[l] === 1 && cache.changesOf(l) - changesAt[l] === created - createdAt[l];
-        selIn[l] = 0;
-        const observed = obsOk[l] === 1;
-        obsOk[l] = 0;
-        // whether the layer's selection stays as it is (one group)
-        let same = false;
-        if (G > 1) {
-          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
-          const norms = v.groupKeyNorms;
-          bestGroupRank(cand, n, G, (g, b) => lasts[g][base + b] + 1e-9 * norms[g][b], rankTmp);
-          for (let i = 0; i < n; i++) rankOf[cand[i]] = -rankTmp[i];
-          for (let i = 0; i < n; i++) keys[i] = rankOf[cand[i]];
-        } else {
-          const norms = v.keyNorms;
-          // first only the pages above this layer's floor pair (a pair some way below the last full
-          // selection's): when at least pages - 1 are, the top ones are among them
-          const floorKey = floorKeyOf[l];
-          const floorId = floorIdOf[l];
-          // every block below the newest when none was dropped (no tier to read), else the live ones
-          const allLive = cache.live(l) === created;
-          const end = Math.min(created, newest);
-          if (normsOf[l] !== norms) {
-            normsOf[l] = norms;
-            normBits[l] = new Int32Array(norms.buffer, norms.byteOffset, norms.length);
-            normBytes[l] = Buffer.from(norms.buffer, norms.byteOffset, norms.byteLength);
-            normPairs[l] = norms.byteOffset % 8 === 0 ? new Float64Array(norms.buffer, norms.byteOffset, norms.length >> 1) : null;
-            known[l] = 0;
-          }
-          const bits = normBits[l];
-          const kb = l * M;
-          if (floorKey >= 0 && pages > 1) {
-            if (allLive && known[l] === 1 && knownEnd[l] <= end && selInHbm && observed && selN[l] === pages - 1 && selectionStays(l, norms, end, floorKey, floorId)) {
-              same = true;
-            } else if (allLive && known[l] === 1 && knownEnd[l] <= end) {
-              fromKnown = true;
-              // (after the blocks known above the floor: nKnownIn of them still are)
-              // only blocks whose key may have changed since the layer's last selection can be above the
-              // floor now: the ones above it then (the attended ones among them took new masses), the
-              // blocks from that selection's end to this one's, and blocks whose key norm changed
-              const was = knownEnd[l];
-              for (let i = 0, c = knownCount[l]; i < c; i++) {
-                const b = knownList[kb + i];
-                const k = last[base + b] + 1e-9 * norms[b];
-                cand[n] = b;
-                keys[n] = k;
-                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-              }
-              nKnownIn = n;
-              // (norms equal to the snapshot's in bytes, one native compare, have not changed; else they
-              // are compared two at a time as doubles: equal doubles have equal bits but for +0 and -0,
-              // which leave every key as it is; a pair that differs is compared by its bits)
-              const snap = normSnap[l];
-              const pairs = normPairs[l];
-              let nx = 0;
-              let from = 0;
-              if (normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) === 0) from = was;
-              else if (pairs !== null) {
-                const sp = snapPairs[l];
-                const np = was >> 1;
-                for (let p = 0; p < np; p++) {
-                  if (pairs[p] === sp[p]) continue;
-                  const b = 2 * p;
-                  changed[nx] = b;
-                  nx += +(bits[b] !== snap[b]);
-                  changed[nx] = b + 1;
-                  nx += +(bits[b + 1] !== snap[b + 1]);
-                }
-                from = 2 * np;
-              }
-              for (let b = from; b < was; b++) if (bits[b] !== snap[b]) changed[nx++] = b;
-              for (let i = 0; i < nx; i++) {
-                const b = changed[i];
-                snap[b] = bits[b];
-                if (inKnown[kb + b] === knownStamp[l]) continue;
-                const k = last[base + b] + 1e-9 * norms[b];
-                cand[n] = b;
-                keys[n] = k;
-                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-              }
-              for (let b = was; b < end; b++) {
-                snap[b] = bits[b];
-                const k = last[base + b] + 1e-9 * norms[b];
-                cand[n] = b;
-                keys[n] = k;
-                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-              }
-            } else if (allLive) {
-              for (let b = 0; b < end; b++) {
-                const k = last[base + b] + 1e-9 * norms[b];
-                // (written always, kept when above the floor: no branch on the key)
-                cand[n] = b;
-                keys[n] = k;
-                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-              }
-            } else {
-              for (let b = 0; b < created; b++) {
-                if (cache.tierOf(l, b) >= 0 && b !== newest) {
-                  const k = last[base + b] + 1e-9 * norms[b];
-                  cand[n] = b;
-                  keys[n] = k;
-                  n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-                }
-              }
-            }
-            if (same) full = false;
-            else if (n < pages - 1) n = 0;
-            else full = false;
-          }
-          if (full) {
-            for (let b = 0; b < created; b++) {
-              if ((allLive ? b < end : cache.tierOf(l, b) >= 0 && b !== newest)) {
-                cand[n] = b;
-                keys[n++] = last[base + b] + 1e-9 * norms[b];
-              }
-            }
+        if (lazyOn[l] === 1 && lazyNewest[l] !== newest) {
+          const b = lazyNewest[l];
+          if (selAt[kb + b] < 0 && lazyMark[kb + b] === 1) {
+            lazyMark[kb + b] = 0;
+            last[kb + b] = lazyU[l];
           }
         }
-        let np = 0;
-        // with one group, from the known blocks: the selection changes only at its boundary (below)
-        const incremental = same || (G === 1 && fromKnown && !full && selectIncremental(cache, v.keyNorms, l, n, nKnownIn, pages, created, selInHbm));
-        if (same) np = 0;
-        else if (incremental) {
-          np = nPromo;
-          knownEnd[l] = Math.min(created, newest);
-        } else {
-          const drop = Math.max(0, n - (pages - 1));
-          selectBottomKSet(cand, keys, n, drop);
-          if (G === 1 && full) {
-            // the floor pair for the next steps: pages / 16 pairs below the selection (at least one), if
-            // there are as many. A floor closer to the selection keeps fewer candidates at each step and
-            // runs out sooner (then the full pass above comes back): on the bench trace, from `pages`
-            // pairs below down to pages / 16, the candidates fell from 760 to 540 a decision while the
-            // full passes went from 2% to 5% of the decisions
-            const margin = Math.ceil(pages / 16);
-            if (drop > margin && pages > 1) {
-              selectAt(cand, keys, drop - margin, 0, drop - 1);
-              floorKeyOf[l] = keys[drop - margin];
-              floorIdOf[l] = cand[drop - margin];
-            } else floorKeyOf[l] = -1;
-          }
-          let knownFrom = -1;
-          if (G === 1) {
-            // the blocks above the floor now, for the layer's next selection: every candidate of a pass
-            // above the floor, or those above the new floor after a full pass (which read every block);
-            // the norms' bits taken unless the candidates came from the known blocks (then taken there)
-            // (listed with the selection below: cand[knownFrom, n), knownFrom <= drop)
-            knownStamp[l] = ++stamps;
-            knownCount[l] = 0;
-            known[l] = 0;
-            const end = Math.min(created, newest);
-            if (cache.live(l) === created && floorKeyOf[l] >= 0 && pages > 1) {
-              knownFrom = full ? drop - Math.ceil(pages / 16) + 1 : 0;
-              if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
-              knownEnd[l] = end;
-              known[l] = 1;
+        same = floorKey >= 0 && pages > 1 && allLive && known[l] === 1 && knownEnd[l] <= end && selInHbm && observed && selN[l] === pages - 1 && selectionStays(l, norms, end, floorKey, floorId);
+        // (every read of last[] below is of the values written out)
+        if (!same && lazyOn[l] === 1) flushLazy(l);
+        if (floorKey >= 0 && pages > 1) {
+          if (same) {
+            // (the selection stays)
+          } else if (allLive && known[l] === 1 && knownEnd[l] <= end) {
+            fromKnown = true;
+            // (after the blocks known above the floor: nKnownIn of them still are)
+            // only blocks whose key may have changed since the layer's last selection can be above the
+            // floor now: the ones above it then (the attended ones among them took new masses), the
+            // blocks from that selection's end to this one's, and blocks whose key norm changed
+            const was = knownEnd[l];
+            for (let i = 0, c = knownCount[l]; i < c; i++) {
+              const b = knownList[kb + i];
+              const k = last[base + b] + 1e-9 * norms[b];
+              cand[n] = b;
+              keys[n] = k;
+              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
             }
-          }
-          // the selected pages (the previous selection's marks cleared), and among them those below HBM
-          // (promo, in block order once sorted: promoted below); one pass with the blocks known above the floor
-          for (let i = 0, c = selN[l]; i < c; i++) selAt[kb + selOf[kb + i]] = -1;
-          let ns = 0;
-          if (knownFrom >= 0) {
-            const stamp = knownStamp[l];
-            let c = 0;
-            // (and the best of the known blocks left out, for selectionStays)
-            let ok = -1;
-            let ob = -1;
-            for (let i = knownFrom; i < drop; i++) {
-              const b = cand[i];
-              knownList[kb + c++] = b;
-              inKnown[kb + b] = stamp;
-              const k = keys[i];
-              if (k > ok || (k === ok && b > ob)) {
-                ok = k;
-                ob = b;
+            nKnownIn = n;
+            // (norms equal to the snapshot's in bytes, one native compare, have not changed; else they
+            // are compared two at a time as doubles: equal doubles have equal bits but for +0 and -0,
+            // which leave every key as it is; a pair that differs is compared by its bits)
+            const snap = normSnap[l];
+            const pairs = normPairs[l];
+            let nx = 0;
+            let from = 0;
+            if (normsDirty[l] >= was || normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) === 0) from = was;
+            else if (pairs !== null) {
+              const sp = snapPairs[l];
+              const np = was >> 1;
+              for (let p = 0; p < np; p++) {
+                if (pairs[p] === sp[p]) continue;
+                const b = 2 * p;
+                changed[nx] = b;
+                nx += +(bits[b] !== snap[b]);
+                changed[nx] = b + 1;
+                nx += +(bits[b + 1] !== snap[b + 1]);
               }
+              from = 2 * np;
             }
-            othKey[l] = ok;
-            othBlock[l] = ob;
-            for (let i = drop; i < n; i++) {
-              const b = cand[i];
-              knownList[kb + c++] = b;
-              inKnown[kb + b] = stamp;
-              selAt[kb + b] = ns;
-              selOf[kb + ns++] = b;
-              // (written always, kept when below HBM: no branch on the scattered tiers)
-              promo[np] = b;
-              np += +(b < created) & +(cache.tierOf(l, b) > 0);
+            for (let b = from; b < was; b++) if (bits[b] !== snap[b]) changed[nx++] = b;
+            for (let i = 0; i < nx; i++) {
+              const b = changed[i];
+              snap[b] = bits[b];
+              if (inKnown[kb + b] === knownStamp[l]) continue;
+              const k = last[base + b] + 1e-9 * norms[b];
+              cand[n] = b;
+              keys[n] = k;
+              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
             }
-            knownCount[l] = c;
-            normMin[l] = leastNorm(v.keyNorms, selOf, kb, ns);
+            for (let b = was; b < end; b++) {
+              snap[b] = bits[b];
+              const k = last[base + b] + 1e-9 * norms[b];
+              cand[n] = b;
+              keys[n] = k;
+              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+            }
+          } else if (allLive) {
+            for (let b = 0; b < end; b++) {
+              const k = last[base + b] + 1e-9 * norms[b];
+              // (written always, kept when above the floor: no branch on the key)
+              cand[n] = b;
+              keys[n] = k;
+              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+            }
           } else {
-            for (let i = drop; i < n; i++) {
-              const b = cand[i];
-              selAt[kb + b] = ns;
-              selOf[kb + ns++] = b;
-              promo[np] = b;
-              np += +(b < created) & +(cache.tierOf(l, b) > 0);
+            for (let b = 0; b < created; b++) {
+              if (cache.tierOf(l, b) >= 0 && b !== newest) {
+                const k = last[base + b] + 1e-9 * norms[b];
+                cand[n] = b;
+                keys[n] = k;
+                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+              }
             }
           }
-          selN[l] = ns;
+          if (same) full = false;
+          else if (n < pages - 1) n = 0;
+          else full = false;
         }
-        // the newest last
-        const nSel = selN[l];
-        selOf[kb + nSel] = newest;
-        promo[np] = newest;
-        np += +(newest < created) & +(cache.tierOf(l, newest) > 0);
-        // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
-        let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
-        sortAscending(promo, np);
-        if (!dense) need += np;
-        // whether selected resident pages were demoted (then they are promoted back below)
-        let demotedSelected = false;
-        if (need > 0) {
-          // the unselected residents in block order
-          residents(cache, l);
-          const list = resList[l];
-          let r = 0;
-          for (let i = 0, c = resCount[l]; i < c; i++) {
-            const b = list[i];
-            cand[r] = b;
-            r += +(selAt[kb + b] < 0) & +(b !== newest);
-          }
-          sortAscending(cand, r);
-          if (r < need) {
-            for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && selAt[kb + b] >= 0) cand[r++] = b;
-            demotedSelected = true;
-          }
-          if (G > 1) for (let i = 0; i < r; i++) keys[i] = rankOf[cand[i]];
-          else {
-            const norms = v.keyNorms;
-            for (let i = 0; i < r; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
-          }
-          const k = selectBottomKKeyed(cand, keys, r, need);
-          for (let i = 0; i < k; i++) act.demote(l, cand[i], o.offload_tier, 16);
-        }
-        if (dense) {
-          streamNextDense(act, l, L, o.dense_layers, v.step);
-          return;
-        }
-        if (v.step < 0) return;
-        // (the promotions move selected pages only: the unselected ones to skip are the same after them)
-        let allIn = true;
-        if (demotedSelected) {
+        if (full) {
           for (let b = 0; b < created; b++) {
-            if ((selAt[kb + b] >= 0 || b === newest) && cache.tierOf(l, b) > 0 && !promote(act, l, b)) {
-              act.prefetch(l, b);
-              allIn = false;
+            if ((allLive ? b < end : cache.tierOf(l, b) >= 0 && b !== newest)) {
+              cand[n] = b;
+              keys[n++] = last[base + b] + 1e-9 * norms[b];
             }
+          }
+        }
+      }
+      let np = 0;
+      // with one group, from the known blocks: the selection changes only at its boundary (below)
+      const incremental = same || (G === 1 && fromKnown && !full && selectIncremental(cache, v.keyNorms, l, n, nKnownIn, pages, created, selInHbm));
+      if (same) np = 0;
+      else if (incremental) {
+        np = nPromo;
+        knownEnd[l] = Math.min(created, newest);
+        normsDirty[l] = Infinity;
+      } else {
+        const drop = Math.max(0, n - (pages - 1));
+        selectBottomKSet(cand, keys, n, drop);
+        if (G === 1 && full) {
+          // the floor pair for the next steps: pages / 16 pairs below the selection (at least one), if
+          // there are as many. A floor closer to the selection keeps fewer candidates at each step and
+          // runs out sooner (then the full pass above comes back): on the bench trace, from `pages`
+          // pairs below down to pages / 16, the candidates fell from 760 to 540 a decision while the
+          // full passes went from 2% to 5% of the decisions
+          const margin = Math.ceil(pages / 16);
+          if (drop > margin && pages > 1) {
+            selectAt(cand, keys, drop - margin, 0, drop - 1);
+            floorKeyOf[l] = keys[drop - margin];
+            floorIdOf[l] = cand[drop - margin];
+          } else floorKeyOf[l] = -1;
+        }
+        let knownFrom = -1;
+        if (G === 1) {
+          // the blocks above the floor now, for the layer's next selection: every candidate of a pass
+          // above the floor, or those above the new floor after a full pass (which read every block);
+          // the norms' bits taken unless the candidates came from the known blocks (then taken there)
+          // (listed with the selection below: cand[knownFrom, n), knownFrom <= drop)
+          knownStamp[l] = ++stamps;
+          knownCount[l] = 0;
+          known[l] = 0;
+          const end = Math.min(created, newest);
+          if (cache.live(l) === created && floorKeyOf[l] >= 0 && pages > 1) {
+            knownFrom = full ? drop - Math.ceil(pages / 16) + 1 : 0;
+            if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
+            knownEnd[l] = end;
+            known[l] = 1;
+            normsDirty[l] = Infinity;
+          }
+        }
+        // the selected pages (the previous selection's marks cleared), and among them those below HBM
+        // (promo, in block order once sorted: promoted below); one pass with the blocks known above the floor
+        for (let i = 0, c = selN[l]; i < c; i++) selAt[kb + selOf[kb + i]] = -1;
+        let ns = 0;
+        if (knownFrom >= 0) {
+          const stamp = knownStamp[l];
+          let c = 0;
+          // (and the best of the known blocks left out, for selectionStays)
+          let ok = -1;
+          let ob = -1;
+          for (let i = knownFrom; i < drop; i++) {
+            const b = cand[i];
+            knownList[kb + c++] = b;
+            inKnown[kb + b] = stamp;
+            const k = keys[i];
+            if (k > ok || (k === ok && b > ob)) {
+              ok = k;
+              ob = b;
+            }
+          }
+          othKey[l] = ok;
+          othBlock[l] = ob;
+          for (let i = drop; i < n; i++) {
+            const b = cand[i];
+            knownList[kb + c++] = b;
+            inKnown[kb + b] = stamp;
+            selAt[kb + b] = ns;
+            selOf[kb + ns++] = b;
+            // (written always, kept when below HBM: no branch on the scattered tiers)
+            promo[np] = b;
+            np += +(b < created) & +(cache.tierOf(l, b) > 0);
+          }
+          knownCount[l] = c;
+          normMin[l] = leastNorm(v.keyNorms, selOf, kb, ns);
+        } else {
+          for (let i = drop; i < n; i++) {
+            const b = cand[i];
+            selAt[kb + b] = ns;
+            selOf[kb + ns++] = b;
+            promo[np] = b;
+            np += +(b < created) & +(cache.tierOf(l, b) > 0);
+          }
+        }
+        selN[l] = ns;
+      }
+      // the newest last
+      const nSel = selN[l];
+      selOf[kb + nSel] = newest;
+      promo[np] = newest;
+      np += +(newest < created) & +(cache.tierOf(l, newest) > 0);
+      // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
+      let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
+      sortAscending(promo, np);
+      if (!dense) need += np;
+      // whether selected resident pages were demoted (then they are promoted back below)
+      let demotedSelected = false;
+      if (need > 0) {
+        // the unselected residents in block order
+        residents(cache, l);
+        const list = resList[l];
+        let r = 0;
+        for (let i = 0, c = resCount[l]; i < c; i++) {
+          const b = list[i];
+          cand[r] = b;
+          r += +(selAt[kb + b] < 0) & +(b !== newest);
+        }
+        sortAscending(cand, r);
+        if (r < need) {
+          // (selected pages too: their masses written out)
+          if (G === 1 && lazyOn[l] === 1) flushLazy(l);
+          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && selAt[kb + b] >= 0) cand[r++] = b;
+          demotedSelected = true;
+        }
+        if (G > 1) for (let i = 0; i < r; i++) keys[i] = rankOf[cand[i]];
+        else {
+          const norms = v.keyNorms;
+          for (let i = 0; i < r; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
+        }
+        const k = selectBottomKKeyed(cand, keys, r, need);
+        for (let i = 0; i < k; i++) act.demote(l, cand[i], o.offload_tier, 16);
+      }
+      if (dense) {
+        streamNextDense(act, l, L, o.dense_layers, v.step);
+        return;
+      }
+      if (v.step < 0) return;
+      // (the promotions move selected pages only: the unselected ones to skip are the same after them)
+      let allIn = true;
+      if (demotedSelected) {
+        for (let b = 0; b < created; b++) {
+          if ((selAt[kb + b] >= 0 || b === newest) && cache.tierOf(l, b) > 0 && !promote(act, l, b)) {
+            act.prefetch(l, b);
+            allIn = false;
+          }
+        }
+      } else {
+        for (let i = 0; i < np; i++) {
+          if (cache.tierOf(l, promo[i]) > 0 && !promote(act, l, promo[i])) {
+            act.prefetch(l, promo[i]);
+            allIn = false;
+          }
+        }
+      }
+      if (allIn) {
+        selIn[l] = 1;
+        changesAt[l] = cache.changesOf(l);
+        createdAt[l] = created;
+      }
+      nListed = nSel + 1;
+      // the same list as the layer's latest, changed by the pages that entered and left the selection
+      // and the newest page
+      let skipped = -1;
+      if (wasListed && (same || incremental) && act.skipExceptListedDelta !== undefined) {
+        const was = listNewest[l];
+        if (was !== newest) {
+          added[nAdded++] = newest;
+          if (selAt[kb + was] < 0) removed[nRemoved++] = was;
+        }
+        skipped = act.skipExceptListedDelta(added, nAdded, removed, nRemoved);
+      }
+      if (skipped < 0) act.skipExceptListed(selViews[l], nListed, 'all');
+      listOk[l] = 1;
+      listNewest[l] = newest;
+      listedAt = v.step * L + l;
+      if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
+    },
+    observe(obs: Observation) {
+      // after a sparse layer's decision, the attended pages are among the listed ones
+      const listed = obs.step >= 0 && listedAt === obs.step * L + obs.layer;
+      listedAt = -1;
+      const l = obs.layer;
+      obsOk[l] = 0;
+      const idx = obs.groups[0].idx;
+      if (holdShares && G === 1 && listed && obs.attendedCount === nListed && idx !== null) {
+        // the list attended (it holds distinct live blocks, and a block created after it was listed):
+        // its pages listed in the observation took their masses, the others its uniform share
+        const { mass, uniform } = obs.groups[0];
+        const attended = obs.attended;
+        const base = l * M;
+        const newest = obs.nBlocks - 1;
+        if (lazyOn[l] === 1) {
+          // the selection is the one marked (a decision that changes it writes the marks out first, and
+          // the newest page before, once it left the list): the newest page now, and the pages the
+          // observation before listed, take the share now (unless listed now)
+          if (lazyNewest[l] !== newest) lazyMark[base + newest] = 1;
+          for (let j = 0, c = obsIdxN[l]; j < c; j++) {
+            const b = obsIdx[base + j];
+            if (selAt[base + b] >= 0 || b === newest) lazyMark[base + b] = 1;
           }
         } else {
-          for (let i = 0; i < np; i++) {
-            if (cache.tierOf(l, promo[i]) > 0 && !promote(act, l, promo[i])) {
-              act.prefetch(l, promo[i]);
-              allIn = false;
-            }
+          for (let i = 0, c = selN[l]; i < c; i++) lazyMark[base + selOf[base + i]] = 1;
+          lazyMark[base + newest] = 1;
+          lazyOn[l] = 1;
+        }
+        lazyU[l] = uniform;
+        lazyNewest[l] = newest;
+        let c = 0;
+        for (let i = 0; i < idx.length; i++) {
+          const b = idx[i];
+          if (attended[b] === 1) {
+            last[base + b] = mass[i];
+            lazyMark[base + b] = 0;
+            obsIdx[base + c++] = b;
           }
         }
-        if (allIn) {
-          selIn[l] = 1;
-          changesAt[l] = cache.changesOf(l);
-          createdAt[l] = created;
-        }
-        nListed = nSel + 1;
-        act.skipExceptListed(selViews[l], nListed, 'all');
-        listedAt = v.step * L + l;
-        if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
-      },
-      observe(obs: Observation) {
-        // after a sparse layer's decision, the attended pages are among the listed ones
-        const listed = obs.step >= 0 && listedAt === obs.step * L + obs.layer;
-        listedAt = -1;
-        const l = obs.layer;
-        obsOk[l] = 0;
-        for (let g = 0; g < G; g++) {
-          if (!(listed && lastObservedAmong(lasts[g], l * M, obs, obs.groups[g], selViews[l], nListed))) {
-            lastObserved(lasts[g], l * M, obs, obs.groups[g]);
-            // (masses outside the selection changed)
-            known[l] = 0;
-          } else if (G === 1 && obs.attendedCount === nListed) {
-            // every listed page attended (the list holds distinct blocks): those not listed in the
-            // observation took its uniform share
-            const { idx, uniform } = obs.groups[0];
-            const attended = obs.attended;
-            const base = l * M;
-            let c = 0;
-            for (let i = 0; i < idx!.length; i++) {
-              const b = idx![i];
-              obsIdx[base + c] = b;
-              c += attended[b];
-            }
-            obsIdxN[l] = c;
-            obsU[l] = uniform;
-            obsOk[l] = 1;
+        obsIdxN[l] = c;
+        obsU[l] = uniform;
+        obsOk[l] = 1;
+        return;
+      }
+      if (lazyOn[l] === 1) flushLazy(l);
+      for (let g = 0; g < G; g++) {
+        if (!(listed && lastObservedAmong(lasts[g], l * M, obs, obs.groups[g], selViews[l], nListed))) {
+          lastObserved(lasts[g], l * M, obs, obs.groups[g]);
+          // (masses outside the selection changed)
+          known[l] = 0;
+        } else if (G === 1 && obs.attendedCount === nListed) {
+          // every listed page attended (the list holds distinct blocks): those not listed in the
+          // observation took its uniform share
+          const { idx, uniform } = obs.groups[0];
+          const attended = obs.attended;
+          const base = l * M;
+          let c = 0;
+          for (let i = 0; i < idx!.length; i++) {
+            const b = idx![i];
+            obsIdx[base + c] = b;
+            c += attended[b];
           }
+          obsIdxN[l] = c;
+          obsU[l] = uniform;
+          obsOk[l] = 1;
         }
-      },
-    };
-  },
-};
+      }
+    },
+  };
+}
 
 /** the least of norms[list[from + i]], i < n (Infinity when n = 0; NaN when one is) */
 function leastNorm(norms: Float32Array, list: Int32Array, from: number, n: number): number {

@@ -115,6 +115,29 @@ export class ReplayDriver<H> implements Actions {
   private listChanges = 0;
   /** the layer's drop count at the call (layerDrops) */
   private listDrops = 0;
+  /**
+   * Per layer, the kept blocks of its latest decision when that decision ended with one list of scope
+   * 'all' (its attended blocks): keptOf[l][0, keptN[l]) in no order, a mark per block
+   * (keptMask[l * M + b] = 1: the layer's attended mask after such a decision) and its place in the
+   * list (keptPos); per precision slot the kept blocks (keptBits[l * K + k]), their HBM bytes, their
+   * quantized HBM bytes, and how many are below HBM (the counts follow the kept blocks' moves).
+   * keptValid[l] = 1 while the list is the latest decision's and no block of the layer was dropped
+   * since. Made when a layer first keeps such a list. listFromKept: the pending list is keptOf[curLayer].
+   */
+  private keptOf: Int32Array[] = [];
+  private keptN = new Int32Array(0);
+  private keptMask = new Uint8Array(0);
+  private keptPos = new Int32Array(0);
+  private keptBits = new Int32Array(0);
+  private keptResident = new Float64Array(0);
+  private keptQuant = new Float64Array(0);
+  private keptBelow = new Int32Array(0);
+  private readonly keptValid: Uint8Array;
+  private keptViews: Uint8Array[] = [];
+  private keptViewN = new Int32Array(0);
+  private listFromKept = false;
+  /** whether the latest layer work attended the blocks marked in keptMask (its attended mask is a view of keptMask) */
+  private attendedKept = false;
   /** per layer: cache changes the driver made (blocks created, moved, dropped) */
   private readonly layerChanges: Float64Array;
   /** per layer: blocks the driver dropped */
@@ -208,6 +231,7 @@ export class ReplayDriver<H> implements Actions {
     this.listedMark = new Int32Array(this.M);
     this.listTiers = new Int8Array(this.M);
     this.layerChanges = new Float64Array(this.L);
+    this.keptValid = new Uint8Array(this.L);
     this.layerDrops = new Float64Array(this.L);
     this.attended = new Uint8Array(this.M);
     this.attendedView = this.attended.subarray(0, 0);
@@ -233,6 +257,7 @@ export class ReplayDriver<H> implements Actions {
       cache,
       keyNorms: this.keyNorms[0],
       groupKeyNorms: this.groupNorms[0],
+      keyNormsFrom: 0,
     };
     const groups: GroupAttention[] = Array.from({ length: this.G }, (): MutableGroup => ({ idx: null, mass: new Float32Array(0), uniform: 0 }));
     this.obsObj = { step: 0, layer: 0, nBlocks: 0, idx: null, mass: new Float32Array(0), uniform: 0, groups, attended: this.masks[0], attendedCount: 0 };
@@ -299,10 +324,10 @@ export class ReplayDriver<H> implements Actions {
     this.checkRows(s0);
     for (let l = 0; l < this.L; l++) {
       const rows = this.layerRows(s0, l);
-      this.updateNorms(l, rows);
+      const normsFrom = this.updateNorms(l, rows);
       this.policy.observe(this.observation(-1, l, rows));
       this.curLayer = l;
-      this.policy.decide(this.view(-1, l, rows[0].nBlocks, false, s0.contextTokens), this);
+      this.policy.decide(this.view(-1, l, rows[0].nBlocks, false, s0.contextTokens, normsFrom), this);
       this.clearBatches();
       // prefill attention is not modelled: a skip asked for here applies to nothing
       if (this.listPending) this.dropList();
@@ -341,10 +366,10 @@ export class ReplayDriver<H> implements Actions {
     for (let l = 0; l < this.L; l++) {
       const rows = this.layerRows(s, l);
       const n = rows[0].nBlocks;
-      this.updateNorms(l, rows);
+      const normsFrom = this.updateNorms(l, rows);
       const isNew = n > this.cache.created[l];
       this.curLayer = l;
-      this.policy.decide(this.view(s.step, l, n, isNew, s.contextTokens), this);
+      this.policy.decide(this.view(s.step, l, n, isNew, s.contextTokens, normsFrom), this);
       while (this.cache.created[l] < n) this.createBlock(l, 'decode');
       this.flush();
       // the layer's attention over live blocks minus skipped ones: without skips, the layer's view of
@@ -352,7 +377,7 @@ export class ReplayDriver<H> implements Actions {
       if (this.listPending && (this.anySkip || !this.wholeBytes || (this.layerChanges[l] !== this.listChanges && !this.listHolds(l)))) this.listToMarks();
       const listed = this.listPending;
       const skipping = listed || this.anySkip;
-      const w = listed ? this.layerWorkListed(s, l, n) : skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
+      const w = listed ? (this.listFromKept ? this.layerWorkKept(s, l, n) : this.layerWorkListed(s, l, n)) : skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
       if (this.slotsPlaced) this.layerSlots(l);
       const waits = this.pending[l];
       // the executor may add to `waits` during the call; it does not keep the array
@@ -361,8 +386,9 @@ export class ReplayDriver<H> implements Actions {
       this.clearStaging(l);
       const obs = this.observation(s.step, l, rows, w.attendedMask, w.attendedCount);
       // (attendedShare reads the array the mask views, at the layer's offset)
-      const whole = skipping ? this.attended : this.cache.liveMask;
-      const base = skipping ? 0 : l * this.M;
+      const kept = this.attendedKept;
+      const whole = kept ? this.keptMask : skipping ? this.attended : this.cache.liveMask;
+      const base = skipping && !kept ? 0 : l * this.M;
       let share = 0;
       for (let g = 0; g < this.G; g++) share += attendedShare(rows[g], obs.attendedCount, whole, base);
       recall[l] = share / this.G;
@@ -379,6 +405,8 @@ export class ReplayDriver<H> implements Actions {
     if (why) return this.refuse('evict', why);
     if (this.cache.isPinned(layer, block)) return this.refuse('evict', `layer ${layer} block ${block} is pinned`);
     if (this.listPending && layer === this.curLayer) this.logUndo(block);
+    // (a pending list from keptOf keeps its blocks until its layer's work, which falls back to marks after a drop)
+    this.keptValid[layer] = 0;
     this.cache.drop(layer, block);
     if (this.slotsPlaced) this.droppedSince[layer].push(block);
     this.layerChanges[layer]++;
@@ -518,10 +546,38 @@ export class ReplayDriver<H> implements Actions {
     return inScope - k;
   }
 
+  skipExceptListedDelta(added: ArrayLike<number>, nAdded: number, removed: ArrayLike<number>, nRemoved: number): number {
+    const l = this.curLayer;
+    // (the list is held with whole numbers of bytes only: its counts are then exact in any order)
+    if (this.keptValid[l] !== 1 || this.listPending || this.anySkip || !this.wholeBytes) return -1;
+    const c = this.cache;
+    const base = l * this.M;
+    const created = c.created[l];
+    const tiers = c.tier;
+    const mark = this.keptMask;
+    for (let j = 0; j < nRemoved; j++) {
+      const b = removed[j];
+      if (b >= 0 && b < created && b === Math.floor(b) && mark[base + b] === 1) this.keptRemove(l, b);
+    }
+    for (let j = 0; j < nAdded; j++) {
+      const b = added[j];
+      if (b >= 0 && b < created && b === Math.floor(b) && tiers[base + b] >= 0 && mark[base + b] !== 1) this.keptAdd(l, b);
+    }
+    this.listFromKept = true;
+    this.listMinTier = 0;
+    this.listCreated = created;
+    this.nUndo = 0;
+    this.listChanges = this.layerChanges[l];
+    this.listDrops = this.layerDrops[l];
+    this.listPending = true;
+    return c.live(l) - this.keptN[l];
+  }
+
   // ---- internals ----
 
-  private view(step: number, layer: number, nBlocks: number, newBlock: boolean, contextTokens: number): PolicyView {
+  private view(step: number, layer: number, nBlocks: number, newBlock: boolean, contextTokens: number, keyNormsFrom: number): PolicyView {
     const v = this.viewObj;
+    v.keyNormsFrom = keyNormsFrom;
     v.step = step;
     v.layer = layer;
     v.contextTokens = contextTokens;
@@ -568,11 +624,15 @@ export class ReplayDriver<H> implements Actions {
     return o;
   }
 
-  /** Keep the latest norm per (group, block); a layer's block norm is the largest over its groups. */
-  private updateNorms(layer: number, rows: readonly LayerAttention[]): void {
+  /**
+   * Keep the latest norm per (group, block); a layer's block norm is the largest over its groups.
+   * Returns the first block whose norms were written (the layer's blocks below it kept theirs; M when none was).
+   */
+  private updateNorms(layer: number, rows: readonly LayerAttention[]): number {
     if (this.G === 1) {
-      if (rows[0].norms.length > 0) this.keyNorms[layer].set(rows[0].norms, rows[0].normFrom);
-      return;
+      if (rows[0].norms.length === 0) return this.M;
+      this.keyNorms[layer].set(rows[0].norms, rows[0].normFrom);
+      return rows[0].normFrom;
     }
     const per = this.groupNorms[layer];
     let lo = Infinity;
@@ -590,6 +650,7 @@ export class ReplayDriver<H> implements Actions {
       for (let g = 1; g < this.G; g++) if (per[g][b] > m) m = per[g][b];
       out[b] = m;
     }
+    return lo === Infinity ? this.M : lo;
   }
 
   private createBlock(layer: number, phase: 'prefill' | 'decode'): void {
@@ -620,7 +681,12 @@ export class ReplayDriver<H> implements Actions {
     const i = layer * this.M + block;
     if (this.enteredAt[i] < this.stagedSince[layer * this.T + from]) this.stagedMask[i] = 1;
     if (this.listPending && layer === this.curLayer) this.logUndo(block);
-    if (!this.cache.move(layer, block, to, bits)) {
+    // a kept block's counts: out at its place now, in at its place after the move (the same place if refused)
+    const kept = this.keptValid[layer] === 1 && this.keptMask[i] === 1;
+    if (kept) this.keptCount(layer, i, -1);
+    const moved = this.cache.move(layer, block, to, bits);
+    if (kept) this.keptCount(layer, i, 1);
+    if (!moved) {
       return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
     }
     this.enteredAt[i] = ++this.changes;
@@ -956,6 +1022,8 @@ export class ReplayDriver<H> implements Actions {
       }
     }
     if (touched.length !== 0) touched.length = 0;
+    this.keptValid[l] = 0;
+    this.attendedKept = false;
     const live = c.live(l);
     const lastTokens = s.contextTokens - (n - 1) * this.B;
     w.step = s.step;
@@ -1039,6 +1107,8 @@ export class ReplayDriver<H> implements Actions {
     for (let k = 1; k < BITS.length; k++) others += skippedBits[k];
     skippedBits[0] = skippedCount - others;
     this.anySkip = false;
+    this.keptValid[l] = 0;
+    this.attendedKept = false;
     const touched = this.touched[l];
     if (touched.length !== 0) touched.length = 0;
     if (this.attendedView.length !== n) this.attendedView = att.subarray(0, n);
@@ -1099,8 +1169,9 @@ export class ReplayDriver<H> implements Actions {
     const nListed = this.nListed;
     const mark = this.listedMark;
     const no = this.listNo;
-    // the listed blocks below 16 bits (the 16-bit ones are counted at the end)
+    // the listed blocks below 16 bits (the 16-bit ones are counted at the end), and those below HBM
     let quantized = 0;
+    let below = 0;
     // in list order (sums of whole numbers of bytes: exact in any order); a fetched block continues
     // the run of the block before it when that one was fetched too (listed: attended), from the same
     // tier at 16 bits (RUNS)
@@ -1120,6 +1191,7 @@ export class ReplayDriver<H> implements Actions {
         if (bits < 16) listedQuant += bytes;
         continue;
       }
+      below++;
       if (staged[i] === 1 || entered[i] < since[row + t]) {
         stagedBytes += bytes;
         continue;
@@ -1130,6 +1202,10 @@ export class ReplayDriver<H> implements Actions {
     }
     skippedBits[0] -= nListed - quantized;
     skippedCount -= nListed;
+    // scope 'all': the list is kept for the layer's next decision (skipExceptListedDelta)
+    if (all) this.keepListed(l, listedResident, listedQuant, below);
+    else this.keptValid[l] = 0;
+    this.attendedKept = false;
     this.listNo++;
     this.listPending = false;
     this.nListed = 0;
@@ -1154,6 +1230,169 @@ export class ReplayDriver<H> implements Actions {
   }
 
   /**
+   * The layer's work when its skips are a skipExceptListedDelta call held as keptOf (same results as
+   * layerWorkListed over the same list): the skipped blocks and the attended HBM bytes from the kept
+   * counts; the kept blocks read only when some are below HBM.
+   */
+  private layerWorkKept(s: TraceStep, l: number, n: number): LayerWork {
+    const c = this.cache;
+    const base = l * this.M;
+    const T = this.T;
+    const K = BITS.length;
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    const bytesOf = this.bytesByBits;
+    const kept = this.keptMask;
+    // skipped = live less kept, per precision
+    const skippedBits = this.skippedBits;
+    let skippedCount = 0;
+    for (let k = 0; k < K; k++) {
+      let x = -this.keptBits[l * K + k];
+      for (let t = 0; t < T; t++) x += c.tierBitsCount[(l * T + t) * K + k];
+      skippedBits[k] = x;
+      skippedCount += x;
+    }
+    const w = this.work;
+    const fetchBytes = w.fetchBytes;
+    const fetchRuns = w.fetchRuns;
+    for (let t = 0; t < T; t++) fetchBytes[t] = fetchRuns[t] = 0;
+    let stagedBytes = 0;
+    if (this.keptBelow[l] > 0) {
+      // the kept blocks below HBM, as layerWorkListed reads its listed ones
+      const staged = this.stagedMask;
+      const entered = this.enteredAt;
+      const since = this.stagedSince;
+      const row = l * T;
+      const list = this.keptOf[l];
+      for (let k = 0, m = this.keptN[l]; k < m; k++) {
+        const b = list[k];
+        const i = base + b;
+        const t = tiers[i];
+        if (t <= 0) continue;
+        const bytes = bytesOf[bitsAt[i]];
+        if (staged[i] === 1 || entered[i] < since[row + t]) {
+          stagedBytes += bytes;
+          continue;
+        }
+        fetchBytes[t] += bytes;
+        const continues = b > 0 && kept[i - 1] === 1 && tiers[i - 1] === t && bitsAt[i - 1] === 16 && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
+        if (!continues) fetchRuns[t]++;
+      }
+    }
+    this.listNo++;
+    this.listPending = false;
+    this.listFromKept = false;
+    this.nListed = 0;
+    this.attendedKept = true;
+    const touched = this.touched[l];
+    if (touched.length !== 0) touched.length = 0;
+    if (this.keptViewN[l] !== n) {
+      this.keptViews[l] = kept.subarray(base, base + n);
+      this.keptViewN[l] = n;
+    }
+    const live = c.live(l) - skippedCount;
+    const lastTokens = s.contextTokens - (n - 1) * this.B;
+    w.step = s.step;
+    w.layer = l;
+    w.tokens = live * this.B - (kept[base + n - 1] ? this.B - lastTokens : 0);
+    w.residentBytes = this.keptResident[l];
+    w.quantizedBytes = this.keptQuant[l];
+    w.stagedBytes = stagedBytes;
+    w.nBlocks = n;
+    w.attendedMask = this.keptViews[l];
+    w.attendedCount = live;
+    w.kernel = this.kernelOf(l, skippedCount !== 0);
+    w.changeShare = w.kernel === 'mixed' ? this.changeShare(l) : 0;
+    return w;
+  }
+
+  /** The kept state's arrays, made on first use (only policies that keep lists pay for them). */
+  private makeKept(): void {
+    if (this.keptOf.length !== 0) return;
+    const { L, M } = this;
+    const K = BITS.length;
+    this.keptOf = Array.from({ length: L }, () => new Int32Array(M));
+    this.keptN = new Int32Array(L);
+    this.keptMask = new Uint8Array(L * M);
+    this.keptPos = new Int32Array(L * M);
+    this.keptBits = new Int32Array(L * K);
+    this.keptResident = new Float64Array(L);
+    this.keptQuant = new Float64Array(L);
+    this.keptBelow = new Int32Array(L);
+    this.keptViews = Array.from({ length: L }, () => this.keptMask.subarray(0, 0));
+    this.keptViewN = new Int32Array(L).fill(-1);
+  }
+
+  /**
+   * After layerWorkListed of scope 'all': its listed blocks become the layer's kept list, with the
+   * counts that pass made (HBM bytes, quantized HBM bytes, blocks below HBM; per precision, live less
+   * skipped).
+   */
+  private keepListed(l: number, resident: number, quant: number, below: number): void {
+    this.makeKept();
+    const base = l * this.M;
+    const mark = this.keptMask;
+    const list = this.keptOf[l];
+    for (let k = 0, m = this.keptN[l]; k < m; k++) mark[base + list[k]] = 0;
+    const listed = this.listed;
+    const pos = this.keptPos;
+    const n = this.nListed;
+    for (let k = 0; k < n; k++) {
+      const b = listed[k];
+      list[k] = b;
+      mark[base + b] = 1;
+      pos[base + b] = k;
+    }
+    this.keptN[l] = n;
+    const c = this.cache;
+    const T = this.T;
+    const K = BITS.length;
+    for (let k = 0; k < K; k++) {
+      let x = -this.skippedBits[k];
+      for (let t = 0; t < T; t++) x += c.tierBitsCount[(l * T + t) * K + k];
+      this.keptBits[l * K + k] = x;
+    }
+    this.keptResident[l] = resident;
+    this.keptQuant[l] = quant;
+    this.keptBelow[l] = below;
+    this.keptValid[l] = 1;
+  }
+
+  /** block b of layer l joins its kept list (not in it) */
+  private keptAdd(l: number, b: number): void {
+    const i = l * this.M + b;
+    const n = this.keptN[l]++;
+    this.keptOf[l][n] = b;
+    this.keptMask[i] = 1;
+    this.keptPos[i] = n;
+    this.keptCount(l, i, 1);
+  }
+
+  /** block b of layer l leaves its kept list (in it); the last one takes its place */
+  private keptRemove(l: number, b: number): void {
+    const i = l * this.M + b;
+    this.keptCount(l, i, -1);
+    this.keptMask[i] = 0;
+    const list = this.keptOf[l];
+    const at = this.keptPos[i];
+    const moved = list[--this.keptN[l]];
+    list[at] = moved;
+    this.keptPos[l * this.M + moved] = at;
+  }
+
+  /** adds `sign` (+1 or -1) times kept block i (= l * M + b) at its tier and bits now to the layer's kept counts */
+  private keptCount(l: number, i: number, sign: number): void {
+    const t = this.cache.tier[i];
+    const bits = this.cache.bits[i];
+    this.keptBits[l * BITS.length + this.bitsSlot[bits]] += sign;
+    if (t === 0) {
+      const bytes = this.bytesByBits[bits];
+      this.keptResident[l] += sign * bytes;
+      if (bits < 16) this.keptQuant[l] += sign * bytes;
+    } else if (t > 0) this.keptBelow[l] += sign;
+  }
+
+  /**
    * Whether a pending skipExceptListed call still gives the layer's skips as its list after the layer
    * changed. A block created since is attended (not in scope at the call): below the scope's lowest
    * tier it is attended as resident, else it joins the list. Scope 'all': when blocks only moved or
@@ -1169,6 +1408,10 @@ export class ReplayDriver<H> implements Actions {
     const base = l * this.M;
     for (let b = this.listCreated; b < created; b++) {
       if (tiers[base + b] < minTier) continue;
+      if (this.listFromKept) {
+        if (this.keptMask[base + b] !== 1) this.keptAdd(l, b);
+        continue;
+      }
       this.listedMark[b] = this.listNo;
       this.listed[this.nListed++] = b;
     }
@@ -1184,15 +1427,25 @@ export class ReplayDriver<H> implements Actions {
     tiers.set(this.cache.tier.subarray(base, base + created));
     // backwards: a block changed more than once gets its tier at the call last
     for (let k = this.nUndo - 1; k >= 0; k--) if (this.undoBlock[k] < created) tiers[this.undoBlock[k]] = this.undoTier[k];
-    const listedMark = this.listedMark;
-    const no = this.listNo;
     const mark = this.skipMark;
     const minTier = this.listMinTier;
     let any = false;
-    for (let b = 0; b < this.listCreated; b++) {
-      if (tiers[b] >= minTier && listedMark[b] !== no) {
-        mark[b] = 1;
-        any = true;
+    if (this.listFromKept) {
+      const kept = this.keptMask;
+      for (let b = 0; b < this.listCreated; b++) {
+        if (tiers[b] >= minTier && kept[base + b] !== 1) {
+          mark[b] = 1;
+          any = true;
+        }
+      }
+    } else {
+      const listedMark = this.listedMark;
+      const no = this.listNo;
+      for (let b = 0; b < this.listCreated; b++) {
+        if (tiers[b] >= minTier && listedMark[b] !== no) {
+          mark[b] = 1;
+          any = true;
+        }
       }
     }
     if (any) this.anySkip = true;
@@ -1204,6 +1457,10 @@ export class ReplayDriver<H> implements Actions {
     this.listNo++;
     this.nListed = 0;
     this.listPending = false;
+    if (this.listFromKept) {
+      this.listFromKept = false;
+      this.keptValid[this.curLayer] = 0;
+    }
   }
 
   /** While a list is pending: block `block` of the current layer is about to change tier (the undo log keeps its tier now). */

@@ -14,14 +14,20 @@ import { replayPolicy } from './harness.js';
 const rng = (seed: number): (() => number) => makeRng(seed).next;
 
 describe('quest with changing key norms', () => {
-  for (const seed of [1, 2, 3]) {
-    it(`attends the newest page and the top pages by (last mass, key norm, block), seed ${seed}`, () => {
+  // rows carry every block's norm, or only those from the first that changed (the replay keeps the rest)
+  // (recent: the norm that rises is one of the three blocks before the newest, at the end of what the
+  // last selection read)
+  const cases: [number, boolean, boolean][] = [[1, false, false], [2, false, false], [3, false, false], [1, true, false], [2, true, false], [1, true, true], [2, true, true], [3, true, true], [4, true, true]];
+  for (const [seed, suffix, recent] of cases) {
+    it(`attends the newest page and the top pages by (last mass, key norm, block), seed ${seed}${suffix ? ', rows with the changed norms only' : ''}${recent ? ', recent blocks' : ''}`, () => {
       // one layer, block size 4, prompt 40 tokens = 10 blocks, 16 steps; budget 6 pages = newest + top 5
       const h = { ...tinyHeader(40, 16, 1), encoding: 'topk' as const, topk: 4 };
       const r0 = rng(seed);
       // norms from few levels (ties between them too); from step 1 on, at each step a random older
       // block's norm rises above every other (the rest keep theirs), and at some steps all are redrawn
       const norms: number[] = [];
+      const fullNorms: Float32Array[] = [];
+      let before: number[] = [];
       const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n)).map((s) => {
         // (in top-k form with nothing listed: every block carries the even share)
         const la = s.layers[0];
@@ -29,10 +35,17 @@ describe('quest with changing key norms', () => {
         la.mass = new Float32Array(0);
         la.remainder = 1;
         while (norms.length < la.nBlocks) norms.push(1 + Math.floor(r0() * 6));
-        if (s.step > 0) norms[Math.floor(r0() * (la.nBlocks - 1))] = 10 + s.step;
-        if (r0() < 0.15) for (let b = 0; b < norms.length; b++) norms[b] = 1 + Math.floor(r0() * 6);
-        la.normFrom = 0;
-        la.norms = Float32Array.from(norms.slice(0, la.nBlocks));
+        if (s.step > 0) norms[recent ? la.nBlocks - 2 - Math.floor(r0() * 3) : Math.floor(r0() * (la.nBlocks - 1))] = 10 + s.step;
+        if (r0() < (recent ? 0.05 : 0.15)) for (let b = 0; b < norms.length; b++) norms[b] = 1 + Math.floor(r0() * 6);
+        fullNorms.push(Float32Array.from(norms.slice(0, la.nBlocks)));
+        let from = 0;
+        if (suffix && s.step > 0) {
+          from = la.nBlocks - 1;
+          for (let b = 0; b < before.length; b++) if (norms[b] !== before[b]) from = Math.min(from, b);
+        }
+        before = norms.slice(0, la.nBlocks);
+        la.normFrom = from;
+        la.norms = Float32Array.from(norms.slice(from, la.nBlocks));
         return s;
       });
       const K = 6;
@@ -46,7 +59,7 @@ describe('quest with changing key norms', () => {
         const la = s.layers[0];
         const n = la.nBlocks;
         const newest = n - 1;
-        const key = (b: number) => last[b] + 1e-9 * la.norms[b];
+        const key = (b: number) => last[b] + 1e-9 * fullNorms[s.step][b];
         const ranked = Array.from({ length: newest }, (_, b) => b).sort((a, b) => key(b) - key(a) || b - a);
         const attended = new Set([newest, ...ranked.slice(0, K - 1)]);
         const skipped = Array.from({ length: n }, (_, b) => b).filter((b) => !attended.has(b)).map((b) => `0:${b}`);
