@@ -94,7 +94,7 @@ describe('the host clock', () => {
     const ex = machine({ kernel: 50 }, (hw) => (hw.gpu.convert_kernel_us = 1));
     ex.beginStep(0);
     // requantize two blocks in HBM 16 -> 4 bits: two kernels launched at 50 and 100, the second runs 100..101
-    const done = ex.move({ layer: 0, fromTier: 0, toTier: 0, fromBits: 16, toBits: 4, blocks: [1, 2], bytesFrom: 128, bytesTo: 32, reason: 'requantize', runs: 1 });
+    const done = ex.move({ layer: 0, fromTier: 0, toTier: 0, fromBits: 16, toBits: 4, blocks: [1, 2], bytesFrom: 128, bytesTo: 32, reason: 'demote', runs: 1 });
     ex.layer(tinyLayerWork(0), [done]);
     const t = ex.endStep();
     // attention launched at 150 (150..214), projections at 200 (214..1214)
