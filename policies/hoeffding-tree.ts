@@ -104,6 +104,9 @@ export interface SplitCheck {
   reason: 'bound' | 'tie' | 'pure' | 'min-gain' | 'no-gap';
 }
 
+/** whether this machine stores the low byte of a word first */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
 /** the counts of a node that is no longer a leaf */
 const EMPTY = new Float64Array(0);
 
@@ -133,13 +136,21 @@ export class HoeffdingTree {
   private feat: Int32Array;
   private edge: Int32Array;
   private kids: Int32Array;
-  // per leaf: samples, positives, samples since its last check, depth; its class counts
-  // (counts[f][bin][class] flattened: (f * bins + bin) * 2 + y; let go when it splits)
+  // per leaf: samples, positives, samples since its last check, depth; its class counts (let go when
+  // it splits). With at most 16 bins the counts are kept per pair of features (0 and 1, 2 and 3, ...:
+  // counts[pair][bin of the first][bin of the second][class] flattened, pair p at p * bins² * 2, and
+  // the last feature of an odd count alone after them), one count per pair for each sample; a split
+  // check adds them up per feature (flatCounts). With more bins, counts[f][bin][class] flattened:
+  // (f * bins + bin) * 2 + y.
   private leafN: Float64Array;
   private leafPos: Float64Array;
   private leafSince: Int32Array;
   private leafDepth: Int32Array;
   private leafCounts: Float64Array[] = [];
+  /** whether the counts are kept per pair of features */
+  private readonly paired: boolean;
+  /** counts[f][bin][class] of one leaf, added up from its pairs (flatCounts) */
+  private readonly flat: Float64Array;
   // per leaf, at its last split check: samples, positives, and a bound of n·gain at every edge then
   private chkN: Float64Array;
   private chkPos: Float64Array;
@@ -171,6 +182,8 @@ export class HoeffdingTree {
     this.maxDepth = o.maxDepth ?? 8;
     this.minGain = o.minGain ?? 0.01;
     this.exactChecks = o.exactChecks ?? false;
+    this.paired = this.bins <= 16;
+    this.flat = new Float64Array(o.features * this.bins * 2);
     const edges = o.features * (this.bins - 1);
     this.splitScratch = {
       ub: new Float64Array(edges),
@@ -202,7 +215,9 @@ export class HoeffdingTree {
     if (id >= this.feat.length) this.grow();
     this.feat[id] = -1;
     this.leafDepth[id] = depth;
-    this.leafCounts[id] = new Float64Array(this.features * this.bins * 2);
+    const B = this.bins;
+    const F = this.features;
+    this.leafCounts[id] = new Float64Array(this.paired ? (F >> 1) * B * B * 2 + (F & 1) * B * 2 : F * B * 2);
     return id;
   }
 
@@ -324,9 +339,7 @@ export class HoeffdingTree {
     if (y) this.positives++;
     this.leafN[leaf]++;
     if (y) this.leafPos[leaf]++;
-    const c = y ? 1 : 0;
-    const counts = this.leafCounts[leaf];
-    for (let f = 0; f < this.features; f++) counts[(f * this.bins + b[offset + f]) * 2 + c]++;
+    this.count(this.leafCounts[leaf], b, offset, y ? 1 : 0);
     if (++this.leafSince[leaf] >= this.grace && this.leafDepth[leaf] < this.maxDepth) {
       this.leafSince[leaf] = 0;
       this.check(leaf);
@@ -341,60 +354,114 @@ export class HoeffdingTree {
     const F = this.features;
     const B = this.bins;
     const grace = this.grace;
+    const maxDepth = this.maxDepth;
+    // eight features of a sample read as two little-endian words (its bins are bytes; aligned rows)
+    const words = F === 8 && B === 16 && LITTLE_ENDIAN && bins.byteOffset % 4 === 0 ? new Int32Array(bins.buffer, bins.byteOffset, 2 * count) : null;
     let seen = this.seen;
     let correct = this.correct;
     let positives = this.positives;
     let feat = this.feat;
     let edge = this.edge;
     let kids = this.kids;
-    let leafN = this.leafN;
-    let leafPos = this.leafPos;
-    let leafSince = this.leafSince;
-    const leafCounts = this.leafCounts;
+    // the leaf of the samples being learned and its counters, held here while the samples go to it
+    let leaf = -1;
+    let n = 0;
+    let pos = 0;
+    let since = 0;
+    let counts: Float64Array = EMPTY;
     for (let j = 0, at = 0; j < count; j++, at += F) {
-      let leaf = 0;
-      for (let f = feat[0]; f >= 0; f = feat[leaf]) leaf = kids[2 * leaf + (bins[at + f] <= edge[leaf] ? 0 : 1)];
-      const y = labels[j];
-      const n = leafN[leaf];
-      const pos = leafPos[leaf];
-      // (pos + 1) / (n + 2) > 1/2, in integers
-      const guess = 2 * pos > n ? 1 : 0;
-      seen++;
-      if (guess === y) correct++;
-      positives += y;
-      leafN[leaf] = n + 1;
-      leafPos[leaf] = pos + y;
-      const counts = leafCounts[leaf];
-      // (eight features at a time, unrolled)
-      let f = 0;
-      for (let o = y; f + 8 <= F; f += 8, o += 16 * B) {
-        const a = at + f;
-        counts[2 * bins[a] + o]++;
-        counts[2 * bins[a + 1] + o + 2 * B]++;
-        counts[2 * bins[a + 2] + o + 4 * B]++;
-        counts[2 * bins[a + 3] + o + 6 * B]++;
-        counts[2 * bins[a + 4] + o + 8 * B]++;
-        counts[2 * bins[a + 5] + o + 10 * B]++;
-        counts[2 * bins[a + 6] + o + 12 * B]++;
-        counts[2 * bins[a + 7] + o + 14 * B]++;
+      let node = 0;
+      for (let f = feat[0]; f >= 0; f = feat[node]) node = kids[2 * node + (bins[at + f] <= edge[node] ? 0 : 1)];
+      if (node !== leaf) {
+        if (leaf >= 0) {
+          this.leafN[leaf] = n;
+          this.leafPos[leaf] = pos;
+          this.leafSince[leaf] = since;
+        }
+        leaf = node;
+        n = this.leafN[leaf];
+        pos = this.leafPos[leaf];
+        since = this.leafSince[leaf];
+        counts = this.leafCounts[leaf];
       }
-      for (; f < F; f++) counts[(f * B + bins[at + f]) * 2 + y]++;
-      if (++leafSince[leaf] >= grace && this.leafDepth[leaf] < this.maxDepth) {
-        leafSince[leaf] = 0;
+      const y = labels[j];
+      // (pos + 1) / (n + 2) > 1/2, in integers
+      if ((2 * pos > n ? 1 : 0) === y) correct++;
+      seen++;
+      positives += y;
+      n++;
+      pos += y;
+      if (words !== null) {
+        // the four pairs' counts: pair p at p * 512, (16 · first bin + second bin) * 2 + y
+        const w0 = words[2 * j];
+        const w1 = words[2 * j + 1];
+        counts[2 * (((w0 & 255) << 4) | ((w0 >>> 8) & 255)) + y]++;
+        counts[2 * (((w0 >>> 12) & 0xff0) | (w0 >>> 24)) + y + 512]++;
+        counts[2 * (((w1 & 255) << 4) | ((w1 >>> 8) & 255)) + y + 1024]++;
+        counts[2 * (((w1 >>> 12) & 0xff0) | (w1 >>> 24)) + y + 1536]++;
+      } else this.count(counts, bins, at, y);
+      if (++since >= grace && this.leafDepth[leaf] < maxDepth) {
+        since = 0;
+        this.leafN[leaf] = n;
+        this.leafPos[leaf] = pos;
+        this.leafSince[leaf] = 0;
         if (this.check(leaf)) {
-          // (a split may have grown the node arrays)
+          // (a split may have grown the node arrays; the leaf is now a split)
           feat = this.feat;
           edge = this.edge;
           kids = this.kids;
-          leafN = this.leafN;
-          leafPos = this.leafPos;
-          leafSince = this.leafSince;
+          leaf = -1;
         }
       }
+    }
+    if (leaf >= 0) {
+      this.leafN[leaf] = n;
+      this.leafPos[leaf] = pos;
+      this.leafSince[leaf] = since;
     }
     this.seen = seen;
     this.correct = correct;
     this.positives = positives;
+  }
+
+  /** add the sample of bins b[offset .. offset + features), class y (0 or 1), to a leaf's counts */
+  private count(counts: Float64Array, b: ArrayLike<number>, offset: number, y: number): void {
+    const F = this.features;
+    const B = this.bins;
+    if (!this.paired) {
+      for (let f = 0; f < F; f++) counts[(f * B + b[offset + f]) * 2 + y]++;
+      return;
+    }
+    const pair = B * B * 2;
+    let f = 0;
+    for (; f + 1 < F; f += 2) counts[(f >> 1) * pair + (b[offset + f] * B + b[offset + f + 1]) * 2 + y]++;
+    if (f < F) counts[(F >> 1) * pair + b[offset + f] * 2 + y]++;
+  }
+
+  /** a leaf's counts[f][bin][class], flattened ((f * bins + bin) * 2 + y): its own, or added up from its pairs */
+  private flatCounts(leaf: number): Float64Array {
+    const counts = this.leafCounts[leaf];
+    if (!this.paired) return counts;
+    const F = this.features;
+    const B = this.bins;
+    const out = this.flat;
+    out.fill(0);
+    const pair = B * B * 2;
+    let f = 0;
+    for (; f + 1 < F; f += 2) {
+      const at = (f >> 1) * pair;
+      for (let a = 0; a < B; a++) {
+        for (let c = 0; c < B; c++) {
+          const i = at + (a * B + c) * 2;
+          out[(f * B + a) * 2] += counts[i];
+          out[(f * B + a) * 2 + 1] += counts[i + 1];
+          out[((f + 1) * B + c) * 2] += counts[i];
+          out[((f + 1) * B + c) * 2 + 1] += counts[i + 1];
+        }
+      }
+    }
+    if (f < F) out.set(counts.subarray((F >> 1) * pair, (F >> 1) * pair + B * 2), f * B * 2);
+    return out;
   }
 
   /** a leaf's split check, unless the gain bound says no edge can split it; whether it split */
@@ -467,7 +534,7 @@ export class HoeffdingTree {
     const E = this.bins - 1;
     const n = this.leafN[leaf];
     const pos = this.leafPos[leaf];
-    const counts = this.leafCounts[leaf];
+    const counts = this.flatCounts(leaf);
     const { ub, cumN, cumP, ubF, fGain, fEdge, order, edgeOrder } = this.splitScratch;
     // the bound of every edge that splits the samples (-1: one that does not), and per feature the largest
     for (let f = 0; f < F; f++) {

@@ -270,3 +270,30 @@ describe('Hoeffding tree: split checks skipped by the gain bound', () => {
     expect(splits).toBeGreaterThanOrEqual(8);
   });
 });
+
+describe('Hoeffding tree: counts kept per pair of features', () => {
+  it('learns as one sample after another for 16 bins and 8 features (the word path), odd feature counts and more than 16 bins', () => {
+    // learnBinsMany reads 8 features of 16 bins as two words and counts pairs; learnBins counts them one
+    // by one through the generic path; with 20 bins the counts are kept per feature
+    for (const [F, bins] of [[8, 16], [5, 16], [3, 6], [8, 20]] as const) {
+      const rng = seedrandom(`pairs-${F}-${bins}`);
+      const o = { features: F, bins, grace: 30, tau: 0.1, exactChecks: true };
+      const one = new HoeffdingTree(o);
+      const many = new HoeffdingTree(o);
+      for (let batch = 0; batch < 40; batch++) {
+        const count = Math.floor(rng() * 200);
+        const x = new Uint8Array(count * F);
+        const labels = new Uint8Array(count);
+        for (let j = 0; j < count; j++) {
+          for (let f = 0; f < F; f++) x[j * F + f] = Math.floor(rng() * bins);
+          labels[j] = rng() < (x[j * F + (batch % F)] < bins / 3 ? 0.8 : 0.1) ? 1 : 0;
+          one.learnBins(x, j * F, labels[j] === 1);
+        }
+        many.learnBinsMany(x, count, labels);
+        expect(many.lastCheck).toEqual(one.lastCheck);
+        expect(many.structure()).toEqual(one.structure());
+      }
+      expect(many.splits).toBeGreaterThan(0);
+    }
+  });
+});
