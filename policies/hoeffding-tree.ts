@@ -18,7 +18,8 @@
  * the same samples as computing every check).
  *
  * The nodes are kept in typed arrays (a node's feature, -1 for a leaf, its edge and children; a
- * leaf's counters) so that routing a sample reads only numbers.
+ * leaf's counters) so that routing a sample reads only numbers; while the splits test at most two
+ * features (and there are at most 16 bins), a table gives the leaf of each pair of their bins.
  */
 
 export interface HoeffdingOptions {
@@ -147,6 +148,12 @@ export class HoeffdingTree {
   private leafSince: Int32Array;
   private leafDepth: Int32Array;
   private leafCounts: Float64Array[] = [];
+  // while the splits test at most two features (routeA, routeB; -1: none) and there are at most 16
+  // bins: the leaf of each pair of their bins, route[binA * bins + binB] (routeAll: the splits test more)
+  private routeA = -1;
+  private routeB = -1;
+  private routeAll = false;
+  private route = new Int32Array(0);
   /** whether the counts are kept per pair of features */
   private readonly paired: boolean;
   /** counts[f][bin][class] of one leaf, added up from its pairs (flatCounts) */
@@ -207,6 +214,7 @@ export class HoeffdingTree {
     this.chkPos = new Float64Array(cap);
     this.chkCap = new Float64Array(cap);
     this.leaf(0);
+    this.routeAll = this.bins > 16;
   }
 
   /** a new leaf at `depth` (empty: every gain 0); its node */
@@ -240,8 +248,37 @@ export class HoeffdingTree {
     this.chkCap = more(this.chkCap);
   }
 
+  /** the route table after a split (routeAll when the splits test more than two features or there are more than 16 bins) */
+  private makeRoute(): void {
+    if (this.routeAll) return;
+    const used: number[] = [];
+    for (let node = 0; node < this.nodes; node++) if (this.feat[node] >= 0 && !used.includes(this.feat[node])) used.push(this.feat[node]);
+    if (used.length > 2) {
+      this.routeAll = true;
+      return;
+    }
+    const B = this.bins;
+    this.routeA = used[0];
+    this.routeB = used.length > 1 ? used[1] : -1;
+    this.route = new Int32Array(B * B);
+    const x = new Uint8Array(this.features);
+    for (let a = 0; a < B; a++) {
+      for (let c = 0; c < B; c++) {
+        x[this.routeA] = a;
+        if (this.routeB >= 0) x[this.routeB] = c;
+        this.route[a * B + c] = this.walk(x, 0);
+      }
+    }
+  }
+
   /** the leaf of the bins b[offset .. offset + features) */
   private findBins(b: ArrayLike<number>, offset: number): number {
+    if (!this.routeAll) return this.routeA < 0 ? 0 : this.route[b[offset + this.routeA] * this.bins + (this.routeB < 0 ? 0 : b[offset + this.routeB])];
+    return this.walk(b, offset);
+  }
+
+  /** findBins() from the root down */
+  private walk(b: ArrayLike<number>, offset: number): number {
     const feat = this.feat;
     let node = 0;
     for (let f = feat[0]; f >= 0; f = feat[node]) node = this.kids[2 * node + (b[offset + f] <= this.edge[node] ? 0 : 1)];
@@ -363,6 +400,10 @@ export class HoeffdingTree {
     let feat = this.feat;
     let edge = this.edge;
     let kids = this.kids;
+    let routeAll = this.routeAll;
+    let routeA = this.routeA;
+    let routeB = this.routeB;
+    let route = this.route;
     // the leaf of the samples being learned and its counters, held here while the samples go to it
     let leaf = -1;
     let n = 0;
@@ -371,7 +412,9 @@ export class HoeffdingTree {
     let counts: Float64Array = EMPTY;
     for (let j = 0, at = 0; j < count; j++, at += F) {
       let node = 0;
-      for (let f = feat[0]; f >= 0; f = feat[node]) node = kids[2 * node + (bins[at + f] <= edge[node] ? 0 : 1)];
+      if (!routeAll) {
+        if (routeA >= 0) node = route[bins[at + routeA] * B + (routeB < 0 ? 0 : bins[at + routeB])];
+      } else for (let f = feat[0]; f >= 0; f = feat[node]) node = kids[2 * node + (bins[at + f] <= edge[node] ? 0 : 1)];
       if (node !== leaf) {
         if (leaf >= 0) {
           this.leafN[leaf] = n;
@@ -410,6 +453,10 @@ export class HoeffdingTree {
           feat = this.feat;
           edge = this.edge;
           kids = this.kids;
+          routeAll = this.routeAll;
+          routeA = this.routeA;
+          routeB = this.routeB;
+          route = this.route;
           leaf = -1;
         }
       }
@@ -518,6 +565,7 @@ export class HoeffdingTree {
     this.kids[2 * leaf + 1] = right;
     this.leafCounts[leaf] = EMPTY;
     this.splits++;
+    this.makeRoute();
     return true;
   }
 

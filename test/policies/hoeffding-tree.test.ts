@@ -297,3 +297,37 @@ describe('Hoeffding tree: counts kept per pair of features', () => {
     }
   });
 });
+
+describe('Hoeffding tree: the route table', () => {
+  it('sends every sample to the leaf a walk from the root reaches, with splits on one, two and more features', () => {
+    // (the table is used while the splits test at most two features; walk() is the from-the-root reference)
+    type Inner = { findBins(b: ArrayLike<number>, o: number): number; walk(b: ArrayLike<number>, o: number): number; routeAll: boolean };
+    const kinds = new Set<string>();
+    for (let trial = 0; trial < 12; trial++) {
+      const rng = seedrandom(`route-${trial}`);
+      const F = 3 + (trial % 6);
+      const bins = [16, 8, 5][trial % 3];
+      const t = new HoeffdingTree({ features: F, bins, grace: 40, tau: 0.05, minGain: 0.01, maxDepth: 6 });
+      const inner = t as unknown as Inner;
+      // the label depends on one, two or three features
+      const uses = 1 + (trial % 3);
+      for (let batch = 0; batch < 60; batch++) {
+        const count = 300;
+        const x = new Uint8Array(count * F);
+        const labels = new Uint8Array(count);
+        for (let j = 0; j < count; j++) {
+          for (let f = 0; f < F; f++) x[j * F + f] = Math.floor(rng() * bins);
+          let hot = 0;
+          for (let f = 0; f < uses; f++) if (x[j * F + f] < bins / 2) hot++;
+          labels[j] = rng() < 0.1 + 0.3 * hot ? 1 : 0;
+        }
+        t.learnBinsMany(x, count, labels);
+        for (let j = 0; j < count; j++) expect(inner.findBins(x, j * F)).toBe(inner.walk(x, j * F));
+      }
+      const used = new Set(t.structure().map((n) => n.feature)).size;
+      kinds.add(used > 2 ? 'walk' : `table-${used}`);
+      expect(inner.routeAll).toBe(used > 2);
+    }
+    expect([...kinds].sort()).toEqual(['table-1', 'table-2', 'walk']);
+  });
+});
