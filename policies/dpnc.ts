@@ -156,6 +156,29 @@ export function trainingSampleKept(seed: number, layer: number, step: number, b:
   return rate >= 1 || sampleDraw(mix(seed, layer, step, TRAIN_SALT), b) < rate * 0x1_0000_0000;
 }
 
+/**
+ * One past the last block below `created` of layer l whose tier is above 0 (0: none), from the
+ * layer's HBM bitmap (bits[at + (b >> 5)], bit b & 31: block b is in HBM) where the cache's tiers are
+ * read only for blocks not marked (a block not live, tier -1, is passed over). The bitmap must mark
+ * exactly the blocks in HBM.
+ */
+export function offloadedEnd(bits: Int32Array, at: number, created: number, cache: { tierOf(l: number, b: number): number }, l: number): number {
+  let end = created;
+  while (end > 0) {
+    const b = end - 1;
+    // the word's bits of blocks b and below that are not in HBM, and the highest of them
+    const missing = ~bits[at + (b >> 5)] & (-1 >>> (31 - (b & 31)));
+    if (missing === 0) {
+      end = b & ~31;
+      continue;
+    }
+    const last = (b & ~31) + 31 - Math.clz32(missing);
+    if (cache.tierOf(l, last) > 0) return last + 1;
+    end = last;
+  }
+  return 0;
+}
+
 /** a step before any step (never) */
 const NEVER = -0x7fffffff;
 
@@ -695,8 +718,8 @@ export const dpnc: PolicyDefinition<Options> = {
       const nResident = memCount[l * T];
       residents.set(memList[l * T].subarray(0, nResident));
       const nOffloaded = cache.live(l) - nResident;
-      let end = created;
-      while (end > 0 && cache.tierOf(l, end - 1) <= 0) end--;
+      // one past the last offloaded page
+      const end = offloadedEnd(hbmBits, l * W, created, cache, l);
       let nYes = 0;
       let nCands = 0;
       const list = recentList[l];
