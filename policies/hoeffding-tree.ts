@@ -520,7 +520,8 @@ export class HoeffdingTree {
       this.chkN[leaf] = n;
       this.chkPos[leaf] = pos;
       this.chkCap[leaf] = cap;
-      if (cap < n * this.minGain) {
+      // (below minGain by more than the rounding of a computed gain, ~1e-14)
+      if (cap < n * this.minGain * (1 - 1e-9)) {
         this.checksSkipped++;
         return false;
       }
