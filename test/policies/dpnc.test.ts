@@ -137,6 +137,18 @@ describe('dpnc features of one page', () => {
       // tried first at any bin (right, or wrong by any amount), the same answer
       const wrongNear = zs.filter((z, j) => kb.ofNear(z, j % bins) !== bin(keyNormFeature(z)) || kb.ofNear(z, kb.of(z)) !== kb.of(z));
       expect(wrongNear).toEqual([]);
+      // a z at least GUARD inside bin k's edges (below, above) and within ±40 is in bin k (the test observe makes before ofNear)
+      let inside = 0;
+      const wrongInside = zs.filter((z, j) => {
+        for (const k of [j % bins, kb.of(z)]) {
+          if (!(z - kb.below[k] >= KeyNormBins.GUARD && kb.above[k] - z >= KeyNormBins.GUARD && z > -40 && z < 40)) continue;
+          inside++;
+          if (bin(keyNormFeature(z)) !== k) return true;
+        }
+        return false;
+      });
+      expect(wrongInside).toEqual([]);
+      expect(inside).toBeGreaterThan(4000);
     }
   });
 
