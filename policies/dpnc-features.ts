@@ -89,6 +89,12 @@ export class KeyNormBins {
   /** GUARD in z: the logistic's rounding error (a few ulps) is far below its change over this width */
   static readonly GUARD = 1e-7;
   private readonly edges: Float64Array;
+  /**
+   * per bin k: its lower edge in z (−Infinity for bin 0) and its upper edge (+Infinity for the last):
+   * a z within ±40 at least GUARD inside both is in bin k (ofNear(z, k) is k)
+   */
+  readonly below: Float64Array;
+  readonly above: Float64Array;
 
   constructor(private readonly bin: (v: number) => number, bins: number) {
     const exact = (z: number) => bin(keyNormFeature(z));
@@ -107,6 +113,8 @@ export class KeyNormBins {
       }
       this.edges[k - 1] = hi;
     }
+    this.below = Float64Array.from({ length: bins }, (_, k) => (k > 0 ? this.edges[k - 1] : -Infinity));
+    this.above = Float64Array.from({ length: bins }, (_, k) => (k < bins - 1 ? this.edges[k] : Infinity));
   }
 
   /** bin(keyNormFeature(z)) */

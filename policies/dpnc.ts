@@ -81,6 +81,7 @@ const recFeature = recencyFeature;
 const freqHolds = frequencyBinHolds;
 const firstChanged = firstBitsChanged;
 const needed = isNeeded;
+const NORM_GUARD = KeyNormBins.GUARD;
 
 interface Options extends Record<string, unknown> {
   use_factor: number;
@@ -154,6 +155,29 @@ export function sampleDraw(row: number, b: number): number {
  */
 export function trainingSampleKept(seed: number, layer: number, step: number, b: number, rate: number): boolean {
   return rate >= 1 || sampleDraw(mix(seed, layer, step, TRAIN_SALT), b) < rate * 0x1_0000_0000;
+}
+
+/**
+ * One past the last block below `created` of layer l whose tier is above 0 (0: none), from the
+ * layer's HBM bitmap (bits[at + (b >> 5)], bit b & 31: block b is in HBM) where the cache's tiers are
+ * read only for blocks not marked (a block not live, tier -1, is passed over). The bitmap must mark
+ * exactly the blocks in HBM.
+ */
+export function offloadedEnd(bits: Int32Array, at: number, created: number, cache: { tierOf(l: number, b: number): number }, l: number): number {
+  let end = created;
+  while (end > 0) {
+    const b = end - 1;
+    // the word's bits of blocks b and below that are not in HBM, and the highest of them
+    const missing = ~bits[at + (b >> 5)] & (-1 >>> (31 - (b & 31)));
+    if (missing === 0) {
+      end = b & ~31;
+      continue;
+    }
+    const last = (b & ~31) + 31 - Math.clz32(missing);
+    if (cache.tierOf(l, last) > 0) return last + 1;
+    end = last;
+  }
+  return 0;
 }
 
 /** a step before any step (never) */
@@ -695,8 +719,8 @@ export const dpnc: PolicyDefinition<Options> = {
       const nResident = memCount[l * T];
       residents.set(memList[l * T].subarray(0, nResident));
       const nOffloaded = cache.live(l) - nResident;
-      let end = created;
-      while (end > 0 && cache.tierOf(l, end - 1) <= 0) end--;
+      // one past the last offloaded page
+      const end = offloadedEnd(hbmBits, l * W, created, cache, l);
       let nYes = 0;
       let nCands = 0;
       const list = recentList[l];
@@ -1271,6 +1295,26 @@ export const dpnc: PolicyDefinition<Options> = {
         const sampleAll = o.train_rate >= 1;
         const keepBelow = o.train_rate * 0x1_0000_0000;
         const row = trained && !sampleAll ? mix(o.seed, l, s, TRAIN_SALT) : 0;
+        // (the per-page arrays held in locals for the loop)
+        const marks = listedMark;
+        const nearNow = nearBin;
+        const lastUseOf = lastUse;
+        const pagedIn = pagedInAt;
+        const tierThen = featTier;
+        const normVerOf = normVer;
+        const normBinOf = normBin;
+        const posBinOf = posBin;
+        const freqBinOf = freqBin;
+        const massBinOf = massBin;
+        const sampleWords = trainWords;
+        const sampleLabels = trainLabels;
+        const seenOf = seen;
+        const usesOf = uses;
+        const memTierOf = memTier;
+        const recencyBins = recencyBin;
+        const tierBins = tierBin;
+        const normBelow = keyNormBins.below;
+        const normAbove = keyNormBins.above;
         for (let a = 0; a < nAtt; a++) {
           const b = attendedList[a];
           const i = base + b;
@@ -1278,48 +1322,51 @@ export const dpnc: PolicyDefinition<Options> = {
           let near = uNear;
           let last = uMass;
           let used = uUsed;
-          if (dense || listedMark[b] === 1) {
+          if (dense || marks[b] === 1) {
             const rel = max > 0 ? mass[b] / max : 0;
             near = tree.bin(nearFeature(rel));
             last = tree.bin(massFeature(rel));
             used = needed(mass[b], n, useFactor);
           }
-          nearBin[b] = near;
-          const lu = lastUse[i];
+          nearNow[b] = near;
+          const lu = lastUseOf[i];
           if (trained && b < createdThen) {
             // resident at the pass, or paged in by it
-            const tier = pagedInAt[i] >= tick ? featTier[i] : 0;
+            const tier = pagedIn[i] >= tick ? tierThen[i] : 0;
             if ((trainAll || tier > 0) && (sampleAll || sampleDraw(row, b) < keepBelow)) {
               // its feature bins at the layer's last decision pass (its own history is as it was then)
               // (trainBins[8 samples .. 8 samples + 8), as two words)
               let recency = neverBin;
               if (lu !== NEVER) {
                 const r = stepThen - lu;
-                recency = r >= 0 ? (r < recencies ? recencyBin[r] : farBin) : tree.bin(recFeature(r));
+                recency = r >= 0 ? (r < recencies ? recencyBins[r] : farBin) : tree.bin(recFeature(r));
               }
-              if (normVer[i] !== ver) {
-                normBin[i] = keyNormBins.ofNear(sd > 0 ? (normsThen[b] - mean) / sd : 0, normBin[i]);
-                normVer[i] = ver;
+              if (normVerOf[i] !== ver) {
+                // (ofNear(z, k), its answer when z is well inside bin k taken here)
+                const z = sd > 0 ? (normsThen[b] - mean) / sd : 0;
+                const k = normBinOf[i];
+                if (!(z - normBelow[k] >= NORM_GUARD && normAbove[k] - z >= NORM_GUARD && z > -40 && z < 40)) normBinOf[i] = keyNormBins.ofNear(z, k);
+                normVerOf[i] = ver;
               }
-              const position = posThen ? posBin[b] : tree.bin(positionFeature(b, blocksThen));
-              trainWords[2 * samples] = fourBytes(recency, freqBin[i], massBin[i], normBin[i]);
-              trainWords[2 * samples + 1] = fourBytes(position, lb, tierBin[tier], nearThen[b]);
-              trainLabels[samples++] = used ? 1 : 0;
+              const position = posThen ? posBinOf[b] : tree.bin(positionFeature(b, blocksThen));
+              sampleWords[2 * samples] = fourBytes(recency, freqBinOf[i], massBinOf[i], normBinOf[i]);
+              sampleWords[2 * samples + 1] = fourBytes(position, lb, tierBins[tier], nearThen[b]);
+              sampleLabels[samples++] = used ? 1 : 0;
             }
           }
-          const attendances = seen[i] + 1;
-          seen[i] = attendances;
-          massBin[i] = last;
-          let count = uses[i];
+          const attendances = seenOf[i] + 1;
+          seenOf[i] = attendances;
+          massBinOf[i] = last;
+          let count = usesOf[i];
           if (used) {
-            uses[i] = ++count;
-            lastUse[i] = s;
+            usesOf[i] = ++count;
+            lastUseOf[i] = s;
             // used while offloaded (attended where this policy does not skip, as at the prefill; a
             // page not listed below HBM yet is listed when it is)
-            if (memTier[i] > 0) toRecent(l, b);
+            if (memTierOf[i] > 0) toRecent(l, b);
           }
           // its frequency bin: kept while the frequency stays strictly inside it, else computed
-          if (!freqHolds(freqBin[i], count, attendances, bins)) freqBin[i] = tree.bin(freqFeature(count, attendances));
+          if (!freqHolds(freqBinOf[i], count, attendances, bins)) freqBinOf[i] = tree.bin(freqFeature(count, attendances));
         }
         if (!dense) for (let k = 0; k < obs.idx!.length; k++) listedMark[obs.idx![k]] = 0;
         if (samples > 0) tree.learnBinsMany(trainBins, samples, trainLabels);

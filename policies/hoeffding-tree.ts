@@ -9,6 +9,17 @@
  * majority class (Laplace-smoothed frequency > 1/2). Prequential accuracy (test, then train) is
  * tracked, so the predictor reports how good it is instead of pretending: on an unlearnable stream it
  * stays near the base rate.
+ *
+ * A split check whose outcome is known without computing the gains is not computed: every gain of a
+ * leaf is the mutual information I of the class and the side of the edge in the leaf's counts, and
+ * n·I grows by at most d(n) − d(n_y) when one sample of class y is added (d(x) = (x+1)·log2(x+1) −
+ * x·log2(x), see gainGrowth), so from the largest gain at one check a bound on every gain at the next
+ * follows from the counts alone; while it stays below minGain, no edge can split (the same splits at
+ * the same samples as computing every check).
+ *
+ * The nodes are kept in typed arrays (a node's feature, -1 for a leaf, its edge and children; a
+ * leaf's counters) so that routing a sample reads only numbers; while the splits test at most two
+ * features (and there are at most 16 bins), a table gives the leaf of each pair of their bins.
  */
 
 export interface HoeffdingOptions {
@@ -20,29 +31,9 @@ export interface HoeffdingOptions {
   /** a split must gain at least this many bits (keeps ties on noise from splitting) */
   minGain?: number;
   maxDepth?: number;
+  /** compute every split check, never consulting the gain bound (the same splits, slower: a reference for tests) */
+  exactChecks?: boolean;
 }
-
-interface Leaf {
-  kind: 'leaf';
-  n: number;
-  pos: number;
-  /** counts[f][bin][class] flattened: (f * bins + bin) * 2 + y */
-  counts: Float64Array;
-  seenSinceCheck: number;
-  depth: number;
-}
-
-interface Split {
-  kind: 'split';
-  feature: number;
-  /** x goes left when its bin of this feature is <= edge, i.e. x[feature] < threshold = (edge + 1) / bins */
-  edge: number;
-  threshold: number;
-  left: Node;
-  right: Node;
-}
-
-type Node = Leaf | Split;
 
 /** Binary entropy in bits of `pos` positives among `n`. */
 export function entropy(pos: number, n: number): number {
@@ -74,6 +65,29 @@ export function hoeffdingBound(range: number, delta: number, n: number): number 
   return Math.sqrt((range * range * Math.log(1 / delta)) / (2 * n));
 }
 
+/**
+ * d(x) = g(x + 1) − g(x) for g(x) = x·log2(x) (g(0) = 0), written log2(x + 1) + x·log2(1 + 1/x) so
+ * that it keeps its precision at large x. g is convex, so d rises with x.
+ */
+export function gainGrowth(x: number): number {
+  return x <= 0 ? 0 : Math.log2(x + 1) + (x * Math.log1p(1 / x)) / Math.LN2;
+}
+
+/**
+ * An upper bound of n1·I at every edge of a leaf that had n0 samples (pos0 positive) and n0·I <= cap0
+ * at every edge, after pos1 − pos0 positives and the rest negatives were added (n1 samples). n·I =
+ * Σ_cells g(n_ys) − Σ_y g(n_y) − Σ_s g(n_s) + g(n), so a sample added to cell (y, s) adds
+ * d(n_ys) − d(n_y) − d(n_s) + d(n) <= d(n) − d(n_y) (as n_ys <= n_s and d rises), and with n <= n1 − 1
+ * and n_y at least its count at n0, at most d(n1 − 1) − d(count of y at n0). Widened past rounding.
+ */
+export function gainCapAfter(cap0: number, n0: number, pos0: number, n1: number, pos1: number): number {
+  const dn = gainGrowth(n1 - 1);
+  const addPos = pos1 - pos0;
+  const addNeg = n1 - pos1 - (n0 - pos0);
+  const grow = (addPos > 0 ? addPos * (dn - gainGrowth(pos0)) : 0) + (addNeg > 0 ? addNeg * (dn - gainGrowth(n0 - pos0)) : 0);
+  return (cap0 + grow) * (1 + 1e-12) + 1e-9;
+}
+
 /** What one split check of a leaf saw and decided (the last one is kept, for tests and reports). */
 export interface SplitCheck {
   /** samples at the leaf */
@@ -91,6 +105,12 @@ export interface SplitCheck {
   reason: 'bound' | 'tie' | 'pure' | 'min-gain' | 'no-gap';
 }
 
+/** whether this machine stores the low byte of a word first */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/** the counts of a node that is no longer a leaf */
+const EMPTY = new Float64Array(0);
+
 export class HoeffdingTree {
   readonly features: number;
   readonly bins: number;
@@ -99,14 +119,49 @@ export class HoeffdingTree {
   readonly tau: number;
   readonly maxDepth: number;
   readonly minGain: number;
-  private root: Node;
   /** prequential counters */
   seen = 0;
   correct = 0;
   positives = 0;
   splits = 0;
-  /** the last split check of any leaf (undefined before the first) */
+  /** split checks whose outcome (no split: every gain below minGain) the gain bound gave without computing them */
+  checksSkipped = 0;
+  /** the last split check of any leaf that was computed (undefined before the first) */
   lastCheck: SplitCheck | undefined;
+  /** every split check computed (no bound consulted): the reference the bound is tested against */
+  private readonly exactChecks: boolean;
+
+  // the nodes (0: the root), per node: its feature (-1: a leaf), edge (x goes left when its bin of
+  // the feature is <= edge) and children (kids[2 node], kids[2 node + 1]: left, right)
+  private nodes = 0;
+  private feat: Int32Array;
+  private edge: Int32Array;
+  private kids: Int32Array;
+  // per leaf: samples, positives, samples since its last check, depth; its class counts (let go when
+  // it splits). With at most 16 bins the counts are kept per pair of features (0 and 1, 2 and 3, ...:
+  // counts[pair][bin of the first][bin of the second][class] flattened, pair p at p * bins² * 2, and
+  // the last feature of an odd count alone after them), one count per pair for each sample; a split
+  // check adds them up per feature (flatCounts). With more bins, counts[f][bin][class] flattened:
+  // (f * bins + bin) * 2 + y.
+  private leafN: Float64Array;
+  private leafPos: Float64Array;
+  private leafSince: Int32Array;
+  private leafDepth: Int32Array;
+  private leafCounts: Float64Array[] = [];
+  // while the splits test at most two features (routeA, routeB; -1: none) and there are at most 16
+  // bins: the leaf of each pair of their bins, route[binA * bins + binB] (routeAll: the splits test more)
+  private routeA = -1;
+  private routeB = -1;
+  private routeAll = false;
+  private route = new Int32Array(0);
+  /** whether the counts are kept per pair of features */
+  private readonly paired: boolean;
+  /** counts[f][bin][class] of one leaf, added up from its pairs (flatCounts) */
+  private readonly flat: Float64Array;
+  // per leaf, at its last split check: samples, positives, and a bound of n·gain at every edge then
+  private chkN: Float64Array;
+  private chkPos: Float64Array;
+  private chkCap: Float64Array;
 
   /** bins of one sample (reused) */
   private readonly scratch: Float64Array;
@@ -133,6 +188,9 @@ export class HoeffdingTree {
     this.tau = o.tau ?? 0.05;
     this.maxDepth = o.maxDepth ?? 8;
     this.minGain = o.minGain ?? 0.01;
+    this.exactChecks = o.exactChecks ?? false;
+    this.paired = this.bins <= 16;
+    this.flat = new Float64Array(o.features * this.bins * 2);
     const edges = o.features * (this.bins - 1);
     this.splitScratch = {
       ub: new Float64Array(edges),
@@ -144,17 +202,86 @@ export class HoeffdingTree {
       order: new Int32Array(o.features),
       edgeOrder: new Int32Array(Math.max(0, this.bins - 1)),
     };
-    this.root = this.leaf(0);
+    const cap = 4;
+    this.feat = new Int32Array(cap);
+    this.edge = new Int32Array(cap);
+    this.kids = new Int32Array(2 * cap);
+    this.leafN = new Float64Array(cap);
+    this.leafPos = new Float64Array(cap);
+    this.leafSince = new Int32Array(cap);
+    this.leafDepth = new Int32Array(cap);
+    this.chkN = new Float64Array(cap);
+    this.chkPos = new Float64Array(cap);
+    this.chkCap = new Float64Array(cap);
+    this.leaf(0);
+    this.routeAll = this.bins > 16;
   }
 
-  private leaf(depth: number): Leaf {
-    return { kind: 'leaf', n: 0, pos: 0, counts: new Float64Array(this.features * this.bins * 2), seenSinceCheck: 0, depth };
+  /** a new leaf at `depth` (empty: every gain 0); its node */
+  private leaf(depth: number): number {
+    const id = this.nodes++;
+    if (id >= this.feat.length) this.grow();
+    this.feat[id] = -1;
+    this.leafDepth[id] = depth;
+    const B = this.bins;
+    const F = this.features;
+    this.leafCounts[id] = new Float64Array(this.paired ? (F >> 1) * B * B * 2 + (F & 1) * B * 2 : F * B * 2);
+    return id;
+  }
+
+  private grow(): void {
+    // (each array twice as long, its entries kept)
+    const more = <A extends Int32Array | Float64Array>(a: A): A => {
+      const b = new (a.constructor as new (n: number) => A)(a.length * 2);
+      b.set(a);
+      return b;
+    };
+    this.feat = more(this.feat);
+    this.edge = more(this.edge);
+    this.kids = more(this.kids);
+    this.leafN = more(this.leafN);
+    this.leafPos = more(this.leafPos);
+    this.leafSince = more(this.leafSince);
+    this.leafDepth = more(this.leafDepth);
+    this.chkN = more(this.chkN);
+    this.chkPos = more(this.chkPos);
+    this.chkCap = more(this.chkCap);
+  }
+
+  /** the route table after a split (routeAll when the splits test more than two features or there are more than 16 bins) */
+  private makeRoute(): void {
+    if (this.routeAll) return;
+    const used: number[] = [];
+    for (let node = 0; node < this.nodes; node++) if (this.feat[node] >= 0 && !used.includes(this.feat[node])) used.push(this.feat[node]);
+    if (used.length > 2) {
+      this.routeAll = true;
+      return;
+    }
+    const B = this.bins;
+    this.routeA = used[0];
+    this.routeB = used.length > 1 ? used[1] : -1;
+    this.route = new Int32Array(B * B);
+    const x = new Uint8Array(this.features);
+    for (let a = 0; a < B; a++) {
+      for (let c = 0; c < B; c++) {
+        x[this.routeA] = a;
+        if (this.routeB >= 0) x[this.routeB] = c;
+        this.route[a * B + c] = this.walk(x, 0);
+      }
+    }
   }
 
   /** the leaf of the bins b[offset .. offset + features) */
-  private findBins(b: ArrayLike<number>, offset: number): Leaf {
-    let node = this.root;
-    while (node.kind === 'split') node = b[offset + node.feature] <= node.edge ? node.left : node.right;
+  private findBins(b: ArrayLike<number>, offset: number): number {
+    if (!this.routeAll) return this.routeA < 0 ? 0 : this.route[b[offset + this.routeA] * this.bins + (this.routeB < 0 ? 0 : b[offset + this.routeB])];
+    return this.walk(b, offset);
+  }
+
+  /** findBins() from the root down */
+  private walk(b: ArrayLike<number>, offset: number): number {
+    const feat = this.feat;
+    let node = 0;
+    for (let f = feat[0]; f >= 0; f = feat[node]) node = this.kids[2 * node + (b[offset + f] <= this.edge[node] ? 0 : 1)];
     return node;
   }
 
@@ -183,7 +310,7 @@ export class HoeffdingTree {
   /** probabilityAt() of features given by their bins b[offset .. offset + features) (bin() of each value) */
   probabilityOfBins(b: ArrayLike<number>, offset: number): number {
     const leaf = this.findBins(b, offset);
-    return (leaf.pos + 1) / (leaf.n + 2);
+    return (this.leafPos[leaf] + 1) / (this.leafN[leaf] + 2);
   }
 
   /**
@@ -191,12 +318,16 @@ export class HoeffdingTree {
    * (the other features in any bins).
    */
   reaches(f: number, v: number, yes: (p: number) => boolean): boolean {
-    const walk = (node: Node): boolean => {
-      if (node.kind === 'leaf') return yes((node.pos + 1) / (node.n + 2));
-      if (node.feature === f) return walk(v <= node.edge ? node.left : node.right);
-      return walk(node.left) || walk(node.right);
-    };
-    return walk(this.root);
+    return this.reachesFrom(0, f, v, yes);
+  }
+
+  private reachesFrom(node: number, f: number, v: number, yes: (p: number) => boolean): boolean {
+    const nf = this.feat[node];
+    if (nf < 0) return yes((this.leafPos[node] + 1) / (this.leafN[node] + 2));
+    const left = this.kids[2 * node];
+    const right = this.kids[2 * node + 1];
+    if (nf === f) return this.reachesFrom(v <= this.edge[node] ? left : right, f, v, yes);
+    return this.reachesFrom(left, f, v, yes) || this.reachesFrom(right, f, v, yes);
   }
 
   predict(x: ArrayLike<number>): boolean {
@@ -216,13 +347,13 @@ export class HoeffdingTree {
   /** The split nodes, depth first (left before right): feature, threshold and depth of each. */
   structure(): { feature: number; threshold: number; depth: number }[] {
     const out: { feature: number; threshold: number; depth: number }[] = [];
-    const walk = (node: Node, depth: number): void => {
-      if (node.kind === 'leaf') return;
-      out.push({ feature: node.feature, threshold: node.threshold, depth });
-      walk(node.left, depth + 1);
-      walk(node.right, depth + 1);
+    const walk = (node: number, depth: number): void => {
+      if (this.feat[node] < 0) return;
+      out.push({ feature: this.feat[node], threshold: (this.edge[node] + 1) / this.bins, depth });
+      walk(this.kids[2 * node], depth + 1);
+      walk(this.kids[2 * node + 1], depth + 1);
     };
-    walk(this.root, 0);
+    walk(0, 0);
     return out;
   }
 
@@ -239,17 +370,16 @@ export class HoeffdingTree {
   /** learnAt() of features given by their bins b[offset .. offset + features) (bin() of each value) */
   learnBins(b: ArrayLike<number>, offset: number, y: boolean): void {
     const leaf = this.findBins(b, offset);
-    const guess = (leaf.pos + 1) / (leaf.n + 2) > 0.5;
+    const guess = (this.leafPos[leaf] + 1) / (this.leafN[leaf] + 2) > 0.5;
     this.seen++;
     if (guess === y) this.correct++;
     if (y) this.positives++;
-    leaf.n++;
-    if (y) leaf.pos++;
-    const c = y ? 1 : 0;
-    for (let f = 0; f < this.features; f++) leaf.counts[(f * this.bins + b[offset + f]) * 2 + c]++;
-    if (++leaf.seenSinceCheck >= this.grace && leaf.depth < this.maxDepth) {
-      leaf.seenSinceCheck = 0;
-      this.trySplit(leaf, b, offset);
+    this.leafN[leaf]++;
+    if (y) this.leafPos[leaf]++;
+    this.count(this.leafCounts[leaf], b, offset, y ? 1 : 0);
+    if (++this.leafSince[leaf] >= this.grace && this.leafDepth[leaf] < this.maxDepth) {
+      this.leafSince[leaf] = 0;
+      this.check(leaf);
     }
   }
 
@@ -260,71 +390,184 @@ export class HoeffdingTree {
   learnBinsMany(bins: Uint8Array, count: number, labels: Uint8Array): void {
     const F = this.features;
     const B = this.bins;
+    const grace = this.grace;
+    const maxDepth = this.maxDepth;
+    // eight features of a sample read as two little-endian words (its bins are bytes; aligned rows)
+    const words = F === 8 && B === 16 && LITTLE_ENDIAN && bins.byteOffset % 4 === 0 ? new Int32Array(bins.buffer, bins.byteOffset, 2 * count) : null;
     let seen = this.seen;
     let correct = this.correct;
     let positives = this.positives;
+    let feat = this.feat;
+    let edge = this.edge;
+    let kids = this.kids;
+    let routeAll = this.routeAll;
+    let routeA = this.routeA;
+    let routeB = this.routeB;
+    let route = this.route;
+    // the leaf of the samples being learned and its counters, held here while the samples go to it
+    let leaf = -1;
+    let n = 0;
+    let pos = 0;
+    let since = 0;
+    let counts: Float64Array = EMPTY;
     for (let j = 0, at = 0; j < count; j++, at += F) {
-      let node = this.root;
-      while (node.kind === 'split') node = bins[at + node.feature] <= node.edge ? node.left : node.right;
-      const leaf = node;
-      const y = labels[j] === 1;
+      let node = 0;
+      if (!routeAll) {
+        if (routeA >= 0) node = route[bins[at + routeA] * B + (routeB < 0 ? 0 : bins[at + routeB])];
+      } else for (let f = feat[0]; f >= 0; f = feat[node]) node = kids[2 * node + (bins[at + f] <= edge[node] ? 0 : 1)];
+      if (node !== leaf) {
+        if (leaf >= 0) {
+          this.leafN[leaf] = n;
+          this.leafPos[leaf] = pos;
+          this.leafSince[leaf] = since;
+        }
+        leaf = node;
+        n = this.leafN[leaf];
+        pos = this.leafPos[leaf];
+        since = this.leafSince[leaf];
+        counts = this.leafCounts[leaf];
+      }
+      const y = labels[j];
       // (pos + 1) / (n + 2) > 1/2, in integers
-      const guess = 2 * leaf.pos > leaf.n;
+      if ((2 * pos > n ? 1 : 0) === y) correct++;
       seen++;
-      if (guess === y) correct++;
-      if (y) positives++;
-      leaf.n++;
-      if (y) leaf.pos++;
-      const c = y ? 1 : 0;
-      const counts = leaf.counts;
-      // (eight features at a time, unrolled)
-      let f = 0;
-      for (let o = c; f + 8 <= F; f += 8, o += 16 * B) {
-        const a = at + f;
-        counts[2 * bins[a] + o]++;
-        counts[2 * bins[a + 1] + o + 2 * B]++;
-        counts[2 * bins[a + 2] + o + 4 * B]++;
-        counts[2 * bins[a + 3] + o + 6 * B]++;
-        counts[2 * bins[a + 4] + o + 8 * B]++;
-        counts[2 * bins[a + 5] + o + 10 * B]++;
-        counts[2 * bins[a + 6] + o + 12 * B]++;
-        counts[2 * bins[a + 7] + o + 14 * B]++;
+      positives += y;
+      n++;
+      pos += y;
+      if (words !== null) {
+        // the four pairs' counts: pair p at p * 512, (16 · first bin + second bin) * 2 + y
+        const w0 = words[2 * j];
+        const w1 = words[2 * j + 1];
+        counts[2 * (((w0 & 255) << 4) | ((w0 >>> 8) & 255)) + y]++;
+        counts[2 * (((w0 >>> 12) & 0xff0) | (w0 >>> 24)) + y + 512]++;
+        counts[2 * (((w1 & 255) << 4) | ((w1 >>> 8) & 255)) + y + 1024]++;
+        counts[2 * (((w1 >>> 12) & 0xff0) | (w1 >>> 24)) + y + 1536]++;
+      } else this.count(counts, bins, at, y);
+      if (++since >= grace && this.leafDepth[leaf] < maxDepth) {
+        since = 0;
+        this.leafN[leaf] = n;
+        this.leafPos[leaf] = pos;
+        this.leafSince[leaf] = 0;
+        if (this.check(leaf)) {
+          // (a split may have grown the node arrays; the leaf is now a split)
+          feat = this.feat;
+          edge = this.edge;
+          kids = this.kids;
+          routeAll = this.routeAll;
+          routeA = this.routeA;
+          routeB = this.routeB;
+          route = this.route;
+          leaf = -1;
+        }
       }
-      for (; f < F; f++) counts[(f * B + bins[at + f]) * 2 + c]++;
-      if (++leaf.seenSinceCheck >= this.grace && leaf.depth < this.maxDepth) {
-        leaf.seenSinceCheck = 0;
-        this.trySplit(leaf, bins, at);
-      }
+    }
+    if (leaf >= 0) {
+      this.leafN[leaf] = n;
+      this.leafPos[leaf] = pos;
+      this.leafSince[leaf] = since;
     }
     this.seen = seen;
     this.correct = correct;
     this.positives = positives;
   }
 
-  private trySplit(leaf: Leaf, bins: ArrayLike<number>, offset: number): void {
-    if (leaf.pos === 0 || leaf.pos === leaf.n) {
-      this.lastCheck = { n: leaf.n, feature: -1, gain: 0, threshold: Number.NaN, second: 0, epsilon: hoeffdingBound(1, this.delta, leaf.n), split: false, reason: 'pure' };
+  /** add the sample of bins b[offset .. offset + features), class y (0 or 1), to a leaf's counts */
+  private count(counts: Float64Array, b: ArrayLike<number>, offset: number, y: number): void {
+    const F = this.features;
+    const B = this.bins;
+    if (!this.paired) {
+      for (let f = 0; f < F; f++) counts[(f * B + b[offset + f]) * 2 + y]++;
       return;
     }
-    const h = entropy(leaf.pos, leaf.n);
+    const pair = B * B * 2;
+    let f = 0;
+    for (; f + 1 < F; f += 2) counts[(f >> 1) * pair + (b[offset + f] * B + b[offset + f + 1]) * 2 + y]++;
+    if (f < F) counts[(F >> 1) * pair + b[offset + f] * 2 + y]++;
+  }
+
+  /** a leaf's counts[f][bin][class], flattened ((f * bins + bin) * 2 + y): its own, or added up from its pairs */
+  private flatCounts(leaf: number): Float64Array {
+    const counts = this.leafCounts[leaf];
+    if (!this.paired) return counts;
+    const F = this.features;
+    const B = this.bins;
+    const out = this.flat;
+    out.fill(0);
+    const pair = B * B * 2;
+    let f = 0;
+    for (; f + 1 < F; f += 2) {
+      const at = (f >> 1) * pair;
+      for (let a = 0; a < B; a++) {
+        for (let c = 0; c < B; c++) {
+          const i = at + (a * B + c) * 2;
+          out[(f * B + a) * 2] += counts[i];
+          out[(f * B + a) * 2 + 1] += counts[i + 1];
+          out[((f + 1) * B + c) * 2] += counts[i];
+          out[((f + 1) * B + c) * 2 + 1] += counts[i + 1];
+        }
+      }
+    }
+    if (f < F) out.set(counts.subarray((F >> 1) * pair, (F >> 1) * pair + B * 2), f * B * 2);
+    return out;
+  }
+
+  /** a leaf's split check, unless the gain bound says no edge can split it; whether it split */
+  private check(leaf: number): boolean {
+    const n = this.leafN[leaf];
+    const pos = this.leafPos[leaf];
+    if (!this.exactChecks) {
+      const cap = gainCapAfter(this.chkCap[leaf], this.chkN[leaf], this.chkPos[leaf], n, pos);
+      this.chkN[leaf] = n;
+      this.chkPos[leaf] = pos;
+      this.chkCap[leaf] = cap;
+      // (below minGain by more than the rounding of a computed gain, ~1e-14)
+      if (cap < n * this.minGain * (1 - 1e-9)) {
+        this.checksSkipped++;
+        return false;
+      }
+    }
+    return this.trySplit(leaf);
+  }
+
+  private trySplit(leaf: number): boolean {
+    const n = this.leafN[leaf];
+    const pos = this.leafPos[leaf];
+    if (pos === 0 || pos === n) {
+      // every gain is 0
+      this.chkCap[leaf] = 0;
+      this.lastCheck = { n, feature: -1, gain: 0, threshold: Number.NaN, second: 0, epsilon: hoeffdingBound(1, this.delta, n), split: false, reason: 'pure' };
+      return false;
+    }
+    const h = entropy(pos, n);
     const best = this.bestSplits(leaf, h);
+    // the largest gain, widened past the rounding of its computation
+    this.chkCap[leaf] = n * (Math.max(0, best.gain) * (1 + 1e-12) + 1e-12);
     const second = this.secondGain;
     // R = 1 bit: the range of the information gain for two classes
-    const eps = hoeffdingBound(1, this.delta, leaf.n);
+    const eps = hoeffdingBound(1, this.delta, n);
     const threshold = best.feature < 0 ? Number.NaN : (best.edge + 1) / this.bins;
-    const check: SplitCheck = { n: leaf.n, feature: best.feature, gain: Math.max(0, best.gain), threshold, second: Math.max(0, second), epsilon: eps, split: false, reason: 'no-gap' };
+    const check: SplitCheck = { n, feature: best.feature, gain: Math.max(0, best.gain), threshold, second: Math.max(0, second), epsilon: eps, split: false, reason: 'no-gap' };
     this.lastCheck = check;
     if (best.feature < 0 || best.gain < this.minGain) {
       check.reason = 'min-gain';
-      return;
+      return false;
     }
     if (best.gain - Math.max(0, second) > eps) check.reason = 'bound';
     else if (eps < this.tau && best.gain > 0) check.reason = 'tie';
-    else return;
+    else return false;
     check.split = true;
-    const split: Split = { kind: 'split', feature: best.feature, edge: best.edge, threshold, left: this.leaf(leaf.depth + 1), right: this.leaf(leaf.depth + 1) };
-    this.replace(leaf, split, bins, offset);
+    const depth = this.leafDepth[leaf] + 1;
+    const left = this.leaf(depth);
+    const right = this.leaf(depth);
+    // the leaf's node becomes the split (its counts let go)
+    this.feat[leaf] = best.feature;
+    this.edge[leaf] = best.edge;
+    this.kids[2 * leaf] = left;
+    this.kids[2 * leaf + 1] = right;
+    this.leafCounts[leaf] = EMPTY;
     this.splits++;
+    this.makeRoute();
+    return true;
   }
 
   /**
@@ -335,12 +578,12 @@ export class HoeffdingTree {
    * are computed (each exactly as it would be alone) only where that bound reaches the best of its
    * feature or the second best feature so far.
    */
-  private bestSplits(leaf: Leaf, h: number): { gain: number; feature: number; edge: number } {
+  private bestSplits(leaf: number, h: number): { gain: number; feature: number; edge: number } {
     const F = this.features;
     const E = this.bins - 1;
-    const n = leaf.n;
-    const pos = leaf.pos;
-    const counts = leaf.counts;
+    const n = this.leafN[leaf];
+    const pos = this.leafPos[leaf];
+    const counts = this.flatCounts(leaf);
     const { ub, cumN, cumP, ubF, fGain, fEdge, order, edgeOrder } = this.splitScratch;
     // the bound of every edge that splits the samples (-1: one that does not), and per feature the largest
     for (let f = 0; f < F; f++) {
@@ -433,23 +676,5 @@ export class HoeffdingTree {
     }
     this.secondGain = second;
     return best;
-  }
-
-  /** put `split` where `leaf` is (the leaf the bins b[offset ..) reach) */
-  private replace(leaf: Leaf, split: Split, b: ArrayLike<number>, offset: number): void {
-    if (this.root === leaf) {
-      this.root = split;
-      return;
-    }
-    let node = this.root as Split;
-    for (;;) {
-      const next = b[offset + node.feature] <= node.edge ? node.left : node.right;
-      if (next === leaf) {
-        if (node.left === leaf) node.left = split;
-        else node.right = split;
-        return;
-      }
-      node = next as Split;
-    }
   }
 }

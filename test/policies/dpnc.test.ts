@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dpnc } from '../../policies/dpnc.js';
+import { dpnc, offloadedEnd } from '../../policies/dpnc.js';
 import seedrandom from 'seedrandom';
 import { firstBitsChanged, frequencyBinHolds, frequencyFeature, KeyNormBins, keyNormFeature, pageFeatures, normStats, RECENCY_HORIZON, type PageFacts } from '../../policies/dpnc-features.js';
 import { isNeeded, PrefetchAudit } from '../../policies/dpnc-prefetch-audit.js';
@@ -137,6 +137,18 @@ describe('dpnc features of one page', () => {
       // tried first at any bin (right, or wrong by any amount), the same answer
       const wrongNear = zs.filter((z, j) => kb.ofNear(z, j % bins) !== bin(keyNormFeature(z)) || kb.ofNear(z, kb.of(z)) !== kb.of(z));
       expect(wrongNear).toEqual([]);
+      // a z at least GUARD inside bin k's edges (below, above) and within ±40 is in bin k (the test observe makes before ofNear)
+      let inside = 0;
+      const wrongInside = zs.filter((z, j) => {
+        for (const k of [j % bins, kb.of(z)]) {
+          if (!(z - kb.below[k] >= KeyNormBins.GUARD && kb.above[k] - z >= KeyNormBins.GUARD && z > -40 && z < 40)) continue;
+          inside++;
+          if (bin(keyNormFeature(z)) !== k) return true;
+        }
+        return false;
+      });
+      expect(wrongInside).toEqual([]);
+      expect(inside).toBeGreaterThan(4000);
     }
   });
 
@@ -315,3 +327,33 @@ describe('prefetch audit', () => {
     expect(() => a.pagedInFor(0, 2, 0, 'tree', 64)).toThrow(/layer 0 block 2 paged in for step 0 but not listed/);
   });
 });
+
+describe('dpnc offloadedEnd', () => {
+  it('is one past the last block of tier above 0, as a scan of every block finds, from the HBM bitmap', () => {
+    const rng = seedrandom('offloaded-end');
+    for (let trial = 0; trial < 400; trial++) {
+      const L = 2;
+      const M = 1 + Math.floor(rng() * 200);
+      const W = (M + 31) >> 5;
+      const tier = new Int8Array(L * M);
+      const bits = new Int32Array(L * W);
+      // mostly HBM at the end (the recent tail), some offloaded and some not live anywhere
+      const pHbm = [0.5, 0.95, 1][trial % 3];
+      for (let l = 0; l < L; l++) {
+        for (let b = 0; b < M; b++) {
+          const r = rng();
+          tier[l * M + b] = r < pHbm ? 0 : r < pHbm + (1 - pHbm) * 0.7 ? 1 + Math.floor(rng() * 3) : -1;
+          if (tier[l * M + b] === 0) bits[l * W + (b >> 5)] |= 1 << (b & 31);
+        }
+      }
+      const cache = { tierOf: (l: number, b: number) => tier[l * M + b] };
+      for (let l = 0; l < L; l++) {
+        const created = Math.floor(rng() * (M + 1));
+        let end = created;
+        while (end > 0 && tier[l * M + end - 1] <= 0) end--;
+        expect(offloadedEnd(bits, l * W, created, cache, l)).toBe(end);
+      }
+    }
+  });
+});
+

@@ -1,6 +1,6 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { entropy, entropyBelow, hoeffdingBound, HoeffdingTree } from '../../policies/hoeffding-tree.js';
+import { entropy, entropyBelow, gainCapAfter, gainGrowth, hoeffdingBound, HoeffdingTree } from '../../policies/hoeffding-tree.js';
 
 describe('Hoeffding tree (streaming prefetch predictor)', () => {
   it('learns a learnable access pattern: prequential accuracy rises above 0.9', () => {
@@ -188,5 +188,146 @@ describe('Hoeffding tree split decision, by hand', () => {
         expect(many.probabilityOfBins(x, 0)).toBe(one.probabilityOfBins(x, 0));
       }
     }
+  });
+});
+
+describe('Hoeffding tree: split checks skipped by the gain bound', () => {
+  /** n·I of a 2x2 table (class y, side s), in bits */
+  const nI = (t: number[][]) => {
+    const g = (x: number) => (x > 0 ? x * Math.log2(x) : 0);
+    const ny = [t[0][0] + t[0][1], t[1][0] + t[1][1]];
+    const ns = [t[0][0] + t[1][0], t[0][1] + t[1][1]];
+    return g(t[0][0]) + g(t[0][1]) + g(t[1][0]) + g(t[1][1]) - g(ny[0]) - g(ny[1]) - g(ns[0]) - g(ns[1]) + g(ny[0] + ny[1]);
+  };
+
+  it('gainGrowth is (x+1)·log2(x+1) − x·log2(x), rising', () => {
+    for (const x of [0, 1, 2, 7, 100, 12345]) {
+      const direct = (x + 1) * Math.log2(x + 1) - (x > 0 ? x * Math.log2(x) : 0);
+      expect(gainGrowth(x)).toBeCloseTo(direct, 9);
+      expect(gainGrowth(x + 1)).toBeGreaterThan(gainGrowth(x));
+    }
+  });
+
+  it('gainCapAfter bounds n·I of every split of a leaf after samples are added', () => {
+    // by hand: one positive left, one negative right (n·I = 2 bits); a positive added on the left
+    // gives 2 positives left, 1 negative right: n·I = 3·h(1/3) = 3·log2(3) − 2, what the bound says
+    expect(nI([[0, 1], [2, 0]])).toBeCloseTo(3 * Math.log2(3) - 2, 12);
+    expect(gainCapAfter(2, 2, 1, 3, 2)).toBeCloseTo(3 * Math.log2(3) - 2, 8);
+    const rng = seedrandom('cap');
+    for (let trial = 0; trial < 4000; trial++) {
+      const scale = [3, 30, 1000, 1e5][trial % 4];
+      // class y, side s: a random table, then k samples added to random cells (skewed toward one class at times)
+      const t = [0, 1].map(() => [0, 1].map(() => Math.floor(rng() * scale)));
+      const n0 = t[0][0] + t[0][1] + t[1][0] + t[1][1];
+      const pos0 = t[1][0] + t[1][1];
+      const cap0 = nI(t);
+      const k = 1 + Math.floor(rng() * 300);
+      const pPos = rng() < 0.5 ? 0.05 : rng();
+      const pLeft = rng();
+      for (let j = 0; j < k; j++) t[rng() < pPos ? 1 : 0][rng() < pLeft ? 0 : 1]++;
+      const n1 = n0 + k;
+      const pos1 = t[1][0] + t[1][1];
+      const cap = gainCapAfter(cap0, n0, pos0, n1, pos1);
+      expect(nI(t)).toBeLessThanOrEqual(cap);
+    }
+  });
+
+  it('makes the same checks decide the same: splits, counters and answers equal those of computing every check', () => {
+    let skipped = 0;
+    let splits = 0;
+    for (let trial = 0; trial < 8; trial++) {
+      const rng = seedrandom(`skip-${trial}`);
+      const F = 2 + (trial % 7);
+      const bins = [4, 8, 16][trial % 3];
+      const o = { features: F, bins, grace: [10, 50, 200][trial % 3], tau: [0.05, 0.01, 0.2][trial % 3], minGain: [0.01, 0.002, 0.03][trial % 3], maxDepth: 3 + (trial % 4) };
+      const exact = new HoeffdingTree({ ...o, exactChecks: true });
+      const fast = new HoeffdingTree(o);
+      // a weak signal on one feature, switched on part way (splits come late, after many checks)
+      const signal = trial % F;
+      for (let batch = 0; batch < 120; batch++) {
+        const count = Math.floor(rng() * 600);
+        const x = new Uint8Array(count * F);
+        const labels = new Uint8Array(count);
+        for (let j = 0; j < count; j++) {
+          for (let f = 0; f < F; f++) x[j * F + f] = Math.floor(rng() * bins);
+          const strong = batch > 40 && x[j * F + signal] < bins / 4;
+          labels[j] = rng() < (strong ? 0.3 : 0.05) ? 1 : 0;
+        }
+        exact.learnBinsMany(x, count, labels);
+        fast.learnBinsMany(x, count, labels);
+        expect([fast.seen, fast.correct, fast.positives, fast.splits]).toEqual([exact.seen, exact.correct, exact.positives, exact.splits]);
+        expect(fast.structure()).toEqual(exact.structure());
+      }
+      for (let j = 0; j < 300; j++) {
+        const x = Uint8Array.from({ length: F }, () => Math.floor(rng() * bins));
+        expect(fast.probabilityOfBins(x, 0)).toBe(exact.probabilityOfBins(x, 0));
+      }
+      expect(exact.checksSkipped).toBe(0);
+      skipped += fast.checksSkipped;
+      splits += exact.splits;
+    }
+    expect(skipped).toBeGreaterThan(1000);
+    expect(splits).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe('Hoeffding tree: counts kept per pair of features', () => {
+  it('learns as one sample after another for 16 bins and 8 features (the word path), odd feature counts and more than 16 bins', () => {
+    // learnBinsMany reads 8 features of 16 bins as two words and counts pairs; learnBins counts them one
+    // by one through the generic path; with 20 bins the counts are kept per feature
+    for (const [F, bins] of [[8, 16], [5, 16], [3, 6], [8, 20]] as const) {
+      const rng = seedrandom(`pairs-${F}-${bins}`);
+      const o = { features: F, bins, grace: 30, tau: 0.1, exactChecks: true };
+      const one = new HoeffdingTree(o);
+      const many = new HoeffdingTree(o);
+      for (let batch = 0; batch < 40; batch++) {
+        const count = Math.floor(rng() * 200);
+        const x = new Uint8Array(count * F);
+        const labels = new Uint8Array(count);
+        for (let j = 0; j < count; j++) {
+          for (let f = 0; f < F; f++) x[j * F + f] = Math.floor(rng() * bins);
+          labels[j] = rng() < (x[j * F + (batch % F)] < bins / 3 ? 0.8 : 0.1) ? 1 : 0;
+          one.learnBins(x, j * F, labels[j] === 1);
+        }
+        many.learnBinsMany(x, count, labels);
+        expect(many.lastCheck).toEqual(one.lastCheck);
+        expect(many.structure()).toEqual(one.structure());
+      }
+      expect(many.splits).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('Hoeffding tree: the route table', () => {
+  it('sends every sample to the leaf a walk from the root reaches, with splits on one, two and more features', () => {
+    // (the table is used while the splits test at most two features; walk() is the from-the-root reference)
+    type Inner = { findBins(b: ArrayLike<number>, o: number): number; walk(b: ArrayLike<number>, o: number): number; routeAll: boolean };
+    const kinds = new Set<string>();
+    for (let trial = 0; trial < 12; trial++) {
+      const rng = seedrandom(`route-${trial}`);
+      const F = 3 + (trial % 6);
+      const bins = [16, 8, 5][trial % 3];
+      const t = new HoeffdingTree({ features: F, bins, grace: 40, tau: 0.05, minGain: 0.01, maxDepth: 6 });
+      const inner = t as unknown as Inner;
+      // the label depends on one, two or three features
+      const uses = 1 + (trial % 3);
+      for (let batch = 0; batch < 60; batch++) {
+        const count = 300;
+        const x = new Uint8Array(count * F);
+        const labels = new Uint8Array(count);
+        for (let j = 0; j < count; j++) {
+          for (let f = 0; f < F; f++) x[j * F + f] = Math.floor(rng() * bins);
+          let hot = 0;
+          for (let f = 0; f < uses; f++) if (x[j * F + f] < bins / 2) hot++;
+          labels[j] = rng() < 0.1 + 0.3 * hot ? 1 : 0;
+        }
+        t.learnBinsMany(x, count, labels);
+        for (let j = 0; j < count; j++) expect(inner.findBins(x, j * F)).toBe(inner.walk(x, j * F));
+      }
+      const used = new Set(t.structure().map((n) => n.feature)).size;
+      kinds.add(used > 2 ? 'walk' : `table-${used}`);
+      expect(inner.routeAll).toBe(used > 2);
+    }
+    expect([...kinds].sort()).toEqual(['table-1', 'table-2', 'walk']);
   });
 });
