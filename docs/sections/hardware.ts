@@ -48,6 +48,10 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     convert_kernel_under_compute_us: 'optional: the same while kernels run on the compute stream (default convert_kernel_us)',
     copy_under_compute: 'optional: which memory-stream copies pay `alpha_under_compute_us`: `"start"` (default) the copies of a batch that start within the compute stream\'s busy stretch known when the batch starts; `"gemv"` the copies that ran beside the layers\' GEMVs, settled when the batch ends: while a GEMV runs a copy takes `alpha_under_compute_us` plus its bytes at `GBps_under_compute`, so a batch inside a GEMV pays the difference per copy and a long batch with a GEMV inside it pays for the copies that fit in the GEMV at that pace (copies beside attention pay `alpha_us`); `kvtier hil calibrate` writes `"gemv"`, the pricing its per-batch copy fit goes with',
     copy_batch_us: 'optional: a fixed cost added once to each memory-stream copy batch into or out of HBM (the events around it, its first copy\'s latency); consecutive stages of listed blocks of one layer and tier are one batch (default 0); `kvtier hil calibrate` writes its per-group term, and in a profile calibrated without it `alpha_us` carries that cost spread over the copies',
+    issue_copy_us: 'optional: the host\'s time to issue one copy through the HIL executor; where any `issue_*_us` is given the simulator keeps a host clock that issues every op in order without waiting for the GPU, and an op starts no earlier than issued ([simulator.md](simulator.md)); absent: the host is never behind. `kvtier hil calibrate` writes them',
+    issue_record_us: 'optional: the same for one event record (the timing marks around a layer and a memory-stream batch)',
+    issue_kernel_us: 'optional: the same for one kernel launch (GEMV, (de)quantization, rotation)',
+    issue_attention_us: 'optional: the same for one attention launch (its kernel plan and launches; default `issue_kernel_us`)',
   },
   tier: {
     name: 'unique name used by links and policy options (`hbm`, `dram`, `cxl`, `nvme`, `hdd`, …)',
