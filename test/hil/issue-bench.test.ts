@@ -10,6 +10,7 @@ import { loadModel } from '../../sim/models/load-model.js';
 import { backendAvailability } from './availability.js';
 
 const host = backendAvailability('host');
+const cuda = backendAvailability('cuda');
 
 describe('host issue costs into the profile', () => {
   it('writes the median per kind (copies: over their sizes) and names the points in the sources', () => {
@@ -47,6 +48,43 @@ describe.skipIf(!host.available)(`issue bench, host backend${host.available ? ''
       for (const x of points) expect(x.us).toBeGreaterThan(0);
       await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [65537] })).rejects.toThrow('copy size 65537 must be an integer in 1..65536 (an FP16 block)');
     } finally {
+      b.close();
+    }
+  });
+});
+
+describe.skipIf(!cuda.available)(`issue bench, cuda backend${cuda.available ? '' : ` (skipped: ${cuda.reason})`}`, () => {
+  it('times every kind as issued and behind a gate that holds, and the calibration takes the as-issued times', async () => {
+    const { openBackend } = await import('../../hil/backend.js');
+    const { ComputeGate } = await import('../../hil/bench/gate.js');
+    const model = loadModel('llama-3-8b');
+    const b = openBackend('cuda');
+    const gate = await ComputeGate.open(b);
+    try {
+      const points = await benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [65536, 9216], ops: 64, trials: 3, gate });
+      expect(points.map((x) => [x.kind, x.bytes, x.gated])).toEqual([
+        ['copy', 65536, true],
+        ['copy', 65536, false],
+        ['copy', 9216, true],
+        ['copy', 9216, false],
+        ['record', 0, true],
+        ['record', 0, false],
+        ['kernel', 0, true],
+        ['kernel', 0, false],
+        ['attention', 0, true],
+        ['attention', 0, false],
+      ]);
+      for (const x of points) {
+        expect(x.us).toBeGreaterThan(0);
+        expect(x.trials_us).toHaveLength(3);
+        // the gate learns each kind's enqueue time from its warm-up round: the timed trials are held
+        if (x.gated) expect(x.held).toBeGreaterThanOrEqual(2);
+      }
+      const p = loadHardware('h100-pcie5');
+      applyIssueCosts(p, points, 'test');
+      for (const k of ['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_attention_us'] as const) expect(p.gpu[k]).toBeGreaterThan(0);
+    } finally {
+      gate.free();
       b.close();
     }
   });
