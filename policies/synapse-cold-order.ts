@@ -128,63 +128,6 @@ export class ColdOrder {
     return best;
   }
 
-  /**
-   * The k eligible blocks of least (fl(raw + offset), id) among layer l's entries, into ids[0..) in
-   * that order with their saliencies into sal[0..); their count (< k where fewer are eligible), or −2
-   * as coldest() answers it. The same conditions as coldest().
-   */
-  coldestK(l: number, score: AttentionScore, pass: (b: number) => number, k: number, out: Int32Array, sal: Float64Array): number {
-    if (k <= 0) return 0;
-    const base = l * this.maxBlocks;
-    const ids = this.ids;
-    const keys = this.keys;
-    const off = score.offsetOf(l);
-    let n = 0;
-    let i = 0;
-    while (i < this.size[l]) {
-      const key = keys[base + i];
-      // every entry from here on has a saliency of at least fl(key + off)
-      if (n === k && key + off > sal[k - 1]) break;
-      const b = ids[base + i];
-      const raw = score.raw(l, b);
-      if (raw !== key) {
-        if (!(raw > key)) {
-          this.ok[l] = 0;
-          return -2;
-        }
-        this.rise(l, base, i, b, raw);
-        continue;
-      }
-      const p = pass(b);
-      if (p === DROP) {
-        this.removeAt(l, base, i);
-        this.member[base + b] = 0;
-        continue;
-      }
-      if (p !== ELIGIBLE) {
-        i++;
-        continue;
-      }
-      // into the list kept in (saliency, id) order, the last one dropped when it is full
-      const v = raw + off;
-      if (n === k && !(v < sal[k - 1] || (v === sal[k - 1] && b < out[k - 1]))) {
-        // the other entries of this key come after b, with higher ids: none of them can enter
-        i = this.after(l, base, raw);
-        continue;
-      }
-      i++;
-      let j = n === k ? k - 1 : n++;
-      while (j > 0 && (sal[j - 1] > v || (sal[j - 1] === v && out[j - 1] > b))) {
-        out[j] = out[j - 1];
-        sal[j] = sal[j - 1];
-        j--;
-      }
-      out[j] = b;
-      sal[j] = v;
-    }
-    return n;
-  }
-
   /** first position of layer l whose key is above `key` */
   private after(l: number, base: number, key: number): number {
     let lo = 0;

@@ -210,19 +210,6 @@ export const synapseVm: PolicyDefinition<Options> = {
       if (Number.isNaN(dBound)) dBound = bound.of(dv, o.outlier_sigma);
       return dv.keyNorms[b] > dBound ? 16 : bits;
     }
-    /** whether blocks ids[0..n) of the deciding layer (in tier t) all demote to L3 at the same bits from the same bits (one move batch) */
-    function demoteAlike(ids: Int32Array, n: number, t: number): boolean {
-      const cache = dv.cache;
-      const l = dv.layer;
-      const from = cache.bitsOf(l, ids[0]);
-      const to = Math.min(from, bitsFor(ids[0], o.l3_bits));
-      for (let i = 1; i < n; i++) {
-        const b = ids[i];
-        const bits = cache.bitsOf(l, b);
-        if (bits !== from || Math.min(bits, bitsFor(b, o.l3_bits)) !== to || cache.tierOf(l, b) !== t) return false;
-      }
-      return true;
-    }
     /** demote block b of the deciding layer; a copy out of L1 is charged to the copy budget */
     function demoteTo(b: number, tier: string, t: number, bits: number): boolean {
       const cache = dv.cache;
@@ -407,19 +394,13 @@ export const synapseVm: PolicyDefinition<Options> = {
             l2Kept[l]--;
           }
         } else if (inL2 > K2) {
-          // the bottom-k saliency in L2: from the kept order where its victims all demote alike (one
-          // batch: the order they are demoted in then changes nothing but the order within it), else a scan
-          let k = ordered && coldL2.valid(l) ? coldL2.coldestK(l, score, passL2, inL2 - K2, cand, candKeys) : -2;
-          if (k > 1 && !demoteAlike(cand, k, tL2)) k = -2;
-          if (k < 0) {
-            let n = 0;
-            for (let b = 0; b < created; b++) {
-              if (cache.tierOf(l, b) !== tL2) continue;
-              candKeys[n] = score.get(l, b);
-              cand[n++] = b;
-            }
-            k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
+          let n = 0;
+          for (let b = 0; b < created; b++) {
+            if (cache.tierOf(l, b) !== tL2) continue;
+            candKeys[n] = score.get(l, b);
+            cand[n++] = b;
           }
+          const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
           for (let i = 0; i < k; i++) {
             const b = cand[i];
             if (act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), bitsFor(b, o.l3_bits)))) {
