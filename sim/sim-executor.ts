@@ -238,7 +238,11 @@ export class SimExecutor implements Executor<Signal> {
     const requant = b.fromBits !== b.toBits;
     const runs = Math.max(1, b.runs);
     if (b.fromTier === b.toTier) {
-      return this.convertOn(`requantize ${b.fromBits}->${b.toBits}b`, b, args);
+      // (the HIL marks the memory stream before and after a requantization)
+      if (this.hostClock) this.hostAt += this.issueRecord;
+      const done = this.convertOn(`requantize ${b.fromBits}->${b.toBits}b`, b, args);
+      if (this.hostClock) this.hostAt += this.issueRecord;
+      return done;
     }
     if (b.toTier === 0) {
       const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
@@ -351,7 +355,8 @@ export class SimExecutor implements Executor<Signal> {
     const host = this.hostClock;
     if (host) this.hostAt += 2 * this.issueRecord;
     if (this.rotateUs > 0) {
-      if (host) this.issueOn(this.compute, this.issueKernel);
+      // (the HIL rotates q before the attention and the output after it: two launches)
+      if (host) this.issueOn(this.compute, 2 * this.issueKernel);
       this.compute.enqueueKernel('rotate', 'kernel', this.rotateUs, NO_WAITS, args);
     }
     if (host) this.issueOn(this.compute, this.issueAttention);
@@ -366,13 +371,16 @@ export class SimExecutor implements Executor<Signal> {
       // nothing keeps this kernel's signal: a lazy compute stream then makes none
       this.compute.enqueueKernel('attention', 'kernel', attentionUs, all, attentionArgs);
     }
-    if (host) {
-      this.hostAt += this.issueRecord;
-      this.issueOn(this.compute, this.issueKernel);
-    }
+    if (host) this.hostAt += this.issueRecord;
     if (this.weights && w.layer >= (this.opts.weightStreaming!.residentLayers ?? 0)) {
-      this.linearDone.push(this.timedOn(this.compute, 'linear', this.linearUs, this.streamWeights(args), args));
-    } else this.compute.enqueueKernel('linear', 'kernel', this.linearUs, NO_WAITS, args);
+      // the layer's weight copies are issued before its projections (as the HIL issues them)
+      const waits = this.streamWeights(args);
+      if (host) this.issueOn(this.compute, this.issueKernel);
+      this.linearDone.push(this.timedOn(this.compute, 'linear', this.linearUs, waits, args));
+    } else {
+      if (host) this.issueOn(this.compute, this.issueKernel);
+      this.compute.enqueueKernel('linear', 'kernel', this.linearUs, NO_WAITS, args);
+    }
     if (w.layer === this.model.layers - 1) {
       if (host) this.issueOn(this.compute, this.issueKernel);
       this.compute.enqueueKernel('lm-head', 'kernel', this.lmHeadUs, NO_WAITS, args);
@@ -454,10 +462,10 @@ export class SimExecutor implements Executor<Signal> {
     const kernels = b.blocks.length * ((b.fromBits !== 16 ? 1 : 0) + (b.toBits !== 16 ? 1 : 0));
     // with the host clock: the first kernel starts once issued, and the last runs after its own issue
     let last = 0;
-    if (this.hostClock) {
+    if (this.hostClock && kernels > 0) {
       this.issueOn(this.memory, this.issueKernel);
       this.hostAt += (kernels - 1) * this.issueKernel;
-      last = this.hostAt + idle;
+      last = this.hostAt;
     }
     const op: StreamOp = {
       name,
@@ -467,7 +475,9 @@ export class SimExecutor implements Executor<Signal> {
       run: (finish) => {
         const now = this.engine.now;
         const us = busy !== idle && this.compute.busyAt(now) ? this.proRata(idle, busy, busy, kernels) : idle * kernels;
-        this.engine.after(now + us < last ? last - now : us, finish, this.memory.priority);
+        // the last kernel, where the host issued it after the others had run: at the pace of its issue time
+        const end = last > 0 ? last + (this.compute.busyAt(last) ? busy : idle) : 0;
+        this.engine.after(now + us < end ? end - now : us, finish, this.memory.priority);
       },
     };
     return this.tagMem(this.memory, this.memory.enqueue(op));
@@ -549,7 +559,8 @@ export class SimExecutor implements Executor<Signal> {
     // the host issues a GPU copy batch copy by copy (a memory-stream batch between two marks); the
     // file requests of the host I/O stream are not on its clock
     if (this.hostClock && s !== this.host) {
-      const marked = s === this.memory && !this.continuesStage;
+      // (marks around a memory-stream batch, and around each weight copy: the HIL issues those on its memory stream)
+      const marked = (s === this.memory && !this.continuesStage) || s === this.weights;
       if (marked) this.hostAt += this.issueRecord;
       s.issueAt = this.hostAt + this.issueCopy;
       this.hostAt += runs * this.issueCopy;
@@ -603,9 +614,9 @@ export class SimExecutor implements Executor<Signal> {
       this.copyStart = Number.NaN;
       end = this.besideGemvsEnd(op.route, op.bytes, op.runs, op.began);
     }
-    // host clock: the last copy runs once the host has issued it
+    // host clock: the last copy runs once the host has issued it, priced as one copy starting then
     if (op.issuedLast > 0) {
-      const last = op.issuedLast + op.route.alpha_us + op.bytes / op.runs / narrowest(op.route);
+      const last = this.hostBoundEnd(op);
       if (last > end) end = last;
     }
     const extra = end - this.engine.now;
@@ -615,6 +626,25 @@ export class SimExecutor implements Executor<Signal> {
       return;
     }
     this.copyEnd(op);
+  }
+
+  /**
+   * When a copy op's last copy ends if it starts when the host issued it (op.issuedLast): one copy of
+   * the op's bytes per run, at the memory stream's pricing: with gpu.copy_under_compute 'gemv' slowed
+   * inside the GEMVs it runs beside; else at alpha_under_compute_us if a kernel runs then. Other
+   * streams' copies at alpha_us.
+   */
+  private hostBoundEnd(op: CopyOp): number {
+    const route = op.route;
+    const at = op.issuedLast;
+    const perCopy = op.bytes / op.runs;
+    const idle = route.alpha_us + perCopy / narrowest(route);
+    if (op.stream !== this.memory) return at + idle;
+    if (this.gemvs) {
+      const busy = route.alpha_under_compute_us + perCopy / route.under_compute_capacity;
+      return idle > 0 && busy > idle ? this.gemvs.slowedEnd(at, at + idle, idle / busy) : at + idle;
+    }
+    return at + (this.compute.busyAt(at) ? route.alpha_under_compute_us - route.alpha_us : 0) + idle;
   }
 
   /** A copy op ends: its HBM copy clock stops. (Called by CopyOp only.) */

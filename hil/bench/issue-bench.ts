@@ -70,10 +70,11 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
   const n = o.ops ?? 256;
   const trials = o.trials ?? 9;
   if (!(Number.isInteger(n) && n >= 1)) throw new Error(`issue bench: ops must be an integer >= 1 (got ${n})`);
+  if (!(Number.isInteger(trials) && trials >= 1)) throw new Error(`issue bench: trials must be an integer >= 1 (got ${trials})`);
   const geometry = geometryOf(model, o.blockTokens, o.groupSize);
   const slot = blockBytes(geometry, 'fp16');
   for (const bytes of o.copyBytes) {
-    if (!(Number.isInteger(bytes) && bytes >= 1 && bytes <= slot)) throw new Error(`issue bench: copy size ${bytes} must be an integer in 1..${slot} (an FP16 block)`);
+    if (!(Number.isInteger(bytes) && bytes >= 1 && bytes <= slot)) throw new Error(`issue bench: copyBytes: copy size ${bytes} must be an integer in 1..${slot} (an FP16 block)`);
   }
   const mem = new RunRegions(b);
   const events = new EventSet(b);

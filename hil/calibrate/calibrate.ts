@@ -403,7 +403,7 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
     ['issue_attention_us', 'attention', 'launches of the paged attention over a table of FP16 blocks on the compute stream'],
   ] as const) {
     // as the executor issues them (the GPU running the ops meanwhile); the gated points are for the record
-    const xs = points.filter((x) => x.kind === kind && !x.gated);
+    const xs = points.filter((x) => x.kind === kind && !x.gated && x.trials_us.length > 0 && x.trials_us.every(Number.isFinite));
     if (xs.length === 0) continue;
     p.gpu[key] = r2(median(xs.flatMap((x) => x.trials_us)));
     const g = points.filter((x) => x.kind === kind && x.gated);

@@ -246,9 +246,9 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log('block (de)quantization kernels on the memory stream, idle and under compute');
   const convert_kernels = await measureConvertKernels(b, o, cuda);
   tick('convert kernels');
-  log("host issue costs: copies, event records and GEMV launches through the executor's issue path");
+  log("host issue costs: copies, event records, GEMV and attention launches through the executor's issue path");
   const issue = await measureIssueCosts(b, o);
-  for (const x of issue) log(`  ${x.kind}${x.bytes ? ` ${x.bytes} B` : ''}: ${x.us.toFixed(2)} us per op on the host`);
+  for (const x of issue) log(`  ${x.kind}${x.bytes ? ` ${x.bytes} B` : ''}${x.gated ? ' (gated)' : ''}: ${x.us.toFixed(2)} us per op on the host`);
   tick('issue costs');
   const threads = o.ioThreads ?? DEFAULT_IO_THREADS;
   log(`file tier: reads and writes vs request size, ${threads} I/O threads`);

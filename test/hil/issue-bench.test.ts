@@ -28,6 +28,10 @@ describe('host issue costs into the profile', () => {
     const q = loadHardware('h100-pcie5');
     applyIssueCosts(q, [], 'test');
     expect(q.gpu.issue_copy_us).toBeUndefined();
+    // points without finite trials write nothing
+    applyIssueCosts(q, [{ ...pt('copy', 9216, Number.NaN), trials_us: [] }, { ...pt('record', 0, 1), trials_us: [1, Number.NaN] }], 'test');
+    expect(q.gpu.issue_copy_us).toBeUndefined();
+    expect(q.gpu.issue_record_us).toBeUndefined();
   });
 });
 
@@ -46,7 +50,8 @@ describe.skipIf(!host.available)(`issue bench, host backend${host.available ? ''
         ['attention', 0, 8, 2],
       ]);
       for (const x of points) expect(x.us).toBeGreaterThan(0);
-      await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [65537] })).rejects.toThrow('copy size 65537 must be an integer in 1..65536 (an FP16 block)');
+      await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [65537] })).rejects.toThrow('issue bench: copyBytes: copy size 65537 must be an integer in 1..65536 (an FP16 block)');
+      for (const trials of [0, -1, 1.5, Number.NaN]) await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [9216], trials })).rejects.toThrow(`issue bench: trials must be an integer >= 1 (got ${trials})`);
     } finally {
       b.close();
     }

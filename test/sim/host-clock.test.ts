@@ -102,6 +102,62 @@ describe('the host clock', () => {
     expect(t.transfer_us).toBe(101 - 50);
   });
 
+  it('projections launched after the attention wait for the host when it is behind', () => {
+    const ex = machine({ record: 30, kernel: 200 });
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), []);
+    // marks to 60, attention launched at 260 (260..324), a mark to 290, projections launched at 490 (490..1490)
+    expect(ex.endStep().latency_us).toBe(1490);
+  });
+
+  it('the mark after a batch delays the next batch', () => {
+    const ex = machine({ copy: 100, record: 7 });
+    ex.beginStep(0);
+    ex.move(fetch3); // mark to 7, copies at 107, 207, 307 (307..381), mark to 314
+    const one: MoveBatch = { ...fetch3, blocks: [5], bytesFrom: 64, bytesTo: 64, runs: 1 };
+    const done = ex.move(one); // mark to 321, its copy issued at 421 (421..495), mark to 428
+    ex.layer(tinyLayerWork(0), [done]);
+    expect(ex.endStep().latency_us).toBe(495 + 64 + 1000);
+  });
+
+  it("with weight streaming the projections are launched after the layer's weight copies are issued", () => {
+    const hw = tinyHardware();
+    hw.gpu.issue_copy_us = 3000;
+    hw.gpu.issue_kernel_us = 1;
+    hw.gpu.issue_record_us = 5;
+    const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100, weightStreaming: { tier: 'dram', buffers: 2 } });
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), []);
+    // marks to 10, attention launched at 11 (11..75), a mark to 16; the weight copies of layers 0 and 1, each
+    // between two marks, issued at 3021 and 6031 (layer 0's 3021..4031: 10 + 1000 B), marks to 6036; the
+    // projections launched at 6037 (6037..7037)
+    expect(ex.endStep().latency_us).toBe(7037);
+  });
+
+  it("a host-bound last copy beside a GEMV goes at the under-compute pace ('gemv' pricing)", () => {
+    const ex = machine({ copy: 300 }, (hw) => {
+      hw.gpu.copy_under_compute = 'gemv';
+      for (const d of [hw.links[0].a_to_b, hw.links[0].b_to_a]) Object.assign(d, { alpha_under_compute_us: 40, GBps_under_compute: 0.0005 });
+    });
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), []); // attention 0..64, projections 64..1064
+    const done = ex.move(fetch3); // copies issued at 300, 600, 900
+    ex.layer(tinyLayerWork(1), [done]);
+    // the last copy from 900: 74 us of work at 74 / 168 of the pace inside the projections (to 1064), then 1.76 us
+    const end = 1064 + (74 - (164 * 74) / 168);
+    expect(ex.endStep().latency_us).toBeCloseTo(end + 64 + 1000, 9);
+  });
+
+  it('a requantization costs the host a mark before and after its kernels', () => {
+    const ex = machine({ kernel: 50, record: 5 }, (hw) => (hw.gpu.convert_kernel_us = 1));
+    ex.beginStep(0);
+    // mark to 5, kernels launched at 55 and 105 (the second runs 105..106), mark to 110
+    const done = ex.move({ layer: 0, fromTier: 0, toTier: 0, fromBits: 16, toBits: 4, blocks: [1, 2], bytesFrom: 128, bytesTo: 32, reason: 'demote', runs: 1 });
+    ex.layer(tinyLayerWork(0), [done]);
+    // marks to 120, attention launched at 170 (170..234), a mark to 175, projections launched at 225 (234..1234)
+    expect(ex.endStep().latency_us).toBe(1234);
+  });
+
   it('the profile checks the issue costs', () => {
     const hw = tinyHardware();
     (hw.gpu as unknown as Record<string, unknown>).issue_copy_us = -1;
