@@ -58,6 +58,12 @@ export interface IssueBenchOptions {
   trials?: number;
   /** cuda: time every kind also behind this gate (gate.ts) */
   gate?: ComputeGate;
+  /**
+   * before the timed rounds, issue the lists (as issued) back to back for this long (ms, default 0): the
+   * host's time per op fell over the first rounds (an H100 lease: 4.2-4.6 us per copy in the first round,
+   * 3.0-3.3 in the fifth, while the executor's long issue loop ran at 3.28-3.33)
+   */
+  warmupMs?: number;
 }
 
 /** GEMV launched for the kernel kind: small enough that the GPU keeps up with the launches */
@@ -120,6 +126,12 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
       const issuer = new OpIssuer(b, plan, model, mem, buffers, ev, times, { fileBatch: true, waitMarks: false });
       return { list, gated, times, issuer, each: [] as number[], held: [] as number[] };
     }));
+    const warm = o.warmupMs ?? 0;
+    if (!(warm >= 0 && Number.isFinite(warm))) throw new Error(`issue bench: warmupMs must be a number >= 0 (got ${warm})`);
+    for (const t0 = performance.now(); performance.now() - t0 < warm; ) {
+      for (const r of runs) if (!r.gated) await r.issuer.issueAll();
+    }
+    await b.synchronize();
     // the kinds take turns, trial by trial, so that a drift of the host's speed (its clocks, the
     // code's first runs) falls on all of them alike; the first round warms up and is left out
     for (let t = 0; t <= trials; t++) {

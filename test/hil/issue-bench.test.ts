@@ -51,6 +51,11 @@ describe.skipIf(!host.available)(`issue bench, host backend${host.available ? ''
       ]);
       for (const x of points) expect(x.us).toBeGreaterThan(0);
       await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [65537] })).rejects.toThrow('issue bench: copyBytes: copy size 65537 must be an integer in 1..65536 (an FP16 block)');
+      await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [9216], warmupMs: -1 })).rejects.toThrow('issue bench: warmupMs must be a number >= 0 (got -1)');
+      // a warm-up issues the lists for that long before the timed rounds
+      const t0 = performance.now();
+      await benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [9216], ops: 4, trials: 1, warmupMs: 50 });
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(50);
       for (const trials of [0, -1, 1.5, Number.NaN]) await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [9216], trials })).rejects.toThrow(`issue bench: trials must be an integer >= 1 (got ${trials})`);
     } finally {
       b.close();
