@@ -59,9 +59,10 @@ export interface IssueBenchOptions {
   /** cuda: time every kind also behind this gate (gate.ts) */
   gate?: ComputeGate;
   /**
-   * before the timed rounds, issue the lists (as issued) back to back for this long (ms, default 0): the
-   * host's time per op fell over the first rounds (an H100 lease: 4.2-4.6 us per copy in the first round,
-   * 3.0-3.3 in the fifth, while the executor's long issue loop ran at 3.28-3.33)
+   * before the timed rounds, issue the lists (as issued) back to back for this long (ms, default 0). The
+   * host's time per op falls as it keeps issuing (an H100 lease: 4.2-4.6 us per copy in the first round,
+   * 3.0-3.3 in the fifth), but after 500 ms of it the lists read 2.1-2.7 us on another lease where the
+   * executor's own loop issued at 3.1: the calibration does not warm up (lab/notes/HIL-NOTES.md)
    */
   warmupMs?: number;
 }

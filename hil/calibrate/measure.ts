@@ -294,7 +294,7 @@ export async function measureIssueCosts(b: NativeBackend, o: Pick<MeasureOptions
   const gate = b.kind === 'cuda' ? await ComputeGate.open(b) : undefined;
   try {
     // (the host backend computes each attention on the host: fewer ops there)
-    return await benchIssue(b, m, { blockTokens: o.blockTokens, groupSize: o.groupSize, copyBytes, trials: o.quick ? 5 : 9, ops: gate ? 256 : 16, ...(gate ? { gate, warmupMs: 500 } : {}) });
+    return await benchIssue(b, m, { blockTokens: o.blockTokens, groupSize: o.groupSize, copyBytes, trials: o.quick ? 5 : 9, ops: gate ? 256 : 16, ...(gate ? { gate } : {}) });
   } finally {
     gate?.free();
   }
