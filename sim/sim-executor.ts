@@ -133,10 +133,10 @@ export class SimExecutor implements Executor<Signal> {
   private continuesStage = false;
   /**
    * gpu.issue_copy_us / issue_record_us / issue_kernel_us / issue_attention_us: the host's time to
-   * issue a copy, an event record, a kernel launch and an attention launch; hostClock when any is set. The host clock (hostAt) issues every op in
-   * the order the executor is given them, never waiting for the GPU (the HIL executor enqueues every
-   * step without synchronizing), and each op starts no earlier than the host issued it. File requests
-   * and the host's waits for them are not on it.
+   * issue a copy, an event record, a kernel launch and an attention launch; hostClock when any is set.
+   * The host clock (hostAt) issues every op in the order the executor is given them, never waiting for
+   * the GPU (the HIL executor enqueues every step without synchronizing), and each op starts no earlier
+   * than the host issued it. File requests and the host's waits for them are not on it.
    */
   private readonly issueCopy: number;
   private readonly issueRecord: number;
@@ -273,12 +273,7 @@ export class SimExecutor implements Executor<Signal> {
       // op's completion, which fires with the run's last copy (the layer waits for all of them).
       const partRuns = this.opts.copyMode === 'gather' ? 1 : runs;
       // the host clock issues it as copyOn() issues a copy continuing a batch (no marks)
-      let issued = 0;
-      if (this.hostClock) {
-        this.memory.issueAt = this.hostAt + this.issueCopy;
-        this.hostAt += partRuns * this.issueCopy;
-        issued = this.hostAt;
-      }
+      const issued = this.hostClock ? this.issueCopies(this.memory, partRuns) : 0;
       op.addPart(b.bytesFrom, partRuns, this.memory.issueAt, issued);
       done = op.done!;
       this.tagMem(this.memory, done);
@@ -386,6 +381,16 @@ export class SimExecutor implements Executor<Signal> {
       this.compute.enqueueKernel('lm-head', 'kernel', this.lmHeadUs, NO_WAITS, args);
     }
     if (host) this.hostAt += this.issueRecord;
+  }
+
+  /**
+   * The host clock issues `runs` copies for stream `s` one after another: the op enqueued next on `s`
+   * starts no earlier than the first is issued; returns when the last is.
+   */
+  private issueCopies(s: Stream, runs: number): number {
+    s.issueAt = this.hostAt + this.issueCopy;
+    this.hostAt += runs * this.issueCopy;
+    return this.hostAt;
   }
 
   /** The host clock issues an op of `us` for stream `s`: the op enqueued next on `s` starts no earlier than then. */
@@ -562,9 +567,7 @@ export class SimExecutor implements Executor<Signal> {
       // (marks around a memory-stream batch, and around each weight copy: the HIL issues those on its memory stream)
       const marked = (s === this.memory && !this.continuesStage) || s === this.weights;
       if (marked) this.hostAt += this.issueRecord;
-      s.issueAt = this.hostAt + this.issueCopy;
-      this.hostAt += runs * this.issueCopy;
-      op.issuedLast = this.hostAt;
+      op.issuedLast = this.issueCopies(s, runs);
       if (marked) this.hostAt += this.issueRecord;
     }
     this.lastCopy = op;

@@ -78,6 +78,8 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
   const trials = o.trials ?? 9;
   if (!(Number.isInteger(n) && n >= 1)) throw new Error(`issue bench: ops must be an integer >= 1 (got ${n})`);
   if (!(Number.isInteger(trials) && trials >= 1)) throw new Error(`issue bench: trials must be an integer >= 1 (got ${trials})`);
+  const warm = o.warmupMs ?? 0;
+  if (!(warm >= 0 && Number.isFinite(warm))) throw new Error(`issue bench: warmupMs must be a number >= 0 (got ${warm})`);
   const geometry = geometryOf(model, o.blockTokens, o.groupSize);
   const slot = blockBytes(geometry, 'fp16');
   for (const bytes of o.copyBytes) {
@@ -127,8 +129,6 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
       const issuer = new OpIssuer(b, plan, model, mem, buffers, ev, times, { fileBatch: true, waitMarks: false });
       return { list, gated, times, issuer, each: [] as number[], held: [] as number[] };
     }));
-    const warm = o.warmupMs ?? 0;
-    if (!(warm >= 0 && Number.isFinite(warm))) throw new Error(`issue bench: warmupMs must be a number >= 0 (got ${warm})`);
     for (const t0 = performance.now(); performance.now() - t0 < warm; ) {
       for (const r of runs) if (!r.gated) await r.issuer.issueAll();
     }

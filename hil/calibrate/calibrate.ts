@@ -389,10 +389,10 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
 }
 
 /**
- * gpu.issue_copy_us, issue_record_us, issue_kernel_us, issue_attention_us: the host's time per op through the executor's
- * issue path (bench/issue-bench.ts), timed as the executor issues them (the GPU running the ops): the
- * median of the trials, for copies of every size's trials together (the driver call's cost does not
- * follow the size at these sizes); the gated times go in the sources.
+ * gpu.issue_copy_us, issue_record_us, issue_kernel_us, issue_attention_us: the host's time per op
+ * through the executor's issue path (bench/issue-bench.ts), timed as the executor issues them (the GPU
+ * running the ops): the median of the trials, for copies of every size's trials together (the driver
+ * call's cost does not follow the size at these sizes); the gated times go in the sources.
  */
 export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string): void {
   const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');

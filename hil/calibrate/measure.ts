@@ -70,8 +70,8 @@ export interface Measurements {
   convert_kernels?: ConvertPoint[];
   /**
    * the host's time per op through the executor's issue path (bench/issue-bench.ts): copies in the
-   * prefetch layout at the model's block sizes, event records, GEMV launches (absent from measurements
-   * taken before they existed)
+   * prefetch layout at the model's block sizes, event records, GEMV and attention launches, as issued
+   * and (cuda) behind a compute gate (absent from measurements taken before they existed)
    */
   issue?: IssuePoint[];
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
@@ -286,7 +286,7 @@ export async function measureConvertKernels(b: NativeBackend, o: Pick<MeasureOpt
   }
 }
 
-/** the host's issue costs (bench/issue-bench.ts; on cuda behind a compute gate), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */
+/** the host's issue costs (bench/issue-bench.ts; on cuda also behind a compute gate), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */
 export async function measureIssueCosts(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>): Promise<IssuePoint[]> {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };

@@ -111,7 +111,8 @@ export function judgeCell(pool: PolicyPool, error: MedianP95, sim: Distribution,
  * The share of a cell's measured steps the compute stream spent waiting on the host: per step after the
  * first `skip`, the runs' host gap over their latency (summed over runs), and the median over steps;
  * undefined without stored host gaps. Near 0, the GPU's streams set the step; a large share means the
- * host did not keep the GPU fed for part of it (the simulator models the GPU's streams, not the host).
+ * host did not keep the GPU fed for part of it (the simulator sees the host only through its host
+ * clock, where the profile has gpu.issue_*_us).
  */
 export function hostWaitShare(c: { hw_ms?: readonly (readonly number[])[]; hw_host_gap_ms?: readonly (readonly number[])[] }, skip: number): number | undefined {
   const gap = c.hw_host_gap_ms;
