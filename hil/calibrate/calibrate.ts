@@ -46,7 +46,8 @@ import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, p
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
 import type { IssuePoint } from '../bench/issue-bench.js';
-import { type CalibrationPoints, measureAll, type Measurements } from './measure.js';
+import { copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
+import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
 import { linearTimeUs } from '../../sim/roofline.js';
 import { median } from '../timing/median.js';
 
@@ -138,7 +139,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     device = info.name;
     memBytes = info.totalMemBytes;
     log(`calibrating on ${device} (${b.kind} backend)`);
-    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}) }, log);
+    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}), plan: { model: o.model, hardware: o.base } }, log);
   } finally {
     b.close();
   }
@@ -215,7 +216,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   }
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
-  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by);
+  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue);
   // (p is a copy of base: the same links; an error names the base profile)
   const { index: pcie, toHost, toHbm } = hbmLink(base);
   const L = p.links[pcie];
@@ -394,7 +395,7 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
  * running the ops): the median of the trials, for copies of every size's trials together (the driver
  * call's cost does not follow the size at these sizes); the gated times go in the sources.
  */
-export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string): void {
+export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult): void {
   const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');
   for (const [key, kind, desc] of [
     ['issue_copy_us', 'copy', 'memory-stream copies from pinned host slots into HBM in the prefetch layout'],
@@ -410,6 +411,14 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
     const gated = g.length ? `; behind a compute gate: ${what(g)} us` : '';
     p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row as the executor issues them, the median of ${xs[0].trials_us.length} trials (medians ${what(xs)} us)${xs.length > 1 ? '; the median of every size\'s trials' : ''}${gated}`;
   }
+  if (!plan) return;
+  // copies: as the executor's own loop issues a whole plan, where it took one (the list above for the record)
+  const c = copyCostFromPlan(plan.steps, issueCostsOf(points));
+  if (!Number.isFinite(c.us) || c.us <= 0) return;
+  const listed = p.gpu.issue_copy_us;
+  const copies = plan.steps.reduce((a, s) => a + s.ops.copy, 0) / plan.steps.length;
+  p.gpu.issue_copy_us = r2(c.us);
+  p.sources['gpu.issue_copy_us'] = `${by}: host time per copy as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps, ${copies.toFixed(0)} copies per step): per step its issue time less its records, kernel and attention launches at the costs below, over its copies; the median of ${c.per_step.length} steps (the first left out)${listed !== undefined ? `; ${points.find((x) => x.kind === 'copy' && !x.gated)?.ops ?? 0} copies issued in a row read ${listed} us` : ''}`;
 }
 
 export interface DirectionSwitchFit {

@@ -23,6 +23,7 @@ import type { Point } from './fit-linear.js';
 import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
 import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
+import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 
@@ -74,6 +75,12 @@ export interface Measurements {
    * and (cuda) behind a compute gate (absent from measurements taken before they existed)
    */
   issue?: IssuePoint[];
+  /**
+   * (cuda, with MeasureOptions.plan) the host's issue time per step of a whole plan run by the executor
+   * (bench/plan-issue-bench.ts): a policy's small-copy run at the overlap context (absent otherwise, and
+   * from measurements taken before it existed)
+   */
+  plan_issue?: PlanIssueResult;
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
   /**
    * file reads in the executor's own pattern (file-batches.ts): per layer one batch of runs handed to
@@ -103,6 +110,11 @@ export interface MeasureOptions {
   points?: CalibrationPoints;
   /** measurements done of all (measurementCount), after each one */
   onProgress?: (done: number, total: number, label?: string) => void;
+  /**
+   * (cuda) also time the host's issue path on a whole plan (bench/plan-issue-bench.ts), recorded on
+   * this hardware profile with this model (preset names or files, as `kvtier run` takes them)
+   */
+  plan?: { model: string; hardware: string };
 }
 
 /**
@@ -159,11 +171,11 @@ function attentionContexts(precision: AttentionCase, contexts: number[]): number
 }
 
 /** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
-export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick'>, pts: CalibrationPoints, cuda: boolean): number {
+export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'plan'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.reduce((n, p) => n + attentionContexts(p, pts.attention_contexts).length, 0);
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, convert kernels, issue costs, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 7 + (o.quick ? 0 : 4) + 1;
+  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, convert kernels, issue costs, (cuda with a plan) issue costs in a plan, file, (full) 4 thread counts, batches
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 7 + (cuda && o.plan ? 1 : 0) + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -250,6 +262,17 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const issue = await measureIssueCosts(b, o);
   for (const x of issue) log(`  ${x.kind}${x.bytes ? ` ${x.bytes} B` : ''}${x.gated ? ' (gated)' : ''}: ${x.us.toFixed(2)} us per op on the host`);
   tick('issue costs');
+  let plan_issue: PlanIssueResult | undefined;
+  if (cuda && o.plan) {
+    const steps = o.quick ? 12 : 24;
+    log(`host issue costs in a plan: kivi at 10% on a generated ${pts.overlap_context}-token trace, ${steps} steps, run by the executor`);
+    plan_issue = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
+    const cost = issueCostsOf(issue);
+    const c = copyCostFromPlan(plan_issue.steps, cost);
+    const ops = plan_issue.steps.reduce((a, s) => a + s.ops.copy, 0) / plan_issue.steps.length;
+    log(`  ${ops.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host (median of ${c.per_step.length} steps)`);
+    tick('issue costs in a plan');
+  }
   const threads = o.ioThreads ?? DEFAULT_IO_THREADS;
   log(`file tier: reads and writes vs request size, ${threads} I/O threads`);
   const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, threads);
@@ -270,7 +293,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -284,6 +307,15 @@ export async function measureConvertKernels(b: NativeBackend, o: Pick<MeasureOpt
   } finally {
     gate?.free();
   }
+}
+
+/** the as-issued median per op of the issue bench's records, GEMV and attention launches (NaN where a kind has no trials) */
+export function issueCostsOf(points: readonly IssuePoint[]): { record: number; kernel: number; attention: number } {
+  const of = (kind: IssuePoint['kind']) => {
+    const xs = points.filter((x) => x.kind === kind && !x.gated).flatMap((x) => x.trials_us);
+    return xs.length ? median(xs) : Number.NaN;
+  };
+  return { record: of('record'), kernel: of('kernel'), attention: of('attention') };
 }
 
 /** the host's issue costs (bench/issue-bench.ts; on cuda also behind a compute gate), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */

@@ -22,7 +22,7 @@ import { blockBytes, type Precision } from '../kv-format.js';
 import { BlockData } from './block-data.js';
 import { allLinkKeys } from './link-keys.js';
 import { lowerPlan } from './lower-plan.js';
-import type { LowStep } from './lowered-plan.js';
+import type { LoweredPlan, LowStep } from './lowered-plan.js';
 import { PlanRecorder } from './plan-recorder.js';
 import { DEFAULT_IO_THREADS, type MeasuredStep, runPlan } from './run-plan.js';
 
@@ -101,8 +101,21 @@ export const STALL_DEFINITION =
   '(CUDA events on the compute stream). Split per layer into stall_wait (between the compute stream finishing the previous layer and the attention ' +
   'being free to start: waits on memory-stream events) and host_gap (the rest: the host had not enqueued the layer yet, e.g. it waited for a file read).';
 
-export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunResult> {
-  const attentionOptions = resolveAttentionOptions(o.attention);  // a bad option fails before the simulation
+/** A run's simulation with its work recorded, and that work lowered to the executor's ops. */
+export interface LoweredRun {
+  sim: RunResult;
+  lowered: LoweredPlan;
+  /** the link keys the run's bytes are counted under */
+  keys: string[];
+  /** what the policy asked of the executor: weight streaming, RotateKV */
+  asked: { weights?: WeightStreaming; rotation: boolean };
+}
+
+/**
+ * Simulates the run with its work recorded (plan-recorder.ts) and lowers it (lower-plan.ts) as the
+ * executor will run it on `backend` (its pinned host weight pool: 256 MiB on the host backend).
+ */
+export function recordAndLower(config: RunConfig, o: Pick<HilOptions, 'slabBytes' | 'eagerFences'> & { backend: HilOptions['backend'] }): LoweredRun {
   let recorder: PlanRecorder | undefined;
   let keys: string[] = [];
   let asked: { weights?: WeightStreaming; rotation: boolean } = { rotation: false };
@@ -119,6 +132,13 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   // the policy's HBM layout: per-bit buckets (one region per layer and width) or shared slabs
   const hbmLayout = getPolicy(config.policy).hbmLayout ?? 'slabs';
   const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize, eagerFences: o.eagerFences, hbmLayout, weights: asked.weights, rotation: asked.rotation, weightHostBytes: o.backend === 'host' ? 256 << 20 : 4 << 30 });
+  return { sim: r, lowered, keys, asked };
+}
+
+export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunResult> {
+  const attentionOptions = resolveAttentionOptions(o.attention);  // a bad option fails before the simulation
+  const { sim: r, lowered, keys, asked } = recordAndLower(config, o);
+  const { model, hardware } = r.resolved;
   const warnings: string[] = [];
   if (lowered.usesCxl) {
     warnings.push('CXL is simulation-only: no CXL hardware here, so blocks placed in the "cxl" tier lived in a second pinned host-DRAM pool; their measured times are DRAM-over-PCIe times, not CXL.');

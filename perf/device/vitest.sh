@@ -9,7 +9,7 @@
 # has no room for a prebuilt one); the report goes to $OUT/vitest-cuda.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-FILES="test/hil/kernels.test.ts test/hil/tiers.test.ts test/hil/executor.test.ts test/hil/every-policy.test.ts test/hil/rotation.test.ts test/hil/issue-bench.test.ts"
+FILES="test/hil/kernels.test.ts test/hil/tiers.test.ts test/hil/executor.test.ts test/hil/every-policy.test.ts test/hil/rotation.test.ts test/hil/issue-bench.test.ts test/hil/plan-issue-bench.test.ts"
 case "${1:-}" in
   pack)
     git check-ignore -q .device || { echo "vitest.sh: .device/ is not ignored by git" >&2; exit 2; }

@@ -1,0 +1,125 @@
+/**
+ * The host's time per copy as the executor issues a whole plan: a policy's run (by default KIVI at a 10%
+ * budget, whose offloaded blocks are fetched back every step as thousands of small copies) on a
+ * generated trace at a context of the caller's choice, simulated with its work recorded, lowered and
+ * run by the executor itself (executor/run-plan.ts) on the backend. Per step the host's issue time
+ * (hil-steps.csv's host_issue_us) and the lowered ops by kind; the time per copy is what is left of the
+ * step's issue time after the step's other ops at the bench's per-op costs (issue-bench.ts), over its
+ * copies. A short list issued in a row (issue-bench.ts) reads the host faster or slower than the
+ * executor's own long loop does, by lease and by how long it has run (lab/notes/HIL-NOTES.md); this
+ * bench times that loop.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateTrace } from '../../traces/generator.js';
+import type { NativeBackend } from '../addon-types.js';
+import { blockBytes } from '../kv-format.js';
+import { BlockData } from '../executor/block-data.js';
+import { recordAndLower } from '../executor/hil-run.js';
+import type { LowOp } from '../executor/lowered-plan.js';
+import { runPlan } from '../executor/run-plan.js';
+import { median } from '../timing/median.js';
+import { loadModel } from '../../sim/models/load-model.js';
+
+/** What a lowered op costs the host, by the issue bench's kinds (waits priced as records). */
+export type PlanOpKind = 'copy' | 'record' | 'kernel' | 'attention' | 'other';
+
+export function planOpKind(op: LowOp): PlanOpKind {
+  switch (op.o) {
+    case 'copy':
+      return 'copy';
+    case 'mark':
+    case 'record':
+    case 'wait':
+      return 'record';
+    case 'gemv':
+    case 'quant':
+    case 'dequant':
+    case 'rotate':
+      return 'kernel';
+    case 'attn':
+      return 'attention';
+    default:
+      return 'other';
+  }
+}
+
+export interface PlanIssueStep {
+  step: number;
+  /** host time issuing the step's ops (us) */
+  issue_us: number;
+  /** the step's lowered ops by kind */
+  ops: Record<PlanOpKind, number>;
+}
+
+export interface PlanIssueOptions {
+  /** model preset or file, as `kvtier run --model` takes it */
+  model: string;
+  /** hardware profile the plan is recorded on (preset or file) */
+  hardware: string;
+  contextTokens: number;
+  /** decode steps (default 24) */
+  steps?: number;
+  /** default 'kivi' */
+  policy?: string;
+  /** default '10%' */
+  budget?: string;
+  blockTokens: number;
+  groupSize: number;
+  /** generator seed (default 'issue-bench') */
+  seed?: string;
+  /** generator preset (default 'broad') */
+  preset?: string;
+  /** where the trace file and the file tier (if the plan uses it) go */
+  dir?: string;
+}
+
+export interface PlanIssueResult {
+  policy: string;
+  budget: string;
+  context_tokens: number;
+  steps: PlanIssueStep[];
+}
+
+/** pinned host bytes the executor may take for distinct layer weights here (the GEMVs run over reused buffers; their issue cost does not depend on it) */
+const BENCH_WEIGHT_BYTES = 1 << 30;
+
+export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Promise<PlanIssueResult> {
+  const steps = o.steps ?? 24;
+  if (!(Number.isInteger(steps) && steps >= 2)) throw new Error(`plan issue bench: steps must be an integer >= 2 (got ${steps})`);
+  if (!(Number.isInteger(o.contextTokens) && o.contextTokens >= o.blockTokens)) throw new Error(`plan issue bench: contextTokens must be an integer >= the block size ${o.blockTokens} (got ${o.contextTokens})`);
+  const policy = o.policy ?? 'kivi';
+  const budget = o.budget ?? '10%';
+  const dir = mkdtempSync(join(o.dir ?? tmpdir(), 'kvtier-plan-issue-'));
+  try {
+    const trace = join(dir, 'plan-issue.kvt');
+    const m = loadModel(o.model);
+    generateTrace(trace, { preset: (o.preset ?? 'broad') as never, model: m.name, layers: m.layers, prompt_tokens: o.contextTokens, steps, block_size: o.blockTokens, seed: o.seed ?? 'issue-bench' });
+    const { sim, lowered } = recordAndLower({ trace, policy, model: o.model, hardware: o.hardware, hbm_budget: budget, group_size: o.groupSize }, { backend: b.kind });
+    const model = sim.resolved.model;
+    const data = new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2);
+    const run = await runPlan(b, lowered, model, data, { nvmeDir: dir, directIo: false, ioThreads: 4, fileBatch: true, maxWeightBytes: BENCH_WEIGHT_BYTES, traceSteps: 0, verify: false });
+    const out: PlanIssueStep[] = lowered.steps.map((s, i) => {
+      const ops: Record<PlanOpKind, number> = { copy: 0, record: 0, kernel: 0, attention: 0, other: 0 };
+      for (const op of s.ops) ops[planOpKind(op)]++;
+      return { step: i, issue_us: run.steps[i].host_issue_us, ops };
+    });
+    return { policy, budget, context_tokens: o.contextTokens, steps: out };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The host's time per copy from a plan's steps: per step, (issue time - its records, kernels and
+ * attention launches at the given costs) / its copies, over the steps with copies and nothing the host
+ * waits on ('other': file requests, host conversions); the median over those steps, the first left out.
+ * NaN when no step qualifies.
+ */
+export function copyCostFromPlan(steps: readonly PlanIssueStep[], cost: { record: number; kernel: number; attention: number }): { us: number; per_step: number[] } {
+  const per = steps
+    .filter((s) => s.step > 0 && s.ops.copy > 0 && s.ops.other === 0)
+    .map((s) => (s.issue_us - s.ops.record * cost.record - s.ops.kernel * cost.kernel - s.ops.attention * cost.attention) / s.ops.copy);
+  return { us: per.length ? median(per) : Number.NaN, per_step: per };
+}
