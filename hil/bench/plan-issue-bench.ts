@@ -73,6 +73,8 @@ export interface PlanIssueOptions {
   preset?: string;
   /** where the trace file and the file tier (if the plan uses it) go */
   dir?: string;
+  /** worker threads packing the plan's initial blocks (default: the executor's choice) */
+  packThreads?: number;
 }
 
 export interface PlanIssueResult {
@@ -99,7 +101,7 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
     const { sim, lowered } = recordAndLower({ trace, policy, model: o.model, hardware: o.hardware, hbm_budget: budget, group_size: o.groupSize }, { backend: b.kind });
     const model = sim.resolved.model;
     const data = new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2);
-    const run = await runPlan(b, lowered, model, data, { nvmeDir: dir, directIo: false, ioThreads: 4, fileBatch: true, maxWeightBytes: BENCH_WEIGHT_BYTES, traceSteps: 0, verify: false });
+    const run = await runPlan(b, lowered, model, data, { nvmeDir: dir, directIo: false, ioThreads: 4, fileBatch: true, maxWeightBytes: BENCH_WEIGHT_BYTES, traceSteps: 0, verify: false, ...(o.packThreads !== undefined ? { packThreads: o.packThreads } : {}) });
     const out: PlanIssueStep[] = lowered.steps.map((s, i) => {
       const ops: Record<PlanOpKind, number> = { copy: 0, record: 0, kernel: 0, attention: 0, other: 0 };
       for (const op of s.ops) ops[planOpKind(op)]++;

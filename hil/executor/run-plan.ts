@@ -55,6 +55,8 @@ export interface RunPlanOptions extends FileTierOptions {
   waitMarks?: boolean;
   /** steps done of all (host backend: polled while the run is in flight; step-progress.ts) */
   onProgress?: StepProgress;
+  /** worker threads packing the initial blocks (default: writeInitial's choice, initial-bytes.ts) */
+  packThreads?: number;
 }
 
 export interface RunPlanResult {
@@ -77,7 +79,7 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
     mem.allocPlan(p, o);
     const buffers = allocModelBuffers(b, mem, model, data.seed, o.maxWeightBytes, p.weights);
     await b.synchronize();
-    await writeInitial(b, p, data, mem.regions, mem.file);
+    await writeInitial(b, p, data, mem.regions, mem.file, o.packThreads);
     writeFresh(b, p, data, mem.r('fresh'));
     await b.synchronize();
     const setupMs = performance.now() - t0;

@@ -94,8 +94,9 @@ describe.skipIf(!host.available)(`plan issue bench, host backend${host.available
     const b = openBackend('host');
     const dir = mkdtempSync(join(tmpdir(), 'kvtier-plan-issue-test-'));
     try {
-      const r = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 512, steps: 3, blockTokens: 16, groupSize: 128, seed: 's' });
+      const r = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 512, steps: 3, blockTokens: 16, groupSize: 128, seed: 's', packThreads: 0 });
       expect([r.policy, r.budget, r.context_tokens, r.steps.length]).toEqual(['kivi', '10%', 512, 3]);
+      // (packThreads 0: the initial blocks packed on this thread, as the executor does where it has no spare CPUs)
       // the same plan, lowered here: its ops by kind, step by step
       const trace = join(dir, 't.kvt');
       generateTrace(trace, { preset: 'broad', model: 'llama-3-8b', layers: 32, prompt_tokens: 512, steps: 3, block_size: 16, seed: 's' });
@@ -126,9 +127,9 @@ describe.skipIf(!cuda.available)(`plan issue bench, cuda backend${cuda.available
     const { openBackend } = await import('../../hil/backend.js');
     const b = openBackend('cuda');
     try {
-      const r = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 16384, steps: 6, blockTokens: 16, groupSize: 128 });
+      const r = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 8192, steps: 6, blockTokens: 16, groupSize: 128, packThreads: 0 });
       const c = copyCostFromPlan(r.steps, { record: 0.6, kernel: 2.3, attention: 5 });
-      for (const s of r.steps) expect(s.ops.copy).toBeGreaterThan(5000);
+      for (const s of r.steps) expect(s.ops.copy).toBeGreaterThan(3000);
       expect(c.per_step).toHaveLength(5);
       // an H100 host issues a copy in 2-4 us (lab/notes/HIL-NOTES.md); far outside that, the step was not issued as timed
       expect(c.us).toBeGreaterThan(1);
