@@ -23,6 +23,7 @@ import type { Point } from './fit-linear.js';
 import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
 import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
+import { warmLink } from '../bench/link-warmup.js';
 import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
@@ -193,6 +194,12 @@ export function tableOf(c: AttentionCase, mixed: (i: number, n: number) => Preci
 
 export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: string) => void): Promise<Measurements> {
   const cuda = b.kind === 'cuda';
+  // (cuda) the host link busy both ways right before each copy benchmark, as it is during a run's steps
+  const warm = async (what: string) => {
+    if (!cuda) return;
+    const w = await warmLink(b);
+    log(`  link warm-up before ${what}: ${w.rounds} round trips of 64 MiB in ${w.ms.toFixed(0)} ms, the last at ${w.h2d_GBps.toFixed(1)} GB/s H2D, ${w.d2h_GBps.toFixed(1)} D2H`);
+  };
   const pts = checkCalibrationPoints(o.points ?? defaultCalibrationPoints(o.quick));
   const total = measurementCount(o, pts, cuda);
   let done = 0;
@@ -200,6 +207,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   o.onProgress?.(0, total, 'copies');
   const sizes = (o.quick ? [64, 256, 1024, 4096] : [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536]).map((k) => k * 1024);
   log(`copies: ${sizes.length} sizes, pinned${cuda ? ' and pageable' : ''}`);
+  await warm('copies');
   const rows = await benchCopies(b, { sizes, hostKinds: cuda && !o.quick ? ['pinned', 'pageable'] : ['pinned'], trials: o.quick ? 3 : 7, bytesPerTrial: o.quick ? 8 << 20 : 256 << 20 });
   tick('copies');
   const pin = (d: 'h2d' | 'd2h') => rows.filter((r) => r.direction === d && r.hostKind === 'pinned').map((r) => ({ bytes: r.bytes, us: r.usPerCopy, label: `${r.bytes} B` }));
@@ -248,11 +256,14 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, o.quick ? 3 : 7);
   tick('attention in situ');
   log('copies in situ: scattered host slots, under GEMV');
+  if (cuda) await warm('copies in situ');
   const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
   tick('copies in situ');
   log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, demotions and promotions in turn, under attention + GEMV and on an idle GPU');
+  await warm('layout copies');
   const layout = await measureLayoutCopies(b, o, pts.layout_context);
   tick('layout copies');
+  await warm('layout copies, idle');
   const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
   tick('layout copies, idle');
   log('block (de)quantization kernels on the memory stream, idle and under compute');

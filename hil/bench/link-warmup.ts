@@ -1,0 +1,47 @@
+/**
+ * Sustained pinned copies over the host link, both ways, before a copy benchmark. On an H100 lease the
+ * first H2D copies after the link had been idle ran at 46-51 GB/s and those after about a gigabyte of
+ * traffic at 55 (PyTorch, 64 MiB pinned copies, lab/notes/HIL-NOTES.md); a benchmark that starts on an
+ * idle link then reads it slower than the executor's steps run. The copies alternate H2D and D2H in
+ * CHUNK pieces until `ms` have passed (checked after each round trip).
+ */
+import type { NativeBackend } from '../addon-types.js';
+
+const CHUNK = 64 << 20;
+
+export interface LinkWarmup {
+  ms: number;
+  rounds: number;
+  /** the last round trip's rate per direction (GB/s): what the link ran at when the benchmark began */
+  h2d_GBps: number;
+  d2h_GBps: number;
+}
+
+export async function warmLink(b: NativeBackend, ms = 200): Promise<LinkWarmup> {
+  if (!(ms >= 0 && Number.isFinite(ms))) throw new Error(`link warm-up: ms must be a number >= 0 (got ${ms})`);
+  const host = b.alloc('pinned', CHUNK);
+  const dev = b.alloc('device', CHUNK);
+  const [e0, e1, e2] = [b.createEvent(), b.createEvent(), b.createEvent()];
+  try {
+    let rounds = 0;
+    let h2d = 0;
+    let d2h = 0;
+    const t0 = performance.now();
+    do {
+      b.record('memory', e0);
+      b.copy('memory', dev, 0, host, 0, CHUNK);
+      b.record('memory', e1);
+      b.copy('memory', host, 0, dev, 0, CHUNK);
+      b.record('memory', e2);
+      await b.synchronize();
+      h2d = CHUNK / (b.elapsedMs(e0, e1) * 1e6);
+      d2h = CHUNK / (b.elapsedMs(e1, e2) * 1e6);
+      rounds++;
+    } while (performance.now() - t0 < ms);
+    return { ms: performance.now() - t0, rounds, h2d_GBps: h2d, d2h_GBps: d2h };
+  } finally {
+    for (const e of [e0, e1, e2]) b.destroyEvent(e);
+    b.free(dev);
+    b.free(host);
+  }
+}
