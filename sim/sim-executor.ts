@@ -296,7 +296,10 @@ export class SimExecutor implements Executor<Signal> {
     if (!this.ring) return NO_WAITS;
     this.ringExtents[layer].push(this.ring.place(bytes));
     const wait = this.ring.placedWait;
-    return wait ? [wait] : NO_WAITS;
+    if (!wait) return NO_WAITS;
+    // (the HIL has the memory stream wait on the compute fence before the copy)
+    if (this.hostClock) this.hostAt += this.issueRecord;
+    return [wait];
   }
 
   /** host tier -> HBM: one copy per run on the memory stream; a storage tier first reads into its DRAM bounce slots */
@@ -342,13 +345,15 @@ export class SimExecutor implements Executor<Signal> {
         fetched += w.fetchBytes[t];
       }
     }
-    if (this.opts.tailWaits) this.waitOnMemoryTail(all);
+    const fenced = this.opts.tailWaits ? this.waitOnMemoryTail(all) : false;
     const kvBytes = w.residentBytes + w.stagedBytes + fetched;
     const gpu = this.hardware.gpu;
     // the host issues the layer as the HIL lowers it: marks before and after the waits, (rotation,)
     // attention, a mark, the projections (and LM head), a mark
     const host = this.hostClock;
     if (host) this.hostAt += 2 * this.issueRecord;
+    // (a wait on the memory stream's tail: the HIL records a fence there and has compute wait on it)
+    if (host && fenced) this.hostAt += 2 * this.issueRecord;
     if (this.rotateUs > 0) {
       // (the HIL rotates q before the attention and the output after it: two launches)
       if (host) this.issueOn(this.compute, 2 * this.issueKernel);
@@ -362,6 +367,8 @@ export class SimExecutor implements Executor<Signal> {
     if (ext && ext.length !== 0) {
       this.ring!.release(ext, this.timedOn(this.compute, 'attention', attentionUs, all, attentionArgs));
       this.ringExtents[w.layer] = [];
+      // (the HIL records a compute fence right after an attention that read staging extents)
+      if (host) this.hostAt += this.issueRecord;
     } else {
       // nothing keeps this kernel's signal: a lazy compute stream then makes none
       this.compute.enqueueKernel('attention', 'kernel', attentionUs, all, attentionArgs);
@@ -505,7 +512,8 @@ export class SimExecutor implements Executor<Signal> {
    * memory stream so far, unless an earlier such wait already covered them all (then none); waits on
    * other streams stay. In place.
    */
-  private waitOnMemoryTail(waits: Signal[]): void {
+  /** true when the attention now waits on the memory stream's tail (a fence the HIL records and waits on) */
+  private waitOnMemoryTail(waits: Signal[]): boolean {
     let need = 0;
     let k = 0;
     for (const x of waits) {
@@ -517,7 +525,9 @@ export class SimExecutor implements Executor<Signal> {
     if (need > this.memCovered) {
       waits.push(this.memory.idle);
       this.memCovered = this.memSeq;
+      return true;
     }
+    return false;
   }
 
   private timedOn(s: Stream, name: string, us: number, waits: readonly Signal[], args: StreamOp['args']): Signal {

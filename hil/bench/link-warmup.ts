@@ -1,9 +1,12 @@
 /**
- * Sustained pinned copies over the host link, both ways, before a copy benchmark. On an H100 lease the
- * first H2D copies after the link had been idle ran at 46-51 GB/s and those after about a gigabyte of
- * traffic at 55 (PyTorch, 64 MiB pinned copies, lab/notes/HIL-NOTES.md); a benchmark that starts on an
- * idle link then reads it slower than the executor's steps run. The copies alternate H2D and D2H in
- * CHUNK pieces until `ms` have passed (checked after each round trip).
+ * Sustained pinned copies over the host link, both ways, right before a copy benchmark, so that the
+ * benchmark starts on a link as busy as during a run's steps; the rate of the last round trip is
+ * reported, which shows what the link ran at when the benchmark began. On one H100 lease the first
+ * timed H2D copies of a fresh process ran at 46-51 GB/s and the later ones at 55 (PyTorch, 64 MiB
+ * pinned copies), and that lease's calibration read H2D at 50 GB/s where its runs' copies went at 54;
+ * on another lease the layout batches read the same with and without the warm-up (51-54 GB/s either
+ * way, lab/notes/HIL-NOTES.md). The copies alternate H2D and D2H in CHUNK pieces until `ms` have
+ * passed (checked after each round trip).
  */
 import type { NativeBackend } from '../addon-types.js';
 

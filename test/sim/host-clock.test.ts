@@ -90,6 +90,26 @@ describe('the host clock', () => {
     expect(t.latency_us).toBe(381 + 64 + 1000);
   });
 
+  it('a layer waiting on the memory stream costs the host a fence record and a wait (tail waits, as the HIL lowers them)', () => {
+    const run = (tailWaits: boolean) => {
+      const hw = tinyHardware();
+      hw.gpu.issue_copy_us = 100;
+      hw.gpu.issue_record_us = 200;
+      const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100, tailWaits });
+      ex.beginStep(0);
+      const done = ex.move(fetch3);
+      ex.layer(tinyLayerWork(0), [done]);
+      return ex.endStep().latency_us;
+    };
+    // mark to 200, copies issued at 300, 400, 500 (500..574), mark to 700; the layer's marks to 1100, the
+    // fence on the memory stream and the compute stream's wait on it to 1500: attention 1500..1564, a
+    // mark to 1700, projections 1700..2700
+    expect(run(true)).toBe(2700);
+    // without tail waits the attention waits on the copies' own signals: no fence, attention 1100..1164,
+    // projections 1300..2300
+    expect(run(false)).toBe(2300);
+  });
+
   it('(de)quantization kernels: the last one runs once launched', () => {
     const ex = machine({ kernel: 50 }, (hw) => (hw.gpu.convert_kernel_us = 1));
     ex.beginStep(0);
