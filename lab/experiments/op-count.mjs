@@ -3,7 +3,7 @@
 // host issues by kind (memory-stream copies, compute-stream copies, (de)quantize kernels, events
 // recorded, waits, attention, GEMVs, marks), to set against a step's measured time when asking whether
 // the host's issue path can keep up.
-//   node lab/experiments/op-count.mjs --trace T.kvt --hardware PROFILE [--policy kivi] [--budget 10%] [--dist dist]
+//   node lab/experiments/op-count.mjs --trace T.kvt --hardware PROFILE [--policy kivi] [--budget 10%] [--model M] [--dist dist]
 import { deviceArgs } from '../../perf/device-args.mjs';
 
 const { opt, load } = deviceArgs('runs/op-count');
@@ -12,11 +12,11 @@ const { PlanRecorder } = await load('hil/executor/plan-recorder.js');
 const { allLinkKeys } = await load('hil/executor/link-keys.js');
 const { lowerPlan } = await load('hil/executor/lower-plan.js');
 
-const config = { trace: opt('trace'), policy: opt('policy', 'kivi'), hardware: opt('hardware'), hbm_budget: opt('budget', '10%') };
+const config = { trace: opt('trace'), policy: opt('policy', 'kivi'), hardware: opt('hardware'), hbm_budget: opt('budget', '10%'), ...(opt('model', '') ? { model: opt('model', '') } : {}) };
 let rec;
 const r = simulate(config, { executor: (res, cache) => (rec = new PlanRecorder(cache, allLinkKeys(res.hardware))) });
 const { model, hardware, header } = r.resolved;
-const low = lowerPlan(rec.plan, model, hardware, header.block_size, { slabBytes: 2 << 20, groupSize: 128 });
+const low = lowerPlan(rec.plan, model, hardware, header.block_size, { slabBytes: 2 << 20, groupSize: Math.min(128, model.head_dim) });
 const kinds = new Map();
 for (const s of low.steps) {
   for (const op of s.ops) {
