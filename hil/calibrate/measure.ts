@@ -23,7 +23,7 @@ import type { Point } from './fit-linear.js';
 import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
 import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
-import { warmLink } from '../bench/link-warmup.js';
+import { warmLink } from '../timing/link-warmup.js';
 import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';

@@ -19,6 +19,7 @@ import type { AttentionOptions, AttentionPlan, BackendKind, NativeBackend, Resol
 import { resolveAttentionOptions } from '../attention-options.js';
 import { openBackend } from '../backend.js';
 import { blockBytes, type Precision } from '../kv-format.js';
+import { warmLink } from '../timing/link-warmup.js';
 import { BlockData } from './block-data.js';
 import { allLinkKeys } from './link-keys.js';
 import { lowerPlan } from './lower-plan.js';
@@ -86,10 +87,19 @@ export interface HilInfo {
   /** the attention options of the run (every one, defaults included) and, per table precision as in attention_tables, the kernels its launches ran */
   attention: { options: ResolvedAttentionOptions; kernels: Record<string, AttentionKernelUse[]> };
   weight_buffers: number;
+  /**
+   * (cuda) the host link's rate right before the run: 64 MiB pinned copies both ways for 50 ms
+   * (timing/link-warmup.ts), the last round trip, to set beside the profile's link (a lease's PCIe rate
+   * can differ by several percent between its calibration and its runs)
+   */
+  link_before?: { h2d_GBps: number; d2h_GBps: number };
   setup_ms: number;
   verify?: { checked: number; mismatches: number; firstMismatch?: string };
   steps: MeasuredStep[];
 }
+
+/** how long the host link is kept busy right before a cuda run, whose last round trip's rate the run records */
+export const LINK_CHECK_MS = 50;
 
 export interface HilRunResult {
   result: RunResult;
@@ -150,11 +160,16 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   let measured;
   let device = '';
   let kernels: Record<string, AttentionKernelUse[]> = {};
+  let linkBefore: HilInfo['link_before'];
   const kind = backend.kind;
   try {
     device = backend.info().name;
     kernels = attentionKernels(backend, lowered.steps, { qHeads: model.q_heads, kvHeads: model.kv_heads, headDim: model.head_dim, blockTokens: lowered.geometry.blockTokens, groupSize: lowered.geometry.groupSize });
     const data = new BlockData(o.seed ?? 1, blockBytes(lowered.geometry, 'fp16') / 2);
+    if (kind === 'cuda') {
+      const w = await warmLink(backend, LINK_CHECK_MS);
+      linkBefore = { h2d_GBps: w.h2d_GBps, d2h_GBps: w.d2h_GBps };
+    }
     measured = await runPlan(backend, lowered, model, data, {
       nvmeDir: o.nvmeDir ?? tmpdir(),
       directIo: o.directIo ?? true,
@@ -226,6 +241,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     attention_tables: attentionTables(lowered.steps),
     attention: { options: attentionOptions, kernels },
     weight_buffers: measured.weightBuffers,
+    ...(linkBefore ? { link_before: linkBefore } : {}),
     setup_ms: measured.setupMs,
     verify: measured.verify,
     steps: measured.steps,

@@ -81,6 +81,8 @@ export interface CellResult {
    * absent in runs stored before it was kept
    */
   hw_host_issue_ms?: number[][];
+  /** (cuda) per run, the host link's H2D and D2H rate right before it (HilInfo.link_before), GB/s; absent in runs stored before it was kept */
+  hw_link_GBps?: [number, number][];
   /** errors against hw_median_ms (the statistics leave out the first skip_steps) */
   error?: MedianP95;
   error_each_run?: MedianP95;
@@ -369,7 +371,8 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     writeAtomic(cellFile, JSON.stringify(r) + '\n');
     results.push(r);
     const left = cells.slice(i + 1).reduce((a, x) => a + est.get(x.id)! * ratios.ratio(x.policy.label), 0);
-    const what = r.status === 'ok' ? `median ${(r.error!.median * 100).toFixed(2)}%, p95 ${(r.error!.p95 * 100).toFixed(2)}%, runs differ ${(r.spread!.median * 100).toFixed(2)}% (${r.pool}, ${r.judgement!.pass ? 'pass' : 'miss'})` : `${r.status}: ${r.reason}`;
+    const link = r.hw_link_GBps ? `; link before the runs H2D ${r.hw_link_GBps.map((x) => x[0].toFixed(1)).join(', ')} GB/s` : '';
+    const what = r.status === 'ok' ? `median ${(r.error!.median * 100).toFixed(2)}%, p95 ${(r.error!.p95 * 100).toFixed(2)}%, runs differ ${(r.spread!.median * 100).toFixed(2)}% (${r.pool}, ${r.judgement!.pass ? 'pass' : 'miss'}${link})` : `${r.status}: ${r.reason}`;
     log(`[${i + 1}/${total}] ${c.id}: ${what} (${r.wall_s.toFixed(1)} s; elapsed ${formatSeconds(elapsed())}, ETA ${formatSeconds(left)})`);
     o.onProgress?.(i + 1, total, c.id);
   }
@@ -478,6 +481,7 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
     hw_median_ms: st.hw_median_ms,
     hw_host_gap_ms: runs.map((r) => r.hil.steps.map((m) => m.host_gap_us / 1e3)),
     hw_host_issue_ms: runs.map((r) => r.hil.steps.map((m) => m.host_issue_us / 1e3)),
+    ...(runs.every((r) => r.hil.link_before) ? { hw_link_GBps: runs.map((r): [number, number] => [r.hil.link_before!.h2d_GBps, r.hil.link_before!.d2h_GBps]) } : {}),
     ...judgedFields(st),
     warnings: [...new Set(runs.flatMap((r) => r.hil.warnings))],
     ...(pool === 'storage' && storageTier ? { storage_tier: storageTier } : {}),
@@ -543,7 +547,7 @@ export function traceFile(c: GridCell, g: ValidateGrid, out: string): string {
   return p;
 }
 
-const CSV_COLS = ['id', 'trace', 'trace_kind', 'prompt_tokens', 'model', 'policy', 'budget', 'status', 'pool', 'error_median', 'error_p95', 'error_each_run_median', 'error_each_run_p95', 'spread_median', 'spread_p95', 'host_wait_share', 'sim_mean_ms', 'hw_mean_ms', 'sim_p50_ms', 'hw_p50_ms', 'sim_p99_ms', 'hw_p99_ms', 'pass', 'wall_s', 'reason'] as const;
+const CSV_COLS = ['id', 'trace', 'trace_kind', 'prompt_tokens', 'model', 'policy', 'budget', 'status', 'pool', 'error_median', 'error_p95', 'error_each_run_median', 'error_each_run_p95', 'spread_median', 'spread_p95', 'host_wait_share', 'hw_link_h2d_GBps', 'sim_mean_ms', 'hw_mean_ms', 'sim_p50_ms', 'hw_p50_ms', 'sim_p99_ms', 'hw_p99_ms', 'pass', 'wall_s', 'reason'] as const;
 
 export function cellsCsv(r: ValidateResult): string {
   const q = (x: unknown) => {
@@ -569,6 +573,7 @@ export function cellsCsv(r: ValidateResult): string {
       spread_median: c.spread?.median,
       spread_p95: c.spread?.p95,
       host_wait_share: hostWaitShare(c, r.grid.skip_steps),
+      hw_link_h2d_GBps: c.hw_link_GBps ? Math.min(...c.hw_link_GBps.map((x) => x[0])).toFixed(2) : undefined,
       sim_mean_ms: c.sim_dist?.mean,
       hw_mean_ms: c.hw_dist?.mean,
       sim_p50_ms: c.sim_dist?.p50,

@@ -1,6 +1,6 @@
 // On the GPU machine (plain node, compiled JS): the calibration's executor-layout copy batches (idle GPU and
 // under compute, quick settings, llama-3-8b at 6144 tokens as the standing grid's held-out calibration takes
-// them) measured after IDLE_MS of an idle link ('cold') and right after a link warm-up (bench/link-warmup.ts,
+// them) measured after IDLE_MS of an idle link ('cold') and right after a link warm-up (timing/link-warmup.ts,
 // 'warm'), alternated ROUNDS times in one process; per measurement the fitted H2D / D2H GB/s.
 //   node perf/device/link-warm-ab.mjs DIST     (KVTIER_HIL_ADDON names the addon)
 import { resolve } from 'node:path';
@@ -11,7 +11,7 @@ const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
 const { openBackend } = await load('hil/backend.js');
 const { measureLayoutCopies } = await load('hil/calibrate/measure.js');
 const { fitLayoutCopyBatches } = await load('hil/calibrate/fit-copy-batches.js');
-const { warmLink } = await load('hil/bench/link-warmup.js');
+const { warmLink } = await load('hil/timing/link-warmup.js');
 const { loadModel } = await load('sim/models/load-model.js');
 const b = openBackend('cuda');
 const o = { model: loadModel('llama-3-8b'), blockTokens: 16, groupSize: 128, quick: true };

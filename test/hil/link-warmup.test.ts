@@ -1,7 +1,7 @@
 // The link warm-up before the calibration's copy benchmarks: round trips until the time has passed,
 // the last one's rates reported; a bad duration is refused before anything is allocated.
 import { describe, expect, it } from 'vitest';
-import { warmLink } from '../../hil/bench/link-warmup.js';
+import { warmLink } from '../../hil/timing/link-warmup.js';
 import { backendAvailability } from './availability.js';
 
 const host = backendAvailability('host');

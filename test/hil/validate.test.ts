@@ -71,7 +71,7 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const saved = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
     expect(saved.cells.map((c) => c.id)).toEqual(r.cells.map((c) => c.id));
     const csv = readFileSync(join(out, 'cells.csv'), 'utf8').trim().split('\n');
-    expect(csv[0]).toBe('id,trace,trace_kind,prompt_tokens,model,policy,budget,status,pool,error_median,error_p95,error_each_run_median,error_each_run_p95,spread_median,spread_p95,host_wait_share,sim_mean_ms,hw_mean_ms,sim_p50_ms,hw_p50_ms,sim_p99_ms,hw_p99_ms,pass,wall_s,reason');
+    expect(csv[0]).toBe('id,trace,trace_kind,prompt_tokens,model,policy,budget,status,pool,error_median,error_p95,error_each_run_median,error_each_run_p95,spread_median,spread_p95,host_wait_share,hw_link_h2d_GBps,sim_mean_ms,hw_mean_ms,sim_p50_ms,hw_p50_ms,sim_p99_ms,hw_p99_ms,pass,wall_s,reason');
     expect(csv).toHaveLength(9);
     expect(csv[4].split(',').slice(5, 9)).toEqual(['lru-offload-nvme', '25%', 'ok', 'storage']);
 
