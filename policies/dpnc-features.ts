@@ -157,12 +157,14 @@ export function normStats(norms: ArrayLike<number>, n: number, live: (b: number)
  * also as 8-byte words (nowWords: now's first 2 · nowWords.length entries, null when not 8-byte
  * aligned; keptWords: kept's, at least as many). Compared two at a time as doubles: equal doubles are
  * equal bits except zeros (+0 and -0), which are compared as 32-bit values (NaN is never equal).
+ * `from`: the caller knows every index below it equal, so the compare starts there (at the word
+ * that holds it).
  */
-export function firstBitsChanged(now: Int32Array, kept: Int32Array, nowWords: Float64Array | null, keptWords: Float64Array): number {
-  let b = 0;
+export function firstBitsChanged(now: Int32Array, kept: Int32Array, nowWords: Float64Array | null, keptWords: Float64Array, from = 0): number {
+  let b = from > 0 ? from : 0;
   if (nowWords !== null) {
     const n = nowWords.length;
-    for (let w = 0; w < n; w++) {
+    for (let w = b >> 1; w < n; w++) {
       const x = nowWords[w];
       if (x !== keptWords[w] || x === 0) {
         const at = w << 1;
@@ -170,7 +172,7 @@ export function firstBitsChanged(now: Int32Array, kept: Int32Array, nowWords: Fl
         if (now[at + 1] !== kept[at + 1]) return at + 1;
       }
     }
-    b = n << 1;
+    if (b < n << 1) b = n << 1;
   }
   for (; b < now.length; b++) if (kept[b] !== now[b]) return b;
   return -1;

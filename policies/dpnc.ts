@@ -1164,16 +1164,20 @@ export const dpnc: PolicyDefinition<Options> = {
         lastCache = v.cache;
         // the key norms kept, compared bit for bit (a change of bits only, as 0 to -0, recomputes the same)
         // (the statistics' running sums are kept up to the first block changed)
+        // (the kept norms equal the view's after every decision of the layer, so the compare starts
+        // at the view's keyNormsFrom: every block below it kept its norm since the layer's last one)
         const kn = v.keyNorms;
+        let from = v.keyNormsFrom ?? 0;
         if (knOf[l] !== kn) {
           knOf[l] = kn;
           const len = Math.min(M, kn.length);
           knBits[l] = new Int32Array(kn.buffer, kn.byteOffset, len);
           knWords[l] = kn.byteOffset % 8 === 0 ? new Float64Array(kn.buffer, kn.byteOffset, len >> 1) : null;
+          from = 0;
         }
         const now = knBits[l];
         const kept = normBits[l];
-        const b = firstChanged(now, kept, knWords[l], normWords[l]);
+        const b = firstChanged(now, kept, knWords[l], normWords[l], from);
         if (b >= 0) {
           normsChanged[l] = 1;
           kept.set(now.subarray(b), b);
