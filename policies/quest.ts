@@ -45,12 +45,21 @@ export const quest: PolicyDefinition<Options> = {
   create: (o, setup) => createQuest(o, setup),
 };
 
+/** Counts of a quest replay's decisions by how the selection was found (for tests). */
+export interface QuestStats {
+  /** selections changed at their boundary from the pages in key-norm order (selectByNorm) */
+  byNorm: number;
+}
+
 /**
  * A quest policy. holdShares (default true): an observation that attended exactly the list holds the
  * uniform share of its pages as one value per layer (see lazyOn below); false writes it to every page
- * at every observation, the reference the held value is tested against.
+ * at every observation, the reference the held value is tested against. boundaryByNorm (default true,
+ * with holdShares): a selection that changes at its boundary while the share is held is found from
+ * the selected pages in key-norm order (selectByNorm); false selects it from every known candidate,
+ * the reference it is tested against.
  */
-export function createQuest(o: Options, setup: PolicySetup, holdShares = true): Policy {
+export function createQuest(o: Options, setup: PolicySetup, holdShares = true, boundaryByNorm = true, stats?: QuestStats): Policy {
   checkLowerTier('quest', 'offload_tier', o.offload_tier, setup.tiers);
   const M = setup.maxBlocks;
   const L = setup.layers;
@@ -111,6 +120,29 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
   const lazyU = new Float64Array(L);
   const lazyNewest = new Int32Array(L);
   const lazyMark = G === 1 ? new Uint8Array(L * M) : new Uint8Array(0);
+  // one group, per layer, for selectByNorm: the selected pages in ascending (key norm, block) order,
+  // as normBits * 2^21 + block (ordValid[l] = 1 while ordK[l * M + i], i < selN[l], holds them); the
+  // known blocks outside the selection (outList[l * M + i], i < outN[l], while outValid[l] = 1); and
+  // the pages it added to the selection that no observation has attended since (pend[l * M + i],
+  // i < pendN[l]): the next observation that holds the share gives them the share unless listed
+  const byNorm = boundaryByNorm && holdShares && G === 1 && M <= ORD_BLOCKS;
+  const ordK = byNorm ? new Float64Array(L * M) : new Float64Array(0);
+  const ordValid = new Uint8Array(L);
+  const outList = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+  const outN = new Int32Array(L);
+  const outValid = new Uint8Array(L);
+  const pend = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+  const pendN = new Int32Array(L);
+  // per layer, for buildOrder: every block below allN[l] in the same order (allK[l * M + i]) and the
+  // bits of the norms it was made from (allBits); allOff[l] = 1 once a norm below allN[l] changed
+  // (then the selection is sorted itself)
+  const allK = byNorm ? new Float64Array(L * M) : new Float64Array(0);
+  // (allB[l * M + i]: the block of allK[l * M + i])
+  const allB = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+  const allBits = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+  const allBytes = Array.from({ length: byNorm ? L : 0 }, (_, l) => Buffer.from(allBits.buffer, 4 * l * M, 4 * M));
+  const allN = new Int32Array(L);
+  const allOff = new Uint8Array(L);
   const flushLazy = (l: number): void => {
     const base = l * M;
     const u = lazyU[l];
@@ -127,6 +159,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
       last[base + b] = u;
     }
     lazyOn[l] = 0;
+    pendN[l] = 0;
   };
   // per layer: the floor pair of the selection (key < 0: none)
   const floorKeyOf = new Float64Array(L).fill(-1);
@@ -354,6 +387,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
       if (k > floorKey || (k === floorKey && b > floorId)) {
         knownList[base + c++] = b;
         inKnown[base + b] = stamp;
+        if (outValid[l] === 1) outList[base + outN[l]++] = b;
         if (k > othKey[l] || (k === othKey[l] && b > othBlock[l])) {
           othKey[l] = k;
           othBlock[l] = b;
@@ -363,6 +397,265 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
     knownCount[l] = c;
     knownEnd[l] = end;
     normsDirty[l] = Infinity;
+    return true;
+  };
+  /** b's place in the key-norm order (ordK): its norm's bits (-0 as +0), then the block */
+  const ordKey = (bits: Int32Array, b: number): number => (bits[b] === -0x80000000 ? 0 : bits[b]) * ORD_BLOCKS + b;
+  /**
+   * Layer l's selection into ordK, in ascending (key norm, block) order. False when a selected page's
+   * norm is negative or NaN (the bits then do not order the norms).
+   */
+  const buildOrder = (l: number, norms: Float32Array, upto: number): boolean => {
+    const base = l * M;
+    const bits = normBits[l];
+    if (allOff[l] === 0 && orderAll(l, norms, upto)) {
+      // the selected pages in the order of every block below upto (when the selection is below it)
+      let c = 0;
+      for (let i = 0; i < upto; i++) {
+        ordK[base + c] = allK[base + i];
+        c += +(selAt[base + allB[base + i]] >= 0);
+      }
+      if (c === selN[l]) {
+        ordValid[l] = 1;
+        return true;
+      }
+    }
+    for (let i = 0, c = selN[l]; i < c; i++) {
+      const b = selOf[base + i];
+      const x = norms[b];
+      if (!(x >= 0)) return false;
+      ordK[base + i] = ordKey(bits, b);
+    }
+    ordK.subarray(base, base + selN[l]).sort();
+    ordValid[l] = 1;
+    return true;
+  };
+  /**
+   * Layer l's blocks below upto into allK in key-norm order: the blocks from allN[l] on inserted while
+   * the norms below it are the ones it was made from, else (allN[l] = 0) every block sorted. False
+   * (the order left out from then on, allOff) when a norm below allN[l] changed since, or one below
+   * upto is negative or NaN.
+   */
+  const orderAll = (l: number, norms: Float32Array, upto: number): boolean => {
+    const base = l * M;
+    const bits = normBits[l];
+    let n = allN[l];
+    if (n > upto || (n > 0 && allBytes[l].compare(normBytes[l], 0, 4 * n, 0, 4 * n) !== 0)) {
+      allOff[l] = 1;
+      return false;
+    }
+    for (let b = n; b < upto; b++) {
+      if (!(norms[b] >= 0)) {
+        allOff[l] = 1;
+        return false;
+      }
+    }
+    if (n === 0) {
+      for (let b = 0; b < upto; b++) {
+        allK[base + b] = ordKey(bits, b);
+        allBits[base + b] = bits[b];
+      }
+      allK.subarray(base, base + upto).sort();
+      for (let i = 0; i < upto; i++) allB[base + i] = ordBlock(allK[base + i]);
+    } else {
+      for (let b = n; b < upto; b++) {
+        const x = ordKey(bits, b);
+        let lo = 0;
+        let hi = n;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (allK[base + mid] < x) lo = mid + 1;
+          else hi = mid;
+        }
+        allK.copyWithin(base + lo + 1, base + lo, base + n);
+        allK[base + lo] = x;
+        allB.copyWithin(base + lo + 1, base + lo, base + n);
+        allB[base + lo] = b;
+        allBits[base + b] = bits[b];
+        n++;
+      }
+    }
+    allN[l] = upto;
+    return true;
+  };
+  /** the first place in layer l's key-norm order (n pages) whose key is not below x */
+  const ordFind = (base: number, n: number, x: number): number => {
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ordK[base + mid] < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  /**
+   * One group, the share held (lazyOn): layer l's selection when it changes at its boundary, found
+   * without a pass over every selected page. The candidates are the selected pages (at least pages - 1
+   * of them above the floor pair, or this returns false), the known blocks outside (outList, above the
+   * floor: their keys are as at the selection that left them out, none attended since) and the blocks
+   * from the known end on above the floor; d = the candidates outside the selection = those to drop.
+   * A selected page holding the share u has key u + 1e-9 * norm, which does not fall as the norm
+   * grows (rounding is monotonic): the d least of them are among the first d in key-norm order and
+   * those after with the same key as the d-th. The d pairs dropped are the least of those, the selected
+   * pages listed in the latest observation (their masses) and the candidates outside. The same set as
+   * selectIncremental's (the top pages - 1 candidates), with the same updates (selection, promo, the
+   * best candidate outside, least norm, known blocks). False, having changed nothing, when the key
+   * norms below the known end changed since the snapshot, a selected page is not above the floor, or
+   * a selected page's norm is negative or NaN.
+   */
+  const selectByNorm = (cache: PolicyView['cache'], norms: Float32Array, l: number, end: number, floorKey: number, floorId: number, created: number, selInHbm: boolean): boolean => {
+    const base = l * M;
+    const was = knownEnd[l];
+    if (normsDirty[l] < was && normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
+    if (ordValid[l] === 0 && !buildOrder(l, norms, was)) return false;
+    if (outValid[l] === 0) {
+      let c = 0;
+      for (let i = 0, n = knownCount[l]; i < n; i++) {
+        const b = knownList[base + i];
+        if (selAt[base + b] < 0) outList[base + c++] = b;
+      }
+      outN[l] = c;
+      outValid[l] = 1;
+    }
+    const ns = selN[l];
+    const u = lazyU[l];
+    let nr = 0;
+    // the candidates outside the selection: the known ones, then the blocks since the known end
+    for (let i = 0, c = outN[l]; i < c; i++) {
+      const b = outList[base + i];
+      const k = last[base + b] + 1e-9 * norms[b];
+      rest[nr] = b;
+      restKeys[nr] = k;
+      nr += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+    }
+    for (let b = was; b < end; b++) {
+      const k = last[base + b] + 1e-9 * norms[b];
+      rest[nr] = b;
+      restKeys[nr] = k;
+      nr += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+    }
+    const d = nr;
+    // the selected pages listed in the latest observation
+    const bits = normBits[l];
+    let listed = 0;
+    for (let i = 0, c = obsIdxN[l]; i < c; i++) {
+      const b = obsIdx[base + i];
+      if (selAt[base + b] < 0) continue;
+      if (lazyMark[base + b] !== 0) return false;
+      const k = last[base + b] + 1e-9 * norms[b];
+      if (!(k > floorKey || (k === floorKey && b > floorId))) return false;
+      rest[nr] = b;
+      restKeys[nr++] = k;
+      listed++;
+    }
+    // the least of those holding the share: the first max(d, 1) in key-norm order and those tied after
+    const want = d > 0 ? d : 1;
+    let got = 0;
+    let lastKey = 0;
+    if (listed < ns) {
+      for (let i = 0; i < ns; i++) {
+        const p = ordK[base + i];
+        const b = ordBlock(p);
+        if (lazyMark[base + b] === 0) continue;
+        const k = u + 1e-9 * norms[b];
+        if (got >= want && k !== lastKey) break;
+        if (!(k > floorKey || (k === floorKey && b > floorId))) return false;
+        rest[nr] = b;
+        restKeys[nr++] = k;
+        got++;
+        lastKey = k;
+      }
+    }
+    // (from here on the selection changes: the decision's share is what the pages hold)
+    if (stats) stats.byNorm++;
+    let np = 0;
+    let ok = -1;
+    let ob = -1;
+    if (d > 0) {
+      selectBottomKSet(rest, restKeys, nr, d);
+      let c = ns;
+      let no = outN[l];
+      for (let i = 0; i < d; i++) {
+        const b = rest[i];
+        const k = restKeys[i];
+        if (k > ok || (k === ok && b > ob)) {
+          ok = k;
+          ob = b;
+        }
+        const at = selAt[base + b];
+        if (at < 0) {
+          // a block since the known end left out
+          if (b >= was) outList[base + no++] = b;
+          continue;
+        }
+        removed[nRemoved++] = b;
+        const moved = selOf[base + --c];
+        selOf[base + at] = moved;
+        selAt[base + moved] = at;
+        selAt[base + b] = -1;
+        if (lazyMark[base + b] === 1) {
+          lazyMark[base + b] = 0;
+          last[base + b] = u;
+        }
+        const j = ordFind(base, c + 1, ordKey(bits, b));
+        ordK.copyWithin(base + j, base + j + 1, base + c + 1);
+        outList[base + no++] = b;
+      }
+      for (let i = d; i < nr; i++) {
+        const b = rest[i];
+        if (selAt[base + b] >= 0) continue;
+        if (b < was) {
+          // a known block outside: out of that list
+          for (let j = 0; j < no; j++) {
+            if (outList[base + j] === b) {
+              outList[base + j] = outList[base + --no];
+              break;
+            }
+          }
+        }
+        const x = ordKey(bits, b);
+        if (!(norms[b] >= 0)) ordValid[l] = 0;
+        else {
+          const j = ordFind(base, c, x);
+          ordK.copyWithin(base + j + 1, base + j, base + c);
+          ordK[base + j] = x;
+        }
+        selAt[base + b] = c;
+        selOf[base + c++] = b;
+        added[nAdded++] = b;
+        if (pendN[l] < M) pend[base + pendN[l]++] = b;
+        promo[np] = b;
+        np += +(b < created) & +(cache.tierOf(l, b) > 0);
+      }
+      outN[l] = no;
+      selN[l] = c;
+    }
+    if (!selInHbm) {
+      np = 0;
+      for (let i = 0, c = selN[l]; i < c; i++) {
+        const b = selOf[base + i];
+        promo[np] = b;
+        np += +(b < created) & +(cache.tierOf(l, b) > 0);
+      }
+    }
+    nPromo = np;
+    othKey[l] = ok;
+    othBlock[l] = ob;
+    normMin[l] = ordValid[l] === 1 ? norms[ordBlock(ordK[base])] : leastNorm(norms, selOf, base, selN[l]);
+    // the blocks since the known end: their norms' bits, and those above the floor known
+    const snap = normSnap[l];
+    const stamp = knownStamp[l];
+    let c = knownCount[l];
+    for (let b = was; b < end; b++) {
+      snap[b] = bits[b];
+      const k = last[base + b] + 1e-9 * norms[b];
+      if (k > floorKey || (k === floorKey && b > floorId)) {
+        knownList[base + c++] = b;
+        inKnown[base + b] = stamp;
+      }
+    }
+    knownCount[l] = c;
     return true;
   };
   const promote = (act: Actions, l: number, b: number): boolean => {
@@ -402,8 +695,9 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
       selIn[l] = 0;
       const observed = obsOk[l] === 1;
       obsOk[l] = 0;
-      // whether the layer's selection stays as it is (one group)
+      // whether the layer's selection stays as it is (one group), or changed at its boundary by selectByNorm
       let same = false;
+      let byNormNow = false;
       if (G > 1) {
         for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
         const norms = v.groupKeyNorms;
@@ -436,10 +730,12 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
           }
         }
         same = floorKey >= 0 && pages > 1 && allLive && known[l] === 1 && knownEnd[l] <= end && selInHbm && observed && selN[l] === pages - 1 && selectionStays(l, norms, end, floorKey, floorId);
+        // a selection that changes at its boundary while the share is held: from the pages in key-norm order
+        byNormNow = !same && byNorm && floorKey >= 0 && pages > 1 && allLive && known[l] === 1 && knownEnd[l] <= end && observed && lazyOn[l] === 1 && selN[l] === pages - 1 && selectByNorm(cache, norms, l, end, floorKey, floorId, created, selInHbm);
         // (every read of last[] below is of the values written out)
-        if (!same && lazyOn[l] === 1) flushLazy(l);
+        if (!same && !byNormNow && lazyOn[l] === 1) flushLazy(l);
         if (floorKey >= 0 && pages > 1) {
-          if (same) {
+          if (same || byNormNow) {
             // (the selection stays)
           } else if (allLive && known[l] === 1 && knownEnd[l] <= end) {
             fromKnown = true;
@@ -448,13 +744,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
             // floor now: the ones above it then (the attended ones among them took new masses), the
             // blocks from that selection's end to this one's, and blocks whose key norm changed
             const was = knownEnd[l];
-            for (let i = 0, c = knownCount[l]; i < c; i++) {
-              const b = knownList[kb + i];
-              const k = last[base + b] + 1e-9 * norms[b];
-              cand[n] = b;
-              keys[n] = k;
-              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-            }
+            n = keysOfListAbove(cand, keys, n, knownList, kb, knownCount[l], last, base, norms, floorKey, floorId);
             nKnownIn = n;
             // (norms equal to the snapshot's in bytes, one native compare, have not changed; else they
             // are compared two at a time as doubles: equal doubles have equal bits but for +0 and -0,
@@ -487,21 +777,10 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
               keys[n] = k;
               n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
             }
-            for (let b = was; b < end; b++) {
-              snap[b] = bits[b];
-              const k = last[base + b] + 1e-9 * norms[b];
-              cand[n] = b;
-              keys[n] = k;
-              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-            }
+            for (let b = was; b < end; b++) snap[b] = bits[b];
+            n = keysOfRangeAbove(cand, keys, n, was, end, last, base, norms, floorKey, floorId);
           } else if (allLive) {
-            for (let b = 0; b < end; b++) {
-              const k = last[base + b] + 1e-9 * norms[b];
-              // (written always, kept when above the floor: no branch on the key)
-              cand[n] = b;
-              keys[n] = k;
-              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-            }
+            n = keysOfRangeAbove(cand, keys, n, 0, end, last, base, norms, floorKey, floorId);
           } else {
             for (let b = 0; b < created; b++) {
               if (cache.tierOf(l, b) >= 0 && b !== newest) {
@@ -517,17 +796,25 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
           else full = false;
         }
         if (full) {
-          for (let b = 0; b < created; b++) {
-            if ((allLive ? b < end : cache.tierOf(l, b) >= 0 && b !== newest)) {
-              cand[n] = b;
-              keys[n++] = last[base + b] + 1e-9 * norms[b];
+          if (allLive) n = keysOfRange(cand, keys, n, 0, end, last, base, norms);
+          else {
+            for (let b = 0; b < created; b++) {
+              if (cache.tierOf(l, b) >= 0 && b !== newest) {
+                cand[n] = b;
+                keys[n++] = last[base + b] + 1e-9 * norms[b];
+              }
             }
           }
         }
       }
       let np = 0;
       // with one group, from the known blocks: the selection changes only at its boundary (below)
-      const incremental = same || (G === 1 && fromKnown && !full && selectIncremental(cache, v.keyNorms, l, n, nKnownIn, pages, created, selInHbm));
+      if (!same && !byNormNow) {
+        // (the selection and the known blocks are taken anew below)
+        ordValid[l] = 0;
+        outValid[l] = 0;
+      }
+      const incremental = same || byNormNow || (G === 1 && fromKnown && !full && selectIncremental(cache, v.keyNorms, l, n, nKnownIn, pages, created, selInHbm));
       if (same) np = 0;
       else if (incremental) {
         np = nPromo;
@@ -535,20 +822,27 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
         normsDirty[l] = Infinity;
       } else {
         const drop = Math.max(0, n - (pages - 1));
-        selectBottomKSet(cand, keys, n, drop);
         if (G === 1 && full) {
           // the floor pair for the next steps: pages / 16 pairs below the selection (at least one), if
           // there are as many. A floor closer to the selection keeps fewer candidates at each step and
           // runs out sooner (then the full pass above comes back): on the bench trace, from `pages`
           // pairs below down to pages / 16, the candidates fell from 760 to 540 a decision while the
-          // full passes went from 2% to 5% of the decisions
+          // full passes went from 2% to 5% of the decisions. The floor is selected first, over every
+          // candidate, then the selection's boundary among the margin + pages - 1 pairs above it (the
+          // same sets as the boundary first and the floor below it, with one pass over every
+          // candidate instead of two)
           const margin = Math.ceil(pages / 16);
           if (drop > margin && pages > 1) {
-            selectAt(cand, keys, drop - margin, 0, drop - 1);
-            floorKeyOf[l] = keys[drop - margin];
-            floorIdOf[l] = cand[drop - margin];
-          } else floorKeyOf[l] = -1;
-        }
+            const f = drop - margin;
+            selectAt(cand, keys, f, 0, n - 1);
+            if (drop - 1 > f) selectAt(cand, keys, drop - 1, f + 1, n - 1);
+            floorKeyOf[l] = keys[f];
+            floorIdOf[l] = cand[f];
+          } else {
+            selectBottomKSet(cand, keys, n, drop);
+            floorKeyOf[l] = -1;
+          }
+        } else selectBottomKSet(cand, keys, n, drop);
         let knownFrom = -1;
         if (G === 1) {
           // the blocks above the floor now, for the layer's next selection: every candidate of a pass
@@ -626,13 +920,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
       if (need > 0) {
         // the unselected residents in block order
         residents(cache, l);
-        const list = resList[l];
-        let r = 0;
-        for (let i = 0, c = resCount[l]; i < c; i++) {
-          const b = list[i];
-          cand[r] = b;
-          r += +(selAt[kb + b] < 0) & +(b !== newest);
-        }
+        let r = unselectedOf(cand, resList[l], resCount[l], selAt, kb, newest);
         sortAscending(cand, r);
         if (r < need) {
           // (selected pages too: their masses written out)
@@ -642,8 +930,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
         }
         if (G > 1) for (let i = 0; i < r; i++) keys[i] = rankOf[cand[i]];
         else {
-          const norms = v.keyNorms;
-          for (let i = 0; i < r; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
+          keysOf(keys, cand, r, last, base, v.keyNorms);
         }
         const k = selectBottomKKeyed(cand, keys, r, need);
         for (let i = 0; i < k; i++) act.demote(l, cand[i], o.offload_tier, 16);
@@ -716,6 +1003,12 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
             const b = obsIdx[base + j];
             if (selAt[base + b] >= 0 || b === newest) lazyMark[base + b] = 1;
           }
+          // (and the pages added to the selection since)
+          for (let j = 0, c = pendN[l]; j < c; j++) {
+            const b = pend[base + j];
+            if (selAt[base + b] >= 0) lazyMark[base + b] = 1;
+          }
+          pendN[l] = 0;
         } else {
           for (let i = 0, c = selN[l]; i < c; i++) lazyMark[base + selOf[base + i]] = 1;
           lazyMark[base + newest] = 1;
@@ -738,6 +1031,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
         return;
       }
       if (lazyOn[l] === 1) flushLazy(l);
+      pendN[l] = 0;
       for (let g = 0; g < G; g++) {
         if (!(listed && lastObservedAmong(lasts[g], l * M, obs, obs.groups[g], selViews[l], nListed))) {
           lastObserved(lasts[g], l * M, obs, obs.groups[g]);
@@ -762,6 +1056,68 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
       }
     },
   };
+}
+
+/*
+ * The candidates' keys (last observed mass + 1e-9 * key norm) as module functions, not in the policy's
+ * closures: one compiled copy serves every replay in a process.
+ */
+
+/** Appends the blocks of list[from, from + count) above the floor pair to cand/keys from n; returns the new n. */
+function keysOfListAbove(cand: Int32Array, keys: Float64Array, n: number, list: Int32Array, from: number, count: number, last: Float64Array, base: number, norms: Float32Array, floorKey: number, floorId: number): number {
+  for (let i = from, e = from + count; i < e; i++) {
+    const b = list[i];
+    const k = last[base + b] + 1e-9 * norms[b];
+    // (written always, kept when above the floor: no branch on the key)
+    cand[n] = b;
+    keys[n] = k;
+    n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+  }
+  return n;
+}
+
+/** Appends the blocks b0 <= b < b1 above the floor pair to cand/keys from n; returns the new n. */
+function keysOfRangeAbove(cand: Int32Array, keys: Float64Array, n: number, b0: number, b1: number, last: Float64Array, base: number, norms: Float32Array, floorKey: number, floorId: number): number {
+  for (let b = b0; b < b1; b++) {
+    const k = last[base + b] + 1e-9 * norms[b];
+    cand[n] = b;
+    keys[n] = k;
+    n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+  }
+  return n;
+}
+
+/** Appends the blocks b0 <= b < b1 to cand/keys from n; returns the new n. */
+function keysOfRange(cand: Int32Array, keys: Float64Array, n: number, b0: number, b1: number, last: Float64Array, base: number, norms: Float32Array): number {
+  for (let b = b0; b < b1; b++) {
+    cand[n] = b;
+    keys[n++] = last[base + b] + 1e-9 * norms[b];
+  }
+  return n;
+}
+
+/** keys[i] = the key of cand[i], i < n */
+function keysOf(keys: Float64Array, cand: Int32Array, n: number, last: Float64Array, base: number, norms: Float32Array): void {
+  for (let i = 0; i < n; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
+}
+
+/** The blocks of list[0, count) outside the selection (selAt[at + b] < 0) but the newest into cand; returns their count. */
+function unselectedOf(cand: Int32Array, list: Int32Array, count: number, selAt: Int32Array, at: number, newest: number): number {
+  let r = 0;
+  for (let i = 0; i < count; i++) {
+    const b = list[i];
+    cand[r] = b;
+    r += +(selAt[at + b] < 0) & +(b !== newest);
+  }
+  return r;
+}
+
+/** blocks per layer that selectByNorm's order keys hold (norm bits * ORD_BLOCKS + block, below 2^53) */
+const ORD_BLOCKS = 2 ** 21;
+
+/** the block of a key-norm order key (exact: ORD_BLOCKS is a power of two; no floating remainder) */
+function ordBlock(p: number): number {
+  return p - ORD_BLOCKS * Math.floor(p / ORD_BLOCKS);
 }
 
 /** the least of norms[list[from + i]], i < n (Infinity when n = 0; NaN when one is) */
