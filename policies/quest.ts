@@ -791,7 +791,7 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true, b
               }
             }
           }
-          if (same) full = false;
+          if (same || byNormNow) full = false;
           else if (n < pages - 1) n = 0;
           else full = false;
         }
