@@ -140,22 +140,21 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const lazyU = new Float64Array(L);
   const lazyNewest = new Int32Array(L);
   const lazyMark = G === 1 ? new Uint8Array(L * M) : new Uint8Array(0);
-  // one group, per layer, for selectByNorm: the selected pages in ascending (key norm, block) order,
-  // as normBits * 2^21 + block (ordValid[l] = 1 while ordK[l * M + i], i < selN[l], holds them); the
-  // known blocks outside the selection (outList[l * M + i], i < outN[l], while outValid[l] = 1); and
-  // the pages it added to the selection that no observation has attended since (pend[l * M + i],
+  // one group, per layer, for selectByNorm: ordValid[l] = 1 once the order of every block (allK
+  // below) was checked against the norms since the layer's latest selection taken anew; the known
+  // blocks outside the selection (outList[l * M + i], i < outN[l], while outValid[l] = 1); and the
+  // pages it added to the selection that no observation has attended since (pend[l * M + i],
   // i < pendN[l]): the next observation that holds the share gives them the share unless listed
   const byNorm = boundaryByNorm && holdShares && G === 1 && M <= ORD_BLOCKS;
-  const ordK = byNorm ? new Float64Array(L * M) : new Float64Array(0);
   const ordValid = new Uint8Array(L);
   const outList = byNorm ? new Int32Array(L * M) : new Int32Array(0);
   const outN = new Int32Array(L);
   const outValid = new Uint8Array(L);
   const pend = byNorm ? new Int32Array(L * M) : new Int32Array(0);
   const pendN = new Int32Array(L);
-  // per layer, for buildOrder: every block below allN[l] in the same order (allK[l * M + i]) and the
-  // bits of the norms it was made from (allBits); allOff[l] = 1 once a norm below allN[l] changed
-  // (then the selection is sorted itself)
+  // per layer: every block below allN[l] in ascending (key norm, block) order, as normBits * 2^21 +
+  // block (allK[l * M + i]), and the bits of the norms it was made from (allBits); allOff[l] = 1 once
+  // a norm below allN[l] changed or one is negative or NaN (then selectByNorm is not used)
   const allK = byNorm ? new Float64Array(L * M) : new Float64Array(0);
   // (allB[l * M + i]: the block of allK[l * M + i])
   const allB = byNorm ? new Int32Array(L * M) : new Int32Array(0);
@@ -210,7 +209,7 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const resSeen = new Int32Array(L);
   // the pages selectIncremental listed in promo
   let nPromo = 0;
-  return { o, setup, holdShares, boundaryByNorm, stats, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed, selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys, cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark, byNorm, ordK, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff, floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs, normsDirty, changed, rankOf, rankTmp, resList, resCount, inRes, resSeen, nPromo };
+  return { o, setup, holdShares, boundaryByNorm, stats, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed, selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys, cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark, byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff, floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs, normsDirty, changed, rankOf, rankTmp, resList, resCount, inRes, resSeen, nPromo };
 }
 
 type QuestState = ReturnType<typeof questState>;
@@ -434,57 +433,23 @@ function selectionStays(S: QuestState, l: number, norms: Float32Array, end: numb
   return true;
 }
 
-/** b's place in the key-norm order (ordK): its norm's bits (-0 as +0), then the block */
+/** b's place in the key-norm order (allK): its norm's bits (-0 as +0), then the block */
 function ordKey(S: QuestState, bits: Int32Array, b: number): number {
   return (bits[b] === -0x80000000 ? 0 : bits[b]) * ORD_BLOCKS + b;
 }
 
-/**
- * Layer l's selection into ordK, in ascending (key norm, block) order. False when a selected page's
- * norm is negative or NaN (the bits then do not order the norms).
- */
-function buildOrder(S: QuestState, l: number, norms: Float32Array, upto: number): boolean {
-  const { M, selOf, selAt, selN, ordK, ordValid, allK, allB, allOff, normBits } = S;
-  const base = l * M;
-  const bits = normBits[l];
-  if (allOff[l] === 0 && orderAll(S, l, norms, upto)) {
-    // the selected pages in the order of every block below upto (when the selection is below it)
-    let c = 0;
-    for (let i = 0; i < upto; i++) {
-      ordK[base + c] = allK[base + i];
-      c += +(selAt[base + allB[base + i]] >= 0);
-    }
-    if (c === selN[l]) {
-      ordValid[l] = 1;
-      return true;
-    }
-  }
-  for (let i = 0, c = selN[l]; i < c; i++) {
-    const b = selOf[base + i];
-    const x = norms[b];
-    if (!(x >= 0)) return false;
-    ordK[base + i] = ordKey(S, bits, b);
-  }
-  ordK.subarray(base, base + selN[l]).sort();
-  ordValid[l] = 1;
-  return true;
-}
 
 /**
  * Layer l's blocks below upto into allK in key-norm order: the blocks from allN[l] on inserted while
- * the norms below it are the ones it was made from, else (allN[l] = 0) every block sorted. False
- * (the order left out from then on, allOff) when a norm below allN[l] changed since, or one below
- * upto is negative or NaN.
+ * the norms below it are the ones it was made from, else every block sorted anew. False (the order
+ * left out from then on, allOff) when a norm below upto is negative or NaN.
  */
 function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): boolean {
   const { M, allK, allB, allBits, allBytes, allN, allOff, normBytes, normBits } = S;
   const base = l * M;
   const bits = normBits[l];
   let n = allN[l];
-  if (n > upto || (n > 0 && allBytes[l].compare(normBytes[l], 0, 4 * n, 0, 4 * n) !== 0)) {
-    allOff[l] = 1;
-    return false;
-  }
+  if (n > upto || (n > 0 && allBytes[l].compare(normBytes[l], 0, 4 * n, 0, 4 * n) !== 0)) n = 0;
   for (let b = n; b < upto; b++) {
     if (!(norms[b] >= 0)) {
       allOff[l] = 1;
@@ -520,18 +485,6 @@ function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): 
   return true;
 }
 
-/** the first place in layer l's key-norm order (n pages) whose key is not below x */
-function ordFind(S: QuestState, base: number, n: number, x: number): number {
-  const { ordK } = S;
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ordK[base + mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * One group, the share held (lazyOn): layer l's selection when it changes at its boundary, found
@@ -549,11 +502,14 @@ function ordFind(S: QuestState, base: number, n: number, x: number): number {
  * a selected page's norm is negative or NaN.
  */
 function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32Array, l: number, end: number, floorKey: number, floorId: number, created: number, selInHbm: boolean): boolean {
-  const { stats, M, last, selOf, selAt, selN, othKey, othBlock, normMin, obsIdx, obsIdxN, rest, restKeys, promo, added, removed, lazyU, lazyMark, ordK, ordValid, outList, outN, outValid, pend, pendN, knownList, knownCount, inKnown, knownStamp, knownEnd, normSnap, snapBytes, normBytes, normBits, normsDirty } = S;
+  const { stats, M, last, selOf, selAt, selN, othKey, othBlock, normMin, obsIdx, obsIdxN, rest, restKeys, promo, added, removed, lazyU, lazyMark, ordValid, outList, outN, outValid, pend, pendN, allB, allN, allOff, knownList, knownCount, inKnown, knownStamp, knownEnd, normSnap, snapBytes, normBytes, normBits, normsDirty } = S;
   const base = l * M;
   const was = knownEnd[l];
   if (normsDirty[l] < was && normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
-  if (ordValid[l] === 0 && !buildOrder(S, l, norms, was)) return false;
+  // (the order of every block below the known end: checked against the norms once a selection)
+  if (allOff[l] === 1 || (ordValid[l] === 0 && !orderAll(S, l, norms, was))) return false;
+  ordValid[l] = 1;
+  if (allN[l] < was && !orderAll(S, l, norms, was)) return false;
   if (outValid[l] === 0) {
     let c = 0;
     for (let i = 0, n = knownCount[l]; i < n; i++) {
@@ -599,10 +555,9 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
   let got = 0;
   let lastKey = 0;
   if (listed < ns) {
-    for (let i = 0; i < ns; i++) {
-      const p = ordK[base + i];
-      const b = ordBlock(p);
-      if (lazyMark[base + b] === 0) continue;
+    for (let i = 0, c = allN[l]; i < c; i++) {
+      const b = allB[base + i];
+      if (selAt[base + b] < 0 || lazyMark[base + b] === 0) continue;
       const k = u + 1e-9 * norms[b];
       if (got >= want && k !== lastKey) break;
       if (!(k > floorKey || (k === floorKey && b > floorId))) return false;
@@ -617,6 +572,8 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
   let np = 0;
   let ok = -1;
   let ob = -1;
+  // (whether a block past the key-norm order entered the selection)
+  let beyond = false;
   if (d > 0) {
     selectBottomKSet(rest, restKeys, nr, d);
     let c = ns;
@@ -643,8 +600,6 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
         lazyMark[base + b] = 0;
         last[base + b] = u;
       }
-      const j = ordFind(S, base, c + 1, ordKey(S, bits, b));
-      ordK.copyWithin(base + j, base + j + 1, base + c + 1);
       outList[base + no++] = b;
     }
     for (let i = d; i < nr; i++) {
@@ -659,13 +614,7 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
           }
         }
       }
-      const x = ordKey(S, bits, b);
-      if (!(norms[b] >= 0)) ordValid[l] = 0;
-      else {
-        const j = ordFind(S, base, c, x);
-        ordK.copyWithin(base + j + 1, base + j, base + c);
-        ordK[base + j] = x;
-      }
+      if (b >= allN[l]) beyond = true;
       selAt[base + b] = c;
       selOf[base + c++] = b;
       added[S.nAdded++] = b;
@@ -687,7 +636,13 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
   S.nPromo = np;
   othKey[l] = ok;
   othBlock[l] = ob;
-  normMin[l] = ordValid[l] === 1 ? norms[ordBlock(ordK[base])] : leastNorm(norms, selOf, base, selN[l]);
+  // (the least norm in the selection: its first page in key-norm order, unless a block past the order entered it)
+  if (beyond) normMin[l] = leastNorm(norms, selOf, base, selN[l]);
+  else {
+    let i = 0;
+    while (selAt[base + allB[base + i]] < 0) i++;
+    normMin[l] = norms[allB[base + i]];
+  }
   // the blocks since the known end: their norms' bits, and those above the floor known
   const snap = normSnap[l];
   const stamp = knownStamp[l];
