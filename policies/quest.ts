@@ -1163,7 +1163,9 @@ export function lastObserved(last: Float64Array, base: number, obs: Observation,
     for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = mass[b];
     return;
   }
-  for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
+  // (every block attended, as in the dense layers: the share written by one native fill)
+  if (obs.attendedCount === obs.nBlocks && attended.length === obs.nBlocks) last.fill(uniform, base, base + obs.nBlocks);
+  else for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
   for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
 }
 
