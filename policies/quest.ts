@@ -201,15 +201,18 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
   const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
   // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
-  // promoted), in no order, made exact (pruned) at each use and checked against the cache's count,
-  // rebuilt from every block should they differ
+  // promoted; a block the policy demotes leaves it then), in no order, made exact at each use: as it
+  // is when as large as the cache's count, else pruned and checked against that count, rebuilt from
+  // every block should they differ
   const resList = Array.from({ length: L }, () => new Int32Array(M));
   const resCount = new Int32Array(L);
   const inRes = new Uint8Array(L * M);
   const resSeen = new Int32Array(L);
+  // (resPos[l * M + b]: b's place in resList[l] while inRes)
+  const resPos = new Int32Array(L * M);
   // the pages selectIncremental listed in promo
   let nPromo = 0;
-  return { o, setup, holdShares, boundaryByNorm, stats, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed, selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys, cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark, byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff, floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs, normsDirty, changed, rankOf, rankTmp, resList, resCount, inRes, resSeen, nPromo };
+  return { o, setup, holdShares, boundaryByNorm, stats, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed, selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys, cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark, byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff, floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs, normsDirty, changed, rankOf, rankTmp, resList, resCount, inRes, resSeen, resPos, nPromo };
 }
 
 type QuestState = ReturnType<typeof questState>;
@@ -235,32 +238,52 @@ function flushLazy(S: QuestState, l: number): void {
 }
 
 function addRes(S: QuestState, l: number, b: number) {
-  const { M, resList, resCount, inRes } = S;
+  const { M, resList, resCount, inRes, resPos } = S;
   if (inRes[l * M + b] === 1) return;
   inRes[l * M + b] = 1;
+  resPos[l * M + b] = resCount[l];
   resList[l][resCount[l]++] = b;
+}
+/** b out of layer l's resident list (demoted), the last entry moved to its place */
+function dropRes(S: QuestState, l: number, b: number) {
+  const { M, resList, resCount, inRes, resPos } = S;
+  const base = l * M;
+  if (inRes[base + b] !== 1) return;
+  inRes[base + b] = 0;
+  const list = resList[l];
+  const i = resPos[base + b];
+  const moved = list[--resCount[l]];
+  list[i] = moved;
+  resPos[base + moved] = i;
 }
 
 /** layer l's resident blocks, exactly (in no order): resList[l][0, resCount[l]) */
 function residents(S: QuestState, cache: PolicyView['cache'], l: number): void {
-  const { M, resList, resCount, inRes, resSeen } = S;
+  const { M, resList, resCount, inRes, resSeen, resPos } = S;
   const created = cache.created[l];
   for (let b = resSeen[l]; b < created; b++) addRes(S, l, b);
   resSeen[l] = created;
+  // (a superset of the residents as large as they are is they: the demoted blocks left it as they went)
+  if (resCount[l] === cache.countIn(l, 0)) return;
   const list = resList[l];
   const base = l * M;
   let n = 0;
   for (let i = 0; i < resCount[l]; i++) {
     const b = list[i];
-    if (cache.tierOf(l, b) === 0) list[n++] = b;
-    else inRes[base + b] = 0;
+    if (cache.tierOf(l, b) === 0) {
+      resPos[base + b] = n;
+      list[n++] = b;
+    } else inRes[base + b] = 0;
   }
   if (n !== cache.countIn(l, 0)) {
     n = 0;
     for (let b = 0; b < created; b++) {
       const on = cache.tierOf(l, b) === 0 ? 1 : 0;
       inRes[base + b] = on;
-      if (on) list[n++] = b;
+      if (on) {
+        resPos[base + b] = n;
+        list[n++] = b;
+      }
     }
   }
   resCount[l] = n;
@@ -934,7 +957,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
       keysOf(keys, cand, r, last, base, v.keyNorms);
     }
     const k = selectBottomKKeyed(cand, keys, r, need);
-    for (let i = 0; i < k; i++) act.demote(l, cand[i], o.offload_tier, 16);
+    for (let i = 0; i < k; i++) if (act.demote(l, cand[i], o.offload_tier, 16)) dropRes(S, l, cand[i]);
   }
   if (dense) {
     streamNextDense(act, l, L, o.dense_layers, v.step);
