@@ -212,7 +212,15 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const resPos = new Int32Array(L * M);
   // the pages selectIncremental listed in promo
   let nPromo = 0;
-  return { o, setup, holdShares, boundaryByNorm, stats, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed, selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys, cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark, byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff, floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs, normsDirty, changed, rankOf, rankTmp, resList, resCount, inRes, resSeen, resPos, nPromo };
+  return {
+    o, setup, holdShares, boundaryByNorm, stats, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed,
+    selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys,
+    cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark,
+    byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff,
+    floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps,
+    knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs, normsDirty, changed,
+    rankOf, rankTmp, resList, resCount, inRes, resSeen, resPos, nPromo
+  };
 }
 
 type QuestState = ReturnType<typeof questState>;
@@ -301,7 +309,10 @@ function residents(S: QuestState, cache: PolicyView['cache'], l: number): void {
  * changed nothing, when a page of the previous selection is not a candidate.
  */
 function selectIncremental(S: QuestState, cache: PolicyView['cache'], norms: Float32Array, l: number, n: number, nKnownIn: number, pages: number, created: number, selInHbm: boolean): boolean {
-  const { M, selOf, selAt, selN, othKey, othBlock, normMin, rest, restKeys, cand, promo, added, removed, keys, knownList, knownCount, inKnown, knownStamp } = S;
+  const {
+    M, selOf, selAt, selN, othKey, othBlock, normMin, rest, restKeys, cand, promo, added, removed, keys,
+    knownList, knownCount, inKnown, knownStamp
+  } = S;
   const kb = l * M;
   const ns = selN[l];
   // the best candidate outside the previous selection, (key, block) = (mk, mb)
@@ -408,7 +419,10 @@ function selectIncremental(S: QuestState, cache: PolicyView['cache'], norms: Flo
  * the best outside decides for all of them; the listed ones are compared one by one.
  */
 function selectionStays(S: QuestState, l: number, norms: Float32Array, end: number, floorKey: number, floorId: number): boolean {
-  const { M, last, selAt, othKey, othBlock, normMin, obsU, obsIdx, obsIdxN, outList, outN, outValid, knownList, knownCount, inKnown, knownStamp, knownEnd, normSnap, snapBytes, normBytes, normBits, normsDirty } = S;
+  const {
+    M, last, selAt, othKey, othBlock, normMin, obsU, obsIdx, obsIdxN, outList, outN, outValid, knownList,
+    knownCount, inKnown, knownStamp, knownEnd, normSnap, snapBytes, normBytes, normBits, normsDirty
+  } = S;
   const was = knownEnd[l];
   if (normsDirty[l] < was && normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
   const base = l * M;
@@ -457,7 +471,7 @@ function selectionStays(S: QuestState, l: number, norms: Float32Array, end: numb
 }
 
 /** b's place in the key-norm order (allK): its norm's bits (-0 as +0), then the block */
-function ordKey(S: QuestState, bits: Int32Array, b: number): number {
+function ordKey(bits: Int32Array, b: number): number {
   return (bits[b] === -0x80000000 ? 0 : bits[b]) * ORD_BLOCKS + b;
 }
 
@@ -481,14 +495,14 @@ function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): 
   }
   if (n === 0) {
     for (let b = 0; b < upto; b++) {
-      allK[base + b] = ordKey(S, bits, b);
+      allK[base + b] = ordKey(bits, b);
       allBits[base + b] = bits[b];
     }
     allK.subarray(base, base + upto).sort();
     for (let i = 0; i < upto; i++) allB[base + i] = ordBlock(allK[base + i]);
   } else {
     for (let b = n; b < upto; b++) {
-      const x = ordKey(S, bits, b);
+      const x = ordKey(bits, b);
       let lo = 0;
       let hi = n;
       while (lo < hi) {
@@ -525,7 +539,12 @@ function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): 
  * a selected page's norm is negative or NaN.
  */
 function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32Array, l: number, end: number, floorKey: number, floorId: number, created: number, selInHbm: boolean): boolean {
-  const { stats, M, last, selOf, selAt, selN, othKey, othBlock, normMin, obsIdx, obsIdxN, rest, restKeys, promo, added, removed, lazyU, lazyMark, ordValid, outList, outN, outValid, pend, pendN, allB, allN, allOff, knownList, knownCount, inKnown, knownStamp, knownEnd, normSnap, snapBytes, normBytes, normBits, normsDirty } = S;
+  const {
+    stats, M, last, selOf, selAt, selN, othKey, othBlock, normMin, obsIdx, obsIdxN, rest, restKeys, promo,
+    added, removed, lazyU, lazyMark, ordValid, outList, outN, outValid, pend, pendN, allB, allN, allOff,
+    knownList, knownCount, inKnown, knownStamp, knownEnd, normSnap, snapBytes, normBytes, normBits,
+    normsDirty
+  } = S;
   const base = l * M;
   const was = knownEnd[l];
   if (normsDirty[l] < was && normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
@@ -688,7 +707,13 @@ function promote(S: QuestState, act: Actions, l: number, b: number): boolean {
 }
 
 function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
-  const { o, M, L, G, lasts, last, selOf, selAt, selN, selViews, selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, cand, promo, listOk, listNewest, added, removed, lazyOn, lazyU, lazyNewest, lazyMark, byNorm, ordValid, outValid, floorKeyOf, floorIdOf, keys, known, knownList, knownCount, inKnown, knownStamp, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs, normsDirty, changed, rankOf, rankTmp, resList, resCount } = S;
+  const {
+    o, M, L, G, lasts, last, selOf, selAt, selN, selViews, selIn, changesAt, createdAt, othKey, othBlock,
+    normMin, obsOk, cand, promo, listOk, listNewest, added, removed, lazyOn, lazyU, lazyNewest, lazyMark,
+    byNorm, ordValid, outValid, floorKeyOf, floorIdOf, keys, known, knownList, knownCount, inKnown,
+    knownStamp, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs,
+    normsDirty, changed, rankOf, rankTmp, resList, resCount
+  } = S;
   const l = v.layer;
   const cache = v.cache;
   const base = l * M;
@@ -1006,7 +1031,10 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
 }
 
 function questObserve(S: QuestState, obs: Observation): void {
-  const { holdShares, M, L, G, lasts, last, selOf, selAt, selN, selViews, obsOk, obsU, obsIdx, obsIdxN, lazyOn, lazyU, lazyNewest, lazyMark, pend, pendN, known } = S;
+  const {
+    holdShares, M, L, G, lasts, last, selOf, selAt, selN, selViews, obsOk, obsU, obsIdx, obsIdxN, lazyOn,
+    lazyU, lazyNewest, lazyMark, pend, pendN, known
+  } = S;
   // after a sparse layer's decision, the attended pages are among the listed ones
   const listed = obs.step >= 0 && S.listedAt === obs.step * L + obs.layer;
   S.listedAt = -1;
