@@ -45,13 +45,42 @@ export const quest: PolicyDefinition<Options> = {
   create: (o, setup) => createQuest(o, setup),
 };
 
+/** Counts of a quest replay's decisions by how the selection was found (for tests). */
+export interface QuestStats {
+  /** selections changed at their boundary from the pages in key-norm order (selectByNorm) */
+  byNorm: number;
+}
+
 /**
  * A quest policy. holdShares (default true): an observation that attended exactly the list holds the
  * uniform share of its pages as one value per layer (see lazyOn below); false writes it to every page
- * at every observation, the reference the held value is tested against.
+ * at every observation, the reference the held value is tested against. boundaryByNorm (default true,
+ * with holdShares): a selection that changes at its boundary while the share is held is found from
+ * the selected pages in key-norm order (selectByNorm); false selects it from every known candidate,
+ * the reference it is tested against.
  */
-export function createQuest(o: Options, setup: PolicySetup, holdShares = true): Policy {
+export function createQuest(o: Options, setup: PolicySetup, holdShares = true, boundaryByNorm = true, stats?: QuestStats): Policy {
   checkLowerTier('quest', 'offload_tier', o.offload_tier, setup.tiers);
+  return new QuestPolicy(questState(o, setup, holdShares, boundaryByNorm, stats));
+}
+
+/** The policy: its decisions and observations are module functions of its state (one compiled copy for every replay in a process). */
+class QuestPolicy implements Policy {
+  readonly name = 'quest';
+  readonly s: QuestState;
+  constructor(s: QuestState) {
+    this.s = s;
+  }
+  decide(v: PolicyView, act: Actions): void {
+    questDecide(this.s, v, act);
+  }
+  observe(obs: Observation): void {
+    questObserve(this.s, obs);
+  }
+}
+
+/** The state of one quest policy (a replay's): per layer and block, as the functions below use it. */
+function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundaryByNorm: boolean, stats: QuestStats | undefined) {
   const M = setup.maxBlocks;
   const L = setup.layers;
   const G = setup.header.kv_groups;
@@ -111,23 +140,28 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
   const lazyU = new Float64Array(L);
   const lazyNewest = new Int32Array(L);
   const lazyMark = G === 1 ? new Uint8Array(L * M) : new Uint8Array(0);
-  const flushLazy = (l: number): void => {
-    const base = l * M;
-    const u = lazyU[l];
-    for (let i = 0, c = selN[l]; i < c; i++) {
-      const b = selOf[base + i];
-      if (lazyMark[base + b] === 1) {
-        lazyMark[base + b] = 0;
-        last[base + b] = u;
-      }
-    }
-    const b = lazyNewest[l];
-    if (lazyMark[base + b] === 1) {
-      lazyMark[base + b] = 0;
-      last[base + b] = u;
-    }
-    lazyOn[l] = 0;
-  };
+  // one group, per layer, for selectByNorm: ordValid[l] = 1 once the order of every block (allK
+  // below) was checked against the norms since the layer's latest selection taken anew; the known
+  // blocks outside the selection (outList[l * M + i], i < outN[l], while outValid[l] = 1); and the
+  // pages it added to the selection that no observation has attended since (pend[l * M + i],
+  // i < pendN[l]): the next observation that holds the share gives them the share unless listed
+  const byNorm = boundaryByNorm && holdShares && G === 1 && M <= ORD_BLOCKS;
+  const ordValid = new Uint8Array(L);
+  const outList = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+  const outN = new Int32Array(L);
+  const outValid = new Uint8Array(L);
+  const pend = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+  const pendN = new Int32Array(L);
+  // per layer: every block below allN[l] in ascending (key norm, block) order, as normBits * 2^21 +
+  // block (allK[l * M + i]), and the bits of the norms it was made from (allBits); allOff[l] = 1 once
+  // a norm below allN[l] changed or one is negative or NaN (then selectByNorm is not used)
+  const allK = byNorm ? new Float64Array(L * M) : new Float64Array(0);
+  // (allB[l * M + i]: the block of allK[l * M + i])
+  const allB = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+  const allBits = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+  const allBytes = Array.from({ length: byNorm ? L : 0 }, (_, l) => Buffer.from(allBits.buffer, 4 * l * M, 4 * M));
+  const allN = new Int32Array(L);
+  const allOff = new Uint8Array(L);
   // per layer: the floor pair of the selection (key < 0: none)
   const floorKeyOf = new Float64Array(L).fill(-1);
   const floorIdOf = new Int32Array(L);
@@ -167,601 +201,975 @@ export function createQuest(o: Options, setup: PolicySetup, holdShares = true): 
   const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
   const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
   // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
-  // promoted), in no order, made exact (pruned) at each use and checked against the cache's count,
-  // rebuilt from every block should they differ
+  // promoted; a block the policy demotes leaves it then), in no order, made exact at each use: as it
+  // is when as large as the cache's count, else pruned and checked against that count, rebuilt from
+  // every block should they differ
   const resList = Array.from({ length: L }, () => new Int32Array(M));
   const resCount = new Int32Array(L);
   const inRes = new Uint8Array(L * M);
   const resSeen = new Int32Array(L);
-  const addRes = (l: number, b: number) => {
-    if (inRes[l * M + b] === 1) return;
-    inRes[l * M + b] = 1;
-    resList[l][resCount[l]++] = b;
-  };
-  /** layer l's resident blocks, exactly (in no order): resList[l][0, resCount[l]) */
-  const residents = (cache: PolicyView['cache'], l: number): void => {
-    const created = cache.created[l];
-    for (let b = resSeen[l]; b < created; b++) addRes(l, b);
-    resSeen[l] = created;
-    const list = resList[l];
-    const base = l * M;
-    let n = 0;
-    for (let i = 0; i < resCount[l]; i++) {
-      const b = list[i];
-      if (cache.tierOf(l, b) === 0) list[n++] = b;
-      else inRes[base + b] = 0;
-    }
-    if (n !== cache.countIn(l, 0)) {
-      n = 0;
-      for (let b = 0; b < created; b++) {
-        const on = cache.tierOf(l, b) === 0 ? 1 : 0;
-        inRes[base + b] = on;
-        if (on) list[n++] = b;
-      }
-    }
-    resCount[l] = n;
-  };
+  // (resPos[l * M + b]: b's place in resList[l] while inRes)
+  const resPos = new Int32Array(L * M);
   // the pages selectIncremental listed in promo
   let nPromo = 0;
-  /**
-   * Layer l's selection from the candidates cand[0, n) (keys in keys[]; every one above the layer's
-   * floor, at least pages - 1 of them, the first nKnownIn from its known blocks) when its previous
-   * selection's pages are all among them: the same set as the top pages - 1 of them, found at the
-   * boundary only. Every previous page above the best unselected candidate stays (fewer than pages - 1
-   * candidates rank above it); the rest of the selection is the top of the others and of the previous
-   * pages below that candidate. Updates the selection (selOf, selAt, selN), the blocks known above the
-   * floor (the candidates), and lists the pages below HBM in promo (nPromo; with selInHbm, the pages
-   * of the previous selection are in HBM and only the added ones are looked at). False, having
-   * changed nothing, when a page of the previous selection is not a candidate.
-   */
-  const selectIncremental = (cache: PolicyView['cache'], norms: Float32Array, l: number, n: number, nKnownIn: number, pages: number, created: number, selInHbm: boolean): boolean => {
-    const kb = l * M;
-    const ns = selN[l];
-    // the best candidate outside the previous selection, (key, block) = (mk, mb)
-    let mk = -1;
-    let mb = -1;
-    let kept = 0;
-    for (let i = 0; i < n; i++) {
-      const b = cand[i];
-      if (selAt[kb + b] >= 0) kept++;
-      else {
-        const k = keys[i];
-        if (k > mk || (k === mk && b > mb)) {
-          mk = k;
-          mb = b;
-        }
-      }
-    }
-    if (kept !== ns || ns !== pages - 1) return false;
-    let np = 0;
-    // for selectionStays: the best candidate outside the selection now (none when every candidate was
-    // a previous page; else one of those rest leaves out: every candidate outside is among rest)
-    let ok = -1;
-    let ob = -1;
-    if (mb >= 0) {
-      // the others, and the previous pages below (mk, mb)
-      let nr = 0;
-      let below = 0;
-      for (let i = 0; i < n; i++) {
-        const b = cand[i];
-        const k = keys[i];
-        const was = selAt[kb + b] >= 0;
-        if (!was || k < mk || (k === mk && b < mb)) {
-          rest[nr] = b;
-          restKeys[nr++] = k;
-          below += +was;
-        }
-      }
-      const take = pages - 1 - (ns - below);
-      const drop = nr - take;
-      selectBottomKSet(rest, restKeys, nr, drop);
-      // out: previous pages below the new selection; in: others above it
-      let c = ns;
-      for (let i = 0; i < drop; i++) {
-        const b = rest[i];
-        const k = restKeys[i];
-        if (k > ok || (k === ok && b > ob)) {
-          ok = k;
-          ob = b;
-        }
-        const at = selAt[kb + b];
-        if (at < 0) continue;
-        removed[nRemoved++] = b;
-        const moved = selOf[kb + --c];
-        selOf[kb + at] = moved;
-        selAt[kb + moved] = at;
-        selAt[kb + b] = -1;
-      }
-      for (let i = drop; i < nr; i++) {
-        const b = rest[i];
-        if (selAt[kb + b] >= 0) continue;
-        selAt[kb + b] = c;
-        selOf[kb + c++] = b;
-        added[nAdded++] = b;
-        promo[np] = b;
-        np += +(b < created) & +(cache.tierOf(l, b) > 0);
-      }
-      selN[l] = c;
-    }
-    if (!selInHbm) {
-      np = 0;
-      for (let i = 0, c = selN[l]; i < c; i++) {
-        const b = selOf[kb + i];
-        promo[np] = b;
-        np += +(b < created) & +(cache.tierOf(l, b) > 0);
-      }
-    }
-    nPromo = np;
-    // for selectionStays: that candidate, the least norm in the selection
-    othKey[l] = ok;
-    othBlock[l] = ob;
-    normMin[l] = leastNorm(norms, selOf, kb, selN[l]);
-    // the blocks known above the floor: the candidates (a new list only when they differ from it)
-    if (nKnownIn !== knownCount[l] || n !== nKnownIn) {
-      const stamp = (knownStamp[l] = ++stamps);
-      for (let i = 0; i < n; i++) {
-        const b = cand[i];
-        knownList[kb + i] = b;
-        inKnown[kb + b] = stamp;
-      }
-      knownCount[l] = n;
-    }
-    return true;
+  return {
+    o, setup, holdShares, boundaryByNorm, stats, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed,
+    selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys,
+    cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark,
+    byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff,
+    floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps,
+    knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs, normsDirty, changed,
+    rankOf, rankTmp, resList, resCount, inRes, resSeen, resPos, nPromo
   };
-  /**
-   * One group: whether layer l's selection provably stays as it is (then the blocks since the
-   * latest selection's end are taken in: their norms' bits, those above the floor listed as known).
-   * It does when the layer's latest observation attended exactly its listed pages, no key norm below
-   * the selection's end changed since (the pages kept their keys but the observed masses: the uniform
-   * share u, or a listed mass), and every page's key ranks above the best candidate outside: the
-   * best pair known above the floor then (unchanged: none of those was attended), the floor pair
-   * when there is none, or a block since the end. A page not listed in the observation has key
-   * u + 1e-9·norm >= u + 1e-9·(least norm of the pages) (rounding is monotonic), so that bound above
-   * the best outside decides for all of them; the listed ones are compared one by one.
-   */
-  const selectionStays = (l: number, norms: Float32Array, end: number, floorKey: number, floorId: number): boolean => {
-    const was = knownEnd[l];
-    if (normsDirty[l] < was && normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
-    const base = l * M;
-    let mk = floorKey;
-    let mb = floorId;
-    if (othBlock[l] >= 0) {
-      mk = othKey[l];
-      mb = othBlock[l];
+}
+
+type QuestState = ReturnType<typeof questState>;
+
+function flushLazy(S: QuestState, l: number): void {
+  const { M, last, selOf, selN, lazyOn, lazyU, lazyNewest, lazyMark, pendN } = S;
+  const base = l * M;
+  const u = lazyU[l];
+  for (let i = 0, c = selN[l]; i < c; i++) {
+    const b = selOf[base + i];
+    if (lazyMark[base + b] === 1) {
+      lazyMark[base + b] = 0;
+      last[base + b] = u;
     }
-    for (let b = was; b < end; b++) {
-      const k = last[base + b] + 1e-9 * norms[b];
+  }
+  const b = lazyNewest[l];
+  if (lazyMark[base + b] === 1) {
+    lazyMark[base + b] = 0;
+    last[base + b] = u;
+  }
+  lazyOn[l] = 0;
+  pendN[l] = 0;
+}
+
+function addRes(S: QuestState, l: number, b: number) {
+  const { M, resList, resCount, inRes, resPos } = S;
+  if (inRes[l * M + b] === 1) return;
+  inRes[l * M + b] = 1;
+  resPos[l * M + b] = resCount[l];
+  resList[l][resCount[l]++] = b;
+}
+/** b out of layer l's resident list (demoted), the last entry moved to its place */
+function dropRes(S: QuestState, l: number, b: number) {
+  const { M, resList, resCount, inRes, resPos } = S;
+  const base = l * M;
+  if (inRes[base + b] !== 1) return;
+  inRes[base + b] = 0;
+  const list = resList[l];
+  const i = resPos[base + b];
+  const moved = list[--resCount[l]];
+  list[i] = moved;
+  resPos[base + moved] = i;
+}
+
+/** layer l's resident blocks, exactly (in no order): resList[l][0, resCount[l]) */
+function residents(S: QuestState, cache: PolicyView['cache'], l: number): void {
+  const { M, resList, resCount, inRes, resSeen, resPos } = S;
+  const created = cache.created[l];
+  for (let b = resSeen[l]; b < created; b++) addRes(S, l, b);
+  resSeen[l] = created;
+  // (a superset of the residents as large as they are is they: the demoted blocks left it as they went)
+  if (resCount[l] === cache.countIn(l, 0)) return;
+  const list = resList[l];
+  const base = l * M;
+  let n = 0;
+  for (let i = 0; i < resCount[l]; i++) {
+    const b = list[i];
+    if (cache.tierOf(l, b) === 0) {
+      resPos[base + b] = n;
+      list[n++] = b;
+    } else inRes[base + b] = 0;
+  }
+  if (n !== cache.countIn(l, 0)) {
+    n = 0;
+    for (let b = 0; b < created; b++) {
+      const on = cache.tierOf(l, b) === 0 ? 1 : 0;
+      inRes[base + b] = on;
+      if (on) {
+        resPos[base + b] = n;
+        list[n++] = b;
+      }
+    }
+  }
+  resCount[l] = n;
+}
+
+/**
+ * Layer l's selection from the candidates cand[0, n) (keys in keys[]; every one above the layer's
+ * floor, at least pages - 1 of them, the first nKnownIn from its known blocks) when its previous
+ * selection's pages are all among them: the same set as the top pages - 1 of them, found at the
+ * boundary only. Every previous page above the best unselected candidate stays (fewer than pages - 1
+ * candidates rank above it); the rest of the selection is the top of the others and of the previous
+ * pages below that candidate. Updates the selection (selOf, selAt, selN), the blocks known above the
+ * floor (the candidates), and lists the pages below HBM in promo (nPromo; with selInHbm, the pages
+ * of the previous selection are in HBM and only the added ones are looked at). False, having
+ * changed nothing, when a page of the previous selection is not a candidate.
+ */
+function selectIncremental(S: QuestState, cache: PolicyView['cache'], norms: Float32Array, l: number, n: number, nKnownIn: number, pages: number, created: number, selInHbm: boolean): boolean {
+  const {
+    M, selOf, selAt, selN, othKey, othBlock, normMin, rest, restKeys, cand, promo, added, removed, keys,
+    knownList, knownCount, inKnown, knownStamp
+  } = S;
+  const kb = l * M;
+  const ns = selN[l];
+  // the best candidate outside the previous selection, (key, block) = (mk, mb)
+  let mk = -1;
+  let mb = -1;
+  let kept = 0;
+  for (let i = 0; i < n; i++) {
+    const b = cand[i];
+    if (selAt[kb + b] >= 0) kept++;
+    else {
+      const k = keys[i];
       if (k > mk || (k === mk && b > mb)) {
         mk = k;
         mb = b;
       }
     }
-    if (!(obsU[l] + 1e-9 * normMin[l] > mk)) return false;
-    for (let i = 0, c = obsIdxN[l]; i < c; i++) {
-      const b = obsIdx[base + i];
-      if (selAt[base + b] < 0) continue;
-      const k = last[base + b] + 1e-9 * norms[b];
-      if (!(k > mk || (k === mk && b > mb))) return false;
+  }
+  if (kept !== ns || ns !== pages - 1) return false;
+  let np = 0;
+  // for selectionStays: the best candidate outside the selection now (none when every candidate was
+  // a previous page; else one of those rest leaves out: every candidate outside is among rest)
+  let ok = -1;
+  let ob = -1;
+  if (mb >= 0) {
+    // the others, and the previous pages below (mk, mb)
+    let nr = 0;
+    let below = 0;
+    for (let i = 0; i < n; i++) {
+      const b = cand[i];
+      const k = keys[i];
+      const was = selAt[kb + b] >= 0;
+      if (!was || k < mk || (k === mk && b < mb)) {
+        rest[nr] = b;
+        restKeys[nr++] = k;
+        below += +was;
+      }
     }
-    // the blocks since the end: taken in (those above the floor are known, the best of them kept)
-    const snap = normSnap[l];
+    const take = pages - 1 - (ns - below);
+    const drop = nr - take;
+    selectBottomKSet(rest, restKeys, nr, drop);
+    // out: previous pages below the new selection; in: others above it
+    let c = ns;
+    for (let i = 0; i < drop; i++) {
+      const b = rest[i];
+      const k = restKeys[i];
+      if (k > ok || (k === ok && b > ob)) {
+        ok = k;
+        ob = b;
+      }
+      const at = selAt[kb + b];
+      if (at < 0) continue;
+      removed[S.nRemoved++] = b;
+      const moved = selOf[kb + --c];
+      selOf[kb + at] = moved;
+      selAt[kb + moved] = at;
+      selAt[kb + b] = -1;
+    }
+    for (let i = drop; i < nr; i++) {
+      const b = rest[i];
+      if (selAt[kb + b] >= 0) continue;
+      selAt[kb + b] = c;
+      selOf[kb + c++] = b;
+      added[S.nAdded++] = b;
+      promo[np] = b;
+      np += +(b < created) & +(cache.tierOf(l, b) > 0);
+    }
+    selN[l] = c;
+  }
+  if (!selInHbm) {
+    np = 0;
+    for (let i = 0, c = selN[l]; i < c; i++) {
+      const b = selOf[kb + i];
+      promo[np] = b;
+      np += +(b < created) & +(cache.tierOf(l, b) > 0);
+    }
+  }
+  S.nPromo = np;
+  // for selectionStays: that candidate, the least norm in the selection
+  othKey[l] = ok;
+  othBlock[l] = ob;
+  normMin[l] = leastNorm(norms, selOf, kb, selN[l]);
+  // the blocks known above the floor: the candidates (a new list only when they differ from it)
+  if (nKnownIn !== knownCount[l] || n !== nKnownIn) {
+    const stamp = (knownStamp[l] = ++S.stamps);
+    for (let i = 0; i < n; i++) {
+      const b = cand[i];
+      knownList[kb + i] = b;
+      inKnown[kb + b] = stamp;
+    }
+    knownCount[l] = n;
+  }
+  return true;
+}
+
+/**
+ * One group: whether layer l's selection provably stays as it is (then the blocks since the
+ * latest selection's end are taken in: their norms' bits, those above the floor listed as known).
+ * It does when the layer's latest observation attended exactly its listed pages, no key norm below
+ * the selection's end changed since (the pages kept their keys but the observed masses: the uniform
+ * share u, or a listed mass), and every page's key ranks above the best candidate outside: the
+ * best pair known above the floor then (unchanged: none of those was attended), the floor pair
+ * when there is none, or a block since the end. A page not listed in the observation has key
+ * u + 1e-9·norm >= u + 1e-9·(least norm of the pages) (rounding is monotonic), so that bound above
+ * the best outside decides for all of them; the listed ones are compared one by one.
+ */
+function selectionStays(S: QuestState, l: number, norms: Float32Array, end: number, floorKey: number, floorId: number): boolean {
+  const {
+    M, last, selAt, othKey, othBlock, normMin, obsU, obsIdx, obsIdxN, outList, outN, outValid, knownList,
+    knownCount, inKnown, knownStamp, knownEnd, normSnap, snapBytes, normBytes, normBits, normsDirty
+  } = S;
+  const was = knownEnd[l];
+  if (normsDirty[l] < was && normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
+  const base = l * M;
+  let mk = floorKey;
+  let mb = floorId;
+  if (othBlock[l] >= 0) {
+    mk = othKey[l];
+    mb = othBlock[l];
+  }
+  for (let b = was; b < end; b++) {
+    const k = last[base + b] + 1e-9 * norms[b];
+    if (k > mk || (k === mk && b > mb)) {
+      mk = k;
+      mb = b;
+    }
+  }
+  if (!(obsU[l] + 1e-9 * normMin[l] > mk)) return false;
+  for (let i = 0, c = obsIdxN[l]; i < c; i++) {
+    const b = obsIdx[base + i];
+    if (selAt[base + b] < 0) continue;
+    const k = last[base + b] + 1e-9 * norms[b];
+    if (!(k > mk || (k === mk && b > mb))) return false;
+  }
+  // the blocks since the end: taken in (those above the floor are known, the best of them kept)
+  const snap = normSnap[l];
+  const bits = normBits[l];
+  const stamp = knownStamp[l];
+  let c = knownCount[l];
+  for (let b = was; b < end; b++) {
+    snap[b] = bits[b];
+    const k = last[base + b] + 1e-9 * norms[b];
+    if (k > floorKey || (k === floorKey && b > floorId)) {
+      knownList[base + c++] = b;
+      inKnown[base + b] = stamp;
+      if (outValid[l] === 1) outList[base + outN[l]++] = b;
+      if (k > othKey[l] || (k === othKey[l] && b > othBlock[l])) {
+        othKey[l] = k;
+        othBlock[l] = b;
+      }
+    }
+  }
+  knownCount[l] = c;
+  knownEnd[l] = end;
+  normsDirty[l] = Infinity;
+  return true;
+}
+
+/** b's place in the key-norm order (allK): its norm's bits (-0 as +0), then the block */
+function ordKey(bits: Int32Array, b: number): number {
+  return (bits[b] === -0x80000000 ? 0 : bits[b]) * ORD_BLOCKS + b;
+}
+
+
+/**
+ * Layer l's blocks below upto into allK in key-norm order: the blocks from allN[l] on inserted while
+ * the norms below it are the ones it was made from, else every block sorted anew. False (the order
+ * left out from then on, allOff) when a norm below upto is negative or NaN.
+ */
+function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): boolean {
+  const { M, allK, allB, allBits, allBytes, allN, allOff, normBytes, normBits } = S;
+  const base = l * M;
+  const bits = normBits[l];
+  let n = allN[l];
+  if (n > upto || (n > 0 && allBytes[l].compare(normBytes[l], 0, 4 * n, 0, 4 * n) !== 0)) n = 0;
+  for (let b = n; b < upto; b++) {
+    if (!(norms[b] >= 0)) {
+      allOff[l] = 1;
+      return false;
+    }
+  }
+  if (n === 0) {
+    for (let b = 0; b < upto; b++) {
+      allK[base + b] = ordKey(bits, b);
+      allBits[base + b] = bits[b];
+    }
+    allK.subarray(base, base + upto).sort();
+    for (let i = 0; i < upto; i++) allB[base + i] = ordBlock(allK[base + i]);
+  } else {
+    for (let b = n; b < upto; b++) {
+      const x = ordKey(bits, b);
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (allK[base + mid] < x) lo = mid + 1;
+        else hi = mid;
+      }
+      allK.copyWithin(base + lo + 1, base + lo, base + n);
+      allK[base + lo] = x;
+      allB.copyWithin(base + lo + 1, base + lo, base + n);
+      allB[base + lo] = b;
+      allBits[base + b] = bits[b];
+      n++;
+    }
+  }
+  allN[l] = upto;
+  return true;
+}
+
+
+/**
+ * One group, the share held (lazyOn): layer l's selection when it changes at its boundary, found
+ * without a pass over every selected page. The candidates are the selected pages (at least pages - 1
+ * of them above the floor pair, or this returns false), the known blocks outside (outList, above the
+ * floor: their keys are as at the selection that left them out, none attended since) and the blocks
+ * from the known end on above the floor; d = the candidates outside the selection = those to drop.
+ * A selected page holding the share u has key u + 1e-9 * norm, which does not fall as the norm
+ * grows (rounding is monotonic): the d least of them are among the first d in key-norm order and
+ * those after with the same key as the d-th. The d pairs dropped are the least of those, the selected
+ * pages listed in the latest observation (their masses) and the candidates outside. The same set as
+ * selectIncremental's (the top pages - 1 candidates), with the same updates (selection, promo, the
+ * best candidate outside, least norm, known blocks). False, having changed nothing, when the key
+ * norms below the known end changed since the snapshot, a selected page is not above the floor, or
+ * a selected page's norm is negative or NaN.
+ */
+function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32Array, l: number, end: number, floorKey: number, floorId: number, created: number, selInHbm: boolean): boolean {
+  const {
+    stats, M, last, selOf, selAt, selN, othKey, othBlock, normMin, obsIdx, obsIdxN, rest, restKeys, promo,
+    added, removed, lazyU, lazyMark, ordValid, outList, outN, outValid, pend, pendN, allB, allN, allOff,
+    knownList, knownCount, inKnown, knownStamp, knownEnd, normSnap, snapBytes, normBytes, normBits,
+    normsDirty
+  } = S;
+  const base = l * M;
+  const was = knownEnd[l];
+  if (normsDirty[l] < was && normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) !== 0) return false;
+  // (the order of every block below the known end: checked against the norms once a selection)
+  if (allOff[l] === 1 || (ordValid[l] === 0 && !orderAll(S, l, norms, was))) return false;
+  ordValid[l] = 1;
+  if (allN[l] < was && !orderAll(S, l, norms, was)) return false;
+  if (outValid[l] === 0) {
+    let c = 0;
+    for (let i = 0, n = knownCount[l]; i < n; i++) {
+      const b = knownList[base + i];
+      if (selAt[base + b] < 0) outList[base + c++] = b;
+    }
+    outN[l] = c;
+    outValid[l] = 1;
+  }
+  const ns = selN[l];
+  const u = lazyU[l];
+  let nr = 0;
+  // the candidates outside the selection: the known ones, then the blocks since the known end
+  for (let i = 0, c = outN[l]; i < c; i++) {
+    const b = outList[base + i];
+    const k = last[base + b] + 1e-9 * norms[b];
+    rest[nr] = b;
+    restKeys[nr] = k;
+    nr += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+  }
+  for (let b = was; b < end; b++) {
+    const k = last[base + b] + 1e-9 * norms[b];
+    rest[nr] = b;
+    restKeys[nr] = k;
+    nr += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+  }
+  const d = nr;
+  // the selected pages listed in the latest observation
+  const bits = normBits[l];
+  let listed = 0;
+  for (let i = 0, c = obsIdxN[l]; i < c; i++) {
+    const b = obsIdx[base + i];
+    if (selAt[base + b] < 0) continue;
+    if (lazyMark[base + b] !== 0) return false;
+    const k = last[base + b] + 1e-9 * norms[b];
+    if (!(k > floorKey || (k === floorKey && b > floorId))) return false;
+    rest[nr] = b;
+    restKeys[nr++] = k;
+    listed++;
+  }
+  // the least of those holding the share: the first max(d, 1) in key-norm order and those tied after
+  const want = d > 0 ? d : 1;
+  let got = 0;
+  let lastKey = 0;
+  if (listed < ns) {
+    for (let i = 0, c = allN[l]; i < c; i++) {
+      const b = allB[base + i];
+      if (selAt[base + b] < 0 || lazyMark[base + b] === 0) continue;
+      const k = u + 1e-9 * norms[b];
+      if (got >= want && k !== lastKey) break;
+      if (!(k > floorKey || (k === floorKey && b > floorId))) return false;
+      rest[nr] = b;
+      restKeys[nr++] = k;
+      got++;
+      lastKey = k;
+    }
+  }
+  // (from here on the selection changes: the decision's share is what the pages hold)
+  if (stats) stats.byNorm++;
+  let np = 0;
+  let ok = -1;
+  let ob = -1;
+  // (whether a block past the key-norm order entered the selection)
+  let beyond = false;
+  if (d > 0) {
+    selectBottomKSet(rest, restKeys, nr, d);
+    let c = ns;
+    let no = outN[l];
+    for (let i = 0; i < d; i++) {
+      const b = rest[i];
+      const k = restKeys[i];
+      if (k > ok || (k === ok && b > ob)) {
+        ok = k;
+        ob = b;
+      }
+      const at = selAt[base + b];
+      if (at < 0) {
+        // a block since the known end left out
+        if (b >= was) outList[base + no++] = b;
+        continue;
+      }
+      removed[S.nRemoved++] = b;
+      const moved = selOf[base + --c];
+      selOf[base + at] = moved;
+      selAt[base + moved] = at;
+      selAt[base + b] = -1;
+      if (lazyMark[base + b] === 1) {
+        lazyMark[base + b] = 0;
+        last[base + b] = u;
+      }
+      outList[base + no++] = b;
+    }
+    for (let i = d; i < nr; i++) {
+      const b = rest[i];
+      if (selAt[base + b] >= 0) continue;
+      if (b < was) {
+        // a known block outside: out of that list
+        for (let j = 0; j < no; j++) {
+          if (outList[base + j] === b) {
+            outList[base + j] = outList[base + --no];
+            break;
+          }
+        }
+      }
+      if (b >= allN[l]) beyond = true;
+      selAt[base + b] = c;
+      selOf[base + c++] = b;
+      added[S.nAdded++] = b;
+      if (pendN[l] < M) pend[base + pendN[l]++] = b;
+      promo[np] = b;
+      np += +(b < created) & +(cache.tierOf(l, b) > 0);
+    }
+    outN[l] = no;
+    selN[l] = c;
+  }
+  if (!selInHbm) {
+    np = 0;
+    for (let i = 0, c = selN[l]; i < c; i++) {
+      const b = selOf[base + i];
+      promo[np] = b;
+      np += +(b < created) & +(cache.tierOf(l, b) > 0);
+    }
+  }
+  S.nPromo = np;
+  othKey[l] = ok;
+  othBlock[l] = ob;
+  // (the least norm in the selection: its first page in key-norm order, unless a block past the order entered it)
+  if (beyond) normMin[l] = leastNorm(norms, selOf, base, selN[l]);
+  else {
+    let i = 0;
+    while (selAt[base + allB[base + i]] < 0) i++;
+    normMin[l] = norms[allB[base + i]];
+  }
+  // the blocks since the known end: their norms' bits, and those above the floor known
+  const snap = normSnap[l];
+  const stamp = knownStamp[l];
+  let c = knownCount[l];
+  for (let b = was; b < end; b++) {
+    snap[b] = bits[b];
+    const k = last[base + b] + 1e-9 * norms[b];
+    if (k > floorKey || (k === floorKey && b > floorId)) {
+      knownList[base + c++] = b;
+      inKnown[base + b] = stamp;
+    }
+  }
+  knownCount[l] = c;
+  return true;
+}
+
+function promote(S: QuestState, act: Actions, l: number, b: number): boolean {
+  addRes(S, l, b);
+  return act.promote(l, b);
+}
+
+function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
+  const {
+    o, M, L, G, lasts, last, selOf, selAt, selN, selViews, selIn, changesAt, createdAt, othKey, othBlock,
+    normMin, obsOk, cand, promo, listOk, listNewest, added, removed, lazyOn, lazyU, lazyNewest, lazyMark,
+    byNorm, ordValid, outValid, floorKeyOf, floorIdOf, keys, known, knownList, knownCount, inKnown,
+    knownStamp, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs,
+    normsDirty, changed, rankOf, rankTmp, resList, resCount
+  } = S;
+  const l = v.layer;
+  const cache = v.cache;
+  const base = l * M;
+  const K = Math.max(1, v.budgetBlocks);
+  const created = cache.created[l];
+  const newest = v.nBlocks - 1;
+  const dense = l < o.dense_layers;
+  normsDirty[l] = Math.min(normsDirty[l], v.keyNormsFrom ?? 0);
+  const wasListed = listOk[l] === 1;
+  listOk[l] = 0;
+  S.nAdded = S.nRemoved = 0;
+  // a dense layer whose pages fit HBM uses no selection (it picks the pages to demote only)
+  if (dense && cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K <= 0) {
+    streamNextDense(act, l, L, o.dense_layers, v.step);
+    return;
+  }
+  // selection: the newest page + the top pages by estimate
+  const pages = Math.max(1, Math.round(o.budget_factor * K));
+  let n = 0;
+  let full = true;
+  // whether the candidates came from the blocks known above the floor (normSnap then holds the
+  // bits of every block below `end`)
+  let fromKnown = false;
+  let nKnownIn = -1;
+  const kb = l * M;
+  // whether only blocks were created in the layer since its last decision left every selected page in HBM
+  const selInHbm = selIn[l] === 1 && cache.changesOf(l) - changesAt[l] === created - createdAt[l];
+  selIn[l] = 0;
+  const observed = obsOk[l] === 1;
+  obsOk[l] = 0;
+  // whether the layer's selection stays as it is (one group), or changed at its boundary by selectByNorm
+  let same = false;
+  let byNormNow = false;
+  if (G > 1) {
+    for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
+    const norms = v.groupKeyNorms;
+    bestGroupRank(cand, n, G, (g, b) => lasts[g][base + b] + 1e-9 * norms[g][b], rankTmp);
+    for (let i = 0; i < n; i++) rankOf[cand[i]] = -rankTmp[i];
+    for (let i = 0; i < n; i++) keys[i] = rankOf[cand[i]];
+  } else {
+    const norms = v.keyNorms;
+    // first only the pages above this layer's floor pair (a pair some way below the last full
+    // selection's): when at least pages - 1 are, the top ones are among them
+    const floorKey = floorKeyOf[l];
+    const floorId = floorIdOf[l];
+    // every block below the newest when none was dropped (no tier to read), else the live ones
+    const allLive = cache.live(l) === created;
+    const end = Math.min(created, newest);
+    if (normsOf[l] !== norms) {
+      normsOf[l] = norms;
+      normBits[l] = new Int32Array(norms.buffer, norms.byteOffset, norms.length);
+      normBytes[l] = Buffer.from(norms.buffer, norms.byteOffset, norms.byteLength);
+      normPairs[l] = norms.byteOffset % 8 === 0 ? new Float64Array(norms.buffer, norms.byteOffset, norms.length >> 1) : null;
+      known[l] = 0;
+    }
     const bits = normBits[l];
-    const stamp = knownStamp[l];
-    let c = knownCount[l];
-    for (let b = was; b < end; b++) {
-      snap[b] = bits[b];
-      const k = last[base + b] + 1e-9 * norms[b];
-      if (k > floorKey || (k === floorKey && b > floorId)) {
-        knownList[base + c++] = b;
-        inKnown[base + b] = stamp;
-        if (k > othKey[l] || (k === othKey[l] && b > othBlock[l])) {
-          othKey[l] = k;
-          othBlock[l] = b;
+    const kb = l * M;
+    if (lazyOn[l] === 1 && lazyNewest[l] !== newest) {
+      const b = lazyNewest[l];
+      if (selAt[kb + b] < 0 && lazyMark[kb + b] === 1) {
+        lazyMark[kb + b] = 0;
+        last[kb + b] = lazyU[l];
+      }
+    }
+    same = floorKey >= 0 && pages > 1 && allLive && known[l] === 1 && knownEnd[l] <= end && selInHbm && observed && selN[l] === pages - 1 && selectionStays(S, l, norms, end, floorKey, floorId);
+    // a selection that changes at its boundary while the share is held: from the pages in key-norm order
+    byNormNow = !same && byNorm && floorKey >= 0 && pages > 1 && allLive && known[l] === 1 && knownEnd[l] <= end && observed && lazyOn[l] === 1 && selN[l] === pages - 1 && selectByNorm(S, cache, norms, l, end, floorKey, floorId, created, selInHbm);
+    // (every read of last[] below is of the values written out)
+    if (!same && !byNormNow && lazyOn[l] === 1) flushLazy(S, l);
+    if (floorKey >= 0 && pages > 1) {
+      if (same || byNormNow) {
+        // (the selection stays)
+      } else if (allLive && known[l] === 1 && knownEnd[l] <= end) {
+        fromKnown = true;
+        // (after the blocks known above the floor: nKnownIn of them still are)
+        // only blocks whose key may have changed since the layer's last selection can be above the
+        // floor now: the ones above it then (the attended ones among them took new masses), the
+        // blocks from that selection's end to this one's, and blocks whose key norm changed
+        const was = knownEnd[l];
+        n = keysOfListAbove(cand, keys, n, knownList, kb, knownCount[l], last, base, norms, floorKey, floorId);
+        nKnownIn = n;
+        // (norms equal to the snapshot's in bytes, one native compare, have not changed; else they
+        // are compared two at a time as doubles: equal doubles have equal bits but for +0 and -0,
+        // which leave every key as it is; a pair that differs is compared by its bits)
+        const snap = normSnap[l];
+        const pairs = normPairs[l];
+        let nx = 0;
+        let from = 0;
+        if (normsDirty[l] >= was || normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) === 0) from = was;
+        else if (pairs !== null) {
+          const sp = snapPairs[l];
+          const np = was >> 1;
+          for (let p = 0; p < np; p++) {
+            if (pairs[p] === sp[p]) continue;
+            const b = 2 * p;
+            changed[nx] = b;
+            nx += +(bits[b] !== snap[b]);
+            changed[nx] = b + 1;
+            nx += +(bits[b + 1] !== snap[b + 1]);
+          }
+          from = 2 * np;
+        }
+        for (let b = from; b < was; b++) if (bits[b] !== snap[b]) changed[nx++] = b;
+        for (let i = 0; i < nx; i++) {
+          const b = changed[i];
+          snap[b] = bits[b];
+          if (inKnown[kb + b] === knownStamp[l]) continue;
+          const k = last[base + b] + 1e-9 * norms[b];
+          cand[n] = b;
+          keys[n] = k;
+          n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+        }
+        for (let b = was; b < end; b++) snap[b] = bits[b];
+        n = keysOfRangeAbove(cand, keys, n, was, end, last, base, norms, floorKey, floorId);
+      } else if (allLive) {
+        n = keysOfRangeAbove(cand, keys, n, 0, end, last, base, norms, floorKey, floorId);
+      } else {
+        for (let b = 0; b < created; b++) {
+          if (cache.tierOf(l, b) >= 0 && b !== newest) {
+            const k = last[base + b] + 1e-9 * norms[b];
+            cand[n] = b;
+            keys[n] = k;
+            n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+          }
+        }
+      }
+      if (same || byNormNow) full = false;
+      else if (n < pages - 1) n = 0;
+      else full = false;
+    }
+    if (full) {
+      if (allLive) n = keysOfRange(cand, keys, n, 0, end, last, base, norms);
+      else {
+        for (let b = 0; b < created; b++) {
+          if (cache.tierOf(l, b) >= 0 && b !== newest) {
+            cand[n] = b;
+            keys[n++] = last[base + b] + 1e-9 * norms[b];
+          }
         }
       }
     }
-    knownCount[l] = c;
-    knownEnd[l] = end;
+  }
+  let np = 0;
+  // with one group, from the known blocks: the selection changes only at its boundary (below)
+  if (!same && !byNormNow) {
+    // (the selection and the known blocks are taken anew below)
+    ordValid[l] = 0;
+    outValid[l] = 0;
+  }
+  const incremental = same || byNormNow || (G === 1 && fromKnown && !full && selectIncremental(S, cache, v.keyNorms, l, n, nKnownIn, pages, created, selInHbm));
+  if (same) np = 0;
+  else if (incremental) {
+    np = S.nPromo;
+    knownEnd[l] = Math.min(created, newest);
     normsDirty[l] = Infinity;
-    return true;
-  };
-  const promote = (act: Actions, l: number, b: number): boolean => {
-    addRes(l, b);
-    return act.promote(l, b);
-  };
-  return {
-    name: 'quest',
-    decide(v: PolicyView, act: Actions) {
-      const l = v.layer;
-      const cache = v.cache;
-      const base = l * M;
-      const K = Math.max(1, v.budgetBlocks);
-      const created = cache.created[l];
-      const newest = v.nBlocks - 1;
-      const dense = l < o.dense_layers;
-      normsDirty[l] = Math.min(normsDirty[l], v.keyNormsFrom ?? 0);
-      const wasListed = listOk[l] === 1;
-      listOk[l] = 0;
-      nAdded = nRemoved = 0;
-      // a dense layer whose pages fit HBM uses no selection (it picks the pages to demote only)
-      if (dense && cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K <= 0) {
-        streamNextDense(act, l, L, o.dense_layers, v.step);
-        return;
-      }
-      // selection: the newest page + the top pages by estimate
-      const pages = Math.max(1, Math.round(o.budget_factor * K));
-      let n = 0;
-      let full = true;
-      // whether the candidates came from the blocks known above the floor (normSnap then holds the
-      // bits of every block below `end`)
-      let fromKnown = false;
-      let nKnownIn = -1;
-      const kb = l * M;
-      // whether only blocks were created in the layer since its last decision left every selected page in HBM
-      const selInHbm = selIn[l] === 1 && cache.changesOf(l) - changesAt[l] === created - createdAt[l];
-      selIn[l] = 0;
-      const observed = obsOk[l] === 1;
-      obsOk[l] = 0;
-      // whether the layer's selection stays as it is (one group)
-      let same = false;
-      if (G > 1) {
-        for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0 && b !== newest) cand[n++] = b;
-        const norms = v.groupKeyNorms;
-        bestGroupRank(cand, n, G, (g, b) => lasts[g][base + b] + 1e-9 * norms[g][b], rankTmp);
-        for (let i = 0; i < n; i++) rankOf[cand[i]] = -rankTmp[i];
-        for (let i = 0; i < n; i++) keys[i] = rankOf[cand[i]];
+  } else {
+    const drop = Math.max(0, n - (pages - 1));
+    if (G === 1 && full) {
+      // the floor pair for the next steps: pages / 16 pairs below the selection (at least one), if
+      // there are as many. A floor closer to the selection keeps fewer candidates at each step and
+      // runs out sooner (then the full pass above comes back): on the bench trace, from `pages`
+      // pairs below down to pages / 16, the candidates fell from 760 to 540 a decision while the
+      // full passes went from 2% to 5% of the decisions. The floor is selected first, over every
+      // candidate, then the selection's boundary among the margin + pages - 1 pairs above it (the
+      // same sets as the boundary first and the floor below it, with one pass over every
+      // candidate instead of two)
+      const margin = Math.ceil(pages / 16);
+      if (drop > margin && pages > 1) {
+        const f = drop - margin;
+        selectAt(cand, keys, f, 0, n - 1);
+        if (drop - 1 > f) selectAt(cand, keys, drop - 1, f + 1, n - 1);
+        floorKeyOf[l] = keys[f];
+        floorIdOf[l] = cand[f];
       } else {
-        const norms = v.keyNorms;
-        // first only the pages above this layer's floor pair (a pair some way below the last full
-        // selection's): when at least pages - 1 are, the top ones are among them
-        const floorKey = floorKeyOf[l];
-        const floorId = floorIdOf[l];
-        // every block below the newest when none was dropped (no tier to read), else the live ones
-        const allLive = cache.live(l) === created;
-        const end = Math.min(created, newest);
-        if (normsOf[l] !== norms) {
-          normsOf[l] = norms;
-          normBits[l] = new Int32Array(norms.buffer, norms.byteOffset, norms.length);
-          normBytes[l] = Buffer.from(norms.buffer, norms.byteOffset, norms.byteLength);
-          normPairs[l] = norms.byteOffset % 8 === 0 ? new Float64Array(norms.buffer, norms.byteOffset, norms.length >> 1) : null;
-          known[l] = 0;
-        }
-        const bits = normBits[l];
-        const kb = l * M;
-        if (lazyOn[l] === 1 && lazyNewest[l] !== newest) {
-          const b = lazyNewest[l];
-          if (selAt[kb + b] < 0 && lazyMark[kb + b] === 1) {
-            lazyMark[kb + b] = 0;
-            last[kb + b] = lazyU[l];
-          }
-        }
-        same = floorKey >= 0 && pages > 1 && allLive && known[l] === 1 && knownEnd[l] <= end && selInHbm && observed && selN[l] === pages - 1 && selectionStays(l, norms, end, floorKey, floorId);
-        // (every read of last[] below is of the values written out)
-        if (!same && lazyOn[l] === 1) flushLazy(l);
-        if (floorKey >= 0 && pages > 1) {
-          if (same) {
-            // (the selection stays)
-          } else if (allLive && known[l] === 1 && knownEnd[l] <= end) {
-            fromKnown = true;
-            // (after the blocks known above the floor: nKnownIn of them still are)
-            // only blocks whose key may have changed since the layer's last selection can be above the
-            // floor now: the ones above it then (the attended ones among them took new masses), the
-            // blocks from that selection's end to this one's, and blocks whose key norm changed
-            const was = knownEnd[l];
-            for (let i = 0, c = knownCount[l]; i < c; i++) {
-              const b = knownList[kb + i];
-              const k = last[base + b] + 1e-9 * norms[b];
-              cand[n] = b;
-              keys[n] = k;
-              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-            }
-            nKnownIn = n;
-            // (norms equal to the snapshot's in bytes, one native compare, have not changed; else they
-            // are compared two at a time as doubles: equal doubles have equal bits but for +0 and -0,
-            // which leave every key as it is; a pair that differs is compared by its bits)
-            const snap = normSnap[l];
-            const pairs = normPairs[l];
-            let nx = 0;
-            let from = 0;
-            if (normsDirty[l] >= was || normBytes[l].compare(snapBytes[l], 0, 4 * was, 0, 4 * was) === 0) from = was;
-            else if (pairs !== null) {
-              const sp = snapPairs[l];
-              const np = was >> 1;
-              for (let p = 0; p < np; p++) {
-                if (pairs[p] === sp[p]) continue;
-                const b = 2 * p;
-                changed[nx] = b;
-                nx += +(bits[b] !== snap[b]);
-                changed[nx] = b + 1;
-                nx += +(bits[b + 1] !== snap[b + 1]);
-              }
-              from = 2 * np;
-            }
-            for (let b = from; b < was; b++) if (bits[b] !== snap[b]) changed[nx++] = b;
-            for (let i = 0; i < nx; i++) {
-              const b = changed[i];
-              snap[b] = bits[b];
-              if (inKnown[kb + b] === knownStamp[l]) continue;
-              const k = last[base + b] + 1e-9 * norms[b];
-              cand[n] = b;
-              keys[n] = k;
-              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-            }
-            for (let b = was; b < end; b++) {
-              snap[b] = bits[b];
-              const k = last[base + b] + 1e-9 * norms[b];
-              cand[n] = b;
-              keys[n] = k;
-              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-            }
-          } else if (allLive) {
-            for (let b = 0; b < end; b++) {
-              const k = last[base + b] + 1e-9 * norms[b];
-              // (written always, kept when above the floor: no branch on the key)
-              cand[n] = b;
-              keys[n] = k;
-              n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-            }
-          } else {
-            for (let b = 0; b < created; b++) {
-              if (cache.tierOf(l, b) >= 0 && b !== newest) {
-                const k = last[base + b] + 1e-9 * norms[b];
-                cand[n] = b;
-                keys[n] = k;
-                n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
-              }
-            }
-          }
-          if (same) full = false;
-          else if (n < pages - 1) n = 0;
-          else full = false;
-        }
-        if (full) {
-          for (let b = 0; b < created; b++) {
-            if ((allLive ? b < end : cache.tierOf(l, b) >= 0 && b !== newest)) {
-              cand[n] = b;
-              keys[n++] = last[base + b] + 1e-9 * norms[b];
-            }
-          }
-        }
-      }
-      let np = 0;
-      // with one group, from the known blocks: the selection changes only at its boundary (below)
-      const incremental = same || (G === 1 && fromKnown && !full && selectIncremental(cache, v.keyNorms, l, n, nKnownIn, pages, created, selInHbm));
-      if (same) np = 0;
-      else if (incremental) {
-        np = nPromo;
-        knownEnd[l] = Math.min(created, newest);
-        normsDirty[l] = Infinity;
-      } else {
-        const drop = Math.max(0, n - (pages - 1));
         selectBottomKSet(cand, keys, n, drop);
-        if (G === 1 && full) {
-          // the floor pair for the next steps: pages / 16 pairs below the selection (at least one), if
-          // there are as many. A floor closer to the selection keeps fewer candidates at each step and
-          // runs out sooner (then the full pass above comes back): on the bench trace, from `pages`
-          // pairs below down to pages / 16, the candidates fell from 760 to 540 a decision while the
-          // full passes went from 2% to 5% of the decisions
-          const margin = Math.ceil(pages / 16);
-          if (drop > margin && pages > 1) {
-            selectAt(cand, keys, drop - margin, 0, drop - 1);
-            floorKeyOf[l] = keys[drop - margin];
-            floorIdOf[l] = cand[drop - margin];
-          } else floorKeyOf[l] = -1;
-        }
-        let knownFrom = -1;
-        if (G === 1) {
-          // the blocks above the floor now, for the layer's next selection: every candidate of a pass
-          // above the floor, or those above the new floor after a full pass (which read every block);
-          // the norms' bits taken unless the candidates came from the known blocks (then taken there)
-          // (listed with the selection below: cand[knownFrom, n), knownFrom <= drop)
-          knownStamp[l] = ++stamps;
-          knownCount[l] = 0;
-          known[l] = 0;
-          const end = Math.min(created, newest);
-          if (cache.live(l) === created && floorKeyOf[l] >= 0 && pages > 1) {
-            knownFrom = full ? drop - Math.ceil(pages / 16) + 1 : 0;
-            if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
-            knownEnd[l] = end;
-            known[l] = 1;
-            normsDirty[l] = Infinity;
-          }
-        }
-        // the selected pages (the previous selection's marks cleared), and among them those below HBM
-        // (promo, in block order once sorted: promoted below); one pass with the blocks known above the floor
-        for (let i = 0, c = selN[l]; i < c; i++) selAt[kb + selOf[kb + i]] = -1;
-        let ns = 0;
-        if (knownFrom >= 0) {
-          const stamp = knownStamp[l];
-          let c = 0;
-          // (and the best of the known blocks left out, for selectionStays)
-          let ok = -1;
-          let ob = -1;
-          for (let i = knownFrom; i < drop; i++) {
-            const b = cand[i];
-            knownList[kb + c++] = b;
-            inKnown[kb + b] = stamp;
-            const k = keys[i];
-            if (k > ok || (k === ok && b > ob)) {
-              ok = k;
-              ob = b;
-            }
-          }
-          othKey[l] = ok;
-          othBlock[l] = ob;
-          for (let i = drop; i < n; i++) {
-            const b = cand[i];
-            knownList[kb + c++] = b;
-            inKnown[kb + b] = stamp;
-            selAt[kb + b] = ns;
-            selOf[kb + ns++] = b;
-            // (written always, kept when below HBM: no branch on the scattered tiers)
-            promo[np] = b;
-            np += +(b < created) & +(cache.tierOf(l, b) > 0);
-          }
-          knownCount[l] = c;
-          normMin[l] = leastNorm(v.keyNorms, selOf, kb, ns);
-        } else {
-          for (let i = drop; i < n; i++) {
-            const b = cand[i];
-            selAt[kb + b] = ns;
-            selOf[kb + ns++] = b;
-            promo[np] = b;
-            np += +(b < created) & +(cache.tierOf(l, b) > 0);
-          }
-        }
-        selN[l] = ns;
+        floorKeyOf[l] = -1;
       }
-      // the newest last
-      const nSel = selN[l];
-      selOf[kb + nSel] = newest;
-      promo[np] = newest;
-      np += +(newest < created) & +(cache.tierOf(l, newest) > 0);
-      // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
-      let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
-      sortAscending(promo, np);
-      if (!dense) need += np;
-      // whether selected resident pages were demoted (then they are promoted back below)
-      let demotedSelected = false;
-      if (need > 0) {
-        // the unselected residents in block order
-        residents(cache, l);
-        const list = resList[l];
-        let r = 0;
-        for (let i = 0, c = resCount[l]; i < c; i++) {
-          const b = list[i];
-          cand[r] = b;
-          r += +(selAt[kb + b] < 0) & +(b !== newest);
-        }
-        sortAscending(cand, r);
-        if (r < need) {
-          // (selected pages too: their masses written out)
-          if (G === 1 && lazyOn[l] === 1) flushLazy(l);
-          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && selAt[kb + b] >= 0) cand[r++] = b;
-          demotedSelected = true;
-        }
-        if (G > 1) for (let i = 0; i < r; i++) keys[i] = rankOf[cand[i]];
-        else {
-          const norms = v.keyNorms;
-          for (let i = 0; i < r; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
-        }
-        const k = selectBottomKKeyed(cand, keys, r, need);
-        for (let i = 0; i < k; i++) act.demote(l, cand[i], o.offload_tier, 16);
+    } else selectBottomKSet(cand, keys, n, drop);
+    let knownFrom = -1;
+    if (G === 1) {
+      // the blocks above the floor now, for the layer's next selection: every candidate of a pass
+      // above the floor, or those above the new floor after a full pass (which read every block);
+      // the norms' bits taken unless the candidates came from the known blocks (then taken there)
+      // (listed with the selection below: cand[knownFrom, n), knownFrom <= drop)
+      knownStamp[l] = ++S.stamps;
+      knownCount[l] = 0;
+      known[l] = 0;
+      const end = Math.min(created, newest);
+      if (cache.live(l) === created && floorKeyOf[l] >= 0 && pages > 1) {
+        knownFrom = full ? drop - Math.ceil(pages / 16) + 1 : 0;
+        if (!fromKnown || full) normSnap[l].set(normBits[l].subarray(0, end));
+        knownEnd[l] = end;
+        known[l] = 1;
+        normsDirty[l] = Infinity;
       }
-      if (dense) {
-        streamNextDense(act, l, L, o.dense_layers, v.step);
-        return;
-      }
-      if (v.step < 0) return;
-      // (the promotions move selected pages only: the unselected ones to skip are the same after them)
-      let allIn = true;
-      if (demotedSelected) {
-        for (let b = 0; b < created; b++) {
-          if ((selAt[kb + b] >= 0 || b === newest) && cache.tierOf(l, b) > 0 && !promote(act, l, b)) {
-            act.prefetch(l, b);
-            allIn = false;
-          }
-        }
-      } else {
-        for (let i = 0; i < np; i++) {
-          if (cache.tierOf(l, promo[i]) > 0 && !promote(act, l, promo[i])) {
-            act.prefetch(l, promo[i]);
-            allIn = false;
-          }
+    }
+    // the selected pages (the previous selection's marks cleared), and among them those below HBM
+    // (promo, in block order once sorted: promoted below); one pass with the blocks known above the floor
+    for (let i = 0, c = selN[l]; i < c; i++) selAt[kb + selOf[kb + i]] = -1;
+    let ns = 0;
+    if (knownFrom >= 0) {
+      const stamp = knownStamp[l];
+      let c = 0;
+      // (and the best of the known blocks left out, for selectionStays)
+      let ok = -1;
+      let ob = -1;
+      for (let i = knownFrom; i < drop; i++) {
+        const b = cand[i];
+        knownList[kb + c++] = b;
+        inKnown[kb + b] = stamp;
+        const k = keys[i];
+        if (k > ok || (k === ok && b > ob)) {
+          ok = k;
+          ob = b;
         }
       }
-      if (allIn) {
-        selIn[l] = 1;
-        changesAt[l] = cache.changesOf(l);
-        createdAt[l] = created;
+      othKey[l] = ok;
+      othBlock[l] = ob;
+      for (let i = drop; i < n; i++) {
+        const b = cand[i];
+        knownList[kb + c++] = b;
+        inKnown[kb + b] = stamp;
+        selAt[kb + b] = ns;
+        selOf[kb + ns++] = b;
+        // (written always, kept when below HBM: no branch on the scattered tiers)
+        promo[np] = b;
+        np += +(b < created) & +(cache.tierOf(l, b) > 0);
       }
-      nListed = nSel + 1;
-      // the same list as the layer's latest, changed by the pages that entered and left the selection
-      // and the newest page
-      let skipped = -1;
-      if (wasListed && (same || incremental) && act.skipExceptListedDelta !== undefined) {
-        const was = listNewest[l];
-        if (was !== newest) {
-          added[nAdded++] = newest;
-          if (selAt[kb + was] < 0) removed[nRemoved++] = was;
-        }
-        skipped = act.skipExceptListedDelta(added, nAdded, removed, nRemoved);
+      knownCount[l] = c;
+      normMin[l] = leastNorm(v.keyNorms, selOf, kb, ns);
+    } else {
+      for (let i = drop; i < n; i++) {
+        const b = cand[i];
+        selAt[kb + b] = ns;
+        selOf[kb + ns++] = b;
+        promo[np] = b;
+        np += +(b < created) & +(cache.tierOf(l, b) > 0);
       }
-      if (skipped < 0) act.skipExceptListed(selViews[l], nListed, 'all');
-      listOk[l] = 1;
-      listNewest[l] = newest;
-      listedAt = v.step * L + l;
-      if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
-    },
-    observe(obs: Observation) {
-      // after a sparse layer's decision, the attended pages are among the listed ones
-      const listed = obs.step >= 0 && listedAt === obs.step * L + obs.layer;
-      listedAt = -1;
-      const l = obs.layer;
-      obsOk[l] = 0;
-      const idx = obs.groups[0].idx;
-      if (holdShares && G === 1 && listed && obs.attendedCount === nListed && idx !== null) {
-        // the list attended (it holds distinct live blocks, and a block created after it was listed):
-        // its pages listed in the observation took their masses, the others its uniform share
-        const { mass, uniform } = obs.groups[0];
-        const attended = obs.attended;
-        const base = l * M;
-        const newest = obs.nBlocks - 1;
-        if (lazyOn[l] === 1) {
-          // the selection is the one marked (a decision that changes it writes the marks out first, and
-          // the newest page before, once it left the list): the newest page now, and the pages the
-          // observation before listed, take the share now (unless listed now)
-          if (lazyNewest[l] !== newest) lazyMark[base + newest] = 1;
-          for (let j = 0, c = obsIdxN[l]; j < c; j++) {
-            const b = obsIdx[base + j];
-            if (selAt[base + b] >= 0 || b === newest) lazyMark[base + b] = 1;
-          }
-        } else {
-          for (let i = 0, c = selN[l]; i < c; i++) lazyMark[base + selOf[base + i]] = 1;
-          lazyMark[base + newest] = 1;
-          lazyOn[l] = 1;
-        }
-        lazyU[l] = uniform;
-        lazyNewest[l] = newest;
-        let c = 0;
-        for (let i = 0; i < idx.length; i++) {
-          const b = idx[i];
-          if (attended[b] === 1) {
-            last[base + b] = mass[i];
-            lazyMark[base + b] = 0;
-            obsIdx[base + c++] = b;
-          }
-        }
-        obsIdxN[l] = c;
-        obsU[l] = uniform;
-        obsOk[l] = 1;
-        return;
+    }
+    selN[l] = ns;
+  }
+  // the newest last
+  const nSel = selN[l];
+  selOf[kb + nSel] = newest;
+  promo[np] = newest;
+  np += +(newest < created) & +(cache.tierOf(l, newest) > 0);
+  // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
+  let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
+  sortAscending(promo, np);
+  if (!dense) need += np;
+  // whether selected resident pages were demoted (then they are promoted back below)
+  let demotedSelected = false;
+  if (need > 0) {
+    // the unselected residents in block order
+    residents(S, cache, l);
+    let r = unselectedOf(cand, resList[l], resCount[l], selAt, kb, newest);
+    sortAscending(cand, r);
+    if (r < need) {
+      // (selected pages too: their masses written out)
+      if (G === 1 && lazyOn[l] === 1) flushLazy(S, l);
+      for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === 0 && selAt[kb + b] >= 0) cand[r++] = b;
+      demotedSelected = true;
+    }
+    if (G > 1) for (let i = 0; i < r; i++) keys[i] = rankOf[cand[i]];
+    else {
+      keysOf(keys, cand, r, last, base, v.keyNorms);
+    }
+    const k = selectBottomKKeyed(cand, keys, r, need);
+    for (let i = 0; i < k; i++) if (act.demote(l, cand[i], o.offload_tier, 16)) dropRes(S, l, cand[i]);
+  }
+  if (dense) {
+    streamNextDense(act, l, L, o.dense_layers, v.step);
+    return;
+  }
+  if (v.step < 0) return;
+  // (the promotions move selected pages only: the unselected ones to skip are the same after them)
+  let allIn = true;
+  if (demotedSelected) {
+    for (let b = 0; b < created; b++) {
+      if ((selAt[kb + b] >= 0 || b === newest) && cache.tierOf(l, b) > 0 && !promote(S, act, l, b)) {
+        act.prefetch(l, b);
+        allIn = false;
       }
-      if (lazyOn[l] === 1) flushLazy(l);
-      for (let g = 0; g < G; g++) {
-        if (!(listed && lastObservedAmong(lasts[g], l * M, obs, obs.groups[g], selViews[l], nListed))) {
-          lastObserved(lasts[g], l * M, obs, obs.groups[g]);
-          // (masses outside the selection changed)
-          known[l] = 0;
-        } else if (G === 1 && obs.attendedCount === nListed) {
-          // every listed page attended (the list holds distinct blocks): those not listed in the
-          // observation took its uniform share
-          const { idx, uniform } = obs.groups[0];
-          const attended = obs.attended;
-          const base = l * M;
-          let c = 0;
-          for (let i = 0; i < idx!.length; i++) {
-            const b = idx![i];
-            obsIdx[base + c] = b;
-            c += attended[b];
-          }
-          obsIdxN[l] = c;
-          obsU[l] = uniform;
-          obsOk[l] = 1;
-        }
+    }
+  } else {
+    for (let i = 0; i < np; i++) {
+      if (cache.tierOf(l, promo[i]) > 0 && !promote(S, act, l, promo[i])) {
+        act.prefetch(l, promo[i]);
+        allIn = false;
       }
-    },
-  };
+    }
+  }
+  if (allIn) {
+    selIn[l] = 1;
+    changesAt[l] = cache.changesOf(l);
+    createdAt[l] = created;
+  }
+  S.nListed = nSel + 1;
+  // the same list as the layer's latest, changed by the pages that entered and left the selection
+  // and the newest page
+  let skipped = -1;
+  if (wasListed && (same || incremental) && act.skipExceptListedDelta !== undefined) {
+    const was = listNewest[l];
+    if (was !== newest) {
+      added[S.nAdded++] = newest;
+      if (selAt[kb + was] < 0) removed[S.nRemoved++] = was;
+    }
+    skipped = act.skipExceptListedDelta(added, S.nAdded, removed, S.nRemoved);
+  }
+  if (skipped < 0) act.skipExceptListed(selViews[l], S.nListed, 'all');
+  listOk[l] = 1;
+  listNewest[l] = newest;
+  S.listedAt = v.step * L + l;
+  if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
+}
+
+function questObserve(S: QuestState, obs: Observation): void {
+  const {
+    holdShares, M, L, G, lasts, last, selOf, selAt, selN, selViews, obsOk, obsU, obsIdx, obsIdxN, lazyOn,
+    lazyU, lazyNewest, lazyMark, pend, pendN, known
+  } = S;
+  // after a sparse layer's decision, the attended pages are among the listed ones
+  const listed = obs.step >= 0 && S.listedAt === obs.step * L + obs.layer;
+  S.listedAt = -1;
+  const l = obs.layer;
+  obsOk[l] = 0;
+  const idx = obs.groups[0].idx;
+  if (holdShares && G === 1 && listed && obs.attendedCount === S.nListed && idx !== null) {
+    // the list attended (it holds distinct live blocks, and a block created after it was listed):
+    // its pages listed in the observation took their masses, the others its uniform share
+    const { mass, uniform } = obs.groups[0];
+    const attended = obs.attended;
+    const base = l * M;
+    const newest = obs.nBlocks - 1;
+    if (lazyOn[l] === 1) {
+      // the selection is the one marked (a decision that changes it writes the marks out first, and
+      // the newest page before, once it left the list): the newest page now, and the pages the
+      // observation before listed, take the share now (unless listed now)
+      if (lazyNewest[l] !== newest) lazyMark[base + newest] = 1;
+      for (let j = 0, c = obsIdxN[l]; j < c; j++) {
+        const b = obsIdx[base + j];
+        if (selAt[base + b] >= 0 || b === newest) lazyMark[base + b] = 1;
+      }
+      // (and the pages added to the selection since)
+      for (let j = 0, c = pendN[l]; j < c; j++) {
+        const b = pend[base + j];
+        if (selAt[base + b] >= 0) lazyMark[base + b] = 1;
+      }
+      pendN[l] = 0;
+    } else {
+      for (let i = 0, c = selN[l]; i < c; i++) lazyMark[base + selOf[base + i]] = 1;
+      lazyMark[base + newest] = 1;
+      lazyOn[l] = 1;
+    }
+    lazyU[l] = uniform;
+    lazyNewest[l] = newest;
+    let c = 0;
+    for (let i = 0; i < idx.length; i++) {
+      const b = idx[i];
+      if (attended[b] === 1) {
+        last[base + b] = mass[i];
+        lazyMark[base + b] = 0;
+        obsIdx[base + c++] = b;
+      }
+    }
+    obsIdxN[l] = c;
+    obsU[l] = uniform;
+    obsOk[l] = 1;
+    return;
+  }
+  if (lazyOn[l] === 1) flushLazy(S, l);
+  pendN[l] = 0;
+  for (let g = 0; g < G; g++) {
+    if (!(listed && lastObservedAmong(lasts[g], l * M, obs, obs.groups[g], selViews[l], S.nListed))) {
+      lastObserved(lasts[g], l * M, obs, obs.groups[g]);
+      // (masses outside the selection changed)
+      known[l] = 0;
+    } else if (G === 1 && obs.attendedCount === S.nListed) {
+      // every listed page attended (the list holds distinct blocks): those not listed in the
+      // observation took its uniform share
+      const { idx, uniform } = obs.groups[0];
+      const attended = obs.attended;
+      const base = l * M;
+      let c = 0;
+      for (let i = 0; i < idx!.length; i++) {
+        const b = idx![i];
+        obsIdx[base + c] = b;
+        c += attended[b];
+      }
+      obsIdxN[l] = c;
+      obsU[l] = uniform;
+      obsOk[l] = 1;
+    }
+  }
+}
+
+/*
+ * The candidates' keys (last observed mass + 1e-9 * key norm) as module functions, not in the policy's
+ * closures: one compiled copy serves every replay in a process.
+ */
+
+/** Appends the blocks of list[from, from + count) above the floor pair to cand/keys from n; returns the new n. */
+function keysOfListAbove(cand: Int32Array, keys: Float64Array, n: number, list: Int32Array, from: number, count: number, last: Float64Array, base: number, norms: Float32Array, floorKey: number, floorId: number): number {
+  for (let i = from, e = from + count; i < e; i++) {
+    const b = list[i];
+    const k = last[base + b] + 1e-9 * norms[b];
+    // (written always, kept when above the floor: no branch on the key)
+    cand[n] = b;
+    keys[n] = k;
+    n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+  }
+  return n;
+}
+
+/** Appends the blocks b0 <= b < b1 above the floor pair to cand/keys from n; returns the new n. */
+function keysOfRangeAbove(cand: Int32Array, keys: Float64Array, n: number, b0: number, b1: number, last: Float64Array, base: number, norms: Float32Array, floorKey: number, floorId: number): number {
+  for (let b = b0; b < b1; b++) {
+    const k = last[base + b] + 1e-9 * norms[b];
+    cand[n] = b;
+    keys[n] = k;
+    n += +(k > floorKey) | (+(k === floorKey) & +(b > floorId));
+  }
+  return n;
+}
+
+/** Appends the blocks b0 <= b < b1 to cand/keys from n; returns the new n. */
+function keysOfRange(cand: Int32Array, keys: Float64Array, n: number, b0: number, b1: number, last: Float64Array, base: number, norms: Float32Array): number {
+  for (let b = b0; b < b1; b++) {
+    cand[n] = b;
+    keys[n++] = last[base + b] + 1e-9 * norms[b];
+  }
+  return n;
+}
+
+/** keys[i] = the key of cand[i], i < n */
+function keysOf(keys: Float64Array, cand: Int32Array, n: number, last: Float64Array, base: number, norms: Float32Array): void {
+  for (let i = 0; i < n; i++) keys[i] = last[base + cand[i]] + 1e-9 * norms[cand[i]];
+}
+
+/** The blocks of list[0, count) outside the selection (selAt[at + b] < 0) but the newest into cand; returns their count. */
+function unselectedOf(cand: Int32Array, list: Int32Array, count: number, selAt: Int32Array, at: number, newest: number): number {
+  let r = 0;
+  for (let i = 0; i < count; i++) {
+    const b = list[i];
+    cand[r] = b;
+    r += +(selAt[at + b] < 0) & +(b !== newest);
+  }
+  return r;
+}
+
+/** blocks per layer that selectByNorm's order keys hold (norm bits * ORD_BLOCKS + block, below 2^53) */
+const ORD_BLOCKS = 2 ** 21;
+
+/** the block of a key-norm order key (exact: ORD_BLOCKS is a power of two; no floating remainder) */
+function ordBlock(p: number): number {
+  return p - ORD_BLOCKS * Math.floor(p / ORD_BLOCKS);
 }
 
 /** the least of norms[list[from + i]], i < n (Infinity when n = 0; NaN when one is) */
@@ -806,7 +1214,9 @@ export function lastObserved(last: Float64Array, base: number, obs: Observation,
     for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = mass[b];
     return;
   }
-  for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
+  // (every block attended, as in the dense layers: the share written by one native fill)
+  if (obs.attendedCount === obs.nBlocks && attended.length === obs.nBlocks) last.fill(uniform, base, base + obs.nBlocks);
+  else for (let b = 0; b < obs.nBlocks; b++) if (attended[b]) last[base + b] = uniform;
   for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) last[base + idx[i]] = mass[i];
 }
 

@@ -22,6 +22,19 @@ describe('quest: last observed mass', () => {
     expect([...a]).toEqual([...b]);
   });
 
+  it('every block attended (a dense layer): the share everywhere but the listed blocks, as block by block', () => {
+    const ga: GroupAttention = { idx: Uint32Array.from([4, 1]), mass: Float32Array.from([0.5, 0.25]), uniform: 0.03 };
+    const obs = obsOf([1, 1, 1, 1, 1], ga);
+    const a = Float64Array.from([9, 9, 9, 9, 9, 9, 9]);
+    lastObserved(a, 1, obs, ga);
+    // (base 1: blocks 0..4 at 1..5; 0 and 6 untouched)
+    expect([...a]).toEqual([9, 0.03, 0.25, 0.03, 0.03, 0.5, 9]);
+    // one block not attended: the pass block by block, which leaves it
+    const b = Float64Array.from([9, 9, 9, 9, 9, 9, 9]);
+    lastObserved(b, 1, obsOf([1, 1, 0, 1, 1], ga), ga);
+    expect([...b]).toEqual([9, 0.03, 0.25, 9, 0.03, 0.5, 9]);
+  });
+
   it('declines when an attended block is not listed, or the row is dense', () => {
     const ga: GroupAttention = { idx: Uint32Array.from([2]), mass: Float32Array.from([0.5]), uniform: 0.1 };
     const obs = obsOf([1, 0, 1, 1], ga);
