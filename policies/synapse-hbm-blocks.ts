@@ -7,6 +7,11 @@
  * moves: when something else changed the layer (a move, a drop), both are rebuilt from the tiers.
  * After a sync and after every reported move, the list is exactly the layer's HBM blocks and the
  * mask is 1 exactly for its live blocks below HBM (0 for blocks created since the last sync).
+ * `tiers` mirrors the cache's tier of every block created before the last sync (valid as the list),
+ * for scans that read many blocks' tiers without a call per block.
+ * Between defer() and settle() a layer's blocks leaving HBM are only marked, and settle() takes them
+ * out of the list in one pass (for a decision that moves many blocks out: no shift of the list per
+ * block); the list is read only after settle().
  */
 import type { CacheView } from './cache-view.js';
 
@@ -23,6 +28,12 @@ export class HbmBlocks {
   private readonly seen: Float64Array;
   /** per layer: rebuilds from the tiers so far */
   readonly rebuilds: Int32Array;
+  /** per (layer, block): the block's tier (CacheView.tierOf; −1: dropped) for blocks created before the last sync */
+  readonly tiers: Int8Array;
+  /** the layer whose removals are deferred (−1: none), and per block of it: 1 when it left the list */
+  private deferred = -1;
+  private leaving = 0;
+  private readonly left: Uint8Array;
 
   constructor(
     readonly layers: number,
@@ -35,6 +46,37 @@ export class HbmBlocks {
     this.belowRows = Array.from({ length: layers }, (_, l) => this.below.subarray(l * maxBlocks, (l + 1) * maxBlocks));
     this.seen = new Float64Array(layers);
     this.rebuilds = new Int32Array(layers);
+    this.left = new Uint8Array(maxBlocks);
+    this.tiers = new Int8Array(layers * maxBlocks).fill(-1);
+  }
+
+  /** from now until settle(l), layer l's blocks leaving HBM are marked, not taken out of the list */
+  defer(l: number): void {
+    this.settleDeferred();
+    this.deferred = l;
+  }
+
+  /** take the marked blocks of layer l out of its list (in one pass) and end defer() */
+  settle(l: number): void {
+    if (this.deferred === l) this.settleDeferred();
+  }
+
+  private settleDeferred(): void {
+    const l = this.deferred;
+    this.deferred = -1;
+    if (l < 0 || this.leaving === 0) return;
+    const base = l * this.maxBlocks;
+    const list = this.blocks;
+    const left = this.left;
+    const n = this.count[l];
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const b = list[base + i];
+      if (left[b] === 1) left[b] = 0;
+      else list[base + k++] = b;
+    }
+    this.count[l] = k;
+    this.leaving = 0;
   }
 
   /** listed blocks of layer l (at blocks[l * maxBlocks ..]) */
@@ -49,6 +91,7 @@ export class HbmBlocks {
 
   /** bring layer l's list and mask up to date with the cache */
   sync(cache: CacheView, l: number): void {
+    this.settleDeferred();
     const created = cache.created[l];
     const from = this.syncedUpTo[l];
     if (cache.changesOf(l) !== this.seen[l] + (created - from)) {
@@ -59,6 +102,7 @@ export class HbmBlocks {
     let n = this.count[l];
     for (let b = from; b < created; b++) {
       const t = cache.tierOf(l, b);
+      this.tiers[base + b] = t;
       if (t === 0) this.blocks[base + n++] = b;
       else if (t > 0) this.below[base + b] = 1;
     }
@@ -71,8 +115,20 @@ export class HbmBlocks {
   /** the policy moved block b of layer l from tier `from` to tier `to` (an action that succeeded) */
   moved(l: number, b: number, from: number, to: number): void {
     this.seen[l]++;
-    if (b >= this.syncedUpTo[l] || (from === 0) === (to === 0)) return;
+    if (b >= this.syncedUpTo[l]) return;
     const base = l * this.maxBlocks;
+    this.tiers[base + b] = to;
+    if ((from === 0) === (to === 0)) return;
+    if (this.deferred === l) {
+      if (to !== 0) {
+        this.left[b] = 1;
+        this.leaving++;
+        this.below[base + b] = to > 0 ? 1 : 0;
+        return;
+      }
+      // a block entering: the list is settled first (the search needs it)
+      this.settleDeferred();
+    }
     const list = this.blocks;
     const n = this.count[l];
     let lo = 0;
@@ -100,6 +156,7 @@ export class HbmBlocks {
     let n = 0;
     for (let b = 0; b < created; b++) {
       const t = cache.tierOf(l, b);
+      this.tiers[base + b] = t;
       if (t === 0) this.blocks[base + n++] = b;
       this.below[base + b] = t > 0 ? 1 : 0;
     }

@@ -149,7 +149,7 @@ export const synapseVm: PolicyDefinition<Options> = {
     /** per layer: the step of its latest timed decision (the forecast is judged on the blocks below L1 then: hbm.belowOf, unchanged until the layer's next decision) */
     const judgedStep = new Int32Array(L).fill(-2);
     const hbm = new HbmBlocks(L, M);
-    const bound = new OutlierBound(L, M);
+    const bound = new OutlierBound(L, M, true);
     const upKeys = new Float64Array(M);
     const stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
     const fetched = new Float64Array(T);
@@ -182,7 +182,7 @@ export const synapseVm: PolicyDefinition<Options> = {
     const l2Kept = new Int32Array(L).fill(-1);
     /** per layer: 1 when its latest observation may have lowered a raw score (the scan serves until one does not) */
     const fell = new Uint8Array(L);
-    const passL2 = (b: number) => (dv.cache.tierOf(dv.layer, b) === dL2 ? ELIGIBLE : DROP);
+    const passL2 = (b: number) => (hbm.tiers[dv.layer * M + b] === dL2 ? ELIGIBLE : DROP);
     /**
      * the L1 blocks outside the window by saliency, so that the L1 victim needs no scan while every
      * block was observed and no raw score fell: a block gets its entry when it leaves the window in
@@ -299,6 +299,7 @@ export const synapseVm: PolicyDefinition<Options> = {
         const created = cache.created[l];
         const hotBase = l * M;
         const timed = s >= 0;
+        bound.note(v);
         // the L1 blocks, ascending, and the blocks below L1 (every move below is reported to hbm)
         hbm.sync(cache, l);
         dv = v;
@@ -311,7 +312,8 @@ export const synapseVm: PolicyDefinition<Options> = {
         const ordered = score.known(l) >= created && tL2 > 0 && tL2 !== tL3;
         if (ordered && fell[l] === 0 && (!coldL2.valid(l) || l2Kept[l] !== cache.countIn(l, tL2))) {
           coldL2.reset(l);
-          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tL2) coldL2.add(l, b, score.raw(l, b));
+          const tiers = hbm.tiers;
+          for (let b = 0; b < created; b++) if (tiers[hotBase + b] === tL2) coldL2.add(l, b, score.raw(l, b));
           l2Kept[l] = cache.countIn(l, tL2);
         }
         dOrdered1 = score.known(l) >= created && fell[l] === 0;
@@ -369,7 +371,12 @@ export const synapseVm: PolicyDefinition<Options> = {
           let n = l1Victims(false);
           if (n < want - K) n = l1Victims(true);
           const k = selectBottomKKeyed(cand, candKeys, n, want - K);
+          // (the L1 list and the L2 order take the k blocks in one pass and one sort, not one by one)
+          hbm.defer(l);
+          coldL2.defer(l);
           for (let i = 0; i < k; i++) demoteTo(cand[i], o.l2_tier, tL2, bitsFor(cand[i], o.l2_bits));
+          hbm.settle(l);
+          coldL2.settle(l);
         }
         // L2 -> L3: bottom-k saliency in L2
         const K2 = Math.floor(o.l2_factor * K);
@@ -380,8 +387,9 @@ export const synapseVm: PolicyDefinition<Options> = {
           if (c === -2) {
             c = -1;
             let cKey = 0;
+            const tiers = hbm.tiers;
             for (let b = 0; b < created; b++) {
-              if (cache.tierOf(l, b) !== tL2) continue;
+              if (tiers[hotBase + b] !== tL2) continue;
               const k = score.get(l, b);
               if (c < 0 || k < cKey) {
                 c = b;
@@ -394,10 +402,14 @@ export const synapseVm: PolicyDefinition<Options> = {
             l2Kept[l]--;
           }
         } else if (inL2 > K2) {
+          // the L2 blocks, ascending, with their saliency (score.get written out, the tiers read from hbm's copy)
           let n = 0;
+          const tiers = hbm.tiers;
+          const known = score.known(l);
+          const off = score.offsetOf(l);
           for (let b = 0; b < created; b++) {
-            if (cache.tierOf(l, b) !== tL2) continue;
-            candKeys[n] = score.get(l, b);
+            if (tiers[hotBase + b] !== tL2) continue;
+            candKeys[n] = b < known ? score.raw(l, b) + off : 0;
             cand[n++] = b;
           }
           const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
@@ -551,21 +563,58 @@ function scoreMayFall(obs: Observation): boolean {
   return false;
 }
 
-/** Sort ids[0..n) by (key[id], id) ascending (insertion sort for the short lists a decision sorts). */
-function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {
-  if (n > 32) {
-    const sorted = Array.from(ids.subarray(0, n)).sort((a, b) => key[a] - key[b] || a - b);
-    ids.set(sorted);
-    return;
+/**
+ * Sort ids[0..n) by (key[id], id) ascending (keys not NaN: every pair is ordered, so any sort gives
+ * this order): insertion sort for short lists, else quicksort down to short parts.
+ */
+export function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {
+  quickSortByKey(ids, 0, n - 1, key);
+}
+
+function quickSortByKey(ids: Int32Array, lo: number, hi: number, key: Float64Array): void {
+  while (hi - lo > 16) {
+    // median of three as the pivot, moved to hi
+    const mid = (lo + hi) >>> 1;
+    if (before(ids[mid], ids[lo], key)) swap(ids, mid, lo);
+    if (before(ids[hi], ids[lo], key)) swap(ids, hi, lo);
+    if (before(ids[mid], ids[hi], key)) swap(ids, mid, hi);
+    const p = ids[hi];
+    let i = lo;
+    for (let j = lo; j < hi; j++) {
+      if (before(ids[j], p, key)) {
+        swap(ids, i, j);
+        i++;
+      }
+    }
+    swap(ids, i, hi);
+    // the shorter part first (recursion depth O(log n)), the longer one in this loop
+    if (i - lo < hi - i) {
+      quickSortByKey(ids, lo, i - 1, key);
+      lo = i + 1;
+    } else {
+      quickSortByKey(ids, i + 1, hi, key);
+      hi = i - 1;
+    }
   }
-  for (let i = 1; i < n; i++) {
+  for (let i = lo + 1; i <= hi; i++) {
     const b = ids[i];
     const k = key[b];
     let j = i - 1;
-    while (j >= 0 && (key[ids[j]] > k || (key[ids[j]] === k && ids[j] > b))) {
+    while (j >= lo && (key[ids[j]] > k || (key[ids[j]] === k && ids[j] > b))) {
       ids[j + 1] = ids[j];
       j--;
     }
     ids[j + 1] = b;
   }
+}
+
+/** true when a comes before b: (key[a], a) < (key[b], b) */
+function before(a: number, b: number, key: Float64Array): boolean {
+  return key[a] < key[b] || (key[a] === key[b] && a < b);
+}
+
+function swap(ids: Int32Array, i: number, j: number): void {
+  const t = ids[i];
+  ids[i] = ids[j];
+  ids[j] = t;
 }
