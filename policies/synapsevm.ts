@@ -148,7 +148,8 @@ export const synapseVm: PolicyDefinition<Options> = {
     const pinnedUpTo = new Int32Array(L);
     /** per layer: the step of its latest timed decision (the forecast is judged on the blocks below L1 then: hbm.belowOf, unchanged until the layer's next decision) */
     const judgedStep = new Int32Array(L).fill(-2);
-    const hbm = new HbmBlocks(L, M);
+    // (L2's blocks listed too, for the L2 scans)
+    const hbm = new HbmBlocks(L, M, setup.tiers.indexOf(o.l2_tier) !== setup.tiers.indexOf(o.l3_tier) ? setup.tiers.indexOf(o.l2_tier) : -1);
     const bound = new OutlierBound(L, M, true);
     const upKeys = new Float64Array(M);
     const stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
@@ -402,15 +403,24 @@ export const synapseVm: PolicyDefinition<Options> = {
             l2Kept[l]--;
           }
         } else if (inL2 > K2) {
-          // the L2 blocks, ascending, with their saliency (score.get written out, the tiers read from hbm's copy)
+          // the L2 blocks, ascending, with their saliency (score.get written out)
           let n = 0;
-          const tiers = hbm.tiers;
           const known = score.known(l);
           const off = score.offsetOf(l);
-          for (let b = 0; b < created; b++) {
-            if (tiers[hotBase + b] !== tL2) continue;
-            candKeys[n] = b < known ? score.raw(l, b) + off : 0;
-            cand[n++] = b;
+          if (hbm.second === tL2) {
+            const list2 = hbm.secondBlocks;
+            for (let i = 0, n2 = hbm.secondOf(l); i < n2; i++) {
+              const b = list2[hotBase + i];
+              candKeys[n] = b < known ? score.raw(l, b) + off : 0;
+              cand[n++] = b;
+            }
+          } else {
+            const tiers = hbm.tiers;
+            for (let b = 0; b < created; b++) {
+              if (tiers[hotBase + b] !== tL2) continue;
+              candKeys[n] = b < known ? score.raw(l, b) + off : 0;
+              cand[n++] = b;
+            }
           }
           const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
           for (let i = 0; i < k; i++) {

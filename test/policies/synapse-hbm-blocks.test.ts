@@ -99,12 +99,14 @@ describe('synapse HBM block list', () => {
     expect(h.rebuilds[0]).toBe(unseen);
   });
 
-  it('mirrors every tier and takes deferred removals out at settle(), matching the cache over random moves', () => {
+  it('mirrors every tier, lists the second tier, and settles deferred moves, matching the cache over random moves', () => {
     let seed = 9;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const M = 300;
     const c = new KVCache(tinyModel, 4, 2, M, tiers);
-    const h = new HbmBlocks(2, M);
+    const h = new HbmBlocks(2, M, 1);
+    const second = (l: number) => [...h.secondBlocks.subarray(l * M, l * M + h.secondOf(l))];
+    const inDram = (l: number) => Array.from({ length: c.created[l] }, (_, b) => b).filter((b) => c.tierOf(l, b) === 1);
     const mirrored = (l: number) => Array.from({ length: c.created[l] }, (_, b) => h.tiers[l * M + b]);
     const cached = (l: number) => Array.from({ length: c.created[l] }, (_, b) => c.tierOf(l, b));
     let deferred = 0;
@@ -118,12 +120,14 @@ describe('synapse HBM block list', () => {
       }
       h.sync(c, l);
       expect(mirrored(l)).toEqual(cached(l));
+      expect(second(l)).toEqual(inDram(l));
       const defer = rnd() < 0.5;
       if (defer) {
         h.defer(l);
         deferred++;
       }
-      // many blocks out of HBM (deferred: marked only), now and then one in (the list settles first)
+      // many blocks out of HBM (deferred: marked only), now and then one in (the list settles first),
+      // blocks into and out of the second tier (deferred: entering ones merged at settle or before one leaves)
       for (let k = 0; k < 8; k++) {
         const b = Math.floor(rnd() * c.created[l]);
         const from = c.tierOf(l, b);
@@ -133,10 +137,11 @@ describe('synapse HBM block list', () => {
         move(c, h, l, b, to);
         expect(mirrored(l)).toEqual(cached(l));
         expect(masked(h, l)).toEqual(below(c, l));
-        if (!defer) expect(listed(h, l)).toEqual(inHbm(c, l));
+        if (!defer) expect([listed(h, l), second(l)]).toEqual([inHbm(c, l), inDram(l)]);
       }
       h.settle(l);
       expect(listed(h, l)).toEqual(inHbm(c, l));
+      expect(second(l)).toEqual(inDram(l));
       expect(masked(h, l)).toEqual(below(c, l));
     }
     expect(deferred).toBeGreaterThan(40);
