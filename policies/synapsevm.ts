@@ -170,8 +170,8 @@ export const synapseVm: PolicyDefinition<Options> = {
     let dEnd = 0;
     /** the outlier bound, computed at the decision's first demotion (moves change no norm and no liveness) */
     let dBound = Number.NaN;
-    /** copy time left of the layer's budget, us */
-    let dLeft = 0;
+    /** copy time left of the layer's budget, us (in a typed array: no number boxed per update) */
+    const dLeft = new Float64Array(1);
     /** L2's tier index */
     let dL2 = 0;
 
@@ -217,7 +217,7 @@ export const synapseVm: PolicyDefinition<Options> = {
       const from = cache.tierOf(dv.layer, b);
       if (!da.demote(dv.layer, b, tier, bits)) return false;
       hbm.moved(dv.layer, b, from, t);
-      if (from === 0) dLeft -= cost.of(t, cache.bytesOf(bits));
+      if (from === 0) dLeft[0] -= cost.of(t, cache.bytesOf(bits));
       // (a block not yet observed is left out: the cache then counts more L2 blocks than kept, and the order is rebuilt)
       if (t === dL2 && from !== dL2 && b < score.known(dv.layer)) {
         l2Kept[dv.layer]++;
@@ -307,7 +307,7 @@ export const synapseVm: PolicyDefinition<Options> = {
         da = act;
         dEnd = Math.min(windowStart, created);
         dBound = Number.NaN;
-        dLeft = timed ? cost.layerUs : Infinity;
+        dLeft[0] = timed ? cost.layerUs : Infinity;
         dL2 = tL2;
         // the L2 order answers once every block was observed (a block not yet observed has saliency 0)
         const ordered = score.known(l) >= created && tL2 > 0 && tL2 !== tL3;
@@ -356,7 +356,7 @@ export const synapseVm: PolicyDefinition<Options> = {
             hbm.moved(l, b, from, 0);
             if (dOrdered1 && b < l1Entered[l]) coldL1.add(l, b, score.raw(l, b));
             if (from === tL2) l2Kept[l]--;
-            dLeft -= cost.of(from, bytes);
+            dLeft[0] -= cost.of(from, bytes);
             hotStep[hotBase + b] = s;
             stats.promotedBack++;
           }
@@ -456,9 +456,9 @@ export const synapseVm: PolicyDefinition<Options> = {
           const t = cache.tierOf(l, b);
           const bytes = cache.bytesOf(cache.bitsOf(l, b));
           const us = cost.of(t, bytes);
-          if (us > dLeft) continue;
+          if (us > dLeft[0]) continue;
           if (!act.prefetch(l, b)) continue;
-          dLeft -= us;
+          dLeft[0] -= us;
           st.push(b);
           stagedMask[b] = 1;
           stagedIn[t]++;
@@ -467,7 +467,8 @@ export const synapseVm: PolicyDefinition<Options> = {
           stats.stagedBytes += bytes;
         }
         judgedStep[l] = s;
-        audit.begin(l, s, v.nBlocks, below, st);
+        // (the mask is kept, not copied: it stays as it is until the layer's next decision, after this one's truth)
+        audit.begin(l, s, v.nBlocks, below, st, st.length, true);
         if (predictive) {
           // the blocks attended below L1: the staged ones, then the probed ones
           let nKept = 0;
@@ -486,9 +487,9 @@ export const synapseVm: PolicyDefinition<Options> = {
             const order = cand.subarray(0, k);
             for (const b of order) {
               const us = cost.of(cache.tierOf(l, b), cache.bytesOf(cache.bitsOf(l, b)));
-              if (us > dLeft) continue;
+              if (us > dLeft[0]) continue;
               if (!act.prefetch(l, b)) continue;
-              dLeft -= us;
+              dLeft[0] -= us;
               stagedMask[b] = 1;
               kept[nKept++] = b;
               stats.probed++;
