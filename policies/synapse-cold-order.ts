@@ -12,7 +12,10 @@
  *   and an entry whose block's score rose moves to its new key;
  * - a block that left the tier is removed then (`pass` says so); one that may not be picked now
  *   (pinned, hot, in the window) stays.
- * A block has at most one entry (`has`); the caller adds the blocks that enter the tier.
+ * A block has at most one entry (`has`); the caller adds the blocks that enter the tier. Between
+ * defer() and settle() a layer's new entries are appended unsorted and settle() sorts them in (one
+ * sort and merge for a decision that adds many blocks; the same entries in the same order as adding
+ * them one by one); the layer is queried only after settle().
  */
 import type { AttentionScore } from './attention-score.js';
 
@@ -30,6 +33,13 @@ export class ColdOrder {
   private readonly member: Uint8Array;
   /** per layer: 1 while its keys are lower bounds (no raw score fell since it was built) */
   private readonly ok: Uint8Array;
+  /** the layer whose additions are deferred (−1: none), and where its unsorted entries start */
+  private deferred = -1;
+  private sortedTo = 0;
+  /** scratch of settle(): the appended entries' order, and the merged entries */
+  private readonly order: Int32Array;
+  private readonly mergedIds: Int32Array;
+  private readonly mergedKeys: Float64Array;
 
   constructor(
     readonly layers: number,
@@ -40,6 +50,75 @@ export class ColdOrder {
     this.size = new Int32Array(layers);
     this.member = new Uint8Array(layers * maxBlocks);
     this.ok = new Uint8Array(layers);
+    this.order = new Int32Array(maxBlocks);
+    this.mergedIds = new Int32Array(maxBlocks);
+    this.mergedKeys = new Float64Array(maxBlocks);
+  }
+
+  /** from now until settle(l), layer l's additions are appended unsorted */
+  defer(l: number): void {
+    this.settleDeferred();
+    this.deferred = l;
+    this.sortedTo = this.size[l];
+  }
+
+  /** sort layer l's appended entries in and end defer() */
+  settle(l: number): void {
+    if (this.deferred === l) this.settleDeferred();
+  }
+
+  private settleDeferred(): void {
+    const l = this.deferred;
+    this.deferred = -1;
+    if (l < 0) return;
+    const base = l * this.maxBlocks;
+    const n = this.size[l];
+    const s0 = this.sortedTo;
+    if (n === s0) return;
+    const ids = this.ids;
+    const keys = this.keys;
+    let nan = false;
+    for (let i = 0; i < n && !nan; i++) nan = Number.isNaN(keys[base + i]);
+    if (nan) {
+      // (a key that is not a number orders nothing: the entries are inserted one by one, as add() does)
+      const m = n - s0;
+      for (let j = 0; j < m; j++) {
+        this.mergedIds[j] = ids[base + s0 + j];
+        this.mergedKeys[j] = keys[base + s0 + j];
+      }
+      this.size[l] = s0;
+      for (let j = 0; j < m; j++) this.insert(l, base, this.mergedIds[j], this.mergedKeys[j]);
+      return;
+    }
+    // the appended entries in (key, id) order, then merged with the sorted ones
+    const m = n - s0;
+    const order = this.order.subarray(0, m);
+    for (let j = 0; j < m; j++) order[j] = s0 + j;
+    order.sort((a, b) => {
+      const ka = keys[base + a];
+      const kb = keys[base + b];
+      return ka < kb ? -1 : ka > kb ? 1 : ids[base + a] - ids[base + b];
+    });
+    const mi = this.mergedIds;
+    const mk = this.mergedKeys;
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < s0 || j < m) {
+      let fromSorted: boolean;
+      if (j === m) fromSorted = true;
+      else if (i === s0) fromSorted = false;
+      else {
+        const ka = keys[base + i];
+        const kb = keys[base + order[j]];
+        fromSorted = ka < kb || (ka === kb && ids[base + i] < ids[base + order[j]]);
+      }
+      const at = fromSorted ? base + i++ : base + order[j++];
+      mi[k] = ids[at];
+      mk[k++] = keys[at];
+    }
+    ids.set(mi.subarray(0, n), base);
+    keys.set(mk.subarray(0, n), base);
   }
 
   /** true when layer l may be queried (built, and no raw score fell since) */
@@ -54,6 +133,7 @@ export class ColdOrder {
 
   /** empty layer l and mark it valid (the caller then adds the tier's blocks) */
   reset(l: number): void {
+    if (this.deferred === l) this.settleDeferred();
     const base = l * this.maxBlocks;
     for (let i = 0; i < this.size[l]; i++) this.member[base + this.ids[base + i]] = 0;
     this.size[l] = 0;
@@ -74,6 +154,12 @@ export class ColdOrder {
     const base = l * this.maxBlocks;
     if (this.member[base + b]) return;
     this.member[base + b] = 1;
+    if (this.deferred === l) {
+      const n = this.size[l]++;
+      this.ids[base + n] = b;
+      this.keys[base + n] = raw;
+      return;
+    }
     this.insert(l, base, b, raw);
   }
 
@@ -84,6 +170,7 @@ export class ColdOrder {
    * Every eligible block must have an entry and every entry's key must be at most its raw score.
    */
   coldest(l: number, score: AttentionScore, pass: (b: number) => number): number {
+    if (this.deferred === l) this.settleDeferred();
     const base = l * this.maxBlocks;
     const ids = this.ids;
     const keys = this.keys;

@@ -21,6 +21,8 @@ export interface StepCounts {
 export class ForecastAudit {
   private readonly forecast: Uint8Array;
   private readonly offloaded: Uint8Array;
+  /** per layer: the caller's mask of its recorded decision when begin() kept it (not copied), else null */
+  private readonly kept: (Uint8Array | null)[];
   /** per layer: the distinct blocks of its recorded forecast (rows of maxBlocks) and their count */
   private readonly forecastList: Int32Array;
   private readonly forecastCount: Int32Array;
@@ -44,17 +46,26 @@ export class ForecastAudit {
     this.forecastCount = new Int32Array(layers);
     this.listedAt = new Int32Array(maxBlocks).fill(-1);
     this.pending = new Int32Array(layers).fill(-2);
+    this.kept = Array.from({ length: layers }, () => null);
+  }
+
+  /** layer l's offloaded mask as recorded: the kept mask (block b at b), or the copies (block b at l·maxBlocks + b) */
+  private offloadedOf(l: number): Uint8Array {
+    return this.kept[l] ?? this.offloaded;
   }
 
   /**
    * record layer l's decision at `step`: which of its n blocks are offloaded (`isOffloaded(b)`, or a
-   * 0/1 mask), and the forecast set
+   * 0/1 mask), and the forecast set. With `keep`, the mask (0 from block n on) is kept, not copied:
+   * the caller leaves it as it is until the truth of this decision has come.
    */
-  begin(l: number, step: number, n: number, isOffloaded: ((b: number) => boolean) | Uint8Array, forecast: ArrayLike<number>, count = forecast.length): void {
+  begin(l: number, step: number, n: number, isOffloaded: ((b: number) => boolean) | Uint8Array, forecast: ArrayLike<number>, count = forecast.length, keep = false): void {
     const M = this.maxBlocks;
     const base = l * M;
     for (let i = 0; i < this.forecastCount[l]; i++) this.forecast[base + this.forecastList[base + i]] = 0;
-    if (typeof isOffloaded === 'function') {
+    this.kept[l] = null;
+    if (keep && typeof isOffloaded !== 'function') this.kept[l] = isOffloaded;
+    else if (typeof isOffloaded === 'function') {
       this.offloaded.fill(0, base, base + M);
       for (let b = 0; b < n; b++) if (isOffloaded(b)) this.offloaded[base + b] = 1;
     } else {
@@ -81,13 +92,15 @@ export class ForecastAudit {
     if (this.pending[l] !== step) return;
     this.pending[l] = -2;
     const base = l * this.maxBlocks;
+    const off = this.offloadedOf(l);
+    const ob = off === this.offloaded ? base : 0;
     let hits = 0;
     let forecast = 0;
     let truth = 0;
     for (let b = 0; b < n; b++) {
       const f = this.forecast[base + b];
       forecast += f;
-      if (!this.offloaded[base + b]) continue;
+      if (!off[ob + b]) continue;
       const m = massOf(b);
       if (m === null) {
         this.unobserved++;
@@ -110,13 +123,15 @@ export class ForecastAudit {
     if (this.pending[l] !== step) return;
     const { idx, mass, uniform, attended, nBlocks: n } = obs;
     const base = l * this.maxBlocks;
+    const off = this.offloadedOf(l);
+    const ob = off === this.offloaded ? base : 0;
     let hits = 0;
     let forecast = 0;
     let truth = 0;
     if (idx !== null && obs.attendedCount === n && uniform < theta && ascending(idx)) {
       for (let i = 0; i < idx.length; i++) {
         const b = idx[i];
-        if (this.offloaded[base + b] && mass[i] >= theta) {
+        if (b < n && off[ob + b] && mass[i] >= theta) {
           truth++;
           hits += this.forecast[base + b];
         }
@@ -128,7 +143,7 @@ export class ForecastAudit {
       for (let b = 0; b < n; b++) {
         const f = this.forecast[base + b];
         forecast += f;
-        if (!this.offloaded[base + b]) continue;
+        if (!off[ob + b]) continue;
         if (!attended[b]) {
           this.unobserved++;
           continue;
@@ -152,12 +167,14 @@ export class ForecastAudit {
   truthOfHeavy(l: number, step: number, n: number, heavy: ArrayLike<number>, count: number): void {
     if (this.pending[l] !== step) return;
     const base = l * this.maxBlocks;
+    const off = this.offloadedOf(l);
+    const ob = off === this.offloaded ? base : 0;
     let hits = 0;
     let forecast = 0;
     let truth = 0;
     for (let i = 0; i < count; i++) {
       const b = heavy[i];
-      if (this.offloaded[base + b]) {
+      if (b < n && off[ob + b]) {
         truth++;
         hits += this.forecast[base + b];
       }

@@ -218,16 +218,14 @@ export class SynapseForecast {
     const pU = this.formU[prev];
     const cur = this.cur;
     const high = this.high;
+    const hv = this.highVal;
     let count = 0;
     const hn = this.highCount[l];
     for (let i = 0; i < hn; i++) {
       const b = high[base + i];
       if (b >= n || mask[b] === 0) continue;
-      let self: number;
-      if (lForm && b < lN) {
-        const q = pos[base + b];
-        self = q < lK && list[base + q] === b ? fm[base + q] : lU;
-      } else self = recent[base + b];
+      // a kept high block's self score is kept with it (observe sets both; nothing changes it before this decision)
+      const self = hv[base + i];
       let f = self;
       if (alpha !== 0) {
         let pm: number;
@@ -248,7 +246,6 @@ export class SynapseForecast {
       // the previous layer's blocks not read above: with a self score below highFrom (<= near), f
       // reaches theta only where the previous layer's mass is near theta, so only its kept high
       // blocks (in listed form their masses; ascending) can
-      const hv = this.highVal;
       for (let j = 0, hp = this.highCount[prev]; j < hp; j++) {
         const b = high[pbase + j];
         if (b >= n || mask[b] === 0) continue;

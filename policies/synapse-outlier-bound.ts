@@ -4,7 +4,10 @@
  * the blocks in order; while every created block is live, the sums over a layer's blocks but the
  * last are kept with a copy of those norms, and a later call whose norms still start with that copy
  * (compared byte for byte) continues the same sums from there: the same additions in the same
- * order, so the same bound as summing from the first block.
+ * order, so the same bound as summing from the first block. Made with `noted`, the caller hands every
+ * decision's view to note() (PolicyView.keyNormsFrom: the first block whose norms may have changed
+ * since the layer's previous decision), and the byte compare is skipped when no block below the kept
+ * count may have changed since the copy was taken.
  */
 import { Buffer } from 'node:buffer';
 import type { PolicyView } from './policy.js';
@@ -17,10 +20,14 @@ export class OutlierBound {
   private readonly upTo: Int32Array;
   private readonly sum: Float64Array;
   private readonly sq: Float64Array;
+  /** per layer (with `noted`): the blocks below this kept their norms since the copy was taken (0: unknown) */
+  private readonly clean: Int32Array;
 
   constructor(
     readonly layers: number,
     readonly maxBlocks: number,
+    /** true when note() sees every decision's view (of every layer) before of() may be asked for it */
+    readonly noted = false,
   ) {
     this.source = Array.from({ length: layers }, () => null);
     this.sourceBytes = Array.from({ length: layers }, () => null);
@@ -28,6 +35,13 @@ export class OutlierBound {
     this.upTo = new Int32Array(layers);
     this.sum = new Float64Array(layers);
     this.sq = new Float64Array(layers);
+    this.clean = new Int32Array(layers);
+  }
+
+  /** a decision of layer v.layer (with `noted`: every one, before of() for it) */
+  note(v: PolicyView): void {
+    const from = v.keyNormsFrom ?? 0;
+    if (from < this.clean[v.layer]) this.clean[v.layer] = from;
   }
 
   /** the bound of the deciding layer of `v` with k = `sigmas` */
@@ -73,6 +87,7 @@ export class OutlierBound {
   private same(l: number, norms: Float32Array, count: number): boolean {
     if (count === 0) return true;
     if (this.source[l] !== norms) return false;
+    if (this.clean[l] >= count) return true;
     return this.sourceBytes[l]!.compare(this.copy[l], 0, count * 4, 0, count * 4) === 0;
   }
 
@@ -84,6 +99,8 @@ export class OutlierBound {
     }
     this.sourceBytes[l]!.copy(this.copy[l], from * 4, from * 4, count * 4);
     this.upTo[l] = count;
+    // the copy holds the norms as they are now
+    this.clean[l] = this.noted ? this.maxBlocks : 0;
     this.sum[l] = sum;
     this.sq[l] = sq;
   }

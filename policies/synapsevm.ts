@@ -148,8 +148,9 @@ export const synapseVm: PolicyDefinition<Options> = {
     const pinnedUpTo = new Int32Array(L);
     /** per layer: the step of its latest timed decision (the forecast is judged on the blocks below L1 then: hbm.belowOf, unchanged until the layer's next decision) */
     const judgedStep = new Int32Array(L).fill(-2);
-    const hbm = new HbmBlocks(L, M);
-    const bound = new OutlierBound(L, M);
+    // (L2's blocks listed too, for the L2 scans)
+    const hbm = new HbmBlocks(L, M, setup.tiers.indexOf(o.l2_tier) !== setup.tiers.indexOf(o.l3_tier) ? setup.tiers.indexOf(o.l2_tier) : -1);
+    const bound = new OutlierBound(L, M, true);
     const upKeys = new Float64Array(M);
     const stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
     const fetched = new Float64Array(T);
@@ -169,8 +170,8 @@ export const synapseVm: PolicyDefinition<Options> = {
     let dEnd = 0;
     /** the outlier bound, computed at the decision's first demotion (moves change no norm and no liveness) */
     let dBound = Number.NaN;
-    /** copy time left of the layer's budget, us */
-    let dLeft = 0;
+    /** copy time left of the layer's budget, us (in a typed array: no number boxed per update) */
+    const dLeft = new Float64Array(1);
     /** L2's tier index */
     let dL2 = 0;
 
@@ -182,7 +183,7 @@ export const synapseVm: PolicyDefinition<Options> = {
     const l2Kept = new Int32Array(L).fill(-1);
     /** per layer: 1 when its latest observation may have lowered a raw score (the scan serves until one does not) */
     const fell = new Uint8Array(L);
-    const passL2 = (b: number) => (dv.cache.tierOf(dv.layer, b) === dL2 ? ELIGIBLE : DROP);
+    const passL2 = (b: number) => (hbm.tiers[dv.layer * M + b] === dL2 ? ELIGIBLE : DROP);
     /**
      * the L1 blocks outside the window by saliency, so that the L1 victim needs no scan while every
      * block was observed and no raw score fell: a block gets its entry when it leaves the window in
@@ -216,7 +217,7 @@ export const synapseVm: PolicyDefinition<Options> = {
       const from = cache.tierOf(dv.layer, b);
       if (!da.demote(dv.layer, b, tier, bits)) return false;
       hbm.moved(dv.layer, b, from, t);
-      if (from === 0) dLeft -= cost.of(t, cache.bytesOf(bits));
+      if (from === 0) dLeft[0] -= cost.of(t, cache.bytesOf(bits));
       // (a block not yet observed is left out: the cache then counts more L2 blocks than kept, and the order is rebuilt)
       if (t === dL2 && from !== dL2 && b < score.known(dv.layer)) {
         l2Kept[dv.layer]++;
@@ -299,19 +300,21 @@ export const synapseVm: PolicyDefinition<Options> = {
         const created = cache.created[l];
         const hotBase = l * M;
         const timed = s >= 0;
+        bound.note(v);
         // the L1 blocks, ascending, and the blocks below L1 (every move below is reported to hbm)
         hbm.sync(cache, l);
         dv = v;
         da = act;
         dEnd = Math.min(windowStart, created);
         dBound = Number.NaN;
-        dLeft = timed ? cost.layerUs : Infinity;
+        dLeft[0] = timed ? cost.layerUs : Infinity;
         dL2 = tL2;
         // the L2 order answers once every block was observed (a block not yet observed has saliency 0)
         const ordered = score.known(l) >= created && tL2 > 0 && tL2 !== tL3;
         if (ordered && fell[l] === 0 && (!coldL2.valid(l) || l2Kept[l] !== cache.countIn(l, tL2))) {
           coldL2.reset(l);
-          for (let b = 0; b < created; b++) if (cache.tierOf(l, b) === tL2) coldL2.add(l, b, score.raw(l, b));
+          const tiers = hbm.tiers;
+          for (let b = 0; b < created; b++) if (tiers[hotBase + b] === tL2) coldL2.add(l, b, score.raw(l, b));
           l2Kept[l] = cache.countIn(l, tL2);
         }
         dOrdered1 = score.known(l) >= created && fell[l] === 0;
@@ -353,7 +356,7 @@ export const synapseVm: PolicyDefinition<Options> = {
             hbm.moved(l, b, from, 0);
             if (dOrdered1 && b < l1Entered[l]) coldL1.add(l, b, score.raw(l, b));
             if (from === tL2) l2Kept[l]--;
-            dLeft -= cost.of(from, bytes);
+            dLeft[0] -= cost.of(from, bytes);
             hotStep[hotBase + b] = s;
             stats.promotedBack++;
           }
@@ -369,7 +372,12 @@ export const synapseVm: PolicyDefinition<Options> = {
           let n = l1Victims(false);
           if (n < want - K) n = l1Victims(true);
           const k = selectBottomKKeyed(cand, candKeys, n, want - K);
+          // (the L1 list and the L2 order take the k blocks in one pass and one sort, not one by one)
+          hbm.defer(l);
+          coldL2.defer(l);
           for (let i = 0; i < k; i++) demoteTo(cand[i], o.l2_tier, tL2, bitsFor(cand[i], o.l2_bits));
+          hbm.settle(l);
+          coldL2.settle(l);
         }
         // L2 -> L3: bottom-k saliency in L2
         const K2 = Math.floor(o.l2_factor * K);
@@ -380,8 +388,9 @@ export const synapseVm: PolicyDefinition<Options> = {
           if (c === -2) {
             c = -1;
             let cKey = 0;
+            const tiers = hbm.tiers;
             for (let b = 0; b < created; b++) {
-              if (cache.tierOf(l, b) !== tL2) continue;
+              if (tiers[hotBase + b] !== tL2) continue;
               const k = score.get(l, b);
               if (c < 0 || k < cKey) {
                 c = b;
@@ -394,11 +403,24 @@ export const synapseVm: PolicyDefinition<Options> = {
             l2Kept[l]--;
           }
         } else if (inL2 > K2) {
+          // the L2 blocks, ascending, with their saliency (score.get written out)
           let n = 0;
-          for (let b = 0; b < created; b++) {
-            if (cache.tierOf(l, b) !== tL2) continue;
-            candKeys[n] = score.get(l, b);
-            cand[n++] = b;
+          const known = score.known(l);
+          const off = score.offsetOf(l);
+          if (hbm.second === tL2) {
+            const list2 = hbm.secondBlocks;
+            for (let i = 0, n2 = hbm.secondOf(l); i < n2; i++) {
+              const b = list2[hotBase + i];
+              candKeys[n] = b < known ? score.raw(l, b) + off : 0;
+              cand[n++] = b;
+            }
+          } else {
+            const tiers = hbm.tiers;
+            for (let b = 0; b < created; b++) {
+              if (tiers[hotBase + b] !== tL2) continue;
+              candKeys[n] = b < known ? score.raw(l, b) + off : 0;
+              cand[n++] = b;
+            }
           }
           const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
           for (let i = 0; i < k; i++) {
@@ -434,9 +456,9 @@ export const synapseVm: PolicyDefinition<Options> = {
           const t = cache.tierOf(l, b);
           const bytes = cache.bytesOf(cache.bitsOf(l, b));
           const us = cost.of(t, bytes);
-          if (us > dLeft) continue;
+          if (us > dLeft[0]) continue;
           if (!act.prefetch(l, b)) continue;
-          dLeft -= us;
+          dLeft[0] -= us;
           st.push(b);
           stagedMask[b] = 1;
           stagedIn[t]++;
@@ -445,7 +467,8 @@ export const synapseVm: PolicyDefinition<Options> = {
           stats.stagedBytes += bytes;
         }
         judgedStep[l] = s;
-        audit.begin(l, s, v.nBlocks, below, st);
+        // (the mask is kept, not copied: it stays as it is until the layer's next decision, after this one's truth)
+        audit.begin(l, s, v.nBlocks, below, st, st.length, true);
         if (predictive) {
           // the blocks attended below L1: the staged ones, then the probed ones
           let nKept = 0;
@@ -464,9 +487,9 @@ export const synapseVm: PolicyDefinition<Options> = {
             const order = cand.subarray(0, k);
             for (const b of order) {
               const us = cost.of(cache.tierOf(l, b), cache.bytesOf(cache.bitsOf(l, b)));
-              if (us > dLeft) continue;
+              if (us > dLeft[0]) continue;
               if (!act.prefetch(l, b)) continue;
-              dLeft -= us;
+              dLeft[0] -= us;
               stagedMask[b] = 1;
               kept[nKept++] = b;
               stats.probed++;
@@ -551,21 +574,58 @@ function scoreMayFall(obs: Observation): boolean {
   return false;
 }
 
-/** Sort ids[0..n) by (key[id], id) ascending (insertion sort for the short lists a decision sorts). */
-function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {
-  if (n > 32) {
-    const sorted = Array.from(ids.subarray(0, n)).sort((a, b) => key[a] - key[b] || a - b);
-    ids.set(sorted);
-    return;
+/**
+ * Sort ids[0..n) by (key[id], id) ascending (keys not NaN: every pair is ordered, so any sort gives
+ * this order): insertion sort for short lists, else quicksort down to short parts.
+ */
+export function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {
+  quickSortByKey(ids, 0, n - 1, key);
+}
+
+function quickSortByKey(ids: Int32Array, lo: number, hi: number, key: Float64Array): void {
+  while (hi - lo > 16) {
+    // median of three as the pivot, moved to hi
+    const mid = (lo + hi) >>> 1;
+    if (before(ids[mid], ids[lo], key)) swap(ids, mid, lo);
+    if (before(ids[hi], ids[lo], key)) swap(ids, hi, lo);
+    if (before(ids[mid], ids[hi], key)) swap(ids, mid, hi);
+    const p = ids[hi];
+    let i = lo;
+    for (let j = lo; j < hi; j++) {
+      if (before(ids[j], p, key)) {
+        swap(ids, i, j);
+        i++;
+      }
+    }
+    swap(ids, i, hi);
+    // the shorter part first (recursion depth O(log n)), the longer one in this loop
+    if (i - lo < hi - i) {
+      quickSortByKey(ids, lo, i - 1, key);
+      lo = i + 1;
+    } else {
+      quickSortByKey(ids, i + 1, hi, key);
+      hi = i - 1;
+    }
   }
-  for (let i = 1; i < n; i++) {
+  for (let i = lo + 1; i <= hi; i++) {
     const b = ids[i];
     const k = key[b];
     let j = i - 1;
-    while (j >= 0 && (key[ids[j]] > k || (key[ids[j]] === k && ids[j] > b))) {
+    while (j >= lo && (key[ids[j]] > k || (key[ids[j]] === k && ids[j] > b))) {
       ids[j + 1] = ids[j];
       j--;
     }
     ids[j + 1] = b;
   }
+}
+
+/** true when a comes before b: (key[a], a) < (key[b], b) */
+function before(a: number, b: number, key: Float64Array): boolean {
+  return key[a] < key[b] || (key[a] === key[b] && a < b);
+}
+
+function swap(ids: Int32Array, i: number, j: number): void {
+  const t = ids[i];
+  ids[i] = ids[j];
+  ids[j] = t;
 }

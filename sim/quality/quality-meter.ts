@@ -61,6 +61,8 @@ export class QualityMeter {
   private readonly isRetrieval: Uint8Array;
   private readonly listed: Uint8Array;
   private readonly listedAt = new Int32Array(BITS.length);
+  /** sumListed's tot and err */
+  private readonly sums = new Float64Array(2);
   /** the index in BITS of each precision a block can have (bitsIndex, as a table) */
   private readonly bitsSlot = new Int8Array(17).fill(-1);
   private readonly errOfBits = new Map<number, number>();
@@ -169,17 +171,36 @@ export class QualityMeter {
     const errs = this.errOfSmallBits;
     const bitsAt = cache.bits;
     const base = l * cache.maxBlocks;
-    if (byCount) {
-      // (blockError without a custom scheme: the error of the stored bits, read from errOfSmallBits)
+    if (byCount && errs[16] === 0) {
+      // as below, with the blocks at 16 bits counted in a local and their error (m·0 = ±0, which
+      // leaves the sum as it is: it is never −0) not added; a mass that is not finite makes tot not
+      // finite, and the row is summed again as below
       const slotOf = this.bitsSlot;
+      let n16 = 0;
       for (let i = 0; i < idx.length; i++) {
         const b = idx[i];
         if (!attended[b]) continue;
+        const m = mass[i];
+        tot += m;
         const bits = bitsAt[base + b];
-        tot += mass[i];
-        err += mass[i] * this.storedError(errs, bits);
+        if (bits === 16) {
+          n16++;
+          continue;
+        }
+        err += m * this.storedError(errs, bits);
         listedAt[slotOf[bits]]++;
       }
+      listedAt[slotOf[16]] += n16;
+      if (!Number.isFinite(tot)) {
+        for (let k = 0; k < listedAt.length; k++) listedAt[k] = 0;
+        this.sumListed(idx, mass, attended, base);
+        tot = this.sums[0];
+        err = this.sums[1];
+      }
+    } else if (byCount) {
+      this.sumListed(idx, mass, attended, base);
+      tot = this.sums[0];
+      err = this.sums[1];
     } else {
       const listed = this.listed;
       for (let i = 0; i < idx.length; i++) {
@@ -210,6 +231,28 @@ export class QualityMeter {
       }
     }
     return tot > 0 ? err / tot : 0;
+  }
+
+  /** the listed part of groupError's sums without skips (tot, err into sums), counting the listed blocks per precision into listedAt */
+  /** groupError's sums over the listed attended blocks (tot, err into sums), each block counted per precision into listedAt */
+  private sumListed(idx: ArrayLike<number>, mass: ArrayLike<number>, attended: ArrayLike<number>, base: number): void {
+    const listedAt = this.listedAt;
+    const errs = this.errOfSmallBits;
+    const bitsAt = this.cache.bits;
+    let tot = 0;
+    let err = 0;
+    // (blockError without a custom scheme: the error of the stored bits, read from errOfSmallBits)
+    const slotOf = this.bitsSlot;
+    for (let i = 0; i < idx.length; i++) {
+      const b = idx[i];
+      if (!attended[b]) continue;
+      const bits = bitsAt[base + b];
+      tot += mass[i];
+      err += mass[i] * this.storedError(errs, bits);
+      listedAt[slotOf[bits]]++;
+    }
+    this.sums[0] = tot;
+    this.sums[1] = err;
   }
 
   /** Close the step: its quality numbers. */

@@ -138,4 +138,60 @@ describe('synapse cold order', () => {
     for (const b of [0, 1, 2]) order.add(0, b, score.raw(0, b));
     expect(order.coldest(0, score, () => ELIGIBLE)).toBe(2);
   });
+
+  it('entries added between defer() and settle() end where adding them one by one puts them (ties, ±0, NaN keys)', () => {
+    /** the order's rows of layer l: ids and keys of its entries, in order */
+    const rows = (o: ColdOrder, l: number) => {
+      const x = o as unknown as { ids: Int32Array; keys: Float64Array; size: Int32Array; maxBlocks: number };
+      const base = l * x.maxBlocks;
+      return { ids: [...x.ids.subarray(base, base + x.size[l])], keys: [...x.keys.subarray(base, base + x.size[l])] };
+    };
+    const keysOf = [0, 0, -0, 1, 1, 2, -1, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, 0.5, 0.25, Number.NaN];
+    for (let seed = 1; seed <= 30; seed++) {
+      const r = rng(seed);
+      const M = 80;
+      const L = 2;
+      const one = new ColdOrder(L, M);
+      const bulk = new ColdOrder(L, M);
+      for (let l = 0; l < L; l++) {
+        one.reset(l);
+        bulk.reset(l);
+      }
+      const withNaN = seed % 3 === 0;
+      const key = () => {
+        const k = keysOf[Math.floor(r() * (withNaN ? keysOf.length : keysOf.length - 1))];
+        return r() < 0.5 ? k : k + Math.floor(r() * 4) / 8;
+      };
+      let deferred = 0;
+      for (let round = 0; round < 12; round++) {
+        const l = Math.floor(r() * L);
+        const d = r() < 0.7;
+        if (d) {
+          bulk.defer(l);
+          deferred++;
+        }
+        const n = 1 + Math.floor(r() * 20);
+        for (let i = 0; i < n; i++) {
+          const b = Math.floor(r() * M);
+          const k = key();
+          one.add(l, b, k);
+          bulk.add(l, b, k);
+        }
+        // a deferred layer is settled by the call, by a query, or by deferring another layer
+        const how = r();
+        if (how < 0.6) bulk.settle(l);
+        else if (how < 0.8) bulk.defer(1 - l);
+        else expect(bulk.coldest(l, new AttentionScore(L, M), () => ELIGIBLE)).toBe(one.coldest(l, new AttentionScore(L, M), () => ELIGIBLE));
+        bulk.settle(1 - l);
+        bulk.settle(l);
+        for (let m = 0; m < L; m++) {
+          const a = rows(bulk, m);
+          const b = rows(one, m);
+          expect(a.ids).toEqual(b.ids);
+          for (let i = 0; i < a.keys.length; i++) expect(Object.is(a.keys[i], b.keys[i])).toBe(true);
+        }
+      }
+      expect(deferred).toBeGreaterThan(3);
+    }
+  });
 });

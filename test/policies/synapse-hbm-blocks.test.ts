@@ -98,4 +98,52 @@ describe('synapse HBM block list', () => {
     expect(unseen).toBeGreaterThan(3);
     expect(h.rebuilds[0]).toBe(unseen);
   });
+
+  it('mirrors every tier, lists the second tier, and settles deferred moves, matching the cache over random moves', () => {
+    let seed = 9;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const M = 300;
+    const c = new KVCache(tinyModel, 4, 2, M, tiers);
+    const h = new HbmBlocks(2, M, 1);
+    const second = (l: number) => [...h.secondBlocks.subarray(l * M, l * M + h.secondOf(l))];
+    const inDram = (l: number) => Array.from({ length: c.created[l] }, (_, b) => b).filter((b) => c.tierOf(l, b) === 1);
+    const mirrored = (l: number) => Array.from({ length: c.created[l] }, (_, b) => h.tiers[l * M + b]);
+    const cached = (l: number) => Array.from({ length: c.created[l] }, (_, b) => c.tierOf(l, b));
+    let deferred = 0;
+    for (let round = 0; round < 120; round++) {
+      const l = round % 2;
+      for (let k = 0; k < 2; k++) c.create(l, Math.floor(rnd() * 3), 16);
+      if (rnd() < 0.05) {
+        // unseen: a rebuild
+        const d = Math.floor(rnd() * c.created[l]);
+        if (c.tierOf(l, d) >= 0) c.move(l, d, (c.tierOf(l, d) + 1) % 3, 16);
+      }
+      h.sync(c, l);
+      expect(mirrored(l)).toEqual(cached(l));
+      expect(second(l)).toEqual(inDram(l));
+      const defer = rnd() < 0.5;
+      if (defer) {
+        h.defer(l);
+        deferred++;
+      }
+      // many blocks out of HBM (deferred: marked only), now and then one in (the list settles first),
+      // blocks into and out of the second tier (deferred: entering ones merged at settle or before one leaves)
+      for (let k = 0; k < 8; k++) {
+        const b = Math.floor(rnd() * c.created[l]);
+        const from = c.tierOf(l, b);
+        if (from < 0) continue;
+        const to = from === 0 || rnd() < 0.7 ? 1 + Math.floor(rnd() * 2) : 0;
+        if (to === from) continue;
+        move(c, h, l, b, to);
+        expect(mirrored(l)).toEqual(cached(l));
+        expect(masked(h, l)).toEqual(below(c, l));
+        if (!defer) expect([listed(h, l), second(l)]).toEqual([inHbm(c, l), inDram(l)]);
+      }
+      h.settle(l);
+      expect(listed(h, l)).toEqual(inHbm(c, l));
+      expect(second(l)).toEqual(inDram(l));
+      expect(masked(h, l)).toEqual(below(c, l));
+    }
+    expect(deferred).toBeGreaterThan(40);
+  });
 });

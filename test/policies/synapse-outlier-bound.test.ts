@@ -1,12 +1,13 @@
 /** SynapseVM's outlier bound: mean + k·σ of the live blocks' key norms, the same with kept sums as summed from the first block. */
-import { describe, expect, it } from 'vitest';
+import { Buffer } from 'node:buffer';
+import { describe, expect, it, vi } from 'vitest';
 import type { PolicyView } from '../../policies/policy.js';
 import { OutlierBound } from '../../policies/synapse-outlier-bound.js';
 import { KVCache } from '../../sim/kv-cache.js';
 import { tinyModel } from '../helpers/tiny.js';
 
 const tiers = [{ name: 'hbm', capacityBytes: 1e9 }];
-const view = (cache: KVCache, layer: number, keyNorms: Float32Array) => ({ layer, cache, keyNorms }) as unknown as PolicyView;
+const view = (cache: KVCache, layer: number, keyNorms: Float32Array, keyNormsFrom?: number) => ({ layer, cache, keyNorms, keyNormsFrom }) as unknown as PolicyView;
 
 /** the bound summed from the first block, as the definition reads */
 function reference(cache: KVCache, l: number, norms: Float32Array, k: number): number {
@@ -67,5 +68,46 @@ describe('synapse outlier bound', () => {
       if (before > 1) continued++;
     }
     expect(continued).toBeGreaterThan(100);
+  });
+
+  it('with noted views, skips the byte compare only where keyNormsFrom says no kept norm changed: the same bound', () => {
+    let seed = 17;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const M = 300;
+    const c = new KVCache(tinyModel, 4, 2, M, tiers);
+    const o = new OutlierBound(2, M, true);
+    const norms = [new Float32Array(M), new Float32Array(M)];
+    /** per layer: the first block whose norm changed since its previous decision (M: none) */
+    const dirty = [0, 0];
+    const compare = vi.spyOn(Buffer.prototype, 'compare');
+    let decisions = 0;
+    let earlier = 0;
+    for (let step = 0; step < 600; step++) {
+      const l = step % 2;
+      if (c.created[l] < M && rnd() < 0.6) c.create(l, 0, 16);
+      const n = c.created[l];
+      if (n === 0) continue;
+      // the last block's norm changes (as the replay writes the newest block's), now and then an earlier one
+      norms[l][n - 1] = 1 + rnd() * 10;
+      dirty[l] = Math.min(dirty[l], n - 1);
+      if (rnd() < 0.08) {
+        const b = Math.floor(rnd() * n);
+        norms[l][b] = rnd() * 40;
+        dirty[l] = Math.min(dirty[l], b);
+        earlier++;
+      }
+      const v = view(c, l, norms[l], dirty[l]);
+      dirty[l] = M;
+      o.note(v);
+      decisions++;
+      // (not every decision asks for the bound)
+      if (rnd() < 0.3) continue;
+      const k = 1 + Math.floor(rnd() * 3);
+      expect(o.of(v, k)).toBe(reference(c, l, norms[l], k));
+    }
+    // most calls continued without a compare
+    expect(compare.mock.calls.length).toBeLessThan(decisions / 4);
+    expect(earlier).toBeGreaterThan(20);
+    compare.mockRestore();
   });
 });

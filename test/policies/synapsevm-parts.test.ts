@@ -85,6 +85,14 @@ describe('forecast audit', () => {
       a.truthOf(0, 3, theta, obs);
       b.truth(0, 3, n, theta, (x) => (obs.attended[x] ? massOf(obs, x) : null));
       expect([a.steps, a.unobserved]).toEqual([b.steps, b.unobserved]);
+      // the mask kept, not copied (a row of maxBlocks, 0 from n on, as the policy's mask of blocks below L1)
+      const row = new Uint8Array(64);
+      row.set(off);
+      // (layer 1 of 2: the kept row is read from its own block 0)
+      const k = new ForecastAudit(2, 64);
+      k.begin(1, 3, n, row, fc, fc.length, true);
+      k.truthOf(1, 3, theta, { ...obs, layer: 1 } as Observation);
+      expect([k.steps, k.unobserved]).toEqual([b.steps, b.unobserved]);
       // every block attended: the same from the list of the blocks at or above theta
       if (obs.attendedCount === n) {
         const heavy = Array.from({ length: n }, (_, x) => x).filter((x) => massOf(obs, x) >= theta);
@@ -92,6 +100,10 @@ describe('forecast audit', () => {
         c.begin(0, 3, n, off, fc);
         c.truthOfHeavy(0, 3, n, heavy, heavy.length);
         expect([c.steps, c.unobserved]).toEqual([b.steps, b.unobserved]);
+        const d = new ForecastAudit(2, 64);
+        d.begin(1, 3, n, row, fc, fc.length, true);
+        d.truthOfHeavy(1, 3, n, heavy, heavy.length);
+        expect([d.steps, d.unobserved]).toEqual([b.steps, b.unobserved]);
         allAttended++;
       }
     }
