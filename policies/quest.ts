@@ -381,15 +381,7 @@ function selectIncremental(S: QuestState, cache: PolicyView['cache'], norms: Flo
     }
     selN[l] = c;
   }
-  if (!selInHbm) {
-    np = 0;
-    for (let i = 0, c = selN[l]; i < c; i++) {
-      const b = selOf[kb + i];
-      promo[np] = b;
-      np += +(b < created) & +(cache.tierOf(l, b) > 0);
-    }
-  }
-  S.nPromo = np;
+  S.nPromo = selInHbm ? np : promotionsOf(S, cache, l, selOf, kb, selN[l], created);
   // for selectionStays: that candidate, the least norm in the selection
   othKey[l] = ok;
   othBlock[l] = ob;
@@ -667,15 +659,7 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
     outN[l] = no;
     selN[l] = c;
   }
-  if (!selInHbm) {
-    np = 0;
-    for (let i = 0, c = selN[l]; i < c; i++) {
-      const b = selOf[base + i];
-      promo[np] = b;
-      np += +(b < created) & +(cache.tierOf(l, b) > 0);
-    }
-  }
-  S.nPromo = np;
+  S.nPromo = selInHbm ? np : promotionsOf(S, cache, l, selOf, base, selN[l], created);
   othKey[l] = ok;
   othBlock[l] = ob;
   // (the least norm in the selection: its first page in key-norm order, unless a block past the order entered it)
@@ -699,6 +683,18 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
   }
   knownCount[l] = c;
   return true;
+}
+
+/** the selected pages (list[from, from + n)) that exist and lie below HBM, into S.promo; their count */
+function promotionsOf(S: QuestState, cache: PolicyView['cache'], l: number, list: Int32Array, from: number, n: number, created: number): number {
+  const promo = S.promo;
+  let np = 0;
+  for (let i = 0; i < n; i++) {
+    const b = list[from + i];
+    promo[np] = b;
+    np += +(b < created) & +(cache.tierOf(l, b) > 0);
+  }
+  return np;
 }
 
 function promote(S: QuestState, act: Actions, l: number, b: number): boolean {

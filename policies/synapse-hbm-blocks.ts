@@ -123,13 +123,7 @@ export class HbmBlocks {
     const base = l * this.maxBlocks;
     const list = this.secondBlocks;
     const n = this.secondCount[l];
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list[base + mid] < b) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = searchAscending(list, base, n, b);
     if (into) {
       list.copyWithin(base + lo + 1, base + lo, base + n);
       list[base + lo] = b;
@@ -207,13 +201,7 @@ export class HbmBlocks {
     }
     const list = this.blocks;
     const n = this.count[l];
-    let lo = 0;
-    let hi = n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list[base + mid] < b) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = searchAscending(list, base, n, b);
     if (to === 0) {
       list.copyWithin(base + lo + 1, base + lo, base + n);
       list[base + lo] = b;
@@ -244,4 +232,16 @@ export class HbmBlocks {
     this.seen[l] = cache.changesOf(l);
     this.rebuilds[l]++;
   }
+}
+
+/** the first index i in 0..n with list[base + i] >= b (list[base .. base + n) ascending) */
+function searchAscending(list: ArrayLike<number>, base: number, n: number, b: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[base + mid] < b) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
