@@ -144,6 +144,8 @@ export class SimExecutor implements Executor<Signal> {
   private readonly issueAttention: number;
   private readonly hostClock: boolean;
   private hostAt = 0;
+  /** a step has begun (the next one starts with the HIL's step barrier) */
+  private begun = false;
 
   constructor(
     readonly hardware: HardwareProfile,
@@ -219,6 +221,14 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   beginStep(step: number): void {
+    if (this.begun) {
+      // the HIL starts every step after the first with the memory stream waiting on a compute fence (all of
+      // the previous step's compute, which has ended here): a record and a wait, and no staging copy of this
+      // step waits on an earlier fence
+      if (this.hostClock) this.hostAt += 2 * this.issueRecord;
+      this.ring?.barrier();
+    }
+    this.begun = true;
     this.step = step;
     this.recordSpans();
     this.stepStart = this.engine.now;

@@ -231,9 +231,24 @@ export class StagingRing {
       e.fence = this.next;
     }
     if (this.fence === 'eager') this.record(attention);
+    else this.unrecorded = true;
   }
 
+  /**
+   * The memory stream has waited for all compute issued so far (the HIL's fence at a step's start): no
+   * later copy waits on a fence from before. ('lazy': the released extents' fence is recorded first.)
+   */
+  barrier(): void {
+    if (this.unrecorded) this.record(this.computeTail());
+    this.waited = Math.max(this.waited, this.recorded);
+    for (const k of this.signals.keys()) if (k < this.waited) this.signals.delete(k);
+  }
+
+  /** ('lazy') extents were released under the next fence, which is not recorded yet */
+  private unrecorded = false;
+
   private record(s: Signal): void {
+    this.unrecorded = false;
     this.signals.set(this.next, s);
     this.recorded = this.next++;
   }

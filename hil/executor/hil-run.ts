@@ -19,7 +19,6 @@ import type { AttentionOptions, AttentionPlan, BackendKind, NativeBackend, Resol
 import { resolveAttentionOptions } from '../attention-options.js';
 import { openBackend } from '../backend.js';
 import { blockBytes, type Precision } from '../kv-format.js';
-import { warmLink } from '../timing/link-warmup.js';
 import { BlockData } from './block-data.js';
 import { allLinkKeys } from './link-keys.js';
 import { lowerPlan } from './lower-plan.js';
@@ -88,9 +87,10 @@ export interface HilInfo {
   attention: { options: ResolvedAttentionOptions; kernels: Record<string, AttentionKernelUse[]> };
   weight_buffers: number;
   /**
-   * (cuda) the host link's rate right before the run: 64 MiB pinned copies both ways for 50 ms
-   * (timing/link-warmup.ts), the last round trip, to set beside the profile's link (a lease's PCIe rate
-   * can differ by several percent between its calibration and its runs)
+   * (cuda) the host link's rate right before the steps (after the set-up): 64 MiB pinned copies both ways
+   * for 50 ms (timing/link-warmup.ts), the last round trip, to set beside the profile's link (a lease's
+   * PCIe rate can differ by several percent between its calibration and its runs); absent where it could
+   * not be measured (a warning says why)
    */
   link_before?: { h2d_GBps: number; d2h_GBps: number };
   setup_ms: number;
@@ -160,16 +160,11 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
   let measured;
   let device = '';
   let kernels: Record<string, AttentionKernelUse[]> = {};
-  let linkBefore: HilInfo['link_before'];
   const kind = backend.kind;
   try {
     device = backend.info().name;
     kernels = attentionKernels(backend, lowered.steps, { qHeads: model.q_heads, kvHeads: model.kv_heads, headDim: model.head_dim, blockTokens: lowered.geometry.blockTokens, groupSize: lowered.geometry.groupSize });
     const data = new BlockData(o.seed ?? 1, blockBytes(lowered.geometry, 'fp16') / 2);
-    if (kind === 'cuda') {
-      const w = await warmLink(backend, LINK_CHECK_MS);
-      linkBefore = { h2d_GBps: w.h2d_GBps, d2h_GBps: w.d2h_GBps };
-    }
     measured = await runPlan(backend, lowered, model, data, {
       nvmeDir: o.nvmeDir ?? tmpdir(),
       directIo: o.directIo ?? true,
@@ -180,10 +175,13 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
       verify: o.verify ?? false,
       waitMarks: o.waitMarks ?? false,
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+      ...(kind === 'cuda' ? { linkCheckMs: LINK_CHECK_MS } : {}),
     });
   } finally {
     backend.close();
   }
+  const linkBefore = measured.linkBefore && 'error' in measured.linkBefore ? undefined : measured.linkBefore;
+  if (measured.linkBefore && 'error' in measured.linkBefore) warnings.push(`the host link's rate before the steps was not measured: ${measured.linkBefore.error}`);
   if (measured.fileDirect === false) warnings.push(`the NVMe file tier fell back to buffered I/O: ${measured.fileBufferedReason}`);
   const steps: StepRow[] = r.steps.map((row, i) => {
     const m = measured.steps[i];

@@ -19,6 +19,7 @@ import { EventSet } from '../timing/event-set.js';
 import type { BlockData } from './block-data.js';
 import { FileStepTimes } from './file-step-times.js';
 import { writeFresh, writeInitial } from './initial-bytes.js';
+import { warmLink } from '../timing/link-warmup.js';
 import { OpIssuer } from './issue-ops.js';
 import type { LoweredPlan } from './lowered-plan.js';
 import type { MeasuredStep } from './measured-step.js';
@@ -57,6 +58,11 @@ export interface RunPlanOptions extends FileTierOptions {
   onProgress?: StepProgress;
   /** worker threads packing the initial blocks (default: writeInitial's choice, initial-bytes.ts) */
   packThreads?: number;
+  /**
+   * after the set-up, right before the steps: keep the host link busy both ways for this long (ms) and
+   * report the rate of its last round trip (timing/link-warmup.ts; default none)
+   */
+  linkCheckMs?: number;
 }
 
 export interface RunPlanResult {
@@ -67,6 +73,8 @@ export interface RunPlanResult {
   verify?: VerifyResult;
   setupMs: number;
   weightBuffers: number;
+  /** with linkCheckMs: the host link's rate right before the steps, or why it was not measured */
+  linkBefore?: { h2d_GBps: number; d2h_GBps: number } | { error: string };
 }
 
 export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec, data: BlockData, o: RunPlanOptions): Promise<RunPlanResult> {
@@ -83,6 +91,15 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
     writeFresh(b, p, data, mem.r('fresh'));
     await b.synchronize();
     const setupMs = performance.now() - t0;
+    let linkBefore: RunPlanResult['linkBefore'];
+    if (o.linkCheckMs !== undefined) {
+      try {
+        const w = await warmLink(b, o.linkCheckMs);
+        linkBefore = { h2d_GBps: w.h2d_GBps, d2h_GBps: w.d2h_GBps };
+      } catch (e) {
+        linkBefore = { error: (e as Error).message };
+      }
+    }
 
     const ev = new RunEvents(b, events, p);
     const times = new FileStepTimes(p.steps.length);
@@ -99,7 +116,7 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
 
     const { steps, spans } = stepTimings(b, p, ev, times, o);
     const verify = o.verify ? await verifyBlocks(b, p, data, mem.regions, mem.file) : undefined;
-    return { steps, spans, fileDirect: mem.file ? mem.file.direct : null, fileBufferedReason: mem.file?.bufferedReason ?? '', verify, setupMs, weightBuffers: buffers.weights.length };
+    return { steps, spans, fileDirect: mem.file ? mem.file.direct : null, fileBufferedReason: mem.file?.bufferedReason ?? '', verify, setupMs, weightBuffers: buffers.weights.length, ...(linkBefore ? { linkBefore } : {}) };
   } finally {
     try {
       await b.synchronize();

@@ -22,10 +22,14 @@ export interface LinkWarmup {
 
 export async function warmLink(b: NativeBackend, ms = 200): Promise<LinkWarmup> {
   if (!(ms >= 0 && Number.isFinite(ms))) throw new Error(`link warm-up: ms must be a number >= 0 (got ${ms})`);
-  const host = b.alloc('pinned', CHUNK);
-  const dev = b.alloc('device', CHUNK);
-  const [e0, e1, e2] = [b.createEvent(), b.createEvent(), b.createEvent()];
+  let host: number | undefined;
+  let dev: number | undefined;
+  const events: number[] = [];
   try {
+    host = b.alloc('pinned', CHUNK);
+    dev = b.alloc('device', CHUNK);
+    for (let k = 0; k < 3; k++) events.push(b.createEvent());
+    const [e0, e1, e2] = events;
     let rounds = 0;
     let h2d = 0;
     let d2h = 0;
@@ -43,8 +47,14 @@ export async function warmLink(b: NativeBackend, ms = 200): Promise<LinkWarmup> 
     } while (performance.now() - t0 < ms);
     return { ms: performance.now() - t0, rounds, h2d_GBps: h2d, d2h_GBps: d2h };
   } finally {
-    for (const e of [e0, e1, e2]) b.destroyEvent(e);
-    b.free(dev);
-    b.free(host);
+    // (copies may still be queued where a call failed: they end before the buffers go)
+    try {
+      await b.synchronize();
+    } catch {
+      /* the error that got us here matters more */
+    }
+    for (const e of events) b.destroyEvent(e);
+    if (dev !== undefined) b.free(dev);
+    if (host !== undefined) b.free(host);
   }
 }

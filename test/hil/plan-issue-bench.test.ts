@@ -78,13 +78,15 @@ describe('the time per copy from a plan', () => {
     expect(p.gpu.issue_copy_us).toBe(3.18);
     expect(p.gpu.issue_record_us).toBe(0.5);
     expect(p.gpu.issue_attention_us).toBe(10);
-    expect(p.sources['gpu.issue_copy_us']).toContain('kivi at 10% on a generated 40960-token trace, 3 steps, 667 copies per step');
+    // (the steps used: 1 and 2, 1000 copies each)
+    expect(p.sources['gpu.issue_copy_us']).toContain('kivi at 10% on a generated 40960-token trace, 3 steps, 1000 copies per step used');
     expect(p.sources['gpu.issue_copy_us']).toContain('the median of 2 steps (the first left out); 256 copies issued in a row read 2.5 us');
     // a plan without a usable step leaves the listed copies' cost
     const q = loadHardware('h100-pcie5');
     applyIssueCosts(q, points, 'test', { ...plan, steps: [plan.steps[0]] });
     expect(q.gpu.issue_copy_us).toBe(2.5);
     expect(q.sources['gpu.issue_copy_us']).toContain('issued in a row');
+    expect(q.sources['gpu.issue_copy_us']).toContain("a whole plan (kivi at 10%, 1 steps) gave no copy cost (0 usable steps, median NaN us), so the listed copies' cost stands");
   });
 });
 

@@ -55,6 +55,29 @@ describe('staging ring (the HIL executor\'s fences on ring reuse)', () => {
     expect(ex.ring!.waits).toBe(1);
   });
 
+  it("a step's barrier covers the fences before it: the next step's copy over that space does not wait (lazy and eager)", () => {
+    for (const fence of ['lazy', 'eager'] as const) {
+      const ex = machine(fence);
+      ex.beginStep(0);
+      const s0 = ex.stage(stage(0, 512));
+      ex.layer(work(0, 512), [s0]);
+      const s1 = ex.stage(stage(1, 512));
+      ex.layer(work(1, 512), [s1]);
+      ex.endStep();
+      expect(ex.ring!.waits).toBe(0);
+      // step 1: the ring wraps over A (read by step 0's layer 0): the HIL's barrier at the step's start covered it
+      ex.beginStep(1);
+      const s2 = ex.stage(stage(0, 256));
+      ex.layer(work(0, 256), [s2]);
+      ex.endStep();
+      expect([fence, ex.ring!.waits]).toEqual([fence, 0]);
+    }
+    // within a step the same reuse waits (the pipeline above): 1
+    const ex = machine('lazy');
+    pipeline(ex);
+    expect(ex.ring!.waits).toBe(1);
+  });
+
   it('without a ring (the default of a bare SimExecutor) staging copies never wait on compute', () => {
     const ex = machine();
     expect(pipeline(ex).latency_us).toBe(3546);
