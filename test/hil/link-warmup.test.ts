@@ -79,7 +79,7 @@ describe.skipIf(!host.available)(`link warm-up, host backend${host.available ? '
     const b = openBackend('host');
     try {
       const run = (linkCheckMs?: number) =>
-        runPlan(b, { ...lowered, steps: lowered.steps.slice(0, 2) }, sim.resolved.model, new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2), { nvmeDir: tmpdir(), maxWeightBytes: 64 << 20, traceSteps: 0, verify: false, packThreads: 0, ...(linkCheckMs !== undefined ? { linkCheckMs } : {}) });
+        runPlan(b, { ...lowered, steps: lowered.steps.slice(0, 2) }, sim.resolved.model, new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2), { nvmeDir: tmpdir(), directIo: false, ioThreads: 4, maxWeightBytes: 64 << 20, traceSteps: 0, verify: false, packThreads: 0, ...(linkCheckMs !== undefined ? { linkCheckMs } : {}) });
       const r = await run(5);
       expect(r.linkBefore && 'h2d_GBps' in r.linkBefore && r.linkBefore.h2d_GBps > 0 && r.linkBefore.d2h_GBps > 0).toBe(true);
       expect((await run()).linkBefore).toBeUndefined();
