@@ -25,6 +25,7 @@ import { checkLowerTier } from './lower-tier.js';
 import type { Actions, GroupAttention, Observation, Policy, PolicyDefinition, PolicySetup, PolicyView } from './policy.js';
 import { bestGroupRank } from './group-rank.js';
 import { selectAt, selectBottomKKeyed, selectBottomKSet } from './quickselect.js';
+import { lowerBound } from '../common/lower-bound.js';
 
 interface Options extends Record<string, unknown> {
   budget_factor: number;
@@ -495,13 +496,7 @@ function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): 
   } else {
     for (let b = n; b < upto; b++) {
       const x = ordKey(bits, b);
-      let lo = 0;
-      let hi = n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (allK[base + mid] < x) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = lowerBound(allK, base, n, x);
       allK.copyWithin(base + lo + 1, base + lo, base + n);
       allK[base + lo] = x;
       allB.copyWithin(base + lo + 1, base + lo, base + n);

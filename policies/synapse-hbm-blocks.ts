@@ -17,6 +17,7 @@
  * block); the lists are read only after settle().
  */
 import type { CacheView } from './cache-view.js';
+import { lowerBound } from '../common/lower-bound.js';
 
 export class HbmBlocks {
   /** per layer: the listed blocks (rows of maxBlocks) and their count */
@@ -123,7 +124,7 @@ export class HbmBlocks {
     const base = l * this.maxBlocks;
     const list = this.secondBlocks;
     const n = this.secondCount[l];
-    const lo = searchAscending(list, base, n, b);
+    const lo = lowerBound(list, base, n, b);
     if (into) {
       list.copyWithin(base + lo + 1, base + lo, base + n);
       list[base + lo] = b;
@@ -201,7 +202,7 @@ export class HbmBlocks {
     }
     const list = this.blocks;
     const n = this.count[l];
-    const lo = searchAscending(list, base, n, b);
+    const lo = lowerBound(list, base, n, b);
     if (to === 0) {
       list.copyWithin(base + lo + 1, base + lo, base + n);
       list[base + lo] = b;
@@ -232,16 +233,4 @@ export class HbmBlocks {
     this.seen[l] = cache.changesOf(l);
     this.rebuilds[l]++;
   }
-}
-
-/** the first index i in 0..n with list[base + i] >= b (list[base .. base + n) ascending) */
-function searchAscending(list: ArrayLike<number>, base: number, n: number, b: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[base + mid] < b) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

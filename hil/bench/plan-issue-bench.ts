@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateTrace } from '../../traces/generator.js';
+import { generateTrace, type PresetName } from '../../traces/generator.js';
 import type { NativeBackend } from '../addon-types.js';
 import { blockBytes } from '../kv-format.js';
 import { BlockData } from '../executor/block-data.js';
@@ -70,7 +70,7 @@ export interface PlanIssueOptions {
   /** generator seed (default 'issue-bench') */
   seed?: string;
   /** generator preset (default 'broad') */
-  preset?: string;
+  preset?: PresetName;
   /** where the trace file and the file tier (if the plan uses it) go */
   dir?: string;
   /** worker threads packing the plan's initial blocks (default: the executor's choice) */
@@ -97,7 +97,7 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
   try {
     const trace = join(dir, 'plan-issue.kvt');
     const m = loadModel(o.model);
-    generateTrace(trace, { preset: (o.preset ?? 'broad') as never, model: m.name, layers: m.layers, prompt_tokens: o.contextTokens, steps, block_size: o.blockTokens, seed: o.seed ?? 'issue-bench' });
+    generateTrace(trace, { preset: o.preset ?? 'broad', model: m.name, layers: m.layers, prompt_tokens: o.contextTokens, steps, block_size: o.blockTokens, seed: o.seed ?? 'issue-bench' });
     const { sim, lowered } = recordAndLower({ trace, policy, model: o.model, hardware: o.hardware, hbm_budget: budget, group_size: o.groupSize }, { backend: b.kind });
     const model = sim.resolved.model;
     const data = new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2);
@@ -116,12 +116,12 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
 /**
  * The host's time per copy from a plan's steps: per step, (issue time - its records, kernels and
  * attention launches at the given costs) / its copies, over the steps with copies and nothing the host
- * waits on ('other': file requests, host conversions); the median over those steps, the first left out.
- * NaN when no step qualifies.
+ * waits on ('other': file requests, host conversions); the median over those steps, the first left out,
+ * and their mean copies per step. NaN when no step qualifies.
  */
-export function copyCostFromPlan(steps: readonly PlanIssueStep[], cost: { record: number; kernel: number; attention: number }): { us: number; per_step: number[] } {
-  const per = steps
-    .filter((s) => s.step > 0 && s.ops.copy > 0 && s.ops.other === 0)
-    .map((s) => (s.issue_us - s.ops.record * cost.record - s.ops.kernel * cost.kernel - s.ops.attention * cost.attention) / s.ops.copy);
-  return { us: per.length ? median(per) : Number.NaN, per_step: per };
+export function copyCostFromPlan(steps: readonly PlanIssueStep[], cost: { record: number; kernel: number; attention: number }): { us: number; per_step: number[]; copies: number } {
+  const used = steps.filter((s) => s.step > 0 && s.ops.copy > 0 && s.ops.other === 0);
+  const per = used.map((s) => (s.issue_us - s.ops.record * cost.record - s.ops.kernel * cost.kernel - s.ops.attention * cost.attention) / s.ops.copy);
+  const copies = used.length ? used.reduce((a, s) => a + s.ops.copy, 0) / used.length : Number.NaN;
+  return { us: per.length ? median(per) : Number.NaN, per_step: per, copies };
 }

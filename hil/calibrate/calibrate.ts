@@ -420,10 +420,8 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
     return;
   }
   const listed = p.gpu.issue_copy_us;
-  const used = plan.steps.filter((s) => s.step > 0 && s.ops.copy > 0 && s.ops.other === 0);
-  const copies = used.reduce((a, s) => a + s.ops.copy, 0) / used.length;
   p.gpu.issue_copy_us = r2(c.us);
-  p.sources['gpu.issue_copy_us'] = `${by}: host time per copy as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps, ${copies.toFixed(0)} copies per step used): per step its issue time less its records, kernel and attention launches at the costs below, over its copies; the median of ${c.per_step.length} steps (the first left out)${listed !== undefined ? `; ${points.find((x) => x.kind === 'copy' && !x.gated)?.ops ?? 0} copies issued in a row read ${listed} us` : ''}`;
+  p.sources['gpu.issue_copy_us'] = `${by}: host time per copy as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps, ${c.copies.toFixed(0)} copies per step used): per step its issue time less its records, kernel and attention launches at the costs below, over its copies; the median of ${c.per_step.length} steps (the first left out)${listed !== undefined ? `; ${points.find((x) => x.kind === 'copy' && !x.gated)?.ops ?? 0} copies issued in a row read ${listed} us` : ''}`;
 }
 
 export interface DirectionSwitchFit {

@@ -280,8 +280,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     plan_issue = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
     const cost = issueCostsOf(issue);
     const c = copyCostFromPlan(plan_issue.steps, cost);
-    const ops = plan_issue.steps.reduce((a, s) => a + s.ops.copy, 0) / plan_issue.steps.length;
-    log(`  ${ops.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host (median of ${c.per_step.length} steps)`);
+    log(`  ${c.copies.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host (median of ${c.per_step.length} steps)`);
     tick('issue costs in a plan');
   }
   const threads = o.ioThreads ?? DEFAULT_IO_THREADS;

@@ -64,6 +64,8 @@ describe('the time per copy from a plan', () => {
     expect(c.per_step.map((x) => +x.toFixed(9))).toEqual([3.28, 3, 3.59, 3.08]);
     // median of 3, 3.08, 3.28, 3.59
     expect(c.us).toBeCloseTo(3.18, 12);
+    // copies per step used: (1000 + 2000 + 1000 + 1000) / 4
+    expect(c.copies).toBe(1250);
     expect(copyCostFromPlan([steps[0], steps[3], steps[4]], cost).us).toBeNaN();
   });
 
