@@ -34,7 +34,7 @@
  */
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { ATTENTION_KERNELS, type GpuSpec, type HardwareProfile } from '../../sim/hardware/profile.js';
+import { ATTENTION_KERNELS, type GpuSpec, type HardwareProfile, MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -190,10 +190,13 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   src['gpu.attention_GBps'] = `${by}: slope of the same line`;
   p.gpu.attention_curve = curve.map((x) => ({ tokens: x.tokens, us: r2(x.us) }));
   src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the layer GEMV as gpu.linear_* predicts it (${r2(layerLinearUs)} us; measured alone ${r2(layerGemvUs(m))} us), so that attention + linear reproduces the measured chain (launch gaps and cold L2 included)`;
-  const kernelCurves = attentionKernelCurves(m.kernels);
+  const kernelCurves = attentionKernelCurves(m);
   if (kernelCurves) {
     p.gpu.attention_kernels = kernelCurves;
-    src['gpu.attention_kernels'] = `${by}: each attention kernel alone (one precision throughout: ${Object.keys(kernelCurves).filter((k) => !k.startsWith('mixed')).join(', ')}; 'mixed': the per-block table kernel over FP16 sink and recent blocks with INT4 between; 'mixed_sparse': INT2 blocks with every 32nd INT8; 'mixed_interleaved': INT2 and INT8 in turn) vs context, median of timed trials behind a gate; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve`;
+    const tables = `one precision throughout: ${Object.keys(kernelCurves).filter((k) => !k.startsWith('mixed')).join(', ')}; 'mixed': the per-block table kernel over FP16 sink and recent blocks with INT4 between; 'mixed_sparse': INT2 and INT8 in runs of ${Math.round(1 / MIXED_SPARSE_CHANGE_SHARE)} blocks; 'mixed_interleaved': INT2 and INT8 in turn`;
+    src['gpu.attention_kernels'] = m.kernels_in_situ?.length
+      ? `${by}: each attention kernel in situ (${tables}) vs context: the layer chains of gpu.attention_curve with that kernel's table, time per layer minus the layer GEMV alone; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve. (Alone, back to back, a kernel rereads its KV from L2 at short contexts: those times stay in the calibration's measurements.)`
+      : `${by}: each attention kernel alone (${tables}) vs context, median of timed trials behind a gate; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve`;
   }
   if (kind === 'cuda') {
     p.tiers[0].capacity_GiB = r2(memBytes / 1024 ** 3);
@@ -523,16 +526,24 @@ export function kernelSlowdown(points: readonly LayoutPoint[]): { fraction: numb
 }
 
 /**
- * Per dispatched attention kernel, its measured time vs context (ascending; kernels with at least two
- * contexts, and only when FP16 is among them: the simulator uses differences to FP16). Undefined when
- * no kernel besides FP16 was measured (a quick calibration).
+ * Per dispatched attention kernel, its time vs context (ascending; kernels with at least two contexts,
+ * and only when FP16 is among them: the simulator uses differences to FP16). From the kernels in situ
+ * where measured (layer chains, as the executor runs them: FP16 from attention_in_situ at the contexts
+ * the other kernels were chained at), else from the kernels alone. Undefined when no kernel besides
+ * FP16 was measured.
  */
-export function attentionKernelCurves(kernels: Measurements['kernels']): GpuSpec['attention_kernels'] {
+export function attentionKernelCurves(m: Pick<Measurements, 'kernels'> & Partial<Pick<Measurements, 'attention_in_situ' | 'kernels_in_situ'>>): GpuSpec['attention_kernels'] {
   const out: NonNullable<GpuSpec['attention_kernels']> = {};
+  const situ = m.kernels_in_situ ?? [];
+  const at = new Set(situ.map((x) => x.tokens));
+  const rows: { precision: string; tokens: number; us: number }[] =
+    situ.length > 0
+      ? [...(m.attention_in_situ ?? []).filter((x) => at.has(x.tokens)).map((x) => ({ precision: 'fp16', tokens: x.tokens, us: x.us })), ...situ.map((x) => ({ precision: x.precision, tokens: x.tokens, us: x.us }))]
+      : m.kernels.filter((k) => k.kind === 'attention' && k.context !== undefined).map((k) => ({ precision: k.precision!, tokens: k.context!, us: k.us }));
   for (const name of ATTENTION_KERNELS) {
-    const pts = kernels
-      .filter((k) => k.kind === 'attention' && k.precision === name && k.context !== undefined)
-      .map((k) => ({ tokens: k.context!, us: r2(k.us) }))
+    const pts = rows
+      .filter((k) => k.precision === name)
+      .map((k) => ({ tokens: k.tokens, us: r2(k.us) }))
       .sort((a, b) => a.tokens - b.tokens);
     if (pts.length >= 2) out[name] = pts;
   }

@@ -43,6 +43,12 @@ export interface Measurements {
    */
   attention_in_situ: { tokens: number; bytes: number; us: number; chain_us_per_layer: number }[];
   /**
+   * every other dispatched attention kernel in the same chains, at the attention contexts: us = chain
+   * time per layer - the GEMV's isolated time, as attention_in_situ (absent from measurements taken
+   * before they existed)
+   */
+  kernels_in_situ?: { precision: AttentionCase; tokens: number; bytes: number; us: number; chain_us_per_layer: number }[];
+  /**
    * pinned copies one after another on the memory stream from scattered host slots (256 KiB
    * stride) while the compute stream streams GEMV weights (HBM busy), per direction and size;
    * us per copy (reported for comparison; the layout batches set the pcie link)
@@ -120,7 +126,8 @@ export interface MeasureOptions {
 
 /**
  * The context lengths (tokens) the context-dependent benchmarks are taken at: attention kernels
- * (FP16; INT8/INT4 at those >= 4096), attention in situ (layer chains), the compute under the
+ * (every dispatched kernel at each: a kernel timed only at long contexts would be extrapolated to
+ * short ones along its long-context slope), attention in situ (layer chains), the compute under the
  * executor-layout copies, the blocks per layer of the executor-pattern file reads, and (CUDA) the
  * attention under the overlap copy. A caller that validates on other contexts passes a list that
  * leaves them out (hil/validate/calibration-points.ts).
@@ -158,36 +165,26 @@ export function checkCalibrationPoints(p: CalibrationPoints): CalibrationPoints 
 }
 
 /** Attention kernels benchmarked: every one the executor dispatches (quick: fewer trials, not fewer kernels). */
-type AttentionCase = Precision | 'mixed' | 'mixed_sparse' | 'mixed_interleaved';
+export type AttentionCase = Precision | 'mixed' | 'mixed_sparse' | 'mixed_interleaved';
 const ATTENTION_PRECISIONS: readonly AttentionCase[] = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved'];
-
-/**
- * Contexts an attention kernel is benchmarked at: FP16 at every one, the others at those >= 4096 (the
- * two largest where fewer are: a curve needs two points).
- */
-function attentionContexts(precision: AttentionCase, contexts: number[]): number[] {
-  if (precision === 'fp16') return contexts;
-  const long = contexts.filter((c) => c >= 4096);
-  return long.length >= 2 ? long : [...contexts].sort((a, b) => a - b).slice(-2);
-}
 
 /** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'plan'>, pts: CalibrationPoints, cuda: boolean): number {
-  const attention = ATTENTION_PRECISIONS.reduce((n, p) => n + attentionContexts(p, pts.attention_contexts).length, 0);
+  const attention = ATTENTION_PRECISIONS.length * pts.attention_contexts.length;
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, copies in situ, layout, layout idle, convert kernels, issue costs, (cuda with a plan) issue costs in a plan, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 7 + (cuda && o.plan ? 1 : 0) + (o.quick ? 0 : 4) + 1;
+  // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout idle, convert kernels, issue costs, (cuda with a plan) issue costs in a plan, file, (full) 4 thread counts, batches
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 6 + (cuda && o.plan ? 1 : 0) + (o.quick ? 0 : 4) + 1;
 }
 
 /**
  * Block precisions of a benchmarked attention table: one precision throughout; 'mixed' the
- * calibration's FP16-ends table; 'mixed_sparse' INT2 with every 32nd block INT8 (a change at
- * MIXED_SPARSE_CHANGE_SHARE of the consecutive pairs); 'mixed_interleaved' INT2 and INT8 in turn.
+ * calibration's FP16-ends table; 'mixed_sparse' INT2 and INT8 in runs of 1 / MIXED_SPARSE_CHANGE_SHARE
+ * blocks (a change at that share of the consecutive pairs); 'mixed_interleaved' INT2 and INT8 in turn.
  */
 export function tableOf(c: AttentionCase, mixed: (i: number, n: number) => Precision): (i: number, n: number) => Precision {
   if (c === 'mixed') return mixed;
-  const period = Math.round(2 / MIXED_SPARSE_CHANGE_SHARE); // two changes per INT8 block
-  if (c === 'mixed_sparse') return (i) => (i % period === period - 1 ? 'int8' : 'int2');
+  const run = Math.round(1 / MIXED_SPARSE_CHANGE_SHARE);
+  if (c === 'mixed_sparse') return (i) => (Math.floor(i / run) % 2 === 1 ? 'int8' : 'int2');
   if (c === 'mixed_interleaved') return (i) => (i % 2 === 1 ? 'int8' : 'int2');
   return () => c;
 }
@@ -231,7 +228,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const gate = cuda ? await ComputeGate.open(b) : undefined;
   try {
     for (const precision of precs) {
-      for (const ctx of attentionContexts(precision, contexts)) {
+      for (const ctx of contexts) {
         const r = await benchAttention(b, { label: precision, contextTokens: ctx, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, precisionOf: tableOf(precision, mixed.precisionOf), ...(gate ? { gate } : {}) }, o.quick ? 3 : 10);
         kernels.push({ kind: 'attention', precision, context: ctx, bytes: r.kvBytes, us: r.us, label: `attention ${precision} ${ctx}` });
         if (gate) log(`  attention ${precision} ${ctx}: ${r.us.toFixed(1)} us (gate held in ${r.gateHeld} of ${r.gateTrials} trials)`);
@@ -253,8 +250,18 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log('attention in situ: layer chains (attention + GEMV) vs context');
   const layerGemv = kernels.find((k) => k.kind === 'gemv')!;
   const situContexts = pts.situ_contexts;
-  const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, o.quick ? 3 : 7);
+  const chainTrials = o.quick ? 5 : 7;
+  // (cuda) the chains of the first context repeated for CHAIN_WARM_MS first: the GPU at the clocks a run's sustained steps hold
+  const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, chainTrials, { warmMs: cuda ? CHAIN_WARM_MS : 0 });
   tick('attention in situ');
+  log('attention kernels in situ: the same layer chains with each other kernel, at the attention contexts');
+  const kernels_in_situ: NonNullable<Measurements['kernels_in_situ']> = [];
+  for (const precision of precs.filter((p) => p !== 'fp16')) {
+    const pts = await measureChain(b, o, contexts, rowsW, m.hidden, layerGemv.us, chainTrials, { precisionOf: tableOf(precision, mixed.precisionOf) });
+    for (const x of pts) kernels_in_situ.push({ precision, ...x });
+    log(`  ${precision}: ${pts.map((x) => `${x.tokens} ${x.us.toFixed(1)}`).join(', ')} us per layer beyond the GEMV`);
+    tick(`attention ${precision} in situ`);
+  }
   log('copies in situ: scattered host slots, under GEMV');
   if (cuda) await warm('copies in situ');
   const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
@@ -303,7 +310,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -402,8 +409,15 @@ export async function measureCopiesInSitu(b: NativeBackend, rows: number, cols: 
   return out;
 }
 
-/** `layers` x (mark, mark, attention, mark, GEMV, mark) on the compute stream, as the executor issues a step */
-async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, gemvUs: number, trials: number) {
+/** how long (ms) the first layer chain of a cuda calibration is repeated before the chains are timed */
+export const CHAIN_WARM_MS = 200;
+
+/**
+ * `layers` x (mark, mark, attention, mark, GEMV, mark) on the compute stream, as the executor issues a
+ * step, over a table of `precisionOf` blocks (default FP16 throughout; a uniform table declared as the
+ * executor declares it); with `warmMs`, the first context's chain repeated that long before any is timed
+ */
+async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, gemvUs: number, trials: number, c: { precisionOf?: (i: number, n: number) => Precision; warmMs?: number } = {}) {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const layers = Math.max(4, Math.min(m.layers, 32));
@@ -423,10 +437,12 @@ async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: numbe
     b.write(q, 0, new Float32Array(m.q_heads * m.head_dim).map((_, i) => Math.sin(i * 0.37)));
     for (const tokens of contexts) {
       const blocks = Math.ceil(tokens / o.blockTokens);
-      const cache = buildDeviceCache(b, g, Array.from({ length: blocks }, () => 'fp16' as Precision));
+      const precisions = Array.from({ length: blocks }, (_, i) => (c.precisionOf ? c.precisionOf(i, blocks) : ('fp16' as Precision)));
+      const cache = buildDeviceCache(b, g, precisions);
       try {
-        // uniformPrecision as the executor declares it for an all-FP16 table (the tensor-core FP16 kernel where it applies)
-        const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, contextTokens: tokens, uniformPrecision: 'fp16' as const };
+        // uniformPrecision as the executor declares it for a table of one precision (e.g. the tensor-core FP16 kernel where it applies)
+        const uniform = precisions.every((p) => p === precisions[0]) ? { uniformPrecision: precisions[0] } : {};
+        const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, contextTokens: tokens, ...uniform };
         const chain = () => {
           for (let l = 0; l < layers; l++) {
             b.record('compute', marks[0]);
@@ -439,6 +455,13 @@ async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: numbe
         };
         chain();
         await b.synchronize();
+        if (c.warmMs && tokens === contexts[0]) {
+          const t0 = performance.now();
+          while (performance.now() - t0 < c.warmMs) {
+            chain();
+            await b.synchronize();
+          }
+        }
         const per: number[] = [];
         for (let t = 0; t < trials; t++) {
           b.record('compute', e0);

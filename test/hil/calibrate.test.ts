@@ -131,6 +131,11 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(side.fits.kernels.points.length).toBe(r.measurements.kernels.filter((k) => k.precision !== 'int2' && !k.precision?.startsWith('mixed')).length);
     expect(Object.keys(p.gpu.attention_kernels!).sort()).toEqual(['fp16', 'int2', 'int4', 'int8', 'mixed', 'mixed_interleaved', 'mixed_sparse']);
     for (const c of Object.values(p.gpu.attention_kernels!)) expect(c.length).toBeGreaterThanOrEqual(2);
+    // ... from the layer chains with each kernel's table, at the attention contexts
+    const int2 = r.measurements.kernels_in_situ!.filter((x) => x.precision === 'int2').sort((a, b) => a.tokens - b.tokens);
+    expect(int2.map((x) => x.tokens)).toEqual([...r.measurements.points.attention_contexts].sort((a, b) => a - b));
+    expect(p.gpu.attention_kernels!.int2).toEqual(int2.map((x) => ({ tokens: x.tokens, us: r2(x.us) })));
+    expect(p.sources['gpu.attention_kernels']).toMatch(/each attention kernel in situ/);
     // the scattered in-situ fits stay measured and reported beside the layout ones
     for (const k of ['h2d_in_situ', 'd2h_in_situ', 'h2d_layout', 'd2h_layout']) expect(side.fits[k].points.length).toBeGreaterThan(1);
     expect(formatFits(r.fits)).toMatch(/H2D situ .*\n.*D2H situ .*\n.*H2D layout .*\n.*D2H layout /);
