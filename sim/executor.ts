@@ -60,6 +60,11 @@ export interface LayerWork {
    * (0..1; the per-block kernel slows down with precision changes along its table); 0 otherwise
    */
   changeShare: number;
+  /**
+   * with the 'mixed' kernel: the attended blocks per precision, in kv-cache BITS order (16, 8, 4, 2, 3)
+   * (a view, valid during the call); absent: the table kernel is priced by its 'mixed' curve alone
+   */
+  blocksByBits?: ArrayLike<number>;
 }
 
 export interface StepTiming {

@@ -174,6 +174,8 @@ export class ReplayDriver<H> implements Actions {
   private readonly obsObj: Mutable<Observation>;
   private readonly work: LayerWork;
   private readonly skippedBits: Int32Array;
+  /** the attended blocks per precision (BITS order) of the layer kernelOf last looked at (LayerWork.blocksByBits) */
+  private readonly attendedBits = new Int32Array(BITS.length);
   /** bytes of one block by its bits (cache.bytesOf, as a table) */
   private readonly bytesByBits: Float64Array;
   /** index of a precision in BITS, by its bits */
@@ -279,6 +281,7 @@ export class ReplayDriver<H> implements Actions {
       attendedCount: 0,
       kernel: 'fp16',
       changeShare: 0,
+      blocksByBits: this.attendedBits,
     };
     this.skippedBits = new Int32Array(BITS.length);
   }
@@ -1485,16 +1488,21 @@ export class ReplayDriver<H> implements Actions {
 
   /**
    * The attention kernel the executor dispatches for a layer: one precision over every attended block
-   * (fp16, int8, int4, int2) or the per-block table kernel ('mixed') when the precisions differ.
+   * (fp16, int8, int4, int2) or the per-block table kernel ('mixed') when the precisions differ; counts
+   * the attended blocks per precision into attendedBits.
    */
   private kernelOf(l: number, anySkipped: boolean): AttentionKernel {
     let only = -1;
+    let kinds = 0;
+    const counts = this.attendedBits;
     for (let k = 0; k < BITS.length; k++) {
       const n = this.cache.countBits(l, BITS[k]) - (anySkipped ? this.skippedBits[k] : 0);
+      counts[k] = n > 0 ? n : 0;
       if (n <= 0) continue;
-      if (only >= 0) return 'mixed';
+      kinds++;
       only = k;
     }
+    if (kinds > 1) return 'mixed';
     return only < 0 ? 'fp16' : (KERNEL_OF_BITS[BITS[only]] ?? 'mixed');
   }
 

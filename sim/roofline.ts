@@ -27,10 +27,11 @@ export function linearTimeUs(gpu: GpuSpec, bytes: number, flops: number): number
  * attention roofline gpu.attention_launch_us / gpu.attention_GBps, else the generic one. `kernel` is the
  * kernel the executor dispatches for the layer's precisions: with gpu.attention_kernels measured, a
  * non-FP16 kernel adds its measured difference to the FP16 kernel at the same context. The per-block
- * table kernel ('mixed') also adds its slowdown from precision changes along the table (mixedChangeUs),
- * for `changeShare` of the consecutive blocks at different precisions.
+ * table kernel ('mixed') is priced by its table's make-up where `blocksByBits` is given
+ * (tableKernelUs), else by its 'mixed' curve, plus its slowdown from precision changes along the table
+ * (mixedChangeUs) for `changeShare` of the consecutive blocks at different precisions.
  */
-export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number, kernel: AttentionKernel = 'fp16', changeShare = 0): number {
+export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number, kernel: AttentionKernel = 'fp16', changeShare = 0, blocksByBits?: ArrayLike<number>): number {
   const c = gpu.attention_curve;
   if (c && c.length >= 2) {
     const us = interpolate(c, tokens);
@@ -39,6 +40,10 @@ export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flo
     const own = kernel !== 'fp16' ? k?.[kernel] : undefined;
     const fp16 = k?.fp16;
     let extra = own && fp16 ? interpolate(own, tokens) - interpolate(fp16, tokens) : 0;
+    if (kernel === 'mixed' && k && fp16 && blocksByBits) {
+      const table = tableKernelUs(k, tokens, blocksByBits);
+      if (table !== undefined) extra = table - interpolate(fp16, tokens);
+    }
     if (kernel === 'mixed' && changeShare > 0 && k) extra += mixedChangeUs(k, tokens, changeShare);
     return Math.max(us + extra, floor);
   }
@@ -47,17 +52,51 @@ export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flo
   return (gpu.attention_launch_us ?? gpu.kernel_launch_us) + Math.max(memory, compute);
 }
 
+/** the kernel curve a table block of each precision (kv-cache BITS order: 16, 8, 4, 2, 3) is priced by */
+const TABLE_CURVE_OF_BITS = ['mixed', 'int8', 'mixed', 'int2', 'int2'] as const;
+
 /**
- * The per-block table kernel's time beyond its 'mixed' curve when `share` of consecutive blocks change
- * precision: rises linearly with the share up to the 'mixed_interleaved' curve (every pair a change),
- * reached at the share s where the 'mixed_sparse' curve (share MIXED_SPARSE_CHANGE_SHARE) lies on that
- * line, s = MIXED_SPARSE_CHANGE_SHARE / ((sparse - mixed) / (interleaved - mixed)), at most 1; without
- * 'mixed_sparse', s = 1. Measured on an H200 the slowdown saturates at about 15% of pairs changing.
- * 0 without the 'mixed' and 'mixed_interleaved' curves, or where interleaving is not slower.
+ * The per-block table kernel over `blocksByBits` blocks per precision (kv-cache BITS order: 16, 8, 4, 2,
+ * 3), without its change slowdown: each block's share of the table at the kernel's measured time for
+ * tables of its kind. INT8 and INT2 blocks at the 'int8' and 'int2' curves (a table of one such precision
+ * runs through this same table kernel; INT3 blocks, never measured, at INT2's); FP16 and INT4 blocks at
+ * the 'mixed' curve (the calibration's table of FP16 and INT4 blocks: tables of only one of these run
+ * tensor-core kernels of their own). Undefined without the curves the table's blocks need, or without
+ * blocks.
+ */
+export function tableKernelUs(k: NonNullable<GpuSpec['attention_kernels']>, tokens: number, blocksByBits: ArrayLike<number>): number | undefined {
+  let total = 0;
+  let us = 0;
+  for (let i = 0; i < TABLE_CURVE_OF_BITS.length; i++) {
+    const n = blocksByBits[i] ?? 0;
+    if (!(n > 0)) continue;
+    const curve = k[TABLE_CURVE_OF_BITS[i]];
+    if (!curve) return undefined;
+    total += n;
+    us += n * interpolate(curve, tokens);
+  }
+  return total > 0 ? us / total : undefined;
+}
+
+/**
+ * The per-block table kernel's time beyond its make-up's (tableKernelUs) when `share` of consecutive
+ * blocks change precision: rises linearly with the share up to the 'mixed_interleaved' curve (INT2 and
+ * INT8 in turn: every pair a change), reached at the share s where the 'mixed_sparse' curve (INT2 and
+ * INT8 in runs: a change at share MIXED_SPARSE_CHANGE_SHARE) lies on that line,
+ * s = MIXED_SPARSE_CHANGE_SHARE / ((sparse - make-up) / (interleaved - make-up)), at most 1; without
+ * 'mixed_sparse', s = 1. Both tables are half INT2 and half INT8: their make-up is the mean of the 'int8'
+ * and 'int2' curves, or (without those) the 'mixed' curve. Measured on an H100 (lab notes) the
+ * slowdown saturates at 8-13% of pairs changing for tables in runs; a table whose minority precision
+ * is rare (INT2 with every 32nd block INT8) slows less at the same share. 0 without the
+ * 'mixed_interleaved' curve and a make-up, or where interleaving is not slower.
  */
 export function mixedChangeUs(k: NonNullable<GpuSpec['attention_kernels']>, tokens: number, share: number): number {
-  if (!k.mixed || !k.mixed_interleaved) return 0;
-  const base = interpolate(k.mixed, tokens);
+  if (!k.mixed_interleaved) return 0;
+  const byPrecision = k.int8 && k.int2;
+  if (!byPrecision && !k.mixed) return 0;
+  const int8 = byPrecision ? interpolate(k.int8!, tokens) : 0;
+  const int2 = byPrecision ? interpolate(k.int2!, tokens) : 0;
+  const base = byPrecision ? (int8 + int2) / 2 : interpolate(k.mixed!, tokens);
   const full = interpolate(k.mixed_interleaved, tokens) - base;
   if (!(full > 0)) return 0;
   let saturation = 1;

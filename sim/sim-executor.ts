@@ -370,7 +370,7 @@ export class SimExecutor implements Executor<Signal> {
       this.compute.enqueueKernel('rotate', 'kernel', this.rotateUs, NO_WAITS, args);
     }
     if (host) this.issueOn(this.compute, this.issueAttention);
-    const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens, w.kernel, w.changeShare);
+    const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens, w.kernel, w.changeShare, w.blocksByBits);
     const attentionArgs = tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined;
     // the layer's staged and fetched extents are free for reuse once this attention has read them
     const ext = this.ring ? this.ringExtents[w.layer] : null;

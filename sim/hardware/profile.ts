@@ -151,8 +151,8 @@ export const GB = 1e9;
 /**
  * the attention kernels the executor dispatches: one precision throughout a layer, or a per-block
  * table ('mixed'). Two more curves of the table kernel describe how it slows down with precision
- * changes along the table: 'mixed_sparse' (INT2 blocks with every 32nd block INT8: a change at
- * MIXED_SPARSE_CHANGE_SHARE of the consecutive pairs) and 'mixed_interleaved' (INT2 and INT8 in turn:
+ * changes along the table: 'mixed_sparse' (INT2 and INT8 in runs of 1 / MIXED_SPARSE_CHANGE_SHARE
+ * blocks: a change at that share of the consecutive pairs) and 'mixed_interleaved' (INT2 and INT8 in turn:
  * a change at every pair). The simulator does not dispatch them by name (roofline.ts attentionTimeUs).
  */
 export const ATTENTION_KERNELS = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved'] as const;

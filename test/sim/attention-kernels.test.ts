@@ -4,7 +4,7 @@ import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { KVCache } from '../../sim/kv-cache.js';
 import { ReplayDriver } from '../../sim/replay-driver.js';
 import { SimExecutor } from '../../sim/sim-executor.js';
-import { attentionTimeUs, mixedChangeUs } from '../../sim/roofline.js';
+import { attentionTimeUs, mixedChangeUs, tableKernelUs } from '../../sim/roofline.js';
 import type { Policy } from '../../policies/policy.js';
 import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny.js';
 
@@ -68,6 +68,48 @@ describe('attention time per dispatched kernel', () => {
     expect(attentionTimeUs(g, 1000, 0, 0, 'fp16', 0.5)).toBe(10);
   });
 
+  it('the table kernel by its make-up: INT8 and INT2 blocks at their curves, FP16 and INT4 blocks at the mixed curve', () => {
+    const k = {
+      fp16: kernels.fp16,
+      mixed: [{ tokens: 1000, us: 20 }, { tokens: 2000, us: 30 }],
+      int8: [{ tokens: 1000, us: 12 }, { tokens: 2000, us: 16 }],
+      int2: [{ tokens: 1000, us: 14 }, { tokens: 2000, us: 14 }],
+    };
+    // blocks per precision in BITS order 16, 8, 4, 2, 3: at 1500 tokens mixed 25, int8 14, int2 14
+    expect(tableKernelUs(k, 1500, [1, 0, 3, 0, 0])).toBe(25);
+    expect(tableKernelUs(k, 1500, [0, 3, 0, 1, 0])).toBe(14);
+    // 2 FP16 + 6 INT2 + 2 INT3 (at INT2's curve) at 1000 tokens: (2 x 20 + 8 x 14) / 10
+    expect(tableKernelUs(k, 1000, [2, 0, 0, 6, 2])).toBeCloseTo(15.2, 12);
+    // a precision whose curve is missing, or no blocks: undefined (the caller keeps the mixed curve)
+    expect(tableKernelUs({ fp16: k.fp16, mixed: k.mixed }, 1000, [1, 1, 0, 0, 0])).toBeUndefined();
+    expect(tableKernelUs(k, 1000, [0, 0, 0, 0, 0])).toBeUndefined();
+    // in the attention time: curve 10 + (table 15.2 - fp16 5) at 1000 tokens; without the counts the mixed curve
+    const g = gpu({ attention_kernels: k });
+    expect(attentionTimeUs(g, 1000, 0, 0, 'mixed', 0, [2, 0, 0, 6, 2])).toBeCloseTo(20.2, 12);
+    expect(attentionTimeUs(g, 1000, 0, 0, 'mixed', 0)).toBe(25);
+    expect(attentionTimeUs({ ...g, attention_kernels: { fp16: k.fp16, mixed: k.mixed } }, 1000, 0, 0, 'mixed', 0, [1, 1, 0, 0, 0])).toBe(25);
+  });
+
+  it('with INT8 and INT2 curves the change tables are measured against their make-up, half INT8 and half INT2', () => {
+    const tab = {
+      fp16: kernels.fp16,
+      mixed: [{ tokens: 1000, us: 40 }, { tokens: 2000, us: 50 }],
+      int8: [{ tokens: 1000, us: 18 }, { tokens: 2000, us: 30 }],
+      int2: [{ tokens: 1000, us: 22 }, { tokens: 2000, us: 30 }],
+      // make-up 20 at 1000 tokens: full slowdown 8; the runs table reaches 4 of it at share 1/16: saturation 1/8
+      mixed_interleaved: [{ tokens: 1000, us: 28 }, { tokens: 2000, us: 40 }],
+      mixed_sparse: [{ tokens: 1000, us: 24 }, { tokens: 2000, us: 40 }],
+    };
+    expect(mixedChangeUs(tab, 1000, 0.05)).toBeCloseTo(8 * (0.05 / 0.125), 12);
+    expect(mixedChangeUs(tab, 1000, 0.3)).toBeCloseTo(8, 12);
+    // at 2000 tokens: make-up 30, full 10, the runs table already there: saturation at share 1/16
+    expect(mixedChangeUs(tab, 2000, 0.0625)).toBeCloseTo(10, 12);
+    expect(mixedChangeUs(tab, 2000, 0.03125)).toBeCloseTo(5, 12);
+    // without the INT8 and INT2 curves the make-up is the mixed curve: interleaving is then not slower
+    const { int8: _8, int2: _2, ...noInt } = tab;
+    expect(mixedChangeUs(noInt, 1000, 0.5)).toBe(0);
+  });
+
   it('profiles validate the table: known kernel names, ascending points', () => {
     const hw = tinyHardware();
     hw.gpu.attention_curve = curve;
@@ -120,5 +162,28 @@ describe('attention time per dispatched kernel', () => {
     const ex2 = new SimExecutor(hw, tinyModel, { traceSteps: 10 });
     new ReplayDriver(h, cache2, policy, ex2, 100).run(trace, () => undefined);
     expect(ex2.spans.filter((s) => s.stream === 'compute' && s.name === 'attention').map((s) => s.end - s.start)).toEqual([112, 112, 112, 98]);
+    // with the INT4 blocks at 2 bits and an INT2 curve: layer 0 (1 INT2 + 2 FP16 blocks, one change in two
+    // pairs) is priced by its make-up, (1 x int2 13 + 2 x mixed 17) / 3 = 47 / 3, + 5 for the change; layer 1
+    // at step 0 (2 INT2 + 1 FP16): (2 x 13 + 17) / 3 + 5; at step 1 INT2 throughout: 100 + 13 - 10
+    hw.gpu.attention_kernels = { fp16: flat(10), mixed: flat(17), int4: flat(8), int2: flat(13), mixed_interleaved: flat(27) };
+    const policy2: Policy = {
+      name: 'scripted-int2',
+      decide: (v, a) => {
+        if (v.step === 0 && v.layer === 0) a.demote(0, 0, 'hbm', 2);
+        if (v.step === 0 && v.layer === 1) for (const b of [0, 1]) a.demote(1, b, 'hbm', 2);
+        if (v.step === 1 && v.layer === 1) a.demote(1, 2, 'hbm', 2);
+      },
+      observe: () => undefined,
+    };
+    const cache3 = new KVCache(tinyModel, 4, 2, trace[0].layers[0].nBlocks, [
+      { name: 'hbm', capacityBytes: 1e6 },
+      { name: 'dram', capacityBytes: 1e6 },
+    ]);
+    const ex3 = new SimExecutor(hw, tinyModel, { traceSteps: 10 });
+    new ReplayDriver(h, cache3, policy2, ex3, 100).run(trace, () => undefined);
+    const got = ex3.spans.filter((s) => s.stream === 'compute' && s.name === 'attention').map((s) => s.end - s.start);
+    const want = [100 + 47 / 3 - 10 + 5, 100 + 43 / 3 - 10 + 5, 100 + 47 / 3 - 10 + 5, 103];
+    expect(got.length).toBe(4);
+    for (const [i, x] of got.entries()) expect(x).toBeCloseTo(want[i], 9);
   });
 });
