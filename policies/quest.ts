@@ -553,6 +553,23 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
   if (allOff[l] === 1 || (ordValid[l] === 0 && !orderAll(S, l, norms, was))) return false;
   ordValid[l] = 1;
   if (allN[l] < was && !orderAll(S, l, norms, was)) return false;
+  // the first selected page holding the share in key-norm order (its place: from); one not above the
+  // floor ends the walk below at its first step, so this selection at once (at the decisions that
+  // then select from every block, before any pass of the candidates). Looked for only when fewer
+  // pages than selected were listed in the latest observation (then the walk below runs, from here)
+  const u = lazyU[l];
+  let from = 0;
+  if (obsIdxN[l] < selN[l]) {
+    from = allN[l];
+    for (let i = 0, c = allN[l]; i < c; i++) {
+      const b = allB[base + i];
+      if (selAt[base + b] < 0 || lazyMark[base + b] === 0) continue;
+      const k = u + 1e-9 * norms[b];
+      if (!(k > floorKey || (k === floorKey && b > floorId))) return false;
+      from = i;
+      break;
+    }
+  }
   if (outValid[l] === 0) {
     let c = 0;
     for (let i = 0, n = knownCount[l]; i < n; i++) {
@@ -563,7 +580,6 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
     outValid[l] = 1;
   }
   const ns = selN[l];
-  const u = lazyU[l];
   let nr = 0;
   // the candidates outside the selection: the known ones, then the blocks since the known end
   for (let i = 0, c = outN[l]; i < c; i++) {
@@ -598,7 +614,8 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
   let got = 0;
   let lastKey = 0;
   if (listed < ns) {
-    for (let i = 0, c = allN[l]; i < c; i++) {
+    // (none before from)
+    for (let i = from, c = allN[l]; i < c; i++) {
       const b = allB[base + i];
       if (selAt[base + b] < 0 || lazyMark[base + b] === 0) continue;
       const k = u + 1e-9 * norms[b];
