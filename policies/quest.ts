@@ -50,6 +50,11 @@ export const quest: PolicyDefinition<Options> = {
 export interface QuestStats {
   /** selections changed at their boundary from the pages in key-norm order (selectByNorm) */
   byNorm: number;
+  /** decisions whose promotions and unselected residents were listed by one pass over the blocks (splitByTier) */
+  byScan?: number;
+  /** full selections among the blocks at or above a sampled bound (fullBound), and those that fell back to every block */
+  byBound?: number;
+  boundMissed?: number;
 }
 
 /**
@@ -58,11 +63,15 @@ export interface QuestStats {
  * at every observation, the reference the held value is tested against. boundaryByNorm (default true,
  * with holdShares): a selection that changes at its boundary while the share is held is found from
  * the selected pages in key-norm order (selectByNorm); false selects it from every known candidate,
- * the reference it is tested against.
+ * the reference it is tested against. scanMoves (default true): a decision with many pages to promote
+ * lists them and the unselected residents in block order by one pass over the layer's blocks
+ * (splitByTier); false sorts the lists, the reference it is tested against. boundFull (default true):
+ * a selection from every block selects among the blocks at or above a sampled bound (fullBound);
+ * false among every block, the reference it is tested against.
  */
-export function createQuest(o: Options, setup: PolicySetup, holdShares = true, boundaryByNorm = true, stats?: QuestStats): Policy {
+export function createQuest(o: Options, setup: PolicySetup, holdShares = true, boundaryByNorm = true, stats?: QuestStats, scanMoves = true, boundFull = true): Policy {
   checkLowerTier('quest', 'offload_tier', o.offload_tier, setup.tiers);
-  return new QuestPolicy(questState(o, setup, holdShares, boundaryByNorm, stats));
+  return new QuestPolicy(questState(o, setup, holdShares, boundaryByNorm, stats, scanMoves, boundFull));
 }
 
 /** The policy: its decisions and observations are module functions of its state (one compiled copy for every replay in a process). */
@@ -81,7 +90,7 @@ class QuestPolicy implements Policy {
 }
 
 /** The state of one quest policy (a replay's): per layer and block, as the functions below use it. */
-function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundaryByNorm: boolean, stats: QuestStats | undefined) {
+function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundaryByNorm: boolean, stats: QuestStats | undefined, scanMoves: boolean, boundFull: boolean) {
   const M = setup.maxBlocks;
   const L = setup.layers;
   const G = setup.header.kv_groups;
@@ -213,8 +222,13 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const resPos = new Int32Array(L * M);
   // the pages selectIncremental listed in promo
   let nPromo = 0;
+  // the unselected residents splitByTier listed in cand
+  let nUnsel = 0;
+  // fullBound's sampled keys (and their places)
+  const sampleKeys = new Float64Array(FULL_BOUND_SAMPLE);
+  const sampleIds = new Int32Array(FULL_BOUND_SAMPLE);
   return {
-    o, setup, holdShares, boundaryByNorm, stats, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed,
+    o, setup, holdShares, boundaryByNorm, stats, scanMoves, nUnsel, boundFull, sampleKeys, sampleIds, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed,
     selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys,
     cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark,
     byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff,
@@ -539,6 +553,23 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
   if (allOff[l] === 1 || (ordValid[l] === 0 && !orderAll(S, l, norms, was))) return false;
   ordValid[l] = 1;
   if (allN[l] < was && !orderAll(S, l, norms, was)) return false;
+  // the first selected page holding the share in key-norm order (its place: from); one not above the
+  // floor ends the walk below at its first step, so this selection at once (at the decisions that
+  // then select from every block, before any pass of the candidates). Looked for only when fewer
+  // pages than selected were listed in the latest observation (then the walk below runs, from here)
+  const u = lazyU[l];
+  let from = 0;
+  if (obsIdxN[l] < selN[l]) {
+    from = allN[l];
+    for (let i = 0, c = allN[l]; i < c; i++) {
+      const b = allB[base + i];
+      if (selAt[base + b] < 0 || lazyMark[base + b] === 0) continue;
+      const k = u + 1e-9 * norms[b];
+      if (!(k > floorKey || (k === floorKey && b > floorId))) return false;
+      from = i;
+      break;
+    }
+  }
   if (outValid[l] === 0) {
     let c = 0;
     for (let i = 0, n = knownCount[l]; i < n; i++) {
@@ -549,7 +580,6 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
     outValid[l] = 1;
   }
   const ns = selN[l];
-  const u = lazyU[l];
   let nr = 0;
   // the candidates outside the selection: the known ones, then the blocks since the known end
   for (let i = 0, c = outN[l]; i < c; i++) {
@@ -584,7 +614,8 @@ function selectByNorm(S: QuestState, cache: PolicyView['cache'], norms: Float32A
   let got = 0;
   let lastKey = 0;
   if (listed < ns) {
-    for (let i = 0, c = allN[l]; i < c; i++) {
+    // (none before from)
+    for (let i = from, c = allN[l]; i < c; i++) {
       const b = allB[base + i];
       if (selAt[base + b] < 0 || lazyMark[base + b] === 0) continue;
       const k = u + 1e-9 * norms[b];
@@ -725,6 +756,8 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
   const pages = Math.max(1, Math.round(o.budget_factor * K));
   let n = 0;
   let full = true;
+  // a full selection's candidates from nBelow on only (those before rank below them: fullBound)
+  let nBelow = 0;
   // whether the candidates came from the blocks known above the floor (normSnap then holds the
   // bits of every block below `end`)
   let fromKnown = false;
@@ -836,7 +869,22 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
       else full = false;
     }
     if (full) {
-      if (allLive) n = keysOfRange(cand, keys, n, 0, end, last, base, norms);
+      // the pairs that rank at or above the floor pair to select below: the top keep of them
+      const keep = pages - 1 + Math.ceil(pages / 16);
+      if (allLive && S.boundFull && pages > 1 && end >= FULL_BOUND_BLOCKS && end >= FULL_BOUND_SHARE * keep) {
+        // (only those at or above a sampled bound, at the end of cand; every block again, in block
+        // order, when fewer than keep are, or a key is NaN)
+        const t = fullBound(S, last, base, norms, end, keep);
+        const w = keysOfRangeAtLeast(cand, keys, end, last, base, norms, t);
+        n = end;
+        const held = w >= 0 && end - w >= keep;
+        if (held) nBelow = w;
+        else n = keysOfRange(cand, keys, 0, 0, end, last, base, norms);
+        if (S.stats) {
+          S.stats.byBound = (S.stats.byBound ?? 0) + 1;
+          if (!held) S.stats.boundMissed = (S.stats.boundMissed ?? 0) + 1;
+        }
+      } else if (allLive) n = keysOfRange(cand, keys, n, 0, end, last, base, norms);
       else {
         for (let b = 0; b < created; b++) {
           if (cache.tierOf(l, b) >= 0 && b !== newest) {
@@ -874,7 +922,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
       const margin = Math.ceil(pages / 16);
       if (drop > margin && pages > 1) {
         const f = drop - margin;
-        selectAt(cand, keys, f, 0, n - 1);
+        selectAt(cand, keys, f, nBelow, n - 1);
         if (drop - 1 > f) selectAt(cand, keys, drop - 1, f + 1, n - 1);
         floorKeyOf[l] = keys[f];
         floorIdOf[l] = cand[f];
@@ -953,15 +1001,23 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
   np += +(newest < created) & +(cache.tierOf(l, newest) > 0);
   // HBM: room for the new page and the selected pages, taken from the lowest-estimate unselected residents
   let need = cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K;
-  sortAscending(promo, np);
+  // (many pages to promote: they and the unselected residents in block order from one pass over the blocks, not sorted)
+  let r = -1;
+  if (S.scanMoves && np >= SCAN_PROMOTIONS && SCAN_SHARE * np >= created) {
+    np = splitByTier(S, cache, l, created, newest);
+    r = S.nUnsel;
+    if (S.stats) S.stats.byScan = (S.stats.byScan ?? 0) + 1;
+  } else sortAscending(promo, np);
   if (!dense) need += np;
   // whether selected resident pages were demoted (then they are promoted back below)
   let demotedSelected = false;
   if (need > 0) {
     // the unselected residents in block order
     residents(S, cache, l);
-    let r = unselectedOf(cand, resList[l], resCount[l], selAt, kb, newest);
-    sortAscending(cand, r);
+    if (r < 0) {
+      r = unselectedOf(cand, resList[l], resCount[l], selAt, kb, newest);
+      sortAscending(cand, r);
+    }
     if (r < need) {
       // (selected pages too: their masses written out)
       if (G === 1 && lazyOn[l] === 1) flushLazy(S, l);
@@ -1153,6 +1209,87 @@ function unselectedOf(cand: Int32Array, list: Int32Array, count: number, selAt: 
     r += +(selAt[at + b] < 0) & +(b !== newest);
   }
   return r;
+}
+
+/**
+ * Pages to promote from which splitByTier lists them and the unselected residents in one pass over
+ * the layer's blocks, not from the lists sorted: at least SCAN_PROMOTIONS of them and one in
+ * SCAN_SHARE of the blocks (on the bench trace: the full selections, ~300 promotions in ~2,080 blocks).
+ */
+const SCAN_PROMOTIONS = 16;
+const SCAN_SHARE = 8;
+
+/**
+ * One pass over layer l's blocks below created: the selected ones and the newest below HBM into
+ * S.promo (their count returned), the HBM residents outside the selection but the newest into S.cand
+ * (S.nUnsel); both in block order, as sorting the lists of promotionsOf and unselectedOf gives them.
+ */
+function splitByTier(S: QuestState, cache: PolicyView['cache'], l: number, created: number, newest: number): number {
+  const { M, selAt, promo, cand } = S;
+  const kb = l * M;
+  let np = 0;
+  let r = 0;
+  for (let b = 0; b < created; b++) {
+    const t = cache.tierOf(l, b);
+    const sel = +(selAt[kb + b] >= 0) | +(b === newest);
+    promo[np] = b;
+    np += sel & +(t > 0);
+    cand[r] = b;
+    r += (sel ^ 1) & +(t === 0);
+  }
+  S.nUnsel = r;
+  return np;
+}
+
+/**
+ * A full selection (one group, every block live) selects among the blocks at or above a bound when
+ * there are at least FULL_BOUND_BLOCKS of them and FULL_BOUND_SHARE times as many as it keeps (the
+ * selection and the pairs above its floor): on the bench trace ~2,080 blocks and ~441 kept, so the
+ * selection of the floor pair runs over ~600 pairs instead of ~2,080. The bound is a key from
+ * FULL_BOUND_SAMPLE keys spread evenly over the blocks.
+ */
+const FULL_BOUND_BLOCKS = 512;
+const FULL_BOUND_SHARE = 3;
+const FULL_BOUND_SAMPLE = 128;
+
+/**
+ * A key that (in expectation) keep blocks of 0 <= b < end and 2.5 standard deviations more lie at or
+ * above: the key of that rank among FULL_BOUND_SAMPLE keys at evenly spread blocks (-Infinity when
+ * that is every sampled key). Only an estimate: the caller checks the count.
+ */
+function fullBound(S: QuestState, last: Float64Array, base: number, norms: Float32Array, end: number, keep: number): number {
+  const { sampleKeys, sampleIds } = S;
+  const n = FULL_BOUND_SAMPLE;
+  for (let j = 0; j < n; j++) {
+    const b = Math.floor(((2 * j + 1) * end) / (2 * n));
+    sampleIds[j] = j;
+    sampleKeys[j] = last[base + b] + 1e-9 * norms[b];
+  }
+  const p = keep / end;
+  const atOrAbove = Math.ceil(n * p + 2.5 * Math.sqrt(n * p * (1 - p)));
+  const q = n - atOrAbove;
+  if (q <= 0) return -Infinity;
+  selectAt(sampleIds, sampleKeys, q, 0, n - 1);
+  return sampleKeys[q];
+}
+
+/**
+ * The blocks 0 <= b < end whose key (last + 1e-9 * norm) is at least t, with their keys, at the end
+ * of cand/keys: [w, end) in no order (cand/keys below w left as they are, not candidates). Returns w,
+ * or -1 when a key is NaN (its rank is not defined: the caller selects among every block instead).
+ */
+function keysOfRangeAtLeast(cand: Int32Array, keys: Float64Array, end: number, last: Float64Array, base: number, norms: Float32Array, t: number): number {
+  // (each block written at w - 1, kept by moving w: no branch on the key)
+  let w = end;
+  let nan = 0;
+  for (let b = end - 1; b >= 0; b--) {
+    const k = last[base + b] + 1e-9 * norms[b];
+    cand[w - 1] = b;
+    keys[w - 1] = k;
+    w -= +(k >= t);
+    nan |= +(k !== k);
+  }
+  return nan === 0 ? w : -1;
 }
 
 /** blocks per layer that selectByNorm's order keys hold (norm bits * ORD_BLOCKS + block, below 2^53) */
