@@ -360,38 +360,19 @@ class SynapseVm implements SynapsePolicy {
   decide(v: PolicyView, act: Actions): void {
     const o = this.o;
     const M = this.M;
-    const T = this.T;
     const sinkBlocks = this.sinkBlocks;
     const score = this.score;
     const forecast = this.forecast;
-    const audit = this.audit;
     const cost = this.cost;
-    const hotStep = this.hotStep;
-    const staged = this.staged;
-    const stagedMask = this.stagedMask;
-    const cand = this.cand;
-    const candKeys = this.candKeys;
-    const keys = this.keys;
-    const up = this.up;
-    const kept = this.kept;
     const pinnedUpTo = this.pinnedUpTo;
-    const judgedStep = this.judgedStep;
     const hbm = this.hbm;
     const bound = this.bound;
-    const upKeys = this.upKeys;
-    const stats = this.stats;
-    const fetched = this.fetched;
-    const fetchedBytes = this.fetchedBytes;
-    const stagedIn = this.stagedIn;
-    const stagedBytesIn = this.stagedBytesIn;
-    const seenKeys = this.seenKeys;
     const coldL2 = this.coldL2;
     const l2Kept = this.l2Kept;
     const fell = this.fell;
     const coldL1 = this.coldL1;
     const l1Entered = this.l1Entered;
     const l1Built = this.l1Built;
-    const predictive = this.predictive;
     const l = v.layer;
     const s = v.step;
     const cache = v.cache;
@@ -439,36 +420,67 @@ class SynapseVm implements SynapsePolicy {
       for (let b = l1Entered[l]; b < this.dEnd; b++) if (cache.tierOf(l, b) === 0) coldL1.add(l, b, score.raw(l, b));
       l1Entered[l] = this.dEnd;
     }
+    if (timed && o.promote_blocks > 0 && forecast.lastStep(l) >= 0) this.promoteBack(v, act, K, created, tL2);
+    this.overflowL1(v, K, tL2);
+    this.overflowL2(v, act, K, created, ordered, tL2, tL3);
+    if (timed) this.stageForecast(v, act, K, created);
+  }
 
-    // promotion back: blocks below L1 that were hot at the layer's latest observation
-    if (timed && o.promote_blocks > 0 && forecast.lastStep(l) >= 0) {
-      const theta = o.promote_ratio / Math.max(1, v.nBlocks);
-      let nUp = 0;
-      const heavy = forecast.lastAtLeast(l, created, theta, cand);
-      for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
-      // hottest first (ties: the lower id)
-      for (let i = 0; i < nUp; i++) upKeys[up[i]] = -forecast.lastMass(l, up[i]);
-      sortByKey(up, nUp, upKeys);
-      for (let i = 0; i < Math.min(nUp, o.promote_blocks); i++) {
-        const b = up[i];
-        if (cache.countIn(l, 0) + (v.newBlock ? 1 : 0) >= K) {
-          const c = this.coldestL1(false);
-          if (c < 0) break;
-          if (!this.demoteTo(c, o.l2_tier, tL2, Math.min(cache.bitsOf(l, c), this.bitsFor(c, o.l2_bits)))) break;
-        }
-        const from = cache.tierOf(l, b);
-        const bytes = cache.bytesOf(cache.bitsOf(l, b));
-        if (!act.promote(l, b, 16)) break;
-        hbm.moved(l, b, from, 0);
-        if (this.dOrdered1 && b < l1Entered[l]) coldL1.add(l, b, score.raw(l, b));
-        if (from === tL2) l2Kept[l]--;
-        this.dLeft -= cost.of(from, bytes);
-        hotStep[hotBase + b] = s;
-        stats.promotedBack++;
+  /** promotion back: blocks below L1 that were hot at the layer's latest observation (a timed decision) */
+  private promoteBack(v: PolicyView, act: Actions, K: number, created: number, tL2: number): void {
+    const o = this.o;
+    const M = this.M;
+    const score = this.score;
+    const forecast = this.forecast;
+    const cost = this.cost;
+    const hotStep = this.hotStep;
+    const cand = this.cand;
+    const up = this.up;
+    const hbm = this.hbm;
+    const upKeys = this.upKeys;
+    const stats = this.stats;
+    const l2Kept = this.l2Kept;
+    const coldL1 = this.coldL1;
+    const l1Entered = this.l1Entered;
+    const l = v.layer;
+    const s = v.step;
+    const cache = v.cache;
+    const hotBase = l * M;
+    const theta = o.promote_ratio / Math.max(1, v.nBlocks);
+    let nUp = 0;
+    const heavy = forecast.lastAtLeast(l, created, theta, cand);
+    for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
+    // hottest first (ties: the lower id)
+    for (let i = 0; i < nUp; i++) upKeys[up[i]] = -forecast.lastMass(l, up[i]);
+    sortByKey(up, nUp, upKeys);
+    for (let i = 0; i < Math.min(nUp, o.promote_blocks); i++) {
+      const b = up[i];
+      if (cache.countIn(l, 0) + (v.newBlock ? 1 : 0) >= K) {
+        const c = this.coldestL1(false);
+        if (c < 0) break;
+        if (!this.demoteTo(c, o.l2_tier, tL2, Math.min(cache.bitsOf(l, c), this.bitsFor(c, o.l2_bits)))) break;
       }
+      const from = cache.tierOf(l, b);
+      const bytes = cache.bytesOf(cache.bitsOf(l, b));
+      if (!act.promote(l, b, 16)) break;
+      hbm.moved(l, b, from, 0);
+      if (this.dOrdered1 && b < l1Entered[l]) coldL1.add(l, b, score.raw(l, b));
+      if (from === tL2) l2Kept[l]--;
+      this.dLeft -= cost.of(from, bytes);
+      hotStep[hotBase + b] = s;
+      stats.promotedBack++;
     }
+  }
 
-    // L1 -> L2: bottom-k saliency among unguarded L1 blocks (hot ones last)
+  /** L1 -> L2: bottom-k saliency among unguarded L1 blocks (hot ones last) */
+  private overflowL1(v: PolicyView, K: number, tL2: number): void {
+    const o = this.o;
+    const cand = this.cand;
+    const candKeys = this.candKeys;
+    const hbm = this.hbm;
+    const coldL2 = this.coldL2;
+    const l = v.layer;
+    const cache = v.cache;
     const want = cache.countIn(l, 0) + (v.newBlock ? 1 : 0);
     if (want === K + 1) {
       let c = this.coldestL1(false);
@@ -485,7 +497,21 @@ class SynapseVm implements SynapsePolicy {
       hbm.settle(l);
       coldL2.settle(l);
     }
-    // L2 -> L3: bottom-k saliency in L2
+  }
+
+  /** L2 -> L3: bottom-k saliency in L2 */
+  private overflowL2(v: PolicyView, act: Actions, K: number, created: number, ordered: boolean, tL2: number, tL3: number): void {
+    const o = this.o;
+    const M = this.M;
+    const score = this.score;
+    const cand = this.cand;
+    const candKeys = this.candKeys;
+    const hbm = this.hbm;
+    const coldL2 = this.coldL2;
+    const l2Kept = this.l2Kept;
+    const l = v.layer;
+    const cache = v.cache;
+    const hotBase = l * M;
     const K2 = Math.floor(o.l2_factor * K);
     const inL2 = cache.countIn(l, tL2);
     if (inL2 === K2 + 1) {
@@ -537,7 +563,34 @@ class SynapseVm implements SynapsePolicy {
         }
       }
     }
-    if (!timed) return;
+  }
+
+  /** a timed decision's staging: the forecast's blocks below L1 while their copies fit, then (predictive) the probes and skips */
+  private stageForecast(v: PolicyView, act: Actions, K: number, created: number): void {
+    const o = this.o;
+    const T = this.T;
+    const score = this.score;
+    const forecast = this.forecast;
+    const audit = this.audit;
+    const cost = this.cost;
+    const staged = this.staged;
+    const stagedMask = this.stagedMask;
+    const cand = this.cand;
+    const candKeys = this.candKeys;
+    const keys = this.keys;
+    const kept = this.kept;
+    const judgedStep = this.judgedStep;
+    const hbm = this.hbm;
+    const stats = this.stats;
+    const fetched = this.fetched;
+    const fetchedBytes = this.fetchedBytes;
+    const stagedIn = this.stagedIn;
+    const stagedBytesIn = this.stagedBytesIn;
+    const seenKeys = this.seenKeys;
+    const predictive = this.predictive;
+    const l = v.layer;
+    const s = v.step;
+    const cache = v.cache;
 
     // the blocks below L1 now (staging changes no tier): what the forecast picks from and is judged on
     const below = hbm.belowOf(l);
@@ -611,6 +664,7 @@ class SynapseVm implements SynapsePolicy {
       }
     }
   }
+
 
   observe(obs: Observation): void {
     const o = this.o;
