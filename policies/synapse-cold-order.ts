@@ -19,10 +19,15 @@
  */
 import type { AttentionScore } from './attention-score.js';
 
-/** what `pass` answers for a block a query reaches: not in the tier any more, eligible, or kept but not eligible now */
+/** what a judge's `pass` answers for a block a query reaches: not in the tier any more, eligible, or kept but not eligible now */
 export const DROP = 0;
 export const ELIGIBLE = 1;
 export const SET_ASIDE = 2;
+
+/** What a query asks of each block it reaches: DROP, ELIGIBLE or SET_ASIDE (`mode` as the query passes it on). */
+export interface ColdJudge {
+  pass(b: number, mode: number): number;
+}
 
 export class ColdOrder {
   /** per layer: the entries (rows of maxBlocks), ascending by (key, id) */
@@ -165,11 +170,11 @@ export class ColdOrder {
 
   /**
    * The eligible block of least (fl(raw + offset), id) among layer l's entries, or −1 (−2, the layer
-   * invalidated, when an entry's raw score is found below its key or not a number). `pass(b)`
+   * invalidated, when an entry's raw score is found below its key or not a number). `judge.pass(b, mode)`
    * classifies a block a query reaches (DROP: its entry is removed; SET_ASIDE: kept, not picked).
    * Every eligible block must have an entry and every entry's key must be at most its raw score.
    */
-  coldest(l: number, score: AttentionScore, pass: (b: number) => number): number {
+  coldest(l: number, score: AttentionScore, judge: ColdJudge, mode = 0): number {
     if (this.deferred === l) this.settleDeferred();
     const base = l * this.maxBlocks;
     const ids = this.ids;
@@ -194,7 +199,7 @@ export class ColdOrder {
         this.rise(l, base, i, b, raw);
         continue;
       }
-      const p = pass(b);
+      const p = judge.pass(b, mode);
       if (p === DROP) {
         this.removeAt(l, base, i);
         this.member[base + b] = 0;

@@ -51,7 +51,7 @@ import { ForecastAudit } from './synapse-forecast-audit.js';
 import { HbmBlocks } from './synapse-hbm-blocks.js';
 import { OutlierBound } from './synapse-outlier-bound.js';
 import { SynapseForecast } from './synapse-forecast.js';
-import { forEachMass, type Actions, type Observation, type Policy, type PolicyDefinition, type PolicyView } from './policy.js';
+import { forEachMass, type Actions, type Observation, type Policy, type PolicyDefinition, type PolicySetup, type PolicyView } from './policy.js';
 import { selectBottomKKeyed } from './quickselect.js';
 
 export const SYNAPSE_MODES = ['lossless', 'predictive'] as const;
@@ -125,438 +125,610 @@ export const synapseVm: PolicyDefinition<Options> = {
     for (const [opt, b] of [['l2_bits', o.l2_bits], ['l3_bits', o.l3_bits]] as const) {
       if (![16, 8, 4, 2].includes(b)) throw new Error(`policy synapsevm: option ${opt} must be 16, 8, 4 or 2 (got ${b})`);
     }
+    return new SynapseVm(o, setup);
+  },
+};
+
+/** what a cold order's query asks of a block (ColdOrder.coldest's judge): the L2 victim, the L1 victim, the L1 victim among hot blocks too */
+const PASS_L2 = 0;
+const PASS_L1 = 1;
+const PASS_L1_HOT = 2;
+
+/**
+ * The policy. Its state is fields and its helpers are methods (of one class for every replay in a
+ * process: the compiled code of one replay serves the next).
+ */
+class SynapseVm implements SynapsePolicy {
+  readonly name = 'synapsevm';
+  readonly audit: ForecastAudit;
+  private readonly o: Options;
+  private readonly tierNames: string[];
+  private readonly M: number;
+  private readonly T: number;
+  private readonly predictive: boolean;
+  private readonly sinkBlocks: number;
+  private readonly hotSteps: number;
+  private readonly score: AttentionScore;
+  private readonly forecast: SynapseForecast;
+  private readonly cost: CopyCost;
+  /** per (layer, block): last step its observed mass reached the promotion threshold (−1e9: never) */
+  private readonly hotStep: Int32Array;
+  private readonly staged: number[][];
+  private readonly stagedMask: Uint8Array;
+  private readonly cand: Int32Array;
+  /** keys[i] of cand[i], for the selections */
+  private readonly candKeys: Float64Array;
+  /** per block: minus its forecast score (for the blocks scoring >= theta) */
+  private readonly keys: Float64Array;
+  private readonly up: Int32Array;
+  private readonly kept: Int32Array;
+  private readonly pinnedUpTo: Int32Array;
+  /** per layer: the step of its latest timed decision (the forecast is judged on the blocks below L1 then: hbm.belowOf, unchanged until the layer's next decision) */
+  private readonly judgedStep: Int32Array;
+  /** the L1 blocks per layer, ascending (and L2's, for the L2 scans), every block's tier mirrored */
+  private readonly hbm: HbmBlocks;
+  private readonly bound: OutlierBound;
+  private readonly upKeys: Float64Array;
+  private readonly stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
+  private readonly fetched: Float64Array;
+  private readonly fetchedBytes: Float64Array;
+  /** per tier: blocks and bytes staged at the current decision */
+  private readonly stagedIn: Float64Array;
+  private readonly stagedBytesIn: Float64Array;
+  /** the blocks of an observation at or above a threshold (observe) */
+  private readonly heavy: Int32Array;
+  /** per block: the step it was last attended (for the probes' order) */
+  private readonly seenKeys: Float64Array;
+
+  // the decision being taken, for the helpers below
+  private dv: PolicyView = null as never;
+  private da: Actions = null as never;
+  /** blocks from here on are in the recent window (or not created) */
+  private dEnd = 0;
+  /** the outlier bound, computed at the decision's first demotion (moves change no norm and no liveness) */
+  private dBound = Number.NaN;
+  /** copy time left of the layer's budget, us */
+  private dLeft = 0;
+  /** L2's tier index */
+  private dL2 = 0;
+  /** true when the deciding layer's coldL1 is kept (every block observed, no raw score fell) */
+  private dOrdered1 = false;
+
+  /**
+   * the L2 blocks by saliency (synapse-cold-order.ts), so that the L2 victim needs no scan: kept for
+   * l2Kept blocks per layer (when the cache counts others, something moved unseen: rebuilt)
+   */
+  private readonly coldL2: ColdOrder;
+  private readonly l2Kept: Int32Array;
+  /** per layer: 1 when its latest observation may have lowered a raw score (the scan serves until one does not) */
+  private readonly fell: Uint8Array;
+  /**
+   * the L1 blocks outside the window by saliency, so that the L1 victim needs no scan while every
+   * block was observed and no raw score fell: a block gets its entry when it leaves the window in
+   * L1, or when it is promoted back after that; rebuilt from the L1 list when that was rebuilt
+   */
+  private readonly coldL1: ColdOrder;
+  /** per layer: blocks below this have left the window (the L1 ones have entries) */
+  private readonly l1Entered: Int32Array;
+  /** per layer: hbm.rebuilds when coldL1 was built */
+  private readonly l1Built: Int32Array;
+
+  constructor(o: Options, setup: PolicySetup) {
     const M = setup.maxBlocks;
     const L = setup.layers;
     const T = setup.tiers.length;
-    const predictive = o.mode === 'predictive';
-    const sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);
-    const score = new AttentionScore(L, M);
-    const forecast = new SynapseForecast(L, M, { historyWeight: o.history_weight, heavyRatio: o.heavy_ratio, simRate: o.sim_rate });
-    const audit = new ForecastAudit(L, M);
-    const cost = new CopyCost(setup, o);
-    /** per (layer, block): last step its observed mass reached the promotion threshold (−1e9: never) */
-    const hotStep = new Int32Array(L * M).fill(-1e9);
-    const staged = Array.from({ length: L }, () => [] as number[]);
-    const stagedMask = new Uint8Array(M);
-    const cand = new Int32Array(M);
-    /** keys[i] of cand[i], for the selections */
-    const candKeys = new Float64Array(M);
-    /** per block: minus its forecast score (for the blocks scoring >= theta) */
-    const keys = new Float64Array(M);
-    const up = new Int32Array(M);
-    const kept = new Int32Array(M);
-    const pinnedUpTo = new Int32Array(L);
-    /** per layer: the step of its latest timed decision (the forecast is judged on the blocks below L1 then: hbm.belowOf, unchanged until the layer's next decision) */
-    const judgedStep = new Int32Array(L).fill(-2);
-    // (L2's blocks listed too, for the L2 scans)
-    const hbm = new HbmBlocks(L, M, setup.tiers.indexOf(o.l2_tier) !== setup.tiers.indexOf(o.l3_tier) ? setup.tiers.indexOf(o.l2_tier) : -1);
-    const bound = new OutlierBound(L, M, true);
-    const upKeys = new Float64Array(M);
-    const stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
-    const fetched = new Float64Array(T);
-    const fetchedBytes = new Float64Array(T);
-    /** per tier: blocks and bytes staged at the current decision */
-    const stagedIn = new Float64Array(T);
-    const stagedBytesIn = new Float64Array(T);
-    /** the blocks of an observation at or above a threshold (observe) */
-    const heavy = new Int32Array(M);
-    /** per block: the step it was last attended (for the probes' order) */
-    const seenKeys = new Float64Array(M);
+    this.o = o;
+    this.tierNames = setup.tiers;
+    this.M = M;
+    this.T = T;
+    this.predictive = o.mode === 'predictive';
+    this.sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);
+    this.hotSteps = o.hot_steps;
+    this.score = new AttentionScore(L, M);
+    this.forecast = new SynapseForecast(L, M, { historyWeight: o.history_weight, heavyRatio: o.heavy_ratio, simRate: o.sim_rate });
+    this.audit = new ForecastAudit(L, M);
+    this.cost = new CopyCost(setup, o);
+    this.hotStep = new Int32Array(L * M).fill(-1e9);
+    this.staged = Array.from({ length: L }, () => [] as number[]);
+    this.stagedMask = new Uint8Array(M);
+    this.cand = new Int32Array(M);
+    this.candKeys = new Float64Array(M);
+    this.keys = new Float64Array(M);
+    this.up = new Int32Array(M);
+    this.kept = new Int32Array(M);
+    this.pinnedUpTo = new Int32Array(L);
+    this.judgedStep = new Int32Array(L).fill(-2);
+    this.hbm = new HbmBlocks(L, M, setup.tiers.indexOf(o.l2_tier) !== setup.tiers.indexOf(o.l3_tier) ? setup.tiers.indexOf(o.l2_tier) : -1);
+    this.bound = new OutlierBound(L, M, true);
+    this.upKeys = new Float64Array(M);
+    this.fetched = new Float64Array(T);
+    this.fetchedBytes = new Float64Array(T);
+    this.stagedIn = new Float64Array(T);
+    this.stagedBytesIn = new Float64Array(T);
+    this.heavy = new Int32Array(M);
+    this.seenKeys = new Float64Array(M);
+    this.coldL2 = new ColdOrder(L, M);
+    this.l2Kept = new Int32Array(L).fill(-1);
+    this.fell = new Uint8Array(L);
+    this.coldL1 = new ColdOrder(L, M);
+    this.l1Entered = new Int32Array(L);
+    this.l1Built = new Int32Array(L).fill(-1);
+  }
 
-    // the decision being taken, for the helpers below (no closures per decision)
-    let dv: PolicyView = null as never;
-    let da: Actions = null as never;
-    /** blocks from here on are in the recent window (or not created) */
-    let dEnd = 0;
-    /** the outlier bound, computed at the decision's first demotion (moves change no norm and no liveness) */
-    let dBound = Number.NaN;
-    /** copy time left of the layer's budget, us (in a typed array: no number boxed per update) */
-    const dLeft = new Float64Array(1);
-    /** L2's tier index */
-    let dL2 = 0;
+  forecastOf(l: number): number[] {
+    return [...this.staged[l]];
+  }
 
-    /**
-     * the L2 blocks by saliency (synapse-cold-order.ts), so that the L2 victim needs no scan: kept for
-     * l2Kept blocks per layer (when the cache counts others, something moved unseen: rebuilt)
-     */
-    const coldL2 = new ColdOrder(L, M);
-    const l2Kept = new Int32Array(L).fill(-1);
-    /** per layer: 1 when its latest observation may have lowered a raw score (the scan serves until one does not) */
-    const fell = new Uint8Array(L);
-    const passL2 = (b: number) => (hbm.tiers[dv.layer * M + b] === dL2 ? ELIGIBLE : DROP);
-    /**
-     * the L1 blocks outside the window by saliency, so that the L1 victim needs no scan while every
-     * block was observed and no raw score fell: a block gets its entry when it leaves the window in
-     * L1, or when it is promoted back after that; rebuilt from the L1 list when that was rebuilt
-     */
-    const coldL1 = new ColdOrder(L, M);
-    /** per layer: blocks below this have left the window (the L1 ones have entries) */
-    const l1Entered = new Int32Array(L);
-    /** per layer: hbm.rebuilds when coldL1 was built */
-    const l1Built = new Int32Array(L).fill(-1);
-    /** true when the deciding layer's coldL1 is kept (every block observed, no raw score fell) */
-    let dOrdered1 = false;
-    const passL1Hot = (b: number) => {
-      const cache = dv.cache;
-      if (cache.tierOf(dv.layer, b) !== 0) return DROP;
-      return b >= dEnd || cache.isPinned(dv.layer, b) ? SET_ASIDE : ELIGIBLE;
-    };
-    const passL1 = (b: number) => {
-      const p = passL1Hot(b);
-      return p === ELIGIBLE && dv.step - hotStep[dv.layer * M + b] <= o.hot_steps ? SET_ASIDE : p;
-    };
+  auditTrueAttention(step: number, l: number, n: number, massOf: (b: number) => number): void {
+    this.audit.truth(l, step, n, this.forecast.threshold(n), massOf);
+  }
 
-    /** bits of block b demoted to `bits`: 16 for an outlier */
-    function bitsFor(b: number, bits: number): number {
-      if (Number.isNaN(dBound)) dBound = bound.of(dv, o.outlier_sigma);
-      return dv.keyNorms[b] > dBound ? 16 : bits;
+  /** a cold order's judge (ColdOrder.coldest): DROP a block no longer in the tier, SET_ASIDE one that may not leave */
+  pass(b: number, mode: number): number {
+    const v = this.dv;
+    if (mode === PASS_L2) return this.hbm.tiers[v.layer * this.M + b] === this.dL2 ? ELIGIBLE : DROP;
+    const cache = v.cache;
+    if (cache.tierOf(v.layer, b) !== 0) return DROP;
+    if (b >= this.dEnd || cache.isPinned(v.layer, b)) return SET_ASIDE;
+    return mode === PASS_L1 && v.step - this.hotStep[v.layer * this.M + b] <= this.hotSteps ? SET_ASIDE : ELIGIBLE;
+  }
+
+  /** bits of block b demoted to `bits`: 16 for an outlier */
+  private bitsFor(b: number, bits: number): number {
+    if (Number.isNaN(this.dBound)) this.dBound = this.bound.of(this.dv, this.o.outlier_sigma);
+    return this.dv.keyNorms[b] > this.dBound ? 16 : bits;
+  }
+
+  /** demote block b of the deciding layer; a copy out of L1 is charged to the copy budget */
+  private demoteTo(b: number, tier: string, t: number, bits: number): boolean {
+    const v = this.dv;
+    const cache = v.cache;
+    const l = v.layer;
+    const from = cache.tierOf(l, b);
+    if (!this.da.demote(l, b, tier, bits)) return false;
+    this.hbm.moved(l, b, from, t);
+    if (from === 0) this.dLeft -= this.cost.of(t, cache.bytesOf(bits));
+    // (a block not yet observed is left out: the cache then counts more L2 blocks than kept, and the order is rebuilt)
+    if (t === this.dL2 && from !== this.dL2 && b < this.score.known(l)) {
+      this.l2Kept[l]++;
+      this.coldL2.add(l, b, this.score.raw(l, b));
     }
-    /** demote block b of the deciding layer; a copy out of L1 is charged to the copy budget */
-    function demoteTo(b: number, tier: string, t: number, bits: number): boolean {
-      const cache = dv.cache;
-      const from = cache.tierOf(dv.layer, b);
-      if (!da.demote(dv.layer, b, tier, bits)) return false;
-      hbm.moved(dv.layer, b, from, t);
-      if (from === 0) dLeft[0] -= cost.of(t, cache.bytesOf(bits));
-      // (a block not yet observed is left out: the cache then counts more L2 blocks than kept, and the order is rebuilt)
-      if (t === dL2 && from !== dL2 && b < score.known(dv.layer)) {
-        l2Kept[dv.layer]++;
-        coldL2.add(dv.layer, b, score.raw(dv.layer, b));
+    return true;
+  }
+
+  /** L1 blocks of the deciding layer that may leave (not pinned, not in the window), hot ones only when `withHot`, with their saliency into candKeys */
+  private l1Victims(withHot: boolean): number {
+    const v = this.dv;
+    const cache = v.cache;
+    const l = v.layer;
+    const s = v.step;
+    const l1 = this.hbm.blocks;
+    const l1Base = l * this.M;
+    const hotStep = this.hotStep;
+    const hotSteps = this.hotSteps;
+    const score = this.score;
+    const cand = this.cand;
+    const candKeys = this.candKeys;
+    let n = 0;
+    const end = this.dEnd;
+    const pins = cache.pinnedIn(l) > 0;
+    const count = this.hbm.countOf(l);
+    for (let i = 0; i < count; i++) {
+      const b = l1[l1Base + i];
+      if (b >= end) break;
+      // (no victim: pinned, when the layer has pins, or hot unless withHot)
+      if ((pins && cache.isPinned(l, b)) || (!withHot && s - hotStep[l1Base + b] <= hotSteps)) continue;
+      candKeys[n] = score.get(l, b);
+      cand[n++] = b;
+    }
+    return n;
+  }
+
+  /** the unpinned L1 block outside the window of least saliency (ties: the lower id), hot ones only when `withHot`, or −1 (the bottom-1 of l1Victims) */
+  private coldestL1(withHot: boolean): number {
+    const v = this.dv;
+    const l = v.layer;
+    if (this.dOrdered1 && this.coldL1.valid(l)) {
+      const c = this.coldL1.coldest(l, this.score, this, withHot ? PASS_L1_HOT : PASS_L1);
+      if (c !== -2) return c;
+    }
+    const cache = v.cache;
+    const s = v.step;
+    const l1 = this.hbm.blocks;
+    const l1Base = l * this.M;
+    const hotStep = this.hotStep;
+    const hotSteps = this.hotSteps;
+    const score = this.score;
+    let best = -1;
+    let bestKey = 0;
+    const end = this.dEnd;
+    const pins = cache.pinnedIn(l) > 0;
+    const count = this.hbm.countOf(l);
+    for (let i = 0; i < count; i++) {
+      const b = l1[l1Base + i];
+      if (b >= end) break;
+      if ((pins && cache.isPinned(l, b)) || (!withHot && s - hotStep[l1Base + b] <= hotSteps)) continue;
+      const k = score.get(l, b);
+      if (best < 0 || k < bestKey) {
+        best = b;
+        bestKey = k;
       }
-      return true;
     }
-    /** whether L1 block b of layer l is no victim: pinned (when the layer has pins), or hot unless `withHot` */
-    function l1Kept(cache: PolicyView['cache'], l: number, b: number, pins: boolean, withHot: boolean, s: number): boolean {
-      return (pins && cache.isPinned(l, b)) || (!withHot && s - hotStep[l * M + b] <= o.hot_steps);
+    return best;
+  }
+
+  decide(v: PolicyView, act: Actions): void {
+    const o = this.o;
+    const M = this.M;
+    const sinkBlocks = this.sinkBlocks;
+    const score = this.score;
+    const forecast = this.forecast;
+    const cost = this.cost;
+    const pinnedUpTo = this.pinnedUpTo;
+    const hbm = this.hbm;
+    const bound = this.bound;
+    const coldL2 = this.coldL2;
+    const l2Kept = this.l2Kept;
+    const fell = this.fell;
+    const coldL1 = this.coldL1;
+    const l1Entered = this.l1Entered;
+    const l1Built = this.l1Built;
+    const l = v.layer;
+    const s = v.step;
+    const cache = v.cache;
+    const tL2 = cache.tierIndex(o.l2_tier);
+    const tL3 = cache.tierIndex(o.l3_tier);
+    // anchor guard: pin the sink blocks once they exist
+    for (let b = pinnedUpTo[l]; b < Math.min(sinkBlocks, cache.created[l]); b++) if (cache.tierOf(l, b) >= 0) act.pin(l, b);
+    pinnedUpTo[l] = Math.min(sinkBlocks, cache.created[l]);
+    const K = Math.max(v.budgetBlocks, sinkBlocks + 1);
+    const recent = Math.max(1, Math.round(K * o.recent_ratio));
+    const windowStart = v.nBlocks - recent;
+    const created = cache.created[l];
+    const hotBase = l * M;
+    const timed = s >= 0;
+    bound.note(v);
+    // the L1 blocks, ascending, and the blocks below L1 (every move below is reported to hbm)
+    hbm.sync(cache, l);
+    this.dv = v;
+    this.da = act;
+    this.dEnd = Math.min(windowStart, created);
+    this.dBound = Number.NaN;
+    this.dLeft = timed ? cost.layerUs : Infinity;
+    this.dL2 = tL2;
+    // the L2 order answers once every block was observed (a block not yet observed has saliency 0)
+    const ordered = score.known(l) >= created && tL2 > 0 && tL2 !== tL3;
+    if (ordered && fell[l] === 0 && (!coldL2.valid(l) || l2Kept[l] !== cache.countIn(l, tL2))) {
+      coldL2.reset(l);
+      const tiers = hbm.tiers;
+      for (let b = 0; b < created; b++) if (tiers[hotBase + b] === tL2) coldL2.add(l, b, score.raw(l, b));
+      l2Kept[l] = cache.countIn(l, tL2);
     }
-    /** L1 blocks of the deciding layer that may leave (not pinned, not in the window), hot ones only when `withHot`, with their saliency into candKeys */
-    function l1Victims(withHot: boolean): number {
-      const cache = dv.cache;
-      const l = dv.layer;
-      const s = dv.step;
+    this.dOrdered1 = score.known(l) >= created && fell[l] === 0;
+    if (!this.dOrdered1) coldL1.invalidate(l);
+    else if (!coldL1.valid(l) || l1Built[l] !== hbm.rebuilds[l]) {
+      coldL1.reset(l);
       const l1 = hbm.blocks;
-      const l1Base = l * M;
+      for (let i = 0; i < hbm.countOf(l); i++) {
+        const b = l1[hotBase + i];
+        if (b >= this.dEnd) break;
+        coldL1.add(l, b, score.raw(l, b));
+      }
+      l1Entered[l] = this.dEnd;
+      l1Built[l] = hbm.rebuilds[l];
+    } else if (this.dEnd > l1Entered[l]) {
+      for (let b = l1Entered[l]; b < this.dEnd; b++) if (cache.tierOf(l, b) === 0) coldL1.add(l, b, score.raw(l, b));
+      l1Entered[l] = this.dEnd;
+    }
+    if (timed && o.promote_blocks > 0 && forecast.lastStep(l) >= 0) this.promoteBack(v, act, K, created, tL2);
+    this.overflowL1(v, K, tL2);
+    this.overflowL2(v, act, K, created, ordered, tL2, tL3);
+    if (timed) this.stageForecast(v, act, K, created);
+  }
+
+  /** promotion back: blocks below L1 that were hot at the layer's latest observation (a timed decision) */
+  private promoteBack(v: PolicyView, act: Actions, K: number, created: number, tL2: number): void {
+    const o = this.o;
+    const M = this.M;
+    const score = this.score;
+    const forecast = this.forecast;
+    const cost = this.cost;
+    const hotStep = this.hotStep;
+    const cand = this.cand;
+    const up = this.up;
+    const hbm = this.hbm;
+    const upKeys = this.upKeys;
+    const stats = this.stats;
+    const l2Kept = this.l2Kept;
+    const coldL1 = this.coldL1;
+    const l1Entered = this.l1Entered;
+    const l = v.layer;
+    const s = v.step;
+    const cache = v.cache;
+    const hotBase = l * M;
+    const theta = o.promote_ratio / Math.max(1, v.nBlocks);
+    let nUp = 0;
+    const heavy = forecast.lastAtLeast(l, created, theta, cand);
+    for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
+    // hottest first (ties: the lower id)
+    for (let i = 0; i < nUp; i++) upKeys[up[i]] = -forecast.lastMass(l, up[i]);
+    sortByKey(up, nUp, upKeys);
+    for (let i = 0; i < Math.min(nUp, o.promote_blocks); i++) {
+      const b = up[i];
+      if (cache.countIn(l, 0) + (v.newBlock ? 1 : 0) >= K) {
+        const c = this.coldestL1(false);
+        if (c < 0) break;
+        if (!this.demoteTo(c, o.l2_tier, tL2, Math.min(cache.bitsOf(l, c), this.bitsFor(c, o.l2_bits)))) break;
+      }
+      const from = cache.tierOf(l, b);
+      const bytes = cache.bytesOf(cache.bitsOf(l, b));
+      if (!act.promote(l, b, 16)) break;
+      hbm.moved(l, b, from, 0);
+      if (this.dOrdered1 && b < l1Entered[l]) coldL1.add(l, b, score.raw(l, b));
+      if (from === tL2) l2Kept[l]--;
+      this.dLeft -= cost.of(from, bytes);
+      hotStep[hotBase + b] = s;
+      stats.promotedBack++;
+    }
+  }
+
+  /** L1 -> L2: bottom-k saliency among unguarded L1 blocks (hot ones last) */
+  private overflowL1(v: PolicyView, K: number, tL2: number): void {
+    const o = this.o;
+    const cand = this.cand;
+    const candKeys = this.candKeys;
+    const hbm = this.hbm;
+    const coldL2 = this.coldL2;
+    const l = v.layer;
+    const cache = v.cache;
+    const want = cache.countIn(l, 0) + (v.newBlock ? 1 : 0);
+    if (want === K + 1) {
+      let c = this.coldestL1(false);
+      if (c < 0) c = this.coldestL1(true);
+      if (c >= 0) this.demoteTo(c, o.l2_tier, tL2, this.bitsFor(c, o.l2_bits));
+    } else if (want > K) {
+      let n = this.l1Victims(false);
+      if (n < want - K) n = this.l1Victims(true);
+      const k = selectBottomKKeyed(cand, candKeys, n, want - K);
+      // (the L1 list and the L2 order take the k blocks in one pass and one sort, not one by one)
+      hbm.defer(l);
+      coldL2.defer(l);
+      for (let i = 0; i < k; i++) this.demoteTo(cand[i], o.l2_tier, tL2, this.bitsFor(cand[i], o.l2_bits));
+      hbm.settle(l);
+      coldL2.settle(l);
+    }
+  }
+
+  /** L2 -> L3: bottom-k saliency in L2 */
+  private overflowL2(v: PolicyView, act: Actions, K: number, created: number, ordered: boolean, tL2: number, tL3: number): void {
+    const o = this.o;
+    const M = this.M;
+    const score = this.score;
+    const cand = this.cand;
+    const candKeys = this.candKeys;
+    const hbm = this.hbm;
+    const coldL2 = this.coldL2;
+    const l2Kept = this.l2Kept;
+    const l = v.layer;
+    const cache = v.cache;
+    const hotBase = l * M;
+    const K2 = Math.floor(o.l2_factor * K);
+    const inL2 = cache.countIn(l, tL2);
+    if (inL2 === K2 + 1) {
+      // the bottom-1: least saliency, ties to the lower id
+      let c = ordered && coldL2.valid(l) ? coldL2.coldest(l, score, this, PASS_L2) : -2;
+      if (c === -2) {
+        c = -1;
+        let cKey = 0;
+        const tiers = hbm.tiers;
+        for (let b = 0; b < created; b++) {
+          if (tiers[hotBase + b] !== tL2) continue;
+          const k = score.get(l, b);
+          if (c < 0 || k < cKey) {
+            c = b;
+            cKey = k;
+          }
+        }
+      }
+      if (c >= 0 && act.demote(l, c, o.l3_tier, Math.min(cache.bitsOf(l, c), this.bitsFor(c, o.l3_bits)))) {
+        hbm.moved(l, c, tL2, tL3);
+        l2Kept[l]--;
+      }
+    } else if (inL2 > K2) {
+      // the L2 blocks, ascending, with their saliency (score.get written out)
       let n = 0;
-      const end = dEnd;
-      const pins = cache.pinnedIn(l) > 0;
-      const count = hbm.countOf(l);
-      for (let i = 0; i < count; i++) {
-        const b = l1[l1Base + i];
-        if (b >= end) break;
-        if (l1Kept(cache, l, b, pins, withHot, s)) continue;
-        candKeys[n] = score.get(l, b);
-        cand[n++] = b;
+      const known = score.known(l);
+      const off = score.offsetOf(l);
+      if (hbm.second === tL2) {
+        const list2 = hbm.secondBlocks;
+        for (let i = 0, n2 = hbm.secondOf(l); i < n2; i++) {
+          const b = list2[hotBase + i];
+          candKeys[n] = b < known ? score.raw(l, b) + off : 0;
+          cand[n++] = b;
+        }
+      } else {
+        const tiers = hbm.tiers;
+        for (let b = 0; b < created; b++) {
+          if (tiers[hotBase + b] !== tL2) continue;
+          candKeys[n] = b < known ? score.raw(l, b) + off : 0;
+          cand[n++] = b;
+        }
       }
-      return n;
+      const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
+      for (let i = 0; i < k; i++) {
+        const b = cand[i];
+        if (act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), this.bitsFor(b, o.l3_bits)))) {
+          hbm.moved(l, b, tL2, tL3);
+          l2Kept[l]--;
+        }
+      }
     }
-    /** the unpinned L1 block outside the window of least saliency (ties: the lower id), hot ones only when `withHot`, or −1 (the bottom-1 of l1Victims) */
-    function coldestL1(withHot: boolean): number {
-      if (dOrdered1 && coldL1.valid(dv.layer)) {
-        const c = coldL1.coldest(dv.layer, score, withHot ? passL1Hot : passL1);
-        if (c !== -2) return c;
-      }
-      const cache = dv.cache;
-      const l = dv.layer;
-      const s = dv.step;
-      const l1 = hbm.blocks;
-      const l1Base = l * M;
-      let best = -1;
-      let bestKey = 0;
-      const end = dEnd;
-      const pins = cache.pinnedIn(l) > 0;
-      const count = hbm.countOf(l);
-      for (let i = 0; i < count; i++) {
-        const b = l1[l1Base + i];
-        if (b >= end) break;
-        if (l1Kept(cache, l, b, pins, withHot, s)) continue;
-        const k = score.get(l, b);
-        if (best < 0 || k < bestKey) {
-          best = b;
-          bestKey = k;
-        }
-      }
-      return best;
+  }
+
+  /** a timed decision's staging: the forecast's blocks below L1 while their copies fit, then (predictive) the probes and skips */
+  private stageForecast(v: PolicyView, act: Actions, K: number, created: number): void {
+    const o = this.o;
+    const T = this.T;
+    const score = this.score;
+    const forecast = this.forecast;
+    const audit = this.audit;
+    const cost = this.cost;
+    const staged = this.staged;
+    const stagedMask = this.stagedMask;
+    const cand = this.cand;
+    const candKeys = this.candKeys;
+    const keys = this.keys;
+    const kept = this.kept;
+    const judgedStep = this.judgedStep;
+    const hbm = this.hbm;
+    const stats = this.stats;
+    const fetched = this.fetched;
+    const fetchedBytes = this.fetchedBytes;
+    const stagedIn = this.stagedIn;
+    const stagedBytesIn = this.stagedBytesIn;
+    const seenKeys = this.seenKeys;
+    const predictive = this.predictive;
+    const l = v.layer;
+    const s = v.step;
+    const cache = v.cache;
+
+    // the blocks below L1 now (staging changes no tier): what the forecast picks from and is judged on
+    const below = hbm.belowOf(l);
+    // the forecast: blocks below L1 scoring >= theta, the best ceil(stage_ratio x K), staged while they fit
+    const theta = forecast.threshold(v.nBlocks);
+    const alpha = forecast.alpha(l, s);
+    stats.decisions++;
+    stats.alphaSum += alpha;
+    const n = forecast.candidates(l, created, alpha, theta, below, cand, keys);
+    for (let i = 0; i < n; i++) candKeys[i] = keys[cand[i]];
+    const cap = Math.ceil(o.stage_ratio * K);
+    const best = selectBottomKKeyed(cand, candKeys, n, cap);
+    // highest score first (ties: the lower id)
+    sortByKey(cand, best, keys);
+    const st = staged[l];
+    st.length = 0;
+    stagedMask.fill(0, 0, v.nBlocks);
+    stagedIn.fill(0);
+    stagedBytesIn.fill(0);
+    for (let i = 0; i < best; i++) {
+      const b = cand[i];
+      const t = cache.tierOf(l, b);
+      const bytes = cache.bytesOf(cache.bitsOf(l, b));
+      const us = cost.of(t, bytes);
+      if (us > this.dLeft) continue;
+      if (!act.prefetch(l, b)) continue;
+      this.dLeft -= us;
+      st.push(b);
+      stagedMask[b] = 1;
+      stagedIn[t]++;
+      stagedBytesIn[t] += bytes;
+      stats.staged++;
+      stats.stagedBytes += bytes;
     }
-
-    return {
-      name: 'synapsevm',
-      audit,
-      forecastOf: (l) => [...staged[l]],
-      auditTrueAttention(step, l, n, massOf) {
-        audit.truth(l, step, n, forecast.threshold(n), massOf);
-      },
-      decide(v: PolicyView, act: Actions) {
-        const l = v.layer;
-        const s = v.step;
-        const cache = v.cache;
-        const tL2 = cache.tierIndex(o.l2_tier);
-        const tL3 = cache.tierIndex(o.l3_tier);
-        // anchor guard: pin the sink blocks once they exist
-        for (let b = pinnedUpTo[l]; b < Math.min(sinkBlocks, cache.created[l]); b++) if (cache.tierOf(l, b) >= 0) act.pin(l, b);
-        pinnedUpTo[l] = Math.min(sinkBlocks, cache.created[l]);
-        const K = Math.max(v.budgetBlocks, sinkBlocks + 1);
-        const recent = Math.max(1, Math.round(K * o.recent_ratio));
-        const windowStart = v.nBlocks - recent;
-        const created = cache.created[l];
-        const hotBase = l * M;
-        const timed = s >= 0;
-        bound.note(v);
-        // the L1 blocks, ascending, and the blocks below L1 (every move below is reported to hbm)
-        hbm.sync(cache, l);
-        dv = v;
-        da = act;
-        dEnd = Math.min(windowStart, created);
-        dBound = Number.NaN;
-        dLeft[0] = timed ? cost.layerUs : Infinity;
-        dL2 = tL2;
-        // the L2 order answers once every block was observed (a block not yet observed has saliency 0)
-        const ordered = score.known(l) >= created && tL2 > 0 && tL2 !== tL3;
-        if (ordered && fell[l] === 0 && (!coldL2.valid(l) || l2Kept[l] !== cache.countIn(l, tL2))) {
-          coldL2.reset(l);
-          const tiers = hbm.tiers;
-          for (let b = 0; b < created; b++) if (tiers[hotBase + b] === tL2) coldL2.add(l, b, score.raw(l, b));
-          l2Kept[l] = cache.countIn(l, tL2);
+    judgedStep[l] = s;
+    // (the mask is kept, not copied: it stays as it is until the layer's next decision, after this one's truth)
+    audit.begin(l, s, v.nBlocks, below, st, st.length, true);
+    if (predictive) {
+      // the blocks attended below L1: the staged ones, then the probed ones
+      let nKept = 0;
+      for (const b of st) kept[nKept++] = b;
+      // probes: the offloaded blocks unattended the longest, with the copy time left
+      if (o.probe_blocks > 0) {
+        let m = 0;
+        for (let b = 0; b < created; b++) {
+          if (below[b] === 0 || stagedMask[b]) continue;
+          candKeys[m] = forecast.seen(l, b);
+          cand[m++] = b;
         }
-        dOrdered1 = score.known(l) >= created && fell[l] === 0;
-        if (!dOrdered1) coldL1.invalidate(l);
-        else if (!coldL1.valid(l) || l1Built[l] !== hbm.rebuilds[l]) {
-          coldL1.reset(l);
-          const l1 = hbm.blocks;
-          for (let i = 0; i < hbm.countOf(l); i++) {
-            const b = l1[hotBase + i];
-            if (b >= dEnd) break;
-            coldL1.add(l, b, score.raw(l, b));
-          }
-          l1Entered[l] = dEnd;
-          l1Built[l] = hbm.rebuilds[l];
-        } else if (dEnd > l1Entered[l]) {
-          for (let b = l1Entered[l]; b < dEnd; b++) if (cache.tierOf(l, b) === 0) coldL1.add(l, b, score.raw(l, b));
-          l1Entered[l] = dEnd;
-        }
-
-        // promotion back: blocks below L1 that were hot at the layer's latest observation
-        if (timed && o.promote_blocks > 0 && forecast.lastStep(l) >= 0) {
-          const theta = o.promote_ratio / Math.max(1, v.nBlocks);
-          let nUp = 0;
-          const heavy = forecast.lastAtLeast(l, created, theta, cand);
-          for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
-          // hottest first (ties: the lower id)
-          for (let i = 0; i < nUp; i++) upKeys[up[i]] = -forecast.lastMass(l, up[i]);
-          sortByKey(up, nUp, upKeys);
-          for (let i = 0; i < Math.min(nUp, o.promote_blocks); i++) {
-            const b = up[i];
-            if (cache.countIn(l, 0) + (v.newBlock ? 1 : 0) >= K) {
-              const c = coldestL1(false);
-              if (c < 0) break;
-              if (!demoteTo(c, o.l2_tier, tL2, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l2_bits)))) break;
-            }
-            const from = cache.tierOf(l, b);
-            const bytes = cache.bytesOf(cache.bitsOf(l, b));
-            if (!act.promote(l, b, 16)) break;
-            hbm.moved(l, b, from, 0);
-            if (dOrdered1 && b < l1Entered[l]) coldL1.add(l, b, score.raw(l, b));
-            if (from === tL2) l2Kept[l]--;
-            dLeft[0] -= cost.of(from, bytes);
-            hotStep[hotBase + b] = s;
-            stats.promotedBack++;
-          }
-        }
-
-        // L1 -> L2: bottom-k saliency among unguarded L1 blocks (hot ones last)
-        const want = cache.countIn(l, 0) + (v.newBlock ? 1 : 0);
-        if (want === K + 1) {
-          let c = coldestL1(false);
-          if (c < 0) c = coldestL1(true);
-          if (c >= 0) demoteTo(c, o.l2_tier, tL2, bitsFor(c, o.l2_bits));
-        } else if (want > K) {
-          let n = l1Victims(false);
-          if (n < want - K) n = l1Victims(true);
-          const k = selectBottomKKeyed(cand, candKeys, n, want - K);
-          // (the L1 list and the L2 order take the k blocks in one pass and one sort, not one by one)
-          hbm.defer(l);
-          coldL2.defer(l);
-          for (let i = 0; i < k; i++) demoteTo(cand[i], o.l2_tier, tL2, bitsFor(cand[i], o.l2_bits));
-          hbm.settle(l);
-          coldL2.settle(l);
-        }
-        // L2 -> L3: bottom-k saliency in L2
-        const K2 = Math.floor(o.l2_factor * K);
-        const inL2 = cache.countIn(l, tL2);
-        if (inL2 === K2 + 1) {
-          // the bottom-1: least saliency, ties to the lower id
-          let c = ordered && coldL2.valid(l) ? coldL2.coldest(l, score, passL2) : -2;
-          if (c === -2) {
-            c = -1;
-            let cKey = 0;
-            const tiers = hbm.tiers;
-            for (let b = 0; b < created; b++) {
-              if (tiers[hotBase + b] !== tL2) continue;
-              const k = score.get(l, b);
-              if (c < 0 || k < cKey) {
-                c = b;
-                cKey = k;
-              }
-            }
-          }
-          if (c >= 0 && act.demote(l, c, o.l3_tier, Math.min(cache.bitsOf(l, c), bitsFor(c, o.l3_bits)))) {
-            hbm.moved(l, c, tL2, tL3);
-            l2Kept[l]--;
-          }
-        } else if (inL2 > K2) {
-          // the L2 blocks, ascending, with their saliency (score.get written out)
-          let n = 0;
-          const known = score.known(l);
-          const off = score.offsetOf(l);
-          if (hbm.second === tL2) {
-            const list2 = hbm.secondBlocks;
-            for (let i = 0, n2 = hbm.secondOf(l); i < n2; i++) {
-              const b = list2[hotBase + i];
-              candKeys[n] = b < known ? score.raw(l, b) + off : 0;
-              cand[n++] = b;
-            }
-          } else {
-            const tiers = hbm.tiers;
-            for (let b = 0; b < created; b++) {
-              if (tiers[hotBase + b] !== tL2) continue;
-              candKeys[n] = b < known ? score.raw(l, b) + off : 0;
-              cand[n++] = b;
-            }
-          }
-          const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
-          for (let i = 0; i < k; i++) {
-            const b = cand[i];
-            if (act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), bitsFor(b, o.l3_bits)))) {
-              hbm.moved(l, b, tL2, tL3);
-              l2Kept[l]--;
-            }
-          }
-        }
-        if (!timed) return;
-
-        // the blocks below L1 now (staging changes no tier): what the forecast picks from and is judged on
-        const below = hbm.belowOf(l);
-        // the forecast: blocks below L1 scoring >= theta, the best ceil(stage_ratio x K), staged while they fit
-        const theta = forecast.threshold(v.nBlocks);
-        const alpha = forecast.alpha(l, s);
-        stats.decisions++;
-        stats.alphaSum += alpha;
-        const n = forecast.candidates(l, created, alpha, theta, below, cand, keys);
-        for (let i = 0; i < n; i++) candKeys[i] = keys[cand[i]];
-        const cap = Math.ceil(o.stage_ratio * K);
-        const best = selectBottomKKeyed(cand, candKeys, n, cap);
-        // highest score first (ties: the lower id)
-        sortByKey(cand, best, keys);
-        const st = staged[l];
-        st.length = 0;
-        stagedMask.fill(0, 0, v.nBlocks);
-        stagedIn.fill(0);
-        stagedBytesIn.fill(0);
-        for (let i = 0; i < best; i++) {
-          const b = cand[i];
-          const t = cache.tierOf(l, b);
-          const bytes = cache.bytesOf(cache.bitsOf(l, b));
-          const us = cost.of(t, bytes);
-          if (us > dLeft[0]) continue;
+        const k = selectBottomKKeyed(cand, candKeys, m, o.probe_blocks);
+        for (let i = 0; i < k; i++) seenKeys[cand[i]] = forecast.seen(l, cand[i]);
+        sortByKey(cand, k, seenKeys);
+        const order = cand.subarray(0, k);
+        for (const b of order) {
+          const us = cost.of(cache.tierOf(l, b), cache.bytesOf(cache.bitsOf(l, b)));
+          if (us > this.dLeft) continue;
           if (!act.prefetch(l, b)) continue;
-          dLeft[0] -= us;
-          st.push(b);
+          this.dLeft -= us;
           stagedMask[b] = 1;
-          stagedIn[t]++;
-          stagedBytesIn[t] += bytes;
-          stats.staged++;
-          stats.stagedBytes += bytes;
+          kept[nKept++] = b;
+          stats.probed++;
         }
-        judgedStep[l] = s;
-        // (the mask is kept, not copied: it stays as it is until the layer's next decision, after this one's truth)
-        audit.begin(l, s, v.nBlocks, below, st, st.length, true);
-        if (predictive) {
-          // the blocks attended below L1: the staged ones, then the probed ones
-          let nKept = 0;
-          for (const b of st) kept[nKept++] = b;
-          // probes: the offloaded blocks unattended the longest, with the copy time left
-          if (o.probe_blocks > 0) {
-            let m = 0;
-            for (let b = 0; b < created; b++) {
-              if (below[b] === 0 || stagedMask[b]) continue;
-              candKeys[m] = forecast.seen(l, b);
-              cand[m++] = b;
-            }
-            const k = selectBottomKKeyed(cand, candKeys, m, o.probe_blocks);
-            for (let i = 0; i < k; i++) seenKeys[cand[i]] = forecast.seen(l, cand[i]);
-            sortByKey(cand, k, seenKeys);
-            const order = cand.subarray(0, k);
-            for (const b of order) {
-              const us = cost.of(cache.tierOf(l, b), cache.bytesOf(cache.bitsOf(l, b)));
-              if (us > dLeft[0]) continue;
-              if (!act.prefetch(l, b)) continue;
-              dLeft[0] -= us;
-              stagedMask[b] = 1;
-              kept[nKept++] = b;
-              stats.probed++;
-            }
-          }
-          // every block below L1 neither staged nor probed is skipped
-          stats.skipped += act.skipExceptListed(kept, nKept, 'offloaded');
-        } else {
-          // every block below L1 not staged is fetched on demand: per tier, its blocks and bytes less the staged ones
-          for (let t = 1; t < T; t++) {
-            fetched[t] += cache.countIn(l, t) - stagedIn[t];
-            fetchedBytes[t] += cache.bytesIn(l, t) - stagedBytesIn[t];
-          }
-        }
-      },
-      observe(obs: Observation) {
-        fell[obs.layer] = scoreMayFall(obs) ? 1 : 0;
-        if (fell[obs.layer]) {
-          coldL2.invalidate(obs.layer);
-          coldL1.invalidate(obs.layer);
-        }
-        score.observe(obs);
-        forecast.observe(obs, judgedStep[obs.layer] === obs.step ? hbm.belowOf(obs.layer) : undefined);
-        const l = obs.layer;
-        const theta = o.promote_ratio / Math.max(1, obs.nBlocks);
-        const { idx, mass, attended } = obs;
-        // (in listed form the forecast lists the blocks at or above a threshold from its kept high ones)
-        const nHot = forecast.heavyOfLatest(l, theta, heavy);
-        if (nHot >= 0) {
-          for (let i = 0; i < nHot; i++) hotStep[l * M + heavy[i]] = obs.step;
-        } else if (idx !== null && obs.uniform < theta) {
-          // only listed blocks can reach theta
-          for (let i = 0; i < idx.length; i++) if (attended[idx[i]] && mass[i] >= theta) hotStep[l * M + idx[i]] = obs.step;
-        } else {
-          forEachMass(obs, (b, m) => {
-            if (m >= theta) hotStep[l * M + b] = obs.step;
-          });
-        }
-        if (obs.step >= 0) {
-          const th = forecast.threshold(obs.nBlocks);
-          const nHeavy = forecast.heavyOfLatest(l, th, heavy);
-          if (nHeavy >= 0) audit.truthOfHeavy(l, obs.step, obs.nBlocks, heavy, nHeavy);
-          else audit.truthOf(l, obs.step, th, obs);
-        }
-      },
-      report() {
-        const out: Record<string, number> = {
-          predictive: predictive ? 1 : 0,
-          ...audit.report(),
-          staged_blocks: stats.staged,
-          staged_bytes: stats.stagedBytes,
-          probe_blocks: stats.probed,
-          skipped_blocks: stats.skipped,
-          promoted_back: stats.promotedBack,
-          cross_layer_weight_mean: stats.decisions ? stats.alphaSum / stats.decisions : 0,
-        };
-        if (Number.isFinite(cost.layerUs)) out.copy_budget_us_per_layer = cost.layerUs;
-        for (let t = 1; t < T; t++) {
-          if (fetched[t] === 0) continue;
-          out[`fetched_on_demand_blocks.${setup.tiers[t]}`] = fetched[t];
-          out[`fetched_on_demand_bytes.${setup.tiers[t]}`] = fetchedBytes[t];
-        }
-        return out;
-      },
+      }
+      // every block below L1 neither staged nor probed is skipped
+      stats.skipped += act.skipExceptListed(kept, nKept, 'offloaded');
+    } else {
+      // every block below L1 not staged is fetched on demand: per tier, its blocks and bytes less the staged ones
+      for (let t = 1; t < T; t++) {
+        fetched[t] += cache.countIn(l, t) - stagedIn[t];
+        fetchedBytes[t] += cache.bytesIn(l, t) - stagedBytesIn[t];
+      }
+    }
+  }
+
+
+  observe(obs: Observation): void {
+    const o = this.o;
+    const M = this.M;
+    const score = this.score;
+    const forecast = this.forecast;
+    const audit = this.audit;
+    const hotStep = this.hotStep;
+    const heavy = this.heavy;
+    const fell = this.fell;
+    fell[obs.layer] = scoreMayFall(obs) ? 1 : 0;
+    if (fell[obs.layer]) {
+      this.coldL2.invalidate(obs.layer);
+      this.coldL1.invalidate(obs.layer);
+    }
+    score.observe(obs);
+    forecast.observe(obs, this.judgedStep[obs.layer] === obs.step ? this.hbm.belowOf(obs.layer) : undefined);
+    const l = obs.layer;
+    const theta = o.promote_ratio / Math.max(1, obs.nBlocks);
+    const { idx, mass, attended } = obs;
+    // (in listed form the forecast lists the blocks at or above a threshold from its kept high ones)
+    const nHot = forecast.heavyOfLatest(l, theta, heavy);
+    if (nHot >= 0) {
+      for (let i = 0; i < nHot; i++) hotStep[l * M + heavy[i]] = obs.step;
+    } else if (idx !== null && obs.uniform < theta) {
+      // only listed blocks can reach theta
+      for (let i = 0; i < idx.length; i++) if (attended[idx[i]] && mass[i] >= theta) hotStep[l * M + idx[i]] = obs.step;
+    } else {
+      forEachMass(obs, (b, m) => {
+        if (m >= theta) hotStep[l * M + b] = obs.step;
+      });
+    }
+    if (obs.step >= 0) {
+      const th = forecast.threshold(obs.nBlocks);
+      const nHeavy = forecast.heavyOfLatest(l, th, heavy);
+      if (nHeavy >= 0) audit.truthOfHeavy(l, obs.step, obs.nBlocks, heavy, nHeavy);
+      else audit.truthOf(l, obs.step, th, obs);
+    }
+  }
+
+  report(): Record<string, number> {
+    const stats = this.stats;
+    const T = this.T;
+    const fetched = this.fetched;
+    const fetchedBytes = this.fetchedBytes;
+    const out: Record<string, number> = {
+      predictive: this.predictive ? 1 : 0,
+      ...this.audit.report(),
+      staged_blocks: stats.staged,
+      staged_bytes: stats.stagedBytes,
+      probe_blocks: stats.probed,
+      skipped_blocks: stats.skipped,
+      promoted_back: stats.promotedBack,
+      cross_layer_weight_mean: stats.decisions ? stats.alphaSum / stats.decisions : 0,
     };
-  },
-};
+    if (Number.isFinite(this.cost.layerUs)) out.copy_budget_us_per_layer = this.cost.layerUs;
+    for (let t = 1; t < T; t++) {
+      if (fetched[t] === 0) continue;
+      out[`fetched_on_demand_blocks.${this.tierNames[t]}`] = fetched[t];
+      out[`fetched_on_demand_bytes.${this.tierNames[t]}`] = fetchedBytes[t];
+    }
+    return out;
+  }
+}
 
 /**
  * True when the observation may lower a block's raw H2O score (AttentionScore.observe): a dense mass

@@ -24,6 +24,9 @@ export class Engine {
   private seq = 0;
   /** sequence number of the event running now (see at()) */
   current = -1;
+  /** the running loop's limit (ahead()): it runs events at times below `limit`, or up to it when `limitClosed` */
+  private limit = Infinity;
+  private limitClosed = true;
 
   constructor(initialCapacity = 1024) {
     this.heap = new MinHeap<Event>(initialCapacity);
@@ -59,10 +62,29 @@ export class Engine {
     return this.heap.size > 0 ? this.heap.topA() : Infinity;
   }
 
-  /** Execute the next event. Returns false when none is left. */
+  /**
+   * True when the event running now may move the clock on to `time` (advanceTo) and act there as an
+   * event at `time` would: no pending event is at or before `time`, and the running loop (run, runBefore,
+   * or step, whose caller steps on while nothing it waits for has happened) would run an event at `time`.
+   */
+  ahead(time: number): boolean {
+    return (this.heap.size === 0 || this.heap.topA() > time) && (this.limitClosed ? time <= this.limit : time < this.limit);
+  }
+
+  /** Move the clock on to `time` within the running event (only where ahead(time) holds). */
+  advanceTo(time: number): void {
+    this.now = time;
+  }
+
+  /**
+   * Execute the next event. Returns false when none is left. (An event may act at a later time too,
+   * where ahead() allows it: the caller steps on until what it waits for has happened.)
+   */
   step(): boolean {
     const heap = this.heap;
     if (heap.size === 0) return false;
+    this.limit = Infinity;
+    this.limitClosed = true;
     this.now = heap.topA();
     this.current = heap.topC();
     const fn = heap.pop()!;
@@ -76,6 +98,8 @@ export class Engine {
   run(until = Infinity): number {
     const start = this.executed;
     const heap = this.heap;
+    this.limit = until;
+    this.limitClosed = true;
     // step() unrolled: the event loop is the simulator's hottest code
     while (heap.size > 0) {
       const t = heap.topA();
@@ -95,6 +119,8 @@ export class Engine {
   runBefore(time: number): number {
     const start = this.executed;
     const heap = this.heap;
+    this.limit = time;
+    this.limitClosed = false;
     while (heap.size > 0) {
       const t = heap.topA();
       if (!(t < time)) break;

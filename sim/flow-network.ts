@@ -72,7 +72,7 @@ class Flow implements Transfer {
   }
 
   run(): void {
-    this.net.beginFlow(this);
+    this.net.beginFlow(this, true);
   }
 }
 
@@ -152,8 +152,12 @@ export class FlowNetwork {
     else this.beginFlow(t);
   }
 
-  /** (called by a transfer's alpha event) */
-  beginFlow(t: Transfer): void {
+  /**
+   * (called by a transfer's alpha event, `event` true, or by tryAcquire for a transfer without alpha)
+   * Its bytes start flowing. From its alpha event, when nothing else is due until the next transfer
+   * ends, that end is handled here (the clock moved on to it) instead of on a tick event of its own.
+   */
+  beginFlow(t: Transfer, event = false): void {
     this.advance();
     t.flowStart = this.engine.now;
     if (t.remaining <= EPS_BYTES) {
@@ -162,8 +166,40 @@ export class FlowNetwork {
       return;
     }
     this.flowing[this.nFlowing++] = t;
-    this.reschedule();
+    if (event && this.inlineTicks) this.rescheduleAhead();
+    else this.reschedule();
   }
+
+  /**
+   * Whether an alpha event handles the next end at once when nothing else is due before it (on by
+   * default). Off, every end is a tick event; the timeline is the same to the bit.
+   */
+  inlineTicks = true;
+
+  /**
+   * reschedule() at the end of an alpha event: when the engine has nothing due at or before the next
+   * end and its running loop would run a tick then, the clock moves on to the end and onTick() runs
+   * now, as the tick would (the ticks scheduled before are stale, as a new tick makes them).
+   */
+  private rescheduleAhead(): void {
+    this.computeRates();
+    const flows = this.flowing;
+    let next = Infinity;
+    for (let i = 0, n = this.nFlowing; i < n; i++) next = Math.min(next, flows[i].remaining / flows[i].rate);
+    const delay = Math.max(0, next);
+    const engine = this.engine;
+    const at = engine.now + delay;
+    if (engine.ahead(at)) {
+      this.tickSeq = -1;
+      this.inlined++;
+      engine.advanceTo(at);
+      this.onTick();
+      return;
+    }
+    this.tickSeq = engine.after(delay, this.tick, this.priority);
+  }
+  /** ends handled by an alpha event (rescheduleAhead) */
+  inlined = 0;
 
   /** Move every flowing transfer forward to now at its current rate. */
   private advance(): void {

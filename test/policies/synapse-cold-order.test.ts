@@ -49,16 +49,16 @@ describe('synapse cold order', () => {
     const aside = new Set<number>();
     const pass = (b: number) => (!inTier.has(b) ? DROP : aside.has(b) ? SET_ASIDE : ELIGIBLE);
     // 1, 3 and 5 tie at 0.05: the lower id
-    expect(order.coldest(0, score, pass)).toBe(1);
+    expect(order.coldest(0, score, { pass })).toBe(1);
     inTier.delete(1);
     aside.add(3);
-    expect(order.coldest(0, score, pass)).toBe(5);
+    expect(order.coldest(0, score, { pass })).toBe(5);
     expect(order.count(0)).toBe(5); // block 1 dropped when reached
     // block 5 listed at 0.2 (score 0.05 + 0.2 + 0.05 shares), the others get 0.05 more: 2 and 4 tie at 0.15, below 3 (set aside) and 5
     score.observe(observation(6, [5], [0.2], 0.05));
-    expect(order.coldest(0, score, pass)).toBe(2);
+    expect(order.coldest(0, score, { pass })).toBe(2);
     aside.clear();
-    expect(order.coldest(0, score, pass)).toBe(3);
+    expect(order.coldest(0, score, { pass })).toBe(3);
   });
 
   it('matches the scan over random scores, tier moves, set-asides and exact ties (raw scores only rise)', () => {
@@ -103,7 +103,7 @@ describe('synapse cold order', () => {
         aside.fill(0);
         for (let k = 0; k < 2; k++) aside[Math.floor(r() * n)] = 1;
         const want = scan(score, n, (b) => inTier[b] === 1 && aside[b] === 0);
-        expect(order.coldest(0, score, pass)).toBe(want);
+        expect(order.coldest(0, score, { pass })).toBe(want);
       }
     }
   });
@@ -120,7 +120,7 @@ describe('synapse cold order', () => {
     order.reset(0);
     order.add(0, 1, score.raw(0, 1));
     order.add(0, 0, score.raw(0, 0));
-    expect(order.coldest(0, score, () => ELIGIBLE)).toBe(0);
+    expect(order.coldest(0, score, { pass: () => ELIGIBLE })).toBe(0);
     expect(scan(score, 2, () => true)).toBe(0);
   });
 
@@ -132,11 +132,11 @@ describe('synapse cold order', () => {
     for (const b of [0, 1, 2]) order.add(0, b, score.raw(0, b));
     // block 2 listed below the uniform share: its raw score falls
     score.observe(observation(3, [2], [0.1], 0.3));
-    expect(order.coldest(0, score, () => ELIGIBLE)).toBe(-2);
+    expect(order.coldest(0, score, { pass: () => ELIGIBLE })).toBe(-2);
     expect(order.valid(0)).toBe(false);
     order.reset(0);
     for (const b of [0, 1, 2]) order.add(0, b, score.raw(0, b));
-    expect(order.coldest(0, score, () => ELIGIBLE)).toBe(2);
+    expect(order.coldest(0, score, { pass: () => ELIGIBLE })).toBe(2);
   });
 
   it('entries added between defer() and settle() end where adding them one by one puts them (ties, ±0, NaN keys)', () => {
@@ -181,7 +181,7 @@ describe('synapse cold order', () => {
         const how = r();
         if (how < 0.6) bulk.settle(l);
         else if (how < 0.8) bulk.defer(1 - l);
-        else expect(bulk.coldest(l, new AttentionScore(L, M), () => ELIGIBLE)).toBe(one.coldest(l, new AttentionScore(L, M), () => ELIGIBLE));
+        else expect(bulk.coldest(l, new AttentionScore(L, M), { pass: () => ELIGIBLE })).toBe(one.coldest(l, new AttentionScore(L, M), { pass: () => ELIGIBLE }));
         bulk.settle(1 - l);
         bulk.settle(l);
         for (let m = 0; m < L; m++) {

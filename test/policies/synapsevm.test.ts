@@ -45,3 +45,23 @@ describe('synapsevm (L1 HBM FP16 / L2 DRAM INT4 / L3 NVMe INT2)', () => {
     expect(off.bits(0)).toEqual([16, 2, 2, 2, 2, 16, 16]);
   });
 });
+
+describe('synapsevm instances', () => {
+  // the policy is one class for every replay: an instance keeps its state in its own fields, so a
+  // replay run after another instance's (other options, another trace) takes the same actions as before
+  const massOf = (s: number, l: number, n: number) => Array.from({ length: n }, (_, b) => ((b * 7 + s * 3 + l) % 11) + (b === 2 ? 30 : 0));
+  const run = (options: Record<string, unknown>, seed: number) =>
+    replayPolicy(synapseVm, 3, { prompt: 40, steps: 6, layers: 2, options, massOf: (s, l, n) => massOf(s + seed, l, n).map((m, _, a) => m / a.reduce((x, y) => x + y, 0)) }).log.map(
+      (a) => `${a.step}/${a.layer} ${a.what} ${a.args.join(',')} ${a.ok}`,
+    );
+  it('takes the same actions whatever ran before it in the process', () => {
+    const first = run({ promote_ratio: 2, l2_factor: 0.5 }, 0);
+    const other = run({ mode: 'predictive', probe_blocks: 1, promote_ratio: 1.5 }, 5);
+    const again = run({ promote_ratio: 2, l2_factor: 0.5 }, 0);
+    expect(again).toEqual(first);
+    expect(other).not.toEqual(first);
+    // the run moves blocks down and back up (its promotions read the kept saliency orders)
+    expect(first.some((a) => a.includes(' promote '))).toBe(true);
+    expect(first.some((a) => a.includes(' demote:nvme'))).toBe(true);
+  });
+});
