@@ -417,7 +417,7 @@ export const CHAIN_WARM_MS = 200;
  * step, over a table of `precisionOf` blocks (default FP16 throughout; a uniform table declared as the
  * executor declares it); with `warmMs`, the first context's chain repeated that long before any is timed
  */
-async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, gemvUs: number, trials: number, c: { precisionOf?: (i: number, n: number) => Precision; warmMs?: number } = {}) {
+export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, gemvUs: number, trials: number, c: { precisionOf?: (i: number, n: number) => Precision; warmMs?: number } = {}) {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const layers = Math.max(4, Math.min(m.layers, 32));

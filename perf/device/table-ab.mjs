@@ -1,7 +1,7 @@
 // On the GPU machine (plain node, compiled JS): the per-block table attention kernel in situ, Llama-3-8B, over
 // tables of INT8 and INT2 blocks in several make-ups and orders, beside FP16. Each table is timed as the
-// calibration times attention in situ (hil/calibrate/measure.ts: layers x (marks, attention, marks, layer GEMV),
-// per layer minus the GEMV alone), ROUNDS rounds alternated, at the contexts of CONTEXTS. Tables:
+// calibration times attention in situ (hil/calibrate/measure.ts measureChain: layers x (marks, attention, marks,
+// layer GEMV), per layer minus the GEMV alone), ROUNDS rounds alternated, at the contexts of CONTEXTS. Tables:
 //   fp16, int8, int2            one precision (declared uniform, as the executor declares it)
 //   sparse, interleaved         the calibration's change tables (INT2 with every 32nd INT8; INT2 and INT8 in turn)
 //   runs-P-S                    share P of INT8 blocks in runs, a change at share S of the consecutive pairs
@@ -15,8 +15,8 @@ import { pathToFileURL } from 'node:url';
 const [dist] = process.argv.slice(2);
 const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
 const { openBackend } = await load('hil/backend.js');
-const { buildDeviceCache } = await load('hil/bench/device-cache.js');
 const { benchGemv } = await load('hil/bench/gemv-bench.js');
+const { measureChain } = await load('hil/calibrate/measure.js');
 const { loadModel } = await load('sim/models/load-model.js');
 const { tableKernelUs, mixedChangeUs } = await load('sim/roofline.js');
 
@@ -62,55 +62,17 @@ const TABLES = {
 };
 
 const gemv = await benchGemv(b, 'layer', rows, cols, 10);
-const w = b.alloc('device', rows * cols * 2);
-const x = b.alloc('device', cols * 4);
-const y = b.alloc('device', rows * 4);
-b.write(x, 0, new Float32Array(cols).map((_, i) => Math.cos(i)));
-const qBytes = m.q_heads * m.head_dim * 4;
-const q = b.alloc('device', qBytes);
-const out = b.alloc('device', qBytes);
-b.write(q, 0, new Float32Array(m.q_heads * m.head_dim).map((_, i) => Math.sin(i * 0.37)));
-const marks = Array.from({ length: 4 }, () => b.createEvent());
-const e0 = b.createEvent();
-const e1 = b.createEvent();
 console.log(`device ${b.info().name}; ${layers} layers; GEMV alone ${gemv.us.toFixed(2)} us; ${rounds} rounds; contexts ${contexts.join(', ')}`);
+const o = { model: m, blockTokens: g.blockTokens, groupSize: g.groupSize, quick: true, fileDir: '/tmp' };
 
+/** the calibration's in-situ chain (measureChain) over one table: us per layer beyond the GEMV alone */
 async function situUs(precisions, tokens) {
-  const cache = buildDeviceCache(b, g, precisions);
-  try {
-    const uniform = precisions.every((p) => p === precisions[0]) ? { uniformPrecision: precisions[0] } : {};
-    const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: g.blockTokens, groupSize: g.groupSize, contextTokens: tokens, ...uniform };
-    const chain = () => {
-      for (let l = 0; l < layers; l++) {
-        b.record('compute', marks[0]);
-        b.record('compute', marks[1]);
-        b.attention('compute', op);
-        b.record('compute', marks[2]);
-        b.gemv('compute', { w, x, y, rows, cols });
-        b.record('compute', marks[3]);
-      }
-    };
-    chain();
-    await b.synchronize();
-    const per = [];
-    for (let t = 0; t < trials; t++) {
-      b.record('compute', e0);
-      chain();
-      b.record('compute', e1);
-      await b.synchronize();
-      per.push((b.elapsedMs(e0, e1) * 1000) / layers - gemv.us);
-    }
-    return median(per);
-  } finally {
-    cache.free();
-  }
+  const [p] = await measureChain(b, o, [tokens], rows, cols, gemv.us, trials, { precisionOf: (i) => precisions[i] });
+  return p.us;
 }
 
-// a warm-up of the chains before anything is timed
-{
-  const t0 = performance.now();
-  while (performance.now() - t0 < 300) await situUs(TABLES.fp16(Math.ceil(contexts[0] / 16)), contexts[0]);
-}
+// the chains repeated 300 ms before anything is timed
+await measureChain(b, o, [contexts[0]], rows, cols, gemv.us, 1, { warmMs: 300 });
 for (const tokens of contexts) {
   const n = Math.ceil(tokens / g.blockTokens);
   const res = {};
@@ -131,6 +93,4 @@ for (const tokens of contexts) {
     console.log(`  ${name.padEnd(16)} ${us[name].toFixed(2).padStart(7)}  (rounds ${res[name].map((v) => v.toFixed(2)).join(' ')}; INT8 ${(n8 / n).toFixed(2)}, changes ${share.toFixed(3)})${model !== undefined ? `  model ${model.toFixed(2)}` : ''}`);
   }
 }
-for (const e of [...marks, e0, e1]) b.destroyEvent(e);
-for (const r of [w, x, y, q, out]) b.free(r);
 b.close();
