@@ -48,7 +48,7 @@ import type { ConvertPoint } from '../bench/convert-bench.js';
 import type { IssuePoint } from '../bench/issue-bench.js';
 import { copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
-import { linearTimeUs } from '../../sim/roofline.js';
+import { interpolate, linearTimeUs } from '../../sim/roofline.js';
 import { median } from '../timing/median.js';
 
 export interface CalibrateOptions {
@@ -529,16 +529,23 @@ export function kernelSlowdown(points: readonly LayoutPoint[]): { fraction: numb
  * Per dispatched attention kernel, its time vs context (ascending; kernels with at least two contexts,
  * and only when FP16 is among them: the simulator uses differences to FP16). From the kernels in situ
  * where measured (layer chains, as the executor runs them: FP16 from attention_in_situ at the contexts
- * the other kernels were chained at), else from the kernels alone. Undefined when no kernel besides
+ * the other kernels were chained at, piecewise-linear between its points where it was not taken there),
+ * else from the kernels alone. Undefined when no kernel besides
  * FP16 was measured.
  */
 export function attentionKernelCurves(m: Pick<Measurements, 'kernels'> & Partial<Pick<Measurements, 'attention_in_situ' | 'kernels_in_situ'>>): GpuSpec['attention_kernels'] {
   const out: NonNullable<GpuSpec['attention_kernels']> = {};
   const situ = m.kernels_in_situ ?? [];
-  const at = new Set(situ.map((x) => x.tokens));
+  const fp16 = [...(m.attention_in_situ ?? [])].sort((a, b) => a.tokens - b.tokens);
+  const at = [...new Set(situ.map((x) => x.tokens))];
   const rows: { precision: string; tokens: number; us: number }[] =
-    situ.length > 0
-      ? [...(m.attention_in_situ ?? []).filter((x) => at.has(x.tokens)).map((x) => ({ precision: 'fp16', tokens: x.tokens, us: x.us })), ...situ.map((x) => ({ precision: x.precision, tokens: x.tokens, us: x.us }))]
+    situ.length > 0 && fp16.length >= 2
+      ? [
+          // FP16 in situ at the contexts the other kernels were chained at (read off the FP16 chains where
+          // they were not taken at the same context)
+          ...at.map((t) => ({ precision: 'fp16', tokens: t, us: fp16.find((x) => x.tokens === t)?.us ?? interpolate(fp16, t) })),
+          ...situ.map((x) => ({ precision: x.precision, tokens: x.tokens, us: x.us })),
+        ]
       : m.kernels.filter((k) => k.kind === 'attention' && k.context !== undefined).map((k) => ({ precision: k.precision!, tokens: k.context!, us: k.us }));
   for (const name of ATTENTION_KERNELS) {
     const pts = rows

@@ -49,6 +49,29 @@ describe('attention kernel curves from the calibration measurements', () => {
     });
   });
 
+  it('FP16 in situ read off its chains between their contexts where the other kernels were chained elsewhere', () => {
+    const chain = (tokens: number, us: number) => ({ tokens, bytes: 1, us, chain_us_per_layer: us + 148 });
+    const curves = attentionKernelCurves({
+      kernels: [],
+      attention_in_situ: [chain(1024, 20), chain(4096, 26)],
+      kernels_in_situ: [
+        { precision: 'int8', ...chain(2048, 25) },
+        { precision: 'int8', ...chain(4096, 28) },
+      ],
+    });
+    // 2048 lies a third of the way from 1024 to 4096: 20 + 6 / 3
+    expect(curves).toEqual({
+      fp16: [
+        { tokens: 2048, us: 22 },
+        { tokens: 4096, us: 26 },
+      ],
+      int8: [
+        { tokens: 2048, us: 25 },
+        { tokens: 4096, us: 28 },
+      ],
+    });
+  });
+
   it('nothing without FP16 or without a second kernel (a quick calibration)', () => {
     expect(attentionKernelCurves({ kernels: [k('fp16', 256, 5), k('fp16', 1024, 6)] })).toBeUndefined();
     expect(attentionKernelCurves({ kernels: [k('int4', 256, 5), k('int4', 1024, 6), k('int8', 256, 5), k('int8', 1024, 6)] })).toBeUndefined();
