@@ -11,14 +11,20 @@
  */
 
 /**
- * A slab: its free slots (a stack of offsets, the lowest on top when it is set up), the slots in use,
- * and its place in its size class's list of slabs with free slots.
+ * A slab: its free slots, the slots in use, and its place in its size class's list of slabs with
+ * free slots. The free slots are a stack, set up as every slot with the lowest on top and pushed
+ * to as slots are freed; it is kept as the freed offsets pushed (free[0, nStack)) over the slots not
+ * handed out since the set-up (fresh..n - 1, the lowest on top), so that a set-up writes nothing.
  */
 class Slab {
   slotBytes = 0;
-  /** offsets of the free slots, the next one to hand out at nFree - 1 */
+  /** slots of the slab */
+  n = 0;
+  /** the lowest slot not handed out since the set-up */
+  fresh = 0;
+  /** offsets of the slots freed and not handed out again, the next one to hand out at nStack - 1 */
   free = new Float64Array(0);
-  nFree = 0;
+  nStack = 0;
   used = 0;
   /** the size class whose open list it is on, null when on none (full, or unused) */
   open: SizeClass | null = null;
@@ -81,9 +87,8 @@ export class HbmSlots {
     const size = this.sizeOf(slotBytes);
     let slab = size.first;
     if (!slab) slab = this.openSlab(size, slotBytes);
-    const offset = slab.free[--slab.nFree];
-    slab.used++;
-    if (slab.nFree === 0) size.remove(slab);
+    const offset = slab.nStack > 0 ? slab.free[--slab.nStack] : slab.index * this.slabBytes + slab.fresh++ * slotBytes;
+    if (++slab.used === slab.n) size.remove(slab);
     return offset;
   }
 
@@ -95,11 +100,9 @@ export class HbmSlots {
       this.slabAt.push(slab);
     }
     slab.slotBytes = slotBytes;
-    const n = Math.floor(this.slabBytes / slotBytes);
-    if (slab.free.length < n) slab.free = new Float64Array(n);
-    const base = slab.index * this.slabBytes;
-    for (let j = 0; j < n; j++) slab.free[j] = base + (n - 1 - j) * slotBytes;
-    slab.nFree = n;
+    slab.n = Math.floor(this.slabBytes / slotBytes);
+    slab.fresh = 0;
+    slab.nStack = 0;
     size.append(slab);
     return slab;
   }
@@ -117,7 +120,12 @@ export class HbmSlots {
   free(offset: number): void {
     const slab = this.slabAt[Math.floor(offset / this.slabBytes)];
     if (!slab || slab.used === 0) throw new Error(`HBM slot ${offset} is not allocated`);
-    slab.free[slab.nFree++] = offset;
+    if (slab.nStack === slab.free.length) {
+      const grown = new Float64Array(Math.max(16, Math.min(slab.n, 2 * slab.nStack)));
+      grown.set(slab.free);
+      slab.free = grown;
+    }
+    slab.free[slab.nStack++] = offset;
     slab.used--;
     if (slab.used === 0) {
       if (slab.open) slab.open.remove(slab);

@@ -263,28 +263,23 @@ export class KVCache {
     this.tierBitsCount[(row + tier) * K + k]++;
     // the runs (runStart) and precision changes (bitsChange) that involve the block: whether it starts
     // a run, and whether the next live block does, before and after; the pairs it forms with its live
-    // neighbours
+    // neighbours. Counted with 0/1 arithmetic rather than branches: the neighbours' tiers vary from
+    // move to move, and mispredicted branches were most of a move's cost
     const runs = this.runCount;
     const prevTier = block > 0 ? tiers[i - 1] : NONE;
     const prevBits = block > 0 ? bitsAt[i - 1] : 0;
-    const prev16 = prevBits === 16;
-    if (!(prevTier === fromTier && prev16)) runs[row + fromTier]--;
-    if (!(prevTier === tier && prev16)) runs[row + tier]++;
-    const hasNext = block + 1 < this.created[layer];
-    const nextTier = hasNext ? tiers[i + 1] : NONE;
-    if (nextTier >= 0) {
-      const startsBefore = !(nextTier === fromTier && fromBits === 16);
-      const startsAfter = !(nextTier === tier && bits === 16);
-      if (startsBefore !== startsAfter) runs[row + nextTier] += startsAfter ? 1 : -1;
-    }
+    const prev16 = +(prevBits === 16);
+    runs[row + fromTier] -= 1 - (+(prevTier === fromTier) & prev16);
+    runs[row + tier] += 1 - (+(prevTier === tier) & prev16);
+    const nextTier = block + 1 < this.created[layer] ? tiers[i + 1] : NONE;
+    if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & +(fromBits === 16)) - (+(nextTier === tier) & +(bits === 16));
     if (bits !== fromBits) {
-      let d = 0;
-      if (prevTier >= 0) d += (bits !== prevBits ? 1 : 0) - (fromBits !== prevBits ? 1 : 0);
-      if (nextTier >= 0) {
-        const nextBits = bitsAt[i + 1];
-        d += (bits !== nextBits ? 1 : 0) - (fromBits !== nextBits ? 1 : 0);
-      }
-      if (d !== 0) this.changeCount[layer] += d;
+      // a pair counts where both blocks are live and their bits differ
+      const nextBits = nextTier >= 0 ? bitsAt[i + 1] : 0;
+      const prevLive = +(prevTier >= 0);
+      const nextLive = +(nextTier >= 0);
+      this.changeCount[layer] +=
+        prevLive * (+(bits !== prevBits) - +(fromBits !== prevBits)) + nextLive * (+(bits !== nextBits) - +(fromBits !== nextBits));
     }
     tiers[i] = tier;
     bitsAt[i] = bits;

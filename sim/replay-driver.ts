@@ -85,8 +85,8 @@ export class ReplayDriver<H> implements Actions {
   private lastKey = -1;
   private lastBatch: MoveBatch | undefined = undefined;
   /** the tier name demote() was given last, and its index */
-  private lastTierName: string | null = null;
-  private lastTier = -1;
+  private lastTierName = '';
+  private lastTier: number;
   /** 1 where the current decision skips block b of its layer (cleared by the layer's pass over its blocks) */
   private readonly skipMark: Uint8Array;
   /** whether the current decision asked for any skip (skipMark has a 1) */
@@ -199,10 +199,12 @@ export class ReplayDriver<H> implements Actions {
   /**
    * per block moved in the flush being gathered: flushBase + its tier and bits before (tier * 32 +
    * bits) + FLUSH_START_OFFSET, where marks below flushBase are of earlier flushes (flushBase grows by
-   * FLUSH_STRIDE at each flush); whether a block moves twice in it
+   * FLUSH_STRIDE at each flush, and starts again when past flushBaseMax); whether a block moves twice in it
    */
-  private flushMark = new Float64Array(0);
+  private flushMark = new Int32Array(0);
   private flushBase = FLUSH_STRIDE;
+  /** the largest flushBase before the marks start again (flushMark is an Int32Array) */
+  flushBaseMax = FLUSH_BASE_MAX;
   private flushMulti = false;
   private curLayer = 0;
   /** the batch handed to executor.stage (reused: the executor reads it during the call only), and prefetch's one-block list */
@@ -223,6 +225,7 @@ export class ReplayDriver<H> implements Actions {
     this.M = cache.maxBlocks;
     this.B = header.block_size;
     this.T = cache.tierNames.length;
+    this.lastTier = cache.tierNames.indexOf(this.lastTierName);
     this.keyNorms = Array.from({ length: this.L }, () => new Float32Array(this.M));
     // with one group the layer's norms are the group's (one array)
     this.groupNorms = this.keyNorms.map((k) => (this.G === 1 ? [k] : Array.from({ length: this.G }, () => new Float32Array(this.M))));
@@ -425,15 +428,14 @@ export class ReplayDriver<H> implements Actions {
   }
 
   demote(layer: number, block: number, tier: string, bits: number): boolean {
-    const why = this.checkLive(layer, block);
-    if (why) return this.refuse('demote', why);
+    const i = this.liveAt(layer, block);
+    if (i < 0) return this.refuse('demote', this.checkLive(layer, block)!);
     const to = tier === this.lastTierName ? this.lastTier : this.cache.tierNames.indexOf(tier);
     if (to < 0) return this.refuse('demote', `unknown tier "${tier}" (tiers: ${this.cache.tierNames.join(', ')})`);
     this.lastTierName = tier;
     this.lastTier = to;
     const k = bits >= 0 && bits <= 16 ? this.bitsSlot[bits] : -1;
     if (!(k >= 0)) return this.refuse('demote', `unsupported precision ${bits} bits (valid: ${BITS_DESCENDING.join(', ')})`);
-    const i = layer * this.M + block;
     const c = this.cache;
     const from = c.tier[i];
     const fromBits = c.bits[i];
@@ -445,9 +447,8 @@ export class ReplayDriver<H> implements Actions {
   }
 
   promote(layer: number, block: number, bits?: number): boolean {
-    const why = this.checkLive(layer, block);
-    if (why) return this.refuse('promote', why);
-    const i = layer * this.M + block;
+    const i = this.liveAt(layer, block);
+    if (i < 0) return this.refuse('promote', this.checkLive(layer, block)!);
     const c = this.cache;
     const from = c.tier[i];
     const fromBits = c.bits[i];
@@ -711,13 +712,19 @@ export class ReplayDriver<H> implements Actions {
    * demote and promote once they have checked the move.
    */
   private moveBlock(i: number, layer: number, block: number, from: number, fromBits: number, to: number, bits: number, k: number, reason: TransferReason): boolean {
-    if (this.enteredAt[i] < this.stagedSince[layer * this.T + from]) this.stagedMask[i] = 1;
+    // (nothing bulk-staged since: no block entered its tier before 0)
+    const since = this.stagedSince[layer * this.T + from];
+    if (since > 0 && this.enteredAt[i] < since) this.stagedMask[i] = 1;
     if (this.listPending && layer === this.curLayer) this.logUndo(block);
-    // a kept block's counts: out at its place now, in at its place after the move (the same place if refused)
-    const kept = this.keptValid[layer] === 1 && this.keptMask[i] === 1;
-    if (kept) this.keptCount(layer, i, -1);
     const moved = this.cache.moveAt(i, layer, block, to, bits, k);
-    if (kept) this.keptCount(layer, i, 1);
+    // a kept block's counts: out at its place before, in at its place after the move (the same place if refused)
+    if (this.keptValid[layer] === 1 && this.keptMask[i] === 1) {
+      if (moved) this.keptMove(layer, from, fromBits, to, bits);
+      else {
+        this.keptCount(layer, i, -1);
+        this.keptCount(layer, i, 1);
+      }
+    }
     if (!moved) {
       return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
     }
@@ -743,8 +750,7 @@ export class ReplayDriver<H> implements Actions {
     b.blocks.push(block);
     if (this.slotsPlaced) {
       const i = layer * this.M + block;
-      const mark = this.flushMark[i];
-      if (mark >= this.flushBase) this.flushMulti = true;
+      if (this.flushMark[i] >= this.flushBase) this.flushMulti = true;
       else this.flushMark[i] = this.flushBase + (reason === 'spill' ? NONE : fromTier) * 32 + fromBits + FLUSH_START_OFFSET;
     }
   }
@@ -888,7 +894,7 @@ export class ReplayDriver<H> implements Actions {
     this.hbmSlots!.placeInitial(c.created, (l, b) => c.tierOf(l, b), (l, b) => c.bytesOf(c.bitsOf(l, b)));
     this.droppedSince = Array.from({ length: this.L }, () => []);
     this.createdSince = Array.from({ length: this.L }, () => []);
-    this.flushMark = new Float64Array(this.L * this.M);
+    this.flushMark = new Int32Array(this.L * this.M);
     this.slotsPlaced = true;
   }
 
@@ -915,6 +921,11 @@ export class ReplayDriver<H> implements Actions {
       }
     }
     this.flushBase += FLUSH_STRIDE;
+    if (this.flushBase > this.flushBaseMax) {
+      // every mark is of an earlier flush: they start again from 0
+      this.flushMark.fill(0);
+      this.flushBase = FLUSH_STRIDE;
+    }
     this.flushMulti = false;
   }
 
@@ -1410,6 +1421,30 @@ export class ReplayDriver<H> implements Actions {
     this.keptPos[l * this.M + moved] = at;
   }
 
+  /**
+   * A kept block of layer l moved from (t0, bits0) to (t1, bits1): keptCount(-1) at the first place and
+   * keptCount(+1) at the second, the same sums in the same order (the per-precision count left as it
+   * is where the precision's slot is the same)
+   */
+  private keptMove(l: number, t0: number, bits0: number, t1: number, bits1: number): void {
+    const s0 = this.bitsSlot[bits0];
+    const s1 = this.bitsSlot[bits1];
+    if (s0 !== s1) {
+      this.keptBits[l * BITS.length + s0]--;
+      this.keptBits[l * BITS.length + s1]++;
+    }
+    if (t0 === 0) {
+      const bytes = this.bytesByBits[bits0];
+      this.keptResident[l] += -bytes;
+      if (bits0 < 16) this.keptQuant[l] += -bytes;
+    } else if (t0 > 0) this.keptBelow[l]--;
+    if (t1 === 0) {
+      const bytes = this.bytesByBits[bits1];
+      this.keptResident[l] += bytes;
+      if (bits1 < 16) this.keptQuant[l] += bytes;
+    } else if (t1 > 0) this.keptBelow[l]++;
+  }
+
   /** adds `sign` (+1 or -1) times kept block i (= l * M + b) at its tier and bits now to the layer's kept counts */
   private keptCount(l: number, i: number, sign: number): void {
     const t = this.cache.tier[i];
@@ -1539,6 +1574,14 @@ export class ReplayDriver<H> implements Actions {
     return pairs > 0 ? Math.min(1, this.cache.precisionChanges(l) / pairs) : 0;
   }
 
+  /** layer * M + block for a live block (the blocks checkLive passes), else -1 */
+  private liveAt(layer: number, block: number): number {
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L)) return -1;
+    if (!(Number.isInteger(block) && block >= 0 && block < this.cache.created[layer])) return -1;
+    const i = layer * this.M + block;
+    return this.cache.tier[i] === DROPPED ? -1 : i;
+  }
+
   private checkLive(layer: number, block: number): string | null {
     if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L)) return `layer ${layer} does not exist (layers: 0..${this.L - 1})`;
     if (!(Number.isInteger(block) && block >= 0 && block < this.cache.created[layer])) {
@@ -1594,6 +1637,8 @@ function reasonIndex(reason: TransferReason): number {
  */
 const FLUSH_START_OFFSET = 64;
 const FLUSH_STRIDE = 4096;
+/** the largest flushBase (flushMark is an Int32Array) */
+const FLUSH_BASE_MAX = 2 ** 30;
 
 /**
  * bytes of `n` blocks of `bytes` each, as n additions of `bytes` from 0 would sum them: the product
