@@ -17,7 +17,7 @@
  * next tier with room (oldest blocks first) and counted as refused 'prefill_budget'.
  */
 import type { Executor, LayerWork, MoveBatch, StepTiming, TransferReason } from './executor.js';
-import { BITS, BITS_DESCENDING, DROPPED, isCacheBits, KVCache, NONE } from './kv-cache.js';
+import { BITS, BITS_DESCENDING, DROPPED, KVCache, NONE } from './kv-cache.js';
 import type { AttentionKernel } from './hardware/profile.js';
 import type { Actions, GroupAttention, Observation, Policy, PolicyView, SkipScope } from '../policies/policy.js';
 import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
