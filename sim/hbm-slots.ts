@@ -10,16 +10,56 @@
  * executor's allocator and the counts against a lowered plan.
  */
 
-interface Slab {
-  base: number;
-  slotBytes: number;
-  free: number[];
-  used: number;
+/**
+ * A slab: its free slots, the slots in use, and its place in its size class's list of slabs with
+ * free slots. The free slots are a stack, set up as every slot with the lowest on top and pushed
+ * to as slots are freed; it is kept as the freed offsets pushed (free[0, nStack)) over the slots not
+ * handed out since the set-up (fresh..n - 1, the lowest on top), so that a set-up writes nothing.
+ */
+class Slab {
+  slotBytes = 0;
+  /** slots of the slab */
+  n = 0;
+  /** the lowest slot not handed out since the set-up */
+  fresh = 0;
+  /** offsets of the slots freed and not handed out again, the next one to hand out at nStack - 1 */
+  free = new Float64Array(0);
+  nStack = 0;
+  used = 0;
+  /** the size class whose open list it is on, null when on none (full, or unused) */
+  open: SizeClass | null = null;
+  prev: Slab | null = null;
+  next: Slab | null = null;
+  constructor(readonly index: number) {}
 }
 
-interface SizeClass {
-  open: Set<Slab>;
-  head: Slab | null;
+/**
+ * The slabs of one slot size with free slots, in the order they last became open (a slab joins the
+ * end when it is set up or one of its slots is freed while it was full; the next slot is taken from
+ * the first): the order of the executor's Set of open slabs.
+ */
+class SizeClass {
+  first: Slab | null = null;
+  last: Slab | null = null;
+
+  append(slab: Slab): void {
+    slab.open = this;
+    slab.prev = this.last;
+    slab.next = null;
+    if (this.last) this.last.next = slab;
+    else this.first = slab;
+    this.last = slab;
+  }
+
+  remove(slab: Slab): void {
+    const { prev, next } = slab;
+    if (prev) prev.next = next;
+    else this.first = next;
+    if (next) next.prev = prev;
+    else this.last = prev;
+    slab.open = null;
+    slab.prev = slab.next = null;
+  }
 }
 
 export class HbmSlots {
@@ -28,12 +68,11 @@ export class HbmSlots {
   /** slab by index (offset / slabBytes: slabs are laid end to end from 0) */
   private readonly slabAt: Slab[] = [];
   private readonly freeSlabs: Slab[] = [];
-  /** per slot size: its slabs with free slots, and the first of them (insertion order), null when not known */
+  /** per slot size: its slabs with free slots */
   private readonly sizes = new Map<number, SizeClass>();
   /** the size class asked for last (most moves are of one block size) */
   private lastBytes = -1;
   private lastClass: SizeClass | null = null;
-  private end = 0;
 
   constructor(
     readonly layers: number,
@@ -46,39 +85,33 @@ export class HbmSlots {
   alloc(slotBytes: number): number {
     if (slotBytes > this.slabBytes) throw new Error(`a block of ${slotBytes} bytes does not fit a ${this.slabBytes}-byte slab`);
     const size = this.sizeOf(slotBytes);
-    const set = size.open;
-    let slab = size.head ?? undefined;
-    if (!slab && set.size > 0) {
-      slab = set.values().next().value as Slab;
-      size.head = slab;
-    }
-    if (!slab) {
-      slab = this.freeSlabs.pop();
-      if (slab) slab.slotBytes = slotBytes;
-      else {
-        slab = { base: this.end, slotBytes, free: [], used: 0 };
-        this.slabAt.push(slab);
-        this.end += this.slabBytes;
-      }
-      const n = Math.floor(this.slabBytes / slotBytes);
-      slab.free = Array.from({ length: n }, (_, i) => slab!.base + (n - 1 - i) * slotBytes);
-      set.add(slab);
-      size.head = slab;
-    }
-    const offset = slab.free.pop()!;
-    slab.used++;
-    if (slab.free.length === 0) {
-      set.delete(slab);
-      size.head = null;
-    }
+    let slab = size.first;
+    if (!slab) slab = this.openSlab(size, slotBytes);
+    const offset = slab.nStack > 0 ? slab.free[--slab.nStack] : slab.index * this.slabBytes + slab.fresh++ * slotBytes;
+    if (++slab.used === slab.n) size.remove(slab);
     return offset;
+  }
+
+  /** an unused slab (the last one freed, else a new one at the end) set up with slots of `slotBytes`, put on its size's open list */
+  private openSlab(size: SizeClass, slotBytes: number): Slab {
+    let slab = this.freeSlabs.pop();
+    if (!slab) {
+      slab = new Slab(this.slabAt.length);
+      this.slabAt.push(slab);
+    }
+    slab.slotBytes = slotBytes;
+    slab.n = Math.floor(this.slabBytes / slotBytes);
+    slab.fresh = 0;
+    slab.nStack = 0;
+    size.append(slab);
+    return slab;
   }
 
   /** the size class of a slot size, made when first asked for */
   private sizeOf(slotBytes: number): SizeClass {
     if (slotBytes === this.lastBytes) return this.lastClass!;
     let size = this.sizes.get(slotBytes);
-    if (!size) this.sizes.set(slotBytes, (size = { open: new Set(), head: null }));
+    if (!size) this.sizes.set(slotBytes, (size = new SizeClass()));
     this.lastBytes = slotBytes;
     this.lastClass = size;
     return size;
@@ -87,15 +120,18 @@ export class HbmSlots {
   free(offset: number): void {
     const slab = this.slabAt[Math.floor(offset / this.slabBytes)];
     if (!slab || slab.used === 0) throw new Error(`HBM slot ${offset} is not allocated`);
-    slab.free.push(offset);
+    if (slab.nStack === slab.free.length) {
+      const grown = new Float64Array(Math.max(16, Math.min(slab.n, 2 * slab.nStack)));
+      grown.set(slab.free);
+      slab.free = grown;
+    }
+    slab.free[slab.nStack++] = offset;
     slab.used--;
-    const size = this.sizeOf(slab.slotBytes);
     if (slab.used === 0) {
-      size.open.delete(slab);
-      if (size.head === slab) size.head = null;
+      if (slab.open) slab.open.remove(slab);
       this.freeSlabs.push(slab);
-    } else {
-      size.open.add(slab);
+    } else if (!slab.open) {
+      this.sizeOf(slab.slotBytes).append(slab);
     }
   }
 
@@ -130,13 +166,16 @@ export class HbmSlots {
     let copies = 0;
     let prevBlock = -2;
     let prevSlot = -2;
+    // (each slot freed once counted: a block's count reads its own slot only, and a move's blocks differ)
     for (const b of blocks) {
-      const s = this.slot[l * this.maxBlocks + b];
+      const i = l * this.maxBlocks + b;
+      const s = this.slot[i];
       if (!(bits === 16 && b === prevBlock + 1 && s === prevSlot + bytes)) copies++;
       prevBlock = b;
       prevSlot = s;
+      if (s >= 0) this.free(s);
+      this.slot[i] = -1;
     }
-    for (const b of blocks) this.release(l, b);
     return copies;
   }
 

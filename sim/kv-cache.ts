@@ -225,47 +225,67 @@ export class KVCache {
   /** Move a live block to `tier` at `bits`. False (nothing changed) if the destination would overflow. */
   move(layer: number, block: number, tier: number, bits: number): boolean {
     const i = this.liveIndex(layer, block);
-    const fromTier = this.tier[i];
-    const fromBits = this.bits[i];
-    const kFrom = bitsIndex(fromBits);
-    const k = bitsIndex(bits);
-    const oldBytes = this.blockBytes[kFrom];
-    const newBytes = this.blockBytes[k];
+    return this.moveAt(i, layer, block, tier, bits, bitsIndex(bits));
+  }
+
+  /**
+   * move() of live block i = layer * maxBlocks + block to `tier` at `bits`, whose BITS index is k
+   * (for a caller that has checked the block and the precision).
+   */
+  moveAt(i: number, layer: number, block: number, tier: number, bits: number, k: number): boolean {
+    const tiers = this.tier;
+    const bitsAt = this.bits;
+    const fromTier = tiers[i];
+    const fromBits = bitsAt[i];
+    const kFrom = BITS_INDEX[fromBits];
+    const blockBytes = this.blockBytes;
+    const oldBytes = blockBytes[kFrom];
+    const newBytes = blockBytes[k];
+    const used = this.used;
     const extra = fromTier === tier ? newBytes - oldBytes : newBytes;
-    if (extra > 0 && this.used[tier] + extra > this.capacity[tier]) return false;
+    if (extra > 0 && used[tier] + extra > this.capacity[tier]) return false;
     // add(-1) at the old place, then add(+1) at the new one, without the counts that come back to where
     // they were (the live count; the per-precision counts at the same bits) and the peak check after
     // taking bytes away (used only fell); the byte sums are the same two steps
     const T = this.tierNames.length;
     const K = BITS.length;
-    this.used[fromTier] -= oldBytes;
+    used[fromTier] -= oldBytes;
+    const row = layer * T;
     if (fromTier !== tier) {
-      this.tierCount[layer * T + fromTier]--;
-      this.tierCount[layer * T + tier]++;
+      this.tierCount[row + fromTier]--;
+      this.tierCount[row + tier]++;
     }
     if (kFrom !== k) {
       this.bitsCount[layer * K + kFrom]--;
       this.bitsCount[layer * K + k]++;
     }
-    this.tierBitsCount[(layer * T + fromTier) * K + kFrom]--;
-    this.tierBitsCount[(layer * T + tier) * K + k]++;
-    this.runStart(layer, block, -1);
-    this.runStart(layer, block + 1, -1);
+    this.tierBitsCount[(row + fromTier) * K + kFrom]--;
+    this.tierBitsCount[(row + tier) * K + k]++;
+    // the runs (runStart) and precision changes (bitsChange) that involve the block: whether it starts
+    // a run, and whether the next live block does, before and after; the pairs it forms with its live
+    // neighbours. Counted with 0/1 arithmetic rather than branches: the neighbours' tiers vary from
+    // move to move, and mispredicted branches were most of a move's cost
+    const runs = this.runCount;
+    const prevTier = block > 0 ? tiers[i - 1] : NONE;
+    const prevBits = block > 0 ? bitsAt[i - 1] : 0;
+    const prev16 = +(prevBits === 16);
+    runs[row + fromTier] -= 1 - (+(prevTier === fromTier) & prev16);
+    runs[row + tier] += 1 - (+(prevTier === tier) & prev16);
+    const nextTier = block + 1 < this.created[layer] ? tiers[i + 1] : NONE;
+    if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & +(fromBits === 16)) - (+(nextTier === tier) & +(bits === 16));
     if (bits !== fromBits) {
-      this.bitsChange(layer, block, -1);
-      this.bitsChange(layer, block + 1, -1);
+      // a pair counts where both blocks are live and their bits differ
+      const nextBits = nextTier >= 0 ? bitsAt[i + 1] : 0;
+      const prevLive = +(prevTier >= 0);
+      const nextLive = +(nextTier >= 0);
+      this.changeCount[layer] +=
+        prevLive * (+(bits !== prevBits) - +(fromBits !== prevBits)) + nextLive * (+(bits !== nextBits) - +(fromBits !== nextBits));
     }
-    this.tier[i] = tier;
-    this.bits[i] = bits;
+    tiers[i] = tier;
+    bitsAt[i] = bits;
     this.hbmMask[i] = tier === 0 ? 1 : 0;
-    this.runStart(layer, block, +1);
-    this.runStart(layer, block + 1, +1);
-    if (bits !== fromBits) {
-      this.bitsChange(layer, block, +1);
-      this.bitsChange(layer, block + 1, +1);
-    }
-    this.used[tier] += newBytes;
-    if (this.used[tier] > this.peak[tier]) this.peak[tier] = this.used[tier];
+    used[tier] += newBytes;
+    if (used[tier] > this.peak[tier]) this.peak[tier] = used[tier];
     this.editCount[layer]++;
     return true;
   }

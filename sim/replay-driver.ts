@@ -17,7 +17,7 @@
  * next tier with room (oldest blocks first) and counted as refused 'prefill_budget'.
  */
 import type { Executor, LayerWork, MoveBatch, StepTiming, TransferReason } from './executor.js';
-import { BITS, BITS_DESCENDING, DROPPED, isCacheBits, KVCache, NONE } from './kv-cache.js';
+import { BITS, BITS_DESCENDING, DROPPED, KVCache, NONE } from './kv-cache.js';
 import type { AttentionKernel } from './hardware/profile.js';
 import type { Actions, GroupAttention, Observation, Policy, PolicyView, SkipScope } from '../policies/policy.js';
 import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from '../traces/format.js';
@@ -84,6 +84,9 @@ export class ReplayDriver<H> implements Actions {
   private readonly batches = new Map<number, MoveBatch>();
   private lastKey = -1;
   private lastBatch: MoveBatch | undefined = undefined;
+  /** the tier name demote() was given last, and its index */
+  private lastTierName = '';
+  private lastTier: number;
   /** 1 where the current decision skips block b of its layer (cleared by the layer's pass over its blocks) */
   private readonly skipMark: Uint8Array;
   /** whether the current decision asked for any skip (skipMark has a 1) */
@@ -194,12 +197,14 @@ export class ReplayDriver<H> implements Actions {
   private droppedSince: number[][] = [];
   private createdSince: number[][] = [];
   /**
-   * per block moved in the flush being gathered: its tier and bits before (tier * 32 + bits), valid
-   * where flushStamp holds the flush's number; whether a block moves twice in it
+   * per block moved in the flush being gathered: flushBase + its tier and bits before (tier * 32 +
+   * bits) + FLUSH_START_OFFSET, where marks below flushBase are of earlier flushes (flushBase grows by
+   * FLUSH_STRIDE at each flush, and starts again when past flushBaseMax); whether a block moves twice in it
    */
-  private flushStart = new Int16Array(0);
-  private flushStamp = new Int32Array(0);
-  private flushNo = 1;
+  private flushMark = new Int32Array(0);
+  private flushBase = FLUSH_STRIDE;
+  /** the largest flushBase before the marks start again (flushMark is an Int32Array) */
+  flushBaseMax = FLUSH_BASE_MAX;
   private flushMulti = false;
   private curLayer = 0;
   /** the batch handed to executor.stage (reused: the executor reads it during the call only), and prefetch's one-block list */
@@ -220,6 +225,7 @@ export class ReplayDriver<H> implements Actions {
     this.M = cache.maxBlocks;
     this.B = header.block_size;
     this.T = cache.tierNames.length;
+    this.lastTier = cache.tierNames.indexOf(this.lastTierName);
     this.keyNorms = Array.from({ length: this.L }, () => new Float32Array(this.M));
     // with one group the layer's norms are the group's (one array)
     this.groupNorms = this.keyNorms.map((k) => (this.G === 1 ? [k] : Array.from({ length: this.G }, () => new Float32Array(this.M))));
@@ -422,28 +428,35 @@ export class ReplayDriver<H> implements Actions {
   }
 
   demote(layer: number, block: number, tier: string, bits: number): boolean {
-    const why = this.checkLive(layer, block);
-    if (why) return this.refuse('demote', why);
-    const to = this.cache.tierNames.indexOf(tier);
+    const i = this.liveAt(layer, block);
+    if (i < 0) return this.refuse('demote', this.checkLive(layer, block)!);
+    const to = tier === this.lastTierName ? this.lastTier : this.cache.tierNames.indexOf(tier);
     if (to < 0) return this.refuse('demote', `unknown tier "${tier}" (tiers: ${this.cache.tierNames.join(', ')})`);
-    if (!isCacheBits(bits)) return this.refuse('demote', `unsupported precision ${bits} bits (valid: ${BITS_DESCENDING.join(', ')})`);
-    const from = this.cache.tierOf(layer, block);
-    const fromBits = this.cache.bitsOf(layer, block);
+    this.lastTierName = tier;
+    this.lastTier = to;
+    const k = bits >= 0 && bits <= 16 ? this.bitsSlot[bits] : -1;
+    if (!(k >= 0)) return this.refuse('demote', `unsupported precision ${bits} bits (valid: ${BITS_DESCENDING.join(', ')})`);
+    const c = this.cache;
+    const from = c.tier[i];
+    const fromBits = c.bits[i];
     if (to < from || (to === from && bits >= fromBits)) {
-      return this.refuse('demote', `layer ${layer} block ${block}: ${tier}/${bits}b is not below ${this.cache.tierNames[from]}/${fromBits}b`);
+      return this.refuse('demote', `layer ${layer} block ${block}: ${tier}/${bits}b is not below ${c.tierNames[from]}/${fromBits}b`);
     }
-    if (this.cache.isPinned(layer, block)) return this.refuse('demote', `layer ${layer} block ${block} is pinned`);
-    return this.moveBlock(layer, block, to, bits, 'demote');
+    if (c.pinned[i] === 1) return this.refuse('demote', `layer ${layer} block ${block} is pinned`);
+    return this.moveBlock(i, layer, block, from, fromBits, to, bits, k, 'demote');
   }
 
   promote(layer: number, block: number, bits?: number): boolean {
-    const why = this.checkLive(layer, block);
-    if (why) return this.refuse('promote', why);
-    const from = this.cache.tierOf(layer, block);
-    const b = bits ?? this.cache.bitsOf(layer, block);
-    if (!isCacheBits(b)) return this.refuse('promote', `unsupported precision ${b} bits (valid: ${BITS_DESCENDING.join(', ')})`);
-    if (from === 0 && b <= this.cache.bitsOf(layer, block)) return this.refuse('promote', `layer ${layer} block ${block} is already in ${this.cache.tierNames[0]}`);
-    return this.moveBlock(layer, block, 0, b, 'promote');
+    const i = this.liveAt(layer, block);
+    if (i < 0) return this.refuse('promote', this.checkLive(layer, block)!);
+    const c = this.cache;
+    const from = c.tier[i];
+    const fromBits = c.bits[i];
+    const b = bits ?? fromBits;
+    const k = b >= 0 && b <= 16 ? this.bitsSlot[b] : -1;
+    if (!(k >= 0)) return this.refuse('promote', `unsupported precision ${b} bits (valid: ${BITS_DESCENDING.join(', ')})`);
+    if (from === 0 && b <= fromBits) return this.refuse('promote', `layer ${layer} block ${block} is already in ${c.tierNames[0]}`);
+    return this.moveBlock(i, layer, block, from, fromBits, 0, b, k, 'promote');
   }
 
   prefetch(layer: number, block: number): boolean {
@@ -694,17 +707,24 @@ export class ReplayDriver<H> implements Actions {
     throw new Error(`out of memory: every tier is full creating layer ${layer} block ${c.created[layer]} (tier capacities: ${c.tierNames.map((n, i) => `${n} ${c.capacity[i]} B`).join(', ')})`);
   }
 
-  private moveBlock(layer: number, block: number, to: number, bits: number, reason: TransferReason): boolean {
-    const from = this.cache.tierOf(layer, block);
-    const fromBits = this.cache.bitsOf(layer, block);
-    const i = layer * this.M + block;
-    if (this.enteredAt[i] < this.stagedSince[layer * this.T + from]) this.stagedMask[i] = 1;
+  /**
+   * Live block i = layer * M + block, at (from, fromBits), to tier `to` at `bits` (BITS index k), for
+   * demote and promote once they have checked the move.
+   */
+  private moveBlock(i: number, layer: number, block: number, from: number, fromBits: number, to: number, bits: number, k: number, reason: TransferReason): boolean {
+    // (nothing bulk-staged since: no block entered its tier before 0)
+    const since = this.stagedSince[layer * this.T + from];
+    if (since > 0 && this.enteredAt[i] < since) this.stagedMask[i] = 1;
     if (this.listPending && layer === this.curLayer) this.logUndo(block);
-    // a kept block's counts: out at its place now, in at its place after the move (the same place if refused)
-    const kept = this.keptValid[layer] === 1 && this.keptMask[i] === 1;
-    if (kept) this.keptCount(layer, i, -1);
-    const moved = this.cache.move(layer, block, to, bits);
-    if (kept) this.keptCount(layer, i, 1);
+    const moved = this.cache.moveAt(i, layer, block, to, bits, k);
+    // a kept block's counts: out at its place before, in at its place after the move (the same place if refused)
+    if (this.keptValid[layer] === 1 && this.keptMask[i] === 1) {
+      if (moved) this.keptMove(layer, from, fromBits, to, bits);
+      else {
+        this.keptCount(layer, i, -1);
+        this.keptCount(layer, i, 1);
+      }
+    }
     if (!moved) {
       return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
     }
@@ -726,16 +746,12 @@ export class ReplayDriver<H> implements Actions {
     }
     this.lastKey = key;
     this.lastBatch = b;
+    // (its bytes are summed at the flush: bytesOfBatch)
     b.blocks.push(block);
-    b.bytesFrom += this.bytesByBits[fromBits];
-    b.bytesTo += this.bytesByBits[toBits];
     if (this.slotsPlaced) {
       const i = layer * this.M + block;
-      if (this.flushStamp[i] === this.flushNo) this.flushMulti = true;
-      else {
-        this.flushStamp[i] = this.flushNo;
-        this.flushStart[i] = (reason === 'spill' ? NONE : fromTier) * 32 + fromBits;
-      }
+      if (this.flushMark[i] >= this.flushBase) this.flushMulti = true;
+      else this.flushMark[i] = this.flushBase + (reason === 'spill' ? NONE : fromTier) * 32 + fromBits + FLUSH_START_OFFSET;
     }
   }
 
@@ -839,6 +855,10 @@ export class ReplayDriver<H> implements Actions {
 
   private flush(): void {
     if (this.batches.size === 0) return;
+    for (const b of this.batches.values()) {
+      b.bytesFrom = bytesOfBatch(b.blocks.length, this.bytesByBits[b.fromBits]);
+      b.bytesTo = bytesOfBatch(b.blocks.length, this.bytesByBits[b.toBits]);
+    }
     if (this.slotsPlaced) this.slotFlush();
     for (const b of this.batches.values()) {
       if (!this.slotsPlaced || (b.fromTier !== 0 && b.toTier !== 0)) b.runs = this.batchRuns(b);
@@ -874,8 +894,7 @@ export class ReplayDriver<H> implements Actions {
     this.hbmSlots!.placeInitial(c.created, (l, b) => c.tierOf(l, b), (l, b) => c.bytesOf(c.bitsOf(l, b)));
     this.droppedSince = Array.from({ length: this.L }, () => []);
     this.createdSince = Array.from({ length: this.L }, () => []);
-    this.flushStart = new Int16Array(this.L * this.M);
-    this.flushStamp = new Int32Array(this.L * this.M);
+    this.flushMark = new Int32Array(this.L * this.M);
     this.slotsPlaced = true;
   }
 
@@ -892,15 +911,21 @@ export class ReplayDriver<H> implements Actions {
       const batches = [...this.batches.values()];
       for (const b of batches) if (b.fromTier === 0 || b.toTier === 0) b.runs = 0;
       const start = (i: number): [number, number] => {
-        const t = Math.floor(this.flushStart[i] / 32);
-        return [t, this.flushStart[i] - t * 32];
+        const code = this.flushMark[i] - this.flushBase - FLUSH_START_OFFSET;
+        const t = Math.floor(code / 32);
+        return [t, code - t * 32];
       };
       for (const { k, blocks } of moveRounds(batches, this.M, start, (_i, ks) => ks)) {
         const m = batches[k];
         if (m.fromTier === 0 || m.toTier === 0) m.runs += this.slotRuns(m, blocks);
       }
     }
-    this.flushNo++;
+    this.flushBase += FLUSH_STRIDE;
+    if (this.flushBase > this.flushBaseMax) {
+      // every mark is of an earlier flush: they start again from 0
+      this.flushMark.fill(0);
+      this.flushBase = FLUSH_STRIDE;
+    }
     this.flushMulti = false;
   }
 
@@ -1396,6 +1421,30 @@ export class ReplayDriver<H> implements Actions {
     this.keptPos[l * this.M + moved] = at;
   }
 
+  /**
+   * A kept block of layer l moved from (t0, bits0) to (t1, bits1): keptCount(-1) at the first place and
+   * keptCount(+1) at the second, the same sums in the same order (the per-precision count left as it
+   * is where the precision's slot is the same)
+   */
+  private keptMove(l: number, t0: number, bits0: number, t1: number, bits1: number): void {
+    const s0 = this.bitsSlot[bits0];
+    const s1 = this.bitsSlot[bits1];
+    if (s0 !== s1) {
+      this.keptBits[l * BITS.length + s0]--;
+      this.keptBits[l * BITS.length + s1]++;
+    }
+    if (t0 === 0) {
+      const bytes = this.bytesByBits[bits0];
+      this.keptResident[l] += -bytes;
+      if (bits0 < 16) this.keptQuant[l] += -bytes;
+    } else if (t0 > 0) this.keptBelow[l]--;
+    if (t1 === 0) {
+      const bytes = this.bytesByBits[bits1];
+      this.keptResident[l] += bytes;
+      if (bits1 < 16) this.keptQuant[l] += bytes;
+    } else if (t1 > 0) this.keptBelow[l]++;
+  }
+
   /** adds `sign` (+1 or -1) times kept block i (= l * M + b) at its tier and bits now to the layer's kept counts */
   private keptCount(l: number, i: number, sign: number): void {
     const t = this.cache.tier[i];
@@ -1525,6 +1574,14 @@ export class ReplayDriver<H> implements Actions {
     return pairs > 0 ? Math.min(1, this.cache.precisionChanges(l) / pairs) : 0;
   }
 
+  /** layer * M + block for a live block (the blocks checkLive passes), else -1 */
+  private liveAt(layer: number, block: number): number {
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L)) return -1;
+    if (!(Number.isInteger(block) && block >= 0 && block < this.cache.created[layer])) return -1;
+    const i = layer * this.M + block;
+    return this.cache.tier[i] === DROPPED ? -1 : i;
+  }
+
   private checkLive(layer: number, block: number): string | null {
     if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L)) return `layer ${layer} does not exist (layers: 0..${this.L - 1})`;
     if (!(Number.isInteger(block) && block >= 0 && block < this.cache.created[layer])) {
@@ -1573,6 +1630,25 @@ const REASON_COUNT = Object.keys(REASON_INDEX).length;
  */
 function reasonIndex(reason: TransferReason): number {
   return reason === 'demote' ? 0 : reason === 'promote' ? 1 : REASON_INDEX[reason];
+}
+/**
+ * A flush's marks (flushMark): FLUSH_STRIDE apart, a block's tier and bits before the flush (tier * 32
+ * + bits, from NONE * 32 to 99 * 32 + 16) + FLUSH_START_OFFSET in between
+ */
+const FLUSH_START_OFFSET = 64;
+const FLUSH_STRIDE = 4096;
+/** the largest flushBase (flushMark is an Int32Array) */
+const FLUSH_BASE_MAX = 2 ** 30;
+
+/**
+ * bytes of `n` blocks of `bytes` each, as n additions of `bytes` from 0 would sum them: the product
+ * where every partial sum is an exact integer
+ */
+export function bytesOfBatch(n: number, bytes: number): number {
+  if (Number.isInteger(bytes) && n * bytes <= Number.MAX_SAFE_INTEGER) return n * bytes;
+  let sum = 0;
+  for (let j = 0; j < n; j++) sum += bytes;
+  return sum;
 }
 /** a bulk stage's block list (none listed; never written) */
 const NO_BLOCKS: number[] = [];
