@@ -92,7 +92,8 @@ export class RingPlacement<E extends RingSpan> {
     this.front = (this.front + k) & mask;
     this.count -= k;
     const extent = make(start, end, over);
-    if (k !== 0) over.length = 0;
+    // (emptied by pops: setting an array's length is a slow runtime call)
+    while (over.length !== 0) over.pop();
     if (this.count === buf.length) this.widen();
     this.buf[(this.front + this.count) & (this.buf.length - 1)] = extent;
     this.count++;
@@ -177,7 +178,13 @@ export class StagingRing {
   private next = 1;
   private recorded = 0;
   private waited = 0;
-  private readonly signals = new Map<number, Signal>();
+  /**
+   * the recorded fences' signals still wanted (fences first..recorded): fence k at sigs[k - sigBase],
+   * those below `first` dropped (null)
+   */
+  private sigs: (Signal | null)[] = [];
+  private sigBase = 1;
+  private first = 1;
   /** waits the memory stream made on compute, and times the ring had to grow */
   waits = 0;
   grown = 0;
@@ -241,7 +248,21 @@ export class StagingRing {
   barrier(): void {
     if (this.unrecorded) this.record(this.computeTail());
     this.waited = Math.max(this.waited, this.recorded);
-    for (const k of this.signals.keys()) if (k < this.waited) this.signals.delete(k);
+    this.dropBelow(this.waited);
+  }
+
+  /** forget the signals of fences below f (f at most recorded + 1) */
+  private dropBelow(f: number): void {
+    const sigs = this.sigs;
+    for (let k = this.first; k < f; k++) sigs[k - this.sigBase] = null;
+    if (f > this.first) this.first = f;
+    // (the dropped front is cut off once it is most of the list)
+    const cut = this.first - this.sigBase;
+    if (cut >= 256 && 2 * cut >= sigs.length) {
+      sigs.copyWithin(0, cut);
+      for (let i = 0; i < cut; i++) sigs.pop();
+      this.sigBase = this.first;
+    }
   }
 
   /** ('lazy') extents were released under the next fence, which is not recorded yet */
@@ -249,7 +270,8 @@ export class StagingRing {
 
   private record(s: Signal): void {
     this.unrecorded = false;
-    this.signals.set(this.next, s);
+    // (fences are recorded in order: fence `next` goes at the end)
+    this.sigs.push(s);
     this.recorded = this.next++;
   }
 
@@ -259,8 +281,8 @@ export class StagingRing {
     if (f > this.recorded) this.record(this.computeTail());
     this.waited = f;
     this.waits++;
-    const s = this.signals.get(f)!;
-    for (const k of this.signals.keys()) if (k < f) this.signals.delete(k);
+    const s = this.sigs[f - this.sigBase]!;
+    this.dropBelow(f);
     return s;
   }
 

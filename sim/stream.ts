@@ -48,13 +48,31 @@ export abstract class StreamTask implements EventTask {
   /** its completion (set by the stream when it is queued) */
   done: Signal | null = null;
   constructor(
-    readonly stream: Stream,
-    readonly name: string,
+    public stream: Stream,
+    public name: string,
     /** category shown in the trace */
-    readonly cat: string,
-    readonly waits: readonly Signal[],
-    readonly args: StreamOp['args'],
+    public cat: string,
+    public waits: readonly Signal[],
+    public args: StreamOp['args'],
   ) {}
+
+  /**
+   * A task whose operation has ended (its signal fired, nothing holds it) becomes a new one, as the
+   * constructor makes it (a subclass that reuses its tasks calls it).
+   */
+  protected renew(stream: Stream, name: string, cat: string, waits: readonly Signal[], args: StreamOp['args']): void {
+    this.stream = stream;
+    this.name = name;
+    this.cat = cat;
+    this.waits = waits;
+    this.args = args;
+    this.phase = 0;
+    this.left = 0;
+    this.ready = Number.NaN;
+    this.began = 0;
+    this.notBefore = 0;
+    this.done = null;
+  }
 
   run(): void {
     const p = this.phase;
@@ -101,11 +119,19 @@ class KernelTask extends StreamTask {
     cat: string,
     waits: readonly Signal[],
     args: StreamOp['args'],
-    readonly us: number,
+    public us: number,
     /** where its run is logged (Stream.log), if its name is logged */
-    readonly log: IntervalLog | null,
+    public log: IntervalLog | null,
   ) {
     super(stream, name, cat, waits, args);
+  }
+
+  /** an ended kernel (its stream's free list: nothing holds it) becomes a new one, as the constructor makes it */
+  reuse(name: string, cat: string, waits: readonly Signal[], args: StreamOp['args'], us: number, log: IntervalLog | null): KernelTask {
+    this.renew(this.stream, name, cat, waits, args);
+    this.us = us;
+    this.log = log;
+    return this;
   }
 
   begin(): void {
@@ -114,6 +140,9 @@ class KernelTask extends StreamTask {
 
   override step(): void {
     this.finish();
+    // ended: its signal has fired and its events are done with it
+    const s = this.stream;
+    if (s.reuseTasks) s.freeKernels.push(this);
   }
 }
 
@@ -161,6 +190,10 @@ export class Stream {
   /** the latest stretch of back-to-back operations, started or scheduled: [busyFrom, busyTo) */
   private busyFrom = 0;
   private busyTo = 0;
+
+  /** ended kernel tasks of this stream, for timed() to reuse (reuseTasks, on by default: off, every one is a new object) */
+  readonly freeKernels: KernelTask[] = [];
+  reuseTasks = true;
 
   constructor(
     private readonly engine: Engine,
@@ -269,7 +302,11 @@ export class Stream {
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
     const log = this.log !== null && this.log.names.has(name) ? this.log.intervals : null;
-    if (!known) return this.enqueueTask(new KernelTask(this, name, cat, waits.length === 0 ? NO_WAITS : waits.slice(), args, us, log));
+    if (!known) {
+      const w = waits.length === 0 ? NO_WAITS : waits.slice();
+      const free = this.freeKernels;
+      return this.enqueueTask(free.length !== 0 ? free.pop()!.reuse(name, cat, w, args, us, log) : new KernelTask(this, name, cat, w, args, us, log));
+    }
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later),
     // and starts then or when the host issues it (the wait for the host is stall, as on the event path)
     const ready = Math.max(this.tailEnd, e.now);
