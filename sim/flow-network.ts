@@ -169,13 +169,15 @@ export class FlowNetwork {
   }
 
   private tryAcquire(t: Transfer): void {
-    for (const r of t.route) {
+    const route = t.route;
+    for (let i = 0; i < route.length; i++) {
+      const r = route[i];
       if (r.inUse >= r.slots) {
         r.queue.push(t);
         return;
       }
     }
-    for (const r of t.route) r.inUse++;
+    for (let i = 0; i < route.length; i++) route[i].inUse++;
     t.started = this.engine.now;
     if (t.alpha_us > 0) this.engine.after(t.alpha_us, t as Flow, this.priority);
     else this.beginFlow(t);
@@ -250,7 +252,8 @@ export class FlowNetwork {
       // one flow: progressive filling gives it its route's narrowest capacity (capacity / 1 users)
       const t = flows[0];
       let share = Infinity;
-      for (const r of t.route) if (r.capacity < share) share = r.capacity;
+      const route = t.route;
+      for (let i = 0; i < route.length; i++) if (route[i].capacity < share) share = route[i].capacity;
       t.rate = share === Infinity ? -1 : share; // (no finite resource: left unset, as below)
       return;
     }
@@ -338,7 +341,9 @@ export class FlowNetwork {
   private finish(t: Transfer): void {
     t.remaining = 0;
     let freed: Resource[] | null = null;
-    for (const r of t.route) {
+    const route = t.route;
+    for (let i = 0; i < route.length; i++) {
+      const r = route[i];
       r.inUse--;
       r.bytes += t.bytes;
       if (r.queue.length > 0) (freed ??= []).push(r);

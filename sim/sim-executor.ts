@@ -529,7 +529,8 @@ export class SimExecutor implements Executor<Signal> {
   private waitOnMemoryTail(waits: Signal[]): boolean {
     let need = 0;
     let k = 0;
-    for (const x of waits) {
+    for (let i = 0; i < waits.length; i++) {
+      const x = waits[i];
       const q = x.seq;
       if (q === 0) waits[k++] = x;
       else if (q > need) need = q;
@@ -743,7 +744,8 @@ export class SimExecutor implements Executor<Signal> {
 /** a route's narrowest bandwidth (its slowest resource's capacity, bytes per us) */
 function narrowest(route: Route): number {
   let cap = Infinity;
-  for (const r of route.resources) if (r.capacity < cap) cap = r.capacity;
+  const rs = route.resources;
+  for (let i = 0; i < rs.length; i++) if (rs[i].capacity < cap) cap = rs[i].capacity;
   return cap;
 }
 

@@ -210,7 +210,11 @@ export class StagingRing {
     return { extent, wait: this.placedWait };
   }
 
-  /** alloc() without its result object: the extent; the compute signal the copy must wait for is placedWait until the next call. */
+  /**
+   * alloc() without its result object: the extent; the compute signal the copy must wait for is
+   * placedWait until the next call. (An extent object is the extent of a later placement once it has
+   * been released and overwritten: hold it only until its release.)
+   */
   place(bytes: number): RingExtent {
     const n = Math.ceil(bytes / 256) * 256;
     this.madeFence = 0;
@@ -226,14 +230,22 @@ export class StagingRing {
   private madeFence = 0;
   /** RingPlacement's extent maker, one function for every alloc */
   private readonly make = (start: number, end: number, overwritten: readonly RingExtent[]): RingExtent => {
-    for (const e of overwritten) this.madeFence = Math.max(this.madeFence, e.fence);
-    return { start, end, live: true, fence: 0 };
+    for (let i = 0; i < overwritten.length; i++) this.madeFence = Math.max(this.madeFence, overwritten[i].fence);
+    if (overwritten.length === 0) return { start, end, live: true, fence: 0 };
+    // an overwritten extent (released, dropped from the ring: nothing here holds it) is the new one
+    const e = overwritten[0];
+    e.start = start;
+    e.end = end;
+    e.live = true;
+    e.fence = 0;
+    return e;
   };
 
   /** The attention reading `extents` has been queued (`attention`: its completion): they are free for reuse after it. */
   release(extents: readonly RingExtent[], attention: Signal): void {
     if (extents.length === 0) return;
-    for (const e of extents) {
+    for (let i = 0; i < extents.length; i++) {
+      const e = extents[i];
       this.placement.release(e);
       e.fence = this.next;
     }

@@ -111,24 +111,33 @@ class Queued extends StreamTask {
   }
 }
 
-/** A kernel of `us` queued behind work whose end is not known yet (see Stream.timed()): its end is its own event. */
+/**
+ * A kernel of `us` queued behind work whose end is not known yet (see Stream.timed()): its end is its
+ * own event. An ended one is reused by its stream for a later kernel (Stream.reuseTasks).
+ */
 class KernelTask extends StreamTask {
-  constructor(
-    stream: Stream,
-    name: string,
-    cat: string,
-    waits: readonly Signal[],
-    args: StreamOp['args'],
-    public us: number,
-    /** where its run is logged (Stream.log), if its name is logged */
-    public log: IntervalLog | null,
-  ) {
-    super(stream, name, cat, waits, args);
+  us = 0;
+  /** where its run is logged (Stream.log), if its name is logged */
+  log: IntervalLog | null = null;
+  /** its own copy of the waits it was queued with (reused with it) */
+  private own: Signal[] | null = null;
+
+  /** a new kernel task of `stream`; set() says what it runs */
+  constructor(stream: Stream) {
+    super(stream, '', 'kernel', NO_WAITS, undefined);
   }
 
-  /** an ended kernel (its stream's free list: nothing holds it) becomes a new one, as the constructor makes it */
-  reuse(name: string, cat: string, waits: readonly Signal[], args: StreamOp['args'], us: number, log: IntervalLog | null): KernelTask {
-    this.renew(this.stream, name, cat, waits, args);
+  /** A new task, or an ended one (nothing holds it) made new: the kernel it runs, and a copy of `waits`. */
+  set(name: string, cat: string, waits: readonly Signal[], args: StreamOp['args'], us: number, log: IntervalLog | null): KernelTask {
+    let w: readonly Signal[] = NO_WAITS;
+    if (waits.length !== 0) {
+      const own = (this.own ??= []);
+      // (cut by pops: setting an array's length is a slow runtime call)
+      while (own.length > waits.length) own.pop();
+      for (let i = 0; i < waits.length; i++) own[i] = waits[i];
+      w = own;
+    }
+    this.renew(this.stream, name, cat, w, args);
     this.us = us;
     this.log = log;
     return this;
@@ -303,9 +312,8 @@ export class Stream {
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
     const log = this.log !== null && this.log.names.has(name) ? this.log.intervals : null;
     if (!known) {
-      const w = waits.length === 0 ? NO_WAITS : waits.slice();
       const free = this.freeKernels;
-      return this.enqueueTask(free.length !== 0 ? free.pop()!.reuse(name, cat, w, args, us, log) : new KernelTask(this, name, cat, w, args, us, log));
+      return this.enqueueTask((free.length !== 0 ? free.pop()! : new KernelTask(this)).set(name, cat, waits, args, us, log));
     }
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later),
     // and starts then or when the host issues it (the wait for the host is stall, as on the event path)
