@@ -57,22 +57,37 @@ const EPS_BYTES = 1e-6;
  * holds it): no object per copy.
  */
 class Flow implements Transfer {
+  // (numeric fields start as numbers, not undefined as a declared field or a parameter property does:
+  // V8 then keeps each as a double written in place; a field that starts undefined takes any value,
+  // and every double written to it is a new heap number)
+  id = 0;
+  bytes = 0;
+  remaining = 0;
+  alpha_us = 0;
   rate = 0;
   flowStart = Number.NaN;
+  issued = 0;
   started = Number.NaN;
-  remaining: number;
+  route: Resource[];
+  sink: FlowSink | null;
   constructor(
     private readonly net: FlowNetwork,
-    public id: number,
-    public bytes: number,
-    public alpha_us: number,
-    public route: Resource[],
-    public issued: number,
+    id: number,
+    bytes: number,
+    alpha_us: number,
+    route: Resource[],
+    issued: number,
     readonly label: string,
     readonly done: Signal | null,
-    public sink: FlowSink | null,
+    sink: FlowSink | null,
   ) {
+    this.id = id;
+    this.bytes = bytes;
     this.remaining = bytes;
+    this.alpha_us = alpha_us;
+    this.route = route;
+    this.issued = issued;
+    this.sink = sink;
   }
 
   /** a finished flow of send() becomes a new one: the state the constructor gives it */

@@ -250,16 +250,16 @@ export class SimExecutor implements Executor<Signal> {
     if (b.fromTier === b.toTier) {
       // (the HIL marks the memory stream before and after a requantization)
       if (this.hostClock) this.hostAt += this.issueRecord;
-      const done = this.convertOn(`requantize ${b.fromBits}->${b.toBits}b`, b, args);
+      const done = this.convertOn(this.convertName('requantize', b.fromBits, b.toBits), b, args);
       if (this.hostClock) this.hostAt += this.issueRecord;
       return done;
     }
     if (b.toTier === 0) {
       const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
-      return requant ? this.convertOn(`dequantize ${b.fromBits}->${b.toBits}b`, b, args) : done;
+      return requant ? this.convertOn(this.convertName('dequantize', b.fromBits, b.toBits), b, args) : done;
     }
     if (b.fromTier === 0) {
-      if (requant) this.convertOn(`quantize ${b.fromBits}->${b.toBits}b`, b, args);
+      if (requant) this.convertOn(this.convertName('quantize', b.fromBits, b.toBits), b, args);
       return this.fromHbm(b.toTier, b.bytesTo, runs, b.reason, args);
     }
     // between host tiers (requantization happens on the host and is not timed): file requests for a
@@ -476,12 +476,22 @@ export class SimExecutor implements Executor<Signal> {
    * convert_kernel_under_compute_us while kernels run on the compute stream (pro rata over the batch,
    * as alphaOf), else convert_kernel_us. Without it: one kernel for the batch on the generic line.
    */
+  /** a conversion kernel's name, `${kind} ${from}->${to}b` (made once per kind and bit widths) */
+  private convertName(kind: 'requantize' | 'dequantize' | 'quantize', from: number, to: number): string {
+    if (!(from >= 0 && from < 256 && to >= 0 && to < 256 && Number.isInteger(from) && Number.isInteger(to))) return `${kind} ${from}->${to}b`;
+    const key = (kind === 'requantize' ? 0 : kind === 'dequantize' ? 1 : 2) * 65536 + from * 256 + to;
+    let name = this.convertNames.get(key);
+    if (name === undefined) this.convertNames.set(key, (name = `${kind} ${from}->${to}b`));
+    return name;
+  }
+  private readonly convertNames = new Map<number, string>();
+
   private convertOn(name: string, b: MoveBatch, args: StreamOp['args']): Signal {
     const gpu = this.hardware.gpu;
     const idle = gpu.convert_kernel_us;
     if (idle === undefined) {
       if (this.hostClock) this.issueOn(this.memory, this.issueKernel);
-      return this.kernelOn(this.memory, name, b.bytesFrom + b.bytesTo, 0, [], args);
+      return this.kernelOn(this.memory, name, b.bytesFrom + b.bytesTo, 0, NO_WAITS, args);
     }
     const busy = gpu.convert_kernel_under_compute_us ?? idle;
     const kernels = b.blocks.length * ((b.fromBits !== 16 ? 1 : 0) + (b.toBits !== 16 ? 1 : 0));
@@ -508,7 +518,7 @@ export class SimExecutor implements Executor<Signal> {
     return this.tagMem(this.memory, this.memory.enqueue(op));
   }
 
-  private kernelOn(s: Stream, name: string, bytes: number, flops: number, waits: Signal[], args: StreamOp['args']): Signal {
+  private kernelOn(s: Stream, name: string, bytes: number, flops: number, waits: readonly Signal[], args: StreamOp['args']): Signal {
     return this.tagMem(s, this.timedOn(s, name, kernelTimeUs(this.hardware.gpu, bytes, flops), waits, args));
   }
 
@@ -761,16 +771,28 @@ class CopyOp extends StreamTask implements FlowSink {
     waits: readonly Signal[],
     args: StreamOp['args'],
     public route: Route,
-    /** the copy running (or next to run): its bytes and runs */
-    public bytes: number,
-    public runs: number,
-    /** 1: into HBM, -1: out of it, 0: neither (or not on the memory stream) */
-    public dir: number,
-    /** gpu.copy_batch_us if this copy opens a batch of the HIL executor's, else 0 */
-    public batchUs: number,
+    bytes: number,
+    runs: number,
+    dir: number,
+    batchUs: number,
   ) {
     super(stream, name, 'copy', waits, args);
+    this.bytes = bytes;
+    this.runs = runs;
+    this.dir = dir;
+    this.batchUs = batchUs;
   }
+
+  // (numeric fields start as numbers, not undefined as a parameter property does: V8 then keeps each
+  // as a double written in place; a field that starts undefined takes any value, and every double
+  // written to it is a new heap number)
+  /** the copy running (or next to run): its bytes and runs */
+  bytes = 0;
+  runs = 0;
+  /** 1: into HBM, -1: out of it, 0: neither (or not on the memory stream) */
+  dir = 0;
+  /** gpu.copy_batch_us if this copy opens a batch of the HIL executor's, else 0 */
+  batchUs = 0;
 
   /** an ended op (SimExecutor.copyEnd: nothing holds it) becomes a new one, as the constructor makes it */
   reuse(stream: Stream, name: string, waits: readonly Signal[], args: StreamOp['args'], route: Route, bytes: number, runs: number, dir: number, batchUs: number): CopyOp {
