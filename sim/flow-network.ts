@@ -51,24 +51,57 @@ export interface FlowSink {
 
 const EPS_BYTES = 1e-6;
 
-/** a transfer is its own alpha event: its run() starts its bytes flowing */
+/**
+ * a transfer is its own alpha event: its run() starts its bytes flowing. One sent with a sink
+ * (FlowNetwork.send) is reused for a later send once it has finished (nothing outside the network
+ * holds it): no object per copy.
+ */
 class Flow implements Transfer {
+  // (numeric fields start as numbers, not undefined as a declared field or a parameter property does:
+  // V8 then keeps each as a double written in place; a field that starts undefined takes any value,
+  // and every double written to it is a new heap number)
+  id = 0;
+  bytes = 0;
+  remaining = 0;
+  alpha_us = 0;
   rate = 0;
   flowStart = Number.NaN;
+  issued = 0;
   started = Number.NaN;
-  remaining: number;
+  route: Resource[];
+  sink: FlowSink | null;
   constructor(
     private readonly net: FlowNetwork,
-    readonly id: number,
-    readonly bytes: number,
-    readonly alpha_us: number,
-    readonly route: Resource[],
-    readonly issued: number,
+    id: number,
+    bytes: number,
+    alpha_us: number,
+    route: Resource[],
+    issued: number,
     readonly label: string,
     readonly done: Signal | null,
-    readonly sink: FlowSink | null,
+    sink: FlowSink | null,
   ) {
+    this.id = id;
+    this.bytes = bytes;
     this.remaining = bytes;
+    this.alpha_us = alpha_us;
+    this.route = route;
+    this.issued = issued;
+    this.sink = sink;
+  }
+
+  /** a finished flow of send() becomes a new one: the state the constructor gives it */
+  reuse(id: number, bytes: number, alpha_us: number, route: Resource[], issued: number, sink: FlowSink): void {
+    this.id = id;
+    this.bytes = bytes;
+    this.remaining = bytes;
+    this.alpha_us = alpha_us;
+    this.route = route;
+    this.issued = issued;
+    this.sink = sink;
+    this.rate = 0;
+    this.flowStart = Number.NaN;
+    this.started = Number.NaN;
   }
 
   run(): void {
@@ -85,7 +118,7 @@ export class FlowNetwork {
   /** sequence number of the latest tick event scheduled */
   private tickSeq = -1;
   private nextId = 0;
-  /** computeRates' scratch: its call count and the resources it fills */
+  /** computeRates' scratch: its call count and the resources it fills (entries after those it wrote are stale) */
   private rateStamp = 0;
   private readonly rateResources: (Resource & RateScratch)[] = [];
   /** onTick's list of the transfers that finish (entries after the ones it wrote are stale) */
@@ -119,7 +152,12 @@ export class FlowNetwork {
 
   /** Start a transfer now, as transfer() does; when it completes, sink.flowDone() is called (no signal is made). */
   send(route: Resource[], bytes: number, alpha_us: number, sink: FlowSink): void {
-    const t = new Flow(this, this.nextId++, bytes, alpha_us, route, this.engine.now, '', null, sink);
+    const free = this.free;
+    let t: Flow;
+    if (free.length !== 0) {
+      t = free.pop()!;
+      t.reuse(this.nextId++, bytes, alpha_us, route, this.engine.now, sink);
+    } else t = new Flow(this, this.nextId++, bytes, alpha_us, route, this.engine.now, '', null, sink);
     this.sending = t;
     this.tryAcquire(t);
     this.sending = null;
@@ -127,9 +165,15 @@ export class FlowNetwork {
     // finished with the network's state)
     if (this.sentDone) {
       this.sentDone = false;
+      t.sink = null;
+      if (this.reuseFlows) free.push(t);
       sink.flowDone();
     }
   }
+  /** the finished flows of send(), for it to reuse (the network holds none of them any more) */
+  private readonly free: Flow[] = [];
+  /** whether send() reuses finished flows (on by default; off, every transfer is a new object) */
+  reuseFlows = true;
   /** the transfer send() is starting, and whether it completed during that */
   private sending: Flow | null = null;
   private sentDone = false;
@@ -140,13 +184,15 @@ export class FlowNetwork {
   }
 
   private tryAcquire(t: Transfer): void {
-    for (const r of t.route) {
+    const route = t.route;
+    for (let i = 0; i < route.length; i++) {
+      const r = route[i];
       if (r.inUse >= r.slots) {
         r.queue.push(t);
         return;
       }
     }
-    for (const r of t.route) r.inUse++;
+    for (let i = 0; i < route.length; i++) route[i].inUse++;
     t.started = this.engine.now;
     if (t.alpha_us > 0) this.engine.after(t.alpha_us, t as Flow, this.priority);
     else this.beginFlow(t);
@@ -221,7 +267,8 @@ export class FlowNetwork {
       // one flow: progressive filling gives it its route's narrowest capacity (capacity / 1 users)
       const t = flows[0];
       let share = Infinity;
-      for (const r of t.route) if (r.capacity < share) share = r.capacity;
+      const route = t.route;
+      for (let i = 0; i < route.length; i++) if (route[i].capacity < share) share = route[i].capacity;
       t.rate = share === Infinity ? -1 : share; // (no finite resource: left unset, as below)
       return;
     }
@@ -229,7 +276,7 @@ export class FlowNetwork {
     // and unfixed users kept on the resources themselves (stamped by this call)
     const stamp = ++this.rateStamp;
     const used = this.rateResources;
-    used.length = 0;
+    let nUsed = 0;
     for (let i = 0; i < n; i++) {
       const t = flows[i];
       t.rate = -1;
@@ -237,7 +284,7 @@ export class FlowNetwork {
         if (r.stamp !== stamp) {
           r.stamp = stamp;
           r.users = 0;
-          used.push(r);
+          used[nUsed++] = r;
         }
         r.capLeft = r.capacity;
         r.users++;
@@ -247,7 +294,8 @@ export class FlowNetwork {
     while (unfixed > 0) {
       let bottleneck: Resource | null = null;
       let share = Infinity;
-      for (const r of used) {
+      for (let j = 0; j < nUsed; j++) {
+        const r = used[j];
         if (r.users === 0) continue;
         const s = r.capLeft / r.users;
         if (s < share) {
@@ -308,7 +356,9 @@ export class FlowNetwork {
   private finish(t: Transfer): void {
     t.remaining = 0;
     let freed: Resource[] | null = null;
-    for (const r of t.route) {
+    const route = t.route;
+    for (let i = 0; i < route.length; i++) {
+      const r = route[i];
       r.inUse--;
       r.bytes += t.bytes;
       if (r.queue.length > 0) (freed ??= []).push(r);
@@ -316,7 +366,13 @@ export class FlowNetwork {
     const f = t as Flow;
     if (f.done) f.done.fire(this.engine.now);
     else if (f === this.sending) this.sentDone = true;
-    else f.sink!.flowDone();
+    else {
+      // finished: free for reuse before its sink runs (which may send the next copy with it)
+      const sink = f.sink!;
+      f.sink = null;
+      if (this.reuseFlows) this.free.push(f);
+      sink.flowDone();
+    }
     if (freed) for (const r of freed) {
       while (r.queue.length > 0 && r.inUse < r.slots) {
         const q = r.queue.shift()!;

@@ -31,7 +31,8 @@ export class Signal {
     if (typeof first === 'function') first();
     else first.run();
     if (w) {
-      for (const fn of w) {
+      for (let i = 0; i < w.length; i++) {
+        const fn = w[i];
         if (typeof fn === 'function') fn();
         else fn.run();
       }

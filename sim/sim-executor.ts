@@ -250,16 +250,16 @@ export class SimExecutor implements Executor<Signal> {
     if (b.fromTier === b.toTier) {
       // (the HIL marks the memory stream before and after a requantization)
       if (this.hostClock) this.hostAt += this.issueRecord;
-      const done = this.convertOn(`requantize ${b.fromBits}->${b.toBits}b`, b, args);
+      const done = this.convertOn(this.convertName('requantize', b.fromBits, b.toBits), b, args);
       if (this.hostClock) this.hostAt += this.issueRecord;
       return done;
     }
     if (b.toTier === 0) {
       const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
-      return requant ? this.convertOn(`dequantize ${b.fromBits}->${b.toBits}b`, b, args) : done;
+      return requant ? this.convertOn(this.convertName('dequantize', b.fromBits, b.toBits), b, args) : done;
     }
     if (b.fromTier === 0) {
-      if (requant) this.convertOn(`quantize ${b.fromBits}->${b.toBits}b`, b, args);
+      if (requant) this.convertOn(this.convertName('quantize', b.fromBits, b.toBits), b, args);
       return this.fromHbm(b.toTier, b.bytesTo, runs, b.reason, args);
     }
     // between host tiers (requantization happens on the host and is not timed): file requests for a
@@ -318,7 +318,9 @@ export class SimExecutor implements Executor<Signal> {
     const mid = this.bounceTier(tier);
     // (a copy's name shows only in traced spans: untraced steps, without args, give the reason alone)
     const read = this.copyOn(this.host, tier, mid, bytes, runs, args ? `${reason} read` : reason, args);
-    return this.copyOn(this.memory, mid, 0, bytes, runs, reason, args, [read, ...waits]);
+    const all = [read];
+    for (let i = 0; i < waits.length; i++) all.push(waits[i]);
+    return this.copyOn(this.memory, mid, 0, bytes, runs, reason, args, all);
   }
 
   /** HBM -> host tier: one copy per run on the memory stream; to a storage tier, then file writes from the DRAM slots */
@@ -376,7 +378,8 @@ export class SimExecutor implements Executor<Signal> {
     const ext = this.ring ? this.ringExtents[w.layer] : null;
     if (ext && ext.length !== 0) {
       this.ring!.release(ext, this.timedOn(this.compute, 'attention', attentionUs, all, attentionArgs));
-      this.ringExtents[w.layer] = [];
+      // (emptied by pops for the layer's next extents: setting an array's length is a slow runtime call)
+      while (ext.length !== 0) ext.pop();
       // (the HIL records a compute fence right after an attention that read staging extents)
       if (host) this.hostAt += this.issueRecord;
     } else {
@@ -473,12 +476,22 @@ export class SimExecutor implements Executor<Signal> {
    * convert_kernel_under_compute_us while kernels run on the compute stream (pro rata over the batch,
    * as alphaOf), else convert_kernel_us. Without it: one kernel for the batch on the generic line.
    */
+  /** a conversion kernel's name, `${kind} ${from}->${to}b` (made once per kind and bit widths) */
+  private convertName(kind: 'requantize' | 'dequantize' | 'quantize', from: number, to: number): string {
+    if (!(from >= 0 && from < 256 && to >= 0 && to < 256 && Number.isInteger(from) && Number.isInteger(to))) return `${kind} ${from}->${to}b`;
+    const key = (kind === 'requantize' ? 0 : kind === 'dequantize' ? 1 : 2) * 65536 + from * 256 + to;
+    let name = this.convertNames.get(key);
+    if (name === undefined) this.convertNames.set(key, (name = `${kind} ${from}->${to}b`));
+    return name;
+  }
+  private readonly convertNames = new Map<number, string>();
+
   private convertOn(name: string, b: MoveBatch, args: StreamOp['args']): Signal {
     const gpu = this.hardware.gpu;
     const idle = gpu.convert_kernel_us;
     if (idle === undefined) {
       if (this.hostClock) this.issueOn(this.memory, this.issueKernel);
-      return this.kernelOn(this.memory, name, b.bytesFrom + b.bytesTo, 0, [], args);
+      return this.kernelOn(this.memory, name, b.bytesFrom + b.bytesTo, 0, NO_WAITS, args);
     }
     const busy = gpu.convert_kernel_under_compute_us ?? idle;
     const kernels = b.blocks.length * ((b.fromBits !== 16 ? 1 : 0) + (b.toBits !== 16 ? 1 : 0));
@@ -505,7 +518,7 @@ export class SimExecutor implements Executor<Signal> {
     return this.tagMem(this.memory, this.memory.enqueue(op));
   }
 
-  private kernelOn(s: Stream, name: string, bytes: number, flops: number, waits: Signal[], args: StreamOp['args']): Signal {
+  private kernelOn(s: Stream, name: string, bytes: number, flops: number, waits: readonly Signal[], args: StreamOp['args']): Signal {
     return this.tagMem(s, this.timedOn(s, name, kernelTimeUs(this.hardware.gpu, bytes, flops), waits, args));
   }
 
@@ -526,12 +539,14 @@ export class SimExecutor implements Executor<Signal> {
   private waitOnMemoryTail(waits: Signal[]): boolean {
     let need = 0;
     let k = 0;
-    for (const x of waits) {
+    for (let i = 0; i < waits.length; i++) {
+      const x = waits[i];
       const q = x.seq;
       if (q === 0) waits[k++] = x;
       else if (q > need) need = q;
     }
-    if (waits.length !== k) waits.length = k;
+    // (cut by pops: setting an array's length is a slow runtime call)
+    while (waits.length !== k) waits.pop();
     if (need > this.memCovered) {
       waits.push(this.memory.idle);
       this.memCovered = this.memSeq;
@@ -580,7 +595,9 @@ export class SimExecutor implements Executor<Signal> {
     // (the name shows only in traced spans, and only traced steps have args)
     const name = args ? `${reason} ${this.tierNames[from]}->${this.tierNames[to]}` : reason;
     const batchUs = s === this.memory && dir !== 0 && !this.continuesStage ? this.batchUs : 0;
-    const op = new CopyOp(this, s, name, waits, args ? { ...args, bytes, runs } : undefined, route, bytes, runs, dir, batchUs);
+    const opArgs = args ? { ...args, bytes, runs } : undefined;
+    const free = this.freeOps;
+    const op = free.length !== 0 ? free.pop()!.reuse(s, name, waits, opArgs, route, bytes, runs, dir, batchUs) : new CopyOp(this, s, name, waits, opArgs, route, bytes, runs, dir, batchUs);
     // the host issues a GPU copy batch copy by copy (a memory-stream batch between two marks); the
     // file requests of the host I/O stream are not on its clock
     if (this.hostClock && s !== this.host) {
@@ -675,8 +692,19 @@ export class SimExecutor implements Executor<Signal> {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
     clock?.stop(this.engine.now);
     if (op.nextPart()) this.partEnd(op);
-    else op.finish();
+    else {
+      op.finish();
+      // ended: its signal has fired and its stream, transfer and events are done with it
+      if (this.reuseOps) {
+        if (this.stageOp === op) this.stageOp = null;
+        if (this.lastCopy === op) this.lastCopy = null;
+        this.freeOps.push(op);
+      }
+    }
   }
+  /** ended copy ops, for copyOn() to reuse (reuseOps, on by default: off, every copy op is a new object) */
+  private readonly freeOps: CopyOp[] = [];
+  reuseOps = true;
 
   /**
    * A copy of a stage run has ended and the op's next part is its copy now (CopyOp.addPart): the
@@ -726,7 +754,8 @@ export class SimExecutor implements Executor<Signal> {
 /** a route's narrowest bandwidth (its slowest resource's capacity, bytes per us) */
 function narrowest(route: Route): number {
   let cap = Infinity;
-  for (const r of route.resources) if (r.capacity < cap) cap = r.capacity;
+  const rs = route.resources;
+  for (let i = 0; i < rs.length; i++) if (rs[i].capacity < cap) cap = rs[i].capacity;
   return cap;
 }
 
@@ -741,23 +770,50 @@ class CopyOp extends StreamTask implements FlowSink {
     name: string,
     waits: readonly Signal[],
     args: StreamOp['args'],
-    readonly route: Route,
-    /** the copy running (or next to run): its bytes and runs */
-    public bytes: number,
-    public runs: number,
-    /** 1: into HBM, -1: out of it, 0: neither (or not on the memory stream) */
-    readonly dir: number,
-    /** gpu.copy_batch_us if this copy opens a batch of the HIL executor's, else 0 */
-    public batchUs: number,
+    public route: Route,
+    bytes: number,
+    runs: number,
+    dir: number,
+    batchUs: number,
   ) {
     super(stream, name, 'copy', waits, args);
+    this.bytes = bytes;
+    this.runs = runs;
+    this.dir = dir;
+    this.batchUs = batchUs;
+  }
+
+  // (numeric fields start as numbers, not undefined as a parameter property does: V8 then keeps each
+  // as a double written in place; a field that starts undefined takes any value, and every double
+  // written to it is a new heap number)
+  /** the copy running (or next to run): its bytes and runs */
+  bytes = 0;
+  runs = 0;
+  /** 1: into HBM, -1: out of it, 0: neither (or not on the memory stream) */
+  dir = 0;
+  /** gpu.copy_batch_us if this copy opens a batch of the HIL executor's, else 0 */
+  batchUs = 0;
+
+  /** an ended op (SimExecutor.copyEnd: nothing holds it) becomes a new one, as the constructor makes it */
+  reuse(stream: Stream, name: string, waits: readonly Signal[], args: StreamOp['args'], route: Route, bytes: number, runs: number, dir: number, batchUs: number): CopyOp {
+    this.renew(stream, name, 'copy', waits, args);
+    this.route = route;
+    this.bytes = bytes;
+    this.runs = runs;
+    this.dir = dir;
+    this.batchUs = batchUs;
+    this.issuedLast = 0;
+    this.nParts = 0;
+    this.partAt = 0;
+    return this;
   }
 
   /** with the executor's host clock: when the host issued the last of its copies (0: no host clock) */
   issuedLast = 0;
 
-  /** the copies queued behind the current one (addPart): (bytes, runs, notBefore, issuedLast) from partAt on */
+  /** the copies queued behind the current one (addPart): (bytes, runs, notBefore, issuedLast) from partAt to nParts */
   private parts: number[] | null = null;
+  private nParts = 0;
   private partAt = 0;
 
   /**
@@ -767,13 +823,19 @@ class CopyOp extends StreamTask implements FlowSink {
    * it; its last copy at `issuedLast`), and this op ends with it.
    */
   addPart(bytes: number, runs: number, notBefore: number, issuedLast: number): void {
-    (this.parts ??= []).push(bytes, runs, notBefore, issuedLast);
+    const p = (this.parts ??= []);
+    const n = this.nParts;
+    p[n] = bytes;
+    p[n + 1] = runs;
+    p[n + 2] = notBefore;
+    p[n + 3] = issuedLast;
+    this.nParts = n + 4;
   }
 
   /** when a copy has ended: the next queued one becomes the current copy (true), or none is left (false) */
   nextPart(): boolean {
     const p = this.parts;
-    if (p === null || this.partAt === p.length) return false;
+    if (p === null || this.partAt === this.nParts) return false;
     const at = this.partAt;
     this.bytes = p[at];
     this.runs = p[at + 1];

@@ -92,7 +92,8 @@ export class RingPlacement<E extends RingSpan> {
     this.front = (this.front + k) & mask;
     this.count -= k;
     const extent = make(start, end, over);
-    if (k !== 0) over.length = 0;
+    // (emptied by pops: setting an array's length is a slow runtime call)
+    while (over.length !== 0) over.pop();
     if (this.count === buf.length) this.widen();
     this.buf[(this.front + this.count) & (this.buf.length - 1)] = extent;
     this.count++;
@@ -177,7 +178,13 @@ export class StagingRing {
   private next = 1;
   private recorded = 0;
   private waited = 0;
-  private readonly signals = new Map<number, Signal>();
+  /**
+   * the recorded fences' signals still wanted (fences first..recorded): fence k at sigs[k - sigBase],
+   * those below `first` dropped (null)
+   */
+  private sigs: (Signal | null)[] = [];
+  private sigBase = 1;
+  private first = 1;
   /** waits the memory stream made on compute, and times the ring had to grow */
   waits = 0;
   grown = 0;
@@ -203,7 +210,11 @@ export class StagingRing {
     return { extent, wait: this.placedWait };
   }
 
-  /** alloc() without its result object: the extent; the compute signal the copy must wait for is placedWait until the next call. */
+  /**
+   * alloc() without its result object: the extent; the compute signal the copy must wait for is
+   * placedWait until the next call. (An extent object is the extent of a later placement once it has
+   * been released and overwritten: hold it only until its release.)
+   */
   place(bytes: number): RingExtent {
     const n = Math.ceil(bytes / 256) * 256;
     this.madeFence = 0;
@@ -219,14 +230,22 @@ export class StagingRing {
   private madeFence = 0;
   /** RingPlacement's extent maker, one function for every alloc */
   private readonly make = (start: number, end: number, overwritten: readonly RingExtent[]): RingExtent => {
-    for (const e of overwritten) this.madeFence = Math.max(this.madeFence, e.fence);
-    return { start, end, live: true, fence: 0 };
+    for (let i = 0; i < overwritten.length; i++) this.madeFence = Math.max(this.madeFence, overwritten[i].fence);
+    if (overwritten.length === 0) return { start, end, live: true, fence: 0 };
+    // an overwritten extent (released, dropped from the ring: nothing here holds it) is the new one
+    const e = overwritten[0];
+    e.start = start;
+    e.end = end;
+    e.live = true;
+    e.fence = 0;
+    return e;
   };
 
   /** The attention reading `extents` has been queued (`attention`: its completion): they are free for reuse after it. */
   release(extents: readonly RingExtent[], attention: Signal): void {
     if (extents.length === 0) return;
-    for (const e of extents) {
+    for (let i = 0; i < extents.length; i++) {
+      const e = extents[i];
       this.placement.release(e);
       e.fence = this.next;
     }
@@ -241,7 +260,21 @@ export class StagingRing {
   barrier(): void {
     if (this.unrecorded) this.record(this.computeTail());
     this.waited = Math.max(this.waited, this.recorded);
-    for (const k of this.signals.keys()) if (k < this.waited) this.signals.delete(k);
+    this.dropBelow(this.waited);
+  }
+
+  /** forget the signals of fences below f (f at most recorded + 1) */
+  private dropBelow(f: number): void {
+    const sigs = this.sigs;
+    for (let k = this.first; k < f; k++) sigs[k - this.sigBase] = null;
+    if (f > this.first) this.first = f;
+    // (the dropped front is cut off once it is most of the list)
+    const cut = this.first - this.sigBase;
+    if (cut >= 256 && 2 * cut >= sigs.length) {
+      sigs.copyWithin(0, cut);
+      for (let i = 0; i < cut; i++) sigs.pop();
+      this.sigBase = this.first;
+    }
   }
 
   /** ('lazy') extents were released under the next fence, which is not recorded yet */
@@ -249,7 +282,8 @@ export class StagingRing {
 
   private record(s: Signal): void {
     this.unrecorded = false;
-    this.signals.set(this.next, s);
+    // (fences are recorded in order: fence `next` goes at the end)
+    this.sigs.push(s);
     this.recorded = this.next++;
   }
 
@@ -259,8 +293,8 @@ export class StagingRing {
     if (f > this.recorded) this.record(this.computeTail());
     this.waited = f;
     this.waits++;
-    const s = this.signals.get(f)!;
-    for (const k of this.signals.keys()) if (k < f) this.signals.delete(k);
+    const s = this.sigs[f - this.sigBase]!;
+    this.dropBelow(f);
     return s;
   }
 

@@ -48,13 +48,31 @@ export abstract class StreamTask implements EventTask {
   /** its completion (set by the stream when it is queued) */
   done: Signal | null = null;
   constructor(
-    readonly stream: Stream,
-    readonly name: string,
+    public stream: Stream,
+    public name: string,
     /** category shown in the trace */
-    readonly cat: string,
-    readonly waits: readonly Signal[],
-    readonly args: StreamOp['args'],
+    public cat: string,
+    public waits: readonly Signal[],
+    public args: StreamOp['args'],
   ) {}
+
+  /**
+   * A task whose operation has ended (its signal fired, nothing holds it) becomes a new one, as the
+   * constructor makes it (a subclass that reuses its tasks calls it).
+   */
+  protected renew(stream: Stream, name: string, cat: string, waits: readonly Signal[], args: StreamOp['args']): void {
+    this.stream = stream;
+    this.name = name;
+    this.cat = cat;
+    this.waits = waits;
+    this.args = args;
+    this.phase = 0;
+    this.left = 0;
+    this.ready = Number.NaN;
+    this.began = 0;
+    this.notBefore = 0;
+    this.done = null;
+  }
 
   run(): void {
     const p = this.phase;
@@ -93,19 +111,36 @@ class Queued extends StreamTask {
   }
 }
 
-/** A kernel of `us` queued behind work whose end is not known yet (see Stream.timed()): its end is its own event. */
+/**
+ * A kernel of `us` queued behind work whose end is not known yet (see Stream.timed()): its end is its
+ * own event. An ended one is reused by its stream for a later kernel (Stream.reuseTasks).
+ */
 class KernelTask extends StreamTask {
-  constructor(
-    stream: Stream,
-    name: string,
-    cat: string,
-    waits: readonly Signal[],
-    args: StreamOp['args'],
-    readonly us: number,
-    /** where its run is logged (Stream.log), if its name is logged */
-    readonly log: IntervalLog | null,
-  ) {
-    super(stream, name, cat, waits, args);
+  us = 0;
+  /** where its run is logged (Stream.log), if its name is logged */
+  log: IntervalLog | null = null;
+  /** its own copy of the waits it was queued with (reused with it) */
+  private own: Signal[] | null = null;
+
+  /** a new kernel task of `stream`; set() says what it runs */
+  constructor(stream: Stream) {
+    super(stream, '', 'kernel', NO_WAITS, undefined);
+  }
+
+  /** A new task, or an ended one (nothing holds it) made new: the kernel it runs, and a copy of `waits`. */
+  set(name: string, cat: string, waits: readonly Signal[], args: StreamOp['args'], us: number, log: IntervalLog | null): KernelTask {
+    let w: readonly Signal[] = NO_WAITS;
+    if (waits.length !== 0) {
+      const own = (this.own ??= []);
+      // (cut by pops: setting an array's length is a slow runtime call)
+      while (own.length > waits.length) own.pop();
+      for (let i = 0; i < waits.length; i++) own[i] = waits[i];
+      w = own;
+    }
+    this.renew(this.stream, name, cat, w, args);
+    this.us = us;
+    this.log = log;
+    return this;
   }
 
   begin(): void {
@@ -114,6 +149,9 @@ class KernelTask extends StreamTask {
 
   override step(): void {
     this.finish();
+    // ended: its signal has fired and its events are done with it
+    const s = this.stream;
+    if (s.reuseTasks) s.freeKernels.push(this);
   }
 }
 
@@ -161,6 +199,10 @@ export class Stream {
   /** the latest stretch of back-to-back operations, started or scheduled: [busyFrom, busyTo) */
   private busyFrom = 0;
   private busyTo = 0;
+
+  /** ended kernel tasks of this stream, for timed() to reuse (reuseTasks, on by default: off, every one is a new object) */
+  readonly freeKernels: KernelTask[] = [];
+  reuseTasks = true;
 
   constructor(
     private readonly engine: Engine,
@@ -269,7 +311,10 @@ export class Stream {
     let known = !Number.isNaN(this.tailEnd);
     for (let i = 0; known && i < waits.length; i++) known = waits[i].done;
     const log = this.log !== null && this.log.names.has(name) ? this.log.intervals : null;
-    if (!known) return this.enqueueTask(new KernelTask(this, name, cat, waits.length === 0 ? NO_WAITS : waits.slice(), args, us, log));
+    if (!known) {
+      const free = this.freeKernels;
+      return this.enqueueTask((free.length !== 0 ? free.pop()! : new KernelTask(this)).set(name, cat, waits, args, us, log));
+    }
     // waits fired at or before now; the op is ready when the previous one ends (or now, if later),
     // and starts then or when the host issues it (the wait for the host is stall, as on the event path)
     const ready = Math.max(this.tailEnd, e.now);
