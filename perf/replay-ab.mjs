@@ -104,26 +104,29 @@ function record() {
     },
   });
   // the handles a layer waits on: kept from their move or stage until that layer, then let go
-  const used = new Set();
-  for (const c of calls) if (c[0] === 'layer') for (const h of c[2]) used.add(h);
+  // (typed flags, not a Set: the lookups stay out of the executor's timed replay)
+  let handles = 0;
+  for (const c of calls) if (c[0] === 'move' || c[0] === 'stage') handles++;
+  const used = new Uint8Array(handles);
+  for (const c of calls) if (c[0] === 'layer') for (const h of c[2]) used[h] = 1;
   return { calls, make, used };
 }
 
 function replayExecutor(rec, Ex) {
   const ex = rec.make(Ex);
-  const handles = new Map();
+  const handles = new Array(rec.used.length).fill(undefined);
   const timings = [];
   let n = 0;
   for (const c of rec.calls) {
     if (c[0] === 'begin') ex.beginStep(c[1], c[2]);
     else if (c[0] === 'move' || c[0] === 'stage') {
       const h = c[0] === 'move' ? ex.move(c[1]) : ex.stage(c[1]);
-      if (rec.used.has(n)) handles.set(n, h);
+      if (rec.used[n] === 1) handles[n] = h;
       n++;
     } else if (c[0] === 'layer') {
       ex.layer(c[1], c[2].map((i) => {
-        const h = handles.get(i);
-        handles.delete(i);
+        const h = handles[i];
+        handles[i] = undefined;
         return h;
       }));
     } else timings.push(ex.endStep());
