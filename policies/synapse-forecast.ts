@@ -163,16 +163,6 @@ export class SynapseForecast {
     return i < this.formK[l] && this.curListed[base + i] === b ? this.formMass[base + i] : this.formU[l];
   }
 
-  /**
-   * lastMass of layer p's listed block j of its latest observation (curListed[p·maxBlocks + j]): in
-   * listed form the form's masses follow the listed blocks, so no lookup is needed
-   */
-  private listedMass(p: number, j: number): number {
-    const i = p * this.maxBlocks + j;
-    const b = this.curListed[i];
-    return this.listed[p] && b < this.formN[p] ? this.formMass[i] : this.cur[p * this.maxBlocks + b];
-  }
-
   /** step block b of layer l was last attended (−2: never) */
   seen(l: number, b: number): number {
     return this.listed[l] && b < this.formN[l] ? this.formStep[l] : this.seenStep[l * this.maxBlocks + b];
@@ -338,7 +328,7 @@ export class SynapseForecast {
     const list = this.curListed;
     const fm = this.formMass;
     const cur = this.cur;
-    // (listedMass written out)
+    // a listed block's last mass: the form's mass where the form lists it (its first formK entries), else its dense mass
     const formK = this.listed[l] === 1 ? this.formK[l] : 0;
     for (let i = 0; i < listed; i++) {
       const b = list[base + i];

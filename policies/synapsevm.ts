@@ -569,7 +569,6 @@ class SynapseVm implements SynapsePolicy {
   private stageForecast(v: PolicyView, act: Actions, K: number, created: number): void {
     const o = this.o;
     const T = this.T;
-    const score = this.score;
     const forecast = this.forecast;
     const audit = this.audit;
     const cost = this.cost;

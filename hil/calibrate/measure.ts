@@ -251,7 +251,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const layerGemv = kernels.find((k) => k.kind === 'gemv')!;
   const situContexts = pts.situ_contexts;
   const chainTrials = o.quick ? 5 : 7;
-  // (cuda) the chains of the first context repeated for CHAIN_WARM_MS first: the GPU at the clocks a run's sustained steps hold
+  // (cuda) the first context's chain repeated for CHAIN_WARM_MS before any chain is timed, as a run's steps follow one another
   const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, chainTrials, { warmMs: cuda ? CHAIN_WARM_MS : 0 });
   tick('attention in situ');
   log('attention kernels in situ: the same layer chains with each other kernel, at the attention contexts');

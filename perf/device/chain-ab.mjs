@@ -23,13 +23,15 @@ const { loadModel } = await load('sim/models/load-model.js');
 const { generateTrace } = await load('traces/generator.js');
 const { hilRun } = await load('hil/executor/hil-run.js');
 
+const rounds = Number(process.env.ROUNDS ?? 2);
+const contexts = (process.env.CONTEXTS ?? '816,3276,8200,32784').split(',').map(Number);
+if (!(Number.isInteger(rounds) && rounds >= 1)) throw new Error(`ROUNDS must be a whole number >= 1 (got "${process.env.ROUNDS}")`);
+if (!contexts.every((c) => Number.isInteger(c) && c > 0)) throw new Error(`CONTEXTS must be positive whole token counts separated by commas (got "${process.env.CONTEXTS}")`);
 const b = openBackend(process.env.BACKEND ?? 'cuda');
 const kind = b.kind;
 const MODEL = process.env.MODEL ?? 'llama-3-8b';
 const m = loadModel(MODEL);
 const g = { kvHeads: m.kv_heads, blockTokens: 16, headDim: m.head_dim, groupSize: Math.min(128, m.head_dim) };
-const rounds = Number(process.env.ROUNDS ?? 2);
-const contexts = (process.env.CONTEXTS ?? '816,3276,8200,32784').split(',').map(Number);
 const trials = 5;
 const layers = m.layers;
 const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
