@@ -132,8 +132,9 @@ export class SimExecutor implements Executor<Signal> {
   private lastStage = -1;
   private continuesStage = false;
   /**
-   * gpu.issue_copy_us / issue_record_us / issue_kernel_us / issue_attention_us: the host's time to
-   * issue a copy, an event record, a kernel launch and an attention launch; hostClock when any is set.
+   * gpu.issue_copy_us / issue_record_us / issue_kernel_us / issue_convert_us / issue_attention_us: the
+   * host's time to issue a copy, an event record, a kernel launch, a block's (de)quantization launch and
+   * an attention launch; hostClock when any is set.
    * The host clock (hostAt) issues every op in the order the executor is given them, never waiting for
    * the GPU (the HIL executor enqueues every step without synchronizing), and each op starts no earlier
    * than the host issued it. File requests and the host's waits for them are not on it.
@@ -141,9 +142,16 @@ export class SimExecutor implements Executor<Signal> {
   private readonly issueCopy: number;
   private readonly issueRecord: number;
   private readonly issueKernel: number;
+  private readonly issueConvert: number;
   private readonly issueAttention: number;
   private readonly hostClock: boolean;
   private hostAt = 0;
+  /** ops the host clock has issued; at the step's start; per step so far (launch_queue_ops) */
+  private hostOps = 0;
+  private stepOps0 = 0;
+  private readonly queueOps: number;
+  private readonly leadOps: number[] = [];
+  private readonly leadUs: number[] = [];
   /** a step has begun (the next one starts with the HIL's step barrier) */
   private begun = false;
 
@@ -199,8 +207,10 @@ export class SimExecutor implements Executor<Signal> {
     this.issueCopy = hardware.gpu.issue_copy_us ?? 0;
     this.issueRecord = hardware.gpu.issue_record_us ?? 0;
     this.issueKernel = hardware.gpu.issue_kernel_us ?? 0;
+    this.issueConvert = hardware.gpu.issue_convert_us ?? this.issueKernel;
     this.issueAttention = hardware.gpu.issue_attention_us ?? this.issueKernel;
-    this.hostClock = this.issueCopy > 0 || this.issueRecord > 0 || this.issueKernel > 0 || this.issueAttention > 0;
+    this.hostClock = this.issueCopy > 0 || this.issueRecord > 0 || this.issueKernel > 0 || this.issueConvert > 0 || this.issueAttention > 0;
+    this.queueOps = this.hostClock ? (hardware.gpu.launch_queue_ops ?? 0) : 0;
     if (this.gemvs) this.compute.log = { intervals: this.gemvs, names: new Set(['linear', 'lm-head']) };
     if (opts.staging) {
       this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
@@ -222,16 +232,18 @@ export class SimExecutor implements Executor<Signal> {
 
   beginStep(step: number): void {
     if (this.begun) {
+      if (this.queueOps > 0) this.boundLead();
       // the HIL starts every step after the first with the memory stream waiting on a compute fence (all of
       // the previous step's compute, which has ended here): a record and a wait, and no staging copy of this
       // step waits on an earlier fence
-      if (this.hostClock) this.hostAt += 2 * this.issueRecord;
+      if (this.hostClock) this.hostOp(2, this.issueRecord);
       this.ring?.barrier();
     }
     this.begun = true;
     this.step = step;
     this.recordSpans();
     this.stepStart = this.engine.now;
+    this.stepOps0 = this.hostOps;
     this.computeBusy0 = this.compute.busyUs;
     this.stall0 = this.compute.stallUs;
     this.lastStage = -1;
@@ -249,9 +261,9 @@ export class SimExecutor implements Executor<Signal> {
     const runs = Math.max(1, b.runs);
     if (b.fromTier === b.toTier) {
       // (the HIL marks the memory stream before and after a requantization)
-      if (this.hostClock) this.hostAt += this.issueRecord;
+      if (this.hostClock) this.hostOp(1, this.issueRecord);
       const done = this.convertOn(this.convertName('requantize', b.fromBits, b.toBits), b, args);
-      if (this.hostClock) this.hostAt += this.issueRecord;
+      if (this.hostClock) this.hostOp(1, this.issueRecord);
       return done;
     }
     if (b.toTier === 0) {
@@ -308,7 +320,7 @@ export class SimExecutor implements Executor<Signal> {
     const wait = this.ring.placedWait;
     if (!wait) return NO_WAITS;
     // (the HIL has the memory stream wait on the compute fence before the copy)
-    if (this.hostClock) this.hostAt += this.issueRecord;
+    if (this.hostClock) this.hostOp(1, this.issueRecord);
     return [wait];
   }
 
@@ -363,15 +375,15 @@ export class SimExecutor implements Executor<Signal> {
     // the host issues the layer as the HIL lowers it: marks before and after the waits, (rotation,)
     // attention, a mark, the projections (and LM head), a mark
     const host = this.hostClock;
-    if (host) this.hostAt += 2 * this.issueRecord;
+    if (host) this.hostOp(2, this.issueRecord);
     // (a wait on the memory stream's tail: the HIL records a fence there and has compute wait on it)
-    if (host && fenced) this.hostAt += 2 * this.issueRecord;
+    if (host && fenced) this.hostOp(2, this.issueRecord);
     if (this.rotateUs > 0) {
       // (the HIL rotates q before the attention and the output after it: two launches)
-      if (host) this.issueOn(this.compute, 2 * this.issueKernel);
+      if (host) this.issueOn(this.compute, 2, this.issueKernel);
       this.compute.enqueueKernel('rotate', 'kernel', this.rotateUs, NO_WAITS, args);
     }
-    if (host) this.issueOn(this.compute, this.issueAttention);
+    if (host) this.issueOn(this.compute, 1, this.issueAttention);
     const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens, w.kernel, w.changeShare, w.blocksByBits);
     const attentionArgs = tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined;
     // the layer's staged and fetched extents are free for reuse once this attention has read them
@@ -381,26 +393,26 @@ export class SimExecutor implements Executor<Signal> {
       // (emptied by pops for the layer's next extents: setting an array's length is a slow runtime call)
       while (ext.length !== 0) ext.pop();
       // (the HIL records a compute fence right after an attention that read staging extents)
-      if (host) this.hostAt += this.issueRecord;
+      if (host) this.hostOp(1, this.issueRecord);
     } else {
       // nothing keeps this kernel's signal: a lazy compute stream then makes none
       this.compute.enqueueKernel('attention', 'kernel', attentionUs, all, attentionArgs);
     }
-    if (host) this.hostAt += this.issueRecord;
+    if (host) this.hostOp(1, this.issueRecord);
     if (this.weights && w.layer >= (this.opts.weightStreaming!.residentLayers ?? 0)) {
       // the layer's weight copies are issued before its projections (as the HIL issues them)
       const waits = this.streamWeights(args);
-      if (host) this.issueOn(this.compute, this.issueKernel);
+      if (host) this.issueOn(this.compute, 1, this.issueKernel);
       this.linearDone.push(this.timedOn(this.compute, 'linear', this.linearUs, waits, args));
     } else {
-      if (host) this.issueOn(this.compute, this.issueKernel);
+      if (host) this.issueOn(this.compute, 1, this.issueKernel);
       this.compute.enqueueKernel('linear', 'kernel', this.linearUs, NO_WAITS, args);
     }
     if (w.layer === this.model.layers - 1) {
-      if (host) this.issueOn(this.compute, this.issueKernel);
+      if (host) this.issueOn(this.compute, 1, this.issueKernel);
       this.compute.enqueueKernel('lm-head', 'kernel', this.lmHeadUs, NO_WAITS, args);
     }
-    if (host) this.hostAt += this.issueRecord;
+    if (host) this.hostOp(1, this.issueRecord);
   }
 
   /**
@@ -409,14 +421,49 @@ export class SimExecutor implements Executor<Signal> {
    */
   private issueCopies(s: Stream, runs: number): number {
     s.issueAt = this.hostAt + this.issueCopy;
-    this.hostAt += runs * this.issueCopy;
+    this.hostOp(runs, this.issueCopy);
     return this.hostAt;
   }
 
-  /** The host clock issues an op of `us` for stream `s`: the op enqueued next on `s` starts no earlier than then. */
-  private issueOn(s: Stream, us: number): void {
-    this.hostAt += us;
+  /** The host clock issues `n` ops of `us` each for stream `s`: the op enqueued next on `s` starts no earlier than then. */
+  private issueOn(s: Stream, n: number, us: number): void {
+    this.hostOp(n, us);
     s.issueAt = this.hostAt;
+  }
+
+  /** The host clock issues `n` ops of `us` each. */
+  private hostOp(n: number, us: number): void {
+    this.hostAt += n * us;
+    this.hostOps += n;
+  }
+
+  /**
+   * gpu.launch_queue_ops: the host issues at most this many ops ahead of the GPU. When the host has
+   * issued a step, the GPU still had at most that many of the latest ops to run: the host clock is
+   * then no earlier than the step's end less the GPU time of those ops (each step's time spread
+   * evenly over its ops). Checked at each step's start, as the steps before it are timed.
+   */
+  private boundLead(): void {
+    const q = this.queueOps;
+    const ops = this.hostOps - this.stepOps0;
+    this.leadOps.push(ops);
+    this.leadUs.push(this.engine.now - this.stepStart);
+    let left = q;
+    let lead = 0;
+    for (let k = this.leadOps.length - 1; k >= 0 && left > 0; k--) {
+      const n = this.leadOps[k];
+      const us = this.leadUs[k];
+      if (n <= left) {
+        lead += us;
+        left -= n;
+      } else {
+        lead += (us * left) / n;
+        left = 0;
+      }
+    }
+    if (left > 0) return;
+    const earliest = this.engine.now - lead;
+    if (this.hostAt < earliest) this.hostAt = earliest;
   }
 
   endStep(): StepTiming {
@@ -490,7 +537,7 @@ export class SimExecutor implements Executor<Signal> {
     const gpu = this.hardware.gpu;
     const idle = gpu.convert_kernel_us;
     if (idle === undefined) {
-      if (this.hostClock) this.issueOn(this.memory, this.issueKernel);
+      if (this.hostClock) this.issueOn(this.memory, 1, this.issueConvert);
       return this.kernelOn(this.memory, name, b.bytesFrom + b.bytesTo, 0, NO_WAITS, args);
     }
     const busy = gpu.convert_kernel_under_compute_us ?? idle;
@@ -498,8 +545,8 @@ export class SimExecutor implements Executor<Signal> {
     // with the host clock: the first kernel starts once issued, and the last runs after its own issue
     let last = 0;
     if (this.hostClock && kernels > 0) {
-      this.issueOn(this.memory, this.issueKernel);
-      this.hostAt += (kernels - 1) * this.issueKernel;
+      this.issueOn(this.memory, 1, this.issueConvert);
+      this.hostOp(kernels - 1, this.issueConvert);
       last = this.hostAt;
     }
     const op: StreamOp = {
@@ -603,9 +650,9 @@ export class SimExecutor implements Executor<Signal> {
     if (this.hostClock && s !== this.host) {
       // (marks around a memory-stream batch, and around each weight copy: the HIL issues those on its memory stream)
       const marked = (s === this.memory && !this.continuesStage) || s === this.weights;
-      if (marked) this.hostAt += this.issueRecord;
+      if (marked) this.hostOp(1, this.issueRecord);
       op.issuedLast = this.issueCopies(s, runs);
-      if (marked) this.hostAt += this.issueRecord;
+      if (marked) this.hostOp(1, this.issueRecord);
     }
     this.lastCopy = op;
     return this.tagMem(s, s.enqueueTask(op));

@@ -50,8 +50,10 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     copy_batch_us: 'optional: a fixed cost added once to each memory-stream copy batch into or out of HBM (the events around it, its first copy\'s latency); consecutive stages of listed blocks of one layer and tier are one batch (default 0); `kvtier hil calibrate` writes its per-group term, and in a profile calibrated without it `alpha_us` carries that cost spread over the copies',
     issue_copy_us: 'optional: the host\'s time to issue one copy through the HIL executor; where any `issue_*_us` is given the simulator keeps a host clock that issues every op in order without waiting for the GPU, and an op starts no earlier than issued ([simulator.md](simulator.md)); absent: the host is never behind. `kvtier hil calibrate` writes them',
     issue_record_us: 'optional: the same for one event record (the timing marks around a layer and a memory-stream batch)',
-    issue_kernel_us: 'optional: the same for one kernel launch (GEMV, (de)quantization, rotation)',
+    issue_kernel_us: 'optional: the same for one kernel launch (GEMV, rotation)',
+    issue_convert_us: 'optional: the same for one block\'s (de)quantization launch (its arguments and the launch; default `issue_kernel_us`)',
     issue_attention_us: 'optional: the same for one attention launch (its kernel plan and launches; default `issue_kernel_us`)',
+    launch_queue_ops: 'optional, with the issue costs: how many ops the host can issue ahead of the GPU before an issue waits (the driver\'s launch queue); the host clock is held to that lead at each step\'s start',
   },
   tier: {
     name: 'unique name used by links and policy options (`hbm`, `dram`, `cxl`, `nvme`, `hdd`, …)',

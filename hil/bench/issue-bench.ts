@@ -10,7 +10,9 @@
  * - record: timing marks (an event recorded on the memory stream);
  * - kernel: GEMV launches of a small GEMV on the compute stream (its launch, not its work);
  * - attention: launches of the paged attention over a table of ATTENTION_BLOCKS FP16 blocks (the
- *   plan's choice of kernel and splits and the launch itself, on the compute stream).
+ *   plan's choice of kernel and splits and the launch itself, on the compute stream);
+ * - convert: one block's (de)quantization launches on the memory stream, as a requantization in HBM
+ *   issues them: INT8 blocks dequantized into scratch and quantized back to INT2, in turn.
  * Where the host takes longer per copy than the copy engine does, the executor's copies go at the
  * host's pace; the simulator keeps a host clock with these costs (gpu.issue_*_us).
  */
@@ -29,7 +31,7 @@ import { EventSet } from '../timing/event-set.js';
 import type { ComputeGate } from './gate.js';
 import { median } from '../timing/median.js';
 
-export type IssueKind = 'copy' | 'record' | 'kernel' | 'attention';
+export type IssueKind = 'copy' | 'record' | 'kernel' | 'attention' | 'convert';
 
 export interface IssuePoint {
   kind: IssueKind;
@@ -89,8 +91,10 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
   const events = new EventSet(b);
   try {
     const maxBytes = Math.max(...o.copyBytes, 1);
-    const arenaBytes = Math.max(n * maxBytes, ATTENTION_BLOCKS * slot);
+    const int8 = blockBytes(geometry, 'int8');
+    const arenaBytes = Math.max(n * maxBytes, n * int8, ATTENTION_BLOCKS * slot);
     mem.regions.set('arena', mem.alloc('device', arenaBytes));
+    mem.regions.set('scratch', mem.alloc('device', slot));
     const tables = new BlockTables();
     const tableOff = tables.write(Float64Array.from({ length: ATTENTION_BLOCKS }, (_, i) => i * slot), new Int32Array(ATTENTION_BLOCKS));
     mem.tables = mem.alloc('device', tables.bytes.length);
@@ -120,6 +124,13 @@ export async function benchIssue(b: NativeBackend, model: ModelSpec, o: IssueBen
       { kind: 'record', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'mark', s: 1, id: i })) },
       { kind: 'kernel', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'gemv', layer: i, lmHead: false })) },
       { kind: 'attention', bytes: 0, ops: Array.from({ length: n }, (_, i): LowOp => ({ o: 'attn', layer: i, tableOff, tokens: ATTENTION_BLOCKS * o.blockTokens, uniform: 16 })) },
+      {
+        kind: 'convert',
+        bytes: 0,
+        ops: Array.from({ length: n }, (_, i): LowOp =>
+          i % 2 === 0 ? { o: 'dequant', src: 'arena', srcOff: i * int8, dst: 'scratch', dstOff: 0, bits: 8 } : { o: 'quant', src: 'scratch', srcOff: 0, dst: 'arena', dstOff: (i - 1) * int8, bits: 2 },
+        ),
+      },
     ];
     const gate = o.gate;
     // with a gate, each kind both ways: behind it, and as issued (the GPU running the ops meanwhile)

@@ -23,7 +23,7 @@ import { median } from '../timing/median.js';
 import { loadModel } from '../../sim/models/load-model.js';
 
 /** What a lowered op costs the host, by the issue bench's kinds (waits priced as records). */
-export type PlanOpKind = 'copy' | 'record' | 'kernel' | 'attention' | 'other';
+export type PlanOpKind = 'copy' | 'record' | 'kernel' | 'convert' | 'attention' | 'other';
 
 export function planOpKind(op: LowOp): PlanOpKind {
   switch (op.o) {
@@ -34,10 +34,11 @@ export function planOpKind(op: LowOp): PlanOpKind {
     case 'wait':
       return 'record';
     case 'gemv':
-    case 'quant':
-    case 'dequant':
     case 'rotate':
       return 'kernel';
+    case 'quant':
+    case 'dequant':
+      return 'convert';
     case 'attn':
       return 'attention';
     default:
@@ -49,8 +50,8 @@ export interface PlanIssueStep {
   step: number;
   /** host time issuing the step's ops (us) */
   issue_us: number;
-  /** the step's lowered ops by kind */
-  ops: Record<PlanOpKind, number>;
+  /** the step's lowered ops by kind (conversions: absent in steps recorded when they counted as kernels) */
+  ops: Record<Exclude<PlanOpKind, 'convert'>, number> & { convert?: number };
 }
 
 export interface PlanIssueOptions {
@@ -103,7 +104,7 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
     const data = new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2);
     const run = await runPlan(b, lowered, model, data, { nvmeDir: dir, directIo: false, ioThreads: 4, fileBatch: true, maxWeightBytes: BENCH_WEIGHT_BYTES, traceSteps: 0, verify: false, ...(o.packThreads !== undefined ? { packThreads: o.packThreads } : {}) });
     const out: PlanIssueStep[] = lowered.steps.map((s, i) => {
-      const ops: Record<PlanOpKind, number> = { copy: 0, record: 0, kernel: 0, attention: 0, other: 0 };
+      const ops: Record<PlanOpKind, number> = { copy: 0, record: 0, kernel: 0, convert: 0, attention: 0, other: 0 };
       for (const op of s.ops) ops[planOpKind(op)]++;
       return { step: i, issue_us: run.steps[i].host_issue_us, ops };
     });
@@ -114,14 +115,17 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
 }
 
 /**
- * The host's time per copy from a plan's steps: per step, (issue time - its records, kernels and
- * attention launches at the given costs) / its copies, over the steps with copies and nothing the host
- * waits on ('other': file requests, host conversions); the median over those steps, the first left out,
- * and their mean copies per step. NaN when no step qualifies.
+ * The host's time per copy from a plan's steps: per step, (issue time - its records, kernel, conversion
+ * and attention launches at the given costs; conversions at the kernel cost where none is given, and
+ * counted among the kernels in steps recorded before they had their own count) / its copies, over the
+ * steps with copies and nothing the host waits on ('other': file requests, host conversions); the
+ * median over those steps, the first left out, and their mean copies per step. NaN when no step
+ * qualifies.
  */
-export function copyCostFromPlan(steps: readonly PlanIssueStep[], cost: { record: number; kernel: number; attention: number }): { us: number; per_step: number[]; copies: number } {
+export function copyCostFromPlan(steps: readonly PlanIssueStep[], cost: { record: number; kernel: number; attention: number; convert?: number }): { us: number; per_step: number[]; copies: number } {
   const used = steps.filter((s) => s.step > 0 && s.ops.copy > 0 && s.ops.other === 0);
-  const per = used.map((s) => (s.issue_us - s.ops.record * cost.record - s.ops.kernel * cost.kernel - s.ops.attention * cost.attention) / s.ops.copy);
+  const convert = cost.convert !== undefined && Number.isFinite(cost.convert) ? cost.convert : cost.kernel;
+  const per = used.map((s) => (s.issue_us - s.ops.record * cost.record - s.ops.kernel * cost.kernel - (s.ops.convert ?? 0) * convert - s.ops.attention * cost.attention) / s.ops.copy);
   const copies = used.length ? used.reduce((a, s) => a + s.ops.copy, 0) / used.length : Number.NaN;
   return { us: per.length ? median(per) : Number.NaN, per_step: per, copies };
 }

@@ -46,6 +46,7 @@ import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, p
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
 import type { IssuePoint } from '../bench/issue-bench.js';
+import type { QueueDepthResult } from '../bench/queue-depth-bench.js';
 import { copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
@@ -220,6 +221,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
   if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue);
+  if (kind === 'cuda') applyLaunchQueue(p, m.launch_queue, by);
   // (p is a copy of base: the same links; an error names the base profile)
   const { index: pcie, toHost, toHbm } = hbmLink(base);
   const L = p.links[pcie];
@@ -393,7 +395,7 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
 }
 
 /**
- * gpu.issue_copy_us, issue_record_us, issue_kernel_us, issue_attention_us: the host's time per op
+ * gpu.issue_copy_us, issue_record_us, issue_kernel_us, issue_convert_us, issue_attention_us: the host's time per op
  * through the executor's issue path (bench/issue-bench.ts), timed as the executor issues them (the GPU
  * running the ops): the median of the trials, for copies of every size's trials together (the driver
  * call's cost does not follow the size at these sizes); the gated times go in the sources.
@@ -404,6 +406,7 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
     ['issue_copy_us', 'copy', 'memory-stream copies from pinned host slots into HBM in the prefetch layout'],
     ['issue_record_us', 'record', 'timing marks (an event recorded on the memory stream)'],
     ['issue_kernel_us', 'kernel', 'launches of a small GEMV on the compute stream'],
+    ['issue_convert_us', 'convert', 'launches of one block\'s dequantization (INT8) and quantization (INT2) in turn on the memory stream'],
     ['issue_attention_us', 'attention', 'launches of the paged attention over a table of FP16 blocks on the compute stream'],
   ] as const) {
     // as the executor issues them (the GPU running the ops meanwhile); the gated points are for the record
@@ -424,7 +427,17 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
   }
   const listed = p.gpu.issue_copy_us;
   p.gpu.issue_copy_us = r2(c.us);
-  p.sources['gpu.issue_copy_us'] = `${by}: host time per copy as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps, ${c.copies.toFixed(0)} copies per step used): per step its issue time less its records, kernel and attention launches at the costs below, over its copies; the median of ${c.per_step.length} steps (the first left out)${listed !== undefined ? `; ${points.find((x) => x.kind === 'copy' && !x.gated)?.ops ?? 0} copies issued in a row read ${listed} us` : ''}`;
+  p.sources['gpu.issue_copy_us'] = `${by}: host time per copy as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps, ${c.copies.toFixed(0)} copies per step used): per step its issue time less its records, kernel, conversion and attention launches at the costs below, over its copies; the median of ${c.per_step.length} steps (the first left out)${listed !== undefined ? `; ${points.find((x) => x.kind === 'copy' && !x.gated)?.ops ?? 0} copies issued in a row read ${listed} us` : ''}`;
+}
+
+/**
+ * gpu.launch_queue_ops: how many launches the host could issue ahead of the GPU before one waited
+ * (bench/queue-depth-bench.ts), rounded; not set without an estimate.
+ */
+export function applyLaunchQueue(p: HardwareProfile, q: QueueDepthResult | undefined, by: string): void {
+  if (!q || !Number.isFinite(q.ops) || q.ops < 1) return;
+  p.gpu.launch_queue_ops = Math.round(q.ops);
+  p.sources['gpu.launch_queue_ops'] = `${by}: ${q.launches} GEMVs of ${r2(q.gemv_us)} us launched back to back on the compute stream, the host's clock read after each: launches ahead of the GPU once a launch waited, the median over the second half of the launches (trials ${q.trials.map((t) => (Number.isFinite(t.ops) ? t.ops.toFixed(0) : 'none')).join(', ')})`;
 }
 
 export interface DirectionSwitchFit {

@@ -23,6 +23,7 @@ import type { Point } from './fit-linear.js';
 import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
 import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
+import { benchQueueDepth, type QueueDepthResult } from '../bench/queue-depth-bench.js';
 import { warmLink } from '../timing/link-warmup.js';
 import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
@@ -78,10 +79,16 @@ export interface Measurements {
   convert_kernels?: ConvertPoint[];
   /**
    * the host's time per op through the executor's issue path (bench/issue-bench.ts): copies in the
-   * prefetch layout at the model's block sizes, event records, GEMV and attention launches, as issued
-   * and (cuda) behind a compute gate (absent from measurements taken before they existed)
+   * prefetch layout at the model's block sizes, event records, GEMV, block conversion and attention
+   * launches, as issued and (cuda) behind a compute gate (absent from measurements taken before they
+   * existed; conversions absent from those taken before they were timed)
    */
   issue?: IssuePoint[];
+  /**
+   * (cuda) how many launches the host can issue ahead of the GPU before a launch waits
+   * (bench/queue-depth-bench.ts; absent from measurements taken before it existed)
+   */
+  launch_queue?: QueueDepthResult;
   /**
    * (cuda, with MeasureOptions.plan) the host's issue time per step of a whole plan run by the executor
    * (bench/plan-issue-bench.ts): a policy's small-copy run at the overlap context (absent otherwise, and
@@ -276,10 +283,17 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log('block (de)quantization kernels on the memory stream, idle and under compute');
   const convert_kernels = await measureConvertKernels(b, o, cuda);
   tick('convert kernels');
-  log("host issue costs: copies, event records, GEMV and attention launches through the executor's issue path");
+  log("host issue costs: copies, event records, GEMV, conversion and attention launches through the executor's issue path");
   const issue = await measureIssueCosts(b, o);
   for (const x of issue) log(`  ${x.kind}${x.bytes ? ` ${x.bytes} B` : ''}${x.gated ? ' (gated)' : ''}: ${x.us.toFixed(2)} us per op on the host`);
   tick('issue costs');
+  let launch_queue: QueueDepthResult | undefined;
+  if (cuda) {
+    log('launch queue: GEMVs launched back to back until a launch waits for the GPU');
+    launch_queue = await benchQueueDepth(b, { trials: o.quick ? 1 : 2 });
+    log(`  ${Number.isFinite(launch_queue.ops) ? launch_queue.ops.toFixed(0) : 'no estimate:'} launches ahead of the GPU (${launch_queue.launches} GEMVs of ${launch_queue.gemv_us.toFixed(1)} us)`);
+    tick('launch queue');
+  }
   let plan_issue: PlanIssueResult | undefined;
   if (cuda && o.plan) {
     const steps = o.quick ? 12 : 24;
@@ -310,7 +324,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -326,13 +340,13 @@ export async function measureConvertKernels(b: NativeBackend, o: Pick<MeasureOpt
   }
 }
 
-/** the as-issued median per op of the issue bench's records, GEMV and attention launches (NaN where a kind has no trials) */
-export function issueCostsOf(points: readonly IssuePoint[]): { record: number; kernel: number; attention: number } {
+/** the as-issued median per op of the issue bench's records, GEMV, conversion and attention launches (NaN where a kind has no trials) */
+export function issueCostsOf(points: readonly IssuePoint[]): { record: number; kernel: number; convert: number; attention: number } {
   const of = (kind: IssuePoint['kind']) => {
     const xs = points.filter((x) => x.kind === kind && !x.gated).flatMap((x) => x.trials_us);
     return xs.length ? median(xs) : Number.NaN;
   };
-  return { record: of('record'), kernel: of('kernel'), attention: of('attention') };
+  return { record: of('record'), kernel: of('kernel'), convert: of('convert'), attention: of('attention') };
 }
 
 /** the host's issue costs (bench/issue-bench.ts; on cuda also behind a compute gate), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */

@@ -119,8 +119,9 @@ export interface GpuSpec {
   /**
    * optional: the host's time to issue one op to the GPU through the HIL executor's issue path
    * (the driver call and the executor's own code around it): a copy, an event record (timing marks),
-   * a kernel launch (GEMV, (de)quantization, rotation), an attention launch (its kernel plan and
-   * launches; default issue_kernel_us). Where given, the simulator keeps a host clock that issues every op in order
+   * a kernel launch (GEMV, rotation), a (de)quantization launch of one block (its arguments and the
+   * launch; default issue_kernel_us), an attention launch (its kernel plan and launches; default
+   * issue_kernel_us). Where given, the simulator keeps a host clock that issues every op in order
    * without waiting for the GPU (as the executor does), and an op starts no earlier than the host
    * issued it: where the host takes longer per op than the GPU, the GPU goes at the host's pace.
    * Absent = the host is never behind. `kvtier hil calibrate` writes them (hil/bench/issue-bench.ts).
@@ -128,7 +129,14 @@ export interface GpuSpec {
   issue_copy_us?: number;
   issue_record_us?: number;
   issue_kernel_us?: number;
+  issue_convert_us?: number;
   issue_attention_us?: number;
+  /**
+   * optional, with the host clock: how many ops the host can have issued ahead of the GPU before an
+   * issue waits for the GPU (the driver's launch queue). The simulator then holds the host clock, at
+   * each step's start, to no more than that many ops ahead. Absent = the host is never held back.
+   */
+  launch_queue_ops?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }

@@ -1,6 +1,6 @@
 // The host issue-cost bench: its copies go through the executor's own issuer and land where the
 // prefetch layout puts them (consecutive FP16-sized host slots into one packed extent); every kind
-// gives one point per size with its trials (attention launches included); the calibration writes the medians as the profile's
+// gives one point per size with its trials (attention and block conversion launches included); the calibration writes the medians as the profile's
 // gpu.issue_*_us with their sources.
 import { describe, expect, it } from 'vitest';
 import { benchIssue, type IssuePoint } from '../../hil/bench/issue-bench.js';
@@ -16,11 +16,13 @@ describe('host issue costs into the profile', () => {
   it('writes the median per kind (copies: over their sizes) and names the points in the sources', () => {
     const p = loadHardware('h100-pcie5');
     const pt = (kind: IssuePoint['kind'], bytes: number, us: number, gated = false): IssuePoint => ({ kind, bytes, gated, ops: 256, us, trials_us: [us, us, us + 1] });
-    applyIssueCosts(p, [pt('copy', 65536, 3.4), pt('copy', 17408, 3.1), pt('copy', 9216, 3.0), pt('record', 0, 0.61), pt('kernel', 0, 2.27), pt('attention', 0, 14.5), { ...pt('attention', 0, 9, true), held: 2, held_us: [9, 9] }, pt('copy', 9216, 1, true)], 'test');
+    applyIssueCosts(p, [pt('copy', 65536, 3.4), pt('copy', 17408, 3.1), pt('copy', 9216, 3.0), pt('record', 0, 0.61), pt('kernel', 0, 2.27), pt('convert', 0, 12.5), pt('attention', 0, 14.5), { ...pt('attention', 0, 9, true), held: 2, held_us: [9, 9] }, pt('copy', 9216, 1, true)], 'test');
     // copies: every size's trials together (3, 3, 4, 3.1, 3.1, 4.1, 3.4, 3.4, 4.4): 3.4
     expect(p.gpu.issue_copy_us).toBe(3.4);
     expect(p.gpu.issue_record_us).toBe(0.61);
     expect(p.gpu.issue_kernel_us).toBe(2.27);
+    expect(p.gpu.issue_convert_us).toBe(12.5);
+    expect(p.sources['gpu.issue_convert_us']).toContain("dequantization (INT8) and quantization (INT2)");
     // as issued; the gated times only in the sources
     expect(p.gpu.issue_attention_us).toBe(14.5);
     expect(p.sources['gpu.issue_attention_us']).toContain('behind a compute gate: 9 us');
@@ -48,6 +50,7 @@ describe.skipIf(!host.available)(`issue bench, host backend${host.available ? ''
         ['record', 0, 8, 2],
         ['kernel', 0, 8, 2],
         ['attention', 0, 8, 2],
+        ['convert', 0, 8, 2],
       ]);
       for (const x of points) expect(x.us).toBeGreaterThan(0);
       await expect(benchIssue(b, model, { blockTokens: 16, groupSize: 128, copyBytes: [65537] })).rejects.toThrow('issue bench: copyBytes: copy size 65537 must be an integer in 1..65536 (an FP16 block)');
@@ -83,6 +86,8 @@ describe.skipIf(!cuda.available)(`issue bench, cuda backend${cuda.available ? ''
         ['kernel', 0, false],
         ['attention', 0, true],
         ['attention', 0, false],
+        ['convert', 0, true],
+        ['convert', 0, false],
       ]);
       for (const x of points) {
         expect(x.us).toBeGreaterThan(0);
@@ -92,7 +97,7 @@ describe.skipIf(!cuda.available)(`issue bench, cuda backend${cuda.available ? ''
       }
       const p = loadHardware('h100-pcie5');
       applyIssueCosts(p, points, 'test');
-      for (const k of ['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_attention_us'] as const) expect(p.gpu[k]).toBeGreaterThan(0);
+      for (const k of ['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const) expect(p.gpu[k]).toBeGreaterThan(0);
     } finally {
       gate.free();
       b.close();

@@ -29,8 +29,8 @@ describe('the time per copy from a plan', () => {
       [{ o: 'record', s: 1, fence: 0 } as LowOp, 'record'],
       [{ o: 'wait', s: 1, on: 0, fence: 0 } as LowOp, 'record'],
       [{ o: 'gemv', layer: 0, lmHead: false }, 'kernel'],
-      [{ o: 'quant', src: 'arena', srcOff: 0, dst: 'arena', dstOff: 0, bits: 4 }, 'kernel'],
-      [{ o: 'dequant', src: 'arena', srcOff: 0, dst: 'arena', dstOff: 0, bits: 2 }, 'kernel'],
+      [{ o: 'quant', src: 'arena', srcOff: 0, dst: 'arena', dstOff: 0, bits: 4 }, 'convert'],
+      [{ o: 'dequant', src: 'arena', srcOff: 0, dst: 'arena', dstOff: 0, bits: 2 }, 'convert'],
       [{ o: 'rotate', s: 0, what: 'q' }, 'kernel'],
       [{ o: 'attn', layer: 0, tableOff: 0, tokens: 16, uniform: 16 }, 'attention'],
       [{ o: 'fileRead', offset: 0, bytes: 8 }, 'other'],
@@ -69,10 +69,18 @@ describe('the time per copy from a plan', () => {
     expect(copyCostFromPlan([steps[0], steps[3], steps[4]], cost).us).toBeNaN();
   });
 
+  it('prices conversion launches at their own cost, at the kernel cost where none is given or in steps that counted them as kernels', () => {
+    const steps = [step(0, 1, { copy: 1 }), step(1, 3500, { copy: 1000, kernel: 10, convert: 20 }), step(2, 3100, { copy: 1000, kernel: 30 })];
+    // (3500 - 10 * 2 - 20 * 12) / 1000 = 3.24; (3100 - 30 * 2) / 1000 = 3.04
+    expect(copyCostFromPlan(steps, { record: 0.5, kernel: 2, convert: 12, attention: 10 }).per_step.map((x) => +x.toFixed(9))).toEqual([3.24, 3.04]);
+    // (3500 - 30 * 2) / 1000 = 3.44, with conversions at the kernel cost (none given, or NaN: no trials)
+    for (const convert of [undefined, Number.NaN]) expect(copyCostFromPlan(steps, { record: 0.5, kernel: 2, convert, attention: 10 }).per_step.map((x) => +x.toFixed(9))).toEqual([3.44, 3.04]);
+  });
+
   it("sets gpu.issue_copy_us from the plan and keeps the listed copies' cost in the source", () => {
     const points = [pt('copy', 9216, [2.4, 2.5, 2.6]), pt('record', 0, [0.5, 0.5, 0.5]), pt('kernel', 0, [2, 2, 2]), pt('attention', 0, [10, 10, 10]), pt('record', 0, [9, 9, 9], true)];
     // the gated records are not the as-issued cost
-    expect(issueCostsOf(points)).toEqual({ record: 0.5, kernel: 2, attention: 10 });
+    expect(issueCostsOf(points)).toEqual({ record: 0.5, kernel: 2, convert: Number.NaN, attention: 10 });
     const plan: PlanIssueResult = { policy: 'kivi', budget: '10%', context_tokens: 40960, steps: [step(0, 9e9, { copy: 1 }), step(1, 3400, { copy: 1000, record: 100, kernel: 10, attention: 5 }), step(2, 3100, { copy: 1000, attention: 2 })] };
     const p = loadHardware('h100-pcie5');
     applyIssueCosts(p, points, 'test', plan);
@@ -106,8 +114,8 @@ describe.skipIf(!host.available)(`plan issue bench, host backend${host.available
       generateTrace(trace, { preset: 'broad', model: 'llama-3-8b', layers: 32, prompt_tokens: 512, steps: 3, block_size: 16, seed: 's' });
       const { lowered } = recordAndLower({ trace, policy: 'kivi', model: 'llama-3-8b', hardware: 'h100-pcie5', hbm_budget: '10%', group_size: 128 }, { backend: 'host' });
       const want = lowered.steps.map((s) => {
-        const n = { copy: 0, record: 0, kernel: 0, attention: 0, other: 0 };
-        for (const op of s.ops) n[op.o === 'copy' ? 'copy' : op.o === 'attn' ? 'attention' : op.o === 'gemv' || op.o === 'quant' || op.o === 'dequant' || op.o === 'rotate' ? 'kernel' : op.o === 'mark' || op.o === 'record' || op.o === 'wait' ? 'record' : 'other']++;
+        const n = { copy: 0, record: 0, kernel: 0, convert: 0, attention: 0, other: 0 };
+        for (const op of s.ops) n[op.o === 'copy' ? 'copy' : op.o === 'attn' ? 'attention' : op.o === 'gemv' || op.o === 'rotate' ? 'kernel' : op.o === 'quant' || op.o === 'dequant' ? 'convert' : op.o === 'mark' || op.o === 'record' || op.o === 'wait' ? 'record' : 'other']++;
         return n;
       });
       expect(r.steps.map((s) => s.ops)).toEqual(want);

@@ -1,5 +1,6 @@
-// The executor's host clock (gpu.issue_copy_us / issue_record_us / issue_kernel_us): the host issues
-// every op in order without waiting for the GPU, and an op starts no earlier than it was issued.
+// The executor's host clock (gpu.issue_copy_us / issue_record_us / issue_kernel_us / issue_convert_us):
+// the host issues every op in order, at most gpu.launch_queue_ops ops ahead of the GPU where that is
+// given, and an op starts no earlier than it was issued.
 // Timelines by hand on the tiny machine: a 64-byte copy takes 10 + 64 = 74 us, a layer's attention
 // 64 us and its projections 1000 us.
 import { describe, expect, it } from 'vitest';
@@ -122,6 +123,55 @@ describe('the host clock', () => {
     expect(t.transfer_us).toBe(101 - 50);
   });
 
+  it('a block conversion launch costs the host issue_convert_us (default: a kernel launch)', () => {
+    const run = (convert?: number) => {
+      const ex = machine({ kernel: 50 }, (hw) => {
+        hw.gpu.convert_kernel_us = 1;
+        if (convert !== undefined) hw.gpu.issue_convert_us = convert;
+      });
+      ex.beginStep(0);
+      const done = ex.move({ layer: 0, fromTier: 0, toTier: 0, fromBits: 16, toBits: 4, blocks: [1, 2], bytesFrom: 128, bytesTo: 32, reason: 'demote', runs: 1 });
+      ex.layer(tinyLayerWork(0), [done]);
+      return ex.endStep();
+    };
+    // conversions launched at 200 and 400 (the second runs 400..401); attention launched at 450 (450..514),
+    // projections at 500 (514..1514)
+    const t = run(200);
+    expect(t.transfer_us).toBe(401 - 200);
+    expect(t.latency_us).toBe(1514);
+    // without it, at the kernel launch's 50 us: launched at 50 and 100 (100..101), attention at 150
+    expect(run().latency_us).toBe(150 + 64 + 1000);
+  });
+
+  it('launch_queue_ops: the host starts a step no more than that many ops ahead of the GPU', () => {
+    const run = (queue?: number) => {
+      const ex = machine({ kernel: 10 }, (hw) => {
+        hw.gpu.convert_kernel_us = 1;
+        hw.gpu.issue_convert_us = 10;
+        hw.gpu.issue_record_us = 0;
+        if (queue !== undefined) hw.gpu.launch_queue_ops = queue;
+      });
+      ex.beginStep(0);
+      ex.layer(tinyLayerWork(0), []);
+      const t0 = ex.endStep();
+      ex.beginStep(1);
+      const done = ex.move({ layer: 0, fromTier: 0, toTier: 0, fromBits: 16, toBits: 4, blocks: Array.from({ length: 100 }, (_, i) => i), bytesFrom: 6400, bytesTo: 1600, reason: 'demote', runs: 1 });
+      ex.layer(tinyLayerWork(0, { step: 1 }), [done]);
+      return [t0.latency_us, ex.endStep().latency_us];
+    };
+    // step 0: attention launched at 10 (10..74), projections at 20 (74..1074); six ops (three pairs of
+    // marks at no cost, the two launches); the host is at 20 when the GPU ends the step at 1074
+    // unbounded: 100 conversions launched at 30..1020 run 1074..1174 (the last ends at 1021 + 1 before
+    // that); attention launched at 1030 runs 1174..1238, projections launched at 1040 run 1238..2238
+    expect(run()).toEqual([1074, 2238 - 1074]);
+    // 3 ops: the last 3 of step 0's 6 ops take half its 1074 us, so the host starts step 1 at 1074 - 537
+    // = 537: conversions launched at 547..1537, the last runs 1537..1538; attention launched at 1547
+    // (1547..1611), projections at 1557 (1611..2611)
+    expect(run(3)).toEqual([1074, 2611 - 1074]);
+    // 6 ops: the whole of step 0 may be queued: the host is not held back
+    expect(run(6)).toEqual([1074, 2238 - 1074]);
+  });
+
   it('projections launched after the attention wait for the host when it is behind', () => {
     const ex = machine({ record: 30, kernel: 200 });
     ex.beginStep(0);
@@ -182,5 +232,8 @@ describe('the host clock', () => {
     const hw = tinyHardware();
     (hw.gpu as unknown as Record<string, unknown>).issue_copy_us = -1;
     expect(() => validateProfile(hw, 'tiny.json')).toThrow(/issue_copy_us/);
+    const q = tinyHardware();
+    (q.gpu as unknown as Record<string, unknown>).launch_queue_ops = 2.5;
+    expect(() => validateProfile(q, 'tiny.json')).toThrow(/launch_queue_ops must be an integer >= 1/);
   });
 });
