@@ -1029,7 +1029,14 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
       keysOf(keys, cand, r, last, base, v.keyNorms);
     }
     const k = selectBottomKKeyed(cand, keys, r, need);
-    for (let i = 0; i < k; i++) if (act.demote(l, cand[i], o.offload_tier, 16)) dropRes(S, l, cand[i]);
+    if (act.demoteBlocks !== undefined) {
+      // (cand[j] refused: passed over)
+      for (let i = 0; i < k; ) {
+        const j = act.demoteBlocks(l, cand, i, k, o.offload_tier, 16);
+        for (; i < j; i++) dropRes(S, l, cand[i]);
+        i = j + 1;
+      }
+    } else for (let i = 0; i < k; i++) if (act.demote(l, cand[i], o.offload_tier, 16)) dropRes(S, l, cand[i]);
   }
   if (dense) {
     streamNextDense(act, l, L, o.dense_layers, v.step);
@@ -1042,6 +1049,16 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
     for (let b = 0; b < created; b++) {
       if ((selAt[kb + b] >= 0 || b === newest) && cache.tierOf(l, b) > 0 && !promote(S, act, l, b)) {
         act.prefetch(l, b);
+        allIn = false;
+      }
+    }
+  } else if (act.promoteBlocks !== undefined) {
+    // (the pages listed are below HBM: each one is promoted, or refused and prefetched, in list order)
+    for (let i = 0; i < np; ) {
+      const j = act.promoteBlocks(l, promo, i, np);
+      for (const e = j < np ? j + 1 : np; i < e; i++) addRes(S, l, promo[i]);
+      if (j < np) {
+        act.prefetch(l, promo[j]);
         allIn = false;
       }
     }

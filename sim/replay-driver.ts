@@ -459,6 +459,71 @@ export class ReplayDriver<H> implements Actions {
     return this.moveBlock(i, layer, block, from, fromBits, 0, b, k, 'promote');
   }
 
+  /**
+   * demote(layer, blocks[j], tier, bits) for j = from, from + 1, ... below count, in that order, until
+   * one is refused: returns its index (count when none was). The same moves, refusals, counts and
+   * batches as those calls; the checks that do not depend on the block are made once.
+   */
+  demoteBlocks(layer: number, blocks: ArrayLike<number>, from: number, count: number, tier: string, bits: number): number {
+    const c = this.cache;
+    const to = tier === this.lastTierName ? this.lastTier : c.tierNames.indexOf(tier);
+    const k = bits >= 0 && bits <= 16 ? this.bitsSlot[bits] : -1;
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L) || to < 0 || !(k >= 0)) {
+      // (each call refuses as it would alone)
+      for (let j = from; j < count; j++) if (!this.demote(layer, blocks[j], tier, bits)) return j;
+      return count;
+    }
+    this.lastTierName = tier;
+    this.lastTier = to;
+    const base = layer * this.M;
+    const created = c.created[layer];
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    const pinned = c.pinned;
+    for (let j = from; j < count; j++) {
+      const b = blocks[j];
+      const i = base + b;
+      // (anything but a live, unpinned block above the destination: demote() refuses it with its reason)
+      if (!(b >= 0 && b < created && b === Math.floor(b)) || tiers[i] < 0 || to < tiers[i] || (to === tiers[i] && bits >= bitsAt[i]) || pinned[i] === 1) {
+        if (!this.demote(layer, b, tier, bits)) return j;
+        continue;
+      }
+      if (!this.moveRunBlock(i, layer, b, tiers[i], bitsAt[i], to, bits, k, 'demote')) return j;
+    }
+    return count;
+  }
+
+  /**
+   * promote(layer, blocks[j]) (at its precision) for j = from, from + 1, ... below count, in that
+   * order, passing over the blocks in HBM and the evicted ones, until one is refused: returns its
+   * index (count when none was). The same moves, refusals, counts and batches as those calls.
+   */
+  promoteBlocks(layer: number, blocks: ArrayLike<number>, from: number, count: number): number {
+    const c = this.cache;
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L)) {
+      if (from >= count) return count;
+      this.promote(layer, blocks[from]);
+      return from;
+    }
+    const base = layer * this.M;
+    const created = c.created[layer];
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    for (let j = from; j < count; j++) {
+      const b = blocks[j];
+      if (!(b >= 0 && b < created && b === Math.floor(b))) {
+        if (!this.promote(layer, b)) return j;
+        continue;
+      }
+      const i = base + b;
+      const t = tiers[i];
+      if (t <= 0) continue;
+      const fromBits = bitsAt[i];
+      if (!this.moveRunBlock(i, layer, b, t, fromBits, 0, fromBits, this.bitsSlot[fromBits], 'promote')) return j;
+    }
+    return count;
+  }
+
   prefetch(layer: number, block: number): boolean {
     const why = this.checkLive(layer, block);
     if (why) return this.refuse('prefetch', why);
@@ -733,6 +798,46 @@ export class ReplayDriver<H> implements Actions {
     if (this.timed) this.touch(layer, block);
     this.count(reason);
     if (this.timed) this.batch(layer, block, reason, from, to, fromBits, bits);
+    return true;
+  }
+
+  /**
+   * moveBlock for demoteBlocks and promoteBlocks: the same effects, the move's count added to the
+   * pending run of its kind and the block to the batch of the move before when it is of the same
+   * kind (else by count() and batch()).
+   */
+  private moveRunBlock(i: number, layer: number, block: number, from: number, fromBits: number, to: number, bits: number, k: number, reason: TransferReason): boolean {
+    const since = this.stagedSince[layer * this.T + from];
+    if (since > 0 && this.enteredAt[i] < since) this.stagedMask[i] = 1;
+    if (this.listPending && layer === this.curLayer) this.logUndo(block);
+    const moved = this.cache.moveAt(i, layer, block, to, bits, k);
+    if (this.keptValid[layer] === 1 && this.keptMask[i] === 1) {
+      if (moved) this.keptMove(layer, from, fromBits, to, bits);
+      else {
+        this.keptCount(layer, i, -1);
+        this.keptCount(layer, i, 1);
+      }
+    }
+    if (!moved) return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
+    this.enteredAt[i] = ++this.changes;
+    this.layerChanges[layer]++;
+    if (!this.timed) {
+      this.count(reason);
+      return true;
+    }
+    this.touch(layer, block);
+    if (reason === this.pendingKind) this.pendingN++;
+    else this.count(reason);
+    const key = ((((layer * REASON_COUNT + reasonIndex(reason)) * this.T + from) * this.T + to) * 17 + fromBits) * 17 + bits;
+    if (key !== this.lastKey) {
+      this.batch(layer, block, reason, from, to, fromBits, bits);
+      return true;
+    }
+    this.lastBatch!.blocks.push(block);
+    if (this.slotsPlaced) {
+      if (this.flushMark[i] >= this.flushBase) this.flushMulti = true;
+      else this.flushMark[i] = this.flushBase + from * 32 + fromBits + FLUSH_START_OFFSET;
+    }
     return true;
   }
 
