@@ -135,6 +135,8 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const obsU = new Float64Array(L);
   const obsIdx = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
   const obsIdxN = new Int32Array(L);
+  // (the places in the observation's list of those blocks, while it is read)
+  const obsAt = new Int32Array(M);
   // the candidates compared at the boundary of an incremental selection, and their keys
   const rest = new Int32Array(M);
   const restKeys = new Float64Array(M);
@@ -240,7 +242,7 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const sampleIds = new Int32Array(FULL_BOUND_SAMPLE);
   return {
     o, setup, holdShares, boundaryByNorm, stats, scanMoves, nUnsel, boundFull, unselFromChanges, selOnly, selNewest, sampleKeys, sampleIds, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed,
-    selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys,
+    selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, obsAt, rest, restKeys,
     cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark,
     byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff,
     floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps,
@@ -1137,7 +1139,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
 
 function questObserve(S: QuestState, obs: Observation): void {
   const {
-    holdShares, M, L, G, lasts, last, selOf, selAt, selN, selViews, obsOk, obsU, obsIdx, obsIdxN, lazyOn,
+    holdShares, M, L, G, lasts, last, selOf, selAt, selN, selViews, obsOk, obsU, obsIdx, obsIdxN, obsAt, lazyOn,
     lazyU, lazyNewest, lazyMark, pend, pendN, known
   } = S;
   // after a sparse layer's decision, the attended pages are among the listed ones
@@ -1158,9 +1160,10 @@ function questObserve(S: QuestState, obs: Observation): void {
       // the newest page before, once it left the list): the newest page now, and the pages the
       // observation before listed, take the share now (unless listed now)
       if (lazyNewest[l] !== newest) lazyMark[base + newest] = 1;
+      // (branch-free: the marks of the pages not selected written as they are)
       for (let j = 0, c = obsIdxN[l]; j < c; j++) {
         const b = obsIdx[base + j];
-        if (selAt[base + b] >= 0 || b === newest) lazyMark[base + b] = 1;
+        lazyMark[base + b] |= +(selAt[base + b] >= 0) | +(b === newest);
       }
       // (and the pages added to the selection since)
       for (let j = 0, c = pendN[l]; j < c; j++) {
@@ -1175,14 +1178,18 @@ function questObserve(S: QuestState, obs: Observation): void {
     }
     lazyU[l] = uniform;
     lazyNewest[l] = newest;
+    // the listed blocks attended (branch-free: about as many are attended as not), then their masses
     let c = 0;
     for (let i = 0; i < idx.length; i++) {
       const b = idx[i];
-      if (attended[b] === 1) {
-        last[base + b] = mass[i];
-        lazyMark[base + b] = 0;
-        obsIdx[base + c++] = b;
-      }
+      obsIdx[base + c] = b;
+      obsAt[c] = i;
+      c += +(attended[b] === 1);
+    }
+    for (let j = 0; j < c; j++) {
+      const b = obsIdx[base + j];
+      last[base + b] = mass[obsAt[j]];
+      lazyMark[base + b] = 0;
     }
     obsIdxN[l] = c;
     obsU[l] = uniform;
