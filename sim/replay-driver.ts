@@ -480,15 +480,19 @@ export class ReplayDriver<H> implements Actions {
     const tiers = c.tier;
     const bitsAt = c.bits;
     const pinned = c.pinned;
-    for (let j = from; j < count; j++) {
+    for (let j = from; j < count; ) {
       const b = blocks[j];
       const i = base + b;
       // (anything but a live, unpinned block above the destination: demote() refuses it with its reason)
       if (!(b >= 0 && b < created && b === Math.floor(b)) || tiers[i] < 0 || to < tiers[i] || (to === tiers[i] && bits >= bitsAt[i]) || pinned[i] === 1) {
         if (!this.demote(layer, b, tier, bits)) return j;
+        j++;
         continue;
       }
-      if (!this.moveRunBlock(i, layer, b, tiers[i], bitsAt[i], to, bits, k, 'demote')) return j;
+      // (this block and those after it from the same place; the first one's refusal, if it does not fit, by demote())
+      const e = this.moveRunFrom(layer, blocks, j, count, tiers[i], bitsAt[i], to, bits, k, 'demote');
+      if (e === j && !this.demote(layer, b, tier, bits)) return j;
+      j = e > j ? e : j + 1;
     }
     return count;
   }
@@ -509,17 +513,23 @@ export class ReplayDriver<H> implements Actions {
     const created = c.created[layer];
     const tiers = c.tier;
     const bitsAt = c.bits;
-    for (let j = from; j < count; j++) {
+    for (let j = from; j < count; ) {
       const b = blocks[j];
       if (!(b >= 0 && b < created && b === Math.floor(b))) {
         if (!this.promote(layer, b)) return j;
+        j++;
         continue;
       }
       const i = base + b;
       const t = tiers[i];
-      if (t <= 0) continue;
+      if (t <= 0) {
+        j++;
+        continue;
+      }
       const fromBits = bitsAt[i];
-      if (!this.moveRunBlock(i, layer, b, t, fromBits, 0, fromBits, this.bitsSlot[fromBits], 'promote')) return j;
+      const e = this.moveRunFrom(layer, blocks, j, count, t, fromBits, 0, fromBits, this.bitsSlot[fromBits], 'promote');
+      if (e === j && !this.promote(layer, b)) return j;
+      j = e > j ? e : j + 1;
     }
     return count;
   }
@@ -799,6 +809,55 @@ export class ReplayDriver<H> implements Actions {
     this.count(reason);
     if (this.timed) this.batch(layer, block, reason, from, to, fromBits, bits);
     return true;
+  }
+
+  /**
+   * moveBlock for blocks[j0], blocks[j0 + 1], ... below count while each is a live, unpinned block of
+   * the layer at (from, fromBits) that fits `to` at `bits` (the cache's moveRun), for demoteBlocks and
+   * promoteBlocks once they have checked blocks[j0]: the same effects as moveBlock for each, in that
+   * order. Returns the index of the first block not moved (j0 when blocks[j0] does not fit).
+   */
+  private moveRunFrom(layer: number, blocks: ArrayLike<number>, j0: number, count: number, from: number, fromBits: number, to: number, bits: number, k: number, reason: TransferReason): number {
+    // (a pending list logs each block's tier before its move: block by block)
+    if (this.listPending && layer === this.curLayer) {
+      const b = blocks[j0];
+      return this.moveRunBlock(layer * this.M + b, layer, b, from, fromBits, to, bits, k, reason) ? j0 + 1 : j0;
+    }
+    const e = this.cache.moveRun(layer, blocks, j0, count, from, fromBits, to, bits, k);
+    const n = e - j0;
+    if (n === 0) return j0;
+    const base = layer * this.M;
+    const since = this.stagedSince[layer * this.T + from];
+    const kept = this.keptValid[layer] === 1;
+    const entered = this.enteredAt;
+    const keptMask = this.keptMask;
+    for (let j = j0; j < e; j++) {
+      const i = base + blocks[j];
+      if (since > 0 && entered[i] < since) this.stagedMask[i] = 1;
+      if (kept && keptMask[i] === 1) this.keptMove(layer, from, fromBits, to, bits);
+      entered[i] = ++this.changes;
+    }
+    this.layerChanges[layer] += n;
+    // (the first counted as its own action, the others added to that run of the kind)
+    this.count(reason);
+    this.pendingN += n - 1;
+    if (!this.timed) return e;
+    for (let j = j0; j < e; j++) this.touch(layer, blocks[j]);
+    // (one batch for the run: the first block by batch(), the others added to it)
+    this.batch(layer, blocks[j0], reason, from, to, fromBits, bits);
+    const list = this.lastBatch!.blocks;
+    const marks = this.slotsPlaced ? this.flushMark : null;
+    const mark = this.flushBase + from * 32 + fromBits + FLUSH_START_OFFSET;
+    for (let j = j0 + 1; j < e; j++) {
+      const b = blocks[j];
+      list.push(b);
+      if (marks !== null) {
+        const i = base + b;
+        if (marks[i] >= this.flushBase) this.flushMulti = true;
+        else marks[i] = mark;
+      }
+    }
+    return e;
   }
 
   /**

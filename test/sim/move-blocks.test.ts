@@ -1,7 +1,8 @@
 /**
  * The driver's demoteBlocks and promoteBlocks against the single calls they stand for: random lists
  * (blocks in every tier, at several precisions, pinned, evicted, out of range, not whole numbers;
- * unknown tiers and precisions; tiers that fill up) handed over as batches, each refusal answered by
+ * unknown tiers and precisions; tiers that fill up; after a bulk stage; blocks of the layer's kept
+ * list of attended blocks) handed over as batches, each refusal answered by
  * going on after it, must give the same answers, the same cache after every decision, the same
  * refusals (counts and first messages), action counts and per-step timings as demote() and promote()
  * called block by block.
@@ -62,6 +63,8 @@ function replay(seed: number, batched: boolean, hbmBlocks: number, dramBlocks: n
     if (rnd() < 0.3) a.pin(l, Math.floor(rnd() * created));
     if (rnd() < 0.3) a.unpin(l, Math.floor(rnd() * created));
     if (rnd() < 0.1) a.evict(l, Math.floor(rnd() * created));
+    // (a bulk stage before the moves: blocks moved after it count as staged)
+    if (rnd() < 0.3) a.prefetchOffloaded(l);
     // (a list demoted and then promoted as it was, some of it twice: blocks moved more than once in a flush)
     let again = false;
     let n = 0;
@@ -107,6 +110,14 @@ function replay(seed: number, batched: boolean, hbmBlocks: number, dramBlocks: n
         }
       }
       if (!again && rnd() < 0.3) a.prefetch(l, Math.floor(rnd() * created));
+    }
+    // (a list of the blocks to attend: the layer's next decision moves blocks of that list, whose counts the driver keeps)
+    // (the same list as before where the driver holds it: the layer's work then from the kept counts)
+    if (rnd() < 0.7) {
+      const keep = Int32Array.from({ length: Math.floor(rnd() * created) }, () => Math.floor(rnd() * created));
+      const scope = rnd() < 0.8 ? 'all' : 'offloaded';
+      const same = rnd() < 0.5 ? a.skipExceptListedDelta!(keep, 0, keep, 0) : -1;
+      if (same < 0) a.skipExceptListed(keep, keep.length, scope);
     }
     states.push(`${l}:${[...cache.tier.subarray(l * maxBlocks, l * maxBlocks + created)].join(',')}/${[...cache.bits.subarray(l * maxBlocks, l * maxBlocks + created)].join(',')}`);
     cache.audit();
