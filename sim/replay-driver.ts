@@ -831,32 +831,45 @@ export class ReplayDriver<H> implements Actions {
     const kept = this.keptValid[layer] === 1;
     const entered = this.enteredAt;
     const keptMask = this.keptMask;
-    for (let j = j0; j < e; j++) {
-      const i = base + blocks[j];
-      if (since > 0 && entered[i] < since) this.stagedMask[i] = 1;
-      if (kept && keptMask[i] === 1) this.keptMove(layer, from, fromBits, to, bits);
-      entered[i] = ++this.changes;
-    }
     this.layerChanges[layer] += n;
     // (the first counted as its own action, the others added to that run of the kind)
     this.count(reason);
     this.pendingN += n - 1;
-    if (!this.timed) return e;
-    for (let j = j0; j < e; j++) this.touch(layer, blocks[j]);
-    // (one batch for the run: the first block by batch(), the others added to it)
-    this.batch(layer, blocks[j0], reason, from, to, fromBits, bits);
-    const list = this.lastBatch!.blocks;
-    const marks = this.slotsPlaced ? this.flushMark : null;
+    const timed = this.timed;
+    // (timed: one batch for the run, the first block by batch(), the others added to it; the layer's
+    // touched blocks grown once for the run)
+    let list: number[] | null = null;
+    let marks: Int32Array | null = null;
+    let touched = this.touched[layer];
+    let nt = this.touchedN[layer];
+    if (timed) {
+      this.batch(layer, blocks[j0], reason, from, to, fromBits, bits);
+      list = this.lastBatch!.blocks;
+      if (this.slotsPlaced) marks = this.flushMark;
+      if (nt + n > touched.length) {
+        const grown = new Int32Array(Math.max(2 * touched.length, nt + n));
+        grown.set(touched.subarray(0, nt));
+        this.touched[layer] = touched = grown;
+      }
+    }
     const mark = this.flushBase + from * 32 + fromBits + FLUSH_START_OFFSET;
-    for (let j = j0 + 1; j < e; j++) {
+    const flushBase = this.flushBase;
+    for (let j = j0; j < e; j++) {
       const b = blocks[j];
-      list.push(b);
+      const i = base + b;
+      if (since > 0 && entered[i] < since) this.stagedMask[i] = 1;
+      if (kept && keptMask[i] === 1) this.keptMove(layer, from, fromBits, to, bits);
+      entered[i] = ++this.changes;
+      if (!timed) continue;
+      touched[nt++] = b;
+      if (j === j0) continue;
+      list!.push(b);
       if (marks !== null) {
-        const i = base + b;
-        if (marks[i] >= this.flushBase) this.flushMulti = true;
+        if (marks[i] >= flushBase) this.flushMulti = true;
         else marks[i] = mark;
       }
     }
+    if (timed) this.touchedN[layer] = nt;
     return e;
   }
 
