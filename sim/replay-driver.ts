@@ -489,7 +489,7 @@ export class ReplayDriver<H> implements Actions {
         j++;
         continue;
       }
-      // (this block and those after it from the same place; the first one's refusal, if it does not fit, by demote())
+      // (this block and those after it from the same place; the first one by demote() where the run does not take it)
       const e = this.moveRunFrom(layer, blocks, j, count, tiers[i], bitsAt[i], to, bits, k, 'demote');
       if (e === j && !this.demote(layer, b, tier, bits)) return j;
       j = e > j ? e : j + 1;
@@ -527,6 +527,7 @@ export class ReplayDriver<H> implements Actions {
         continue;
       }
       const fromBits = bitsAt[i];
+      // (the first one by promote() where the run does not take it: it does not fit, or is pinned)
       const e = this.moveRunFrom(layer, blocks, j, count, t, fromBits, 0, fromBits, this.bitsSlot[fromBits], 'promote');
       if (e === j && !this.promote(layer, b)) return j;
       j = e > j ? e : j + 1;
@@ -815,14 +816,11 @@ export class ReplayDriver<H> implements Actions {
    * moveBlock for blocks[j0], blocks[j0 + 1], ... below count while each is a live, unpinned block of
    * the layer at (from, fromBits) that fits `to` at `bits` (the cache's moveRun), for demoteBlocks and
    * promoteBlocks once they have checked blocks[j0]: the same effects as moveBlock for each, in that
-   * order. Returns the index of the first block not moved (j0 when blocks[j0] does not fit).
+   * order. Returns the index of the first block not moved: j0 when blocks[j0] is to take the single
+   * call's path (it does not fit, is pinned, or a pending list logs each block's tier before its move).
    */
   private moveRunFrom(layer: number, blocks: ArrayLike<number>, j0: number, count: number, from: number, fromBits: number, to: number, bits: number, k: number, reason: TransferReason): number {
-    // (a pending list logs each block's tier before its move: block by block)
-    if (this.listPending && layer === this.curLayer) {
-      const b = blocks[j0];
-      return this.moveRunBlock(layer * this.M + b, layer, b, from, fromBits, to, bits, k, reason) ? j0 + 1 : j0;
-    }
+    if (this.listPending && layer === this.curLayer) return j0;
     const e = this.cache.moveRun(layer, blocks, j0, count, from, fromBits, to, bits, k);
     const n = e - j0;
     if (n === 0) return j0;
@@ -871,46 +869,6 @@ export class ReplayDriver<H> implements Actions {
     }
     if (timed) this.touchedN[layer] = nt;
     return e;
-  }
-
-  /**
-   * moveBlock for demoteBlocks and promoteBlocks: the same effects, the move's count added to the
-   * pending run of its kind and the block to the batch of the move before when it is of the same
-   * kind (else by count() and batch()).
-   */
-  private moveRunBlock(i: number, layer: number, block: number, from: number, fromBits: number, to: number, bits: number, k: number, reason: TransferReason): boolean {
-    const since = this.stagedSince[layer * this.T + from];
-    if (since > 0 && this.enteredAt[i] < since) this.stagedMask[i] = 1;
-    if (this.listPending && layer === this.curLayer) this.logUndo(block);
-    const moved = this.cache.moveAt(i, layer, block, to, bits, k);
-    if (this.keptValid[layer] === 1 && this.keptMask[i] === 1) {
-      if (moved) this.keptMove(layer, from, fromBits, to, bits);
-      else {
-        this.keptCount(layer, i, -1);
-        this.keptCount(layer, i, 1);
-      }
-    }
-    if (!moved) return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
-    this.enteredAt[i] = ++this.changes;
-    this.layerChanges[layer]++;
-    if (!this.timed) {
-      this.count(reason);
-      return true;
-    }
-    this.touch(layer, block);
-    if (reason === this.pendingKind) this.pendingN++;
-    else this.count(reason);
-    const key = ((((layer * REASON_COUNT + reasonIndex(reason)) * this.T + from) * this.T + to) * 17 + fromBits) * 17 + bits;
-    if (key !== this.lastKey) {
-      this.batch(layer, block, reason, from, to, fromBits, bits);
-      return true;
-    }
-    this.lastBatch!.blocks.push(block);
-    if (this.slotsPlaced) {
-      if (this.flushMark[i] >= this.flushBase) this.flushMulti = true;
-      else this.flushMark[i] = this.flushBase + from * 32 + fromBits + FLUSH_START_OFFSET;
-    }
-    return true;
   }
 
   private batch(layer: number, block: number, reason: TransferReason, fromTier: number, toTier: number, fromBits: number, toBits: number): void {

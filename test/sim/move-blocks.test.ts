@@ -1,8 +1,8 @@
 /**
  * The driver's demoteBlocks and promoteBlocks against the single calls they stand for: random lists
  * (blocks in every tier, at several precisions, pinned, evicted, out of range, not whole numbers;
- * unknown tiers and precisions; tiers that fill up; after a bulk stage; blocks of the layer's kept
- * list of attended blocks) handed over as batches, each refusal answered by
+ * unknown tiers and precisions; tiers that fill up; after a bulk stage; after a list of blocks to
+ * attend; blocks of the layer's kept list of attended blocks) handed over as batches, each refusal answered by
  * going on after it, must give the same answers, the same cache after every decision, the same
  * refusals (counts and first messages), action counts and per-step timings as demote() and promote()
  * called block by block.
@@ -65,6 +65,11 @@ function replay(seed: number, batched: boolean, hbmBlocks: number, dramBlocks: n
     if (rnd() < 0.1) a.evict(l, Math.floor(rnd() * created));
     // (a bulk stage before the moves: blocks moved after it count as staged)
     if (rnd() < 0.3) a.prefetchOffloaded(l);
+    // (a list of blocks to attend asked for before the moves: the driver logs each moved block's tier)
+    if (rnd() < 0.3) {
+      const early = Int32Array.from({ length: Math.floor(rnd() * created) }, () => Math.floor(rnd() * created));
+      a.skipExceptListed(early, early.length, rnd() < 0.5 ? 'all' : 'offloaded');
+    }
     // (a list demoted and then promoted as it was, some of it twice: blocks moved more than once in a flush)
     let again = false;
     let n = 0;
