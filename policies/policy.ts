@@ -47,6 +47,18 @@ export interface Actions {
   demote(layer: number, block: number, tier: string, bits: number): boolean;
   /** bring a block into HBM as a resident block (default: keep its precision) */
   promote(layer: number, block: number, bits?: number): boolean;
+  /**
+   * Optional. demote(layer, blocks[j], tier, bits) for j = from, from + 1, ... below count, in that
+   * order, until one is refused: returns its index (count when none was). The same effects as those
+   * calls, with less work per block.
+   */
+  demoteBlocks?(layer: number, blocks: ArrayLike<number>, from: number, count: number, tier: string, bits: number): number;
+  /**
+   * Optional. promote(layer, blocks[j]) for j = from, from + 1, ... below count, in that order,
+   * passing over the blocks already in HBM and the evicted ones, until one is refused: returns its
+   * index (count when none was). The same effects as those calls, with less work per block.
+   */
+  promoteBlocks?(layer: number, blocks: ArrayLike<number>, from: number, count: number): number;
   /** stage a copy of an offloaded block in HBM for its next attention (transient, not resident) */
   prefetch(layer: number, block: number): boolean;
   /** stage every offloaded live block of `layer` (a layer-ahead stream, as offloading engines do) */

@@ -55,6 +55,10 @@ export interface QuestStats {
   /** full selections among the blocks at or above a sampled bound (fullBound), and those that fell back to every block */
   byBound?: number;
   boundMissed?: number;
+  /** decisions whose unselected residents came from the selection's changes (unselectedSince) */
+  bySince?: number;
+  /** when given: the decisions where those differ from the residents' (unselectedOf), counted */
+  sinceDiffers?: number;
 }
 
 /**
@@ -67,11 +71,14 @@ export interface QuestStats {
  * lists them and the unselected residents in block order by one pass over the layer's blocks
  * (splitByTier); false sorts the lists, the reference it is tested against. boundFull (default true):
  * a selection from every block selects among the blocks at or above a sampled bound (fullBound);
- * false among every block, the reference it is tested against.
+ * false among every block, the reference it is tested against. unselFromChanges (default true): a
+ * selection that changed at its boundary only, after a decision that left HBM holding exactly its
+ * pages, lists the unselected residents from the pages that left it and the blocks created since
+ * (unselectedSince); false from every resident, the reference it is tested against.
  */
-export function createQuest(o: Options, setup: PolicySetup, holdShares = true, boundaryByNorm = true, stats?: QuestStats, scanMoves = true, boundFull = true): Policy {
+export function createQuest(o: Options, setup: PolicySetup, holdShares = true, boundaryByNorm = true, stats?: QuestStats, scanMoves = true, boundFull = true, unselFromChanges = true): Policy {
   checkLowerTier('quest', 'offload_tier', o.offload_tier, setup.tiers);
-  return new QuestPolicy(questState(o, setup, holdShares, boundaryByNorm, stats, scanMoves, boundFull));
+  return new QuestPolicy(questState(o, setup, holdShares, boundaryByNorm, stats, scanMoves, boundFull, unselFromChanges));
 }
 
 /** The policy: its decisions and observations are module functions of its state (one compiled copy for every replay in a process). */
@@ -90,7 +97,7 @@ class QuestPolicy implements Policy {
 }
 
 /** The state of one quest policy (a replay's): per layer and block, as the functions below use it. */
-function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundaryByNorm: boolean, stats: QuestStats | undefined, scanMoves: boolean, boundFull: boolean) {
+function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundaryByNorm: boolean, stats: QuestStats | undefined, scanMoves: boolean, boundFull: boolean, unselFromChanges: boolean) {
   const M = setup.maxBlocks;
   const L = setup.layers;
   const G = setup.header.kv_groups;
@@ -112,6 +119,10 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const selIn = new Uint8Array(L);
   const changesAt = new Float64Array(L);
   const createdAt = new Int32Array(L);
+  // per layer, with selIn: 1 when HBM then held those pages only (its count was theirs), and the
+  // newest page then (selNewest)
+  const selOnly = new Uint8Array(L);
+  const selNewest = new Int32Array(L);
   // one group, per layer, for a selection that provably stays (selectionStays): the best pair
   // (key, block) known above the floor outside the selection (othBlock -1: none), and the least key
   // norm of the selected pages, both as of the layer's latest selection; whether its latest
@@ -124,6 +135,8 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const obsU = new Float64Array(L);
   const obsIdx = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
   const obsIdxN = new Int32Array(L);
+  // (the places in the observation's list of those blocks, while it is read)
+  const obsAt = new Int32Array(M);
   // the candidates compared at the boundary of an incremental selection, and their keys
   const rest = new Int32Array(M);
   const restKeys = new Float64Array(M);
@@ -228,8 +241,8 @@ function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundar
   const sampleKeys = new Float64Array(FULL_BOUND_SAMPLE);
   const sampleIds = new Int32Array(FULL_BOUND_SAMPLE);
   return {
-    o, setup, holdShares, boundaryByNorm, stats, scanMoves, nUnsel, boundFull, sampleKeys, sampleIds, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed,
-    selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, rest, restKeys,
+    o, setup, holdShares, boundaryByNorm, stats, scanMoves, nUnsel, boundFull, unselFromChanges, selOnly, selNewest, sampleKeys, sampleIds, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed,
+    selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, obsAt, rest, restKeys,
     cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark,
     byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff,
     floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps,
@@ -728,9 +741,48 @@ function promote(S: QuestState, act: Actions, l: number, b: number): boolean {
   return act.promote(l, b);
 }
 
+/** S.cand[0, k) demoted to the offload tier, in that order (each refused one passed over) */
+function demoteList(S: QuestState, act: Actions, l: number, k: number): void {
+  const { cand } = S;
+  const tier = S.o.offload_tier;
+  if (act.demoteBlocks !== undefined) {
+    // (cand[j] refused: passed over)
+    for (let i = 0; i < k; ) {
+      const j = act.demoteBlocks(l, cand, i, k, tier, 16);
+      for (; i < j; i++) dropRes(S, l, cand[i]);
+      i = j + 1;
+    }
+  } else for (let i = 0; i < k; i++) if (act.demote(l, cand[i], tier, 16)) dropRes(S, l, cand[i]);
+}
+
+/** S.promo[0, np) promoted in that order, each refused one prefetched; whether none was refused */
+function promoteList(S: QuestState, act: Actions, cache: PolicyView['cache'], l: number, np: number): boolean {
+  const { promo } = S;
+  let allIn = true;
+  if (act.promoteBlocks !== undefined) {
+    // (the pages listed are below HBM: each one is promoted, or refused and prefetched, in list order)
+    for (let i = 0; i < np; ) {
+      const j = act.promoteBlocks(l, promo, i, np);
+      for (const e = j < np ? j + 1 : np; i < e; i++) addRes(S, l, promo[i]);
+      if (j < np) {
+        act.prefetch(l, promo[j]);
+        allIn = false;
+      }
+    }
+  } else {
+    for (let i = 0; i < np; i++) {
+      if (cache.tierOf(l, promo[i]) > 0 && !promote(S, act, l, promo[i])) {
+        act.prefetch(l, promo[i]);
+        allIn = false;
+      }
+    }
+  }
+  return allIn;
+}
+
 function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
   const {
-    o, M, L, G, lasts, last, selOf, selAt, selN, selViews, selIn, changesAt, createdAt, othKey, othBlock,
+    o, M, L, G, lasts, last, selOf, selAt, selN, selViews, selIn, changesAt, createdAt, selOnly, selNewest, othKey, othBlock,
     normMin, obsOk, cand, promo, listOk, listNewest, added, removed, lazyOn, lazyU, lazyNewest, lazyMark,
     byNorm, ordValid, outValid, floorKeyOf, floorIdOf, keys, known, knownList, knownCount, inKnown,
     knownStamp, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs,
@@ -766,6 +818,9 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
   // whether only blocks were created in the layer since its last decision left every selected page in HBM
   const selInHbm = selIn[l] === 1 && cache.changesOf(l) - changesAt[l] === created - createdAt[l];
   selIn[l] = 0;
+  // (and HBM held only the selection and the newest page then)
+  const selOnlyNow = selInHbm && selOnly[l] === 1;
+  selOnly[l] = 0;
   const observed = obsOk[l] === 1;
   obsOk[l] = 0;
   // whether the layer's selection stays as it is (one group), or changed at its boundary by selectByNorm
@@ -1015,8 +1070,17 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
     // the unselected residents in block order
     residents(S, cache, l);
     if (r < 0) {
-      r = unselectedOf(cand, resList[l], resCount[l], selAt, kb, newest);
-      sortAscending(cand, r);
+      if (selOnlyNow && incremental && S.unselFromChanges) {
+        r = unselectedSince(S, cache, l, created, newest);
+        sortAscending(cand, r);
+        if (S.stats) {
+          S.stats.bySince = (S.stats.bySince ?? 0) + 1;
+          if (S.stats.sinceDiffers !== undefined && !sameUnselected(S, l, r, newest)) S.stats.sinceDiffers++;
+        }
+      } else {
+        r = unselectedOf(cand, resList[l], resCount[l], selAt, kb, newest);
+        sortAscending(cand, r);
+      }
     }
     if (r < need) {
       // (selected pages too: their masses written out)
@@ -1029,7 +1093,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
       keysOf(keys, cand, r, last, base, v.keyNorms);
     }
     const k = selectBottomKKeyed(cand, keys, r, need);
-    for (let i = 0; i < k; i++) if (act.demote(l, cand[i], o.offload_tier, 16)) dropRes(S, l, cand[i]);
+    demoteList(S, act, l, k);
   }
   if (dense) {
     streamNextDense(act, l, L, o.dense_layers, v.step);
@@ -1045,18 +1109,14 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
         allIn = false;
       }
     }
-  } else {
-    for (let i = 0; i < np; i++) {
-      if (cache.tierOf(l, promo[i]) > 0 && !promote(S, act, l, promo[i])) {
-        act.prefetch(l, promo[i]);
-        allIn = false;
-      }
-    }
-  }
+  } else allIn = promoteList(S, act, cache, l, np);
   if (allIn) {
     selIn[l] = 1;
     changesAt[l] = cache.changesOf(l);
     createdAt[l] = created;
+    // (the selected pages, all below created, and the newest once created are distinct)
+    selOnly[l] = +(cache.countIn(l, 0) === nSel + (newest < created ? 1 : 0));
+    selNewest[l] = newest;
   }
   S.nListed = nSel + 1;
   // the same list as the layer's latest, changed by the pages that entered and left the selection
@@ -1079,7 +1139,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
 
 function questObserve(S: QuestState, obs: Observation): void {
   const {
-    holdShares, M, L, G, lasts, last, selOf, selAt, selN, selViews, obsOk, obsU, obsIdx, obsIdxN, lazyOn,
+    holdShares, M, L, G, lasts, last, selOf, selAt, selN, selViews, obsOk, obsU, obsIdx, obsIdxN, obsAt, lazyOn,
     lazyU, lazyNewest, lazyMark, pend, pendN, known
   } = S;
   // after a sparse layer's decision, the attended pages are among the listed ones
@@ -1100,9 +1160,10 @@ function questObserve(S: QuestState, obs: Observation): void {
       // the newest page before, once it left the list): the newest page now, and the pages the
       // observation before listed, take the share now (unless listed now)
       if (lazyNewest[l] !== newest) lazyMark[base + newest] = 1;
+      // (branch-free: the marks of the pages not selected written as they are)
       for (let j = 0, c = obsIdxN[l]; j < c; j++) {
         const b = obsIdx[base + j];
-        if (selAt[base + b] >= 0 || b === newest) lazyMark[base + b] = 1;
+        lazyMark[base + b] |= +(selAt[base + b] >= 0) | +(b === newest);
       }
       // (and the pages added to the selection since)
       for (let j = 0, c = pendN[l]; j < c; j++) {
@@ -1117,14 +1178,18 @@ function questObserve(S: QuestState, obs: Observation): void {
     }
     lazyU[l] = uniform;
     lazyNewest[l] = newest;
+    // the listed blocks attended (branch-free: about as many are attended as not), then their masses
     let c = 0;
     for (let i = 0; i < idx.length; i++) {
       const b = idx[i];
-      if (attended[b] === 1) {
-        last[base + b] = mass[i];
-        lazyMark[base + b] = 0;
-        obsIdx[base + c++] = b;
-      }
+      obsIdx[base + c] = b;
+      obsAt[c] = i;
+      c += +(attended[b] === 1);
+    }
+    for (let j = 0; j < c; j++) {
+      const b = obsIdx[base + j];
+      last[base + b] = mass[obsAt[j]];
+      lazyMark[base + b] = 0;
     }
     obsIdxN[l] = c;
     obsU[l] = uniform;
@@ -1209,6 +1274,39 @@ function unselectedOf(cand: Int32Array, list: Int32Array, count: number, selAt: 
     r += +(selAt[at + b] < 0) & +(b !== newest);
   }
   return r;
+}
+
+/**
+ * The HBM residents outside the selection but the newest into S.cand (their count returned, in no
+ * order), when the layer's previous decision left HBM holding exactly its selection and its newest
+ * page (then in HBM: selOnly), nothing but block creations changed the layer since, and this
+ * decision's selection is that one less the pages in S.removed and plus those in S.added: the
+ * residents are then the previous pages, the previous newest and the blocks created since in HBM;
+ * of those, the pages that left the selection, the previous newest and the created ones not selected.
+ */
+function unselectedSince(S: QuestState, cache: PolicyView['cache'], l: number, created: number, newest: number): number {
+  const { M, selAt, cand, removed, nRemoved, selNewest, createdAt } = S;
+  const kb = l * M;
+  let r = 0;
+  for (let i = 0; i < nRemoved; i++) cand[r++] = removed[i];
+  const was = selNewest[l];
+  const since = createdAt[l];
+  if (was < since && was !== newest && selAt[kb + was] < 0) cand[r++] = was;
+  for (let b = since; b < created; b++) {
+    cand[r] = b;
+    r += +(cache.tierOf(l, b) === 0) & +(selAt[kb + b] < 0) & +(b !== newest);
+  }
+  return r;
+}
+
+/** whether S.cand[0, r) (ascending) lists layer l's unselected residents as unselectedOf does (for tests) */
+function sameUnselected(S: QuestState, l: number, r: number, newest: number): boolean {
+  const { M, rest, cand, resList, resCount, selAt } = S;
+  const n = unselectedOf(rest, resList[l], resCount[l], selAt, l * M, newest);
+  sortAscending(rest, n);
+  if (n !== r) return false;
+  for (let i = 0; i < n; i++) if (rest[i] !== cand[i]) return false;
+  return true;
 }
 
 /**

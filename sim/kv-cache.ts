@@ -290,6 +290,79 @@ export class KVCache {
     return true;
   }
 
+  /**
+   * moveAt for blocks[j], j = from, from + 1, ... below count, of one layer, in that order, while each
+   * is a live, unpinned block of the layer at (fromTier, fromBits) and fits `tier` at `bits` (BITS
+   * index k; not the place it comes from): the same counters and byte sums as those calls (the
+   * counts summed once for the run; the runs, precision changes and bytes block by block). Returns
+   * the index of the first block not moved (count when every one was); that block is left as it is.
+   */
+  moveRun(layer: number, blocks: ArrayLike<number>, from: number, count: number, fromTier: number, fromBits: number, tier: number, bits: number, k: number): number {
+    const tiers = this.tier;
+    const bitsAt = this.bits;
+    const pinned = this.pinned;
+    const hbm = this.hbmMask;
+    const used = this.used;
+    const runs = this.runCount;
+    const created = this.created[layer];
+    const base = layer * this.maxBlocks;
+    const kFrom = BITS_INDEX[fromBits];
+    const oldBytes = this.blockBytes[kFrom];
+    const newBytes = this.blockBytes[k];
+    const extra = fromTier === tier ? newBytes - oldBytes : newBytes;
+    const capacity = this.capacity[tier];
+    const T = this.tierNames.length;
+    const K = BITS.length;
+    const row = layer * T;
+    const from16 = +(fromBits === 16);
+    const to16 = +(bits === 16);
+    const inHbm = tier === 0 ? 1 : 0;
+    let j = from;
+    for (; j < count; j++) {
+      const b = blocks[j];
+      if (!(b >= 0 && b < created && b === Math.floor(b))) break;
+      const i = base + b;
+      if (tiers[i] !== fromTier || bitsAt[i] !== fromBits || pinned[i] === 1) break;
+      if (extra > 0 && used[tier] + extra > capacity) break;
+      used[fromTier] -= oldBytes;
+      // (runs and precision changes as moveAt counts them, from the neighbours as they are now)
+      const prevTier = b > 0 ? tiers[i - 1] : NONE;
+      const prevBits = b > 0 ? bitsAt[i - 1] : 0;
+      const prev16 = +(prevBits === 16);
+      runs[row + fromTier] -= 1 - (+(prevTier === fromTier) & prev16);
+      runs[row + tier] += 1 - (+(prevTier === tier) & prev16);
+      const nextTier = b + 1 < created ? tiers[i + 1] : NONE;
+      if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & from16) - (+(nextTier === tier) & to16);
+      if (bits !== fromBits) {
+        const nextBits = nextTier >= 0 ? bitsAt[i + 1] : 0;
+        const prevLive = +(prevTier >= 0);
+        const nextLive = +(nextTier >= 0);
+        this.changeCount[layer] +=
+          prevLive * (+(bits !== prevBits) - +(fromBits !== prevBits)) + nextLive * (+(bits !== nextBits) - +(fromBits !== nextBits));
+      }
+      tiers[i] = tier;
+      bitsAt[i] = bits;
+      hbm[i] = inHbm;
+      used[tier] += newBytes;
+      if (used[tier] > this.peak[tier]) this.peak[tier] = used[tier];
+    }
+    const n = j - from;
+    if (n > 0) {
+      if (fromTier !== tier) {
+        this.tierCount[row + fromTier] -= n;
+        this.tierCount[row + tier] += n;
+      }
+      if (kFrom !== k) {
+        this.bitsCount[layer * K + kFrom] -= n;
+        this.bitsCount[layer * K + k] += n;
+      }
+      this.tierBitsCount[(row + fromTier) * K + kFrom] -= n;
+      this.tierBitsCount[(row + tier) * K + k] += n;
+      this.editCount[layer] += n;
+    }
+    return j;
+  }
+
   /** Drop a live block (its KV is gone for good). */
   drop(layer: number, block: number): void {
     const i = this.liveIndex(layer, block);

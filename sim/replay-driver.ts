@@ -459,6 +459,82 @@ export class ReplayDriver<H> implements Actions {
     return this.moveBlock(i, layer, block, from, fromBits, 0, b, k, 'promote');
   }
 
+  /**
+   * demote(layer, blocks[j], tier, bits) for j = from, from + 1, ... below count, in that order, until
+   * one is refused: returns its index (count when none was). The same moves, refusals, counts and
+   * batches as those calls; the checks that do not depend on the block are made once.
+   */
+  demoteBlocks(layer: number, blocks: ArrayLike<number>, from: number, count: number, tier: string, bits: number): number {
+    const c = this.cache;
+    const to = tier === this.lastTierName ? this.lastTier : c.tierNames.indexOf(tier);
+    const k = bits >= 0 && bits <= 16 ? this.bitsSlot[bits] : -1;
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L) || to < 0 || !(k >= 0)) {
+      // (each call refuses as it would alone)
+      for (let j = from; j < count; j++) if (!this.demote(layer, blocks[j], tier, bits)) return j;
+      return count;
+    }
+    this.lastTierName = tier;
+    this.lastTier = to;
+    const base = layer * this.M;
+    const created = c.created[layer];
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    const pinned = c.pinned;
+    for (let j = from; j < count; ) {
+      const b = blocks[j];
+      const i = base + b;
+      // (anything but a live, unpinned block above the destination: demote() refuses it with its reason)
+      if (!(b >= 0 && b < created && b === Math.floor(b)) || tiers[i] < 0 || to < tiers[i] || (to === tiers[i] && bits >= bitsAt[i]) || pinned[i] === 1) {
+        if (!this.demote(layer, b, tier, bits)) return j;
+        j++;
+        continue;
+      }
+      // (this block and those after it from the same place; the first one by demote() where the run does not take it)
+      const e = this.moveRunFrom(layer, blocks, j, count, tiers[i], bitsAt[i], to, bits, k, 'demote');
+      if (e === j && !this.demote(layer, b, tier, bits)) return j;
+      j = e > j ? e : j + 1;
+    }
+    return count;
+  }
+
+  /**
+   * promote(layer, blocks[j]) (at its precision) for j = from, from + 1, ... below count, in that
+   * order, passing over the blocks in HBM and the evicted ones, until one is refused: returns its
+   * index (count when none was). The same moves, refusals, counts and batches as those calls.
+   */
+  promoteBlocks(layer: number, blocks: ArrayLike<number>, from: number, count: number): number {
+    const c = this.cache;
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L)) {
+      if (from >= count) return count;
+      this.promote(layer, blocks[from]);
+      return from;
+    }
+    const base = layer * this.M;
+    const created = c.created[layer];
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    for (let j = from; j < count; ) {
+      const b = blocks[j];
+      if (!(b >= 0 && b < created && b === Math.floor(b))) {
+        if (!this.promote(layer, b)) return j;
+        j++;
+        continue;
+      }
+      const i = base + b;
+      const t = tiers[i];
+      if (t <= 0) {
+        j++;
+        continue;
+      }
+      const fromBits = bitsAt[i];
+      // (the first one by promote() where the run does not take it: it does not fit, or is pinned)
+      const e = this.moveRunFrom(layer, blocks, j, count, t, fromBits, 0, fromBits, this.bitsSlot[fromBits], 'promote');
+      if (e === j && !this.promote(layer, b)) return j;
+      j = e > j ? e : j + 1;
+    }
+    return count;
+  }
+
   prefetch(layer: number, block: number): boolean {
     const why = this.checkLive(layer, block);
     if (why) return this.refuse('prefetch', why);
@@ -734,6 +810,65 @@ export class ReplayDriver<H> implements Actions {
     this.count(reason);
     if (this.timed) this.batch(layer, block, reason, from, to, fromBits, bits);
     return true;
+  }
+
+  /**
+   * moveBlock for blocks[j0], blocks[j0 + 1], ... below count while each is a live, unpinned block of
+   * the layer at (from, fromBits) that fits `to` at `bits` (the cache's moveRun), for demoteBlocks and
+   * promoteBlocks once they have checked blocks[j0]: the same effects as moveBlock for each, in that
+   * order. Returns the index of the first block not moved: j0 when blocks[j0] is to take the single
+   * call's path (it does not fit, is pinned, or a pending list logs each block's tier before its move).
+   */
+  private moveRunFrom(layer: number, blocks: ArrayLike<number>, j0: number, count: number, from: number, fromBits: number, to: number, bits: number, k: number, reason: TransferReason): number {
+    if (this.listPending && layer === this.curLayer) return j0;
+    const e = this.cache.moveRun(layer, blocks, j0, count, from, fromBits, to, bits, k);
+    const n = e - j0;
+    if (n === 0) return j0;
+    const base = layer * this.M;
+    const since = this.stagedSince[layer * this.T + from];
+    const kept = this.keptValid[layer] === 1;
+    const entered = this.enteredAt;
+    const keptMask = this.keptMask;
+    this.layerChanges[layer] += n;
+    // (the first counted as its own action, the others added to that run of the kind)
+    this.count(reason);
+    this.pendingN += n - 1;
+    const timed = this.timed;
+    // (timed: one batch for the run, the first block by batch(), the others added to it; the layer's
+    // touched blocks grown once for the run)
+    let list: number[] | null = null;
+    let marks: Int32Array | null = null;
+    let touched = this.touched[layer];
+    let nt = this.touchedN[layer];
+    if (timed) {
+      this.batch(layer, blocks[j0], reason, from, to, fromBits, bits);
+      list = this.lastBatch!.blocks;
+      if (this.slotsPlaced) marks = this.flushMark;
+      if (nt + n > touched.length) {
+        const grown = new Int32Array(Math.max(2 * touched.length, nt + n));
+        grown.set(touched.subarray(0, nt));
+        this.touched[layer] = touched = grown;
+      }
+    }
+    const mark = this.flushBase + from * 32 + fromBits + FLUSH_START_OFFSET;
+    const flushBase = this.flushBase;
+    for (let j = j0; j < e; j++) {
+      const b = blocks[j];
+      const i = base + b;
+      if (since > 0 && entered[i] < since) this.stagedMask[i] = 1;
+      if (kept && keptMask[i] === 1) this.keptMove(layer, from, fromBits, to, bits);
+      entered[i] = ++this.changes;
+      if (!timed) continue;
+      touched[nt++] = b;
+      if (j === j0) continue;
+      list!.push(b);
+      if (marks !== null) {
+        if (marks[i] >= flushBase) this.flushMulti = true;
+        else marks[i] = mark;
+      }
+    }
+    if (timed) this.touchedN[layer] = nt;
+    return e;
   }
 
   private batch(layer: number, block: number, reason: TransferReason, fromTier: number, toTier: number, fromBits: number, toBits: number): void {
