@@ -17,7 +17,11 @@
  * sort and merge for a decision that adds many blocks; the same entries in the same order as adding
  * them one by one); the layer is queried only after settle().
  */
-import type { AttentionScore } from './attention-score.js';
+/** the raw scores a cold order reads (AttentionScore's, or SynapseScore's: the same numbers) */
+export interface RawScores {
+  raw(l: number, b: number): number;
+  offsetOf(l: number): number;
+}
 
 /** what a judge's `pass` answers for a block a query reaches: not in the tier any more, eligible, or kept but not eligible now */
 export const DROP = 0;
@@ -174,7 +178,7 @@ export class ColdOrder {
    * classifies a block a query reaches (DROP: its entry is removed; SET_ASIDE: kept, not picked).
    * Every eligible block must have an entry and every entry's key must be at most its raw score.
    */
-  coldest(l: number, score: AttentionScore, judge: ColdJudge, mode = 0): number {
+  coldest(l: number, score: RawScores, judge: ColdJudge, mode = 0): number {
     if (this.deferred === l) this.settleDeferred();
     const base = l * this.maxBlocks;
     const ids = this.ids;

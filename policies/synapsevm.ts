@@ -44,13 +44,13 @@
  * copy its whole route (file request + PCIe), though the simulator runs the two legs on two streams.
  */
 import { checkLowerTier } from './lower-tier.js';
-import { AttentionScore } from './attention-score.js';
 import { ColdOrder, DROP, ELIGIBLE, SET_ASIDE } from './synapse-cold-order.js';
 import { CopyCost } from './synapse-copy-cost.js';
 import { ForecastAudit } from './synapse-forecast-audit.js';
 import { HbmBlocks } from './synapse-hbm-blocks.js';
 import { OutlierBound } from './synapse-outlier-bound.js';
 import { SynapseForecast } from './synapse-forecast.js';
+import { LISTED_FELL, SynapseScore } from './synapse-score.js';
 import { forEachMass, type Actions, type Observation, type Policy, type PolicyDefinition, type PolicySetup, type PolicyView } from './policy.js';
 import { selectBottomKKeyed } from './quickselect.js';
 
@@ -119,15 +119,35 @@ export const synapseVm: PolicyDefinition<Options> = {
     { name: 'layer_us', type: 'number', default: 0, min: 0, description: 'expected compute time of a layer, the copy budget, us (0: from the hardware profile; unbounded without one)' },
   ],
   create(o, setup): SynapsePolicy {
-    for (const [opt, t] of [['l2_tier', o.l2_tier], ['l3_tier', o.l3_tier]] as const) {
-      checkLowerTier('synapsevm', opt, t, setup.tiers);
-    }
-    for (const [opt, b] of [['l2_bits', o.l2_bits], ['l3_bits', o.l3_bits]] as const) {
-      if (![16, 8, 4, 2].includes(b)) throw new Error(`policy synapsevm: option ${opt} must be 16, 8, 4 or 2 (got ${b})`);
-    }
-    return new SynapseVm(o, setup);
+    return createSynapseVm(o, setup);
   },
 };
+
+/**
+ * The shortcuts SynapseVM takes where they give the same results as the plain computation (each on
+ * by default; off, the plain computation, which the tests replay the shortcut against).
+ */
+export interface SynapsePaths {
+  /**
+   * a listed observation that attended every block: the H2O score, the test for a fallen score and
+   * the forecast's checks of the listed blocks in one pass (SynapseScore.observeAttendedAll), and the
+   * hot blocks and the audit's truth from one read of the forecast's kept high blocks
+   */
+  fusedObserve: boolean;
+}
+
+const ALL_PATHS: SynapsePaths = { fusedObserve: true };
+
+/** the policy with options `o` (resolved) on `setup`; `paths` turns shortcuts off (tests) */
+export function createSynapseVm(o: Options, setup: PolicySetup, paths: Partial<SynapsePaths> = {}): SynapsePolicy {
+  for (const [opt, t] of [['l2_tier', o.l2_tier], ['l3_tier', o.l3_tier]] as const) {
+    checkLowerTier('synapsevm', opt, t, setup.tiers);
+  }
+  for (const [opt, b] of [['l2_bits', o.l2_bits], ['l3_bits', o.l3_bits]] as const) {
+    if (![16, 8, 4, 2].includes(b)) throw new Error(`policy synapsevm: option ${opt} must be 16, 8, 4 or 2 (got ${b})`);
+  }
+  return new SynapseVm(o, setup, { ...ALL_PATHS, ...paths });
+}
 
 /** what a cold order's query asks of a block (ColdOrder.coldest's judge): the L2 victim, the L1 victim, the L1 victim among hot blocks too */
 const PASS_L2 = 0;
@@ -148,12 +168,14 @@ class SynapseVm implements SynapsePolicy {
   private readonly predictive: boolean;
   private readonly sinkBlocks: number;
   private readonly hotSteps: number;
-  private readonly score: AttentionScore;
+  private readonly score: SynapseScore;
   private readonly forecast: SynapseForecast;
   private readonly cost: CopyCost;
   /** per (layer, block): last step its observed mass reached the promotion threshold (−1e9: never) */
   private readonly hotStep: Int32Array;
-  private readonly staged: number[][];
+  /** per layer: the blocks staged from the forecast at its latest decision (views of rows of M), and their count */
+  private readonly staged: Int32Array[];
+  private readonly stagedCount: Int32Array;
   private readonly stagedMask: Uint8Array;
   private readonly cand: Int32Array;
   /** keys[i] of cand[i], for the selections */
@@ -213,7 +235,11 @@ class SynapseVm implements SynapsePolicy {
   /** per layer: hbm.rebuilds when coldL1 was built */
   private readonly l1Built: Int32Array;
 
-  constructor(o: Options, setup: PolicySetup) {
+  constructor(
+    o: Options,
+    setup: PolicySetup,
+    private readonly paths: SynapsePaths,
+  ) {
     const M = setup.maxBlocks;
     const L = setup.layers;
     const T = setup.tiers.length;
@@ -224,12 +250,14 @@ class SynapseVm implements SynapsePolicy {
     this.predictive = o.mode === 'predictive';
     this.sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);
     this.hotSteps = o.hot_steps;
-    this.score = new AttentionScore(L, M);
+    this.score = new SynapseScore(L, M);
     this.forecast = new SynapseForecast(L, M, { historyWeight: o.history_weight, heavyRatio: o.heavy_ratio, simRate: o.sim_rate });
     this.audit = new ForecastAudit(L, M);
     this.cost = new CopyCost(setup, o);
     this.hotStep = new Int32Array(L * M).fill(-1e9);
-    this.staged = Array.from({ length: L }, () => [] as number[]);
+    const stagedRows = new Int32Array(L * M);
+    this.staged = Array.from({ length: L }, (_, l) => stagedRows.subarray(l * M, (l + 1) * M));
+    this.stagedCount = new Int32Array(L);
     this.stagedMask = new Uint8Array(M);
     this.cand = new Int32Array(M);
     this.candKeys = new Float64Array(M);
@@ -238,7 +266,8 @@ class SynapseVm implements SynapsePolicy {
     this.kept = new Int32Array(M);
     this.pinnedUpTo = new Int32Array(L);
     this.judgedStep = new Int32Array(L).fill(-2);
-    this.hbm = new HbmBlocks(L, M, setup.tiers.indexOf(o.l2_tier) !== setup.tiers.indexOf(o.l3_tier) ? setup.tiers.indexOf(o.l2_tier) : -1);
+    // (no second tier listed: the L2 overflows of several blocks read the tier mirror, which costs less than keeping an L2 list through every move)
+    this.hbm = new HbmBlocks(L, M);
     this.bound = new OutlierBound(L, M, true);
     this.upKeys = new Float64Array(M);
     this.fetched = new Float64Array(T);
@@ -256,7 +285,7 @@ class SynapseVm implements SynapsePolicy {
   }
 
   forecastOf(l: number): number[] {
-    return [...this.staged[l]];
+    return Array.from(this.staged[l].subarray(0, this.stagedCount[l]));
   }
 
   auditTrueAttention(step: number, l: number, n: number, massOf: (b: number) => number): void {
@@ -539,20 +568,11 @@ class SynapseVm implements SynapsePolicy {
       let n = 0;
       const known = score.known(l);
       const off = score.offsetOf(l);
-      if (hbm.second === tL2) {
-        const list2 = hbm.secondBlocks;
-        for (let i = 0, n2 = hbm.secondOf(l); i < n2; i++) {
-          const b = list2[hotBase + i];
-          candKeys[n] = b < known ? score.raw(l, b) + off : 0;
-          cand[n++] = b;
-        }
-      } else {
-        const tiers = hbm.tiers;
-        for (let b = 0; b < created; b++) {
-          if (tiers[hotBase + b] !== tL2) continue;
-          candKeys[n] = b < known ? score.raw(l, b) + off : 0;
-          cand[n++] = b;
-        }
+      const tiers = hbm.tiers;
+      for (let b = 0; b < created; b++) {
+        if (tiers[hotBase + b] !== tL2) continue;
+        candKeys[n] = b < known ? score.raw(l, b) + off : 0;
+        cand[n++] = b;
       }
       const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
       for (let i = 0; i < k; i++) {
@@ -599,14 +619,19 @@ class SynapseVm implements SynapsePolicy {
     stats.decisions++;
     stats.alphaSum += alpha;
     const n = forecast.candidates(l, created, alpha, theta, below, cand, keys);
-    for (let i = 0; i < n; i++) candKeys[i] = keys[cand[i]];
     const cap = Math.ceil(o.stage_ratio * K);
-    const best = selectBottomKKeyed(cand, candKeys, n, cap);
+    // (no selection when every candidate is kept)
+    let best = n;
+    if (n > cap) {
+      for (let i = 0; i < n; i++) candKeys[i] = keys[cand[i]];
+      best = selectBottomKKeyed(cand, candKeys, n, cap);
+    }
     // highest score first (ties: the lower id)
     sortByKey(cand, best, keys);
     const st = staged[l];
-    st.length = 0;
-    stagedMask.fill(0, 0, v.nBlocks);
+    let nSt = 0;
+    // (the mask is read by the probes only)
+    if (predictive) stagedMask.fill(0, 0, v.nBlocks);
     stagedIn.fill(0);
     stagedBytesIn.fill(0);
     for (let i = 0; i < best; i++) {
@@ -617,7 +642,7 @@ class SynapseVm implements SynapsePolicy {
       if (us > this.dLeft) continue;
       if (!act.prefetch(l, b)) continue;
       this.dLeft -= us;
-      st.push(b);
+      st[nSt++] = b;
       stagedMask[b] = 1;
       stagedIn[t]++;
       stagedBytesIn[t] += bytes;
@@ -626,11 +651,12 @@ class SynapseVm implements SynapsePolicy {
     }
     judgedStep[l] = s;
     // (the mask is kept, not copied: it stays as it is until the layer's next decision, after this one's truth)
-    audit.begin(l, s, v.nBlocks, below, st, st.length, true);
+    this.stagedCount[l] = nSt;
+    audit.begin(l, s, v.nBlocks, below, st, nSt, true);
     if (predictive) {
       // the blocks attended below L1: the staged ones, then the probed ones
       let nKept = 0;
-      for (const b of st) kept[nKept++] = b;
+      for (let i = 0; i < nSt; i++) kept[nKept++] = st[i];
       // probes: the offloaded blocks unattended the longest, with the copy time left
       if (o.probe_blocks > 0) {
         let m = 0;
@@ -674,16 +700,35 @@ class SynapseVm implements SynapsePolicy {
     const hotStep = this.hotStep;
     const heavy = this.heavy;
     const fell = this.fell;
-    fell[obs.layer] = scoreMayFall(obs) ? 1 : 0;
-    if (fell[obs.layer]) {
-      this.coldL2.invalidate(obs.layer);
-      this.coldL1.invalidate(obs.layer);
-    }
-    score.observe(obs);
-    forecast.observe(obs, this.judgedStep[obs.layer] === obs.step ? this.hbm.belowOf(obs.layer) : undefined);
     const l = obs.layer;
+    // a listed observation that attended every block: the score and the facts of its listed blocks in one pass
+    let listed = 0;
+    const fused = this.paths.fusedObserve;
+    if (fused && obs.idx !== null && obs.attendedCount === obs.nBlocks) {
+      listed = score.observeAttendedAll(obs);
+      fell[l] = listed & LISTED_FELL ? 1 : 0;
+    } else {
+      fell[l] = scoreMayFall(obs) ? 1 : 0;
+      score.observe(obs);
+    }
+    if (fell[l]) {
+      this.coldL2.invalidate(l);
+      this.coldL1.invalidate(l);
+    }
+    forecast.observe(obs, this.judgedStep[l] === obs.step ? this.hbm.belowOf(l) : undefined, listed & ~LISTED_FELL);
     const theta = o.promote_ratio / Math.max(1, obs.nBlocks);
+    const th = forecast.threshold(obs.nBlocks);
     const { idx, mass, attended } = obs;
+    // (in listed form the blocks at or above both thresholds are among the forecast's kept high ones: one pass for both)
+    const nHigh = fused ? forecast.latestHigh(l, Math.min(theta, th)) : -1;
+    if (nHigh >= 0) {
+      const ids = forecast.highIds;
+      const vals = forecast.highMasses;
+      const base = l * M;
+      for (let j = 0; j < nHigh; j++) if (vals[base + j] >= theta) hotStep[base + ids[base + j]] = obs.step;
+      if (obs.step >= 0) audit.truthOfHigh(l, obs.step, obs.nBlocks, ids, vals, base, nHigh, th);
+      return;
+    }
     // (in listed form the forecast lists the blocks at or above a threshold from its kept high ones)
     const nHot = forecast.heavyOfLatest(l, theta, heavy);
     if (nHot >= 0) {
@@ -697,7 +742,6 @@ class SynapseVm implements SynapsePolicy {
       });
     }
     if (obs.step >= 0) {
-      const th = forecast.threshold(obs.nBlocks);
       const nHeavy = forecast.heavyOfLatest(l, th, heavy);
       if (nHeavy >= 0) audit.truthOfHeavy(l, obs.step, obs.nBlocks, heavy, nHeavy);
       else audit.truthOf(l, obs.step, th, obs);
