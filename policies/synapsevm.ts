@@ -266,8 +266,7 @@ class SynapseVm implements SynapsePolicy {
     this.kept = new Int32Array(M);
     this.pinnedUpTo = new Int32Array(L);
     this.judgedStep = new Int32Array(L).fill(-2);
-    // (no second tier listed: the L2 overflows of several blocks read the tier mirror, which costs less than keeping an L2 list through every move)
-    this.hbm = new HbmBlocks(L, M);
+    this.hbm = new HbmBlocks(L, M, setup.tiers.indexOf(o.l2_tier) !== setup.tiers.indexOf(o.l3_tier) ? setup.tiers.indexOf(o.l2_tier) : -1);
     this.bound = new OutlierBound(L, M, true);
     this.upKeys = new Float64Array(M);
     this.fetched = new Float64Array(T);
@@ -568,11 +567,19 @@ class SynapseVm implements SynapsePolicy {
       let n = 0;
       const known = score.known(l);
       const off = score.offsetOf(l);
-      const tiers = hbm.tiers;
-      for (let b = 0; b < created; b++) {
-        if (tiers[hotBase + b] !== tL2) continue;
-        candKeys[n] = b < known ? score.raw(l, b) + off : 0;
-        cand[n++] = b;
+      if (hbm.second === tL2) {
+        n = hbm.listSecond(l, cand);
+        for (let i = 0; i < n; i++) {
+          const b = cand[i];
+          candKeys[i] = b < known ? score.raw(l, b) + off : 0;
+        }
+      } else {
+        const tiers = hbm.tiers;
+        for (let b = 0; b < created; b++) {
+          if (tiers[hotBase + b] !== tL2) continue;
+          candKeys[n] = b < known ? score.raw(l, b) + off : 0;
+          cand[n++] = b;
+        }
       }
       const k = selectBottomKKeyed(cand, candKeys, n, inL2 - K2);
       for (let i = 0; i < k; i++) {
