@@ -134,9 +134,11 @@ export interface SynapsePaths {
    * hot blocks and the audit's truth from one read of the forecast's kept high blocks
    */
   fusedObserve: boolean;
+  /** the promotion back's candidates read from the forecast's kept high blocks (their masses and the tier mirror), not lastAtLeast and a lookup per block */
+  promoteFromHigh: boolean;
 }
 
-const ALL_PATHS: SynapsePaths = { fusedObserve: true };
+const ALL_PATHS: SynapsePaths = { fusedObserve: true, promoteFromHigh: true };
 
 /** the policy with options `o` (resolved) on `setup`; `paths` turns shortcuts off (tests) */
 export function createSynapseVm(o: Options, setup: PolicySetup, paths: Partial<SynapsePaths> = {}): SynapsePolicy {
@@ -476,10 +478,26 @@ class SynapseVm implements SynapsePolicy {
     const hotBase = l * M;
     const theta = o.promote_ratio / Math.max(1, v.nBlocks);
     let nUp = 0;
-    const heavy = forecast.lastAtLeast(l, created, theta, cand);
-    for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
+    const nHigh = this.paths.promoteFromHigh && theta > 0 ? forecast.latestHigh(l, theta) : -1;
+    if (nHigh >= 0) {
+      // (in listed form the blocks at or above theta are among the kept high ones, with their masses;
+      // the tier mirror is the cache's: no move yet at this decision)
+      const ids = forecast.highIds;
+      const vals = forecast.highMasses;
+      const tiers = hbm.tiers;
+      for (let j = 0; j < nHigh; j++) {
+        const b = ids[hotBase + j];
+        if (b < created && vals[hotBase + j] >= theta && tiers[hotBase + b] > 0) {
+          up[nUp++] = b;
+          upKeys[b] = -vals[hotBase + j];
+        }
+      }
+    } else {
+      const heavy = forecast.lastAtLeast(l, created, theta, cand);
+      for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
+      for (let i = 0; i < nUp; i++) upKeys[up[i]] = -forecast.lastMass(l, up[i]);
+    }
     // hottest first (ties: the lower id)
-    for (let i = 0; i < nUp; i++) upKeys[up[i]] = -forecast.lastMass(l, up[i]);
     sortByKey(up, nUp, upKeys);
     for (let i = 0; i < Math.min(nUp, o.promote_blocks); i++) {
       const b = up[i];
@@ -801,8 +819,30 @@ function scoreMayFall(obs: Observation): boolean {
  * this order): insertion sort for short lists, else quicksort down to short parts.
  */
 export function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {
-  quickSortByKey(ids, 0, n - 1, key);
+  if (n > SHORT) {
+    quickSortByKey(ids, 0, n - 1, key);
+    return;
+  }
+  // a short list: insertion sort with the keys alongside the ids (one read of key[] per id)
+  const k = shortKeys;
+  for (let i = 0; i < n; i++) k[i] = key[ids[i]];
+  for (let i = 1; i < n; i++) {
+    const b = ids[i];
+    const kb = k[i];
+    let j = i - 1;
+    while (j >= 0 && (k[j] > kb || (k[j] === kb && ids[j] > b))) {
+      ids[j + 1] = ids[j];
+      k[j + 1] = k[j];
+      j--;
+    }
+    ids[j + 1] = b;
+    k[j + 1] = kb;
+  }
 }
+
+/** sortByKey's short lists (at most SHORT ids) and their keys */
+const SHORT = 32;
+const shortKeys = new Float64Array(SHORT);
 
 function quickSortByKey(ids: Int32Array, lo: number, hi: number, key: Float64Array): void {
   while (hi - lo > 16) {

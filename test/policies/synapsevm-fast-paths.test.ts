@@ -10,7 +10,7 @@
  *   reads, or by a search: observations of every block in listed form, whose shares are often large
  *   enough that a layer keeps no high blocks (the learning then reads the previous layer's list),
  *   with the listed facts handed in or not, against the definitions one block at a time.
- * - fusedObserve: whole replays against the policy with it off, on generated traces (several KV
+ * - fusedObserve, promoteFromHigh: whole replays against the policy with them off, on generated traces (several KV
  *   groups, a needle, dense rows, few listed blocks) and the bundled ones, in both modes, at budgets
  *   where HBM holds a few, most or nearly all of the blocks.
  */
@@ -203,7 +203,7 @@ describe('synapsevm: the shortcuts against the plain computation (whole replays)
   registerBuiltinPolicies();
   const variant = (name: string, paths: Partial<SynapsePaths>) =>
     registerPolicy({ ...synapseVm, name, create: (o, setup) => createSynapseVm(o, setup, paths) } as never, { override: true });
-  variant('synapsevm-plain', { fusedObserve: false });
+  variant('synapsevm-plain', { fusedObserve: false, promoteFromHigh: false });
   const dir = mkdtempSync(join(tmpdir(), 'kvtier-synapse-paths-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const generated = (name: string, input: Record<string, unknown>) => () => {
