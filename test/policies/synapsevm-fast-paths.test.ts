@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AttentionScore } from '../../policies/attention-score.js';
-import type { Observation } from '../../policies/policy.js';
+import type { Observation, PolicySetup } from '../../policies/policy.js';
 import { LISTED_ASCENDING, LISTED_BELOW, LISTED_FELL, LISTED_FINITE, SynapseScore } from '../../policies/synapse-score.js';
 import { SynapseForecast } from '../../policies/synapse-forecast.js';
 import { createSynapseVm, synapseVm, type SynapsePaths } from '../../policies/synapsevm.js';
@@ -202,7 +202,7 @@ describe('synapsevm forecast in listed form', () => {
 describe('synapsevm: the shortcuts against the plain computation (whole replays)', () => {
   registerBuiltinPolicies();
   const variant = (name: string, paths: Partial<SynapsePaths>) =>
-    registerPolicy({ ...synapseVm, name, create: (o, setup) => createSynapseVm(o, setup, paths) } as never, { override: true });
+    registerPolicy({ ...synapseVm, name, create: (o: Parameters<typeof createSynapseVm>[0], setup: PolicySetup) => createSynapseVm(o, setup, paths) }, { override: true });
   variant('synapsevm-plain', { fusedObserve: false, promoteFromHigh: false });
   const dir = mkdtempSync(join(tmpdir(), 'kvtier-synapse-paths-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
