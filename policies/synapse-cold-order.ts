@@ -9,7 +9,8 @@
  * Entries are checked when a query reaches them, not when something changes:
  * - an entry holds the raw score its block had when it was added: raw scores only rise while the
  *   order is valid (the caller invalidates a layer when one may fall), so that key is a lower bound,
- *   and an entry whose block's score rose moves to its new key;
+ *   and an entry whose block's score rose moves to its new key when a query finds its block eligible
+ *   (one that may not be picked now keeps its key: a query passes it over);
  * - a block that left the tier is removed then (`pass` says so); one that may not be picked now
  *   (pinned, hot, in the window) stays.
  * A block has at most one entry (`has`); the caller adds the blocks that enter the tier. Between
@@ -17,7 +18,11 @@
  * sort and merge for a decision that adds many blocks; the same entries in the same order as adding
  * them one by one); the layer is queried only after settle().
  */
-import type { AttentionScore } from './attention-score.js';
+/** the raw scores a cold order reads (AttentionScore's, or SynapseScore's: the same numbers) */
+export interface RawScores {
+  raw(l: number, b: number): number;
+  offsetOf(l: number): number;
+}
 
 /** what a judge's `pass` answers for a block a query reaches: not in the tier any more, eligible, or kept but not eligible now */
 export const DROP = 0;
@@ -174,7 +179,7 @@ export class ColdOrder {
    * classifies a block a query reaches (DROP: its entry is removed; SET_ASIDE: kept, not picked).
    * Every eligible block must have an entry and every entry's key must be at most its raw score.
    */
-  coldest(l: number, score: AttentionScore, judge: ColdJudge, mode = 0): number {
+  coldest(l: number, score: RawScores, judge: ColdJudge, mode = 0): number {
     if (this.deferred === l) this.settleDeferred();
     const base = l * this.maxBlocks;
     const ids = this.ids;
@@ -189,15 +194,10 @@ export class ColdOrder {
       if (best >= 0 && key + off > bestKey) break;
       const b = ids[base + i];
       const raw = score.raw(l, b);
-      if (raw !== key) {
-        if (!(raw > key)) {
-          // a score fell (or is not a number): the order no longer holds
-          this.ok[l] = 0;
-          return -2;
-        }
-        // its score rose since it was added: it moves up to its new key (the entry now at i is next)
-        this.rise(l, base, i, b, raw);
-        continue;
+      if (raw !== key && !(raw > key)) {
+        // a score fell (or is not a number): the order no longer holds
+        this.ok[l] = 0;
+        return -2;
       }
       const p = judge.pass(b, mode);
       if (p === DROP) {
@@ -206,7 +206,13 @@ export class ColdOrder {
         continue;
       }
       if (p !== ELIGIBLE) {
+        // (kept at its key, a lower bound of its score: it moves up when a query finds it eligible)
         i++;
+        continue;
+      }
+      if (raw !== key) {
+        // its score rose since it was added: it moves up to its new key (the entry now at i is next)
+        this.rise(l, base, i, b, raw);
         continue;
       }
       const k = raw + off;

@@ -184,6 +184,32 @@ export class ForecastAudit {
     this.add(step, hits, forecast, truth);
   }
 
+  /**
+   * truthOfHeavy with the heavy blocks given as the ones of ids[from + j] (j < count) whose
+   * vals[from + j] ≥ theta
+   */
+  truthOfHigh(l: number, step: number, n: number, ids: Int32Array, vals: Float64Array, from: number, count: number, theta: number): void {
+    if (this.pending[l] !== step) return;
+    const base = l * this.maxBlocks;
+    const off = this.offloadedOf(l);
+    const ob = off === this.offloaded ? base : 0;
+    const fc = this.forecast;
+    let hits = 0;
+    let forecast = 0;
+    let truth = 0;
+    for (let j = 0; j < count; j++) {
+      if (!(vals[from + j] >= theta)) continue;
+      const b = ids[from + j];
+      if (b < n && off[ob + b]) {
+        truth++;
+        hits += fc[base + b];
+      }
+    }
+    for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
+    this.pending[l] = -2;
+    this.add(step, hits, forecast, truth);
+  }
+
   private add(step: number, hits: number, forecast: number, truth: number): void {
     let s = this.steps[this.steps.length - 1];
     if (!s || s.step !== step) this.steps.push((s = { step, hits: 0, forecast: 0, truth: 0 }));

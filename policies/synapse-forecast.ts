@@ -21,7 +21,9 @@
  * Blocks a layer did not attend (skipped) carry no observation: their self score keeps its value and
  * their cross contribution is 0. With several KV groups the observation's group mean is used.
  */
+import { lowerBound } from '../common/lower-bound.js';
 import type { Observation } from './policy.js';
+import { LISTED_ASCENDING, LISTED_BELOW, LISTED_FINITE } from './synapse-score.js';
 
 export interface ForecastParams {
   /** weight w of the newest observation in the same-layer average */
@@ -47,8 +49,8 @@ export class SynapseForecast {
    * per layer: 1 when its blocks below formN are in listed form: self score and mass are both the
    * latest observation's (its listed mass, or the uniform share formU) and the block was seen at
    * formStep. The listed masses are formMass[i] of the listed blocks curListed[i], i < formK (those
-   * below formN); pos[b] is block b's position there when b is listed (curListed[pos[b]] = b, pos[b] <
-   * formK), and is not cleared when it no longer is: a reader checks it against curListed
+   * below formN), ascending: a block's listed mass is found by a search there, or by walking the
+   * list alongside other ascending blocks
    */
   private readonly listed: Uint8Array;
   private readonly formN: Int32Array;
@@ -56,7 +58,6 @@ export class SynapseForecast {
   private readonly formU: Float64Array;
   private readonly formStep: Int32Array;
   private readonly formMass: Float64Array;
-  private readonly pos: Int32Array;
   /** per layer: step of its latest observation (−2: none) */
   private readonly curStep: Int32Array;
   /**
@@ -106,7 +107,6 @@ export class SynapseForecast {
     this.formU = new Float64Array(layers);
     this.formStep = new Int32Array(layers);
     this.formMass = new Float64Array(n);
-    this.pos = new Int32Array(n);
     this.curStep = new Int32Array(layers).fill(-2);
     this.curListed = new Int32Array(n);
     this.curListedCount = new Int32Array(layers);
@@ -159,7 +159,7 @@ export class SynapseForecast {
   /** block b's value in layer l's listed form (b < formN): its listed mass, else the uniform share */
   private formValue(l: number, b: number): number {
     const base = l * this.maxBlocks;
-    const i = this.pos[base + b];
+    const i = lowerBound(this.curListed, base, this.formK[l], b);
     return i < this.formK[l] && this.curListed[base + i] === b ? this.formMass[base + i] : this.formU[l];
   }
 
@@ -193,8 +193,8 @@ export class SynapseForecast {
     if (!sparse) return this.candidatesDense(l, n, alpha, theta, mask, ids, keys);
     const pbase = prev * M;
     const beta = 1 - alpha;
-    // (selfScore of layer l and lastMass of the previous layer written out, with the arrays held)
-    const pos = this.pos;
+    // (selfScore of layer l and lastMass of the previous layer written out, with the arrays held; a
+    // listed mass is found by walking the form's list, ascending, alongside the ascending blocks read)
     const list = this.curListed;
     const fm = this.formMass;
     const lForm = this.listed[l] === 1;
@@ -211,6 +211,7 @@ export class SynapseForecast {
     const hv = this.highVal;
     let count = 0;
     const hn = this.highCount[l];
+    let qp = 0;
     for (let i = 0; i < hn; i++) {
       const b = high[base + i];
       if (b >= n || mask[b] === 0) continue;
@@ -220,8 +221,8 @@ export class SynapseForecast {
       if (alpha !== 0) {
         let pm: number;
         if (pForm && b < pN) {
-          const q = pos[pbase + b];
-          pm = q < pK && list[pbase + q] === b ? fm[pbase + q] : pU;
+          while (qp < pK && list[pbase + qp] < b) qp++;
+          pm = qp < pK && list[pbase + qp] === b ? fm[pbase + qp] : pU;
         } else pm = cur[pbase + b];
         f = alpha * pm + beta * self;
       }
@@ -236,13 +237,14 @@ export class SynapseForecast {
       // the previous layer's blocks not read above: with a self score below highFrom (<= near), f
       // reaches theta only where the previous layer's mass is near theta, so only its kept high
       // blocks (in listed form their masses; ascending) can
+      let ql = 0;
       for (let j = 0, hp = this.highCount[prev]; j < hp; j++) {
         const b = high[pbase + j];
         if (b >= n || mask[b] === 0) continue;
         let self: number;
         if (lForm && b < lN) {
-          const q = pos[base + b];
-          self = q < lK && list[base + q] === b ? fm[base + q] : lU;
+          while (ql < lK && list[base + ql] < b) ql++;
+          self = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
         } else self = recent[base + b];
         if (self >= highFrom) continue;
         const f = alpha * hv[pbase + j] + beta * self;
@@ -254,13 +256,14 @@ export class SynapseForecast {
       return count;
     }
     // the previous layer's listed blocks not read above (distinct: they ascend)
+    let ql = 0;
     for (let i = 0; i < pListed; i++) {
       const b = list[pbase + i];
       if (b >= n || mask[b] === 0) continue;
       let self: number;
       if (lForm && b < lN) {
-        const q = pos[base + b];
-        self = q < lK && list[base + q] === b ? fm[base + q] : lU;
+        while (ql < lK && list[base + ql] < b) ql++;
+        self = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
       } else self = recent[base + b];
       if (self >= highFrom) continue;
       const f = alpha * (pForm && i < pK ? fm[pbase + i] : cur[pbase + b]) + beta * self;
@@ -360,6 +363,26 @@ export class SynapseForecast {
     return count;
   }
 
+  /**
+   * The count of layer l's kept high blocks (their ids at highIds[l * maxBlocks ..], ascending, their
+   * masses at highMasses[..]) when its latest observation was taken in listed form and every block
+   * with mass ≥ theta is among them (theta ≥ highFrom), else −1 (as heavyOfLatest)
+   */
+  latestHigh(l: number, theta: number): number {
+    if (this.listed[l] !== 1 || this.highCount[l] < 0 || !(this.highFrom[l] <= theta)) return -1;
+    return this.highCount[l];
+  }
+
+  /** the kept high blocks (rows of maxBlocks; see latestHigh) */
+  get highIds(): Int32Array {
+    return this.high;
+  }
+
+  /** their self scores (in listed form: their masses at the latest observation) */
+  get highMasses(): Float64Array {
+    return this.highVal;
+  }
+
   /** step of layer l's latest observation (−2: none) */
   lastStep(l: number): number {
     return this.curStep[l];
@@ -389,11 +412,16 @@ export class SynapseForecast {
     this.listed[l] = 0;
   }
 
-  /** take layer obs.layer's observation; `judged` (1 = judged block) enables learning the mix */
-  observe(obs: Observation, judged?: Uint8Array): void {
+  /**
+   * take layer obs.layer's observation; `judged` (1 = judged block) enables learning the mix.
+   * `listed`: 0, or LISTED_* bits (synapse-score.ts) found for its listed blocks, with
+   * LISTED_ASCENDING and LISTED_BELOW both set (the checks they stand for are then not made again)
+   */
+  observe(obs: Observation, judged?: Uint8Array, listed = 0): void {
     const l = obs.layer;
-    const walk = obs.idx !== null && ascending(obs.idx);
-    if (!(walk && this.observeListed(obs, judged))) {
+    const known = (listed & (LISTED_ASCENDING | LISTED_BELOW)) === (LISTED_ASCENDING | LISTED_BELOW);
+    const walk = obs.idx !== null && (known || ascending(obs.idx));
+    if (!(walk && this.observeListed(obs, judged, known ? listed : 0))) {
       this.toRows(l);
       this.toRows(this.prevLayer(l));
       this.keepListed(obs, walk);
@@ -422,7 +450,7 @@ export class SynapseForecast {
    * below the heavy threshold, and the layer's kept high blocks (its self scores that may reach it);
    * false (nothing changed) otherwise
    */
-  private observeListed(obs: Observation, judged: Uint8Array | undefined): boolean {
+  private observeListed(obs: Observation, judged: Uint8Array | undefined, listedBits: number): boolean {
     const l = obs.layer;
     const M = this.maxBlocks;
     const base = l * M;
@@ -434,14 +462,22 @@ export class SynapseForecast {
     if (this.p.historyWeight !== 1 || obs.attendedCount !== n || this.nonFinite[l] || !(theta > 0) || !(u < theta) || !Number.isFinite(u)) return false;
     // the listed blocks below n (they ascend)
     let k = idx.length;
-    if (k > 0 && !(idx[k - 1] < n)) {
-      k = 0;
-      while (k < idx.length && idx[k] < n) k++;
-    }
-    for (let i = 0; i < k; i++) {
-      if (!Number.isFinite(mass[i])) {
+    if (listedBits !== 0) {
+      // (every listed block is below n; whether their masses are finite was found with them)
+      if ((listedBits & LISTED_FINITE) === 0) {
         this.nonFinite[l] = 1;
         return false;
+      }
+    } else {
+      if (k > 0 && !(idx[k - 1] < n)) {
+        k = 0;
+        while (k < idx.length && idx[k] < n) k++;
+      }
+      for (let i = 0; i < k; i++) {
+        if (!Number.isFinite(mass[i])) {
+          this.nonFinite[l] = 1;
+          return false;
+        }
       }
     }
     const prev = this.prevLayer(l);
@@ -492,8 +528,8 @@ export class SynapseForecast {
       let unionS = 0;
       const mark = this.mark;
       const mk = ++this.markStamp;
-      // (the forms' lookups written out, with the arrays held: selfScore and lastMass of the two layers)
-      const pos = this.pos;
+      // (the forms' lookups written out, with the arrays held: selfScore and lastMass of the two layers;
+      // a listed mass found by walking the form's list alongside the ascending blocks read)
       const list = this.curListed;
       const fm = this.formMass;
       const pForm = crossKnown && this.listed[prev] === 1;
@@ -506,6 +542,8 @@ export class SynapseForecast {
       const lK = this.formK[l];
       const lU = this.formU[l];
       const lRecent = this.recent;
+      let qp = 0;
+      let ql = 0;
       for (let i = 0; i < k; i++) {
         const b = idx[i];
         mark[b] = mk;
@@ -515,15 +553,15 @@ export class SynapseForecast {
         if (crossKnown) {
           let pm: number;
           if (pForm && b < pN) {
-            const q = pos[pbase + b];
-            pm = q < pK && list[pbase + q] === b ? fm[pbase + q] : pU;
+            while (qp < pK && list[pbase + qp] < b) qp++;
+            pm = qp < pK && list[pbase + qp] === b ? fm[pbase + qp] : pU;
           } else pm = pCur[pbase + b];
           c = pm >= theta;
         }
         let sv: number;
         if (lForm && b < lN) {
-          const q = pos[base + b];
-          sv = q < lK && list[base + q] === b ? fm[base + q] : lU;
+          while (ql < lK && list[base + ql] < b) ql++;
+          sv = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
         } else sv = lRecent[base + b];
         const sf = sv >= theta;
         if (h && c) interC++;
@@ -543,14 +581,15 @@ export class SynapseForecast {
       }
       const hn = this.highCount[l];
       const high = this.high;
+      ql = 0;
       for (let i = 0; i < hn; i++) {
         const b = high[base + i];
         if (b >= n) break;
         if (mark[b] === mk || !judged[b]) continue;
         let sv: number;
         if (lForm && b < lN) {
-          const q = pos[base + b];
-          sv = q < lK && list[base + q] === b ? fm[base + q] : lU;
+          while (ql < lK && list[base + ql] < b) ql++;
+          sv = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
         } else sv = lRecent[base + b];
         if (sv >= theta) unionS++;
       }
@@ -563,7 +602,6 @@ export class SynapseForecast {
     const highFrom = this.threshold(n + 1) * (1 - 1e-9);
     const list = this.curListed;
     const formMass = this.formMass;
-    const pos = this.pos;
     const high = this.high;
     const highVal = this.highVal;
     let nHigh = 0;
@@ -577,7 +615,6 @@ export class SynapseForecast {
       const m = mass[i];
       list[base + i] = b;
       formMass[base + i] = m;
-      pos[base + b] = i;
       if (m >= highFrom) {
         high[base + nHigh] = b;
         highVal[base + nHigh++] = m;

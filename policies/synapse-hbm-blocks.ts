@@ -7,14 +7,14 @@
  * moves: when something else changed the layer (a move, a drop), both are rebuilt from the tiers.
  * After a sync and after every reported move, the list is exactly the layer's HBM blocks and the
  * mask is 1 exactly for its live blocks below HBM (0 for blocks created since the last sync).
- * Made with a `second` tier, the blocks of that tier are listed as well (ascending: `secondBlocks`),
- * kept the same way, for a scan of that tier's blocks.
+ * Made with a `second` tier, the blocks of that tier are kept as well, as a bitset (one bit per
+ * block: a move sets or clears one bit), listed ascending on demand (listSecond), for a scan of that
+ * tier's blocks.
  * `tiers` mirrors the cache's tier of every block created before the last sync (valid as the list),
  * for scans that read many blocks' tiers without a call per block.
- * Between defer() and settle() a layer's blocks leaving HBM are only marked, and blocks entering the
- * second tier only noted, and settle() takes the ones out of the list in one pass and merges the
- * others into the second list (for a decision that moves many blocks down: no shift of the lists per
- * block); the lists are read only after settle().
+ * Between defer() and settle() a layer's blocks leaving HBM are only marked, and settle() takes them
+ * out of the list in one pass (for a decision that moves many blocks down: no shift of the list per
+ * block); the list is read only after settle().
  */
 import type { CacheView } from './cache-view.js';
 import { lowerBound } from '../common/lower-bound.js';
@@ -38,12 +38,10 @@ export class HbmBlocks {
   private deferred = -1;
   private leaving = 0;
   private readonly left: Uint8Array;
-  /** per layer, with a second tier: its blocks (rows of maxBlocks, ascending) and their count */
-  readonly secondBlocks: Int32Array;
+  /** per layer, with a second tier: its blocks as bits (rows of `words` 32-bit words; block b at bit b % 32 of word b >> 5), and their count */
+  private readonly secondBits: Int32Array;
+  private readonly words: number;
   private readonly secondCount: Int32Array;
-  /** the blocks that entered the second tier since defer() (unsorted), and their count */
-  private readonly entering: Int32Array;
-  private nEntering = 0;
 
   constructor(
     readonly layers: number,
@@ -60,14 +58,44 @@ export class HbmBlocks {
     this.rebuilds = new Int32Array(layers);
     this.left = new Uint8Array(maxBlocks);
     this.tiers = new Int8Array(layers * maxBlocks).fill(-1);
-    this.secondBlocks = new Int32Array(second > 0 ? layers * maxBlocks : 0);
+    this.words = (maxBlocks + 31) >> 5;
+    this.secondBits = new Int32Array(second > 0 ? layers * this.words : 0);
     this.secondCount = new Int32Array(layers);
-    this.entering = new Int32Array(second > 0 ? maxBlocks : 0);
   }
 
-  /** listed blocks of layer l in the second tier (at secondBlocks[l * maxBlocks ..]) */
+  /** blocks of layer l in the second tier */
   secondOf(l: number): number {
     return this.secondCount[l];
+  }
+
+  /** layer l's blocks in the second tier, ascending, into out[0..]; their count */
+  listSecond(l: number, out: Int32Array): number {
+    const bits = this.secondBits;
+    const W = this.words;
+    const base = l * W;
+    let n = 0;
+    for (let w = 0; w < W; w++) {
+      let x = bits[base + w];
+      while (x !== 0) {
+        const low = x & -x;
+        out[n++] = (w << 5) + 31 - Math.clz32(low);
+        x ^= low;
+      }
+    }
+    return n;
+  }
+
+  /** set (into) or clear block b's bit in layer l's second-tier bitset, and count it */
+  private secondMark(l: number, b: number, into: boolean): void {
+    const i = l * this.words + (b >> 5);
+    const bit = 1 << (b & 31);
+    if (into) {
+      this.secondBits[i] |= bit;
+      this.secondCount[l]++;
+    } else {
+      this.secondBits[i] &= ~bit;
+      this.secondCount[l]--;
+    }
   }
 
   /** from now until settle(l), layer l's blocks leaving HBM are marked, not taken out of the list */
@@ -85,7 +113,6 @@ export class HbmBlocks {
     const l = this.deferred;
     this.deferred = -1;
     if (l < 0) return;
-    if (this.nEntering > 0) this.mergeEntering(l);
     if (this.leaving === 0) return;
     const base = l * this.maxBlocks;
     const list = this.blocks;
@@ -99,40 +126,6 @@ export class HbmBlocks {
     }
     this.count[l] = k;
     this.leaving = 0;
-  }
-
-  /** merge the blocks that entered the second tier of layer l (deferred) into its list */
-  private mergeEntering(l: number): void {
-    const m = this.nEntering;
-    this.nEntering = 0;
-    const add = this.entering.subarray(0, m).sort();
-    const list = this.secondBlocks;
-    const base = l * this.maxBlocks;
-    const n = this.secondCount[l];
-    // from the end down: the merged list ends at base + n + m
-    let i = n - 1;
-    let j = m - 1;
-    for (let k = n + m - 1; j >= 0; k--) {
-      if (i >= 0 && list[base + i] > add[j]) list[base + k] = list[base + i--];
-      else list[base + k] = add[j--];
-    }
-    this.secondCount[l] = n + m;
-  }
-
-  /** take block b out of layer l's second list, or put it in (ascending) */
-  private secondMove(l: number, b: number, into: boolean): void {
-    const base = l * this.maxBlocks;
-    const list = this.secondBlocks;
-    const n = this.secondCount[l];
-    const lo = lowerBound(list, base, n, b);
-    if (into) {
-      list.copyWithin(base + lo + 1, base + lo, base + n);
-      list[base + lo] = b;
-      this.secondCount[l] = n + 1;
-    } else {
-      list.copyWithin(base + lo, base + lo + 1, base + n);
-      this.secondCount[l] = n - 1;
-    }
   }
 
   /** listed blocks of layer l (at blocks[l * maxBlocks ..]) */
@@ -156,7 +149,6 @@ export class HbmBlocks {
     }
     const base = l * this.maxBlocks;
     let n = this.count[l];
-    let n2 = this.secondCount[l];
     const second = this.second;
     for (let b = from; b < created; b++) {
       const t = cache.tierOf(l, b);
@@ -164,14 +156,13 @@ export class HbmBlocks {
       if (t === 0) this.blocks[base + n++] = b;
       else if (t > 0) {
         this.below[base + b] = 1;
-        if (t === second) this.secondBlocks[base + n2++] = b;
+        if (t === second) this.secondMark(l, b, true);
       }
     }
     this.count[l] = n;
-    this.secondCount[l] = n2;
     this.syncedUpTo[l] = created;
     this.seen[l] = cache.changesOf(l);
-    if (n !== cache.countIn(l, 0) || (second > 0 && n2 !== cache.countIn(l, second))) this.rebuild(cache, l);
+    if (n !== cache.countIn(l, 0) || (second > 0 && this.secondCount[l] !== cache.countIn(l, second))) this.rebuild(cache, l);
   }
 
   /** the policy moved block b of layer l from tier `from` to tier `to` (an action that succeeded) */
@@ -181,14 +172,7 @@ export class HbmBlocks {
     const base = l * this.maxBlocks;
     this.tiers[base + b] = to;
     const second = this.second;
-    if (second > 0 && (from === second) !== (to === second)) {
-      if (this.deferred === l && to === second) this.entering[this.nEntering++] = b;
-      else {
-        // (a block leaving the second tier: the entering ones are merged first)
-        if (this.deferred === l && this.nEntering > 0) this.mergeEntering(l);
-        this.secondMove(l, b, to === second);
-      }
-    }
+    if (second > 0 && (from === second) !== (to === second)) this.secondMark(l, b, to === second);
     if ((from === 0) === (to === 0)) return;
     if (this.deferred === l) {
       if (to !== 0) {
@@ -219,16 +203,18 @@ export class HbmBlocks {
     const base = l * this.maxBlocks;
     const created = cache.created[l];
     let n = 0;
-    let n2 = 0;
+    if (this.second > 0) {
+      this.secondBits.fill(0, l * this.words, (l + 1) * this.words);
+      this.secondCount[l] = 0;
+    }
     for (let b = 0; b < created; b++) {
       const t = cache.tierOf(l, b);
       this.tiers[base + b] = t;
       if (t === 0) this.blocks[base + n++] = b;
-      else if (t === this.second) this.secondBlocks[base + n2++] = b;
+      else if (t === this.second) this.secondMark(l, b, true);
       this.below[base + b] = t > 0 ? 1 : 0;
     }
     this.count[l] = n;
-    this.secondCount[l] = n2;
     this.syncedUpTo[l] = created;
     this.seen[l] = cache.changesOf(l);
     this.rebuilds[l]++;

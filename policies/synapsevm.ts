@@ -44,13 +44,13 @@
  * copy its whole route (file request + PCIe), though the simulator runs the two legs on two streams.
  */
 import { checkLowerTier } from './lower-tier.js';
-import { AttentionScore } from './attention-score.js';
 import { ColdOrder, DROP, ELIGIBLE, SET_ASIDE } from './synapse-cold-order.js';
 import { CopyCost } from './synapse-copy-cost.js';
 import { ForecastAudit } from './synapse-forecast-audit.js';
 import { HbmBlocks } from './synapse-hbm-blocks.js';
 import { OutlierBound } from './synapse-outlier-bound.js';
 import { SynapseForecast } from './synapse-forecast.js';
+import { LISTED_FELL, SynapseScore } from './synapse-score.js';
 import { forEachMass, type Actions, type Observation, type Policy, type PolicyDefinition, type PolicySetup, type PolicyView } from './policy.js';
 import { selectBottomKKeyed } from './quickselect.js';
 
@@ -119,15 +119,37 @@ export const synapseVm: PolicyDefinition<Options> = {
     { name: 'layer_us', type: 'number', default: 0, min: 0, description: 'expected compute time of a layer, the copy budget, us (0: from the hardware profile; unbounded without one)' },
   ],
   create(o, setup): SynapsePolicy {
-    for (const [opt, t] of [['l2_tier', o.l2_tier], ['l3_tier', o.l3_tier]] as const) {
-      checkLowerTier('synapsevm', opt, t, setup.tiers);
-    }
-    for (const [opt, b] of [['l2_bits', o.l2_bits], ['l3_bits', o.l3_bits]] as const) {
-      if (![16, 8, 4, 2].includes(b)) throw new Error(`policy synapsevm: option ${opt} must be 16, 8, 4 or 2 (got ${b})`);
-    }
-    return new SynapseVm(o, setup);
+    return createSynapseVm(o, setup);
   },
 };
+
+/**
+ * The shortcuts SynapseVM takes where they give the same results as the plain computation (each on
+ * by default; off, the plain computation, which the tests replay the shortcut against).
+ */
+export interface SynapsePaths {
+  /**
+   * a listed observation that attended every block: the H2O score, the test for a fallen score and
+   * the forecast's checks of the listed blocks in one pass (SynapseScore.observeAttendedAll), and the
+   * hot blocks and the audit's truth from one read of the forecast's kept high blocks
+   */
+  fusedObserve: boolean;
+  /** the promotion back's candidates read from the forecast's kept high blocks (their masses and the tier mirror), not lastAtLeast and a lookup per block */
+  promoteFromHigh: boolean;
+}
+
+const ALL_PATHS: SynapsePaths = { fusedObserve: true, promoteFromHigh: true };
+
+/** the policy with options `o` (resolved) on `setup`; `paths` turns shortcuts off (tests) */
+export function createSynapseVm(o: Options, setup: PolicySetup, paths: Partial<SynapsePaths> = {}): SynapsePolicy {
+  for (const [opt, t] of [['l2_tier', o.l2_tier], ['l3_tier', o.l3_tier]] as const) {
+    checkLowerTier('synapsevm', opt, t, setup.tiers);
+  }
+  for (const [opt, b] of [['l2_bits', o.l2_bits], ['l3_bits', o.l3_bits]] as const) {
+    if (![16, 8, 4, 2].includes(b)) throw new Error(`policy synapsevm: option ${opt} must be 16, 8, 4 or 2 (got ${b})`);
+  }
+  return new SynapseVm(o, setup, { ...ALL_PATHS, ...paths });
+}
 
 /** what a cold order's query asks of a block (ColdOrder.coldest's judge): the L2 victim, the L1 victim, the L1 victim among hot blocks too */
 const PASS_L2 = 0;
@@ -148,12 +170,14 @@ class SynapseVm implements SynapsePolicy {
   private readonly predictive: boolean;
   private readonly sinkBlocks: number;
   private readonly hotSteps: number;
-  private readonly score: AttentionScore;
+  private readonly score: SynapseScore;
   private readonly forecast: SynapseForecast;
   private readonly cost: CopyCost;
   /** per (layer, block): last step its observed mass reached the promotion threshold (−1e9: never) */
   private readonly hotStep: Int32Array;
-  private readonly staged: number[][];
+  /** per layer: the blocks staged from the forecast at its latest decision (views of rows of M), and their count */
+  private readonly staged: Int32Array[];
+  private readonly stagedCount: Int32Array;
   private readonly stagedMask: Uint8Array;
   private readonly cand: Int32Array;
   /** keys[i] of cand[i], for the selections */
@@ -213,7 +237,11 @@ class SynapseVm implements SynapsePolicy {
   /** per layer: hbm.rebuilds when coldL1 was built */
   private readonly l1Built: Int32Array;
 
-  constructor(o: Options, setup: PolicySetup) {
+  constructor(
+    o: Options,
+    setup: PolicySetup,
+    private readonly paths: SynapsePaths,
+  ) {
     const M = setup.maxBlocks;
     const L = setup.layers;
     const T = setup.tiers.length;
@@ -224,12 +252,14 @@ class SynapseVm implements SynapsePolicy {
     this.predictive = o.mode === 'predictive';
     this.sinkBlocks = Math.ceil(o.sink_tokens / setup.blockSize);
     this.hotSteps = o.hot_steps;
-    this.score = new AttentionScore(L, M);
+    this.score = new SynapseScore(L, M);
     this.forecast = new SynapseForecast(L, M, { historyWeight: o.history_weight, heavyRatio: o.heavy_ratio, simRate: o.sim_rate });
     this.audit = new ForecastAudit(L, M);
     this.cost = new CopyCost(setup, o);
     this.hotStep = new Int32Array(L * M).fill(-1e9);
-    this.staged = Array.from({ length: L }, () => [] as number[]);
+    const stagedRows = new Int32Array(L * M);
+    this.staged = Array.from({ length: L }, (_, l) => stagedRows.subarray(l * M, (l + 1) * M));
+    this.stagedCount = new Int32Array(L);
     this.stagedMask = new Uint8Array(M);
     this.cand = new Int32Array(M);
     this.candKeys = new Float64Array(M);
@@ -256,7 +286,7 @@ class SynapseVm implements SynapsePolicy {
   }
 
   forecastOf(l: number): number[] {
-    return [...this.staged[l]];
+    return Array.from(this.staged[l].subarray(0, this.stagedCount[l]));
   }
 
   auditTrueAttention(step: number, l: number, n: number, massOf: (b: number) => number): void {
@@ -448,10 +478,26 @@ class SynapseVm implements SynapsePolicy {
     const hotBase = l * M;
     const theta = o.promote_ratio / Math.max(1, v.nBlocks);
     let nUp = 0;
-    const heavy = forecast.lastAtLeast(l, created, theta, cand);
-    for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
+    const nHigh = this.paths.promoteFromHigh && theta > 0 ? forecast.latestHigh(l, theta) : -1;
+    if (nHigh >= 0) {
+      // (in listed form the blocks at or above theta are among the kept high ones, with their masses;
+      // the tier mirror is the cache's: no move yet at this decision)
+      const ids = forecast.highIds;
+      const vals = forecast.highMasses;
+      const tiers = hbm.tiers;
+      for (let j = 0; j < nHigh; j++) {
+        const b = ids[hotBase + j];
+        if (b < created && vals[hotBase + j] >= theta && tiers[hotBase + b] > 0) {
+          up[nUp++] = b;
+          upKeys[b] = -vals[hotBase + j];
+        }
+      }
+    } else {
+      const heavy = forecast.lastAtLeast(l, created, theta, cand);
+      for (let i = 0; i < heavy; i++) if (cache.tierOf(l, cand[i]) > 0) up[nUp++] = cand[i];
+      for (let i = 0; i < nUp; i++) upKeys[up[i]] = -forecast.lastMass(l, up[i]);
+    }
     // hottest first (ties: the lower id)
-    for (let i = 0; i < nUp; i++) upKeys[up[i]] = -forecast.lastMass(l, up[i]);
     sortByKey(up, nUp, upKeys);
     for (let i = 0; i < Math.min(nUp, o.promote_blocks); i++) {
       const b = up[i];
@@ -540,11 +586,10 @@ class SynapseVm implements SynapsePolicy {
       const known = score.known(l);
       const off = score.offsetOf(l);
       if (hbm.second === tL2) {
-        const list2 = hbm.secondBlocks;
-        for (let i = 0, n2 = hbm.secondOf(l); i < n2; i++) {
-          const b = list2[hotBase + i];
-          candKeys[n] = b < known ? score.raw(l, b) + off : 0;
-          cand[n++] = b;
+        n = hbm.listSecond(l, cand);
+        for (let i = 0; i < n; i++) {
+          const b = cand[i];
+          candKeys[i] = b < known ? score.raw(l, b) + off : 0;
         }
       } else {
         const tiers = hbm.tiers;
@@ -599,14 +644,19 @@ class SynapseVm implements SynapsePolicy {
     stats.decisions++;
     stats.alphaSum += alpha;
     const n = forecast.candidates(l, created, alpha, theta, below, cand, keys);
-    for (let i = 0; i < n; i++) candKeys[i] = keys[cand[i]];
     const cap = Math.ceil(o.stage_ratio * K);
-    const best = selectBottomKKeyed(cand, candKeys, n, cap);
+    // (no selection when every candidate is kept)
+    let best = n;
+    if (n > cap) {
+      for (let i = 0; i < n; i++) candKeys[i] = keys[cand[i]];
+      best = selectBottomKKeyed(cand, candKeys, n, cap);
+    }
     // highest score first (ties: the lower id)
     sortByKey(cand, best, keys);
     const st = staged[l];
-    st.length = 0;
-    stagedMask.fill(0, 0, v.nBlocks);
+    let nSt = 0;
+    // (the mask is read by the probes only)
+    if (predictive) stagedMask.fill(0, 0, v.nBlocks);
     stagedIn.fill(0);
     stagedBytesIn.fill(0);
     for (let i = 0; i < best; i++) {
@@ -617,7 +667,7 @@ class SynapseVm implements SynapsePolicy {
       if (us > this.dLeft) continue;
       if (!act.prefetch(l, b)) continue;
       this.dLeft -= us;
-      st.push(b);
+      st[nSt++] = b;
       stagedMask[b] = 1;
       stagedIn[t]++;
       stagedBytesIn[t] += bytes;
@@ -626,11 +676,12 @@ class SynapseVm implements SynapsePolicy {
     }
     judgedStep[l] = s;
     // (the mask is kept, not copied: it stays as it is until the layer's next decision, after this one's truth)
-    audit.begin(l, s, v.nBlocks, below, st, st.length, true);
+    this.stagedCount[l] = nSt;
+    audit.begin(l, s, v.nBlocks, below, st, nSt, true);
     if (predictive) {
       // the blocks attended below L1: the staged ones, then the probed ones
       let nKept = 0;
-      for (const b of st) kept[nKept++] = b;
+      for (let i = 0; i < nSt; i++) kept[nKept++] = st[i];
       // probes: the offloaded blocks unattended the longest, with the copy time left
       if (o.probe_blocks > 0) {
         let m = 0;
@@ -674,16 +725,35 @@ class SynapseVm implements SynapsePolicy {
     const hotStep = this.hotStep;
     const heavy = this.heavy;
     const fell = this.fell;
-    fell[obs.layer] = scoreMayFall(obs) ? 1 : 0;
-    if (fell[obs.layer]) {
-      this.coldL2.invalidate(obs.layer);
-      this.coldL1.invalidate(obs.layer);
-    }
-    score.observe(obs);
-    forecast.observe(obs, this.judgedStep[obs.layer] === obs.step ? this.hbm.belowOf(obs.layer) : undefined);
     const l = obs.layer;
+    // a listed observation that attended every block: the score and the facts of its listed blocks in one pass
+    let listed = 0;
+    const fused = this.paths.fusedObserve;
+    if (fused && obs.idx !== null && obs.attendedCount === obs.nBlocks) {
+      listed = score.observeAttendedAll(obs);
+      fell[l] = listed & LISTED_FELL ? 1 : 0;
+    } else {
+      fell[l] = scoreMayFall(obs) ? 1 : 0;
+      score.observe(obs);
+    }
+    if (fell[l]) {
+      this.coldL2.invalidate(l);
+      this.coldL1.invalidate(l);
+    }
+    forecast.observe(obs, this.judgedStep[l] === obs.step ? this.hbm.belowOf(l) : undefined, listed & ~LISTED_FELL);
     const theta = o.promote_ratio / Math.max(1, obs.nBlocks);
+    const th = forecast.threshold(obs.nBlocks);
     const { idx, mass, attended } = obs;
+    // (in listed form the blocks at or above both thresholds are among the forecast's kept high ones: one pass for both)
+    const nHigh = fused ? forecast.latestHigh(l, Math.min(theta, th)) : -1;
+    if (nHigh >= 0) {
+      const ids = forecast.highIds;
+      const vals = forecast.highMasses;
+      const base = l * M;
+      for (let j = 0; j < nHigh; j++) if (vals[base + j] >= theta) hotStep[base + ids[base + j]] = obs.step;
+      if (obs.step >= 0) audit.truthOfHigh(l, obs.step, obs.nBlocks, ids, vals, base, nHigh, th);
+      return;
+    }
     // (in listed form the forecast lists the blocks at or above a threshold from its kept high ones)
     const nHot = forecast.heavyOfLatest(l, theta, heavy);
     if (nHot >= 0) {
@@ -697,7 +767,6 @@ class SynapseVm implements SynapsePolicy {
       });
     }
     if (obs.step >= 0) {
-      const th = forecast.threshold(obs.nBlocks);
       const nHeavy = forecast.heavyOfLatest(l, th, heavy);
       if (nHeavy >= 0) audit.truthOfHeavy(l, obs.step, obs.nBlocks, heavy, nHeavy);
       else audit.truthOf(l, obs.step, th, obs);
@@ -750,8 +819,30 @@ function scoreMayFall(obs: Observation): boolean {
  * this order): insertion sort for short lists, else quicksort down to short parts.
  */
 export function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {
-  quickSortByKey(ids, 0, n - 1, key);
+  if (n > SHORT) {
+    quickSortByKey(ids, 0, n - 1, key);
+    return;
+  }
+  // a short list: insertion sort with the keys alongside the ids (one read of key[] per id)
+  const k = shortKeys;
+  for (let i = 0; i < n; i++) k[i] = key[ids[i]];
+  for (let i = 1; i < n; i++) {
+    const b = ids[i];
+    const kb = k[i];
+    let j = i - 1;
+    while (j >= 0 && (k[j] > kb || (k[j] === kb && ids[j] > b))) {
+      ids[j + 1] = ids[j];
+      k[j + 1] = k[j];
+      j--;
+    }
+    ids[j + 1] = b;
+    k[j + 1] = kb;
+  }
 }
+
+/** sortByKey's short lists (at most SHORT ids) and their keys */
+const SHORT = 32;
+const shortKeys = new Float64Array(SHORT);
 
 function quickSortByKey(ids: Int32Array, lo: number, hi: number, key: Float64Array): void {
   while (hi - lo > 16) {
