@@ -129,21 +129,3 @@ export function copyCostFromPlan(steps: readonly PlanIssueStep[], cost: { record
   const copies = used.length ? used.reduce((a, s) => a + s.ops.copy, 0) / used.length : Number.NaN;
   return { us: per.length ? median(per) : Number.NaN, per_step: per, copies };
 }
-
-/**
- * The host's time per block conversion launch from a plan's steps (e.g. SmartKV's re-bucketing steps,
- * thousands of conversions in a row): over the steps after the first with conversions and nothing the
- * host waits on, their issue time less their records, kernel and attention launches and copies at the
- * given costs, summed, over their conversions summed (the steps with the most conversions weigh the
- * most); and the conversions of those steps. NaN when no step qualifies.
- */
-export function convertCostFromPlan(steps: readonly PlanIssueStep[], cost: { record: number; kernel: number; attention: number; copy: number }): { us: number; conversions: number; steps: number } {
-  const used = steps.filter((s) => s.step > 0 && (s.ops.convert ?? 0) > 0 && s.ops.other === 0);
-  let rest = 0;
-  let n = 0;
-  for (const s of used) {
-    rest += s.issue_us - s.ops.record * cost.record - s.ops.kernel * cost.kernel - s.ops.attention * cost.attention - s.ops.copy * cost.copy;
-    n += s.ops.convert!;
-  }
-  return { us: n > 0 ? rest / n : Number.NaN, conversions: n, steps: used.length };
-}

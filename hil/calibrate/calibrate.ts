@@ -47,7 +47,7 @@ import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
 import type { IssuePoint } from '../bench/issue-bench.js';
 import type { QueueDepthResult } from '../bench/queue-depth-bench.js';
-import { convertCostFromPlan, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
+import { copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
 import { median } from '../timing/median.js';
@@ -220,7 +220,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   }
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
-  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue, m.plan_convert);
+  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue);
   if (kind === 'cuda') applyLaunchQueue(p, m.launch_queue, by);
   // (p is a copy of base: the same links; an error names the base profile)
   const { index: pcie, toHost, toHbm } = hbmLink(base);
@@ -400,7 +400,7 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
  * running the ops): the median of the trials, for copies of every size's trials together (the driver
  * call's cost does not follow the size at these sizes); the gated times go in the sources.
  */
-export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult, planConvert?: PlanIssueResult): void {
+export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult): void {
   const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');
   for (const [key, kind, desc] of [
     ['issue_copy_us', 'copy', 'memory-stream copies from pinned host slots into HBM in the prefetch layout'],
@@ -417,28 +417,7 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
     const gated = g.length ? `; behind a compute gate: ${what(g)} us` : '';
     p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row as the executor issues them, the median of ${xs[0].trials_us.length} trials (medians ${what(xs)} us)${xs.length > 1 ? '; the median of every size\'s trials' : ''}${gated}`;
   }
-  if (plan) applyPlanCopyCost(p, points, by, plan);
-  if (planConvert) applyPlanConvertCost(p, points, by, planConvert);
-}
-
-/**
- * gpu.issue_convert_us from a plan of conversions run by the executor (its re-bucketing steps), its
- * copies at gpu.issue_copy_us where set; the list's time stays in the source. Nothing where no step
- * qualifies.
- */
-function applyPlanConvertCost(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan: PlanIssueResult): void {
-  const cost = issueCostsOf(points);
-  const v = convertCostFromPlan(plan.steps, { ...cost, copy: p.gpu.issue_copy_us ?? cost.copy });
-  if (!Number.isFinite(v.us) || v.us <= 0) {
-    if (p.sources['gpu.issue_convert_us'] !== undefined) p.sources['gpu.issue_convert_us'] += `; a whole plan (${plan.policy} at ${plan.budget}, ${plan.steps.length} steps) gave no conversion cost (${v.steps} usable steps), so the listed launches' cost stands`;
-    return;
-  }
-  const listed = p.gpu.issue_convert_us;
-  p.gpu.issue_convert_us = r2(v.us);
-  p.sources['gpu.issue_convert_us'] = `${by}: host time per block conversion launch as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps): over its ${v.steps} steps with conversions (${v.conversions} launches), their issue time less their records, kernel and attention launches and copies at the costs of this profile, over their conversions${listed !== undefined ? `; ${points.find((x) => x.kind === 'convert' && !x.gated)?.ops ?? 0} launches issued in a row read ${listed} us` : ''}`;
-}
-
-function applyPlanCopyCost(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan: PlanIssueResult): void {
+  if (!plan) return;
   // copies: as the executor's own loop issues a whole plan, where it took one (the list above for the record)
   const c = copyCostFromPlan(plan.steps, issueCostsOf(points));
   if (!Number.isFinite(c.us) || c.us <= 0) {

@@ -25,7 +25,7 @@ import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.j
 import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
 import { benchQueueDepth, type QueueDepthResult } from '../bench/queue-depth-bench.js';
 import { warmLink } from '../timing/link-warmup.js';
-import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
+import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 
@@ -95,12 +95,6 @@ export interface Measurements {
    * from measurements taken before it existed)
    */
   plan_issue?: PlanIssueResult;
-  /**
-   * (cuda, with MeasureOptions.plan) the same for a plan of block conversions: SmartKV's run at the overlap
-   * context, whose re-bucketing steps issue thousands of conversion launches in a row (absent otherwise,
-   * and from measurements taken before it existed)
-   */
-  plan_convert?: PlanIssueResult;
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
   /**
    * file reads in the executor's own pattern (file-batches.ts): per layer one batch of runs handed to
@@ -301,7 +295,6 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     tick('launch queue');
   }
   let plan_issue: PlanIssueResult | undefined;
-  let plan_convert: PlanIssueResult | undefined;
   if (cuda && o.plan) {
     const steps = o.quick ? 12 : 24;
     log(`host issue costs in a plan: kivi at 10% on a generated ${pts.overlap_context}-token trace, ${steps} steps, run by the executor`);
@@ -310,12 +303,6 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     const c = copyCostFromPlan(plan_issue.steps, cost);
     log(`  ${c.copies.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host (median of ${c.per_step.length} steps)`);
     tick('issue costs in a plan');
-    const convSteps = 33;
-    log(`host issue costs of conversions in a plan: smartkv at 20% on a generated ${pts.overlap_context}-token trace, ${convSteps} steps (it re-buckets as each block completes), run by the executor`);
-    plan_convert = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: convSteps, policy: 'smartkv', budget: '20%', blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
-    const v = convertCostFromPlan(plan_convert.steps, { ...cost, copy: Number.isFinite(c.us) ? c.us : cost.copy });
-    log(`  ${v.conversions} conversions in ${v.steps} steps: ${v.us.toFixed(2)} us per conversion launch on the host`);
-    tick('conversion issue costs in a plan');
   }
   const threads = o.ioThreads ?? DEFAULT_IO_THREADS;
   log(`file tier: reads and writes vs request size, ${threads} I/O threads`);
@@ -337,7 +324,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_convert ? { plan_convert } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -353,13 +340,13 @@ export async function measureConvertKernels(b: NativeBackend, o: Pick<MeasureOpt
   }
 }
 
-/** the as-issued median per op of the issue bench's records, GEMV, conversion and attention launches and copies (every size's trials together; NaN where a kind has no trials) */
-export function issueCostsOf(points: readonly IssuePoint[]): { record: number; kernel: number; convert: number; attention: number; copy: number } {
+/** the as-issued median per op of the issue bench's records, GEMV, conversion and attention launches (NaN where a kind has no trials) */
+export function issueCostsOf(points: readonly IssuePoint[]): { record: number; kernel: number; convert: number; attention: number } {
   const of = (kind: IssuePoint['kind']) => {
     const xs = points.filter((x) => x.kind === kind && !x.gated).flatMap((x) => x.trials_us);
     return xs.length ? median(xs) : Number.NaN;
   };
-  return { record: of('record'), kernel: of('kernel'), convert: of('convert'), attention: of('attention'), copy: of('copy') };
+  return { record: of('record'), kernel: of('kernel'), convert: of('convert'), attention: of('attention') };
 }
 
 /** the host's issue costs (bench/issue-bench.ts; on cuda also behind a compute gate), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */

@@ -3,7 +3,7 @@
 // it for gpu.issue_copy_us (the listed copies' cost kept in the source).
 import { describe, expect, it } from 'vitest';
 import type { IssuePoint } from '../../hil/bench/issue-bench.js';
-import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, planOpKind, type PlanIssueResult, type PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
+import { benchPlanIssue, copyCostFromPlan, planOpKind, type PlanIssueResult, type PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
 import { applyIssueCosts } from '../../hil/calibrate/calibrate.js';
 import { issueCostsOf } from '../../hil/calibrate/measure.js';
 import { recordAndLower } from '../../hil/executor/hil-run.js';
@@ -77,51 +77,10 @@ describe('the time per copy from a plan', () => {
     for (const convert of [undefined, Number.NaN]) expect(copyCostFromPlan(steps, { record: 0.5, kernel: 2, convert, attention: 10 }).per_step.map((x) => +x.toFixed(9))).toEqual([3.44, 3.04]);
   });
 
-  it('takes the conversion launch cost over the steps with conversions, the big steps weighing the most', () => {
-    const cost = { record: 0.5, kernel: 2, attention: 10, copy: 3 };
-    const steps = [
-      // the first step: left out
-      step(0, 99999, { convert: 100 }),
-      // no conversions: left out
-      step(1, 5000, { copy: 1000, record: 100 }),
-      // 12000 - 100 * 0.5 - 64 * 2 - 32 * 10 - 200 * 3 = 10902 over 1000 conversions
-      step(2, 12000, { copy: 200, record: 100, kernel: 64, attention: 32, convert: 1000 }),
-      // a step whose host waited on a file request: left out
-      step(3, 90000, { convert: 10, other: 1 }),
-      // 398 - 2 * 0.5 - 3 * 2 - 1 * 10 - 1 * 3 = 378 over 20
-      step(4, 398, { copy: 1, record: 2, kernel: 3, attention: 1, convert: 20 }),
-    ];
-    const v = convertCostFromPlan(steps, cost);
-    // (10902 + 378) / 1020
-    expect(v.us).toBeCloseTo(11280 / 1020, 12);
-    expect([v.conversions, v.steps]).toEqual([1020, 2]);
-    expect(convertCostFromPlan([steps[0], steps[1], steps[3]], cost).us).toBeNaN();
-    // steps recorded before conversions had their own count have none
-    expect(convertCostFromPlan([step(1, 100, { kernel: 10 })], cost).us).toBeNaN();
-  });
-
-  it("sets gpu.issue_convert_us from a plan of conversions, its copies at the profile's copy cost, and keeps the list's time in the source", () => {
-    const points = [pt('copy', 9216, [2.4, 2.5, 2.6]), pt('record', 0, [0.5, 0.5, 0.5]), pt('kernel', 0, [2, 2, 2]), pt('attention', 0, [10, 10, 10]), pt('convert', 0, [8, 9, 10])];
-    const copies: PlanIssueResult = { policy: 'kivi', budget: '10%', context_tokens: 40960, steps: [step(0, 9e9, { copy: 1 }), step(1, 3400, { copy: 1000, record: 100, kernel: 10, attention: 5 }), step(2, 3100, { copy: 1000, attention: 2 })] };
-    // 12000 - 100 * 0.5 - 64 * 2 - 32 * 10 - 200 * 3.18 (the plan's copy cost) = 10866 over 1000
-    const convs: PlanIssueResult = { policy: 'smartkv', budget: '20%', context_tokens: 40960, steps: [step(0, 1, { convert: 1 }), step(1, 12000, { copy: 200, record: 100, kernel: 64, attention: 32, convert: 1000 })] };
-    const p = loadHardware('h100-pcie5');
-    applyIssueCosts(p, points, 'test', copies, convs);
-    expect(p.gpu.issue_copy_us).toBe(3.18);
-    expect(p.gpu.issue_convert_us).toBe(10.87);
-    expect(p.sources['gpu.issue_convert_us']).toContain('smartkv at 20% on a generated 40960-token trace, 2 steps): over its 1 steps with conversions (1000 launches)');
-    expect(p.sources['gpu.issue_convert_us']).toContain('256 launches issued in a row read 9 us');
-    // a plan without a usable step leaves the list's time
-    const q = loadHardware('h100-pcie5');
-    applyIssueCosts(q, points, 'test', undefined, { ...convs, steps: [convs.steps[0]] });
-    expect(q.gpu.issue_convert_us).toBe(9);
-    expect(q.sources['gpu.issue_convert_us']).toContain("gave no conversion cost (0 usable steps), so the listed launches' cost stands");
-  });
-
   it("sets gpu.issue_copy_us from the plan and keeps the listed copies' cost in the source", () => {
     const points = [pt('copy', 9216, [2.4, 2.5, 2.6]), pt('record', 0, [0.5, 0.5, 0.5]), pt('kernel', 0, [2, 2, 2]), pt('attention', 0, [10, 10, 10]), pt('record', 0, [9, 9, 9], true)];
     // the gated records are not the as-issued cost
-    expect(issueCostsOf(points)).toEqual({ record: 0.5, kernel: 2, convert: Number.NaN, attention: 10, copy: 2.5 });
+    expect(issueCostsOf(points)).toEqual({ record: 0.5, kernel: 2, convert: Number.NaN, attention: 10 });
     const plan: PlanIssueResult = { policy: 'kivi', budget: '10%', context_tokens: 40960, steps: [step(0, 9e9, { copy: 1 }), step(1, 3400, { copy: 1000, record: 100, kernel: 10, attention: 5 }), step(2, 3100, { copy: 1000, attention: 2 })] };
     const p = loadHardware('h100-pcie5');
     applyIssueCosts(p, points, 'test', plan);
