@@ -150,6 +150,8 @@ export class SimExecutor implements Executor<Signal> {
   private hostOps = 0;
   private stepOps0 = 0;
   private readonly queueOps: number;
+  /** gpu.host_convert_us, with the host clock: a block's change of bits in a host tier, on the host */
+  private readonly hostConvertUs: number;
   private readonly leadOps: number[] = [];
   private readonly leadUs: number[] = [];
   /** a step has begun (the next one starts with the HIL's step barrier) */
@@ -211,6 +213,7 @@ export class SimExecutor implements Executor<Signal> {
     this.issueAttention = hardware.gpu.issue_attention_us ?? this.issueKernel;
     this.hostClock = this.issueCopy > 0 || this.issueRecord > 0 || this.issueKernel > 0 || this.issueConvert > 0 || this.issueAttention > 0;
     this.queueOps = this.hostClock ? (hardware.gpu.launch_queue_ops ?? 0) : 0;
+    this.hostConvertUs = this.hostClock ? (hardware.gpu.host_convert_us ?? 0) : 0;
     if (this.gemvs) this.compute.log = { intervals: this.gemvs, names: new Set(['linear', 'lm-head']) };
     if (opts.staging) {
       this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
@@ -259,6 +262,11 @@ export class SimExecutor implements Executor<Signal> {
     const args = this.stepArgs(b.layer, b.blocks.length, b.reason);
     const requant = b.fromBits !== b.toBits;
     const runs = Math.max(1, b.runs);
+    if (requant && b.fromTier !== 0 && b.toTier !== 0 && this.hostConvertUs > 0) {
+      // the host converts the blocks (gpu.host_convert_us); between tiers, the bytes then move as below
+      const done = this.hostConvert(b);
+      if (b.fromTier === b.toTier) return done;
+    }
     if (b.fromTier === b.toTier) {
       // (the HIL marks the memory stream before and after a requantization)
       if (this.hostClock) this.hostOp(1, this.issueRecord);
@@ -429,6 +437,28 @@ export class SimExecutor implements Executor<Signal> {
   private issueOn(s: Stream, n: number, us: number): void {
     this.hostOp(n, us);
     s.issueAt = this.hostAt;
+  }
+
+  /**
+   * A change of bits in or between host tiers as the HIL executor makes it (gpu.host_convert_us): the
+   * host waits until everything queued on the memory stream has run (its synchronize before a host
+   * conversion), then converts the blocks one after another on its CPU. The blocks are converted when
+   * the host is done.
+   */
+  private hostConvert(b: MoveBatch): Signal {
+    const drained = this.memory.idle;
+    if (!drained.done && !Number.isNaN(drained.dueAt)) {
+      this.engine.runBefore(drained.dueAt);
+      drained.settle();
+    }
+    while (!drained.done) {
+      if (!this.engine.step()) throw new Error('simulation deadlock: the host waits on memory-stream work that never completes');
+    }
+    if (drained.at > this.hostAt) this.hostAt = drained.at;
+    this.hostAt += b.blocks.length * this.hostConvertUs;
+    // (file requests that follow, e.g. the writes of a move to a storage tier, go after the conversions)
+    if (this.host.issueAt < this.hostAt) this.host.issueAt = this.hostAt;
+    return Signal.due(this.engine, this.hostAt, this.memory.priority);
   }
 
   /** The host clock issues `n` ops of `us` each. */

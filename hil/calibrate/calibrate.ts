@@ -47,6 +47,7 @@ import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
 import type { IssuePoint } from '../bench/issue-bench.js';
 import type { QueueDepthResult } from '../bench/queue-depth-bench.js';
+import type { HostConvertPoint } from '../bench/host-convert-bench.js';
 import { copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
@@ -222,6 +223,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
   if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue);
   if (kind === 'cuda') applyLaunchQueue(p, m.launch_queue, by);
+  if (kind === 'cuda') applyHostConvert(p, m.host_convert, by);
   // (p is a copy of base: the same links; an error names the base profile)
   const { index: pcie, toHost, toHbm } = hbmLink(base);
   const L = p.links[pcie];
@@ -438,6 +440,17 @@ export function applyLaunchQueue(p: HardwareProfile, q: QueueDepthResult | undef
   if (!q || !Number.isFinite(q.ops) || q.ops < 1) return;
   p.gpu.launch_queue_ops = Math.round(q.ops);
   p.sources['gpu.launch_queue_ops'] = `${by}: ${q.launches} GEMVs of ${r2(q.gemv_us)} us launched back to back on the compute stream, the host's clock read after each: launches ahead of the GPU once a launch waited, the median over the second half of the launches (trials ${q.trials.map((t) => (Number.isFinite(t.ops) ? t.ops.toFixed(0) : 'none')).join(', ')})`;
+}
+
+/**
+ * gpu.host_convert_us: the host's time per block conversion (bench/host-convert-bench.ts), the median
+ * over its pairs of widths; not set without points.
+ */
+export function applyHostConvert(p: HardwareProfile, points: readonly HostConvertPoint[] | undefined, by: string): void {
+  const xs = (points ?? []).filter((x) => Number.isFinite(x.us) && x.us > 0);
+  if (xs.length === 0) return;
+  p.gpu.host_convert_us = r2(median(xs.map((x) => x.us)));
+  p.sources['gpu.host_convert_us'] = `${by}: one block of the model's geometry converted on the host's CPU as the HIL executor does (dequantized to FP16, quantized again with the reference quantizer), ${xs[0].blocks} blocks per trial: the median over ${xs.map((x) => `${x.from_bits} -> ${x.to_bits} bits ${r2(x.us)} us`).join(', ')}`;
 }
 
 export interface DirectionSwitchFit {

@@ -24,6 +24,7 @@ import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
 import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
 import { benchQueueDepth, type QueueDepthResult } from '../bench/queue-depth-bench.js';
+import { benchHostConvert, type HostConvertPoint } from '../bench/host-convert-bench.js';
 import { warmLink } from '../timing/link-warmup.js';
 import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
@@ -89,6 +90,11 @@ export interface Measurements {
    * (bench/queue-depth-bench.ts; absent from measurements taken before it existed)
    */
   launch_queue?: QueueDepthResult;
+  /**
+   * the host's time per block to convert it between widths on its CPU, as the executor does in and
+   * between host tiers (bench/host-convert-bench.ts; absent from measurements taken before it existed)
+   */
+  host_convert?: HostConvertPoint[];
   /**
    * (cuda, with MeasureOptions.plan) the host's issue time per step of a whole plan run by the executor
    * (bench/plan-issue-bench.ts): a policy's small-copy run at the overlap context (absent otherwise, and
@@ -283,6 +289,10 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log('block (de)quantization kernels on the memory stream, idle and under compute');
   const convert_kernels = await measureConvertKernels(b, o, cuda);
   tick('convert kernels');
+  log('block conversions on the host (in and between host tiers)');
+  const host_convert = benchHostConvert({ geometry: { kvHeads: o.model.kv_heads, blockTokens: o.blockTokens, headDim: o.model.head_dim, groupSize: o.groupSize }, trials: o.quick ? 3 : 5 });
+  for (const x of host_convert) log(`  ${x.from_bits} -> ${x.to_bits} bits: ${x.us.toFixed(1)} us per block`);
+  tick('host conversions');
   log("host issue costs: copies, event records, GEMV, conversion and attention launches through the executor's issue path");
   const issue = await measureIssueCosts(b, o);
   for (const x of issue) log(`  ${x.kind}${x.bytes ? ` ${x.bytes} B` : ''}${x.gated ? ' (gated)' : ''}: ${x.us.toFixed(2)} us per op on the host`);
@@ -324,7 +334,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */

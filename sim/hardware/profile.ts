@@ -137,6 +137,14 @@ export interface GpuSpec {
    * each step's start, to no more than that many ops ahead. Absent = the host is never held back.
    */
   launch_queue_ops?: number;
+  /**
+   * optional, with the issue costs: the host's time to convert one block between widths in or between
+   * host tiers, as the HIL executor does on its CPU after waiting for the memory stream to drain. Where
+   * given, such a move is priced so (the memory stream's queue drained, then this per block on the host
+   * clock) instead of as conversion kernels. Absent = conversion kernels on the memory stream (within a
+   * tier), untimed between tiers.
+   */
+  host_convert_us?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }

@@ -172,6 +172,40 @@ describe('the host clock', () => {
     expect(run(6)).toEqual([1074, 2238 - 1074]);
   });
 
+  it('host_convert_us: a change of bits in a host tier waits for the memory stream to drain, then takes the host that long per block', () => {
+    const run = (hostConvert?: number) => {
+      const ex = machine({ copy: 100 }, (hw) => {
+        if (hostConvert !== undefined) hw.gpu.host_convert_us = hostConvert;
+      });
+      ex.beginStep(0);
+      const fetched = ex.move(fetch3);
+      const converted = ex.move({ layer: 1, fromTier: 1, toTier: 1, fromBits: 8, toBits: 4, blocks: [7, 8], bytesFrom: 64, bytesTo: 32, reason: 'demote', runs: 1 });
+      ex.layer(tinyLayerWork(0), [fetched]);
+      return { t: ex.endStep(), converted };
+    };
+    // copies issued at 100, 200, 300 (the last runs 300..374); the host waits for them to end, then
+    // converts two blocks: 374..1374; the attention, issued after that, runs 1374..1438, projections to 2438
+    const { t, converted } = run(500);
+    expect(t.latency_us).toBe(2438);
+    expect(converted.dueAt).toBe(1374);
+    // without it, a conversion on the memory stream after the copies: the attention issued at 300
+    // waits only for the copies (374..438), projections to 1438
+    expect(run().t.latency_us).toBe(1438);
+  });
+
+  it('host_convert_us between host tiers: the drain and the conversions come before the bytes move', () => {
+    const ex = machine({ copy: 100 }, (hw) => (hw.gpu.host_convert_us = 500));
+    ex.beginStep(0);
+    ex.move(fetch3); // copies to 374
+    // DRAM INT8 -> NVMe INT4: the host waits to 374, converts to 1374; the file write of 32 B follows on the
+    // host's I/O stream (32 B at 0.5 B/us): 1374..1438
+    const done = ex.move({ layer: 1, fromTier: 1, toTier: 2, fromBits: 8, toBits: 4, blocks: [7, 8], bytesFrom: 64, bytesTo: 32, reason: 'demote', runs: 1 });
+    ex.layer(tinyLayerWork(0), [done]);
+    const t = ex.endStep();
+    expect(done.at).toBe(1438);
+    expect(t.latency_us).toBe(1438 + 64 + 1000);
+  });
+
   it('projections launched after the attention wait for the host when it is behind', () => {
     const ex = machine({ record: 30, kernel: 200 });
     ex.beginStep(0);

@@ -1,0 +1,49 @@
+// The host's block conversions (in and between host tiers, on the CPU as the executor makes them): the
+// bench's arithmetic on a scripted clock, its argument checks, and the calibration's field.
+import { describe, expect, it } from 'vitest';
+import { benchHostConvert, type HostConvertPoint } from '../../hil/bench/host-convert-bench.js';
+import { applyHostConvert } from '../../hil/calibrate/calibrate.js';
+import { loadHardware } from '../../sim/hardware/load-profile.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
+
+const geometry = { kvHeads: 2, blockTokens: 16, headDim: 64, groupSize: 64 };
+
+describe('host block conversions', () => {
+  it('times blocks per pair of widths: per trial the clock over its blocks, the first trial left out', () => {
+    // each read of the clock moves it on: 1, 3, 6, 10, ... ms (a trial's two reads are k and k + 1 apart)
+    let t = 0;
+    let step = 0;
+    const now = () => (t += ++step);
+    const r = benchHostConvert({ geometry, pairs: [[8, 2]], blocks: 4, trials: 2, now });
+    // trials: reads 1 -> 3 (untimed), 6 -> 10 (4 ms), 15 -> 21 (6 ms): 1000 and 1500 us per block
+    expect(r).toEqual([{ from_bits: 8, to_bits: 2, blocks: 4, us: 1250, trials_us: [1000, 1500] }]);
+  });
+
+  it('converts real blocks on the real clock, every default pair, and refuses bad arguments', () => {
+    const r = benchHostConvert({ geometry, blocks: 2, trials: 1 });
+    expect(r.map((x) => [x.from_bits, x.to_bits])).toEqual([
+      [8, 4],
+      [8, 2],
+      [4, 2],
+    ]);
+    for (const x of r) expect(x.us).toBeGreaterThan(0);
+    expect(() => benchHostConvert({ geometry, pairs: [[8, 5]] })).toThrow('host convert bench: widths 8 -> 5: each must be one of 2, 3, 4, 8, 16');
+    expect(() => benchHostConvert({ geometry, blocks: 0 })).toThrow('host convert bench: blocks must be an integer >= 1 (got 0)');
+    expect(() => benchHostConvert({ geometry, trials: 1.5 })).toThrow('host convert bench: trials must be an integer >= 1 (got 1.5)');
+  });
+
+  it('the calibration writes the median over the pairs as gpu.host_convert_us, and nothing without points', () => {
+    const pt = (from_bits: number, to_bits: number, us: number): HostConvertPoint => ({ from_bits, to_bits, blocks: 16, us, trials_us: [us] });
+    const p = loadHardware('h100-pcie5');
+    applyHostConvert(p, [pt(8, 4, 700), pt(8, 2, 650.456), pt(4, 2, 900), pt(4, 2, Number.NaN)], 'test');
+    expect(p.gpu.host_convert_us).toBe(700);
+    expect(p.sources['gpu.host_convert_us']).toContain('8 -> 2 bits 650.46 us');
+    expect(() => validateProfile(p, 'p.json')).not.toThrow();
+    const q = loadHardware('h100-pcie5');
+    applyHostConvert(q, [], 'test');
+    applyHostConvert(q, undefined, 'test');
+    expect(q.gpu.host_convert_us).toBeUndefined();
+    (q.gpu as unknown as Record<string, unknown>).host_convert_us = -1;
+    expect(() => validateProfile(q, 'q.json')).toThrow(/host_convert_us/);
+  });
+});
