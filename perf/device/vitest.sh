@@ -1,6 +1,6 @@
 #!/bin/bash
 # The vitest suite's cuda half on the GPU machine (it has no npm): the test files with cuda
-# describe blocks (test/hil/kernels, tiers, executor, every-policy, rotation, issue-bench; the rest of the suite is host-only), the
+# describe blocks (test/hil/kernels, tiers, executor, every-policy, rotation, issue-bench, plan-issue-bench, queue-depth; the rest of the suite is host-only), the
 # same files CI runs with their cuda half skipped.
 #   here:  bash perf/device/vitest.sh pack   -> .device/vtmin.tar.xz (vitest and what these tests
 #          import, ~9 MB) and .device/node-inc (Node's N-API headers)
@@ -9,7 +9,7 @@
 # has no room for a prebuilt one); the report goes to $OUT/vitest-cuda.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-FILES="test/hil/kernels.test.ts test/hil/tiers.test.ts test/hil/executor.test.ts test/hil/every-policy.test.ts test/hil/rotation.test.ts test/hil/issue-bench.test.ts test/hil/plan-issue-bench.test.ts"
+FILES="test/hil/kernels.test.ts test/hil/tiers.test.ts test/hil/executor.test.ts test/hil/every-policy.test.ts test/hil/rotation.test.ts test/hil/issue-bench.test.ts test/hil/plan-issue-bench.test.ts test/hil/queue-depth.test.ts"
 case "${1:-}" in
   pack)
     git check-ignore -q .device || { echo "vitest.sh: .device/ is not ignored by git" >&2; exit 2; }
