@@ -6,9 +6,9 @@
 import type { Observation } from './policy.js';
 
 export class AttentionScore {
-  private readonly score: Float64Array;
-  private readonly offset: Float64Array;
-  private readonly knownUpTo: Int32Array;
+  protected readonly score: Float64Array;
+  protected readonly offset: Float64Array;
+  protected readonly knownUpTo: Int32Array;
 
   constructor(
     readonly layers: number,
