@@ -146,12 +146,14 @@ export class SimExecutor implements Executor<Signal> {
   private readonly issueAttention: number;
   private readonly hostClock: boolean;
   private hostAt = 0;
-  /** ops the host clock has issued; at the step's start; per step so far (launch_queue_ops) */
+  /** ops the host clock has issued, and at the current step's start */
   private hostOps = 0;
   private stepOps0 = 0;
+  /** gpu.launch_queue_ops with the host clock (0: no limit) */
   private readonly queueOps: number;
-  /** gpu.host_convert_us, with the host clock: a block's change of bits in a host tier, on the host */
+  /** gpu.host_convert_us with the host clock (0: none): a block's change of bits in or between host tiers, on the host */
   private readonly hostConvertUs: number;
+  /** per step so far: its ops and its GPU time (boundLead walks back over the latest of them) */
   private readonly leadOps: number[] = [];
   private readonly leadUs: number[] = [];
   /** a step has begun (the next one starts with the HIL's step barrier) */
@@ -236,6 +238,8 @@ export class SimExecutor implements Executor<Signal> {
   beginStep(step: number): void {
     if (this.begun) {
       if (this.queueOps > 0) this.boundLead();
+      // (the barrier's record and wait below count among this step's ops)
+      this.stepOps0 = this.hostOps;
       // the HIL starts every step after the first with the memory stream waiting on a compute fence (all of
       // the previous step's compute, which has ended here): a record and a wait, and no staging copy of this
       // step waits on an earlier fence
@@ -246,7 +250,6 @@ export class SimExecutor implements Executor<Signal> {
     this.step = step;
     this.recordSpans();
     this.stepStart = this.engine.now;
-    this.stepOps0 = this.hostOps;
     this.computeBusy0 = this.compute.busyUs;
     this.stall0 = this.compute.stallUs;
     this.lastStage = -1;
@@ -262,11 +265,7 @@ export class SimExecutor implements Executor<Signal> {
     const args = this.stepArgs(b.layer, b.blocks.length, b.reason);
     const requant = b.fromBits !== b.toBits;
     const runs = Math.max(1, b.runs);
-    if (requant && b.fromTier !== 0 && b.toTier !== 0 && this.hostConvertUs > 0) {
-      // the host converts the blocks (gpu.host_convert_us); between tiers, the bytes then move as below
-      const done = this.hostConvert(b);
-      if (b.fromTier === b.toTier) return done;
-    }
+    if (requant && b.fromTier !== 0 && b.toTier !== 0 && this.hostConvertUs > 0) return this.hostRequant(b, runs, args);
     if (b.fromTier === b.toTier) {
       // (the HIL marks the memory stream before and after a requantization)
       if (this.hostClock) this.hostOp(1, this.issueRecord);
@@ -440,25 +439,41 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   /**
-   * A change of bits in or between host tiers as the HIL executor makes it (gpu.host_convert_us): the
-   * host waits until everything queued on the memory stream has run (its synchronize before a host
-   * conversion), then converts the blocks one after another on its CPU. The blocks are converted when
-   * the host is done.
+   * A change of bits in or between host tiers as the HIL executor makes it (gpu.host_convert_us): a
+   * storage source's blocks are read into their DRAM slots first, and the host waits for the reads;
+   * then the host waits until everything queued on the memory stream (and the weight copies' stream,
+   * which the HIL issues on its memory stream) has run, as its synchronize before a host conversion
+   * does, and converts the blocks one after another on its CPU, writing each into its destination
+   * slot (nothing crosses a host link between DRAM and CXL); a storage destination's blocks are then
+   * written from their DRAM slots. The full drain before every conversion is the HIL's path without a
+   * file tier; with one, the HIL syncs only where a slot has unsynchronized copies, so this is an
+   * upper bound there.
    */
-  private hostConvert(b: MoveBatch): Signal {
-    const drained = this.memory.idle;
-    if (!drained.done && !Number.isNaN(drained.dueAt)) {
-      this.engine.runBefore(drained.dueAt);
-      drained.settle();
+  private hostRequant(b: MoveBatch, runs: number, args: StreamOp['args']): Signal {
+    if (this.storage[b.fromTier]) {
+      if (this.host.issueAt < this.hostAt) this.host.issueAt = this.hostAt;
+      this.hostWaitFor(this.copyOn(this.host, b.fromTier, this.bounceTier(b.fromTier), b.bytesFrom, runs, args ? `${b.reason} read` : b.reason, args));
     }
-    while (!drained.done) {
-      if (!this.engine.step()) throw new Error('simulation deadlock: the host waits on memory-stream work that never completes');
-    }
-    if (drained.at > this.hostAt) this.hostAt = drained.at;
+    this.hostWaitFor(this.memory.idle);
+    if (this.weights) this.hostWaitFor(this.weights.idle);
     this.hostAt += b.blocks.length * this.hostConvertUs;
-    // (file requests that follow, e.g. the writes of a move to a storage tier, go after the conversions)
+    // (the file requests that follow go after the conversions)
     if (this.host.issueAt < this.hostAt) this.host.issueAt = this.hostAt;
-    return Signal.due(this.engine, this.hostAt, this.memory.priority);
+    if (this.storage[b.toTier]) return this.copyOn(this.host, this.bounceTier(b.toTier), b.toTier, b.bytesTo, runs, args ? `${b.reason} write` : b.reason, args);
+    // the blocks are converted when the host is done (a due signal is never before the engine's clock)
+    return Signal.due(this.engine, Math.max(this.hostAt, this.engine.now), this.memory.priority);
+  }
+
+  /** the host waits until `sig` has fired: the engine runs to it, and the host clock is no earlier than it */
+  private hostWaitFor(sig: Signal): void {
+    if (!sig.done && !Number.isNaN(sig.dueAt)) {
+      this.engine.runBefore(sig.dueAt);
+      sig.settle();
+    }
+    while (!sig.done) {
+      if (!this.engine.step()) throw new Error('simulation deadlock: the host waits on GPU or file work that never completes');
+    }
+    if (sig.at > this.hostAt) this.hostAt = sig.at;
   }
 
   /** The host clock issues `n` ops of `us` each. */

@@ -3,6 +3,9 @@
  * tiers or within one (executor/host-convert.ts: dequantized to FP16 and quantized again with the
  * reference quantizer, on the host's CPU): per pair of widths, blocks of the model's geometry
  * converted back to back, the median over trials of the time per block. The GPU takes no part.
+ * Not timed: the executor's read of the block from its slot, its write into the destination and its
+ * wait for the memory stream (the simulator prices that wait itself). The pairs are INT to INT, as a
+ * re-bucketing makes them; a conversion with an FP16 end does one of the two halves.
  */
 import { packBlock } from '../block-pack.js';
 import { convertBlock } from '../executor/host-convert.js';

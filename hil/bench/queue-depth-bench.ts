@@ -4,8 +4,9 @@
  * back to back on the compute stream with the host's clock read after every launch. While the queue
  * has room a launch returns at once; once it is full, launch i returns when GEMV i - Q has ended, so
  * the host's clock after launch i reads about t_1 + (i - Q) g, with t_1 the clock after the first
- * launch (when the GPU starts on it) and g one GEMV's GPU time: Q = i - (t_i - t_1) / g, the median
- * over the second half of the launches. Measured on one stream; the executor issues on two.
+ * launch (when the GPU starts on it) and g the GEMVs' period back to back (read off the clock over the
+ * second half of the launches): Q = i - (t_i - t_1) / g, the median over that half. Measured on one
+ * stream; the executor issues on two.
  */
 import type { NativeBackend } from '../addon-types.js';
 import { median } from '../timing/median.js';
@@ -31,9 +32,11 @@ export interface QueueDepthResult {
 
 /**
  * The queue's depth from one trial's host clock after each launch (`at[i]`, us, launch i + 1) and one
- * launch's GPU time `gemvUs`: the median over the second half of the launches of (i + 1) - (at[i] -
- * at[0]) / gemvUs. NaN when the host was not held back over that half (the second half took less
- * than half its launches' GPU time: the launches did not fill the queue).
+ * launch's GPU time timed alone, `gemvUs`: over the second half of the launches, where the queue is
+ * full and a launch returns as a GEMV ends, the clock's own period p (back to back, GEMVs can run a
+ * little slower than one alone); the median over that half of (i + 1) - (at[i] - at[0]) / p. NaN when
+ * the host was not held back over that half (its period under half of gemvUs: the launches did not
+ * fill the queue).
  */
 export function queueDepthFrom(at: ArrayLike<number>, gemvUs: number): QueueDepthTrial {
   const n = at.length;
@@ -41,9 +44,10 @@ export function queueDepthFrom(at: ArrayLike<number>, gemvUs: number): QueueDept
   const first = Math.min(32, Math.floor(n / 4));
   const launch_us = (at[first] - at[0]) / first;
   const half = Math.floor(n / 2);
-  if (at[n - 1] - at[half] < 0.5 * (n - 1 - half) * gemvUs) return { ops: Number.NaN, launch_us };
+  const period = (at[n - 1] - at[half]) / (n - 1 - half);
+  if (!(period >= 0.5 * gemvUs)) return { ops: Number.NaN, launch_us };
   const q: number[] = [];
-  for (let i = half; i < n; i++) q.push(i + 1 - (at[i] - at[0]) / gemvUs);
+  for (let i = half; i < n; i++) q.push(i + 1 - (at[i] - at[0]) / period);
   return { ops: median(q), launch_us };
 }
 

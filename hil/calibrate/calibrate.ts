@@ -222,8 +222,10 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
   if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue);
-  if (kind === 'cuda') applyLaunchQueue(p, m.launch_queue, by);
-  if (kind === 'cuda') applyHostConvert(p, m.host_convert, by);
+  // (both act on the host clock: only where the issue costs were written)
+  const clocked = (['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const).some((k) => (p.gpu[k] ?? 0) > 0);
+  if (kind === 'cuda' && clocked) applyLaunchQueue(p, m.launch_queue, by);
+  if (kind === 'cuda' && clocked) applyHostConvert(p, m.host_convert, by);
   // (p is a copy of base: the same links; an error names the base profile)
   const { index: pcie, toHost, toHbm } = hbmLink(base);
   const L = p.links[pcie];

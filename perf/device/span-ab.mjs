@@ -26,7 +26,7 @@ const e1 = b.createEvent();
 const med = (xs) => xs.slice().sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 // a fixed pseudo-random sequence (the same slots every round)
 let seed = 12345;
-const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 const cases = [];
 for (const dir of ['d2h', 'h2d']) {
   cases.push({ dir, label: 'consecutive', offsets: Array.from({ length: copies }, (_, i) => i * BLOCK) });
@@ -37,7 +37,7 @@ for (const dir of ['d2h', 'h2d']) {
 }
 console.log(`device ${b.info().name}; ${copies} copies of ${BLOCK} B per trial, ${rounds} rounds`);
 const res = new Map(cases.map((c) => [c, { gpu: [], host: [] }]));
-// touch every host page once (first-use costs out of the way)
+// touch the pool once, one block per 64 MiB (first-use costs out of the way)
 for (let off = 0; off < spans[spans.length - 1]; off += 64 * MiB) b.copy('memory', dev, 0, host, off, BLOCK);
 await b.synchronize();
 for (let r = 0; r < rounds; r++) {

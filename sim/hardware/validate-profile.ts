@@ -69,6 +69,12 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
   for (const k of ['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const) if (k in gpu) checks.number(gpu, k, path, '>=0');
   if ('launch_queue_ops' in gpu) checks.integer(gpu, 'launch_queue_ops', path, 1);
   if ('host_convert_us' in gpu) checks.number(gpu, 'host_convert_us', path, '>=0');
+  // both act on the host clock, which runs only where an issue cost is above 0
+  const issueKeys = ['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const;
+  const clocked = issueKeys.some((k) => typeof gpu[k] === 'number' && (gpu[k] as number) > 0);
+  for (const k of ['launch_queue_ops', 'host_convert_us'] as const) {
+    if (k in gpu && !clocked) checks.add(`${path}.${k} needs the host clock: set one of ${issueKeys.map((x) => `${path}.${x}`).join(', ')} above 0, or leave ${k} out`);
+  }
   for (const k of ['kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h'] as const) {
     if (!(k in gpu)) continue;
     const v = gpu[k];

@@ -67,6 +67,14 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const p = validateProfile(JSON.parse(readFileSync(out, 'utf8')), out);
     const side = JSON.parse(readFileSync(join(dir, 'profile.fit.json'), 'utf8'));
     expect(p.sources['gpu.hbm_bandwidth_GBps']).toMatch(/^measured by kvtier hil calibrate on host CPU 2026-11-22/);
+    // the host backend runs everything on the host: no host clock, and none of what acts on it
+    for (const k of ['issue_copy_us', 'issue_convert_us', 'launch_queue_ops', 'host_convert_us'] as const) expect(p.gpu[k], k).toBeUndefined();
+    // ... though the host conversions were timed (for the record)
+    expect(side.measurements.host_convert.map((x: { from_bits: number; to_bits: number }) => [x.from_bits, x.to_bits])).toEqual([
+      [8, 4],
+      [8, 2],
+      [4, 2],
+    ]);
     const pcie = p.links.find((l) => l.a === 'hbm' || l.b === 'hbm')!;
     expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/pinned copies in the HIL executor's layout .*nothing else on the GPU\): time = H2D copies x alpha_h2d \+ H2D bytes \/ beta_h2d \+ the same for D2H \+ groups x per_group \+ direction changes x per_change over 22 batches.*its H2D alpha.*; for comparison, isolated pinned copies: .*scattered in situ: alpha/);
     expect(p.sources['links[0].b_to_a.alpha_under_compute_us']).toMatch(/pinned copies in the HIL executor's layout .*layer GEMV running on the compute stream throughout\).*\(per_group held at the idle fit's\).*its H2D alpha/);

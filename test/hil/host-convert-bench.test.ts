@@ -38,6 +38,9 @@ describe('host block conversions', () => {
     applyHostConvert(p, [pt(8, 4, 700), pt(8, 2, 650.456), pt(4, 2, 900), pt(4, 2, Number.NaN)], 'test');
     expect(p.gpu.host_convert_us).toBe(700);
     expect(p.sources['gpu.host_convert_us']).toContain('8 -> 2 bits 650.46 us');
+    // it acts on the host clock: a profile without issue costs is refused, naming the fields
+    expect(() => validateProfile(p, 'p.json')).toThrow("p.json: gpu.host_convert_us needs the host clock: set one of gpu.issue_copy_us, gpu.issue_record_us, gpu.issue_kernel_us, gpu.issue_convert_us, gpu.issue_attention_us above 0, or leave host_convert_us out");
+    p.gpu.issue_copy_us = 3;
     expect(() => validateProfile(p, 'p.json')).not.toThrow();
     const q = loadHardware('h100-pcie5');
     applyHostConvert(q, [], 'test');

@@ -35,6 +35,8 @@ describe('the launch queue depth', () => {
     expect(queueDepthFrom(clock(4096, 5000, 45, 2), 45).ops).toBeNaN();
     expect(queueDepthFrom(at, 0).ops).toBeNaN();
     expect(queueDepthFrom([0, 1, 2], 45).ops).toBeNaN();
+    // back to back the GEMVs run at 46 us, not the 45 one took alone: the depth from the clock's own period
+    expect(queueDepthFrom(clock(8192, 1000, 46, 2), 45).ops).toBeCloseTo(1000, 9);
   });
 
   it('the calibration writes the rounded median as gpu.launch_queue_ops, and nothing without an estimate', () => {
@@ -44,6 +46,9 @@ describe('the launch queue depth', () => {
     expect(p.gpu.launch_queue_ops).toBe(1024);
     expect(p.sources['gpu.launch_queue_ops']).toContain('8192 GEMVs of 45.2 us');
     expect(p.sources['gpu.launch_queue_ops']).toContain('trials 1024, none');
+    // it acts on the host clock: a profile without issue costs is refused, naming the fields
+    expect(() => validateProfile(p, 'p.json')).toThrow("p.json: gpu.launch_queue_ops needs the host clock: set one of gpu.issue_copy_us, gpu.issue_record_us, gpu.issue_kernel_us, gpu.issue_convert_us, gpu.issue_attention_us above 0, or leave launch_queue_ops out");
+    p.gpu.issue_copy_us = 3;
     expect(() => validateProfile(p, 'p.json')).not.toThrow();
     const none = loadHardware('h100-pcie5');
     applyLaunchQueue(none, { ...q, ops: Number.NaN }, 'test');

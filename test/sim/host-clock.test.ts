@@ -206,6 +206,81 @@ describe('the host clock', () => {
     expect(t.latency_us).toBe(1438 + 64 + 1000);
   });
 
+  it('launch_queue_ops walks back over earlier steps, counting each step barrier among its step\'s ops', () => {
+    const run = (queue?: number) => {
+      const ex = machine({ kernel: 10 }, (hw) => {
+        hw.gpu.convert_kernel_us = 1;
+        hw.gpu.issue_convert_us = 30;
+        hw.gpu.issue_record_us = 0;
+        if (queue !== undefined) hw.gpu.launch_queue_ops = queue;
+      });
+      const lat: number[] = [];
+      for (const step of [0, 1]) {
+        ex.beginStep(step);
+        ex.layer(tinyLayerWork(0, { step }), []);
+        lat.push(ex.endStep().latency_us);
+      }
+      ex.beginStep(2);
+      const done = ex.move({ layer: 0, fromTier: 0, toTier: 0, fromBits: 16, toBits: 4, blocks: Array.from({ length: 100 }, (_, i) => i), bytesFrom: 6400, bytesTo: 1600, reason: 'demote', runs: 1 });
+      ex.layer(tinyLayerWork(0, { step: 2 }), [done]);
+      lat.push(ex.endStep().latency_us);
+      return lat;
+    };
+    // step 0: 6 ops, 0..1074 (host at 20); step 1: its barrier's 2 ops and 6 more, attention launched at 30
+    // (1074..1138), projections at 40 (1138..2138): 8 ops, 1064 us. Step 2's 100 conversions take the host
+    // 3000 us from where it starts it; unbounded at 40: the last launched at 3040 runs 3040..3041 (the
+    // batch started at 2138), attention launched at 3050 (3050..3114), projections at 3060 (3114..4114)
+    expect(run()).toEqual([1074, 1064, 4114 - 2138]);
+    // 10 ops: step 1's 8 and 2 of step 0's 6 (a third of its 1074 us): a lead of 1422, the host from 716:
+    // last conversion at 3716 (..3717), attention at 3726 (..3790), projections at 3736 (3790..4790)
+    expect(run(10)).toEqual([1074, 1064, 4790 - 2138]);
+    // 8 ops: step 1 alone (1064 us): the host from 1074: attention at 4084 (..4148), projections 4148..5148
+    expect(run(8)).toEqual([1074, 1064, 5148 - 2138]);
+    // 14 ops: both steps may be queued: not held back
+    expect(run(14)).toEqual([1074, 1064, 4114 - 2138]);
+  });
+
+  it('host_convert_us from a storage tier: the blocks are read into DRAM first and the host waits for the reads', () => {
+    const ex = machine({ copy: 100 }, (hw) => (hw.gpu.host_convert_us = 500));
+    ex.beginStep(0);
+    // NVMe INT8 -> DRAM INT4: 64 B read at 0.5 B/us (0..128), then two conversions on the host (128..1128)
+    const done = ex.move({ layer: 1, fromTier: 2, toTier: 1, fromBits: 8, toBits: 4, blocks: [7, 8], bytesFrom: 64, bytesTo: 32, reason: 'promote', runs: 1 });
+    expect(done.dueAt).toBe(1128);
+    ex.layer(tinyLayerWork(0), [done]);
+    const t = ex.endStep();
+    // the attention, launched once the host is done, 1128..1192; projections to 2192
+    expect(t.latency_us).toBe(2192);
+    expect(t.bytes['nvme:nvme->dram']).toBe(64);
+    expect(t.bytes['nvme:dram->nvme']).toBe(0);
+  });
+
+  it('host_convert_us between DRAM and CXL: the host writes the converted blocks into their slots, and no byte crosses the link', () => {
+    const ex = machine({ copy: 100 }, (hw) => {
+      hw.gpu.host_convert_us = 500;
+      hw.tiers.push({ name: 'cxl', kind: 'cxl', capacity_GiB: 1, read_GBps: 1000, write_GBps: 1000, read_latency_us: 0, write_latency_us: 0 });
+      hw.links.push({ name: 'cxl', a: 'dram', b: 'cxl', a_to_b: { alpha_us: 1, GBps: 0.001 }, b_to_a: { alpha_us: 1, GBps: 0.001 }, copy_engines: 1 });
+    });
+    ex.beginStep(0);
+    const fetched = ex.move(fetch3); // copies to 374
+    const done = ex.move({ layer: 1, fromTier: 1, toTier: 3, fromBits: 8, toBits: 4, blocks: [7, 8], bytesFrom: 64, bytesTo: 32, reason: 'demote', runs: 1 });
+    expect(done.dueAt).toBe(1374);
+    ex.layer(tinyLayerWork(0), [fetched]);
+    const t = ex.endStep();
+    expect(t.latency_us).toBe(2438);
+    expect(t.bytes['cxl:dram->cxl']).toBe(0);
+  });
+
+  it('host_convert_us with the memory stream idle: the host converts from where it is', () => {
+    const ex = machine({ copy: 100 }, (hw) => (hw.gpu.host_convert_us = 500));
+    ex.beginStep(0);
+    ex.layer(tinyLayerWork(0), []); // attention 0..64, projections 64..1064
+    const done = ex.move({ layer: 1, fromTier: 1, toTier: 1, fromBits: 8, toBits: 4, blocks: [7, 8], bytesFrom: 64, bytesTo: 32, reason: 'demote', runs: 1 });
+    expect(done.dueAt).toBe(1000);
+    ex.layer(tinyLayerWork(1), [done]);
+    // layer 1's attention, launched at 1000, waits for the projections: 1064..1128, its projections to 2128
+    expect(ex.endStep().latency_us).toBe(2128);
+  });
+
   it('projections launched after the attention wait for the host when it is behind', () => {
     const ex = machine({ record: 30, kernel: 200 });
     ex.beginStep(0);
