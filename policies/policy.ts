@@ -56,7 +56,8 @@ export interface Actions {
   /**
    * Optional. promote(layer, blocks[j]) for j = from, from + 1, ... below count, in that order,
    * passing over the blocks already in HBM and the evicted ones, until one is refused: returns its
-   * index (count when none was). The same effects as those calls, with less work per block.
+   * index (count when none was). The same effects as those calls, with less work per block, except
+   * that a block passed over counts no refusal (promote() refuses a block in HBM or evicted).
    */
   promoteBlocks?(layer: number, blocks: ArrayLike<number>, from: number, count: number): number;
   /** stage a copy of an offloaded block in HBM for its next attention (transient, not resident) */

@@ -13,7 +13,11 @@
  * - fusedObserve, promoteFromHigh: whole replays against the policy with them off, on generated traces (several KV
  *   groups, a needle, dense rows, few listed blocks) and the bundled ones, in both modes, at budgets
  *   where HBM holds a few, most or nearly all of the blocks.
+ * - The parts with no switch (the L2 bitset, the cold orders' keys, the forecast's list walks, the
+ *   short-list sort, the staging shortcuts): whole replays on the bundled traces whose results' digests
+ *   are those of the policy before them (commit 2ed517a).
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -235,4 +239,18 @@ describe('synapsevm: the shortcuts against the plain computation (whole replays)
       }
     });
   }
+});
+
+describe('synapsevm: the same runs as before its speed passes', () => {
+  it('digests of whole replays on the bundled traces equal those of the policy at 2ed517a', () => {
+    registerBuiltinPolicies();
+    const bundled = (name: string) => fileURLToPath(new URL(`../../traces/bundled/${name}`, import.meta.url));
+    const digest = (trace: string, hbm_budget: string, policy_options: Record<string, unknown>) => {
+      const r = simulate({ trace: bundled(trace), policy: 'synapsevm', policy_options, hardware: 'h100-pcie5', hbm_budget, trace_steps: 0 });
+      return createHash('sha256').update(JSON.stringify(r.summary)).update(JSON.stringify(r.steps)).digest('hex').slice(0, 12);
+    };
+    expect(digest('llama-3-8b-2k-default.kvt', '20%', {})).toBe('5212038af9dc');
+    expect(digest('llama-3-8b-2k-needle.kvt', '10%', {})).toBe('c874d526efee');
+    expect(digest('llama-3-8b-2k-default.kvt', '40%', { mode: 'predictive' })).toBe('a5cbb6490f8f');
+  });
 });
