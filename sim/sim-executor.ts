@@ -18,7 +18,7 @@
  */
 import { Engine } from './engine.js';
 import type { Executor, LayerWork, MoveBatch, StepTiming } from './executor.js';
-import type { HardwareProfile } from './hardware/profile.js';
+import { type HardwareProfile, hasHostClock } from './hardware/profile.js';
 import { kvElementsPerTokenLayer, type ModelSpec } from './models/model.js';
 import { BusyClock } from './busy-clock.js';
 import { IntervalLog } from './interval-log.js';
@@ -213,7 +213,7 @@ export class SimExecutor implements Executor<Signal> {
     this.issueKernel = hardware.gpu.issue_kernel_us ?? 0;
     this.issueConvert = hardware.gpu.issue_convert_us ?? this.issueKernel;
     this.issueAttention = hardware.gpu.issue_attention_us ?? this.issueKernel;
-    this.hostClock = this.issueCopy > 0 || this.issueRecord > 0 || this.issueKernel > 0 || this.issueConvert > 0 || this.issueAttention > 0;
+    this.hostClock = hasHostClock(hardware.gpu);
     this.queueOps = this.hostClock ? (hardware.gpu.launch_queue_ops ?? 0) : 0;
     this.hostConvertUs = this.hostClock ? (hardware.gpu.host_convert_us ?? 0) : 0;
     if (this.gemvs) this.compute.log = { intervals: this.gemvs, names: new Set(['linear', 'lm-head']) };
@@ -466,14 +466,20 @@ export class SimExecutor implements Executor<Signal> {
 
   /** the host waits until `sig` has fired: the engine runs to it, and the host clock is no earlier than it */
   private hostWaitFor(sig: Signal): void {
+    this.runUntil(sig, 'the host waits on GPU or file work that never completes');
+    if (sig.at > this.hostAt) this.hostAt = sig.at;
+  }
+
+  /** the engine runs until `sig` has fired (`stuck`: what the deadlock error says) */
+  private runUntil(sig: Signal, stuck: string): void {
     if (!sig.done && !Number.isNaN(sig.dueAt)) {
+      // a due signal: run what happens before it, then it fires (or its event, if something armed it)
       this.engine.runBefore(sig.dueAt);
       sig.settle();
     }
     while (!sig.done) {
-      if (!this.engine.step()) throw new Error('simulation deadlock: the host waits on GPU or file work that never completes');
+      if (!this.engine.step()) throw new Error(`simulation deadlock: ${stuck}`);
     }
-    if (sig.at > this.hostAt) this.hostAt = sig.at;
   }
 
   /** The host clock issues `n` ops of `us` each. */
@@ -512,15 +518,7 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   endStep(): StepTiming {
-    const done = this.compute.idle;
-    if (!done.done && !Number.isNaN(done.dueAt)) {
-      // a due signal: run what happens before it, then it fires (or its event, if something armed it)
-      this.engine.runBefore(done.dueAt);
-      done.settle();
-    }
-    while (!done.done) {
-      if (!this.engine.step()) throw new Error('simulation deadlock: compute stream waits on work that never completes');
-    }
+    this.runUntil(this.compute.idle, 'compute stream waits on work that never completes');
     const { keys, resources } = this.topology.linkDirections();
     const delta: Record<string, number> = {};
     for (let i = 0; i < keys.length; i++) {

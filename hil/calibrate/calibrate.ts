@@ -34,7 +34,7 @@
  */
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { ATTENTION_KERNELS, type GpuSpec, type HardwareProfile, MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
+import { ATTENTION_KERNELS, type GpuSpec, type HardwareProfile, hasHostClock, MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -223,9 +223,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
   if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue);
   // (both act on the host clock: only where the issue costs were written)
-  const clocked = (['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const).some((k) => (p.gpu[k] ?? 0) > 0);
-  if (kind === 'cuda' && clocked) applyLaunchQueue(p, m.launch_queue, by);
-  if (kind === 'cuda' && clocked) applyHostConvert(p, m.host_convert, by);
+  if (kind === 'cuda' && hasHostClock(p.gpu)) applyLaunchQueue(p, m.launch_queue, by);
+  if (kind === 'cuda' && hasHostClock(p.gpu)) applyHostConvert(p, m.host_convert, by);
   // (p is a copy of base: the same links; an error names the base profile)
   const { index: pcie, toHost, toHbm } = hbmLink(base);
   const L = p.links[pcie];

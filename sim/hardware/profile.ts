@@ -161,6 +161,14 @@ export interface HardwareProfile {
   sources: Record<string, string>;
 }
 
+/** the host's issue costs: where any is above 0 the simulator keeps a host clock (GpuSpec.issue_copy_us) */
+export const ISSUE_COST_FIELDS = ['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const;
+
+/** whether a GPU's issue costs start the simulator's host clock (any of them above 0) */
+export function hasHostClock(gpu: Partial<Record<(typeof ISSUE_COST_FIELDS)[number], unknown>>): boolean {
+  return ISSUE_COST_FIELDS.some((k) => typeof gpu[k] === 'number' && (gpu[k] as number) > 0);
+}
+
 export const GiB = 1024 ** 3;
 export const GB = 1e9;
 

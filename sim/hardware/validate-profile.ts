@@ -1,6 +1,6 @@
 import { FieldChecks, describe } from './field-checks.js';
 import { checkTopology, type LinkEnds } from './check-topology.js';
-import { ATTENTION_KERNELS, COPY_UNDER_COMPUTE, TIER_KINDS, type HardwareProfile } from './profile.js';
+import { ATTENTION_KERNELS, COPY_UNDER_COMPUTE, ISSUE_COST_FIELDS, TIER_KINDS, hasHostClock, type HardwareProfile } from './profile.js';
 import { ValidationError } from './validation-error.js';
 
 export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
@@ -66,14 +66,13 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
   if ('convert_kernel_under_compute_us' in gpu) checks.number(gpu, 'convert_kernel_under_compute_us', path, '>=0');
   if ('copy_under_compute' in gpu) checks.oneOf(gpu, 'copy_under_compute', path, COPY_UNDER_COMPUTE);
   if ('copy_batch_us' in gpu) checks.number(gpu, 'copy_batch_us', path, '>=0');
-  for (const k of ['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const) if (k in gpu) checks.number(gpu, k, path, '>=0');
+  for (const k of ISSUE_COST_FIELDS) if (k in gpu) checks.number(gpu, k, path, '>=0');
   if ('launch_queue_ops' in gpu) checks.integer(gpu, 'launch_queue_ops', path, 1);
   if ('host_convert_us' in gpu) checks.number(gpu, 'host_convert_us', path, '>=0');
   // both act on the host clock, which runs only where an issue cost is above 0
-  const issueKeys = ['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const;
-  const clocked = issueKeys.some((k) => typeof gpu[k] === 'number' && (gpu[k] as number) > 0);
+  const clocked = hasHostClock(gpu);
   for (const k of ['launch_queue_ops', 'host_convert_us'] as const) {
-    if (k in gpu && !clocked) checks.add(`${path}.${k} needs the host clock: set one of ${issueKeys.map((x) => `${path}.${x}`).join(', ')} above 0, or leave ${k} out`);
+    if (k in gpu && !clocked) checks.add(`${path}.${k} needs the host clock: set one of ${ISSUE_COST_FIELDS.map((x) => `${path}.${x}`).join(', ')} above 0, or leave ${k} out`);
   }
   for (const k of ['kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h'] as const) {
     if (!(k in gpu)) continue;
