@@ -51,11 +51,12 @@ export function registerHilValidate(hil: Command): void {
     .argument('<dir>', 'validate output directory (validate.json, profiles/)')
     .requiredOption('--out <dir>', 'directory for the recomputed validate.json, cells.csv, traces and page (not <dir>)')
     .option('--force', 'replace --out when it exists')
-    .action(async (dir: string, flags: { out: string; force?: boolean }) => {
+    .option('--link-as-measured', "simulate each cell with the host link's bandwidth as its runs measured it before they ran (a diagnostic: the link's drift since the calibration taken out)")
+    .action(async (dir: string, flags: { out: string; force?: boolean; linkAsMeasured?: boolean }) => {
       const { resimulate } = await import('../../hil/validate/resimulate.js');
       const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
       const bar = progressBar({ label: 'resimulate' });
-      const r = resimulate({ dir, out: flags.out, force: flags.force, onProgress: bar.callback });
+      const r = resimulate({ dir, out: flags.out, force: flags.force, linkAsMeasured: flags.linkAsMeasured, onProgress: bar.callback });
       bar.stop();
       const { formatValidate } = await import('../../hil/validate/format.js');
       const { writeFileSync } = await import('node:fs');

@@ -6,10 +6,16 @@
  * hardware times. The hardware is not touched: a change to the simulator's model can be checked against
  * every cell of a grid that ran on a GPU, on a machine without one. The cells keep the pool their run
  * gave them (it depends on the bytes the hardware moved too).
+ * With `linkAsMeasured`, each cell is simulated with its profile's host link (the PCIe link between HBM and
+ * DRAM) at the bandwidth the run measured before its hardware runs (their mean per direction) instead of
+ * the calibration's: what is left is the model's error with the link's drift between the calibration and
+ * the runs taken out (a diagnostic: the link is then known only because the runs measured it).
  */
 import * as fs from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { checkOutDir } from '../../sim/output-dir.js';
+import type { HardwareProfile, LinkDirection } from '../../sim/hardware/profile.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { simulate } from '../../sim/run.js';
 import { readTraceHeader } from '../../traces/trace-reader.js';
 import { expandGrid } from './grid.js';
@@ -24,6 +30,31 @@ export interface ResimulateOptions {
   force?: boolean;
   log?: (s: string) => void;
   onProgress?: (done: number, total: number, id: string) => void;
+  /** simulate each cell with the host link's bandwidth as measured before its runs (cells without a measurement keep the profile's) */
+  linkAsMeasured?: boolean;
+}
+
+/**
+ * `profile` with the link between its HBM tier and its DRAM tier at the mean of the measured [H2D, D2H]
+ * bandwidths (GB/s) of `runs`: each direction's GBps set to the measurement, and its GBps_under_compute
+ * scaled by the same factor. Throws when the profile has no such link.
+ */
+export function withMeasuredLink(profile: HardwareProfile, runs: readonly (readonly [number, number])[], source: string): HardwareProfile {
+  const hbm = profile.tiers[0].name;
+  const dram = profile.tiers.find((t) => t.kind === 'dram')?.name;
+  const i = profile.links.findIndex((l) => (l.a === hbm && l.b === dram) || (l.a === dram && l.b === hbm));
+  if (dram === undefined || i < 0) throw new Error(`${source}: no link between ${hbm} and a DRAM tier to set to the measured bandwidth`);
+  const mean = (k: 0 | 1): number => runs.reduce((a, r) => a + r[k], 0) / runs.length;
+  const h2d = mean(0);
+  const d2h = mean(1);
+  if (!(h2d > 0 && d2h > 0)) throw new Error(`${source}: the measured link bandwidths must be above 0 (H2D ${h2d}, D2H ${d2h} GB/s)`);
+  const link = profile.links[i];
+  const set = (d: LinkDirection, GBps: number): LinkDirection => ({ ...d, GBps, ...(d.GBps_under_compute !== undefined ? { GBps_under_compute: (d.GBps_under_compute * GBps) / d.GBps } : {}) });
+  // a_to_b leaves HBM when a is HBM
+  const out = link.a === hbm ? { a_to_b: set(link.a_to_b, d2h), b_to_a: set(link.b_to_a, h2d) } : { a_to_b: set(link.a_to_b, h2d), b_to_a: set(link.b_to_a, d2h) };
+  const links = profile.links.slice();
+  links[i] = { ...link, ...out };
+  return { ...profile, links };
 }
 
 export function resimulate(o: ResimulateOptions): ValidateResult {
@@ -45,6 +76,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     profileOf.set(p.model, path);
   }
   fs.mkdirSync(join(out, 'traces'), { recursive: true });
+  if (o.linkAsMeasured) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
   const cells = new Map(expandGrid(g, (t) => readTraceHeader(t.path!).prompt_tokens).map((c) => [c.id, c]));
   const results: CellResult[] = [];
   const ok = prev.cells.filter((c) => c.status === 'ok');
@@ -58,7 +90,14 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     if (!c) throw new Error(`hil validate-resim: cell ${before.id} of ${file} is not in its grid`);
     const profile = profileOf.get(before.model);
     if (!profile) throw new Error(`hil validate-resim: no profile for model ${before.model} in ${file}`);
-    const sim = simulate(cellRunConfig(c, traceFile(c, g, out), profile));
+    let cellProfile = profile;
+    if (o.linkAsMeasured && before.hw_link_GBps && before.hw_link_GBps.length > 0) {
+      // the cell's own profile, kept beside the results
+      const base = validateProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), profile);
+      cellProfile = join(out, 'profiles', `${before.id}.json`);
+      writeAtomic(cellProfile, JSON.stringify(withMeasuredLink(base, before.hw_link_GBps, profile), null, 2) + '\n');
+    }
+    const sim = simulate(cellRunConfig(c, traceFile(c, g, out), cellProfile));
     if (sim.steps.length !== before.hw_ms![0].length) throw new Error(`hil validate-resim: cell ${before.id}: the simulation has ${sim.steps.length} steps, the stored hardware runs ${before.hw_ms![0].length}`);
     const simMs = sim.steps.map((s) => s.latency_ms);
     const st = cellStats(before.pool!, simMs, before.hw_ms!, g.skip_steps, prev.targets);
@@ -75,7 +114,11 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     ...prev,
     cells: results,
     ...summarizeCells(results, g.skip_steps),
-    notes: [...prev.notes, `simulator side recomputed from the stored hardware steps of ${o.dir} with the simulator of this build (its profiles; the hardware runs not repeated)`],
+    notes: [
+      ...prev.notes,
+      `simulator side recomputed from the stored hardware steps of ${o.dir} with the simulator of this build (its profiles; the hardware runs not repeated)`,
+      ...(o.linkAsMeasured ? ['each cell simulated with the host link at the bandwidths measured before its runs (a diagnostic: the link drift between calibration and runs taken out)'] : []),
+    ],
   };
   writeAtomic(join(out, 'validate.json'), JSON.stringify(result) + '\n');
   writeAtomic(join(out, 'cells.csv'), cellsCsv(result));

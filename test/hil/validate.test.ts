@@ -117,6 +117,24 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const lru = (x: ValidateResult) => x.cells.find((c) => c.label === 'lru-offload' && c.model.includes('hil-mini.model'))!;
     expect(lru(slow).hw_ms).toEqual(lru(r).hw_ms);
     expect(lru(slow).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
+    // the link as the runs measured it: a cell with readings gets its own profile at their means, the others keep the run's
+    cpSync(out, join(dir, 'measured'), { recursive: true });
+    const stored = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
+    const lruCell = stored.cells.find((c) => c.label === 'lru-offload' && c.model.includes('hil-mini.model'))!;
+    const h2d = prof.links[0].b_to_a.GBps; // already divided by 4 above
+    lruCell.hw_link_GBps = [[h2d, 2 * h2d], [h2d, 2 * h2d]];
+    for (const c of stored.cells) if (c !== lruCell) delete c.hw_link_GBps;
+    writeFileSync(join(dir, 'measured', 'validate.json'), JSON.stringify(stored));
+    const measured = resimulate({ dir: join(dir, 'measured'), out: join(dir, 'measured-resim'), linkAsMeasured: true });
+    const cellProfile = JSON.parse(readFileSync(join(dir, 'measured-resim', 'profiles', `${lruCell.id}.json`), 'utf8'));
+    // (links[0] runs from HBM to DRAM: b_to_a is H2D)
+    expect([cellProfile.links[0].a, cellProfile.links[0].b]).toEqual([cellProfile.tiers[0].name, 'dram']);
+    const pcie = cellProfile.links[0];
+    expect(pcie.b_to_a.GBps).toBe(h2d);
+    expect(pcie.a_to_b.GBps).toBe(2 * h2d);
+    expect(lru(measured).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
+    expect(measured.cells.filter((c) => c.id !== lruCell.id).map((c) => c.sim_ms)).toEqual(r.cells.filter((c) => c.id !== lruCell.id).map((c) => c.sim_ms));
+    expect(measured.notes.at(-1)).toMatch(/host link at the bandwidths measured before its runs/);
     expect(() => resimulate({ dir: out, out })).toThrow(/--out must differ/);
     // an existing --out is replaced only when asked
     expect(() => resimulate({ dir: out, out: join(dir, 'resim') })).toThrow(/resim already exists; pass --force/);
