@@ -268,7 +268,7 @@ export class ColdOrder {
     const keys = this.keys;
     const ids = this.ids;
     const n = this.size[l];
-    let at = base + this.first[l];
+    const at = base + this.first[l];
     let lo = 0;
     let hi = n;
     while (lo < hi) {
@@ -277,6 +277,15 @@ export class ColdOrder {
       if (k < key || (k === key && ids[at + mid] < b)) lo = mid + 1;
       else hi = mid;
     }
+    this.insertAt(l, base, lo, b, key);
+  }
+
+  /** block b with key `key` becomes the entry at lo (lo <= size) */
+  private insertAt(l: number, base: number, lo: number, b: number, key: number): void {
+    const keys = this.keys;
+    const ids = this.ids;
+    const n = this.size[l];
+    let at = base + this.first[l];
     // the shorter side moves by one, unless the row has no room on that side (it has on the other: n < maxBlocks)
     const roomBefore = this.first[l] > 0;
     const roomAfter = this.first[l] + n < this.maxBlocks;
@@ -296,14 +305,19 @@ export class ColdOrder {
     this.size[l] = n + 1;
   }
 
-  /** move the entry at i (block b) to key `key` > its key: the entries between shift down by one */
+  /**
+   * move the entry at i (block b) to key `key` > its key, at the position `to` where it then belongs:
+   * the entries between shift down by one, or, where fewer move so, the entry is removed and inserted
+   * again at `to` (each shifting its shorter side)
+   */
   private rise(l: number, base: number, i: number, b: number, key: number): void {
     const keys = this.keys;
     const ids = this.ids;
     const at = base + this.first[l];
+    const n = this.size[l];
     // the first position after i whose entry stays above (key, b)
     let lo = i + 1;
-    let hi = this.size[l];
+    let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const k = keys[at + mid];
@@ -311,6 +325,12 @@ export class ColdOrder {
       else hi = mid;
     }
     const to = lo - 1;
+    if (Math.min(i, n - 1 - i) + Math.min(to, n - 1 - to) < to - i) {
+      // (after the removal the entries before `to` are those that stay below it)
+      this.removeAt(l, base, i);
+      this.insertAt(l, base, to, b, key);
+      return;
+    }
     if (to > i) {
       ids.copyWithin(at + i, at + i + 1, at + to + 1);
       keys.copyWithin(at + i, at + i + 1, at + to + 1);
