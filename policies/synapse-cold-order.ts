@@ -17,6 +17,11 @@
  * defer() and settle() a layer's new entries are appended unsorted and settle() sorts them in (one
  * sort and merge for a decision that adds many blocks; the same entries in the same order as adding
  * them one by one); the layer is queried only after settle().
+ *
+ * A layer's entries lie anywhere in its row (from `first`, contiguous): an entry is removed or inserted
+ * by shifting the entries on its shorter side, so that a removal near the coldest end (where the
+ * queries find the blocks that left the tier) or an insertion there (a demoted block) shifts few
+ * entries, not the rest of the row.
  */
 /** the raw scores a cold order reads (AttentionScore's, or SynapseScore's: the same numbers) */
 export interface RawScores {
@@ -35,10 +40,11 @@ export interface ColdJudge {
 }
 
 export class ColdOrder {
-  /** per layer: the entries (rows of maxBlocks), ascending by (key, id) */
+  /** per layer: the entries (rows of maxBlocks, size[l] of them from first[l]), ascending by (key, id) */
   private readonly ids: Int32Array;
   private readonly keys: Float64Array;
   private readonly size: Int32Array;
+  private readonly first: Int32Array;
   /** per (layer, block): 1 when the block has an entry */
   private readonly member: Uint8Array;
   /** per layer: 1 while its keys are lower bounds (no raw score fell since it was built) */
@@ -58,6 +64,7 @@ export class ColdOrder {
     this.ids = new Int32Array(layers * maxBlocks);
     this.keys = new Float64Array(layers * maxBlocks);
     this.size = new Int32Array(layers);
+    this.first = new Int32Array(layers);
     this.member = new Uint8Array(layers * maxBlocks);
     this.ok = new Uint8Array(layers);
     this.order = new Int32Array(maxBlocks);
@@ -70,6 +77,18 @@ export class ColdOrder {
     this.settleDeferred();
     this.deferred = l;
     this.sortedTo = this.size[l];
+    // (the appended entries go after the sorted ones: room for every block the row may still take)
+    if (this.first[l] !== 0) this.compact(l);
+  }
+
+  /** move layer l's entries to the start of its row */
+  private compact(l: number): void {
+    const base = l * this.maxBlocks;
+    const at = base + this.first[l];
+    const n = this.size[l];
+    this.ids.copyWithin(base, at, at + n);
+    this.keys.copyWithin(base, at, at + n);
+    this.first[l] = 0;
   }
 
   /** sort layer l's appended entries in and end defer() */
@@ -81,6 +100,7 @@ export class ColdOrder {
     const l = this.deferred;
     this.deferred = -1;
     if (l < 0) return;
+    // (the layer was compacted at defer(): its entries start at its row's start, and insert() keeps them there until this returns)
     const base = l * this.maxBlocks;
     const n = this.size[l];
     const s0 = this.sortedTo;
@@ -145,8 +165,10 @@ export class ColdOrder {
   reset(l: number): void {
     if (this.deferred === l) this.settleDeferred();
     const base = l * this.maxBlocks;
-    for (let i = 0; i < this.size[l]; i++) this.member[base + this.ids[base + i]] = 0;
+    const at = base + this.first[l];
+    for (let i = 0; i < this.size[l]; i++) this.member[base + this.ids[at + i]] = 0;
     this.size[l] = 0;
+    this.first[l] = 0;
     this.ok[l] = 1;
   }
 
@@ -165,6 +187,7 @@ export class ColdOrder {
     if (this.member[base + b]) return;
     this.member[base + b] = 1;
     if (this.deferred === l) {
+      // (first[l] is 0 from defer() to settle())
       const n = this.size[l]++;
       this.ids[base + n] = b;
       this.keys[base + n] = raw;
@@ -189,10 +212,12 @@ export class ColdOrder {
     let bestKey = 0;
     let i = 0;
     while (i < this.size[l]) {
-      const key = keys[base + i];
+      // (the entries' start moves when one before i is removed)
+      const at = base + this.first[l];
+      const key = keys[at + i];
       // every entry from here on has a saliency of at least fl(key + off)
       if (best >= 0 && key + off > bestKey) break;
-      const b = ids[base + i];
+      const b = ids[at + i];
       const raw = score.raw(l, b);
       if (raw !== key && !(raw > key)) {
         // a score fell (or is not a number): the order no longer holds
@@ -228,11 +253,12 @@ export class ColdOrder {
 
   /** first position of layer l whose key is above `key` */
   private after(l: number, base: number, key: number): number {
+    const at = base + this.first[l];
     let lo = 0;
     let hi = this.size[l];
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.keys[base + mid] > key) hi = mid;
+      if (this.keys[at + mid] > key) hi = mid;
       else lo = mid + 1;
     }
     return lo;
@@ -242,50 +268,90 @@ export class ColdOrder {
     const keys = this.keys;
     const ids = this.ids;
     const n = this.size[l];
+    const at = base + this.first[l];
     let lo = 0;
     let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const k = keys[base + mid];
-      if (k < key || (k === key && ids[base + mid] < b)) lo = mid + 1;
+      const k = keys[at + mid];
+      if (k < key || (k === key && ids[at + mid] < b)) lo = mid + 1;
       else hi = mid;
     }
-    if (lo < n) {
-      ids.copyWithin(base + lo + 1, base + lo, base + n);
-      keys.copyWithin(base + lo + 1, base + lo, base + n);
+    this.insertAt(l, base, lo, b, key);
+  }
+
+  /** block b with key `key` becomes the entry at lo (lo <= size) */
+  private insertAt(l: number, base: number, lo: number, b: number, key: number): void {
+    const keys = this.keys;
+    const ids = this.ids;
+    const n = this.size[l];
+    let at = base + this.first[l];
+    // the shorter side moves by one, unless the row has no room on that side (it has on the other: n < maxBlocks)
+    const roomBefore = this.first[l] > 0;
+    const roomAfter = this.first[l] + n < this.maxBlocks;
+    if (roomBefore && (lo < n - lo || !roomAfter)) {
+      if (lo > 0) {
+        ids.copyWithin(at - 1, at, at + lo);
+        keys.copyWithin(at - 1, at, at + lo);
+      }
+      this.first[l]--;
+      at--;
+    } else if (lo < n) {
+      ids.copyWithin(at + lo + 1, at + lo, at + n);
+      keys.copyWithin(at + lo + 1, at + lo, at + n);
     }
-    ids[base + lo] = b;
-    keys[base + lo] = key;
+    ids[at + lo] = b;
+    keys[at + lo] = key;
     this.size[l] = n + 1;
   }
 
-  /** move the entry at i (block b) to key `key` > its key: the entries between shift down by one */
+  /**
+   * move the entry at i (block b) to key `key` > its key, at the position `to` where it then belongs:
+   * the entries between shift down by one, or, where fewer move so, the entry is removed and inserted
+   * again at `to` (each shifting its shorter side)
+   */
   private rise(l: number, base: number, i: number, b: number, key: number): void {
     const keys = this.keys;
     const ids = this.ids;
+    const at = base + this.first[l];
+    const n = this.size[l];
     // the first position after i whose entry stays above (key, b)
     let lo = i + 1;
-    let hi = this.size[l];
+    let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const k = keys[base + mid];
-      if (k < key || (k === key && ids[base + mid] < b)) lo = mid + 1;
+      const k = keys[at + mid];
+      if (k < key || (k === key && ids[at + mid] < b)) lo = mid + 1;
       else hi = mid;
     }
     const to = lo - 1;
-    if (to > i) {
-      ids.copyWithin(base + i, base + i + 1, base + to + 1);
-      keys.copyWithin(base + i, base + i + 1, base + to + 1);
+    if (Math.min(i, n - 1 - i) + Math.min(to, n - 1 - to) < to - i) {
+      // (after the removal the entries before `to` are those that stay below it)
+      this.removeAt(l, base, i);
+      this.insertAt(l, base, to, b, key);
+      return;
     }
-    ids[base + to] = b;
-    keys[base + to] = key;
+    if (to > i) {
+      ids.copyWithin(at + i, at + i + 1, at + to + 1);
+      keys.copyWithin(at + i, at + i + 1, at + to + 1);
+    }
+    ids[at + to] = b;
+    keys[at + to] = key;
   }
 
+  /** remove the entry at i: the entries on its shorter side move by one (those before it: the start moves up) */
   private removeAt(l: number, base: number, i: number): void {
     const n = --this.size[l];
-    if (i < n) {
-      this.ids.copyWithin(base + i, base + i + 1, base + n + 1);
-      this.keys.copyWithin(base + i, base + i + 1, base + n + 1);
+    const at = base + this.first[l];
+    if (i < n - i) {
+      if (i > 0) {
+        this.ids.copyWithin(at + 1, at, at + i);
+        this.keys.copyWithin(at + 1, at, at + i);
+      }
+      this.first[l]++;
+    } else if (i < n) {
+      this.ids.copyWithin(at + i, at + i + 1, at + n + 1);
+      this.keys.copyWithin(at + i, at + i + 1, at + n + 1);
     }
   }
 }

@@ -394,7 +394,8 @@ export class ReplayDriver<H> implements Actions {
       const waits = this.pending[l];
       // the executor may add to `waits` during the call; it does not keep the array
       ex.layer(w, waits);
-      if (waits.length !== 0) waits.length = 0; // (setting length is a runtime call even when it is 0)
+      // (emptied by pops, its room kept for the layer's next waits: setting the length is a runtime call that lets the room go)
+      while (waits.length !== 0) waits.pop();
       this.clearStaging(l);
       const obs = this.observation(s.step, l, rows, w.attendedMask, w.attendedCount);
       // (attendedShare reads the array the mask views, at the layer's offset)
@@ -979,7 +980,9 @@ export class ReplayDriver<H> implements Actions {
     if (!this.stagedAny[layer]) return;
     this.stagedAny[layer] = 0;
     this.bulkStaged[layer] = 0;
-    if (this.stagedList[layer].length !== 0) this.stagedList[layer].length = 0;
+    // (emptied by pops, as the layer's waits are)
+    const list = this.stagedList[layer];
+    while (list.length !== 0) list.pop();
     for (let t = 0; t < this.T; t++) {
       this.stagingBytes -= this.staged[layer * this.T + t];
       this.staged[layer * this.T + t] = 0;

@@ -8,8 +8,9 @@ export class Signal {
   done = false;
   /** time it fired, in microseconds */
   at = Number.NaN;
-  /** the first waiter, and those after it (most signals have at most one: no array for it) */
+  /** the first two waiters, and those after them (most signals have at most two: no array for them) */
   private waiter: Waiter | null = null;
+  private waiter2: Waiter | null = null;
   private waiters: Waiter[] | null = null;
   /** a due signal (Signal.due): the time it fires at, and the engine that fires it once armed */
   dueAt = Number.NaN;
@@ -25,11 +26,16 @@ export class Signal {
     this.dueEngine = null;
     const first = this.waiter;
     if (first === null) return;
+    const second = this.waiter2;
     const w = this.waiters;
     this.waiter = null;
+    this.waiter2 = null;
     this.waiters = null;
     if (typeof first === 'function') first();
     else first.run();
+    if (second === null) return;
+    if (typeof second === 'function') second();
+    else second.run();
     if (w) {
       for (let i = 0; i < w.length; i++) {
         const fn = w[i];
@@ -52,6 +58,7 @@ export class Signal {
       if (typeof fn === 'function') fn();
       else fn.run();
     } else if (this.waiter === null) this.waiter = fn;
+    else if (this.waiter2 === null) this.waiter2 = fn;
     else (this.waiters ??= []).push(fn);
   }
 

@@ -228,12 +228,24 @@ export class StagingRing {
 
   /** the latest fence of the extents the last placed extent overwrote (set by make) */
   private madeFence = 0;
+  /**
+   * extents dropped from the ring (released and overwritten: nothing holds them), for later
+   * placements to take (reuseExtents, on by default: off, a placement that overwrites none makes a
+   * new object)
+   */
+  private readonly dropped: RingExtent[] = [];
+  reuseExtents = true;
+
   /** RingPlacement's extent maker, one function for every alloc */
   private readonly make = (start: number, end: number, overwritten: readonly RingExtent[]): RingExtent => {
     for (let i = 0; i < overwritten.length; i++) this.madeFence = Math.max(this.madeFence, overwritten[i].fence);
-    if (overwritten.length === 0) return { start, end, live: true, fence: 0 };
-    // an overwritten extent (released, dropped from the ring: nothing here holds it) is the new one
-    const e = overwritten[0];
+    let e: RingExtent;
+    if (overwritten.length !== 0) {
+      // an overwritten extent is the new one; the others it overwrote wait for later placements
+      e = overwritten[0];
+      if (this.reuseExtents) for (let i = 1; i < overwritten.length; i++) this.dropped.push(overwritten[i]);
+    } else if (this.dropped.length !== 0) e = this.dropped.pop()!;
+    else return { start, end, live: true, fence: 0 };
     e.start = start;
     e.end = end;
     e.live = true;

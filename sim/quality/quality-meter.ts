@@ -96,10 +96,16 @@ export class QualityMeter {
     return this.errorOfBits(q?.bitsOf ? q.bitsOf(layer, block, stored) : stored);
   }
 
-  /** errorOfBits of stored bits (0..16), read from `errs` (errOfSmallBits) once computed */
+  /**
+   * errorOfBits of stored bits (0..16), read from `errs` (errOfSmallBits) once computed. Both
+   * answers are reads of `errs` (errorOfBits fills it for such bits), so that the compiled loops
+   * that call it keep the value unboxed (a call's answer would be a heap number in each of them).
+   */
   private storedError(errs: Float64Array, bits: number): number {
     const e = errs[bits];
-    return Number.isNaN(e) ? this.errorOfBits(bits) : e;
+    if (!Number.isNaN(e)) return e;
+    this.errorOfBits(bits);
+    return errs[bits];
   }
 
   private errorOfBits(bits: number): number {

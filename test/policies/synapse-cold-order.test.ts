@@ -37,6 +37,13 @@ function scan(score: AttentionScore, n: number, eligible: (b: number) => boolean
   return best;
 }
 
+/** the order's row of layer l: ids and keys of its entries, in order (from where they start in the row) */
+function rows(o: ColdOrder, l: number): { ids: number[]; keys: number[] } {
+  const x = o as unknown as { ids: Int32Array; keys: Float64Array; size: Int32Array; first: Int32Array; maxBlocks: number };
+  const at = l * x.maxBlocks + x.first[l];
+  return { ids: [...x.ids.subarray(at, at + x.size[l])], keys: [...x.keys.subarray(at, at + x.size[l])] };
+}
+
 describe('synapse cold order', () => {
   it('by hand: least saliency first, ties to the lower id, left and set-aside blocks skipped, a risen score moved', () => {
     const score = new AttentionScore(1, 8);
@@ -141,11 +148,6 @@ describe('synapse cold order', () => {
 
   it('entries added between defer() and settle() end where adding them one by one puts them (ties, ±0, NaN keys)', () => {
     /** the order's rows of layer l: ids and keys of its entries, in order */
-    const rows = (o: ColdOrder, l: number) => {
-      const x = o as unknown as { ids: Int32Array; keys: Float64Array; size: Int32Array; maxBlocks: number };
-      const base = l * x.maxBlocks;
-      return { ids: [...x.ids.subarray(base, base + x.size[l])], keys: [...x.keys.subarray(base, base + x.size[l])] };
-    };
     const keysOf = [0, 0, -0, 1, 1, 2, -1, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, 0.5, 0.25, Number.NaN];
     for (let seed = 1; seed <= 30; seed++) {
       const r = rng(seed);
@@ -193,5 +195,79 @@ describe('synapse cold order', () => {
       }
       expect(deferred).toBeGreaterThan(3);
     }
+  });
+
+  it('rows filled to either end: entries removed and inserted on their shorter side stay sorted and answer as the scan (3 layers)', () => {
+    let walls = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const r = rng(seed);
+      const M = 12;
+      const L = 3;
+      const score = new AttentionScore(L, M);
+      const order = new ColdOrder(L, M);
+      const inTier = new Uint8Array(L * M);
+      const aside = new Uint8Array(L * M);
+      const first = (order as unknown as { first: Int32Array }).first;
+      for (let l = 0; l < L; l++) {
+        score.observe({ ...observation(M, [], [], 1 / M), layer: l } as Observation);
+        order.reset(l);
+      }
+      for (let step = 0; step < 300; step++) {
+        const l = Math.floor(r() * L);
+        const pass = (b: number) => (inTier[l * M + b] === 0 ? DROP : aside[l * M + b] === 1 ? SET_ASIDE : ELIGIBLE);
+        // listed masses at or above the uniform share: raw scores only rise (some stay, to tie)
+        const listed = [...new Set(Array.from({ length: Math.floor(r() * 4) }, () => Math.floor(r() * M)))].sort((a, b) => a - b);
+        const u = Math.fround(0.25 / M);
+        score.observe({ ...observation(M, listed, listed.map(() => (r() < 0.3 ? u : u + r() * 0.1)), u), layer: l } as Observation);
+        // phases that fill the tier, and phases that empty it (blocks leave; the query drops their entries)
+        const filling = Math.floor(step / 25) % 2 === 0;
+        for (let k = 0; k < 3; k++) {
+          const b = Math.floor(r() * M);
+          if (filling || r() < 0.2) {
+            if (inTier[l * M + b] === 0) {
+              inTier[l * M + b] = 1;
+              order.add(l, b, score.raw(l, b));
+            }
+          } else inTier[l * M + b] = 0;
+        }
+        // some additions deferred and settled together
+        if (r() < 0.2) {
+          order.defer(l);
+          for (let b = 0; b < M; b++) {
+            if (inTier[l * M + b] === 0 && r() < 0.3) {
+              inTier[l * M + b] = 1;
+              order.add(l, b, score.raw(l, b));
+            }
+          }
+          order.settle(l);
+        }
+        aside.fill(0, l * M, (l + 1) * M);
+        if (r() < 0.5) aside[l * M + Math.floor(r() * M)] = 1;
+        // the scan of the layer's eligible blocks (least get(), ties to the lower id)
+        let best = -1;
+        let bestKey = 0;
+        for (let b = 0; b < M; b++) {
+          if (inTier[l * M + b] === 0 || aside[l * M + b] === 1) continue;
+          const k = score.get(l, b);
+          if (best < 0 || k < bestKey) {
+            best = b;
+            bestKey = k;
+          }
+        }
+        const got = order.coldest(l, score, { pass }, 0);
+        if (got !== best) expect(got).toBe(best);
+        // the row: ascending by (key, id), every block of the tier in it once
+        const row = rows(order, l);
+        for (let i = 1; i < row.ids.length; i++) {
+          const ok = row.keys[i - 1] < row.keys[i] || (row.keys[i - 1] === row.keys[i] && row.ids[i - 1] < row.ids[i]);
+          if (!ok) expect([row.keys[i - 1], row.ids[i - 1]]).toEqual(['<', row.keys[i], row.ids[i]]);
+        }
+        expect(new Set(row.ids).size).toBe(row.ids.length);
+        for (let b = 0; b < M; b++) if (inTier[l * M + b] === 1 && !row.ids.includes(b)) expect(row.ids).toContain(b);
+        // (a row whose entries reach its end after its start: an insertion there must shift those before it)
+        if (first[l] > 0 && first[l] + row.ids.length === M) walls++;
+      }
+    }
+    expect(walls).toBeGreaterThan(50);
   });
 });
