@@ -192,6 +192,12 @@ export class ReplayDriver<H> implements Actions {
    * counted as it coalesces them; unset: one copy per block where HBM is an end.
    */
   hbmSlots?: HbmSlots;
+  /**
+   * a layer's staged and fetched bytes from the blocks moved or created since its last attention
+   * (every lower tier bulk-staged) or from the blocks staged one by one, where those shortcuts apply
+   * (default true); false counts them block by block over the layer, the reference they are tested against
+   */
+  fastPaths = true;
   private slotsPlaced = false;
   /** per layer: blocks dropped, and blocks created in HBM, since the layer's last attention */
   private droppedSince: number[][] = [];
@@ -1123,7 +1129,7 @@ export class ReplayDriver<H> implements Actions {
       if (c.tierCount[l * this.T + t] > 0) offloaded = true;
     }
     const nTouched = this.touchedN[l];
-    if (offloaded && c.created[l] === n && this.wholeBytes && this.stagedBelow(l)) {
+    if (this.fastPaths && offloaded && c.created[l] === n && this.wholeBytes && this.stagedBelow(l)) {
       // every block below HBM is attended and every lower tier holding blocks was bulk-staged: the
       // blocks read on demand are among those moved or created since (touched); the rest are staged
       const touched = this.touched[l].subarray(0, nTouched).sort();
@@ -1148,7 +1154,7 @@ export class ReplayDriver<H> implements Actions {
         prev = b;
       }
       stagedBytes = below - fetched;
-    } else if (offloaded && c.created[l] === n && this.wholeBytes && this.bulkStaged[l] === 0 && this.timed) {
+    } else if (this.fastPaths && offloaded && c.created[l] === n && this.wholeBytes && this.bulkStaged[l] === 0 && this.timed) {
       // every live block attended and only blocks staged one by one (stagedList): per tier, the live
       // blocks' bytes and the cache's runs (RUNS) less the staged blocks' share: a staged block no
       // longer starts a run, and at 16 bits the fetched block after it in its tier starts one. The same
