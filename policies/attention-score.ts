@@ -55,20 +55,24 @@ export class AttentionScore {
       return;
     }
     // every attended unlisted block gets `uniform`: add it to all through the offset, then take it
-    // back from the blocks that did not get it (listed ones get their own mass; unattended get none)
+    // back from the blocks that did not get it (listed ones get their own mass; unattended get none).
+    // The unattended blocks go first, in one pass along the layer's scores, then the listed attended
+    // ones, whose scores that pass has just read in: the two sets share no block, so the order
+    // changes no score.
     this.offset[l] += uniform;
-    for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) this.score[base + idx[i]] += mass[i] - uniform;
-    if (!(uniform > 0 && obs.attendedCount < obs.nBlocks)) return;
-    if (attendedList === undefined) {
-      for (let b = 0; b < obs.nBlocks; b++) if (!attended[b]) this.score[base + b] -= uniform;
-      return;
-    }
     const score = this.score;
-    let from = base;
-    for (let a = 0; a <= nAttended; a++) {
-      const to = base + (a < nAttended ? attendedList[a] : obs.nBlocks);
-      for (let i = from; i < to; i++) score[i] -= uniform;
-      from = to + 1;
+    if (uniform > 0 && obs.attendedCount < obs.nBlocks) {
+      if (attendedList === undefined) {
+        for (let b = 0; b < obs.nBlocks; b++) if (!attended[b]) score[base + b] -= uniform;
+      } else {
+        let from = base;
+        for (let a = 0; a <= nAttended; a++) {
+          const to = base + (a < nAttended ? attendedList[a] : obs.nBlocks);
+          for (let i = from; i < to; i++) score[i] -= uniform;
+          from = to + 1;
+        }
+      }
     }
+    for (let i = 0; i < idx.length; i++) if (attended[idx[i]]) score[base + idx[i]] += mass[i] - uniform;
   }
 }

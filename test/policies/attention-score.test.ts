@@ -47,4 +47,37 @@ describe('AttentionScore', () => {
     expect(b.map((v, i) => Object.is(v, a[i]))).not.toContain(false);
     expect(a.filter((v) => v !== 0).length).toBeGreaterThan(L * 20);
   });
+
+  it('the same scores to the bit as listed masses added before the uniform share is taken back (repeated listed blocks too)', () => {
+    const rng = seedrandom('attention-score-order');
+    const L = 2;
+    const M = 41;
+    const s = new AttentionScore(L, M);
+    // the reference: per layer, raw scores and the offset, updated in the order of the definition
+    const raw = Array.from({ length: L }, () => new Float64Array(M));
+    const offset = new Float64Array(L);
+    const known = new Int32Array(L);
+    for (let step = 0; step < 300; step++) {
+      const l = Math.floor(rng() * L);
+      const n = Math.min(M, 3 + Math.floor(step / 8));
+      const attended = Uint8Array.from({ length: n }, () => (rng() < 0.6 ? 1 : 0));
+      const k = Math.floor(rng() * 8);
+      // (listed blocks drawn with repeats, in any order)
+      const idx = Uint32Array.from({ length: k }, () => Math.floor(rng() * n));
+      const mass = Float32Array.from({ length: k }, () => rng());
+      const uniform = rng() / n;
+      const list: number[] = [];
+      for (let b = 0; b < n; b++) if (attended[b]) list.push(b);
+      s.observe({ layer: l, step, nBlocks: n, idx, mass, uniform, groups: [], attended, attendedCount: list.length }, Int32Array.from(list), list.length);
+      for (let b = known[l]; b < n; b++) raw[l][b] = -offset[l];
+      known[l] = Math.max(known[l], n);
+      offset[l] += uniform;
+      for (let i = 0; i < k; i++) if (attended[idx[i]]) raw[l][idx[i]] += mass[i] - uniform;
+      for (let b = 0; b < n; b++) if (!attended[b]) raw[l][b] -= uniform;
+    }
+    const mismatched: number[] = [];
+    for (let l = 0; l < L; l++) for (let b = 0; b < known[l]; b++) if (!Object.is(s.get(l, b), raw[l][b] + offset[l])) mismatched.push(l * M + b);
+    expect(mismatched).toEqual([]);
+    expect(known[0] + known[1]).toBeGreaterThan(M);
+  });
 });
