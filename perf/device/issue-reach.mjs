@@ -32,7 +32,10 @@ const MiB = 1 << 20;
 const POOL = 4096 * MiB;
 const BLOCKER = Number(process.env.BLOCKER_MIB ?? 64) * MiB;
 const host = b.alloc('pinned', POOL);
-const dev = b.alloc('device', copies * BLOCK);
+// DEV_SCATTER_MIB=n: the device side of each copy at a random block of an n MiB arena (as the executor's
+// slab slots are), else block i of the trial at offset i
+const devSpan = Number(process.env.DEV_SCATTER_MIB ?? 0) * MiB;
+const dev = b.alloc('device', Math.max(copies * BLOCK, devSpan));
 const big = b.alloc('device', BLOCKER);
 const [e0, e1] = [b.createEvent(), b.createEvent()];
 const gate = await ComputeGate.open(b);
@@ -69,12 +72,13 @@ if (process.env.STRIDES) {
 }
 const cases = patterns.flatMap((p) => ['d2h', 'h2d'].map((dir) => ({ ...p, dir, host: [], engine: [], issued: [], first: [], rest: [], dropped: 0 })));
 
+const devOff = Array.from({ length: copies }, (_, i) => (devSpan > 0 ? slotIn(devSpan) : i * BLOCK));
 const copy = (c, i) => {
-  if (c.dir === 'd2h') b.copy('memory', host, c.offsets[i], dev, i * BLOCK, BLOCK);
-  else b.copy('memory', dev, i * BLOCK, host, c.offsets[i], BLOCK);
+  if (c.dir === 'd2h') b.copy('memory', host, c.offsets[i], dev, devOff[i], BLOCK);
+  else b.copy('memory', dev, devOff[i], host, c.offsets[i], BLOCK);
 };
 
-console.log(`device ${b.info().name}; ${copies} copies of ${BLOCK} B per trial, ${rounds} rounds`);
+console.log(`device ${b.info().name}; ${copies} copies of ${BLOCK} B per trial, ${rounds} rounds; device side ${devSpan > 0 ? `random blocks of ${devSpan / MiB} MiB` : 'consecutive'}`);
 // touch the whole pool once
 for (let off = 0; off < POOL; off += 64 * MiB) b.copy('memory', dev, 0, host, off, BLOCK);
 await b.synchronize();
