@@ -12,6 +12,8 @@
 // between copies (the calibration's layout batches); one slot in each of 512 regions 2 MiB apart, in
 // turn; k = 24 random blocks of each of 32 layers of the executor's layout (block (l, b) at slot
 // l * 528 + b), layer after layer; random slots over 1 GiB and over 4 GiB.
+// BESIDE_GEMV=n: n GEMVs (16384 x 4096 FP16, ~45 us each on an H100) run on the compute stream beside the
+// queued copies ("engine" is then the copies' pace beside compute).
 // STRIDES=1,2,4,...: instead, sorted selections of about one slot in each stride, layer after layer,
 // next to the gaps pattern. Cases alternate within each of ROUNDS rounds; medians per case.
 //   node perf/device/issue-reach.mjs DIST     (KVTIER_HIL_ADDON names the addon)
@@ -39,6 +41,9 @@ const dev = b.alloc('device', Math.max(copies * BLOCK, devSpan));
 const big = b.alloc('device', BLOCKER);
 const [e0, e1] = [b.createEvent(), b.createEvent()];
 const gate = await ComputeGate.open(b);
+const beside = Number(process.env.BESIDE_GEMV ?? 0);
+const besideRegions = beside > 0 ? [b.alloc('device', 16384 * 4096 * 2), b.alloc('device', 4096 * 4), b.alloc('device', 16384 * 4)] : [];
+const besideGemv = beside > 0 ? { w: besideRegions[0], x: besideRegions[1], y: besideRegions[2], rows: 16384, cols: 4096 } : null;
 const med = (xs) => (xs.length ? xs.slice().sort((x, y) => x - y)[Math.floor(xs.length / 2)] : NaN);
 let seed = 4242;
 const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
@@ -87,6 +92,8 @@ for (let r = 0; r < rounds; r++) {
     // engine: queued behind the gate
     await b.synchronize();
     gate.hold(c.label);
+    // BESIDE_GEMV=n: n gate-sized GEMVs queued on the compute stream after the gate, to run beside the copies
+    if (beside > 0) b.gemv('compute', besideGemv, beside);
     b.waitEvent('memory', gate.start);
     b.record('memory', e0);
     const t0 = performance.now();
@@ -127,6 +134,7 @@ for (const c of cases) {
 }
 for (const e of [e0, e1]) b.destroyEvent(e);
 gate.free();
+for (const r of besideRegions) b.free(r);
 b.free(host);
 b.free(dev);
 b.free(big);
