@@ -7,11 +7,13 @@
 //             when the host finished queuing before the gate ended (else the trial is left out)
 //   behind    the host's time to issue the first copy, and the rest per copy, right after one large
 //             (BLOCKER_MIB, default 64) H2D copy on the same stream
-//   issued    the GPU's time per copy as issued, nothing in front (what a run sees when the host binds)
+//   issued    the GPU's time per copy as issued, nothing in front (what a run sees when the host binds),
+//             and the host's time per copy issued meanwhile
 // Patterns (host offsets, cycled): consecutive; random slots in one 2 MiB region; gaps of 1-3 blocks
 // between copies (the calibration's layout batches); one slot in each of 512 regions 2 MiB apart, in
 // turn; k = 24 random blocks of each of 32 layers of the executor's layout (block (l, b) at slot
 // l * 528 + b), layer after layer; random slots over 1 GiB and over 4 GiB.
+// ALT=n: a third direction, batches of n copies D2H and H2D in turn.
 // BESIDE_GEMV=n: n GEMVs (16384 x 4096 FP16, ~45 us each on an H100) run on the compute stream beside the
 // queued copies ("engine" is then the copies' pace beside compute).
 // STRIDES=1,2,4,...: instead, sorted selections of about one slot in each stride, layer after layer,
@@ -75,11 +77,13 @@ if (process.env.STRIDES) {
     add(`sorted 1 in ${stride}`, (i) => list[i]);
   }
 }
-const cases = patterns.flatMap((p) => ['d2h', 'h2d'].map((dir) => ({ ...p, dir, host: [], engine: [], issued: [], first: [], rest: [], dropped: 0 })));
+const dirs = process.env.ALT ? ['d2h', 'h2d', 'alt'] : ['d2h', 'h2d'];
+const alt = Number(process.env.ALT ?? 0);
+const cases = patterns.flatMap((p) => dirs.map((dir) => ({ ...p, dir, host: [], engine: [], issued: [], issuedHost: [], first: [], rest: [], dropped: 0 })));
 
 const devOff = Array.from({ length: copies }, (_, i) => (devSpan > 0 ? slotIn(devSpan) : i * BLOCK));
 const copy = (c, i) => {
-  if (c.dir === 'd2h') b.copy('memory', host, c.offsets[i], dev, devOff[i], BLOCK);
+  if (c.dir === 'alt' ? Math.floor(i / alt) % 2 === 0 : c.dir === 'd2h') b.copy('memory', host, c.offsets[i], dev, devOff[i], BLOCK);
   else b.copy('memory', dev, devOff[i], host, c.offsets[i], BLOCK);
 };
 
@@ -118,7 +122,9 @@ for (let r = 0; r < rounds; r++) {
     // issued: nothing in front
     await b.synchronize();
     b.record('memory', e0);
+    const v0 = performance.now();
     for (let i = 0; i < copies; i++) copy(c, i);
+    c.issuedHost.push(((performance.now() - v0) * 1000) / copies);
     b.record('memory', e1);
     await b.synchronize();
     c.issued.push((b.elapsedMs(e0, e1) * 1000) / copies);
@@ -128,7 +134,7 @@ const f = (x) => x.toFixed(3);
 console.log(`us per copy (median over rounds): host issue | engine (queued) | as issued | behind a ${BLOCKER / MiB} MiB copy: first copy's issue, the rest's`);
 for (const c of cases) {
   console.log(
-    `${c.dir} ${c.label.padEnd(20)} host ${f(med(c.host))} | engine ${f(med(c.engine))} | issued ${f(med(c.issued))} | behind ${f(med(c.first))}, ${f(med(c.rest))}` +
+    `${c.dir} ${c.label.padEnd(20)} host ${f(med(c.host))} | engine ${f(med(c.engine))} | issued ${f(med(c.issued))} (host ${f(med(c.issuedHost))}) | behind ${f(med(c.first))}, ${f(med(c.rest))}` +
       `   (host ${c.host.map(f).join(' ')}; engine ${c.engine.map(f).join(' ')}${c.dropped ? `; ${c.dropped} not held` : ''})`,
   );
 }
