@@ -14,8 +14,9 @@
 // turn; k = 24 random blocks of each of 32 layers of the executor's layout (block (l, b) at slot
 // l * 528 + b), layer after layer; random slots over 1 GiB and over 4 GiB.
 // ALT=n: a third direction, batches of n copies D2H and H2D in turn.
-// BESIDE_GEMV=n: n GEMVs (16384 x 4096 FP16, ~45 us each on an H100) run on the compute stream beside the
-// queued copies ("engine" is then the copies' pace beside compute).
+// BESIDE_GEMV=n: n GEMVs (BESIDE_ROWS x 4096 FP16, default 16384 rows: ~45 us each on an H100; 53248 rows is a
+// Llama-3-8B layer's 436 MB) run on the compute stream beside the queued copies ("engine" is then the copies' pace
+// beside compute).
 // STRIDES=1,2,4,...: instead, sorted selections of about one slot in each stride, layer after layer,
 // next to the gaps pattern. Cases alternate within each of ROUNDS rounds; medians per case.
 //   node perf/device/issue-reach.mjs DIST     (KVTIER_HIL_ADDON names the addon)
@@ -44,8 +45,9 @@ const big = b.alloc('device', BLOCKER);
 const [e0, e1] = [b.createEvent(), b.createEvent()];
 const gate = await ComputeGate.open(b);
 const beside = Number(process.env.BESIDE_GEMV ?? 0);
-const besideRegions = beside > 0 ? [b.alloc('device', 16384 * 4096 * 2), b.alloc('device', 4096 * 4), b.alloc('device', 16384 * 4)] : [];
-const besideGemv = beside > 0 ? { w: besideRegions[0], x: besideRegions[1], y: besideRegions[2], rows: 16384, cols: 4096 } : null;
+const besideRows = Number(process.env.BESIDE_ROWS ?? 16384);
+const besideRegions = beside > 0 ? [b.alloc('device', besideRows * 4096 * 2), b.alloc('device', 4096 * 4), b.alloc('device', besideRows * 4)] : [];
+const besideGemv = beside > 0 ? { w: besideRegions[0], x: besideRegions[1], y: besideRegions[2], rows: besideRows, cols: 4096 } : null;
 const med = (xs) => (xs.length ? xs.slice().sort((x, y) => x - y)[Math.floor(xs.length / 2)] : NaN);
 let seed = 4242;
 const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
