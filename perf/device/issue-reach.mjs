@@ -1,6 +1,6 @@
 // On the GPU machine (plain node, compiled JS): is a single-block copy's cost over scattered host
 // slots the host's (issuing it) or the copy engine's (running it)? Single 64 KiB blocks copied D2H
-// and H2D on the memory stream, three ways per trial pattern:
+// and H2D on the memory stream, four ways per trial pattern:
 //   host      the host's time per copy issued (performance.now around the issue loop)
 //   engine    the GPU's time per copy with every copy queued before the GPU reaches the first: the
 //             memory stream waits for a gate of GEMVs on the compute stream (hil/bench/gate.ts); "held"
@@ -13,6 +13,7 @@
 // between copies (the calibration's layout batches); one slot in each of 512 regions 2 MiB apart, in
 // turn; k = 24 random blocks of each of 32 layers of the executor's layout (block (l, b) at slot
 // l * 528 + b), layer after layer; random slots over 1 GiB and over 4 GiB.
+// DEV_SCATTER_MIB=n: the device side of each copy at a random block of an n MiB allocation.
 // ALT=n: a third direction, batches of n copies D2H and H2D in turn.
 // BESIDE_GEMV=n: n GEMVs (BESIDE_ROWS x 4096 FP16, default 16384 rows: ~45 us each on an H100; 53248 rows is a
 // Llama-3-8B layer's 436 MB) run on the compute stream beside the queued copies ("engine" is then the copies' pace
@@ -31,6 +32,14 @@ const rounds = Number(process.env.ROUNDS ?? 5);
 const copies = Number(process.env.COPIES ?? 512);
 if (!(Number.isInteger(rounds) && rounds >= 1)) throw new Error(`ROUNDS must be an integer >= 1 (got ${process.env.ROUNDS})`);
 if (!(Number.isInteger(copies) && copies >= 16 && copies <= 1000)) throw new Error(`COPIES must be an integer in 16..1000, inside the copy queue (about 1020 on an H100: copy-queue.mjs) (got ${process.env.COPIES})`);
+for (const k of ['ALT', 'BESIDE_GEMV', 'BESIDE_ROWS', 'DEV_SCATTER_MIB', 'BLOCKER_MIB']) {
+  const v = process.env[k];
+  if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) >= 0)) throw new Error(`${k} must be an integer >= 0 (got ${v})`);
+}
+if (process.env.ALT === '0' || process.env.BESIDE_ROWS === '0') throw new Error('ALT and BESIDE_ROWS must be above 0 where given');
+if (process.env.STRIDES !== undefined && !process.env.STRIDES.split(',').every((x) => Number.isInteger(Number(x)) && Number(x) >= 1)) {
+  throw new Error(`STRIDES must be integers >= 1 separated by commas (got ${process.env.STRIDES})`);
+}
 const b = openBackend('cuda');
 const BLOCK = 65536;
 const MiB = 1 << 20;
