@@ -16,6 +16,7 @@ const { openBackend } = await import(pathToFileURL(resolve(dist, 'hil/backend.js
 const rounds = Number(process.env.ROUNDS ?? 3);
 const N = Number(process.env.OPS ?? 3000);
 const GATE = Number(process.env.GATE ?? 300);
+for (const [k, v] of [['ROUNDS', rounds], ['OPS', N], ['GATE', GATE]]) if (!(Number.isInteger(v) && v >= 1)) throw new Error(`${k} must be an integer >= 1 (got ${process.env[k]})`);
 const b = openBackend('cuda');
 const BLOCK = 65536;
 const MiB = 1 << 20;
