@@ -8,11 +8,41 @@ import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { simulate } from '../../sim/run.js';
 import { recordAndLower } from '../../hil/executor/hil-run.js';
 import { generateTrace } from '../../traces/generator.js';
+import { blocksFor } from '../../traces/format.js';
+import { openTrace } from '../../traces/trace-reader.js';
+import { TraceWriter } from '../../traces/trace-writer.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const CAPTURED = { trace: 'traces/captured/brown-long-8k.kvt', model: 'traces/captured/kvtier-brown-gpt.model.json', group_size: 64 };
+const CAPTURED_TRACE = 'traces/captured/brown-long-8k.kvt';
+const CAPTURED_MODEL = 'traces/captured/kvtier-brown-gpt.model.json';
+/** decode steps replayed: the compared ones (1 to 5) and the first */
+const STEPS = 6;
+
+/**
+ * The first STEPS decode steps of the captured trace, written to dir, with the budgets of the whole
+ * trace: a share of the whole trace's final-context KV becomes the share of this one's that is as
+ * many bytes.
+ */
+function capturedHead(dir: string): { config: Record<string, unknown>; budget: (share: string) => number } {
+  const r = openTrace(CAPTURED_TRACE);
+  const path = join(dir, 'captured-head.kvt');
+  try {
+    const h = r.header;
+    const w = new TraceWriter(path, { ...h, steps: STEPS });
+    for (const s of r) {
+      if (s.step >= STEPS) break;
+      w.writeStep(s);
+    }
+    w.close();
+    const whole = blocksFor(h.prompt_tokens + h.steps, h.block_size);
+    const head = blocksFor(h.prompt_tokens + STEPS, h.block_size);
+    return { config: { trace: path, model: CAPTURED_MODEL, group_size: 64 }, budget: (share) => ((parseFloat(share) / 100) * whole) / head };
+  } finally {
+    r.close();
+  }
+}
 
 describe('host clock records against the lowered plan', () => {
   it('as many as the HIL marks, records and waits, step by step', () => {
@@ -24,12 +54,13 @@ describe('host clock records against the lowered plan', () => {
       writeFileSync(file, JSON.stringify(hw));
       const gen = join(dir, 'g.kvt');
       generateTrace(gen, { preset: 'broad', prompt_tokens: 4096, steps: 6, seed: 'fences' });
-      const cases: [Record<string, unknown>, string, string][] = [
-        [CAPTURED, 'lru-offload', '10%'],
-        [CAPTURED, 'lru-offload', '30%'],
-        [CAPTURED, 'kivi', '10%'],
-        [CAPTURED, 'quest', '20%'],
-        [CAPTURED, 'h2o', '10%'],
+      const captured = capturedHead(dir);
+      const cases: [Record<string, unknown>, string, string | number][] = [
+        [captured.config, 'lru-offload', captured.budget('10%')],
+        [captured.config, 'lru-offload', captured.budget('30%')],
+        [captured.config, 'kivi', captured.budget('10%')],
+        [captured.config, 'quest', captured.budget('20%')],
+        [captured.config, 'h2o', captured.budget('10%')],
         [{ trace: gen }, 'kivi', '10%'],
         [{ trace: gen }, 'smartkv', '10%'],
         [{ trace: gen }, 'uniform-int8', '10%'],

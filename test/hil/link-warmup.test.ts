@@ -1,10 +1,12 @@
 // The link warm-up before the calibration's copy benchmarks: round trips until the time has passed,
 // the last one's rates reported; a bad duration is refused before anything is allocated.
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { warmLink } from '../../hil/timing/link-warmup.js';
 import { tmpdir } from 'node:os';
 import type { NativeBackend } from '../../hil/addon-types.js';
 import { backendAvailability } from './availability.js';
+import { makeHilFixture } from './hil-fixtures.js';
 
 const host = backendAvailability('host');
 
@@ -75,7 +77,9 @@ describe.skipIf(!host.available)(`link warm-up, host backend${host.available ? '
     const { runPlan } = await import('../../hil/executor/run-plan.js');
     const { BlockData } = await import('../../hil/executor/block-data.js');
     const { blockBytes } = await import('../../hil/kv-format.js');
-    const { sim, lowered } = recordAndLower({ trace: 'traces/bundled/llama-3-8b-2k-default.kvt', policy: 'lru-offload', hardware: 'h100-pcie5', hbm_budget: '20%' }, { backend: 'host' });
+    // (the small HIL model and trace: the run's set-up writes every block of the prompt)
+    const fx = makeHilFixture(256, 4);
+    const { sim, lowered } = recordAndLower({ trace: fx.trace, model: fx.model, group_size: 64, policy: 'lru-offload', hardware: 'h100-pcie5', hbm_budget: '20%' }, { backend: 'host' });
     const b = openBackend('host');
     try {
       const run = (linkCheckMs?: number) =>
@@ -86,6 +90,7 @@ describe.skipIf(!host.available)(`link warm-up, host backend${host.available ? '
       expect((await run(-1)).linkBefore).toEqual({ error: 'link warm-up: ms must be a number >= 0 (got -1)' });
     } finally {
       b.close();
+      rmSync(fx.dir, { recursive: true, force: true });
     }
   });
 });

@@ -161,10 +161,24 @@ export function replayPolicy(def: PolicyDefinition<any>, budgetBlocks: number, o
     qualities.push(quality.endStep());
   });
   cache.audit();
+  // the log's actions by kind and step, in log order (built again whenever the log has grown)
+  let byKindStep = new Map<string, LoggedAction[]>();
+  let indexed = -1;
   /** successful actions of one kind at one step (and layer), as "layer:block" strings, sorted */
-  const acts = (what: string, step: number, layer?: number) =>
-    log.filter((a) => a.what === what && a.step === step && (layer === undefined || a.layer === layer) && a.ok !== false).map((a) => `${a.args[0]}:${a.args[1]}`)
+  const acts = (what: string, step: number, layer?: number) => {
+    if (indexed !== log.length) {
+      byKindStep = new Map();
+      for (const a of log) {
+        const key = `${a.what}@${a.step}`;
+        const list = byKindStep.get(key);
+        if (list) list.push(a);
+        else byKindStep.set(key, [a]);
+      }
+      indexed = log.length;
+    }
+    return (byKindStep.get(`${what}@${step}`) ?? []).filter((a) => (layer === undefined || a.layer === layer) && a.ok !== false).map((a) => `${a.args[0]}:${a.args[1]}`)
       .sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0]) || Number(x.split(':')[1]) - Number(y.split(':')[1]));
+  };
   /** tier index of each block of a layer (-2 dropped) */
   const tiers = (l: number) => Array.from({ length: cache.created[l] }, (_, b) => cache.tierOf(l, b));
   const bits = (l: number) => Array.from({ length: cache.created[l] }, (_, b) => cache.bitsOf(l, b));

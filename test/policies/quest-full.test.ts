@@ -30,6 +30,20 @@ import { registerPolicy } from '../../policies/registry.js';
 import { simulate } from '../../sim/run.js';
 import { generateTrace } from '../../traces/generator.js';
 
+/**
+ * The budgets and options of the pass's replays: at 5% (HBM holds a few pages) every budget factor;
+ * at 20% the factors 1 and 1.5 (the selection larger than HBM, selected pages demoted); at 60% the
+ * factor 1.
+ */
+const GRID: [string, Record<string, unknown>][] = [
+  ['5%', {}],
+  ['5%', { budget_factor: 1.5 }],
+  ['5%', { budget_factor: 0.5, dense_layers: 1 }],
+  ['20%', {}],
+  ['20%', { budget_factor: 1.5 }],
+  ['60%', {}],
+];
+
 describe('quest: a full selection among the blocks at or above a sampled bound', () => {
   registerBuiltinPolicies();
   const stats: QuestStats = { byNorm: 0, byBound: 0, boundMissed: 0 };
@@ -92,14 +106,12 @@ describe('quest: promotions and unselected residents from one pass over the bloc
     it(`same replay as with the lists sorted: ${what}`, () => {
       const trace = make();
       const before = stats.byScan!;
-      for (const hbm_budget of ['5%', '20%', '60%']) {
-        for (const policy_options of [{}, { budget_factor: 1.5 }, { budget_factor: 0.5, dense_layers: 1 }]) {
-          const run = (policy: string) => simulate({ trace, policy, policy_options, hardware: 'h100-pcie5', hbm_budget, trace_steps: 0 });
-          const scan = run('quest-scan');
-          const sorted = run('quest-sorted');
-          expect(scan.steps, `${hbm_budget} ${JSON.stringify(policy_options)}`).toEqual(sorted.steps);
-          expect({ ...scan.summary, policy: '' }).toEqual({ ...sorted.summary, policy: '' });
-        }
+      for (const [hbm_budget, policy_options] of GRID) {
+        const run = (policy: string) => simulate({ trace, policy, policy_options, hardware: 'h100-pcie5', hbm_budget, trace_steps: 0 });
+        const scan = run('quest-scan');
+        const sorted = run('quest-sorted');
+        expect(scan.steps, `${hbm_budget} ${JSON.stringify(policy_options)}`).toEqual(sorted.steps);
+        expect({ ...scan.summary, policy: '' }).toEqual({ ...sorted.summary, policy: '' });
       }
       // (the pass was taken: at the full selections and, with the budget factor 1.5, at decisions that demote selected pages)
       expect(stats.byScan! - before).toBeGreaterThan(20);

@@ -15,6 +15,19 @@ import { registerBuiltinPolicies } from '../../policies/builtin.js';
 import { simulate } from '../../sim/run.js';
 import { generateTrace } from '../../traces/generator.js';
 
+/**
+ * The budgets and options replayed: at 5% (HBM holds a few pages) every budget factor; at 25% the
+ * factors 1 and 1.5 (the selection larger than HBM, selected pages demoted); at 60% the factor 1.
+ */
+const GRID: [string, Record<string, unknown>][] = [
+  ['5%', {}],
+  ['5%', { budget_factor: 0.5, dense_layers: 1 }],
+  ['5%', { budget_factor: 1.5 }],
+  ['25%', {}],
+  ['25%', { budget_factor: 1.5 }],
+  ['60%', {}],
+];
+
 const dir = mkdtempSync(join(tmpdir(), 'kvtier-quest-move-blocks-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -89,30 +102,28 @@ describe('quest: demotions and promotions as lists', () => {
       const trace = join(dir, `${what.replace(/ /g, '-')}.kvt`);
       generateTrace(trace, { model: 'llama-3-8b', layers: 32, encoding: 'topk', ...input });
       let prefetched = 0;
-      for (const hbm_budget of ['5%', '25%', '60%']) {
-        for (const policy_options of [{}, { budget_factor: 0.5, dense_layers: 1 }, { budget_factor: 1.5 }]) {
-          const run = (policy: string) => simulate({ trace, policy, policy_options, hardware: 'h100-pcie5', hbm_budget, trace_steps: 0 });
-          moved.n = 0;
-          const single = run('quest-single-moves');
-          const lists = run('quest-move-lists');
-          const at = `${hbm_budget} ${JSON.stringify(policy_options)}`;
-          expect(lists.steps, at).toEqual(single.steps);
-          expect({ ...lists.summary, policy: '' }, at).toEqual({ ...single.summary, policy: '' });
-          expect(lists.refusalExamples, at).toEqual(single.refusalExamples);
-          // (the demotions and promotions went by the lists, the prompt's too)
-          const a = single.summary.actions;
-          const r = single.summary.refused_actions;
-          const n = (k: string) => (a[k] ?? 0) + (a[`prefill_${k}`] ?? 0);
-          // (budget_factor above 1: some decisions demote selected pages, then promote them one by one)
-          expect(moved.n, `${at} ${JSON.stringify(a)} ${JSON.stringify(r)}`).toBeGreaterThan(0.5 * (n('demote') + n('promote')));
-          if (!('budget_factor' in policy_options)) expect(moved.n, at).toBe(n('demote') + n('promote'));
-          // moves refused one in five: quest goes on after each (and prefetches a page it could not promote)
-          const refusedSingle = run('quest-single-refused');
-          const refusedLists = run('quest-lists-refused');
-          expect(refusedLists.steps, at).toEqual(refusedSingle.steps);
-          expect({ ...refusedLists.summary, policy: '' }, at).toEqual({ ...refusedSingle.summary, policy: '' });
-          if ((refusedSingle.summary.actions.prefetch ?? 0) > (a.prefetch ?? 0)) prefetched++;
-        }
+      for (const [hbm_budget, policy_options] of GRID) {
+        const run = (policy: string) => simulate({ trace, policy, policy_options, hardware: 'h100-pcie5', hbm_budget, trace_steps: 0 });
+        moved.n = 0;
+        const single = run('quest-single-moves');
+        const lists = run('quest-move-lists');
+        const at = `${hbm_budget} ${JSON.stringify(policy_options)}`;
+        expect(lists.steps, at).toEqual(single.steps);
+        expect({ ...lists.summary, policy: '' }, at).toEqual({ ...single.summary, policy: '' });
+        expect(lists.refusalExamples, at).toEqual(single.refusalExamples);
+        // (the demotions and promotions went by the lists, the prompt's too)
+        const a = single.summary.actions;
+        const r = single.summary.refused_actions;
+        const n = (k: string) => (a[k] ?? 0) + (a[`prefill_${k}`] ?? 0);
+        // (budget_factor above 1: some decisions demote selected pages, then promote them one by one)
+        expect(moved.n, `${at} ${JSON.stringify(a)} ${JSON.stringify(r)}`).toBeGreaterThan(0.5 * (n('demote') + n('promote')));
+        if (!('budget_factor' in policy_options)) expect(moved.n, at).toBe(n('demote') + n('promote'));
+        // moves refused one in five: quest goes on after each (and prefetches a page it could not promote)
+        const refusedSingle = run('quest-single-refused');
+        const refusedLists = run('quest-lists-refused');
+        expect(refusedLists.steps, at).toEqual(refusedSingle.steps);
+        expect({ ...refusedLists.summary, policy: '' }, at).toEqual({ ...refusedSingle.summary, policy: '' });
+        if ((refusedSingle.summary.actions.prefetch ?? 0) > (a.prefetch ?? 0)) prefetched++;
       }
       expect(prefetched).toBeGreaterThan(4);
     });
