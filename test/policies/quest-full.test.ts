@@ -29,20 +29,9 @@ import { registerBuiltinPolicies } from '../../policies/builtin.js';
 import { registerPolicy } from '../../policies/registry.js';
 import { simulate } from '../../sim/run.js';
 import { generateTrace } from '../../traces/generator.js';
+import { QUEST_REPLAY_GRID } from './quest-grid.js';
 
-/**
- * The budgets and options of the pass's replays: at 5% (HBM holds a few pages) every budget factor;
- * at 20% the factors 1 and 1.5 (the selection larger than HBM, selected pages demoted); at 60% the
- * factor 1.
- */
-const GRID: [string, Record<string, unknown>][] = [
-  ['5%', {}],
-  ['5%', { budget_factor: 1.5 }],
-  ['5%', { budget_factor: 0.5, dense_layers: 1 }],
-  ['20%', {}],
-  ['20%', { budget_factor: 1.5 }],
-  ['60%', {}],
-];
+const GRID = QUEST_REPLAY_GRID;
 
 describe('quest: a full selection among the blocks at or above a sampled bound', () => {
   registerBuiltinPolicies();
