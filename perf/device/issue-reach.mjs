@@ -36,7 +36,7 @@ for (const k of ['ALT', 'BESIDE_GEMV', 'BESIDE_ROWS', 'DEV_SCATTER_MIB', 'BLOCKE
   const v = process.env[k];
   if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) >= 0)) throw new Error(`${k} must be an integer >= 0 (got ${v})`);
 }
-if (process.env.ALT === '0' || process.env.BESIDE_ROWS === '0') throw new Error('ALT and BESIDE_ROWS must be above 0 where given');
+for (const k of ['ALT', 'BESIDE_ROWS', 'BLOCKER_MIB']) if (process.env[k] === '0') throw new Error(`${k} must be above 0 where given`);
 if (process.env.STRIDES !== undefined && !process.env.STRIDES.split(',').every((x) => Number.isInteger(Number(x)) && Number(x) >= 1)) {
   throw new Error(`STRIDES must be integers >= 1 separated by commas (got ${process.env.STRIDES})`);
 }
@@ -107,7 +107,7 @@ for (let r = 0; r < rounds; r++) {
     // engine: queued behind the gate
     await b.synchronize();
     gate.hold(c.label);
-    // BESIDE_GEMV=n: n gate-sized GEMVs queued on the compute stream after the gate, to run beside the copies
+    // BESIDE_GEMV=n: n GEMVs of BESIDE_ROWS x 4096 queued on the compute stream after the gate, to run beside the copies
     if (beside > 0) b.gemv('compute', besideGemv, beside);
     b.waitEvent('memory', gate.start);
     b.record('memory', e0);

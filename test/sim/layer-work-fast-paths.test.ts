@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Executor, LayerWork, StepTiming } from '../../sim/executor.js';
+import { makeRng } from '../../hil/rng.js';
 import { KVCache } from '../../sim/kv-cache.js';
 import { ReplayDriver } from '../../sim/replay-driver.js';
 import type { Policy } from '../../policies/policy.js';
@@ -36,22 +37,10 @@ class Works implements Executor<number> {
   }
 }
 
-/** a deterministic generator (mulberry32) */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** one step's script per (step, layer), drawn once so that both runs make the same calls */
 function scripted(seed: number): Policy {
   const scripts = new Map<string, (v: Parameters<Policy['decide']>[0], a: Parameters<Policy['decide']>[1]) => void>();
-  const r = rng(seed);
+  const r = makeRng(seed).next;
   return {
     name: 'scripted',
     decide(v, a) {
