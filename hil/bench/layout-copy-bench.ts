@@ -2,7 +2,7 @@
  * PCIe copies in the executor's layout (layout-batches.ts), timed as the executor runs
  * them: each batch enqueued back to back on the memory stream (b.copy per copy, a mark event
  * before and after each layer's group, no synchronization), while the compute stream runs layers
- * of (marks, attention, marks, layer GEMV). A gate (GEMVs on the compute stream, sized from the
+ * of (marks, attention, marks, layer GEMV), or of the layer GEMV alone (`attention: false`). A gate (GEMVs on the compute stream, sized from the
  * host's enqueue time as gate.ts sizes its gates) holds the memory stream until the whole batch is
  * enqueued, so the host's call rate is not timed (with gated: false there is no gate, and the host's
  * rate is in the time). Point = one batch: us = memory-stream time between events (median).
@@ -56,6 +56,11 @@ export interface LayoutBenchOptions {
   /** run attention + GEMV layers on the compute stream while the copies run (default true); false: the GPU does nothing else */
   compute?: boolean;
   /**
+   * with compute: each layer runs its attention before its GEMV (default true); false: the layers are
+   * the GEMV alone (marks around it), so every copy runs beside a GEMV
+   */
+  attention?: boolean;
+  /**
    * hold the memory stream behind a gate until the whole batch is enqueued (default true: the copies' own
    * time); false: the copies start as the host issues them, as the executor's do, so a host slower per
    * copy than the copy engine paces the batch
@@ -65,7 +70,7 @@ export interface LayoutBenchOptions {
 
 export interface LayoutBenchResult {
   points: LayoutPoint[];
-  /** one compute layer (attention + GEMV, marks) alone */
+  /** one compute layer (attention + GEMV, or the GEMV alone, with its marks) alone */
   layer_us: number;
   gemv_us: number;
   /** copies compared byte for byte after their batch */
@@ -96,9 +101,10 @@ export async function benchLayoutCopies(b: NativeBackend, o: LayoutBenchOptions)
     b.write(gemv.x, 0, new Float32Array(o.gemvCols).map((_, i) => Math.cos(i)));
     const attn = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: o.qHeads, kvHeads: g.kvHeads, headDim: g.headDim, blockTokens: g.blockTokens, groupSize: g.groupSize, contextTokens: o.contextTokens };
     const [c0, c1, mA, mB, s0, go, cEnd, e0, e1] = Array.from({ length: 9 }, ev);
+    const withAttention = o.attention !== false;
     const layer = () => {
       b.record('compute', c0);
-      b.attention('compute', attn);
+      if (withAttention) b.attention('compute', attn);
       b.record('compute', c1);
       b.gemv('compute', gemv);
       b.record('compute', c0);

@@ -24,8 +24,9 @@
  *   slab slots to host slots, and batches alternating a demotion and a promotion), fitted per batch
  *   (fit-copy-batches.ts): time = copies x alpha + bytes / beta per direction + groups x per_group +
  *   direction changes x per_change, twice: with the GPU otherwise idle (alpha_us, GBps, switch_us,
- *   gpu.copy_batch_us = per_group) and with attention + GEMV running on the compute stream
- *   (alpha_under_compute_us, switch_under_compute_us; per_group held at the idle one), and
+ *   gpu.copy_batch_us = per_group) and with the layer GEMV running back to back on the compute stream
+ *   (alpha_under_compute_us, switch_under_compute_us; per_group held at the idle one; the same batches
+ *   beside attention + GEMV layers set the kernels' slowdown under copies), and
  *   gpu.copy_under_compute "gemv". Should that fit fail, the per-direction fits (time = copies x alpha +
  *   bytes / beta, each direction apart) and the direction-change medians set the link, copies priced
  *   when they start. Those, and isolated and scattered in-situ copy fits, are kept in the fits for comparison.
@@ -42,7 +43,7 @@ import type { ModelSpec } from '../../sim/models/model.js';
 import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
-import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, pct, r2 } from './fit-copy-batches.js';
+import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, pct, r2, underComputeBatches } from './fit-copy-batches.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
 import type { IssuePoint } from '../bench/issue-bench.js';
@@ -237,7 +238,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   }
   if (fits.copy_batches) {
     const batches = `pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks; H2D ${layoutWhat.H2D}; D2H ${layoutWhat.D2H}; batches whose groups alternate a demotion and a promotion of n single blocks; back to back on the memory stream with marks per group (a layer's copies() call)`;
-    applyCopyBatchFit(p, fits.copy_batches, by, { idle: `${batches}, nothing else on the GPU)`, under_compute: `${batches}, attention at ${li.context_tokens} tokens + layer GEMV running on the compute stream throughout)` });
+    const beside = underComputeBatches(m) === 'gemv' ? `the layer GEMV back to back on the compute stream throughout` : `attention at ${li.context_tokens} tokens + layer GEMV running on the compute stream throughout`;
+    applyCopyBatchFit(p, fits.copy_batches, by, { idle: `${batches}, nothing else on the GPU)`, under_compute: `${batches}, ${beside})` });
     for (const [dir, iso, situ] of [[toHost, fits.d2h, fits.d2h_in_situ], [toHbm, fits.h2d, fits.h2d_in_situ]] as const) {
       src[`links[${pcie}].${dir}.alpha_us`] += `; for comparison, isolated pinned copies: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s; scattered in situ: alpha ${r2(situ.alpha_us)} us, ${r2(situ.GBps)} GB/s`;
     }

@@ -1,7 +1,7 @@
 /**
  * The per-batch copy model of the hbm<->dram link, fitted to the calibration's layout batches
  * (bench/layout-batches.ts, timed by bench/layout-copy-bench.ts). Per condition (GPU otherwise idle,
- * or attention + GEMV layers on the compute stream):
+ * or the layer GEMV on the compute stream):
  *
  *   time = H2D copies x alpha_h2d + H2D bytes / beta_h2d + D2H copies x alpha_d2h + D2H bytes / beta_d2h
  *        + groups x per_group + direction changes x per_change
@@ -16,11 +16,12 @@
  * The profile takes (applyCopyBatchFit): each direction's alpha_us and GBps from the idle fit,
  * alpha_under_compute_us and GBps_under_compute from the under-compute one, switch_us / switch_under_compute_us = the
  * per-change terms (clamped to 0), gpu.copy_batch_us = the idle per-group cost (clamped to 0), and
- * gpu.copy_under_compute "gemv" (copies priced by their time beside the layers' GEMVs). The under-compute
- * batches ran beside attention and GEMV layers together, so alpha_under_compute_us is their average over
- * both, while "gemv" charges its excess only for the time beside GEMVs (most of a layer's time at these
- * shapes); the per-op fits of the executor's timelines found the excess beside GEMVs and none beside
- * attention (lab/notes/HIL-NOTES.md).
+ * gpu.copy_under_compute "gemv" (copies priced by their time beside the layers' GEMVs). The
+ * under-compute fit takes the batches timed beside the layer GEMV alone (`*_layout_gemv`), the
+ * condition "gemv" prices; measurements taken before those existed have only the batches beside
+ * attention + GEMV layers, whose fit averages the copies' excess over both kernels (the per-op fits of
+ * the executor's timelines found the excess beside GEMVs, lab/notes/HIL-NOTES.md), and the fit then
+ * takes those.
  */
 import { lup, lusolve } from 'mathjs';
 import type { HardwareProfile, LinkDirection } from '../../sim/hardware/profile.js';
@@ -61,6 +62,11 @@ export interface CopyBatchFits {
   idle: CopyBatchFit;
   /** per-group cost held at idle.group_us */
   under_compute: CopyBatchFit;
+  /**
+   * where under_compute is fitted to the batches beside the GEMV alone: the same fit over the batches
+   * beside attention + GEMV layers, for comparison (not written into the profile)
+   */
+  beside_layers?: CopyBatchFit;
 }
 
 const TERMS = ['H2D copies', 'H2D bytes', 'D2H copies', 'D2H bytes', 'groups', 'direction changes'] as const;
@@ -172,14 +178,23 @@ export interface LayoutMeasurements {
   h2d_layout: readonly LayoutBatchTimed[];
   d2h_layout: readonly LayoutBatchTimed[];
   mixed_layout?: readonly LayoutBatchTimed[];
+  h2d_layout_gemv?: readonly LayoutBatchTimed[];
+  d2h_layout_gemv?: readonly LayoutBatchTimed[];
+  mixed_layout_gemv?: readonly LayoutBatchTimed[];
   h2d_layout_idle: readonly LayoutBatchTimed[];
   d2h_layout_idle: readonly LayoutBatchTimed[];
   mixed_layout_idle?: readonly LayoutBatchTimed[];
 }
 
-/** both conditions: idle first, then under compute with the idle per-group cost */
+/** which batches the under-compute fit takes: beside the layer GEMV alone where measured, else beside attention + GEMV layers */
+export function underComputeBatches(m: LayoutMeasurements): 'gemv' | 'attention + gemv' {
+  return m.h2d_layout_gemv?.length && m.d2h_layout_gemv?.length ? 'gemv' : 'attention + gemv';
+}
+
+/** both conditions: idle first, then under compute (underComputeBatches) with the idle per-group cost */
 export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
-  const of = (sfx: '' | '_idle') => copyBatchPoints([...m[`h2d_layout${sfx}`], ...m[`d2h_layout${sfx}`], ...(m[`mixed_layout${sfx}`] ?? [])]);
+  const busy = underComputeBatches(m) === 'gemv' ? '_gemv' : '';
+  const of = (sfx: '' | '_idle' | '_gemv') => copyBatchPoints([...(m[`h2d_layout${sfx}`] ?? []), ...(m[`d2h_layout${sfx}`] ?? []), ...(m[`mixed_layout${sfx}`] ?? [])]);
   let idle: CopyBatchFit;
   try {
     idle = fitCopyBatches(of('_idle'));
@@ -187,7 +202,9 @@ export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
     throw new Error(`layout batches, GPU idle: ${(e as Error).message}`);
   }
   try {
-    return { idle, under_compute: fitCopyBatches(of(''), idle.group_us) };
+    const under_compute = fitCopyBatches(of(busy), idle.group_us);
+    if (!busy || !m.h2d_layout.length || !m.d2h_layout.length) return { idle, under_compute };
+    return { idle, under_compute, beside_layers: fitCopyBatches(of(''), idle.group_us) };
   } catch (e) {
     throw new Error(`layout batches under compute: ${(e as Error).message}`);
   }
@@ -234,7 +251,8 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
     const next: LinkDirection = { alpha_us: alpha.v, GBps: r2(f.idle[k].GBps), alpha_under_compute_us: busy.v };
     src[`links[${li}].${d}.alpha_us`] = `${by}: ${what.idle}: ${fitText(f.idle)}; its ${name} alpha${alpha.note}`;
     src[`links[${li}].${d}.GBps`] = `${by}: the same fit's ${name} beta`;
-    src[`links[${li}].${d}.alpha_under_compute_us`] = `${by}: ${what.under_compute}: ${fitText(f.under_compute)}; its ${name} alpha${busy.note}`;
+    const layers = f.beside_layers ? `; for comparison, the same batches beside attention + GEMV layers: alpha ${r2(f.beside_layers[k].alpha_us)} us, ${r2(f.beside_layers[k].GBps)} GB/s` : '';
+    src[`links[${li}].${d}.alpha_under_compute_us`] = `${by}: ${what.under_compute}: ${fitText(f.under_compute)}; its ${name} alpha${busy.note}${layers}`;
     const busyGBps = r2(f.under_compute[k].GBps);
     if (Number.isFinite(busyGBps) && busyGBps > 0) {
       next.GBps_under_compute = busyGBps;

@@ -63,6 +63,15 @@ export interface Measurements {
    */
   h2d_layout: LayoutPoint[];
   d2h_layout: LayoutPoint[];
+  /**
+   * the same batches (mixed ones too) beside the layer GEMV alone, back to back on the compute stream:
+   * the condition the simulator prices copies under compute in (gpu.copy_under_compute "gemv"), so the
+   * per-batch copy fit takes its under-compute terms from these (absent from measurements taken before
+   * they existed: the fit then takes the attention + GEMV batches)
+   */
+  h2d_layout_gemv?: LayoutPoint[];
+  d2h_layout_gemv?: LayoutPoint[];
+  mixed_layout_gemv?: LayoutPoint[];
   /** the same batches with nothing on the compute stream (the GPU otherwise idle) */
   h2d_layout_idle: LayoutPoint[];
   d2h_layout_idle: LayoutPoint[];
@@ -186,7 +195,7 @@ export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'pl
   const attention = ATTENTION_PRECISIONS.length * pts.attention_contexts.length;
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
   // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout idle, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 7 + (cuda ? 1 : 0) + (cuda && o.plan ? 1 : 0) + (o.quick ? 0 : 4) + 1;
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 1 : 0) + (cuda && o.plan ? 1 : 0) + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -279,10 +288,13 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   if (cuda) await warm('copies in situ');
   const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
   tick('copies in situ');
-  log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, demotions and promotions in turn, under attention + GEMV and on an idle GPU');
+  log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, demotions and promotions in turn, under attention + GEMV, beside the layer GEMV alone and on an idle GPU');
   await warm('layout copies');
   const layout = await measureLayoutCopies(b, o, pts.layout_context);
   tick('layout copies');
+  await warm('layout copies, beside GEMVs');
+  const besideGemv = await measureLayoutCopies(b, o, pts.layout_context, 'gemv');
+  tick('layout copies, beside GEMVs');
   await warm('layout copies, idle');
   const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
   tick('layout copies, idle');
@@ -334,7 +346,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -373,15 +385,18 @@ export async function measureIssueCosts(b: NativeBackend, o: Pick<MeasureOptions
   }
 }
 
-/** the executor-layout copy batches at the model's block size; compute: attention at `contextTokens` + the layer GEMV */
-export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192, compute = true) {
+/**
+ * the executor-layout copy batches at the model's block size; compute: true = layers of attention at
+ * `contextTokens` + the layer GEMV, 'gemv' = the layer GEMV alone, false = nothing (the GPU idle)
+ */
+export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192, compute: boolean | 'gemv' = true) {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const B = blockBytes(g, 'fp16');
   const maxBlocks = Math.max(64, Math.ceil(contextTokens / o.blockTokens));
   const plan = layoutBatches(layoutOptions(B, maxBlocks));
   const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
-  const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute });
+  const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute: compute !== false, attention: compute !== 'gemv' });
   return {
     h2d: r.points.filter((p) => p.direction === 'h2d'),
     d2h: r.points.filter((p) => p.direction === 'd2h'),

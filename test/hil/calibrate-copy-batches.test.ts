@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { layoutBatches, layoutOptions, type LayoutBatch } from '../../hil/bench/layout-batches.js';
 import { applyPerDirectionLayoutFits, fitDirectionSwitch, fitLayout } from '../../hil/calibrate/calibrate.js';
-import { applyCopyBatchFit, copyBatchPoints, type CopyBatchPoint, fitCopyBatches, fitLayoutCopyBatches, type LayoutBatchTimed } from '../../hil/calibrate/fit-copy-batches.js';
+import { applyCopyBatchFit, copyBatchPoints, type CopyBatchPoint, fitCopyBatches, fitLayoutCopyBatches, type LayoutBatchTimed, underComputeBatches } from '../../hil/calibrate/fit-copy-batches.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 
@@ -134,6 +134,34 @@ describe('per-batch copy fit', () => {
     });
     expect(copyBatchPoints([h, d, mx]).map((x) => x.groups)).toEqual([8, 8, 16]);
     expect(plan.batches.map((x) => x.groups.length)).toEqual(plan.batches.map((x) => (x.direction === 'mixed' ? 16 : 8)));
+  });
+
+  it('takes its under-compute terms from the batches beside the GEMV alone where they were measured, and keeps the attention + GEMV fit for comparison', () => {
+    // beside attention + GEMV layers the copies' excess is diluted by the attention's share of the layer
+    const LAYERS: Costs = { a_h2d: 3.0, GBps_h2d: 24.5, a_d2h: 8.0, GBps_d2h: 21.5, group: 5.25, change: 5.0 };
+    const gemv = measurements(IDLE, BUSY);
+    const m = { ...measurements(IDLE, LAYERS), h2d_layout_gemv: gemv.h2d_layout, d2h_layout_gemv: gemv.d2h_layout, mixed_layout_gemv: gemv.mixed_layout };
+    expect(underComputeBatches(m)).toBe('gemv');
+    const f = fitLayoutCopyBatches(m);
+    const rel = (got: number, want: number) => expect(Math.abs(got - want) / want).toBeLessThan(1e-9);
+    rel(f.under_compute.d2h.alpha_us, BUSY.a_d2h);
+    rel(f.under_compute.h2d.GBps, BUSY.GBps_h2d);
+    rel(f.under_compute.switch_us!, BUSY.change);
+    rel(f.beside_layers!.d2h.alpha_us, LAYERS.a_d2h);
+    rel(f.beside_layers!.h2d.alpha_us, LAYERS.a_h2d);
+    const p = structuredClone(loadHardware('h100-pcie5'));
+    const li = applyCopyBatchFit(p, f, 'measured by test');
+    const toHost = p.links[li].a === 'hbm' ? 'a_to_b' : 'b_to_a';
+    expect(p.links[li][toHost].alpha_under_compute_us).toBe(10.05);
+    expect(p.sources[`links[${li}].${toHost}.alpha_under_compute_us`]).toMatch(/its D2H alpha; for comparison, the same batches beside attention \+ GEMV layers: alpha 8 us, 21\.5 GB\/s$/);
+    // measurements without the GEMV-alone batches (stored before they existed): the attention + GEMV fit, no comparison
+    const old = measurements(IDLE, LAYERS);
+    expect(underComputeBatches(old)).toBe('attention + gemv');
+    const g = fitLayoutCopyBatches(old);
+    rel(g.under_compute.d2h.alpha_us, LAYERS.a_d2h);
+    expect(g.beside_layers).toBeUndefined();
+    // one direction missing beside the GEMV: not enough for the fit, so the attention + GEMV batches
+    expect(underComputeBatches({ ...old, h2d_layout_gemv: gemv.h2d_layout, d2h_layout_gemv: [] })).toBe('attention + gemv');
   });
 });
 

@@ -77,7 +77,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     ]);
     const pcie = p.links.find((l) => l.a === 'hbm' || l.b === 'hbm')!;
     expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/pinned copies in the HIL executor's layout .*nothing else on the GPU\): time = H2D copies x alpha_h2d \+ H2D bytes \/ beta_h2d \+ the same for D2H \+ groups x per_group \+ direction changes x per_change over 22 batches.*its H2D alpha.*; for comparison, isolated pinned copies: .*scattered in situ: alpha/);
-    expect(p.sources['links[0].b_to_a.alpha_under_compute_us']).toMatch(/pinned copies in the HIL executor's layout .*layer GEMV running on the compute stream throughout\).*\(per_group held at the idle fit's\).*its H2D alpha/);
+    expect(p.sources['links[0].b_to_a.alpha_under_compute_us']).toMatch(/pinned copies in the HIL executor's layout .*the layer GEMV back to back on the compute stream throughout\).*\(per_group held at the idle fit's\).*its H2D alpha; for comparison, the same batches beside attention \+ GEMV layers: alpha /);
     expect(p.sources['links[0].a_to_b.alpha_us']).toMatch(/D2H blocks from HBM slab slots .*its D2H alpha/);
     expect(p.description).toMatch(/Fit residuals.*H2D layout/);
     // the pcie link is the executor-layout fit (not the isolated or scattered one): idle GPU for
@@ -100,6 +100,13 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(p.gpu.copy_batch_us).toBe(c0(cb.idle.group_us));
     expect(p.gpu.copy_under_compute).toBe('gemv');
     expect(cb.under_compute.group_us).toBe(cb.idle.group_us);
+    // the under-compute terms are fitted to the batches beside the GEMV alone; those beside attention +
+    // GEMV layers are fitted apart, for comparison
+    const ms = r.measurements;
+    const usOf = (xs: { us: number }[]) => xs.map((x) => x.us);
+    expect(usOf(cb.under_compute.points)).toEqual(usOf([...ms.h2d_layout_gemv!, ...ms.d2h_layout_gemv!, ...ms.mixed_layout_gemv!]));
+    expect(usOf(cb.beside_layers!.points)).toEqual(usOf([...ms.h2d_layout, ...ms.d2h_layout, ...ms.mixed_layout!]));
+    expect(ms.h2d_layout_gemv!.map((x) => x.runs)).toEqual(ms.h2d_layout.map((x) => x.runs));
     // one block's (de)quantization kernel: every width both ways, idle and under compute; the idle median
     const conv = r.measurements.convert_kernels!;
     expect(conv.map((x) => `${x.op} ${x.bits} ${x.condition}`).sort()).toEqual(['quantize', 'dequantize'].flatMap((op) => [8, 4, 3, 2].flatMap((bits) => [`${op} ${bits} idle`, `${op} ${bits} under compute`])).sort());

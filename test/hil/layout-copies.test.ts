@@ -155,4 +155,31 @@ describe.skipIf(!host.available)(`executor-layout copy benchmark, host backend${
       b.close();
     }
   });
+
+  it('runs the layers as the GEMV alone with attention: false, and attention before each GEMV otherwise', async () => {
+    const g = { kvHeads: 2, blockTokens: 16, headDim: 64, groupSize: 64 };
+    const plan = layoutBatches(layoutOptions(8 * KiB, 64));
+    const b = openBackend('host');
+    const calls = { attention: 0, gemv: 0 };
+    const counted = new Proxy(b, {
+      get(t, k) {
+        const v = Reflect.get(t, k);
+        if (k === 'attention' || k === 'gemv') return (...a: unknown[]) => (calls[k]++, (v as (...x: unknown[]) => unknown).apply(t, a));
+        return typeof v === 'function' ? v.bind(t) : v;
+      },
+    });
+    try {
+      for (const attention of [false, true]) {
+        calls.attention = calls.gemv = 0;
+        const r = await benchLayoutCopies(counted, { plan, geometry: g, qHeads: 4, contextTokens: 256, gemvRows: 256, gemvCols: 256, trials: 1, attention });
+        expect(r.points.length).toBe(plan.batches.length);
+        expect(calls.gemv).toBeGreaterThan(0);
+        // every layer is one GEMV (plus the gates' and the GEMV timing's own), with one attention each when asked
+        if (attention) expect(calls.attention).toBeGreaterThan(0);
+        else expect(calls.attention).toBe(0);
+      }
+    } finally {
+      b.close();
+    }
+  });
 });
