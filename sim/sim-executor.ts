@@ -151,6 +151,13 @@ export class SimExecutor implements Executor<Signal> {
   private stepOps0 = 0;
   /** gpu.launch_queue_ops with the host clock (0: no limit) */
   private readonly queueOps: number;
+  /**
+   * memory-stream ops the host clock has issued in this step (copies, conversion launches, the marks
+   * around a requantization, the barrier's wait), and whether the step began behind the HIL's barrier
+   * (memQueueOps)
+   */
+  private memOpsStep = 0;
+  private barrier = false;
   /** gpu.host_convert_us with the host clock (0: none): a block's change of bits in or between host tiers, on the host */
   private readonly hostConvertUs: number;
   /** per step so far: its ops and its GPU time (boundLead walks back over the latest of them) */
@@ -236,6 +243,8 @@ export class SimExecutor implements Executor<Signal> {
   }
 
   beginStep(step: number): void {
+    this.memOpsStep = 0;
+    this.barrier = this.begun;
     if (this.begun) {
       if (this.queueOps > 0) this.boundLead();
       // (the barrier's record and wait below count among this step's ops)
@@ -243,7 +252,10 @@ export class SimExecutor implements Executor<Signal> {
       // the HIL starts every step after the first with the memory stream waiting on a compute fence (all of
       // the previous step's compute, which has ended here): a record and a wait, and no staging copy of this
       // step waits on an earlier fence
-      if (this.hostClock) this.hostOp(2, this.issueRecord);
+      if (this.hostClock) {
+        this.hostOp(1, this.issueRecord);
+        this.memOps(1, this.issueRecord);
+      }
       this.ring?.barrier();
     }
     this.begun = true;
@@ -268,9 +280,9 @@ export class SimExecutor implements Executor<Signal> {
     if (requant && b.fromTier !== 0 && b.toTier !== 0 && this.hostConvertUs > 0) return this.hostRequant(b, runs, args);
     if (b.fromTier === b.toTier) {
       // (the HIL marks the memory stream before and after a requantization)
-      if (this.hostClock) this.hostOp(1, this.issueRecord);
+      if (this.hostClock) this.memOps(1, this.issueRecord);
       const done = this.convertOn(this.convertName('requantize', b.fromBits, b.toBits), b, args);
-      if (this.hostClock) this.hostOp(1, this.issueRecord);
+      if (this.hostClock) this.memOps(1, this.issueRecord);
       return done;
     }
     if (b.toTier === 0) {
@@ -427,9 +439,35 @@ export class SimExecutor implements Executor<Signal> {
    * starts no earlier than the first is issued; returns when the last is.
    */
   private issueCopies(s: Stream, runs: number): number {
+    if (s === this.memory) {
+      this.memOps(1, this.issueCopy);
+      s.issueAt = this.hostAt;
+      this.memOps(runs - 1, this.issueCopy);
+      return this.hostAt;
+    }
     s.issueAt = this.hostAt + this.issueCopy;
     this.hostOp(runs, this.issueCopy);
     return this.hostAt;
+  }
+
+  /**
+   * The host clock issues `n` memory-stream ops of `us` each. With gpu.launch_queue_ops (q): every step
+   * after the first begins with the memory stream waiting on the previous step's compute (the HIL's
+   * barrier), so the stream runs none of the step's ops before that compute has ended (the step's
+   * start); its queue holds q ops, and the host issues the step's (q+1)-th memory-stream op no earlier
+   * than the step's start, however far ahead of the GPU it was.
+   */
+  private memOps(n: number, us: number): void {
+    const q = this.queueOps;
+    if (q > 0 && this.barrier && this.memOpsStep <= q && this.memOpsStep + n > q) {
+      const before = q - this.memOpsStep;
+      this.hostOp(before, us);
+      if (this.hostAt < this.stepStart) this.hostAt = this.stepStart;
+      this.hostOp(n - before, us);
+    } else {
+      this.hostOp(n, us);
+    }
+    this.memOpsStep += n;
   }
 
   /** The host clock issues `n` ops of `us` each for stream `s`: the op enqueued next on `s` starts no earlier than then. */
@@ -580,7 +618,10 @@ export class SimExecutor implements Executor<Signal> {
     const gpu = this.hardware.gpu;
     const idle = gpu.convert_kernel_us;
     if (idle === undefined) {
-      if (this.hostClock) this.issueOn(this.memory, 1, this.issueConvert);
+      if (this.hostClock) {
+        this.memOps(1, this.issueConvert);
+        this.memory.issueAt = this.hostAt;
+      }
       return this.kernelOn(this.memory, name, b.bytesFrom + b.bytesTo, 0, NO_WAITS, args);
     }
     const busy = gpu.convert_kernel_under_compute_us ?? idle;
@@ -588,8 +629,9 @@ export class SimExecutor implements Executor<Signal> {
     // with the host clock: the first kernel starts once issued, and the last runs after its own issue
     let last = 0;
     if (this.hostClock && kernels > 0) {
-      this.issueOn(this.memory, 1, this.issueConvert);
-      this.hostOp(kernels - 1, this.issueConvert);
+      this.memOps(1, this.issueConvert);
+      this.memory.issueAt = this.hostAt;
+      this.memOps(kernels - 1, this.issueConvert);
       last = this.hostAt;
     }
     const op: StreamOp = {

@@ -134,7 +134,9 @@ export interface GpuSpec {
   /**
    * optional, with the host clock: how many ops the host can have issued ahead of the GPU before an
    * issue waits for the GPU (the driver's launch queue). The simulator then holds the host clock, at
-   * each step's start, to no more than that many ops ahead. Absent = the host is never held back.
+   * each step's start, to no more than that many ops ahead, and issues a step's memory-stream ops past
+   * that many no earlier than the step's start (the stream waits behind the step barrier until then).
+   * Absent = the host is never held back.
    */
   launch_queue_ops?: number;
   /**

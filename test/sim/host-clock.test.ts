@@ -165,11 +165,44 @@ describe('the host clock', () => {
     // that); attention launched at 1030 runs 1174..1238, projections launched at 1040 run 1238..2238
     expect(run()).toEqual([1074, 2238 - 1074]);
     // 3 ops: the last 3 of step 0's 6 ops take half its 1074 us, so the host starts step 1 at 1074 - 537
-    // = 537: conversions launched at 547..1537, the last runs 1537..1538; attention launched at 1547
-    // (1547..1611), projections at 1557 (1611..2611)
-    expect(run(3)).toEqual([1074, 2611 - 1074]);
-    // 6 ops: the whole of step 0 may be queued: the host is not held back
-    expect(run(6)).toEqual([1074, 2238 - 1074]);
+    // = 537. Its memory stream waits behind the step barrier until 1074, and holds 3 ops: the barrier's
+    // wait, the mark before the conversions and the first conversion (launched at 547). The host issues
+    // the 2nd conversion only once the stream runs, from 1074: 99 more launched at 1084..2064, the last
+    // runs 2064..2065; attention launched at 2074 (2074..2138), projections at 2084 (2138..3138)
+    expect(run(3)).toEqual([1074, 3138 - 1074]);
+    // 6 ops: the whole of step 0 may be queued, the host starts step 1 at 20; the barrier's wait, the mark
+    // and 4 conversions (launched at 30..60) fill the memory stream's queue; the other 96 are launched
+    // from 1074, at 1084..2034 (the last runs 2034..2035); attention at 2044 (..2108), projections at 2054
+    // (2108..3108)
+    expect(run(6)).toEqual([1074, 3108 - 1074]);
+    // 200 ops: the conversions all fit in the queue: 30..1020, as unbounded
+    expect(run(200)).toEqual([1074, 2238 - 1074]);
+  });
+
+  it('launch_queue_ops: behind a step barrier the memory stream takes that many ops, and the host issues the rest once the step starts', () => {
+    const run = (queue?: number) => {
+      const ex = machine({ copy: 100, kernel: 10 }, (hw) => {
+        hw.gpu.issue_record_us = 0;
+        if (queue !== undefined) hw.gpu.launch_queue_ops = queue;
+      });
+      ex.beginStep(0);
+      ex.layer(tinyLayerWork(0), []);
+      const t0 = ex.endStep();
+      ex.beginStep(1);
+      const blocks = Array.from({ length: 20 }, (_, i) => i);
+      const done = ex.move({ layer: 0, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks, bytesFrom: 20 * 64, bytesTo: 20 * 64, reason: 'promote', runs: 20 });
+      ex.layer(tinyLayerWork(0, { step: 1 }), [done]);
+      return [t0.latency_us, ex.endStep().latency_us];
+    };
+    // step 0 as above: 0..1074, the host at 20. Step 1's 20 copies (74 us each on the link) start when step
+    // 0 ends. Unbounded: issued at 120..2020, they run back to back 1074..2554; attention launched at 2030
+    // runs 2554..2618, projections 2618..3618
+    expect(run()).toEqual([1074, 3618 - 1074]);
+    // 6 ops: the host is not held back at the step's start (step 0 has 6), but the memory stream's queue
+    // takes the barrier's wait and 5 copies (120..520); the 15 others are issued from 1074, at 1174..2574,
+    // and the link, faster than the host, waits for each from the 11th on (1814..1888 after its issue at
+    // 1774): the last runs 2574..2648; attention launched at 2584 runs 2648..2712, projections 2712..3712
+    expect(run(6)).toEqual([1074, 3712 - 1074]);
   });
 
   it('host_convert_us: a change of bits in a host tier waits for the memory stream to drain, then takes the host that long per block', () => {
@@ -231,13 +264,19 @@ describe('the host clock', () => {
     // 3000 us from where it starts it; unbounded at 40: the last launched at 3040 runs 3040..3041 (the
     // batch started at 2138), attention launched at 3050 (3050..3114), projections at 3060 (3114..4114)
     expect(run()).toEqual([1074, 1064, 4114 - 2138]);
-    // 10 ops: step 1's 8 and 2 of step 0's 6 (a third of its 1074 us): a lead of 1422, the host from 716:
-    // last conversion at 3716 (..3717), attention at 3726 (..3790), projections at 3736 (3790..4790)
-    expect(run(10)).toEqual([1074, 1064, 4790 - 2138]);
-    // 8 ops: step 1 alone (1064 us): the host from 1074: attention at 4084 (..4148), projections 4148..5148
-    expect(run(8)).toEqual([1074, 1064, 5148 - 2138]);
-    // 14 ops: both steps may be queued: not held back
-    expect(run(14)).toEqual([1074, 1064, 4114 - 2138]);
+    // 10 ops: step 1's 8 and 2 of step 0's 6 (a third of its 1074 us): a lead of 1422, the host from 716.
+    // The memory stream waits behind step 2's barrier until 2138 and its queue holds 10 ops: the barrier's
+    // wait, the mark and 8 conversions (launched at 746..956); the other 92 from 2138, at 2168..4898 (the
+    // last runs 4898..4899); attention at 4908 (..4972), projections at 4918 (4972..5972)
+    expect(run(10)).toEqual([1074, 1064, 5972 - 2138]);
+    // 8 ops: step 1 alone (1064 us): the host from 1074; 6 conversions queued (1104..1254), 94 from 2138
+    // (2168..4958); attention at 4968 (..5032), projections 5032..6032
+    expect(run(8)).toEqual([1074, 1064, 6032 - 2138]);
+    // 14 ops: both steps may be queued, the host from 40; 12 conversions queued (70..400), 88 from 2138
+    // (2168..4778); attention at 4788 (..4852), projections 4852..5852
+    expect(run(14)).toEqual([1074, 1064, 5852 - 2138]);
+    // 200 ops: neither bound holds the host back
+    expect(run(200)).toEqual([1074, 1064, 4114 - 2138]);
   });
 
   it('host_convert_us from a storage tier: the blocks are read into DRAM first and the host waits for the reads', () => {
