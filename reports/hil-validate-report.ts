@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { contextLabel } from '../hil/validate/grid.js';
-import { hostWaitShare } from '../hil/validate/stats.js';
+import { hostWaitShare, REPEATABLE_SPREAD } from '../hil/validate/stats.js';
 import type { PoolSummary, ValidateResult } from '../hil/validate/validate.js';
 import { renderChart } from './render-chart.js';
 import { type PageSection, writeReportPage } from './report-page.js';
@@ -20,9 +20,10 @@ const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 const short = (m: string) => m.replace(/^.*\//, '').replace(/(\.model)?\.json$/, '');
 
 function poolRow(p: PoolSummary, extra: string[] = []): (string | number)[] {
-  return [p.name, ...extra, p.cells, p.passed, pct(p.error.median), pct(p.error.p95), pct(p.error_each_run.median), pct(p.error_each_run.p95), pct(p.spread.median), pct(p.spread.p95)];
+  const r = p.error_repeatable;
+  return [p.name, ...extra, p.cells, p.passed, pct(p.error.median), pct(p.error.p95), pct(p.error_each_run.median), pct(p.error_each_run.p95), pct(p.spread.median), pct(p.spread.p95), r ? `${pct(r.median)} / ${pct(r.p95)} (${r.n} of ${p.error.n})` : '–'];
 }
-const POOL_COLS = ['cells', 'pass', 'median |err|', 'p95 |err|', 'each run: median', 'each run: p95', 'runs differ: median', 'runs differ: p95'];
+const POOL_COLS = ['cells', 'pass', 'median |err|', 'p95 |err|', 'each run: median', 'each run: p95', 'runs differ: median', 'runs differ: p95', `repeated steps (runs within ${pct(REPEATABLE_SPREAD)}): median / p95 |err|`];
 
 export async function renderValidateReport(dir: string): Promise<string> {
   const r = JSON.parse(readFileSync(join(dir, 'validate.json'), 'utf8')) as ValidateResult;
@@ -101,7 +102,8 @@ export async function renderValidateReport(dir: string): Promise<string> {
       `Grid \`${r.grid.name}\` on **${r.device}** (${r.backend} backend): ${r.cells.length} cells, ${ok.length} run (${r.runs} HIL runs each, first ${r.skip_steps} step(s) left out), ` +
       `${r.cells.filter((c) => c.status === 'skipped').length} skipped, ${r.cells.filter((c) => c.status === 'error').length} failed, ${r.cells.filter((c) => c.status === 'not-run').length} not run. ` +
       `**${passed} of ${ok.length}** cells meet their targets. Error = per step |simulated − measured| / measured, measured = the per-step median of the runs; ` +
-      `"each run" = against every run alone; "runs differ" = the hardware's own spread, per step and pair of runs |run i − run j| / their mean.\n\n` +
+      `"each run" = against every run alone; "runs differ" = the hardware's own spread, per step and pair of runs |run i − run j| / their mean; ` +
+      `"repeated steps" = the error over the steps whose runs all lie within ${pct(REPEATABLE_SPREAD)} of each other (where the hardware agrees with itself; shown beside the strict error, and the cells are judged on every step).\n\n` +
       `Targets: policies that move data (any bytes on a link) median ≤ ${pct(t.moving.median)}, p95 ≤ ${pct(t.moving.p95)}; policies that move none ≤ ${pct(t.non_moving.median)} / ${pct(t.non_moving.p95)}; ` +
       `policies that use the storage tier: mean step time within ${pct(t.storage.mean)} and simulated p50 and p99 step times within the runs' spread (p95) of the measured.`,
     table: { columns: ['pool', ...POOL_COLS], rows: r.pools.map((p) => poolRow(p)) },

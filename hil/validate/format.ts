@@ -1,10 +1,13 @@
 /** The text summary of a validation run: the tiers' devices, the pools, per policy, and the notes. */
+import { REPEATABLE_SPREAD } from './stats.js';
 import type { PoolSummary, ValidateResult } from './validate.js';
 
 const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(2)}%` : '-');
 
 export function formatPool(p: PoolSummary): string {
-  return `${p.name.padEnd(36)} cells ${String(p.cells).padStart(4)} (pass ${String(p.passed).padStart(4)})  |err| median ${pct(p.error.median).padStart(7)} p95 ${pct(p.error.p95).padStart(7)}  each run: median ${pct(p.error_each_run.median).padStart(7)} p95 ${pct(p.error_each_run.p95).padStart(7)}  runs differ: median ${pct(p.spread.median).padStart(7)} p95 ${pct(p.spread.p95).padStart(7)}`;
+  const r = p.error_repeatable;
+  const rep = r ? `  repeated steps: median ${pct(r.median).padStart(7)} p95 ${pct(r.p95).padStart(7)} (${r.n} of ${p.error.n})` : '';
+  return `${p.name.padEnd(36)} cells ${String(p.cells).padStart(4)} (pass ${String(p.passed).padStart(4)})  |err| median ${pct(p.error.median).padStart(7)} p95 ${pct(p.error.p95).padStart(7)}  each run: median ${pct(p.error_each_run.median).padStart(7)} p95 ${pct(p.error_each_run.p95).padStart(7)}  runs differ: median ${pct(p.spread.median).padStart(7)} p95 ${pct(p.spread.p95).padStart(7)}${rep}`;
 }
 
 export function formatValidate(r: ValidateResult): string {
@@ -19,6 +22,7 @@ export function formatValidate(r: ValidateResult): string {
   lines.push('per policy:');
   for (const p of r.per_policy) lines.push(`  ${formatPool({ ...p, name: `${p.name} [${p.pool}]` })}`);
   lines.push(`targets: moving data median <= ${pct(r.targets.moving.median)}, p95 <= ${pct(r.targets.moving.p95)}; moving none <= ${pct(r.targets.non_moving.median)} / ${pct(r.targets.non_moving.p95)}; storage: mean within ${pct(r.targets.storage.mean)}, p50 and p99 within the runs' spread (p95)`);
+  if (r.pools.some((p) => p.error_repeatable)) lines.push(`repeated steps: the steps whose hardware runs are within ${pct(REPEATABLE_SPREAD)} of each other (the error where the hardware agrees with itself; the cells are judged on every step)`);
   for (const n of r.notes) lines.push(`note: ${n}`);
   lines.push(`wall ${r.wall_s.toFixed(1)} s (plan ${r.plan_s.toFixed(0)} s)`);
   return lines.join('\n');

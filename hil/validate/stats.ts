@@ -61,6 +61,33 @@ export function pairSpreads(runs: readonly (readonly number[])[]): number[] {
   return out;
 }
 
+/**
+ * How close a step's hardware runs must be for the step to count as repeatable: every pair of runs
+ * within this share of their mean (the pair spread of pairSpreads).
+ */
+export const REPEATABLE_SPREAD = 0.02;
+
+/**
+ * per step, whether the hardware repeated it: at least two runs, every pair within REPEATABLE_SPREAD
+ * of its mean. A step slowed in one run by something outside the run (another tenant on the host link,
+ * the disk) fails it; the simulator's error over the steps that pass is its error where the hardware
+ * itself agrees.
+ */
+export function repeatableSteps(runs: readonly (readonly number[])[]): boolean[] {
+  if (runs.length < 2) return runs.length ? runs[0].map(() => false) : [];
+  const n = runs[0].length;
+  return Array.from({ length: n }, (_, s) => {
+    for (let i = 0; i < runs.length; i++) {
+      for (let j = i + 1; j < runs.length; j++) {
+        const a = runs[i][s];
+        const b = runs[j][s];
+        if (!(Math.abs(a - b) / Math.max((a + b) / 2, 1e-12) <= REPEATABLE_SPREAD)) return false;
+      }
+    }
+    return true;
+  });
+}
+
 /** the targets a cell is held to, by what its policy moves */
 export type PolicyPool = 'non-moving' | 'moving' | 'storage';
 

@@ -25,7 +25,7 @@ import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 import { heldOutPoints, pointsNearGrid } from './calibration-points.js';
 import { contextLabel, expandGrid, type GridCell, type ValidateGrid } from './grid.js';
 import { cellSeconds, formatSeconds, H100_PLAN, WallRatios } from './plan.js';
-import { type CellJudgement, distribution, type Distribution, hostWaitShare, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, stepMedians, TARGETS, type Targets } from './stats.js';
+import { type CellJudgement, distribution, type Distribution, hostWaitShare, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, repeatableSteps, stepMedians, TARGETS, type Targets } from './stats.js';
 import { describeTiers, type TierDevice } from './tier-devices.js';
 
 export interface ValidateOptions {
@@ -102,6 +102,12 @@ export interface PoolSummary {
   error: MedianP95;
   error_each_run: MedianP95;
   spread: MedianP95;
+  /**
+   * the error over the steps the hardware repeated (stats.ts repeatableSteps: its runs within
+   * REPEATABLE_SPREAD of each other); n of them out of error.n. Beside the strict error, not in place of
+   * it: the cells are judged on every step. Absent in summaries stored before it was kept.
+   */
+  error_repeatable?: MedianP95;
 }
 
 export interface ValidateResult {
@@ -175,7 +181,9 @@ export function cellStats(pool: PolicyPool, sim: number[], runs: number[][], ski
   const spread = medianP95(pairSpreads(used));
   const sim_dist = distribution(s);
   const hw_dist = distribution(m);
-  return { hw_median_ms: med, error, error_each_run, spread, sim_dist, hw_dist, judgement: judgeCell(pool, error, sim_dist, hw_dist, spread, targets), errors: relErrors(s, m), each: used.flatMap((r) => relErrors(s, r)), spreads: pairSpreads(used) };
+  const errors = relErrors(s, m);
+  const repeatable = repeatableSteps(used);
+  return { hw_median_ms: med, error, error_each_run, spread, sim_dist, hw_dist, judgement: judgeCell(pool, error, sim_dist, hw_dist, spread, targets), errors, each: used.flatMap((r) => relErrors(s, r)), spreads: pairSpreads(used), repeatableErrors: errors.filter((_, i) => repeatable[i]) };
 }
 
 /** a cell's error, spread, distributions and judgement from its statistics */
@@ -194,6 +202,7 @@ export function poolSummary(name: string, cells: CellResult[], skip: number): Po
     error: medianP95(st.flatMap((x) => x.errors)),
     error_each_run: medianP95(st.flatMap((x) => x.each)),
     spread: medianP95(st.flatMap((x) => x.spreads)),
+    error_repeatable: medianP95(st.flatMap((x) => x.repeatableErrors)),
   };
 }
 

@@ -8,7 +8,8 @@ import { defaultCalibrationPoints } from '../../hil/calibrate/measure.js';
 import { heldOutPoints, pointsNearGrid, spread } from '../../hil/validate/calibration-points.js';
 import { expandGrid } from '../../hil/validate/grid.js';
 import { cellSeconds, WallRatios } from '../../hil/validate/plan.js';
-import { distribution, hostWaitShare, judgeCell, medianP95, pairSpreads, relErrors, stepMedians } from '../../hil/validate/stats.js';
+import { distribution, hostWaitShare, judgeCell, medianP95, pairSpreads, relErrors, repeatableSteps, stepMedians } from '../../hil/validate/stats.js';
+import { formatPool } from '../../hil/validate/format.js';
 import { describeBlockDevice, mountOf } from '../../hil/validate/tier-devices.js';
 import { type CellResult, cellStats, poolOf, poolSummary } from '../../hil/validate/validate.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -83,6 +84,33 @@ describe('validation statistics', () => {
     const p = poolSummary('moving', [a, b, { ...a, id: 'x', status: 'skipped' }], 1);
     // pooled errors 0, 0.1, 0.2, 0.2: median 0.15, p95 at position 2.85 = 0.2
     expect(p).toMatchObject({ cells: 2, passed: 0, error: { median: expect.closeTo(0.15, 12), p95: expect.closeTo(0.2, 12), n: 4 }, spread: { median: 0, n: 4 } });
+    // every step of A and B repeated (identical runs): the repeated-step error is the whole error
+    expect(p.error_repeatable).toEqual(p.error);
+  });
+
+  it('repeated steps: every pair of runs within 2% of its mean; the error over those steps pooled beside the strict one', () => {
+    // pair spreads per step: 0, 2 / 101 (within), 3 / 101.5 (not), 1 (one run slowed 3x)
+    expect(repeatableSteps([[100, 100, 100, 100], [100, 102, 103, 300]])).toEqual([true, true, false, false]);
+    // three runs: every pair counts (99 against 101: 2 / 100, at the bound; 100 against 102.1: 2.1 / 101.05)
+    expect(repeatableSteps([[100, 99, 100], [100, 101, 100], [100, 100, 102.1]])).toEqual([true, true, false]);
+    expect(repeatableSteps([[100], [101]])).toEqual([true]);
+    // one run: nothing says a step repeated
+    expect(repeatableSteps([[1, 2, 3]])).toEqual([false, false, false]);
+    expect(repeatableSteps([])).toEqual([]);
+    const cell = (id: string, sim: number[], hw: number[][]): CellResult => {
+      const st = cellStats('moving', sim, hw, 1);
+      return { id, key: '', trace: 't', trace_name: 't', trace_kind: 'generated', context: 256, prompt_tokens: 256, model: 'm', policy: id, label: id, options: {}, budget: '20%', status: 'ok', pool: 'moving', sim_ms: sim, hw_ms: hw, error: st.error, spread: st.spread, judgement: st.judgement, estimate_s: 1 };
+    };
+    // steps 1..4 (step 0 left out): runs agree at 1 and 3 (errors 0.01, 0.05); at 2 one run took 30 and at
+    // 4 the runs differ by 5%, so those two count in the strict error (medians 20, 10.25) only
+    const c = cell('c', [0, 10.1, 10, 10.5, 10], [[0, 10, 10, 10, 10], [0, 10, 30, 10, 10.5]]);
+    const st = cellStats('moving', c.sim_ms!, c.hw_ms!, 1);
+    expect(st.repeatableErrors).toEqual([expect.closeTo(0.01, 12), expect.closeTo(0.05, 12)]);
+    expect(st.errors).toEqual([expect.closeTo(0.01, 12), expect.closeTo(0.5, 12), expect.closeTo(0.05, 12), expect.closeTo(0.25 / 10.25, 12)]);
+    const p = poolSummary('moving', [c], 1);
+    expect(p.error_repeatable).toEqual({ median: expect.closeTo(0.03, 12), p95: expect.closeTo(0.048, 12), n: 2 });
+    expect(p.error.n).toBe(4);
+    expect(formatPool(p)).toMatch(/repeated steps: median {3}3\.00% p95 {3}4\.80% \(2 of 4\)$/);
   });
 });
 
