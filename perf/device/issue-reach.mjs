@@ -19,7 +19,8 @@
 // Llama-3-8B layer's 436 MB) run on the compute stream beside the queued copies ("engine" is then the copies' pace
 // beside compute).
 // STRIDES=1,2,4,...: instead, sorted selections of about one slot in each stride, layer after layer,
-// next to the gaps pattern. Cases alternate within each of ROUNDS rounds; medians per case.
+// next to the gaps pattern; SLOTS=n: n slots a layer (default 528, an 8k context's layout; 2048 is a 32k
+// context's, its 32 layers then spread over the whole 4 GiB pool). Cases alternate within each of ROUNDS rounds; medians per case.
 //   node perf/device/issue-reach.mjs DIST     (KVTIER_HIL_ADDON names the addon)
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -32,11 +33,13 @@ const rounds = Number(process.env.ROUNDS ?? 5);
 const copies = Number(process.env.COPIES ?? 512);
 if (!(Number.isInteger(rounds) && rounds >= 1)) throw new Error(`ROUNDS must be an integer >= 1 (got ${process.env.ROUNDS})`);
 if (!(Number.isInteger(copies) && copies >= 16 && copies <= 1000)) throw new Error(`COPIES must be an integer in 16..1000, inside the copy queue (about 1020 on an H100: copy-queue.mjs) (got ${process.env.COPIES})`);
-for (const k of ['ALT', 'BESIDE_GEMV', 'BESIDE_ROWS', 'DEV_SCATTER_MIB', 'BLOCKER_MIB']) {
+for (const k of ['ALT', 'BESIDE_GEMV', 'BESIDE_ROWS', 'DEV_SCATTER_MIB', 'BLOCKER_MIB', 'SLOTS']) {
   const v = process.env[k];
   if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) >= 0)) throw new Error(`${k} must be an integer >= 0 (got ${v})`);
 }
-for (const k of ['ALT', 'BESIDE_ROWS', 'BLOCKER_MIB']) if (process.env[k] === '0') throw new Error(`${k} must be above 0 where given`);
+for (const k of ['ALT', 'BESIDE_ROWS', 'BLOCKER_MIB', 'SLOTS']) if (process.env[k] === '0') throw new Error(`${k} must be above 0 where given`);
+const SLOTS = Number(process.env.SLOTS ?? 528);
+if (SLOTS > 4096) throw new Error(`SLOTS must be at most 4096 (32 layers of 64 KiB slots fill the 4 GiB pool at 2048; got ${SLOTS})`);
 if (process.env.STRIDES !== undefined && !process.env.STRIDES.split(',').every((x) => Number.isInteger(Number(x)) && Number(x) >= 1)) {
   throw new Error(`STRIDES must be integers >= 1 separated by commas (got ${process.env.STRIDES})`);
 }
@@ -72,7 +75,7 @@ add('cycle 512 x 2 MiB', (i) => (i % 512) * 2 * MiB + slotIn(2 * MiB));
 add('layers 24 of 32', (i) => ((Math.floor(i / 24) % 32) * 528 + Math.floor(rand() * 528)) * BLOCK);
 add('random in 1 GiB', () => slotIn(1024 * MiB));
 add('random in 4 GiB', () => slotIn(POOL));
-// sorted selections, layer after layer (the executor's layout, 528 slots a layer): each layer's copies
+// sorted selections, layer after layer (the executor's layout, SLOTS slots a layer): each layer's copies
 // are a random subset of its slots in ascending order, about one slot in `stride`, as a selection
 // policy's sorted block lists reach the executor
 if (process.env.STRIDES) {
@@ -80,10 +83,11 @@ if (process.env.STRIDES) {
   add('gaps of 1-3 blocks', () => ((at += (2 + Math.floor(rand() * 3)) * BLOCK) % POOL));
   for (const stride of process.env.STRIDES.split(',').map(Number)) {
     const list = [];
-    for (let l = 0; list.length < copies; l = (l + 1) % 32) {
+    const layers = Math.min(32, Math.floor(POOL / (SLOTS * BLOCK)));
+    for (let l = 0; list.length < copies; l = (l + 1) % layers) {
       const picked = [];
-      for (let b = 0; b < 528; b++) if (stride === 1 || rand() < 1 / stride) picked.push(b);
-      for (const b of picked) list.push((l * 528 + b) * BLOCK);
+      for (let b = 0; b < SLOTS; b++) if (stride === 1 || rand() < 1 / stride) picked.push(b);
+      for (const b of picked) list.push((l * SLOTS + b) * BLOCK);
     }
     add(`sorted 1 in ${stride}`, (i) => list[i]);
   }
