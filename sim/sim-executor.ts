@@ -153,8 +153,8 @@ export class SimExecutor implements Executor<Signal> {
   private readonly queueOps: number;
   /**
    * memory-stream ops the host clock has issued in this step (copies, conversion launches, the marks
-   * around a requantization, the barrier's wait), and whether the step began behind the HIL's barrier
-   * (memQueueOps)
+   * around a batch or a requantization, the barrier's wait), and whether the step began behind the HIL's
+   * barrier (memOps)
    */
   private memOpsStep = 0;
   private barrier = false;
@@ -735,9 +735,10 @@ export class SimExecutor implements Executor<Signal> {
     if (this.hostClock && s !== this.host) {
       // (marks around a memory-stream batch, and around each weight copy: the HIL issues those on its memory stream)
       const marked = (s === this.memory && !this.continuesStage) || s === this.weights;
-      if (marked) this.hostOp(1, this.issueRecord);
+      const mark = () => (s === this.memory ? this.memOps(1, this.issueRecord) : this.hostOp(1, this.issueRecord));
+      if (marked) mark();
       op.issuedLast = this.issueCopies(s, runs);
-      if (marked) this.hostOp(1, this.issueRecord);
+      if (marked) mark();
     }
     this.lastCopy = op;
     return this.tagMem(s, s.enqueueTask(op));

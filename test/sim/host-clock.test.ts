@@ -199,10 +199,11 @@ describe('the host clock', () => {
     // runs 2554..2618, projections 2618..3618
     expect(run()).toEqual([1074, 3618 - 1074]);
     // 6 ops: the host is not held back at the step's start (step 0 has 6), but the memory stream's queue
-    // takes the barrier's wait and 5 copies (120..520); the 15 others are issued from 1074, at 1174..2574,
-    // and the link, faster than the host, waits for each from the 11th on (1814..1888 after its issue at
-    // 1774): the last runs 2574..2648; attention launched at 2584 runs 2648..2712, projections 2712..3712
-    expect(run(6)).toEqual([1074, 3712 - 1074]);
+    // takes the barrier's wait, the mark before the batch and 4 copies (120..420); the 16 others are
+    // issued from 1074, at 1174..2674, and the link, faster than the host, waits for each from the 13th
+    // on (1974..2048 after its issue at 1974): the last runs 2674..2748; attention launched at 2684 runs
+    // 2748..2812, projections 2812..3812
+    expect(run(6)).toEqual([1074, 3812 - 1074]);
   });
 
   it('host_convert_us: a change of bits in a host tier waits for the memory stream to drain, then takes the host that long per block', () => {
