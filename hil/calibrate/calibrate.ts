@@ -192,7 +192,11 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   src['gpu.attention_launch_us'] = `${by}: intercept of a relative-error line through attention in situ (FP16) vs KV bytes (rms residual ${pct(fits.attention.rms_residual)}, max ${pct(fits.attention.max_abs_residual)}); used only without attention_curve`;
   src['gpu.attention_GBps'] = `${by}: slope of the same line`;
   p.gpu.attention_curve = curve.map((x) => ({ tokens: x.tokens, us: r2(x.us) }));
-  src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the layer GEMV as gpu.linear_* predicts it (${r2(layerLinearUs)} us; measured alone ${r2(layerGemvUs(m))} us), so that attention + linear reproduces the measured chain (launch gaps and cold L2 included)`;
+  const phased = m.attention_in_situ.filter((x) => x.phases?.length);
+  const phaseText = phased.length
+    ? `; from ${phased[0].tokens} tokens on, each point the mean over the contexts ${phased[0].phases!.join(', ')} blocks around it (the kernel's time follows where a context falls in its split of the context; at the contexts themselves: ${phased.map((x) => `${x.tokens} ${r2(x.us_at_context!)}`).join(', ')} us beyond the GEMV)`
+    : '';
+  src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the layer GEMV as gpu.linear_* predicts it (${r2(layerLinearUs)} us; measured alone ${r2(layerGemvUs(m))} us), so that attention + linear reproduces the measured chain (launch gaps and cold L2 included)${phaseText}`;
   const kernelCurves = attentionKernelCurves(m);
   if (kernelCurves) {
     p.gpu.attention_kernels = kernelCurves;
@@ -572,7 +576,11 @@ export function attentionKernelCurves(m: Pick<Measurements, 'kernels'> & Partial
       ? [
           // FP16 in situ at the contexts the other kernels were chained at (read off the FP16 chains where
           // they were not taken at the same context)
-          ...at.map((t) => ({ precision: 'fp16', tokens: t, us: fp16.find((x) => x.tokens === t)?.us ?? interpolate(fp16, t) })),
+          // (at the context itself where the FP16 point is a mean around it: the other kernels were timed there)
+          ...at.map((t) => {
+            const x = fp16.find((p) => p.tokens === t);
+            return { precision: 'fp16', tokens: t, us: x ? (x.us_at_context ?? x.us) : interpolate(fp16, t) };
+          }),
           ...situ.map((x) => ({ precision: x.precision, tokens: x.tokens, us: x.us })),
         ]
       : m.kernels.filter((k) => k.kind === 'attention' && k.context !== undefined).map((k) => ({ precision: k.precision!, tokens: k.context!, us: k.us }));

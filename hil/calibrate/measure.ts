@@ -43,7 +43,7 @@ export interface Measurements {
    * GEMV of the layer's weights) timed end to end; per point, us = chain time per layer - the GEMV's
    * isolated time (launch gaps, marks and a cold L2 after each GEMV are in it)
    */
-  attention_in_situ: { tokens: number; bytes: number; us: number; chain_us_per_layer: number }[];
+  attention_in_situ: ChainPoint[];
   /**
    * every other dispatched attention kernel in the same chains, at the attention contexts: us = chain
    * time per layer - the GEMV's isolated time, as attention_in_situ (absent from measurements taken
@@ -274,7 +274,8 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const situContexts = pts.situ_contexts;
   const chainTrials = o.quick ? 5 : 7;
   // (cuda) the first context's chain repeated for CHAIN_WARM_MS before any chain is timed, as a run's steps follow one another
-  const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, chainTrials, { warmMs: cuda ? CHAIN_WARM_MS : 0 });
+  // (each context of CHAIN_PHASE_MIN_BLOCKS blocks or more timed around it as well: the point is the mean over the kernel's split of the context)
+  const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, chainTrials, { warmMs: cuda ? CHAIN_WARM_MS : 0, phases: CHAIN_PHASE_BLOCKS });
   tick('attention in situ');
   log('attention kernels in situ: the same layer chains with each other kernel, at the attention contexts');
   const kernels_in_situ: NonNullable<Measurements['kernels_in_situ']> = [];
@@ -452,11 +453,40 @@ export async function measureCopiesInSitu(b: NativeBackend, rows: number, cols: 
 export const CHAIN_WARM_MS = 200;
 
 /**
+ * Block offsets around a context at which the FP16 layer chains are also timed, their mean being the
+ * point's time: the attention kernel's time does not follow the context smoothly but with where the
+ * context falls in the kernel's split of it (on an H100, Llama-2-7B's kernel at 3,073-3,456 tokens took
+ * 6-8 us per layer more than at 3,072 and at 3,472-3,584, a pattern that repeats every 32 blocks;
+ * lab/notes/HIL-NOTES.md), and the calibration's round contexts fall where it is fastest. Eight
+ * offsets 4 blocks apart cover a period of 32 blocks evenly, centred on the context.
+ */
+export const CHAIN_PHASE_BLOCKS: readonly number[] = [-14, -10, -6, -2, 2, 6, 10, 14];
+/** contexts below this many blocks are timed at the context alone (there the kernel's time follows it smoothly) */
+export const CHAIN_PHASE_MIN_BLOCKS = 128;
+
+/** one context's layer chain: us = chain time per layer - the GEMV's isolated time */
+export interface ChainPoint {
+  tokens: number;
+  bytes: number;
+  us: number;
+  chain_us_per_layer: number;
+  /**
+   * with phases: the same at the context alone (us and chain_us_per_layer are then the mean over the
+   * contexts `phases` blocks around it); absent from points timed at the context alone
+   */
+  us_at_context?: number;
+  phases?: number[];
+}
+
+/**
  * `layers` x (mark, mark, attention, mark, GEMV, mark) on the compute stream, as the executor issues a
  * step, over a table of `precisionOf` blocks (default FP16 throughout; a uniform table declared as the
- * executor declares it); with `warmMs`, the first context's chain repeated that long before any is timed
+ * executor declares it); with `warmMs`, the first context's chain repeated that long before any is timed.
+ * With `phases` (FP16 tables only): a context of at least CHAIN_PHASE_MIN_BLOCKS blocks is also timed at
+ * each of those block offsets around it (one cache, its table's first blocks), the point's time their mean.
  */
-export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, gemvUs: number, trials: number, c: { precisionOf?: (i: number, n: number) => Precision; warmMs?: number } = {}) {
+export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, gemvUs: number, trials: number, c: { precisionOf?: (i: number, n: number) => Precision; warmMs?: number; phases?: readonly number[] } = {}): Promise<ChainPoint[]> {
+  if (c.phases && c.precisionOf) throw new Error('measureChain: phases apply to FP16 tables only (a mixed table changes with its length)');
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const layers = Math.max(4, Math.min(m.layers, 32));
@@ -469,14 +499,16 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
   const marks = Array.from({ length: 4 }, () => b.createEvent());
   const e0 = b.createEvent();
   const e1 = b.createEvent();
-  const points: { tokens: number; bytes: number; us: number; chain_us_per_layer: number }[] = [];
+  const points: ChainPoint[] = [];
   try {
     b.write(w, 0, new Uint8Array(Math.min(rows * cols * 2, 1 << 22)));
     b.write(x, 0, new Float32Array(cols).map((_, i) => Math.cos(i)));
     b.write(q, 0, new Float32Array(m.q_heads * m.head_dim).map((_, i) => Math.sin(i * 0.37)));
     for (const tokens of contexts) {
       const blocks = Math.ceil(tokens / o.blockTokens);
-      const precisions = Array.from({ length: blocks }, (_, i) => (c.precisionOf ? c.precisionOf(i, blocks) : ('fp16' as Precision)));
+      const phases = c.phases && blocks >= CHAIN_PHASE_MIN_BLOCKS ? [...c.phases] : [];
+      const most = blocks + Math.max(0, ...phases);
+      const precisions = Array.from({ length: most }, (_, i) => (c.precisionOf ? c.precisionOf(i, most) : ('fp16' as Precision)));
       const cache = buildDeviceCache(b, g, precisions);
       try {
         // uniformPrecision as the executor declares it for a table of one precision (e.g. the tensor-core FP16 kernel where it applies)
@@ -501,17 +533,27 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
             await b.synchronize();
           }
         }
-        const per: number[] = [];
-        for (let t = 0; t < trials; t++) {
-          b.record('compute', e0);
-          chain();
-          b.record('compute', e1);
-          await b.synchronize();
-          per.push((b.elapsedMs(e0, e1) * 1000) / layers);
-        }
-        const perLayer = median(per);
+        const timed = async (contextTokens: number) => {
+          op.contextTokens = contextTokens;
+          const per: number[] = [];
+          for (let t = 0; t < trials; t++) {
+            b.record('compute', e0);
+            chain();
+            b.record('compute', e1);
+            await b.synchronize();
+            per.push((b.elapsedMs(e0, e1) * 1000) / layers);
+          }
+          return median(per);
+        };
+        const atContext = await timed(tokens);
+        const around: number[] = [];
+        for (const k of phases) around.push(await timed(tokens + k * o.blockTokens));
+        const perLayer = around.length ? around.reduce((a, x) => a + x, 0) / around.length : atContext;
         // (a host backend can time the difference at or below zero: keep the curve positive)
-        points.push({ tokens, bytes: cache.arenaBytes, us: Math.max(0.01, perLayer - gemvUs), chain_us_per_layer: perLayer });
+        const bytes = blockBytes(g, 'fp16') * blocks;
+        const point: ChainPoint = { tokens, bytes: c.precisionOf ? cache.arenaBytes : bytes, us: Math.max(0.01, perLayer - gemvUs), chain_us_per_layer: perLayer };
+        if (around.length) Object.assign(point, { us_at_context: Math.max(0.01, atContext - gemvUs), phases });
+        points.push(point);
       } finally {
         cache.free();
       }

@@ -1,0 +1,101 @@
+// The calibration's layer chains timed around a context (hil/calibrate/measure.ts measureChain with
+// phases): which contexts the attention runs at, and that the point is the mean over them with the time at
+// the context itself kept beside it. The host backend runs the kernels; its clock is replaced by one that
+// makes a layer take tokens / 10 us, so every time is known exactly.
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { NativeBackend } from '../../hil/addon-types.js';
+import { openBackend } from '../../hil/backend.js';
+import { attentionKernelCurves } from '../../hil/calibrate/calibrate.js';
+import { CHAIN_PHASE_BLOCKS, CHAIN_PHASE_MIN_BLOCKS, measureChain } from '../../hil/calibrate/measure.js';
+import { loadModel } from '../../sim/models/load-model.js';
+import { backendAvailability } from './availability.js';
+import { makeHilFixture } from './hil-fixtures.js';
+
+const host = backendAvailability('host');
+const fx = makeHilFixture();
+afterAll(() => rmSync(fx.dir, { recursive: true, force: true }));
+
+/** the host backend, its attention calls recorded and its event clock a layer of tokens / 10 us */
+function clocked(layers: number) {
+  const b = openBackend('host');
+  const contexts: number[] = [];
+  let last = 0;
+  const proxy = new Proxy(b, {
+    get(t, k) {
+      if (k === 'attention') {
+        return (s: string, op: { contextTokens: number }) => {
+          contexts.push(op.contextTokens);
+          last = op.contextTokens;
+          return t.attention(s as never, op as never);
+        };
+      }
+      if (k === 'elapsedMs') return () => (layers * last) / 10 / 1000;
+      const v = Reflect.get(t, k);
+      return typeof v === 'function' ? v.bind(t) : v;
+    },
+  }) as NativeBackend;
+  return { b, proxy, contexts };
+}
+
+describe.skipIf(!host.available)(`layer chains timed around a context${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
+  it('times a long context at each offset around it and takes the mean; a short one at itself', async () => {
+    const model = loadModel(fx.model);
+    const layers = Math.max(4, Math.min(model.layers, 32)); // as measureChain chains them
+    const { b, proxy, contexts } = clocked(layers);
+    try {
+      const o = { model, blockTokens: 16, groupSize: 64, quick: true, fileDir: fx.dir };
+      const long = CHAIN_PHASE_MIN_BLOCKS * 16; // 2048 tokens: phased
+      const short = long - 16; // 127 blocks: not
+      const pts = await measureChain(proxy, o, [short, long], 8, model.hidden, 1, 2, { phases: [-2, 6] });
+      // each chain runs `layers` attentions: per context one untimed chain, then two timed chains at the
+      // context and at each offset (-2 and +6 blocks)
+      const runs = (tokens: number, chains: number) => Array(chains * layers).fill(tokens);
+      expect(contexts).toEqual([...runs(short, 3), ...runs(long, 3), ...runs(long - 32, 2), ...runs(long + 96, 2)]);
+      expect(pts[0]).toEqual({ tokens: short, bytes: expect.any(Number), us: short / 10 - 1, chain_us_per_layer: short / 10 });
+      // the mean of (2048 - 32) / 10 and (2048 + 96) / 10 = 208.0 us a layer; at 2048 itself 204.8
+      expect(pts[1].chain_us_per_layer).toBeCloseTo(208, 9);
+      expect(pts[1].us).toBeCloseTo(207, 9);
+      expect(pts[1].us_at_context).toBeCloseTo(203.8, 9);
+      expect(pts[1].phases).toEqual([-2, 6]);
+      // the bytes of the context's own blocks, not of the larger cache the offsets read
+      expect(pts[1].bytes).toBe((pts[0].bytes / 127) * 128);
+      // a mixed table changes with its length: phases refused there
+      await expect(measureChain(proxy, o, [long], 8, model.hidden, 1, 1, { phases: [2], precisionOf: () => 'fp16' })).rejects.toThrow(/phases apply to FP16 tables only/);
+    } finally {
+      b.close();
+    }
+  });
+
+  it('covers a period of 32 blocks evenly, centred on the context', () => {
+    const phases = [...CHAIN_PHASE_BLOCKS].map((k) => ((k % 32) + 32) % 32).sort((a, b) => a - b);
+    expect(phases).toEqual([2, 6, 10, 14, 18, 22, 26, 30]);
+    expect(CHAIN_PHASE_BLOCKS.reduce((a, k) => a + k, 0)).toBe(0);
+  });
+});
+
+describe('the other kernels\' differences to FP16', () => {
+  it('are taken against FP16 at the context itself where the FP16 point is a mean around it', () => {
+    const k = attentionKernelCurves({
+      kernels: [],
+      attention_in_situ: [
+        { tokens: 1024, bytes: 1, us: 10, chain_us_per_layer: 0 },
+        { tokens: 4096, bytes: 1, us: 40, chain_us_per_layer: 0, us_at_context: 34, phases: [-2, 2] },
+      ],
+      kernels_in_situ: [
+        { precision: 'int8', tokens: 1024, bytes: 1, us: 8, chain_us_per_layer: 0 },
+        { precision: 'int8', tokens: 4096, bytes: 1, us: 30, chain_us_per_layer: 0 },
+      ],
+    });
+    expect(k).toEqual({
+      fp16: [
+        { tokens: 1024, us: 10 },
+        { tokens: 4096, us: 34 },
+      ],
+      int8: [
+        { tokens: 1024, us: 8 },
+        { tokens: 4096, us: 30 },
+      ],
+    });
+  });
+});
