@@ -476,6 +476,8 @@ export interface ChainPoint {
    */
   us_at_context?: number;
   phases?: number[];
+  /** with phases: the time at each offset (as us, in the order of phases) */
+  around_us?: number[];
 }
 
 /**
@@ -483,7 +485,8 @@ export interface ChainPoint {
  * step, over a table of `precisionOf` blocks (default FP16 throughout; a uniform table declared as the
  * executor declares it); with `warmMs`, the first context's chain repeated that long before any is timed.
  * With `phases` (FP16 tables only): a context of at least CHAIN_PHASE_MIN_BLOCKS blocks is also timed at
- * each of those block offsets around it (one cache, its table's first blocks), the point's time their mean.
+ * each of those block offsets around it (one cache, its table's first blocks; the contexts in turn within
+ * each trial), the point's time the mean of their medians over the trials.
  */
 export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, gemvUs: number, trials: number, c: { precisionOf?: (i: number, n: number) => Precision; warmMs?: number; phases?: readonly number[] } = {}): Promise<ChainPoint[]> {
   if (c.phases && c.precisionOf) throw new Error('measureChain: phases apply to FP16 tables only (a mixed table changes with its length)');
@@ -533,26 +536,28 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
             await b.synchronize();
           }
         }
-        const timed = async (contextTokens: number) => {
-          op.contextTokens = contextTokens;
-          const per: number[] = [];
-          for (let t = 0; t < trials; t++) {
+        // the context and each offset in turn within every trial (not one context's trials back to back),
+        // so that a disturbance of the GPU lasting a few chains slows one trial of several contexts, which
+        // each context's median over its trials leaves out, rather than every trial of one context
+        const at = [tokens, ...phases.map((k) => tokens + k * o.blockTokens)];
+        const per = at.map((): number[] => []);
+        for (let t = 0; t < trials; t++) {
+          for (let i = 0; i < at.length; i++) {
+            op.contextTokens = at[i];
             b.record('compute', e0);
             chain();
             b.record('compute', e1);
             await b.synchronize();
-            per.push((b.elapsedMs(e0, e1) * 1000) / layers);
+            per[i].push((b.elapsedMs(e0, e1) * 1000) / layers);
           }
-          return median(per);
-        };
-        const atContext = await timed(tokens);
-        const around: number[] = [];
-        for (const k of phases) around.push(await timed(tokens + k * o.blockTokens));
+        }
+        const atContext = median(per[0]);
+        const around = per.slice(1).map((x) => median(x));
         const perLayer = around.length ? around.reduce((a, x) => a + x, 0) / around.length : atContext;
         // (a host backend can time the difference at or below zero: keep the curve positive)
         const bytes = blockBytes(g, 'fp16') * blocks;
         const point: ChainPoint = { tokens, bytes: c.precisionOf ? cache.arenaBytes : bytes, us: Math.max(0.01, perLayer - gemvUs), chain_us_per_layer: perLayer };
-        if (around.length) Object.assign(point, { us_at_context: Math.max(0.01, atContext - gemvUs), phases });
+        if (around.length) Object.assign(point, { us_at_context: Math.max(0.01, atContext - gemvUs), phases, around_us: around.map((x) => Math.max(0.01, x - gemvUs)) });
         points.push(point);
       } finally {
         cache.free();

@@ -16,11 +16,15 @@ const host = backendAvailability('host');
 const fx = makeHilFixture();
 afterAll(() => rmSync(fx.dir, { recursive: true, force: true }));
 
-/** the host backend, its attention calls recorded and its event clock a layer of tokens / 10 us */
-function clocked(layers: number) {
+/**
+ * the host backend, its attention calls recorded and its event clock a layer of tokens / 10 us; the timed
+ * chains numbered in `slow` (counting from 0 over every elapsedMs call) read ten times that
+ */
+function clocked(layers: number, slow: readonly number[] = []) {
   const b = openBackend('host');
   const contexts: number[] = [];
   let last = 0;
+  let timed = 0;
   const proxy = new Proxy(b, {
     get(t, k) {
       if (k === 'attention') {
@@ -30,7 +34,7 @@ function clocked(layers: number) {
           return t.attention(s as never, op as never);
         };
       }
-      if (k === 'elapsedMs') return () => (layers * last) / 10 / 1000;
+      if (k === 'elapsedMs') return () => ((slow.includes(timed++) ? 10 : 1) * layers * last) / 10 / 1000;
       const v = Reflect.get(t, k);
       return typeof v === 'function' ? v.bind(t) : v;
     },
@@ -48,20 +52,40 @@ describe.skipIf(!host.available)(`layer chains timed around a context${host.avai
       const long = CHAIN_PHASE_MIN_BLOCKS * 16; // 2048 tokens: phased
       const short = long - 16; // 127 blocks: not
       const pts = await measureChain(proxy, o, [short, long], 8, model.hidden, 1, 2, { phases: [-2, 6] });
-      // each chain runs `layers` attentions: per context one untimed chain, then two timed chains at the
-      // context and at each offset (-2 and +6 blocks)
-      const runs = (tokens: number, chains: number) => Array(chains * layers).fill(tokens);
-      expect(contexts).toEqual([...runs(short, 3), ...runs(long, 3), ...runs(long - 32, 2), ...runs(long + 96, 2)]);
+      // each chain runs `layers` attentions: per context one untimed chain at the context, then two trials,
+      // each timing the context and its offsets (-2 and +6 blocks) in turn
+      const runs = (tokens: number, chains = 1) => Array(chains * layers).fill(tokens);
+      const trial = [...runs(long), ...runs(long - 32), ...runs(long + 96)];
+      expect(contexts).toEqual([...runs(short, 3), ...runs(long), ...trial, ...trial]);
       expect(pts[0]).toEqual({ tokens: short, bytes: expect.any(Number), us: short / 10 - 1, chain_us_per_layer: short / 10 });
       // the mean of (2048 - 32) / 10 and (2048 + 96) / 10 = 208.0 us a layer; at 2048 itself 204.8
       expect(pts[1].chain_us_per_layer).toBeCloseTo(208, 9);
       expect(pts[1].us).toBeCloseTo(207, 9);
       expect(pts[1].us_at_context).toBeCloseTo(203.8, 9);
       expect(pts[1].phases).toEqual([-2, 6]);
+      expect(pts[1].around_us).toEqual([expect.closeTo(200.6, 9), expect.closeTo(213.4, 9)]);
       // the bytes of the context's own blocks, not of the larger cache the offsets read
       expect(pts[1].bytes).toBe((pts[0].bytes / 127) * 128);
       // a mixed table changes with its length: phases refused there
       await expect(measureChain(proxy, o, [long], 8, model.hidden, 1, 1, { phases: [2], precisionOf: () => 'fp16' })).rejects.toThrow(/phases apply to FP16 tables only/);
+    } finally {
+      b.close();
+    }
+  });
+
+  it('leaves out a disturbance of a few consecutive chains: it slows one trial of several contexts', async () => {
+    const model = loadModel(fx.model);
+    const layers = Math.max(4, Math.min(model.layers, 32));
+    // timed chains: 0-2 the first trial (the context, -2, +6 blocks), 3-5 the second, 6-8 the third; the
+    // GPU disturbed over chains 4-5 (ten times slower). Timed one context after another, those two chains
+    // would be two of the three trials of the -2 offset, and its median slow.
+    const { b, proxy } = clocked(layers, [4, 5]);
+    try {
+      const o = { model, blockTokens: 16, groupSize: 64, quick: true, fileDir: fx.dir };
+      const [p] = await measureChain(proxy, o, [2048], 8, model.hidden, 0, 3, { phases: [-2, 6] });
+      // each offset's median over its three trials leaves its one slow trial out: (201.6 + 214.4) / 2
+      expect(p.chain_us_per_layer).toBeCloseTo(208, 9);
+      expect(p.us_at_context).toBeCloseTo(204.8, 9);
     } finally {
       b.close();
     }
