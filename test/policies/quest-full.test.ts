@@ -41,10 +41,10 @@ describe('quest: a full selection among the blocks at or above a sampled bound',
   const dir = mkdtempSync(join(tmpdir(), 'kvtier-quest-bound-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const traces: [string, Record<string, unknown>][] = [
-    ['a generated trace', { prompt_tokens: 12000, steps: 40, seed: 5, topk: 48 }],
-    ['a generated trace with topic shifts', { prompt_tokens: 10000, steps: 32, seed: 11, topk: 32 }],
-    ['a generated needle trace', { prompt_tokens: 9000, steps: 32, seed: 3, topk: 32, needle: {} }],
-    ['a generated trace with few listed blocks', { prompt_tokens: 16000, steps: 32, seed: 8, topk: 8 }],
+    ['a generated trace', { prompt_tokens: 12000, steps: 32, seed: 5, topk: 48 }],
+    ['a generated trace with topic shifts', { prompt_tokens: 10000, steps: 20, seed: 11, topk: 32 }],
+    ['a generated needle trace', { prompt_tokens: 9000, steps: 20, seed: 3, topk: 32, needle: {} }],
+    ['a generated trace with few listed blocks', { prompt_tokens: 16000, steps: 20, seed: 8, topk: 8 }],
   ];
   for (const [what, input] of traces) {
     it(`same replay as selecting among every block: ${what}`, () => {
@@ -83,10 +83,10 @@ describe('quest: promotions and unselected residents from one pass over the bloc
     return t;
   };
   const traces: [string, () => string][] = [
-    ['a generated trace', generated('g', { prompt_tokens: 6000, steps: 48, seed: 5, topk: 48 })],
-    ['a generated trace with topic shifts', generated('t', { prompt_tokens: 4000, steps: 40, seed: 11, topk: 32 })],
-    ['a generated 4-group trace', generated('k4', { prompt_tokens: 2500, steps: 32, seed: 2, kv_groups: 4 })],
-    ['a generated needle trace', generated('n', { prompt_tokens: 3000, steps: 40, seed: 3, topk: 32, needle: {} })],
+    ['a generated trace', generated('g', { prompt_tokens: 6000, steps: 32, seed: 5, topk: 48 })],
+    ['a generated trace with topic shifts', generated('t', { prompt_tokens: 4000, steps: 24, seed: 11, topk: 32 })],
+    ['a generated 4-group trace', generated('k4', { prompt_tokens: 2500, steps: 24, seed: 2, kv_groups: 4 })],
+    ['a generated needle trace', generated('n', { prompt_tokens: 3000, steps: 24, seed: 3, topk: 32, needle: {} })],
     ['a generated dense trace', generated('d', { prompt_tokens: 2000, steps: 32, seed: 7, encoding: 'dense' })],
     ['the bundled 2k trace', () => fileURLToPath(new URL('../../traces/bundled/llama-3-8b-2k-default.kvt', import.meta.url))],
     ['the bundled 2k needle trace', () => fileURLToPath(new URL('../../traces/bundled/llama-3-8b-2k-needle.kvt', import.meta.url))],

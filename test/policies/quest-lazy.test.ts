@@ -21,6 +21,7 @@ import { registerBuiltinPolicies } from '../../policies/builtin.js';
 import { registerPolicy } from '../../policies/registry.js';
 import { simulate } from '../../sim/run.js';
 import { generateTrace } from '../../traces/generator.js';
+import { QUEST_REPLAY_GRID } from './quest-grid.js';
 import { selectBottomKKeyed } from '../../policies/quickselect.js';
 import { denseSteps, tinyHeader } from '../helpers/tiny.js';
 import { replayPolicy } from './harness.js';
@@ -130,7 +131,7 @@ describe('quest: the even share held as one value, against writing it to every p
   const traces: [string, () => string][] = [
     ['a generated trace', () => {
       const t = join(dir, 'g.kvt');
-      generateTrace(t, { model: 'llama-3-8b', layers: 32, prompt_tokens: 2500, steps: 48, seed: 9, encoding: 'topk', topk: 48 });
+      generateTrace(t, { model: 'llama-3-8b', layers: 32, prompt_tokens: 2500, steps: 32, seed: 9, encoding: 'topk', topk: 48 });
       return t;
     }],
     ['the bundled 2k trace', () => fileURLToPath(new URL('../../traces/bundled/llama-3-8b-2k-default.kvt', import.meta.url))],
@@ -139,15 +140,13 @@ describe('quest: the even share held as one value, against writing it to every p
   for (const [what, make] of traces) {
     it(`same replay: ${what}`, () => {
       const trace = make();
-      for (const hbm_budget of ['5%', '20%', '60%']) {
-        // (budget factor 1.5: layers above their share of HBM demote selected pages at steps whose selection stays)
-        for (const policy_options of [{}, { budget_factor: 1.5 }, { budget_factor: 0.5, dense_layers: 1 }]) {
-          const run = (policy: string) => simulate({ trace, policy, policy_options, hardware: 'h100-pcie5', hbm_budget, trace_steps: 0 });
-          const held = run('quest');
-          const written = run('quest-shares-written');
-          expect(held.steps, `${hbm_budget} ${JSON.stringify(policy_options)}`).toEqual(written.steps);
-          expect({ ...held.summary, policy: '' }).toEqual({ ...written.summary, policy: '' });
-        }
+      // (budget factor 1.5: layers above their share of HBM demote selected pages at steps whose selection stays)
+      for (const [hbm_budget, policy_options] of QUEST_REPLAY_GRID) {
+        const run = (policy: string) => simulate({ trace, policy, policy_options, hardware: 'h100-pcie5', hbm_budget, trace_steps: 0 });
+        const held = run('quest');
+        const written = run('quest-shares-written');
+        expect(held.steps, `${hbm_budget} ${JSON.stringify(policy_options)}`).toEqual(written.steps);
+        expect({ ...held.summary, policy: '' }).toEqual({ ...written.summary, policy: '' });
       }
     });
   }
