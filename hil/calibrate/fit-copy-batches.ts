@@ -204,7 +204,14 @@ export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
   try {
     const under_compute = fitCopyBatches(of(busy), idle.group_us);
     if (!busy || !m.h2d_layout.length || !m.d2h_layout.length) return { idle, under_compute };
-    return { idle, under_compute, beside_layers: fitCopyBatches(of(''), idle.group_us) };
+    // (for comparison only: batches that do not fit leave it out, not the fit the profile takes)
+    let beside_layers: CopyBatchFit | undefined;
+    try {
+      beside_layers = fitCopyBatches(of(''), idle.group_us);
+    } catch {
+      beside_layers = undefined;
+    }
+    return beside_layers ? { idle, under_compute, beside_layers } : { idle, under_compute };
   } catch (e) {
     throw new Error(`layout batches under compute: ${(e as Error).message}`);
   }

@@ -194,7 +194,7 @@ const ATTENTION_PRECISIONS: readonly AttentionCase[] = ['fp16', 'int8', 'int4', 
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'plan'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.length * pts.attention_contexts.length;
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout idle, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan, file, (full) 4 thread counts, batches
+  // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan, file, (full) 4 thread counts, batches
   return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 1 : 0) + (cuda && o.plan ? 1 : 0) + (o.quick ? 0 : 4) + 1;
 }
 

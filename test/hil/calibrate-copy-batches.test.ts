@@ -162,6 +162,13 @@ describe('per-batch copy fit', () => {
     expect(g.beside_layers).toBeUndefined();
     // one direction missing beside the GEMV: not enough for the fit, so the attention + GEMV batches
     expect(underComputeBatches({ ...old, h2d_layout_gemv: gemv.h2d_layout, d2h_layout_gemv: [] })).toBe('attention + gemv');
+    // attention + GEMV batches that cannot be fitted (a batch time that is not positive) leave the
+    // comparison out, and the fit beside the GEMV stands
+    const flat = { ...m, d2h_layout: m.d2h_layout.map((x, i) => ({ ...x, us: i === 0 ? 0 : x.us })) };
+    expect(() => fitLayoutCopyBatches({ ...flat, h2d_layout_gemv: undefined, d2h_layout_gemv: undefined, mixed_layout_gemv: undefined })).toThrow(/under compute/);
+    const h = fitLayoutCopyBatches(flat);
+    rel(h.under_compute.d2h.alpha_us, BUSY.a_d2h);
+    expect(h.beside_layers).toBeUndefined();
   });
 });
 
