@@ -450,6 +450,12 @@ export class SimExecutor implements Executor<Signal> {
     return this.hostAt;
   }
 
+  /** The host clock records a timing mark on stream `s` (on the memory stream, one of its queued ops). */
+  private issueMark(s: Stream): void {
+    if (s === this.memory) this.memOps(1, this.issueRecord);
+    else this.hostOp(1, this.issueRecord);
+  }
+
   /**
    * The host clock issues `n` memory-stream ops of `us` each. With gpu.launch_queue_ops (q): every step
    * after the first begins with the memory stream waiting on the previous step's compute (the HIL's
@@ -735,10 +741,9 @@ export class SimExecutor implements Executor<Signal> {
     if (this.hostClock && s !== this.host) {
       // (marks around a memory-stream batch, and around each weight copy: the HIL issues those on its memory stream)
       const marked = (s === this.memory && !this.continuesStage) || s === this.weights;
-      const mark = () => (s === this.memory ? this.memOps(1, this.issueRecord) : this.hostOp(1, this.issueRecord));
-      if (marked) mark();
+      if (marked) this.issueMark(s);
       op.issuedLast = this.issueCopies(s, runs);
-      if (marked) mark();
+      if (marked) this.issueMark(s);
     }
     this.lastCopy = op;
     return this.tagMem(s, s.enqueueTask(op));

@@ -52,9 +52,7 @@ export function pairSpreads(runs: readonly (readonly number[])[]): number[] {
   for (let s = 0; s < n; s++) {
     for (let i = 0; i < runs.length; i++) {
       for (let j = i + 1; j < runs.length; j++) {
-        const a = runs[i][s];
-        const b = runs[j][s];
-        out.push(Math.abs(a - b) / Math.max((a + b) / 2, 1e-12));
+        out.push(pairSpread(runs[i][s], runs[j][s]));
       }
     }
   }
@@ -79,13 +77,16 @@ export function repeatableSteps(runs: readonly (readonly number[])[]): boolean[]
   return Array.from({ length: n }, (_, s) => {
     for (let i = 0; i < runs.length; i++) {
       for (let j = i + 1; j < runs.length; j++) {
-        const a = runs[i][s];
-        const b = runs[j][s];
-        if (!(Math.abs(a - b) / Math.max((a + b) / 2, 1e-12) <= REPEATABLE_SPREAD)) return false;
+        if (!(pairSpread(runs[i][s], runs[j][s]) <= REPEATABLE_SPREAD)) return false;
       }
     }
     return true;
   });
+}
+
+/** two runs' times of one step: |a - b| over their mean */
+function pairSpread(a: number, b: number): number {
+  return Math.abs(a - b) / Math.max((a + b) / 2, 1e-12);
 }
 
 /** the targets a cell is held to, by what its policy moves */
