@@ -141,7 +141,7 @@ export function recordAndLower(config: RunConfig, o: Pick<HilOptions, 'slabBytes
   const groupSize = config.group_size ?? 128;
   // the policy's HBM layout: per-bit buckets (one region per layer and width) or shared slabs
   const hbmLayout = getPolicy(config.policy).hbmLayout ?? 'slabs';
-  const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize, eagerFences: o.eagerFences, hbmLayout, weights: asked.weights, rotation: asked.rotation, weightHostBytes: o.backend === 'host' ? 256 << 20 : 4 << 30 });
+  const lowered = lowerPlan(recorder!.plan, model, hardware, header.block_size, { slabBytes: o.slabBytes ?? 2 << 20, groupSize, eagerFences: o.eagerFences, hbmLayout, weights: asked.weights, rotation: asked.rotation, weightHostBytes: o.backend === 'host' ? 256 << 20 : 4 * 2 ** 30 });
   return { sim: r, lowered, keys, asked };
 }
 

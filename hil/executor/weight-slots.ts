@@ -6,7 +6,9 @@
  * run ahead up to buffers - 1 layers, each waiting for the projections of the layer that last used
  * its slot; the projections wait for their layer's copy. The copies go on the memory stream. The host
  * region holds at most hostLayers distinct layers (later layers reuse them round-robin: the same bytes
- * cross the link either way).
+ * cross the link either way). With eager fences (the default) each copy's fence is recorded right behind
+ * it, as an event per layer copy would be: a layer's projections never wait for a copy issued after
+ * their own (the next layer's weights run ahead of them on the same stream).
  */
 import type { WeightStreaming } from '../../policies/weight-streaming.js';
 import { align } from './copy-runs.js';
@@ -58,6 +60,9 @@ export class WeightSlots {
       const m0 = c.out.mark(MEMORY);
       c.out.push({ o: 'copy', s: MEMORY, src: 'weights', srcOff: ((layer - w.resident) % w.hostLayers) * w.strideBytes, dst: 'wslots', dstOff: slot * w.strideBytes, bytes: w.layerBytes });
       c.fences.after(MEMORY, this.acc[slot]);
+      // the copy's own fence, recorded right behind it: the projections that read this slot wait for
+      // this copy only, not for the copies issued after it (the next layers' weights, staged KV)
+      if (c.eagerFences) c.fences.recordNow(MEMORY);
       c.out.memSpans.push([m0, c.out.mark(MEMORY), `weights layer ${layer}`]);
       c.out.count(w.keys, w.layerBytes);
     }

@@ -13,12 +13,35 @@ import { makeHilFixture } from './hil-fixtures.js';
 const fx = makeHilFixture(256, 5);
 afterAll(() => rmSync(fx.dir, { recursive: true, force: true }));
 
-function lowered(policy: string, buffers: number, residentLayers = 0) {
+function lowered(policy: string, buffers: number, residentLayers = 0, eagerFences = true) {
   let rec: PlanRecorder | undefined;
   const r = simulate({ trace: fx.trace, policy, policy_options: {}, model: fx.model, hardware: 'h100-pcie5', hbm_budget: '25%', group_size: 64 }, {
     executor: (resolved, cache) => (rec = new PlanRecorder(cache, allLinkKeys(resolved.hardware))),
   });
-  return lowerPlan(rec!.plan, r.resolved.model, r.resolved.hardware, r.resolved.header.block_size, { slabBytes: 256 << 10, groupSize: 64, weights: { tier: 'dram', buffers, residentLayers } });
+  return lowerPlan(rec!.plan, r.resolved.model, r.resolved.hardware, r.resolved.header.block_size, { slabBytes: 256 << 10, groupSize: 64, eagerFences, weights: { tier: 'dram', buffers, residentLayers } });
+}
+
+/**
+ * Per streamed projection: does it wait for a weight copy issued after its own (the memory stream's
+ * ops covered by its waits reach past the next weight copy)?
+ */
+function overWaits(ops: LowOp[]): boolean[] {
+  const recAt: Map<number, number>[] = [new Map(), new Map()];
+  let covered = -1; // memory-stream ops up to this index are ordered before the compute stream's next op
+  const copies: number[] = []; // op index of every weight copy, in issue order
+  let gemvs = 0;
+  const out: boolean[] = [];
+  ops.forEach((op, i) => {
+    if (op.o === 'record') recAt[op.s].set(op.fence, i);
+    else if (op.o === 'wait' && op.s === 0) covered = Math.max(covered, recAt[1].get(op.fence)!);
+    else if (op.o === 'copy' && op.src === 'weights') copies.push(i);
+    else if (op.o === 'gemv' && op.slot !== undefined) {
+      const later = copies[gemvs + 1]; // the copy after this projection's own (its own is the gemvs-th)
+      out.push(later !== undefined && later < i && covered > later);
+      gemvs++;
+    }
+  });
+  return out;
 }
 
 /**
@@ -63,6 +86,17 @@ describe('weight streaming, lowered', () => {
       expect(o.ahead).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
       expect(p.weights).toMatchObject({ buffers: 2, resident: 0, layerBytes: 256 * 1024 * 2, hostLayers: 2 });
     }
+  });
+
+  it("a layer's projections wait for their own weight copy, not for the next layer's issued behind it", () => {
+    for (const policy of ['full', 'lru-offload']) {
+      const eager = overWaits(lowered(policy, 2).steps.flatMap((s) => s.ops));
+      expect(eager.length).toBe(10);
+      expect(eager.some(Boolean)).toBe(false);
+    }
+    // the fence recorded lazily, where the compute stream first needs it, lands behind the copy ahead
+    const lazy = overWaits(lowered('full', 2, 0, false).steps.flatMap((s) => s.ops));
+    expect(lazy.filter(Boolean).length).toBeGreaterThan(0);
   });
 
   it('one slot: no copy ahead; a resident layer 0 is never copied', () => {
