@@ -20,12 +20,43 @@ export interface PlanCoefficients {
   step_layer_us: number;
   /** the simulation of one cell, s per step per layer */
   sim_s_per_layer_step: number;
-  /** one calibration per model, s */
-  calibrate_full_s: number;
+  /**
+   * one quick calibration per model, s: a fixed part, per GB of the layers' weights (the GEMVs and
+   * the layer chains stream them) and per KiB of one layer's FP16 KV per token (the attention chains
+   * up to 160k tokens read it)
+   */
   calibrate_quick_s: number;
+  calibrate_quick_s_per_weight_GB: number;
+  calibrate_quick_s_per_kv_KiB: number;
+  /** a full calibration over a quick one (its benches run 2-3x the trials and more points) */
+  calibrate_full_factor: number;
 }
 
-export const H100_PLAN: PlanCoefficients = { run_s: 0.5, kv_s_per_GiB: 0.5, step_GBps: 2500, step_layer_us: 30, sim_s_per_layer_step: 0.0004, calibrate_full_s: 120, calibrate_quick_s: 25 };
+/**
+ * The quick calibration's three terms solved from the three models of the standing grid at commit
+ * 60279c3 (lab/validate/run-60279c3-h100-seed41-2026-11-27: Llama-3-8B 133.8 s, Llama-2-7B 164.3 s,
+ * the captured trace's 8-layer model 8.0 s); on earlier commits, without the averaged attention curve,
+ * the 7-8B models took 56-118 s.
+ */
+export const H100_PLAN: PlanCoefficients = {
+  run_s: 0.5,
+  kv_s_per_GiB: 0.5,
+  step_GBps: 2500,
+  step_layer_us: 30,
+  sim_s_per_layer_step: 0.0004,
+  calibrate_quick_s: 6,
+  calibrate_quick_s_per_weight_GB: 8.2,
+  calibrate_quick_s_per_kv_KiB: 3.2,
+  calibrate_full_factor: 2.5,
+};
+
+/** seconds for one model's calibration (quick or full) */
+export function calibrationSeconds(m: ModelSpec, quick: boolean, c: PlanCoefficients = H100_PLAN): number {
+  const weightsGB = (m.layers * m.weight_bytes_per_layer) / 1e9;
+  const kvKiB = kvBytes(m, 1, 16) / 1024;
+  const s = c.calibrate_quick_s + weightsGB * c.calibrate_quick_s_per_weight_GB + kvKiB * c.calibrate_quick_s_per_kv_KiB;
+  return quick ? s : s * c.calibrate_full_factor;
+}
 
 /**
  * seconds for one cell: the simulation and `runs` HIL runs; `simulatedMs`: the simulated decode

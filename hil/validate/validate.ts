@@ -24,7 +24,7 @@ import { hilRun, type HilOptions } from '../executor/hil-run.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 import { heldOutPoints, pointsNearGrid } from './calibration-points.js';
 import { contextLabel, expandGrid, type GridCell, type ValidateGrid } from './grid.js';
-import { cellSeconds, formatSeconds, H100_PLAN, WallRatios } from './plan.js';
+import { calibrationSeconds, cellSeconds, formatSeconds, H100_PLAN, WallRatios } from './plan.js';
 import { type CellJudgement, distribution, type Distribution, hostWaitShare, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, repeatableSteps, stepMedians, TARGETS, type Targets } from './stats.js';
 import { describeTiers, type TierDevice } from './tier-devices.js';
 
@@ -243,7 +243,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
 
   // plan: every cell simulated with the base profile (the simulator's step times stand for the hardware's)
   const est = await planCells(cells, g, o.out, modelOf, log);
-  const calibS = models.filter((m) => !profileGiven(o.profiles, m)).length * (g.calibration === 'quick' ? H100_PLAN.calibrate_quick_s : H100_PLAN.calibrate_full_s);
+  const calibS = models.filter((m) => !profileGiven(o.profiles, m)).reduce((a, m) => a + calibrationSeconds(loadModel(m), g.calibration === 'quick'), 0);
   const planS = calibS + [...est.values()].reduce((a, b) => a + b, 0);
   log(`plan: ${cells.length} cells (${g.traces.length} traces, contexts ${judged.map((c) => contextLabel(c)).join('/')}, ${models.length} models, ${g.budgets.length} budgets, ${g.policies.length} policies), ${g.steps} steps, ${g.runs} HIL runs each`);
   log(`plan: about ${formatSeconds(planS)} on an H100 (calibration ${formatSeconds(calibS)}, cells ${formatSeconds(planS - calibS)}: simulated step times on ${g.base_hardware} plus setup costs from lab HIL runs)${o.maxSeconds ? `; stops starting cells at ${o.maxSeconds} s` : ''}`);

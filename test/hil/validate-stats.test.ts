@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defaultCalibrationPoints } from '../../hil/calibrate/measure.js';
 import { heldOutPoints, pointsNearGrid, spread } from '../../hil/validate/calibration-points.js';
 import { expandGrid } from '../../hil/validate/grid.js';
-import { cellSeconds, WallRatios } from '../../hil/validate/plan.js';
+import { calibrationSeconds, cellSeconds, WallRatios } from '../../hil/validate/plan.js';
 import { distribution, hostWaitShare, judgeCell, medianP95, pairSpreads, relErrors, repeatableSteps, stepMedians } from '../../hil/validate/stats.js';
 import { formatPool } from '../../hil/validate/format.js';
 import { describeBlockDevice, mountOf } from '../../hil/validate/tier-devices.js';
@@ -191,6 +191,15 @@ describe('plan and tier devices', () => {
     expect(cellSeconds(m, 131072, 16, 0.2, 2)).toBeGreaterThan(cellSeconds(m, 8192, 16, 0.2, 2));
     expect(cellSeconds(m, 8192, 16, 0.2, 3)).toBeGreaterThan(cellSeconds(m, 8192, 16, 0.2, 2));
     expect(cellSeconds(m, 8192, 16, 1, 2)).toBeGreaterThan(cellSeconds(m, 8192, 16, 0.1, 2));
+  });
+
+  it("a calibration's estimate follows the model's weights and its KV per token", () => {
+    // 6 s + 8.2 s per GB of layer weights + 3.2 s per KiB of one layer's FP16 KV per token
+    const l3 = loadModel('llama-3-8b'); // 32 x 436,207,616 B of layer weights, 8 KV heads x 128 x 2 x 2 B = 4 KiB
+    const l2 = loadModel('llama-2-7b'); // 32 x 404,750,336 B, 32 KV heads: 16 KiB
+    expect(calibrationSeconds(l3, true)).toBeCloseTo(6 + 13.958643712 * 8.2 + 4 * 3.2, 6);
+    expect(calibrationSeconds(l2, true)).toBeCloseTo(6 + 12.952010752 * 8.2 + 16 * 3.2, 6);
+    expect(calibrationSeconds(l3, false)).toBeCloseTo(2.5 * calibrationSeconds(l3, true), 9);
   });
 
   it('finds the mount of a path and the driver behind a block device', () => {
