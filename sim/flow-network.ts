@@ -91,10 +91,10 @@ class Flow implements Transfer {
   }
 
   /** a finished flow of send() becomes a new one: the state the constructor gives it */
-  reuse(id: number, bytes: number, alpha_us: number, route: Resource[], issued: number, sink: FlowSink): void {
+  reuse(id: number, bytes: number, alpha_us: number, route: Resource[], issued: number, sink: FlowSink, work: number): void {
     this.id = id;
     this.bytes = bytes;
-    this.remaining = bytes;
+    this.remaining = work;
     this.alpha_us = alpha_us;
     this.route = route;
     this.issued = issued;
@@ -150,14 +150,21 @@ export class FlowNetwork {
     return t as Flow & { done: Signal };
   }
 
-  /** Start a transfer now, as transfer() does; when it completes, sink.flowDone() is called (no signal is made). */
-  send(route: Resource[], bytes: number, alpha_us: number, sink: FlowSink): void {
+  /**
+   * Start a transfer now, as transfer() does; when it completes, sink.flowDone() is called (no signal is
+   * made). `work`: the bytes' worth of the route's capacity it takes (default `bytes`; less for a large
+   * copy that moves faster than the capacity); the resources count `bytes` as crossed.
+   */
+  send(route: Resource[], bytes: number, alpha_us: number, sink: FlowSink, work = bytes): void {
     const free = this.free;
     let t: Flow;
     if (free.length !== 0) {
       t = free.pop()!;
-      t.reuse(this.nextId++, bytes, alpha_us, route, this.engine.now, sink);
-    } else t = new Flow(this, this.nextId++, bytes, alpha_us, route, this.engine.now, '', null, sink);
+      t.reuse(this.nextId++, bytes, alpha_us, route, this.engine.now, sink, work);
+    } else {
+      t = new Flow(this, this.nextId++, bytes, alpha_us, route, this.engine.now, '', null, sink);
+      t.remaining = work;
+    }
     this.sending = t;
     this.tryAcquire(t);
     this.sending = null;

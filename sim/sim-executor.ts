@@ -778,7 +778,7 @@ export class SimExecutor implements Executor<Signal> {
         this.lastCopyDir = op.dir;
       }
     }
-    this.topology.network.send(route.resources, bytes, alpha, op);
+    this.topology.network.send(route.resources, bytes, alpha, op, route.bulk_from_bytes < 0 ? bytes : bulkWork(route, bytes, runs));
   }
 
   /**
@@ -887,6 +887,16 @@ export class SimExecutor implements Executor<Signal> {
     if (!(idle > 0) || !(busy > idle)) return now;
     return this.gemvs!.slowedEnd(began, now, idle / busy);
   }
+}
+
+/**
+ * The route capacity's worth of bytes that `runs` copies of `bytes` in all take where the route has a
+ * large copies' pace: each copy's first bulk_from_bytes at the capacity, the rest at the bulk pace.
+ */
+export function bulkWork(route: Route, bytes: number, runs: number): number {
+  const per = bytes / runs;
+  const from = route.bulk_from_bytes;
+  return per <= from ? bytes : runs * (from + (per - from) * route.bulk_work);
 }
 
 /** a route's narrowest bandwidth (its slowest resource's capacity, bytes per us) */

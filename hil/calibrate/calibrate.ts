@@ -250,6 +250,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   } else {
     applyPerDirectionLayoutFits(p, pcie, fits, by, li);
   }
+  if (m.bulk) applyBulkPace(p, pcie, m.bulk, [...m.h2d_layout_idle, ...m.d2h_layout_idle], li.block_bytes, by);
   L.copy_engines = 1;
   src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
@@ -295,6 +296,25 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   p.sources = src;
   const profile = validateProfile(JSON.parse(JSON.stringify(p)), 'hil calibrate');
   return { profile, fits, measurements: m, device, attention_options: attentionOptions };
+}
+
+/**
+ * A large copy's pace on the hbm link: bulk_GBps from one large copy per direction (measure.ts bulk),
+ * taking over after the longest run of the layout batches the link's alpha and GBps were fitted to.
+ */
+export function applyBulkPace(p: HardwareProfile, pcie: number, bulk: NonNullable<Measurements['bulk']>, batches: readonly { lengths: Record<number, number> }[], blockBytes: number, by: string): void {
+  const { toHost, toHbm } = hbmLink(p);
+  const L = p.links[pcie];
+  const longest = Math.max(0, ...batches.flatMap((x) => Object.keys(x.lengths).map(Number)));
+  const from = longest * blockBytes;
+  for (const [d, us, name] of [[toHbm, bulk.h2d_us, 'H2D'], [toHost, bulk.d2h_us, 'D2H']] as const) {
+    const GBps = bulk.bytes / us / 1e3;
+    if (!(Number.isFinite(GBps) && GBps > 0) || longest === 0) continue;
+    L[d]!.bulk_GBps = r2(GBps);
+    L[d]!.bulk_from_bytes = from;
+    p.sources[`links[${pcie}].${d}.bulk_GBps`] = `${by}: one pinned ${name} copy of ${bulk.bytes} bytes (two back to back a trial on the memory stream, median), ${r2(us)} us`;
+    p.sources[`links[${pcie}].${d}.bulk_from_bytes`] = `${by}: the longest run of the executor-layout batches the link's alpha_us and GBps were fitted to (${longest} blocks of ${blockBytes} bytes)`;
+  }
 }
 
 /**

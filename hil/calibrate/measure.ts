@@ -30,6 +30,9 @@ import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench
 import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 
+/** the size of the calibration's large copies (the pace of copies far beyond the layout batches' runs, e.g. a streamed layer's weights) */
+export const BULK_COPY_BYTES = 256 << 20;
+
 export interface Measurements {
   h2d: Point[];
   d2h: Point[];
@@ -111,6 +114,12 @@ export interface Measurements {
    */
   plan_issue?: PlanIssueResult;
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
+  /**
+   * (cuda) one large pinned copy's time per direction (BULK_COPY_BYTES, two back to back a trial on
+   * the memory stream, median over the trials): the pace of copies far longer than the layout batches'
+   * runs (absent on the host backend, and from measurements taken before it existed)
+   */
+  bulk?: { bytes: number; h2d_us: number; d2h_us: number };
   /**
    * file reads in the executor's own pattern (file-batches.ts): per layer one batch of runs handed to
    * the file tier at once (readBatch) and joined, then a small batch of single blocks; with the
@@ -231,6 +240,10 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   tick('copies');
   const pin = (d: 'h2d' | 'd2h') => rows.filter((r) => r.direction === d && r.hostKind === 'pinned').map((r) => ({ bytes: r.bytes, us: r.usPerCopy, label: `${r.bytes} B` }));
   const pageable = rows.filter((r) => r.hostKind === 'pageable').map((r) => ({ direction: r.direction, bytes: r.bytes, us: r.usPerCopy }));
+  const bulkRows = cuda ? await benchCopies(b, { sizes: [BULK_COPY_BYTES], hostKinds: ['pinned'], trials: o.quick ? 3 : 5, bytesPerTrial: 2 * BULK_COPY_BYTES }) : [];
+  const bulkUs = (d: 'h2d' | 'd2h') => bulkRows.find((r) => r.direction === d)!.usPerCopy;
+  const bulk = bulkRows.length ? { bytes: BULK_COPY_BYTES, h2d_us: bulkUs('h2d'), d2h_us: bulkUs('d2h') } : undefined;
+  if (bulk) log(`    one ${BULK_COPY_BYTES >> 20} MiB copy: H2D ${(bulk.bytes / bulk.h2d_us / 1e3).toFixed(2)} GB/s, D2H ${(bulk.bytes / bulk.d2h_us / 1e3).toFixed(2)} GB/s`);
   const d2d = await benchDeviceCopy(b, o.quick ? 16 << 20 : 256 << 20, o.quick ? 3 : 7);
   tick('device copy');
   const bidir = await benchBidirectional(b, o.quick ? 1 << 20 : 8 << 20, o.quick ? 4 : 32, o.quick ? 2 : 5);
@@ -347,7 +360,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */

@@ -40,6 +40,14 @@ export interface LinkDirection {
    * there is alpha_under_compute_us plus their bytes at this rate); absent = GBps
    */
   GBps_under_compute?: number;
+  /**
+   * optional, with bulk_from_bytes: the pace of a large copy. A copy's bytes up to bulk_from_bytes move
+   * at GBps, the rest at this rate (one copy of hundreds of MB runs faster than batches of small runs
+   * imply); absent = GBps throughout
+   */
+  bulk_GBps?: number;
+  /** optional, with bulk_GBps: the bytes of one copy priced at GBps before bulk_GBps takes over */
+  bulk_from_bytes?: number;
 }
 
 export interface LinkSpec {
