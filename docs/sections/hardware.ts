@@ -24,6 +24,7 @@ export function unitOf(field: string): string {
   if (field.endsWith('_GBps') || field === 'GBps' || field.startsWith('GBps_')) return 'GB/s (10^9 bytes/s)';
   if (field.endsWith('_us')) return 'µs';
   if (field.endsWith('_GiB')) return 'GiB (2^30 bytes)';
+  if (field.endsWith('_bytes')) return 'bytes';
   if (field.endsWith('_TFLOPs')) return 'TFLOP/s (10^12 FLOP/s)';
   return '';
 }
@@ -69,7 +70,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     name: 'the link\'s name, used in `bytes` keys of the outputs (`pcie:dram->hbm`)',
     a: 'tier name at one end',
     b: 'tier name at the other end',
-    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"? }`',
+    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"?, "bulk_GBps"?, "bulk_from_bytes"? }`',
     b_to_a: 'direction b → a, the same fields',
     copy_engines: 'transfers in flight per direction at once (integer >= 1); more wait in FIFO order',
   },
@@ -80,6 +81,8 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     switch_us: 'optional: added to a copy in this direction on the memory stream when the stream\'s previous copy went the other way (default 0)',
     switch_under_compute_us: 'optional: the same for a copy that starts while a kernel runs on the compute stream (default switch_us)',
     GBps_under_compute: 'optional: the bandwidth of a copy beside the layers\' GEMVs under `gpu.copy_under_compute` `"gemv"` (default GBps)',
+    bulk_GBps: 'optional, with `bulk_from_bytes`: the pace of a large copy; a copy\'s bytes beyond `bulk_from_bytes` move at this rate, the first `bulk_from_bytes` at `GBps` (a single copy of hundreds of MB runs faster than batches of small runs imply; `kvtier hil calibrate` measures it with copies of 256 MiB). It applies on a route of one link whose tier ports are at least as fast as the link and its bulk pace',
+    bulk_from_bytes: 'optional, with `bulk_GBps`: where a copy\'s bulk pace starts (`kvtier hil calibrate` writes the longest run of its batch fit)',
   },
 };
 
@@ -124,7 +127,7 @@ export function profileFieldsSection(): string {
     '',
     '`links[].a_to_b`, `links[].b_to_a`:',
     '',
-    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'switch_us', 'switch_under_compute_us'])),
+    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'switch_us', 'switch_under_compute_us'])),
   ].join('\n');
 }
 
