@@ -778,7 +778,7 @@ export class SimExecutor implements Executor<Signal> {
         this.lastCopyDir = op.dir;
       }
     }
-    this.topology.network.send(route.resources, bytes, alpha, op, route.bulk_from_bytes < 0 ? bytes : bulkWork(route, bytes, runs));
+    this.topology.network.send(route.resources, bytes, alpha, op, workOf(route, bytes, runs));
   }
 
   /**
@@ -815,7 +815,7 @@ export class SimExecutor implements Executor<Signal> {
   private hostBoundEnd(op: CopyOp): number {
     const route = op.route;
     const at = op.issuedLast;
-    const perCopy = op.bytes / op.runs;
+    const perCopy = workOf(route, op.bytes / op.runs, 1);
     const idle = route.alpha_us + perCopy / narrowest(route);
     if (op.stream !== this.memory) return at + idle;
     if (this.gemvs) {
@@ -873,15 +873,15 @@ export class SimExecutor implements Executor<Signal> {
 
   /**
    * When `runs` copies of `bytes` in all, which ran from `began` to now at the idle pace (each alpha_us
-   * plus its bytes at the route's narrowest bandwidth), end once their time beside GEMVs is priced:
-   * there each copy takes alpha_under_compute_us plus its bytes at the route's under-compute
-   * bandwidth, so the copies go at idle pace / that pace while a GEMV runs. A batch inside a GEMV pays
-   * the difference per copy; a long batch with a GEMV inside it pays for the copies that fit in the GEMV
-   * at the slower pace.
+   * plus its bytes, as workOf counts them, at the route's narrowest bandwidth), end once their time
+   * beside GEMVs is priced: there each copy takes alpha_under_compute_us plus the same bytes at the
+   * route's under-compute bandwidth, so the copies go at idle pace / that pace while a GEMV runs. A
+   * batch inside a GEMV pays the difference per copy; a long batch with a GEMV inside it pays for the
+   * copies that fit in the GEMV at the slower pace.
    */
   private besideGemvsEnd(route: Route, bytes: number, runs: number, began: number): number {
     const now = this.engine.now;
-    const perCopy = bytes / runs;
+    const perCopy = workOf(route, bytes / runs, 1);
     const idle = route.alpha_us + perCopy / narrowest(route);
     const busy = route.alpha_under_compute_us + perCopy / route.under_compute_capacity;
     if (!(idle > 0) || !(busy > idle)) return now;
@@ -890,12 +890,14 @@ export class SimExecutor implements Executor<Signal> {
 }
 
 /**
- * The route capacity's worth of bytes that `runs` copies of `bytes` in all take where the route has a
- * large copies' pace: each copy's first bulk_from_bytes at the capacity, the rest at the bulk pace.
+ * The route capacity's worth of bytes that `runs` copies of `bytes` in all take: the bytes themselves,
+ * or where the route has a large copy's pace, each copy's first bulk_from_bytes and the rest scaled to
+ * that pace.
  */
-export function bulkWork(route: Route, bytes: number, runs: number): number {
-  const per = bytes / runs;
+function workOf(route: Route, bytes: number, runs: number): number {
   const from = route.bulk_from_bytes;
+  if (from < 0) return bytes;
+  const per = bytes / runs;
   return per <= from ? bytes : runs * (from + (per - from) * route.bulk_work);
 }
 

@@ -28,6 +28,20 @@ describe("a large copy's pace (bulk_GBps beyond bulk_from_bytes)", () => {
     expect(bytes['pcie:hbm->dram']).toBe(300);
   });
 
+  it('beside GEMVs the same work is priced at the under-compute pace', () => {
+    // work of a 300 B copy: 100 + 200 / 2 = 200 B of capacity; idle 10 + 200 / 1 = 210 us; beside a GEMV
+    // (alpha 25 us, 0.5 B/us) 25 + 200 / 0.5 = 425 us, the whole copy under a long GEMV
+    const hw = tinyHardware();
+    Object.assign(hw.links[0].b_to_a, { bulk_GBps: 0.002, bulk_from_bytes: 100, alpha_under_compute_us: 25, GBps_under_compute: 0.0005 });
+    hw.gpu.copy_under_compute = 'gemv';
+    const ex = new SimExecutor(validateProfile(hw, 'tiny'), tinyModel, { traceSteps: 100 });
+    ex.beginStep(0);
+    ex.compute.enqueueTimed('linear', 'kernel', 5000, []);
+    ex.move(promote(300, 1));
+    ex.finish();
+    expect(ex.memory.busyUs).toBeCloseTo(425, 9);
+  });
+
   it('without the fields, or where a tier port is slower than the bulk pace, copies move at GBps', () => {
     const plain = machine({ bulk: false });
     plain.beginStep(0);
