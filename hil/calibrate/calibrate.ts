@@ -146,7 +146,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   } finally {
     b.close();
   }
-  const linear = fitAlphaBeta(m.kernels.filter((k) => k.kind === 'gemv'), false);
+  const linear = fitAlphaBeta(linearPoints(m), false);
   // The simulator runs a layer as attention_curve(tokens) + linearTimeUs(layer weights). So the curve is the
   // measured chain time per layer minus what the fitted GEMV line predicts for the layer's weights (not minus
   // the GEMV's isolated time): the simulated layer then equals the measured chain, and the line's residual
@@ -185,7 +185,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   src['gpu.hbm_bandwidth_GBps'] = `${by}: slope of the same line (bytes read per second by the attention and GEMV kernels)`;
   p.gpu.linear_launch_us = r2(fits.linear.alpha_us);
   p.gpu.linear_GBps = r2(fits.linear.GBps);
-  src['gpu.linear_launch_us'] = `${by}: intercept of a least-squares line through ${fits.linear.points.length} GEMV times vs weight bytes (plain least squares: the large layer and LM-head GEMVs weigh most) (rms residual ${pct(fits.linear.rms_residual)}, max ${pct(fits.linear.max_abs_residual)})`;
+  src['gpu.linear_launch_us'] = `${by}: intercept of a least-squares line through ${fits.linear.points.length} GEMV times vs weight bytes (${fits.linear.points.map((x) => `${x.label} ${r2(x.us)} us`).join(', ')}; plain least squares: the large layer and LM-head GEMVs weigh most) (rms residual ${pct(fits.linear.rms_residual)}, max ${pct(fits.linear.max_abs_residual)})`;
   src['gpu.linear_GBps'] = `${by}: slope of the same line`;
   p.gpu.attention_launch_us = r2(fits.attention.alpha_us);
   p.gpu.attention_GBps = r2(fits.attention.GBps);
@@ -196,7 +196,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   const phaseText = phased.length
     ? `; from ${phased[0].tokens} tokens on, each point the mean over the contexts ${phased[0].phases!.join(', ')} blocks around it (the kernel's time follows where a context falls in its split of the context; at the contexts themselves: ${phased.map((x) => `${x.tokens} ${r2(x.us_at_context!)}`).join(', ')} us beyond the GEMV)`
     : '';
-  src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the layer GEMV as gpu.linear_* predicts it (${r2(layerLinearUs)} us; measured alone ${r2(layerGemvUs(m))} us), so that attention + linear reproduces the measured chain (launch gaps and cold L2 included)${phaseText}`;
+  src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the layer GEMV as gpu.linear_* predicts it (${r2(layerLinearUs)} us; ${Number.isFinite(layerGemvInChainsUs(m)) ? `in the chains without the attention ${r2(layerGemvInChainsUs(m))} us, ` : ''}measured alone ${r2(layerGemvUs(m))} us), so that attention + linear reproduces the measured chain (launch gaps and cold L2 included)${phaseText}`;
   const kernelCurves = attentionKernelCurves(m);
   if (kernelCurves) {
     p.gpu.attention_kernels = kernelCurves;
@@ -548,8 +548,29 @@ export function formatFits(f: CalibrationFits): string {
 }
 
 /** the layer GEMV's isolated time (the first GEMV measured: the model's layer shape) */
-function layerGemvUs(m: Measurements): number {
+function layerGemvUs(m: Pick<Measurements, 'kernels'>): number {
   return m.kernels.find((k) => k.kind === 'gemv')?.us ?? NaN;
+}
+
+/** the layer GEMV as the FP16 layer chains ran it (median over their contexts of the chain without the attention); NaN in measurements taken before it was timed */
+export function layerGemvInChainsUs(m: Pick<Measurements, 'attention_in_situ'>): number {
+  const x = m.attention_in_situ.map((p) => p.gemv_us_per_layer).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  return x.length ? median(x) : NaN;
+}
+
+/**
+ * The GEMV times the linear fields are fitted to: each GEMV timed alone, the layer's (the first)
+ * taken as the layer chains ran it where they timed it. Alone, the layer GEMV is timed in a few
+ * trials between other benchmarks, where a GPU not yet at its running clocks has read 10% slow (an
+ * H100 lease: 164.9 us alone, 149-150 in the chains); in the chains it is timed in the trials the
+ * attention's time is taken beyond, so the split of a layer between attention and GEMV does not
+ * take such a reading.
+ */
+export function linearPoints(m: Pick<Measurements, 'kernels' | 'attention_in_situ'>): Measurements['kernels'] {
+  const gemvs = m.kernels.filter((k) => k.kind === 'gemv');
+  const inChains = layerGemvInChainsUs(m);
+  if (!gemvs.length || !Number.isFinite(inChains)) return gemvs;
+  return [{ ...gemvs[0], us: inChains, label: `${gemvs[0].label} in the layer chains` }, ...gemvs.slice(1)];
 }
 
 /**

@@ -7,7 +7,8 @@
  *        + groups x per_group + direction changes x per_change
  *
  * by relative-error least squares (each batch weighted by 1 / its time) over the single-direction
- * batches and the mixed ones together. A group is one executor copies() call (a layer's fetch or
+ * batches and the mixed ones together, leaving out a batch timed far off the fit of the others
+ * (COPY_BATCH_OUTLIER). A group is one executor copies() call (a layer's fetch or
  * demotion, with marks around it): its fixed cost is what the simulator charges once per copy batch
  * (gpu.copy_batch_us). Under compute the per-group cost is held at the idle fit's (the events around
  * a group do not cost more beside kernels; what does is each copy: alpha_under_compute_us).
@@ -52,8 +53,11 @@ export interface CopyBatchFit {
   group_us_fixed: boolean;
   /** cost per D2H <-> H2D change; absent when no batch changed direction (the term was not fitted) */
   switch_us?: number;
+  /** the batches fitted */
   points: (CopyBatchPoint & { fit_us: number; residual: number })[];
-  /** relative residuals, (fit - measured) / measured */
+  /** batches left out as further than COPY_BATCH_OUTLIER from the fit of the others (residuals against the fit); absent when none */
+  dropped?: (CopyBatchPoint & { fit_us: number; residual: number })[];
+  /** relative residuals, (fit - measured) / measured, over `points` */
   rms_residual: number;
   max_abs_residual: number;
 }
@@ -109,9 +113,19 @@ export function weightedLeastSquares(rows: readonly number[][], y: readonly numb
 }
 
 /**
+ * A batch whose time is further than this (relative) from the fit of the others is left out of the
+ * fit: the cost model is linear in copies, bytes, groups and changes, and the batches of a healthy
+ * calibration sit within a few percent of it (rms 1-3% on H100 and H200 leases), while a batch timed
+ * through a disturbance of the GPU or its link (one seen at 2.2x its fit) would pull every term.
+ */
+export const COPY_BATCH_OUTLIER = 0.2;
+
+/**
  * The per-batch fit of one condition; `fixedGroupUs` holds the per-group cost (under compute: the
- * idle fit's). Throws on too few batches, a term the batches do not separate, or a non-positive
- * time per byte (the time did not grow with the bytes).
+ * idle fit's). The batch furthest from the fit is left out and the rest refitted while it is more than
+ * COPY_BATCH_OUTLIER off, at most a quarter of the batches and never below one batch per term (`dropped`
+ * lists them, residuals against the final fit). Throws on too few batches, a term the batches do not
+ * separate, or a non-positive time per byte (the time did not grow with the bytes).
  */
 export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?: number): CopyBatchFit {
   for (const p of points) {
@@ -124,20 +138,43 @@ export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?:
   if (points.length < names.length) {
     throw new Error(`the per-batch copy fit has ${names.length} terms (${names.join(', ')}) and needs at least as many batches (got ${points.length})`);
   }
-  const rows = points.map((p) => rowOf(p).filter((_, i) => keep[i]));
-  const y = points.map((p) => p.us - (fixed ? fixedGroupUs * p.groups : 0));
-  const s = weightedLeastSquares(rows, y, points.map((p) => 1 / p.us), names);
-  const v: number[] = [];
-  let k = 0;
-  for (let i = 0; i < TERMS.length; i++) v.push(keep[i] ? s[k++] : i === 4 ? fixedGroupUs! : 0);
+  const solve = (pts: readonly CopyBatchPoint[]): number[] => {
+    const rows = pts.map((p) => rowOf(p).filter((_, i) => keep[i]));
+    const y = pts.map((p) => p.us - (fixed ? fixedGroupUs * p.groups : 0));
+    const s = weightedLeastSquares(rows, y, pts.map((p) => 1 / p.us), names);
+    const v: number[] = [];
+    let k = 0;
+    for (let i = 0; i < TERMS.length; i++) v.push(keep[i] ? s[k++] : i === 4 ? fixedGroupUs! : 0);
+    return v;
+  };
+  const residualOf = (p: CopyBatchPoint, v: number[]) => {
+    const fit = rowOf(p).reduce((a, x, i) => a + x * v[i], 0);
+    return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
+  };
+  let kept = [...points];
+  let v = solve(kept);
+  const most = Math.floor(points.length / 4);
+  while (points.length - kept.length < most && kept.length > names.length) {
+    const res = kept.map((p) => Math.abs(residualOf(p, v).residual));
+    const worst = res.indexOf(Math.max(...res));
+    if (!(res[worst] > COPY_BATCH_OUTLIER)) break;
+    const rest = kept.filter((_, i) => i !== worst);
+    let next: number[];
+    try {
+      next = solve(rest);
+    } catch {
+      // (the rest no longer separate a term: keep the batch)
+      break;
+    }
+    kept = rest;
+    v = next;
+  }
   for (const [d, i] of [['H2D', 1], ['D2H', 3]] as const) {
     if (!(v[i] > 0)) throw new Error(`the per-batch copy fit gave a non-positive time per ${d} byte (${v[i].toExponential(3)} us): the batch times do not grow with their ${d} bytes (measurements too noisy)`);
   }
   const dir = (a: number, upb: number): CopyDirectionTerms => ({ alpha_us: a, us_per_byte: upb, GBps: 1 / upb / 1e3 });
-  const pts = points.map((p) => {
-    const fit = rowOf(p).reduce((a, x, i) => a + x * v[i], 0);
-    return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
-  });
+  const pts = kept.map((p) => residualOf(p, v));
+  const dropped = points.filter((p) => !kept.includes(p)).map((p) => residualOf(p, v));
   return {
     h2d: dir(v[0], v[1]),
     d2h: dir(v[2], v[3]),
@@ -145,6 +182,7 @@ export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?:
     group_us_fixed: fixed,
     ...(withSwitch ? { switch_us: v[5] } : {}),
     points: pts,
+    ...(dropped.length ? { dropped } : {}),
     rms_residual: Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length),
     max_abs_residual: Math.max(...pts.map((p) => Math.abs(p.residual))),
   };
@@ -249,7 +287,7 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
   const { index: li, toHost, toHbm } = hbmLink(p);
   const L = p.links[li];
   const fitText = (x: CopyBatchFit) =>
-    `time = H2D copies x alpha_h2d + H2D bytes / beta_h2d + the same for D2H + groups x per_group${x.switch_us !== undefined ? ' + direction changes x per_change' : ''}${x.group_us_fixed ? ' (per_group held at the idle fit\'s)' : ''} over ${x.points.length} batches, relative-error least squares (rms residual ${pct(x.rms_residual)}, max ${pct(x.max_abs_residual)})`;
+    `time = H2D copies x alpha_h2d + H2D bytes / beta_h2d + the same for D2H + groups x per_group${x.switch_us !== undefined ? ' + direction changes x per_change' : ''}${x.group_us_fixed ? ' (per_group held at the idle fit\'s)' : ''} over ${x.points.length} batches, relative-error least squares (rms residual ${pct(x.rms_residual)}, max ${pct(x.max_abs_residual)})${x.dropped?.length ? `; left out as more than ${pct(COPY_BATCH_OUTLIER)} off the fit of the others: ${x.dropped.map((p) => `"${p.label}" ${r2(p.us)} us against ${r2(p.fit_us)}`).join(', ')}` : ''}`;
   const src = p.sources;
   const group = nonNegative(f.idle.group_us);
   for (const [d, k, name] of [[toHost, 'd2h', 'D2H'], [toHbm, 'h2d', 'H2D']] as const) {

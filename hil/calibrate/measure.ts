@@ -43,16 +43,17 @@ export interface Measurements {
   kernels: (Point & { kind: 'attention' | 'gemv'; precision?: string; context?: number })[];
   /**
    * attention as the executor runs it (FP16 KV): a chain of `layers` x (marks, attention, marks,
-   * GEMV of the layer's weights) timed end to end; per point, us = chain time per layer - the GEMV's
-   * isolated time (launch gaps, marks and a cold L2 after each GEMV are in it)
+   * GEMV of the layer's weights) timed end to end; per point, us = chain time per layer - the same
+   * chain's without the attention, timed in the same trials (ChainPoint; launch gaps and a cold L2
+   * after each GEMV are in it)
    */
   attention_in_situ: ChainPoint[];
   /**
    * every other dispatched attention kernel in the same chains, at the attention contexts: us = chain
-   * time per layer - the GEMV's isolated time, as attention_in_situ (absent from measurements taken
-   * before they existed)
+   * time per layer - the same chain's without the attention, as attention_in_situ (absent from
+   * measurements taken before they existed)
    */
-  kernels_in_situ?: { precision: AttentionCase; tokens: number; bytes: number; us: number; chain_us_per_layer: number }[];
+  kernels_in_situ?: { precision: AttentionCase; tokens: number; bytes: number; us: number; chain_us_per_layer: number; gemv_us_per_layer?: number }[];
   /**
    * pinned copies one after another on the memory stream from scattered host slots (256 KiB
    * stride) while the compute stream streams GEMV weights (HBM busy), per direction and size;
@@ -283,17 +284,16 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     tick(`gemv ${label}`);
   }
   log('attention in situ: layer chains (attention + GEMV) vs context');
-  const layerGemv = kernels.find((k) => k.kind === 'gemv')!;
   const situContexts = pts.situ_contexts;
   const chainTrials = o.quick ? 5 : 7;
   // (cuda) the first context's chain repeated for CHAIN_WARM_MS before any chain is timed, as a run's steps follow one another
   // (each context of CHAIN_PHASE_MIN_BLOCKS blocks or more timed around it as well: the point is the mean over the kernel's split of the context)
-  const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, layerGemv.us, chainTrials, { warmMs: cuda ? CHAIN_WARM_MS : 0, phases: CHAIN_PHASE_BLOCKS });
+  const attention_in_situ = await measureChain(b, o, situContexts, rowsW, m.hidden, chainTrials, { warmMs: cuda ? CHAIN_WARM_MS : 0, phases: CHAIN_PHASE_BLOCKS });
   tick('attention in situ');
   log('attention kernels in situ: the same layer chains with each other kernel, at the attention contexts');
   const kernels_in_situ: NonNullable<Measurements['kernels_in_situ']> = [];
   for (const precision of precs.filter((p) => p !== 'fp16')) {
-    const pts = await measureChain(b, o, contexts, rowsW, m.hidden, layerGemv.us, chainTrials, { precisionOf: tableOf(precision, mixed.precisionOf) });
+    const pts = await measureChain(b, o, contexts, rowsW, m.hidden, chainTrials, { precisionOf: tableOf(precision, mixed.precisionOf) });
     for (const x of pts) kernels_in_situ.push({ precision, ...x });
     log(`  ${precision}: ${pts.map((x) => `${x.tokens} ${x.us.toFixed(1)}`).join(', ')} us per layer beyond the GEMV`);
     tick(`attention ${precision} in situ`);
@@ -477,12 +477,17 @@ export const CHAIN_PHASE_BLOCKS: readonly number[] = [-14, -10, -6, -2, 2, 6, 10
 /** contexts below this many blocks are timed at the context alone (there the kernel's time follows it smoothly) */
 export const CHAIN_PHASE_MIN_BLOCKS = 128;
 
-/** one context's layer chain: us = chain time per layer - the GEMV's isolated time */
+/**
+ * one context's layer chain: us = chain time per layer - the same chain's time per layer without the
+ * attention (gemv_us_per_layer; in measurements taken before it was timed: - the GEMV's isolated time)
+ */
 export interface ChainPoint {
   tokens: number;
   bytes: number;
   us: number;
   chain_us_per_layer: number;
+  /** the chain without the attention (marks and layer GEMV), time per layer, median over the same trials; absent from older measurements */
+  gemv_us_per_layer?: number;
   /**
    * with phases: the same at the context alone (us and chain_us_per_layer are then the mean over the
    * contexts `phases` blocks around it); absent from points timed at the context alone
@@ -495,13 +500,13 @@ export interface ChainPoint {
 
 /**
  * `layers` x (mark, mark, attention, mark, GEMV, mark) on the compute stream, as the executor issues a
- * step, over a table of `precisionOf` blocks (default FP16 throughout; a uniform table declared as the
+ * step, and in every trial the same without the attention (the point's time is taken beyond it), over a table of `precisionOf` blocks (default FP16 throughout; a uniform table declared as the
  * executor declares it); with `warmMs`, the first context's chain repeated that long before any is timed.
  * With `phases` (FP16 tables only): a context of at least CHAIN_PHASE_MIN_BLOCKS blocks is also timed at
  * each of those block offsets around it (one cache, its table's first blocks; the contexts in turn within
  * each trial), the point's time the mean of their medians over the trials.
  */
-export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, gemvUs: number, trials: number, c: { precisionOf?: (i: number, n: number) => Precision; warmMs?: number; phases?: readonly number[] } = {}): Promise<ChainPoint[]> {
+export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts: number[], rows: number, cols: number, trials: number, c: { precisionOf?: (i: number, n: number) => Precision; warmMs?: number; phases?: readonly number[] } = {}): Promise<ChainPoint[]> {
   if (c.phases && c.precisionOf) throw new Error('measureChain: phases apply to FP16 tables only (a mixed table changes with its length)');
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
@@ -530,11 +535,11 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
         // uniformPrecision as the executor declares it for a table of one precision (e.g. the tensor-core FP16 kernel where it applies)
         const uniform = precisions.every((p) => p === precisions[0]) ? { uniformPrecision: precisions[0] } : {};
         const op = { arena: cache.arena, arenaBytes: cache.arenaBytes, table: cache.table, q, out, qHeads: m.q_heads, kvHeads: m.kv_heads, headDim: m.head_dim, blockTokens: o.blockTokens, groupSize: o.groupSize, contextTokens: tokens, ...uniform };
-        const chain = () => {
+        const chain = (attention = true) => {
           for (let l = 0; l < layers; l++) {
             b.record('compute', marks[0]);
             b.record('compute', marks[1]);
-            b.attention('compute', op);
+            if (attention) b.attention('compute', op);
             b.record('compute', marks[2]);
             b.gemv('compute', { w, x, y, rows, cols });
             b.record('compute', marks[3]);
@@ -552,24 +557,32 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
         // the context and each offset in turn within every trial (not one context's trials back to back),
         // so that a disturbance of the GPU lasting a few chains slows one trial of several contexts, which
         // each context's median over its trials leaves out, rather than every trial of one context
+        // (the same chain without the attention, once per trial: the layer GEMV as the chains run it, in
+        // the GPU's state of the same trials, which the attention's time is taken beyond)
         const at = [tokens, ...phases.map((k) => tokens + k * o.blockTokens)];
         const per = at.map((): number[] => []);
+        const gemvPer: number[] = [];
+        const timeChain = async (attention: boolean) => {
+          b.record('compute', e0);
+          chain(attention);
+          b.record('compute', e1);
+          await b.synchronize();
+          return (b.elapsedMs(e0, e1) * 1000) / layers;
+        };
         for (let t = 0; t < trials; t++) {
+          gemvPer.push(await timeChain(false));
           for (let i = 0; i < at.length; i++) {
             op.contextTokens = at[i];
-            b.record('compute', e0);
-            chain();
-            b.record('compute', e1);
-            await b.synchronize();
-            per[i].push((b.elapsedMs(e0, e1) * 1000) / layers);
+            per[i].push(await timeChain(true));
           }
         }
+        const gemvUs = median(gemvPer);
         const atContext = median(per[0]);
         const around = per.slice(1).map((x) => median(x));
         const perLayer = around.length ? around.reduce((a, x) => a + x, 0) / around.length : atContext;
         // (a host backend can time the difference at or below zero: keep the curve positive)
         const bytes = blockBytes(g, 'fp16') * blocks;
-        const point: ChainPoint = { tokens, bytes: c.precisionOf ? cache.arenaBytes : bytes, us: Math.max(0.01, perLayer - gemvUs), chain_us_per_layer: perLayer };
+        const point: ChainPoint = { tokens, bytes: c.precisionOf ? cache.arenaBytes : bytes, us: Math.max(0.01, perLayer - gemvUs), chain_us_per_layer: perLayer, gemv_us_per_layer: gemvUs };
         if (around.length) Object.assign(point, { us_at_context: Math.max(0.01, atContext - gemvUs), phases, around_us: around.map((x) => Math.max(0.01, x - gemvUs)) });
         points.push(point);
       } finally {

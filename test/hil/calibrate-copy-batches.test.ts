@@ -172,6 +172,51 @@ describe('per-batch copy fit', () => {
   });
 });
 
+describe('per-batch copy fit, a batch timed through a disturbance', () => {
+  const pts = copyBatchPoints(timed(plan.batches, BUSY));
+  const rel = (got: number, want: number) => expect(Math.abs(got - want) / want).toBeLessThan(1e-9);
+  // (as seen on an H100 lease: a D2H batch beside GEMVs at 2.2x its fit, every other batch within 6%)
+  const slow = pts.findIndex((p) => p.label === 'd2h singles + runs');
+
+  it('is left out, and the costs of the others come back exactly', () => {
+    expect(slow).toBeGreaterThan(0);
+    const bad = pts.map((p, i) => (i === slow ? { ...p, us: p.us * 2.2 } : p));
+    const f = fitCopyBatches(bad, BUSY.group);
+    rel(f.h2d.alpha_us, BUSY.a_h2d);
+    rel(f.h2d.GBps, BUSY.GBps_h2d);
+    rel(f.d2h.alpha_us, BUSY.a_d2h);
+    rel(f.d2h.GBps, BUSY.GBps_d2h);
+    rel(f.switch_us!, BUSY.change);
+    expect(f.points.length).toBe(pts.length - 1);
+    expect(f.dropped!.map((p) => p.label)).toEqual(['d2h singles + runs']);
+    // its residual against the final fit: 1 / 2.2 - 1
+    expect(f.dropped![0].residual).toBeCloseTo(1 / 2.2 - 1, 9);
+    expect(f.max_abs_residual).toBeLessThan(1e-9);
+    // 19% slow, it stays in (within COPY_BATCH_OUTLIER of the others' fit) and pulls the D2H terms
+    const all = fitCopyBatches(pts.map((p, i) => (i === slow ? { ...p, us: p.us * 1.19 } : p)), BUSY.group);
+    expect(all.dropped).toBeUndefined();
+    expect(Math.abs(all.d2h.GBps / BUSY.GBps_d2h - 1)).toBeGreaterThan(0.005);
+  });
+
+  it('a profile source names the batch left out', () => {
+    const bad = pts.map((p, i) => (i === slow ? { ...p, us: p.us * 2.2 } : p));
+    const idle = fitCopyBatches(copyBatchPoints(timed(plan.batches, IDLE)));
+    const p = structuredClone(loadHardware('h100-pcie5'));
+    const li = applyCopyBatchFit(p, { idle, under_compute: fitCopyBatches(bad, idle.group_us) }, 'test');
+    const toHbm = p.links[li].a === p.tiers[0].name ? 'b_to_a' : 'a_to_b';
+    expect(p.sources[`links[${li}].${toHbm}.alpha_under_compute_us`]).toMatch(/left out as more than 20\.0% off the fit of the others: "d2h singles \+ runs" [0-9.]+ us against [0-9.]+/);
+    expect(p.sources[`links[${li}].${toHbm}.alpha_us`]).not.toMatch(/left out/);
+  });
+
+  it('leaves out at most a quarter of the batches', () => {
+    // every other batch twice as slow: no consistent majority to keep
+    const half = pts.map((p, i) => (i % 2 ? { ...p, us: p.us * 2 } : p));
+    const f = fitCopyBatches(half, BUSY.group);
+    expect(f.dropped!.length).toBeLessThanOrEqual(Math.floor(pts.length / 4));
+    expect(f.points.length + f.dropped!.length).toBe(pts.length);
+  });
+});
+
 describe('per-batch copy fit, inputs it cannot fit', () => {
   const pts = copyBatchPoints(timed(plan.batches, IDLE));
   it('too few batches for its terms', () => {

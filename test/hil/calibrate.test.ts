@@ -76,7 +76,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
       [4, 2],
     ]);
     const pcie = p.links.find((l) => l.a === 'hbm' || l.b === 'hbm')!;
-    expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/pinned copies in the HIL executor's layout .*nothing else on the GPU\): time = H2D copies x alpha_h2d \+ H2D bytes \/ beta_h2d \+ the same for D2H \+ groups x per_group \+ direction changes x per_change over 22 batches.*its H2D alpha.*; for comparison, isolated pinned copies: .*scattered in situ: alpha/);
+    expect(p.sources['links[0].b_to_a.alpha_us']).toMatch(/pinned copies in the HIL executor's layout .*nothing else on the GPU\): time = H2D copies x alpha_h2d \+ H2D bytes \/ beta_h2d \+ the same for D2H \+ groups x per_group \+ direction changes x per_change over [0-9]+ batches.*its H2D alpha.*; for comparison, isolated pinned copies: .*scattered in situ: alpha/);
     expect(p.sources['links[0].b_to_a.alpha_under_compute_us']).toMatch(/pinned copies in the HIL executor's layout .*the layer GEMV back to back on the compute stream throughout\).*\(per_group held at the idle fit's\).*its H2D alpha( \(-?[0-9.]+: clamped to 0\))?; for comparison, the same batches beside attention \+ GEMV layers: alpha /);
     expect(p.sources['links[0].a_to_b.alpha_us']).toMatch(/D2H blocks from HBM slab slots .*its D2H alpha/);
     expect(p.description).toMatch(/Fit residuals.*H2D layout/);
@@ -91,7 +91,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     // rounded to 0.01 and clamped to 0
     const cb = r.fits.copy_batches!;
     const c0 = (x: number) => r2(Math.max(0, x));
-    expect(cb.idle.points.map((x) => x.groups)).toEqual([...r.measurements.h2d_layout_idle.map(() => 8), ...r.measurements.d2h_layout_idle.map(() => 8), ...r.measurements.mixed_layout_idle!.map(() => 16)]);
+    expect([...cb.idle.points, ...(cb.idle.dropped ?? [])].map((x) => x.groups).sort((x, y) => x - y)).toEqual([...r.measurements.h2d_layout_idle.map(() => 8), ...r.measurements.d2h_layout_idle.map(() => 8), ...r.measurements.mixed_layout_idle!.map(() => 16)]);
     const switches = { switch_us: c0(cb.idle.switch_us!), switch_under_compute_us: c0(cb.under_compute.switch_us!) };
     // the under-compute beta where it came out positive
     const busyBeta = (GBps: number) => (r2(GBps) > 0 ? { GBps_under_compute: r2(GBps) } : {});
@@ -103,9 +103,14 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     // the under-compute terms are fitted to the batches beside the GEMV alone; those beside attention +
     // GEMV layers are fitted apart, for comparison
     const ms = r.measurements;
-    const usOf = (xs: { us: number }[]) => xs.map((x) => x.us);
-    expect(usOf(cb.under_compute.points)).toEqual(usOf([...ms.h2d_layout_gemv!, ...ms.d2h_layout_gemv!, ...ms.mixed_layout_gemv!]));
-    expect(usOf(cb.beside_layers!.points)).toEqual(usOf([...ms.h2d_layout, ...ms.d2h_layout, ...ms.mixed_layout!]));
+    // (every batch either fitted or left out as far off the fit of the others, at most a quarter of them: a 2-core host's timings can be)
+    const usOf = (xs: { us: number }[]) => xs.map((x) => x.us).sort((a, b) => a - b);
+    const batchesOf = (f: { points: { us: number }[]; dropped?: { us: number }[] }) => {
+      expect(f.dropped?.length ?? 0).toBeLessThanOrEqual(Math.floor((f.points.length + (f.dropped?.length ?? 0)) / 4));
+      return usOf([...f.points, ...(f.dropped ?? [])]);
+    };
+    expect(batchesOf(cb.under_compute)).toEqual(usOf([...ms.h2d_layout_gemv!, ...ms.d2h_layout_gemv!, ...ms.mixed_layout_gemv!]));
+    expect(batchesOf(cb.beside_layers!)).toEqual(usOf([...ms.h2d_layout, ...ms.d2h_layout, ...ms.mixed_layout!]));
     expect(ms.h2d_layout_gemv!.map((x) => x.runs)).toEqual(ms.h2d_layout.map((x) => x.runs));
     // one block's (de)quantization kernel: every width both ways, idle and under compute; the idle median
     const conv = r.measurements.convert_kernels!;
@@ -133,7 +138,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
       expect(Math.abs(fromProfile - fromFit)).toBeLessThanOrEqual(bound + 1e-9);
       if (![i.h2d.alpha_us, i.d2h.alpha_us, i.group_us, i.switch_us!].some((x) => x < 0)) expect(fromFit).toBeCloseTo(pt.fit_us, 9);
     }
-    expect(side.fits.copy_batches.idle.points.length).toBe(22);
+    expect(side.fits.copy_batches.idle.points.length + (side.fits.copy_batches.idle.dropped?.length ?? 0)).toBe(22);
     // the nvme read direction is the executor-pattern batch fit (readBatch, the executor's I/O threads)
     const nvLink = p.links.findIndex((l) => l.a === 'nvme' || l.b === 'nvme');
     const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';
@@ -164,7 +169,18 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
       const simulated = p.gpu.attention_curve![i].us + layerLinear;
       expect(Math.abs(simulated - Math.max(x.chain_us_per_layer, layerLinear + 0.01))).toBeLessThan(0.006);
     }
-    expect(p.sources['gpu.attention_curve']).toMatch(/minus the layer GEMV as gpu\.linear_\* predicts it \([0-9.]+ us; measured alone [0-9.]+ us\)/);
+    expect(p.sources['gpu.attention_curve']).toMatch(/minus the layer GEMV as gpu\.linear_\* predicts it \([0-9.]+ us; in the chains without the attention [0-9.]+ us, measured alone [0-9.]+ us\)/);
+    // each chain point's attention is its time beyond the same chain without the attention, timed in its trials
+    for (const x of [...r.measurements.attention_in_situ, ...r.measurements.kernels_in_situ!]) {
+      expect(x.gemv_us_per_layer).toBeGreaterThan(0);
+      expect(x.us).toBeCloseTo(Math.max(0.01, x.chain_us_per_layer - x.gemv_us_per_layer!), 9);
+    }
+    // ... and the linear fit's layer point is that GEMV (median over the FP16 contexts), the LM head's alone
+    const inChains = r.measurements.attention_in_situ.map((x) => x.gemv_us_per_layer!).sort((a, b) => a - b);
+    const mid = inChains.length >> 1;
+    expect(r.fits.linear.points[0].us).toBeCloseTo(inChains.length % 2 ? inChains[mid] : (inChains[mid - 1] + inChains[mid]) / 2, 9);
+    expect(r.fits.linear.points[0].label).toMatch(/^gemv layer .* in the layer chains$/);
+    expect(r.fits.linear.points.slice(1).map((x) => x.us)).toEqual(r.measurements.kernels.filter((k) => k.kind === 'gemv').slice(1).map((k) => k.us));
     // kvtier run accepts it
     const run = simulate({ trace: fx.trace, policy: 'lru-offload', model: fx.model, hardware: out, hbm_budget: '25%', group_size: 64 });
     expect(run.summary.tbt_ms.p50).toBeGreaterThan(0);

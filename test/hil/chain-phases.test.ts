@@ -1,12 +1,13 @@
 // The calibration's layer chains timed around a context (hil/calibrate/measure.ts measureChain with
 // phases): which contexts the attention runs at, and that the point is the mean over them with the time at
-// the context itself kept beside it. The host backend runs the kernels; its clock is replaced by one that
-// makes a layer take tokens / 10 us, so every time is known exactly.
+// the context itself kept beside it, beyond the same chain without the attention timed in the same trials.
+// The host backend runs the kernels; its clock is replaced by one that makes a layer take tokens / 10 us
+// (a chain without attention: `gemvUs` a layer), so every time is known exactly.
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NativeBackend } from '../../hil/addon-types.js';
 import { openBackend } from '../../hil/backend.js';
-import { attentionKernelCurves } from '../../hil/calibrate/calibrate.js';
+import { attentionKernelCurves, layerGemvInChainsUs, linearPoints } from '../../hil/calibrate/calibrate.js';
 import { CHAIN_PHASE_BLOCKS, CHAIN_PHASE_MIN_BLOCKS, measureChain } from '../../hil/calibrate/measure.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import { backendAvailability } from './availability.js';
@@ -17,24 +18,41 @@ const fx = makeHilFixture();
 afterAll(() => rmSync(fx.dir, { recursive: true, force: true }));
 
 /**
- * the host backend, its attention calls recorded and its event clock a layer of tokens / 10 us; the timed
- * chains numbered in `slow` (counting from 0 over every elapsedMs call) read ten times that
+ * the host backend, its attention calls recorded and its event clock a layer of tokens / 10 us (of
+ * `gemvUs` where the chain ran no attention); the timed chains numbered in `slow` (counting from 0 over
+ * every elapsedMs call) read ten times that
  */
-function clocked(layers: number, slow: readonly number[] = []) {
+function clocked(layers: number, slow: readonly number[] = [], gemvUs = 1) {
   const b = openBackend('host');
   const contexts: number[] = [];
   let last = 0;
   let timed = 0;
+  // (whether the chain just synchronized ran any attention)
+  let attended = false;
+  let ranAttention = false;
   const proxy = new Proxy(b, {
     get(t, k) {
       if (k === 'attention') {
         return (s: string, op: { contextTokens: number }) => {
           contexts.push(op.contextTokens);
           last = op.contextTokens;
+          attended = true;
           return t.attention(s as never, op as never);
         };
       }
-      if (k === 'elapsedMs') return () => ((slow.includes(timed++) ? 10 : 1) * layers * last) / 10 / 1000;
+      if (k === 'synchronize') {
+        return () => {
+          ranAttention = attended;
+          attended = false;
+          return t.synchronize();
+        };
+      }
+      if (k === 'elapsedMs') {
+        return () => {
+          const perLayer = ranAttention ? last / 10 : gemvUs;
+          return ((slow.includes(timed++) ? 10 : 1) * layers * perLayer) / 1000;
+        };
+      }
       const v = Reflect.get(t, k);
       return typeof v === 'function' ? v.bind(t) : v;
     },
@@ -51,13 +69,13 @@ describe.skipIf(!host.available)(`layer chains timed around a context${host.avai
       const o = { model, blockTokens: 16, groupSize: 64, quick: true, fileDir: fx.dir };
       const long = CHAIN_PHASE_MIN_BLOCKS * 16; // 2048 tokens: phased
       const short = long - 16; // 127 blocks: not
-      const pts = await measureChain(proxy, o, [short, long], 8, model.hidden, 1, 2, { phases: [-2, 6] });
+      const pts = await measureChain(proxy, o, [short, long], 8, model.hidden, 2, { phases: [-2, 6] });
       // each chain runs `layers` attentions: per context one untimed chain at the context, then two trials,
-      // each timing the context and its offsets (-2 and +6 blocks) in turn
+      // each timing the chain without attention, then the context and its offsets (-2 and +6 blocks) in turn
       const runs = (tokens: number, chains = 1) => Array(chains * layers).fill(tokens);
       const trial = [...runs(long), ...runs(long - 32), ...runs(long + 96)];
       expect(contexts).toEqual([...runs(short, 3), ...runs(long), ...trial, ...trial]);
-      expect(pts[0]).toEqual({ tokens: short, bytes: expect.any(Number), us: short / 10 - 1, chain_us_per_layer: short / 10 });
+      expect(pts[0]).toEqual({ tokens: short, bytes: expect.any(Number), us: short / 10 - 1, chain_us_per_layer: short / 10, gemv_us_per_layer: 1 });
       // the mean of (2048 - 32) / 10 and (2048 + 96) / 10 = 208.0 us a layer; at 2048 itself 204.8
       expect(pts[1].chain_us_per_layer).toBeCloseTo(208, 9);
       expect(pts[1].us).toBeCloseTo(207, 9);
@@ -67,7 +85,7 @@ describe.skipIf(!host.available)(`layer chains timed around a context${host.avai
       // the bytes of the context's own blocks, not of the larger cache the offsets read
       expect(pts[1].bytes).toBe((pts[0].bytes / 127) * 128);
       // a mixed table changes with its length: phases refused there
-      await expect(measureChain(proxy, o, [long], 8, model.hidden, 1, 1, { phases: [2], precisionOf: () => 'fp16' })).rejects.toThrow(/phases apply to FP16 tables only/);
+      await expect(measureChain(proxy, o, [long], 8, model.hidden, 1, { phases: [2], precisionOf: () => 'fp16' })).rejects.toThrow(/phases apply to FP16 tables only/);
     } finally {
       b.close();
     }
@@ -76,13 +94,13 @@ describe.skipIf(!host.available)(`layer chains timed around a context${host.avai
   it('leaves out a disturbance of a few consecutive chains: it slows one trial of several contexts', async () => {
     const model = loadModel(fx.model);
     const layers = Math.max(4, Math.min(model.layers, 32));
-    // timed chains: 0-2 the first trial (the context, -2, +6 blocks), 3-5 the second, 6-8 the third; the
-    // GPU disturbed over chains 4-5 (ten times slower). Timed one context after another, those two chains
-    // would be two of the three trials of the -2 offset, and its median slow.
-    const { b, proxy } = clocked(layers, [4, 5]);
+    // timed chains: 0-3 the first trial (without attention, the context, -2, +6 blocks), 4-7 the second,
+    // 8-11 the third; the GPU disturbed over chains 6-7 (ten times slower). Timed one context after
+    // another, those two chains would be two of the three trials of the -2 offset, and its median slow.
+    const { b, proxy } = clocked(layers, [6, 7], 0);
     try {
       const o = { model, blockTokens: 16, groupSize: 64, quick: true, fileDir: fx.dir };
-      const [p] = await measureChain(proxy, o, [2048], 8, model.hidden, 0, 3, { phases: [-2, 6] });
+      const [p] = await measureChain(proxy, o, [2048], 8, model.hidden, 3, { phases: [-2, 6] });
       // each offset's median over its three trials leaves its one slow trial out: (201.6 + 214.4) / 2
       expect(p.chain_us_per_layer).toBeCloseTo(208, 9);
       expect(p.us_at_context).toBeCloseTo(204.8, 9);
@@ -121,5 +139,29 @@ describe('the other kernels\' differences to FP16', () => {
         { tokens: 4096, us: 30 },
       ],
     });
+  });
+});
+
+describe('the linear fit\'s layer GEMV', () => {
+  // (an H100 lease: the layer GEMV alone read 164.9 us, the same GEMV in the layer chains 149-150)
+  const kernels = [
+    { kind: 'gemv' as const, bytes: 436207616, us: 164.9, label: 'gemv layer 53248x4096' },
+    { kind: 'gemv' as const, bytes: 1050673152, us: 342.4, label: 'gemv lm-head' },
+  ];
+  const chains = [149.2, 149.6, 149.4].map((g, i) => ({ tokens: 256 << i, bytes: 1, us: 10, chain_us_per_layer: g + 10, gemv_us_per_layer: g }));
+
+  it('is the GEMV as the chains ran it (median over their contexts), the LM head alone', () => {
+    const pts = linearPoints({ kernels, attention_in_situ: chains });
+    expect(pts.map((x) => [x.label, x.us])).toEqual([
+      ['gemv layer 53248x4096 in the layer chains', 149.4],
+      ['gemv lm-head', 342.4],
+    ]);
+    expect(layerGemvInChainsUs({ attention_in_situ: chains })).toBe(149.4);
+  });
+
+  it('is the GEMV alone in measurements taken before the chains timed it', () => {
+    const old = chains.map(({ gemv_us_per_layer: _, ...x }) => x);
+    expect(linearPoints({ kernels, attention_in_situ: old })).toEqual(kernels);
+    expect(layerGemvInChainsUs({ attention_in_situ: old })).toBeNaN();
   });
 });
