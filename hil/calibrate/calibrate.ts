@@ -43,7 +43,7 @@ import type { ModelSpec } from '../../sim/models/model.js';
 import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
-import { applyCopyBatchFit, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, pct, r2, underComputeBatches } from './fit-copy-batches.js';
+import { applyCopyBatchFit, COPY_BATCH_OUTLIER, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, pct, r2, underComputeBatches } from './fit-copy-batches.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
 import type { IssuePoint } from '../bench/issue-bench.js';
@@ -122,6 +122,8 @@ export interface CalibrationResult {
   device: string;
   /** the attention options the attention rows were timed with (every one, defaults included) */
   attention_options: ResolvedAttentionOptions;
+  /** what in the measurements looks disturbed (calibrationWarnings), for the log and a validation's notes */
+  warnings: string[];
 }
 
 const layoutWhat = { H2D: `runs of 1..16 blocks from adjacent host slots into the staging ring`, D2H: `blocks from HBM slab slots to their host slots (single blocks and runs)` };
@@ -295,7 +297,9 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     `file write ${pct(fits.file_write.rms_residual)} / ${pct(fits.file_write.max_abs_residual)}${fits.copy_batches ? `, copy batches idle ${pct(fits.copy_batches.idle.rms_residual)} / ${pct(fits.copy_batches.idle.max_abs_residual)}, under compute ${pct(fits.copy_batches.under_compute.rms_residual)} / ${pct(fits.copy_batches.under_compute.max_abs_residual)}` : ''}${fits.copy_batches_error ? `; the per-batch copy fit failed (${fits.copy_batches_error}), so the hbm link has the per-direction layout fits, copies priced at their start` : ''}. CXL and HDD numbers are the base profile's (no such hardware measured).`;
   p.sources = src;
   const profile = validateProfile(JSON.parse(JSON.stringify(p)), 'hil calibrate');
-  return { profile, fits, measurements: m, device, attention_options: attentionOptions };
+  const warnings = calibrationWarnings(m, fits, kind);
+  for (const w of warnings) log(`warning: ${w}`);
+  return { profile, fits, measurements: m, device, attention_options: attentionOptions, warnings };
 }
 
 /**
@@ -525,7 +529,7 @@ export function fitLayout(points: LayoutPoint[]): LinearFit {
 export function writeCalibration(out: string, r: CalibrationResult): void {
   fs.writeFileSync(out, JSON.stringify(r.profile, null, 2) + '\n');
   const side = out.replace(/\.json$/, '') + '.fit.json';
-  fs.writeFileSync(side, JSON.stringify({ schema: 'kvtier-hil-calibration/v1', device: r.device, attention_options: r.attention_options, fits: r.fits, measurements: r.measurements }, null, 2) + '\n');
+  fs.writeFileSync(side, JSON.stringify({ schema: 'kvtier-hil-calibration/v1', device: r.device, attention_options: r.attention_options, warnings: r.warnings, fits: r.fits, measurements: r.measurements }, null, 2) + '\n');
 }
 
 export function formatFits(f: CalibrationFits): string {
@@ -550,6 +554,25 @@ export function formatFits(f: CalibrationFits): string {
 /** the layer GEMV's isolated time (the first GEMV measured: the model's layer shape) */
 function layerGemvUs(m: Pick<Measurements, 'kernels'>): number {
   return m.kernels.find((k) => k.kind === 'gemv')?.us ?? NaN;
+}
+
+/**
+ * What in a calibration's measurements looks disturbed, each a sentence: FP16 layer chains that came
+ * out no longer than the same chain without the attention (their curve points floored at 0.01 us; on
+ * a GPU the attention always costs something, so the chains or their GEMV were timed through a
+ * disturbance), and copy batches the per-batch fit left out. The host backend's chains can time
+ * the attention at or below zero and are not judged.
+ */
+export function calibrationWarnings(m: Pick<Measurements, 'attention_in_situ'>, fits: Pick<CalibrationFits, 'copy_batches'>, kind: string): string[] {
+  const out: string[] = [];
+  const floored = m.attention_in_situ.filter((x) => x.us <= 0.01);
+  if (kind === 'cuda' && floored.length) {
+    out.push(`the FP16 attention in the layer chains came out at or below nothing at ${floored.length} of ${m.attention_in_situ.length} contexts (${floored.map((x) => x.tokens).join(', ')} tokens; floored at 0.01 us): those chains were timed through a disturbance, calibrate again`);
+  }
+  for (const [cond, f] of [['idle', fits.copy_batches?.idle], ['under compute', fits.copy_batches?.under_compute]] as const) {
+    if (f?.dropped?.length) out.push(`copy batches ${cond}: ${f.dropped.map((p) => `"${p.label}" (${r2(p.us)} us against ${r2(p.fit_us)} fitted)`).join(', ')} left out of the fit, more than ${pct(COPY_BATCH_OUTLIER)} off the others`);
+  }
+  return out;
 }
 
 /** the layer GEMV as the FP16 layer chains ran it (median over their contexts of the chain without the attention); NaN in measurements taken before it was timed */

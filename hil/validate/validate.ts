@@ -290,12 +290,16 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
       const keyFile = `${file}.key`;
       if (fs.existsSync(file) && fs.existsSync(keyFile) && fs.readFileSync(keyFile, 'utf8') === key) {
         log(`profile for ${model}: ${file} (calibrated by an earlier run with the same points, reused)`);
+        const side = file.replace(/\.json$/, '.fit.json');
+        const earlier = fs.existsSync(side) ? (JSON.parse(fs.readFileSync(side, 'utf8')) as { warnings?: string[] }).warnings ?? [] : [];
+        for (const w of earlier) notes.push(`calibration of ${model}: ${w}`);
       } else {
         log(`calibrating for ${model} (${g.calibration}) on the ${o.hil.backend} backend`);
         const c0 = performance.now();
         const r = await calibrate({ backend: o.hil.backend, base: g.base_hardware, model, quick: g.calibration === 'quick', fileDir, ioThreads: o.hil.ioThreads, attention: o.hil.attention, points, log: (s) => log(`  ${s}`) });
         writeCalibration(file, r);
         fs.writeFileSync(keyFile, key);
+        for (const w of r.warnings) notes.push(`calibration of ${model}: ${w}`);
         log(`calibrated ${model} in ${((performance.now() - c0) / 1000).toFixed(1)} s`);
       }
       profiles.push({ model, file, calibrated: true, points, points_near_grid: pointsNearGrid(points, judged), note: 'calibrated here from the held-out points' });

@@ -2,12 +2,14 @@
 // phases): which contexts the attention runs at, and that the point is the mean over them with the time at
 // the context itself kept beside it, beyond the same chain without the attention timed in the same trials.
 // The host backend runs the kernels; its clock is replaced by one that makes a layer take tokens / 10 us
-// (a chain without attention: `gemvUs` a layer), so every time is known exactly.
-import { rmSync } from 'node:fs';
+// (a chain without attention: `gemvUs` a layer), so every time is known exactly. Then the linear fit's
+// layer GEMV and the warnings a calibration gives, the latter on stored H100 calibrations.
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { NativeBackend } from '../../hil/addon-types.js';
 import { openBackend } from '../../hil/backend.js';
-import { attentionKernelCurves, layerGemvInChainsUs, linearPoints } from '../../hil/calibrate/calibrate.js';
+import { attentionKernelCurves, calibrationWarnings, layerGemvInChainsUs, linearPoints } from '../../hil/calibrate/calibrate.js';
+import { fitLayoutCopyBatches } from '../../hil/calibrate/fit-copy-batches.js';
 import { CHAIN_PHASE_BLOCKS, CHAIN_PHASE_MIN_BLOCKS, measureChain } from '../../hil/calibrate/measure.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import { backendAvailability } from './availability.js';
@@ -163,5 +165,24 @@ describe('the linear fit\'s layer GEMV', () => {
     const old = chains.map(({ gemv_us_per_layer: _, ...x }) => x);
     expect(linearPoints({ kernels, attention_in_situ: old })).toEqual(kernels);
     expect(layerGemvInChainsUs({ attention_in_situ: old })).toBeNaN();
+  });
+});
+
+describe('calibration warnings, on stored H100 calibrations', () => {
+  const stored = (run: string) => JSON.parse(readFileSync(`lab/validate/${run}/profiles/llama-3-8b.fit.json`, 'utf8'));
+
+  it('name the floored chains and the copy batch left out of a lease whose calibration was disturbed (seed 53)', () => {
+    const s = stored('run-2dcf563-h100-seed53-2026-11-27');
+    const w = calibrationWarnings(s.measurements, { copy_batches: fitLayoutCopyBatches(s.measurements) }, 'cuda');
+    expect(w).toHaveLength(2);
+    expect(w[0]).toMatch(/^the FP16 attention in the layer chains came out at or below nothing at 5 of 20 contexts \(256, 384, 768, 1024, 1536 tokens; floored at 0\.01 us\)/);
+    expect(w[1]).toMatch(/^copy batches under compute: "d2h singles \+ runs" \(4141\.26 us against [0-9.]+ fitted\) left out of the fit, more than 20\.0% off the others$/);
+    // the host backend's chains are not judged
+    expect(calibrationWarnings(s.measurements, {}, 'host')).toEqual([]);
+  });
+
+  it('are none for the calibration of seed 59 (the GEMV timed in the chains)', () => {
+    const s = stored('run-a467ffc-h100-calib-seed59-2026-11-27');
+    expect(calibrationWarnings(s.measurements, { copy_batches: fitLayoutCopyBatches(s.measurements) }, 'cuda')).toEqual([]);
   });
 });

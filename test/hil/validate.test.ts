@@ -3,7 +3,7 @@
 // aggregates recomputed from the per-step arrays, resume, the report page and the CLI.
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
 import { quantile } from '../../hil/compare/errors.js';
@@ -98,6 +98,15 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     // the storage cells ran in the first call: the rerun, which ran none itself, does not say none did
     expect(r.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
     expect(again.notes.some((n) => /no cell moved bytes to or from the storage tier/.test(n))).toBe(false);
+    // a calibration's warnings (stored beside its profile) are notes of the run that calibrated and of a rerun reusing it
+    const warned = r.profiles.flatMap((p) => (JSON.parse(readFileSync(p.file.replace(/\.json$/, '.fit.json'), 'utf8')).warnings as string[]).map((w) => `calibration of ${p.model}: ${w}`));
+    expect(r.notes.filter((n) => n.startsWith('calibration of '))).toEqual(warned);
+    expect(again.notes.filter((n) => n.startsWith('calibration of '))).toEqual(warned);
+    cpSync(out, join(dir, 'warned'), { recursive: true });
+    const side = join(dir, 'warned', 'profiles', basename(r.profiles[0].file).replace(/\.json$/, '.fit.json'));
+    writeFileSync(side, JSON.stringify({ ...JSON.parse(readFileSync(side, 'utf8')), warnings: ['one copy batch left out'] }));
+    const rewarned = await validate({ grid: g0, out: join(dir, 'warned'), hil: { backend: 'host', nvmeDir: dir } });
+    expect(rewarned.notes).toContain(`calibration of ${r.profiles[0].model}: one copy batch left out`);
 
     // the simulator's side again from the stored hardware steps, with the same simulator: the same numbers
     const re = resimulate({ dir: out, out: join(dir, 'resim') });
