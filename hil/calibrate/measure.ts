@@ -500,8 +500,9 @@ export interface ChainPoint {
 
 /**
  * `layers` x (mark, mark, attention, mark, GEMV, mark) on the compute stream, as the executor issues a
- * step, and in every trial the same without the attention (the point's time is taken beyond it), over a table of `precisionOf` blocks (default FP16 throughout; a uniform table declared as the
- * executor declares it); with `warmMs`, the first context's chain repeated that long before any is timed.
+ * step, and in every trial the same without the attention (the point's time is taken beyond it), over
+ * a table of `precisionOf` blocks (default FP16 throughout; a uniform table declared as the executor
+ * declares it); with `warmMs`, the first context's chain repeated that long before any is timed.
  * With `phases` (FP16 tables only): a context of at least CHAIN_PHASE_MIN_BLOCKS blocks is also timed at
  * each of those block offsets around it (one cache, its table's first blocks; the contexts in turn within
  * each trial), the point's time the mean of their medians over the trials.

@@ -291,7 +291,12 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
       if (fs.existsSync(file) && fs.existsSync(keyFile) && fs.readFileSync(keyFile, 'utf8') === key) {
         log(`profile for ${model}: ${file} (calibrated by an earlier run with the same points, reused)`);
         const side = file.replace(/\.json$/, '.fit.json');
-        const earlier = fs.existsSync(side) ? (JSON.parse(fs.readFileSync(side, 'utf8')) as { warnings?: string[] }).warnings ?? [] : [];
+        let earlier: string[] = [];
+        try {
+          earlier = fs.existsSync(side) ? ((JSON.parse(fs.readFileSync(side, 'utf8')) as { warnings?: string[] }).warnings ?? []) : [];
+        } catch (e) {
+          log(`  (the fit file ${side} is not readable JSON (${(e as Error).message}): its calibration warnings, if any, are not repeated)`);
+        }
         for (const w of earlier) notes.push(`calibration of ${model}: ${w}`);
       } else {
         log(`calibrating for ${model} (${g.calibration}) on the ${o.hil.backend} backend`);
