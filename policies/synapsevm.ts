@@ -347,7 +347,7 @@ class SynapseVm implements SynapsePolicy {
     const cache = v.cache;
     const l = v.layer;
     const s = v.step;
-    const l1 = this.hbm.blocks;
+    const l1 = this.hbm.list(l);
     const l1Base = l * this.M;
     const hotStep = this.hotStep;
     const hotSteps = this.hotSteps;
@@ -379,7 +379,7 @@ class SynapseVm implements SynapsePolicy {
     }
     const cache = v.cache;
     const s = v.step;
-    const l1 = this.hbm.blocks;
+    const l1 = this.hbm.list(l);
     const l1Base = l * this.M;
     const hotStep = this.hotStep;
     const hotSteps = this.hotSteps;
@@ -453,7 +453,7 @@ class SynapseVm implements SynapsePolicy {
     if (!this.dOrdered1) coldL1.invalidate(l);
     else if (!coldL1.valid(l) || l1Built[l] !== hbm.rebuilds[l]) {
       coldL1.reset(l);
-      const l1 = hbm.blocks;
+      const l1 = hbm.list(l);
       for (let i = 0; i < hbm.countOf(l); i++) {
         const b = l1[hotBase + i];
         if (b >= this.dEnd) break;
@@ -554,11 +554,9 @@ class SynapseVm implements SynapsePolicy {
       let n = this.l1Victims(false);
       if (n < want - K) n = this.l1Victims(true);
       const k = selectBottomKKeyed(cand, candKeys, n, want - K);
-      // (the L1 list and the L2 order take the k blocks in one pass and one sort, not one by one)
-      hbm.defer(l);
+      // (the L2 order takes the k blocks in one sort, not one by one)
       coldL2.defer(l);
       for (let i = 0; i < k; i++) this.demoteTo(cand[i], o.l2_tier, tL2, this.bitsFor(cand[i], o.l2_bits));
-      hbm.settle(l);
       coldL2.settle(l);
     }
   }
