@@ -673,8 +673,11 @@ class SynapseVm implements SynapsePolicy {
     let nSt = 0;
     // (the mask is read by the probes only)
     if (predictive) stagedMask.fill(0, 0, v.nBlocks);
-    stagedIn.fill(0);
-    stagedBytesIn.fill(0);
+    // (a loop over the few tiers: a fill() call costs more here)
+    for (let t = 0; t < T; t++) {
+      stagedIn[t] = 0;
+      stagedBytesIn[t] = 0;
+    }
     for (let i = 0; i < best; i++) {
       const b = cand[i];
       const t = cache.tierOf(l, b);
