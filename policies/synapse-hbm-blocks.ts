@@ -5,24 +5,25 @@
  * decision sync() adds the blocks created since the last sync (their tiers read), and checks the
  * cache's change count of the layer (CacheView.changesOf) against the creations and the reported
  * moves: when something else changed the layer (a move, a drop), both are rebuilt from the tiers.
- * After a sync and after every reported move, the list is exactly the layer's HBM blocks and the
- * mask is 1 exactly for its live blocks below HBM (0 for blocks created since the last sync).
+ * After a sync and after every reported move, the list (list(l)) is exactly the layer's HBM blocks and
+ * the mask is 1 exactly for its live blocks below HBM (0 for blocks created since the last sync).
+ * A reported move into or out of HBM updates the count, the mask and the tier mirror; the list itself
+ * is written again from the mirror (one pass in block order) when it is next read, as a layer's list
+ * is read at few of its decisions and moves are many.
  * Made with a `second` tier, the blocks of that tier are kept as well, as a bitset (one bit per
  * block: a move sets or clears one bit), listed ascending on demand (listSecond), for a scan of that
  * tier's blocks.
  * `tiers` mirrors the cache's tier of every block created before the last sync (valid as the list),
  * for scans that read many blocks' tiers without a call per block.
- * Between defer() and settle() a layer's blocks leaving HBM are only marked, and settle() takes them
- * out of the list in one pass (for a decision that moves many blocks down: no shift of the list per
- * block); the list is read only after settle().
  */
 import type { CacheView } from './cache-view.js';
-import { lowerBound } from '../common/lower-bound.js';
 
 export class HbmBlocks {
-  /** per layer: the listed blocks (rows of maxBlocks) and their count */
-  readonly blocks: Int32Array;
+  /** per layer: the listed blocks (rows of maxBlocks; read through list()) and their count */
+  private readonly blocks: Int32Array;
   private readonly count: Int32Array;
+  /** per layer: 1 when a move into or out of HBM was reported since its row was last written */
+  private readonly stale: Uint8Array;
   /** per layer: blocks below this were created before the last sync */
   private readonly syncedUpTo: Int32Array;
   /** per (layer, block): 1 for a live block below HBM (blocks created before the last sync) */
@@ -34,10 +35,6 @@ export class HbmBlocks {
   readonly rebuilds: Int32Array;
   /** per (layer, block): the block's tier (CacheView.tierOf; −1: dropped) for blocks created before the last sync */
   readonly tiers: Int8Array;
-  /** the layer whose removals are deferred (−1: none), and per block of it: 1 when it left the list */
-  private deferred = -1;
-  private leaving = 0;
-  private readonly left: Uint8Array;
   /** per layer, with a second tier: its blocks as bits (rows of `words` 32-bit words; block b at bit b % 32 of word b >> 5), and their count */
   private readonly secondBits: Int32Array;
   private readonly words: number;
@@ -51,12 +48,12 @@ export class HbmBlocks {
   ) {
     this.blocks = new Int32Array(layers * maxBlocks);
     this.count = new Int32Array(layers);
+    this.stale = new Uint8Array(layers);
     this.syncedUpTo = new Int32Array(layers);
     this.below = new Uint8Array(layers * maxBlocks);
     this.belowRows = Array.from({ length: layers }, (_, l) => this.below.subarray(l * maxBlocks, (l + 1) * maxBlocks));
     this.seen = new Float64Array(layers);
     this.rebuilds = new Int32Array(layers);
-    this.left = new Uint8Array(maxBlocks);
     this.tiers = new Int8Array(layers * maxBlocks).fill(-1);
     this.words = (maxBlocks + 31) >> 5;
     this.secondBits = new Int32Array(second > 0 ? layers * this.words : 0);
@@ -98,39 +95,25 @@ export class HbmBlocks {
     }
   }
 
-  /** from now until settle(l), layer l's blocks leaving HBM are marked, not taken out of the list */
-  defer(l: number): void {
-    this.settleDeferred();
-    this.deferred = l;
-  }
-
-  /** take the marked blocks of layer l out of its list (in one pass) and end defer() */
-  settle(l: number): void {
-    if (this.deferred === l) this.settleDeferred();
-  }
-
-  private settleDeferred(): void {
-    const l = this.deferred;
-    this.deferred = -1;
-    if (l < 0) return;
-    if (this.leaving === 0) return;
-    const base = l * this.maxBlocks;
-    const list = this.blocks;
-    const left = this.left;
-    const n = this.count[l];
-    let k = 0;
-    for (let i = 0; i < n; i++) {
-      const b = list[base + i];
-      if (left[b] === 1) left[b] = 0;
-      else list[base + k++] = b;
-    }
-    this.count[l] = k;
-    this.leaving = 0;
-  }
-
-  /** listed blocks of layer l (at blocks[l * maxBlocks ..]) */
+  /** listed blocks of layer l (at list(l)[l * maxBlocks ..]) */
   countOf(l: number): number {
     return this.count[l];
+  }
+
+  /** the lists (rows of maxBlocks), layer l's up to date: its HBM blocks ascending, countOf(l) of them */
+  list(l: number): Int32Array {
+    if (this.stale[l] === 1) this.writeList(l);
+    return this.blocks;
+  }
+
+  /** write layer l's row from the tier mirror: its synced blocks in HBM, ascending */
+  private writeList(l: number): void {
+    const base = l * this.maxBlocks;
+    const tiers = this.tiers;
+    const list = this.blocks;
+    let n = 0;
+    for (let b = 0, end = this.syncedUpTo[l]; b < end; b++) if (tiers[base + b] === 0) list[base + n++] = b;
+    this.stale[l] = 0;
   }
 
   /** layer l's mask of live blocks below HBM (a view of maxBlocks entries, valid as the list) */
@@ -140,7 +123,6 @@ export class HbmBlocks {
 
   /** bring layer l's list and mask up to date with the cache */
   sync(cache: CacheView, l: number): void {
-    this.settleDeferred();
     const created = cache.created[l];
     const from = this.syncedUpTo[l];
     if (cache.changesOf(l) !== this.seen[l] + (created - from)) {
@@ -174,27 +156,13 @@ export class HbmBlocks {
     const second = this.second;
     if (second > 0 && (from === second) !== (to === second)) this.secondMark(l, b, to === second);
     if ((from === 0) === (to === 0)) return;
-    if (this.deferred === l) {
-      if (to !== 0) {
-        this.left[b] = 1;
-        this.leaving++;
-        this.below[base + b] = to > 0 ? 1 : 0;
-        return;
-      }
-      // a block entering: the list is settled first (the search needs it)
-      this.settleDeferred();
-    }
-    const list = this.blocks;
-    const n = this.count[l];
-    const lo = lowerBound(list, base, n, b);
+    // into or out of HBM: the row is written again when read
+    this.stale[l] = 1;
     if (to === 0) {
-      list.copyWithin(base + lo + 1, base + lo, base + n);
-      list[base + lo] = b;
-      this.count[l] = n + 1;
+      this.count[l]++;
       this.below[base + b] = 0;
     } else {
-      list.copyWithin(base + lo, base + lo + 1, base + n);
-      this.count[l] = n - 1;
+      this.count[l]--;
       this.below[base + b] = to > 0 ? 1 : 0;
     }
   }
@@ -215,6 +183,7 @@ export class HbmBlocks {
       this.below[base + b] = t > 0 ? 1 : 0;
     }
     this.count[l] = n;
+    this.stale[l] = 0;
     this.syncedUpTo[l] = created;
     this.seen[l] = cache.changesOf(l);
     this.rebuilds[l]++;

@@ -203,6 +203,15 @@ class SynapseVm implements SynapsePolicy {
   private readonly heavy: Int32Array;
   /** per block: the step it was last attended (for the probes' order) */
   private readonly seenKeys: Float64Array;
+  /**
+   * per layer, from its latest observation when taken from the forecast's kept high blocks: those at or
+   * above the promotion threshold (rows of M, ascending, with their masses), their count (−1: not kept)
+   * and the observation's block count (the threshold's denominator)
+   */
+  private readonly hotIds: Int32Array;
+  private readonly hotMasses: Float64Array;
+  private readonly hotCount: Int32Array;
+  private readonly hotN: Int32Array;
 
   // the decision being taken, for the helpers below
   private dv: PolicyView = null as never;
@@ -277,6 +286,10 @@ class SynapseVm implements SynapsePolicy {
     this.stagedBytesIn = new Float64Array(T);
     this.heavy = new Int32Array(M);
     this.seenKeys = new Float64Array(M);
+    this.hotIds = new Int32Array(L * M);
+    this.hotMasses = new Float64Array(L * M);
+    this.hotCount = new Int32Array(L).fill(-1);
+    this.hotN = new Int32Array(L);
     this.coldL2 = new ColdOrder(L, M);
     this.l2Kept = new Int32Array(L).fill(-1);
     this.fell = new Uint8Array(L);
@@ -299,8 +312,10 @@ class SynapseVm implements SynapsePolicy {
     if (mode === PASS_L2) return this.hbm.tiers[v.layer * this.M + b] === this.dL2 ? ELIGIBLE : DROP;
     const cache = v.cache;
     if (cache.tierOf(v.layer, b) !== 0) return DROP;
-    if (b >= this.dEnd || cache.isPinned(v.layer, b)) return SET_ASIDE;
-    return mode === PASS_L1 && v.step - this.hotStep[v.layer * this.M + b] <= this.hotSteps ? SET_ASIDE : ELIGIBLE;
+    // (the window, then hotness, then the pin: most blocks set aside are hot, and the pin is then not read)
+    if (b >= this.dEnd) return SET_ASIDE;
+    if (mode === PASS_L1 && v.step - this.hotStep[v.layer * this.M + b] <= this.hotSteps) return SET_ASIDE;
+    return cache.isPinned(v.layer, b) ? SET_ASIDE : ELIGIBLE;
   }
 
   /** bits of block b demoted to `bits`: 16 for an outlier */
@@ -332,7 +347,7 @@ class SynapseVm implements SynapsePolicy {
     const cache = v.cache;
     const l = v.layer;
     const s = v.step;
-    const l1 = this.hbm.blocks;
+    const l1 = this.hbm.list(l);
     const l1Base = l * this.M;
     const hotStep = this.hotStep;
     const hotSteps = this.hotSteps;
@@ -364,7 +379,7 @@ class SynapseVm implements SynapsePolicy {
     }
     const cache = v.cache;
     const s = v.step;
-    const l1 = this.hbm.blocks;
+    const l1 = this.hbm.list(l);
     const l1Base = l * this.M;
     const hotStep = this.hotStep;
     const hotSteps = this.hotSteps;
@@ -438,7 +453,7 @@ class SynapseVm implements SynapsePolicy {
     if (!this.dOrdered1) coldL1.invalidate(l);
     else if (!coldL1.valid(l) || l1Built[l] !== hbm.rebuilds[l]) {
       coldL1.reset(l);
-      const l1 = hbm.blocks;
+      const l1 = hbm.list(l);
       for (let i = 0; i < hbm.countOf(l); i++) {
         const b = l1[hotBase + i];
         if (b >= this.dEnd) break;
@@ -481,11 +496,14 @@ class SynapseVm implements SynapsePolicy {
     const nHigh = this.paths.promoteFromHigh && theta > 0 ? forecast.latestHigh(l, theta) : -1;
     if (nHigh >= 0) {
       // (in listed form the blocks at or above theta are among the kept high ones, with their masses;
-      // the tier mirror is the cache's: no move yet at this decision)
-      const ids = forecast.highIds;
-      const vals = forecast.highMasses;
+      // the tier mirror is the cache's: no move yet at this decision). With the same block count as
+      // the observation, theta is the one observe() kept the hot blocks for: those, in the same order
+      const hot = this.hotN[l] === v.nBlocks ? this.hotCount[l] : -1;
+      const ids = hot >= 0 ? this.hotIds : forecast.highIds;
+      const vals = hot >= 0 ? this.hotMasses : forecast.highMasses;
+      const count = hot >= 0 ? hot : nHigh;
       const tiers = hbm.tiers;
-      for (let j = 0; j < nHigh; j++) {
+      for (let j = 0; j < count; j++) {
         const b = ids[hotBase + j];
         if (b < created && vals[hotBase + j] >= theta && tiers[hotBase + b] > 0) {
           up[nUp++] = b;
@@ -536,11 +554,9 @@ class SynapseVm implements SynapsePolicy {
       let n = this.l1Victims(false);
       if (n < want - K) n = this.l1Victims(true);
       const k = selectBottomKKeyed(cand, candKeys, n, want - K);
-      // (the L1 list and the L2 order take the k blocks in one pass and one sort, not one by one)
-      hbm.defer(l);
+      // (the L2 order takes the k blocks in one sort, not one by one)
       coldL2.defer(l);
       for (let i = 0; i < k; i++) this.demoteTo(cand[i], o.l2_tier, tL2, this.bitsFor(cand[i], o.l2_bits));
-      hbm.settle(l);
       coldL2.settle(l);
     }
   }
@@ -657,8 +673,11 @@ class SynapseVm implements SynapsePolicy {
     let nSt = 0;
     // (the mask is read by the probes only)
     if (predictive) stagedMask.fill(0, 0, v.nBlocks);
-    stagedIn.fill(0);
-    stagedBytesIn.fill(0);
+    // (a loop over the few tiers: a fill() call costs more here)
+    for (let t = 0; t < T; t++) {
+      stagedIn[t] = 0;
+      stagedBytesIn[t] = 0;
+    }
     for (let i = 0; i < best; i++) {
       const b = cand[i];
       const t = cache.tierOf(l, b);
@@ -746,11 +765,26 @@ class SynapseVm implements SynapsePolicy {
     const { idx, mass, attended } = obs;
     // (in listed form the blocks at or above both thresholds are among the forecast's kept high ones: one pass for both)
     const nHigh = fused ? forecast.latestHigh(l, Math.min(theta, th)) : -1;
+    this.hotCount[l] = -1;
     if (nHigh >= 0) {
       const ids = forecast.highIds;
       const vals = forecast.highMasses;
       const base = l * M;
-      for (let j = 0; j < nHigh; j++) if (vals[base + j] >= theta) hotStep[base + ids[base + j]] = obs.step;
+      // the hot blocks, marked and kept for the layer's next promotion back
+      const hotIds = this.hotIds;
+      const hotMasses = this.hotMasses;
+      let nHot = 0;
+      for (let j = 0; j < nHigh; j++) {
+        const m = vals[base + j];
+        if (m >= theta) {
+          const b = ids[base + j];
+          hotStep[base + b] = obs.step;
+          hotIds[base + nHot] = b;
+          hotMasses[base + nHot++] = m;
+        }
+      }
+      this.hotCount[l] = nHot;
+      this.hotN[l] = obs.nBlocks;
       if (obs.step >= 0) audit.truthOfHigh(l, obs.step, obs.nBlocks, ids, vals, base, nHigh, th);
       return;
     }
