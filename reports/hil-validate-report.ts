@@ -25,6 +25,14 @@ function poolRow(p: PoolSummary, extra: string[] = []): (string | number)[] {
 }
 const POOL_COLS = ['cells', 'pass', 'median |err|', 'p95 |err|', 'each run: median', 'each run: p95', 'runs differ: median', 'runs differ: p95', `repeated steps (runs within ${pct(REPEATABLE_SPREAD)}): median / p95 |err|`];
 
+/** when and by which build the run was made (each call of a resumed run), and the build that re-simulated it */
+export function runBy(r: Pick<ValidateResult, 'calls' | 'resimulated_with'>): string {
+  const calls = r.calls ?? [];
+  const by = (k: { version: string; commit: string }) => `kvtier ${k.version} (${k.commit})`;
+  const ran = calls.length ? `, run ${calls.map((c) => `${c.started_at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} by ${by(c.kvtier)}`).join(', then ')}` : '';
+  return `${ran}${r.resimulated_with ? `, simulator side again by ${by(r.resimulated_with)}` : ''}`;
+}
+
 export async function renderValidateReport(dir: string): Promise<string> {
   const r = JSON.parse(readFileSync(join(dir, 'validate.json'), 'utf8')) as ValidateResult;
   mkdirSync(join(dir, 'charts'), { recursive: true });
@@ -99,7 +107,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
   sections.push({
     heading: 'Summary',
     markdown:
-      `Grid \`${r.grid.name}\` on **${r.device}** (${r.backend} backend): ${r.cells.length} cells, ${ok.length} run (${r.runs} HIL runs each, first ${r.skip_steps} step(s) left out), ` +
+      `Grid \`${r.grid.name}\` on **${r.device}** (${r.backend} backend)${runBy(r)}: ${r.cells.length} cells, ${ok.length} run (${r.runs} HIL runs each, first ${r.skip_steps} step(s) left out), ` +
       `${r.cells.filter((c) => c.status === 'skipped').length} skipped, ${r.cells.filter((c) => c.status === 'error').length} failed, ${r.cells.filter((c) => c.status === 'not-run').length} not run. ` +
       `**${passed} of ${ok.length}** cells meet their targets. Error = per step |simulated − measured| / measured, measured = the per-step median of the runs; ` +
       `"each run" = against every run alone; "runs differ" = the hardware's own spread, per step and pair of runs |run i − run j| / their mean; ` +

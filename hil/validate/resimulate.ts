@@ -13,6 +13,7 @@
  */
 import * as fs from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { buildIdentity } from '../../common/build-identity.js';
 import { checkOutDir } from '../../sim/output-dir.js';
 import type { HardwareProfile, LinkDirection } from '../../sim/hardware/profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
@@ -112,6 +113,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
   }
   const result: ValidateResult = {
     ...prev,
+    resimulated_with: buildIdentity(),
     cells: results,
     ...summarizeCells(results, g.skip_steps),
     notes: [

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { freemem, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildIdentity, type BuildIdentity } from '../../common/build-identity.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import { simulate, type RunConfig, type RunResult } from '../../sim/run.js';
 import { generateTrace } from '../../traces/generator.js';
@@ -110,9 +111,22 @@ export interface PoolSummary {
   error_repeatable?: MedianP95;
 }
 
+/** one call of `kvtier hil validate` that wrote into a run's directory: when it started and which build it was */
+export interface ValidateCall {
+  started_at: string;
+  kvtier: BuildIdentity;
+}
+
 export interface ValidateResult {
   schema: 'kvtier-hil-validate/v1';
   grid: ValidateGrid;
+  /**
+   * the calls that ran this directory's cells, oldest first (a run cut at a time limit is resumed by
+   * another call, which reuses the finished cells); absent in results stored before it was kept
+   */
+  calls?: ValidateCall[];
+  /** with `kvtier hil validate-resim`: the build whose simulator priced the stored hardware steps again */
+  resimulated_with?: BuildIdentity;
   device: string;
   backend: string;
   tiers: TierDevice[];
@@ -221,11 +235,23 @@ export function summarizeCells(results: CellResult[], skip: number): Pick<Valida
   return { pools, per_policy };
 }
 
+/** the calls recorded in a run directory's validate.json, if it has a readable one (a rerun resumes there) */
+function earlierCalls(file: string): ValidateCall[] {
+  if (!fs.existsSync(file)) return [];
+  try {
+    const prev = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<ValidateResult>;
+    return Array.isArray(prev.calls) ? prev.calls : [];
+  } catch {
+    return [];
+  }
+}
+
 export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const log = o.log ?? (() => {});
   const g = o.grid;
   const t0 = performance.now();
   const elapsed = () => (performance.now() - t0) / 1000;
+  const calls = [...earlierCalls(join(o.out, 'validate.json')), { started_at: new Date().toISOString(), kvtier: buildIdentity() }];
   fs.mkdirSync(join(o.out, 'traces'), { recursive: true });
   fs.mkdirSync(join(o.out, 'cells'), { recursive: true });
   fs.mkdirSync(join(o.out, 'profiles'), { recursive: true });
@@ -410,6 +436,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const result: ValidateResult = {
     schema: 'kvtier-hil-validate/v1',
     grid: g,
+    calls,
     device,
     backend,
     tiers,

@@ -5,12 +5,13 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildIdentity } from '../../common/build-identity.js';
 import { main } from '../../cli/main.js';
 import { quantile } from '../../hil/compare/errors.js';
 import { relErrors, stepMedians } from '../../hil/validate/stats.js';
 import { resimulate } from '../../hil/validate/resimulate.js';
 import { validate, type ValidateResult } from '../../hil/validate/validate.js';
-import { renderValidateReport } from '../../reports/hil-validate-report.js';
+import { renderValidateReport, runBy } from '../../reports/hil-validate-report.js';
 import { readValidateGrid } from '../../studies/validate-grid.js';
 import { backendAvailability } from './availability.js';
 
@@ -77,6 +78,11 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
 
     // a rerun into the same directory reuses every cell and both profiles
     const again = await validate({ grid: readValidateGrid(FIXTURE), out, hil: { backend: 'host', nvmeDir: dir }, log: (s) => logs.push(s) });
+    // each call says when it started and which build it was, the rerun's after the first's
+    expect(r.calls).toEqual([{ started_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), kvtier: buildIdentity() }]);
+    expect(again.calls).toEqual([r.calls![0], { started_at: expect.any(String), kvtier: buildIdentity() }]);
+    expect(Date.parse(again.calls![1].started_at)).toBeGreaterThanOrEqual(Date.parse(r.calls![0].started_at));
+    expect(runBy(again)).toMatch(/^, run \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC by kvtier \S+ \(\S+\), then \d{4}-.* UTC by kvtier /);
     expect(again.cells.map((c) => c.hw_ms)).toEqual(r.cells.map((c) => c.hw_ms));
     expect(logs.filter((l) => /calibrated by an earlier run with the same points, reused/.test(l))).toHaveLength(2);
     // the same cells in another order (numbered anew) are found by name and reused, none run again
@@ -116,6 +122,9 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(re.pools).toEqual(r.pools);
     expect(re.per_policy).toEqual(r.per_policy);
     expect(re.notes.at(-1)).toMatch(/simulator side recomputed from the stored hardware steps/);
+    expect(re.calls).toEqual(again.calls); // (the directory's validate.json is the rerun's by now)
+    expect(re.resimulated_with).toEqual(buildIdentity());
+    expect(runBy(re)).toMatch(/, simulator side again by kvtier \S+ \(\S+\)$/);
     expect(JSON.parse(readFileSync(join(dir, 'resim', 'validate.json'), 'utf8')).cells).toHaveLength(8);
     // a profile the simulator reads differently gives other numbers against the same hardware steps
     const prof = JSON.parse(readFileSync(r.profiles[0].file, 'utf8'));
