@@ -83,6 +83,11 @@ export interface CalibrationFits {
   /** file reads in the executor's pattern (a layer's runs as one batch): alpha per request, beta (plain least squares) */
   file_read_batch?: LinearFit;
   /**
+   * file writes in the executor's pattern (a layer's runs written at once), the same form; kept for
+   * comparison with the one-request write fit the profile takes (absent without those measurements)
+   */
+  file_write_batch?: LinearFit;
+  /**
    * pinned copies in the executor's layout, per batch (runs x alpha + bytes / beta), while kernels run
    * on the compute stream: the link's alpha_under_compute_us
    */
@@ -167,6 +172,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     h2d_layout_idle: fitLayout(m.h2d_layout_idle),
     d2h_layout_idle: fitLayout(m.d2h_layout_idle),
     file_read_batch: m.file_read_batch.length >= 2 ? fitFileBatches(m.file_read_batch) : undefined,
+    file_write_batch: (m.file_write_batch?.length ?? 0) >= 2 ? fitFileBatches(m.file_write_batch!) : undefined,
     h2d: fitAlphaBeta(m.h2d, true),
     d2h: fitAlphaBeta(m.d2h, true),
     file_read: fitAlphaBeta(m.file_read, true),
@@ -267,6 +273,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     const threads = m.file_batch_info?.threads ?? 4;
     src[`links[${li}].${wr}.alpha_us`] = `${by}: file-tier writes (${io}, ${threads} I/O threads), one request per size, relative-error least squares (rms residual ${pct(fits.file_write.rms_residual)}, max ${pct(fits.file_write.max_abs_residual)})`;
     src[`links[${li}].${wr}.GBps`] = `${by}: same fit as alpha_us`;
+    const wb = fits.file_write_batch;
+    if (wb) src[`links[${li}].${wr}.alpha_us`] += `; for comparison (not used here), writes in the executor's pattern, a layer's runs started at once: requests x ${r2(wb.alpha_us)} us + bytes / ${r2(wb.GBps)} GB/s per batch over ${wb.points.length} batches (rms residual ${pct(wb.rms_residual)})`;
     src[`links[${li}].copy_engines`] = `${by}: the HIL executor issues file requests one batch at a time`;
     p.tiers[nv].write_GBps = Math.max(r2(fits.file_write.GBps), 0.01);
     p.tiers[nv].write_latency_us = 0;

@@ -27,7 +27,7 @@ import { benchQueueDepth, type QueueDepthResult } from '../bench/queue-depth-ben
 import { benchHostConvert, type HostConvertPoint } from '../bench/host-convert-bench.js';
 import { warmLink } from '../timing/link-warmup.js';
 import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
-import { type FileBatchPoint, measureFileBatches } from './file-batches.js';
+import { type FileBatchPoint, measureFileBatches, measureFileWriteBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 
 /** the size of the calibration's large copies (the pace of copies far beyond the layout batches' runs, e.g. a streamed layer's weights) */
@@ -128,6 +128,11 @@ export interface Measurements {
    */
   file_read_batch: FileBatchPoint[];
   file_batch_info?: { threads: number; direct: boolean; file_bytes: number; block_bytes: number; blocks_per_layer: number; layers: number; ms: number; GBps: number; at: string; h2d_copies: boolean };
+  /**
+   * file writes in the executor's pattern (file-batches.ts measureFileWriteBatches: a layer's runs
+   * written at once, the batch timed to its last write); absent from measurements taken before they were
+   */
+  file_write_batch?: FileBatchPoint[];
   /** the same batches (one round) at other I/O thread counts: overall rate and per-layer-batch spread (for the record) */
   file_threads_sweep?: { threads: number; GBps: number; ms: number; layer_batch_cv: number }[];
   file_read: Point[];
@@ -360,7 +365,10 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), points: pts };
+  log(`file tier: executor-pattern write batches (${fb.layers} layers, one round: every run's write started at once, as the executor writes a layer's demotions)`);
+  const writes = await measureFileWriteBatches(b, { ...fb, rounds: 1 });
+  log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */

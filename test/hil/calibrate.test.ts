@@ -147,6 +147,23 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(r.measurements.file_batch_info).toMatchObject({ threads: 32, layers: 4 });
     expect(r.measurements.file_read_batch.some((x) => x.kind === 'small')).toBe(true);
     expect(new Set(r.measurements.file_read_batch.filter((x) => x.kind === 'layer').map((x) => x.run_blocks)).size).toBeGreaterThan(2);
+    // writes in the executor's pattern: one batch per layer (one round) of the same runs as the reads',
+    // fitted for comparison; the write direction stays the one-request fit, its source naming both
+    const wb = r.measurements.file_write_batch!;
+    const { layerRuns, RUN_BLOCKS } = await import('../../hil/calibrate/file-batches.js');
+    const M = r.measurements.file_batch_info!.blocks_per_layer;
+    const slot = Math.ceil(r.measurements.file_batch_info!.block_bytes / 4096) * 4096;
+    expect(wb.map((x) => [x.layer, x.round, x.kind])).toEqual([0, 1, 2, 3].map((l) => [l, 0, 'layer']));
+    for (const x of wb) {
+      const runs = layerRuns(M, RUN_BLOCKS[x.layer % RUN_BLOCKS.length], 0);
+      expect(x.run_blocks).toBe(runs[0][1]);
+      expect(x.bytes).toBe(x.requests * x.run_blocks * slot);
+      expect(x.us).toBeGreaterThan(0);
+    }
+    expect(r.fits.file_write_batch!.points).toHaveLength(4);
+    const wrKey = rdKey === 'b_to_a' ? 'a_to_b' : 'b_to_a';
+    expect(p.links[nvLink][wrKey]).toEqual({ alpha_us: r2(r.fits.file_write.alpha_us), GBps: r2(r.fits.file_write.GBps) });
+    expect(p.sources[`links[${nvLink}].${wrKey}.alpha_us`]).toMatch(/for comparison \(not used here\), writes in the executor's pattern, a layer's runs started at once: requests x -?[0-9.]+ us \+ bytes \/ -?[0-9.]+ GB\/s per batch over 4 batches/);
     // the generic kernel line: FP16, INT8 and INT4 attention and the GEMVs; every dispatched kernel has its own curve
     expect(side.fits.kernels.points.length).toBe(r.measurements.kernels.filter((k) => k.precision !== 'int2' && !k.precision?.startsWith('mixed')).length);
     expect(Object.keys(p.gpu.attention_kernels!).sort()).toEqual(['fp16', 'int2', 'int4', 'int8', 'mixed', 'mixed_interleaved', 'mixed_sparse']);
