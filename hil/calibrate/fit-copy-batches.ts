@@ -123,8 +123,9 @@ export const COPY_BATCH_OUTLIER = 0.2;
 /**
  * The per-batch fit of one condition; `fixedGroupUs` holds the per-group cost (under compute: the
  * idle fit's). The batch furthest from the fit is left out and the rest refitted while it is more than
- * COPY_BATCH_OUTLIER off, at most a quarter of the batches and never below one batch per term (`dropped`
- * lists them, residuals against the final fit). Throws on too few batches, a term the batches do not
+ * COPY_BATCH_OUTLIER off, at most a quarter of the batches, never below one batch per term and never
+ * where the rest would give a non-positive time per byte that all of them did not (`dropped` lists
+ * them, residuals against the final fit). Throws on too few batches, a term the batches do not
  * separate, or a non-positive time per byte (the time did not grow with the bytes).
  */
 export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?: number): CopyBatchFit {
@@ -166,6 +167,8 @@ export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?:
       // (the rest no longer separate a term: keep the batch)
       break;
     }
+    // (nor is a batch left out where the rest would no longer grow with their bytes)
+    if (!(next[1] > 0 && next[3] > 0) && v[1] > 0 && v[3] > 0) break;
     kept = rest;
     v = next;
   }
