@@ -73,14 +73,28 @@ export function layerRuns(M: number, run: number, start: number): [number, numbe
   return out;
 }
 
-export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions): Promise<FileBatchResult> {
+/** the file of `layers` x M block slots both measurements use, its tier, and the slot size */
+function batchFile(b: NativeBackend, o: FileBatchOptions, name: string) {
   const loaded = loadHil();
   if (!loaded.ok) throw new Error(loaded.reasons.join('; '));
   const slot = align(o.blockBytes, 4096);
-  const M = o.blocksPerLayer;
-  const fileBytes = o.layers * M * slot;
-  const path = join(o.dir, `kvtier-file-batches-${process.pid}-${Date.now()}.bin`);
+  const fileBytes = o.layers * o.blocksPerLayer * slot;
+  const path = join(o.dir, `kvtier-${name}-${process.pid}-${Date.now()}.bin`);
   const tier = new loaded.addon.FileTier(b, { path, bytes: fileBytes, threads: o.threads, direct: o.direct ?? true, removeOnClose: true });
+  return { slot, M: o.blocksPerLayer, fileBytes, path, tier };
+}
+
+/** the batches' pseudo-random draws (a linear congruential generator from `seed`) */
+function draws(seed: number): (n: number) => number {
+  let x = seed;
+  return (n) => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x % n;
+  };
+}
+
+export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions): Promise<FileBatchResult> {
+  const { slot, M, fileBytes, path, tier } = batchFile(b, o, 'file-batches');
   const copies = o.h2dCopies ?? false;
   let pool = -1;
   let dev = -1;
@@ -108,11 +122,7 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
     };
     // warm-up: one layer
     await read(layerRuns(M, 9, 0).flatMap(([s, n]) => [s * slot, s * slot, n * slot]));
-    let seed = 12345;
-    const rnd = (n: number) => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed % n;
-    };
+    const rnd = draws(12345);
     for (let round = 0; round < o.rounds; round++) {
       await b.synchronize(); // the copies of the last round have read their slots
       for (let l = 0; l < o.layers; l++) {
@@ -163,13 +173,7 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
  * last completion. Requests per batch are the runs, as the simulator counts them.
  */
 export async function measureFileWriteBatches(b: NativeBackend, o: FileBatchOptions): Promise<FileBatchResult> {
-  const loaded = loadHil();
-  if (!loaded.ok) throw new Error(loaded.reasons.join('; '));
-  const slot = align(o.blockBytes, 4096);
-  const M = o.blocksPerLayer;
-  const fileBytes = o.layers * M * slot;
-  const path = join(o.dir, `kvtier-file-write-batches-${process.pid}-${Date.now()}.bin`);
-  const tier = new loaded.addon.FileTier(b, { path, bytes: fileBytes, threads: o.threads, direct: o.direct ?? true, removeOnClose: true });
+  const { slot, M, fileBytes, path, tier } = batchFile(b, o, 'file-write-batches');
   let pool = -1;
   const points: FileBatchPoint[] = [];
   let wall = 0;
@@ -185,11 +189,7 @@ export async function measureFileWriteBatches(b: NativeBackend, o: FileBatchOpti
     };
     // warm-up: one layer
     await writeRuns(layerRuns(M, 9, 0), 0);
-    let seed = 54321;
-    const rnd = (n: number) => {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      return seed % n;
-    };
+    const rnd = draws(54321);
     for (let round = 0; round < o.rounds; round++) {
       for (let l = 0; l < o.layers; l++) {
         const run = RUN_BLOCKS[(l + round) % RUN_BLOCKS.length];
