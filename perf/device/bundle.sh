@@ -19,7 +19,8 @@ B=.device/$NAME
 rm -rf "$B" && mkdir -p "$B/node_modules"
 cp -r dist "$B/dist"
 # which build this is (the GPU machine has no git): read by common/build-identity.ts into what a run writes
-COMMIT=$(git rev-parse --short=7 HEAD)$([ -n "$(git status --porcelain --untracked-files=no)" ] && echo +dirty)
+COMMIT=$(git rev-parse --short=7 HEAD)
+if [ -n "$(git status --porcelain --untracked-files=no)" ]; then COMMIT="$COMMIT+dirty"; fi
 echo "{\"version\": \"$(node -p 'require("./package.json").version')\", \"commit\": \"$COMMIT\"}" > "$B/dist/build.json"
 cp hil/build/Release/kvtier_hil.node "$B/"
 echo '{"type":"module"}' > "$B/package.json"
