@@ -83,6 +83,12 @@ export interface CalibrationFits {
   /** file reads in the executor's pattern (a layer's runs as one batch): alpha per request, beta (plain least squares) */
   file_read_batch?: LinearFit;
   /**
+   * file reads of requests smaller than a slot (the model's quantized blocks), [request bytes, us per
+   * request] ascending, ending at the slot with file_read_batch's line (fileRequestCurve); absent
+   * without those measurements
+   */
+  file_read_request_us?: [number, number][];
+  /**
    * file writes in the executor's pattern (a layer's runs written at once), the same form; kept for
    * comparison with the one-request write fit the profile takes (absent without those measurements)
    */
@@ -172,12 +178,14 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     h2d_layout_idle: fitLayout(m.h2d_layout_idle),
     d2h_layout_idle: fitLayout(m.d2h_layout_idle),
     file_read_batch: m.file_read_batch.length >= 2 ? fitFileBatches(m.file_read_batch) : undefined,
+    file_read_request_us: undefined,
     file_write_batch: (m.file_write_batch?.length ?? 0) >= 2 ? fitFileBatches(m.file_write_batch!) : undefined,
     h2d: fitAlphaBeta(m.h2d, true),
     d2h: fitAlphaBeta(m.d2h, true),
     file_read: fitAlphaBeta(m.file_read, true),
     file_write: fitAlphaBeta(m.file_write, true),
   };
+  if (fits.file_read_batch && m.file_batch_info) fits.file_read_request_us = fileRequestCurve(m.file_read_batch, fits.file_read_batch, m.file_batch_info.block_bytes);
   fits.direction_switch = fitDirectionSwitch(m.mixed_layout ?? [], m.mixed_layout_idle ?? [], fits);
   const date = o.date ?? new Date().toISOString().slice(0, 10);
   const by = `measured by kvtier hil calibrate on ${device} ${date}`;
@@ -286,7 +294,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
       const what = info
         ? `file-tier reads (${io}, ${info.threads} I/O threads) in the HIL executor's pattern: per layer one batch of runs of ${info.block_bytes}-byte blocks (${info.layers} layers x ${info.blocks_per_layer} blocks, runs of 1..24 blocks or one run, ~80% of a layer) handed to the tier at once (readBatch) and joined${info.h2d_copies ? ', then copied to the device one copy per run while the next batch is read' : ''}, plus small batches of single blocks, ${(info.ms / 1000).toFixed(1)} s of reads at ${info.GBps.toFixed(3)} GB/s overall`
         : `file-tier reads (${io}) issued together and joined`;
-      applyFileReadFit(p, rb, by, what);
+      applyFileReadFit(p, rb, by, what, undefined, fits.file_read_request_us);
     } else {
       applyFileReadFit(p, fits.file_read, by, `file-tier reads (${io}), one request per size`, 'time = alpha + bytes / beta per request, relative-error fit');
     }
@@ -380,7 +388,29 @@ export function applyPerDirectionLayoutFits(
 
 /** executor-pattern file read batches: time = requests x alpha + bytes / beta, plain least squares (the layer batches that make up a step weigh most) */
 export function fitFileBatches(points: { requests: number; bytes: number; us: number; kind?: string; run_blocks?: number }[]): LinearFit {
-  return fitPerRequest(points.map((x) => ({ requests: x.requests, bytes: x.bytes, us: x.us, label: `${x.kind ?? 'batch'} ${x.requests} x ${x.run_blocks ?? Math.round(x.bytes / x.requests)}` })), false);
+  // (the requests smaller than a slot go into fileRequestCurve, not the line)
+  return fitPerRequest(points.filter((x) => x.kind !== 'sized').map((x) => ({ requests: x.requests, bytes: x.bytes, us: x.us, label: `${x.kind ?? 'batch'} ${x.requests} x ${x.run_blocks ?? Math.round(x.bytes / x.requests)}` })), false);
+}
+
+/**
+ * Request time by size for requests smaller than a slot: per measured size of the 'sized' batches,
+ * the median over its batches of the batch time per request, ascending; then the slot (a whole
+ * block) at the line's alpha + slot / GBps, where the simulator's line takes over. Undefined without
+ * 'sized' batches below the slot.
+ */
+export function fileRequestCurve(points: readonly { requests: number; us: number; kind?: string; request_bytes?: number }[], line: Pick<LinearFit, 'alpha_us' | 'GBps'>, slotBytes: number): [number, number][] | undefined {
+  const slot = Math.ceil(slotBytes / 4096) * 4096;
+  const per = new Map<number, number[]>();
+  for (const x of points) {
+    if (x.kind !== 'sized' || x.request_bytes === undefined || x.request_bytes >= slot || x.requests <= 0) continue;
+    const list = per.get(x.request_bytes) ?? [];
+    list.push(x.us / x.requests);
+    per.set(x.request_bytes, list);
+  }
+  if (per.size === 0) return undefined;
+  const out: [number, number][] = [...per].sort((a, b) => a[0] - b[0]).map(([bytes, us]) => [bytes, r2(median(us))]);
+  out.push([slot, r2(line.alpha_us + slot / (line.GBps * 1e3))]);
+  return out;
 }
 
 /**
@@ -395,6 +425,8 @@ export function applyFileReadFit(
   what: string,
   /** how the fit relates time to the requests (the source text says it) */
   form = 'time = requests x alpha + bytes / beta per batch',
+  /** requests smaller than a slot timed by size (fileRequestCurve), set as the direction's request_us */
+  requestUs?: [number, number][],
 ): number {
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
   if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
@@ -410,6 +442,10 @@ export function applyFileReadFit(
   src[`links[${li}].${rd}.GBps`] = `${by}: same fit as links[${li}].${rd}.alpha_us`;
   src[`tiers[${nv}].read_GBps`] = `${by}: = the fitted file read bandwidth of links[${li}].${rd} (the link alpha holds the latency)`;
   src[`tiers[${nv}].read_latency_us`] = `${by}: 0, inside the fitted link alpha of links[${li}].${rd}`;
+  if (requestUs) {
+    N[rd].request_us = requestUs;
+    src[`links[${li}].${rd}.request_us`] = `${by}: per request size below a block's slot (the model's quantized blocks, each request 4 KiB-aligned), the median time per request of batches of one request per block over ~80% of a layer handed to the tier at once; the last point is the slot at the fitted alpha + bytes / GBps`;
+  }
   return li;
 }
 
@@ -546,6 +582,7 @@ export function formatFits(f: CalibrationFits): string {
   const rows = [row('kernels', f.kernels), row('attention', f.attention), row('linear', f.linear), row('H2D', f.h2d), row('D2H', f.d2h), row('file read', f.file_read), row('file write', f.file_write)];
   rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ), row('H2D layout', f.h2d_layout), row('D2H layout', f.d2h_layout), row('H2D lay idle', f.h2d_layout_idle), row('D2H lay idle', f.d2h_layout_idle));
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
+  if (f.file_read_request_us) rows.push(`  ${'read by size'.padEnd(11)} ${f.file_read_request_us.map(([b, us]) => `${b / 1024} KiB ${us.toFixed(1)} us`).join(', ')} per request`);
   const sw = f.direction_switch;
   if (sw) rows.push(`  ${'dir switch'.padEnd(11)} idle ${sw.idle_us?.toFixed(2) ?? '-'} us, under compute ${sw.under_compute_us?.toFixed(2) ?? '-'} us per D2H <-> H2D change (batches: ${sw.batches.map((x) => x.us_per_switch.toFixed(1)).join(', ')})`);
   const cb = f.copy_batches;

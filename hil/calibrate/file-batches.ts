@@ -6,7 +6,9 @@
  * a file of `layers` x M slots, and per layer a batch that covers ~80% of the layer's blocks in runs of
  * 1, 2, 4, 9, 24 blocks or one run (gaps of a quarter of the run length, at least one block), each
  * followed by a small batch of 1..16 single blocks (as the executor's fetches of just-promoted blocks),
- * round after round. Requests per batch are the runs (as the simulator counts them); the tier splits
+ * round after round. Then, per size in `requestBytes` (the model's quantized blocks, whose requests
+ * never merge: a quantized block does not fill its slot), one batch per layer of one request per block
+ * over ~80% of the layer, each the size rounded up to 4 KiB at its block's slot. Requests per batch are the runs (as the simulator counts them); the tier splits
  * them into chunkBytes pieces on its I/O threads as the executor's reads are split. With `h2dCopies`
  * each batch's runs are then copied to the device on the memory stream, one copy per run, without
  * waiting, as the executor copies a joined batch from its DRAM slots to HBM while the next batch is
@@ -22,8 +24,10 @@ export interface FileBatchPoint {
   requests: number;
   bytes: number;
   us: number;
-  /** 'layer': a layer's runs; 'small': single blocks (a fetch of just-promoted blocks) */
-  kind: 'layer' | 'small';
+  /** 'layer': a layer's runs; 'small': single blocks (a fetch of just-promoted blocks); 'sized': single requests smaller than a slot */
+  kind: 'layer' | 'small' | 'sized';
+  /** bytes of each request ('sized' batches; in the others a run's blocks x the slot) */
+  request_bytes?: number;
   /** blocks per run */
   run_blocks: number;
   layer: number;
@@ -42,6 +46,8 @@ export interface FileBatchOptions {
   h2dCopies?: boolean;
   /** ask for O_DIRECT, as the executor's file tier does unless told otherwise (default true) */
   direct?: boolean;
+  /** sizes of requests smaller than a slot to time after the rounds (bytes; rounded up to 4 KiB; none by default) */
+  requestBytes?: readonly number[];
 }
 
 export interface FileBatchResult {
@@ -147,6 +153,19 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
         points.push({ requests: small.length / 3, bytes: (small.length / 3) * slot, us: usSmall, kind: 'small', run_blocks: 1, layer: nb, round });
         wall += usSmall;
         total += (small.length / 3) * slot;
+      }
+    }
+    // requests smaller than a slot (kept out of the overall rate above)
+    // (each size rounded up to 4 KiB once, ascending)
+    for (const req of [...new Set((o.requestBytes ?? []).map((x) => align(x, 4096)))].sort((x, y) => x - y)) {
+      if (req >= slot) continue;
+      await b.synchronize();
+      for (let l = 0; l < o.layers; l++) {
+        const [[first, n]] = layerRuns(M, 0, rnd(M));
+        const spans: number[] = [];
+        for (let k = first; k < first + n; k++) spans.push((l * M + k) * slot, (l * M + k) * slot, req);
+        const us = await read(spans);
+        points.push({ requests: n, bytes: n * req, us, kind: 'sized', run_blocks: 1, request_bytes: req, layer: l, round: o.rounds });
       }
     }
     await b.synchronize();

@@ -612,7 +612,12 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
 export function fileBatchOptions(o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick' | 'fileDir'>, threads: number, context = o.quick ? 1024 : 8192) {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
-  return { dir: o.fileDir, threads, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(context / o.blockTokens) + 4, layers: o.quick ? 4 : m.layers, rounds: o.quick ? 1 : 4 };
+  return { dir: o.fileDir, threads, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(context / o.blockTokens) + 4, layers: o.quick ? 4 : m.layers, rounds: o.quick ? 1 : 4, requestBytes: quantizedBlockBytes(g) };
+}
+
+/** bytes of one block of the model at each quantized precision (INT8, INT4, INT2), distinct */
+export function quantizedBlockBytes(g: Parameters<typeof blockBytes>[0]): number[] {
+  return [...new Set((['int8', 'int4', 'int2'] as Precision[]).map((p) => blockBytes(g, p)))];
 }
 
 /** one request of each size through the file tier, median of trials */

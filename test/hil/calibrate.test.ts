@@ -142,7 +142,25 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     // the nvme read direction is the executor-pattern batch fit (readBatch, the executor's I/O threads)
     const nvLink = p.links.findIndex((l) => l.a === 'nvme' || l.b === 'nvme');
     const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';
-    expect(p.links[nvLink][rdKey]).toEqual({ alpha_us: r2(r.fits.file_read_batch!.alpha_us), GBps: r2(r.fits.file_read_batch!.GBps) });
+    const rb = r.fits.file_read_batch!;
+    const curve = r.fits.file_read_request_us!;
+    expect(p.links[nvLink][rdKey]).toEqual({ alpha_us: r2(rb.alpha_us), GBps: r2(rb.GBps), request_us: curve });
+    expect(p.sources[`links[${nvLink}].${rdKey}.request_us`]).toMatch(/per request size below a block's slot .*4 KiB-aligned.*median time per request/);
+    // requests smaller than a slot: the model's INT8, INT4 and INT2 blocks, rounded up to 4 KiB, one batch
+    // per size and layer; each size's time the median of its batches' time per request, then the slot at
+    // the line (the batches the line was fitted to leave the sized ones out)
+    const slotBytes = Math.ceil(r.measurements.file_batch_info!.block_bytes / 4096) * 4096;
+    const m = loadModel(fx.model);
+    const { quantizedBlockBytes } = await import('../../hil/calibrate/measure.js');
+    const sizes = [...new Set(quantizedBlockBytes({ kvHeads: m.kv_heads, blockTokens: 16, headDim: m.head_dim, groupSize: 64 }).map((b) => Math.ceil(b / 4096) * 4096))].filter((b) => b < slotBytes).sort((a, b) => a - b);
+    expect(sizes.length).toBeGreaterThan(0);
+    const sized = r.measurements.file_read_batch.filter((x) => x.kind === 'sized');
+    expect(sized.map((x) => [x.request_bytes, x.layer])).toEqual(sizes.flatMap((b) => [0, 1, 2, 3].map((l) => [b, l])));
+    expect(curve.map((x) => x[0])).toEqual([...sizes, slotBytes]);
+    const med = (xs: number[]) => (xs.sort((a, b) => a - b), xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2);
+    for (const [i, b] of sizes.entries()) expect(curve[i][1]).toBe(r2(med(sized.filter((x) => x.request_bytes === b).map((x) => x.us / x.requests))));
+    expect(curve.at(-1)![1]).toBe(r2(rb.alpha_us + slotBytes / (rb.GBps * 1e3)));
+    expect(rb.points).toHaveLength(r.measurements.file_read_batch.length - sized.length);
     expect(p.sources[`links[${nvLink}].${rdKey}.alpha_us`]).toMatch(/32 I\/O threads\) in the HIL executor's pattern.*readBatch.*requests x alpha \+ bytes \/ beta per batch/);
     expect(r.measurements.file_batch_info).toMatchObject({ threads: 32, layers: 4 });
     expect(r.measurements.file_read_batch.some((x) => x.kind === 'small')).toBe(true);
@@ -241,15 +259,18 @@ describe.skipIf(!host.available)(`executor-pattern file read batches, host backe
     const b = openBackend('host');
     try {
       for (const h2dCopies of [false, true]) {
-        const r = await measureFileBatches(b, { dir, threads: 6, blockBytes: 8192, blocksPerLayer: 40, layers: 3, rounds: 2, h2dCopies });
+        // two sizes below the 12 KiB slot (3000 B rounds up to 4 KiB, 5000 B to 8 KiB) and one not below it
+        const r = await measureFileBatches(b, { dir, threads: 6, blockBytes: 12288, blocksPerLayer: 40, layers: 3, rounds: 2, h2dCopies, requestBytes: [3000, 5000, 12288] });
         expect(r.h2d_copies).toBe(h2dCopies);
         expect(r.threads).toBe(6);
         expect(r.points.filter((p) => p.kind === 'layer')).toHaveLength(6);
         expect(r.points.filter((p) => p.kind === 'small')).toHaveLength(6);
         for (const p of r.points) {
           expect(p.us).toBeGreaterThan(0);
-          expect(p.bytes % 8192).toBe(0);
+          expect(p.bytes % (p.kind === 'sized' ? p.request_bytes! : 12288)).toBe(0);
         }
+        // per size and layer one batch of one request per block over ~80% of the layer (32 of 40)
+        expect(r.points.filter((p) => p.kind === 'sized').map((p) => [p.request_bytes, p.layer, p.requests, p.bytes])).toEqual([4096, 8192].flatMap((q) => [0, 1, 2].map((l) => [q, l, 32, 32 * q])));
         expect(r.GBps).toBeGreaterThan(0);
       }
     } finally {
