@@ -84,8 +84,9 @@ export interface CalibrationFits {
   file_read_batch?: LinearFit;
   /**
    * file reads of requests smaller than a slot (the model's quantized blocks), [request bytes, us per
-   * request] ascending, ending at the slot with file_read_batch's line (fileRequestCurve); absent
-   * without those measurements
+   * request] ascending, ending at the slot with file_read_batch's line (fileRequestCurve), in the form
+   * of a link direction's request_us; recorded for comparison, not written into the profile (absent
+   * without those measurements)
    */
   file_read_request_us?: [number, number][];
   /**
@@ -294,7 +295,9 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
       const what = info
         ? `file-tier reads (${io}, ${info.threads} I/O threads) in the HIL executor's pattern: per layer one batch of runs of ${info.block_bytes}-byte blocks (${info.layers} layers x ${info.blocks_per_layer} blocks, runs of 1..24 blocks or one run, ~80% of a layer) handed to the tier at once (readBatch) and joined${info.h2d_copies ? ', then copied to the device one copy per run while the next batch is read' : ''}, plus small batches of single blocks, ${(info.ms / 1000).toFixed(1)} s of reads at ${info.GBps.toFixed(3)} GB/s overall`
         : `file-tier reads (${io}) issued together and joined`;
-      applyFileReadFit(p, rb, by, what, undefined, fits.file_read_request_us);
+      applyFileReadFit(p, rb, by, what);
+      const rq = fits.file_read_request_us;
+      if (rq) src[`links[${li}].${rd}.alpha_us`] += `; for comparison (not used here), requests below a block's slot timed by size in batches of one request per block over ~80% of a layer: ${rq.map(([bytes, us]) => `${bytes} B ${us} us`).join(', ')} per request`;
     } else {
       applyFileReadFit(p, fits.file_read, by, `file-tier reads (${io}), one request per size`, 'time = alpha + bytes / beta per request, relative-error fit');
     }
@@ -425,8 +428,6 @@ export function applyFileReadFit(
   what: string,
   /** how the fit relates time to the requests (the source text says it) */
   form = 'time = requests x alpha + bytes / beta per batch',
-  /** requests smaller than a slot timed by size (fileRequestCurve), set as the direction's request_us */
-  requestUs?: [number, number][],
 ): number {
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
   if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
@@ -442,10 +443,6 @@ export function applyFileReadFit(
   src[`links[${li}].${rd}.GBps`] = `${by}: same fit as links[${li}].${rd}.alpha_us`;
   src[`tiers[${nv}].read_GBps`] = `${by}: = the fitted file read bandwidth of links[${li}].${rd} (the link alpha holds the latency)`;
   src[`tiers[${nv}].read_latency_us`] = `${by}: 0, inside the fitted link alpha of links[${li}].${rd}`;
-  if (requestUs) {
-    N[rd].request_us = requestUs;
-    src[`links[${li}].${rd}.request_us`] = `${by}: per request size below a block's slot (the model's quantized blocks, each request 4 KiB-aligned), the median time per request of batches of one request per block over ~80% of a layer handed to the tier at once; the last point is the slot at the fitted alpha + bytes / GBps`;
-  }
   return li;
 }
 
