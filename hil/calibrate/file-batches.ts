@@ -8,8 +8,8 @@
  * followed by a small batch of 1..16 single blocks (as the executor's fetches of just-promoted blocks),
  * round after round. Then, per size in `requestBytes` (the model's quantized blocks, whose requests
  * never merge: a quantized block does not fill its slot), one batch per layer of one request per block
- * over ~80% of the layer, each the size rounded up to 4 KiB at its block's slot. Requests per batch are the runs (as the simulator counts them); the tier splits
- * them into chunkBytes pieces on its I/O threads as the executor's reads are split. With `h2dCopies`
+ * over ~80% of the layer, each the size rounded up to 4 KiB at its block's slot. Requests per batch
+ * are the runs (as the simulator counts them); the tier splits them into chunkBytes pieces on its I/O threads as the executor's reads are split. With `h2dCopies`
  * each batch's runs are then copied to the device on the memory stream, one copy per run, without
  * waiting, as the executor copies a joined batch from its DRAM slots to HBM while the next batch is
  * read (default off: the measurement that was validated on the device).
@@ -155,8 +155,7 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
         total += (small.length / 3) * slot;
       }
     }
-    // requests smaller than a slot (kept out of the overall rate above)
-    // (each size rounded up to 4 KiB once, ascending)
+    // requests smaller than a slot, each size rounded up to 4 KiB once, ascending (kept out of the overall rate above)
     for (const req of [...new Set((o.requestBytes ?? []).map((x) => align(x, 4096)))].sort((x, y) => x - y)) {
       if (req >= slot) continue;
       await b.synchronize();
