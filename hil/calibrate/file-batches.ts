@@ -9,10 +9,11 @@
  * round after round. Then, per size in `requestBytes` (the model's quantized blocks, whose requests
  * never merge: a quantized block does not fill its slot), one batch per layer of one request per block
  * over ~80% of the layer, each the size rounded up to 4 KiB at its block's slot. Requests per batch
- * are the runs (as the simulator counts them); the tier splits them into chunkBytes pieces on its I/O threads as the executor's reads are split. With `h2dCopies`
- * each batch's runs are then copied to the device on the memory stream, one copy per run, without
- * waiting, as the executor copies a joined batch from its DRAM slots to HBM while the next batch is
- * read (default off: the measurement that was validated on the device).
+ * are the runs (as the simulator counts them); the tier splits them into chunkBytes pieces on its I/O
+ * threads as the executor's reads are split. With `h2dCopies` each batch's runs are then copied to the
+ * device on the memory stream, one copy per run, without waiting, as the executor copies a joined
+ * batch from its DRAM slots to HBM while the next batch is read (default off: the measurement that
+ * was validated on the device).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
