@@ -195,6 +195,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     // the scattered in-situ fits stay measured and reported beside the layout ones
     for (const k of ['h2d_in_situ', 'd2h_in_situ', 'h2d_layout', 'd2h_layout']) expect(side.fits[k].points.length).toBeGreaterThan(1);
     expect(formatFits(r.fits)).toMatch(/H2D situ .*\n.*D2H situ .*\n.*H2D layout .*\n.*D2H layout /);
+    expect(formatFits(r.fits)).toContain(`  read by size ${r.fits.file_read_request_us!.map(([b, us]) => `${b / 1024} KiB ${us.toFixed(1)} us`).join(', ')} per request`);
     expect(formatFits(r.fits)).toMatch(/\n  batch idle  H2D [0-9.-]+ us \+ [0-9.]+ GB\/s, D2H .* per group [0-9.-]+ us, per change [0-9.-]+ us .*\n  batch busy  .*per group [0-9.-]+ us \(idle\)/);
     // a simulated layer (attention curve + the fitted GEMV line at the layer's weights) is the measured chain
     // per layer, to the curve's rounding (the curve is floored at 0.01 us where the host times the GEMV longer)
