@@ -84,9 +84,8 @@ export interface CalibrationFits {
   file_read_batch?: LinearFit;
   /**
    * file reads of requests smaller than a slot (the model's quantized blocks), [request bytes, us per
-   * request] ascending, ending at the slot with file_read_batch's line (fileRequestCurve), in the form
-   * of a link direction's request_us; recorded for comparison, not written into the profile (absent
-   * without those measurements)
+   * request] ascending, ending at the slot with file_read_batch's line (fileRequestCurve); recorded
+   * for comparison with the line, not written into the profile (absent without those measurements)
    */
   file_read_request_us?: [number, number][];
   /**
@@ -179,7 +178,6 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     h2d_layout_idle: fitLayout(m.h2d_layout_idle),
     d2h_layout_idle: fitLayout(m.d2h_layout_idle),
     file_read_batch: m.file_read_batch.length >= 2 ? fitFileBatches(m.file_read_batch) : undefined,
-    file_read_request_us: undefined,
     file_write_batch: (m.file_write_batch?.length ?? 0) >= 2 ? fitFileBatches(m.file_write_batch!) : undefined,
     h2d: fitAlphaBeta(m.h2d, true),
     d2h: fitAlphaBeta(m.d2h, true),
@@ -398,8 +396,8 @@ export function fitFileBatches(points: { requests: number; bytes: number; us: nu
 /**
  * Request time by size for requests smaller than a slot: per measured size of the 'sized' batches,
  * the median over its batches of the batch time per request, ascending; then the slot (a whole
- * block) at the line's alpha + slot / GBps, where the simulator's line takes over. Undefined without
- * 'sized' batches below the slot.
+ * block) at the line's alpha + slot / GBps, for comparison. Undefined without 'sized' batches below
+ * the slot.
  */
 export function fileRequestCurve(points: readonly { requests: number; us: number; kind?: string; request_bytes?: number }[], line: Pick<LinearFit, 'alpha_us' | 'GBps'>, slotBytes: number): [number, number][] | undefined {
   const slot = Math.ceil(slotBytes / 4096) * 4096;

@@ -397,7 +397,7 @@ export function issueCostsOf(points: readonly IssuePoint[]): { record: number; k
 export async function measureIssueCosts(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>): Promise<IssuePoint[]> {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
-  const copyBytes = [...new Set((['fp16', 'int8', 'int4', 'int2'] as Precision[]).map((p) => blockBytes(g, p)))];
+  const copyBytes = [...new Set([blockBytes(g, 'fp16'), ...quantizedBlockBytes(g)])];
   const gate = b.kind === 'cuda' ? await ComputeGate.open(b) : undefined;
   try {
     // (the host backend computes each attention on the host: fewer ops there)
