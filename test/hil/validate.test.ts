@@ -140,7 +140,9 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const stored = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
     const lruCell = stored.cells.find((c) => c.label === 'lru-offload' && c.model.includes('hil-mini.model'))!;
     const h2d = prof.links[0].b_to_a.GBps; // already divided by 4 above
-    lruCell.hw_link_GBps = [[h2d, 2 * h2d], [h2d, 2 * h2d]];
+    // slower than the calibration in both directions (the host's copies vary run to run), and unlike h2d
+    const d2h = Math.min(prof.links[0].a_to_b.GBps / 4, h2d / 2);
+    lruCell.hw_link_GBps = [[h2d, d2h], [h2d, d2h]];
     for (const c of stored.cells) if (c !== lruCell) delete c.hw_link_GBps;
     writeFileSync(join(dir, 'measured', 'validate.json'), JSON.stringify(stored));
     const measured = resimulate({ dir: join(dir, 'measured'), out: join(dir, 'measured-resim'), linkAsMeasured: true });
@@ -149,7 +151,7 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect([cellProfile.links[0].a, cellProfile.links[0].b]).toEqual([cellProfile.tiers[0].name, 'dram']);
     const pcie = cellProfile.links[0];
     expect(pcie.b_to_a.GBps).toBe(h2d);
-    expect(pcie.a_to_b.GBps).toBe(2 * h2d);
+    expect(pcie.a_to_b.GBps).toBe(d2h);
     expect(lru(measured).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
     expect(measured.cells.filter((c) => c.id !== lruCell.id).map((c) => c.sim_ms)).toEqual(r.cells.filter((c) => c.id !== lruCell.id).map((c) => c.sim_ms));
     expect(measured.notes.at(-1)).toMatch(/host link at the bandwidths measured before its runs/);
