@@ -607,12 +607,13 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
 
 /**
  * the executor-pattern read batches' geometry: the model's FP16 block, blocks per layer for `context`
- * tokens (default 8k, 1k quick), the model's layers (4 quick), 4 rounds (1 quick)
+ * tokens (default 8k, 1k quick), the model's layers (4 quick), 4 rounds (so that a quick calibration's 4
+ * layers take every run length of file-batches.ts RUN_BLOCKS: with one round its line rested on runs of 1-9 blocks)
  */
 export function fileBatchOptions(o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick' | 'fileDir'>, threads: number, context = o.quick ? 1024 : 8192) {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
-  return { dir: o.fileDir, threads, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(context / o.blockTokens) + 4, layers: o.quick ? 4 : m.layers, rounds: o.quick ? 1 : 4, requestBytes: quantizedBlockBytes(g) };
+  return { dir: o.fileDir, threads, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(context / o.blockTokens) + 4, layers: o.quick ? 4 : m.layers, rounds: 4, requestBytes: quantizedBlockBytes(g) };
 }
 
 /** bytes of one block of the model at each quantized precision (INT8, INT4, INT2), distinct */

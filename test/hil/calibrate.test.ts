@@ -166,10 +166,14 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(r.measurements.file_batch_info).toMatchObject({ threads: 32, layers: 4 });
     expect(r.measurements.file_read_batch.some((x) => x.kind === 'small')).toBe(true);
     expect(new Set(r.measurements.file_read_batch.filter((x) => x.kind === 'layer').map((x) => x.run_blocks)).size).toBeGreaterThan(2);
+    const { layerRuns, RUN_BLOCKS } = await import('../../hil/calibrate/file-batches.js');
+    // four rounds of the 4 layers: every run length of RUN_BLOCKS is some layer's turn (one round left out runs of 24 blocks and the whole run)
+    const layerPts = r.measurements.file_read_batch.filter((x) => x.kind === 'layer');
+    expect(layerPts.map((x) => [x.round, x.layer])).toEqual([0, 1, 2, 3].flatMap((k) => [0, 1, 2, 3].map((l) => [k, l])));
+    expect(new Set(layerPts.map((x) => (x.layer + x.round) % RUN_BLOCKS.length)).size).toBe(RUN_BLOCKS.length);
     // writes in the executor's pattern: one batch per layer (one round) of the same runs as the reads',
     // fitted for comparison; the write direction stays the one-request fit, its source naming both
     const wb = r.measurements.file_write_batch!;
-    const { layerRuns, RUN_BLOCKS } = await import('../../hil/calibrate/file-batches.js');
     const M = r.measurements.file_batch_info!.blocks_per_layer;
     const slot = Math.ceil(r.measurements.file_batch_info!.block_bytes / 4096) * 4096;
     expect(wb.map((x) => [x.layer, x.round, x.kind])).toEqual([0, 1, 2, 3].map((l) => [l, 0, 'layer']));

@@ -55,6 +55,15 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
       expect(c.spread!.n).toBe(3);
       expect(c.judgement!.checks.length).toBe(c.pool === 'storage' ? 3 : 2);
       expect(c.judgement!.pass).toBe(c.judgement!.checks.every((k) => k.value <= k.limit));
+      // the file tier's times per run and step, kept for the cells whose runs used the storage file
+      if (c.pool === 'storage') {
+        const f = c.hw_file!;
+        for (const k of ['read_ms', 'write_ms', 'sync_ms', 'syncs'] as const) expect(f[k].map((x) => x.length)).toEqual([4, 4]);
+        expect([...f.read_ms.flat(), ...f.write_ms.flat(), ...f.sync_ms.flat()].every((x) => x >= 0)).toBe(true);
+        // the runs read from the file: some step's reads took time (the storage tier's bytes came back)
+        expect(c.hw_bytes!['nvme:nvme->dram']).toBeGreaterThan(0);
+        expect(f.read_ms.every((run) => run.some((x) => x > 0))).toBe(true);
+      } else expect(c.hw_file).toBeUndefined();
     }
     // pooled: the moving pool holds the moving and the storage cells' per-step errors
     const moving = r.pools[0];
