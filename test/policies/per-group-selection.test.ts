@@ -39,6 +39,35 @@ describe('selection across KV groups', () => {
     expect(Array.from(out)).toEqual([8, 0, 2, 1, 6, 4]);
   });
 
+  it('bestGroupRank equals the definition over generated candidates (ties, -0 and 0, infinities, any order)', () => {
+    // the definition: per group, the candidates sorted by score descending, ties to the higher block
+    const reference = (cand: number[], G: number, score: (g: number, b: number) => number) => {
+      const out = cand.map(() => Infinity);
+      for (let g = 0; g < G; g++) {
+        const ord = cand.map((_, i) => i).sort((x, y) => score(g, cand[y]) - score(g, cand[x]) || cand[y] - cand[x]);
+        ord.forEach((i, r) => (out[i] = Math.min(out[i], r * G + g)));
+      }
+      return out;
+    };
+    let x = 7;
+    const rnd = (k: number) => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) % k);
+    // (1 + 2^-21 and 1 + 2^-22 share their upper 32 bits, their lower words on either side of 2^31)
+    const palette = [0, -0, 1, 0.5, 0.5 + 1e-12, -3, Infinity, -Infinity, 1e-9, 2, 1 + 2 ** -21, 1 + 2 ** -22, -1 - 2 ** -21, -1 - 2 ** -22];
+    for (let t = 0; t < 300; t++) {
+      const n = 1 + rnd(t < 250 ? 40 : 700);
+      const G = 1 + rnd(4);
+      const blocks = new Set<number>();
+      while (blocks.size < n) blocks.add(rnd(3 * n + 5));
+      const cand = [...blocks]; // in draw order, not sorted
+      // few distinct scores (many ties) in some trials, continuous ones in others
+      const few = rnd(2) === 0;
+      const table = Array.from({ length: G }, () => new Map(cand.map((b) => [b, few ? palette[rnd(palette.length)] : rnd(1000) / 7 - 50])));
+      const score = (g: number, b: number) => table[g].get(b)!;
+      const got = bestGroupRank(Int32Array.from(cand), n, G, score, new Float64Array(n));
+      expect(Array.from(got)).toEqual(reference(cand, G, score));
+    }
+  });
+
   it('SnapKV keeps the window and the union of the groups\' top prompt blocks (1 and 3), dropping 0, 2, 4', () => {
     // window 4 tokens = block 5; kernel 1 (no pooling); budget 4, one block reserved for decoding:
     // the prompt keeps 3 blocks, the window and two voted ones
