@@ -5,7 +5,8 @@
  * the native addon's table, when the addon loads).
  *
  * A page holds a generated section between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
- * `npm run docs` (npx tsx docs/generate.ts) rewrites every section of every page in docs/;
+ * `npm run docs` (npx tsx docs/generate.ts) rewrites every section of every page in docs/ (and
+ * policies/catalog.json, the policy list `kvtier policies` prints);
  * `npx tsx docs/generate.ts --check` only says which sections differ (exit 1 if any). Each section's
  * generator is a file in docs/sections/.
  * test/docs/docs-fresh.test.ts fails when a section differs from what this file gives now.
@@ -13,6 +14,9 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { POLICY_CATALOG_FILE, policyCatalogText } from '../cli/policy-catalog.js';
+import { registerBuiltinPolicies } from '../policies/builtin.js';
+import { listPolicies } from '../policies/registry.js';
 import { cliSection } from './sections/cli-help.js';
 import { generatorSection } from './sections/generator-params.js';
 import { hardwarePresetsSection, modelPresetsSection, profileFieldsSection } from './sections/hardware.js';
@@ -100,8 +104,19 @@ function main(argv: string[]): number {
       console.log(`wrote ${file}`);
     }
   }
+  // the policy catalog that `kvtier policies` prints from
+  registerBuiltinPolicies();
+  const catalog = policyCatalogText(listPolicies());
+  if (!fs.existsSync(POLICY_CATALOG_FILE) || fs.readFileSync(POLICY_CATALOG_FILE, 'utf8') !== catalog) {
+    stale++;
+    if (check) console.log(`${POLICY_CATALOG_FILE}: differs from the policy registry (run npm run docs)`);
+    else {
+      fs.writeFileSync(POLICY_CATALOG_FILE, catalog);
+      console.log(`wrote ${POLICY_CATALOG_FILE}`);
+    }
+  }
   if (check) return stale ? 1 : 0;
-  console.log(stale ? `${stale} page(s) updated` : 'docs are up to date');
+  console.log(stale ? `${stale} file(s) updated` : 'docs are up to date');
   return 0;
 }
 

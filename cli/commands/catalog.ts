@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { listHardware, loadHardware } from '../../sim/hardware/load-profile.js';
 import { getModel, listModels } from '../../sim/models/load-model.js';
 import { kvBytes } from '../../sim/models/model.js';
+import { catalogOf, formatPolicyList, readPolicyCatalog } from '../policy-catalog.js';
 
 export function registerCatalog(program: Command): void {
   program
@@ -9,22 +10,15 @@ export function registerCatalog(program: Command): void {
     .description('list the registered policies with their options and sources')
     .option('--json', 'machine-readable')
     .action(async (o) => {
-      // the policies load here, not for `hardware` and `models`
-      const [{ registerBuiltinPolicies }, { listPolicies }] = await Promise.all([import('../../policies/builtin.js'), import('../../policies/registry.js')]);
-      registerBuiltinPolicies();
-      const defs = listPolicies();
-      if (o.json) {
-        console.log(JSON.stringify(defs.map(({ create: _c, ...d }) => d), null, 2));
-        return;
+      // the catalog file (written from the registry by npm run docs) answers without loading the
+      // policies; the registry where the file cannot be read
+      let defs = readPolicyCatalog();
+      if (!defs) {
+        const [{ registerBuiltinPolicies }, { listPolicies }] = await Promise.all([import('../../policies/builtin.js'), import('../../policies/registry.js')]);
+        registerBuiltinPolicies();
+        defs = catalogOf(listPolicies());
       }
-      for (const d of defs) {
-        console.log(`${d.name}${d.oracle ? '  [ORACLE: reads the future; a bound, not deployable]' : ''}`);
-        console.log(`  ${d.description}`);
-        console.log(`  source: ${d.source}`);
-        for (const opt of d.options) {
-          console.log(`  --opt ${opt.name}=<${opt.choices ? opt.choices.join('|') : opt.type}>  (default ${JSON.stringify(opt.default)}) ${opt.description}`);
-        }
-      }
+      console.log(o.json ? JSON.stringify(defs, null, 2) : formatPolicyList(defs));
     });
   const hw = program.command('hardware').description('hardware presets');
   hw.command('list', { isDefault: true })

@@ -11,6 +11,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertDistFresh } from '../helpers/dist-fresh.js';
 import { generateTrace } from '../../traces/generator.js';
+import { catalogOf, formatPolicyList } from '../../cli/policy-catalog.js';
+import { registerBuiltinPolicies } from '../../policies/builtin.js';
+import { listPolicies } from '../../policies/registry.js';
 
 beforeAll(assertDistFresh);
 
@@ -19,8 +22,8 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const HEAVY = /^(vega.*|d3-.*|arquero|mathjs|@resvg\/.*|piscina|yaml|acorn)$/;
 
-/** The npm packages a kvtier command loads, sorted; fails when the command fails. */
-function packagesLoaded(...args: string[]): string[] {
+/** The module URLs a kvtier command loads, and its output; fails when the command fails. */
+function modulesLoaded(...args: string[]): { urls: string[]; stdout: string } {
   const log = join(dir, `modules-${args[0]}.log`);
   fs.rmSync(log, { force: true });
   const r = spawnSync(process.execPath, ['--import', resolve('test/fixtures/module-log/register.mjs'), 'bin/kvtier.js', ...args], {
@@ -29,8 +32,13 @@ function packagesLoaded(...args: string[]): string[] {
   });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
+  return { urls: fs.readFileSync(log, 'utf8').split('\n'), stdout: r.stdout };
+}
+
+/** The npm packages a kvtier command loads, sorted; fails when the command fails. */
+function packagesLoaded(...args: string[]): string[] {
   const pkgs = new Set<string>();
-  for (const url of fs.readFileSync(log, 'utf8').split('\n')) {
+  for (const url of modulesLoaded(...args).urls) {
     const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
     if (m) pkgs.add(m[1]);
   }
@@ -45,6 +53,15 @@ describe('startup', () => {
   it('policies and models load no heavy library', () => {
     expect(packagesLoaded('policies').filter((p) => HEAVY.test(p))).toEqual([]);
     expect(packagesLoaded('models').filter((p) => HEAVY.test(p))).toEqual([]);
+  });
+
+  it('policies answers from the catalog file: no policy module loads, and it prints what the registry gives', () => {
+    registerBuiltinPolicies();
+    const list = modulesLoaded('policies');
+    expect(list.urls.filter((u) => /\/dist\/policies\//.test(u))).toEqual([]);
+    expect(list.stdout).toBe(`${formatPolicyList(catalogOf(listPolicies()))}\n`);
+    const json = modulesLoaded('policies', '--json');
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(catalogOf(listPolicies()))));
   });
 
   it('sweep --help loads no heavy library (the sweep loads its worker pool and reports when it runs)', () => {
