@@ -49,16 +49,35 @@ export async function pngFromSvg(svg: string): Promise<Buffer> {
 }
 
 export async function renderChart(spec: TopLevelSpec, outBase: string): Promise<RenderedChart> {
-  const specPath = `${outBase}.vl.json`;
-  const svgPath = `${outBase}.svg`;
-  const pngPath = `${outBase}.png`;
-  const svg = await svgFromVegaLite(spec);
-  const png = await pngFromSvg(svg);
-  mkdirSync(dirname(outBase), { recursive: true });
-  writeFileSync(specPath, prettyJson(spec));
-  writeFileSync(svgPath, svg);
-  writeFileSync(pngPath, png);
-  return { specPath, svgPath, pngPath, svg };
+  return (await renderCharts([{ spec, outBase }]))[0];
+}
+
+/**
+ * Several charts, in order, each as renderChart writes it, with the PNG of one chart drawn (on
+ * resvg's thread) while the next chart's SVG is laid out: at most one PNG in flight.
+ */
+export async function renderCharts(charts: readonly { spec: TopLevelSpec; outBase: string }[]): Promise<RenderedChart[]> {
+  const out: RenderedChart[] = [];
+  let drawing: Promise<void> | undefined;
+  try {
+    for (const { spec, outBase } of charts) {
+      const specPath = `${outBase}.vl.json`;
+      const svgPath = `${outBase}.svg`;
+      const pngPath = `${outBase}.png`;
+      const svg = await svgFromVegaLite(spec);
+      mkdirSync(dirname(outBase), { recursive: true });
+      writeFileSync(specPath, prettyJson(spec));
+      writeFileSync(svgPath, svg);
+      await drawing;
+      drawing = pngFromSvg(svg).then((png) => writeFileSync(pngPath, png));
+      out.push({ specPath, svgPath, pngPath, svg });
+    }
+  } finally {
+    // (a failed chart still lets the PNG in flight finish before the error goes on)
+    await drawing?.catch(() => undefined);
+  }
+  await drawing;
+  return out;
 }
 
 /** Reports must render offline, so every `data` must carry its `values`. */

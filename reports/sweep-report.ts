@@ -7,7 +7,7 @@
 import { rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { StepRow, SweepRow } from '../sim/metrics/summary.js';
-import { renderChart } from './render-chart.js';
+import { renderCharts } from './render-chart.js';
 import { writeReportPage, type PageSection } from './report-page.js';
 import type { RunBreakdown } from './outliers.js';
 import { DEFAULT_TARGET, type QualityTarget } from './recommend.js';
@@ -50,9 +50,11 @@ export async function buildSweepReport(opts: SweepReportOptions): Promise<string
         return b ? p.rows.map(b).find((x) => x !== undefined) : undefined;
       })
     : undefined;
-  // one chart at a time: each render holds a Vega view and a PNG buffer
-  for (const c of sweepCharts(opts.rows, { oracle, steps: opts.steps, target })) {
-    const r = await renderChart(c.spec, join(opts.outDir, 'charts', c.name));
+  // one chart at a time (each render holds a Vega view and a PNG buffer), the PNG of one drawn while the next is laid out
+  const charts = sweepCharts(opts.rows, { oracle, steps: opts.steps, target });
+  const rendered = await renderCharts(charts.map((c) => ({ spec: c.spec, outBase: join(opts.outDir, 'charts', c.name) })));
+  for (const [i, c] of charts.entries()) {
+    const r = rendered[i];
     sections.push({
       heading: c.heading,
       chart: { svg: r.svg, specFile: rel(r.specPath), pngFile: rel(r.pngPath), caption: c.caption },

@@ -5,7 +5,7 @@ import { renderAsync } from '@resvg/resvg-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TopLevelSpec } from 'vega-lite';
 import { pngFont } from '../../reports/png-font.js';
-import { PNG_SCALE, renderChart } from '../../reports/render-chart.js';
+import { PNG_SCALE, renderChart, renderCharts } from '../../reports/render-chart.js';
 import { sweepCharts } from '../../reports/sweep-charts.js';
 import { sweepRows } from './fixtures.js';
 
@@ -45,6 +45,22 @@ describe('renderChart', () => {
     const b = await renderChart(spec, join(dir, 'b'));
     expect(a.svg).toBe(b.svg);
     expect(readFileSync(a.pngPath).equals(readFileSync(b.pngPath))).toBe(true);
+  });
+
+  it('several charts at once (one PNG drawn while the next is laid out) write what each alone writes', async () => {
+    const charts = sweepCharts(sweepRows()).slice(0, 3);
+    const together = await renderCharts(charts.map((c) => ({ spec: c.spec, outBase: join(dir, 'many', c.name) })));
+    expect(together.map((r) => r.specPath)).toEqual(charts.map((c) => join(dir, 'many', `${c.name}.vl.json`)));
+    for (const [i, c] of charts.entries()) {
+      const alone = await renderChart(c.spec, join(dir, 'one', c.name));
+      expect(together[i].svg).toBe(alone.svg);
+      for (const k of ['specPath', 'svgPath', 'pngPath'] as const) expect(readFileSync(together[i][k]).equals(readFileSync(alone[k])), `${c.name} ${k}`).toBe(true);
+    }
+    // a chart that fails stops the rest; the PNG already in flight is finished first
+    const bad = { data: { url: 'https://example.com/x.csv' }, mark: 'point' } as TopLevelSpec;
+    await expect(renderCharts([{ spec: charts[0].spec, outBase: join(dir, 'stop', 'first') }, { spec: bad, outBase: join(dir, 'stop', 'bad') }, { spec: charts[1].spec, outBase: join(dir, 'stop', 'third') }])).rejects.toThrow(/inline the data/);
+    expect(existsSync(join(dir, 'stop', 'first.png'))).toBe(true);
+    expect(existsSync(join(dir, 'stop', 'third.vl.json'))).toBe(false);
   });
 
   it('refuses data by URL (reports render offline) and writes nothing', async () => {
