@@ -4,9 +4,10 @@ import { defineConfig } from 'vitest/config';
  * Test files that change state other files could see (prototypes patched, policies or hardware
  * registered, process streams or the environment replaced, modules mocked) or that are sensitive to
  * it: each runs with a fresh module registry. The others share their worker's modules, which saves
- * loading them again for every file.
+ * loading them again for every file. test/suite-isolation.test.ts fails when a file that changes such
+ * state is missing here.
  */
-const ISOLATED = [
+export const ISOLATED = [
   'test/docs/add-a-policy.test.ts',
   'test/docs/docs-fresh.test.ts',
   'test/e2e/sweep.test.ts',
