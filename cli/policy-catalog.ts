@@ -1,14 +1,15 @@
 /**
  * The registered policies as `kvtier policies` lists them, kept in policies/catalog.json so that the
- * command answers without loading the policies' code. `npm run docs` writes the file from the
- * registry (policyCatalogText), with a digest of the policies' sources (policies/*.ts); the command
- * reads it only while that digest holds (a policy added or changed since: the registry is loaded),
- * and test/cli/policy-catalog.test.ts fails when the file differs from the registry.
+ * command answers without loading the policies' code, and the module each built-in policy is defined
+ * in, so that `kvtier run` loads only the one it runs. `npm run docs` writes the file from the
+ * registry (policyCatalogText), with a digest of the policies' sources (policies/*.ts); it is read
+ * only while that digest holds (a policy added or changed since: the registry is loaded), and
+ * test/cli/policy-catalog.test.ts fails when the file differs from the registry.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PolicyDefinition } from '../policies/policy.js';
 
 /** policies/catalog.json of this checkout (the same path from cli/ and from dist/cli/) */
@@ -32,9 +33,44 @@ export function sourcesDigest(dir: string): string | undefined {
   }
 }
 
-/** the catalog file's text for the definitions, the policies' sources in `sourceDir` at their digest */
-export function policyCatalogText(defs: readonly PolicyDefinition<any>[], sourceDir = dirname(POLICY_CATALOG_FILE)): string {
-  return `${JSON.stringify({ sources_sha256: sourcesDigest(sourceDir) ?? null, policies: catalogOf(defs) }, null, 2)}\n`;
+/**
+ * For each definition, the module of policies/ that exports it (its base name; the first in name
+ * order where several do), by importing them all. Definitions no module there exports are left out.
+ */
+export async function policyModules(defs: readonly PolicyDefinition<any>[], sourceDir = dirname(POLICY_CATALOG_FILE)): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const wanted = new Set<unknown>(defs);
+  for (const f of fs.readdirSync(sourceDir).filter((x) => x.endsWith('.ts')).sort()) {
+    const base = f.slice(0, -3);
+    const m = (await import(pathToFileURL(join(sourceDir, f)).href)) as Record<string, unknown>;
+    for (const v of Object.values(m)) if (wanted.has(v) && !((v as PolicyDefinition<any>).name in out)) out[(v as PolicyDefinition<any>).name] = base;
+  }
+  return out;
+}
+
+/** the catalog file's text for the definitions and their modules, the policies' sources in `sourceDir` at their digest */
+export function policyCatalogText(defs: readonly PolicyDefinition<any>[], modules: Record<string, string>, sourceDir = dirname(POLICY_CATALOG_FILE)): string {
+  return `${JSON.stringify({ sources_sha256: sourcesDigest(sourceDir) ?? null, modules, policies: catalogOf(defs) }, null, 2)}\n`;
+}
+
+interface CatalogFile {
+  modules: Record<string, string>;
+  policies: CatalogEntry[];
+}
+
+/** the catalog file, or undefined where it is malformed or its digest differs from that of the .ts files beside it */
+function readCatalogFile(file: string): CatalogFile | undefined {
+  try {
+    const x = JSON.parse(fs.readFileSync(file, 'utf8')) as { sources_sha256?: unknown; modules?: unknown; policies?: unknown };
+    const list = x?.policies;
+    if (!Array.isArray(list) || !list.every((d) => d && typeof d.name === 'string' && Array.isArray(d.options))) return undefined;
+    const modules = x.modules ?? {};
+    if (typeof modules !== 'object' || Array.isArray(modules) || !Object.values(modules as object).every((m) => typeof m === 'string' && /^[a-z0-9-]+$/.test(m))) return undefined;
+    if (typeof x.sources_sha256 !== 'string' || x.sources_sha256 !== sourcesDigest(dirname(file))) return undefined;
+    return { modules: modules as Record<string, string>, policies: list as CatalogEntry[] };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -42,15 +78,13 @@ export function policyCatalogText(defs: readonly PolicyDefinition<any>[], source
  * its digest differs from that of the .ts files beside it.
  */
 export function readPolicyCatalog(file = POLICY_CATALOG_FILE): CatalogEntry[] | undefined {
-  try {
-    const x = JSON.parse(fs.readFileSync(file, 'utf8')) as { sources_sha256?: unknown; policies?: unknown };
-    const list = x?.policies;
-    if (!Array.isArray(list) || !list.every((d) => d && typeof d.name === 'string' && Array.isArray(d.options))) return undefined;
-    if (typeof x.sources_sha256 !== 'string' || x.sources_sha256 !== sourcesDigest(dirname(file))) return undefined;
-    return list as CatalogEntry[];
-  } catch {
-    return undefined;
-  }
+  return readCatalogFile(file)?.policies;
+}
+
+/** the base name of the module of policies/ that defines policy `name`, where the catalog file holds and names one */
+export function policyModuleOf(name: string, file = POLICY_CATALOG_FILE): string | undefined {
+  const m = readCatalogFile(file)?.modules;
+  return m && Object.hasOwn(m, name) ? m[name] : undefined;
 }
 
 /** the text listing of `kvtier policies` */

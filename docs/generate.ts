@@ -6,7 +6,8 @@
  *
  * A page holds a generated section between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
  * `npm run docs` (npx tsx docs/generate.ts) rewrites every section of every page in docs/ (and
- * policies/catalog.json, the policy list `kvtier policies` prints);
+ * policies/catalog.json: the policy list `kvtier policies` prints, and the module `kvtier run` loads
+ * for each policy);
  * `npx tsx docs/generate.ts --check` only says which sections differ (exit 1 if any). Each section's
  * generator is a file in docs/sections/.
  * test/docs/docs-fresh.test.ts fails when a section differs from what this file gives now.
@@ -14,7 +15,7 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { POLICY_CATALOG_FILE, policyCatalogText } from '../cli/policy-catalog.js';
+import { POLICY_CATALOG_FILE, policyCatalogText, policyModules } from '../cli/policy-catalog.js';
 import { registerBuiltinPolicies } from '../policies/builtin.js';
 import { listPolicies } from '../policies/registry.js';
 import { cliSection } from './sections/cli-help.js';
@@ -88,7 +89,7 @@ export function docPages(): string[] {
     .map((f) => join(DOCS_DIR, f));
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   const check = argv.includes('--check');
   const generated = generateAll();
   for (const [name, body] of Object.entries(generated)) if (body === null) console.error(`docs: section "${name}" kept as it is (its source is not available here: the HIL addon does not load)`);
@@ -104,9 +105,9 @@ function main(argv: string[]): number {
       console.log(`wrote ${file}`);
     }
   }
-  // the policy catalog that `kvtier policies` prints from
+  // the policy catalog that `kvtier policies` prints from and `kvtier run` finds a policy's module in
   registerBuiltinPolicies();
-  const catalog = policyCatalogText(listPolicies());
+  const catalog = policyCatalogText(listPolicies(), await policyModules(listPolicies()));
   if (!fs.existsSync(POLICY_CATALOG_FILE) || fs.readFileSync(POLICY_CATALOG_FILE, 'utf8') !== catalog) {
     stale++;
     if (check) console.log(`${POLICY_CATALOG_FILE}: differs from the policy registry (run npm run docs)`);
@@ -121,10 +122,11 @@ function main(argv: string[]): number {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  try {
-    process.exitCode = main(process.argv.slice(2));
-  } catch (e) {
-    console.error(`docs: error: ${(e as Error).message}`);
-    process.exitCode = 1;
-  }
+  main(process.argv.slice(2)).then(
+    (rc) => (process.exitCode = rc),
+    (e: Error) => {
+      console.error(`docs: error: ${e.message}`);
+      process.exitCode = 1;
+    },
+  );
 }

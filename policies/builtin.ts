@@ -19,7 +19,7 @@ import { uniformInt8 } from './uniform-int8.js';
 import { dpnc } from './dpnc.js';
 import { slep } from './slep.js';
 import { ntransformer } from './ntransformer.js';
-import { registerPolicy } from './registry.js';
+import { findPolicy, registerPolicy } from './registry.js';
 import { streamingLlm } from './streaming-llm.js';
 
 let done = false;
@@ -49,5 +49,6 @@ export function registerBuiltinPolicies(): void {
     slep,
     ntransformer,
   ];
-  for (const def of defs) registerPolicy(def);
+  // (one registered on its own before, as `kvtier run` registers the policy it runs, is left as it is)
+  for (const def of defs) if (findPolicy(def.name) !== def) registerPolicy(def);
 }

@@ -21,6 +21,11 @@ export function getPolicy(name: string): PolicyDefinition<any> {
   return registry.get(name);
 }
 
+/** The policy registered as `name`, or undefined. */
+export function findPolicy(name: string): PolicyDefinition<any> | undefined {
+  return registry.find(name);
+}
+
 /** True when `name` is a registered policy that is the quality reference (definition.full): it runs at 100% of the KV. */
 export function isFullPolicy(name: string): boolean {
   return registry.find(name)?.full === true;

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { checkOutDir } from '../../sim/output-dir.js';
 import { writeRunDir } from '../../sim/run-dir.js';
-import { simulate, type RunConfig } from '../../sim/run.js';
+import { simulateRegistered, type RunConfig } from '../../sim/simulate-core.js';
+import { policyModuleOf } from '../policy-catalog.js';
 import { collectPair, intFlag } from '../parse-pairs.js';
 import { progressBar } from '../progress.js';
 
@@ -35,14 +36,36 @@ export function runConfigFromFlags(o: Record<string, any>): RunConfig {
   };
 }
 
+/**
+ * Registers the policy `name` for a run: only its own module where the policy catalog names it
+ * (policies/catalog.json, while its digest holds), else every built-in policy (an unknown name then
+ * fails in the run naming the valid ones).
+ */
+export async function registerPolicyFor(name: string): Promise<void> {
+  const { findPolicy, registerPolicy } = await import('../../policies/registry.js');
+  if (findPolicy(name)) return;
+  const base = policyModuleOf(name);
+  if (base) {
+    const m = (await import(`../../policies/${base}.js`)) as Record<string, unknown>;
+    const def = Object.values(m).find((v) => (v as { name?: unknown; create?: unknown })?.name === name && typeof (v as { create?: unknown }).create === 'function');
+    if (def) {
+      registerPolicy(def as Parameters<typeof registerPolicy>[0]);
+      return;
+    }
+  }
+  const { registerBuiltinPolicies } = await import('../../policies/builtin.js');
+  registerBuiltinPolicies();
+}
+
 export function registerRun(program: Command): void {
-  withRunFlags(program.command('run').description('replay an attention trace against a policy on simulated tiered memory')).action((o) => {
+  withRunFlags(program.command('run').description('replay an attention trace against a policy on simulated tiered memory')).action(async (o) => {
     const t0 = performance.now();
     checkOutDir(o.out, Boolean(o.force), [o.trace]);
+    await registerPolicyFor(o.policy);
     const bar = progressBar({ label: 'replay' });
     let r;
     try {
-      r = simulate(runConfigFromFlags(o), { onProgress: bar.active ? bar.callback : undefined });
+      r = simulateRegistered(runConfigFromFlags(o), { onProgress: bar.active ? bar.callback : undefined });
     } finally {
       bar.stop();
     }

@@ -6,17 +6,29 @@
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { catalogOf, formatPolicyList, POLICY_CATALOG_FILE, policyCatalogText, readPolicyCatalog, sourcesDigest } from '../../cli/policy-catalog.js';
+import { catalogOf, formatPolicyList, POLICY_CATALOG_FILE, policyCatalogText, policyModuleOf, policyModules, readPolicyCatalog, sourcesDigest } from '../../cli/policy-catalog.js';
 import { registerBuiltinPolicies } from '../../policies/builtin.js';
 import { listPolicies } from '../../policies/registry.js';
 
 describe('policy catalog', () => {
   registerBuiltinPolicies();
 
-  it('the file is what the registry gives now (else: npm run docs)', () => {
-    expect(fs.readFileSync(POLICY_CATALOG_FILE, 'utf8')).toBe(policyCatalogText(listPolicies()));
+  it('the file is what the registry gives now (else: npm run docs)', async () => {
+    expect(fs.readFileSync(POLICY_CATALOG_FILE, 'utf8')).toBe(policyCatalogText(listPolicies(), await policyModules(listPolicies())));
     expect(readPolicyCatalog()).toEqual(JSON.parse(JSON.stringify(catalogOf(listPolicies()))));
+  });
+
+  it('names the module of every built-in policy: importing it gives the registered definition', async () => {
+    for (const def of listPolicies()) {
+      const base = policyModuleOf(def.name);
+      expect(base, def.name).toMatch(/^[a-z0-9-]+$/);
+      const m = (await import(pathToFileURL(join(import.meta.dirname, '../../policies', `${base}.ts`)).href)) as Record<string, unknown>;
+      expect(Object.values(m), def.name).toContain(def);
+    }
+    expect(policyModuleOf('no-such-policy')).toBeUndefined();
+    expect(policyModuleOf('toString')).toBeUndefined();
   });
 
   it('lists each policy with its flags, source and options', () => {
@@ -44,14 +56,20 @@ describe('policy catalog', () => {
         fs.writeFileSync(join(dir, name), text);
         expect(readPolicyCatalog(join(dir, name)), name).toBeUndefined();
       }
-      fs.writeFileSync(join(dir, 'ok.json'), JSON.stringify({ sources_sha256: digest, policies: [h2o] }));
+      fs.writeFileSync(join(dir, 'ok.json'), JSON.stringify({ sources_sha256: digest, modules: { h2o: 'h2o' }, policies: [h2o] }));
       expect(readPolicyCatalog(join(dir, 'ok.json'))).toEqual([h2o]);
+      expect(policyModuleOf('h2o', join(dir, 'ok.json'))).toBe('h2o');
+      // a module name that is not a plain base name makes the file unreadable
+      fs.writeFileSync(join(dir, 'path.json'), JSON.stringify({ sources_sha256: digest, modules: { h2o: '../h2o' }, policies: [h2o] }));
+      expect(readPolicyCatalog(join(dir, 'path.json'))).toBeUndefined();
+      expect(policyModuleOf('h2o', join(dir, 'path.json'))).toBeUndefined();
       // as written for no policies, then a source changed, then a source added
-      fs.writeFileSync(join(dir, 'empty.json'), policyCatalogText([], dir));
+      fs.writeFileSync(join(dir, 'empty.json'), policyCatalogText([], {}, dir));
       expect(readPolicyCatalog(join(dir, 'empty.json'))).toEqual([]);
       fs.writeFileSync(join(dir, 'a.ts'), 'export const a = 2;\n');
       expect(readPolicyCatalog(join(dir, 'ok.json'))).toBeUndefined();
-      fs.writeFileSync(join(dir, 'empty.json'), policyCatalogText([], dir));
+      expect(policyModuleOf('h2o', join(dir, 'ok.json'))).toBeUndefined();
+      fs.writeFileSync(join(dir, 'empty.json'), policyCatalogText([], {}, dir));
       fs.writeFileSync(join(dir, 'b.ts'), '');
       expect(readPolicyCatalog(join(dir, 'empty.json'))).toBeUndefined();
     } finally {

@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertDistFresh } from '../helpers/dist-fresh.js';
 import { generateTrace } from '../../traces/generator.js';
-import { catalogOf, formatPolicyList } from '../../cli/policy-catalog.js';
+import { catalogOf, formatPolicyList, policyModuleOf } from '../../cli/policy-catalog.js';
+import { simulate } from '../../sim/run.js';
 import { registerBuiltinPolicies } from '../../policies/builtin.js';
 import { listPolicies } from '../../policies/registry.js';
 
@@ -75,5 +76,21 @@ describe('startup', () => {
     expect(loaded).toContain('@uwdata/flechette');
     expect(loaded.filter((p) => HEAVY.test(p))).toEqual([]);
     expect(fs.readdirSync(join(dir, 'run')).sort()).toEqual(['config.json', 'steps.arrow', 'steps.csv', 'summary.json', 'trace.json']);
+  });
+
+  it('run loads the module of the policy it runs and no other policy, with the results of simulate()', () => {
+    const trace = join(dir, 't2.kvt');
+    generateTrace(trace, { model: 'llama-3-8b', prompt_tokens: 512, steps: 4, seed: 2 });
+    for (const policy of ['h2o', 'oracle', 'dpnc']) {
+      const out = join(dir, `run-${policy}`);
+      const { urls } = modulesLoaded('run', '--trace', trace, '--policy', policy, '--hbm-budget', '25%', '--out', out);
+      const policies = urls.map((u) => /\/dist\/policies\/([^/]+)\.js$/.exec(u)?.[1]).filter((x): x is string => x !== undefined);
+      expect(policies, policy).toContain(policyModuleOf(policy));
+      // none of the other built-in policies' modules
+      const others = listPolicies().filter((d) => d.name !== policy).map((d) => policyModuleOf(d.name));
+      expect(policies.filter((p) => others.includes(p)), policy).toEqual([]);
+      const summary = JSON.parse(fs.readFileSync(join(out, 'summary.json'), 'utf8'));
+      expect(summary, policy).toEqual(JSON.parse(JSON.stringify(simulate({ trace, policy, hardware: 'h100-pcie5', hbm_budget: '25%', group_size: 128, trace_steps: 32, copy_mode: 'per-run' }).summary)));
+    }
   });
 });
