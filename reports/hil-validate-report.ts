@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TopLevelSpec } from 'vega-lite';
 import { contextLabel } from '../hil/validate/grid.js';
-import { hostWaitShare, REPEATABLE_SPREAD } from '../hil/validate/stats.js';
+import { hostWaitShare, medianP95, REPEATABLE_SPREAD } from '../hil/validate/stats.js';
 import type { PoolSummary, ValidateResult } from '../hil/validate/validate.js';
 import { renderChart } from './render-chart.js';
 import { type PageSection, writeReportPage } from './report-page.js';
@@ -127,6 +127,33 @@ export async function renderValidateReport(dir: string): Promise<string> {
         .join(' '),
   });
   if (r.notes.length) sections.push({ heading: 'Notes', markdown: r.notes.map((n) => `- ${n}`).join('\n') });
+  const filed = ok.filter((c) => c.hw_file);
+  if (filed.length) {
+    // per run: the median over its steps (the first skip_steps left out) of the step and of its file-tier times
+    const skip = r.grid.skip_steps;
+    const med = (xs: readonly number[]) => (xs.length > skip ? medianP95(xs.slice(skip)).median : Number.NaN);
+    const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '');
+    const device = r.tiers.find((t) => t.kind === 'nvme')?.device ?? '';
+    sections.push({
+      heading: 'Storage tier, per run',
+      markdown: `The file tier's time as the host saw it in each run of the cells that used it (${device}): read batches from issue to join, writes, and the memory-stream synchronizations before file requests into bounce slots a copy had used. Medians over the steps (the first ${skip} left out).`,
+      table: {
+        columns: ['cell', 'run', 'step (ms)', 'file reads (ms)', 'file writes (ms)', 'syncs (ms)', 'syncs per step', 'storage bytes read per step (MiB)'],
+        rows: filed.flatMap((c) =>
+          c.hw_ms!.map((steps, k) => [
+            c.id,
+            k + 1,
+            ms(med(steps)),
+            ms(med(c.hw_file!.read_ms[k])),
+            ms(med(c.hw_file!.write_ms[k])),
+            ms(med(c.hw_file!.sync_ms[k])),
+            med(c.hw_file!.syncs[k]),
+            ((c.hw_bytes?.['nvme:nvme->dram'] ?? 0) / c.hw_ms![k].length / 2 ** 20).toFixed(1),
+          ]),
+        ),
+      },
+    });
+  }
   const charts: [string, TopLevelSpec, string][] = [
     ['error-per-cell', errSpec, 'Error and spread per cell: median and p95 |error| of each cell beside the hardware\'s run-to-run spread (p95), per policy'],
     ['pass-miss', passSpec, 'Pass or miss per cell: each policy at each context and budget, per trace and model'],

@@ -179,7 +179,12 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     await expect(validate({ grid: readValidateGrid(FIXTURE), out: join(dir, 'bad-profile'), hil: { backend: 'host' }, profiles: { 'llama-3-8b': 'x.json' } })).rejects.toThrow(/--profile: no model "llama-3-8b" in the grid/);
 
     const page = readFileSync(await renderValidateReport(out), 'utf8');
-    for (const s of ['held-out grid', 'Per policy', 'Tiers and what backs them', 'moving no data', 'lru-offload-nvme', 'runs differ']) expect(page).toContain(s);
+    for (const s of ['held-out grid', 'Per policy', 'Tiers and what backs them', 'moving no data', 'lru-offload-nvme', 'runs differ', 'Storage tier, per run']) expect(page).toContain(s);
+    // the storage cells' file times, one row per run: the median read time of the first storage cell's first run
+    const storage = r.cells.find((c) => c.pool === 'storage')!;
+    const reads = storage.hw_file!.read_ms[0].slice(1).sort((a, b) => a - b);
+    const readMedian = reads.length % 2 ? reads[(reads.length - 1) / 2] : (reads[reads.length / 2 - 1] + reads[reads.length / 2]) / 2;
+    expect(page).toMatch(new RegExp(`${storage.id}</td><td[^>]*>1</td><td[^>]*>[0-9.]+</td><td[^>]*>${readMedian.toFixed(2).replace('.', '\\.')}</td>`));
     for (const c of ['error-per-cell', 'pass-miss', 'mean-step']) expect(existsSync(join(out, 'charts', `${c}.svg`))).toBe(true);
   }, 120_000);
 
