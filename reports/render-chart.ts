@@ -70,13 +70,16 @@ export async function renderCharts(charts: readonly { spec: TopLevelSpec; outBas
       writeFileSync(svgPath, svg);
       await drawing;
       drawing = pngFromSvg(svg).then((png) => writeFileSync(pngPath, png));
+      // (a failure is taken where the PNG is awaited, not as an unhandled rejection meanwhile)
+      drawing.catch(() => undefined);
       out.push({ specPath, svgPath, pngPath, svg });
     }
-  } finally {
-    // (a failed chart still lets the PNG in flight finish before the error goes on)
+    await drawing;
+  } catch (e) {
+    // the PNG in flight finishes before the error goes on
     await drawing?.catch(() => undefined);
+    throw e;
   }
-  await drawing;
   return out;
 }
 
