@@ -137,7 +137,9 @@ export class SimExecutor implements Executor<Signal> {
    * an attention launch; hostClock when any is set.
    * The host clock (hostAt) issues every op in the order the executor is given them, never waiting for
    * the GPU (the HIL executor enqueues every step without synchronizing), and each op starts no earlier
-   * than the host issued it. File requests and the host's waits for them are not on it.
+   * than the host issued it. File requests cost it nothing to issue; they start when the host reaches
+   * them, and the host waits where the HIL does: at a batch's reads, and on the memory stream before
+   * file writes from slots a copy filled.
    */
   private readonly issueCopy: number;
   private readonly issueRecord: number;
@@ -295,8 +297,11 @@ export class SimExecutor implements Executor<Signal> {
     }
     // between host tiers (requantization happens on the host and is not timed): file requests for a
     // storage end, else a host-to-host copy on the memory stream (as the HIL issues it)
-    const s = this.storage[b.fromTier] || this.storage[b.toTier] ? this.host : this.memory;
-    return this.copyOn(s, b.fromTier, b.toTier, b.bytesTo, runs, b.reason, args);
+    if (!this.storage[b.fromTier] && !this.storage[b.toTier]) return this.copyOn(this.memory, b.fromTier, b.toTier, b.bytesTo, runs, b.reason, args);
+    const done = this.fileRequests(b.fromTier, b.toTier, b.bytesTo, runs, b.reason, args);
+    // (the host joins a storage source's reads before it issues anything else)
+    if (this.storage[b.fromTier] && this.hostClock) this.hostWaitFor(done);
+    return done;
   }
 
   stage(b: MoveBatch): Signal {
@@ -343,23 +348,43 @@ export class SimExecutor implements Executor<Signal> {
     return [wait];
   }
 
-  /** host tier -> HBM: one copy per run on the memory stream; a storage tier first reads into its DRAM bounce slots */
+  /**
+   * host tier -> HBM: one copy per run on the memory stream; a storage tier first reads into its DRAM
+   * bounce slots. With the host clock the host joins those reads before it issues the copies (the HIL
+   * awaits a batch's reads at its join), so nothing it issues after them starts earlier.
+   */
   private toHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args'], waits: readonly Signal[] = NO_WAITS): Signal {
     if (!this.storage[tier]) return this.copyOn(this.memory, tier, 0, bytes, runs, reason, args, waits);
     const mid = this.bounceTier(tier);
     // (a copy's name shows only in traced spans: untraced steps, without args, give the reason alone)
-    const read = this.copyOn(this.host, tier, mid, bytes, runs, args ? `${reason} read` : reason, args);
+    const read = this.fileRequests(tier, mid, bytes, runs, args ? `${reason} read` : reason, args);
+    if (this.hostClock) this.hostWaitFor(read);
     const all = [read];
     for (let i = 0; i < waits.length; i++) all.push(waits[i]);
     return this.copyOn(this.memory, mid, 0, bytes, runs, reason, args, all);
   }
 
-  /** HBM -> host tier: one copy per run on the memory stream; to a storage tier, then file writes from the DRAM slots */
+  /**
+   * HBM -> host tier: one copy per run on the memory stream; to a storage tier, then file writes from
+   * the DRAM slots. With the host clock the host synchronizes the memory stream before the writes (the
+   * HIL does before a file write from a slot a copy filled) and goes on without waiting for them.
+   */
   private fromHbm(tier: number, bytes: number, runs: number, reason: string, args: StreamOp['args']): Signal {
     if (!this.storage[tier]) return this.copyOn(this.memory, 0, tier, bytes, runs, reason, args);
     const mid = this.bounceTier(tier);
     const copied = this.copyOn(this.memory, 0, mid, bytes, runs, reason, args);
-    return this.copyOn(this.host, mid, tier, bytes, runs, args ? `${reason} write` : reason, args, [copied]);
+    if (this.hostClock) this.hostWaitFor(copied);
+    return this.fileRequests(mid, tier, bytes, runs, args ? `${reason} write` : reason, args, [copied]);
+  }
+
+  /**
+   * File requests on the host I/O stream (reads from or writes to a storage tier). With the host clock
+   * they start no earlier than the host has issued everything before them, as the HIL hands a batch to
+   * the file tier in its turn among the step's ops.
+   */
+  private fileRequests(from: number, to: number, bytes: number, runs: number, name: string, args: StreamOp['args'], waits: readonly Signal[] = NO_WAITS): Signal {
+    if (this.hostClock && this.host.issueAt < this.hostAt) this.host.issueAt = this.hostAt;
+    return this.copyOn(this.host, from, to, bytes, runs, name, args, waits);
   }
 
   /** the host tier (index) a storage tier's blocks pass through on their way to HBM (the tier next to HBM on the route) */
@@ -494,16 +519,12 @@ export class SimExecutor implements Executor<Signal> {
    * upper bound there.
    */
   private hostRequant(b: MoveBatch, runs: number, args: StreamOp['args']): Signal {
-    if (this.storage[b.fromTier]) {
-      if (this.host.issueAt < this.hostAt) this.host.issueAt = this.hostAt;
-      this.hostWaitFor(this.copyOn(this.host, b.fromTier, this.bounceTier(b.fromTier), b.bytesFrom, runs, args ? `${b.reason} read` : b.reason, args));
-    }
+    if (this.storage[b.fromTier]) this.hostWaitFor(this.fileRequests(b.fromTier, this.bounceTier(b.fromTier), b.bytesFrom, runs, args ? `${b.reason} read` : b.reason, args));
     this.hostWaitFor(this.memory.idle);
     if (this.weights) this.hostWaitFor(this.weights.idle);
     this.hostAt += b.blocks.length * this.hostConvertUs;
     // (the file requests that follow go after the conversions)
-    if (this.host.issueAt < this.hostAt) this.host.issueAt = this.hostAt;
-    if (this.storage[b.toTier]) return this.copyOn(this.host, this.bounceTier(b.toTier), b.toTier, b.bytesTo, runs, args ? `${b.reason} write` : b.reason, args);
+    if (this.storage[b.toTier]) return this.fileRequests(this.bounceTier(b.toTier), b.toTier, b.bytesTo, runs, args ? `${b.reason} write` : b.reason, args);
     // the blocks are converted when the host is done (a due signal is never before the engine's clock)
     return Signal.due(this.engine, Math.max(this.hostAt, this.engine.now), this.memory.priority);
   }

@@ -20,6 +20,8 @@ function machine(issue: { copy?: number; record?: number; kernel?: number; atten
 }
 // three single-block copies into HBM: 3 x 10 us + 192 B = 222 us when the host keeps ahead
 const fetch3: MoveBatch = { layer: 0, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [1, 2, 3], bytesFrom: 192, bytesTo: 192, reason: 'promote', runs: 3 };
+/** `n` single-block copies DRAM -> HBM (64 B each) */
+const fetch3Of = (n: number): MoveBatch => ({ ...fetch3, blocks: fetch3.blocks.slice(0, n), bytesFrom: 64 * n, bytesTo: 64 * n, runs: n });
 
 describe('the host clock', () => {
   it('copies go at the host pace where the host is slower: the last one runs once issued', () => {
@@ -278,6 +280,52 @@ describe('the host clock', () => {
     expect(run(14)).toEqual([1074, 1064, 5852 - 2138]);
     // 200 ops: neither bound holds the host back
     expect(run(200)).toEqual([1074, 1064, 4114 - 2138]);
+  });
+
+  it('a promotion from a storage tier: the host joins the reads before it issues the copy and anything after it', () => {
+    const ex = machine({ copy: 100, kernel: 50 });
+    ex.beginStep(0);
+    // NVMe -> HBM, 64 B: read 0..128 (0.5 B/us), the host waits for it, copy issued at 228 (228..302)
+    const done = ex.move({ layer: 0, fromTier: 2, toTier: 0, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'promote', runs: 1 });
+    // a layer that does not wait for the copy: attention launched at 278 (278..342), projections at 328 (342..1342)
+    ex.layer(tinyLayerWork(0), []);
+    const t = ex.endStep();
+    expect(t.latency_us).toBe(1342);
+    expect(done.at).toBe(302);
+    expect(t.bytes['nvme:nvme->dram']).toBe(64);
+    expect(t.bytes['pcie:dram->hbm']).toBe(64);
+    // without issue costs there is no host clock: the copy follows the read (128..202) and the layer runs from 0
+    const free = machine({});
+    free.beginStep(0);
+    const d0 = free.move({ layer: 0, fromTier: 2, toTier: 0, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'promote', runs: 1 });
+    free.layer(tinyLayerWork(0), []);
+    expect(free.endStep().latency_us).toBe(1064);
+    expect(d0.at).toBe(202);
+  });
+
+  it('a demotion to a storage tier: the host synchronizes the memory stream before the writes and does not wait for them', () => {
+    const ex = machine({ copy: 100, kernel: 50 });
+    ex.beginStep(0);
+    // HBM -> DRAM slot issued at 100 (100..174), the host waits for it, the write 174..302 from there
+    const done = ex.move({ layer: 0, fromTier: 0, toTier: 2, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'demote', runs: 1 });
+    // attention launched at 224 (224..288), projections at 274 (288..1288)
+    ex.layer(tinyLayerWork(0), []);
+    const t = ex.endStep();
+    expect(t.latency_us).toBe(1288);
+    expect(done.at).toBe(302);
+    expect(t.bytes['nvme:dram->nvme']).toBe(64);
+  });
+
+  it('a storage read into DRAM: the file requests start when the host reaches them, and the host waits for them', () => {
+    const ex = machine({ copy: 100, kernel: 50 });
+    ex.beginStep(0);
+    // a copy into HBM issued at 100 (100..174), then NVMe -> DRAM 64 B read from 100 (the host is there): 100..228
+    ex.move(fetch3Of(1));
+    const read = ex.move({ layer: 0, fromTier: 2, toTier: 1, fromBits: 16, toBits: 16, blocks: [5], bytesFrom: 64, bytesTo: 64, reason: 'promote', runs: 1 });
+    expect(read.at).toBe(228);
+    // the attention launched at 278 (278..342), projections at 328 (342..1342)
+    ex.layer(tinyLayerWork(0), []);
+    expect(ex.endStep().latency_us).toBe(1342);
   });
 
   it('host_convert_us from a storage tier: the blocks are read into DRAM first and the host waits for the reads', () => {
