@@ -22,39 +22,64 @@ export class BounceSlots {
     private readonly times: FileStepTimes,
   ) {}
 
-  private slots(off: number, bytes: number): number[] {
-    const out: number[] = [];
-    for (let s = Math.floor(off / this.slot); s < Math.ceil((off + bytes) / this.slot); s++) out.push(s);
-    return out;
+  /** the first and one past the last slot a request of `bytes` at `off` touches */
+  private first(off: number): number {
+    return Math.floor(off / this.slot);
+  }
+  private end(off: number, bytes: number): number {
+    return Math.ceil((off + bytes) / this.slot);
   }
 
-  /** a copy on the memory stream is about to be issued: one into DRAM waits for writes from its slots; its DRAM slots remember it */
-  async memoryCopy(op: Extract<LowOp, { o: 'copy' }>): Promise<void> {
-    if (op.dst === 'dram') await this.awaitWrites(op.dstOff, op.bytes);
+  /**
+   * a copy on the memory stream is about to be issued: one into DRAM waits for file writes from its
+   * slots (a promise, only then); its DRAM slots remember it
+   */
+  memoryCopy(op: Extract<LowOp, { o: 'copy' }>): Promise<void> | undefined {
+    if (op.dst === 'dram' && this.writePending(op.dstOff, op.bytes)) return this.awaitWrites(op.dstOff, op.bytes).then(() => this.copied(op));
+    this.copied(op);
+    return undefined;
+  }
+
+  private copied(op: Extract<LowOp, { o: 'copy' }>): void {
     this.memIssued++;
-    for (const [reg, off] of [[op.src, op.srcOff], [op.dst, op.dstOff]] as const) {
-      if (reg === 'dram') for (const s of this.slots(off, op.bytes)) this.memSeq.set(s, this.memIssued);
-    }
+    if (op.src === 'dram') this.mark(op.srcOff, op.bytes);
+    if (op.dst === 'dram') this.mark(op.dstOff, op.bytes);
+  }
+
+  private mark(off: number, bytes: number): void {
+    for (let s = this.first(off), e = this.end(off, bytes); s < e; s++) this.memSeq.set(s, this.memIssued);
+  }
+
+  /** whether a file request on these slots may go at once: no file write still reads them, no copy not yet synchronized used them */
+  ready(off: number, bytes: number): boolean {
+    return !this.writePending(off, bytes) && !this.unsynced(off, bytes);
+  }
+
+  private writePending(off: number, bytes: number): boolean {
+    if (this.pendingWrite.size === 0) return false;
+    for (let s = this.first(off), e = this.end(off, bytes); s < e; s++) if (this.pendingWrite.has(s)) return true;
+    return false;
+  }
+
+  private unsynced(off: number, bytes: number): boolean {
+    for (let s = this.first(off), e = this.end(off, bytes); s < e; s++) if ((this.memSeq.get(s) ?? 0) > this.memSynced) return true;
+    return false;
   }
 
   /** before a file request from these slots: synchronize the memory stream if a copy not yet synchronized used one */
   async syncMemoryIfNeeded(off: number, bytes: number, si: number): Promise<void> {
-    for (const s of this.slots(off, bytes)) {
-      if ((this.memSeq.get(s) ?? 0) > this.memSynced) {
-        const at = this.memIssued;
-        const t = performance.now();
-        await this.b.synchronize('memory');
-        this.times.syncMs[si] += performance.now() - t;
-        this.times.syncs[si]++;
-        this.memSynced = at;
-        return;
-      }
-    }
+    if (!this.unsynced(off, bytes)) return;
+    const at = this.memIssued;
+    const t = performance.now();
+    await this.b.synchronize('memory');
+    this.times.syncMs[si] += performance.now() - t;
+    this.times.syncs[si]++;
+    this.memSynced = at;
   }
 
   /** wait for file writes still reading these slots (their wait counted to step si where si >= 0) */
   async awaitWrites(off: number, bytes: number, si = -1): Promise<void> {
-    for (const s of this.slots(off, bytes)) {
+    for (let s = this.first(off), e = this.end(off, bytes); s < e; s++) {
       const w = this.pendingWrite.get(s);
       if (w) {
         const t = performance.now();
@@ -67,7 +92,7 @@ export class BounceSlots {
 
   /** a file write from these slots is in flight */
   writing(off: number, bytes: number, w: Promise<unknown>): void {
-    for (const s of this.slots(off, bytes)) this.pendingWrite.set(s, w);
+    for (let s = this.first(off), e = this.end(off, bytes); s < e; s++) this.pendingWrite.set(s, w);
   }
 
   /** every file write still in flight */

@@ -71,11 +71,20 @@ export class OpIssuer {
   /** issues one op; a promise only where the host must wait (file requests, bounce slots, a host wait) */
   private issue(op: LowOp, si: number): Promise<void> | undefined {
     switch (op.o) {
-      case 'copy':
-        if (op.s === 1 && this.mem.file !== undefined) return this.issueWaiting(op, si);
-        this.b.copy(STREAMS[op.s], this.mem.r(op.dst), op.dstOff, this.mem.r(op.src), op.srcOff, op.bytes);
+      case 'copy': {
+        // (with a file tier a memory-stream copy waits only for file writes still reading its DRAM slots)
+        const wait = op.s === 1 && this.mem.file !== undefined ? this.bounce.memoryCopy(op) : undefined;
+        if (wait) return wait.then(() => this.copy(op));
+        this.copy(op);
         return undefined;
+      }
       case 'fileRead':
+        // (a read into slots nothing still uses joins the batch at once)
+        if (this.o.fileBatch && this.bounce.ready(op.offset, op.bytes)) {
+          this.batchReads.push(op.offset, op.offset, op.bytes);
+          return undefined;
+        }
+        return this.issueWaiting(op, si);
       case 'fileJoin':
       case 'fileWrite':
       case 'hostWaitCompute':
@@ -85,6 +94,10 @@ export class OpIssuer {
         this.issueNow(op, si);
         return undefined;
     }
+  }
+
+  private copy(op: Extract<LowOp, { o: 'copy' }>): void {
+    this.b.copy(STREAMS[op.s], this.mem.r(op.dst), op.dstOff, this.mem.r(op.src), op.srcOff, op.bytes);
   }
 
   private issueNow(op: LowOp, si: number): void {
@@ -157,11 +170,6 @@ export class OpIssuer {
     const { b, mem, times } = this;
     const r = (name: Parameters<RunRegions['r']>[0]) => mem.r(name);
     switch (op.o) {
-      case 'copy': {
-        if (op.s === 1) await this.bounce.memoryCopy(op);
-        b.copy(STREAMS[op.s], r(op.dst), op.dstOff, r(op.src), op.srcOff, op.bytes);
-        return;
-      }
       case 'fileRead': {
         await this.bounce.awaitWrites(op.offset, op.bytes, si);
         await this.bounce.syncMemoryIfNeeded(op.offset, op.bytes, si);

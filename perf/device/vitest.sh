@@ -5,6 +5,8 @@
 #   here:  bash perf/device/vitest.sh pack   -> .device/vtmin.tar.xz (vitest and what these tests
 #          import, ~9 MB) and .device/node-inc (Node's N-API headers)
 #   there: bash perf/device/vitest.sh run    (carry: .device/node.xz .device/vtmin.tar.xz .device/node-inc)
+# The files run one at a time: the timing tests (launch queue depth, issue benches) need the GPU to
+# themselves, not shared with another file's kernels.
 # There the addon is built from the tree by perf/device/build-addon.sh (nvcc and g++; the carried tree
 # has no room for a prebuilt one); the report goes to $OUT/vitest-cuda.txt.
 set -euo pipefail
@@ -54,7 +56,7 @@ case "${1:-}" in
     bash perf/device/build-addon.sh .device/node-inc > "$OUT/vitest-build.txt" 2>&1 || { tail -20 "$OUT/vitest-build.txt"; exit 1; }
     echo "addon built in $(( $(date +%s) - T0 )) s"
     rc=0
-    /tmp/kvd-vt/node node_modules/vitest/vitest.mjs run $FILES --reporter=verbose > "$OUT/vitest-cuda.txt" 2>&1 || rc=$?
+    /tmp/kvd-vt/node node_modules/vitest/vitest.mjs run $FILES --no-file-parallelism --reporter=verbose > "$OUT/vitest-cuda.txt" 2>&1 || rc=$?
     grep -E "Test Files|Tests |skipped|✗|×|FAIL" "$OUT/vitest-cuda.txt" | head -30 || true
     echo "vitest rc $rc, total $(( $(date +%s) - T0 )) s"
     exit $rc
