@@ -136,15 +136,16 @@ export async function renderValidateReport(dir: string): Promise<string> {
     const device = r.tiers.find((t) => t.kind === 'nvme')?.device ?? '';
     sections.push({
       heading: 'Storage tier, per run',
-      markdown: `The file tier's time as the host saw it in each run of the cells that used it (${device}): read batches from issue to join, writes, and the memory-stream synchronizations before file requests into bounce slots a copy had used. Medians over the steps (the first ${skip} left out).`,
+      markdown: `The file tier's time as the host saw it in each run of the cells that used it (${device}): read batches on the tier's threads, the host's wall time at its joins of those batches (where the runs kept it), writes, and the memory-stream synchronizations before file requests into bounce slots a copy had used. Medians over the steps (the first ${skip} left out).`,
       table: {
-        columns: ['cell', 'run', 'step (ms)', 'file reads (ms)', 'file writes (ms)', 'syncs (ms)', 'syncs per step', 'storage bytes read per step (MiB)'],
+        columns: ['cell', 'run', 'step (ms)', 'file reads (ms)', 'read joins (ms)', 'file writes (ms)', 'syncs (ms)', 'syncs per step', 'storage bytes read per step (MiB)'],
         rows: filed.flatMap((c) =>
           c.hw_ms!.map((steps, k) => [
             c.id,
             k + 1,
             ms(med(steps)),
             ms(med(c.hw_file!.read_ms[k])),
+            c.hw_file!.join_ms ? ms(med(c.hw_file!.join_ms[k])) : '',
             ms(med(c.hw_file!.write_ms[k])),
             ms(med(c.hw_file!.sync_ms[k])),
             med(c.hw_file!.syncs[k]),

@@ -162,6 +162,8 @@ export class SimExecutor implements Executor<Signal> {
   private barrier = false;
   /** gpu.host_convert_us with the host clock (0: none): a block's change of bits in or between host tiers, on the host */
   private readonly hostConvertUs: number;
+  /** gpu.file_batch_host_us with the host clock (0: none): the host's time per joined file read batch beyond the batch itself */
+  private readonly fileBatchHostUs: number;
   /** per step so far: its ops and its GPU time (boundLead walks back over the latest of them) */
   private readonly leadOps: number[] = [];
   private readonly leadUs: number[] = [];
@@ -225,6 +227,7 @@ export class SimExecutor implements Executor<Signal> {
     this.hostClock = hasHostClock(hardware.gpu);
     this.queueOps = this.hostClock ? (hardware.gpu.launch_queue_ops ?? 0) : 0;
     this.hostConvertUs = this.hostClock ? (hardware.gpu.host_convert_us ?? 0) : 0;
+    this.fileBatchHostUs = this.hostClock ? (hardware.gpu.file_batch_host_us ?? 0) : 0;
     if (this.gemvs) this.compute.log = { intervals: this.gemvs, names: new Set(['linear', 'lm-head']) };
     if (opts.staging) {
       this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
@@ -300,7 +303,7 @@ export class SimExecutor implements Executor<Signal> {
     if (!this.storage[b.fromTier] && !this.storage[b.toTier]) return this.copyOn(this.memory, b.fromTier, b.toTier, b.bytesTo, runs, b.reason, args);
     const done = this.fileRequests(b.fromTier, b.toTier, b.bytesTo, runs, b.reason, args);
     // (the host joins a storage source's reads before it issues anything else)
-    if (this.storage[b.fromTier] && this.hostClock) this.hostWaitFor(done);
+    if (this.storage[b.fromTier] && this.hostClock) this.joinReads(done);
     return done;
   }
 
@@ -358,7 +361,7 @@ export class SimExecutor implements Executor<Signal> {
     const mid = this.bounceTier(tier);
     // (a copy's name shows only in traced spans: untraced steps, without args, give the reason alone)
     const read = this.fileRequests(tier, mid, bytes, runs, args ? `${reason} read` : reason, args);
-    if (this.hostClock) this.hostWaitFor(read);
+    if (this.hostClock) this.joinReads(read);
     const all = [read];
     for (let i = 0; i < waits.length; i++) all.push(waits[i]);
     return this.copyOn(this.memory, mid, 0, bytes, runs, reason, args, all);
@@ -519,7 +522,7 @@ export class SimExecutor implements Executor<Signal> {
    * upper bound there.
    */
   private hostRequant(b: MoveBatch, runs: number, args: StreamOp['args']): Signal {
-    if (this.storage[b.fromTier]) this.hostWaitFor(this.fileRequests(b.fromTier, this.bounceTier(b.fromTier), b.bytesFrom, runs, args ? `${b.reason} read` : b.reason, args));
+    if (this.storage[b.fromTier]) this.joinReads(this.fileRequests(b.fromTier, this.bounceTier(b.fromTier), b.bytesFrom, runs, args ? `${b.reason} read` : b.reason, args));
     this.hostWaitFor(this.memory.idle);
     if (this.weights) this.hostWaitFor(this.weights.idle);
     this.hostAt += b.blocks.length * this.hostConvertUs;
@@ -527,6 +530,12 @@ export class SimExecutor implements Executor<Signal> {
     if (this.storage[b.toTier]) return this.fileRequests(this.bounceTier(b.toTier), b.toTier, b.bytesTo, runs, args ? `${b.reason} write` : b.reason, args);
     // the blocks are converted when the host is done (a due signal is never before the engine's clock)
     return Signal.due(this.engine, Math.max(this.hostAt, this.engine.now), this.memory.priority);
+  }
+
+  /** the host joins a batch of file reads: it waits for them, then spends gpu.file_batch_host_us on the batch */
+  private joinReads(read: Signal): void {
+    this.hostWaitFor(read);
+    this.hostAt += this.fileBatchHostUs;
   }
 
   /** the host waits until `sig` has fired: the engine runs to it, and the host clock is no earlier than it */

@@ -55,6 +55,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     issue_convert_us: 'optional: the same for one block\'s (de)quantization launch (its arguments and the launch; default `issue_kernel_us`)',
     issue_attention_us: 'optional: the same for one attention launch (its kernel plan and launches; default `issue_kernel_us`)',
     launch_queue_ops: 'optional, with the issue costs: how many ops the host can issue ahead of the GPU before an issue waits (the driver\'s launch queue); the host clock is held to that lead at each step\'s start, and a step\'s memory-stream ops past that many are issued no earlier than the step\'s start',
+    file_batch_host_us: 'optional, with the issue costs: the host\'s time per batch of file reads it joins, beyond the batch\'s own time on the file tier (handing it to the tier\'s I/O threads, taking up its completion); the host clock takes it after each joined read batch ([simulator.md](simulator.md)); `kvtier hil calibrate` writes the median over its file read batches (default 0)',
     host_convert_us: 'optional, with the issue costs: the host\'s time to convert one block between widths in or between host tiers, as the HIL executor does on its CPU after waiting for the memory stream to drain; where given, such a move costs a storage source\'s reads, that drain and this per block on the host clock, then a storage destination\'s writes (default: conversion kernels on the memory stream within a tier, the conversion untimed between tiers)',
   },
   tier: {

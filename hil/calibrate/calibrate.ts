@@ -50,6 +50,7 @@ import type { IssuePoint } from '../bench/issue-bench.js';
 import type { QueueDepthResult } from '../bench/queue-depth-bench.js';
 import type { HostConvertPoint } from '../bench/host-convert-bench.js';
 import { copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
+import type { FileBatchPoint } from './file-batches.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
 import { median } from '../timing/median.js';
@@ -245,6 +246,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   // (both act on the host clock: only where the issue costs were written)
   if (kind === 'cuda' && hasHostClock(p.gpu)) applyLaunchQueue(p, m.launch_queue, by);
   if (kind === 'cuda' && hasHostClock(p.gpu)) applyHostConvert(p, m.host_convert, by);
+  if (kind === 'cuda' && hasHostClock(p.gpu)) applyFileBatchHost(p, m.file_read_batch, by);
   // (p is a copy of base: the same links; an error names the base profile)
   const { index: pcie, toHost, toHbm } = hbmLink(base);
   const L = p.links[pcie];
@@ -521,6 +523,17 @@ export function applyHostConvert(p: HardwareProfile, points: readonly HostConver
   if (xs.length === 0) return;
   p.gpu.host_convert_us = r2(median(xs.map((x) => x.us)));
   p.sources['gpu.host_convert_us'] = `${by}: one block of the model's geometry converted on the host's CPU as the HIL executor does (dequantized to FP16, quantized again with the reference quantizer), ${xs[0].blocks} blocks per trial: the median over ${xs.map((x) => `${x.from_bits} -> ${x.to_bits} bits ${r2(x.us)} us`).join(', ')}`;
+}
+
+/**
+ * gpu.file_batch_host_us: the host's wall time around a file read batch beyond the batch's own time on
+ * the tier's threads (file-batches.ts host_us), the median over the batches; not set without them.
+ */
+export function applyFileBatchHost(p: HardwareProfile, points: readonly FileBatchPoint[] | undefined, by: string): void {
+  const xs = (points ?? []).map((x) => x.host_us).filter((x): x is number => x !== undefined && Number.isFinite(x));
+  if (xs.length === 0) return;
+  p.gpu.file_batch_host_us = r2(Math.max(0, median(xs)));
+  p.sources['gpu.file_batch_host_us'] = `${by}: the host's wall time from handing a file read batch to the tier (readBatch) to going on after it, less the batch's own time on the tier's I/O threads, the median over ${xs.length} batches in the executor's pattern (range ${r2(Math.min(...xs))} to ${r2(Math.max(...xs))} us)`;
 }
 
 export interface DirectionSwitchFit {

@@ -31,6 +31,11 @@ export interface FileBatchPoint {
   request_bytes?: number;
   /** blocks per run */
   run_blocks: number;
+  /**
+   * reads: the host's wall time from handing the batch to the tier to going on after it, less `us`
+   * (the batch on the tier's threads)
+   */
+  host_us?: number;
   layer: number;
   round: number;
 }
@@ -115,8 +120,12 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
     const fill = new Uint8Array(Math.min(fileBytes, 8 << 20)).map((_, i) => (i * 2654435761) >>> 24);
     for (let off = 0; off < fileBytes; off += fill.length) b.write(pool, off, fill.subarray(0, Math.min(fill.length, fileBytes - off)));
     for (let off = 0; off < fileBytes; off += 64 << 20) await tier.write(pool, off, off, Math.min(64 << 20, fileBytes - off), { chunkBytes: 8 << 20, sync: off + (64 << 20) >= fileBytes });
+    // the batch's time on the tier's threads (us), and the host's wall time around it beyond that (host)
+    let host = 0;
     const read = async (spans: number[]) => {
+      const t0 = performance.now();
       const ms = (await tier.readBatch(pool, new Float64Array(spans))).ms;
+      host = (performance.now() - t0 - ms) * 1000;
       if (copies) {
         // [regionOffset, fileOffset, bytes] per run: packed into the device buffer, one copy per run
         let at = 0;
@@ -139,7 +148,7 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
         const spans = runs.flatMap(([s, n]) => [(base + s) * slot, (base + s) * slot, n * slot]);
         const us = await read(spans);
         const bytes = runs.reduce((a, [, n]) => a + n * slot, 0);
-        points.push({ requests: runs.length, bytes, us, kind: 'layer', run_blocks: runs[0][1], layer: l, round });
+        points.push({ requests: runs.length, bytes, us, kind: 'layer', run_blocks: runs[0][1], layer: l, round, host_us: host });
         wall += us;
         total += bytes;
         // the small batch: single blocks of the next layer
@@ -151,7 +160,7 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
           if (!small.some((x, j) => j % 3 === 1 && x === s)) small.push(s, s, slot);
         }
         const usSmall = await read(small);
-        points.push({ requests: small.length / 3, bytes: (small.length / 3) * slot, us: usSmall, kind: 'small', run_blocks: 1, layer: nb, round });
+        points.push({ requests: small.length / 3, bytes: (small.length / 3) * slot, us: usSmall, kind: 'small', run_blocks: 1, layer: nb, round, host_us: host });
         wall += usSmall;
         total += (small.length / 3) * slot;
       }
@@ -165,7 +174,7 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
         const spans: number[] = [];
         for (let k = first; k < first + n; k++) spans.push((l * M + k) * slot, (l * M + k) * slot, req);
         const us = await read(spans);
-        points.push({ requests: n, bytes: n * req, us, kind: 'sized', run_blocks: 1, request_bytes: req, layer: l, round: o.rounds });
+        points.push({ requests: n, bytes: n * req, us, kind: 'sized', run_blocks: 1, request_bytes: req, layer: l, round: o.rounds, host_us: host });
       }
     }
     await b.synchronize();

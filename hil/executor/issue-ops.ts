@@ -196,19 +196,21 @@ export class OpIssuer {
         return;
       }
       case 'fileJoin': {
+        const t0 = performance.now();
         if (this.batchReads.length) {
           const res = await this.file.readBatch(r('dram'), new Float64Array(this.batchReads));
           this.batchReads = [];
           times.fileMs[si] += res.ms;
           times.readMs[si] += res.ms;
-          return;
+        } else {
+          const res = await Promise.all(this.pendingReads);
+          this.pendingReads = [];
+          for (const x of res) {
+            times.fileMs[si] += x.ms;
+            times.readMs[si] += x.ms;
+          }
         }
-        const res = await Promise.all(this.pendingReads);
-        this.pendingReads = [];
-        for (const x of res) {
-          times.fileMs[si] += x.ms;
-          times.readMs[si] += x.ms;
-        }
+        times.joinMs[si] += performance.now() - t0;
         return;
       }
       case 'fileWrite': {

@@ -26,6 +26,11 @@ export interface MeasuredStep {
   file_sync_us: number;
   /** how many of those waits synchronized the memory stream */
   file_syncs: number;
+  /**
+   * the host's wall time at its read joins: from handing each batch to the file tier to going on after
+   * it (file_read_us plus the host's own time around the batches)
+   */
+  file_join_us: number;
   bytes: Record<string, number>;
   /**
    * with RunPlanOptions.waitMarks: time the memory stream stood at its waits on compute-stream

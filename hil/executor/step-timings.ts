@@ -67,6 +67,7 @@ export function stepTimings(b: NativeBackend, p: LoweredPlan, ev: RunEvents, tim
       file_write_us: (times.fileMs[si] - times.readMs[si]) * 1000,
       file_sync_us: times.syncMs[si] * 1000,
       file_syncs: times.syncs[si],
+      file_join_us: times.joinMs[si] * 1000,
       bytes: s.bytes,
       ...waitStats,
     });

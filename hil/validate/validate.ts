@@ -86,9 +86,10 @@ export interface CellResult {
    * cells whose runs used the storage file: per run and step, the file tier's time as the host saw it
    * (hil-steps.csv file_read_us, file_write_us, file_sync_us in ms: read batches from issue to join,
    * writes, memory-stream synchronizations before file requests) and those synchronizations' count;
-   * absent in runs stored before it was kept
+   * the host's wall time at its read joins (file_join_us: the reads plus the host's time around each
+   * batch; absent in runs stored before it was kept); absent in runs stored before it was kept
    */
-  hw_file?: { read_ms: number[][]; write_ms: number[][]; sync_ms: number[][]; syncs: number[][] };
+  hw_file?: { read_ms: number[][]; write_ms: number[][]; sync_ms: number[][]; syncs: number[][]; join_ms?: number[][] };
   /** (cuda) per run, the host link's H2D and D2H rate right before it (HilInfo.link_before), GB/s; absent in runs stored before it was kept */
   hw_link_GBps?: [number, number][];
   /** errors against hw_median_ms (the statistics leave out the first skip_steps) */
@@ -533,7 +534,7 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
     hw_median_ms: st.hw_median_ms,
     hw_host_gap_ms: runs.map((r) => r.hil.steps.map((m) => m.host_gap_us / 1e3)),
     hw_host_issue_ms: runs.map((r) => r.hil.steps.map((m) => m.host_issue_us / 1e3)),
-    ...(usedFile ? { hw_file: { read_ms: runs.map((r) => r.hil.steps.map((m) => m.file_read_us / 1e3)), write_ms: runs.map((r) => r.hil.steps.map((m) => m.file_write_us / 1e3)), sync_ms: runs.map((r) => r.hil.steps.map((m) => m.file_sync_us / 1e3)), syncs: runs.map((r) => r.hil.steps.map((m) => m.file_syncs)) } } : {}),
+    ...(usedFile ? { hw_file: { read_ms: runs.map((r) => r.hil.steps.map((m) => m.file_read_us / 1e3)), write_ms: runs.map((r) => r.hil.steps.map((m) => m.file_write_us / 1e3)), sync_ms: runs.map((r) => r.hil.steps.map((m) => m.file_sync_us / 1e3)), syncs: runs.map((r) => r.hil.steps.map((m) => m.file_syncs)), join_ms: runs.map((r) => r.hil.steps.map((m) => m.file_join_us / 1e3)) } } : {}),
     ...(runs.every((r) => r.hil.link_before) ? { hw_link_GBps: runs.map((r): [number, number] => [r.hil.link_before!.h2d_GBps, r.hil.link_before!.d2h_GBps]) } : {}),
     ...judgedFields(st),
     warnings: [...new Set(runs.flatMap((r) => r.hil.warnings))],

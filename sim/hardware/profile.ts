@@ -155,6 +155,12 @@ export interface GpuSpec {
    * tier), untimed between tiers.
    */
   host_convert_us?: number;
+  /**
+   * optional, with the issue costs: the host's time per file read batch beyond the batch's own time on
+   * the file tier (handing the batch to the tier's I/O threads and taking up its completion), spent
+   * when the host joins the batch. Absent = none.
+   */
+  file_batch_host_us?: number;
   /** memory held back from the KV cache for activations, workspace, CUDA context */
   reserved_GiB: number;
 }

@@ -8,7 +8,7 @@ export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
 const PROFILE_FIELDS = ['schema', 'name', 'description', 'gpu', 'tiers', 'links', 'sources'] as const;
 export const GPU_FIELDS = ['name', 'hbm_bandwidth_GBps', 'fp16_TFLOPs', 'kernel_launch_us', 'reserved_GiB'] as const;
 /** optional per-kernel fits (profile.ts GpuSpec); absent = the generic roofline */
-export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'attention_kernels', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h', 'convert_kernel_us', 'convert_kernel_under_compute_us', 'copy_under_compute', 'copy_batch_us', 'issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us', 'launch_queue_ops', 'host_convert_us'] as const;
+export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'attention_kernels', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h', 'convert_kernel_us', 'convert_kernel_under_compute_us', 'copy_under_compute', 'copy_batch_us', 'issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us', 'launch_queue_ops', 'host_convert_us', 'file_batch_host_us'] as const;
 export const TIER_FIELDS = [
   'name',
   'kind',
@@ -69,9 +69,10 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
   for (const k of ISSUE_COST_FIELDS) if (k in gpu) checks.number(gpu, k, path, '>=0');
   if ('launch_queue_ops' in gpu) checks.integer(gpu, 'launch_queue_ops', path, 1);
   if ('host_convert_us' in gpu) checks.number(gpu, 'host_convert_us', path, '>=0');
-  // both act on the host clock, which runs only where an issue cost is above 0
+  if ('file_batch_host_us' in gpu) checks.number(gpu, 'file_batch_host_us', path, '>=0');
+  // these act on the host clock, which runs only where an issue cost is above 0
   const clocked = hasHostClock(gpu);
-  for (const k of ['launch_queue_ops', 'host_convert_us'] as const) {
+  for (const k of ['launch_queue_ops', 'host_convert_us', 'file_batch_host_us'] as const) {
     if (k in gpu && !clocked) checks.add(`${path}.${k} needs the host clock: set one of ${ISSUE_COST_FIELDS.map((x) => `${path}.${x}`).join(', ')} above 0, or leave ${k} out`);
   }
   for (const k of ['kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h'] as const) {

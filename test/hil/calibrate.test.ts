@@ -274,6 +274,8 @@ describe.skipIf(!host.available)(`executor-pattern file read batches, host backe
         for (const p of r.points) {
           expect(p.us).toBeGreaterThan(0);
           expect(p.bytes % (p.kind === 'sized' ? p.request_bytes! : 12288)).toBe(0);
+          // the host's wall time around each batch beyond the batch's own: handing it over and taking its completion
+          expect(p.host_us).toBeGreaterThan(0);
         }
         // per size and layer one batch of one request per block over ~80% of the layer (32 of 40)
         expect(r.points.filter((p) => p.kind === 'sized').map((p) => [p.request_bytes, p.layer, p.requests, p.bytes])).toEqual([4096, 8192].flatMap((q) => [0, 1, 2].map((l) => [q, l, 32, 32 * q])));

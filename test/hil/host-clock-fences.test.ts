@@ -1,6 +1,6 @@
 // The simulator's host clock charges a record for every event the HIL executor records or waits on in
 // a step (timing marks, fences, stream waits, the step's barrier): with only records costing the host
-// (1 ms each) a step is host-bound and lasts as many milliseconds as it has records, which must equal
+// (1 ms each, file requests next to free) a step is host-bound and lasts as many milliseconds as it has records, which must equal
 // the lowered plan's marks, fence records and waits, step by step (after the first, which also places
 // the prompt). Plans lowered as a cuda run lowers them (recordAndLower).
 import { describe, expect, it } from 'vitest';
@@ -50,6 +50,9 @@ describe('host clock records against the lowered plan', () => {
     try {
       const hw = loadHardware('h100-pcie5');
       Object.assign(hw.gpu, { issue_record_us: 1000, issue_copy_us: 0, issue_kernel_us: 0, issue_attention_us: 0 });
+      // file requests next to free: the host's joins of storage reads add no time of their own
+      for (const l of hw.links) if (l.name !== 'pcie') for (const d of [l.a_to_b, l.b_to_a]) Object.assign(d, { alpha_us: 0, GBps: 1e9 });
+      for (const t of hw.tiers.slice(2)) Object.assign(t, { read_latency_us: 0, write_latency_us: 0, read_GBps: 1e9, write_GBps: 1e9 });
       const file = join(dir, 'hw.json');
       writeFileSync(file, JSON.stringify(hw));
       const gen = join(dir, 'g.kvt');

@@ -2,7 +2,8 @@
 // bench's arithmetic on a scripted clock, its argument checks, and the calibration's field.
 import { describe, expect, it } from 'vitest';
 import { benchHostConvert, type HostConvertPoint } from '../../hil/bench/host-convert-bench.js';
-import { applyHostConvert } from '../../hil/calibrate/calibrate.js';
+import { applyFileBatchHost, applyHostConvert } from '../../hil/calibrate/calibrate.js';
+import type { FileBatchPoint } from '../../hil/calibrate/file-batches.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 
@@ -48,5 +49,22 @@ describe('host block conversions', () => {
     expect(q.gpu.host_convert_us).toBeUndefined();
     (q.gpu as unknown as Record<string, unknown>).host_convert_us = -1;
     expect(() => validateProfile(q, 'q.json')).toThrow(/host_convert_us/);
+  });
+
+  it('the calibration writes the median host time around a file read batch as gpu.file_batch_host_us, and nothing without it', () => {
+    const pt = (host_us: number | undefined): FileBatchPoint => ({ requests: 4, bytes: 4 << 16, us: 500, kind: 'layer', run_blocks: 1, layer: 0, round: 0, ...(host_us === undefined ? {} : { host_us }) });
+    const p = loadHardware('h100-pcie5');
+    applyFileBatchHost(p, [pt(30), pt(110.123), pt(50), pt(undefined), pt(Number.NaN)], 'test');
+    expect(p.gpu.file_batch_host_us).toBe(50);
+    expect(p.sources['gpu.file_batch_host_us']).toContain('the median over 3 batches in the executor\'s pattern (range 30 to 110.12 us)');
+    p.gpu.issue_copy_us = 3;
+    expect(() => validateProfile(p, 'p.json')).not.toThrow();
+    const q = loadHardware('h100-pcie5');
+    applyFileBatchHost(q, [pt(undefined)], 'test');
+    applyFileBatchHost(q, undefined, 'test');
+    expect(q.gpu.file_batch_host_us).toBeUndefined();
+    // a host that went on before the batch's own clock stopped reads as none, not a negative cost
+    applyFileBatchHost(q, [pt(-3)], 'test');
+    expect(q.gpu.file_batch_host_us).toBe(0);
   });
 });

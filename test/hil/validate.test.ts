@@ -58,7 +58,9 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
       // the file tier's times per run and step, kept for the cells whose runs used the storage file
       if (c.pool === 'storage') {
         const f = c.hw_file!;
-        for (const k of ['read_ms', 'write_ms', 'sync_ms', 'syncs'] as const) expect(f[k].map((x) => x.length)).toEqual([4, 4]);
+        for (const k of ['read_ms', 'write_ms', 'sync_ms', 'syncs', 'join_ms'] as const) expect(f[k]!.map((x) => x.length)).toEqual([4, 4]);
+        // the host's wall time at its joins holds the batches' own time
+        f.read_ms.forEach((run, k) => run.forEach((x, s) => expect(f.join_ms![k][s]).toBeGreaterThanOrEqual(x)));
         expect([...f.read_ms.flat(), ...f.write_ms.flat(), ...f.sync_ms.flat()].every((x) => x >= 0)).toBe(true);
         // the runs read from the file: some step's reads took time (the storage tier's bytes came back)
         expect(c.hw_bytes!['nvme:nvme->dram']).toBeGreaterThan(0);
@@ -184,7 +186,9 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const storage = r.cells.find((c) => c.pool === 'storage')!;
     const reads = storage.hw_file!.read_ms[0].slice(1).sort((a, b) => a - b);
     const readMedian = reads.length % 2 ? reads[(reads.length - 1) / 2] : (reads[reads.length / 2 - 1] + reads[reads.length / 2]) / 2;
-    expect(page).toMatch(new RegExp(`${storage.id}</td><td[^>]*>1</td><td[^>]*>[0-9.]+</td><td[^>]*>${readMedian.toFixed(2).replace('.', '\\.')}</td>`));
+    const joins = storage.hw_file!.join_ms![0].slice(1).sort((a, b) => a - b);
+    const joinMedian = joins.length % 2 ? joins[(joins.length - 1) / 2] : (joins[joins.length / 2 - 1] + joins[joins.length / 2]) / 2;
+    expect(page).toMatch(new RegExp(`${storage.id}</td><td[^>]*>1</td><td[^>]*>[0-9.]+</td><td[^>]*>${readMedian.toFixed(2).replace('.', '\\.')}</td><td[^>]*>${joinMedian.toFixed(2).replace('.', '\\.')}</td>`));
     for (const c of ['error-per-cell', 'pass-miss', 'mean-step']) expect(existsSync(join(out, 'charts', `${c}.svg`))).toBe(true);
   }, 120_000);
 

@@ -303,6 +303,27 @@ describe('the host clock', () => {
     expect(d0.at).toBe(202);
   });
 
+  it('file_batch_host_us: the host spends that long on each read batch it joins', () => {
+    const ex = machine({ copy: 100, kernel: 50 }, (hw) => (hw.gpu.file_batch_host_us = 40));
+    ex.beginStep(0);
+    // read 0..128, the host joins it and is at 168; copy issued at 268 (268..342)
+    const done = ex.move({ layer: 0, fromTier: 2, toTier: 0, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'promote', runs: 1 });
+    // attention launched at 318 (318..382), projections at 368 (382..1382)
+    ex.layer(tinyLayerWork(0), []);
+    expect(ex.endStep().latency_us).toBe(1382);
+    expect(done.at).toBe(342);
+    // writes are not joined: a demotion costs the host nothing more
+    const w = machine({ copy: 100, kernel: 50 }, (hw) => (hw.gpu.file_batch_host_us = 40));
+    w.beginStep(0);
+    w.move({ layer: 0, fromTier: 0, toTier: 2, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'demote', runs: 1 });
+    w.layer(tinyLayerWork(0), []);
+    expect(w.endStep().latency_us).toBe(1288);
+    // it acts on the host clock: a profile without issue costs is refused, naming the field
+    const hw = tinyHardware();
+    hw.gpu.file_batch_host_us = 40;
+    expect(() => validateProfile(hw, 'p.json')).toThrow('p.json: gpu.file_batch_host_us needs the host clock');
+  });
+
   it('a demotion to a storage tier: the host synchronizes the memory stream before the writes and does not wait for them', () => {
     const ex = machine({ copy: 100, kernel: 50 });
     ex.beginStep(0);

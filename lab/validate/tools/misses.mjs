@@ -74,18 +74,18 @@ console.log(`| --- | --- | --- | --- | --- | --- |${other ? ' --- |' : ''} --- |
 for (const r of rows) console.log(r);
 console.log(`\n${rows.length} cells miss: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
 // storage cells whose runs kept the file tier's times (hw_file): per step, the median over steps of
-// each run's reads, writes and memory-stream synchronizations, against the measured step
+// each run's reads, read joins (where kept), writes and memory-stream synchronizations, against the measured step
 const files = run.cells.filter((c) => c.status === 'ok' && c.hw_file && (!generated || c.trace_kind === 'generated'));
 if (files.length) {
   const med = (xs) => (xs.length ? medianP95(xs).median : Number.NaN);
   const ms = (x) => (Number.isNaN(x) ? '-' : x.toFixed(2));
-  console.log('\n| storage cell | run | step ms | file reads ms | writes ms | syncs ms (count) | storage bytes read per step |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  console.log('\n| storage cell | run | step ms | file reads ms | read joins ms | writes ms | syncs ms (count) | storage bytes read per step |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const c of files) {
     const perStep = (c.hw_bytes?.['nvme:nvme->dram'] ?? 0) / c.steps.length;
     c.hw_ms.forEach((steps, k) => {
       const f = (a) => med(a[k].slice(skip));
-      console.log(`| ${c.trace} ${c.label} ${c.budget} | ${k + 1} | ${ms(med(steps.slice(skip)))} | ${ms(f(c.hw_file.read_ms))} | ${ms(f(c.hw_file.write_ms))} | ${ms(f(c.hw_file.sync_ms))} (${f(c.hw_file.syncs)}) | ${(perStep / 2 ** 20).toFixed(1)} MiB |`);
+      console.log(`| ${c.trace} ${c.label} ${c.budget} | ${k + 1} | ${ms(med(steps.slice(skip)))} | ${ms(f(c.hw_file.read_ms))} | ${c.hw_file.join_ms ? ms(f(c.hw_file.join_ms)) : '-'} | ${ms(f(c.hw_file.write_ms))} | ${ms(f(c.hw_file.sync_ms))} (${f(c.hw_file.syncs)}) | ${(perStep / 2 ** 20).toFixed(1)} MiB |`);
     });
   }
 }
