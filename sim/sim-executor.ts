@@ -29,6 +29,7 @@ import { Stream, StreamTask, type StreamOp, type TraceSpan } from './stream.js';
 import type { FlowSink } from './flow-network.js';
 import { Topology, type Route } from './topology.js';
 import { rotationTimeUs } from './rotation-cost.js';
+import { requestAlphaUs } from './request-time.js';
 import type { WeightStreaming } from './weight-streaming.js';
 
 export interface SimExecutorOptions {
@@ -798,7 +799,7 @@ export class SimExecutor implements Executor<Signal> {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
     clock?.start(this.engine.now);
     const { route, bytes, runs } = op;
-    let alpha = route.alpha_us * runs;
+    let alpha = route.request_us !== null && runs > 0 ? requestAlphaUs(route.request_us, route.alpha_us, narrowest(route), bytes, runs) : route.alpha_us * runs;
     if (op.stream === this.memory) {
       if (this.gemvs) this.copyStart = this.engine.now;
       else alpha = this.alphaOf(route, bytes, runs);

@@ -21,6 +21,7 @@ export function hardwarePresetsSection(): string {
 
 /** The unit a profile field's name carries (kvtier-hardware/v1 puts units in field names). */
 export function unitOf(field: string): string {
+  if (field === 'request_us') return '[bytes, µs] pairs';
   if (field.endsWith('_GBps') || field === 'GBps' || field.startsWith('GBps_')) return 'GB/s (10^9 bytes/s)';
   if (field.endsWith('_us')) return 'µs';
   if (field.endsWith('_GiB')) return 'GiB (2^30 bytes)';
@@ -71,7 +72,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     name: 'the link\'s name, used in `bytes` keys of the outputs (`pcie:dram->hbm`)',
     a: 'tier name at one end',
     b: 'tier name at the other end',
-    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"?, "bulk_GBps"?, "bulk_from_bytes"? }`',
+    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"?, "bulk_GBps"?, "bulk_from_bytes"?, "request_us"? }`',
     b_to_a: 'direction b → a, the same fields',
     copy_engines: 'transfers in flight per direction at once (integer >= 1); more wait in FIFO order',
   },
@@ -84,6 +85,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     GBps_under_compute: 'optional: the bandwidth of a copy beside the layers\' GEMVs under `gpu.copy_under_compute` `"gemv"` (default GBps)',
     bulk_GBps: 'optional, with `bulk_from_bytes`: the pace of a large copy; a copy\'s bytes beyond `bulk_from_bytes` move at this rate, the first `bulk_from_bytes` at `GBps` (a single copy of hundreds of MB runs faster than batches of small runs imply; `kvtier hil calibrate` measures it with copies of 256 MiB). It applies on a route of one link whose tier ports are at least as fast as the link and its bulk pace',
     bulk_from_bytes: 'optional, with `bulk_GBps`: where a copy\'s bulk pace starts (`kvtier hil calibrate` writes the longest run of its batch fit)',
+    request_us: 'optional, for file requests of a storage tier: the time of one request by its size, ascending by bytes, measured with many such requests issued at once. A request is its bytes rounded up to 4 KiB; one smaller than the last point\'s bytes takes the time interpolated between the points (the first point\'s time below it), its bytes included; from the last point on, `alpha_us` + bytes / `GBps`. `kvtier hil calibrate` writes it for the NVMe read direction: the model\'s INT8, INT4 and INT2 block sizes, then the FP16 block at its read fit',
   },
 };
 
@@ -128,7 +130,7 @@ export function profileFieldsSection(): string {
     '',
     '`links[].a_to_b`, `links[].b_to_a`:',
     '',
-    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'switch_us', 'switch_under_compute_us'])),
+    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'switch_us', 'switch_under_compute_us', 'request_us'])),
   ].join('\n');
 }
 

@@ -85,8 +85,8 @@ export interface CalibrationFits {
   file_read_batch?: LinearFit;
   /**
    * file reads of requests smaller than a slot (the model's quantized blocks), [request bytes, us per
-   * request] ascending, ending at the slot with file_read_batch's line (fileRequestCurve); recorded
-   * for comparison with the line, not written into the profile (absent without those measurements)
+   * request] ascending, ending at the slot with file_read_batch's line (fileRequestCurve): the NVMe read
+   * direction's request_us (absent without those measurements)
    */
   file_read_request_us?: [number, number][];
   /**
@@ -276,16 +276,20 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     const li = p.links.findIndex((l) => l.a === nvName || l.b === nvName);
     const N = p.links[li];
     const [wr, rd] = N.b === nvName ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
-    N[wr] = { alpha_us: r2(fits.file_write.alpha_us), GBps: r2(fits.file_write.GBps) };
+    // writes in the executor's pattern where measured (a layer's runs started at once), else one request per size
+    const wb = fits.file_write_batch;
+    const w = wb ?? fits.file_write;
+    N[wr] = { alpha_us: r2(w.alpha_us), GBps: r2(w.GBps) };
     N.copy_engines = 1;
     const io = m.file_direct ? 'O_DIRECT' : 'buffered (O_DIRECT refused)';
     const threads = m.file_batch_info?.threads ?? 4;
-    src[`links[${li}].${wr}.alpha_us`] = `${by}: file-tier writes (${io}, ${threads} I/O threads), one request per size, relative-error least squares (rms residual ${pct(fits.file_write.rms_residual)}, max ${pct(fits.file_write.max_abs_residual)})`;
+    const one = `file-tier writes (${io}, ${threads} I/O threads), one request per size, relative-error least squares (rms residual ${pct(fits.file_write.rms_residual)}, max ${pct(fits.file_write.max_abs_residual)})`;
+    src[`links[${li}].${wr}.alpha_us`] = wb
+      ? `${by}: file-tier writes (${io}, ${threads} I/O threads) in the HIL executor's pattern, a layer's runs started at once and joined: time = requests x alpha + bytes / beta per batch, least squares over ${wb.points.length} batches (rms residual ${pct(wb.rms_residual)}); for comparison (not used here), ${one}: alpha ${r2(fits.file_write.alpha_us)} us, ${r2(fits.file_write.GBps)} GB/s`
+      : `${by}: ${one}`;
     src[`links[${li}].${wr}.GBps`] = `${by}: same fit as alpha_us`;
-    const wb = fits.file_write_batch;
-    if (wb) src[`links[${li}].${wr}.alpha_us`] += `; for comparison (not used here), writes in the executor's pattern, a layer's runs started at once: requests x ${r2(wb.alpha_us)} us + bytes / ${r2(wb.GBps)} GB/s per batch over ${wb.points.length} batches (rms residual ${pct(wb.rms_residual)})`;
     src[`links[${li}].copy_engines`] = `${by}: the HIL executor issues file requests one batch at a time`;
-    p.tiers[nv].write_GBps = Math.max(r2(fits.file_write.GBps), 0.01);
+    p.tiers[nv].write_GBps = Math.max(r2(w.GBps), 0.01);
     p.tiers[nv].write_latency_us = 0;
     src[`tiers[${nv}].write_GBps`] = `${by}: = the fitted file write bandwidth`;
     src[`tiers[${nv}].write_latency_us`] = `${by}: 0, inside the fitted link alpha`;
@@ -295,9 +299,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
       const what = info
         ? `file-tier reads (${io}, ${info.threads} I/O threads) in the HIL executor's pattern: per layer one batch of runs of ${info.block_bytes}-byte blocks (${info.layers} layers x ${info.blocks_per_layer} blocks, runs of 1..24 blocks or one run, ~80% of a layer) handed to the tier at once (readBatch) and joined${info.h2d_copies ? ', then copied to the device one copy per run while the next batch is read' : ''}, plus small batches of single blocks, ${(info.ms / 1000).toFixed(1)} s of reads at ${info.GBps.toFixed(3)} GB/s overall`
         : `file-tier reads (${io}) issued together and joined`;
-      applyFileReadFit(p, rb, by, what);
-      const rq = fits.file_read_request_us;
-      if (rq) src[`links[${li}].${rd}.alpha_us`] += `; for comparison (not used here), requests below a block's slot timed by size in batches of one request per block over ~80% of a layer: ${rq.map(([bytes, us]) => `${bytes} B ${us} us`).join(', ')} per request`;
+      applyFileReadFit(p, rb, by, what, undefined, fits.file_read_request_us);
     } else {
       applyFileReadFit(p, fits.file_read, by, `file-tier reads (${io}), one request per size`, 'time = alpha + bytes / beta per request, relative-error fit');
     }
@@ -428,6 +430,8 @@ export function applyFileReadFit(
   what: string,
   /** how the fit relates time to the requests (the source text says it) */
   form = 'time = requests x alpha + bytes / beta per batch',
+  /** requests smaller than a slot timed by size (fileRequestCurve), set as the direction's request_us */
+  requestUs?: [number, number][],
 ): number {
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
   if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
@@ -443,6 +447,10 @@ export function applyFileReadFit(
   src[`links[${li}].${rd}.GBps`] = `${by}: same fit as links[${li}].${rd}.alpha_us`;
   src[`tiers[${nv}].read_GBps`] = `${by}: = the fitted file read bandwidth of links[${li}].${rd} (the link alpha holds the latency)`;
   src[`tiers[${nv}].read_latency_us`] = `${by}: 0, inside the fitted link alpha of links[${li}].${rd}`;
+  if (requestUs) {
+    N[rd].request_us = requestUs;
+    src[`links[${li}].${rd}.request_us`] = `${by}: per request size below a block's slot (the model's quantized blocks, each request 4 KiB-aligned), the median time per request of batches of one request per block over ~80% of a layer handed to the tier at once; the last point is the slot at the fitted alpha + bytes / GBps`;
+  }
   return li;
 }
 

@@ -48,6 +48,15 @@ export interface LinkDirection {
   bulk_GBps?: number;
   /** optional, with bulk_GBps: the bytes of one copy priced at GBps before bulk_GBps takes over */
   bulk_from_bytes?: number;
+  /**
+   * optional, for file requests of a storage tier: the time of one request by its size, as
+   * [request bytes, us] points ascending by bytes, measured with many such requests issued at once.
+   * A request is its bytes rounded up to 4 KiB (the file tier's O_DIRECT unit); one smaller than the
+   * last point's bytes takes the time interpolated between the points (the first point's time below
+   * it), its bytes included; from the last point's bytes on, alpha_us + bytes / GBps. Absent =
+   * alpha_us + bytes / GBps for every request.
+   */
+  request_us?: [number, number][];
 }
 
 export interface LinkSpec {

@@ -20,7 +20,7 @@ export const TIER_FIELDS = [
 ] as const;
 export const LINK_FIELDS = ['name', 'a', 'b', 'a_to_b', 'b_to_a', 'copy_engines'] as const;
 const DIRECTION_FIELDS = ['alpha_us', 'GBps'] as const;
-const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes'] as const;
+const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'request_us'] as const;
 
 /**
  * Check a parsed JSON value against the kvtier-hardware/v1 shape (profile.ts) and return it typed.
@@ -123,6 +123,21 @@ export function checkTier(value: unknown, path: string, checks: FieldChecks, fir
   return name;
 }
 
+/** request_us: [request bytes, us] pairs, bytes positive integers strictly ascending, times finite and >= 0 */
+function checkRequestUs(v: unknown, path: string, checks: FieldChecks): void {
+  const form = 'a list of [request bytes, us] pairs ascending by bytes, e.g. [[12288, 25.1], [65536, 46.8]]';
+  if (!Array.isArray(v) || v.length === 0) {
+    checks.add(`${path}: expected ${form}`);
+    return;
+  }
+  let prev = 0;
+  v.forEach((pair: unknown, i) => {
+    const ok = Array.isArray(pair) && pair.length === 2 && Number.isInteger(pair[0]) && pair[0] > prev && typeof pair[1] === 'number' && Number.isFinite(pair[1]) && pair[1] >= 0;
+    if (!ok) checks.add(`${path}[${i}]: expected [bytes, us] with bytes an integer above ${prev} and us a number >= 0, got ${JSON.stringify(pair)} (${form})`);
+    else prev = pair[0];
+  });
+}
+
 /** Checks one link; returns its name and end names (those that are valid strings). */
 export function checkLink(value: unknown, path: string, checks: FieldChecks): LinkEnds {
   const link = checks.object(value, path, LINK_FIELDS);
@@ -145,6 +160,7 @@ export function checkLink(value: unknown, path: string, checks: FieldChecks): Li
     if ('GBps_under_compute' in d) checks.number(d, 'GBps_under_compute', p);
     if ('bulk_GBps' in d) checks.number(d, 'bulk_GBps', p);
     if ('bulk_from_bytes' in d) checks.integer(d, 'bulk_from_bytes', p, 0);
+    if ('request_us' in d) checkRequestUs(d.request_us, `${p}.request_us`, checks);
     if (('bulk_GBps' in d) !== ('bulk_from_bytes' in d)) checks.add(`${p}: bulk_GBps and bulk_from_bytes go together (got only ${'bulk_GBps' in d ? 'bulk_GBps' : 'bulk_from_bytes'})`);
   }
   checks.integer(link, 'copy_engines', path, 1);

@@ -144,9 +144,9 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';
     const rb = r.fits.file_read_batch!;
     const curve = r.fits.file_read_request_us!;
-    expect(p.links[nvLink][rdKey]).toEqual({ alpha_us: r2(rb.alpha_us), GBps: r2(rb.GBps) });
-    // the requests below a slot timed by size: in the fits and the read direction's source, not in the profile
-    expect(p.sources[`links[${nvLink}].${rdKey}.alpha_us`]).toContain(`for comparison (not used here), requests below a block's slot timed by size in batches of one request per block over ~80% of a layer: ${curve.map(([b, us]) => `${b} B ${us} us`).join(', ')} per request`);
+    expect(p.links[nvLink][rdKey]).toEqual({ alpha_us: r2(rb.alpha_us), GBps: r2(rb.GBps), request_us: curve });
+    // the requests below a slot timed by size: the read direction's request_us
+    expect(p.sources[`links[${nvLink}].${rdKey}.request_us`]).toMatch(/per request size below a block's slot .*4 KiB-aligned.*median time per request/);
     // requests smaller than a slot: the model's INT8, INT4 and INT2 blocks, rounded up to 4 KiB, one batch
     // per size and layer; each size's time the median of its batches' time per request, then the slot at
     // the line (the batches the line was fitted to leave the sized ones out)
@@ -172,7 +172,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(layerPts.map((x) => [x.round, x.layer])).toEqual([0, 1, 2, 3].flatMap((k) => [0, 1, 2, 3].map((l) => [k, l])));
     expect(new Set(layerPts.map((x) => (x.layer + x.round) % RUN_BLOCKS.length)).size).toBe(RUN_BLOCKS.length);
     // writes in the executor's pattern: one batch per layer (one round) of the same runs as the reads',
-    // fitted for comparison; the write direction stays the one-request fit, its source naming both
+    // the write direction's fit; the one-request fit named beside it in the source
     const wb = r.measurements.file_write_batch!;
     const M = r.measurements.file_batch_info!.blocks_per_layer;
     const slot = Math.ceil(r.measurements.file_batch_info!.block_bytes / 4096) * 4096;
@@ -185,8 +185,9 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     }
     expect(r.fits.file_write_batch!.points).toHaveLength(4);
     const wrKey = rdKey === 'b_to_a' ? 'a_to_b' : 'b_to_a';
-    expect(p.links[nvLink][wrKey]).toEqual({ alpha_us: r2(r.fits.file_write.alpha_us), GBps: r2(r.fits.file_write.GBps) });
-    expect(p.sources[`links[${nvLink}].${wrKey}.alpha_us`]).toMatch(/for comparison \(not used here\), writes in the executor's pattern, a layer's runs started at once: requests x -?[0-9.]+ us \+ bytes \/ -?[0-9.]+ GB\/s per batch over 4 batches/);
+    expect(p.links[nvLink][wrKey]).toEqual({ alpha_us: r2(r.fits.file_write_batch!.alpha_us), GBps: r2(r.fits.file_write_batch!.GBps) });
+    expect(p.tiers.find((t) => t.kind === 'nvme')!.write_GBps).toBe(Math.max(r2(r.fits.file_write_batch!.GBps), 0.01));
+    expect(p.sources[`links[${nvLink}].${wrKey}.alpha_us`]).toMatch(/in the HIL executor's pattern, a layer's runs started at once and joined: time = requests x alpha \+ bytes \/ beta per batch, least squares over 4 batches .*for comparison \(not used here\), file-tier writes .*one request per size.*: alpha -?[0-9.]+ us, -?[0-9.]+ GB\/s$/);
     // the generic kernel line: FP16, INT8 and INT4 attention and the GEMVs; every dispatched kernel has its own curve
     expect(side.fits.kernels.points.length).toBe(r.measurements.kernels.filter((k) => k.precision !== 'int2' && !k.precision?.startsWith('mixed')).length);
     expect(Object.keys(p.gpu.attention_kernels!).sort()).toEqual(['fp16', 'int2', 'int4', 'int8', 'mixed', 'mixed_interleaved', 'mixed_sparse']);
