@@ -20,6 +20,9 @@ function machine(issue: { copy?: number; record?: number; kernel?: number; atten
 }
 // three single-block copies into HBM: 3 x 10 us + 192 B = 222 us when the host keeps ahead
 const fetch3: MoveBatch = { layer: 0, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [1, 2, 3], bytesFrom: 192, bytesTo: 192, reason: 'promote', runs: 3 };
+/** one 64-byte block NVMe -> HBM and HBM -> NVMe */
+const nvmeIn: MoveBatch = { layer: 0, fromTier: 2, toTier: 0, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'promote', runs: 1 };
+const nvmeOut: MoveBatch = { ...nvmeIn, fromTier: 0, toTier: 2, reason: 'demote' };
 /** `n` single-block copies DRAM -> HBM (64 B each) */
 const fetch3Of = (n: number): MoveBatch => ({ ...fetch3, blocks: fetch3.blocks.slice(0, n), bytesFrom: 64 * n, bytesTo: 64 * n, runs: n });
 
@@ -286,7 +289,7 @@ describe('the host clock', () => {
     const ex = machine({ copy: 100, kernel: 50 });
     ex.beginStep(0);
     // NVMe -> HBM, 64 B: read 0..128 (0.5 B/us), the host waits for it, copy issued at 228 (228..302)
-    const done = ex.move({ layer: 0, fromTier: 2, toTier: 0, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'promote', runs: 1 });
+    const done = ex.move(nvmeIn);
     // a layer that does not wait for the copy: attention launched at 278 (278..342), projections at 328 (342..1342)
     ex.layer(tinyLayerWork(0), []);
     const t = ex.endStep();
@@ -297,7 +300,7 @@ describe('the host clock', () => {
     // without issue costs there is no host clock: the copy follows the read (128..202) and the layer runs from 0
     const free = machine({});
     free.beginStep(0);
-    const d0 = free.move({ layer: 0, fromTier: 2, toTier: 0, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'promote', runs: 1 });
+    const d0 = free.move(nvmeIn);
     free.layer(tinyLayerWork(0), []);
     expect(free.endStep().latency_us).toBe(1064);
     expect(d0.at).toBe(202);
@@ -307,7 +310,7 @@ describe('the host clock', () => {
     const ex = machine({ copy: 100, kernel: 50 }, (hw) => (hw.gpu.file_batch_host_us = 40));
     ex.beginStep(0);
     // read 0..128, the host joins it and is at 168; copy issued at 268 (268..342)
-    const done = ex.move({ layer: 0, fromTier: 2, toTier: 0, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'promote', runs: 1 });
+    const done = ex.move(nvmeIn);
     // attention launched at 318 (318..382), projections at 368 (382..1382)
     ex.layer(tinyLayerWork(0), []);
     expect(ex.endStep().latency_us).toBe(1382);
@@ -315,7 +318,7 @@ describe('the host clock', () => {
     // writes are not joined: a demotion costs the host nothing more
     const w = machine({ copy: 100, kernel: 50 }, (hw) => (hw.gpu.file_batch_host_us = 40));
     w.beginStep(0);
-    w.move({ layer: 0, fromTier: 0, toTier: 2, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'demote', runs: 1 });
+    w.move(nvmeOut);
     w.layer(tinyLayerWork(0), []);
     expect(w.endStep().latency_us).toBe(1288);
     // it acts on the host clock: a profile without issue costs is refused, naming the field
@@ -328,7 +331,7 @@ describe('the host clock', () => {
     const ex = machine({ copy: 100, kernel: 50 });
     ex.beginStep(0);
     // HBM -> DRAM slot issued at 100 (100..174), the host waits for it, the write 174..302 from there
-    const done = ex.move({ layer: 0, fromTier: 0, toTier: 2, fromBits: 16, toBits: 16, blocks: [4], bytesFrom: 64, bytesTo: 64, reason: 'demote', runs: 1 });
+    const done = ex.move(nvmeOut);
     // attention launched at 224 (224..288), projections at 274 (288..1288)
     ex.layer(tinyLayerWork(0), []);
     const t = ex.endStep();
