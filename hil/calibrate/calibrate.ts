@@ -17,8 +17,11 @@
  * - the nvme link's read direction: alpha per request and beta of file reads in the executor's own
  *   pattern (file-batches.ts: a layer's runs handed to the file tier as one readBatch and joined, with
  *   the executor's I/O thread count), time = requests x alpha + bytes / beta per batch, plain least
- *   squares (the layer batches that make up a step weigh most). `compare` re-measures it right before
- *   each NVMe policy (applyFileReadFit).
+ *   squares (the layer batches that make up a step weigh most), and request_us: requests below a
+ *   block's slot timed by size. `compare` re-measures both right before each NVMe policy
+ *   (applyFileReadFit). Its write direction: writes in the same pattern (a layer's runs started at once
+ *   and joined), the same form; gpu.file_batch_host_us: the host's time around a read batch beyond
+ *   the batch's own.
  * - links hbm<->dram and gpu.copy_batch_us: pinned copies in the executor's own layout
  *   (bench/layout-batches.ts: H2D runs of 1..16 blocks from adjacent host slots into the staging ring, D2H
  *   slab slots to host slots, and batches alternating a demotion and a promotion), fitted per batch
