@@ -14,7 +14,7 @@ export interface MeasuredStep {
   transfer_us: number;
   /** file-tier time of the step: file_read_us + file_write_us */
   file_us: number;
-  /** wall time of the step's read batches (batched reads: each batch's time; per-request reads: the sum of the requests' times) */
+  /** time of the step's read batches on the file tier's I/O threads (batched reads: each batch's time; per-request reads: the sum of the requests' times) */
   file_read_us: number;
   /** the step's file writes, each request's own time summed (they run beside the reads) */
   file_write_us: number;

@@ -83,11 +83,12 @@ export interface CellResult {
    */
   hw_host_issue_ms?: number[][];
   /**
-   * cells whose runs used the storage file: per run and step, the file tier's time as the host saw it
-   * (hil-steps.csv file_read_us, file_write_us, file_sync_us in ms: read batches from issue to join,
-   * writes, memory-stream synchronizations before file requests) and those synchronizations' count;
-   * the host's wall time at its read joins (file_join_us: the reads plus the host's time around each
-   * batch; absent in runs stored before it was kept); absent in runs stored before it was kept
+   * cells whose runs used the storage file: per run and step, the file tier's time (hil-steps.csv
+   * file_read_us, file_write_us, file_sync_us in ms: read batches on the tier's I/O threads, writes,
+   * memory-stream synchronizations before file requests), those synchronizations' count, and the
+   * host's wall time at its read joins (file_join_us: the reads plus the host's own time around each
+   * batch; join_ms absent in runs stored before it was kept); hw_file absent in runs stored before it
+   * was kept
    */
   hw_file?: { read_ms: number[][]; write_ms: number[][]; sync_ms: number[][]; syncs: number[][]; join_ms?: number[][] };
   /** (cuda) per run, the host link's H2D and D2H rate right before it (HilInfo.link_before), GB/s; absent in runs stored before it was kept */

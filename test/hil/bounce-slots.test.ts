@@ -58,6 +58,6 @@ describe('bounce slots', () => {
     await wait;
     expect(copied).toBe(true);
     // the write is no longer pending there (the copy into it is, until a synchronization)
-    expect(await Promise.all([bs.allWrites()])).toEqual([[]]);
+    expect(await bs.allWrites()).toEqual([]);
   });
 });
