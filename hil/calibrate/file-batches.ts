@@ -3,7 +3,8 @@
  * The executor keeps block (l, b) of the NVMe tier at file offset (l * M + b) * slot (the offset of its
  * DRAM bounce slot) and reads a layer's offloaded blocks as one batch: one request per run of
  * consecutive blocks, all handed to the file tier at once (readBatch), then joined. Here the same:
- * a file of `layers` x M slots, and per layer a batch that covers ~80% of the layer's blocks in runs of
+ * a file of `fileLayers` x M slots (a run's file holds every layer of the model; the measured `layers`
+ * are spread evenly over them), and per measured layer a batch that covers ~80% of the layer's blocks in runs of
  * 1, 2, 4, 9, 24 blocks or one run (gaps of a quarter of the run length, at least one block), each
  * followed by a small batch of 1..16 single blocks (as the executor's fetches of just-promoted blocks),
  * round after round. Then, per size in `requestBytes` (the model's quantized blocks, whose requests
@@ -46,7 +47,10 @@ export interface FileBatchOptions {
   blockBytes: number;
   /** blocks per layer (M) */
   blocksPerLayer: number;
+  /** layers measured */
   layers: number;
+  /** layers of slots the file holds (default `layers`); the measured layers are spread evenly over them */
+  fileLayers?: number;
   rounds: number;
   /** copy each batch's runs to the device after it lands, as the executor does (default false) */
   h2dCopies?: boolean;
@@ -85,12 +89,18 @@ export function layerRuns(M: number, run: number, start: number): [number, numbe
   return out;
 }
 
-/** the file of `layers` x M block slots both measurements use, its tier, and the slot size */
+/** the file layer of measured layer `l`: the measured layers spread evenly over the file's layers */
+export function fileLayerOf(o: Pick<FileBatchOptions, 'layers' | 'fileLayers'>, l: number): number {
+  return Math.floor((l * (o.fileLayers ?? o.layers)) / o.layers);
+}
+
+/** the file of `fileLayers` x M block slots both measurements use, its tier, and the slot size */
 function batchFile(b: NativeBackend, o: FileBatchOptions, name: string) {
   const loaded = loadHil();
   if (!loaded.ok) throw new Error(loaded.reasons.join('; '));
+  if (o.fileLayers !== undefined && !(Number.isInteger(o.fileLayers) && o.fileLayers >= o.layers)) throw new Error(`file batches: fileLayers ${o.fileLayers} must be an integer of at least layers (${o.layers})`);
   const slot = align(o.blockBytes, 4096);
-  const fileBytes = o.layers * o.blocksPerLayer * slot;
+  const fileBytes = (o.fileLayers ?? o.layers) * o.blocksPerLayer * slot;
   const path = join(o.dir, `kvtier-${name}-${process.pid}-${Date.now()}.bin`);
   const tier = new loaded.addon.FileTier(b, { path, bytes: fileBytes, threads: o.threads, direct: o.direct ?? true, removeOnClose: true });
   return { slot, M: o.blocksPerLayer, fileBytes, path, tier };
@@ -143,17 +153,18 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
       await b.synchronize(); // the copies of the last round have read their slots
       for (let l = 0; l < o.layers; l++) {
         const run = RUN_BLOCKS[(l + round) % RUN_BLOCKS.length];
-        const base = l * M;
+        const fl = fileLayerOf(o, l);
+        const base = fl * M;
         const runs = layerRuns(M, run, rnd(M));
         const spans = runs.flatMap(([s, n]) => [(base + s) * slot, (base + s) * slot, n * slot]);
         const us = await read(spans);
         const bytes = runs.reduce((a, [, n]) => a + n * slot, 0);
-        points.push({ requests: runs.length, bytes, us, kind: 'layer', run_blocks: runs[0][1], layer: l, round, host_us: host });
+        points.push({ requests: runs.length, bytes, us, kind: 'layer', run_blocks: runs[0][1], layer: fl, round, host_us: host });
         wall += us;
         total += bytes;
         // the small batch: single blocks of the next layer
         const k = 1 + rnd(16);
-        const nb = (l + 1) % o.layers;
+        const nb = fileLayerOf(o, (l + 1) % o.layers);
         const small: number[] = [];
         for (let i = 0; i < k; i++) {
           const s = (nb * M + ((rnd(M) >> 1) << 1)) * slot; // even blocks: never adjacent, k requests
@@ -171,10 +182,11 @@ export async function measureFileBatches(b: NativeBackend, o: FileBatchOptions):
       await b.synchronize();
       for (let l = 0; l < o.layers; l++) {
         const [[first, n]] = layerRuns(M, 0, rnd(M));
+        const fl = fileLayerOf(o, l);
         const spans: number[] = [];
-        for (let k = first; k < first + n; k++) spans.push((l * M + k) * slot, (l * M + k) * slot, req);
+        for (let k = first; k < first + n; k++) spans.push((fl * M + k) * slot, (fl * M + k) * slot, req);
         const us = await read(spans);
-        points.push({ requests: n, bytes: n * req, us, kind: 'sized', run_blocks: 1, request_bytes: req, layer: l, round: o.rounds, host_us: host });
+        points.push({ requests: n, bytes: n * req, us, kind: 'sized', run_blocks: 1, request_bytes: req, layer: fl, round: o.rounds, host_us: host });
       }
     }
     await b.synchronize();
@@ -222,9 +234,10 @@ export async function measureFileWriteBatches(b: NativeBackend, o: FileBatchOpti
       for (let l = 0; l < o.layers; l++) {
         const run = RUN_BLOCKS[(l + round) % RUN_BLOCKS.length];
         const runs = layerRuns(M, run, rnd(M));
-        const us = await writeRuns(runs, l * M);
+        const fl = fileLayerOf(o, l);
+        const us = await writeRuns(runs, fl * M);
         const bytes = runs.reduce((a, [, n]) => a + n * slot, 0);
-        points.push({ requests: runs.length, bytes, us, kind: 'layer', run_blocks: runs[0][1], layer: l, round });
+        points.push({ requests: runs.length, bytes, us, kind: 'layer', run_blocks: runs[0][1], layer: fl, round });
         wall += us;
         total += bytes;
       }

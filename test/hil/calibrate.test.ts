@@ -286,6 +286,29 @@ describe.skipIf(!host.available)(`executor-pattern file read batches, host backe
       b.close();
     }
   });
+
+  it('spread the measured layers over a file of more layers, as a run\'s file holds every layer', async () => {
+    const { measureFileBatches, measureFileWriteBatches, fileLayerOf } = await import('../../hil/calibrate/file-batches.js');
+    expect([0, 1, 2, 3].map((l) => fileLayerOf({ layers: 4, fileLayers: 32 }, l))).toEqual([0, 8, 16, 24]);
+    expect([0, 1, 2].map((l) => fileLayerOf({ layers: 3 }, l))).toEqual([0, 1, 2]);
+    const { openBackend } = await import('../../hil/backend.js');
+    const b = openBackend('host');
+    try {
+      const o = { dir, threads: 4, blockBytes: 8192, blocksPerLayer: 20, layers: 2, fileLayers: 7, rounds: 1, requestBytes: [3000] };
+      const r = await measureFileBatches(b, o);
+      expect(r.file_bytes).toBe(7 * 20 * 8192);
+      // layer batches at file layers 0 and 3; each small batch reads the next measured layer's blocks
+      expect(r.points.filter((p) => p.kind === 'layer').map((p) => p.layer)).toEqual([0, 3]);
+      expect(r.points.filter((p) => p.kind === 'small').map((p) => p.layer)).toEqual([3, 0]);
+      expect(r.points.filter((p) => p.kind === 'sized').map((p) => p.layer)).toEqual([0, 3]);
+      const w = await measureFileWriteBatches(b, o);
+      expect(w.file_bytes).toBe(7 * 20 * 8192);
+      expect(w.points.map((p) => p.layer)).toEqual([0, 3]);
+      await expect(measureFileBatches(b, { ...o, fileLayers: 1 })).rejects.toThrow(/fileLayers 1 must be an integer of at least layers \(2\)/);
+    } finally {
+      b.close();
+    }
+  });
 });
 
 describe('degenerate fits', () => {
