@@ -30,7 +30,8 @@ export class ForecastAudit {
   private readonly listedAt: Int32Array;
   /** per layer: step of the decision waiting for its truth (−2: none) */
   private readonly pending: Int32Array;
-  readonly steps: StepCounts[] = [];
+  /** the counts of each step with a forecast or a truth, in step order (an array of objects from the start: see objectList) */
+  readonly steps: StepCounts[] = objectList<StepCounts>();
   hits = 0;
   forecastBlocks = 0;
   truthBlocks = 0;
@@ -211,8 +212,10 @@ export class ForecastAudit {
   }
 
   private add(step: number, hits: number, forecast: number, truth: number): void {
-    let s = this.steps[this.steps.length - 1];
-    if (!s || s.step !== step) this.steps.push((s = { step, hits: 0, forecast: 0, truth: 0 }));
+    // (an empty list is not read at index −1: that read is out of its bounds)
+    const steps = this.steps;
+    let s = steps.length !== 0 ? steps[steps.length - 1] : undefined;
+    if (s === undefined || s.step !== step) steps.push((s = { step, hits: 0, forecast: 0, truth: 0 }));
     s.hits += hits;
     s.forecast += forecast;
     s.truth += truth;
@@ -252,4 +255,15 @@ export function median(xs: readonly number[]): number {
 function ascending(idx: ArrayLike<number>): boolean {
   for (let i = 1; i < idx.length; i++) if (idx[i] <= idx[i - 1]) return false;
   return true;
+}
+
+/**
+ * An empty array whose elements are objects from the start: a new `[]` holds small integers until
+ * its first object arrives, so code compiled while an earlier audit's list held objects would be
+ * thrown away at a new audit's first step.
+ */
+function objectList<T>(): T[] {
+  const a: (T | null)[] = [null];
+  a.pop();
+  return a as T[];
 }

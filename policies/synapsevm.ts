@@ -151,6 +151,46 @@ export function createSynapseVm(o: Options, setup: PolicySetup, paths: Partial<S
   return new SynapseVm(o, setup, { ...ALL_PATHS, ...paths });
 }
 
+/**
+ * The options as an object of one fixed shape: the resolved options are built key by key, which
+ * leaves an object of this many keys in dictionary mode (each read a hash lookup), with a map of its
+ * own per replay (code compiled for one replay's options would be thrown away at the next).
+ */
+function ownOptions(o: Options): Options {
+  return {
+    mode: o.mode,
+    sink_tokens: o.sink_tokens,
+    recent_ratio: o.recent_ratio,
+    l2_tier: o.l2_tier,
+    l2_bits: o.l2_bits,
+    l2_factor: o.l2_factor,
+    l3_tier: o.l3_tier,
+    l3_bits: o.l3_bits,
+    outlier_sigma: o.outlier_sigma,
+    heavy_ratio: o.heavy_ratio,
+    history_weight: o.history_weight,
+    sim_rate: o.sim_rate,
+    stage_ratio: o.stage_ratio,
+    probe_blocks: o.probe_blocks,
+    promote_ratio: o.promote_ratio,
+    promote_blocks: o.promote_blocks,
+    hot_steps: o.hot_steps,
+    link_GBps: o.link_GBps,
+    copy_alpha_us: o.copy_alpha_us,
+    layer_us: o.layer_us,
+  };
+}
+
+/** the policy's counts (SynapseVm.stats): blocks staged, their bytes, probed, skipped, promoted back; timed decisions, and the sum of their cross-layer weights */
+const STAT_STAGED = 0;
+const STAT_STAGED_BYTES = 1;
+const STAT_PROBED = 2;
+const STAT_SKIPPED = 3;
+const STAT_PROMOTED_BACK = 4;
+const STAT_DECISIONS = 5;
+const STAT_ALPHA_SUM = 6;
+const STAT_COUNT = 7;
+
 /** what a cold order's query asks of a block (ColdOrder.coldest's judge): the L2 victim, the L1 victim, the L1 victim among hot blocks too */
 const PASS_L2 = 0;
 const PASS_L1 = 1;
@@ -193,7 +233,8 @@ class SynapseVm implements SynapsePolicy {
   private readonly hbm: HbmBlocks;
   private readonly bound: OutlierBound;
   private readonly upKeys: Float64Array;
-  private readonly stats = { staged: 0, stagedBytes: 0, probed: 0, skipped: 0, promotedBack: 0, decisions: 0, alphaSum: 0 };
+  /** the counts report() gives, indexed by the STAT_* constants (numbers that stay doubles: an object literal's counters change representation as they grow, and a new policy's literal then comes with another map) */
+  private readonly stats = new Float64Array(STAT_COUNT);
   private readonly fetched: Float64Array;
   private readonly fetchedBytes: Float64Array;
   /** per tier: blocks and bytes staged at the current decision */
@@ -254,7 +295,7 @@ class SynapseVm implements SynapsePolicy {
     const M = setup.maxBlocks;
     const L = setup.layers;
     const T = setup.tiers.length;
-    this.o = o;
+    this.o = ownOptions(o);
     this.tierNames = setup.tiers;
     this.M = M;
     this.T = T;
@@ -532,7 +573,7 @@ class SynapseVm implements SynapsePolicy {
       if (from === tL2) l2Kept[l]--;
       this.dLeft -= cost.of(from, bytes);
       hotStep[hotBase + b] = s;
-      stats.promotedBack++;
+      stats[STAT_PROMOTED_BACK]++;
     }
   }
 
@@ -657,8 +698,8 @@ class SynapseVm implements SynapsePolicy {
     // the forecast: blocks below L1 scoring >= theta, the best ceil(stage_ratio x K), staged while they fit
     const theta = forecast.threshold(v.nBlocks);
     const alpha = forecast.alpha(l, s);
-    stats.decisions++;
-    stats.alphaSum += alpha;
+    stats[STAT_DECISIONS]++;
+    stats[STAT_ALPHA_SUM] += alpha;
     const n = forecast.candidates(l, created, alpha, theta, below, cand, keys);
     const cap = Math.ceil(o.stage_ratio * K);
     // (no selection when every candidate is kept)
@@ -690,8 +731,8 @@ class SynapseVm implements SynapsePolicy {
       stagedMask[b] = 1;
       stagedIn[t]++;
       stagedBytesIn[t] += bytes;
-      stats.staged++;
-      stats.stagedBytes += bytes;
+      stats[STAT_STAGED]++;
+      stats[STAT_STAGED_BYTES] += bytes;
     }
     judgedStep[l] = s;
     // (the mask is kept, not copied: it stays as it is until the layer's next decision, after this one's truth)
@@ -720,11 +761,11 @@ class SynapseVm implements SynapsePolicy {
           this.dLeft -= us;
           stagedMask[b] = 1;
           kept[nKept++] = b;
-          stats.probed++;
+          stats[STAT_PROBED]++;
         }
       }
       // every block below L1 neither staged nor probed is skipped
-      stats.skipped += act.skipExceptListed(kept, nKept, 'offloaded');
+      stats[STAT_SKIPPED] += act.skipExceptListed(kept, nKept, 'offloaded');
     } else {
       // every block below L1 not staged is fetched on demand: per tier, its blocks and bytes less the staged ones
       for (let t = 1; t < T; t++) {
@@ -815,12 +856,12 @@ class SynapseVm implements SynapsePolicy {
     const out: Record<string, number> = {
       predictive: this.predictive ? 1 : 0,
       ...this.audit.report(),
-      staged_blocks: stats.staged,
-      staged_bytes: stats.stagedBytes,
-      probe_blocks: stats.probed,
-      skipped_blocks: stats.skipped,
-      promoted_back: stats.promotedBack,
-      cross_layer_weight_mean: stats.decisions ? stats.alphaSum / stats.decisions : 0,
+      staged_blocks: stats[STAT_STAGED],
+      staged_bytes: stats[STAT_STAGED_BYTES],
+      probe_blocks: stats[STAT_PROBED],
+      skipped_blocks: stats[STAT_SKIPPED],
+      promoted_back: stats[STAT_PROMOTED_BACK],
+      cross_layer_weight_mean: stats[STAT_DECISIONS] ? stats[STAT_ALPHA_SUM] / stats[STAT_DECISIONS] : 0,
     };
     if (Number.isFinite(this.cost.layerUs)) out.copy_budget_us_per_layer = this.cost.layerUs;
     for (let t = 1; t < T; t++) {
