@@ -7,12 +7,14 @@
  *    minus the replay itself (simulate() with the same settings, timed inside a fresh process, so
  *    it is as cold as the one in the command).
  *
- * Runs the compiled CLI: `npx tsc -p tsconfig.json` first. The trace is the one of
- * perf/replay.bench.ts (Llama-3-8B, 32k prompt, 1000 steps, top-k), generated once into --trace.
+ * Runs the compiled CLI as bin/kvtier.js does: `npm run build` first (tsc, then the bundle in
+ * dist/bundle/, which bin/kvtier.js runs while it is at least as new as dist/cli/main.js; the first
+ * line printed says which one ran). The trace is the one of perf/replay.bench.ts (Llama-3-8B, 32k
+ * prompt, 1000 steps, top-k), generated once into --trace.
  *
  * --baseline DIR adds the same commands from another built kvtier checkout (e.g. an older commit:
- * `git archive REV | tar -x -C DIR`, link node_modules, `npx tsc -p tsconfig.json` there) to the
- * same rounds, for a before/after in one run.
+ * `git archive REV | tar -x -C DIR`, link node_modules, `npm run build` there) to the same rounds,
+ * for a before/after in one run.
  *
  *   node perf/startup.bench.mjs [--rounds 9] [--trace PATH] [--steps 1000] [--prompt 32768] [--no-run] [--baseline DIR]
  */
@@ -38,13 +40,22 @@ const baseCli = baseline && path.resolve(baseline, 'bin/kvtier.js');
 if (baseCli && !fs.existsSync(baseCli)) throw new Error(`--baseline ${baseline}: no bin/kvtier.js there`);
 const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
 
-if (!fs.existsSync(path.join(root, 'dist/cli/main.js'))) throw new Error('no dist/: run "npx tsc -p tsconfig.json" first');
+if (!fs.existsSync(path.join(root, 'dist/cli/main.js'))) throw new Error('no dist/: run "npm run build" first');
 if (withRun && !fs.existsSync(trace)) {
   const { generateTrace } = await import(dist('traces/generator.js'));
   const t0 = performance.now();
   generateTrace(trace, { model: 'llama-3-8b', layers: 32, prompt_tokens: prompt, steps, encoding: 'topk', seed: 1 });
   console.log(`generated ${trace} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
+/** What bin/kvtier.js of the checkout at `dir` runs: its bundle where it knows one and that is at least as new as dist/cli/main.js. */
+function entryOf(dir) {
+  if (!fs.readFileSync(path.join(dir, 'bin/kvtier.js'), 'utf8').includes('dist/bundle/main.js')) return 'dist/cli/main.js';
+  const bundle = fs.statSync(path.join(dir, 'dist/bundle/main.js'), { throwIfNoEntry: false });
+  return bundle && bundle.mtimeMs >= fs.statSync(path.join(dir, 'dist/cli/main.js')).mtimeMs ? 'dist/bundle/main.js' : 'dist/cli/main.js';
+}
+const entries = () => `kvtier runs ${entryOf(root)}${baseline ? `, baseline ${entryOf(baseline)}` : ''}`;
+const entriesAtStart = entries();
+console.log(entriesAtStart);
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kvtier-startup-'));
 
 /** Wall seconds of one command; throws with its output when it fails. */
@@ -112,3 +123,4 @@ if (withRun) {
   }
 }
 console.log('targets: --help and policies <= 0.3 s wall');
+if (entries() !== entriesAtStart) console.log(`the build changed during the rounds (tsc or the bundle ran): now ${entries()}`);
