@@ -127,7 +127,7 @@ export interface Measurements {
    * executor's I/O thread count. Sets the nvme read link (requests x alpha + bytes / beta).
    */
   file_read_batch: FileBatchPoint[];
-  file_batch_info?: { threads: number; direct: boolean; file_bytes: number; block_bytes: number; blocks_per_layer: number; layers: number; file_layers?: number; ms: number; GBps: number; at: string; h2d_copies: boolean };
+  file_batch_info?: { threads: number; direct: boolean; file_bytes: number; block_bytes: number; blocks_per_layer: number; layers: number; ms: number; GBps: number; at: string; h2d_copies: boolean };
   /**
    * file writes in the executor's pattern (file-batches.ts measureFileWriteBatches: a layer's runs
    * written at once, the batch timed to its last write); absent from measurements taken before they were
@@ -362,13 +362,13 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
       tick(`file batches, ${t} threads`);
     }
   }
-  log(`file tier: executor-pattern read batches (${fb.layers} of ${fb.fileLayers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
+  log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
   log(`file tier: executor-pattern write batches (${fb.layers} layers, one round: every run's write started at once, as the executor writes a layer's demotions)`);
   const writes = await measureFileWriteBatches(b, { ...fb, rounds: 1 });
   log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, file_layers: fb.fileLayers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -607,14 +607,16 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
 
 /**
  * the executor-pattern read batches' geometry: the model's FP16 block, blocks per layer for `context`
- * tokens (default 8k, 1k quick), the model's layers measured (4 quick, spread over a file that holds
- * every layer of the model, as a run's file does), 4 rounds (so that a quick calibration's 4 layers take
- * every run length of file-batches.ts RUN_BLOCKS: with one round its line rested on runs of 1-9 blocks)
+ * tokens (default 8k, 1k quick), the model's layers (4 quick), 4 rounds (so that a quick calibration's 4
+ * layers take every run length of file-batches.ts RUN_BLOCKS: with one round its line rested on runs of 1-9
+ * blocks). A quick calibration's file holds its 4 layers only: read batches over a file of every layer of
+ * Llama-3-8B (776 MiB) or 64 layers timed the same as over 4 layers (97 MiB) on the lent machine's virtio
+ * disk (perf/device/file-span-ab.mjs), and the smaller file keeps the pinned buffer small.
  */
 export function fileBatchOptions(o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick' | 'fileDir'>, threads: number, context = o.quick ? 1024 : 8192) {
   const m = o.model;
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
-  return { dir: o.fileDir, threads, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(context / o.blockTokens) + 4, layers: o.quick ? 4 : m.layers, fileLayers: Math.max(o.quick ? 4 : m.layers, m.layers), rounds: 4, requestBytes: quantizedBlockBytes(g) };
+  return { dir: o.fileDir, threads, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(context / o.blockTokens) + 4, layers: o.quick ? 4 : m.layers, rounds: 4, requestBytes: quantizedBlockBytes(g) };
 }
 
 /** bytes of one block of the model at each quantized precision (INT8, INT4, INT2), distinct */
