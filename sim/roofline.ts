@@ -29,7 +29,8 @@ export function linearTimeUs(gpu: GpuSpec, bytes: number, flops: number): number
  * non-FP16 kernel adds its measured difference to the FP16 kernel at the same context. The per-block
  * table kernel ('mixed') is priced by its table's make-up where `blocksByBits` is given
  * (tableKernelUs), else by its 'mixed' curve, plus its slowdown from precision changes along the table
- * (mixedChangeUs) for `changeShare` of the consecutive blocks at different precisions.
+ * (mixedChangeUs) for `changeShare` of the consecutive blocks at different precisions, plus its
+ * slowdown from quantized precisions beyond two in the table (mixedKindsUs).
  */
 export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number, kernel: AttentionKernel = 'fp16', changeShare = 0, blocksByBits?: ArrayLike<number>): number {
   const c = gpu.attention_curve;
@@ -45,6 +46,7 @@ export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flo
       if (table !== undefined) extra = table - interpolate(fp16, tokens);
     }
     if (kernel === 'mixed' && changeShare > 0 && k) extra += mixedChangeUs(k, tokens, changeShare);
+    if (kernel === 'mixed' && k && blocksByBits) extra += mixedKindsUs(k, tokens, blocksByBits);
     return Math.max(us + extra, floor);
   }
   const memory = bytes / ((gpu.attention_GBps ?? gpu.hbm_bandwidth_GBps) * 1e3);
@@ -105,6 +107,26 @@ export function mixedChangeUs(k: NonNullable<GpuSpec['attention_kernels']>, toke
     if (reached > 0) saturation = Math.min(1, MIXED_SPARSE_CHANGE_SHARE / Math.min(1, reached));
   }
   return full * Math.min(1, share / saturation);
+}
+
+/** kv-cache BITS order (16, 8, 4, 2, 3): the indices of the quantized precisions */
+const QUANTIZED_BITS_AT = [1, 2, 3, 4];
+
+/**
+ * The per-block table kernel's time beyond its make-up and its changes for each quantized precision
+ * (INT8, INT4, INT2, INT3) in the table beyond two, however few blocks it has: a table of INT8 and INT2
+ * runs with one INT4 block or one INT3 block runs several microseconds longer than the same runs alone,
+ * on the lent H200 at 8k and 32k tokens (lab/notes/HIL-NOTES.md). Per precision beyond two: half of
+ * 'mixed_kinds' (the 'mixed_sparse' runs with an INT4 and an INT3 block) less 'mixed_sparse'; 0 without
+ * both curves, with two quantized precisions or fewer, or where 'mixed_kinds' is not slower.
+ */
+export function mixedKindsUs(k: NonNullable<GpuSpec['attention_kernels']>, tokens: number, blocksByBits: ArrayLike<number>): number {
+  if (!k.mixed_kinds || !k.mixed_sparse) return 0;
+  let kinds = 0;
+  for (const i of QUANTIZED_BITS_AT) if ((blocksByBits[i] ?? 0) > 0) kinds++;
+  if (kinds <= 2) return 0;
+  const per = (interpolate(k.mixed_kinds, tokens) - interpolate(k.mixed_sparse, tokens)) / 2;
+  return per > 0 ? per * (kinds - 2) : 0;
 }
 
 /** piecewise-linear in tokens between the points (at least two, ascending), extended along the end segments */

@@ -219,7 +219,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   const kernelCurves = attentionKernelCurves(m);
   if (kernelCurves) {
     p.gpu.attention_kernels = kernelCurves;
-    const tables = `one precision throughout: ${Object.keys(kernelCurves).filter((k) => !k.startsWith('mixed')).join(', ')}; 'mixed': the per-block table kernel over FP16 sink and recent blocks with INT4 between; 'mixed_sparse': INT2 and INT8 in runs of ${Math.round(1 / MIXED_SPARSE_CHANGE_SHARE)} blocks; 'mixed_interleaved': INT2 and INT8 in turn`;
+    const tables = `one precision throughout: ${Object.keys(kernelCurves).filter((k) => !k.startsWith('mixed')).join(', ')}; 'mixed': the per-block table kernel over FP16 sink and recent blocks with INT4 between; 'mixed_sparse': INT2 and INT8 in runs of ${Math.round(1 / MIXED_SPARSE_CHANGE_SHARE)} blocks; 'mixed_interleaved': INT2 and INT8 in turn; 'mixed_kinds': 'mixed_sparse' with one INT4 and one INT3 block`;
     src['gpu.attention_kernels'] = m.kernels_in_situ?.length
       ? `${by}: each attention kernel in situ (${tables}) vs context: the layer chains of gpu.attention_curve with that kernel's table, time per layer minus the layer GEMV alone; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve. (Alone, back to back, a kernel rereads its KV from L2 at short contexts: those times stay in the calibration's measurements.)`
       : `${by}: each attention kernel alone (${tables}) vs context, median of timed trials behind a gate; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve`;

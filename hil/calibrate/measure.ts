@@ -202,8 +202,8 @@ export function checkCalibrationPoints(p: CalibrationPoints): CalibrationPoints 
 }
 
 /** Attention kernels benchmarked: every one the executor dispatches (quick: fewer trials, not fewer kernels). */
-export type AttentionCase = Precision | 'mixed' | 'mixed_sparse' | 'mixed_interleaved';
-const ATTENTION_PRECISIONS: readonly AttentionCase[] = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved'];
+export type AttentionCase = Precision | 'mixed' | 'mixed_sparse' | 'mixed_interleaved' | 'mixed_kinds';
+const ATTENTION_PRECISIONS: readonly AttentionCase[] = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved', 'mixed_kinds'];
 
 /** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'plan'>, pts: CalibrationPoints, cuda: boolean): number {
@@ -216,12 +216,15 @@ export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'pl
 /**
  * Block precisions of a benchmarked attention table: one precision throughout; 'mixed' the
  * calibration's FP16-ends table; 'mixed_sparse' INT2 and INT8 in runs of 1 / MIXED_SPARSE_CHANGE_SHARE
- * blocks (a change at that share of the consecutive pairs); 'mixed_interleaved' INT2 and INT8 in turn.
+ * blocks (a change at that share of the consecutive pairs); 'mixed_interleaved' INT2 and INT8 in turn;
+ * 'mixed_kinds' the 'mixed_sparse' table with its blocks at a third and two thirds of the table INT4 and
+ * INT3 (four quantized precisions, four changes more).
  */
 export function tableOf(c: AttentionCase, mixed: (i: number, n: number) => Precision): (i: number, n: number) => Precision {
   if (c === 'mixed') return mixed;
   const run = Math.round(1 / MIXED_SPARSE_CHANGE_SHARE);
   if (c === 'mixed_sparse') return (i) => (Math.floor(i / run) % 2 === 1 ? 'int8' : 'int2');
+  if (c === 'mixed_kinds') return (i, n) => (i === Math.floor(n / 3) ? 'int4' : i === Math.floor((2 * n) / 3) ? 'int3' : Math.floor(i / run) % 2 === 1 ? 'int8' : 'int2');
   if (c === 'mixed_interleaved') return (i) => (i % 2 === 1 ? 'int8' : 'int2');
   return () => c;
 }

@@ -190,7 +190,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(p.sources[`links[${nvLink}].${wrKey}.alpha_us`]).toMatch(/in the HIL executor's pattern, a layer's runs started at once and joined: time = requests x alpha \+ bytes \/ beta per batch, least squares over 4 batches .*for comparison \(not used here\), file-tier writes .*one request per size.*: alpha -?[0-9.]+ us, -?[0-9.]+ GB\/s$/);
     // the generic kernel line: FP16, INT8 and INT4 attention and the GEMVs; every dispatched kernel has its own curve
     expect(side.fits.kernels.points.length).toBe(r.measurements.kernels.filter((k) => k.precision !== 'int2' && !k.precision?.startsWith('mixed')).length);
-    expect(Object.keys(p.gpu.attention_kernels!).sort()).toEqual(['fp16', 'int2', 'int4', 'int8', 'mixed', 'mixed_interleaved', 'mixed_sparse']);
+    expect(Object.keys(p.gpu.attention_kernels!).sort()).toEqual(['fp16', 'int2', 'int4', 'int8', 'mixed', 'mixed_interleaved', 'mixed_kinds', 'mixed_sparse']);
     for (const c of Object.values(p.gpu.attention_kernels!)) expect(c.length).toBeGreaterThanOrEqual(2);
     // ... from the layer chains with each kernel's table, at the attention contexts
     const int2 = r.measurements.kernels_in_situ!.filter((x) => x.precision === 'int2').sort((a, b) => a.tokens - b.tokens);
@@ -335,5 +335,18 @@ describe('kernelSlowdown (gpu.kernel_slowdown_under_h2d / _d2h from the layout b
     expect(kernelSlowdown([pt(100, -5, 2)])!.fraction).toBe(-0.05);
     expect(kernelSlowdown([pt(100, 10, 0.5)])).toBeNull();
     expect(kernelSlowdown([])).toBeNull();
+  });
+});
+
+describe('benchmarked attention tables', () => {
+  it("mixed_kinds is mixed_sparse's runs with an INT4 block at a third and an INT3 block at two thirds of the table", async () => {
+    const { tableOf } = await import('../../hil/calibrate/measure.js');
+    const n = 96;
+    const sparse = tableOf('mixed_sparse', () => 'fp16');
+    const kinds = tableOf('mixed_kinds', () => 'fp16');
+    const seq = (f: (i: number, n: number) => string) => Array.from({ length: n }, (_, i) => f(i, n));
+    expect(seq(sparse).slice(0, 34)).toEqual([...Array(16).fill('int2'), ...Array(16).fill('int8'), 'int2', 'int2']);
+    const diff = seq(kinds).flatMap((p, i) => (p === seq(sparse)[i] ? [] : [[i, p]]));
+    expect(diff).toEqual([[32, 'int4'], [64, 'int3']]);
   });
 });

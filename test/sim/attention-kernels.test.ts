@@ -4,7 +4,7 @@ import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { KVCache } from '../../sim/kv-cache.js';
 import { ReplayDriver } from '../../sim/replay-driver.js';
 import { SimExecutor } from '../../sim/sim-executor.js';
-import { attentionTimeUs, mixedChangeUs, tableKernelUs } from '../../sim/roofline.js';
+import { attentionTimeUs, mixedChangeUs, mixedKindsUs, tableKernelUs } from '../../sim/roofline.js';
 import type { Policy } from '../../policies/policy.js';
 import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny.js';
 
@@ -68,6 +68,35 @@ describe('attention time per dispatched kernel', () => {
     expect(attentionTimeUs(g, 1000, 0, 0, 'fp16', 0.5)).toBe(10);
   });
 
+  it('the table kernel slows for each quantized precision beyond two, however few its blocks: half of mixed_kinds less mixed_sparse each', () => {
+    const tab = {
+      fp16: kernels.fp16,
+      int8: [{ tokens: 1000, us: 20 }, { tokens: 2000, us: 30 }],
+      int2: [{ tokens: 1000, us: 20 }, { tokens: 2000, us: 30 }],
+      mixed: [{ tokens: 1000, us: 20 }, { tokens: 2000, us: 30 }],
+      mixed_sparse: [{ tokens: 1000, us: 21 }, { tokens: 2000, us: 32 }],
+      mixed_kinds: [{ tokens: 1000, us: 29 }, { tokens: 2000, us: 40 }],
+    };
+    // blocks per precision in kv-cache BITS order: 16, 8, 4, 2, 3
+    expect(mixedKindsUs(tab, 1000, [1, 300, 0, 700, 0])).toBe(0);
+    // INT8, INT4 (one block), INT2: one beyond two, (29 - 21) / 2 = 4 at 1000 tokens; at 1500: (34.5 - 26.5) / 2
+    expect(mixedKindsUs(tab, 1000, [1, 300, 1, 700, 0])).toBe(4);
+    expect(mixedKindsUs(tab, 1500, [0, 300, 1, 700, 0])).toBe(4);
+    // all four quantized precisions: two beyond two; FP16 blocks do not count
+    expect(mixedKindsUs(tab, 1000, [5, 300, 2, 700, 1])).toBe(8);
+    expect(mixedKindsUs(tab, 1000, [5, 0, 2, 700, 0])).toBe(0);
+    // nothing without either curve, or where mixed_kinds is not slower
+    const { mixed_kinds: _, ...noKinds } = tab;
+    expect(mixedKindsUs(noKinds, 1000, [1, 300, 1, 700, 1])).toBe(0);
+    const { mixed_sparse: __, ...noSparse } = tab;
+    expect(mixedKindsUs(noSparse, 1000, [1, 300, 1, 700, 1])).toBe(0);
+    expect(mixedKindsUs({ ...tab, mixed_kinds: tab.mixed }, 1000, [1, 300, 1, 700, 1])).toBe(0);
+    // in the attention time of a 'mixed' layer: curve 10 + (table make-up 20 - fp16 5) + 4, no changes
+    const g = gpu({ attention_kernels: tab });
+    expect(attentionTimeUs(g, 1000, 0, 0, 'mixed', 0, [0, 300, 1, 700, 0])).toBeCloseTo(10 + 15 + 4, 12);
+    expect(attentionTimeUs(g, 1000, 0, 0, 'mixed', 0, [0, 300, 0, 700, 0])).toBeCloseTo(10 + 15, 12);
+  });
+
   it('the table kernel by its make-up: INT8 and INT2 blocks at their curves, FP16 and INT4 blocks at the mixed curve', () => {
     const k = {
       fp16: kernels.fp16,
@@ -116,7 +145,7 @@ describe('attention time per dispatched kernel', () => {
     hw.gpu.attention_kernels = kernels;
     expect(() => validateProfile(hw, 'p.json')).not.toThrow();
     (hw.gpu.attention_kernels as Record<string, unknown>).int3 = curve;
-    expect(() => validateProfile(hw, 'p.json')).toThrow(/attention_kernels\.int3 is not a known field.*fp16, int8, int4, int2, mixed, mixed_sparse, mixed_interleaved/);
+    expect(() => validateProfile(hw, 'p.json')).toThrow(/attention_kernels\.int3 is not a known field.*fp16, int8, int4, int2, mixed, mixed_sparse, mixed_interleaved, mixed_kinds/);
     delete (hw.gpu.attention_kernels as Record<string, unknown>).int3;
     hw.gpu.attention_kernels!.int8 = [curve[1], curve[0]];
     expect(() => validateProfile(hw, 'p.json')).toThrow(/attention_kernels\.int8\[1\]\.tokens must be above the previous point's/);
