@@ -18,6 +18,11 @@
  * after the layer's current step, and `advance(l, t)` moves the layer past step t by step t + 1's
  * changes alone: a block used at the layer's current step has its first use there (a mark), any
  * other keeps it in an array written when the block is dropped.
+ *
+ * The steps are given either as each layer's used blocks (`uses`) or as their changes from the step
+ * before (`changes`: the first step's from empty sets), all steps in one form. A caller that reads
+ * only the marks, the changes and the next uses moves the cursor with `seek(t)`, which applies the
+ * changes without rebuilding the used lists that `load(t)` gives.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -46,6 +51,18 @@ export interface StepChanges {
   readonly slots: Int32Array;
 }
 
+/** One step's changes to each layer's used set (from the step before; the first step's from empty sets). */
+export interface UseChanges {
+  /** per layer l: added.subarray(addFrom[l], addFrom[l + 1]) and dropped.subarray(dropFrom[l], dropFrom[l + 1]), each strictly ascending */
+  readonly addFrom: Int32Array;
+  readonly added: Int32Array;
+  readonly dropFrom: Int32Array;
+  readonly dropped: Int32Array;
+}
+
+/** One step as the index is built from it: its context's block count and each layer's used blocks, or their changes. */
+export type UseStep = { nBlocks: number; uses: readonly Int32Array[] } | { nBlocks: number; changes: UseChanges };
+
 /** One step's changes as read from the spill file: views of `words`. */
 interface Changes extends StepChanges {
   nBlocks: number;
@@ -62,6 +79,10 @@ export class NextUseIndex {
    * use is that step); elsewhere `later` holds the first use at or after it, or never
    */
   readonly usedNow: Uint8Array;
+  /** per layer: how many blocks its current step uses (the marks set in usedNow) */
+  readonly usedCount: Int32Array;
+  /** one above the highest block any step uses (0 when none does) */
+  readonly blockBound: number;
   private readonly later: Int32Array;
   /** per layer: the step nextUseOf describes (uses before it are consumed) */
   private readonly cursor: Int32Array;
@@ -98,7 +119,7 @@ export class NextUseIndex {
   constructor(
     readonly layers: number,
     readonly maxBlocks: number,
-    steps: Iterable<{ nBlocks: number; uses: readonly Int32Array[] }>,
+    steps: Iterable<UseStep>,
     /** bytes of records kept in memory before they go to a spill file */
     readonly memoryBytes = 64 << 20,
   ) {
@@ -118,7 +139,24 @@ export class NextUseIndex {
       let dropped = new Int32Array(0);
       const nAdd = new Int32Array(L);
       const nDrop = new Int32Array(L);
+      let bound = 0;
+      /** the form of the steps (known at the first), and with changes, the used sets' marks */
+      let form: 'uses' | 'changes' | null = null;
+      let member: Uint8Array | null = null;
       for (const s of steps) {
+        const f = 'changes' in s ? 'changes' : 'uses';
+        if (form !== null && f !== form) throw new Error(`next-use index: step ${t} is given as ${f}, the steps before it as ${form}`);
+        form = f;
+        if ('changes' in s) {
+          member ??= new Uint8Array(L * M);
+          const words = this.recordOfChanges(s.changes, s.nBlocks, t, member);
+          bound = Math.max(bound, this.changesBound);
+          this.store(this.buf, words, pos);
+          pos += words * 4;
+          offs.push(pos);
+          t++;
+          continue;
+        }
         const lists = s.uses;
         if (lists.length !== L) throw new Error(`next-use index: step ${t}: ${lists.length} layers of uses, expected ${L}`);
         let total = 0;
@@ -137,6 +175,7 @@ export class NextUseIndex {
             const b = u.find((x) => !(x >= 0 && x < M));
             if (b !== undefined) throw new Error(`next-use index: step ${t} layer ${l}: block ${b} outside 0..${M - 1}`);
           }
+          if (m > 0 && u[m - 1] + 1 > bound) bound = u[m - 1] + 1;
           // the changes from the previous step's set: one merge of two ascending lists, checking the
           // blocks ascending on the way (a block equal to one of the previous set, which was checked,
           // follows the block before it: only added blocks need the check), then the first and last
@@ -196,6 +235,7 @@ export class NextUseIndex {
       }
       this.offsets = Float64Array.from(offs);
       this.never = t;
+      this.blockBound = bound;
       // pass 2: backward, fill the dropped blocks' next-use slots. Before step s is handled, a block's
       // first use at or after s + 1 is s + 1 when step s + 1 uses it, else last[l * M + b].
       const last = new Int32Array(L * M).fill(t);
@@ -217,6 +257,7 @@ export class NextUseIndex {
       }
       // (the blocks of step 0 are marked as the cursor takes its record)
       this.usedNow = new Uint8Array(L * M);
+      this.usedCount = new Int32Array(L);
       this.later = last;
       this.cursor = new Int32Array(L);
       this.loaded = null;
@@ -224,7 +265,10 @@ export class NextUseIndex {
       else {
         this.ahead = this.read(0, this.aheadBuf);
         this.aheadBuf = this.ahead.words;
-        for (let l = 0; l < L; l++) for (let i = this.ahead.addFrom[l]; i < this.ahead.addFrom[l + 1]; i++) this.usedNow[l * M + this.ahead.added[i]] = 1;
+        for (let l = 0; l < L; l++) {
+          for (let i = this.ahead.addFrom[l]; i < this.ahead.addFrom[l + 1]; i++) this.usedNow[l * M + this.ahead.added[i]] = 1;
+          this.usedCount[l] = this.ahead.addFrom[l + 1] - this.ahead.addFrom[l];
+        }
       }
     } catch (e) {
       this.close();
@@ -233,6 +277,56 @@ export class NextUseIndex {
   }
 
   private removeAtClose: { file: string; dir: string } | null = null;
+  /** one above the highest block of the last recordOfChanges' added blocks */
+  private changesBound = 0;
+
+  /**
+   * Step t's record from its changes, in `buf` (its words returned): each layer's added and dropped
+   * blocks checked strictly ascending, below maxBlocks, and against the used sets (`member`, kept).
+   */
+  private recordOfChanges(c: UseChanges, nBlocks: number, t: number, member: Uint8Array): number {
+    const L = this.layers;
+    const M = this.maxBlocks;
+    if (c.addFrom.length < L + 1 || c.dropFrom.length < L + 1) throw new Error(`next-use index: step ${t}: changes of fewer than ${L} layers`);
+    const na = c.addFrom[L] - c.addFrom[0];
+    const nd = c.dropFrom[L] - c.dropFrom[0];
+    const words = 1 + 2 * L + na + 2 * nd;
+    const rec = this.scratch(words);
+    rec[0] = nBlocks;
+    let o = 1 + 2 * L;
+    let d = o + na;
+    let bound = 0;
+    for (let l = 0; l < L; l++) {
+      const base = l * M;
+      let prev = -1;
+      for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) {
+        const b = c.added[i];
+        if (!(b >= 0 && b < M)) throw new Error(`next-use index: step ${t} layer ${l}: block ${b} outside 0..${M - 1}`);
+        if (!(b > prev)) throw notAscending(t, l, prev, b);
+        if (member[base + b] !== 0) throw new Error(`next-use index: step ${t} layer ${l}: block ${b} added while used`);
+        member[base + b] = 1;
+        rec[o++] = b;
+        prev = b;
+      }
+      if (prev + 1 > bound) bound = prev + 1;
+      prev = -1;
+      for (let i = c.dropFrom[l]; i < c.dropFrom[l + 1]; i++) {
+        const b = c.dropped[i];
+        if (!(b >= 0 && b < M)) throw new Error(`next-use index: step ${t} layer ${l}: block ${b} outside 0..${M - 1}`);
+        if (!(b > prev)) throw notAscending(t, l, prev, b);
+        // (a block both added and dropped at one step is neither)
+        if (member[base + b] !== 1 || inRange(c.added, c.addFrom[l], c.addFrom[l + 1], b)) throw new Error(`next-use index: step ${t} layer ${l}: block ${b} dropped while not used`);
+        member[base + b] = 0;
+        rec[d++] = b;
+        prev = b;
+      }
+      rec[1 + l] = c.addFrom[l + 1] - c.addFrom[l];
+      rec[1 + L + l] = c.dropFrom[l + 1] - c.dropFrom[l];
+    }
+    rec.fill(0, d, words);
+    this.changesBound = bound;
+    return words;
+  }
 
   /** Write a[0, words) at byte `pos` of the records (moving them all to the spill file past memoryBytes). */
   private store(a: Int32Array, words: number, pos: number): void {
@@ -272,8 +366,8 @@ export class NextUseIndex {
   /** Step t's uses (t at or after the last loaded step; one record is held at a time). */
   load(t: number): UseRecord {
     if (this.loaded?.step === t) return this.loaded;
-    if (!(t >= 0 && t < this.never)) throw new Error(`next-use index: step ${t} outside 0..${this.never - 1}`);
-    if (this.loaded && t < this.loaded.step) throw new Error(`next-use index: step ${t} asked after step ${this.loaded.step} (the cursor only moves forward)`);
+    this.checkStep(t);
+    if (!this.setsKept) throw new Error(`next-use index: step ${t}'s used lists asked after seek() passed steps without them`);
     const L = this.layers;
     while (this.applied < t) {
       // apply the record ahead (step applied + 1), then read the one after it
@@ -340,13 +434,7 @@ export class NextUseIndex {
       }
       dstFrom[L] = o - dso;
       this.which = 1 - this.which;
-      this.applied = c.step;
-      this.current = c;
-      this.nBlocks = c.nBlocks;
-      // (the buffer just applied takes the record after the next one)
-      this.buf = c.words;
-      this.ahead = nx;
-      if (nx) this.aheadBuf = nx.words;
+      this.applyAhead(c, nx);
     }
     const from = Int32Array.from(this.setFrom[this.which]);
     const at = this.which * this.setCap;
@@ -364,13 +452,59 @@ export class NextUseIndex {
     };
     const nextUses = (r: UseRecord): Int32Array => this.nextUses(r);
     this.loaded = rec;
+    this.at = t;
     if (t === this.never - 1) this.close();
     return rec;
   }
 
+  /**
+   * Move the cursor to step t (at or after the step it is at) as load(t) does, for changesOf, nBlocksNow
+   * and the layers' advance, without the used lists: load() cannot be called after a seek that passed
+   * a step.
+   */
+  seek(t: number): void {
+    if (this.at === t) return;
+    this.checkStep(t);
+    if (this.applied < t) this.setsKept = false;
+    while (this.applied < t) {
+      const c = this.ahead!;
+      const nx = c.step + 1 < this.never ? this.read(c.step + 1, this.aheadBuf === c.words ? this.buf : this.aheadBuf) : null;
+      this.applyAhead(c, nx);
+    }
+    this.loaded = null;
+    this.at = t;
+    if (t === this.never - 1) this.close();
+  }
+
+  /** the context's block count at the step the cursor is at */
+  get nBlocksNow(): number {
+    return this.nBlocks;
+  }
+
+  private checkStep(t: number): void {
+    if (!(t >= 0 && t < this.never)) throw new Error(`next-use index: step ${t} outside 0..${this.never - 1}`);
+    if (this.at >= 0 && t < this.at) throw new Error(`next-use index: step ${t} asked after step ${this.at} (the cursor only moves forward)`);
+  }
+
+  /** The record ahead (c) is applied; nx, the one after it, is held ahead. */
+  private applyAhead(c: Changes, nx: Changes | null): void {
+    this.applied = c.step;
+    this.current = c;
+    this.nBlocks = c.nBlocks;
+    // (the buffer just applied takes the record after the next one)
+    this.buf = c.words;
+    this.ahead = nx;
+    if (nx) this.aheadBuf = nx.words;
+  }
+
+  /** the step the cursor is at (-1: none yet) */
+  private at = -1;
+  /** false once seek() passed a step without rebuilding the used lists */
+  private setsKept = true;
+
   /** The loaded record's next uses: the next step, except the blocks the next step drops (their slots). */
   private nextUses(r: UseRecord): Int32Array {
-    if (this.loaded !== r) throw new Error(`next-use index: next uses of step ${r.step} asked after step ${this.loaded?.step} was loaded`);
+    if (this.loaded !== r) throw new Error(`next-use index: next uses of step ${r.step} asked after step ${this.at} was loaded`);
     const L = this.layers;
     const total = r.from[L];
     if (this.next.length < total) this.next = new Int32Array(Math.max(total, 2 * this.next.length));
@@ -398,8 +532,8 @@ export class NextUseIndex {
    * s = never): views valid until the next load.
    */
   changesOf(s: number): StepChanges | null {
-    if (this.loaded === null || (s !== this.loaded.step && s !== this.loaded.step + 1)) {
-      throw new Error(`next-use index: changes of step ${s} asked with step ${this.loaded?.step ?? 'none'} loaded (the loaded step or the next one)`);
+    if (this.at < 0 || (s !== this.at && s !== this.at + 1)) {
+      throw new Error(`next-use index: changes of step ${s} asked with step ${this.at >= 0 ? this.at : 'none'} loaded (the loaded step or the next one)`);
     }
     if (s === this.never) return null;
     return s === this.applied ? this.current : this.ahead;
@@ -417,20 +551,29 @@ export class NextUseIndex {
    */
   advance(l: number, t: number): void {
     if (this.cursor[l] !== t) throw new Error(`next-use index: layer ${l} is at step ${this.cursor[l]}, asked to pass step ${t}`);
-    const r = this.load(t);
+    if (this.setsKept) this.load(t);
+    else this.seek(t);
     const base = l * this.maxBlocks;
     const c = this.ahead;
     if (c === null) {
-      for (let i = r.from[l]; i < r.from[l + 1]; i++) {
-        this.usedNow[base + r.blocks[i]] = 0;
-        this.later[base + r.blocks[i]] = this.never;
+      // after the last step: every block used at t is never used again (its mark cleared)
+      const used = this.usedNow;
+      const later = this.later;
+      const never = this.never;
+      for (let b = 0; b < this.blockBound; b++) {
+        if (used[base + b] === 1) {
+          used[base + b] = 0;
+          later[base + b] = never;
+        }
       }
+      this.usedCount[l] = 0;
     } else {
       for (let i = c.dropFrom[l]; i < c.dropFrom[l + 1]; i++) {
         this.usedNow[base + c.dropped[i]] = 0;
         this.later[base + c.dropped[i]] = c.slots[i];
       }
       for (let i = c.addFrom[l]; i < c.addFrom[l + 1]; i++) this.usedNow[base + c.added[i]] = 1;
+      this.usedCount[l] += c.addFrom[l + 1] - c.addFrom[l] - (c.dropFrom[l + 1] - c.dropFrom[l]);
     }
     this.cursor[l] = t + 1;
   }
@@ -488,6 +631,18 @@ export class NextUseIndex {
       slotsAt: at + na + nd,
     };
   }
+}
+
+/** whether a[from, to) (ascending) holds x */
+function inRange(a: Int32Array, from: number, to: number, x: number): boolean {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < to && a[lo] === x;
 }
 
 function notAscending(t: number, l: number, a: number, b: number): Error {

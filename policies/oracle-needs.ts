@@ -8,10 +8,14 @@
  * heaviest blocks by this weight give any number of attended blocks the highest recall.
  *
  * Both choices are partial selections (quickselect), not sorts; the scratch arrays are reused.
+ * `of(s)` gives a step's needed lists; `changes(s)` gives how they changed from the step of the
+ * previous changes() call, found (with top-k rows) from the blocks the two steps' rows list and the
+ * cuts' runs alone.
  */
 import type { LayerAttention, TraceStep } from '../traces/format.js';
 import { denseMass } from './dense-mass.js';
 import { selectBottomKKeyed } from './quickselect.js';
+import type { UseChanges } from './next-use-index.js';
 import { RepeatedSum } from './repeated-sum.js';
 
 export class StepNeeds {
@@ -48,8 +52,39 @@ export class StepNeeds {
    * next call).
    */
   of(s: TraceStep): Int32Array[] {
+    const n = this.prepare(s);
+    if (this.sortedTopK(s, n)) {
+      this.cutSortedTopK(s, n);
+      return this.listsSortedTopK(s, n);
+    }
+    this.markAll(s, n);
+    return this.listsOfMarks(n);
+  }
+
+  /**
+   * How step `s`'s needed sets differ from those of the step given to the previous changes() call
+   * (from empty sets at the first call): per layer, the blocks added and dropped, each ascending
+   * (views of reused buffers, valid until the next call). of() and changes() may be mixed; changes()
+   * compares with its own previous step only.
+   */
+  changes(s: TraceStep): UseChanges {
+    const n = this.prepare(s);
     const L = this.layers;
-    const G = this.kvGroups;
+    this.growMembers(n, s);
+    if (this.sortedTopK(s, n)) {
+      this.cutSortedTopK(s, n);
+      this.diffSorted(s, n);
+    } else {
+      this.markAll(s, n);
+      this.diffMarks(n);
+    }
+    this.prevN = n;
+    return { addFrom: this.addFrom.subarray(0, L + 1), added: this.added, dropFrom: this.dropFrom.subarray(0, L + 1), dropped: this.dropped };
+  }
+
+  /** Scratch arrays sized for step `s`; its block count. */
+  private prepare(s: TraceStep): number {
+    const L = this.layers;
     const n = s.layers[0].nBlocks;
     if (this.m.length < n) {
       this.m = new Float64Array(n);
@@ -69,9 +104,15 @@ export class StepNeeds {
       this.groupKey = new Float64Array(L);
       this.groupCount = new Int32Array(L);
     }
+    return n;
+  }
+
+  /** Every block's mark (1: needed) of step `s`, by the cuts of each row and the pooled one. */
+  private markAll(s: TraceStep, n: number): void {
+    const L = this.layers;
+    const G = this.kvGroups;
     const { m, g1, mark, listed, ids, keys, negShare } = this;
     const K = this.topK;
-    if (this.sortedTopK(s, n)) return this.ofSortedTopK(s, n);
     mark.fill(0, 0, L * n);
     listed.fill(0, 0, L * n);
     // with every row in top-k form, the unlisted blocks of a layer share one mass: cuts are found
@@ -179,6 +220,12 @@ export class StepNeeds {
         }
       }
     }
+  }
+
+  /** The needed lists from every block's mark. */
+  private listsOfMarks(n: number): Int32Array[] {
+    const L = this.layers;
+    const mark = this.mark;
     const lists: Int32Array[] = [];
     let o = 0;
     for (let l = 0; l < L; l++) {
@@ -205,14 +252,15 @@ export class StepNeeds {
   }
 
   /**
-   * of(s) where sortedTopK(s) holds (the same sets): a row's unlisted blocks all carry its even
-   * remainder share, so each cut is found from the listed masses and that one value, and only the
-   * listed blocks are visited: the unlisted ones taken (all of them when the cut lies below their
-   * value, else those below the last block taken on a tie, ties going to the lower blocks) are a
-   * prefix of them, counted by runs. Row totals are summed over every block in block order, as of()
-   * does.
+   * The cuts of step `s` where sortedTopK(s) holds (the same sets as markAll): a row's unlisted
+   * blocks all carry its even remainder share, so each cut is found from the listed masses and that
+   * one value, and only the listed blocks are visited: the unlisted ones taken (all of them when the
+   * cut lies below their value, else those below the last block taken on a tie, ties going to the
+   * lower blocks) are a prefix of them, counted by runs. Row totals are summed over every block in
+   * block order, as markAll does. Layer l's needed set is then its unlisted blocks below scanTo[l]
+   * and its listed blocks marked in `mark`.
    */
-  private ofSortedTopK(s: TraceStep, n: number): Int32Array[] {
+  private cutSortedTopK(s: TraceStep, n: number): void {
     const L = this.layers;
     const K = this.topK;
     const { mark, negShare } = this;
@@ -289,6 +337,12 @@ export class StepNeeds {
         ties = markPooled(mark, negShare, base, n, idx, this.groupKey[l], v, ties, scanTo, l);
       }
     }
+  }
+
+  /** The needed lists after cutSortedTopK. */
+  private listsSortedTopK(s: TraceStep, n: number): Int32Array[] {
+    const L = this.layers;
+    const { mark, scanTo } = this;
     // every unlisted block below scanTo is needed (the cuts take them in runs from block 0), none
     // above: a layer's list is those runs and its marked listed blocks, merged in block order
     const lists: Int32Array[] = [];
@@ -313,11 +367,187 @@ export class StepNeeds {
     return lists;
   }
 
+  /** Room for step `s` (n blocks) in the needed sets of the last changes() call and the changes' buffers. */
+  private growMembers(n: number, s: TraceStep): void {
+    const L = this.layers;
+    if (this.addFrom.length < L + 1) {
+      this.addFrom = new Int32Array(L + 1);
+      this.dropFrom = new Int32Array(L + 1);
+      this.prevTo = new Int32Array(L);
+      this.prevIdxFrom = new Int32Array(L + 1);
+      this.curIdxFrom = new Int32Array(L + 1);
+    }
+    if (n > this.cap) {
+      // (room for 64 more blocks per layer: a context grows by one block every few steps)
+      const cap = n + 64;
+      const member = new Uint8Array(L * cap);
+      for (let l = 0; l < L; l++) member.set(this.member.subarray(l * this.cap, l * this.cap + this.cap), l * cap);
+      this.member = member;
+      this.stamp = new Int32Array(L * cap);
+      this.stampNo = 0;
+      this.cap = cap;
+    }
+    let listed = 0;
+    for (let l = 0; l < L; l++) listed += s.layers[l].idx?.length ?? 0;
+    // (changes: at most every listed block of the two steps and the runs between the cuts, or every block)
+    const most = L * Math.max(n, this.prevN) + 2 * listed;
+    if (this.added.length < most) {
+      this.added = new Int32Array(Math.max(most, 2 * this.added.length));
+      this.dropped = new Int32Array(this.added.length);
+    }
+    // (the previous step's listed blocks stay in prevIdx while this step's are written to curIdx)
+    if (this.curIdx.length < listed) this.curIdx = new Int32Array(Math.max(listed, 2 * this.curIdx.length));
+  }
+
+  /**
+   * The changes after cutSortedTopK: a block's need can change only where either step's row lists
+   * it or between the two steps' scanTo (elsewhere it is unlisted on the same side of both); with
+   * the previous step's needs not of that form, every block is compared.
+   */
+  private diffSorted(s: TraceStep, n: number): void {
+    const L = this.layers;
+    const { mark, scanTo, member, stamp, added, dropped, prevTo, prevIdx, prevIdxFrom, curIdx, curIdxFrom } = this;
+    const cap = this.cap;
+    const no = ++this.stampNo;
+    const runsKept = this.prevSorted;
+    const upTo = Math.max(n, this.prevN);
+    let na = 0;
+    let nd = 0;
+    let pi = 0;
+    for (let l = 0; l < L; l++) {
+      const idx = s.layers[l].idx!;
+      const k = idx.length;
+      const base = l * n;
+      const mb = l * cap;
+      const to = scanTo[l];
+      this.addFrom[l] = na;
+      this.dropFrom[l] = nd;
+      for (let i = 0; i < k; i++) stamp[mb + idx[i]] = no;
+      const a0 = na;
+      const d0 = nd;
+      // block b's need now: its mark where the row lists it, else whether it lies below scanTo
+      if (runsKept) {
+        for (let i = prevIdxFrom[l]; i < prevIdxFrom[l + 1]; i++) {
+          const b = prevIdx[i];
+          const now = stamp[mb + b] === no ? mark[base + b] : b < to ? 1 : 0;
+          if (now !== member[mb + b]) {
+            member[mb + b] = now;
+            if (now === 1) added[na++] = b;
+            else dropped[nd++] = b;
+          }
+        }
+        for (let i = 0; i < k; i++) {
+          const b = idx[i];
+          const now = mark[base + b];
+          if (now !== member[mb + b]) {
+            member[mb + b] = now;
+            if (now === 1) added[na++] = b;
+            else dropped[nd++] = b;
+          }
+        }
+        const from = prevTo[l] < to ? prevTo[l] : to;
+        const end = prevTo[l] < to ? to : prevTo[l];
+        for (let b = from; b < end; b++) {
+          const now = stamp[mb + b] === no ? mark[base + b] : b < to ? 1 : 0;
+          if (now !== member[mb + b]) {
+            member[mb + b] = now;
+            if (now === 1) added[na++] = b;
+            else dropped[nd++] = b;
+          }
+        }
+        sortAscending(added, a0, na);
+        sortAscending(dropped, d0, nd);
+      } else {
+        for (let b = 0; b < upTo; b++) {
+          const now = b >= n ? 0 : stamp[mb + b] === no ? mark[base + b] : b < to ? 1 : 0;
+          if (now !== member[mb + b]) {
+            member[mb + b] = now;
+            if (now === 1) added[na++] = b;
+            else dropped[nd++] = b;
+          }
+        }
+      }
+      prevTo[l] = to;
+      curIdxFrom[l] = pi;
+      for (let i = 0; i < k; i++) curIdx[pi++] = idx[i];
+    }
+    curIdxFrom[L] = pi;
+    this.prevIdx = curIdx;
+    this.curIdx = prevIdx;
+    this.prevIdxFrom = curIdxFrom;
+    this.curIdxFrom = prevIdxFrom;
+    this.addFrom[L] = na;
+    this.dropFrom[L] = nd;
+    this.prevSorted = true;
+  }
+
+  /** The changes after markAll: every block compared. */
+  private diffMarks(n: number): void {
+    const L = this.layers;
+    const { mark, member, added, dropped } = this;
+    const cap = this.cap;
+    const upTo = Math.max(n, this.prevN);
+    let na = 0;
+    let nd = 0;
+    for (let l = 0; l < L; l++) {
+      const base = l * n;
+      const mb = l * cap;
+      this.addFrom[l] = na;
+      this.dropFrom[l] = nd;
+      for (let b = 0; b < upTo; b++) {
+        const now = b < n ? mark[base + b] : 0;
+        if (now !== member[mb + b]) {
+          member[mb + b] = now;
+          if (now === 1) added[na++] = b;
+          else dropped[nd++] = b;
+        }
+      }
+    }
+    this.addFrom[L] = na;
+    this.dropFrom[L] = nd;
+    this.prevSorted = false;
+  }
+
+  /** per layer x block (stride cap): 1 where the step of the last changes() call needs the block */
+  private member = new Uint8Array(0);
+  private cap = 0;
+  /** per layer x block (stride cap): stampNo where the current step's row lists the block */
+  private stamp = new Int32Array(0);
+  private stampNo = 0;
+  /** the last changes() call's step: its block count, whether its needs were cut from listed rows (then its rows' listed blocks and scanTo) */
+  private prevN = 0;
+  private prevSorted = true;
+  private prevTo = new Int32Array(0);
+  private prevIdx = new Int32Array(0);
+  private prevIdxFrom = new Int32Array(0);
+  private curIdx = new Int32Array(0);
+  private curIdxFrom = new Int32Array(0);
+  private addFrom = new Int32Array(0);
+  private dropFrom = new Int32Array(0);
+  private added = new Int32Array(0);
+  private dropped = new Int32Array(0);
   private uOf = new Float64Array(0);
   private scanTo = new Int32Array(0);
   private readonly weighted = new WeightedNth();
   /** the runs of a row's unlisted blocks added to its total (each block's share added in order) */
   private readonly repeatedSum = new RepeatedSum();
+}
+
+/** a[from, to) in ascending order (insertion sort when few: a union of up to three ascending runs of changes) */
+function sortAscending(a: Int32Array, from: number, to: number): void {
+  if (to - from > 32) {
+    a.subarray(from, to).sort();
+    return;
+  }
+  for (let i = from + 1; i < to; i++) {
+    const x = a[i];
+    let j = i;
+    while (j > from && a[j - 1] > x) {
+      a[j] = a[j - 1];
+      j--;
+    }
+    a[j] = x;
+  }
 }
 
 /**

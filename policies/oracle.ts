@@ -58,11 +58,11 @@ export const oracle: PolicyDefinition<Options> = {
     if (!futureSteps) throw new Error('policy oracle: needs the trace\'s future steps (setup.futureSteps), which the caller gives to oracle policies');
     const L = setup.layers;
     const M = setup.maxBlocks;
-    // every step's needed blocks, streamed once through the next-use index at the first decision
-    // (creating the policy reads nothing)
+    // every step's needed blocks, as changes from the step before, streamed once through the
+    // next-use index at the first decision (creating the policy reads nothing)
     function* needs() {
       const of = new StepNeeds(L, setup.header.kv_groups, Math.ceil(o.top_factor * K), o.pooled);
-      for (const s of futureSteps!()) yield { nBlocks: s.layers[0].nBlocks, uses: of.of(s) };
+      for (const s of futureSteps!()) yield { nBlocks: s.layers[0].nBlocks, changes: of.changes(s) };
     }
     let index: NextUseIndex | null = null;
     const indexOf = () => (index ??= new NextUseIndex(L, M, needs()));
@@ -95,6 +95,8 @@ export const oracle: PolicyDefinition<Options> = {
     const plannedStep = new Int32Array(L).fill(-1);
     /** the needed blocks left offloaded, ascending, as the layer's attention is asked for */
     const keepList = new Int32Array(CANDIDATES);
+    /** a layer's needed blocks, ascending (when they are not all among its candidates) */
+    const neededList = new Int32Array(M);
     // step at which a layer's offloaded blocks were all staged (then it attends all of them)
     const bulkAt = new Int32Array(L).fill(-1);
     let act: Actions | null = null;
@@ -221,18 +223,17 @@ export const oracle: PolicyDefinition<Options> = {
       const ix = indexOf();
       const cache = v.cache;
       const created = cache.created[l];
-      const r = ix.load(t);
+      ix.seek(t);
       if (ix.stepOf(l) !== t) throw new Error(`policy oracle: layer ${l} planned for step ${t} at step ${ix.stepOf(l)}`);
       if (cache.live(l) !== created) throw new Error(`policy oracle: layer ${l} has ${created - cache.live(l)} dropped blocks (the oracle drops none)`);
-      const willCreate = r.nBlocks > created ? 1 : 0;
+      const willCreate = ix.nBlocksNow > created ? 1 : 0;
       const R = ix.never - t;
-      const from = r.from[l];
-      let end = r.from[l + 1];
-      const blocks = r.blocks;
-      while (end > from && blocks[end - 1] >= created) end--;
       // used[base + b] === 1: b is needed in the row being planned (the index's marks of the layer's step)
       const used = ix.usedNow;
       const base = l * M;
+      // the needed blocks already created (those not yet created lie at or above `created`)
+      let needed = ix.usedCount[l];
+      for (let b = created; b < ix.blockBound; b++) needed -= used[base + b];
       // the needed blocks that step t + 1 does not use, with their next use (every other needed
       // block's is t + 1)
       const nx = ix.changesOf(t + 1);
@@ -270,7 +271,7 @@ export const oracle: PolicyDefinition<Options> = {
         else restB[nB++] = b;
       }
       if (!passed) zres = cache.countIn(l, 0) - nA - nC;
-      const zoff = end - from - zres - nA - nB;
+      const zoff = needed - zres - nA - nB;
       // the rest, fed in (class, block) order, then sorted stably by bucket into ids
       sortAscending(restC, 0, nC);
       let nr = 0;
@@ -339,9 +340,8 @@ export const oracle: PolicyDefinition<Options> = {
       if (listed < want) {
         // from the needed blocks in order
         listed = 0;
-        for (let i = from; i < end && listed < want; i++) {
-          const b = blocks[i];
-          if (nextOf[b] === 0 && cache.tierOf(l, b) > 0) offB0[listed++] = b;
+        for (let b = 0; b < created && listed < want; b++) {
+          if (used[base + b] === 1 && nextOf[b] === 0 && cache.tierOf(l, b) > 0) offB0[listed++] = b;
         }
         if (listed < want) throw new Error(`policy oracle: layer ${l} step ${t}: ${listed} offloaded needed blocks found, ${want} counted`);
       }
@@ -453,8 +453,12 @@ export const oracle: PolicyDefinition<Options> = {
             sortAscending(keepList, 0, k);
             a.skipExceptListed(keepList, k, 'offloaded');
           } else {
-            const r = ix.load(t);
-            a.skipExceptListed(r.blocks.subarray(r.from[l], r.from[l + 1]), r.from[l + 1] - r.from[l], 'offloaded');
+            // every needed block (those not created yet would be passed over)
+            const used = ix.usedNow;
+            const created = cache.created[l];
+            let k = 0;
+            for (let b = 0; b < created; b++) if (used[l * M + b] === 1) neededList[k++] = b;
+            a.skipExceptListed(neededList, k, 'offloaded');
           }
         }
         ix.advance(l, t);

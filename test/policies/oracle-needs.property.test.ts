@@ -125,6 +125,51 @@ describe('oracle needed sets (generated steps)', () => {
     }
   });
 
+  it('changes() from step to step, applied to the sets before, give the reference sets (growing and shrinking contexts, both paths, several KV groups)', () => {
+    const r = rng(9090);
+    for (const [L, G, n0, topK, pooled] of [
+      [3, 1, 30, 5, true],
+      [2, 1, 17, 9, false],
+      [4, 1, 40, 3, true],
+      [2, 2, 20, 4, true],
+    ] as const) {
+      const of = new StepNeeds(L, G, topK, pooled);
+      const sets = Array.from({ length: L }, () => new Set<number>());
+      let n: number = n0;
+      for (let step = 0; step < 120; step++) {
+        // the context mostly grows, past the changes' first room (64 more blocks) too, and sometimes shrinks
+        const u = r();
+        n = u < 0.05 ? Math.max(1, n - 3) : u < 0.5 ? n + 1 : u < 0.55 ? n + 40 : n;
+        // mostly ascending top-k rows (the cuts' path), sometimes a dense or unsorted row (every block compared)
+        const layers = Array.from({ length: L * G }, () => {
+          const la = row(r, n, r() < 0.1);
+          if (la.idx === null || r() < 0.1) return la;
+          const order = Array.from(la.idx.keys()).sort((a, b) => la.idx![a] - la.idx![b]);
+          return { ...la, idx: Uint32Array.from(order, (i) => la.idx![i]), mass: Float32Array.from(order, (i) => la.mass[i]) };
+        });
+        const s: TraceStep = { step, contextTokens: n * 16, layers };
+        const c = of.changes(s);
+        const want = reference(s, L, G, topK, pooled);
+        for (let l = 0; l < L; l++) {
+          const added = [...c.added.subarray(c.addFrom[l], c.addFrom[l + 1])];
+          const dropped = [...c.dropped.subarray(c.dropFrom[l], c.dropFrom[l + 1])];
+          const where = `L ${L} G ${G} topK ${topK} step ${step} layer ${l}`;
+          expect(added, where).toEqual([...added].sort((a, b) => a - b));
+          expect(dropped, where).toEqual([...dropped].sort((a, b) => a - b));
+          for (const b of added) {
+            expect(sets[l].has(b), `${where}: ${b} added`).toBe(false);
+            sets[l].add(b);
+          }
+          for (const b of dropped) {
+            expect(sets[l].has(b), `${where}: ${b} dropped`).toBe(true);
+            sets[l].delete(b);
+          }
+          expect([...sets[l]].sort((a, b) => a - b), where).toEqual(want[l]);
+        }
+      }
+    }
+  });
+
   it('nthKey: the N-th smallest of single keys and counted groups; countBelow: how many lie below', () => {
     // multiset {-5, -3, -3 (x4 group), -2, -1 (x2 group)}: sorted singles [-5, -3, -2], groups [-3 x4, -1 x2]
     const singles = Float64Array.from([-5, -3, -2]);

@@ -88,6 +88,74 @@ describe('next-use index over generated use lists', () => {
     });
   }
 
+  /** steps given as their changes from the step before (the first from empty sets) */
+  function asChanges(u: number[][][], nBlocks: (t: number) => number) {
+    return u.map((ls, t) => {
+      const added: number[] = [];
+      const dropped: number[] = [];
+      const addFrom = [0];
+      const dropFrom = [0];
+      ls.forEach((set, l) => {
+        const before = t > 0 ? u[t - 1][l] : [];
+        added.push(...set.filter((b) => !before.includes(b)));
+        dropped.push(...before.filter((b) => !set.includes(b)));
+        addFrom.push(added.length);
+        dropFrom.push(dropped.length);
+      });
+      const changes = { addFrom: Int32Array.from(addFrom), added: Int32Array.from(added), dropFrom: Int32Array.from(dropFrom), dropped: Int32Array.from(dropped) };
+      return { nBlocks: nBlocks(t), changes };
+    });
+  }
+
+  for (const c of cases) for (const memoryBytes of [64 << 20, 0]) {
+    it(`seed ${c.seed}: built from changes and moved by seek, the same changes, next uses, marks and counts as from uses (${memoryBytes} bytes in memory)`, () => {
+      const u = uses(c.seed, c.steps, c.L, c.M, c.p, c.q);
+      const ix = new NextUseIndex(c.L, c.M, asChanges(u, (t) => c.M - (t % 3)), memoryBytes);
+      const ref = new NextUseIndex(c.L, c.M, u.map((ls, t) => ({ nBlocks: c.M - (t % 3), uses: ls.map((x) => Int32Array.from(x)) })), memoryBytes);
+      expect(ix.never).toBe(c.steps);
+      expect(ix.blockBound).toBe(Math.max(0, ...u.flat(2).map((b) => b + 1)));
+      const same = (a: ReturnType<NextUseIndex['changesOf']>, b: ReturnType<NextUseIndex['changesOf']>) => {
+        if (b === null) return expect(a).toBeNull();
+        for (const k of ['addFrom', 'added', 'dropFrom', 'dropped', 'slots'] as const) expect([...a![k]]).toEqual([...b[k]]);
+      };
+      for (let t = 0; t < c.steps; t++) {
+        ix.seek(t);
+        ref.load(t);
+        expect(ix.nBlocksNow).toBe(c.M - (t % 3));
+        same(ix.changesOf(t), ref.changesOf(t));
+        same(ix.changesOf(t + 1), ref.changesOf(t + 1));
+        for (let l = 0; l < c.L; l++) {
+          expect(ix.usedCount[l]).toBe(u[t][l].length);
+          ix.advance(l, t);
+          ref.advance(l, t);
+          for (let b = 0; b < c.M; b++) {
+            expect(ix.nextUseOf(l, b)).toBe(ref.nextUseOf(l, b));
+            expect(ix.usedNow[l * c.M + b]).toBe(ref.usedNow[l * c.M + b]);
+          }
+          expect(ix.usedCount[l]).toBe(t + 1 < c.steps ? u[t + 1][l].length : 0);
+        }
+      }
+    });
+  }
+
+  it('seek passes steps without their lists: load() after it is refused; the forms are not mixed; changes are checked', () => {
+    const u = uses(9, 6, 2, 10, 0.3, 0.3);
+    const ix = new NextUseIndex(2, 10, asChanges(u, () => 10));
+    ix.seek(2);
+    expect(() => ix.load(3)).toThrow(/used lists asked after seek\(\) passed steps without them/);
+    expect(() => ix.seek(1)).toThrow(/step 1 asked after step 2/);
+    const [first, second] = asChanges(u, () => 10);
+    expect(() => new NextUseIndex(2, 10, [first, { nBlocks: 10, uses: u[1].map((x) => Int32Array.from(x)) }])).toThrow(/step 1 is given as uses, the steps before it as changes/);
+    const one = (added: number[], dropped: number[]) => ({ nBlocks: 4, changes: { addFrom: Int32Array.from([0, added.length]), added: Int32Array.from(added), dropFrom: Int32Array.from([0, dropped.length]), dropped: Int32Array.from(dropped) } });
+    expect(() => new NextUseIndex(1, 4, [one([1, 0], [])])).toThrow(/step 0 layer 0: blocks not strictly ascending \(1 then 0\)/);
+    expect(() => new NextUseIndex(1, 4, [one([4], [])])).toThrow(/step 0 layer 0: block 4 outside 0..3/);
+    expect(() => new NextUseIndex(1, 4, [one([1], []), one([1], [])])).toThrow(/step 1 layer 0: block 1 added while used/);
+    expect(() => new NextUseIndex(1, 4, [one([1], []), one([], [2])])).toThrow(/step 1 layer 0: block 2 dropped while not used/);
+    expect(() => new NextUseIndex(1, 4, [one([1], []), one([1], [1])])).toThrow(/step 1 layer 0: block 1 added while used/);
+    expect(() => new NextUseIndex(1, 4, [one([], [1])])).toThrow(/step 0 layer 0: block 1 dropped while not used/);
+    expect(second.nBlocks).toBe(10);
+  });
+
   it('a step may be skipped by load (its changes are still applied)', () => {
     const u = uses(7, 12, 2, 16, 0.2, 0.1);
     const ix = new NextUseIndex(2, 16, u.map((ls) => ({ nBlocks: 16, uses: ls.map((x) => Int32Array.from(x)) })));
