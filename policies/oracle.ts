@@ -97,6 +97,9 @@ export const oracle: PolicyDefinition<Options> = {
     const keepList = new Int32Array(CANDIDATES);
     /** a layer's needed blocks, ascending (when they are not all among its candidates) */
     const neededList = new Int32Array(M);
+    /** blocks to demote or promote, in order, and (promoted) whether each was offloaded */
+    const moveList = new Int32Array(M);
+    const wasOff = new Uint8Array(M);
     // step at which a layer's offloaded blocks were all staged (then it attends all of them)
     const bulkAt = new Int32Array(L).fill(-1);
     let act: Actions | null = null;
@@ -352,13 +355,16 @@ export const oracle: PolicyDefinition<Options> = {
       }
       for (let i = dFrom; i < dTo; i++) nextOf[nx!.dropped[i]] = 0;
       // demoted, in Belady order: the resident blocks past the slots
-      for (let i = slots; i < zres; i++) demote(l, resB0[i]);
-      for (let i = restIn; i < nr; i++) if (ids[i] < M) demote(l, ids[i]);
+      demoteList(l, resB0, slots, zres);
+      let nm = 0;
+      for (let i = restIn; i < nr; i++) if (ids[i] < M) moveList[nm++] = ids[i];
+      demoteList(l, moveList, 0, nm);
       // promoted: the offloaded blocks within the slots (a needed one that cannot be is staged); staged:
       // the needed blocks past the slots left offloaded, in Belady order
-      let toStage = 0;
-      for (let i = 0; i < keptOff; i++) toStage = keep(cache, l, offB0[i], toStage);
-      for (let i = 0; i < restIn; i++) if (ids[i] >= M) toStage = keep(cache, l, ids[i] - M, toStage);
+      let toStage = promoteList(cache, l, offB0, keptOff, 0);
+      nm = 0;
+      for (let i = 0; i < restIn; i++) if (ids[i] >= M) moveList[nm++] = ids[i] - M;
+      toStage = promoteList(cache, l, moveList, nm, toStage);
       for (let i = slots; i < zres; i++) {
         const b = resB0[i];
         if (cache.tierOf(l, b) !== 0 && used[base + b] === 1) toStageList[toStage++] = b;
@@ -389,6 +395,53 @@ export const oracle: PolicyDefinition<Options> = {
           for (let i = 0; i < toStage; i++) act!.prefetch(l, toStageList[i]);
         }
       }
+    };
+    /** demote(l, list[i]) for i in [from, to), in that order (one call for each run the cache takes at once) */
+    const demoteList = (l: number, list: Int32Array, from: number, to: number): void => {
+      const a = act!;
+      if (a.demoteBlocks === undefined) {
+        for (let i = from; i < to; i++) demote(l, list[i]);
+        return;
+      }
+      for (let i = from; i < to; ) {
+        // (list[j] refused: passed over, as demote() would leave it)
+        const j = a.demoteBlocks(l, list, i, to, o.offload_tier, 16);
+        for (; i < j; i++) {
+          resCount[l]--;
+          rnnRemove(l, list[i]);
+        }
+        i = j + 1;
+      }
+    };
+    /** keep(cache, l, list[i], ...) for i in [0, count), in that order; the new end of toStageList */
+    const promoteList = (cache: PolicyView['cache'], l: number, list: Int32Array, count: number, toStage: number): number => {
+      const a = act!;
+      if (a.promoteBlocks === undefined) {
+        for (let i = 0; i < count; i++) toStage = keep(cache, l, list[i], toStage);
+        return toStage;
+      }
+      // the offloaded ones are those promote() is asked for (joining the resident list first, as
+      // promote() has them); the resident ones are passed over
+      for (let i = 0; i < count; i++) {
+        const off = cache.tierOf(l, list[i]) !== 0 ? 1 : 0;
+        wasOff[i] = off;
+        if (off === 1) addMaybe(l, list[i]);
+      }
+      const used = index!.usedNow;
+      for (let i = 0; i < count; ) {
+        const j = a.promoteBlocks(l, list, i, count);
+        for (; i < j; i++) {
+          if (wasOff[i] === 0) continue;
+          resCount[l]++;
+          if (used[l * M + list[i]] !== 1) rnnAdd(l, list[i]);
+        }
+        if (j < count) {
+          // refused: staged when needed
+          if (used[l * M + list[j]] === 1) toStageList[toStage++] = list[j];
+          i = j + 1;
+        }
+      }
+      return toStage;
     };
     /** Promote layer l's block b when offloaded; when that fails and it is needed, stage it: toStageList from `toStage` on, the new end returned. */
     const keep = (cache: PolicyView['cache'], l: number, b: number, toStage: number): number => {
