@@ -263,7 +263,7 @@ export class StepNeeds {
   private cutSortedTopK(s: TraceStep, n: number): void {
     const L = this.layers;
     const K = this.topK;
-    const { mark, negShare } = this;
+    const mark = this.mark;
     const rowSorted = this.sorted;
     const poolSorted = this.poolSorted;
     // per layer: the remainder share of an unlisted block, and the bound `scanTo` below which every
@@ -271,8 +271,9 @@ export class StepNeeds {
     if (this.uOf.length < L) {
       this.uOf = new Float64Array(L);
       this.scanTo = new Int32Array(L);
+      this.poolFrom = new Int32Array(L);
     }
-    const { uOf, scanTo } = this;
+    const { uOf, scanTo, poolFrom } = this;
     const sum = this.repeatedSum;
     let pp = 0;
     for (let l = 0; l < L; l++) {
@@ -317,11 +318,9 @@ export class StepNeeds {
       // key -x below v: x above -v (negation is exact)
       scanTo[l] = markCut(mark, base, n, idx, mass, u, -v, ties);
       if (this.pooled) {
-        for (let i = 0; i < k; i++) {
-          const x = -(total > 0 ? mass[i] / total : 0);
-          negShare[base + idx[i]] = x;
-          poolSorted[pp++] = x;
-        }
+        // (layer l's keys at poolFrom[l], in its listed blocks' order)
+        poolFrom[l] = pp;
+        for (let i = 0; i < k; i++) poolSorted[pp++] = -(total > 0 ? mass[i] / total : 0);
         this.groupKey[l] = -(total > 0 ? u / total : 0);
         this.groupCount[l] = n - k;
       }
@@ -334,7 +333,7 @@ export class StepNeeds {
       for (let l = 0; l < L; l++) {
         const base = l * n;
         const { idx } = s.layers[l] as LayerAttention & { idx: Uint32Array };
-        ties = markPooled(mark, negShare, base, n, idx, this.groupKey[l], v, ties, scanTo, l);
+        ties = markPooled(mark, poolSorted, poolFrom[l], base, n, idx, this.groupKey[l], v, ties, scanTo, l);
       }
     }
   }
@@ -383,8 +382,6 @@ export class StepNeeds {
       const member = new Uint8Array(L * cap);
       for (let l = 0; l < L; l++) member.set(this.member.subarray(l * this.cap, l * this.cap + this.cap), l * cap);
       this.member = member;
-      this.stamp = new Int32Array(L * cap);
-      this.stampNo = 0;
       this.cap = cap;
     }
     let listed = 0;
@@ -406,9 +403,8 @@ export class StepNeeds {
    */
   private diffSorted(s: TraceStep, n: number): void {
     const L = this.layers;
-    const { mark, scanTo, member, stamp, added, dropped, prevTo, prevIdx, prevIdxFrom, curIdx, curIdxFrom } = this;
+    const { mark, scanTo, member, added, dropped, prevTo, prevIdx, prevIdxFrom, curIdx, curIdxFrom } = this;
     const cap = this.cap;
-    const no = ++this.stampNo;
     const runsKept = this.prevSorted;
     const upTo = Math.max(n, this.prevN);
     let na = 0;
@@ -422,24 +418,18 @@ export class StepNeeds {
       const to = scanTo[l];
       this.addFrom[l] = na;
       this.dropFrom[l] = nd;
-      for (let i = 0; i < k; i++) stamp[mb + idx[i]] = no;
+      // the blocks the row lists carry LISTED in `member` until they are compared (their need: their
+      // mark); every other block's need is whether it lies below scanTo
+      for (let i = 0; i < k; i++) member[mb + idx[i]] |= LISTED;
       const a0 = na;
       const d0 = nd;
-      // block b's need now: its mark where the row lists it, else whether it lies below scanTo
       if (runsKept) {
         for (let i = prevIdxFrom[l]; i < prevIdxFrom[l + 1]; i++) {
           const b = prevIdx[i];
-          const now = stamp[mb + b] === no ? mark[base + b] : b < to ? 1 : 0;
-          if (now !== member[mb + b]) {
-            member[mb + b] = now;
-            if (now === 1) added[na++] = b;
-            else dropped[nd++] = b;
-          }
-        }
-        for (let i = 0; i < k; i++) {
-          const b = idx[i];
-          const now = mark[base + b];
-          if (now !== member[mb + b]) {
+          const was = member[mb + b];
+          if (was >= LISTED) continue;
+          const now = b < to ? 1 : 0;
+          if (now !== was) {
             member[mb + b] = now;
             if (now === 1) added[na++] = b;
             else dropped[nd++] = b;
@@ -448,9 +438,21 @@ export class StepNeeds {
         const from = prevTo[l] < to ? prevTo[l] : to;
         const end = prevTo[l] < to ? to : prevTo[l];
         for (let b = from; b < end; b++) {
-          const now = stamp[mb + b] === no ? mark[base + b] : b < to ? 1 : 0;
-          if (now !== member[mb + b]) {
+          const was = member[mb + b];
+          if (was >= LISTED) continue;
+          const now = b < to ? 1 : 0;
+          if (now !== was) {
             member[mb + b] = now;
+            if (now === 1) added[na++] = b;
+            else dropped[nd++] = b;
+          }
+        }
+        for (let i = 0; i < k; i++) {
+          const b = idx[i];
+          const now = mark[base + b];
+          const was = member[mb + b] & 1;
+          member[mb + b] = now;
+          if (now !== was) {
             if (now === 1) added[na++] = b;
             else dropped[nd++] = b;
           }
@@ -459,9 +461,11 @@ export class StepNeeds {
         sortAscending(dropped, d0, nd);
       } else {
         for (let b = 0; b < upTo; b++) {
-          const now = b >= n ? 0 : stamp[mb + b] === no ? mark[base + b] : b < to ? 1 : 0;
-          if (now !== member[mb + b]) {
-            member[mb + b] = now;
+          const m = member[mb + b];
+          const now = b >= n ? 0 : m >= LISTED ? mark[base + b] : b < to ? 1 : 0;
+          const was = m & 1;
+          if (m !== now) member[mb + b] = now;
+          if (now !== was) {
             if (now === 1) added[na++] = b;
             else dropped[nd++] = b;
           }
@@ -469,7 +473,8 @@ export class StepNeeds {
       }
       prevTo[l] = to;
       curIdxFrom[l] = pi;
-      for (let i = 0; i < k; i++) curIdx[pi++] = idx[i];
+      curIdx.set(idx, pi);
+      pi += k;
     }
     curIdxFrom[L] = pi;
     this.prevIdx = curIdx;
@@ -508,12 +513,9 @@ export class StepNeeds {
     this.prevSorted = false;
   }
 
-  /** per layer x block (stride cap): 1 where the step of the last changes() call needs the block */
+  /** per layer x block (stride cap): 1 where the step of the last changes() call needs the block (LISTED set only during diffSorted) */
   private member = new Uint8Array(0);
   private cap = 0;
-  /** per layer x block (stride cap): stampNo where the current step's row lists the block */
-  private stamp = new Int32Array(0);
-  private stampNo = 0;
   /** the last changes() call's step: its block count, whether its needs were cut from listed rows (then its rows' listed blocks and scanTo) */
   private prevN = 0;
   private prevSorted = true;
@@ -528,10 +530,14 @@ export class StepNeeds {
   private dropped = new Int32Array(0);
   private uOf = new Float64Array(0);
   private scanTo = new Int32Array(0);
+  private poolFrom = new Int32Array(0);
   private readonly weighted = new WeightedNth();
   /** the runs of a row's unlisted blocks added to its total (each block's share added in order) */
   private readonly repeatedSum = new RepeatedSum();
 }
+
+/** a bit of StepNeeds' member marks: the block is listed by the row being compared */
+const LISTED = 2;
 
 /** a[from, to) in ascending order (insertion sort when few: a union of up to three ascending runs of changes) */
 function sortAscending(a: Int32Array, from: number, to: number): void {
@@ -794,18 +800,18 @@ function markCut(mark: Uint8Array, base: number, n: number, idx: Uint32Array, ma
 }
 
 /**
- * One layer's part of the pooled cut over keys x (listed: negShare[base + idx[i]]; every other block:
+ * One layer's part of the pooled cut over keys x (listed: keys[at + i] for block idx[i]; every other block:
  * gkey): mark the listed blocks with x < v, and take blocks with x === v while `ties` last (block
  * order). Raises scanTo[l] to the bound below which every unlisted block is taken (they are counted,
  * not marked); returns the ties left.
  */
-function markPooled(mark: Uint8Array, negShare: Float64Array, base: number, n: number, idx: Uint32Array, gkey: number, v: number, ties: number, scanTo: Int32Array, l: number): number {
+function markPooled(mark: Uint8Array, keys: Float64Array, at: number, base: number, n: number, idx: Uint32Array, gkey: number, v: number, ties: number, scanTo: Int32Array, l: number): number {
   const k = idx.length;
   let i = 0;
   if (gkey < v) {
     // every unlisted block is below the cut; ties can only be listed
     for (; i < k; i++) {
-      const x = negShare[base + idx[i]];
+      const x = keys[at + i];
       if (x < v) mark[base + idx[i]] = 1;
       else if (x === v && ties > 0) {
         mark[base + idx[i]] = 1;
@@ -828,7 +834,7 @@ function markPooled(mark: Uint8Array, negShare: Float64Array, base: number, n: n
       ties -= nb - b;
       b = nb;
       if (i < k) {
-        const x = negShare[base + nb];
+        const x = keys[at + i];
         i++;
         if (x < v) mark[base + nb] = 1;
         else if (x === v) {
@@ -842,7 +848,7 @@ function markPooled(mark: Uint8Array, negShare: Float64Array, base: number, n: n
   }
   // the rest: only listed blocks can be below the cut (or tie with it while ties last)
   for (; i < k; i++) {
-    const x = negShare[base + idx[i]];
+    const x = keys[at + i];
     if (x < v) mark[base + idx[i]] = 1;
     else if (x === v && ties > 0) {
       mark[base + idx[i]] = 1;
