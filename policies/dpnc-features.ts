@@ -96,8 +96,9 @@ export class KeyNormBins {
   readonly below: Float64Array;
   readonly above: Float64Array;
 
-  constructor(private readonly bin: (v: number) => number, bins: number) {
-    const exact = (z: number) => bin(keyNormFeature(z));
+  /** `binner.bin(v)`: the bin of a feature value v (an object, so that its call site sees one method for every instance) */
+  constructor(private readonly binner: { bin(v: number): number }, bins: number) {
+    const exact = (z: number) => binner.bin(keyNormFeature(z));
     // edges[k - 1]: the least z found with bin >= k, k = 1 .. bins − 1 (bins past a z of ±40 stay empty: 0 / bins − 1 there)
     this.edges = new Float64Array(Math.max(0, bins - 1));
     for (let k = 1; k < bins; k++) {
@@ -123,7 +124,7 @@ export class KeyNormBins {
     let k = 0;
     while (k < e.length && e[k] <= z) k++;
     // the nearest edges on either side (z between edges[k − 1] and edges[k]): too close -> exact
-    if ((k > 0 && z - e[k - 1] < KeyNormBins.GUARD) || (k < e.length && e[k] - z < KeyNormBins.GUARD) || !(z > -40 && z < 40)) return this.bin(keyNormFeature(z));
+    if ((k > 0 && z - e[k - 1] < KeyNormBins.GUARD) || (k < e.length && e[k] - z < KeyNormBins.GUARD) || !(z > -40 && z < 40)) return this.binner.bin(keyNormFeature(z));
     return k;
   }
 
@@ -132,7 +133,7 @@ export class KeyNormBins {
     const e = this.edges;
     // k is the count of edges at or below z (the edges rise), as of() counts them
     if (!((k === 0 || e[k - 1] <= z) && (k === e.length || e[k] > z))) return this.of(z);
-    if ((k > 0 && z - e[k - 1] < KeyNormBins.GUARD) || (k < e.length && e[k] - z < KeyNormBins.GUARD) || !(z > -40 && z < 40)) return this.bin(keyNormFeature(z));
+    if ((k > 0 && z - e[k - 1] < KeyNormBins.GUARD) || (k < e.length && e[k] - z < KeyNormBins.GUARD) || !(z > -40 && z < 40)) return this.binner.bin(keyNormFeature(z));
     return k;
   }
 }

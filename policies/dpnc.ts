@@ -265,7 +265,7 @@ function makeState(o: Options, setup: PolicySetup) {
   const nsCreated = new Int32Array(L).fill(-1);
   const nsLive = new Int32Array(L).fill(-1);
   const normsChanged = new Uint8Array(L).fill(1);
-  const keyNormBins = new KeyNormBins((v) => tree.bin(v), tree.bins);
+  const keyNormBins = new KeyNormBins(tree, tree.bins);
   const layerBin = Array.from({ length: L }, (_, l) => tree.bin(layerFeature(l, L)));
   const tierBin = Array.from({ length: T }, (_, tier) => tree.bin(tierFeature(tier, T)));
   const neverBin = tree.bin(recencyFeature(Infinity));
@@ -392,8 +392,9 @@ function makeState(o: Options, setup: PolicySetup) {
   let dT = 0;
   let dTick = 0;
   let dVer = 0;
-  let dMean = 0;
-  let dSd = 0;
+  // (the fractional values a pass sets: NaN until the first, so that their fields hold doubles from the start)
+  let dMean = Number.NaN;
+  let dSd = Number.NaN;
   let dPrevOk = false;
 
   // the decision being taken by manage() (its layer, step, view and actions, HBM budget and incoming
@@ -406,7 +407,8 @@ function makeState(o: Options, setup: PolicySetup) {
   let mK = 0;
   let mIncoming = 0;
   let mWarm = false;
-  let mMx = 1;
+  // (NaN until manage() sets it: a double from the start)
+  let mMx = Number.NaN;
   let mResidents = 0;
   let mScored = true;
   let mFast = false;
@@ -425,8 +427,9 @@ function makeState(o: Options, setup: PolicySetup) {
   let bK = 0;
   let bOver = 0;
   let bBudget = 0;
-  const dueValuation: TierValuation = { t: 0, mx: 1, score: scoreOf[0], raw: rawOf[0], due: { ageSteps: o.age_steps, lowImportance: o.low_importance } };
-  const allValuation: TierValuation = { t: 0, mx: 1, score: scoreOf[0], raw: rawOf[0], due: null };
+  // (mx: NaN until backingTiers() sets it, a double from the start)
+  const dueValuation: TierValuation = { t: 0, mx: Number.NaN, score: scoreOf[0], raw: rawOf[0], due: { ageSteps: o.age_steps, lowImportance: o.low_importance } };
+  const allValuation: TierValuation = { t: 0, mx: Number.NaN, score: scoreOf[0], raw: rawOf[0], due: null };
   return {
     o,
     setup,
@@ -575,7 +578,6 @@ function makeState(o: Options, setup: PolicySetup) {
     bBudget,
     dueValuation,
     allValuation,
-    yesProbCb: null as unknown as (p: number) => boolean,
     giveUnlessPredictedCb: null as unknown as (b: number) => boolean,
     giveCb: null as unknown as (b: number) => boolean,
     pageInCandidateCb: null as unknown as (b: number) => boolean,
@@ -742,7 +744,6 @@ class State {
     this.bBudget = f.bBudget;
     this.dueValuation = f.dueValuation;
     this.allValuation = f.allValuation;
-    this.yesProbCb = f.yesProbCb;
     this.giveUnlessPredictedCb = f.giveUnlessPredictedCb;
     this.giveCb = f.giveCb;
     this.pageInCandidateCb = f.pageInCandidateCb;
@@ -791,10 +792,6 @@ function syncMembers(D: State, cache: PolicyView['cache'], l: number) {
     for (let b = 0; b < created; b++) member(D, l, b, cache.tierOf(l, b));
     return;
   }
-}
-
-function yesProb(D: State, p: number) {
-  return p > D.o.predict_threshold;
 }
 
 /**
@@ -1310,7 +1307,7 @@ function manage(D: State, v: PolicyView, act: Actions, l: number, incoming: numb
       writeLate(D, l, null);
       D.lateStep[l] = NEVER;
     }
-    fast = candsNow && !(audited && D.audit.isListing(l, t)) && !(warm && D.tree.reaches(0, D.staleBin, D.yesProbCb));
+    fast = candsNow && !(audited && D.audit.isListing(l, t)) && !(warm && D.tree.reachesAbove(0, D.staleBin, D.o.predict_threshold));
     if (fast) mx = describeFast(D, cache, l, t, nBlocksThen, created, warm, audited);
     else {
       D.dTick = ++D.clock;
@@ -1689,6 +1686,10 @@ function observePages(D: State, obs: Observation): void {
   const tierBins = D.tierBin;
   const normBelow = D.keyNormBins.below;
   const normAbove = D.keyNormBins.above;
+  const tree = D.tree;
+  const keyNormBins = D.keyNormBins;
+  const neverBin = D.neverBin;
+  const farBin = D.farBin;
   for (let a = 0; a < nAtt; a++) {
     const b = attendedList[a];
     const i = base + b;
@@ -1698,8 +1699,8 @@ function observePages(D: State, obs: Observation): void {
     let used = uUsed;
     if (dense || marks[b] === 1) {
       const rel = max > 0 ? mass[b] / max : 0;
-      near = D.tree.bin(nearFeature(rel));
-      last = D.tree.bin(massFeature(rel));
+      near = tree.bin(nearFeature(rel));
+      last = tree.bin(massFeature(rel));
       used = needed(mass[b], n, useFactor);
     }
     nearNow[b] = near;
@@ -1710,19 +1711,19 @@ function observePages(D: State, obs: Observation): void {
       if ((trainAll || tier > 0) && (sampleAll || sampleDraw(row, b) < keepBelow)) {
         // its feature bins at the layer's last decision pass (its own history is as it was then)
         // (trainBins[8 samples .. 8 samples + 8), as two words)
-        let recency = D.neverBin;
+        let recency = neverBin;
         if (lu !== NEVER) {
           const r = stepThen - lu;
-          recency = r >= 0 ? (r < recencies ? recencyBins[r] : D.farBin) : D.tree.bin(recFeature(r));
+          recency = r >= 0 ? (r < recencies ? recencyBins[r] : farBin) : tree.bin(recFeature(r));
         }
         if (normVerOf[i] !== ver) {
           // (ofNear(z, k), its answer when z is well inside bin k taken here)
           const z = sd > 0 ? (normsThen[b] - mean) / sd : 0;
           const k = normBinOf[i];
-          if (!(z - normBelow[k] >= NORM_GUARD && normAbove[k] - z >= NORM_GUARD && z > -40 && z < 40)) normBinOf[i] = D.keyNormBins.ofNear(z, k);
+          if (!(z - normBelow[k] >= NORM_GUARD && normAbove[k] - z >= NORM_GUARD && z > -40 && z < 40)) normBinOf[i] = keyNormBins.ofNear(z, k);
           normVerOf[i] = ver;
         }
-        const position = posThen ? posBinOf[b] : D.tree.bin(positionFeature(b, blocksThen));
+        const position = posThen ? posBinOf[b] : tree.bin(positionFeature(b, blocksThen));
         sampleWords[2 * samples] = fourBytes(recency, freqBinOf[i], massBinOf[i], normBinOf[i]);
         sampleWords[2 * samples + 1] = fourBytes(position, lb, tierBins[tier], nearThen[b]);
         sampleLabels[samples++] = used ? 1 : 0;
@@ -1740,7 +1741,7 @@ function observePages(D: State, obs: Observation): void {
       if (memTierOf[i] > 0) toRecent(D, l, b);
     }
     // its frequency bin: kept while the frequency stays strictly inside it, else computed
-    if (!freqHolds(freqBinOf[i], count, attendances, bins)) freqBinOf[i] = D.tree.bin(freqFeature(count, attendances));
+    if (!freqHolds(freqBinOf[i], count, attendances, bins)) freqBinOf[i] = tree.bin(freqFeature(count, attendances));
   }
   if (!dense) for (let k = 0; k < obs.idx!.length; k++) D.listedMark[obs.idx![k]] = 0;
   if (samples > 0) D.tree.learnBinsMany(D.trainBins, samples, D.trainLabels);
@@ -1749,7 +1750,6 @@ function observePages(D: State, obs: Observation): void {
 /** a dpnc instance: its state, the callbacks its visits are given, and the policy */
 function build(o: Options, setup: PolicySetup) {
   const D = new State(makeState(o, setup));
-  D.yesProbCb = (p: number) => yesProb(D, p);
   D.giveUnlessPredictedCb = (b: number) => giveUnlessPredicted(D, b);
   D.giveCb = (b: number) => give(D, b);
   D.pageInCandidateCb = (b: number) => pageInCandidate(D, b);

@@ -176,8 +176,8 @@ export class HoeffdingTree {
     order: Int32Array;
     edgeOrder: Int32Array;
   };
-  /** the second gain of the last bestSplits() */
-  private secondGain = -1;
+  /** the second gain of the last bestSplits() (NaN before the first: its field holds doubles from the start) */
+  private secondGain = Number.NaN;
 
   constructor(o: HoeffdingOptions) {
     this.features = o.features;
@@ -314,20 +314,20 @@ export class HoeffdingTree {
   }
 
   /**
-   * Whether a leaf whose probability passes `yes` is reached by some sample with feature f in bin v
-   * (the other features in any bins).
+   * Whether a leaf whose probability is above `threshold` is reached by some sample with feature f in
+   * bin v (the other features in any bins).
    */
-  reaches(f: number, v: number, yes: (p: number) => boolean): boolean {
-    return this.reachesFrom(0, f, v, yes);
+  reachesAbove(f: number, v: number, threshold: number): boolean {
+    return this.reachesAboveFrom(0, f, v, threshold);
   }
 
-  private reachesFrom(node: number, f: number, v: number, yes: (p: number) => boolean): boolean {
+  private reachesAboveFrom(node: number, f: number, v: number, threshold: number): boolean {
     const nf = this.feat[node];
-    if (nf < 0) return yes((this.leafPos[node] + 1) / (this.leafN[node] + 2));
+    if (nf < 0) return (this.leafPos[node] + 1) / (this.leafN[node] + 2) > threshold;
     const left = this.kids[2 * node];
     const right = this.kids[2 * node + 1];
-    if (nf === f) return this.reachesFrom(v <= this.edge[node] ? left : right, f, v, yes);
-    return this.reachesFrom(left, f, v, yes) || this.reachesFrom(right, f, v, yes);
+    if (nf === f) return this.reachesAboveFrom(v <= this.edge[node] ? left : right, f, v, threshold);
+    return this.reachesAboveFrom(left, f, v, threshold) || this.reachesAboveFrom(right, f, v, threshold);
   }
 
   predict(x: ArrayLike<number>): boolean {

@@ -123,7 +123,7 @@ describe('dpnc features of one page', () => {
     const rng = seedrandom('key-norm-bins');
     for (const bins of [2, 3, 7, 16, 100]) {
       const bin = (v: number) => Math.min(bins - 1, Math.max(0, Math.floor(v * bins)));
-      const kb = new KeyNormBins(bin, bins);
+      const kb = new KeyNormBins({ bin }, bins);
       const zs = [0, -0, 1e-300, -1e-300, 39.9, -39.9, 40, -40, 1e9, -1e9, Infinity, -Infinity];
       for (let i = 0; i < 5000; i++) zs.push((rng() - 0.5) * 20);
       // around each bin edge of the logistic (z = ln(k / (bins − k))): within a few ulps, and a little wider

@@ -191,6 +191,40 @@ describe('Hoeffding tree split decision, by hand', () => {
   });
 });
 
+describe('Hoeffding tree: reachesAbove', () => {
+  it('answers whether some sample with feature f in bin v reaches a leaf above the threshold (every sample enumerated)', () => {
+    const F = 3;
+    const B = 4;
+    const rng = seedrandom('reaches-above');
+    const tree = new HoeffdingTree({ features: F, bins: B, grace: 30, tau: 0.2 });
+    const x = new Uint8Array(F);
+    for (let j = 0; j < 20000; j++) {
+      for (let f = 0; f < F; f++) x[f] = Math.floor(rng() * B);
+      tree.learnBins(x, 0, rng() < (x[0] < 2 ? (x[1] === 3 ? 0.9 : 0.6) : x[2] > 1 ? 0.45 : 0.05));
+    }
+    expect(tree.structure().length).toBeGreaterThan(1);
+    let yes = 0;
+    let no = 0;
+    for (const threshold of [0, 0.05, 0.3, 0.5, 0.55, 0.7, 0.95, 1]) {
+      for (let f = 0; f < F; f++) {
+        for (let v = 0; v < B; v++) {
+          let any = false;
+          for (let k = 0; k < B ** F; k++) {
+            for (let g = 0, r = k; g < F; g++, r = Math.floor(r / B)) x[g] = r % B;
+            if (x[f] !== v) continue;
+            if (tree.probabilityOfBins(x, 0) > threshold) any = true;
+          }
+          expect(tree.reachesAbove(f, v, threshold)).toBe(any);
+          if (any) yes++;
+          else no++;
+        }
+      }
+    }
+    expect(yes).toBeGreaterThan(0);
+    expect(no).toBeGreaterThan(0);
+  });
+});
+
 describe('Hoeffding tree: split checks skipped by the gain bound', () => {
   /** n·I of a 2x2 table (class y, side s), in bits */
   const nI = (t: number[][]) => {
