@@ -14,7 +14,7 @@
  */
 import type { LayerAttention, TraceStep } from '../traces/format.js';
 import { denseMass } from './dense-mass.js';
-import { selectBottomKKeyed } from './quickselect.js';
+import { selectBottomKKeyed, sortAscending } from './quickselect.js';
 import type { UseChanges } from './next-use-index.js';
 import { RepeatedSum } from './repeated-sum.js';
 
@@ -538,23 +538,6 @@ export class StepNeeds {
 
 /** a bit of StepNeeds' member marks: the block is listed by the row being compared */
 const LISTED = 2;
-
-/** a[from, to) in ascending order (insertion sort when few: a union of up to three ascending runs of changes) */
-function sortAscending(a: Int32Array, from: number, to: number): void {
-  if (to - from > 32) {
-    a.subarray(from, to).sort();
-    return;
-  }
-  for (let i = from + 1; i < to; i++) {
-    const x = a[i];
-    let j = i;
-    while (j > from && a[j - 1] > x) {
-      a[j] = a[j - 1];
-      j--;
-    }
-    a[j] = x;
-  }
-}
 
 /**
  * The N-th smallest key (1-based) of a multiset: `sorted[0..p)` ascending, one each, and `gk[0..groups)`

@@ -29,6 +29,7 @@
 import { checkLowerTier } from './lower-tier.js';
 import { NextUseIndex } from './next-use-index.js';
 import { StepNeeds } from './oracle-needs.js';
+import { sortAscending } from './quickselect.js';
 import type { Actions, PolicyDefinition, PolicyView } from './policy.js';
 
 interface Options extends Record<string, unknown> {
@@ -531,20 +532,3 @@ export const oracle: PolicyDefinition<Options> = {
     };
   },
 };
-
-/** a[from, to) in ascending order (insertion sort when few, as here they mostly are) */
-function sortAscending(a: Int32Array, from: number, to: number): void {
-  if (to - from > 32) {
-    a.subarray(from, to).sort();
-    return;
-  }
-  for (let i = from + 1; i < to; i++) {
-    const x = a[i];
-    let j = i;
-    while (j > from && a[j - 1] > x) {
-      a[j] = a[j - 1];
-      j--;
-    }
-    a[j] = x;
-  }
-}

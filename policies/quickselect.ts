@@ -121,3 +121,20 @@ function floydRivest(ids: Int32Array, keys: Float64Array, k: number, left: numbe
     if (k <= j) right = j - 1;
   }
 }
+
+/** a[from, to) in ascending order: insertion sort for 32 entries or fewer (lists that are short or nearly sorted), else the typed array's sort */
+export function sortAscending(a: Int32Array, from: number, to: number): void {
+  if (to - from > 32) {
+    a.subarray(from, to).sort();
+    return;
+  }
+  for (let i = from + 1; i < to; i++) {
+    const x = a[i];
+    let j = i;
+    while (j > from && a[j - 1] > x) {
+      a[j] = a[j - 1];
+      j--;
+    }
+    a[j] = x;
+  }
+}

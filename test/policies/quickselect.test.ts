@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
-import { selectAt, selectBottomK, selectBottomKKeyed, selectBottomKSet } from '../../policies/quickselect.js';
+import { selectAt, selectBottomK, selectBottomKKeyed, selectBottomKSet, sortAscending } from '../../policies/quickselect.js';
 
 /** the k smallest (key, id) pairs by a full sort: the reference */
 function bottomKBySort(ids: number[], key: (id: number) => number, k: number): number[] {
@@ -100,5 +100,22 @@ describe('bottom-k selection', () => {
       expect([...ids.subarray(0, left), ...ids.subarray(right + 1)]).toEqual(outside);
     }
     expect(() => selectAt(new Int32Array(3), new Float64Array(3), 3, 0, 2)).toThrow(/outside/);
+  });
+});
+
+describe('sortAscending', () => {
+  it('sorts a[from, to) as Array.prototype.sort does, on both sides of its 32-entry switch, and leaves the rest', () => {
+    let x = 7;
+    const rnd = (n: number) => {
+      x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+      return x % n;
+    };
+    for (const len of [0, 1, 2, 5, 31, 32, 33, 64, 200]) {
+      const a = Int32Array.from({ length: len + 6 }, () => rnd(50) - 10);
+      const before = Array.from(a);
+      sortAscending(a, 3, 3 + len);
+      expect(Array.from(a.subarray(3, 3 + len))).toEqual(before.slice(3, 3 + len).sort((p, q) => p - q));
+      expect([...a.subarray(0, 3), ...a.subarray(3 + len)]).toEqual([...before.slice(0, 3), ...before.slice(3 + len)]);
+    }
   });
 });
