@@ -7,6 +7,8 @@
 // and every listed table; ROUNDS rounds (default 2), cases alternated, each the median of 10 gated trials.
 // VARIANTS=1 adds, per listed table: its FP16, INT4 and INT3 blocks made INT2 ('two precisions'), its
 // blocks in a seeded random order ('shuffled') and in precision order ('sorted': one run per precision).
+// SYNTH=1 adds, per context, INT2 tables with INT8 runs of r blocks (r = 1, 2, 3, 4, 8, 16) spread evenly at
+// INT8 shares of 1/6 and 1/2 ('int8 share S in runs of r').
 //   node perf/device/table-mix.mjs DIST TABLES     (KVTIER_HIL_ADDON names the addon)
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -44,6 +46,14 @@ try {
       cases.push({ label: `${t.cell} layer ${t.layer} shuffled`, precisionOf: (i) => CODE[Number(shuffled[i])] });
       const sorted = [...t.codes].sort();
       cases.push({ label: `${t.cell} layer ${t.layer} sorted`, precisionOf: (i) => CODE[Number(sorted[i])] });
+    }
+    if (process.env.SYNTH === '1') {
+      for (const share of [1 / 6, 1 / 2]) {
+        for (const r of [1, 2, 3, 4, 8, 16]) {
+          const period = Math.round(r / share);
+          cases.push({ label: `int8 share ${share.toFixed(3)} in runs of ${r}`, precisionOf: (i) => (i % period < r ? 'int8' : 'int2') });
+        }
+      }
     }
     const us = new Map(cases.map((c) => [c.label, []]));
     for (let r = 0; r < rounds; r++) {
