@@ -6,6 +6,7 @@
  * back to the generic roofline.
  */
 import { type AttentionKernel, type GpuSpec, MIXED_SPARSE_CHANGE_SHARE } from './hardware/profile.js';
+import { BITS } from './kv-cache.js';
 
 export function kernelTimeUs(gpu: GpuSpec, bytes: number, flops: number): number {
   const memory = bytes / (gpu.hbm_bandwidth_GBps * 1e3);
@@ -109,8 +110,8 @@ export function mixedChangeUs(k: NonNullable<GpuSpec['attention_kernels']>, toke
   return full * Math.min(1, share / saturation);
 }
 
-/** kv-cache BITS order (16, 8, 4, 2, 3): the indices of the quantized precisions */
-const QUANTIZED_BITS_AT = [1, 2, 3, 4];
+/** the indices in kv-cache BITS order of the quantized precisions (every width below 16 bits) */
+const QUANTIZED_BITS_AT = BITS.flatMap((b, i) => (b < 16 ? [i] : []));
 
 /**
  * The per-block table kernel's time beyond its make-up and its changes for each quantized precision
