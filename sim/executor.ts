@@ -56,10 +56,11 @@ export interface LayerWork {
   /** the attention kernel for the attended blocks' precisions (one precision throughout, or 'mixed') */
   kernel: AttentionKernel;
   /**
-   * with the 'mixed' kernel: the share of the layer's consecutive live blocks whose precisions differ
-   * (0..1; the per-block kernel slows down with precision changes along its table); 0 otherwise
+   * with the 'mixed' kernel: the share of the layer's 8-block windows of live blocks that hold more
+   * than one precision (0..1, KVCache.mixedWindowShare; the per-block kernel slows down with them); 0
+   * otherwise
    */
-  changeShare: number;
+  mixedShare: number;
   /**
    * with the 'mixed' kernel: the attended blocks per precision, in kv-cache BITS order (16, 8, 4, 2, 3)
    * (a view, valid during the call); absent: the table kernel is priced by its 'mixed' curve alone
@@ -80,6 +81,8 @@ export interface StepTiming {
 
 export interface Executor<Handle = unknown> {
   readonly kind: 'sim' | 'hil';
+  /** whether layer() prices the table kernel by LayerWork.mixedShare (the driver computes it only then) */
+  readonly usesMixedShare?: boolean;
   beginStep(step: number, contextTokens: number): void;
   /** move resident blocks between tiers / precisions on the memory streams */
   move(batch: MoveBatch): Handle;

@@ -19,6 +19,15 @@ export const BITS_DESCENDING: readonly Bits[] = [16, 8, 4, 3, 2];
 
 const BITS_INDEX = [-1, -1, 3, 4, 2, -1, -1, -1, 1, -1, -1, -1, -1, -1, -1, -1, 0];
 
+/**
+ * The windows of mixedWindowShare: MIXED_WINDOW_BLOCKS consecutive live blocks, one starting every
+ * MIXED_WINDOW_STEP live blocks (the per-block attention kernel's four warps take four consecutive
+ * 16-token chunks at a time; measured on the kernel alone, its slowdown from mixed precisions follows
+ * the share of such 8-block windows that hold more than one precision, not the share of changing pairs).
+ */
+export const MIXED_WINDOW_BLOCKS = 8;
+export const MIXED_WINDOW_STEP = 4;
+
 /** true for a precision a block can have (BITS) */
 export const isCacheBits = (bits: number): boolean => bits >= 0 && bits <= 16 && (BITS_INDEX[bits] ?? -1) >= 0;
 
@@ -67,6 +76,11 @@ export class KVCache {
   private readonly changeCount: Int32Array;
   /** per layer: changes of its blocks so far (creations, moves, drops; see changesOf) */
   private readonly editCount: Float64Array;
+  /** per layer: mixedWindowShare as last computed, and changesOf when it was (NaN: not yet) */
+  private readonly windowShare: Float64Array;
+  private readonly windowShareAt: Float64Array;
+  /** mixedWindowShare's scratch: the positions among the live blocks where the bits change */
+  private changeAt: Int32Array | null = null;
   /** bytes of one full block per layer at each precision (index as BITS) */
   readonly blockBytes: number[];
 
@@ -100,6 +114,8 @@ export class KVCache {
     this.runCount = new Int32Array(layers * tiers.length);
     this.changeCount = new Int32Array(layers);
     this.editCount = new Float64Array(layers);
+    this.windowShare = new Float64Array(layers);
+    this.windowShareAt = new Float64Array(layers).fill(Number.NaN);
     this.blockBytes = BITS.map((b) => kvBytes(model, blockSize, b, groupSize));
   }
 
@@ -394,6 +410,52 @@ export class KVCache {
    */
   precisionChanges(layer: number): number {
     return this.changeCount[layer];
+  }
+
+  /**
+   * The share (0..1) of a layer's windows of MIXED_WINDOW_BLOCKS consecutive live blocks, one starting
+   * at every MIXED_WINDOW_STEP-th live block, that hold more than one precision. Live blocks are taken
+   * in block order with the dropped ones left out, as the attention's block table lists them. Windows
+   * start at 0, step, 2 step, ... while the start is more than one step before the last block (at 0
+   * alone with at most `step` live blocks) and end at the last block, so every block is in one; fewer
+   * than two live blocks: 0. Recomputed only when the layer's blocks changed since (changesOf).
+   */
+  mixedWindowShare(layer: number): number {
+    const at = this.editCount[layer];
+    if (this.windowShareAt[layer] === at) return this.windowShare[layer];
+    const M = this.maxBlocks;
+    const base = layer * M;
+    const end = base + this.created[layer];
+    if (!this.changeAt) this.changeAt = new Int32Array(M);
+    const changes = this.changeAt;
+    let n = 0;
+    let k = 0;
+    let prev = -1;
+    for (let i = base; i < end; i++) {
+      if (this.liveMask[i] === 0) continue;
+      const b = this.bits[i];
+      if (n > 0 && b !== prev) changes[k++] = n;
+      prev = b;
+      n++;
+    }
+    let share = 0;
+    if (n >= 2) {
+      const W = MIXED_WINDOW_BLOCKS;
+      const S = MIXED_WINDOW_STEP;
+      let windows = 0;
+      let mixed = 0;
+      let c = 0;
+      for (let s = 0; s === 0 || s + S < n; s += S) {
+        windows++;
+        // a change at position p (bits of p differ from p - 1) mixes the windows with s < p < s + W
+        while (c < k && changes[c] <= s) c++;
+        if (c < k && changes[c] < Math.min(s + W, n)) mixed++;
+      }
+      share = mixed / windows;
+    }
+    this.windowShare[layer] = share;
+    this.windowShareAt[layer] = at;
+    return share;
   }
 
   /** Adds `sign` to the layer's change count when blocks b - 1 and b are both live at different bits. */

@@ -217,6 +217,9 @@ export class ReplayDriver<H> implements Actions {
   private readonly stageBatch: MoveBatch = { layer: 0, reason: 'prefetch', fromTier: 0, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
   private readonly oneBlock: number[] = [0];
 
+  /** whether the executor prices LayerWork.mixedShare */
+  private readonly mixedShare: boolean;
+
   constructor(
     readonly header: TraceHeader,
     readonly cache: KVCache,
@@ -227,6 +230,7 @@ export class ReplayDriver<H> implements Actions {
     readonly prefillCapacityBytes = cache.capacity[0],
   ) {
     this.L = header.layers;
+    this.mixedShare = executor.usesMixedShare === true;
     this.G = header.kv_groups;
     this.M = cache.maxBlocks;
     this.B = header.block_size;
@@ -295,7 +299,7 @@ export class ReplayDriver<H> implements Actions {
       attendedMask: this.masks[0],
       attendedCount: 0,
       kernel: 'fp16',
-      changeShare: 0,
+      mixedShare: 0,
       blocksByBits: this.attendedBits,
     };
     this.skippedBits = new Int32Array(BITS.length);
@@ -1224,7 +1228,7 @@ export class ReplayDriver<H> implements Actions {
     w.attendedMask = mask;
     w.attendedCount = live;
     w.kernel = this.kernelOf(l, false);
-    w.changeShare = w.kernel === 'mixed' ? this.changeShare(l) : 0;
+    w.mixedShare = w.kernel === 'mixed' && this.mixedShare ? this.cache.mixedWindowShare(l) : 0;
     return w;
   }
 
@@ -1311,7 +1315,7 @@ export class ReplayDriver<H> implements Actions {
     w.attendedMask = this.attendedView;
     w.attendedCount = live;
     w.kernel = this.kernelOf(l, skippedCount !== 0);
-    w.changeShare = w.kernel === 'mixed' ? this.changeShare(l) : 0;
+    w.mixedShare = w.kernel === 'mixed' && this.mixedShare ? this.cache.mixedWindowShare(l) : 0;
     return w;
   }
 
@@ -1411,7 +1415,7 @@ export class ReplayDriver<H> implements Actions {
     w.attendedMask = this.attendedView;
     w.attendedCount = live;
     w.kernel = this.kernelOf(l, skippedCount !== 0);
-    w.changeShare = w.kernel === 'mixed' ? this.changeShare(l) : 0;
+    w.mixedShare = w.kernel === 'mixed' && this.mixedShare ? this.cache.mixedWindowShare(l) : 0;
     return w;
   }
 
@@ -1487,7 +1491,7 @@ export class ReplayDriver<H> implements Actions {
     w.attendedMask = this.keptViews[l];
     w.attendedCount = live;
     w.kernel = this.kernelOf(l, skippedCount !== 0);
-    w.changeShare = w.kernel === 'mixed' ? this.changeShare(l) : 0;
+    w.mixedShare = w.kernel === 'mixed' && this.mixedShare ? this.cache.mixedWindowShare(l) : 0;
     return w;
   }
 
@@ -1710,12 +1714,6 @@ export class ReplayDriver<H> implements Actions {
     }
     if (kinds > 1) return 'mixed';
     return only < 0 ? 'fp16' : (KERNEL_OF_BITS[BITS[only]] ?? 'mixed');
-  }
-
-  /** the share of a layer's consecutive live blocks at different precisions (0..1) */
-  private changeShare(l: number): number {
-    const pairs = this.cache.live(l) - 1;
-    return pairs > 0 ? Math.min(1, this.cache.precisionChanges(l) / pairs) : 0;
   }
 
   /** layer * M + block for a live block (the blocks checkLive passes), else -1 */

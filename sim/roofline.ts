@@ -5,7 +5,7 @@
  * at short contexts and reads KV slower per byte than a GEMV streams weights); absent fields fall
  * back to the generic roofline.
  */
-import { type AttentionKernel, type GpuSpec, MIXED_SPARSE_CHANGE_SHARE } from './hardware/profile.js';
+import { type AttentionKernel, type GpuSpec } from './hardware/profile.js';
 import { BITS } from './kv-cache.js';
 
 export function kernelTimeUs(gpu: GpuSpec, bytes: number, flops: number): number {
@@ -29,11 +29,11 @@ export function linearTimeUs(gpu: GpuSpec, bytes: number, flops: number): number
  * kernel the executor dispatches for the layer's precisions: with gpu.attention_kernels measured, a
  * non-FP16 kernel adds its measured difference to the FP16 kernel at the same context. The per-block
  * table kernel ('mixed') is priced by its table's make-up where `blocksByBits` is given
- * (tableKernelUs), else by its 'mixed' curve, plus its slowdown from precision changes along the table
- * (mixedChangeUs) for `changeShare` of the consecutive blocks at different precisions, plus its
+ * (tableKernelUs), else by its 'mixed' curve, plus its slowdown from mixed precisions along the table
+ * (mixedChangeUs) for `mixedShare` of its 8-block windows holding more than one precision, plus its
  * slowdown from quantized precisions beyond two in the table (mixedKindsUs).
  */
-export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number, kernel: AttentionKernel = 'fp16', changeShare = 0, blocksByBits?: ArrayLike<number>): number {
+export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number, kernel: AttentionKernel = 'fp16', mixedShare = 0, blocksByBits?: ArrayLike<number>): number {
   const c = gpu.attention_curve;
   if (c && c.length >= 2) {
     const us = interpolate(c, tokens);
@@ -46,7 +46,7 @@ export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flo
       const table = tableKernelUs(k, tokens, blocksByBits);
       if (table !== undefined) extra = table - interpolate(fp16, tokens);
     }
-    if (kernel === 'mixed' && changeShare > 0 && k) extra += mixedChangeUs(k, tokens, changeShare);
+    if (kernel === 'mixed' && mixedShare > 0 && k) extra += mixedChangeUs(k, tokens, mixedShare);
     if (kernel === 'mixed' && k && blocksByBits) extra += mixedKindsUs(k, tokens, blocksByBits);
     return Math.max(us + extra, floor);
   }
@@ -82,15 +82,12 @@ export function tableKernelUs(k: NonNullable<GpuSpec['attention_kernels']>, toke
 }
 
 /**
- * The per-block table kernel's time beyond its make-up's (tableKernelUs) when `share` of consecutive
- * blocks change precision: rises linearly with the share up to the 'mixed_interleaved' curve (INT2 and
- * INT8 in turn: every pair a change), reached at the share s where the 'mixed_sparse' curve (INT2 and
- * INT8 in runs: a change at share MIXED_SPARSE_CHANGE_SHARE) lies on that line,
- * s = MIXED_SPARSE_CHANGE_SHARE / ((sparse - make-up) / (interleaved - make-up)), at most 1; without
- * 'mixed_sparse', s = 1. Both tables are half INT2 and half INT8: their make-up is the mean of the 'int8'
- * and 'int2' curves, or (without those) the 'mixed' curve. Measured on an H100 (lab notes) the
- * slowdown saturates at 8-13% of pairs changing for tables in runs; a table whose minority precision
- * is rare (INT2 with every 32nd block INT8) slows less at the same share. 0 without the
+ * The per-block table kernel's time beyond its make-up's (tableKernelUs) when `share` of its 8-block
+ * windows hold more than one precision (KVCache.mixedWindowShare): that share of the 'mixed_interleaved'
+ * curve's time (INT2 and INT8 in turn: every window mixed) over its make-up, the mean of the 'int8' and
+ * 'int2' curves (or, without those, the 'mixed' curve). Timed alone on an H200 (lab notes), INT2 tables
+ * with INT8 in runs of 1-16 blocks and SmartKV's own tables slow down by about that share of the
+ * interleaved table's excess, whatever the share of consecutive pairs that change. 0 without the
  * 'mixed_interleaved' curve and a make-up, or where interleaving is not slower.
  */
 export function mixedChangeUs(k: NonNullable<GpuSpec['attention_kernels']>, tokens: number, share: number): number {
@@ -102,12 +99,7 @@ export function mixedChangeUs(k: NonNullable<GpuSpec['attention_kernels']>, toke
   const base = byPrecision ? (int8 + int2) / 2 : interpolate(k.mixed!, tokens);
   const full = interpolate(k.mixed_interleaved, tokens) - base;
   if (!(full > 0)) return 0;
-  let saturation = 1;
-  if (k.mixed_sparse) {
-    const reached = (interpolate(k.mixed_sparse, tokens) - base) / full;
-    if (reached > 0) saturation = Math.min(1, MIXED_SPARSE_CHANGE_SHARE / Math.min(1, reached));
-  }
-  return full * Math.min(1, share / saturation);
+  return full * Math.min(1, Math.max(0, share));
 }
 
 /** the indices in kv-cache BITS order of the quantized precisions (every width below 16 bits) */

@@ -83,6 +83,7 @@ export const COPY_MODES: readonly CopyMode[] = ['per-run', 'gather'];
 
 export class SimExecutor implements Executor<Signal> {
   readonly kind = 'sim' as const;
+  readonly usesMixedShare: boolean;
   readonly engine = new Engine();
   readonly topology: Topology;
   readonly compute: Stream;
@@ -225,6 +226,7 @@ export class SimExecutor implements Executor<Signal> {
     this.issueKernel = hardware.gpu.issue_kernel_us ?? 0;
     this.issueConvert = hardware.gpu.issue_convert_us ?? this.issueKernel;
     this.issueAttention = hardware.gpu.issue_attention_us ?? this.issueKernel;
+    this.usesMixedShare = hardware.gpu.attention_kernels?.mixed_interleaved !== undefined;
     this.hostClock = hasHostClock(hardware.gpu);
     this.queueOps = this.hostClock ? (hardware.gpu.launch_queue_ops ?? 0) : 0;
     this.hostConvertUs = this.hostClock ? (hardware.gpu.host_convert_us ?? 0) : 0;
@@ -432,7 +434,7 @@ export class SimExecutor implements Executor<Signal> {
       this.compute.enqueueKernel('rotate', 'kernel', this.rotateUs, NO_WAITS, args);
     }
     if (host) this.issueOn(this.compute, 1, this.issueAttention);
-    const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens, w.kernel, w.changeShare, w.blocksByBits);
+    const attentionUs = attentionTimeUs(gpu, w.tokens, kvBytes, this.attnFlopsPerToken * w.tokens, w.kernel, w.mixedShare, w.blocksByBits);
     const attentionArgs = tracing ? { ...args, tokens: w.tokens, kv_bytes: kvBytes } : undefined;
     // the layer's staged and fetched extents are free for reuse once this attention has read them
     const ext = this.ring ? this.ringExtents[w.layer] : null;

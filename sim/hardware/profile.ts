@@ -199,12 +199,12 @@ export const GB = 1e9;
 
 /**
  * the attention kernels the executor dispatches: one precision throughout a layer, or a per-block
- * table ('mixed'). Three more curves of the table kernel describe how it slows down with precision
- * changes along the table: 'mixed_sparse' (INT2 and INT8 in runs of 1 / MIXED_SPARSE_CHANGE_SHARE
- * blocks: a change at that share of the consecutive pairs), 'mixed_interleaved' (INT2 and INT8 in turn:
- * a change at every pair), and with more quantized precisions than two: 'mixed_kinds' ('mixed_sparse'
- * with one INT4 and one INT3 block among its runs: four quantized precisions). The simulator does not
- * dispatch them by name (roofline.ts attentionTimeUs).
+ * table ('mixed'). Three more curves of the table kernel describe how it slows down with mixed
+ * precisions along the table: 'mixed_interleaved' (INT2 and INT8 in turn: every 8-block window mixed),
+ * 'mixed_sparse' (INT2 and INT8 in runs of 1 / MIXED_SPARSE_CHANGE_SHARE blocks), and with more
+ * quantized precisions than two: 'mixed_kinds' ('mixed_sparse' with one INT4 and one INT3 block among
+ * its runs: four quantized precisions), priced by its difference to 'mixed_sparse'. The simulator does
+ * not dispatch them by name (roofline.ts attentionTimeUs).
  */
 export const ATTENTION_KERNELS = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved', 'mixed_kinds'] as const;
 export type AttentionKernel = (typeof ATTENTION_KERNELS)[number];

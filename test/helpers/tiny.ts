@@ -40,7 +40,7 @@ export function tinyLayerWork(layer: number, over: Partial<LayerWork> = {}): Lay
     attendedMask: new Uint8Array([1]),
     attendedCount: 1,
     kernel: 'fp16',
-    changeShare: 0,
+    mixedShare: 0,
     ...over,
   };
 }

@@ -20,7 +20,7 @@ const batch = (reason: MoveBatch['reason'], from: [number, number], to: [number,
 
 const work = (nBlocks: number): LayerWork => ({
   step: 0, layer: 0, tokens: nBlocks * 4, residentBytes: 0, quantizedBytes: 0, stagedBytes: 0, fetchBytes: [0, 0], fetchRuns: [0, 0],
-  nBlocks, attendedMask: new Uint8Array(nBlocks).fill(1), attendedCount: nBlocks, kernel: 'fp16' as LayerWork['kernel'], changeShare: 0,
+  nBlocks, attendedMask: new Uint8Array(nBlocks).fill(1), attendedCount: nBlocks, kernel: 'fp16' as LayerWork['kernel'], mixedShare: 0,
 });
 
 function cacheWith(blocks: number): KVCache {

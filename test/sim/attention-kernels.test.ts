@@ -42,28 +42,30 @@ describe('attention time per dispatched kernel', () => {
     expect(attentionTimeUs(gpu({ attention_kernels: { fp16: kernels.fp16, int2: [{ tokens: 1000, us: -50 }, { tokens: 2000, us: -50 }] } }), 1000, 0, 0, 'int2')).toBe(3);
   });
 
-  it('the table kernel slows with precision changes: linear in their share up to the interleaved curve, saturating where the sparse curve says', () => {
+  it('the table kernel slows with its share of mixed 8-block windows: that share of the interleaved curve over the make-up; the sparse curve plays no part', () => {
     const tab = {
       fp16: kernels.fp16,
       mixed: [{ tokens: 1000, us: 20 }, { tokens: 2000, us: 30 }],
       mixed_interleaved: [{ tokens: 1000, us: 26 }, { tokens: 2000, us: 42 }],
-      // at share 1/16 half of the full slowdown at 1000 tokens: saturation at share 1/8
       mixed_sparse: [{ tokens: 1000, us: 23 }, { tokens: 2000, us: 36 }],
     };
-    expect(mixedChangeUs(tab, 1000, 0.05)).toBeCloseTo(6 * (0.05 / 0.125), 12);
-    expect(mixedChangeUs(tab, 1000, 0.125)).toBeCloseTo(6, 12);
-    expect(mixedChangeUs(tab, 1000, 0.6)).toBeCloseTo(6, 12);
-    // at 2000 tokens: full 12, sparse reached 6 / 12 = half: saturation 1/8 again
-    expect(mixedChangeUs(tab, 2000, 0.0625)).toBeCloseTo(6, 12);
-    // without the sparse curve: linear up to share 1
+    // full slowdown: interleaved - mixed = 6 at 1000 tokens, 12 at 2000, 9 at 1500
+    expect(mixedChangeUs(tab, 1000, 0.05)).toBeCloseTo(0.3, 12);
+    expect(mixedChangeUs(tab, 1000, 0.5)).toBeCloseTo(3, 12);
+    expect(mixedChangeUs(tab, 1000, 1)).toBeCloseTo(6, 12);
+    expect(mixedChangeUs(tab, 1500, 0.25)).toBeCloseTo(2.25, 12);
+    expect(mixedChangeUs(tab, 2000, 0.0625)).toBeCloseTo(0.75, 12);
+    // the same without the sparse curve; never past the full slowdown, never below 0
     const { mixed_sparse: _, ...noSparse } = tab;
-    expect(mixedChangeUs(noSparse, 1000, 0.25)).toBeCloseTo(1.5, 12);
+    expect(mixedChangeUs(noSparse, 2000, 0.0625)).toBeCloseTo(0.75, 12);
+    expect(mixedChangeUs(tab, 1000, 1.5)).toBeCloseTo(6, 12);
+    expect(mixedChangeUs(tab, 1000, -0.5)).toBe(0);
     // nothing without the interleaved curve, or where interleaving is not slower
     expect(mixedChangeUs({ fp16: tab.fp16, mixed: tab.mixed }, 1000, 0.5)).toBe(0);
     expect(mixedChangeUs({ ...tab, mixed_interleaved: tab.mixed }, 1000, 0.5)).toBe(0);
-    // in the attention time: curve 10 + (mixed 20 - fp16 5) + 6 x 0.05 / 0.125 at 1000 tokens; only for 'mixed'
+    // in the attention time: curve 10 + (mixed 20 - fp16 5) + 6 x 0.4 at 1000 tokens; only for 'mixed'
     const g = gpu({ attention_kernels: tab });
-    expect(attentionTimeUs(g, 1000, 0, 0, 'mixed', 0.05)).toBeCloseTo(10 + 15 + 2.4, 12);
+    expect(attentionTimeUs(g, 1000, 0, 0, 'mixed', 0.4)).toBeCloseTo(10 + 15 + 2.4, 12);
     expect(attentionTimeUs(g, 1000, 0, 0, 'mixed', 0)).toBe(25);
     expect(attentionTimeUs(g, 1000, 0, 0, 'fp16', 0.5)).toBe(10);
   });
@@ -119,21 +121,20 @@ describe('attention time per dispatched kernel', () => {
     expect(attentionTimeUs({ ...g, attention_kernels: { fp16: k.fp16, mixed: k.mixed } }, 1000, 0, 0, 'mixed', 0, [1, 1, 0, 0, 0])).toBe(25);
   });
 
-  it('with INT8 and INT2 curves the change tables are measured against their make-up, half INT8 and half INT2', () => {
+  it('with INT8 and INT2 curves the interleaved table is measured against its make-up, half INT8 and half INT2', () => {
     const tab = {
       fp16: kernels.fp16,
       mixed: [{ tokens: 1000, us: 40 }, { tokens: 2000, us: 50 }],
       int8: [{ tokens: 1000, us: 18 }, { tokens: 2000, us: 30 }],
       int2: [{ tokens: 1000, us: 22 }, { tokens: 2000, us: 30 }],
-      // make-up 20 at 1000 tokens: full slowdown 8; the runs table reaches 4 of it at share 1/16: saturation 1/8
+      // make-up 20 at 1000 tokens (full slowdown 8), 30 at 2000 (full 10)
       mixed_interleaved: [{ tokens: 1000, us: 28 }, { tokens: 2000, us: 40 }],
       mixed_sparse: [{ tokens: 1000, us: 24 }, { tokens: 2000, us: 40 }],
     };
-    expect(mixedChangeUs(tab, 1000, 0.05)).toBeCloseTo(8 * (0.05 / 0.125), 12);
-    expect(mixedChangeUs(tab, 1000, 0.3)).toBeCloseTo(8, 12);
-    // at 2000 tokens: make-up 30, full 10, the runs table already there: saturation at share 1/16
-    expect(mixedChangeUs(tab, 2000, 0.0625)).toBeCloseTo(10, 12);
-    expect(mixedChangeUs(tab, 2000, 0.03125)).toBeCloseTo(5, 12);
+    expect(mixedChangeUs(tab, 1000, 0.05)).toBeCloseTo(0.4, 12);
+    expect(mixedChangeUs(tab, 1000, 0.3)).toBeCloseTo(2.4, 12);
+    expect(mixedChangeUs(tab, 2000, 0.0625)).toBeCloseTo(0.625, 12);
+    expect(mixedChangeUs(tab, 2000, 1)).toBeCloseTo(10, 12);
     // without the INT8 and INT2 curves the make-up is the mixed curve: interleaving is then not slower
     const { int8: _8, int2: _2, ...noInt } = tab;
     expect(mixedChangeUs(noInt, 1000, 0.5)).toBe(0);
@@ -181,8 +182,8 @@ describe('attention time per dispatched kernel', () => {
     new ReplayDriver(h, cache, policy, ex, 100).run(trace, () => undefined);
     const attn = ex.spans.filter((s) => s.stream === 'compute' && s.name === 'attention').map((s) => s.end - s.start);
     expect(attn).toEqual([107, 107, 107, 98]);
-    // with the interleaved table curve (+10 over mixed at every pair changing, no sparse curve: linear up
-    // to share 1): the mixed layers have one change in two pairs, +5
+    // with the interleaved table curve (+10 over mixed with every 8-block window mixed): a 3-block table
+    // is one window, and the mixed layers' window holds two precisions: +10
     hw.gpu.attention_kernels = { fp16: flat(10), mixed: flat(17), int4: flat(8), mixed_interleaved: flat(27) };
     const cache2 = new KVCache(tinyModel, 4, 2, trace[0].layers[0].nBlocks, [
       { name: 'hbm', capacityBytes: 1e6 },
@@ -190,10 +191,10 @@ describe('attention time per dispatched kernel', () => {
     ]);
     const ex2 = new SimExecutor(hw, tinyModel, { traceSteps: 10 });
     new ReplayDriver(h, cache2, policy, ex2, 100).run(trace, () => undefined);
-    expect(ex2.spans.filter((s) => s.stream === 'compute' && s.name === 'attention').map((s) => s.end - s.start)).toEqual([112, 112, 112, 98]);
-    // with the INT4 blocks at 2 bits and an INT2 curve: layer 0 (1 INT2 + 2 FP16 blocks, one change in two
-    // pairs) is priced by its make-up, (1 x int2 13 + 2 x mixed 17) / 3 = 47 / 3, + 5 for the change; layer 1
-    // at step 0 (2 INT2 + 1 FP16): (2 x 13 + 17) / 3 + 5; at step 1 INT2 throughout: 100 + 13 - 10
+    expect(ex2.spans.filter((s) => s.stream === 'compute' && s.name === 'attention').map((s) => s.end - s.start)).toEqual([117, 117, 117, 98]);
+    // with the INT4 blocks at 2 bits and an INT2 curve: layer 0 (1 INT2 + 2 FP16 blocks, its one window
+    // mixed) is priced by its make-up, (1 x int2 13 + 2 x mixed 17) / 3 = 47 / 3, + 10 for the mixed
+    // window; layer 1 at step 0 (2 INT2 + 1 FP16): (2 x 13 + 17) / 3 + 10; at step 1 INT2 throughout: 100 + 13 - 10
     hw.gpu.attention_kernels = { fp16: flat(10), mixed: flat(17), int4: flat(8), int2: flat(13), mixed_interleaved: flat(27) };
     const policy2: Policy = {
       name: 'scripted-int2',
@@ -211,7 +212,7 @@ describe('attention time per dispatched kernel', () => {
     const ex3 = new SimExecutor(hw, tinyModel, { traceSteps: 10 });
     new ReplayDriver(h, cache3, policy2, ex3, 100).run(trace, () => undefined);
     const got = ex3.spans.filter((s) => s.stream === 'compute' && s.name === 'attention').map((s) => s.end - s.start);
-    const want = [100 + 47 / 3 - 10 + 5, 100 + 43 / 3 - 10 + 5, 100 + 47 / 3 - 10 + 5, 103];
+    const want = [100 + 47 / 3 - 10 + 10, 100 + 43 / 3 - 10 + 10, 100 + 47 / 3 - 10 + 10, 103];
     expect(got.length).toBe(4);
     for (const [i, x] of got.entries()) expect(x).toBeCloseTo(want[i], 9);
   });

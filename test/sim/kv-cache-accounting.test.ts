@@ -59,6 +59,81 @@ describe('precision changes along a layer', () => {
   });
 });
 
+describe('mixed 8-block windows along a layer', () => {
+  const big = (maxBlocks: number) => new KVCache(tinyModel, 4, 2, maxBlocks, [{ name: 'hbm', capacityBytes: 1e9 }, { name: 'dram', capacityBytes: 1e9 }]);
+
+  it('counts windows of 8 live blocks, one every 4, holding more than one precision, by hand', () => {
+    const c = big(40);
+    expect(c.mixedWindowShare(0)).toBe(0); // no blocks
+    c.createMany(0, 1, 0, 16);
+    expect(c.mixedWindowShare(0)).toBe(0); // one block
+    c.createMany(0, 15, 0, 2);
+    // 16 blocks: windows at 0, 4, 8 (12 + 4 is not below 16): [0,8) [4,12) [8,16); block 0 differs: 1 of 3
+    expect(c.mixedWindowShare(0)).toBeCloseTo(1 / 3, 15);
+    c.move(0, 9, 0, 8);
+    // block 9 at 8 bits mixes [4,12) and [8,16): all 3
+    expect(c.mixedWindowShare(0)).toBe(1);
+    c.move(0, 0, 0, 2);
+    expect(c.mixedWindowShare(0)).toBeCloseTo(2 / 3, 15);
+    c.createMany(0, 1, 0, 2);
+    // 17 blocks: windows at 0, 4, 8, 12 ([12,17)): block 9 mixes [4,12) and [8,16): 2 of 4
+    expect(c.mixedWindowShare(0)).toBe(0.5);
+    c.move(0, 9, 1, 8);
+    // another tier, same bits: the same windows
+    expect(c.mixedWindowShare(0)).toBe(0.5);
+    c.drop(0, 9);
+    // dropped blocks leave the table: 16 live blocks all at 2 bits
+    expect(c.mixedWindowShare(0)).toBe(0);
+    c.move(0, 16, 0, 16);
+    // the last live block (block 16, the 16th live) differs: only [8,16) of the live sequence holds it
+    expect(c.mixedWindowShare(0)).toBeCloseTo(1 / 3, 15);
+    // the other layer is untouched; a short table is one window
+    expect(c.mixedWindowShare(1)).toBe(0);
+    c.createMany(1, 2, 0, 2);
+    c.createMany(1, 1, 0, 4);
+    expect(c.mixedWindowShare(1)).toBe(1);
+    c.audit();
+  });
+
+  it('equals a count over the live blocks after every change, over random changes', () => {
+    let x = 7;
+    const rnd = (n: number) => {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      return x % n;
+    };
+    const bitsOf = [16, 8, 4, 2, 3];
+    const brute = (c: KVCache, l: number) => {
+      const seq: number[] = [];
+      for (let b = 0; b < c.created[l]; b++) if (c.tierOf(l, b) >= 0) seq.push(c.bitsOf(l, b));
+      if (seq.length < 2) return 0;
+      let w = 0;
+      let m = 0;
+      for (let s = 0; s === 0 || s + 4 < seq.length; s += 4) {
+        w++;
+        if (new Set(seq.slice(s, s + 8)).size > 1) m++;
+      }
+      return m / w;
+    };
+    for (let trial = 0; trial < 20; trial++) {
+      const c = big(64);
+      for (let op = 0; op < 120; op++) {
+        const l = rnd(2);
+        const k = rnd(10);
+        if (k < 3 && c.created[l] < 64) c.createMany(l, 1 + rnd(Math.min(4, 64 - c.created[l])), rnd(2), bitsOf[rnd(5)]);
+        else if (c.created[l] > 0) {
+          const b = rnd(c.created[l]);
+          if (c.tierOf(l, b) < 0) continue;
+          if (k === 9) c.drop(l, b);
+          else c.move(l, b, rnd(2), k < 6 ? bitsOf[rnd(5)] : c.bitsOf(l, b));
+        }
+        expect(c.mixedWindowShare(l)).toBe(brute(c, l));
+        expect(c.mixedWindowShare(1 - l)).toBe(brute(c, 1 - l));
+      }
+      c.audit();
+    }
+  });
+});
+
 describe('KVCache accounting', () => {
   it('a new cache: nothing created, every block NONE, tiers by name', () => {
     const c = make();
