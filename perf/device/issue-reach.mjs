@@ -18,6 +18,8 @@
 // BESIDE_GEMV=n: n GEMVs (BESIDE_ROWS x 4096 FP16, default 16384 rows: ~45 us each on an H100; 53248 rows is a
 // Llama-3-8B layer's 436 MB) run on the compute stream beside the queued copies ("engine" is then the copies' pace
 // beside compute).
+// COPY_BYTES=n: copy n bytes (at most 65536) from each 64 KiB slot instead of the whole slot (a quantized block
+// in its FP16-sized slot, as the executor copies it: Llama-3-8B INT8 33792, INT2 9216).
 // STRIDES=1,2,4,...: instead, sorted selections of about one slot in each stride, layer after layer,
 // next to the gaps pattern; SLOTS=n: n slots a layer (default 528, an 8k context's layout; 2048 is a 32k
 // context's, its 32 layers then spread over the whole 4 GiB pool). Cases alternate within each of ROUNDS rounds; medians per case.
@@ -45,6 +47,8 @@ if (process.env.STRIDES !== undefined && !process.env.STRIDES.split(',').every((
 }
 const b = openBackend('cuda');
 const BLOCK = 65536;
+const BYTES = Number(process.env.COPY_BYTES ?? BLOCK);
+if (!(Number.isInteger(BYTES) && BYTES >= 16 && BYTES <= BLOCK && BYTES % 16 === 0)) throw new Error(`COPY_BYTES must be a multiple of 16 in 16..65536 (got ${process.env.COPY_BYTES})`);
 const MiB = 1 << 20;
 const POOL = 4096 * MiB;
 const BLOCKER = Number(process.env.BLOCKER_MIB ?? 64) * MiB;
@@ -98,11 +102,11 @@ const cases = patterns.flatMap((p) => dirs.map((dir) => ({ ...p, dir, host: [], 
 
 const devOff = Array.from({ length: copies }, (_, i) => (devSpan > 0 ? slotIn(devSpan) : i * BLOCK));
 const copy = (c, i) => {
-  if (c.dir === 'alt' ? Math.floor(i / alt) % 2 === 0 : c.dir === 'd2h') b.copy('memory', host, c.offsets[i], dev, devOff[i], BLOCK);
-  else b.copy('memory', dev, devOff[i], host, c.offsets[i], BLOCK);
+  if (c.dir === 'alt' ? Math.floor(i / alt) % 2 === 0 : c.dir === 'd2h') b.copy('memory', host, c.offsets[i], dev, devOff[i], BYTES);
+  else b.copy('memory', dev, devOff[i], host, c.offsets[i], BYTES);
 };
 
-console.log(`device ${b.info().name}; ${copies} copies of ${BLOCK} B per trial, ${rounds} rounds; device side ${devSpan > 0 ? `random blocks of ${devSpan / MiB} MiB` : 'consecutive'}`);
+console.log(`device ${b.info().name}; ${copies} copies of ${BYTES} B (64 KiB slots) per trial, ${rounds} rounds; device side ${devSpan > 0 ? `random blocks of ${devSpan / MiB} MiB` : 'consecutive'}`);
 // touch the whole pool once
 for (let off = 0; off < POOL; off += 64 * MiB) b.copy('memory', dev, 0, host, off, BLOCK);
 await b.synchronize();
