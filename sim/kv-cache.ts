@@ -72,8 +72,6 @@ export class KVCache {
    * b + 1 when both are in the tier and b is 16-bit (see runsIn)
    */
   private readonly runCount: Int32Array;
-  /** per layer: pairs of consecutive live blocks (b - 1, b) at different bits (see precisionChanges) */
-  private readonly changeCount: Int32Array;
   /** per layer: changes of its blocks so far (creations, moves, drops; see changesOf) */
   private readonly editCount: Float64Array;
   /** per layer: mixedWindowShare as last computed, and changesOf when it was (NaN: not yet) */
@@ -112,7 +110,6 @@ export class KVCache {
     this.liveMask = new Uint8Array(n);
     this.hbmMask = new Uint8Array(n);
     this.runCount = new Int32Array(layers * tiers.length);
-    this.changeCount = new Int32Array(layers);
     this.editCount = new Float64Array(layers);
     this.windowShare = new Float64Array(layers);
     this.windowShareAt = new Float64Array(layers).fill(Number.NaN);
@@ -199,7 +196,6 @@ export class KVCache {
     this.hbmMask[i] = tier === 0 ? 1 : 0;
     this.add(layer, tier, bits, bytes, +1);
     this.runStart(layer, b, +1);
-    this.bitsChange(layer, b, +1);
     this.editCount[layer]++;
     return true;
   }
@@ -233,7 +229,6 @@ export class KVCache {
     this.bitsCount[layer * BITS.length + k] += count;
     this.tierBitsCount[(layer * this.tierNames.length + tier) * BITS.length + k] += count;
     for (let b = b0; b < b0 + count; b++) this.runStart(layer, b, +1);
-    this.bitsChange(layer, b0, +1); // (the new blocks among themselves are at the same bits)
     this.editCount[layer] += count;
     return true;
   }
@@ -277,9 +272,8 @@ export class KVCache {
     }
     this.tierBitsCount[(row + fromTier) * K + kFrom]--;
     this.tierBitsCount[(row + tier) * K + k]++;
-    // the runs (runStart) and precision changes (bitsChange) that involve the block: whether it starts
-    // a run, and whether the next live block does, before and after; the pairs it forms with its live
-    // neighbours. Counted with 0/1 arithmetic rather than branches: the neighbours' tiers vary from
+    // the runs (runStart) that involve the block: whether it starts a run, and whether the next live
+    // block does, before and after. Counted with 0/1 arithmetic rather than branches: the neighbours' tiers vary from
     // move to move, and mispredicted branches were most of a move's cost
     const runs = this.runCount;
     const prevTier = block > 0 ? tiers[i - 1] : NONE;
@@ -289,14 +283,6 @@ export class KVCache {
     runs[row + tier] += 1 - (+(prevTier === tier) & prev16);
     const nextTier = block + 1 < this.created[layer] ? tiers[i + 1] : NONE;
     if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & +(fromBits === 16)) - (+(nextTier === tier) & +(bits === 16));
-    if (bits !== fromBits) {
-      // a pair counts where both blocks are live and their bits differ
-      const nextBits = nextTier >= 0 ? bitsAt[i + 1] : 0;
-      const prevLive = +(prevTier >= 0);
-      const nextLive = +(nextTier >= 0);
-      this.changeCount[layer] +=
-        prevLive * (+(bits !== prevBits) - +(fromBits !== prevBits)) + nextLive * (+(bits !== nextBits) - +(fromBits !== nextBits));
-    }
     tiers[i] = tier;
     bitsAt[i] = bits;
     this.hbmMask[i] = tier === 0 ? 1 : 0;
@@ -341,7 +327,7 @@ export class KVCache {
       if (tiers[i] !== fromTier || bitsAt[i] !== fromBits || pinned[i] === 1) break;
       if (extra > 0 && used[tier] + extra > capacity) break;
       used[fromTier] -= oldBytes;
-      // (runs and precision changes as moveAt counts them, from the neighbours as they are now)
+      // (runs as moveAt counts them, from the neighbours as they are now)
       const prevTier = b > 0 ? tiers[i - 1] : NONE;
       const prevBits = b > 0 ? bitsAt[i - 1] : 0;
       const prev16 = +(prevBits === 16);
@@ -349,13 +335,6 @@ export class KVCache {
       runs[row + tier] += 1 - (+(prevTier === tier) & prev16);
       const nextTier = b + 1 < created ? tiers[i + 1] : NONE;
       if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & from16) - (+(nextTier === tier) & to16);
-      if (bits !== fromBits) {
-        const nextBits = nextTier >= 0 ? bitsAt[i + 1] : 0;
-        const prevLive = +(prevTier >= 0);
-        const nextLive = +(nextTier >= 0);
-        this.changeCount[layer] +=
-          prevLive * (+(bits !== prevBits) - +(fromBits !== prevBits)) + nextLive * (+(bits !== nextBits) - +(fromBits !== nextBits));
-      }
       tiers[i] = tier;
       bitsAt[i] = bits;
       hbm[i] = inHbm;
@@ -385,8 +364,6 @@ export class KVCache {
     this.add(layer, this.tier[i], this.bits[i], this.bytesOf(this.bits[i]), -1);
     this.runStart(layer, block, -1);
     this.runStart(layer, block + 1, -1);
-    this.bitsChange(layer, block, -1);
-    this.bitsChange(layer, block + 1, -1);
     this.tier[i] = DROPPED;
     this.runStart(layer, block + 1, +1);
     this.pinnedCount[layer] -= this.pinned[i];
@@ -405,17 +382,10 @@ export class KVCache {
   }
 
   /**
-   * Pairs of consecutive live blocks (b - 1, b) of a layer whose bits differ: where the per-block
-   * attention kernel switches precision along the block order. Kept up to date by every change.
-   */
-  precisionChanges(layer: number): number {
-    return this.changeCount[layer];
-  }
-
-  /**
    * The share (0..1) of a layer's windows of MIXED_WINDOW_BLOCKS consecutive live blocks, one starting
-   * at every MIXED_WINDOW_STEP-th live block, that hold more than one precision. Live blocks are taken
-   * in block order with the dropped ones left out, as the attention's block table lists them. Windows
+   * at every MIXED_WINDOW_STEP-th live block, that hold more than one precision. The live blocks of every
+   * tier are taken in block order, dropped ones left out (the attention's block table where every live
+   * block is attended). Windows
    * start at 0, step, 2 step, ... while the start is more than one step before the last block (at 0
    * alone with at most `step` live blocks) and end at the last block, so every block is in one; fewer
    * than two live blocks: 0. Recomputed only when the layer's blocks changed since (changesOf).
@@ -458,14 +428,6 @@ export class KVCache {
     return share;
   }
 
-  /** Adds `sign` to the layer's change count when blocks b - 1 and b are both live at different bits. */
-  private bitsChange(layer: number, b: number, sign: 1 | -1): void {
-    if (b <= 0 || b >= this.created[layer]) return;
-    const i = layer * this.maxBlocks + b;
-    if (this.tier[i] < 0 || this.tier[i - 1] < 0 || this.bits[i] === this.bits[i - 1]) return;
-    this.changeCount[layer] += sign;
-  }
-
   /** Adds `sign` to the run count of block b's tier when b starts a run there (nothing for a block not live). */
   private runStart(layer: number, b: number, sign: 1 | -1): void {
     if (b >= this.created[layer]) return;
@@ -506,12 +468,6 @@ export class KVCache {
         if (t >= 0 && !(b > 0 && this.tier[i - 1] === t && this.bits[i - 1] === 16)) runs[t]++;
       }
       for (let t = 0; t < T; t++) if (runs[t] !== this.runsIn(l, t)) throw new Error(`audit: layer ${l} tier ${t} runs`);
-      let changes = 0;
-      for (let b = 1; b < this.created[l]; b++) {
-        const i = l * this.maxBlocks + b;
-        if (this.tier[i] >= 0 && this.tier[i - 1] >= 0 && this.bits[i] !== this.bits[i - 1]) changes++;
-      }
-      if (changes !== this.precisionChanges(l)) throw new Error(`audit: layer ${l} precision changes ${this.precisionChanges(l)} != ${changes}`);
       if (tc.reduce((a, b) => a + b, 0) !== this.live(l)) throw new Error(`audit: layer ${l} live count`);
       let pins = 0;
       for (let b = 0; b < this.created[l]; b++) pins += this.pinned[l * this.maxBlocks + b];

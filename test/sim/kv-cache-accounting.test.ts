@@ -35,30 +35,6 @@ describe('bitsIndex', () => {
   });
 });
 
-describe('precision changes along a layer', () => {
-  it('counts consecutive live blocks at different bits through creates, moves and drops', () => {
-    const c = make(10000, 10000, 2, 8);
-    c.createMany(0, 4, 0, 16);
-    expect(c.precisionChanges(0)).toBe(0);
-    c.move(0, 1, 0, 4); // 16 4 16 16
-    expect(c.precisionChanges(0)).toBe(2);
-    c.move(0, 2, 1, 4); // 16 4 4 16 (another tier, same bits: still no change between 1 and 2)
-    expect(c.precisionChanges(0)).toBe(2);
-    c.move(0, 3, 0, 2); // 16 4 4 2
-    expect(c.precisionChanges(0)).toBe(2);
-    c.create(0, 0, 2); // 16 4 4 2 2
-    expect(c.precisionChanges(0)).toBe(2);
-    c.create(0, 0, 16); // 16 4 4 2 2 16
-    expect(c.precisionChanges(0)).toBe(3);
-    c.drop(0, 1); // 16 x 4 2 2 16: pairs with a dropped block do not count
-    expect(c.precisionChanges(0)).toBe(2);
-    c.createMany(0, 2, 1, 8); // ... 16 8 8
-    expect(c.precisionChanges(0)).toBe(3);
-    expect(c.precisionChanges(1)).toBe(0);
-    c.audit();
-  });
-});
-
 describe('mixed 8-block windows along a layer', () => {
   const big = (maxBlocks: number) => new KVCache(tinyModel, 4, 2, maxBlocks, [{ name: 'hbm', capacityBytes: 1e9 }, { name: 'dram', capacityBytes: 1e9 }]);
 

@@ -44,7 +44,7 @@ function state(c: KVCache) {
   for (let l = 0; l < c.layers; l++) {
     for (let t = 0; t < 3; t++) out.push(c.runsIn(l, t), c.countIn(l, t), c.bytesIn(l, t), c.quantizedBytesIn(l, t));
     for (const k of BITS) out.push(c.countBits(l, k));
-    out.push(c.precisionChanges(l), c.live(l), c.changesOf(l));
+    out.push(c.mixedWindowShare(l), c.live(l), c.changesOf(l));
   }
   return out;
 }

@@ -24,7 +24,7 @@ function recount(c: KVCache, layer: number) {
   const bytes = new Array<number>(T).fill(0);
   const quant = new Array<number>(T).fill(0);
   const bits = new Map<number, number>();
-  let changes = 0;
+  const live: number[] = [];
   for (let b = 0; b < c.created[layer]; b++) {
     const t = c.tierOf(layer, b);
     if (t < 0) continue;
@@ -34,9 +34,16 @@ function recount(c: KVCache, layer: number) {
     if (k < 16) quant[t] += c.bytesOf(k);
     bits.set(k, (bits.get(k) ?? 0) + 1);
     if (!(b > 0 && c.tierOf(layer, b - 1) === t && c.bitsOf(layer, b - 1) === 16)) runs[t]++;
-    if (b > 0 && c.tierOf(layer, b - 1) >= 0 && c.bitsOf(layer, b - 1) !== k) changes++;
+    live.push(k);
   }
-  return { runs, count, bytes, quant, bits, changes };
+  // 8-block windows of the live blocks, one every 4, holding more than one precision
+  let windows = 0;
+  let mixed = 0;
+  for (let s = 0; live.length >= 2 && (s === 0 || s + 4 < live.length); s += 4) {
+    windows++;
+    if (new Set(live.slice(s, s + 8)).size > 1) mixed++;
+  }
+  return { runs, count, bytes, quant, bits, windowShare: windows > 0 ? mixed / windows : 0 };
 }
 
 function expectCounters(c: KVCache, usedRef: number[], peakRef: number[], edits: number[]): void {
@@ -49,7 +56,7 @@ function expectCounters(c: KVCache, usedRef: number[], peakRef: number[], edits:
       expect(c.quantizedBytesIn(l, t)).toBe(r.quant[t]);
     }
     for (const k of BITS) expect(c.countBits(l, k)).toBe(r.bits.get(k) ?? 0);
-    expect(c.precisionChanges(l)).toBe(r.changes);
+    expect(c.mixedWindowShare(l)).toBe(r.windowShare);
     expect(c.live(l)).toBe(r.count.reduce((a, b) => a + b, 0));
     expect(c.changesOf(l)).toBe(edits[l]);
     for (let b = 0; b < c.maxBlocks; b++) {
@@ -138,9 +145,9 @@ describe('KVCache.move', () => {
     expect(c.move(1, 0, 1, 16)).toBe(true); // D H H
     expect([c.runsIn(1, 0), c.runsIn(1, 1)]).toEqual([1, 1]);
     expect(c.move(1, 0, 1, 8)).toBe(true); // D(8) H H
-    expect(c.precisionChanges(1)).toBe(1);
+    expect(c.mixedWindowShare(1)).toBe(1);
     expect(c.move(1, 0, 0, 16)).toBe(true); // H H H
-    expect([c.runsIn(1, 0), c.runsIn(1, 1), c.precisionChanges(1)]).toEqual([1, 0, 0]);
+    expect([c.runsIn(1, 0), c.runsIn(1, 1), c.mixedWindowShare(1)]).toEqual([1, 0, 0]);
     c.audit();
   });
 
