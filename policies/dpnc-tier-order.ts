@@ -86,9 +86,12 @@ export class TierOrder {
       g.end = n;
     }
     const r = raw(b);
-    // after the pages of lower (raw, block)
+    // after the pages of lower (raw, block): most often every page of the group (the last one is
+    // compared first), else found by bisection
     let lo = g.start;
     let hi = g.end;
+    const rLast = hi > lo ? raw(g.blocks[hi - 1]) : r;
+    if (hi > lo && (rLast < r || (rLast === r && g.blocks[hi - 1] < b))) lo = hi;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const rm = raw(g.blocks[mid]);
@@ -96,7 +99,10 @@ export class TierOrder {
       else hi = mid;
     }
     let run: number;
-    if (lo > g.start && raw(g.blocks[lo - 1]) === r) run = g.runs[lo - 1];
+    if (lo === g.end && lo > g.start) {
+      if (rLast === r) run = g.runs[lo - 1];
+      else run = ++this.runIds;
+    } else if (lo > g.start && raw(g.blocks[lo - 1]) === r) run = g.runs[lo - 1];
     else if (lo < g.end && raw(g.blocks[lo]) === r) run = g.runs[lo];
     else run = ++this.runIds;
     g.blocks.copyWithin(lo + 1, lo, g.end);

@@ -359,6 +359,12 @@ function makeState(o: Options, setup: PolicySetup) {
   const leftAt = new Int32Array(L * M).fill(-1);
   const pagedInAt = new Int32Array(L * M).fill(-1);
   const yesAt = new Int32Array(L * M).fill(-1);
+  // per layer, the latest tick written into leftAt, pagedInAt and yesAt (-1: none; the clock only
+  // rises): while one is below a tick, no page of the layer has that array at or after the tick,
+  // and the page's entry need not be read
+  const leftLast = new Int32Array(L).fill(-1);
+  const pagedInLast = new Int32Array(L).fill(-1);
+  const yesLast = new Int32Array(L).fill(-1);
   // per layer, a listing of the offloaded pages written late (listLate): its step (NEVER: none), the
   // tick of its decision pass and the blocks created then
   const lateStep = new Int32Array(L).fill(NEVER);
@@ -531,6 +537,9 @@ function makeState(o: Options, setup: PolicySetup) {
     clock,
     leftAt,
     pagedInAt,
+    leftLast,
+    pagedInLast,
+    yesLast,
     yesAt,
     lateStep,
     lateTick,
@@ -700,6 +709,9 @@ class State {
     this.clock = f.clock;
     this.leftAt = f.leftAt;
     this.pagedInAt = f.pagedInAt;
+    this.leftLast = f.leftLast;
+    this.pagedInLast = f.pagedInLast;
+    this.yesLast = f.yesLast;
     this.yesAt = f.yesAt;
     this.lateStep = f.lateStep;
     this.lateTick = f.lateTick;
@@ -1056,13 +1068,16 @@ function writeLate(D: State, l: number, blocks: ArrayLike<number> | null) {
   const listedFor = D.audit.listedFor;
   const said = D.audit.answer;
   const n = blocks === null ? created : blocks.length;
+  const leftSince = D.leftLast[l] >= tick;
+  const pagedInSince = D.pagedInLast[l] >= tick;
+  const yesThen = D.yesLast[l] >= tick;
   for (let j = 0; j < n; j++) {
     const b = blocks === null ? j : blocks[j];
     if (b >= created) continue;
     const i = l * D.M + b;
-    if ((cache.tierOf(l, b) > 0 && D.leftAt[i] < tick) || D.pagedInAt[i] >= tick) {
+    if ((cache.tierOf(l, b) > 0 && !(leftSince && D.leftAt[i] >= tick)) || (pagedInSince && D.pagedInAt[i] >= tick)) {
       listedFor[i] = t;
-      said[i] = D.yesAt[i] === tick ? 1 : 0;
+      said[i] = yesThen && D.yesAt[i] === tick ? 1 : 0;
     } else if (listedFor[i] === t) listedFor[i] = -1;
   }
 }
@@ -1070,6 +1085,7 @@ function writeLate(D: State, l: number, blocks: ArrayLike<number> | null) {
 /** a page of layer l left HBM: its tick, and the recent list */
 function leftHbmAt(D: State, l: number, b: number) {
   D.leftAt[l * D.M + b] = D.clock;
+  if (D.clock > D.leftLast[l]) D.leftLast[l] = D.clock;
   toRecent(D, l, b);
 }
 
@@ -1132,6 +1148,7 @@ function describeFast(D: State, cache: PolicyView['cache'], l: number, t: number
     const yes = warm && p > thr;
     if (yes) {
       D.yesAt[i] = D.dTick;
+      if (D.dTick > D.yesLast[l]) D.yesLast[l] = D.dTick;
       nYes++;
     }
     if (tier > D.pageInTop) continue;
@@ -1252,6 +1269,7 @@ function pageIn(D: State, b: number, trigger: Trigger, below: number): boolean {
   D.protectFor[i] = t;
   D.touched[i] = t;
   D.pagedInAt[i] = D.dTick;
+  if (D.dTick > D.pagedInLast[l]) D.pagedInLast[l] = D.dTick;
   if (D.mAudited) {
     if (D.mFast) {
       D.audit.listedFor[i] = t;
@@ -1674,6 +1692,7 @@ function observePages(D: State, obs: Observation): void {
   const nearNow = D.nearBin;
   const lastUseOf = D.lastUse;
   const pagedIn = D.pagedInAt;
+  const pagedInSince = D.pagedInLast[l] >= tick;
   const tierThen = D.featTier;
   const normVerOf = D.normVer;
   const normBinOf = D.normBin;
@@ -1710,7 +1729,7 @@ function observePages(D: State, obs: Observation): void {
     const lu = lastUseOf[i];
     if (trained && b < createdThen) {
       // resident at the pass, or paged in by it
-      const tier = pagedIn[i] >= tick ? tierThen[i] : 0;
+      const tier = pagedInSince && pagedIn[i] >= tick ? tierThen[i] : 0;
       if ((trainAll || tier > 0) && (sampleAll || sampleDraw(row, b) < keepBelow)) {
         // its feature bins at the layer's last decision pass (its own history is as it was then)
         // (trainBins[8 samples .. 8 samples + 8), as two words)
