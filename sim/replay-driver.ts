@@ -216,6 +216,15 @@ export class ReplayDriver<H> implements Actions {
   /** the batch handed to executor.stage (reused: the executor reads it during the call only), and prefetch's one-block list */
   private readonly stageBatch: MoveBatch = { layer: 0, reason: 'prefetch', fromTier: 0, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
   private readonly oneBlock: number[] = [0];
+  /** the listed prefetches gathered for one stage (emitStage): layer (-1: none), tier, first block's bits, blocks, bytes, copies, last block and whether it is 16-bit */
+  private runLayer = -1;
+  private runTier = -1;
+  private runBits = 16;
+  private readonly runBlocks: number[] = [];
+  private runBytes = 0;
+  private runRuns = 0;
+  private runLast = -1;
+  private runLastFull = false;
 
   /** whether the executor prices LayerWork.mixedShare */
   private readonly mixedShare: boolean;
@@ -401,6 +410,7 @@ export class ReplayDriver<H> implements Actions {
       const skipping = listed || this.anySkip;
       const w = listed ? (this.listFromKept ? this.layerWorkKept(s, l, n) : this.layerWorkListed(s, l, n)) : skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
       if (this.slotsPlaced) this.layerSlots(l);
+      this.emitStage();
       const waits = this.pending[l];
       // the executor may add to `waits` during the call; it does not keep the array
       ex.layer(w, waits);
@@ -418,6 +428,7 @@ export class ReplayDriver<H> implements Actions {
       this.layerHook?.(s.step, l, obs, rows);
       this.policy.observe(obs);
     }
+    this.emitStage();
     return { step: s.step, contextTokens: s.contextTokens, timing: ex.endStep(), recall };
   }
 
@@ -926,7 +937,22 @@ export class ReplayDriver<H> implements Actions {
         this.stagedMask[base + b] = 1;
         list.push(b);
       }
-      runs = blocks.length;
+      // listed prefetches of one layer and tier in a row are one stage (emitStage)
+      if (this.runLayer !== layer || this.runTier !== tier) {
+        this.emitStage();
+        this.runLayer = layer;
+        this.runTier = tier;
+        this.runBits = bits;
+      }
+      const bitsAt = c.bits;
+      for (const b of blocks) {
+        this.runBlocks.push(b);
+        if (!(this.runLastFull && b === this.runLast + 1)) this.runRuns++;
+        this.runLast = b;
+        this.runLastFull = bitsAt[base + b] === 16;
+      }
+      this.runBytes += bytes;
+      return;
     } else if (first) {
       this.bulkStaged[layer] = 1;
       // nothing of the layer staged yet: every block in `tier` is staged, in the cache's runs
@@ -953,6 +979,7 @@ export class ReplayDriver<H> implements Actions {
         mask[i] = 1;
       }
     }
+    this.emitStage();
     const b = this.stageBatch;
     b.layer = layer;
     b.fromTier = tier;
@@ -961,6 +988,31 @@ export class ReplayDriver<H> implements Actions {
     b.bytesFrom = b.bytesTo = bytes;
     b.runs = runs;
     this.pending[layer].push(this.executor.stage(b));
+  }
+
+  /**
+   * The prefetches of listed blocks gathered since the last call to the executor, as one stage: the
+   * HIL executor copies a layer's listed prefetches from one tier, issued one after another, into one
+   * staging extent, block after block in the order listed, so a block continues the previous copy
+   * when it is the next block number and the previous one is 16-bit (it fills its host slot). Handed
+   * over before anything else reaches the executor (moves, a layer's work, another stage, the step's end).
+   */
+  private emitStage(): void {
+    if (this.runLayer < 0) return;
+    const b = this.stageBatch;
+    b.layer = this.runLayer;
+    b.fromTier = this.runTier;
+    b.fromBits = b.toBits = this.runBits;
+    b.blocks = this.runBlocks;
+    b.bytesFrom = b.bytesTo = this.runBytes;
+    b.runs = this.runRuns;
+    this.pending[b.layer].push(this.executor.stage(b));
+    // (emptied by pops, its room kept)
+    const list = this.runBlocks;
+    while (list.length !== 0) list.pop();
+    this.runLayer = this.runTier = this.runLast = -1;
+    this.runBytes = this.runRuns = 0;
+    this.runLastFull = false;
   }
 
   /** whether every tier below HBM that holds blocks of the layer was bulk-staged this step (stagedSince) */
@@ -1003,6 +1055,8 @@ export class ReplayDriver<H> implements Actions {
 
   private flush(): void {
     if (this.batches.size === 0) return;
+    // (the moves were decided after the prefetches gathered so far)
+    this.emitStage();
     for (const b of this.batches.values()) {
       b.bytesFrom = bytesOfBatch(b.blocks.length, this.bytesByBits[b.fromBits]);
       b.bytesTo = bytesOfBatch(b.blocks.length, this.bytesByBits[b.toBits]);

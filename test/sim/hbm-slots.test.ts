@@ -84,4 +84,46 @@ describe('HBM slots', () => {
       }
     }
   });
+
+  it('count the copies of stages as the executor issues them: listed prefetches in a row one stage, consecutive 16-bit blocks one copy', () => {
+    const fx = makeHilFixture(512, 12);
+    let staged = 0;
+    for (const policy of ['infinigen', 'quest', 'oracle', 'synapsevm']) {
+      for (const budget of ['10%', '25%', '40%']) {
+        // per step: the copies the driver charged for stages (listed blocks, or a tier's whole share of a layer)
+        const charged: number[] = [];
+        let rec: PlanRecorder | undefined;
+        const r = simulate({ trace: fx.trace, policy, model: fx.model, hardware: 'h100-pcie5', hbm_budget: budget, group_size: 64 }, {
+          executor: (resolved, cache) => {
+            rec = new PlanRecorder(cache, allLinkKeys(resolved.hardware));
+            const stage = rec.stage.bind(rec);
+            const begin = rec.beginStep.bind(rec);
+            rec.beginStep = (step, ctx) => {
+              charged.push(0);
+              begin(step, ctx);
+            };
+            rec.stage = (b: MoveBatch) => {
+              charged[charged.length - 1] += b.runs;
+              return stage(b);
+            };
+            return rec;
+          },
+        });
+        const p = lowerPlan(rec!.plan, r.resolved.model, r.resolved.hardware, r.resolved.header.block_size, { slabBytes: 2 << 20, groupSize: 64 });
+        p.steps.forEach((st, i) => {
+          let issued = 0;
+          const spans = new Map(st.memSpans.map(([m0, m1, label]) => [m0, { m1, label }]));
+          let cur: { m1: number; label: string } | undefined;
+          for (const op of st.ops) {
+            if (op.o === 'mark' && spans.has(op.id)) cur = spans.get(op.id);
+            else if (op.o === 'mark' && cur && op.id === cur.m1) cur = undefined;
+            else if (cur && op.o === 'copy' && cur.label.startsWith('prefetch ')) issued++;
+          }
+          staged += issued;
+          expect({ policy, budget, step: i, copies: charged[i] }).toEqual({ policy, budget, step: i, copies: issued });
+        });
+      }
+    }
+    expect(staged).toBeGreaterThan(0);
+  });
 });
