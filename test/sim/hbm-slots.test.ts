@@ -7,6 +7,7 @@ import { SlabAllocator } from '../../hil/executor/slab-allocator.js';
 import { PlanRecorder } from '../../hil/executor/plan-recorder.js';
 import { allLinkKeys } from '../../hil/executor/link-keys.js';
 import { lowerPlan } from '../../hil/executor/lower-plan.js';
+import type { LowStep } from '../../hil/executor/lowered-plan.js';
 import type { MoveBatch } from '../../sim/executor.js';
 import { HbmSlots } from '../../sim/hbm-slots.js';
 import { simulate } from '../../sim/run.js';
@@ -44,40 +45,20 @@ describe('HBM slots', () => {
     for (const policy of ['lru-offload', 'arc', 'quest', 'oracle', 'flexgen-static']) {
       for (const budget of ['5%', '10%', '25%']) {
         // per step: the runs the driver charged for moves with HBM at one end (not spills), by kind
-        const charged: Record<string, number>[] = [];
-        let rec: PlanRecorder | undefined;
-        const r = simulate({ trace: fx.trace, policy, model: fx.model, hardware: 'h100-pcie5', hbm_budget: budget, group_size: 64 }, {
-          executor: (resolved, cache) => {
-            rec = new PlanRecorder(cache, allLinkKeys(resolved.hardware));
-            const move = rec.move.bind(rec);
-            const begin = rec.beginStep.bind(rec);
-            rec.beginStep = (step, ctx) => {
-              charged.push({});
-              begin(step, ctx);
-            };
-            rec.move = (b: MoveBatch) => {
-              if (b.reason !== 'spill' && (b.fromTier === 0) !== (b.toTier === 0) && b.fromBits === b.toBits) {
-                const k = b.toTier === 0 ? 'in' : 'out';
-                const c = charged[charged.length - 1];
-                c[k] = (c[k] ?? 0) + b.runs;
-              }
-              return move(b);
-            };
-            return rec;
+        const { charged, steps } = recordCharged<Record<string, number>>(fx, policy, budget, () => ({}), {
+          move: (c, b) => {
+            if (b.reason !== 'spill' && (b.fromTier === 0) !== (b.toTier === 0) && b.fromBits === b.toBits) {
+              const k = b.toTier === 0 ? 'in' : 'out';
+              c[k] = (c[k] ?? 0) + b.runs;
+            }
           },
         });
-        const p = lowerPlan(rec!.plan, r.resolved.model, r.resolved.hardware, r.resolved.header.block_size, { slabBytes: 2 << 20, groupSize: 64 });
-        p.steps.forEach((st, i) => {
+        steps.forEach((st, i) => {
           const issued: Record<string, number> = {};
-          const spans = new Map(st.memSpans.map(([m0, m1, label]) => [m0, { m1, label }]));
-          let cur: { m1: number; label: string } | undefined;
-          for (const op of st.ops) {
-            if (op.o === 'mark' && spans.has(op.id)) cur = spans.get(op.id);
-            else if (op.o === 'mark' && cur && op.id === cur.m1) cur = undefined;
-            else if (cur && op.o === 'copy' && /^(promote|demote) /.test(cur.label)) {
-              const k = cur.label.startsWith('promote') ? 'in' : 'out';
-              issued[k] = (issued[k] ?? 0) + 1;
-            }
+          for (const label of copyLabels(st)) {
+            if (!/^(promote|demote) /.test(label)) continue;
+            const k = label.startsWith('promote') ? 'in' : 'out';
+            issued[k] = (issued[k] ?? 0) + 1;
           }
           expect({ policy, budget, step: i, ...charged[i] }).toEqual({ policy, budget, step: i, ...issued });
         });
@@ -91,39 +72,71 @@ describe('HBM slots', () => {
     for (const policy of ['infinigen', 'quest', 'oracle', 'synapsevm']) {
       for (const budget of ['10%', '25%', '40%']) {
         // per step: the copies the driver charged for stages (listed blocks, or a tier's whole share of a layer)
-        const charged: number[] = [];
-        let rec: PlanRecorder | undefined;
-        const r = simulate({ trace: fx.trace, policy, model: fx.model, hardware: 'h100-pcie5', hbm_budget: budget, group_size: 64 }, {
-          executor: (resolved, cache) => {
-            rec = new PlanRecorder(cache, allLinkKeys(resolved.hardware));
-            const stage = rec.stage.bind(rec);
-            const begin = rec.beginStep.bind(rec);
-            rec.beginStep = (step, ctx) => {
-              charged.push(0);
-              begin(step, ctx);
-            };
-            rec.stage = (b: MoveBatch) => {
-              charged[charged.length - 1] += b.runs;
-              return stage(b);
-            };
-            return rec;
+        const { charged, steps } = recordCharged<{ n: number }>(fx, policy, budget, () => ({ n: 0 }), {
+          stage: (c, b) => {
+            c.n += b.runs;
           },
         });
-        const p = lowerPlan(rec!.plan, r.resolved.model, r.resolved.hardware, r.resolved.header.block_size, { slabBytes: 2 << 20, groupSize: 64 });
-        p.steps.forEach((st, i) => {
-          let issued = 0;
-          const spans = new Map(st.memSpans.map(([m0, m1, label]) => [m0, { m1, label }]));
-          let cur: { m1: number; label: string } | undefined;
-          for (const op of st.ops) {
-            if (op.o === 'mark' && spans.has(op.id)) cur = spans.get(op.id);
-            else if (op.o === 'mark' && cur && op.id === cur.m1) cur = undefined;
-            else if (cur && op.o === 'copy' && cur.label.startsWith('prefetch ')) issued++;
-          }
+        steps.forEach((st, i) => {
+          const issued = copyLabels(st).filter((label) => label.startsWith('prefetch ')).length;
           staged += issued;
-          expect({ policy, budget, step: i, copies: charged[i] }).toEqual({ policy, budget, step: i, copies: issued });
+          expect({ policy, budget, step: i, copies: charged[i].n }).toEqual({ policy, budget, step: i, copies: issued });
         });
       }
     }
     expect(staged).toBeGreaterThan(0);
   });
 });
+
+/**
+ * A replay of the fixture recorded as the HIL plan, with a per-step tally of the batches the driver
+ * hands the executor (`move`, `stage` count into the step's tally), and the plan lowered as the
+ * executor lowers it.
+ */
+function recordCharged<T>(
+  fx: ReturnType<typeof makeHilFixture>,
+  policy: string,
+  budget: string,
+  fresh: () => T,
+  on: { move?: (tally: T, b: MoveBatch) => void; stage?: (tally: T, b: MoveBatch) => void },
+): { charged: T[]; steps: LowStep[] } {
+  const charged: T[] = [];
+  let rec: PlanRecorder | undefined;
+  const r = simulate({ trace: fx.trace, policy, model: fx.model, hardware: 'h100-pcie5', hbm_budget: budget, group_size: 64 }, {
+    executor: (resolved, cache) => {
+      const x = new PlanRecorder(cache, allLinkKeys(resolved.hardware));
+      const move = x.move.bind(x);
+      const stage = x.stage.bind(x);
+      const begin = x.beginStep.bind(x);
+      x.beginStep = (step, ctx) => {
+        charged.push(fresh());
+        begin(step, ctx);
+      };
+      x.move = (b: MoveBatch) => {
+        on.move?.(charged[charged.length - 1], b);
+        return move(b);
+      };
+      x.stage = (b: MoveBatch) => {
+        on.stage?.(charged[charged.length - 1], b);
+        return stage(b);
+      };
+      rec = x;
+      return x;
+    },
+  });
+  const p = lowerPlan(rec!.plan, r.resolved.model, r.resolved.hardware, r.resolved.header.block_size, { slabBytes: 2 << 20, groupSize: 64 });
+  return { charged, steps: p.steps };
+}
+
+/** per copy of a lowered step inside a memory-stream span, the span's label */
+function copyLabels(st: LowStep): string[] {
+  const labels: string[] = [];
+  const spans = new Map(st.memSpans.map(([m0, m1, label]) => [m0, { m1, label }]));
+  let cur: { m1: number; label: string } | undefined;
+  for (const op of st.ops) {
+    if (op.o === 'mark' && spans.has(op.id)) cur = spans.get(op.id);
+    else if (op.o === 'mark' && cur && op.id === cur.m1) cur = undefined;
+    else if (cur && op.o === 'copy') labels.push(cur.label);
+  }
+  return labels;
+}
