@@ -68,13 +68,6 @@ export interface SimExecutorOptions {
    * this layer's promotions), not just for the copies it reads. Default false: exact waits.
    */
   tailWaits?: boolean;
-  /**
-   * a stage that continues a run of listed stages (one layer and tier, untraced, nothing to wait
-   * for) runs as the next part of the run's copy op (CopyOp.addPart): the same timeline as an op of
-   * its own, without its op, signal and start event. Default true; false gives every stage its own
-   * op (the reference the parts are tested against).
-   */
-  chainStages?: boolean;
 }
 
 export type CopyMode = 'per-run' | 'gather';
@@ -316,32 +309,11 @@ export class SimExecutor implements Executor<Signal> {
     this.continuesStage = key >= 0 && key === this.lastStage;
     const runs = Math.max(1, b.runs);
     const waits = this.ringWait(b.layer, b.bytesFrom);
-    const op = this.stageOp;
-    let done: Signal;
-    if (this.continuesStage && op !== null && waits.length === 0 && !op.done!.done) {
-      // the next copy of the run, queued right behind the previous one on the memory stream with
-      // nothing to wait for: the previous copy's op runs it when it ends (CopyOp.addPart), as the
-      // stream would start it then, without an op, signal and start of its own. Its handle is the
-      // op's completion, which fires with the run's last copy (the layer waits for all of them).
-      const partRuns = this.opts.copyMode === 'gather' ? 1 : runs;
-      // the host clock issues it as copyOn() issues a copy continuing a batch (no marks)
-      const issued = this.hostClock ? this.issueCopies(this.memory, partRuns) : 0;
-      op.addPart(b.bytesFrom, partRuns, this.memory.issueAt, issued);
-      done = op.done!;
-      this.tagMem(this.memory, done);
-    } else {
-      done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args, waits);
-      // a stage of listed blocks from a host tier, untraced, is one memory-stream copy op that may take the run's next ones
-      this.stageOp = key >= 0 && !this.storage[b.fromTier] && args === undefined && this.opts.chainStages !== false ? this.lastCopy : null;
-    }
+    const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args, waits);
     this.continuesStage = false;
     this.lastStage = key;
     return done;
   }
-  /** the copy op of the latest stage, when it may run the next stages of its run (stage()); null otherwise */
-  private stageOp: CopyOp | null = null;
-  /** the copy op copyOn() made last */
-  private lastCopy: CopyOp | null = null;
 
   /** With the staging ring: an extent for a staged or fetched copy into layer `layer`; the compute signal the copy waits for, if any. */
   private ringWait(layer: number, bytes: number): readonly Signal[] {
@@ -778,7 +750,6 @@ export class SimExecutor implements Executor<Signal> {
       op.issuedLast = this.issueCopies(s, runs);
       if (marked) this.issueMark(s);
     }
-    this.lastCopy = op;
     return this.tagMem(s, s.enqueueTask(op));
   }
 
@@ -862,47 +833,13 @@ export class SimExecutor implements Executor<Signal> {
   copyEnd(op: CopyOp): void {
     const clock = op.dir > 0 ? this.copiesIn : op.dir < 0 ? this.copiesOut : null;
     clock?.stop(this.engine.now);
-    if (op.nextPart()) this.partEnd(op);
-    else {
-      op.finish();
-      // ended: its signal has fired and its stream, transfer and events are done with it
-      if (this.reuseOps) {
-        if (this.stageOp === op) this.stageOp = null;
-        if (this.lastCopy === op) this.lastCopy = null;
-        this.freeOps.push(op);
-      }
-    }
+    op.finish();
+    // ended: its signal has fired and its stream, transfer and events are done with it
+    if (this.reuseOps) this.freeOps.push(op);
   }
   /** ended copy ops, for copyOn() to reuse (reuseOps, on by default: off, every copy op is a new object) */
   private readonly freeOps: CopyOp[] = [];
   reuseOps = true;
-
-  /**
-   * A copy of a stage run has ended and the op's next part is its copy now (CopyOp.addPart): the
-   * stream's account of the ended copy, as Stream.end() keeps it for an op (busy time, span), then the
-   * next copy starts, as the stream starts an op queued behind one that ends: at once (runCopy), when
-   * nothing can come between (the host has issued it; no transfer queued on its route, whose freed
-   * slots the network hands out after this; a positive alpha, so the copy's bytes do not start
-   * flowing before the other events of this time), else on a start event of the stream's priority at
-   * now or when the host issued it, as the stream's.
-   */
-  private partEnd(op: CopyOp): void {
-    const s = op.stream;
-    const now = this.engine.now;
-    s.busyUs += now - op.began;
-    s.onSpan?.({ stream: s.name, name: op.name, cat: op.cat, start: op.began, end: now, args: op.args });
-    const route = op.route;
-    let direct = now >= op.notBefore && route.alpha_us > 0 && route.alpha_under_compute_us > 0;
-    for (let i = 0; direct && i < route.resources.length; i++) if (route.resources[i].queue.length !== 0) direct = false;
-    if (direct) {
-      op.began = now;
-      this.runCopy(op);
-      return;
-    }
-    op.ready = now;
-    op.phase = 2; // StreamTask.run: the stream starts it (Stream.start)
-    this.engine.at(now > op.notBefore ? now : op.notBefore, op, s.priority);
-  }
 
   /**
    * When `runs` copies of `bytes` in all, which ran from `began` to now at the idle pace (each alpha_us
@@ -969,7 +906,7 @@ class CopyOp extends StreamTask implements FlowSink {
   // (numeric fields start as numbers, not undefined as a parameter property does: V8 then keeps each
   // as a double written in place; a field that starts undefined takes any value, and every double
   // written to it is a new heap number)
-  /** the copy running (or next to run): its bytes and runs */
+  /** its copies: bytes in all and runs (one copy each) */
   bytes = 0;
   runs = 0;
   /** 1: into HBM, -1: out of it, 0: neither (or not on the memory stream) */
@@ -986,48 +923,11 @@ class CopyOp extends StreamTask implements FlowSink {
     this.dir = dir;
     this.batchUs = batchUs;
     this.issuedLast = 0;
-    this.nParts = 0;
-    this.partAt = 0;
     return this;
   }
 
   /** with the executor's host clock: when the host issued the last of its copies (0: no host clock) */
   issuedLast = 0;
-
-  /** the copies queued behind the current one (addPart): (bytes, runs, notBefore, issuedLast) from partAt to nParts */
-  private parts: number[] | null = null;
-  private nParts = 0;
-  private partAt = 0;
-
-  /**
-   * Queue one more copy of `bytes` in `runs` runs over the same route behind this op's copies: it
-   * runs when they have ended, as a copy op queued right behind this one on its stream would (it
-   * continues a HIL batch: no gpu.copy_batch_us), no earlier than `notBefore` (when the host issued
-   * it; its last copy at `issuedLast`), and this op ends with it.
-   */
-  addPart(bytes: number, runs: number, notBefore: number, issuedLast: number): void {
-    const p = (this.parts ??= []);
-    const n = this.nParts;
-    p[n] = bytes;
-    p[n + 1] = runs;
-    p[n + 2] = notBefore;
-    p[n + 3] = issuedLast;
-    this.nParts = n + 4;
-  }
-
-  /** when a copy has ended: the next queued one becomes the current copy (true), or none is left (false) */
-  nextPart(): boolean {
-    const p = this.parts;
-    if (p === null || this.partAt === this.nParts) return false;
-    const at = this.partAt;
-    this.bytes = p[at];
-    this.runs = p[at + 1];
-    this.notBefore = p[at + 2];
-    this.issuedLast = p[at + 3];
-    this.partAt += 4;
-    this.batchUs = 0;
-    return true;
-  }
 
   begin(): void {
     this.ex.runCopy(this);
