@@ -8,6 +8,8 @@ import { kvBytes, type ModelSpec } from './models/model.js';
 
 export const NONE = -1;
 export const DROPPED = -2;
+/** host tiers' slot alignment, as the HIL executor lays out its pinned regions and files (one slot per block) */
+export const HOST_SLOT_ALIGN = 4096;
 /**
  * precisions a block can have, in bits (index into per-bits counters); 3 comes last so that the
  * indexes of 16 / 8 / 4 / 2 stay 0..3
@@ -69,7 +71,7 @@ export class KVCache {
   readonly hbmMask: Uint8Array;
   /**
    * per layer x tier: runs of the layer's blocks in the tier, where a run goes on from block b to
-   * b + 1 when both are in the tier and b is 16-bit (see runsIn)
+   * b + 1 when both are in the tier and b is at runBits (see runsIn)
    */
   private readonly runCount: Int32Array;
   /** per layer: changes of its blocks so far (creations, moves, drops; see changesOf) */
@@ -89,6 +91,7 @@ export class KVCache {
     maxBlocks: number,
     tiers: TierCapacity[],
     readonly groupSize = 128,
+    hostSlotAlign = 1,
   ) {
     this.layers = layers;
     this.maxBlocks = maxBlocks;
@@ -114,7 +117,16 @@ export class KVCache {
     this.windowShare = new Float64Array(layers);
     this.windowShareAt = new Float64Array(layers).fill(Number.NaN);
     this.blockBytes = BITS.map((b) => kvBytes(model, blockSize, b, groupSize));
+    this.runBits = this.bytesOf(16) % hostSlotAlign === 0 ? 16 : -1;
   }
+
+  /**
+   * The bits of a block that a run goes on past (runsIn): 16, where a 16-bit block fills its host
+   * slot (host tiers keep block b of a layer at slot b, each slot's size rounded up to the
+   * constructor's hostSlotAlign, so the next block's slot starts where it ends); -1 (none) where its
+   * bytes leave a gap to the next slot. A replay passes HOST_SLOT_ALIGN, the HIL executor's layout.
+   */
+  readonly runBits: number;
 
   tierIndex(name: string): number {
     const i = this.tierNames.indexOf(name);
@@ -278,11 +290,12 @@ export class KVCache {
     const runs = this.runCount;
     const prevTier = block > 0 ? tiers[i - 1] : NONE;
     const prevBits = block > 0 ? bitsAt[i - 1] : 0;
-    const prev16 = +(prevBits === 16);
+    const runBits = this.runBits;
+    const prev16 = +(prevBits === runBits);
     runs[row + fromTier] -= 1 - (+(prevTier === fromTier) & prev16);
     runs[row + tier] += 1 - (+(prevTier === tier) & prev16);
     const nextTier = block + 1 < this.created[layer] ? tiers[i + 1] : NONE;
-    if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & +(fromBits === 16)) - (+(nextTier === tier) & +(bits === 16));
+    if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & +(fromBits === runBits)) - (+(nextTier === tier) & +(bits === runBits));
     tiers[i] = tier;
     bitsAt[i] = bits;
     this.hbmMask[i] = tier === 0 ? 1 : 0;
@@ -316,8 +329,9 @@ export class KVCache {
     const T = this.tierNames.length;
     const K = BITS.length;
     const row = layer * T;
-    const from16 = +(fromBits === 16);
-    const to16 = +(bits === 16);
+    const runBits = this.runBits;
+    const from16 = +(fromBits === runBits);
+    const to16 = +(bits === runBits);
     const inHbm = tier === 0 ? 1 : 0;
     let j = from;
     for (; j < count; j++) {
@@ -330,7 +344,7 @@ export class KVCache {
       // (runs as moveAt counts them, from the neighbours as they are now)
       const prevTier = b > 0 ? tiers[i - 1] : NONE;
       const prevBits = b > 0 ? bitsAt[i - 1] : 0;
-      const prev16 = +(prevBits === 16);
+      const prev16 = +(prevBits === runBits);
       runs[row + fromTier] -= 1 - (+(prevTier === fromTier) & prev16);
       runs[row + tier] += 1 - (+(prevTier === tier) & prev16);
       const nextTier = b + 1 < created ? tiers[i + 1] : NONE;
@@ -375,7 +389,8 @@ export class KVCache {
 
   /**
    * Runs of a layer's blocks in a tier: maximal sequences of consecutive blocks in the tier in which
-   * every block but the last is 16-bit (a quantized block ends its run). Kept up to date by every change.
+   * every block but the last is at runBits (16-bit; a quantized block ends its run, and every block does
+   * where a 16-bit block does not fill its host slot). Kept up to date by every change.
    */
   runsIn(layer: number, tier: number): number {
     return this.runCount[layer * this.tierNames.length + tier];
@@ -434,7 +449,7 @@ export class KVCache {
     const i = layer * this.maxBlocks + b;
     const t = this.tier[i];
     if (t < 0) return;
-    if (b > 0 && this.tier[i - 1] === t && this.bits[i - 1] === 16) return;
+    if (b > 0 && this.tier[i - 1] === t && this.bits[i - 1] === this.runBits) return;
     this.runCount[layer * this.tierNames.length + t] += sign;
   }
 
@@ -465,7 +480,7 @@ export class KVCache {
       for (let b = 0; b < this.created[l]; b++) {
         const i = l * this.maxBlocks + b;
         const t = this.tier[i];
-        if (t >= 0 && !(b > 0 && this.tier[i - 1] === t && this.bits[i - 1] === 16)) runs[t]++;
+        if (t >= 0 && !(b > 0 && this.tier[i - 1] === t && this.bits[i - 1] === this.runBits)) runs[t]++;
       }
       for (let t = 0; t < T; t++) if (runs[t] !== this.runsIn(l, t)) throw new Error(`audit: layer ${l} tier ${t} runs`);
       if (tc.reduce((a, b) => a + b, 0) !== this.live(l)) throw new Error(`audit: layer ${l} live count`);

@@ -219,7 +219,7 @@ export class ReplayDriver<H> implements Actions {
   /** the listed prefetches gathered for one stage (emitStage): layer (-1: none), tier, first block's bits, blocks, bytes, copies, last block and whether it is 16-bit */
   private runLayer = -1;
   private runTier = -1;
-  private runBits = 16;
+  private runFirstBits = 16;
   private readonly runBlocks: number[] = [];
   private runBytes = 0;
   private runRuns = 0;
@@ -915,10 +915,11 @@ export class ReplayDriver<H> implements Actions {
   /*
    * RUNS. Copies are counted as contiguous runs of a layer's blocks, as the HIL executor coalesces
    * them between host slots (block b of layer l at slot l * M + b) and a packed staging extent: a
-   * block joins the previous copied block when that one is 16-bit (it fills its slot, so the next
-   * slot starts where it ends); a quantized block ends its run.
+   * block joins the previous copied block when that one is at KVCache.runBits (16-bit, where a 16-bit
+   * block fills its slot, so the next slot starts where it ends); a quantized block ends its run.
    */
   private stageBytes(layer: number, tier: number, bits: number, bytes: number, blocks: number[]): void {
+    const runBits = this.cache.runBits;
     // the decision's moves so far reach the executor before this stage, in the policy's order
     if (this.batches.size !== 0) this.flush();
     this.staged[layer * this.T + tier] += bytes;
@@ -942,14 +943,14 @@ export class ReplayDriver<H> implements Actions {
         this.emitStage();
         this.runLayer = layer;
         this.runTier = tier;
-        this.runBits = bits;
+        this.runFirstBits = bits;
       }
       const bitsAt = c.bits;
       for (const b of blocks) {
         this.runBlocks.push(b);
         if (!(this.runLastFull && b === this.runLast + 1)) this.runRuns++;
         this.runLast = b;
-        this.runLastFull = bitsAt[base + b] === 16;
+        this.runLastFull = bitsAt[base + b] === c.runBits;
       }
       this.runBytes += bytes;
       return;
@@ -974,7 +975,7 @@ export class ReplayDriver<H> implements Actions {
         }
         if (mask[i] === 0) {
           if (!open) runs++;
-          open = bitsAt[i] === 16;
+          open = bitsAt[i] === runBits;
         } else open = false;
         mask[i] = 1;
       }
@@ -994,7 +995,8 @@ export class ReplayDriver<H> implements Actions {
    * The prefetches of listed blocks gathered since the last call to the executor, as one stage: the
    * HIL executor copies a layer's listed prefetches from one tier, issued one after another, into one
    * staging extent, block after block in the order listed, so a block continues the previous copy
-   * when it is the next block number and the previous one is 16-bit (it fills its host slot). Handed
+   * when it is the next block number and the previous one is at KVCache.runBits (a 16-bit block that
+   * fills its host slot). Handed
    * over before anything else reaches the executor (moves, a layer's work, another stage, the step's end).
    */
   private emitStage(): void {
@@ -1002,7 +1004,7 @@ export class ReplayDriver<H> implements Actions {
     const b = this.stageBatch;
     b.layer = this.runLayer;
     b.fromTier = this.runTier;
-    b.fromBits = b.toBits = this.runBits;
+    b.fromBits = b.toBits = this.runFirstBits;
     b.blocks = this.runBlocks;
     b.bytesFrom = b.bytesTo = this.runBytes;
     b.runs = this.runRuns;
@@ -1083,7 +1085,7 @@ export class ReplayDriver<H> implements Actions {
    * block numbers at 16 bits (same slot layout in every host tier).
    */
   private batchRuns(b: MoveBatch): number {
-    if (b.fromTier === 0 || b.toTier === 0 || b.fromBits !== 16 || b.blocks.length < 2) return b.blocks.length;
+    if (b.fromTier === 0 || b.toTier === 0 || b.fromBits !== this.cache.runBits || b.blocks.length < 2) return b.blocks.length;
     const sorted = [...b.blocks].sort((x, y) => x - y);
     let runs = 1;
     for (let i = 1; i < sorted.length; i++) if (sorted[i] !== sorted[i - 1] + 1) runs++;
@@ -1147,7 +1149,7 @@ export class ReplayDriver<H> implements Actions {
       else for (const x of blocks) slots.release(l, x);
       return blocks.length;
     }
-    const bits = this.cache.bytesOf(16) % 4096 === 0 ? b.toBits : -1; // a 16-bit block fills its 4 KiB-aligned host slot
+    const bits = this.cache.runBits === 16 ? b.toBits : -1; // a 16-bit block fills its host slot
     return b.toTier === 0 ? slots.promote(l, blocks, bytes, bits) : slots.demote(l, blocks, bytes, bits);
   }
 
@@ -1167,6 +1169,7 @@ export class ReplayDriver<H> implements Actions {
 
   /** The layer's work when it skips nothing: every live block is attended (`mask`, the layer's view of the live mask). */
   private layerWork(s: TraceStep, l: number, n: number, mask: Uint8Array): LayerWork {
+    const runBits = this.cache.runBits;
     const c = this.cache;
     const base = l * this.M;
     const tiers = c.tier;
@@ -1208,7 +1211,7 @@ export class ReplayDriver<H> implements Actions {
           fetched += bytes;
           if (!(prev === b - 1 && prevOpen === t)) fetchRuns[t]++;
         }
-        prevOpen = fetchedHere && bitsAt[i] === 16 ? t : -1;
+        prevOpen = fetchedHere && bitsAt[i] === runBits ? t : -1;
         prev = b;
       }
       stagedBytes = below - fetched;
@@ -1234,8 +1237,8 @@ export class ReplayDriver<H> implements Actions {
         const bytes = bytesOf[bitsAt[i]];
         stagedBytes += bytes;
         stagedIn[t] += bytes;
-        if (!(b > 0 && tiers[i - 1] === t && bitsAt[i - 1] === 16)) runDelta[t]--;
-        if (bitsAt[i] === 16 && b + 1 < n && tiers[i + 1] === t && staged[i + 1] === 0) runDelta[t]++;
+        if (!(b > 0 && tiers[i - 1] === t && bitsAt[i - 1] === runBits)) runDelta[t]--;
+        if (bitsAt[i] === runBits && b + 1 < n && tiers[i + 1] === t && staged[i + 1] === 0) runDelta[t]++;
       }
       for (let t = 1; t < this.T; t++) {
         fetchBytes[t] = c.bytesIn(l, t) - stagedIn[t];
@@ -1264,7 +1267,7 @@ export class ReplayDriver<H> implements Actions {
         }
         fetchBytes[t] += bytes;
         if (openTier !== t) fetchRuns[t]++;
-        openTier = bits === 16 ? t : -1;
+        openTier = bits === runBits ? t : -1;
       }
     }
     this.touchedN[l] = 0;
@@ -1293,6 +1296,7 @@ export class ReplayDriver<H> implements Actions {
    * as layerWork does.
    */
   private layerWorkSkipping(s: TraceStep, l: number, n: number): LayerWork {
+    const runBits = this.cache.runBits;
     const c = this.cache;
     const base = l * this.M;
     const tiers = c.tier;
@@ -1346,7 +1350,7 @@ export class ReplayDriver<H> implements Actions {
       }
       fetchBytes[t] += bytes;
       if (openTier !== t) fetchRuns[t]++;
-      openTier = bits === 16 ? t : -1;
+      openTier = bits === runBits ? t : -1;
     }
     // (16-bit blocks were counted in skippedCount only)
     let others = 0;
@@ -1381,6 +1385,7 @@ export class ReplayDriver<H> implements Actions {
    * order, are read from their staged copies or on demand.
    */
   private layerWorkListed(s: TraceStep, l: number, n: number): LayerWork {
+    const runBits = this.cache.runBits;
     const c = this.cache;
     const base = l * this.M;
     const T = this.T;
@@ -1442,7 +1447,7 @@ export class ReplayDriver<H> implements Actions {
         continue;
       }
       fetchBytes[t] += bytes;
-      const continues = b > 0 && mark[b - 1] === no && tiers[i - 1] === t && bitsAt[i - 1] === 16 && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
+      const continues = b > 0 && mark[b - 1] === no && tiers[i - 1] === t && bitsAt[i - 1] === runBits && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
       if (!continues) fetchRuns[t]++;
     }
     skippedBits[0] -= nListed - quantized;
@@ -1479,6 +1484,7 @@ export class ReplayDriver<H> implements Actions {
    * counts; the kept blocks read only when some are below HBM.
    */
   private layerWorkKept(s: TraceStep, l: number, n: number): LayerWork {
+    const runBits = this.cache.runBits;
     const c = this.cache;
     const base = l * this.M;
     const T = this.T;
@@ -1519,7 +1525,7 @@ export class ReplayDriver<H> implements Actions {
           continue;
         }
         fetchBytes[t] += bytes;
-        const continues = b > 0 && kept[i - 1] === 1 && tiers[i - 1] === t && bitsAt[i - 1] === 16 && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
+        const continues = b > 0 && kept[i - 1] === 1 && tiers[i - 1] === t && bitsAt[i - 1] === runBits && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
         if (!continues) fetchRuns[t]++;
       }
     }

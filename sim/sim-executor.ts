@@ -122,7 +122,9 @@ export class SimExecutor implements Executor<Signal> {
   /**
    * layer * tiers + tier of the last op given to the memory stream if it was a stage of listed
    * blocks (-1: not), and whether the copy being issued continues it: the HIL executor issues
-   * consecutive listed stages of one layer and tier as one batch (one ring extent, one pair of marks)
+   * consecutive listed stages of one layer and tier as one batch (one ring extent, one pair of marks).
+   * The replay driver hands such a run over as one stage already; a caller that stages block by
+   * block gets the same batch costs.
    */
   private lastStage = -1;
   private continuesStage = false;

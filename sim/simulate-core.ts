@@ -12,7 +12,7 @@ import { parseBudget } from './budget.js';
 import { GiB, type HardwareProfile } from './hardware/profile.js';
 import { loadHardware } from './hardware/load-profile.js';
 import { HbmSlots } from './hbm-slots.js';
-import { KVCache } from './kv-cache.js';
+import { HOST_SLOT_ALIGN, KVCache } from './kv-cache.js';
 import { summarizeRun } from './metrics/summarize-run.js';
 import type { RunSummary, StepRow } from './metrics/summary.js';
 import { loadModel } from './models/load-model.js';
@@ -122,7 +122,7 @@ export function simulateRegistered(config: RunConfig, opts: SimulateOptions = {}
       }
       return { name: t.name, capacityBytes };
     });
-    const cache = new KVCache(model, B, header.layers, maxBlocks, tiers, groupSize);
+    const cache = new KVCache(model, B, header.layers, maxBlocks, tiers, groupSize, HOST_SLOT_ALIGN);
     // HBM holds the weights that stay resident (all of them, unless the policy streams layers: then its
     // resident layers and streaming slots), the stated reserve (CUDA context, activations, workspace), and the KV
     const hbm = hardware.tiers[0];

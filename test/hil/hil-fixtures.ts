@@ -11,7 +11,7 @@ export interface HilFixture {
   trace: string;
 }
 
-export function makeHilFixture(prompt = 512, steps = 24): HilFixture {
+export function makeHilFixture(prompt = 512, steps = 24, blockSize?: number): HilFixture {
   const dir = mkdtempSync(join(tmpdir(), 'kvtier-hil-test-'));
   const model = join(dir, 'hil-mini.json');
   writeFileSync(
@@ -32,6 +32,6 @@ export function makeHilFixture(prompt = 512, steps = 24): HilFixture {
     }),
   );
   const trace = join(dir, 'mini.kvt');
-  generateTrace(trace, { model: 'hil-mini', layers: 2, prompt_tokens: prompt, steps, seed: 3 } as never);
+  generateTrace(trace, { model: 'hil-mini', layers: 2, prompt_tokens: prompt, steps, seed: 3, ...(blockSize !== undefined ? { block_size: blockSize } : {}) } as never);
   return { dir, model, trace };
 }

@@ -8,7 +8,7 @@ import { PlanRecorder } from '../../hil/executor/plan-recorder.js';
 import { allLinkKeys } from '../../hil/executor/link-keys.js';
 import { lowerPlan } from '../../hil/executor/lower-plan.js';
 import type { LowStep } from '../../hil/executor/lowered-plan.js';
-import type { MoveBatch } from '../../sim/executor.js';
+import type { LayerWork, MoveBatch } from '../../sim/executor.js';
 import { HbmSlots } from '../../sim/hbm-slots.js';
 import { simulate } from '../../sim/run.js';
 import { makeHilFixture } from '../hil/hil-fixtures.js';
@@ -40,65 +40,92 @@ describe('HBM slots', () => {
     }
   });
 
+  // blocks of 16 tokens fill their 4 KiB-aligned host slots (8 KiB), blocks of 20 do not (10 KiB in 12)
+  const fixtures = [16, 20].map((blockSize) => ({ blockSize, fx: makeHilFixture(512, 12, blockSize) }));
+
   it('count the copies of promotions and demotions as the executor issues them', () => {
-    const fx = makeHilFixture(512, 12);
-    for (const policy of ['lru-offload', 'arc', 'quest', 'oracle', 'flexgen-static']) {
-      for (const budget of ['5%', '10%', '25%']) {
-        // per step: the runs the driver charged for moves with HBM at one end (not spills), by kind
-        const { charged, steps } = recordCharged<Record<string, number>>(fx, policy, budget, () => ({}), {
-          move: (c, b) => {
-            if (b.reason !== 'spill' && (b.fromTier === 0) !== (b.toTier === 0) && b.fromBits === b.toBits) {
-              const k = b.toTier === 0 ? 'in' : 'out';
-              c[k] = (c[k] ?? 0) + b.runs;
+    for (const { blockSize, fx } of fixtures) {
+      for (const policy of ['lru-offload', 'arc', 'quest', 'oracle', 'flexgen-static']) {
+        for (const budget of ['5%', '10%', '25%']) {
+          // per step: the runs the driver charged for moves with HBM at one end (not spills), by kind
+          const { charged, steps } = recordCharged<Record<string, number>>(fx, policy, budget, () => ({}), {
+            move: (c, b) => {
+              if (b.reason !== 'spill' && (b.fromTier === 0) !== (b.toTier === 0) && b.fromBits === b.toBits) {
+                const k = b.toTier === 0 ? 'in' : 'out';
+                c[k] = (c[k] ?? 0) + b.runs;
+              }
+            },
+          });
+          steps.forEach((st, i) => {
+            const issued: Record<string, number> = {};
+            for (const label of copyLabels(st)) {
+              if (!/^(promote|demote) /.test(label)) continue;
+              const k = label.startsWith('promote') ? 'in' : 'out';
+              issued[k] = (issued[k] ?? 0) + 1;
             }
-          },
-        });
-        steps.forEach((st, i) => {
-          const issued: Record<string, number> = {};
-          for (const label of copyLabels(st)) {
-            if (!/^(promote|demote) /.test(label)) continue;
-            const k = label.startsWith('promote') ? 'in' : 'out';
-            issued[k] = (issued[k] ?? 0) + 1;
-          }
-          expect({ policy, budget, step: i, ...charged[i] }).toEqual({ policy, budget, step: i, ...issued });
-        });
+            expect({ blockSize, policy, budget, step: i, ...charged[i] }).toEqual({ blockSize, policy, budget, step: i, ...issued });
+          });
+        }
       }
     }
   });
 
   it('count the copies of stages as the executor issues them: listed prefetches in a row one stage, consecutive 16-bit blocks one copy', () => {
-    const fx = makeHilFixture(512, 12);
     let staged = 0;
-    for (const policy of ['infinigen', 'quest', 'oracle', 'synapsevm']) {
-      for (const budget of ['10%', '25%', '40%']) {
-        // per step: the copies the driver charged for stages (listed blocks, or a tier's whole share of a layer)
-        const { charged, steps } = recordCharged<{ n: number }>(fx, policy, budget, () => ({ n: 0 }), {
-          stage: (c, b) => {
-            c.n += b.runs;
-          },
-        });
-        steps.forEach((st, i) => {
-          const issued = copyLabels(st).filter((label) => label.startsWith('prefetch ')).length;
-          staged += issued;
-          expect({ policy, budget, step: i, copies: charged[i].n }).toEqual({ policy, budget, step: i, copies: issued });
-        });
+    for (const { blockSize, fx } of fixtures) {
+      for (const policy of ['infinigen', 'quest', 'oracle', 'synapsevm']) {
+        for (const budget of ['10%', '25%', '40%']) {
+          // per step: the copies the driver charged for stages (listed blocks, or a tier's whole share of a layer)
+          const { charged, steps } = recordCharged<{ n: number }>(fx, policy, budget, () => ({ n: 0 }), {
+            stage: (c, b) => {
+              c.n += b.runs;
+            },
+          });
+          steps.forEach((st, i) => {
+            const issued = copyLabels(st).filter((label) => label.startsWith('prefetch ')).length;
+            staged += issued;
+            expect({ blockSize, policy, budget, step: i, copies: charged[i].n }).toEqual({ blockSize, policy, budget, step: i, copies: issued });
+          });
+        }
       }
     }
     expect(staged).toBeGreaterThan(0);
   });
+
+  it('count the copies of on-demand fetches as the executor issues them', () => {
+    let fetched = 0;
+    for (const { blockSize, fx } of fixtures) {
+      for (const policy of ['lru-offload', 'synapsevm', 'quest', 'smartkv']) {
+        for (const budget of ['10%', '25%']) {
+          // per step: the runs the driver charged for the layers' fetches from host tiers
+          const { charged, steps } = recordCharged<{ n: number }>(fx, policy, budget, () => ({ n: 0 }), {
+            layer: (c, w) => {
+              for (let t = 1; t < w.fetchRuns.length; t++) c.n += w.fetchRuns[t];
+            },
+          });
+          steps.forEach((st, i) => {
+            const issued = copyLabels(st).filter((label) => label.startsWith('fetch ')).length;
+            fetched += issued;
+            expect({ blockSize, policy, budget, step: i, copies: charged[i].n }).toEqual({ blockSize, policy, budget, step: i, copies: issued });
+          });
+        }
+      }
+    }
+    expect(fetched).toBeGreaterThan(0);
+  });
 });
 
 /**
- * A replay of the fixture recorded as the HIL plan, with a per-step tally of the batches the driver
- * hands the executor (`move`, `stage` count into the step's tally), and the plan lowered as the
- * executor lowers it.
+ * A replay of the fixture recorded as the HIL plan, with a per-step tally of what the driver hands
+ * the executor (`move`, `stage` and `layer` count into the step's tally), and the plan lowered as
+ * the executor lowers it.
  */
 function recordCharged<T>(
   fx: ReturnType<typeof makeHilFixture>,
   policy: string,
   budget: string,
   fresh: () => T,
-  on: { move?: (tally: T, b: MoveBatch) => void; stage?: (tally: T, b: MoveBatch) => void },
+  on: { move?: (tally: T, b: MoveBatch) => void; stage?: (tally: T, b: MoveBatch) => void; layer?: (tally: T, w: LayerWork) => void },
 ): { charged: T[]; steps: LowStep[] } {
   const charged: T[] = [];
   let rec: PlanRecorder | undefined;
@@ -119,6 +146,11 @@ function recordCharged<T>(
       x.stage = (b: MoveBatch) => {
         on.stage?.(charged[charged.length - 1], b);
         return stage(b);
+      };
+      const layer = x.layer.bind(x);
+      x.layer = (w: LayerWork) => {
+        on.layer?.(charged[charged.length - 1], w);
+        layer(w);
       };
       rec = x;
       return x;
