@@ -216,7 +216,7 @@ export class ReplayDriver<H> implements Actions {
   /** the batch handed to executor.stage (reused: the executor reads it during the call only), and prefetch's one-block list */
   private readonly stageBatch: MoveBatch = { layer: 0, reason: 'prefetch', fromTier: 0, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
   private readonly oneBlock: number[] = [0];
-  /** the listed prefetches gathered for one stage (emitStage): layer (-1: none), tier, first block's bits, blocks, bytes, copies, last block and whether it is 16-bit */
+  /** the listed prefetches gathered for one stage (emitStage): layer (-1: none), tier, first block's bits, blocks, bytes, copies, last block and whether a run goes on past it (KVCache.runBits) */
   private runLayer = -1;
   private runTier = -1;
   private runFirstBits = 16;
@@ -950,7 +950,7 @@ export class ReplayDriver<H> implements Actions {
         this.runBlocks.push(b);
         if (!(this.runLastFull && b === this.runLast + 1)) this.runRuns++;
         this.runLast = b;
-        this.runLastFull = bitsAt[base + b] === c.runBits;
+        this.runLastFull = bitsAt[base + b] === runBits;
       }
       this.runBytes += bytes;
       return;
@@ -996,8 +996,8 @@ export class ReplayDriver<H> implements Actions {
    * HIL executor copies a layer's listed prefetches from one tier, issued one after another, into one
    * staging extent, block after block in the order listed, so a block continues the previous copy
    * when it is the next block number and the previous one is at KVCache.runBits (a 16-bit block that
-   * fills its host slot). Handed
-   * over before anything else reaches the executor (moves, a layer's work, another stage, the step's end).
+   * fills its host slot). Handed over before anything else reaches the executor (moves, a layer's
+   * work, another stage, the step's end).
    */
   private emitStage(): void {
     if (this.runLayer < 0) return;
