@@ -285,15 +285,15 @@ export class KVCache {
     this.tierBitsCount[(row + fromTier) * K + kFrom]--;
     this.tierBitsCount[(row + tier) * K + k]++;
     // the runs (runStart) that involve the block: whether it starts a run, and whether the next live
-    // block does, before and after. Counted with 0/1 arithmetic rather than branches: the neighbours' tiers vary from
-    // move to move, and mispredicted branches were most of a move's cost
+    // block does, before and after. Counted with 0/1 arithmetic rather than branches: the neighbours'
+    // tiers vary from move to move, and mispredicted branches were most of a move's cost
     const runs = this.runCount;
     const prevTier = block > 0 ? tiers[i - 1] : NONE;
     const prevBits = block > 0 ? bitsAt[i - 1] : 0;
     const runBits = this.runBits;
-    const prev16 = +(prevBits === runBits);
-    runs[row + fromTier] -= 1 - (+(prevTier === fromTier) & prev16);
-    runs[row + tier] += 1 - (+(prevTier === tier) & prev16);
+    const prevJoins = +(prevBits === runBits);
+    runs[row + fromTier] -= 1 - (+(prevTier === fromTier) & prevJoins);
+    runs[row + tier] += 1 - (+(prevTier === tier) & prevJoins);
     const nextTier = block + 1 < this.created[layer] ? tiers[i + 1] : NONE;
     if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & +(fromBits === runBits)) - (+(nextTier === tier) & +(bits === runBits));
     tiers[i] = tier;
@@ -330,8 +330,8 @@ export class KVCache {
     const K = BITS.length;
     const row = layer * T;
     const runBits = this.runBits;
-    const from16 = +(fromBits === runBits);
-    const to16 = +(bits === runBits);
+    const fromJoins = +(fromBits === runBits);
+    const toJoins = +(bits === runBits);
     const inHbm = tier === 0 ? 1 : 0;
     let j = from;
     for (; j < count; j++) {
@@ -344,11 +344,11 @@ export class KVCache {
       // (runs as moveAt counts them, from the neighbours as they are now)
       const prevTier = b > 0 ? tiers[i - 1] : NONE;
       const prevBits = b > 0 ? bitsAt[i - 1] : 0;
-      const prev16 = +(prevBits === runBits);
-      runs[row + fromTier] -= 1 - (+(prevTier === fromTier) & prev16);
-      runs[row + tier] += 1 - (+(prevTier === tier) & prev16);
+      const prevJoins = +(prevBits === runBits);
+      runs[row + fromTier] -= 1 - (+(prevTier === fromTier) & prevJoins);
+      runs[row + tier] += 1 - (+(prevTier === tier) & prevJoins);
       const nextTier = b + 1 < created ? tiers[i + 1] : NONE;
-      if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & from16) - (+(nextTier === tier) & to16);
+      if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & fromJoins) - (+(nextTier === tier) & toJoins);
       tiers[i] = tier;
       bitsAt[i] = bits;
       hbm[i] = inHbm;
@@ -400,10 +400,9 @@ export class KVCache {
    * The share (0..1) of a layer's windows of MIXED_WINDOW_BLOCKS consecutive live blocks, one starting
    * at every MIXED_WINDOW_STEP-th live block, that hold more than one precision. The live blocks of every
    * tier are taken in block order, dropped ones left out (the attention's block table where every live
-   * block is attended). Windows
-   * start at 0, step, 2 step, ... while the start is more than one step before the last block (at 0
-   * alone with at most `step` live blocks) and end at the last block, so every block is in one; fewer
-   * than two live blocks: 0. Recomputed only when the layer's blocks changed since (changesOf).
+   * block is attended). Windows start at 0, step, 2 step, ... while the start is more than one step
+   * before the last block (at 0 alone with at most `step` live blocks) and end at the last block, so
+   * every block is in one; fewer than two live blocks: 0. Recomputed only when the layer's blocks changed since (changesOf).
    */
   mixedWindowShare(layer: number): number {
     const at = this.editCount[layer];
