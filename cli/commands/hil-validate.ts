@@ -52,11 +52,12 @@ export function registerHilValidate(hil: Command): void {
     .requiredOption('--out <dir>', 'directory for the recomputed validate.json, cells.csv, traces and page (not <dir>)')
     .option('--force', 'replace --out when it exists')
     .option('--link-as-measured', "simulate each cell with the host link's bandwidth as its runs measured it before they ran (a diagnostic: the link's drift since the calibration taken out)")
-    .action(async (dir: string, flags: { out: string; force?: boolean; linkAsMeasured?: boolean }) => {
+    .option('--host-as-measured', "simulate each cell with the host's issue costs scaled to the pace its runs' host issue probe read before they ran, over its calibration's probe (a diagnostic: the host's drift since the calibration taken out)")
+    .action(async (dir: string, flags: { out: string; force?: boolean; linkAsMeasured?: boolean; hostAsMeasured?: boolean }) => {
       const { resimulate } = await import('../../hil/validate/resimulate.js');
       const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
       const bar = progressBar({ label: 'resimulate' });
-      const r = resimulate({ dir, out: flags.out, force: flags.force, linkAsMeasured: flags.linkAsMeasured, onProgress: bar.callback });
+      const r = resimulate({ dir, out: flags.out, force: flags.force, linkAsMeasured: flags.linkAsMeasured, hostAsMeasured: flags.hostAsMeasured, onProgress: bar.callback });
       bar.stop();
       const { formatValidate } = await import('../../hil/validate/format.js');
       const { writeFileSync } = await import('node:fs');

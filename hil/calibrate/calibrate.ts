@@ -246,6 +246,9 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
   if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue);
+  if (kind === 'cuda' && m.host_probe && p.sources['gpu.issue_copy_us'] !== undefined) {
+    p.sources['gpu.issue_copy_us'] += `; the host issue probe (timing/host-issue-probe.ts) read ${r2(m.host_probe.copy_us)} us per copy right after`;
+  }
   // (both act on the host clock: only where the issue costs were written)
   if (kind === 'cuda' && hasHostClock(p.gpu)) applyLaunchQueue(p, m.launch_queue, by);
   if (kind === 'cuda' && hasHostClock(p.gpu)) applyHostConvert(p, m.host_convert, by);

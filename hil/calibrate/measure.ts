@@ -26,6 +26,7 @@ import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
 import { benchQueueDepth, type QueueDepthResult } from '../bench/queue-depth-bench.js';
 import { benchHostConvert, type HostConvertPoint } from '../bench/host-convert-bench.js';
 import { warmLink } from '../timing/link-warmup.js';
+import { type HostIssueProbe, LIST_COPIES, PROBE_COPY_BYTES, probeHostIssue } from '../timing/host-issue-probe.js';
 import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type FileBatchPoint, measureFileBatches, measureFileWriteBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
@@ -114,6 +115,12 @@ export interface Measurements {
    * from measurements taken before it existed)
    */
   plan_issue?: PlanIssueResult;
+  /**
+   * (cuda) the host's pace at issuing copies (timing/host-issue-probe.ts), right after the plan's issue
+   * was timed: the reference for the same probe taken before each run (absent from measurements taken
+   * before it existed)
+   */
+  host_probe?: HostIssueProbe;
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
   /**
    * (cuda) one large pinned copy's time per direction (BULK_COPY_BYTES, two back to back a trial on
@@ -348,6 +355,11 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     log(`  ${c.copies.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host (median of ${c.per_step.length} steps)`);
     tick('issue costs in a plan');
   }
+  let host_probe: HostIssueProbe | undefined;
+  if (cuda) {
+    host_probe = await probeHostIssue(b);
+    log(`  host issue probe: ${host_probe.copy_us.toFixed(2)} us per copy (${LIST_COPIES} copies of ${PROBE_COPY_BYTES} B a list, the median of ${host_probe.lists_us.length} lists)`);
+  }
   const threads = o.ioThreads ?? DEFAULT_IO_THREADS;
   log(`file tier: reads and writes vs request size, ${threads} I/O threads`);
   const file = await measureFile(b, o.fileDir, (o.quick ? [64, 256, 1024] : [64, 256, 1024, 4096, 16384, 65536]).map((k) => k * 1024), o.quick ? 2 : 5, threads);
@@ -368,10 +380,10 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern read batches (${fb.layers} layers x ${fb.blocksPerLayer} blocks of ${fb.blockBytes} B, ${fb.rounds} rounds, ${threads} I/O threads)`);
   const batches = await measureFileBatches(b, fb);
   tick('file batches');
-  log(`file tier: executor-pattern write batches (${fb.layers} layers, one round: every run's write started at once, as the executor writes a layer's demotions)`);
-  const writes = await measureFileWriteBatches(b, { ...fb, rounds: 1 });
+  log(`file tier: executor-pattern write batches (${fb.layers} layers, ${WRITE_ROUNDS} rounds: every run's write started at once, as the executor writes a layer's demotions)`);
+  const writes = await measureFileWriteBatches(b, { ...fb, rounds: WRITE_ROUNDS });
   log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), ...(host_probe ? { host_probe } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -386,6 +398,14 @@ export async function measureConvertKernels(b: NativeBackend, o: Pick<MeasureOpt
     gate?.free();
   }
 }
+
+/**
+ * rounds of the executor-pattern write batches: with 4 layers a round, three rounds time all six run
+ * lengths of the batches (1, 2, 4, 9, 24 blocks and whole layers; each round starts one length further
+ * on), 12 batches, where one round timed four lengths once each and the write line's alpha rested on a
+ * single one-block batch (one lease's calibration read 149 us where the one before read 50)
+ */
+const WRITE_ROUNDS = 3;
 
 /** the as-issued median per op of the issue bench's records, GEMV, conversion and attention launches (NaN where a kind has no trials) */
 export function issueCostsOf(points: readonly IssuePoint[]): { record: number; kernel: number; convert: number; attention: number } {

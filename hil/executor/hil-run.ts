@@ -93,6 +93,12 @@ export interface HilInfo {
    * not be measured (a warning says why)
    */
   link_before?: { h2d_GBps: number; d2h_GBps: number };
+  /**
+   * (cuda) the host's us per copy issued right before the steps, after the link check
+   * (timing/host-issue-probe.ts), to set beside the same probe taken at the calibration; absent where it
+   * could not be measured (a warning says why)
+   */
+  host_before?: { copy_us: number };
   setup_ms: number;
   verify?: { checked: number; mismatches: number; firstMismatch?: string };
   steps: MeasuredStep[];
@@ -175,13 +181,15 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
       verify: o.verify ?? false,
       waitMarks: o.waitMarks ?? false,
       ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-      ...(kind === 'cuda' ? { linkCheckMs: LINK_CHECK_MS } : {}),
+      ...(kind === 'cuda' ? { linkCheckMs: LINK_CHECK_MS, hostProbe: true } : {}),
     });
   } finally {
     backend.close();
   }
   const linkBefore = measured.linkBefore && 'error' in measured.linkBefore ? undefined : measured.linkBefore;
   if (measured.linkBefore && 'error' in measured.linkBefore) warnings.push(`the host link's rate before the steps was not measured: ${measured.linkBefore.error}`);
+  const hostBefore = measured.hostBefore && 'error' in measured.hostBefore ? undefined : measured.hostBefore;
+  if (measured.hostBefore && 'error' in measured.hostBefore) warnings.push(`the host's pace at issuing copies before the steps was not measured: ${measured.hostBefore.error}`);
   if (measured.fileDirect === false) warnings.push(`the NVMe file tier fell back to buffered I/O: ${measured.fileBufferedReason}`);
   const steps: StepRow[] = r.steps.map((row, i) => {
     const m = measured.steps[i];
@@ -240,6 +248,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     attention: { options: attentionOptions, kernels },
     weight_buffers: measured.weightBuffers,
     ...(linkBefore ? { link_before: linkBefore } : {}),
+    ...(hostBefore ? { host_before: { copy_us: hostBefore.copy_us } } : {}),
     setup_ms: measured.setupMs,
     verify: measured.verify,
     steps: measured.steps,

@@ -20,6 +20,7 @@ import type { BlockData } from './block-data.js';
 import { FileStepTimes } from './file-step-times.js';
 import { writeFresh, writeInitial } from './initial-bytes.js';
 import { warmLink } from '../timing/link-warmup.js';
+import { type HostIssueProbe, probeHostIssue } from '../timing/host-issue-probe.js';
 import { OpIssuer } from './issue-ops.js';
 import type { LoweredPlan } from './lowered-plan.js';
 import type { MeasuredStep } from './measured-step.js';
@@ -63,6 +64,8 @@ export interface RunPlanOptions extends FileTierOptions {
    * report the rate of its last round trip (timing/link-warmup.ts; default none)
    */
   linkCheckMs?: number;
+  /** after the link check, right before the steps: read the host's pace at issuing copies (timing/host-issue-probe.ts) */
+  hostProbe?: boolean;
 }
 
 export interface RunPlanResult {
@@ -75,6 +78,8 @@ export interface RunPlanResult {
   weightBuffers: number;
   /** with linkCheckMs: the host link's rate right before the steps, or why it was not measured */
   linkBefore?: { h2d_GBps: number; d2h_GBps: number } | { error: string };
+  /** with hostProbe: the host's us per copy issued right before the steps, or why it was not measured */
+  hostBefore?: HostIssueProbe | { error: string };
 }
 
 export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec, data: BlockData, o: RunPlanOptions): Promise<RunPlanResult> {
@@ -100,6 +105,14 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
         linkBefore = { error: (e as Error).message };
       }
     }
+    let hostBefore: RunPlanResult['hostBefore'];
+    if (o.hostProbe) {
+      try {
+        hostBefore = await probeHostIssue(b);
+      } catch (e) {
+        hostBefore = { error: (e as Error).message };
+      }
+    }
 
     const ev = new RunEvents(b, events, p);
     const times = new FileStepTimes(p.steps.length);
@@ -116,7 +129,7 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
 
     const { steps, spans } = stepTimings(b, p, ev, times, o);
     const verify = o.verify ? await verifyBlocks(b, p, data, mem.regions, mem.file) : undefined;
-    return { steps, spans, fileDirect: mem.file ? mem.file.direct : null, fileBufferedReason: mem.file?.bufferedReason ?? '', verify, setupMs, weightBuffers: buffers.weights.length, ...(linkBefore ? { linkBefore } : {}) };
+    return { steps, spans, fileDirect: mem.file ? mem.file.direct : null, fileBufferedReason: mem.file?.bufferedReason ?? '', verify, setupMs, weightBuffers: buffers.weights.length, ...(linkBefore ? { linkBefore } : {}), ...(hostBefore ? { hostBefore } : {}) };
   } finally {
     try {
       await b.synchronize();

@@ -10,16 +10,21 @@
  * DRAM) at the bandwidth the run measured before its hardware runs (their mean per direction) instead of
  * the calibration's: what is left is the model's error with the link's drift between the calibration and
  * the runs taken out (a diagnostic: the link is then known only because the runs measured it).
+ * With `hostAsMeasured`, each cell whose runs probed the host's pace at issuing copies right before them
+ * (HilInfo.host_before) is simulated with its profile's host issue costs scaled by the median of those
+ * probes over the same probe taken at its calibration: the host's drift between the calibration and the
+ * runs taken out, in the same diagnostic sense.
  */
 import * as fs from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { buildIdentity } from '../../common/build-identity.js';
 import { checkOutDir } from '../../sim/output-dir.js';
-import type { HardwareProfile, LinkDirection } from '../../sim/hardware/profile.js';
+import { type HardwareProfile, ISSUE_COST_FIELDS, type LinkDirection } from '../../sim/hardware/profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { simulate } from '../../sim/run.js';
 import { readTraceHeader } from '../../traces/trace-reader.js';
 import { expandGrid } from './grid.js';
+import { median } from '../timing/median.js';
 import { cellRunConfig, cellsCsv, cellStats, type CellResult, judgedFields, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
@@ -33,6 +38,22 @@ export interface ResimulateOptions {
   onProgress?: (done: number, total: number, id: string) => void;
   /** simulate each cell with the host link's bandwidth as measured before its runs (cells without a measurement keep the profile's) */
   linkAsMeasured?: boolean;
+  /** simulate each cell with the host's issue costs scaled to the pace probed before its runs (cells or calibrations without a probe keep the profile's) */
+  hostAsMeasured?: boolean;
+}
+
+/**
+ * `profile` with every host issue cost (gpu.issue_*_us) multiplied by `factor`: the host issuing
+ * `factor` times as slowly as at the calibration. Throws on a factor that is not above 0.
+ */
+export function withHostPace(profile: HardwareProfile, factor: number, source: string): HardwareProfile {
+  if (!(factor > 0 && Number.isFinite(factor))) throw new Error(`${source}: the host pace factor must be a number above 0 (got ${factor})`);
+  const gpu = { ...profile.gpu };
+  for (const k of ISSUE_COST_FIELDS) {
+    const v = gpu[k];
+    if (v !== undefined) gpu[k] = v * factor;
+  }
+  return { ...profile, gpu };
 }
 
 /**
@@ -77,7 +98,8 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     profileOf.set(p.model, path);
   }
   fs.mkdirSync(join(out, 'traces'), { recursive: true });
-  if (o.linkAsMeasured) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
+  if (o.linkAsMeasured || o.hostAsMeasured) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
+  const probeOf = new Map(prev.profiles.map((p) => [p.model, p.host_probe_us]));
   const cells = new Map(expandGrid(g, (t) => readTraceHeader(t.path!).prompt_tokens).map((c) => [c.id, c]));
   const results: CellResult[] = [];
   const ok = prev.cells.filter((c) => c.status === 'ok');
@@ -92,11 +114,16 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     const profile = profileOf.get(before.model);
     if (!profile) throw new Error(`hil validate-resim: no profile for model ${before.model} in ${file}`);
     let cellProfile = profile;
-    if (o.linkAsMeasured && before.hw_link_GBps && before.hw_link_GBps.length > 0) {
+    const link = o.linkAsMeasured && before.hw_link_GBps && before.hw_link_GBps.length > 0 ? before.hw_link_GBps : undefined;
+    const calibProbe = probeOf.get(before.model);
+    const pace = o.hostAsMeasured && calibProbe && before.hw_host_probe_us && before.hw_host_probe_us.length > 0 ? median(before.hw_host_probe_us) / calibProbe : undefined;
+    if (link || pace) {
       // the cell's own profile, kept beside the results
-      const base = validateProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), profile);
+      let p = validateProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), profile);
+      if (link) p = withMeasuredLink(p, link, profile);
+      if (pace) p = withHostPace(p, pace, profile);
       cellProfile = join(out, 'profiles', `${before.id}.json`);
-      writeAtomic(cellProfile, JSON.stringify(withMeasuredLink(base, before.hw_link_GBps, profile), null, 2) + '\n');
+      writeAtomic(cellProfile, JSON.stringify(p, null, 2) + '\n');
     }
     const sim = simulate(cellRunConfig(c, traceFile(c, g, out), cellProfile));
     if (sim.steps.length !== before.hw_ms![0].length) throw new Error(`hil validate-resim: cell ${before.id}: the simulation has ${sim.steps.length} steps, the stored hardware runs ${before.hw_ms![0].length}`);
@@ -120,6 +147,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
       ...prev.notes,
       `simulator side recomputed from the stored hardware steps of ${o.dir} with the simulator of this build (its profiles; the hardware runs not repeated)`,
       ...(o.linkAsMeasured ? ['each cell simulated with the host link at the bandwidths measured before its runs (a diagnostic: the link drift between calibration and runs taken out)'] : []),
+      ...(o.hostAsMeasured ? ["each cell simulated with the host's issue costs scaled by its runs' host issue probe over its calibration's (a diagnostic: the host's drift between calibration and runs taken out)"] : []),
     ],
   };
   writeAtomic(join(out, 'validate.json'), JSON.stringify(result) + '\n');

@@ -28,6 +28,7 @@ import { contextLabel, expandGrid, type GridCell, type ValidateGrid } from './gr
 import { calibrationSeconds, cellSeconds, formatSeconds, H100_PLAN, WallRatios } from './plan.js';
 import { type CellJudgement, distribution, type Distribution, hostWaitShare, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, repeatableSteps, stepMedians, TARGETS, type Targets } from './stats.js';
 import { describeTiers, type TierDevice } from './tier-devices.js';
+import { median } from '../timing/median.js';
 
 export interface ValidateOptions {
   grid: ValidateGrid;
@@ -93,6 +94,8 @@ export interface CellResult {
   hw_file?: { read_ms: number[][]; write_ms: number[][]; sync_ms: number[][]; syncs: number[][]; join_ms?: number[][] };
   /** (cuda) per run, the host link's H2D and D2H rate right before it (HilInfo.link_before), GB/s; absent in runs stored before it was kept */
   hw_link_GBps?: [number, number][];
+  /** (cuda) per run, the host's us per copy issued right before it (HilInfo.host_before); absent in runs stored before it was kept */
+  hw_host_probe_us?: number[];
   /** errors against hw_median_ms (the statistics leave out the first skip_steps) */
   error?: MedianP95;
   error_each_run?: MedianP95;
@@ -139,7 +142,8 @@ export interface ValidateResult {
   device: string;
   backend: string;
   tiers: TierDevice[];
-  profiles: { model: string; file: string; calibrated: boolean; points: CalibrationPoints | null; points_near_grid: number[] | null; note: string }[];
+  /** host_probe_us: the host issue probe its calibration took (measurements.host_probe of the profile's fit file), where it has one */
+  profiles: { model: string; file: string; calibrated: boolean; points: CalibrationPoints | null; points_near_grid: number[] | null; note: string; host_probe_us?: number }[];
   held_out_contexts: number[];
   runs: number;
   skip_steps: number;
@@ -347,6 +351,11 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     }
   }
 
+  for (const p of profiles) {
+    const probe = calibrationHostProbe(p.file);
+    if (probe !== undefined) p.host_probe_us = probe;
+  }
+
   // cells
   const results: CellResult[] = [];
   const ratios = new WallRatios();
@@ -469,6 +478,17 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
 }
 
 /** the profile given for a model: by the grid's name or file for it, or by the model's name, else the one for every model */
+/** the host issue probe (us per copy) in the fit file beside a calibrated profile, if it has one */
+export function calibrationHostProbe(profileFile: string): number | undefined {
+  try {
+    const fit = JSON.parse(fs.readFileSync(profileFile.replace(/\.json$/, '') + '.fit.json', 'utf8')) as { measurements?: { host_probe?: { copy_us?: number } } };
+    const us = fit.measurements?.host_probe?.copy_us;
+    return typeof us === 'number' && us > 0 ? us : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function profileGiven(p: Record<string, string> | undefined, model: string): string | undefined {
   return p?.[model] ?? p?.[loadModel(model).name] ?? p?.['*'];
 }
@@ -536,6 +556,7 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
     hw_host_gap_ms: runs.map((r) => r.hil.steps.map((m) => m.host_gap_us / 1e3)),
     hw_host_issue_ms: runs.map((r) => r.hil.steps.map((m) => m.host_issue_us / 1e3)),
     ...(usedFile ? { hw_file: { read_ms: runs.map((r) => r.hil.steps.map((m) => m.file_read_us / 1e3)), write_ms: runs.map((r) => r.hil.steps.map((m) => m.file_write_us / 1e3)), sync_ms: runs.map((r) => r.hil.steps.map((m) => m.file_sync_us / 1e3)), syncs: runs.map((r) => r.hil.steps.map((m) => m.file_syncs)), join_ms: runs.map((r) => r.hil.steps.map((m) => m.file_join_us / 1e3)) } } : {}),
+    ...(runs.every((r) => r.hil.host_before) ? { hw_host_probe_us: runs.map((r) => r.hil.host_before!.copy_us) } : {}),
     ...(runs.every((r) => r.hil.link_before) ? { hw_link_GBps: runs.map((r): [number, number] => [r.hil.link_before!.h2d_GBps, r.hil.link_before!.d2h_GBps]) } : {}),
     ...judgedFields(st),
     warnings: [...new Set(runs.flatMap((r) => r.hil.warnings))],
@@ -602,7 +623,7 @@ export function traceFile(c: GridCell, g: ValidateGrid, out: string): string {
   return p;
 }
 
-const CSV_COLS = ['id', 'trace', 'trace_kind', 'prompt_tokens', 'model', 'policy', 'budget', 'status', 'pool', 'error_median', 'error_p95', 'error_each_run_median', 'error_each_run_p95', 'spread_median', 'spread_p95', 'host_wait_share', 'hw_link_h2d_GBps', 'sim_mean_ms', 'hw_mean_ms', 'sim_p50_ms', 'hw_p50_ms', 'sim_p99_ms', 'hw_p99_ms', 'pass', 'wall_s', 'reason'] as const;
+const CSV_COLS = ['id', 'trace', 'trace_kind', 'prompt_tokens', 'model', 'policy', 'budget', 'status', 'pool', 'error_median', 'error_p95', 'error_each_run_median', 'error_each_run_p95', 'spread_median', 'spread_p95', 'host_wait_share', 'hw_link_h2d_GBps', 'hw_host_probe_us', 'sim_mean_ms', 'hw_mean_ms', 'sim_p50_ms', 'hw_p50_ms', 'sim_p99_ms', 'hw_p99_ms', 'pass', 'wall_s', 'reason'] as const;
 
 export function cellsCsv(r: ValidateResult): string {
   const q = (x: unknown) => {
@@ -629,6 +650,7 @@ export function cellsCsv(r: ValidateResult): string {
       spread_p95: c.spread?.p95,
       host_wait_share: hostWaitShare(c, r.grid.skip_steps),
       hw_link_h2d_GBps: c.hw_link_GBps ? Math.min(...c.hw_link_GBps.map((x) => x[0])).toFixed(2) : undefined,
+      hw_host_probe_us: c.hw_host_probe_us ? median(c.hw_host_probe_us).toFixed(2) : undefined,
       sim_mean_ms: c.sim_dist?.mean,
       hw_mean_ms: c.hw_dist?.mean,
       sim_p50_ms: c.sim_dist?.p50,

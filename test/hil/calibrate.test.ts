@@ -171,23 +171,25 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const layerPts = r.measurements.file_read_batch.filter((x) => x.kind === 'layer');
     expect(layerPts.map((x) => [x.round, x.layer])).toEqual([0, 1, 2, 3].flatMap((k) => [0, 1, 2, 3].map((l) => [k, l])));
     expect(new Set(layerPts.map((x) => (x.layer + x.round) % RUN_BLOCKS.length)).size).toBe(RUN_BLOCKS.length);
-    // writes in the executor's pattern: one batch per layer (one round) of the same runs as the reads',
-    // the write direction's fit; the one-request fit named beside it in the source
+    // writes in the executor's pattern: one batch per layer in each of three rounds, of the same runs as
+    // the reads' (every run length once at least), the write direction's fit; the one-request fit named
+    // beside it in the source
     const wb = r.measurements.file_write_batch!;
     const M = r.measurements.file_batch_info!.blocks_per_layer;
     const slot = Math.ceil(r.measurements.file_batch_info!.block_bytes / 4096) * 4096;
-    expect(wb.map((x) => [x.layer, x.round, x.kind])).toEqual([0, 1, 2, 3].map((l) => [l, 0, 'layer']));
+    expect(wb.map((x) => [x.layer, x.round, x.kind])).toEqual([0, 1, 2].flatMap((k) => [0, 1, 2, 3].map((l) => [l, k, 'layer'])));
+    expect(new Set(wb.map((x) => (x.layer + x.round) % RUN_BLOCKS.length)).size).toBe(RUN_BLOCKS.length);
     for (const x of wb) {
-      const runs = layerRuns(M, RUN_BLOCKS[x.layer % RUN_BLOCKS.length], 0);
+      const runs = layerRuns(M, RUN_BLOCKS[(x.layer + x.round) % RUN_BLOCKS.length], 0);
       expect(x.run_blocks).toBe(runs[0][1]);
       expect(x.bytes).toBe(x.requests * x.run_blocks * slot);
       expect(x.us).toBeGreaterThan(0);
     }
-    expect(r.fits.file_write_batch!.points).toHaveLength(4);
+    expect(r.fits.file_write_batch!.points).toHaveLength(12);
     const wrKey = rdKey === 'b_to_a' ? 'a_to_b' : 'b_to_a';
     expect(p.links[nvLink][wrKey]).toEqual({ alpha_us: r2(r.fits.file_write_batch!.alpha_us), GBps: r2(r.fits.file_write_batch!.GBps) });
     expect(p.tiers.find((t) => t.kind === 'nvme')!.write_GBps).toBe(Math.max(r2(r.fits.file_write_batch!.GBps), 0.01));
-    expect(p.sources[`links[${nvLink}].${wrKey}.alpha_us`]).toMatch(/in the HIL executor's pattern, a layer's runs started at once and joined: time = requests x alpha \+ bytes \/ beta per batch, least squares over 4 batches .*for comparison \(not used here\), file-tier writes .*one request per size.*: alpha -?[0-9.]+ us, -?[0-9.]+ GB\/s$/);
+    expect(p.sources[`links[${nvLink}].${wrKey}.alpha_us`]).toMatch(/in the HIL executor's pattern, a layer's runs started at once and joined: time = requests x alpha \+ bytes \/ beta per batch, least squares over 12 batches .*for comparison \(not used here\), file-tier writes .*one request per size.*: alpha -?[0-9.]+ us, -?[0-9.]+ GB\/s$/);
     // the generic kernel line: FP16, INT8 and INT4 attention and the GEMVs; every dispatched kernel has its own curve
     expect(side.fits.kernels.points.length).toBe(r.measurements.kernels.filter((k) => k.precision !== 'int2' && !k.precision?.startsWith('mixed')).length);
     expect(Object.keys(p.gpu.attention_kernels!).sort()).toEqual(['fp16', 'int2', 'int4', 'int8', 'mixed', 'mixed_interleaved', 'mixed_kinds', 'mixed_sparse']);

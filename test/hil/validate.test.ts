@@ -83,7 +83,7 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const saved = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
     expect(saved.cells.map((c) => c.id)).toEqual(r.cells.map((c) => c.id));
     const csv = readFileSync(join(out, 'cells.csv'), 'utf8').trim().split('\n');
-    expect(csv[0]).toBe('id,trace,trace_kind,prompt_tokens,model,policy,budget,status,pool,error_median,error_p95,error_each_run_median,error_each_run_p95,spread_median,spread_p95,host_wait_share,hw_link_h2d_GBps,sim_mean_ms,hw_mean_ms,sim_p50_ms,hw_p50_ms,sim_p99_ms,hw_p99_ms,pass,wall_s,reason');
+    expect(csv[0]).toBe('id,trace,trace_kind,prompt_tokens,model,policy,budget,status,pool,error_median,error_p95,error_each_run_median,error_each_run_p95,spread_median,spread_p95,host_wait_share,hw_link_h2d_GBps,hw_host_probe_us,sim_mean_ms,hw_mean_ms,sim_p50_ms,hw_p50_ms,sim_p99_ms,hw_p99_ms,pass,wall_s,reason');
     expect(csv).toHaveLength(9);
     expect(csv[4].split(',').slice(5, 9)).toEqual(['lru-offload-nvme', '25%', 'ok', 'storage']);
 
@@ -166,6 +166,26 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(lru(measured).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
     expect(measured.cells.filter((c) => c.id !== lruCell.id).map((c) => c.sim_ms)).toEqual(r.cells.filter((c) => c.id !== lruCell.id).map((c) => c.sim_ms));
     expect(measured.notes.at(-1)).toMatch(/host link at the bandwidths measured before its runs/);
+    // the host's pace as the runs probed it: issue costs scaled by the runs' probe over the calibration's
+    cpSync(out, join(dir, 'paced'), { recursive: true });
+    const hostProf = JSON.parse(readFileSync(r.profiles[0].file, 'utf8'));
+    hostProf.gpu = { ...hostProf.gpu, issue_copy_us: 40, issue_record_us: 2, issue_kernel_us: 5 };
+    writeFileSync(join(dir, 'paced', 'profiles', basename(r.profiles[0].file)), JSON.stringify(hostProf));
+    const paced = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
+    paced.profiles[0].host_probe_us = 2;
+    const pacedCell = paced.cells.find((c) => c.label === 'lru-offload' && c.model.includes('hil-mini.model'))!;
+    pacedCell.hw_host_probe_us = [3, 1, 3]; // median 3: the host 1.5x as slow as at its calibration
+    for (const c of paced.cells) if (c !== pacedCell) delete c.hw_host_probe_us;
+    writeFileSync(join(dir, 'paced', 'validate.json'), JSON.stringify(paced));
+    const plain = resimulate({ dir: join(dir, 'paced'), out: join(dir, 'paced-plain') });
+    const hostPaced = resimulate({ dir: join(dir, 'paced'), out: join(dir, 'paced-resim'), hostAsMeasured: true });
+    const pacedProfile = JSON.parse(readFileSync(join(dir, 'paced-resim', 'profiles', `${pacedCell.id}.json`), 'utf8'));
+    expect([pacedProfile.gpu.issue_copy_us, pacedProfile.gpu.issue_record_us, pacedProfile.gpu.issue_kernel_us]).toEqual([60, 3, 7.5]);
+    expect(pacedProfile.links).toEqual(hostProf.links);
+    expect(lru(hostPaced).sim_dist!.mean).toBeGreaterThan(lru(plain).sim_dist!.mean);
+    expect(hostPaced.cells.filter((c) => c.id !== pacedCell.id).map((c) => c.sim_ms)).toEqual(plain.cells.filter((c) => c.id !== pacedCell.id).map((c) => c.sim_ms));
+    expect(hostPaced.notes.at(-1)).toMatch(/host's issue costs scaled by its runs' host issue probe/);
+    expect(readFileSync(join(dir, 'paced-resim', 'cells.csv'), 'utf8').split('\n')[0].split(',')).toContain('hw_host_probe_us');
     expect(() => resimulate({ dir: out, out })).toThrow(/--out must differ/);
     // an existing --out is replaced only when asked
     expect(() => resimulate({ dir: out, out: join(dir, 'resim') })).toThrow(/resim already exists; pass --force/);
