@@ -53,11 +53,12 @@ export function registerHilValidate(hil: Command): void {
     .option('--force', 'replace --out when it exists')
     .option('--link-as-measured', "simulate each cell with the host link's bandwidth as its runs measured it before they ran (a diagnostic: the link's drift since the calibration taken out)")
     .option('--host-as-measured', "simulate each cell with the host's issue costs scaled to the pace its runs' host issue probe read before they ran, over its calibration's probe (a diagnostic: the host's drift since the calibration taken out)")
-    .action(async (dir: string, flags: { out: string; force?: boolean; linkAsMeasured?: boolean; hostAsMeasured?: boolean }) => {
+    .option('--disk-as-measured', "simulate each storage cell with its storage link's reads and writes fitted to the disk probe taken right before its runs (a diagnostic: the disk's drift since the calibration taken out)")
+    .action(async (dir: string, flags: { out: string; force?: boolean; linkAsMeasured?: boolean; hostAsMeasured?: boolean; diskAsMeasured?: boolean }) => {
       const { resimulate } = await import('../../hil/validate/resimulate.js');
       const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
       const bar = progressBar({ label: 'resimulate' });
-      const r = resimulate({ dir, out: flags.out, force: flags.force, linkAsMeasured: flags.linkAsMeasured, hostAsMeasured: flags.hostAsMeasured, onProgress: bar.callback });
+      const r = resimulate({ dir, out: flags.out, force: flags.force, linkAsMeasured: flags.linkAsMeasured, hostAsMeasured: flags.hostAsMeasured, diskAsMeasured: flags.diskAsMeasured, onProgress: bar.callback });
       bar.stop();
       const { formatValidate } = await import('../../hil/validate/format.js');
       const { writeFileSync } = await import('node:fs');

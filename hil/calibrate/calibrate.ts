@@ -278,27 +278,19 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
   if (nv >= 0) {
-    const nvName = p.tiers[nv].name;
-    const li = p.links.findIndex((l) => l.a === nvName || l.b === nvName);
-    const N = p.links[li];
-    const [wr, rd] = N.b === nvName ? (['a_to_b', 'b_to_a'] as const) : (['b_to_a', 'a_to_b'] as const);
+    const li = p.links.findIndex((l) => l.a === p.tiers[nv].name || l.b === p.tiers[nv].name);
+    const rd = p.links[li].b === p.tiers[nv].name ? 'b_to_a' : 'a_to_b';
     // writes in the executor's pattern where measured (a layer's runs started at once), else one request per size
     const wb = fits.file_write_batch;
-    const w = wb ?? fits.file_write;
-    N[wr] = { alpha_us: r2(w.alpha_us), GBps: r2(w.GBps) };
-    N.copy_engines = 1;
     const io = m.file_direct ? 'O_DIRECT' : 'buffered (O_DIRECT refused)';
     const threads = m.file_batch_info?.threads ?? 4;
     const one = `file-tier writes (${io}, ${threads} I/O threads), one request per size, relative-error least squares (rms residual ${pct(fits.file_write.rms_residual)}, max ${pct(fits.file_write.max_abs_residual)})`;
-    src[`links[${li}].${wr}.alpha_us`] = wb
-      ? `${by}: file-tier writes (${io}, ${threads} I/O threads) in the HIL executor's pattern, a layer's runs started at once and joined: time = requests x alpha + bytes / beta per batch, least squares over ${wb.points.length} batches (rms residual ${pct(wb.rms_residual)}); for comparison (not used here), ${one}: alpha ${r2(fits.file_write.alpha_us)} us, ${r2(fits.file_write.GBps)} GB/s`
-      : `${by}: ${one}`;
-    src[`links[${li}].${wr}.GBps`] = `${by}: same fit as alpha_us`;
-    src[`links[${li}].copy_engines`] = `${by}: the HIL executor issues file requests one batch at a time`;
-    p.tiers[nv].write_GBps = Math.max(r2(w.GBps), 0.01);
-    p.tiers[nv].write_latency_us = 0;
-    src[`tiers[${nv}].write_GBps`] = `${by}: = the fitted file write bandwidth`;
-    src[`tiers[${nv}].write_latency_us`] = `${by}: 0, inside the fitted link alpha`;
+    if (wb) {
+      applyFileWriteFit(p, wb, by, `file-tier writes (${io}, ${threads} I/O threads) in the HIL executor's pattern, a layer's runs started at once and joined`);
+      src[`links[${li}].${rd === 'b_to_a' ? 'a_to_b' : 'b_to_a'}.alpha_us`] += `; for comparison (not used here), ${one}: alpha ${r2(fits.file_write.alpha_us)} us, ${r2(fits.file_write.GBps)} GB/s`;
+    } else {
+      applyFileWriteFit(p, fits.file_write, by, one, null);
+    }
     const rb = fits.file_read_batch;
     if (rb) {
       const info = m.file_batch_info;
@@ -457,6 +449,38 @@ export function applyFileReadFit(
     N[rd].request_us = requestUs;
     src[`links[${li}].${rd}.request_us`] = `${by}: per request size below a block's slot (the model's quantized blocks, each request 4 KiB-aligned), the median time per request of batches of one request per block over ~80% of a layer handed to the tier at once; the last point is the slot at the fitted alpha + bytes / GBps`;
   }
+  return li;
+}
+
+/**
+ * Sets the profile's NVMe write direction (link alpha/beta, one batch at a time, the tier's write port
+ * = the link's rate, latency 0: inside alpha) from a fit, with `what` as the source; `form` says how the
+ * fit relates time to the requests (null: `what` says it all). Used by calibrate and by a validation's
+ * re-simulation with the disk as probed before a cell's runs. Returns the link index.
+ */
+export function applyFileWriteFit(
+  p: HardwareProfile,
+  fit: Pick<LinearFit, 'alpha_us' | 'GBps' | 'points' | 'rms_residual'>,
+  by: string,
+  what: string,
+  form: string | null = 'time = requests x alpha + bytes / beta per batch',
+): number {
+  const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
+  if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
+  const nvName = p.tiers[nv].name;
+  const li = p.links.findIndex((l) => l.a === nvName || l.b === nvName);
+  const N = p.links[li];
+  const wr = N.b === nvName ? 'a_to_b' : 'b_to_a';
+  N[wr] = { alpha_us: r2(fit.alpha_us), GBps: r2(fit.GBps) };
+  N.copy_engines = 1;
+  const src = p.sources;
+  src[`links[${li}].${wr}.alpha_us`] = form === null ? `${by}: ${what}` : `${by}: ${what}: ${form}, least squares over ${fit.points.length} batches (rms residual ${pct(fit.rms_residual)})`;
+  src[`links[${li}].${wr}.GBps`] = `${by}: same fit as alpha_us`;
+  src[`links[${li}].copy_engines`] = `${by}: the HIL executor issues file requests one batch at a time`;
+  p.tiers[nv].write_GBps = Math.max(r2(fit.GBps), 0.01);
+  p.tiers[nv].write_latency_us = 0;
+  src[`tiers[${nv}].write_GBps`] = `${by}: = the fitted file write bandwidth`;
+  src[`tiers[${nv}].write_latency_us`] = `${by}: 0, inside the fitted link alpha`;
   return li;
 }
 

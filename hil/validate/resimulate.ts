@@ -13,7 +13,9 @@
  * With `hostAsMeasured`, each cell whose runs probed the host's pace at issuing copies right before them
  * (HilInfo.host_before) is simulated with its profile's host issue costs scaled by the median of those
  * probes over the same probe taken at its calibration: the host's drift between the calibration and the
- * runs taken out, in the same diagnostic sense.
+ * runs taken out, in the same diagnostic sense. With `diskAsMeasured`, each cell whose disk was probed
+ * right before its runs (CellResult.hw_disk_before) is simulated with its storage link's read and write
+ * directions fitted to that probe's batches, as the calibration fits its own.
  */
 import * as fs from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -25,6 +27,7 @@ import { simulate } from '../../sim/run.js';
 import { readTraceHeader } from '../../traces/trace-reader.js';
 import { expandGrid } from './grid.js';
 import { median } from '../timing/median.js';
+import { withMeasuredDisk } from './disk-probe.js';
 import { cellRunConfig, cellsCsv, cellStats, type CellResult, judgedFields, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
@@ -40,6 +43,8 @@ export interface ResimulateOptions {
   linkAsMeasured?: boolean;
   /** simulate each cell with the host's issue costs scaled to the pace probed before its runs (cells or calibrations without a probe keep the profile's) */
   hostAsMeasured?: boolean;
+  /** simulate each cell whose disk was probed before its runs with its storage link fitted to the probe (disk-probe.ts withMeasuredDisk) */
+  diskAsMeasured?: boolean;
 }
 
 /**
@@ -98,7 +103,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     profileOf.set(p.model, path);
   }
   fs.mkdirSync(join(out, 'traces'), { recursive: true });
-  if (o.linkAsMeasured || o.hostAsMeasured) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
+  if (o.linkAsMeasured || o.hostAsMeasured || o.diskAsMeasured) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
   const probeOf = new Map(prev.profiles.map((p) => [p.model, p.host_probe_us]));
   const cells = new Map(expandGrid(g, (t) => readTraceHeader(t.path!).prompt_tokens).map((c) => [c.id, c]));
   const results: CellResult[] = [];
@@ -117,11 +122,13 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     const link = o.linkAsMeasured && before.hw_link_GBps && before.hw_link_GBps.length > 0 ? before.hw_link_GBps : undefined;
     const calibProbe = probeOf.get(before.model);
     const pace = o.hostAsMeasured && calibProbe && before.hw_host_probe_us && before.hw_host_probe_us.length > 0 ? median(before.hw_host_probe_us) / calibProbe : undefined;
-    if (link || pace) {
+    const disk = o.diskAsMeasured ? before.hw_disk_before : undefined;
+    if (link || pace || disk) {
       // the cell's own profile, kept beside the results
       let p = validateProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), profile);
       if (link) p = withMeasuredLink(p, link, profile);
       if (pace) p = withHostPace(p, pace, profile);
+      if (disk) p = withMeasuredDisk(p, [disk], `${profile} (cell ${before.id})`);
       cellProfile = join(out, 'profiles', `${before.id}.json`);
       writeAtomic(cellProfile, JSON.stringify(p, null, 2) + '\n');
     }
@@ -147,6 +154,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
       ...prev.notes,
       `simulator side recomputed from the stored hardware steps of ${o.dir} with the simulator of this build (its profiles; the hardware runs not repeated)`,
       ...(o.linkAsMeasured ? ['each cell simulated with the host link at the bandwidths measured before its runs (a diagnostic: the link drift between calibration and runs taken out)'] : []),
+      ...(o.diskAsMeasured ? ["each cell whose disk was probed before its runs simulated with its storage link's reads and writes fitted to that probe (a diagnostic: the disk's drift between calibration and runs taken out)"] : []),
       ...(o.hostAsMeasured ? ["each cell simulated with the host's issue costs scaled by its runs' host issue probe over its calibration's (a diagnostic: the host's drift between calibration and runs taken out)"] : []),
     ],
   };

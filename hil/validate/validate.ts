@@ -28,6 +28,7 @@ import { contextLabel, expandGrid, type GridCell, type ValidateGrid } from './gr
 import { calibrationSeconds, cellSeconds, formatSeconds, H100_PLAN, WallRatios } from './plan.js';
 import { type CellJudgement, distribution, type Distribution, hostWaitShare, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, repeatableSteps, stepMedians, TARGETS, type Targets } from './stats.js';
 import { describeTiers, type TierDevice } from './tier-devices.js';
+import { type DiskProbe, probeDisk } from './disk-probe.js';
 import { median } from '../timing/median.js';
 
 export interface ValidateOptions {
@@ -94,6 +95,8 @@ export interface CellResult {
   hw_file?: { read_ms: number[][]; write_ms: number[][]; sync_ms: number[][]; syncs: number[][]; join_ms?: number[][] };
   /** (cuda) per run, the host link's H2D and D2H rate right before it (HilInfo.link_before), GB/s; absent in runs stored before it was kept */
   hw_link_GBps?: [number, number][];
+  /** cells whose simulation reads or writes the storage tier: the disk's file batches timed right before the runs (disk-probe.ts); absent in runs stored before it was kept */
+  hw_disk_before?: DiskProbe;
   /** (cuda) per run, the host's us per copy issued right before it (HilInfo.host_before); absent in runs stored before it was kept */
   hw_host_probe_us?: number[];
   /** errors against hw_median_ms (the statistics leave out the first skip_steps) */
@@ -433,7 +436,10 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     writeAtomic(cellFile, JSON.stringify(r) + '\n');
     results.push(r);
     const left = cells.slice(i + 1).reduce((a, x) => a + est.get(x.id)! * ratios.ratio(x.policy.label), 0);
-    const link = r.hw_link_GBps ? `; link before the runs H2D ${r.hw_link_GBps.map((x) => x[0].toFixed(1)).join(', ')} GB/s` : '';
+    const link =
+      (r.hw_link_GBps ? `; link before the runs H2D ${r.hw_link_GBps.map((x) => x[0].toFixed(1)).join(', ')} GB/s` : '') +
+      (r.hw_host_probe_us ? `; host ${r.hw_host_probe_us.map((x) => x.toFixed(2)).join(', ')} us per copy` : '') +
+      (r.hw_disk_before ? `; disk probed (${r.hw_disk_before.read.length} read, ${r.hw_disk_before.write.length} write batches)` : '');
     const what = r.status === 'ok' ? `median ${(r.error!.median * 100).toFixed(2)}%, p95 ${(r.error!.p95 * 100).toFixed(2)}%, runs differ ${(r.spread!.median * 100).toFixed(2)}% (${r.pool}, ${r.judgement!.pass ? 'pass' : 'miss'}${link})` : `${r.status}: ${r.reason}`;
     log(`[${i + 1}/${total}] ${c.id}: ${what} (${r.wall_s.toFixed(1)} s; elapsed ${formatSeconds(elapsed())}, ETA ${formatSeconds(left)})`);
     o.onProgress?.(i + 1, total, c.id);
@@ -526,6 +532,17 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
   const storageTier = sim.resolved.hardware.tiers.find((t) => t.kind === 'nvme')?.name;
   const runsS = cellSeconds(sim.resolved.model, sim.resolved.header.prompt_tokens, sim.steps.length, sim.resolved.budgetBytes / sim.resolved.fullKvBytes, g.runs, H100_PLAN, sim.steps.reduce((t, s) => t + s.latency_ms, 0));
   if (!fits(runsS)) return { ...base, status: 'not-run', reason: `not started: its ${g.runs} runs (about ${runsS.toFixed(1)} s as simulated) would pass the time limit (${o.maxSeconds} s); rerun with the same --out to go on` };
+  // a cell that reads or writes the storage tier: the disk as it is right before the runs
+  const usesDisk = storageTier !== undefined && Object.entries(sim.summary.bytes).some(([k, v]) => v > 0 && (k.includes(`:${storageTier}->`) || k.endsWith(`->${storageTier}`)));
+  let disk: DiskProbe | undefined;
+  let diskError: string | undefined;
+  if (usesDisk) {
+    try {
+      disk = await probeDisk(sim.resolved.model, sim.resolved.header.block_size, config.group_size!, { ...o.hil, nvmeDir: fileDir, ioThreads: o.hil.ioThreads ?? DEFAULT_IO_THREADS });
+    } catch (e) {
+      diskError = `the disk was not probed before the runs: ${(e as Error).message}`;
+    }
+  }
   const runs: Awaited<ReturnType<typeof hilRun>>[] = [];
   try {
     for (let k = 0; k < g.runs; k++) runs.push(await hilRun(config, { ...o.hil, nvmeDir: fileDir, ioThreads: o.hil.ioThreads ?? DEFAULT_IO_THREADS }));
@@ -559,7 +576,8 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
     ...(runs.every((r) => r.hil.host_before) ? { hw_host_probe_us: runs.map((r) => r.hil.host_before!.copy_us) } : {}),
     ...(runs.every((r) => r.hil.link_before) ? { hw_link_GBps: runs.map((r): [number, number] => [r.hil.link_before!.h2d_GBps, r.hil.link_before!.d2h_GBps]) } : {}),
     ...judgedFields(st),
-    warnings: [...new Set(runs.flatMap((r) => r.hil.warnings))],
+    ...(disk ? { hw_disk_before: disk } : {}),
+    warnings: [...new Set([...runs.flatMap((r) => r.hil.warnings), ...(diskError ? [diskError] : [])])],
     ...(pool === 'storage' && storageTier ? { storage_tier: storageTier } : {}),
     ...(usedFile ? { storage_direct: usedFile.hil.nvme_file.direct } : {}),
   };

@@ -10,6 +10,9 @@ import { main } from '../../cli/main.js';
 import { quantile } from '../../hil/compare/errors.js';
 import { relErrors, stepMedians } from '../../hil/validate/stats.js';
 import { resimulate } from '../../hil/validate/resimulate.js';
+import { withMeasuredDisk } from '../../hil/validate/disk-probe.js';
+import { fitFileBatches } from '../../hil/calibrate/calibrate.js';
+import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import { validate, type ValidateResult } from '../../hil/validate/validate.js';
 import { renderValidateReport, runBy } from '../../reports/hil-validate-report.js';
 import { readValidateGrid } from '../../studies/validate-grid.js';
@@ -186,6 +189,22 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(hostPaced.cells.filter((c) => c.id !== pacedCell.id).map((c) => c.sim_ms)).toEqual(plain.cells.filter((c) => c.id !== pacedCell.id).map((c) => c.sim_ms));
     expect(hostPaced.notes.at(-1)).toMatch(/host's issue costs scaled by its runs' host issue probe/);
     expect(readFileSync(join(dir, 'paced-resim', 'cells.csv'), 'utf8').split('\n')[0].split(',')).toContain('hw_host_probe_us');
+    // the disk as probed right before a storage cell's runs: only those cells carry a probe, and with
+    // --disk-as-measured their storage link is the probe's fit
+    const probed = r.cells.filter((c) => c.hw_disk_before);
+    expect(probed.length).toBeGreaterThan(0);
+    expect(probed.every((c) => c.label.endsWith('-nvme'))).toBe(true);
+    const probe = probed[0].hw_disk_before!;
+    expect(probe.read.filter((x) => x.kind === 'layer')).toHaveLength(16);
+    expect(probe.write.map((x) => x.round)).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+    const diskResim = resimulate({ dir: out, out: join(dir, 'disk-resim'), diskAsMeasured: true });
+    const diskProfile = JSON.parse(readFileSync(join(dir, 'disk-resim', 'profiles', `${probed[0].id}.json`), 'utf8')) as HardwareProfile;
+    expect(diskProfile).toEqual(withMeasuredDisk(JSON.parse(readFileSync(r.profiles.find((p) => p.model === probed[0].model)!.file, 'utf8')), [probe], 'x'));
+    const nvLink = diskProfile.links.find((l) => l.a === 'nvme' || l.b === 'nvme')!;
+    const wf = fitFileBatches(probe.write);
+    expect(nvLink.a === 'nvme' ? nvLink.b_to_a : nvLink.a_to_b).toEqual({ alpha_us: Math.round(wf.alpha_us * 100) / 100, GBps: Math.round(wf.GBps * 100) / 100 });
+    expect(diskResim.cells.filter((c) => !c.hw_disk_before).map((c) => c.sim_ms)).toEqual(re.cells.filter((c) => !c.hw_disk_before).map((c) => c.sim_ms));
+    expect(diskResim.notes.at(-1)).toMatch(/disk was probed before its runs simulated with its storage link/);
     expect(() => resimulate({ dir: out, out })).toThrow(/--out must differ/);
     // an existing --out is replaced only when asked
     expect(() => resimulate({ dir: out, out: join(dir, 'resim') })).toThrow(/resim already exists; pass --force/);
