@@ -4,6 +4,7 @@
  * tiers, the step's ops, and per layer the blocks staged for its next attention.
  */
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
+import { HOST_SLOT_ALIGN } from '../../sim/kv-cache.js';
 import { type BlockGeometry, blockBytes } from '../kv-format.js';
 import { BlockPlaces } from './block-places.js';
 import { BucketAllocator, type BucketPeak } from './bucket-allocator.js';
@@ -59,7 +60,8 @@ export class LoweringContext {
   ) {
     this.M = plan.initial.maxBlocks;
     this.fp16Bytes = blockBytes(g, 'fp16');
-    this.slotBytes = align(this.fp16Bytes, 4096);
+    // (the simulator counts a replay's copies on the same slots)
+    this.slotBytes = align(this.fp16Bytes, HOST_SLOT_ALIGN);
     this.places = new BlockPlaces(this.M, plan.initial.tier, plan.initial.bits);
     this.slabs = buckets ? new BucketAllocator(ringBytes, buckets) : new SlabAllocator(ringBytes, Math.max(slabBytes, align(this.fp16Bytes, 16)));
     this.ring = new StagingRing(ringBytes);
