@@ -24,6 +24,7 @@ import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from
 import { GroupMean, rowUniform } from './group-mean.js';
 import type { HbmSlots } from './hbm-slots.js';
 import { moveRounds } from './move-order.js';
+import { intArray } from '../common/array-kinds.js';
 
 export interface StepResult {
   step: number;
@@ -215,7 +216,7 @@ export class ReplayDriver<H> implements Actions {
   private curLayer = 0;
   /** the batch handed to executor.stage (reused: the executor reads it during the call only), and prefetch's one-block list */
   private readonly stageBatch: MoveBatch = { layer: 0, reason: 'prefetch', fromTier: 0, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
-  private readonly oneBlock: number[] = [0];
+  private readonly oneBlock: number[] = intArray(1);
   /** the listed prefetches gathered for one stage (emitStage): layer (-1: none), tier, first block's bits, blocks, bytes, copies, last block and whether a run goes on past it (KVCache.runBits) */
   private runLayer = -1;
   private runTier = -1;
