@@ -36,3 +36,11 @@ export function intArray(n: number): number[] {
   for (let i = 0; i < n; i++) a.push(0);
   return a;
 }
+
+/** An array of `n` zeros held as doubles (packed), for counts that become fractional or large. */
+export function doubleArray(n: number): number[] {
+  const a = [0.5];
+  a.pop();
+  for (let i = 0; i < n; i++) a.push(0);
+  return a;
+}

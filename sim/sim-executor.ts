@@ -179,6 +179,26 @@ export class SimExecutor implements Executor<Signal> {
     this.compute = new Stream(this.engine, 'compute', 0);
     this.storage = hardware.tiers.map((t) => t.kind === 'nvme' || t.kind === 'hdd' || t.kind === 'remote');
     this.bounce = new Int8Array(this.tierNames.length).fill(-1);
+    // every route and bounce tier asked for up front (a pair without one is asked again where it is used,
+    // and refused there): their first use in a replay, which runs at its start, then takes no branch that
+    // code compiled during an earlier replay has no type feedback for
+    for (let from = 0; from < this.tierNames.length; from++) {
+      for (let to = 0; to < this.tierNames.length; to++) {
+        if (from === to) continue;
+        try {
+          this.routeOf(from, to);
+        } catch {
+          // (no route between these tiers)
+        }
+      }
+      if (this.storage[from]) {
+        try {
+          this.bounceTier(from);
+        } catch {
+          // (no route to HBM)
+        }
+      }
+    }
     this.memory = new Stream(this.engine, 'memory', 2);
     this.host = new Stream(this.engine, 'host-io', 4);
     if (opts.weightStreaming) {
