@@ -10,6 +10,7 @@
  * Users: the event heap of sim/engine.ts (time, priority, sequence -> callback), LFU's order
  * (uses, tick, 0 -> id) and the Belady oracle of the prefix cache (next use, depth, 0 -> block).
  */
+import { holeyObjectArray } from './array-kinds.js';
 export class MinHeap<T> {
   private ka: Float64Array;
   private kb: Int32Array;
@@ -22,7 +23,7 @@ export class MinHeap<T> {
     this.ka = new Float64Array(cap);
     this.kb = new Int32Array(cap);
     this.kc = new Float64Array(cap);
-    this.items = new Array(cap);
+    this.items = holeyObjectArray<T>(cap);
   }
 
   get size(): number {

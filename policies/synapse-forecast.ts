@@ -491,7 +491,8 @@ export class SynapseForecast {
       if (crossKnown && !(this.curListedCount[prev] >= 0 && this.curUniform[prev] < theta)) return false;
       if (!(this.highCount[l] >= 0 && this.highFrom[l] <= theta)) return false;
     }
-    if (judged !== undefined && (!crossKnown || (this.listed[prev] === 1 && this.highCount[prev] >= 0 && this.highFrom[prev] <= theta))) {
+    const bounded = judged !== undefined && (!crossKnown || (this.listed[prev] === 1 && this.highCount[prev] >= 0 && this.highFrom[prev] <= theta));
+    if (bounded) {
       // each predictor's judged blocks reaching theta are among its kept high blocks (the previous
       // layer in listed form: its self score is its mass); they are marked here, and the form's pass
       // counts the observed heavy blocks among them: |P ∪ H| = |P| + |H| − |P ∩ H|
@@ -518,85 +519,9 @@ export class SynapseForecast {
           nSelf++;
         }
       }
-    } else if (judged !== undefined) {
-      // the listed blocks as the full pass counts them; an unlisted block is not heavy (u < theta), so
-      // it adds to a union only, where the previous layer's mass (a listed block of it) or its own
-      // self score (a kept high block) reaches theta
-      let interC = 0;
-      let unionC = 0;
-      let interS = 0;
-      let unionS = 0;
-      const mark = this.mark;
-      const mk = ++this.markStamp;
-      // (the forms' lookups written out, with the arrays held: selfScore and lastMass of the two layers;
-      // a listed mass found by walking the form's list alongside the ascending blocks read)
-      const list = this.curListed;
-      const fm = this.formMass;
-      const pForm = crossKnown && this.listed[prev] === 1;
-      const pN = this.formN[prev];
-      const pK = this.formK[prev];
-      const pU = this.formU[prev];
-      const pCur = this.cur;
-      const lForm = this.listed[l] === 1;
-      const lN = this.formN[l];
-      const lK = this.formK[l];
-      const lU = this.formU[l];
-      const lRecent = this.recent;
-      let qp = 0;
-      let ql = 0;
-      for (let i = 0; i < k; i++) {
-        const b = idx[i];
-        mark[b] = mk;
-        if (!judged[b]) continue;
-        const h = mass[i] >= theta;
-        let c = false;
-        if (crossKnown) {
-          let pm: number;
-          if (pForm && b < pN) {
-            while (qp < pK && list[pbase + qp] < b) qp++;
-            pm = qp < pK && list[pbase + qp] === b ? fm[pbase + qp] : pU;
-          } else pm = pCur[pbase + b];
-          c = pm >= theta;
-        }
-        let sv: number;
-        if (lForm && b < lN) {
-          while (ql < lK && list[base + ql] < b) ql++;
-          sv = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
-        } else sv = lRecent[base + b];
-        const sf = sv >= theta;
-        if (h && c) interC++;
-        if (h || c) unionC++;
-        if (h && sf) interS++;
-        if (h || sf) unionS++;
-      }
-      if (crossKnown) {
-        const pn = this.curListedCount[prev];
-        for (let i = 0; i < pn; i++) {
-          const b = list[pbase + i];
-          if (b >= n) break;
-          if (mark[b] === mk || !judged[b]) continue;
-          const pm = pForm && i < pK ? fm[pbase + i] : pCur[pbase + b];
-          if (pm >= theta) unionC++;
-        }
-      }
-      const hn = this.highCount[l];
-      const high = this.high;
-      ql = 0;
-      for (let i = 0; i < hn; i++) {
-        const b = high[base + i];
-        if (b >= n) break;
-        if (mark[b] === mk || !judged[b]) continue;
-        let sv: number;
-        if (lForm && b < lN) {
-          while (ql < lK && list[base + ql] < b) ql++;
-          sv = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
-        } else sv = lRecent[base + b];
-        if (sv >= theta) unionS++;
-      }
-      const rho = this.p.simRate;
-      if (crossKnown && unionC > 0) this.simCross[l] = (1 - rho) * this.simCross[l] + (rho * interC) / unionC;
-      if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
     }
+    // (called at every observation, so that its call has type feedback; it learns only where the above did not)
+    this.learnListed(bounded, l, n, k, idx, mass, theta, judged, crossKnown);
     // the new state in listed form: every block's mass and self score ((1 − 1)·r + 1·m = m for a
     // finite r) is its listed mass or u, and every block was seen now
     const highFrom = this.threshold(n + 1) * (1 - 1e-9);
@@ -644,6 +569,98 @@ export class SynapseForecast {
     this.highCount[l] = u >= highFrom ? -1 : nHigh;
     this.highFrom[l] = highFrom;
     return true;
+  }
+
+  /**
+   * observeListed's learning of the mix where the kept high blocks do not bound the predictors' heavy
+   * sets: the judged listed blocks of layer l (idx[0..k), masses `mass`) as observeEvery counts them;
+   * nothing where they do (`bounded`) or without `judged`. (Its own method, called at every such
+   * observation: its work runs in a replay's first steps only, so code compiled for observeListed during
+   * one replay would have no type feedback for it and be thrown away there in the next replay.)
+   */
+  private learnListed(bounded: boolean, l: number, n: number, k: number, idx: ArrayLike<number>, mass: ArrayLike<number>, theta: number, judged: Uint8Array | undefined, crossKnown: boolean): void {
+    if (bounded || judged === undefined) return;
+    const M = this.maxBlocks;
+    const base = l * M;
+    const prev = this.prevLayer(l);
+    const pbase = prev * M;
+    // the listed blocks as the full pass counts them; an unlisted block is not heavy (u < theta), so
+    // it adds to a union only, where the previous layer's mass (a listed block of it) or its own
+    // self score (a kept high block) reaches theta
+    let interC = 0;
+    let unionC = 0;
+    let interS = 0;
+    let unionS = 0;
+    const mark = this.mark;
+    const mk = ++this.markStamp;
+    // (the forms' lookups written out, with the arrays held: selfScore and lastMass of the two layers;
+    // a listed mass found by walking the form's list alongside the ascending blocks read)
+    const list = this.curListed;
+    const fm = this.formMass;
+    const pForm = crossKnown && this.listed[prev] === 1;
+    const pN = this.formN[prev];
+    const pK = this.formK[prev];
+    const pU = this.formU[prev];
+    const pCur = this.cur;
+    const lForm = this.listed[l] === 1;
+    const lN = this.formN[l];
+    const lK = this.formK[l];
+    const lU = this.formU[l];
+    const lRecent = this.recent;
+    let qp = 0;
+    let ql = 0;
+    for (let i = 0; i < k; i++) {
+      const b = idx[i];
+      mark[b] = mk;
+      if (!judged[b]) continue;
+      const h = mass[i] >= theta;
+      let c = false;
+      if (crossKnown) {
+        let pm: number;
+        if (pForm && b < pN) {
+          while (qp < pK && list[pbase + qp] < b) qp++;
+          pm = qp < pK && list[pbase + qp] === b ? fm[pbase + qp] : pU;
+        } else pm = pCur[pbase + b];
+        c = pm >= theta;
+      }
+      let sv: number;
+      if (lForm && b < lN) {
+        while (ql < lK && list[base + ql] < b) ql++;
+        sv = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
+      } else sv = lRecent[base + b];
+      const sf = sv >= theta;
+      if (h && c) interC++;
+      if (h || c) unionC++;
+      if (h && sf) interS++;
+      if (h || sf) unionS++;
+    }
+    if (crossKnown) {
+      const pn = this.curListedCount[prev];
+      for (let i = 0; i < pn; i++) {
+        const b = list[pbase + i];
+        if (b >= n) break;
+        if (mark[b] === mk || !judged[b]) continue;
+        const pm = pForm && i < pK ? fm[pbase + i] : pCur[pbase + b];
+        if (pm >= theta) unionC++;
+      }
+    }
+    const hn = this.highCount[l];
+    const high = this.high;
+    ql = 0;
+    for (let i = 0; i < hn; i++) {
+      const b = high[base + i];
+      if (b >= n) break;
+      if (mark[b] === mk || !judged[b]) continue;
+      let sv: number;
+      if (lForm && b < lN) {
+        while (ql < lK && list[base + ql] < b) ql++;
+        sv = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
+      } else sv = lRecent[base + b];
+      if (sv >= theta) unionS++;
+    }
+    const rho = this.p.simRate;
+    if (crossKnown && unionC > 0) this.simCross[l] = (1 - rho) * this.simCross[l] + (rho * interC) / unionC;
+    if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
   }
 
   /** observe() reading every block */

@@ -443,6 +443,18 @@ class SynapseVm implements SynapsePolicy {
     return best;
   }
 
+  /**
+   * anchor guard: pin the sink blocks of layer l once they exist. (Its own method: the pins happen in a
+   * replay's first decisions only, so code compiled for decide during one replay would have no type
+   * feedback for them and be thrown away at the next replay's first pin.)
+   */
+  private pinSinks(l: number, cache: PolicyView['cache'], act: Actions): void {
+    const pinnedUpTo = this.pinnedUpTo;
+    const upTo = Math.min(this.sinkBlocks, cache.created[l]);
+    for (let b = pinnedUpTo[l]; b < upTo; b++) if (cache.tierOf(l, b) >= 0) act.pin(l, b);
+    pinnedUpTo[l] = upTo;
+  }
+
   decide(v: PolicyView, act: Actions): void {
     const o = this.o;
     const M = this.M;
@@ -464,9 +476,7 @@ class SynapseVm implements SynapsePolicy {
     const cache = v.cache;
     const tL2 = cache.tierIndex(o.l2_tier);
     const tL3 = cache.tierIndex(o.l3_tier);
-    // anchor guard: pin the sink blocks once they exist
-    for (let b = pinnedUpTo[l]; b < Math.min(sinkBlocks, cache.created[l]); b++) if (cache.tierOf(l, b) >= 0) act.pin(l, b);
-    pinnedUpTo[l] = Math.min(sinkBlocks, cache.created[l]);
+    this.pinSinks(l, cache, act);
     const K = Math.max(v.budgetBlocks, sinkBlocks + 1);
     const recent = Math.max(1, Math.round(K * o.recent_ratio));
     const windowStart = v.nBlocks - recent;

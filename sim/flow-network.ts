@@ -7,6 +7,7 @@
  */
 import type { Engine } from './engine.js';
 import { Signal } from './signal.js';
+import { objectArray } from '../common/array-kinds.js';
 
 export interface Resource {
   name: string;
@@ -112,7 +113,7 @@ class Flow implements Transfer {
 export class FlowNetwork {
   readonly resources = new Map<string, Resource>();
   /** the transfers moving bytes: flowing[0..nFlowing) (entries after them are stale) */
-  private readonly flowing: Transfer[] = [];
+  private readonly flowing: Transfer[] = objectArray();
   private nFlowing = 0;
   private lastUpdate = 0;
   /** sequence number of the latest tick event scheduled */
@@ -120,9 +121,9 @@ export class FlowNetwork {
   private nextId = 0;
   /** computeRates' scratch: its call count and the resources it fills (entries after those it wrote are stale) */
   private rateStamp = 0;
-  private readonly rateResources: (Resource & RateScratch)[] = [];
+  private readonly rateResources: (Resource & RateScratch)[] = objectArray();
   /** onTick's list of the transfers that finish (entries after the ones it wrote are stale) */
-  private readonly finishedScratch: Transfer[] = [];
+  private readonly finishedScratch: Transfer[] = objectArray();
   /** event priority used for this network's events */
   constructor(
     private readonly engine: Engine,
@@ -178,7 +179,7 @@ export class FlowNetwork {
     }
   }
   /** the finished flows of send(), for it to reuse (the network holds none of them any more) */
-  private readonly free: Flow[] = [];
+  private readonly free: Flow[] = objectArray();
   /** whether send() reuses finished flows (on by default; off, every transfer is a new object) */
   reuseFlows = true;
   /** the transfer send() is starting, and whether it completed during that */

@@ -24,6 +24,7 @@ import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from
 import { GroupMean, rowUniform } from './group-mean.js';
 import type { HbmSlots } from './hbm-slots.js';
 import { moveRounds } from './move-order.js';
+import { doubleArray, intArray } from '../common/array-kinds.js';
 
 export interface StepResult {
   step: number;
@@ -215,7 +216,7 @@ export class ReplayDriver<H> implements Actions {
   private curLayer = 0;
   /** the batch handed to executor.stage (reused: the executor reads it during the call only), and prefetch's one-block list */
   private readonly stageBatch: MoveBatch = { layer: 0, reason: 'prefetch', fromTier: 0, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
-  private readonly oneBlock: number[] = [0];
+  private readonly oneBlock: number[] = intArray(1);
   /** the listed prefetches gathered for one stage (emitStage): layer (-1: none), tier, first block's bits, blocks, bytes, copies, last block and whether a run goes on past it (KVCache.runBits) */
   private runLayer = -1;
   private runTier = -1;
@@ -302,8 +303,8 @@ export class ReplayDriver<H> implements Actions {
       residentBytes: 0,
       quantizedBytes: 0,
       stagedBytes: 0,
-      fetchBytes: new Array<number>(this.T).fill(0),
-      fetchRuns: new Array<number>(this.T).fill(0),
+      fetchBytes: doubleArray(this.T),
+      fetchRuns: doubleArray(this.T),
       nBlocks: 0,
       attendedMask: this.masks[0],
       attendedCount: 0,
@@ -330,6 +331,9 @@ export class ReplayDriver<H> implements Actions {
       if (first) {
         this.prefill(s);
         first = false;
+        // (here, not in the first decode step: a branch that runs once a replay, at its start, has no type
+        // feedback in code compiled during an earlier replay, which it would throw away)
+        if (this.hbmSlots && !this.slotsPlaced) this.placeSlots();
       }
       onStep(this.decodeStep(s));
     }
@@ -391,7 +395,6 @@ export class ReplayDriver<H> implements Actions {
     const ex = this.executor;
     this.curStep = s.step;
     ex.beginStep(s.step, s.contextTokens);
-    if (this.hbmSlots && !this.slotsPlaced) this.placeSlots();
     const recall = new Float64Array(this.L);
     this.checkRows(s);
     for (let l = 0; l < this.L; l++) {

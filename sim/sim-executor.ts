@@ -31,6 +31,7 @@ import { Topology, type Route } from './topology.js';
 import { rotationTimeUs } from './rotation-cost.js';
 import { requestAlphaUs } from './request-time.js';
 import type { WeightStreaming } from './weight-streaming.js';
+import { holeyObjectArray, objectArray } from '../common/array-kinds.js';
 
 export interface SimExecutorOptions {
   /** record stream spans for steps < traceSteps (for the Chrome trace) */
@@ -96,8 +97,8 @@ export class SimExecutor implements Executor<Signal> {
   private readonly attnFlopsPerToken: number;
   /** weight streaming: its stream, and per layer executed (in order) the copy and the linear kernel */
   readonly weights?: Stream;
-  private readonly weightCopy: Signal[] = [];
-  private readonly linearDone: Signal[] = [];
+  private readonly weightCopy: Signal[] = objectArray();
+  private readonly linearDone: Signal[] = objectArray();
   private layerSeq = 0;
   /** a layer's linear projections (the same every layer), the LM head, and the rotation kernel (0: none) */
   private readonly linearUs: number;
@@ -105,7 +106,7 @@ export class SimExecutor implements Executor<Signal> {
   private readonly rotateUs: number;
   /** the staging ring (opts.staging), and per layer the extents its next attention reads */
   readonly ring?: StagingRing;
-  private readonly ringExtents: RingExtent[][] = [];
+  private readonly ringExtents: RingExtent[][] = objectArray();
   /** busy time of memory-stream copies into HBM and out of it (gpu.kernel_slowdown_under_h2d / _d2h) */
   private readonly copiesIn = new BusyClock();
   private readonly copiesOut = new BusyClock();
@@ -174,9 +175,30 @@ export class SimExecutor implements Executor<Signal> {
   ) {
     this.topology = new Topology(this.engine, hardware);
     this.tierNames = hardware.tiers.map((t) => t.name);
+    this.routes = holeyObjectArray<Route>(this.tierNames.length * this.tierNames.length);
     this.compute = new Stream(this.engine, 'compute', 0);
     this.storage = hardware.tiers.map((t) => t.kind === 'nvme' || t.kind === 'hdd' || t.kind === 'remote');
     this.bounce = new Int8Array(this.tierNames.length).fill(-1);
+    // every route and bounce tier asked for up front (a pair without one is asked again where it is used,
+    // and refused there): their first use in a replay, which runs at its start, then takes no branch that
+    // code compiled during an earlier replay has no type feedback for
+    for (let from = 0; from < this.tierNames.length; from++) {
+      for (let to = 0; to < this.tierNames.length; to++) {
+        if (from === to) continue;
+        try {
+          this.routeOf(from, to);
+        } catch {
+          // (no route between these tiers)
+        }
+      }
+      if (this.storage[from]) {
+        try {
+          this.bounceTier(from);
+        } catch {
+          // (no route to HBM)
+        }
+      }
+    }
     this.memory = new Stream(this.engine, 'memory', 2);
     this.host = new Stream(this.engine, 'host-io', 4);
     if (opts.weightStreaming) {
@@ -229,7 +251,7 @@ export class SimExecutor implements Executor<Signal> {
     if (this.gemvs) this.compute.log = { intervals: this.gemvs, names: new Set(['linear', 'lm-head']) };
     if (opts.staging) {
       this.ring = new StagingRing(opts.staging.ringBytes, opts.staging.fence, () => this.compute.idle);
-      for (let l = 0; l < model.layers; l++) this.ringExtents.push([]);
+      for (let l = 0; l < model.layers; l++) this.ringExtents.push(objectArray());
     }
   }
 
@@ -760,7 +782,7 @@ export class SimExecutor implements Executor<Signal> {
     const k = from * this.tierNames.length + to;
     return (this.routes[k] ??= this.topology.route(this.tierNames[from], this.tierNames[to]));
   }
-  private readonly routes: (Route | undefined)[] = [];
+  private readonly routes: (Route | undefined)[];
 
   /**
    * The run of a copy op: the transfer through the flow network, timed on the HBM copy clocks (dir 1:
@@ -840,7 +862,7 @@ export class SimExecutor implements Executor<Signal> {
     if (this.reuseOps) this.freeOps.push(op);
   }
   /** ended copy ops, for copyOn() to reuse (reuseOps, on by default: off, every copy op is a new object) */
-  private readonly freeOps: CopyOp[] = [];
+  private readonly freeOps: CopyOp[] = objectArray();
   reuseOps = true;
 
   /**

@@ -19,6 +19,7 @@
  * the measured plans (perf/hil-plan-fences.mjs counts them), as the ring's fences already cover them.
  */
 import type { Signal } from './signal.js';
+import { holeyObjectArray, objectArray } from '../common/array-kinds.js';
 
 export type StagingFence = 'lazy' | 'eager';
 export const STAGING_FENCES: readonly StagingFence[] = ['lazy', 'eager'];
@@ -49,14 +50,14 @@ export interface RingSpan {
  */
 export class RingPlacement<E extends RingSpan> {
   /** the extents: `count` of them from buf[front], circularly (the buffer's length is a power of two) */
-  private buf: (E | undefined)[] = new Array<E | undefined>(16);
+  private buf: (E | undefined)[] = holeyObjectArray<E>(16);
   private front = 0;
   private count = 0;
   /** the position the buffer is rotated at (see the class comment), and a buffer to rotate into */
   private origin = 0;
-  private spare: (E | undefined)[] = [];
+  private spare: (E | undefined)[] = holeyObjectArray<E>(0);
   /** the extents a placement overwrites, handed to `make` (reused: valid during the call only) */
-  private readonly over: E[] = [];
+  private readonly over: E[] = objectArray();
   private head = 0;
   /** bytes of the live extents, and their most at once */
   liveBytes = 0;
@@ -121,7 +122,7 @@ export class RingPlacement<E extends RingSpan> {
     let lo = 0;
     while (lo < n && buf[(front + ((first + lo) % n)) & mask]!.end <= at) lo++;
     const r = n === 0 ? 0 : (first + lo) % n;
-    if (this.spare.length !== buf.length) this.spare = new Array<E | undefined>(buf.length);
+    if (this.spare.length !== buf.length) this.spare = holeyObjectArray<E>(buf.length);
     const out = this.spare;
     for (let i = 0; i < n; i++) out[i] = buf[(front + ((r + i) % n)) & mask];
     for (let i = 0; i < n; i++) buf[(front + i) & mask] = undefined;
@@ -134,7 +135,7 @@ export class RingPlacement<E extends RingSpan> {
   /** Doubles the buffer (full), keeping the extents' order from index 0. */
   private widen(): void {
     const old = this.buf;
-    const next = new Array<E | undefined>(old.length * 2);
+    const next = holeyObjectArray<E>(old.length * 2);
     for (let i = 0; i < this.count; i++) next[i] = old[(this.front + i) & (old.length - 1)];
     this.buf = next;
     this.front = 0;
@@ -182,7 +183,7 @@ export class StagingRing {
    * the recorded fences' signals still wanted (fences first..recorded): fence k at sigs[k - sigBase],
    * those below `first` dropped (null)
    */
-  private sigs: (Signal | null)[] = [];
+  private sigs: (Signal | null)[] = objectArray();
   private sigBase = 1;
   private first = 1;
   /** waits the memory stream made on compute, and times the ring had to grow */
@@ -233,7 +234,7 @@ export class StagingRing {
    * placements to take (reuseExtents, on by default: off, a placement that overwrites none makes a
    * new object)
    */
-  private readonly dropped: RingExtent[] = [];
+  private readonly dropped: RingExtent[] = objectArray();
   reuseExtents = true;
 
   /** RingPlacement's extent maker, one function for every alloc */

@@ -6,6 +6,7 @@
 import type { Engine, EventTask } from './engine.js';
 import type { IntervalLog } from './interval-log.js';
 import { allDone, Signal } from './signal.js';
+import { objectArray } from '../common/array-kinds.js';
 
 export interface StreamOp {
   name: string;
@@ -201,7 +202,7 @@ export class Stream {
   private busyTo = 0;
 
   /** ended kernel tasks of this stream, for timed() to reuse (reuseTasks, on by default: off, every one is a new object) */
-  readonly freeKernels: KernelTask[] = [];
+  readonly freeKernels: KernelTask[] = objectArray();
   reuseTasks = true;
 
   constructor(
