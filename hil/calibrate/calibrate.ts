@@ -278,8 +278,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
   if (nv >= 0) {
-    const li = p.links.findIndex((l) => l.a === p.tiers[nv].name || l.b === p.tiers[nv].name);
-    const rd = p.links[li].b === p.tiers[nv].name ? 'b_to_a' : 'a_to_b';
+    const { li, toTier } = nvmeLink(p);
+    const rd = toTier === 'a_to_b' ? 'b_to_a' : 'a_to_b';
     // writes in the executor's pattern where measured (a layer's runs started at once), else one request per size
     const wb = fits.file_write_batch;
     const io = m.file_direct ? 'O_DIRECT' : 'buffered (O_DIRECT refused)';
@@ -287,7 +287,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     const one = `file-tier writes (${io}, ${threads} I/O threads), one request per size, relative-error least squares (rms residual ${pct(fits.file_write.rms_residual)}, max ${pct(fits.file_write.max_abs_residual)})`;
     if (wb) {
       applyFileWriteFit(p, wb, by, `file-tier writes (${io}, ${threads} I/O threads) in the HIL executor's pattern, a layer's runs started at once and joined`);
-      src[`links[${li}].${rd === 'b_to_a' ? 'a_to_b' : 'b_to_a'}.alpha_us`] += `; for comparison (not used here), ${one}: alpha ${r2(fits.file_write.alpha_us)} us, ${r2(fits.file_write.GBps)} GB/s`;
+      src[`links[${li}].${toTier}.alpha_us`] += `; for comparison (not used here), ${one}: alpha ${r2(fits.file_write.alpha_us)} us, ${r2(fits.file_write.GBps)} GB/s`;
     } else {
       applyFileWriteFit(p, fits.file_write, by, one, null);
     }
@@ -416,6 +416,16 @@ export function fileRequestCurve(points: readonly { requests: number; us: number
   return out;
 }
 
+/** the profile's NVMe tier, the link that reaches it and the direction of that link into it */
+function nvmeLink(p: HardwareProfile) {
+  const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
+  if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
+  const nvName = p.tiers[nv].name;
+  const li = p.links.findIndex((l) => l.a === nvName || l.b === nvName);
+  const N = p.links[li];
+  return { nv, li, N, toTier: N.b === nvName ? ('a_to_b' as const) : ('b_to_a' as const) };
+}
+
 /**
  * Sets the profile's NVMe read direction (link alpha/beta, the tier's read port = the link's rate,
  * latency 0: inside alpha) from a batch fit, with `what` as the source. Used by calibrate and by
@@ -431,12 +441,8 @@ export function applyFileReadFit(
   /** requests smaller than a slot timed by size (fileRequestCurve), set as the direction's request_us */
   requestUs?: [number, number][],
 ): number {
-  const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
-  if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
-  const nvName = p.tiers[nv].name;
-  const li = p.links.findIndex((l) => l.a === nvName || l.b === nvName);
-  const N = p.links[li];
-  const rd = N.b === nvName ? 'b_to_a' : 'a_to_b';
+  const { nv, li, N, toTier } = nvmeLink(p);
+  const rd = toTier === 'a_to_b' ? 'b_to_a' : 'a_to_b';
   N[rd] = { alpha_us: r2(fit.alpha_us), GBps: r2(fit.GBps) };
   p.tiers[nv].read_GBps = Math.max(r2(fit.GBps), 0.01);
   p.tiers[nv].read_latency_us = 0;
@@ -465,12 +471,7 @@ export function applyFileWriteFit(
   what: string,
   form: string | null = 'time = requests x alpha + bytes / beta per batch',
 ): number {
-  const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
-  if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
-  const nvName = p.tiers[nv].name;
-  const li = p.links.findIndex((l) => l.a === nvName || l.b === nvName);
-  const N = p.links[li];
-  const wr = N.b === nvName ? 'a_to_b' : 'b_to_a';
+  const { nv, li, N, toTier: wr } = nvmeLink(p);
   N[wr] = { alpha_us: r2(fit.alpha_us), GBps: r2(fit.GBps) };
   N.copy_engines = 1;
   const src = p.sources;

@@ -1,14 +1,8 @@
 // The host issue probe: warm lists untimed, then the median of the timed lists' us per copy; every
 // copy goes from a pinned slot into the same offset of HBM; what it allocated is freed on failure.
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { NativeBackend } from '../../hil/addon-types.js';
 import { LIST_COPIES, PROBE_COPY_BYTES, probeHostIssue } from '../../hil/timing/host-issue-probe.js';
-import { backendAvailability } from './availability.js';
-import { makeHilFixture } from './hil-fixtures.js';
-
-const host = backendAvailability('host');
 
 /** a backend that records its copies and allocations, and fails where told */
 function fake(failAt?: 'device' | 'copy') {
@@ -53,29 +47,6 @@ describe('host issue probe', () => {
       const f = fake(at);
       await expect(probeHostIssue(f.b)).rejects.toThrow(at === 'device' ? 'out of memory' : 'copy failed');
       expect([...f.live]).toEqual([]);
-    }
-  });
-});
-
-describe.skipIf(!host.available)(`host issue probe, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
-  it('a run with hostProbe reports the pace after its set-up; without, nothing', async () => {
-    const { openBackend } = await import('../../hil/backend.js');
-    const { recordAndLower } = await import('../../hil/executor/hil-run.js');
-    const { runPlan } = await import('../../hil/executor/run-plan.js');
-    const { BlockData } = await import('../../hil/executor/block-data.js');
-    const { blockBytes } = await import('../../hil/kv-format.js');
-    const fx = makeHilFixture(256, 4);
-    const { sim, lowered } = recordAndLower({ trace: fx.trace, model: fx.model, group_size: 64, policy: 'lru-offload', hardware: 'h100-pcie5', hbm_budget: '20%' }, { backend: 'host' });
-    const b = openBackend('host');
-    try {
-      const run = (hostProbe?: boolean) =>
-        runPlan(b, { ...lowered, steps: lowered.steps.slice(0, 2) }, sim.resolved.model, new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2), { nvmeDir: tmpdir(), directIo: false, ioThreads: 4, maxWeightBytes: 64 << 20, traceSteps: 0, verify: false, packThreads: 0, ...(hostProbe ? { hostProbe } : {}) });
-      const r = await run(true);
-      expect(r.hostBefore && 'copy_us' in r.hostBefore && r.hostBefore.copy_us > 0 && r.hostBefore.lists_us.length === 15).toBe(true);
-      expect((await run()).hostBefore).toBeUndefined();
-    } finally {
-      b.close();
-      rmSync(fx.dir, { recursive: true, force: true });
     }
   });
 });

@@ -71,7 +71,7 @@ describe.skipIf(!host.available)(`link warm-up, host backend${host.available ? '
     }
   });
 
-  it("a run with linkCheckMs reports the link's rate after its set-up; without, nothing; a bad duration is reported, not thrown", async () => {
+  it("a run with linkCheckMs (hostProbe) reports the link's rate (the host's issue pace) after its set-up; without, nothing; a bad duration is reported, not thrown", async () => {
     const { openBackend } = await import('../../hil/backend.js');
     const { recordAndLower } = await import('../../hil/executor/hil-run.js');
     const { runPlan } = await import('../../hil/executor/run-plan.js');
@@ -82,10 +82,14 @@ describe.skipIf(!host.available)(`link warm-up, host backend${host.available ? '
     const { sim, lowered } = recordAndLower({ trace: fx.trace, model: fx.model, group_size: 64, policy: 'lru-offload', hardware: 'h100-pcie5', hbm_budget: '20%' }, { backend: 'host' });
     const b = openBackend('host');
     try {
-      const run = (linkCheckMs?: number) =>
-        runPlan(b, { ...lowered, steps: lowered.steps.slice(0, 2) }, sim.resolved.model, new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2), { nvmeDir: tmpdir(), directIo: false, ioThreads: 4, maxWeightBytes: 64 << 20, traceSteps: 0, verify: false, packThreads: 0, ...(linkCheckMs !== undefined ? { linkCheckMs } : {}) });
+      const run = (linkCheckMs?: number, hostProbe?: boolean) =>
+        runPlan(b, { ...lowered, steps: lowered.steps.slice(0, 2) }, sim.resolved.model, new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2), { nvmeDir: tmpdir(), directIo: false, ioThreads: 4, maxWeightBytes: 64 << 20, traceSteps: 0, verify: false, packThreads: 0, ...(linkCheckMs !== undefined ? { linkCheckMs } : {}), ...(hostProbe ? { hostProbe } : {}) });
       const r = await run(5);
       expect(r.linkBefore && 'h2d_GBps' in r.linkBefore && r.linkBefore.h2d_GBps > 0 && r.linkBefore.d2h_GBps > 0).toBe(true);
+      expect(r.hostBefore).toBeUndefined();
+      const probed = await run(undefined, true);
+      expect(probed.hostBefore && 'copy_us' in probed.hostBefore && probed.hostBefore.copy_us > 0 && probed.hostBefore.lists_us.length === 15).toBe(true);
+      expect(probed.linkBefore).toBeUndefined();
       expect((await run()).linkBefore).toBeUndefined();
       expect((await run(-1)).linkBefore).toEqual({ error: 'link warm-up: ms must be a number >= 0 (got -1)' });
     } finally {
