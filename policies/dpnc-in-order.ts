@@ -23,11 +23,13 @@ export class InOrder {
   }
 
   /**
-   * Call visit(b) for the blocks of ids[0 .. count) in order of (key[b], b), ascending, until it
+   * Call visit(ctx, b) for the blocks of ids[0 .. count) in order of (key[b], b), ascending, until it
    * returns false. `first`: how many visits are likely (the size of the first chunk). ids is reordered
-   * (it stays a permutation of what it held); the blocks must be distinct.
+   * (it stays a permutation of what it held); the blocks must be distinct. (The caller's state comes
+   * as `ctx`, so that one function serves every caller instance: a call site here sees the same
+   * targets from one instance to the next.)
    */
-  visit(ids: Int32Array, count: number, key: Float64Array, first: number, visit: (b: number) => boolean): void {
+  visit<C>(ids: Int32Array, count: number, key: Float64Array, first: number, visit: (ctx: C, b: number) => boolean, ctx: C): void {
     const keys = this.keys;
     let from = 0;
     let chunk = Math.max(1, first);
@@ -48,7 +50,7 @@ export class InOrder {
         topKey[y] = kb;
         topId[y] = b;
       }
-      for (let j = 0; j < m; j++) if (!visit(topId[j])) return;
+      for (let j = 0; j < m; j++) if (!visit(ctx, topId[j])) return;
       // more wanted: the visited ones go to the front, the next chunk comes from the others
       const taken = this.taken;
       for (let j = 0; j < m; j++) taken[topId[j]] = 1;
@@ -78,10 +80,10 @@ export class InOrder {
           keys[y + 1] = kx;
           rest[y + 1] = bx;
         }
-        for (let j = 0; j < take; j++) if (!visit(rest[j])) return;
+        for (let j = 0; j < take; j++) if (!visit(ctx, rest[j])) return;
       } else {
         const next = Array.from(rest.subarray(0, take)).sort((a, c) => key[a] - key[c] || a - c);
-        for (const b of next) if (!visit(b)) return;
+        for (const b of next) if (!visit(ctx, b)) return;
       }
       from += take;
       chunk *= 2;

@@ -149,12 +149,13 @@ export class TierOrder {
   }
 
   /**
-   * Call visit(b) for the pages of (l, tier) (due ones only, with `v.due`) in order of (value at
+   * Call visit(ctx, b) for the pages of (l, tier) (due ones only, with `v.due`) in order of (value at
    * v.t, block), ascending, while visit moves the page out of the tier (through leave()) and returns
    * true. Returns -1 when it returned false or the pages ran out, else the page visit left in place
-   * (the caller goes on without this order from there).
+   * (the caller goes on without this order from there). (The caller's state comes as `ctx`, so that
+   * one function serves every caller instance.)
    */
-  visit(l: number, tier: number, v: TierValuation, visit: (b: number) => boolean): number {
+  visit<C>(l: number, tier: number, v: TierValuation, visit: (ctx: C, b: number) => boolean, ctx: C): number {
     const gs = this.groups[l * this.tiers + tier];
     if (this.headB.length < gs.length) {
       this.headB = new Int32Array(2 * gs.length);
@@ -171,7 +172,7 @@ export class TierOrder {
       }
       if (best < 0) return -1;
       const b = this.headB[best];
-      const go = visit(b);
+      const go = visit(ctx, b);
       if (this.groupOf[l * this.maxBlocks + b] === list[best]) return b;
       if (!go) return -1;
       this.head(list[best], best, v);

@@ -587,12 +587,6 @@ function makeState(o: Options, setup: PolicySetup) {
     bBudget,
     dueValuation,
     allValuation,
-    giveUnlessPredictedCb: null as unknown as (b: number) => boolean,
-    giveCb: null as unknown as (b: number) => boolean,
-    pageInCandidateCb: null as unknown as (b: number) => boolean,
-    downOverCb: null as unknown as (b: number) => boolean,
-    downCb: null as unknown as (b: number) => boolean,
-    downDueCb: null as unknown as (b: number) => boolean,
   };
 }
 
@@ -759,12 +753,6 @@ class State {
     this.bBudget = f.bBudget;
     this.dueValuation = f.dueValuation;
     this.allValuation = f.allValuation;
-    this.giveUnlessPredictedCb = f.giveUnlessPredictedCb;
-    this.giveCb = f.giveCb;
-    this.pageInCandidateCb = f.pageInCandidateCb;
-    this.downOverCb = f.downOverCb;
-    this.downCb = f.downCb;
-    this.downDueCb = f.downDueCb;
   }
 }
 
@@ -1381,7 +1369,7 @@ function manage(D: State, v: PolicyView, act: Actions, l: number, incoming: numb
     }
     D.mFailed = false;
     D.mWaiting = 0;
-    D.ordered.visit(D.spare, n, D.value, residentNow(D) + incoming - K, D.giveUnlessPredictedCb);
+    D.ordered.visit(D.spare, n, D.value, residentNow(D) + incoming - K, giveUnlessPredicted, D);
     for (let j = 0; j < D.mWaiting && !D.mFailed && give(D, D.waiting[j]); j++);
     D.mKnown = false;
   } else if (residentNow(D) + incoming > K) {
@@ -1394,8 +1382,8 @@ function manage(D: State, v: PolicyView, act: Actions, l: number, incoming: numb
       else D.spare[n0++] = b;
     }
     D.mFailed = false;
-    D.ordered.visit(D.spare, n0, D.value, residentNow(D) + incoming - K, D.giveCb);
-    if (!D.mFailed && residentNow(D) + incoming > K) D.ordered.visit(D.spare.subarray(D.M - n1), n1, D.value, residentNow(D) + incoming - K, D.giveCb);
+    D.ordered.visit(D.spare, n0, D.value, residentNow(D) + incoming - K, give, D);
+    if (!D.mFailed && residentNow(D) + incoming > K) D.ordered.visit(D.spare.subarray(D.M - n1), n1, D.value, residentNow(D) + incoming - K, give, D);
     D.mKnown = false;
   }
   if (!decision) return;
@@ -1421,7 +1409,7 @@ function manage(D: State, v: PolicyView, act: Actions, l: number, incoming: numb
   }
   // most probable (tree) first, then highest value; ties: the lowest block
   D.mDone = 0;
-  if (nCands > 0) D.ordered.visit(D.cands, nCands, D.candKey, D.o.page_in, D.pageInCandidateCb);
+  if (nCands > 0) D.ordered.visit(D.cands, nCands, D.candKey, D.o.page_in, pageInCandidate, D);
   // exploration: a free slot takes an offloaded page (in explore_max_tier or faster) drawn at
   // random (a hash of seed, layer and step: runs repeat exactly)
   for (let k = 0; k < D.o.explore && residentNow(D) + incoming < K; k++) {
@@ -1490,16 +1478,16 @@ function backingTiers(D: State, cache: PolicyView['cache'], l: number, K: number
     // page visited moves; from a page that does not, the tier's values are computed and sorted.
     let stuck = -1;
     if (D.bOver > 0) {
-      stuck = D.order.visit(l, tier, D.allValuation, D.downOverCb);
+      stuck = D.order.visit(l, tier, D.allValuation, downOver, D);
       if (stuck >= 0) {
-        D.bBudget = visitSlowly(D, l, tier, t, mx, stuck, D.bOver, ageDown ? D.bBudget : 0, D.downCb);
+        D.bBudget = visitSlowly(D, l, tier, t, mx, stuck, D.bOver, ageDown ? D.bBudget : 0);
         continue;
       }
     }
     if (D.bBudget > 0 && ageDown) {
       // only pages due for demotion move, the lowest values first, until the budget is spent
-      stuck = D.order.visit(l, tier, D.dueValuation, D.downDueCb);
-      if (stuck >= 0) D.bBudget = visitSlowly(D, l, tier, t, mx, -1, 0, D.bBudget, D.downCb, stuck);
+      stuck = D.order.visit(l, tier, D.dueValuation, downDue, D);
+      if (stuck >= 0) D.bBudget = visitSlowly(D, l, tier, t, mx, -1, 0, D.bBudget, stuck);
     }
   }
 }
@@ -1510,7 +1498,7 @@ function backingTiers(D: State, cache: PolicyView['cache'], l: number, K: number
  * excess (`over` more pages; `passed`: a page visited that did not move) and then the due pages
  * (`budget` moves; `skip`: a due page visited that did not move), every value computed; the budget left.
  */
-function visitSlowly(D: State, l: number, tier: number, t: number, mx: number, passed: number, over: number, budget: number, down: (b: number) => boolean, skip = -1): number {
+function visitSlowly(D: State, l: number, tier: number, t: number, mx: number, passed: number, over: number, budget: number, skip = -1): number {
   const count = D.memCount[l * D.T + tier];
   const ids = D.inTier;
   ids.set(D.memList[l * D.T + tier].subarray(0, count));
@@ -1527,19 +1515,33 @@ function visitSlowly(D: State, l: number, tier: number, t: number, mx: number, p
   let rest = 0;
   for (let j = 0; j < count; j++) if (D.visited[ids[j]] === 0) ids[rest++] = ids[j];
   if (over > 0) {
-    D.ordered.visit(ids, rest, D.value, over, (b) => {
-      D.visited[b] = 1;
-      if (down(b)) over--;
-      return over > 0;
-    });
+    D.ordered.visit(
+      ids,
+      rest,
+      D.value,
+      over,
+      (_, b) => {
+        D.visited[b] = 1;
+        if (down(D, b)) over--;
+        return over > 0;
+      },
+      D,
+    );
   }
   if (budget > 0) {
     let nDue = 0;
     for (let j = 0; j < rest; j++) if (D.visited[ids[j]] === 0 && D.due[ids[j]] === 1) ids[nDue++] = ids[j];
-    D.ordered.visit(ids, nDue, D.value, budget, (b) => {
-      if (down(b)) budget--;
-      return budget > 0;
-    });
+    D.ordered.visit(
+      ids,
+      nDue,
+      D.value,
+      budget,
+      (_, b) => {
+        if (down(D, b)) budget--;
+        return budget > 0;
+      },
+      D,
+    );
   }
   return budget;
 }
@@ -1769,15 +1771,9 @@ function observePages(D: State, obs: Observation): void {
   if (samples > 0) D.tree.learnBinsMany(D.trainBins, samples, D.trainLabels);
 }
 
-/** a dpnc instance: its state, the callbacks its visits are given, and the policy */
+/** a dpnc instance: its state and the policy */
 function build(o: Options, setup: PolicySetup) {
   const D = new State(makeState(o, setup));
-  D.giveUnlessPredictedCb = (b: number) => giveUnlessPredicted(D, b);
-  D.giveCb = (b: number) => give(D, b);
-  D.pageInCandidateCb = (b: number) => pageInCandidate(D, b);
-  D.downOverCb = (b: number) => downOver(D, b);
-  D.downCb = (b: number) => down(D, b);
-  D.downDueCb = (b: number) => downDue(D, b);
   const policy = {
     name: 'dpnc',
     /** the prefetch predictor (for inspection: its structure and counters) */

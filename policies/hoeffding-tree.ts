@@ -165,18 +165,21 @@ export class HoeffdingTree {
 
   /** bins of one sample (reused) */
   private readonly scratch: Float64Array;
-  /** per edge (feature * (bins - 1) + bin) and per feature, for bestSplits() */
-  private readonly splitScratch: {
-    ub: Float64Array;
-    cumN: Float64Array;
-    cumP: Float64Array;
-    ubF: Float64Array;
-    fGain: Float64Array;
-    fEdge: Int32Array;
-    order: Int32Array;
-    edgeOrder: Int32Array;
-  };
-  /** the second gain of the last bestSplits() (NaN before the first: its field holds doubles from the start) */
+  // per edge (feature * (bins - 1) + bin) and per feature, for bestSplits() (fields of the tree, not
+  // of an object of their own: no object a later tree's construction could change the map of)
+  private readonly ub: Float64Array;
+  private readonly cumN: Float64Array;
+  private readonly cumP: Float64Array;
+  private readonly ubF: Float64Array;
+  private readonly fGain: Float64Array;
+  private readonly fEdge: Int32Array;
+  private readonly order: Int32Array;
+  private readonly edgeOrder: Int32Array;
+  // the last bestSplits(): its best gain, feature and edge, and the second gain (the gains NaN before
+  // the first: their fields hold doubles from the start)
+  private bestGain = Number.NaN;
+  private bestFeature = -1;
+  private bestEdge = -1;
   private secondGain = Number.NaN;
 
   constructor(o: HoeffdingOptions) {
@@ -192,16 +195,14 @@ export class HoeffdingTree {
     this.paired = this.bins <= 16;
     this.flat = new Float64Array(o.features * this.bins * 2);
     const edges = o.features * (this.bins - 1);
-    this.splitScratch = {
-      ub: new Float64Array(edges),
-      cumN: new Float64Array(edges),
-      cumP: new Float64Array(edges),
-      ubF: new Float64Array(o.features),
-      fGain: new Float64Array(o.features),
-      fEdge: new Int32Array(o.features),
-      order: new Int32Array(o.features),
-      edgeOrder: new Int32Array(Math.max(0, this.bins - 1)),
-    };
+    this.ub = new Float64Array(edges);
+    this.cumN = new Float64Array(edges);
+    this.cumP = new Float64Array(edges);
+    this.ubF = new Float64Array(o.features);
+    this.fGain = new Float64Array(o.features);
+    this.fEdge = new Int32Array(o.features);
+    this.order = new Int32Array(o.features);
+    this.edgeOrder = new Int32Array(Math.max(0, this.bins - 1));
     const cap = 4;
     this.feat = new Int32Array(cap);
     this.edge = new Int32Array(cap);
@@ -539,29 +540,31 @@ export class HoeffdingTree {
       return false;
     }
     const h = entropy(pos, n);
-    const best = this.bestSplits(leaf, h);
+    this.bestSplits(leaf, h);
+    const gain = this.bestGain;
+    const feature = this.bestFeature;
     // the largest gain, widened past the rounding of its computation
-    this.chkCap[leaf] = n * (Math.max(0, best.gain) * (1 + 1e-12) + 1e-12);
+    this.chkCap[leaf] = n * (Math.max(0, gain) * (1 + 1e-12) + 1e-12);
     const second = this.secondGain;
     // R = 1 bit: the range of the information gain for two classes
     const eps = hoeffdingBound(1, this.delta, n);
-    const threshold = best.feature < 0 ? Number.NaN : (best.edge + 1) / this.bins;
-    const check: SplitCheck = { n, feature: best.feature, gain: Math.max(0, best.gain), threshold, second: Math.max(0, second), epsilon: eps, split: false, reason: 'no-gap' };
+    const threshold = feature < 0 ? Number.NaN : (this.bestEdge + 1) / this.bins;
+    const check: SplitCheck = { n, feature, gain: Math.max(0, gain), threshold, second: Math.max(0, second), epsilon: eps, split: false, reason: 'no-gap' };
     this.lastCheck = check;
-    if (best.feature < 0 || best.gain < this.minGain) {
+    if (feature < 0 || gain < this.minGain) {
       check.reason = 'min-gain';
       return false;
     }
-    if (best.gain - Math.max(0, second) > eps) check.reason = 'bound';
-    else if (eps < this.tau && best.gain > 0) check.reason = 'tie';
+    if (gain - Math.max(0, second) > eps) check.reason = 'bound';
+    else if (eps < this.tau && gain > 0) check.reason = 'tie';
     else return false;
     check.split = true;
     const depth = this.leafDepth[leaf] + 1;
     const left = this.leaf(depth);
     const right = this.leaf(depth);
     // the leaf's node becomes the split (its counts let go)
-    this.feat[leaf] = best.feature;
-    this.edge[leaf] = best.edge;
+    this.feat[leaf] = feature;
+    this.edge[leaf] = this.bestEdge;
     this.kids[2 * leaf] = left;
     this.kids[2 * leaf + 1] = right;
     this.leafCounts[leaf] = EMPTY;
@@ -571,20 +574,28 @@ export class HoeffdingTree {
   }
 
   /**
-   * The best split of a leaf: the feature and bin edge of the largest information gain (ties: the
-   * lowest feature, then the lowest edge; gain -1 and feature -1 when no edge splits its samples),
-   * and in secondGain the largest gain of any other feature (-1 when none). Each gain has an upper
+   * The best split of a leaf, into bestGain, bestFeature and bestEdge: the feature and bin edge of
+   * the largest information gain (ties: the lowest feature, then the lowest edge; gain -1 and feature
+   * -1 when no edge splits its samples), and in secondGain the largest gain of any other feature (-1
+   * when none). Each gain has an upper
    * bound that costs no logarithm (its two entropies bounded from below by entropyBelow); the gains
    * are computed (each exactly as it would be alone) only where that bound reaches the best of its
    * feature or the second best feature so far.
    */
-  private bestSplits(leaf: number, h: number): { gain: number; feature: number; edge: number } {
+  private bestSplits(leaf: number, h: number): void {
     const F = this.features;
     const E = this.bins - 1;
     const n = this.leafN[leaf];
     const pos = this.leafPos[leaf];
     const counts = this.flatCounts(leaf);
-    const { ub, cumN, cumP, ubF, fGain, fEdge, order, edgeOrder } = this.splitScratch;
+    const ub = this.ub;
+    const cumN = this.cumN;
+    const cumP = this.cumP;
+    const ubF = this.ubF;
+    const fGain = this.fGain;
+    const fEdge = this.fEdge;
+    const order = this.order;
+    const edgeOrder = this.edgeOrder;
     // the bound of every edge that splits the samples (-1: one that does not), and per feature the largest
     for (let f = 0; f < F; f++) {
       let ln = 0;
@@ -662,19 +673,25 @@ export class HoeffdingTree {
       } else if (fBest > v2) v2 = fBest;
     }
     // the features not computed gain less than the second best: the best and second come from the others
-    let best = { gain: -1, feature: -1, edge: -1 };
+    let bestGain = -1;
+    let bestFeature = -1;
+    let bestEdge = -1;
     let second = -1;
     for (let f = 0; f < F; f++) {
       let computed = false;
       for (let j = 0; j < done; j++) if (order[j] === f) computed = true;
       if (!computed) continue;
       const fBest = fGain[f];
-      if (fBest > best.gain) {
-        second = Math.max(second, best.gain);
-        best = { gain: fBest, feature: f, edge: fEdge[f] };
+      if (fBest > bestGain) {
+        second = Math.max(second, bestGain);
+        bestGain = fBest;
+        bestFeature = f;
+        bestEdge = fEdge[f];
       } else second = Math.max(second, fBest);
     }
+    this.bestGain = bestGain;
+    this.bestFeature = bestFeature;
+    this.bestEdge = bestEdge;
     this.secondGain = second;
-    return best;
   }
 }

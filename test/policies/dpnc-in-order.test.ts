@@ -19,10 +19,17 @@ describe('InOrder: blocks visited in order of (key, block) until the visit stops
       const first = Math.floor(rng() * 12);
       const stopAfter = Math.floor(rng() * (count + 2));
       const seen: number[] = [];
-      order.visit(ids, count, key, first, (b) => {
-        seen.push(b);
-        return seen.length < stopAfter;
-      });
+      order.visit(
+        ids,
+        count,
+        key,
+        first,
+        (list, b) => {
+          list.push(b);
+          return list.length < stopAfter;
+        },
+        seen,
+      );
       const sorted = [...blocks].sort((a, c) => key[a] - key[c] || a - c);
       expect(seen).toEqual(sorted.slice(0, Math.min(count, Math.max(1, stopAfter))));
       expect([...ids].sort((a, c) => a - c)).toEqual([...blocks].sort((a, c) => a - c));
@@ -34,7 +41,7 @@ describe('InOrder: blocks visited in order of (key, block) until the visit stops
     [key[7], key[5], key[2], key[9]] = [3, 1, 1, 2];
     for (const first of [1, 2, 8, 20]) {
       const seen: number[] = [];
-      new InOrder(10).visit(Int32Array.from([7, 5, 2, 9]), 4, key, first, (b) => seen.push(b) > 0);
+      new InOrder(10).visit(Int32Array.from([7, 5, 2, 9]), 4, key, first, (list, b) => list.push(b) > 0, seen);
       expect(seen).toEqual([2, 5, 9, 7]);
     }
   });

@@ -58,12 +58,18 @@ describe('dpnc tier order', () => {
           const take = Math.floor(rng() * 5);
           const stay = rng() < 0.3;
           const got: number[] = [];
-          const stuck = order.visit(l, k, { t, mx, score, raw: rawOf, due }, (b) => {
-            got.push(b);
-            if (stay && got.length === take + 1) return true;
-            move(b, k === 1 ? 2 : 0);
-            return got.length < take + 1;
-          });
+          const stuck = order.visit(
+            l,
+            k,
+            { t, mx, score, raw: rawOf, due },
+            (list, b) => {
+              list.push(b);
+              if (stay && list.length === take + 1) return true;
+              move(b, k === 1 ? 2 : 0);
+              return list.length < take + 1;
+            },
+            got,
+          );
           expect(got).toEqual(want.slice(0, Math.min(want.length, take + 1)));
           expect(stuck).toBe(stay && got.length === take + 1 ? got[take] : -1);
           visits += got.length;
