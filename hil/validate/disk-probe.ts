@@ -1,8 +1,10 @@
 /**
  * The storage tier's disk read again right before a storage cell's runs, with the calibration's own
- * file measurements (calibrate/file-batches.ts) at its quick geometry: the model's FP16 block, the
- * blocks of a 6,144-token layer, 4 layers; reads in the executor's pattern over 4 rounds plus one
- * request per block at the quantized sizes, writes in the executor's pattern over 3 rounds. A lease's
+ * file measurements (calibrate/file-batches.ts) at the calibration's geometry (measure.ts
+ * fileBatchOptions: the model's FP16 block of 16 tokens, the blocks of a layer at the calibration's file
+ * context, 4 layers for a quick calibration or every layer): reads in the executor's pattern over 4
+ * rounds plus one request per block at the quantized sizes, writes in the executor's pattern over the
+ * calibration's rounds. A lease's
  * virtio disk has read and written at rates differing by up to threefold between its calibration and
  * its cells (lab notes), so the cell keeps what the disk did just before it ran, and a re-simulation can
  * price the cell's file requests with fits of these points in place of the calibration's
@@ -14,16 +16,12 @@ import type { ModelSpec } from '../../sim/models/model.js';
 import { openBackend } from '../backend.js';
 import { applyFileReadFit, applyFileWriteFit, fileRequestCurve, fitFileBatches } from '../calibrate/calibrate.js';
 import { type FileBatchPoint, measureFileBatches, measureFileWriteBatches } from '../calibrate/file-batches.js';
-import { quantizedBlockBytes } from '../calibrate/measure.js';
+import { fileBatchOptions, WRITE_ROUNDS } from '../calibrate/measure.js';
 import type { HilOptions } from '../executor/hil-run.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
-import { blockBytes } from '../kv-format.js';
 
-/** tokens per layer of the probe's file (the quick calibration's file batches) */
-export const DISK_PROBE_CONTEXT = 6144;
-const LAYERS = 4;
-const READ_ROUNDS = 4;
-const WRITE_ROUNDS = 3;
+/** the calibration's block size (calibrate.ts: 16 tokens unless told otherwise) */
+const CALIBRATION_BLOCK_TOKENS = 16;
 
 export interface DiskProbe {
   /** when it ran (ISO, UTC) */
@@ -36,19 +34,15 @@ export interface DiskProbe {
   write: FileBatchPoint[];
 }
 
-export async function probeDisk(model: ModelSpec, blockTokens: number, groupSize: number, hil: HilOptions): Promise<DiskProbe> {
-  const g = { kvHeads: model.kv_heads, blockTokens, headDim: model.head_dim, groupSize };
-  const o = {
-    dir: hil.nvmeDir ?? tmpdir(),
-    threads: hil.ioThreads ?? DEFAULT_IO_THREADS,
-    blockBytes: blockBytes(g, 'fp16'),
-    blocksPerLayer: Math.ceil(DISK_PROBE_CONTEXT / blockTokens) + 4,
-    layers: LAYERS,
-    direct: hil.directIo ?? true,
-  };
+/**
+ * `calibration.quick` and `fileContext` as the profile's calibration had them (its points' file_context;
+ * absent: fileBatchOptions' default for the mode)
+ */
+export async function probeDisk(model: ModelSpec, groupSize: number, calibration: { quick: boolean; fileContext?: number }, hil: HilOptions): Promise<DiskProbe> {
+  const o = fileBatchOptions({ model, blockTokens: CALIBRATION_BLOCK_TOKENS, groupSize, quick: calibration.quick, fileDir: hil.nvmeDir ?? tmpdir() }, hil.ioThreads ?? DEFAULT_IO_THREADS, calibration.fileContext);
   const b = openBackend(hil.backend, 0, hil.attention);
   try {
-    const read = await measureFileBatches(b, { ...o, rounds: READ_ROUNDS, requestBytes: quantizedBlockBytes(g) });
+    const read = await measureFileBatches(b, o);
     const write = await measureFileWriteBatches(b, { ...o, rounds: WRITE_ROUNDS });
     return { at: read.at, direct: read.direct, threads: read.threads, block_bytes: o.blockBytes, read: read.points, write: write.points };
   } finally {
@@ -64,7 +58,8 @@ export async function probeDisk(model: ModelSpec, blockTokens: number, groupSize
 export function withMeasuredDisk(profile: HardwareProfile, probes: readonly DiskProbe[], source: string): HardwareProfile {
   const read = probes.flatMap((x) => x.read);
   const write = probes.flatMap((x) => x.write);
-  if (read.filter((x) => x.kind !== 'sized').length < 2 || write.length < 2) throw new Error(`${source}: the disk probes hold ${read.length} read and ${write.length} write batches; a fit needs 2 of each`);
+  const lines = read.filter((x) => x.kind !== 'sized').length;
+  if (lines < 2 || write.length < 2) throw new Error(`${source}: the disk probes hold ${lines} read batches of whole blocks and ${write.length} write batches; a fit needs 2 of each`);
   const p = structuredClone(profile);
   const by = `the disk as probed right before the cell's runs (${probes.map((x) => x.at).join(', ')})`;
   const rf = fitFileBatches(read);

@@ -28,7 +28,7 @@ import { readTraceHeader } from '../../traces/trace-reader.js';
 import { expandGrid } from './grid.js';
 import { median } from '../timing/median.js';
 import { withMeasuredDisk } from './disk-probe.js';
-import { cellRunConfig, cellsCsv, cellStats, type CellResult, judgedFields, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
+import { calibrationHostProbe, cellRunConfig, cellsCsv, cellStats, type CellResult, judgedFields, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
   /** a validation output directory (validate.json, profiles/) */
@@ -54,11 +54,14 @@ export interface ResimulateOptions {
 export function withHostPace(profile: HardwareProfile, factor: number, source: string): HardwareProfile {
   if (!(factor > 0 && Number.isFinite(factor))) throw new Error(`${source}: the host pace factor must be a number above 0 (got ${factor})`);
   const gpu = { ...profile.gpu };
+  const sources = { ...profile.sources };
   for (const k of ISSUE_COST_FIELDS) {
     const v = gpu[k];
-    if (v !== undefined) gpu[k] = v * factor;
+    if (v === undefined) continue;
+    gpu[k] = v * factor;
+    sources[`gpu.${k}`] = `${source}'s ${v} us x ${factor} (the host's pace probed before the runs over the calibration's)${sources[`gpu.${k}`] ? `; calibrated: ${sources[`gpu.${k}`]}` : ''}`;
   }
-  return { ...profile, gpu };
+  return { ...profile, gpu, sources };
 }
 
 /**
@@ -104,7 +107,8 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
   }
   fs.mkdirSync(join(out, 'traces'), { recursive: true });
   if (o.linkAsMeasured || o.hostAsMeasured || o.diskAsMeasured) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
-  const probeOf = new Map(prev.profiles.map((p) => [p.model, p.host_probe_us]));
+  const probeOf = new Map(prev.profiles.map((p) => [p.model, p.host_probe_us ?? calibrationHostProbe(profileOf.get(p.model)!)]));
+  let paced = 0;
   const cells = new Map(expandGrid(g, (t) => readTraceHeader(t.path!).prompt_tokens).map((c) => [c.id, c]));
   const results: CellResult[] = [];
   const ok = prev.cells.filter((c) => c.status === 'ok');
@@ -127,7 +131,10 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
       // the cell's own profile, kept beside the results
       let p = validateProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), profile);
       if (link) p = withMeasuredLink(p, link, profile);
-      if (pace) p = withHostPace(p, pace, profile);
+      if (pace) {
+        p = withHostPace(p, pace, profile);
+        paced++;
+      }
       if (disk) p = withMeasuredDisk(p, [disk], `${profile} (cell ${before.id})`);
       cellProfile = join(out, 'profiles', `${before.id}.json`);
       writeAtomic(cellProfile, JSON.stringify(p, null, 2) + '\n');
@@ -155,7 +162,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
       `simulator side recomputed from the stored hardware steps of ${o.dir} with the simulator of this build (its profiles; the hardware runs not repeated)`,
       ...(o.linkAsMeasured ? ['each cell simulated with the host link at the bandwidths measured before its runs (a diagnostic: the link drift between calibration and runs taken out)'] : []),
       ...(o.diskAsMeasured ? ["each cell whose disk was probed before its runs simulated with its storage link's reads and writes fitted to that probe (a diagnostic: the disk's drift between calibration and runs taken out)"] : []),
-      ...(o.hostAsMeasured ? ["each cell simulated with the host's issue costs scaled by its runs' host issue probe over its calibration's (a diagnostic: the host's drift between calibration and runs taken out)"] : []),
+      ...(o.hostAsMeasured && paced > 0 ? ["each cell simulated with the host's issue costs scaled by its runs' host issue probe over its calibration's (a diagnostic: the host's drift between calibration and runs taken out)"] : []),
     ],
   };
   writeAtomic(join(out, 'validate.json'), JSON.stringify(result) + '\n');

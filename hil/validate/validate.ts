@@ -427,7 +427,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     const c0 = performance.now();
     // after its simulation with the calibrated profile, the cell is started only if its runs end in time
     const fits = (seconds: number) => o.maxSeconds === undefined || elapsed() + seconds * ratio <= o.maxSeconds;
-    const r = await runCell(c, base, prof, g, o, fileDir, fits);
+    const r = await runCell(c, base, prof, profiles.find((x) => x.model === model)?.points ?? null, g, o, fileDir, fits);
     r.wall_s = (performance.now() - c0) / 1000;
     if (r.status === 'ok') ratios.add(c.policy.label, r.wall_s, e);
     if (r.storage_direct !== undefined && r.storage_direct !== null) storageDirect = r.storage_direct;
@@ -483,7 +483,6 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   return result;
 }
 
-/** the profile given for a model: by the grid's name or file for it, or by the model's name, else the one for every model */
 /** the host issue probe (us per copy) in the fit file beside a calibrated profile, if it has one */
 export function calibrationHostProbe(profileFile: string): number | undefined {
   try {
@@ -495,6 +494,7 @@ export function calibrationHostProbe(profileFile: string): number | undefined {
   }
 }
 
+/** the profile given for a model: by the grid's name or file for it, or by the model's name, else the one for every model */
 function profileGiven(p: Record<string, string> | undefined, model: string): string | undefined {
   return p?.[model] ?? p?.[loadModel(model).name] ?? p?.['*'];
 }
@@ -516,7 +516,7 @@ export function cellRunConfig(c: GridCell, trace: string, profile: string): RunC
 
 type RunningCell = CellResult & { storage_tier?: string; storage_direct?: boolean | null };
 
-async function runCell(c: GridCell, base: CellResult, profile: string, g: ValidateGrid, o: ValidateOptions, fileDir: string, fits: (seconds: number) => boolean): Promise<RunningCell> {
+async function runCell(c: GridCell, base: CellResult, profile: string, points: CalibrationPoints | null, g: ValidateGrid, o: ValidateOptions, fileDir: string, fits: (seconds: number) => boolean): Promise<RunningCell> {
   const config = cellRunConfig(c, traceFile(c, g, o.out), profile);
   let sim: RunResult;
   try {
@@ -538,7 +538,7 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
   let diskError: string | undefined;
   if (usesDisk) {
     try {
-      disk = await probeDisk(sim.resolved.model, sim.resolved.header.block_size, config.group_size!, { ...o.hil, nvmeDir: fileDir, ioThreads: o.hil.ioThreads ?? DEFAULT_IO_THREADS });
+      disk = await probeDisk(sim.resolved.model, config.group_size!, { quick: g.calibration === 'quick', fileContext: points?.file_context }, { ...o.hil, nvmeDir: fileDir, ioThreads: o.hil.ioThreads ?? DEFAULT_IO_THREADS });
     } catch (e) {
       diskError = `the disk was not probed before the runs: ${(e as Error).message}`;
     }
@@ -548,8 +548,9 @@ async function runCell(c: GridCell, base: CellResult, profile: string, g: Valida
     for (let k = 0; k < g.runs; k++) runs.push(await hilRun(config, { ...o.hil, nvmeDir: fileDir, ioThreads: o.hil.ioThreads ?? DEFAULT_IO_THREADS }));
   } catch (e) {
     const msg = (e as Error).message;
-    if (/out of memory|cudaErrorMemoryAllocation|does not fit/i.test(msg)) return { ...base, status: 'skipped', reason: `does not fit on the device: ${msg}` };
-    return { ...base, status: 'error', reason: `HIL run ${runs.length + 1}: ${msg}` };
+    const also = diskError ? `; ${diskError}` : '';
+    if (/out of memory|cudaErrorMemoryAllocation|does not fit/i.test(msg)) return { ...base, status: 'skipped', reason: `does not fit on the device: ${msg}${also}` };
+    return { ...base, status: 'error', reason: `HIL run ${runs.length + 1}: ${msg}${also}` };
   }
   for (const [k, r] of runs.entries()) {
     if (r.result.steps.length !== sim.steps.length) return { ...base, status: 'error', reason: `HIL run ${k + 1} has ${r.result.steps.length} steps, the simulation ${sim.steps.length}` };

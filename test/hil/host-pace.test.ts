@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withHostPace } from '../../hil/validate/resimulate.js';
+import { calibrationHostProbe } from '../../hil/validate/validate.js';
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 
 const profile = (gpu: Partial<HardwareProfile['gpu']>): HardwareProfile => ({
@@ -22,10 +26,35 @@ describe('withHostPace', () => {
     expect(JSON.stringify(p)).toBe(before);
   });
 
+  it("says in each scaled cost's source what it was and by what factor", () => {
+    const p = { ...profile({ issue_copy_us: 3 }), sources: { 'gpu.issue_copy_us': 'measured' } };
+    expect(withHostPace(p, 1.5, 'p.json').sources['gpu.issue_copy_us']).toBe("p.json's 3 us x 1.5 (the host's pace probed before the runs over the calibration's); calibrated: measured");
+  });
+
   it('leaves costs the profile does not set unset, and refuses a factor that is not above 0', () => {
     const q = withHostPace(profile({ issue_copy_us: 4 }), 0.5, 'p.json');
     expect(q.gpu.issue_copy_us).toBe(2);
     expect('issue_record_us' in q.gpu).toBe(false);
     for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => withHostPace(profile({}), bad, 'p.json')).toThrow(/p\.json: the host pace factor must be a number above 0/);
+  });
+});
+
+describe('calibrationHostProbe', () => {
+  it("reads the probe from the fit file beside a profile, and nothing where there is none or it is not a reading", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kvtier-probe-'));
+    try {
+      const fit = (m: unknown) => writeFileSync(join(dir, 'p.fit.json'), JSON.stringify({ measurements: m }));
+      expect(calibrationHostProbe(join(dir, 'p.json'))).toBeUndefined();
+      fit({ host_probe: { copy_us: 2.5, lists_us: [2.5] } });
+      expect(calibrationHostProbe(join(dir, 'p.json'))).toBe(2.5);
+      fit({ host_probe: { copy_us: 0 } });
+      expect(calibrationHostProbe(join(dir, 'p.json'))).toBeUndefined();
+      fit({});
+      expect(calibrationHostProbe(join(dir, 'p.json'))).toBeUndefined();
+      writeFileSync(join(dir, 'p.fit.json'), '{not json');
+      expect(calibrationHostProbe(join(dir, 'p.json'))).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -11,7 +11,7 @@ import { quantile } from '../../hil/compare/errors.js';
 import { relErrors, stepMedians } from '../../hil/validate/stats.js';
 import { resimulate } from '../../hil/validate/resimulate.js';
 import { withMeasuredDisk } from '../../hil/validate/disk-probe.js';
-import { fitFileBatches } from '../../hil/calibrate/calibrate.js';
+import { fileRequestCurve, fitFileBatches } from '../../hil/calibrate/calibrate.js';
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import { validate, type ValidateResult } from '../../hil/validate/validate.js';
 import { renderValidateReport, runBy } from '../../reports/hil-validate-report.js';
@@ -192,7 +192,9 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     // the disk as probed right before a storage cell's runs: only those cells carry a probe, and with
     // --disk-as-measured their storage link is the probe's fit
     const probed = r.cells.filter((c) => c.hw_disk_before);
+    const touchesDisk = (c: ValidateResult['cells'][number]) => Object.entries(c.sim_bytes ?? {}).some(([k, v]) => v > 0 && (k.includes(':nvme->') || k.endsWith('->nvme')));
     expect(probed.length).toBeGreaterThan(0);
+    expect(probed.map((c) => c.id)).toEqual(r.cells.filter((c) => c.status === 'ok' && touchesDisk(c)).map((c) => c.id));
     expect(probed.every((c) => c.label.endsWith('-nvme'))).toBe(true);
     const probe = probed[0].hw_disk_before!;
     expect(probe.read.filter((x) => x.kind === 'layer')).toHaveLength(16);
@@ -201,8 +203,11 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const diskProfile = JSON.parse(readFileSync(join(dir, 'disk-resim', 'profiles', `${probed[0].id}.json`), 'utf8')) as HardwareProfile;
     expect(diskProfile).toEqual(withMeasuredDisk(JSON.parse(readFileSync(r.profiles.find((p) => p.model === probed[0].model)!.file, 'utf8')), [probe], 'x'));
     const nvLink = diskProfile.links.find((l) => l.a === 'nvme' || l.b === 'nvme')!;
+    const r2 = (x: number) => Math.round(x * 100) / 100;
     const wf = fitFileBatches(probe.write);
-    expect(nvLink.a === 'nvme' ? nvLink.b_to_a : nvLink.a_to_b).toEqual({ alpha_us: Math.round(wf.alpha_us * 100) / 100, GBps: Math.round(wf.GBps * 100) / 100 });
+    expect(nvLink.a === 'nvme' ? nvLink.b_to_a : nvLink.a_to_b).toEqual({ alpha_us: r2(wf.alpha_us), GBps: r2(wf.GBps) });
+    const rf = fitFileBatches(probe.read);
+    expect(nvLink.a === 'nvme' ? nvLink.a_to_b : nvLink.b_to_a).toEqual({ alpha_us: r2(rf.alpha_us), GBps: r2(rf.GBps), request_us: fileRequestCurve(probe.read, rf, probe.block_bytes) });
     expect(diskResim.cells.filter((c) => !c.hw_disk_before).map((c) => c.sim_ms)).toEqual(re.cells.filter((c) => !c.hw_disk_before).map((c) => c.sim_ms));
     expect(diskResim.notes.at(-1)).toMatch(/disk was probed before its runs simulated with its storage link/);
     expect(() => resimulate({ dir: out, out })).toThrow(/--out must differ/);
