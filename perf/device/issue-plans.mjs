@@ -1,0 +1,55 @@
+// On the GPU machine (plain node, compiled JS): the host's issue time per step of several whole plans run
+// by the executor in turn on one lease (hil/bench/plan-issue-bench.ts), ROUNDS rounds, with the issue
+// bench's costs of the other op kinds timed before and after; per plan the host's time per copy as the
+// calibration computes it from its own plan (copyCostFromPlan). The plans: the calibration's (KIVI 10% at
+// 40,960 tokens) and the copy-bound cells of the validation grids (KIVI 10%, uniform INT8 10/20/40%,
+// SynapseVM 40% at 8k; SmartKV 10% at 32k), Llama-3-8B, generated broad traces, 12 steps each.
+//   node perf/device/issue-plans.mjs DIST OUT_JSON [ROUNDS]     (KVTIER_HIL_ADDON names the addon)
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [dist, outFile, roundsArg] = process.argv.slice(2);
+if (!dist || !outFile) throw new Error('usage: node perf/device/issue-plans.mjs DIST OUT_JSON [ROUNDS]');
+const rounds = Number(roundsArg ?? 2);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`issue-plans: ROUNDS must be a whole number >= 1 (got "${roundsArg}")`);
+const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
+const { openBackend } = await load('hil/backend.js');
+const { benchPlanIssue, copyCostFromPlan } = await load('hil/bench/plan-issue-bench.js');
+const { benchIssue } = await load('hil/bench/issue-bench.js');
+const { issueCostsOf } = await load('hil/calibrate/measure.js');
+const { loadModel } = await load('sim/models/load-model.js');
+
+const model = 'llama-3-8b';
+const m = loadModel(model);
+const geometry = { blockTokens: 16, groupSize: 128 };
+const plans = [
+  ['kivi', '10%', 40960],
+  ['kivi', '10%', 8192],
+  ['uniform-int8', '10%', 8192],
+  ['uniform-int8', '20%', 8192],
+  ['uniform-int8', '40%', 8192],
+  ['synapsevm', '40%', 8192],
+  ['smartkv', '10%', 32768],
+];
+const b = openBackend('cuda');
+const out = { device: b.info().name, at: new Date().toISOString(), costs: [], runs: [] };
+try {
+  const costs = async () => issueCostsOf(await benchIssue(b, m, { ...geometry, copyBytes: [17408] }));
+  out.costs.push(await costs());
+  console.log(`issue costs before: ${JSON.stringify(out.costs[0])}`);
+  for (let r = 0; r < rounds; r++) {
+    for (const [policy, budget, ctx] of plans) {
+      const t0 = performance.now();
+      const res = await benchPlanIssue(b, { model, hardware: 'h100-pcie5', contextTokens: ctx, steps: 12, policy, budget, ...geometry, dir: '/tmp' });
+      const c = copyCostFromPlan(res.steps, out.costs[0]);
+      out.runs.push({ round: r, policy, budget, context: ctx, steps: res.steps, copy_us: c.us, copies: c.copies });
+      console.log(`round ${r} ${policy} ${budget} ${ctx}: ${c.copies.toFixed(0)} copies a step, ${c.us.toFixed(3)} us per copy (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    }
+  }
+  out.costs.push(await costs());
+  console.log(`issue costs after: ${JSON.stringify(out.costs[1])}`);
+} finally {
+  b.close();
+  writeFileSync(outFile, JSON.stringify(out) + '\n');
+}
