@@ -7,9 +7,10 @@
  *
  * The probe is the same wherever it runs, so its readings compare: the calibration takes one right
  * after timing a whole plan's issue (calibrate/measure.ts), and a run takes one right before its steps
- * (executor/run-plan.ts). Their ratio is how much faster or slower the host issued at the run than
- * at the calibration (the host's pace drifts within a lease by up to 12% between the two, on the
- * stored grids), which a re-simulation can take out (validate/resimulate.ts, hostAsMeasured).
+ * (executor/run-plan.ts). A re-simulation can scale a cell's issue costs by their ratio
+ * (validate/resimulate.ts, hostAsMeasured). Such short lists read the driver call's cost in one of two
+ * modes (on an H200 about 1.9 or 3.4 us a copy, switching within one probe), not the pace at which the
+ * executor issues a whole plan, so the ratio is a diagnostic of the host's state, not a price.
  */
 import type { NativeBackend } from '../addon-types.js';
 import { median } from './median.js';
