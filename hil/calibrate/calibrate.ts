@@ -143,6 +143,9 @@ export interface CalibrationResult {
 
 const layoutWhat = { H2D: `runs of 1..16 blocks from adjacent host slots into the staging ring`, D2H: `blocks from HBM slab slots to their host slots (single blocks and runs)` };
 
+/** tokens per block of the calibration's blocks unless told otherwise */
+export const CALIBRATION_BLOCK_TOKENS = 16;
+
 export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult> {
   const log = o.log ?? (() => {});
   const base = loadHardware(o.base);
@@ -159,7 +162,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     device = info.name;
     memBytes = info.totalMemBytes;
     log(`calibrating on ${device} (${b.kind} backend)`);
-    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? 16, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}), plan: { model: o.model, hardware: o.base } }, log);
+    m = await measureAll(b, { model, blockTokens: o.blockTokens ?? CALIBRATION_BLOCK_TOKENS, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}), plan: { model: o.model, hardware: o.base } }, log);
   } finally {
     b.close();
   }

@@ -4,24 +4,20 @@
  * fileBatchOptions: the model's FP16 block of 16 tokens, the blocks of a layer at the calibration's file
  * context, 4 layers for a quick calibration or every layer): reads in the executor's pattern over 4
  * rounds plus one request per block at the quantized sizes, writes in the executor's pattern over the
- * calibration's rounds. A lease's
- * virtio disk has read and written at rates differing by up to threefold between its calibration and
- * its cells (lab notes), so the cell keeps what the disk did just before it ran, and a re-simulation can
- * price the cell's file requests with fits of these points in place of the calibration's
- * (`withMeasuredDisk`; validate-resim --disk-as-measured), a diagnostic that takes the disk's drift out.
+ * calibration's rounds. A lease's virtio disk has read and written at rates differing by up to
+ * threefold between its calibration and its cells (lab notes), so the cell keeps what the disk did just
+ * before it ran, and a re-simulation can price the cell's file requests with fits of these points in
+ * place of the calibration's (`withMeasuredDisk`; validate-resim --disk-as-measured), a diagnostic.
  */
 import { tmpdir } from 'node:os';
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import { openBackend } from '../backend.js';
-import { applyFileReadFit, applyFileWriteFit, fileRequestCurve, fitFileBatches } from '../calibrate/calibrate.js';
+import { applyFileReadFit, applyFileWriteFit, CALIBRATION_BLOCK_TOKENS, fileRequestCurve, fitFileBatches } from '../calibrate/calibrate.js';
 import { type FileBatchPoint, measureFileBatches, measureFileWriteBatches } from '../calibrate/file-batches.js';
 import { fileBatchOptions, WRITE_ROUNDS } from '../calibrate/measure.js';
 import type { HilOptions } from '../executor/hil-run.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
-
-/** the calibration's block size (calibrate.ts: 16 tokens unless told otherwise) */
-const CALIBRATION_BLOCK_TOKENS = 16;
 
 export interface DiskProbe {
   /** when it ran (ISO, UTC) */

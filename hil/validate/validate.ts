@@ -533,7 +533,7 @@ async function runCell(c: GridCell, base: CellResult, profile: string, points: C
   const runsS = cellSeconds(sim.resolved.model, sim.resolved.header.prompt_tokens, sim.steps.length, sim.resolved.budgetBytes / sim.resolved.fullKvBytes, g.runs, H100_PLAN, sim.steps.reduce((t, s) => t + s.latency_ms, 0));
   if (!fits(runsS)) return { ...base, status: 'not-run', reason: `not started: its ${g.runs} runs (about ${runsS.toFixed(1)} s as simulated) would pass the time limit (${o.maxSeconds} s); rerun with the same --out to go on` };
   // a cell that reads or writes the storage tier: the disk as it is right before the runs
-  const usesDisk = storageTier !== undefined && Object.entries(sim.summary.bytes).some(([k, v]) => v > 0 && (k.includes(`:${storageTier}->`) || k.endsWith(`->${storageTier}`)));
+  const usesDisk = poolOf([sim.summary.bytes], storageTier) === 'storage';
   let disk: DiskProbe | undefined;
   let diskError: string | undefined;
   if (usesDisk) {
