@@ -83,6 +83,8 @@ export interface PlanIssueResult {
   budget: string;
   context_tokens: number;
   steps: PlanIssueStep[];
+  /** when the plan's run started (ISO time; absent from results taken before it was kept) */
+  at?: string;
 }
 
 /** pinned host bytes the executor may take for distinct layer weights here (the GEMVs run over reused buffers; their issue cost does not depend on it) */
@@ -102,13 +104,14 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
     const { sim, lowered } = recordAndLower({ trace, policy, model: o.model, hardware: o.hardware, hbm_budget: budget, group_size: o.groupSize }, { backend: b.kind });
     const model = sim.resolved.model;
     const data = new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2);
+    const at = new Date().toISOString();
     const run = await runPlan(b, lowered, model, data, { nvmeDir: dir, directIo: false, ioThreads: 4, fileBatch: true, maxWeightBytes: BENCH_WEIGHT_BYTES, traceSteps: 0, verify: false, ...(o.packThreads !== undefined ? { packThreads: o.packThreads } : {}) });
     const out: PlanIssueStep[] = lowered.steps.map((s, i) => {
       const ops: Record<PlanOpKind, number> = { copy: 0, record: 0, kernel: 0, convert: 0, attention: 0, other: 0 };
       for (const op of s.ops) ops[planOpKind(op)]++;
       return { step: i, issue_us: run.steps[i].host_issue_us, ops };
     });
-    return { policy, budget, context_tokens: o.contextTokens, steps: out };
+    return { policy, budget, context_tokens: o.contextTokens, steps: out, at };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

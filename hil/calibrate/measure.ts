@@ -116,6 +116,13 @@ export interface Measurements {
    */
   plan_issue?: PlanIssueResult;
   /**
+   * (cuda, with MeasureOptions.plan) more copy-bound plans timed the same way at other moments of the
+   * calibration (PACE_PLANS: one before the first benchmark, one after the last): with plan_issue, the
+   * host's time per copy as it wandered over the calibration (hil/validate/host-band.ts); absent
+   * otherwise, and from measurements taken before they were
+   */
+  plan_issue_rounds?: PlanIssueResult[];
+  /**
    * (cuda) the host's pace at issuing copies (timing/host-issue-probe.ts), right after the plan's issue
    * was timed: the reference for the same probe taken before each run (absent from measurements taken
    * before it existed)
@@ -213,11 +220,23 @@ export type AttentionCase = Precision | 'mixed' | 'mixed_sparse' | 'mixed_interl
 const ATTENTION_PRECISIONS: readonly AttentionCase[] = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved', 'mixed_kinds'];
 
 /** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
+/**
+ * Copy-bound plans whose issue is timed again (bench/plan-issue-bench.ts) before the first benchmark and
+ * after the last: with the plan that sets gpu.issue_copy_us (KIVI at 10%, between them), readings of the
+ * host's time per copy at three moments of the calibration and on two plans (uniform INT8's 17 KiB
+ * copies, KIVI's INT2 ones). The host's pace wanders by about +-10% over tens of seconds
+ * (lab/notes/HIL-NOTES.md), so one reading is a sample of it.
+ */
+export const PACE_PLANS: readonly { policy: string; budget: string }[] = [
+  { policy: 'uniform-int8', budget: '10%' },
+  { policy: 'kivi', budget: '10%' },
+];
+
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'plan'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.length * pts.attention_contexts.length;
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 1 : 0) + (cuda && o.plan ? 1 : 0) + (o.quick ? 0 : 4) + 1;
+  // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan and the host pace readings, file, (full) 4 thread counts, batches
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 1 : 0) + (cuda && o.plan ? 1 + PACE_PLANS.length : 0) + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -249,6 +268,28 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   let done = 0;
   const tick = (label: string) => o.onProgress?.(++done, total, label);
   o.onProgress?.(0, total, 'copies');
+  const plan_issue_rounds: PlanIssueResult[] = [];
+  // (cuda with a plan) a reading of the host's time per copy in a whole plan, kept apart from the one that
+  // sets gpu.issue_copy_us; a failed reading is logged and left out
+  const paceReading = async (i: number) => {
+    if (!(cuda && o.plan)) return;
+    const pp = PACE_PLANS[i];
+    log(`host pace: ${pp.policy} at ${pp.budget} on a generated ${pts.overlap_context}-token trace, ${o.quick ? 12 : 24} steps, run by the executor`);
+    try {
+      const r = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: o.quick ? 12 : 24, policy: pp.policy, budget: pp.budget, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
+      plan_issue_rounds.push(r);
+      const costs = issue.length ? issueCostsOf(issue) : undefined;
+      if (costs) {
+        const c = copyCostFromPlan(r.steps, costs);
+        log(`  ${c.copies.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host`);
+      }
+    } catch (e) {
+      log(`  host pace reading not taken: ${(e as Error).message}`);
+    }
+    tick(`host pace ${pp.policy}`);
+  };
+  let issue: IssuePoint[] = [];
+  await paceReading(0);
   const sizes = (o.quick ? [64, 256, 1024, 4096] : [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536]).map((k) => k * 1024);
   log(`copies: ${sizes.length} sizes, pinned${cuda ? ' and pageable' : ''}`);
   await warm('copies');
@@ -335,7 +376,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   for (const x of host_convert) log(`  ${x.from_bits} -> ${x.to_bits} bits: ${x.us.toFixed(1)} us per block`);
   tick('host conversions');
   log("host issue costs: copies, event records, GEMV, conversion and attention launches through the executor's issue path");
-  const issue = await measureIssueCosts(b, o);
+  issue = await measureIssueCosts(b, o);
   for (const x of issue) log(`  ${x.kind}${x.bytes ? ` ${x.bytes} B` : ''}${x.gated ? ' (gated)' : ''}: ${x.us.toFixed(2)} us per op on the host`);
   tick('issue costs');
   let launch_queue: QueueDepthResult | undefined;
@@ -387,7 +428,8 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern write batches (${fb.layers} layers, ${WRITE_ROUNDS} rounds: every run's write started at once, as the executor writes a layer's demotions)`);
   const writes = await measureFileWriteBatches(b, { ...fb, rounds: WRITE_ROUNDS });
   log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), ...(host_probe ? { host_probe } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
+  await paceReading(1);
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
