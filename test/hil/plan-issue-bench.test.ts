@@ -106,8 +106,14 @@ describe.skipIf(!host.available)(`plan issue bench, host backend${host.available
     const b = openBackend('host');
     const dir = mkdtempSync(join(tmpdir(), 'kvtier-plan-issue-test-'));
     try {
+      const t0 = Date.now();
       const r = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 512, steps: 3, blockTokens: 16, groupSize: 128, seed: 's', packThreads: 0 });
+      const t1 = Date.now();
       expect([r.policy, r.budget, r.context_tokens, r.steps.length]).toEqual(['kivi', '10%', 512, 3]);
+      // when its run started: an ISO time within the call
+      expect(new Date(r.at!).toISOString()).toBe(r.at);
+      expect(Date.parse(r.at!)).toBeGreaterThanOrEqual(t0);
+      expect(Date.parse(r.at!)).toBeLessThanOrEqual(t1);
       // (packThreads 0: the initial blocks packed on this thread, as the executor does where it has no spare CPUs)
       // the same plan, lowered here: its ops by kind, step by step
       const trace = join(dir, 't.kvt');
