@@ -167,6 +167,7 @@ class QuestState {
   declare readonly allBytes: Buffer[];
   declare readonly allN: Int32Array;
   declare readonly allOff: Uint8Array;
+  declare readonly ordDirty: Float64Array;
   declare readonly floorKeyOf: Float64Array;
   declare readonly floorIdOf: Int32Array;
   declare listedAt: number;
@@ -284,6 +285,9 @@ class QuestState {
     const allBytes = Array.from({ length: byNorm ? L : 0 }, (_, l) => Buffer.from(allBits.buffer, 4 * l * M, 4 * M));
     const allN = new Int32Array(L);
     const allOff = new Uint8Array(L);
+    // per layer: the first block whose key norm may differ from allBits (the least keyNormsFrom since
+    // the order was last brought up to date; 0: unknown, compared)
+    const ordDirty = new Float64Array(L);
     // per layer: the floor pair of the selection (key < 0: none)
     const floorKeyOf = new Float64Array(L).fill(-1);
     const floorIdOf = new Int32Array(L);
@@ -401,6 +405,7 @@ class QuestState {
     this.allBytes = allBytes;
     this.allN = allN;
     this.allOff = allOff;
+    this.ordDirty = ordDirty;
     this.floorKeyOf = floorKeyOf;
     this.floorIdOf = floorIdOf;
     this.listedAt = listedAt;
@@ -681,11 +686,12 @@ function ordKey(bits: Int32Array, b: number): number {
  * left out from then on, allOff) when a norm below upto is negative or NaN.
  */
 function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): boolean {
-  const { M, allK, allB, allBits, allBytes, allN, allOff, normBytes, normBits } = S;
+  const { M, allK, allB, allBits, allBytes, allN, allOff, ordDirty, normBytes, normBits } = S;
   const base = l * M;
   const bits = normBits[l];
   let n = allN[l];
-  if (n > upto || (n > 0 && allBytes[l].compare(normBytes[l], 0, 4 * n, 0, 4 * n) !== 0)) n = 0;
+  // (the norms below n compared with the order's only when one may have been written since)
+  if (n > upto || (n > 0 && ordDirty[l] < n && allBytes[l].compare(normBytes[l], 0, 4 * n, 0, 4 * n) !== 0)) n = 0;
   for (let b = n; b < upto; b++) {
     if (!(norms[b] >= 0)) {
       allOff[l] = 1;
@@ -712,6 +718,7 @@ function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): 
     }
   }
   allN[l] = upto;
+  ordDirty[l] = Infinity;
   return true;
 }
 
@@ -965,7 +972,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
     normMin, obsOk, cand, promo, listOk, listNewest, added, removed, lazyOn, lazyU, lazyNewest, lazyMark,
     byNorm, ordValid, outValid, floorKeyOf, floorIdOf, keys, known, knownList, knownCount, inKnown,
     knownStamp, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs,
-    normsDirty, changed, rankOf, rankTmp, resList, resCount
+    normsDirty, ordDirty, changed, rankOf, rankTmp, resList, resCount
   } = S;
   const l = v.layer;
   const cache = v.cache;
@@ -975,6 +982,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
   const newest = v.nBlocks - 1;
   const dense = l < denseLayers;
   normsDirty[l] = Math.min(normsDirty[l], v.keyNormsFrom ?? 0);
+  if (byNorm) ordDirty[l] = Math.min(ordDirty[l], v.keyNormsFrom ?? 0);
   const wasListed = listOk[l] === 1;
   listOk[l] = 0;
   S.nAdded = S.nRemoved = 0;
@@ -1026,6 +1034,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
       normBytes[l] = Buffer.from(norms.buffer, norms.byteOffset, norms.byteLength);
       normPairs[l] = norms.byteOffset % 8 === 0 ? new Float64Array(norms.buffer, norms.byteOffset, norms.length >> 1) : null;
       known[l] = 0;
+      ordDirty[l] = 0;
     }
     const bits = normBits[l];
     const kb = l * M;
