@@ -78,7 +78,7 @@ export interface QuestStats {
  */
 export function createQuest(o: Options, setup: PolicySetup, holdShares = true, boundaryByNorm = true, stats?: QuestStats, scanMoves = true, boundFull = true, unselFromChanges = true): Policy {
   checkLowerTier('quest', 'offload_tier', o.offload_tier, setup.tiers);
-  return new QuestPolicy(questState(o, setup, holdShares, boundaryByNorm, stats, scanMoves, boundFull, unselFromChanges));
+  return new QuestPolicy(new QuestState(o, setup, holdShares, boundaryByNorm, stats, scanMoves, boundFull, unselFromChanges));
 }
 
 /** The policy: its decisions and observations are module functions of its state (one compiled copy for every replay in a process). */
@@ -96,162 +96,346 @@ class QuestPolicy implements Policy {
   }
 }
 
-/** The state of one quest policy (a replay's): per layer and block, as the functions below use it. */
-function questState(o: Options, setup: PolicySetup, holdShares: boolean, boundaryByNorm: boolean, stats: QuestStats | undefined, scanMoves: boolean, boundFull: boolean, unselFromChanges: boolean) {
-  const M = setup.maxBlocks;
-  const L = setup.layers;
-  const G = setup.header.kv_groups;
-  // lasts[g][l*M + b]: group g's last observed mass on block b of layer l
-  const lasts = Array.from({ length: G }, () => new Float64Array(L * M));
-  const last = lasts[0];
-  // per layer, its latest selection: the selected pages but the newest at selOf[l * M + i],
-  // i < selN[l], then the newest (listed with them: selOf[l * M, l * M + selN[l] + 1)); selAt[l * M + b]
-  // is b's position there (-1: not selected; the newest is not marked)
-  const selOf = new Int32Array(L * M);
-  const selAt = new Int32Array(L * M).fill(-1);
-  const selN = new Int32Array(L);
-  const selViews = Array.from({ length: L }, (_, l) => selOf.subarray(l * M, (l + 1) * M));
-  // the count handed over with the latest listing (selN + 1)
-  let nListed = 0;
-  // per layer: 1 when every page of its latest selection (the newest included) was in HBM after the
-  // decision, with the layer's change count and created blocks then (while only blocks were created
-  // since, those pages are still in HBM)
-  const selIn = new Uint8Array(L);
-  const changesAt = new Float64Array(L);
-  const createdAt = new Int32Array(L);
-  // per layer, with selIn: 1 when HBM then held those pages only (its count was theirs), and the
-  // newest page then (selNewest)
-  const selOnly = new Uint8Array(L);
-  const selNewest = new Int32Array(L);
-  // one group, per layer, for a selection that provably stays (selectionStays): the best pair
-  // (key, block) known above the floor outside the selection (othBlock -1: none), and the least key
-  // norm of the selected pages, both as of the layer's latest selection; whether its latest
-  // observation attended exactly the listed pages (obsOk), its uniform share then, and the listed
-  // blocks it attended (obsIdx[l * M + i], i < obsIdxN[l])
-  const othKey = new Float64Array(L);
-  const othBlock = new Int32Array(L).fill(-1);
-  const normMin = new Float64Array(L);
-  const obsOk = new Uint8Array(L);
-  const obsU = new Float64Array(L);
-  const obsIdx = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
-  const obsIdxN = new Int32Array(L);
-  // (the places in the observation's list of those blocks, while it is read)
-  const obsAt = new Int32Array(M);
-  // the candidates compared at the boundary of an incremental selection, and their keys
-  const rest = new Int32Array(M);
-  const restKeys = new Float64Array(M);
-  const cand = new Int32Array(M);
-  const promo = new Int32Array(M);
-  // per layer: 1 when its latest decision ended with its list handed over (its selection then and
-  // listNewest[l]); the pages an incremental selection added and removed (nAdded, nRemoved), for the
-  // list's changes (Actions.skipExceptListedDelta)
-  const listOk = new Uint8Array(L);
-  const listNewest = new Int32Array(L);
-  const added = new Int32Array(M + 1);
-  const removed = new Int32Array(M + 1);
-  let nAdded = 0;
-  let nRemoved = 0;
-  // one group, per layer: the listed pages an observation gave the uniform share, held as one value
-  // (lazyOn[l]: lazyMark[l * M + b] = 1 where block b's last observed mass is lazyU[l], not
-  // last[l * M + b]); the marked blocks are among the layer's latest list: its selection and
-  // lazyNewest[l]. An observation that attended exactly the list then writes the blocks whose share
-  // changed (the ones it or the one before listed, and those that entered or left the list), not
-  // every listed one. A decision writes the value out for the newest page of that list once it is no
-  // longer the newest (the pages outside the selection then all hold theirs in last[]), and for every
-  // page (flushLazy) unless its selection stays
-  const lazyOn = new Uint8Array(L);
-  const lazyU = new Float64Array(L);
-  const lazyNewest = new Int32Array(L);
-  const lazyMark = G === 1 ? new Uint8Array(L * M) : new Uint8Array(0);
-  // one group, per layer, for selectByNorm: ordValid[l] = 1 once the order of every block (allK
-  // below) was checked against the norms since the layer's latest selection taken anew; the known
-  // blocks outside the selection (outList[l * M + i], i < outN[l], while outValid[l] = 1); and the
-  // pages it added to the selection that no observation has attended since (pend[l * M + i],
-  // i < pendN[l]): the next observation that holds the share gives them the share unless listed
-  const byNorm = boundaryByNorm && holdShares && G === 1 && M <= ORD_BLOCKS;
-  const ordValid = new Uint8Array(L);
-  const outList = byNorm ? new Int32Array(L * M) : new Int32Array(0);
-  const outN = new Int32Array(L);
-  const outValid = new Uint8Array(L);
-  const pend = byNorm ? new Int32Array(L * M) : new Int32Array(0);
-  const pendN = new Int32Array(L);
-  // per layer: every block below allN[l] in ascending (key norm, block) order, as normBits * 2^21 +
-  // block (allK[l * M + i]), and the bits of the norms it was made from (allBits); allOff[l] = 1 once
-  // a norm below allN[l] changed or one is negative or NaN (then selectByNorm is not used)
-  const allK = byNorm ? new Float64Array(L * M) : new Float64Array(0);
-  // (allB[l * M + i]: the block of allK[l * M + i])
-  const allB = byNorm ? new Int32Array(L * M) : new Int32Array(0);
-  const allBits = byNorm ? new Int32Array(L * M) : new Int32Array(0);
-  const allBytes = Array.from({ length: byNorm ? L : 0 }, (_, l) => Buffer.from(allBits.buffer, 4 * l * M, 4 * M));
-  const allN = new Int32Array(L);
-  const allOff = new Uint8Array(L);
-  // per layer: the floor pair of the selection (key < 0: none)
-  const floorKeyOf = new Float64Array(L).fill(-1);
-  const floorIdOf = new Int32Array(L);
-  // step * layers + layer of the last decision that handed over its selection (selViews[l], nListed); -1: none since the last observation
-  let listedAt = -1;
-  // keys[i]: the estimate of cand[i] for the selections below
-  const keys = new Float64Array(M);
-  // one group, per layer: the blocks above the floor pair at the layer's last selection
-  // (knownList[l * M + i], i < knownCount[l]; inKnown holds the layer's stamp, knownStamp[l], for
-  // them: a new stamp forgets them at once), the blocks below knownEnd[l] all
-  // looked at then, and the bits of their key norms then (normSnap); known[l] = 1 while only those
-  // blocks' masses have changed since (an observation of other blocks clears it)
-  const known = new Uint8Array(L);
-  const knownList = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
-  const knownCount = new Int32Array(L);
-  const inKnown = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
-  const knownStamp = new Int32Array(L).fill(-1);
-  let stamps = 0;
-  const knownEnd = new Int32Array(L);
-  // (per layer, an even length: also read two at a time, as doubles)
-  const normSnap = Array.from({ length: G === 1 ? L : 0 }, () => new Int32Array(M + (M & 1)));
-  const snapPairs = normSnap.map((a) => new Float64Array(a.buffer));
-  const snapBytes = normSnap.map((a) => Buffer.from(a.buffer));
-  // the same as bytes, to compare with the snapshot at once
-  const normBytes: Buffer[] = new Array(L).fill(Buffer.alloc(0));
-  // the key norms each layer was given, their bits, and two at a time as doubles (null when the
-  // array does not start on 8 bytes); views of the same array
-  const normsOf: (Float32Array | null)[] = new Array(L).fill(null);
-  const normBits: Int32Array[] = new Array(L).fill(new Int32Array(0));
-  const normPairs: (Float64Array | null)[] = new Array(L).fill(null);
-  // per layer, one group: the first block whose key norm may differ from normSnap (every one below
-  // it kept its norm since the snapshot was last brought up to date: the least keyNormsFrom since)
-  const normsDirty = new Float64Array(L);
-  // blocks whose key norm changed since the layer's last selection
-  const changed = G === 1 ? new Int32Array(M) : new Int32Array(0);
-  // several groups: -(best (rank, group)) per block, the estimate every selection below uses
-  const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
-  const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
-  // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
-  // promoted; a block the policy demotes leaves it then), in no order, made exact at each use: as it
-  // is when as large as the cache's count, else pruned and checked against that count, rebuilt from
-  // every block should they differ
-  const resList = Array.from({ length: L }, () => new Int32Array(M));
-  const resCount = new Int32Array(L);
-  const inRes = new Uint8Array(L * M);
-  const resSeen = new Int32Array(L);
-  // (resPos[l * M + b]: b's place in resList[l] while inRes)
-  const resPos = new Int32Array(L * M);
-  // the pages selectIncremental listed in promo
-  let nPromo = 0;
-  // the unselected residents splitByTier listed in cand
-  let nUnsel = 0;
-  // fullBound's sampled keys (and their places)
-  const sampleKeys = new Float64Array(FULL_BOUND_SAMPLE);
-  const sampleIds = new Int32Array(FULL_BOUND_SAMPLE);
-  return {
-    o, setup, holdShares, boundaryByNorm, stats, scanMoves, nUnsel, boundFull, unselFromChanges, selOnly, selNewest, sampleKeys, sampleIds, M, L, G, lasts, last, selOf, selAt, selN, selViews, nListed,
-    selIn, changesAt, createdAt, othKey, othBlock, normMin, obsOk, obsU, obsIdx, obsIdxN, obsAt, rest, restKeys,
-    cand, promo, listOk, listNewest, added, removed, nAdded, nRemoved, lazyOn, lazyU, lazyNewest, lazyMark,
-    byNorm, ordValid, outList, outN, outValid, pend, pendN, allK, allB, allBits, allBytes, allN, allOff,
-    floorKeyOf, floorIdOf, listedAt, keys, known, knownList, knownCount, inKnown, knownStamp, stamps,
-    knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs, normsDirty, changed,
-    rankOf, rankTmp, resList, resCount, inRes, resSeen, resPos, nPromo
-  };
-}
+/**
+ * The state of one quest policy (a replay's): per layer and block, as the functions below use it. A
+ * class whose constructor assigns every field (declared below, not initialized as class fields):
+ * each replay's state then has the same hidden class with the same field types, so code compiled
+ * for one replay's state serves the next (an object literal's fields are generalized when the
+ * literal is created a second time, which discards that code).
+ */
+class QuestState {
+  // the options: the pages attended per layer as a factor of the budget, the dense layers, the tier of the pages outside HBM
+  declare readonly budgetFactor: number;
+  declare readonly denseLayers: number;
+  declare readonly offloadTier: string;
+  declare readonly holdShares: boolean;
+  declare readonly boundaryByNorm: boolean;
+  declare readonly stats: QuestStats | undefined;
+  declare readonly scanMoves: boolean;
+  declare nUnsel: number;
+  declare readonly boundFull: boolean;
+  declare readonly unselFromChanges: boolean;
+  declare readonly selOnly: Uint8Array;
+  declare readonly selNewest: Int32Array;
+  declare readonly sampleKeys: Float64Array;
+  declare readonly sampleIds: Int32Array;
+  declare readonly M: number;
+  declare readonly L: number;
+  declare readonly G: number;
+  declare readonly lasts: Float64Array[];
+  declare readonly last: Float64Array;
+  declare readonly selOf: Int32Array;
+  declare readonly selAt: Int32Array;
+  declare readonly selN: Int32Array;
+  declare readonly selViews: Int32Array[];
+  declare nListed: number;
+  declare readonly selIn: Uint8Array;
+  declare readonly changesAt: Float64Array;
+  declare readonly createdAt: Int32Array;
+  declare readonly othKey: Float64Array;
+  declare readonly othBlock: Int32Array;
+  declare readonly normMin: Float64Array;
+  declare readonly obsOk: Uint8Array;
+  declare readonly obsU: Float64Array;
+  declare readonly obsIdx: Int32Array;
+  declare readonly obsIdxN: Int32Array;
+  declare readonly obsAt: Int32Array;
+  declare readonly rest: Int32Array;
+  declare readonly restKeys: Float64Array;
+  declare readonly cand: Int32Array;
+  declare readonly promo: Int32Array;
+  declare readonly listOk: Uint8Array;
+  declare readonly listNewest: Int32Array;
+  declare readonly added: Int32Array;
+  declare readonly removed: Int32Array;
+  declare nAdded: number;
+  declare nRemoved: number;
+  declare readonly lazyOn: Uint8Array;
+  declare readonly lazyU: Float64Array;
+  declare readonly lazyNewest: Int32Array;
+  declare readonly lazyMark: Uint8Array;
+  declare readonly byNorm: boolean;
+  declare readonly ordValid: Uint8Array;
+  declare readonly outList: Int32Array;
+  declare readonly outN: Int32Array;
+  declare readonly outValid: Uint8Array;
+  declare readonly pend: Int32Array;
+  declare readonly pendN: Int32Array;
+  declare readonly allK: Float64Array;
+  declare readonly allB: Int32Array;
+  declare readonly allBits: Int32Array;
+  declare readonly allBytes: Buffer[];
+  declare readonly allN: Int32Array;
+  declare readonly allOff: Uint8Array;
+  declare readonly ordDirty: Float64Array;
+  declare readonly floorKeyOf: Float64Array;
+  declare readonly floorIdOf: Int32Array;
+  declare listedAt: number;
+  declare readonly keys: Float64Array;
+  declare readonly known: Uint8Array;
+  declare readonly knownList: Int32Array;
+  declare readonly knownCount: Int32Array;
+  declare readonly inKnown: Int32Array;
+  declare readonly knownStamp: Int32Array;
+  declare stamps: number;
+  declare readonly knownEnd: Int32Array;
+  declare readonly normSnap: Int32Array[];
+  declare readonly snapPairs: Float64Array[];
+  declare readonly snapBytes: Buffer[];
+  declare readonly normBytes: Buffer[];
+  declare readonly normsOf: (Float32Array | null)[];
+  declare readonly normBits: Int32Array[];
+  declare readonly normPairs: (Float64Array | null)[];
+  declare readonly normsDirty: Float64Array;
+  declare readonly changed: Int32Array;
+  declare readonly rankOf: Float64Array;
+  declare readonly rankTmp: Float64Array;
+  declare readonly resList: Int32Array[];
+  declare readonly resCount: Int32Array;
+  declare readonly inRes: Uint8Array;
+  declare readonly resSeen: Int32Array;
+  declare readonly resPos: Int32Array;
+  declare nPromo: number;
 
-type QuestState = ReturnType<typeof questState>;
+  constructor(o: Options, setup: PolicySetup, holdShares: boolean, boundaryByNorm: boolean, stats: QuestStats | undefined, scanMoves: boolean, boundFull: boolean, unselFromChanges: boolean) {
+    const M = setup.maxBlocks;
+    const L = setup.layers;
+    const G = setup.header.kv_groups;
+    // lasts[g][l*M + b]: group g's last observed mass on block b of layer l
+    const lasts = Array.from({ length: G }, () => new Float64Array(L * M));
+    const last = lasts[0];
+    // per layer, its latest selection: the selected pages but the newest at selOf[l * M + i],
+    // i < selN[l], then the newest (listed with them: selOf[l * M, l * M + selN[l] + 1)); selAt[l * M + b]
+    // is b's position there (-1: not selected; the newest is not marked)
+    const selOf = new Int32Array(L * M);
+    const selAt = new Int32Array(L * M).fill(-1);
+    const selN = new Int32Array(L);
+    const selViews = Array.from({ length: L }, (_, l) => selOf.subarray(l * M, (l + 1) * M));
+    // the count handed over with the latest listing (selN + 1)
+    let nListed = 0;
+    // per layer: 1 when every page of its latest selection (the newest included) was in HBM after the
+    // decision, with the layer's change count and created blocks then (while only blocks were created
+    // since, those pages are still in HBM)
+    const selIn = new Uint8Array(L);
+    const changesAt = new Float64Array(L);
+    const createdAt = new Int32Array(L);
+    // per layer, with selIn: 1 when HBM then held those pages only (its count was theirs), and the
+    // newest page then (selNewest)
+    const selOnly = new Uint8Array(L);
+    const selNewest = new Int32Array(L);
+    // one group, per layer, for a selection that provably stays (selectionStays): the best pair
+    // (key, block) known above the floor outside the selection (othBlock -1: none), and the least key
+    // norm of the selected pages, both as of the layer's latest selection; whether its latest
+    // observation attended exactly the listed pages (obsOk), its uniform share then, and the listed
+    // blocks it attended (obsIdx[l * M + i], i < obsIdxN[l])
+    const othKey = new Float64Array(L);
+    const othBlock = new Int32Array(L).fill(-1);
+    const normMin = new Float64Array(L);
+    const obsOk = new Uint8Array(L);
+    const obsU = new Float64Array(L);
+    const obsIdx = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
+    const obsIdxN = new Int32Array(L);
+    // (the places in the observation's list of those blocks, while it is read)
+    const obsAt = new Int32Array(M);
+    // the candidates compared at the boundary of an incremental selection, and their keys
+    const rest = new Int32Array(M);
+    const restKeys = new Float64Array(M);
+    const cand = new Int32Array(M);
+    const promo = new Int32Array(M);
+    // per layer: 1 when its latest decision ended with its list handed over (its selection then and
+    // listNewest[l]); the pages an incremental selection added and removed (nAdded, nRemoved), for the
+    // list's changes (Actions.skipExceptListedDelta)
+    const listOk = new Uint8Array(L);
+    const listNewest = new Int32Array(L);
+    const added = new Int32Array(M + 1);
+    const removed = new Int32Array(M + 1);
+    let nAdded = 0;
+    let nRemoved = 0;
+    // one group, per layer: the listed pages an observation gave the uniform share, held as one value
+    // (lazyOn[l]: lazyMark[l * M + b] = 1 where block b's last observed mass is lazyU[l], not
+    // last[l * M + b]); the marked blocks are among the layer's latest list: its selection and
+    // lazyNewest[l]. An observation that attended exactly the list then writes the blocks whose share
+    // changed (the ones it or the one before listed, and those that entered or left the list), not
+    // every listed one. A decision writes the value out for the newest page of that list once it is no
+    // longer the newest (the pages outside the selection then all hold theirs in last[]), and for every
+    // page (flushLazy) unless its selection stays
+    const lazyOn = new Uint8Array(L);
+    const lazyU = new Float64Array(L);
+    const lazyNewest = new Int32Array(L);
+    const lazyMark = G === 1 ? new Uint8Array(L * M) : new Uint8Array(0);
+    // one group, per layer, for selectByNorm: ordValid[l] = 1 once the order of every block (allK
+    // below) was checked against the norms since the layer's latest selection taken anew; the known
+    // blocks outside the selection (outList[l * M + i], i < outN[l], while outValid[l] = 1); and the
+    // pages it added to the selection that no observation has attended since (pend[l * M + i],
+    // i < pendN[l]): the next observation that holds the share gives them the share unless listed
+    const byNorm = boundaryByNorm && holdShares && G === 1 && M <= ORD_BLOCKS;
+    const ordValid = new Uint8Array(L);
+    const outList = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+    const outN = new Int32Array(L);
+    const outValid = new Uint8Array(L);
+    const pend = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+    const pendN = new Int32Array(L);
+    // per layer: every block below allN[l] in ascending (key norm, block) order, as normBits * 2^21 +
+    // block (allK[l * M + i]), and the bits of the norms it was made from (allBits); allOff[l] = 1 once
+    // a norm below allN[l] changed or one is negative or NaN (then selectByNorm is not used)
+    const allK = byNorm ? new Float64Array(L * M) : new Float64Array(0);
+    // (allB[l * M + i]: the block of allK[l * M + i])
+    const allB = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+    const allBits = byNorm ? new Int32Array(L * M) : new Int32Array(0);
+    const allBytes = Array.from({ length: byNorm ? L : 0 }, (_, l) => Buffer.from(allBits.buffer, 4 * l * M, 4 * M));
+    const allN = new Int32Array(L);
+    const allOff = new Uint8Array(L);
+    // per layer: the first block whose key norm may differ from allBits (the least keyNormsFrom since
+    // the order was last brought up to date; 0: unknown, compared)
+    const ordDirty = new Float64Array(L);
+    // per layer: the floor pair of the selection (key < 0: none)
+    const floorKeyOf = new Float64Array(L).fill(-1);
+    const floorIdOf = new Int32Array(L);
+    // step * layers + layer of the last decision that handed over its selection (selViews[l], nListed); -1: none since the last observation
+    let listedAt = -1;
+    // keys[i]: the estimate of cand[i] for the selections below
+    const keys = new Float64Array(M);
+    // one group, per layer: the blocks above the floor pair at the layer's last selection
+    // (knownList[l * M + i], i < knownCount[l]; inKnown holds the layer's stamp, knownStamp[l], for
+    // them: a new stamp forgets them at once), the blocks below knownEnd[l] all
+    // looked at then, and the bits of their key norms then (normSnap); known[l] = 1 while only those
+    // blocks' masses have changed since (an observation of other blocks clears it)
+    const known = new Uint8Array(L);
+    const knownList = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
+    const knownCount = new Int32Array(L);
+    const inKnown = G === 1 ? new Int32Array(L * M) : new Int32Array(0);
+    const knownStamp = new Int32Array(L).fill(-1);
+    let stamps = 0;
+    const knownEnd = new Int32Array(L);
+    // (per layer, an even length: also read two at a time, as doubles)
+    const normSnap = Array.from({ length: G === 1 ? L : 0 }, () => new Int32Array(M + (M & 1)));
+    const snapPairs = normSnap.map((a) => new Float64Array(a.buffer));
+    const snapBytes = normSnap.map((a) => Buffer.from(a.buffer));
+    // the same as bytes, to compare with the snapshot at once
+    const normBytes: Buffer[] = new Array(L).fill(Buffer.alloc(0));
+    // the key norms each layer was given, their bits, and two at a time as doubles (null when the
+    // array does not start on 8 bytes); views of the same array
+    const normsOf: (Float32Array | null)[] = new Array(L).fill(null);
+    const normBits: Int32Array[] = new Array(L).fill(new Int32Array(0));
+    const normPairs: (Float64Array | null)[] = new Array(L).fill(null);
+    // per layer, one group: the first block whose key norm may differ from normSnap (every one below
+    // it kept its norm since the snapshot was last brought up to date: the least keyNormsFrom since)
+    const normsDirty = new Float64Array(L);
+    // blocks whose key norm changed since the layer's last selection
+    const changed = G === 1 ? new Int32Array(M) : new Int32Array(0);
+    // several groups: -(best (rank, group)) per block, the estimate every selection below uses
+    const rankOf = G > 1 ? new Float64Array(M) : new Float64Array(0);
+    const rankTmp = G > 1 ? new Float64Array(M) : new Float64Array(0);
+    // per layer: a superset of its HBM-resident blocks (blocks enter HBM only when created or
+    // promoted; a block the policy demotes leaves it then), in no order, made exact at each use: as it
+    // is when as large as the cache's count, else pruned and checked against that count, rebuilt from
+    // every block should they differ
+    const resList = Array.from({ length: L }, () => new Int32Array(M));
+    const resCount = new Int32Array(L);
+    const inRes = new Uint8Array(L * M);
+    const resSeen = new Int32Array(L);
+    // (resPos[l * M + b]: b's place in resList[l] while inRes)
+    const resPos = new Int32Array(L * M);
+    // the pages selectIncremental listed in promo
+    let nPromo = 0;
+    // the unselected residents splitByTier listed in cand
+    let nUnsel = 0;
+    // fullBound's sampled keys (and their places)
+    const sampleKeys = new Float64Array(FULL_BOUND_SAMPLE);
+    const sampleIds = new Int32Array(FULL_BOUND_SAMPLE);
+    this.budgetFactor = o.budget_factor;
+    this.denseLayers = o.dense_layers;
+    this.offloadTier = o.offload_tier;
+    this.holdShares = holdShares;
+    this.boundaryByNorm = boundaryByNorm;
+    this.stats = stats;
+    this.scanMoves = scanMoves;
+    this.nUnsel = nUnsel;
+    this.boundFull = boundFull;
+    this.unselFromChanges = unselFromChanges;
+    this.selOnly = selOnly;
+    this.selNewest = selNewest;
+    this.sampleKeys = sampleKeys;
+    this.sampleIds = sampleIds;
+    this.M = M;
+    this.L = L;
+    this.G = G;
+    this.lasts = lasts;
+    this.last = last;
+    this.selOf = selOf;
+    this.selAt = selAt;
+    this.selN = selN;
+    this.selViews = selViews;
+    this.nListed = nListed;
+    this.selIn = selIn;
+    this.changesAt = changesAt;
+    this.createdAt = createdAt;
+    this.othKey = othKey;
+    this.othBlock = othBlock;
+    this.normMin = normMin;
+    this.obsOk = obsOk;
+    this.obsU = obsU;
+    this.obsIdx = obsIdx;
+    this.obsIdxN = obsIdxN;
+    this.obsAt = obsAt;
+    this.rest = rest;
+    this.restKeys = restKeys;
+    this.cand = cand;
+    this.promo = promo;
+    this.listOk = listOk;
+    this.listNewest = listNewest;
+    this.added = added;
+    this.removed = removed;
+    this.nAdded = nAdded;
+    this.nRemoved = nRemoved;
+    this.lazyOn = lazyOn;
+    this.lazyU = lazyU;
+    this.lazyNewest = lazyNewest;
+    this.lazyMark = lazyMark;
+    this.byNorm = byNorm;
+    this.ordValid = ordValid;
+    this.outList = outList;
+    this.outN = outN;
+    this.outValid = outValid;
+    this.pend = pend;
+    this.pendN = pendN;
+    this.allK = allK;
+    this.allB = allB;
+    this.allBits = allBits;
+    this.allBytes = allBytes;
+    this.allN = allN;
+    this.allOff = allOff;
+    this.ordDirty = ordDirty;
+    this.floorKeyOf = floorKeyOf;
+    this.floorIdOf = floorIdOf;
+    this.listedAt = listedAt;
+    this.keys = keys;
+    this.known = known;
+    this.knownList = knownList;
+    this.knownCount = knownCount;
+    this.inKnown = inKnown;
+    this.knownStamp = knownStamp;
+    this.stamps = stamps;
+    this.knownEnd = knownEnd;
+    this.normSnap = normSnap;
+    this.snapPairs = snapPairs;
+    this.snapBytes = snapBytes;
+    this.normBytes = normBytes;
+    this.normsOf = normsOf;
+    this.normBits = normBits;
+    this.normPairs = normPairs;
+    this.normsDirty = normsDirty;
+    this.changed = changed;
+    this.rankOf = rankOf;
+    this.rankTmp = rankTmp;
+    this.resList = resList;
+    this.resCount = resCount;
+    this.inRes = inRes;
+    this.resSeen = resSeen;
+    this.resPos = resPos;
+    this.nPromo = nPromo;
+  }
+}
 
 function flushLazy(S: QuestState, l: number): void {
   const { M, last, selOf, selN, lazyOn, lazyU, lazyNewest, lazyMark, pendN } = S;
@@ -502,11 +686,12 @@ function ordKey(bits: Int32Array, b: number): number {
  * left out from then on, allOff) when a norm below upto is negative or NaN.
  */
 function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): boolean {
-  const { M, allK, allB, allBits, allBytes, allN, allOff, normBytes, normBits } = S;
+  const { M, allK, allB, allBits, allBytes, allN, allOff, ordDirty, normBytes, normBits } = S;
   const base = l * M;
   const bits = normBits[l];
   let n = allN[l];
-  if (n > upto || (n > 0 && allBytes[l].compare(normBytes[l], 0, 4 * n, 0, 4 * n) !== 0)) n = 0;
+  // (the norms below n compared with the order's only when one may have been written since)
+  if (n > upto || (n > 0 && ordDirty[l] < n && allBytes[l].compare(normBytes[l], 0, 4 * n, 0, 4 * n) !== 0)) n = 0;
   for (let b = n; b < upto; b++) {
     if (!(norms[b] >= 0)) {
       allOff[l] = 1;
@@ -533,6 +718,7 @@ function orderAll(S: QuestState, l: number, norms: Float32Array, upto: number): 
     }
   }
   allN[l] = upto;
+  ordDirty[l] = Infinity;
   return true;
 }
 
@@ -744,7 +930,7 @@ function promote(S: QuestState, act: Actions, l: number, b: number): boolean {
 /** S.cand[0, k) demoted to the offload tier, in that order (each refused one passed over) */
 function demoteList(S: QuestState, act: Actions, l: number, k: number): void {
   const { cand } = S;
-  const tier = S.o.offload_tier;
+  const tier = S.offloadTier;
   if (act.demoteBlocks !== undefined) {
     // (cand[j] refused: passed over)
     for (let i = 0; i < k; ) {
@@ -782,11 +968,11 @@ function promoteList(S: QuestState, act: Actions, cache: PolicyView['cache'], l:
 
 function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
   const {
-    o, M, L, G, lasts, last, selOf, selAt, selN, selViews, selIn, changesAt, createdAt, selOnly, selNewest, othKey, othBlock,
+    budgetFactor, denseLayers, M, L, G, lasts, last, selOf, selAt, selN, selViews, selIn, changesAt, createdAt, selOnly, selNewest, othKey, othBlock,
     normMin, obsOk, cand, promo, listOk, listNewest, added, removed, lazyOn, lazyU, lazyNewest, lazyMark,
     byNorm, ordValid, outValid, floorKeyOf, floorIdOf, keys, known, knownList, knownCount, inKnown,
     knownStamp, knownEnd, normSnap, snapPairs, snapBytes, normBytes, normsOf, normBits, normPairs,
-    normsDirty, changed, rankOf, rankTmp, resList, resCount
+    normsDirty, ordDirty, changed, rankOf, rankTmp, resList, resCount
   } = S;
   const l = v.layer;
   const cache = v.cache;
@@ -794,18 +980,19 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
   const K = Math.max(1, v.budgetBlocks);
   const created = cache.created[l];
   const newest = v.nBlocks - 1;
-  const dense = l < o.dense_layers;
+  const dense = l < denseLayers;
   normsDirty[l] = Math.min(normsDirty[l], v.keyNormsFrom ?? 0);
+  if (byNorm) ordDirty[l] = Math.min(ordDirty[l], v.keyNormsFrom ?? 0);
   const wasListed = listOk[l] === 1;
   listOk[l] = 0;
   S.nAdded = S.nRemoved = 0;
   // a dense layer whose pages fit HBM uses no selection (it picks the pages to demote only)
   if (dense && cache.countIn(l, 0) + (v.newBlock ? 1 : 0) - K <= 0) {
-    streamNextDense(act, l, L, o.dense_layers, v.step);
+    streamNextDense(act, l, L, denseLayers, v.step);
     return;
   }
   // selection: the newest page + the top pages by estimate
-  const pages = Math.max(1, Math.round(o.budget_factor * K));
+  const pages = Math.max(1, Math.round(budgetFactor * K));
   let n = 0;
   let full = true;
   // a full selection's candidates from nBelow on only (those before rank below them: fullBound)
@@ -847,6 +1034,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
       normBytes[l] = Buffer.from(norms.buffer, norms.byteOffset, norms.byteLength);
       normPairs[l] = norms.byteOffset % 8 === 0 ? new Float64Array(norms.buffer, norms.byteOffset, norms.length >> 1) : null;
       known[l] = 0;
+      ordDirty[l] = 0;
     }
     const bits = normBits[l];
     const kb = l * M;
@@ -970,15 +1158,15 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
       // there are as many. A floor closer to the selection keeps fewer candidates at each step and
       // runs out sooner (then the full pass above comes back): on the bench trace, from `pages`
       // pairs below down to pages / 16, the candidates fell from 760 to 540 a decision while the
-      // full passes went from 2% to 5% of the decisions. The floor is selected first, over every
-      // candidate, then the selection's boundary among the margin + pages - 1 pairs above it (the
-      // same sets as the boundary first and the floor below it, with one pass over every
-      // candidate instead of two)
+      // full passes went from 2% to 5% of the decisions. The selection's boundary is selected first,
+      // over every candidate, then the floor among the pairs below the boundary (the same sets as the
+      // floor first and the boundary among the margin + pages - 1 pairs above it; on the bench trace
+      // the second selection then runs over ~210 pairs instead of ~440)
       const margin = Math.ceil(pages / 16);
       if (drop > margin && pages > 1) {
         const f = drop - margin;
-        selectAt(cand, keys, f, nBelow, n - 1);
-        if (drop - 1 > f) selectAt(cand, keys, drop - 1, f + 1, n - 1);
+        selectAt(cand, keys, drop - 1, nBelow, n - 1);
+        if (drop - 1 > f) selectAt(cand, keys, f, nBelow, drop - 2);
         floorKeyOf[l] = keys[f];
         floorIdOf[l] = cand[f];
       } else {
@@ -1096,7 +1284,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
     demoteList(S, act, l, k);
   }
   if (dense) {
-    streamNextDense(act, l, L, o.dense_layers, v.step);
+    streamNextDense(act, l, L, denseLayers, v.step);
     return;
   }
   if (v.step < 0) return;
@@ -1134,7 +1322,7 @@ function questDecide(S: QuestState, v: PolicyView, act: Actions): void {
   listOk[l] = 1;
   listNewest[l] = newest;
   S.listedAt = v.step * L + l;
-  if (l + 1 === L && o.dense_layers > 0) act.prefetchOffloaded(0);
+  if (l + 1 === L && denseLayers > 0) act.prefetchOffloaded(0);
 }
 
 function questObserve(S: QuestState, obs: Observation): void {

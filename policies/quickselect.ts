@@ -69,8 +69,8 @@ function swap(a: Int32Array | number[], keys: Float64Array, i: number, j: number
  * The same set as selectBottomKKeyed (ids[0..k-1] hold the k smallest (key, id) pairs, in no set
  * order; the order within each side differs from it), by Floyd and Rivest's selection (CACM 18(3),
  * 1975, algorithm 489): on ranges over 600 it first selects within a sample-sized window around the
- * expected position, so that the final partition pass finds the k-th pair with about
- * count + min(k, count - k) comparisons. For callers that use the selected set only.
+ * expected position, so that the final partition pass finds the k-th pair in about one pass over
+ * the pairs. For callers that use the selected set only.
  */
 export function selectBottomKSet(ids: Int32Array, keys: Float64Array, count: number, k: number): number {
   if (k <= 0) return 0;
@@ -88,9 +88,18 @@ export function selectAt(ids: Int32Array, keys: Float64Array, k: number, left: n
   floydRivest(ids, keys, k, left, right);
 }
 
-/** Floyd–Rivest selection: ids[k] gets the pair of rank k in [left, right], smaller pairs before it, larger after. */
+/**
+ * Floyd–Rivest selection: ids[k] gets the pair of rank k in [left, right], smaller pairs before it, larger after.
+ * Each pass partitions around a pivot pair without branches on the keys (a Lomuto partition: every
+ * pair is swapped into place and the front advances by its comparison), so that its cost does not
+ * depend on how predictable the comparisons are; the pairs are distinct (ties in key are broken by
+ * id). The pivot: on ranges over 600, the pair at k once the sample around it is selected; else the
+ * median of the first, middle and last pairs (a Lomuto pass keeps the pairs below the pivot in their
+ * order, so the pair at k alone degrades on inputs with sorted runs).
+ */
 function floydRivest(ids: Int32Array, keys: Float64Array, k: number, left: number, right: number): void {
   while (right > left) {
+    let p = k;
     if (right - left > 600) {
       const n = right - left + 1;
       const m = k - left + 1;
@@ -98,27 +107,34 @@ function floydRivest(ids: Int32Array, keys: Float64Array, k: number, left: numbe
       const s = 0.5 * Math.exp((2 * z) / 3);
       const sd = 0.5 * Math.sqrt((z * s * (n - s)) / n) * (m - n / 2 < 0 ? -1 : 1);
       floydRivest(ids, keys, k, Math.max(left, Math.floor(k - (m * s) / n + sd)), Math.min(right, Math.floor(k + ((n - m) * s) / n + sd)));
+    } else {
+      const mid = (left + right) >>> 1;
+      if (less(ids, keys, left, mid)) p = less(ids, keys, mid, right) ? mid : less(ids, keys, left, right) ? right : left;
+      else p = less(ids, keys, left, right) ? left : less(ids, keys, mid, right) ? right : mid;
     }
-    const tk = keys[k];
-    const tid = ids[k];
-    let i = left;
-    let j = right;
-    swap(ids, keys, left, k);
-    if (keys[right] > tk || (keys[right] === tk && ids[right] > tid)) swap(ids, keys, left, right);
-    while (i < j) {
-      swap(ids, keys, i, j);
-      i++;
-      j--;
-      while (keys[i] < tk || (keys[i] === tk && ids[i] < tid)) i++;
-      while (keys[j] > tk || (keys[j] === tk && ids[j] > tid)) j--;
+    // the pivot held at right while the pairs below it gather at [left, s)
+    const tk = keys[p];
+    const tid = ids[p];
+    keys[p] = keys[right];
+    ids[p] = ids[right];
+    let s = left;
+    for (let i = left; i < right; i++) {
+      const x = keys[i];
+      const y = ids[i];
+      const below = +(x < tk) | (+(x === tk) & +(y < tid));
+      keys[i] = keys[s];
+      ids[i] = ids[s];
+      keys[s] = x;
+      ids[s] = y;
+      s += below;
     }
-    if (keys[left] === tk && ids[left] === tid) swap(ids, keys, left, j);
-    else {
-      j++;
-      swap(ids, keys, j, right);
-    }
-    if (j <= k) left = j + 1;
-    if (k <= j) right = j - 1;
+    keys[right] = keys[s];
+    ids[right] = ids[s];
+    keys[s] = tk;
+    ids[s] = tid;
+    if (s === k) return;
+    if (s < k) left = s + 1;
+    else right = s - 1;
   }
 }
 

@@ -41,7 +41,14 @@ const CASES: [number, string, number, number, number, number][] = [
   [10, 'nearly equal', 3, 0, 12, 1],
   [11, 'nearly equal', 2, 0, 16, 1],
   [12, 'nearly equal', 4, 0.05, 12, 1.5],
+  // rows that give the norms from the first one that changed (keyNormsFrom > 0): the key-norm order is
+  // compared with the norms only when one below its end may have been written
+  [13, 'four levels', 3, 0.05, 12, 1],
+  [14, 'distinct', 4, 0.1, 16, 1],
+  [15, 'nearly equal', 3, 0.05, 12, 1.5],
 ];
+// (the cases whose rows give the norms from the first changed block on, not from block 0)
+const FROM_CHANGED = new Set([13, 14, 15]);
 
 describe('quest: a boundary selection from the pages in key-norm order', () => {
   for (const [seed, levels, topk, normChange, K, factor] of CASES) {
@@ -56,11 +63,16 @@ describe('quest: a boundary selection from the pages in key-norm order', () => {
         return 1 + Math.floor(next() * (levels === 'two levels' ? 2 : 4));
       };
       const norms: number[] = [];
+      const hinted = FROM_CHANGED.has(seed);
+      // every block's norm at each step (a row may give only those from its normFrom on)
+      const normsAt: Float32Array[] = [];
       let idx: number[] = [];
       let mass: number[] = [];
       const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n)).map((s) => {
         const la = s.layers[0];
         const n = la.nBlocks;
+        // (the first block whose norm this row writes: a new one, or one that changed)
+        let from = norms.length;
         while (norms.length < n) norms.push(norm(norms.length));
         // the listed blocks: mostly those of the step before, else drawn anew
         if (s.step === 0 || next() < 0.15) {
@@ -69,13 +81,18 @@ describe('quest: a boundary selection from the pages in key-norm order', () => {
           idx = [...pick];
           mass = idx.map(() => [0.02, 0.05, 0.1][Math.floor(next() * 3)]);
         }
-        if (next() < normChange) norms[Math.floor(next() * (n - 1))] = norm(n);
+        if (next() < normChange) {
+          const b = Math.floor(next() * (n - 1));
+          norms[b] = norm(n);
+          from = Math.min(from, b);
+        }
         la.idx = Uint32Array.from(idx);
         la.mass = Float32Array.from(mass);
         // a remainder drifting up and down: the share moves a little at every step
         la.remainder = 0.4 + 0.004 * Math.abs((s.step % 50) - 25) + 0.0005 * next();
-        la.normFrom = 0;
-        la.norms = Float32Array.from(norms.slice(0, n));
+        normsAt[s.step] = Float32Array.from(norms.slice(0, n));
+        la.normFrom = hinted ? Math.min(from, n - 1) : 0;
+        la.norms = Float32Array.from(norms.slice(la.normFrom, n));
         return s;
       });
       const stats: QuestStats = { byNorm: 0 };
@@ -94,7 +111,7 @@ describe('quest: a boundary selection from the pages in key-norm order', () => {
         const n = la.nBlocks;
         const newest = n - 1;
         while (last.length < n) last.push(0);
-        const key = (b: number) => last[b] + 1e-9 * la.norms[b];
+        const key = (b: number) => last[b] + 1e-9 * normsAt[s.step][b];
         const ranked = Array.from({ length: newest }, (_, b) => b).sort((a, b) => key(b) - key(a) || b - a);
         const attended = new Set([newest, ...ranked.slice(0, pages - 1)]);
         const skipped = Array.from({ length: n }, (_, b) => b).filter((b) => !attended.has(b)).map((b) => `0:${b}`);
