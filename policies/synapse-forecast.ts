@@ -88,6 +88,8 @@ export class SynapseForecast {
   private readonly mark: Int32Array;
   private readonly markSelf: Int32Array;
   private markStamp = 0;
+  /** candidates' scratch: −f of the block at the same place of ids */
+  private readonly negF: Float64Array;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
   readonly simSelf: Float64Array;
@@ -118,6 +120,7 @@ export class SynapseForecast {
     this.nonFinite = new Uint8Array(layers);
     this.mark = new Int32Array(maxBlocks);
     this.markSelf = new Int32Array(maxBlocks);
+    this.negF = new Float64Array(maxBlocks + 1);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
   }
@@ -177,7 +180,8 @@ export class SynapseForecast {
 
   /**
    * The blocks b < n of layer l with mask[b] = 1 whose score f(b) (with α = alpha) is ≥ theta, into
-   * ids[0..] (in no set order), each with −f(b) into keys[b]; their count. Reads only the blocks
+   * ids[0..] (in no set order), each with −f(b) into keys[b]; their count. (ids past the count may be
+   * written too.) Reads only the blocks
    * that can score that high (own self score or the previous layer's mass near theta) where those
    * are kept, else every block.
    */
@@ -209,12 +213,17 @@ export class SynapseForecast {
     const cur = this.cur;
     const high = this.high;
     const hv = this.highVal;
+    const negF = this.negF;
     let count = 0;
     const hn = this.highCount[l];
     let qp = 0;
+    // (each block read is written at the next place of ids, with −f at the same place of negF (into
+    // keys once the candidates are known), and the count moves on by 1 where it is a candidate, by 0
+    // elsewhere: no branch on the mask or the score, which fall either way at random; the walks along
+    // the form's list go to the first entry at or above each block, which is the same whether the
+    // blocks before it were walked to or not: they ascend)
     for (let i = 0; i < hn; i++) {
       const b = high[base + i];
-      if (b >= n || mask[b] === 0) continue;
       // a kept high block's self score is kept with it (observe sets both; nothing changes it before this decision)
       const self = hv[base + i];
       let f = self;
@@ -226,11 +235,11 @@ export class SynapseForecast {
         } else pm = cur[pbase + b];
         f = alpha * pm + beta * self;
       }
-      if (f >= theta) {
-        keys[b] = -f;
-        ids[count++] = b;
-      }
+      ids[count] = b;
+      negF[count] = -f;
+      count += +(b < n) & mask[b] & +(f >= theta);
     }
+    for (let i = 0; i < count; i++) keys[ids[i]] = negF[i];
     if (alpha === 0) return count;
     const highFrom = this.highFrom[l];
     if (pForm && this.highCount[prev] >= 0 && this.highFrom[prev] <= near) {
@@ -238,21 +247,21 @@ export class SynapseForecast {
       // reaches theta only where the previous layer's mass is near theta, so only its kept high
       // blocks (in listed form their masses; ascending) can
       let ql = 0;
+      const from = count;
+      // (as above: no branch on the mask, the self score or f)
       for (let j = 0, hp = this.highCount[prev]; j < hp; j++) {
         const b = high[pbase + j];
-        if (b >= n || mask[b] === 0) continue;
         let self: number;
         if (lForm && b < lN) {
           while (ql < lK && list[base + ql] < b) ql++;
           self = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
         } else self = recent[base + b];
-        if (self >= highFrom) continue;
         const f = alpha * hv[pbase + j] + beta * self;
-        if (f >= theta) {
-          keys[b] = -f;
-          ids[count++] = b;
-        }
+        ids[count] = b;
+        negF[count] = -f;
+        count += +(b < n) & mask[b] & +!(self >= highFrom) & +(f >= theta);
       }
+      for (let i = from; i < count; i++) keys[ids[i]] = negF[i];
       return count;
     }
     // the previous layer's listed blocks not read above (distinct: they ascend)
@@ -535,22 +544,27 @@ export class SynapseForecast {
     let interS = 0;
     const mark = this.mark;
     const markSelf = this.markSelf;
+    // (every block is written at the next high place, which moves on by 0 or 1: no branch on the
+    // masses, which fall either side of highFrom at random)
     for (let i = 0; i < k; i++) {
       const b = idx[i];
       const m = mass[i];
       list[base + i] = b;
       formMass[base + i] = m;
-      if (m >= highFrom) {
-        high[base + nHigh] = b;
-        highVal[base + nHigh++] = m;
-        if (stamp !== 0 && m >= theta && judged![b]) {
+      high[base + nHigh] = b;
+      highVal[base + nHigh] = m;
+      nHigh += +(m >= highFrom);
+    }
+    if (stamp !== 0) {
+      // the observed heavy judged blocks are among the high ones (theta > highFrom)
+      for (let j = 0; j < nHigh; j++) {
+        const b = high[base + j];
+        if (highVal[base + j] >= theta && judged![b]) {
           heavy++;
           if (mark[b] === stamp) interC++;
           if (markSelf[b] === stamp) interS++;
         }
       }
-    }
-    if (stamp !== 0) {
       const rho = this.p.simRate;
       const unionC = heavy + nCross - interC;
       const unionS = heavy + nSelf - interS;

@@ -178,30 +178,41 @@ export class QualityMeter {
     const bitsAt = cache.bits;
     const base = l * cache.maxBlocks;
     if (byCount && errs[16] === 0) {
-      // as below, with the blocks at 16 bits counted in a local and their error (m·0 = ±0, which
-      // leaves the sum as it is: it is never −0) not added; a mass that is not finite makes tot not
-      // finite, and the row is summed again as below
-      const slotOf = this.bitsSlot;
+      // as below, without a branch on the precision (the blocks' precisions mix at random, and a
+      // branch on them is mispredicted): every block adds m·e(bits) to err, which for a block at 16
+      // bits is m·0 = ±0 and leaves the sum as it is (it is never −0), and is counted per precision
+      // in a local by adding 0 or 1. A mass that is not finite makes tot not finite, and a precision
+      // whose error is not computed yet (NaN in errs) makes err NaN: the row is then summed again
+      // as below (which computes that error).
       let n16 = 0;
+      let n8 = 0;
+      let n4 = 0;
+      let n2 = 0;
+      let n3 = 0;
       for (let i = 0; i < idx.length; i++) {
         const b = idx[i];
         if (!attended[b]) continue;
         const m = mass[i];
         tot += m;
         const bits = bitsAt[base + b];
-        if (bits === 16) {
-          n16++;
-          continue;
-        }
-        err += m * this.storedError(errs, bits);
-        listedAt[slotOf[bits]]++;
+        err += m * errs[bits];
+        n16 += +(bits === 16);
+        n8 += +(bits === 8);
+        n4 += +(bits === 4);
+        n2 += +(bits === 2);
+        n3 += +(bits === 3);
       }
-      listedAt[slotOf[16]] += n16;
-      if (!Number.isFinite(tot)) {
-        for (let k = 0; k < listedAt.length; k++) listedAt[k] = 0;
+      if (!Number.isFinite(tot) || Number.isNaN(err)) {
         this.sumListed(idx, mass, attended, base);
         tot = this.sums[0];
         err = this.sums[1];
+      } else {
+        const slotOf = this.bitsSlot;
+        listedAt[slotOf[16]] = n16;
+        listedAt[slotOf[8]] = n8;
+        listedAt[slotOf[4]] = n4;
+        listedAt[slotOf[2]] = n2;
+        listedAt[slotOf[3]] = n3;
       }
     } else if (byCount) {
       this.sumListed(idx, mass, attended, base);
