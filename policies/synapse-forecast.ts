@@ -58,6 +58,14 @@ export class SynapseForecast {
   private readonly formU: Float64Array;
   private readonly formStep: Int32Array;
   private readonly formMass: Float64Array;
+  /**
+   * per (layer, block): the place in the layer's form list (curListed) where the block was last
+   * written; the block is listed in the form where that place is below formK and holds it (the
+   * places of earlier forms are never cleared: that test tells them apart). With formMass[L·M + l]
+   * = formU[l], a block's value in layer l's form is formMass at one place found without a branch:
+   * see formAt()
+   */
+  private readonly formPos: Int32Array;
   /** per layer: step of its latest observation (−2: none) */
   private readonly curStep: Int32Array;
   /**
@@ -108,7 +116,8 @@ export class SynapseForecast {
     this.formK = new Int32Array(layers);
     this.formU = new Float64Array(layers);
     this.formStep = new Int32Array(layers);
-    this.formMass = new Float64Array(n);
+    this.formMass = new Float64Array(n + layers);
+    this.formPos = new Int32Array(n);
     this.curStep = new Int32Array(layers).fill(-2);
     this.curListed = new Int32Array(n);
     this.curListedCount = new Int32Array(layers);
@@ -198,9 +207,13 @@ export class SynapseForecast {
     const pbase = prev * M;
     const beta = 1 - alpha;
     // (selfScore of layer l and lastMass of the previous layer written out, with the arrays held; a
-    // listed mass is found by walking the form's list, ascending, alongside the ascending blocks read)
+    // block's value in a form is read at the place formAt finds, or (the last loop) found by walking
+    // the form's list, ascending, alongside the ascending blocks read)
     const list = this.curListed;
     const fm = this.formMass;
+    const pos = this.formPos;
+    const lU1 = this.layers * M + l;
+    const pU1 = this.layers * M + prev;
     const lForm = this.listed[l] === 1;
     const lN = this.formN[l];
     const lK = this.formK[l];
@@ -216,12 +229,9 @@ export class SynapseForecast {
     const negF = this.negF;
     let count = 0;
     const hn = this.highCount[l];
-    let qp = 0;
     // (each block read is written at the next place of ids, with −f at the same place of negF (into
     // keys once the candidates are known), and the count moves on by 1 where it is a candidate, by 0
-    // elsewhere: no branch on the mask or the score, which fall either way at random; the walks along
-    // the form's list go to the first entry at or above each block, which is the same whether the
-    // blocks before it were walked to or not: they ascend)
+    // elsewhere: no branch on the mask or the score, which fall either way at random)
     for (let i = 0; i < hn; i++) {
       const b = high[base + i];
       // a kept high block's self score is kept with it (observe sets both; nothing changes it before this decision)
@@ -229,10 +239,8 @@ export class SynapseForecast {
       let f = self;
       if (alpha !== 0) {
         let pm: number;
-        if (pForm && b < pN) {
-          while (qp < pK && list[pbase + qp] < b) qp++;
-          pm = qp < pK && list[pbase + qp] === b ? fm[pbase + qp] : pU;
-        } else pm = cur[pbase + b];
+        if (pForm && b < pN) pm = fm[formAt(pos, list, pbase, pK, pU1, b)];
+        else pm = cur[pbase + b];
         f = alpha * pm + beta * self;
       }
       ids[count] = b;
@@ -246,16 +254,11 @@ export class SynapseForecast {
       // the previous layer's blocks not read above: with a self score below highFrom (<= near), f
       // reaches theta only where the previous layer's mass is near theta, so only its kept high
       // blocks (in listed form their masses; ascending) can
-      let ql = 0;
       const from = count;
       // (as above: no branch on the mask, the self score or f)
       for (let j = 0, hp = this.highCount[prev]; j < hp; j++) {
         const b = high[pbase + j];
-        let self: number;
-        if (lForm && b < lN) {
-          while (ql < lK && list[base + ql] < b) ql++;
-          self = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
-        } else self = recent[base + b];
+        const self = lForm && b < lN ? fm[formAt(pos, list, base, lK, lU1, b)] : recent[base + b];
         const f = alpha * hv[pbase + j] + beta * self;
         ids[count] = b;
         negF[count] = -f;
@@ -504,7 +507,8 @@ export class SynapseForecast {
     if (bounded) {
       // each predictor's judged blocks reaching theta are among its kept high blocks (the previous
       // layer in listed form: its self score is its mass); they are marked here, and the form's pass
-      // counts the observed heavy blocks among them: |P ∪ H| = |P| + |H| − |P ∩ H|
+      // counts the observed heavy blocks among them: |P ∪ H| = |P| + |H| − |P ∩ H|. (Without a branch:
+      // every block read gets the stamp times 0 or 1, and a mark of 0 is no stamp; judged is 0 or 1.)
       stamp = ++this.markStamp;
       const high = this.high;
       const highVal = this.highVal;
@@ -513,20 +517,18 @@ export class SynapseForecast {
         for (let j = 0, hn = this.highCount[prev]; j < hn; j++) {
           const b = high[pbase + j];
           if (b >= n) break;
-          if (judged[b] && highVal[pbase + j] >= theta) {
-            mark[b] = stamp;
-            nCross++;
-          }
+          const c = judged[b] & +(highVal[pbase + j] >= theta);
+          mark[b] = c * stamp;
+          nCross += c;
         }
       }
       const markSelf = this.markSelf;
       for (let j = 0, hn = this.highCount[l]; j < hn; j++) {
         const b = high[base + j];
         if (b >= n) break;
-        if (judged[b] && highVal[base + j] >= theta) {
-          markSelf[b] = stamp;
-          nSelf++;
-        }
+        const c = judged[b] & +(highVal[base + j] >= theta);
+        markSelf[b] = c * stamp;
+        nSelf += c;
       }
     }
     // (called at every observation, so that its call has type feedback; it learns only where the above did not)
@@ -536,6 +538,7 @@ export class SynapseForecast {
     const highFrom = this.threshold(n + 1) * (1 - 1e-9);
     const list = this.curListed;
     const formMass = this.formMass;
+    const formPos = this.formPos;
     const high = this.high;
     const highVal = this.highVal;
     let nHigh = 0;
@@ -551,19 +554,19 @@ export class SynapseForecast {
       const m = mass[i];
       list[base + i] = b;
       formMass[base + i] = m;
+      formPos[base + b] = i;
       high[base + nHigh] = b;
       highVal[base + nHigh] = m;
       nHigh += +(m >= highFrom);
     }
     if (stamp !== 0) {
-      // the observed heavy judged blocks are among the high ones (theta > highFrom)
+      // the observed heavy judged blocks are among the high ones (theta > highFrom); counted by adding 0 or 1
       for (let j = 0; j < nHigh; j++) {
         const b = high[base + j];
-        if (highVal[base + j] >= theta && judged![b]) {
-          heavy++;
-          if (mark[b] === stamp) interC++;
-          if (markSelf[b] === stamp) interS++;
-        }
+        const h = +(highVal[base + j] >= theta) & judged![b];
+        heavy += h;
+        interC += h & +(mark[b] === stamp);
+        interS += h & +(markSelf[b] === stamp);
       }
       const rho = this.p.simRate;
       const unionC = heavy + nCross - interC;
@@ -578,6 +581,7 @@ export class SynapseForecast {
     this.formN[l] = n;
     this.formK[l] = k;
     this.formU[l] = u;
+    formMass[this.layers * M + l] = u;
     this.formStep[l] = obs.step;
     // (the unlisted blocks are high too when u reaches highFrom: not kept then)
     this.highCount[l] = u >= highFrom ? -1 : nHigh;
@@ -751,6 +755,19 @@ export class SynapseForecast {
     this.highCount[l] = nHigh;
     this.highFrom[l] = highFrom;
   }
+}
+
+/**
+ * The place in formMass of block b's value in a layer's form (its rows at `base`, k blocks listed,
+ * the uniform share at uPlace): its listed mass where the form lists it, else the uniform share.
+ * The place formPos keeps for b holds b in the list only where b is listed (the list's blocks are
+ * distinct); the place is picked by arithmetic, not a branch (whether a block is listed falls
+ * either way at random).
+ */
+function formAt(pos: Int32Array, list: Int32Array, base: number, k: number, uPlace: number, b: number): number {
+  const p = pos[base + b];
+  const hit = +(p < k) & +(list[base + p] === b);
+  return uPlace + hit * (base + p - uPlace);
 }
 
 /** true when the blocks strictly ascend (so none repeats) */
