@@ -177,13 +177,12 @@ export class QualityMeter {
     const errs = this.errOfSmallBits;
     const bitsAt = cache.bits;
     const base = l * cache.maxBlocks;
-    if (byCount && errs[16] === 0) {
-      // as below, without a branch on the precision (the blocks' precisions mix at random, and a
-      // branch on them is mispredicted): every block adds m·e(bits) to err, which for a block at 16
-      // bits is m·0 = ±0 and leaves the sum as it is (it is never −0), and is counted per precision
-      // in a local by adding 0 or 1. A mass that is not finite makes tot not finite, and a precision
-      // whose error is not computed yet (NaN in errs) makes err NaN: the row is then summed again
-      // as below (which computes that error).
+    if (byCount) {
+      // sumListed's sums without a branch on the precision (the blocks' precisions mix at random,
+      // and a branch on them is mispredicted): every block adds m·e(bits) to err (the same sum in the
+      // same order) and is counted per precision in a local by adding 0 or 1. A mass that is not
+      // finite makes tot not finite, and a precision whose error is not computed yet (NaN in errs)
+      // makes err NaN: the row is then summed by sumListed (which computes that error).
       let n16 = 0;
       let n8 = 0;
       let n4 = 0;
@@ -214,10 +213,6 @@ export class QualityMeter {
         listedAt[slotOf[2]] = n2;
         listedAt[slotOf[3]] = n3;
       }
-    } else if (byCount) {
-      this.sumListed(idx, mass, attended, base);
-      tot = this.sums[0];
-      err = this.sums[1];
     } else {
       const listed = this.listed;
       for (let i = 0; i < idx.length; i++) {
