@@ -47,6 +47,13 @@ type MutableGroup = { idx: Uint32Array | null; mass: Float32Array; uniform: numb
 
 export class ReplayDriver<H> implements Actions {
   private readonly counts: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0 };
+  /**
+   * the actions counted (counts.actions is written from it, in the same order of first use, when
+   * `counters` is read): a record gaining a key per kind of action would take another chain of maps
+   * in each replay (the order of first use differs between policies), and code compiled for one
+   * replay's maps would be thrown away in the next
+   */
+  private readonly actionCounts = new Map<string, number>();
   /** actions counted but not yet added to counts.actions: a run of the same action (see count()) */
   private pendingKind = '';
   /** the action pendingKind counts (pendingKind is prefill_<it> during prefill) */
@@ -56,6 +63,8 @@ export class ReplayDriver<H> implements Actions {
   /** what the policy did: actions taken and refused, by kind (prefill ones as prefill_<kind>), in order of first use */
   get counters(): DriverCounters {
     this.flushCount();
+    const a = this.counts.actions;
+    for (const [kind, n] of this.actionCounts) a[kind] = n;
     return this.counts;
   }
   /**
@@ -1812,8 +1821,8 @@ export class ReplayDriver<H> implements Actions {
 
   private flushCount(): void {
     if (this.pendingN === 0) return;
-    const a = this.counts.actions;
-    a[this.pendingKind] = (a[this.pendingKind] ?? 0) + this.pendingN;
+    const a = this.actionCounts;
+    a.set(this.pendingKind, (a.get(this.pendingKind) ?? 0) + this.pendingN);
     this.pendingN = 0;
     this.pendingKind = this.pendingBase = '';
   }
