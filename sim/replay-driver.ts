@@ -24,7 +24,7 @@ import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from
 import { GroupMean, rowUniform } from './group-mean.js';
 import type { HbmSlots } from './hbm-slots.js';
 import { moveRounds } from './move-order.js';
-import { doubleArray, intArray } from '../common/array-kinds.js';
+import { doubleArray, intArray, objectArray } from '../common/array-kinds.js';
 
 export interface StepResult {
   step: number;
@@ -92,6 +92,8 @@ export class ReplayDriver<H> implements Actions {
   private stagingBytes = 0;
   /** batches collected during one decision, flushed to the executor after it; the key and batch batch() used last */
   private readonly batches = new Map<number, MoveBatch>();
+  /** flushed batches, emptied, for later batches to take (the executor reads a batch during its move() call only) */
+  private readonly batchPool: MoveBatch[] = objectArray();
   private lastKey = -1;
   private lastBatch: MoveBatch | undefined = undefined;
   /** the tier name demote() was given last, and its index */
@@ -910,7 +912,17 @@ export class ReplayDriver<H> implements Actions {
     const key = ((((layer * REASON_COUNT + reasonIndex(reason)) * this.T + fromTier) * this.T + toTier) * 17 + fromBits) * 17 + toBits;
     let b = key === this.lastKey ? this.lastBatch : this.batches.get(key);
     if (!b) {
-      b = { layer, reason, fromTier, toTier, fromBits, toBits, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
+      b = this.batchPool.pop();
+      if (b === undefined) b = { layer, reason, fromTier, toTier, fromBits, toBits, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
+      else {
+        b.layer = layer;
+        b.reason = reason;
+        b.fromTier = fromTier;
+        b.toTier = toTier;
+        b.fromBits = fromBits;
+        b.toBits = toBits;
+        b.bytesFrom = b.bytesTo = b.runs = 0;
+      }
       this.batches.set(key, b);
     }
     this.lastKey = key;
@@ -1086,6 +1098,13 @@ export class ReplayDriver<H> implements Actions {
   }
 
   private clearBatches(): void {
+    // (the batches go back to the pool, their lists emptied by pops: their room kept)
+    const pool = this.batchPool;
+    for (const b of this.batches.values()) {
+      const list = b.blocks;
+      while (list.length !== 0) list.pop();
+      pool.push(b);
+    }
     this.batches.clear();
     this.lastKey = -1;
     this.lastBatch = undefined;
