@@ -1067,16 +1067,22 @@ export class ReplayDriver<H> implements Actions {
   private clearStaging(layer: number): void {
     if (!this.stagedAny[layer]) return;
     this.stagedAny[layer] = 0;
+    const list = this.stagedList[layer];
+    if (this.bulkStaged[layer] === 0) {
+      // without a bulk stage the layer's marks are its listed prefetches' (the other marks come
+      // with a bulk stage): those are cleared, not the whole row
+      const mask = this.stagedMask;
+      const base = layer * this.M;
+      for (let i = 0; i < list.length; i++) mask[base + list[i]] = 0;
+    } else this.stagedMask.fill(0, layer * this.M, (layer + 1) * this.M);
     this.bulkStaged[layer] = 0;
     // (emptied by pops, as the layer's waits are)
-    const list = this.stagedList[layer];
     while (list.length !== 0) list.pop();
     for (let t = 0; t < this.T; t++) {
       this.stagingBytes -= this.staged[layer * this.T + t];
       this.staged[layer * this.T + t] = 0;
       this.stagedSince[layer * this.T + t] = 0;
     }
-    this.stagedMask.fill(0, layer * this.M, (layer + 1) * this.M);
   }
 
   private flush(): void {
