@@ -1261,8 +1261,9 @@ export class ReplayDriver<H> implements Actions {
       sortAscending(list);
       const stagedIn = this.tierScratch;
       const runDelta = this.runScratch;
-      stagedIn.fill(0);
-      runDelta.fill(0);
+      // (zeroed by a loop over the few tiers: a fill() call costs more here)
+      for (let t = 0; t < stagedIn.length; t++) stagedIn[t] = 0;
+      for (let t = 0; t < runDelta.length; t++) runDelta[t] = 0;
       let prev = -1;
       for (let k = 0; k < list.length; k++) {
         const b = list[k];
