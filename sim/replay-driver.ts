@@ -264,7 +264,8 @@ export class ReplayDriver<H> implements Actions {
     this.rows = new Array<LayerAttention>(this.G);
     this.staged = new Float64Array(this.L * this.T);
     this.stagedMask = new Uint8Array(this.L * this.M);
-    this.pending = Array.from({ length: this.L }, () => []);
+    // (lists of objects from the start: the executor pushes onto a layer's list)
+    this.pending = Array.from({ length: this.L }, () => objectArray<H>());
     this.masks = Array.from({ length: this.L }, () => cache.liveMask.subarray(0, 0));
     this.skipMark = new Uint8Array(this.M);
     this.listed = new Int32Array(this.M);

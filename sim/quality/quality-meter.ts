@@ -13,6 +13,7 @@
  */
 import type { Observation, Policy } from '../../policies/policy.js';
 import type { LayerAttention, TraceHeader } from '../../traces/format.js';
+import { doubleArray, objectArray } from '../../common/array-kinds.js';
 import { rowUniform } from '../group-mean.js';
 import { BITS, bitsIndex, type KVCache } from '../kv-cache.js';
 import { defaultErrorTable, type QuantErrorTable } from './error-table.js';
@@ -68,12 +69,18 @@ export class QualityMeter {
   private readonly errOfBits = new Map<number, number>();
   /** errOfBits for 0..16 bits (NaN: not computed yet) */
   private readonly errOfSmallBits = new Float64Array(17).fill(Number.NaN);
-  private layerErr: number[] = [];
+  /**
+   * the step's errors per layer (emptied by pops at each step's end): an array of doubles from the
+   * start, as a new `[]` would hold small integers (a step's first errors are often 0) until its first
+   * fraction, and code compiled for the widened array of an earlier meter would be thrown away
+   */
+  private readonly layerErr: number[] = doubleArray(0);
   private nUnavail = 0;
   private nDegraded = 0;
   private bitsMin = 16;
-  private readonly steps: StepQuality[] = [];
-  private readonly needleSteps: { step: number; unavailable: boolean; degraded: boolean }[] = [];
+  /** (arrays of objects from the start, as layerErr is of doubles) */
+  private readonly steps: StepQuality[] = objectArray();
+  private readonly needleSteps: { step: number; unavailable: boolean; degraded: boolean }[] = objectArray();
   private curStep = -1;
 
   constructor(
@@ -281,7 +288,8 @@ export class QualityMeter {
       this.needleSteps.push({ step: this.curStep, unavailable: this.nUnavail > 0, degraded: this.nDegraded > 0 });
     }
     this.steps.push(q);
-    this.layerErr = [];
+    const errs = this.layerErr;
+    while (errs.length !== 0) errs.pop();
     this.nUnavail = 0;
     this.nDegraded = 0;
     this.bitsMin = 16;
