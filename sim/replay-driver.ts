@@ -46,7 +46,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type MutableGroup = { idx: Uint32Array | null; mass: Float32Array; uniform: number };
 
 export class ReplayDriver<H> implements Actions {
-  private readonly counts: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0 };
+  private readonly counts: DriverCounters = newCounters();
   /**
    * the actions counted (counts.actions is written from it, in the same order of first use, when
    * `counters` is read): a record gaining a key per kind of action would take another chain of maps
@@ -89,12 +89,15 @@ export class ReplayDriver<H> implements Actions {
   /** 1 where block (l, b) has a staged copy this step (l * M + b) */
   private readonly stagedMask: Uint8Array;
   private readonly pending: H[][];
-  private stagingBytes = 0;
+  // (−0, not 0: a number field that starts as a small integer and turns double in the first replay
+  // that stages gives the driver another map, and code compiled for one replay's driver would meet
+  // the next one's as a wrong map; it is summed and compared only, where −0 is 0)
+  private stagingBytes = -0;
   /** batches collected during one decision, flushed to the executor after it; the key and batch batch() used last */
   private readonly batches = new Map<number, MoveBatch>();
   /** flushed batches, emptied, for later batches to take (the executor reads a batch during its move() call only) */
   private readonly batchPool: MoveBatch[] = objectArray();
-  private lastKey = -1;
+  private lastKey = NO_KEY;
   private lastBatch: MoveBatch | undefined = undefined;
   /** the tier name demote() was given last, and its index */
   private lastTierName = '';
@@ -226,7 +229,7 @@ export class ReplayDriver<H> implements Actions {
   private flushMulti = false;
   private curLayer = 0;
   /** the batch handed to executor.stage (reused: the executor reads it during the call only), and prefetch's one-block list */
-  private readonly stageBatch: MoveBatch = { layer: 0, reason: 'prefetch', fromTier: 0, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
+  private readonly stageBatch: MoveBatch = newBatch(0, 'prefetch', 0, 0, 16, 16);
   private readonly oneBlock: number[] = intArray(1);
   /** the listed prefetches gathered for one stage (emitStage): layer (-1: none), tier, first block's bits, blocks, bytes, copies, last block and whether a run goes on past it (KVCache.runBits) */
   private runLayer = -1;
@@ -312,9 +315,10 @@ export class ReplayDriver<H> implements Actions {
       step: 0,
       layer: 0,
       tokens: 0,
-      residentBytes: 0,
-      quantizedBytes: 0,
-      stagedBytes: 0,
+      // (−0: doubles from the start, as stagingBytes; every layerWork sets them before the executor reads them)
+      residentBytes: -0,
+      quantizedBytes: -0,
+      stagedBytes: -0,
       fetchBytes: doubleArray(this.T),
       fetchRuns: doubleArray(this.T),
       nBlocks: 0,
@@ -914,7 +918,7 @@ export class ReplayDriver<H> implements Actions {
     let b = key === this.lastKey ? this.lastBatch : this.batches.get(key);
     if (!b) {
       b = this.batchPool.pop();
-      if (b === undefined) b = { layer, reason, fromTier, toTier, fromBits, toBits, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
+      if (b === undefined) b = newBatch(layer, reason, fromTier, toTier, fromBits, toBits);
       else {
         b.layer = layer;
         b.reason = reason;
@@ -1113,7 +1117,7 @@ export class ReplayDriver<H> implements Actions {
       pool.push(b);
     }
     this.batches.clear();
-    this.lastKey = -1;
+    this.lastKey = NO_KEY;
     this.lastBatch = undefined;
   }
 
@@ -1861,6 +1865,35 @@ export class ReplayDriver<H> implements Actions {
     return false;
   }
 }
+
+/**
+ * A move batch with no blocks. Its numbers are made 0.5 first, then given their values, so that the
+ * map every batch (and the stage batch) has holds doubles there from the start: a precision or a byte
+ * count that arrives as a heap number would otherwise turn a small-integer field double in the first
+ * replay that moves blocks, a new map that code compiled for an earlier replay's batches meets as
+ * another (the values are the same numbers either way).
+ */
+function newBatch(layer: number, reason: TransferReason, fromTier: number, toTier: number, fromBits: number, toBits: number): MoveBatch {
+  const b: MoveBatch = { layer, reason, fromTier, toTier, fromBits: 0.5, toBits: 0.5, blocks: [], bytesFrom: 0.5, bytesTo: 0.5, runs: 0 };
+  b.fromBits = fromBits;
+  b.toBits = toBits;
+  b.bytesFrom = b.bytesTo = 0;
+  return b;
+}
+
+/**
+ * A driver's counters, empty, with peakStagingBytes 0 held as a double: made 0.5, then 0, so that the
+ * record's map has a double there from the start (see stagingBytes), where a 0 would be a small integer
+ * until the first replay that stages
+ */
+function newCounters(): DriverCounters {
+  const c: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0.5 };
+  c.peakStagingBytes = 0;
+  return c;
+}
+
+/** lastKey when there is no last batch: not a key (keys are whole numbers >= 0), and not a small integer (the keys outgrow those: see stagingBytes) */
+const NO_KEY = -0.5;
 
 /** an index per transfer reason (a batch's key holds it; the Record type makes the list complete) */
 const REASON_INDEX: Record<TransferReason, number> = { demote: 0, promote: 1, prefetch: 2, fetch: 3, spill: 4 };
