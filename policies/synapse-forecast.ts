@@ -96,8 +96,9 @@ export class SynapseForecast {
   private readonly mark: Int32Array;
   private readonly markSelf: Int32Array;
   private markStamp = 0;
-  /** candidates' scratch: −f of the block at the same place of ids */
+  /** candidates' scratch: −f of the block at the same place of ids, and the places of the blocks it reads */
   private readonly negF: Float64Array;
+  private readonly sel: Int32Array;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
   readonly simSelf: Float64Array;
@@ -130,6 +131,7 @@ export class SynapseForecast {
     this.mark = new Int32Array(maxBlocks);
     this.markSelf = new Int32Array(maxBlocks);
     this.negF = new Float64Array(maxBlocks + 1);
+    this.sel = new Int32Array(maxBlocks + 1);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
   }
@@ -229,10 +231,20 @@ export class SynapseForecast {
     const negF = this.negF;
     let count = 0;
     const hn = this.highCount[l];
-    // (each block read is written at the next place of ids, with −f at the same place of negF (into
-    // keys once the candidates are known), and the count moves on by 1 where it is a candidate, by 0
-    // elsewhere: no branch on the mask or the score, which fall either way at random)
+    // (first the places of the blocks below n with mask 1, in order: each place is written at the next
+    // place of sel, which moves on by 1 for such a block, by 0 elsewhere; then each of those blocks is
+    // written at the next place of ids, with −f at the same place of negF (into keys once the
+    // candidates are known), and the count moves on by 1 where it is a candidate: no branch on the
+    // mask or the score, which fall either way at random)
+    const sel = this.sel;
+    let ns = 0;
     for (let i = 0; i < hn; i++) {
+      const b = high[base + i];
+      sel[ns] = i;
+      ns += +(b < n) & mask[b];
+    }
+    for (let q = 0; q < ns; q++) {
+      const i = sel[q];
       const b = high[base + i];
       // a kept high block's self score is kept with it (observe sets both; nothing changes it before this decision)
       const self = hv[base + i];
@@ -245,7 +257,7 @@ export class SynapseForecast {
       }
       ids[count] = b;
       negF[count] = -f;
-      count += +(b < n) & mask[b] & +(f >= theta);
+      count += +(f >= theta);
     }
     for (let i = 0; i < count; i++) keys[ids[i]] = negF[i];
     if (alpha === 0) return count;
@@ -256,13 +268,20 @@ export class SynapseForecast {
       // blocks (in listed form their masses; ascending) can
       const from = count;
       // (as above: no branch on the mask, the self score or f)
+      ns = 0;
       for (let j = 0, hp = this.highCount[prev]; j < hp; j++) {
+        const b = high[pbase + j];
+        sel[ns] = j;
+        ns += +(b < n) & mask[b];
+      }
+      for (let q = 0; q < ns; q++) {
+        const j = sel[q];
         const b = high[pbase + j];
         const self = lForm && b < lN ? fm[formAt(pos, list, base, lK, lU1, b)] : recent[base + b];
         const f = alpha * hv[pbase + j] + beta * self;
         ids[count] = b;
         negF[count] = -f;
-        count += +(b < n) & mask[b] & +!(self >= highFrom) & +(f >= theta);
+        count += +!(self >= highFrom) & +(f >= theta);
       }
       for (let i = from; i < count; i++) keys[ids[i]] = negF[i];
       return count;
