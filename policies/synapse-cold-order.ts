@@ -291,14 +291,12 @@ export class ColdOrder {
     const roomAfter = this.first[l] + n < this.maxBlocks;
     if (roomBefore && (lo < n - lo || !roomAfter)) {
       if (lo > 0) {
-        ids.copyWithin(at - 1, at, at + lo);
-        keys.copyWithin(at - 1, at, at + lo);
+        move(ids, keys, at - 1, at, at + lo);
       }
       this.first[l]--;
       at--;
     } else if (lo < n) {
-      ids.copyWithin(at + lo + 1, at + lo, at + n);
-      keys.copyWithin(at + lo + 1, at + lo, at + n);
+      move(ids, keys, at + lo + 1, at + lo, at + n);
     }
     ids[at + lo] = b;
     keys[at + lo] = key;
@@ -332,8 +330,7 @@ export class ColdOrder {
       return;
     }
     if (to > i) {
-      ids.copyWithin(at + i, at + i + 1, at + to + 1);
-      keys.copyWithin(at + i, at + i + 1, at + to + 1);
+      move(ids, keys, at + i, at + i + 1, at + to + 1);
     }
     ids[at + to] = b;
     keys[at + to] = key;
@@ -345,13 +342,33 @@ export class ColdOrder {
     const at = base + this.first[l];
     if (i < n - i) {
       if (i > 0) {
-        this.ids.copyWithin(at + 1, at, at + i);
-        this.keys.copyWithin(at + 1, at, at + i);
+        move(this.ids, this.keys, at + 1, at, at + i);
       }
       this.first[l]++;
     } else if (i < n) {
-      this.ids.copyWithin(at + i, at + i + 1, at + n + 1);
-      this.keys.copyWithin(at + i, at + i + 1, at + n + 1);
+      move(this.ids, this.keys, at + i, at + i + 1, at + n + 1);
+    }
+  }
+}
+
+/** entries moved by copyWithin below this many (its call costs more than a loop over so few) */
+const SHORT_MOVE = 48;
+
+/** ids and keys [start, end) copied to `target` (the ranges may overlap), as copyWithin(target, start, end) on both */
+function move(ids: Int32Array, keys: Float64Array, target: number, start: number, end: number): void {
+  const n = end - start;
+  if (n >= SHORT_MOVE) {
+    ids.copyWithin(target, start, end);
+    keys.copyWithin(target, start, end);
+  } else if (target < start) {
+    for (let i = 0; i < n; i++) {
+      ids[target + i] = ids[start + i];
+      keys[target + i] = keys[start + i];
+    }
+  } else {
+    for (let i = n - 1; i >= 0; i--) {
+      ids[target + i] = ids[start + i];
+      keys[target + i] = keys[start + i];
     }
   }
 }

@@ -198,13 +198,13 @@ export class ForecastAudit {
     let hits = 0;
     let forecast = 0;
     let truth = 0;
+    // (counted by adding 0 or 1, without a branch on the masses or the mask, which fall either way
+    // at random; the masks hold 0 or 1, and a block at or above n is read in its row all the same)
     for (let j = 0; j < count; j++) {
-      if (!(vals[from + j] >= theta)) continue;
       const b = ids[from + j];
-      if (b < n && off[ob + b]) {
-        truth++;
-        hits += fc[base + b];
-      }
+      const t = +(vals[from + j] >= theta) & +(b < n) & off[ob + b];
+      truth += t;
+      hits += t & fc[base + b];
     }
     for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
     this.pending[l] = -2;

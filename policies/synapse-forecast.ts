@@ -58,6 +58,14 @@ export class SynapseForecast {
   private readonly formU: Float64Array;
   private readonly formStep: Int32Array;
   private readonly formMass: Float64Array;
+  /**
+   * per (layer, block): the place in the layer's form list (curListed) where the block was last
+   * written; the block is listed in the form where that place is below formK and holds it (the
+   * places of earlier forms are never cleared: that test tells them apart). With formMass[L·M + l]
+   * = formU[l], a block's value in layer l's form is formMass at one place found without a branch:
+   * see formAt()
+   */
+  private readonly formPos: Int32Array;
   /** per layer: step of its latest observation (−2: none) */
   private readonly curStep: Int32Array;
   /**
@@ -88,6 +96,9 @@ export class SynapseForecast {
   private readonly mark: Int32Array;
   private readonly markSelf: Int32Array;
   private markStamp = 0;
+  /** candidates' scratch: −f of the block at the same place of ids, and the places of the blocks it reads */
+  private readonly negF: Float64Array;
+  private readonly sel: Int32Array;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
   readonly simSelf: Float64Array;
@@ -106,7 +117,8 @@ export class SynapseForecast {
     this.formK = new Int32Array(layers);
     this.formU = new Float64Array(layers);
     this.formStep = new Int32Array(layers);
-    this.formMass = new Float64Array(n);
+    this.formMass = new Float64Array(n + layers);
+    this.formPos = new Int32Array(n);
     this.curStep = new Int32Array(layers).fill(-2);
     this.curListed = new Int32Array(n);
     this.curListedCount = new Int32Array(layers);
@@ -118,6 +130,8 @@ export class SynapseForecast {
     this.nonFinite = new Uint8Array(layers);
     this.mark = new Int32Array(maxBlocks);
     this.markSelf = new Int32Array(maxBlocks);
+    this.negF = new Float64Array(maxBlocks + 1);
+    this.sel = new Int32Array(maxBlocks + 1);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
   }
@@ -177,7 +191,8 @@ export class SynapseForecast {
 
   /**
    * The blocks b < n of layer l with mask[b] = 1 whose score f(b) (with α = alpha) is ≥ theta, into
-   * ids[0..] (in no set order), each with −f(b) into keys[b]; their count. Reads only the blocks
+   * ids[0..] (in no set order), each with −f(b) into keys[b]; their count. (ids past the count may be
+   * written too.) Reads only the blocks
    * that can score that high (own self score or the previous layer's mass near theta) where those
    * are kept, else every block.
    */
@@ -194,9 +209,13 @@ export class SynapseForecast {
     const pbase = prev * M;
     const beta = 1 - alpha;
     // (selfScore of layer l and lastMass of the previous layer written out, with the arrays held; a
-    // listed mass is found by walking the form's list, ascending, alongside the ascending blocks read)
+    // block's value in a form is read at the place formAt finds, or (the last loop) found by walking
+    // the form's list, ascending, alongside the ascending blocks read)
     const list = this.curListed;
     const fm = this.formMass;
+    const pos = this.formPos;
+    const lU1 = this.layers * M + l;
+    const pU1 = this.layers * M + prev;
     const lForm = this.listed[l] === 1;
     const lN = this.formN[l];
     const lK = this.formK[l];
@@ -209,50 +228,62 @@ export class SynapseForecast {
     const cur = this.cur;
     const high = this.high;
     const hv = this.highVal;
+    const negF = this.negF;
     let count = 0;
     const hn = this.highCount[l];
-    let qp = 0;
+    // (first the places of the blocks below n with mask 1, in order: each place is written at the next
+    // place of sel, which moves on by 1 for such a block, by 0 elsewhere; then each of those blocks is
+    // written at the next place of ids, with −f at the same place of negF (into keys once the
+    // candidates are known), and the count moves on by 1 where it is a candidate: no branch on the
+    // mask or the score, which fall either way at random)
+    const sel = this.sel;
+    let ns = 0;
     for (let i = 0; i < hn; i++) {
       const b = high[base + i];
-      if (b >= n || mask[b] === 0) continue;
+      sel[ns] = i;
+      ns += +(b < n) & mask[b];
+    }
+    for (let q = 0; q < ns; q++) {
+      const i = sel[q];
+      const b = high[base + i];
       // a kept high block's self score is kept with it (observe sets both; nothing changes it before this decision)
       const self = hv[base + i];
       let f = self;
       if (alpha !== 0) {
         let pm: number;
-        if (pForm && b < pN) {
-          while (qp < pK && list[pbase + qp] < b) qp++;
-          pm = qp < pK && list[pbase + qp] === b ? fm[pbase + qp] : pU;
-        } else pm = cur[pbase + b];
+        if (pForm && b < pN) pm = fm[formAt(pos, list, pbase, pK, pU1, b)];
+        else pm = cur[pbase + b];
         f = alpha * pm + beta * self;
       }
-      if (f >= theta) {
-        keys[b] = -f;
-        ids[count++] = b;
-      }
+      ids[count] = b;
+      negF[count] = -f;
+      count += +(f >= theta);
     }
+    for (let i = 0; i < count; i++) keys[ids[i]] = negF[i];
     if (alpha === 0) return count;
     const highFrom = this.highFrom[l];
     if (pForm && this.highCount[prev] >= 0 && this.highFrom[prev] <= near) {
       // the previous layer's blocks not read above: with a self score below highFrom (<= near), f
       // reaches theta only where the previous layer's mass is near theta, so only its kept high
       // blocks (in listed form their masses; ascending) can
-      let ql = 0;
+      const from = count;
+      // (as above: no branch on the mask, the self score or f)
+      ns = 0;
       for (let j = 0, hp = this.highCount[prev]; j < hp; j++) {
         const b = high[pbase + j];
-        if (b >= n || mask[b] === 0) continue;
-        let self: number;
-        if (lForm && b < lN) {
-          while (ql < lK && list[base + ql] < b) ql++;
-          self = ql < lK && list[base + ql] === b ? fm[base + ql] : lU;
-        } else self = recent[base + b];
-        if (self >= highFrom) continue;
-        const f = alpha * hv[pbase + j] + beta * self;
-        if (f >= theta) {
-          keys[b] = -f;
-          ids[count++] = b;
-        }
+        sel[ns] = j;
+        ns += +(b < n) & mask[b];
       }
+      for (let q = 0; q < ns; q++) {
+        const j = sel[q];
+        const b = high[pbase + j];
+        const self = lForm && b < lN ? fm[formAt(pos, list, base, lK, lU1, b)] : recent[base + b];
+        const f = alpha * hv[pbase + j] + beta * self;
+        ids[count] = b;
+        negF[count] = -f;
+        count += +!(self >= highFrom) & +(f >= theta);
+      }
+      for (let i = from; i < count; i++) keys[ids[i]] = negF[i];
       return count;
     }
     // the previous layer's listed blocks not read above (distinct: they ascend)
@@ -495,7 +526,8 @@ export class SynapseForecast {
     if (bounded) {
       // each predictor's judged blocks reaching theta are among its kept high blocks (the previous
       // layer in listed form: its self score is its mass); they are marked here, and the form's pass
-      // counts the observed heavy blocks among them: |P ∪ H| = |P| + |H| − |P ∩ H|
+      // counts the observed heavy blocks among them: |P ∪ H| = |P| + |H| − |P ∩ H|. (Without a branch:
+      // every block read gets the stamp times 0 or 1, and a mark of 0 is no stamp; judged is 0 or 1.)
       stamp = ++this.markStamp;
       const high = this.high;
       const highVal = this.highVal;
@@ -504,20 +536,18 @@ export class SynapseForecast {
         for (let j = 0, hn = this.highCount[prev]; j < hn; j++) {
           const b = high[pbase + j];
           if (b >= n) break;
-          if (judged[b] && highVal[pbase + j] >= theta) {
-            mark[b] = stamp;
-            nCross++;
-          }
+          const c = judged[b] & +(highVal[pbase + j] >= theta);
+          mark[b] = c * stamp;
+          nCross += c;
         }
       }
       const markSelf = this.markSelf;
       for (let j = 0, hn = this.highCount[l]; j < hn; j++) {
         const b = high[base + j];
         if (b >= n) break;
-        if (judged[b] && highVal[base + j] >= theta) {
-          markSelf[b] = stamp;
-          nSelf++;
-        }
+        const c = judged[b] & +(highVal[base + j] >= theta);
+        markSelf[b] = c * stamp;
+        nSelf += c;
       }
     }
     // (called at every observation, so that its call has type feedback; it learns only where the above did not)
@@ -527,6 +557,7 @@ export class SynapseForecast {
     const highFrom = this.threshold(n + 1) * (1 - 1e-9);
     const list = this.curListed;
     const formMass = this.formMass;
+    const formPos = this.formPos;
     const high = this.high;
     const highVal = this.highVal;
     let nHigh = 0;
@@ -535,22 +566,27 @@ export class SynapseForecast {
     let interS = 0;
     const mark = this.mark;
     const markSelf = this.markSelf;
+    // (every block is written at the next high place, which moves on by 0 or 1: no branch on the
+    // masses, which fall either side of highFrom at random)
     for (let i = 0; i < k; i++) {
       const b = idx[i];
       const m = mass[i];
       list[base + i] = b;
       formMass[base + i] = m;
-      if (m >= highFrom) {
-        high[base + nHigh] = b;
-        highVal[base + nHigh++] = m;
-        if (stamp !== 0 && m >= theta && judged![b]) {
-          heavy++;
-          if (mark[b] === stamp) interC++;
-          if (markSelf[b] === stamp) interS++;
-        }
-      }
+      formPos[base + b] = i;
+      high[base + nHigh] = b;
+      highVal[base + nHigh] = m;
+      nHigh += +(m >= highFrom);
     }
     if (stamp !== 0) {
+      // the observed heavy judged blocks are among the high ones (theta > highFrom); counted by adding 0 or 1
+      for (let j = 0; j < nHigh; j++) {
+        const b = high[base + j];
+        const h = +(highVal[base + j] >= theta) & judged![b];
+        heavy += h;
+        interC += h & +(mark[b] === stamp);
+        interS += h & +(markSelf[b] === stamp);
+      }
       const rho = this.p.simRate;
       const unionC = heavy + nCross - interC;
       const unionS = heavy + nSelf - interS;
@@ -564,6 +600,7 @@ export class SynapseForecast {
     this.formN[l] = n;
     this.formK[l] = k;
     this.formU[l] = u;
+    formMass[this.layers * M + l] = u;
     this.formStep[l] = obs.step;
     // (the unlisted blocks are high too when u reaches highFrom: not kept then)
     this.highCount[l] = u >= highFrom ? -1 : nHigh;
@@ -737,6 +774,19 @@ export class SynapseForecast {
     this.highCount[l] = nHigh;
     this.highFrom[l] = highFrom;
   }
+}
+
+/**
+ * The place in formMass of block b's value in a layer's form (its rows at `base`, k blocks listed,
+ * the uniform share at uPlace): its listed mass where the form lists it, else the uniform share.
+ * The place formPos keeps for b holds b in the list only where b is listed (the list's blocks are
+ * distinct); the place is picked by arithmetic, not a branch (whether a block is listed falls
+ * either way at random).
+ */
+function formAt(pos: Int32Array, list: Int32Array, base: number, k: number, uPlace: number, b: number): number {
+  const p = pos[base + b];
+  const hit = +(p < k) & +(list[base + p] === b);
+  return uPlace + hit * (base + p - uPlace);
 }
 
 /** true when the blocks strictly ascend (so none repeats) */

@@ -824,16 +824,17 @@ class SynapseVm implements SynapsePolicy {
       // the hot blocks, marked and kept for the layer's next promotion back
       const hotIds = this.hotIds;
       const hotMasses = this.hotMasses;
+      // (every block written at the next hot place, which moves on by 0 or 1: no branch on the masses;
+      // then the hot ones marked)
       let nHot = 0;
       for (let j = 0; j < nHigh; j++) {
         const m = vals[base + j];
-        if (m >= theta) {
-          const b = ids[base + j];
-          hotStep[base + b] = obs.step;
-          hotIds[base + nHot] = b;
-          hotMasses[base + nHot++] = m;
-        }
+        hotIds[base + nHot] = ids[base + j];
+        hotMasses[base + nHot] = m;
+        nHot += +(m >= theta);
       }
+      const step = obs.step;
+      for (let j = 0; j < nHot; j++) hotStep[base + hotIds[base + j]] = step;
       this.hotCount[l] = nHot;
       this.hotN[l] = obs.nBlocks;
       if (obs.step >= 0) audit.truthOfHigh(l, obs.step, obs.nBlocks, ids, vals, base, nHigh, th);

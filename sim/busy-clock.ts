@@ -6,20 +6,27 @@
  */
 export class BusyClock {
   private open = 0;
-  private since = 0;
-  private total = 0;
+  /**
+   * the start of the open interval (SINCE) and the busy time before it (TOTAL): in an array of doubles,
+   * not fields, which would start as small integers and become doubles in the first replay that
+   * copies (a new map, which code compiled for an executor holding the old one's clocks would meet)
+   */
+  private readonly t = new Float64Array(2);
 
   start(now: number): void {
-    if (this.open++ === 0) this.since = now;
+    if (this.open++ === 0) this.t[SINCE] = now;
   }
 
   stop(now: number): void {
     if (this.open === 0) throw new Error('BusyClock.stop() without a start()');
-    if (--this.open === 0) this.total += now - this.since;
+    if (--this.open === 0) this.t[TOTAL] += now - this.t[SINCE];
   }
 
   /** busy time from 0 to t */
   at(t: number): number {
-    return this.open > 0 ? this.total + (t - this.since) : this.total;
+    return this.open > 0 ? this.t[TOTAL] + (t - this.t[SINCE]) : this.t[TOTAL];
   }
 }
+
+const SINCE = 0;
+const TOTAL = 1;

@@ -84,7 +84,7 @@ export interface Executor<Handle = unknown> {
   /** whether layer() prices the table kernel by LayerWork.mixedShare (the driver computes it only then) */
   readonly usesMixedShare?: boolean;
   beginStep(step: number, contextTokens: number): void;
-  /** move resident blocks between tiers / precisions on the memory streams */
+  /** move resident blocks between tiers / precisions on the memory streams; the batch is valid during the call only */
   move(batch: MoveBatch): Handle;
   /** copy offloaded blocks into HBM staging for their next attention (blocks stay where they are); the batch is valid during the call only */
   stage(batch: MoveBatch): Handle;

@@ -110,10 +110,24 @@ class Flow implements Transfer {
   }
 }
 
+/**
+ * Room the network's scratch lists start with: stores at their ends (past what a new list holds)
+ * would throw away code compiled in an earlier replay, whose lists had grown; beyond it they grow as
+ * before.
+ */
+const SCRATCH_ROOM = 64;
+
+/** a list of `n` stale entries (null), of the kind that holds objects (see objectArray) */
+function scratchList<T>(n: number): T[] {
+  const a = objectArray<T | null>();
+  for (let i = 0; i < n; i++) a.push(null);
+  return a as T[];
+}
+
 export class FlowNetwork {
   readonly resources = new Map<string, Resource>();
   /** the transfers moving bytes: flowing[0..nFlowing) (entries after them are stale) */
-  private readonly flowing: Transfer[] = objectArray();
+  private readonly flowing: Transfer[] = scratchList(SCRATCH_ROOM);
   private nFlowing = 0;
   private lastUpdate = 0;
   /** sequence number of the latest tick event scheduled */
@@ -121,9 +135,9 @@ export class FlowNetwork {
   private nextId = 0;
   /** computeRates' scratch: its call count and the resources it fills (entries after those it wrote are stale) */
   private rateStamp = 0;
-  private readonly rateResources: (Resource & RateScratch)[] = objectArray();
+  private readonly rateResources: (Resource & RateScratch)[] = scratchList(SCRATCH_ROOM);
   /** onTick's list of the transfers that finish (entries after the ones it wrote are stale) */
-  private readonly finishedScratch: Transfer[] = objectArray();
+  private readonly finishedScratch: Transfer[] = scratchList(SCRATCH_ROOM);
   /** event priority used for this network's events */
   constructor(
     private readonly engine: Engine,

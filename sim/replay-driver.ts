@@ -24,7 +24,7 @@ import { blocksFor, type LayerAttention, type TraceHeader, type TraceStep } from
 import { GroupMean, rowUniform } from './group-mean.js';
 import type { HbmSlots } from './hbm-slots.js';
 import { moveRounds } from './move-order.js';
-import { doubleArray, intArray } from '../common/array-kinds.js';
+import { doubleArray, intArray, objectArray } from '../common/array-kinds.js';
 
 export interface StepResult {
   step: number;
@@ -46,7 +46,14 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type MutableGroup = { idx: Uint32Array | null; mass: Float32Array; uniform: number };
 
 export class ReplayDriver<H> implements Actions {
-  private readonly counts: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0 };
+  private readonly counts: DriverCounters = newCounters();
+  /**
+   * the actions counted (counts.actions is written from it, in the same order of first use, when
+   * `counters` is read): a record gaining a key per kind of action would take another chain of maps
+   * in each replay (the order of first use differs between policies), and code compiled for one
+   * replay's maps would be thrown away in the next
+   */
+  private readonly actionCounts = new Map<string, number>();
   /** actions counted but not yet added to counts.actions: a run of the same action (see count()) */
   private pendingKind = '';
   /** the action pendingKind counts (pendingKind is prefill_<it> during prefill) */
@@ -56,6 +63,8 @@ export class ReplayDriver<H> implements Actions {
   /** what the policy did: actions taken and refused, by kind (prefill ones as prefill_<kind>), in order of first use */
   get counters(): DriverCounters {
     this.flushCount();
+    const a = this.counts.actions;
+    for (const [kind, n] of this.actionCounts) a[kind] = n;
     return this.counts;
   }
   /**
@@ -80,10 +89,15 @@ export class ReplayDriver<H> implements Actions {
   /** 1 where block (l, b) has a staged copy this step (l * M + b) */
   private readonly stagedMask: Uint8Array;
   private readonly pending: H[][];
-  private stagingBytes = 0;
+  // (−0, not 0: a number field that starts as a small integer and turns double in the first replay
+  // that stages gives the driver another map, and code compiled for one replay's driver would meet
+  // the next one's as a wrong map; it is summed and compared only, where −0 is 0)
+  private stagingBytes = -0;
   /** batches collected during one decision, flushed to the executor after it; the key and batch batch() used last */
   private readonly batches = new Map<number, MoveBatch>();
-  private lastKey = -1;
+  /** flushed batches, emptied, for later batches to take (the executor reads a batch during its move() call only) */
+  private readonly batchPool: MoveBatch[] = objectArray();
+  private lastKey = NO_KEY;
   private lastBatch: MoveBatch | undefined = undefined;
   /** the tier name demote() was given last, and its index */
   private lastTierName = '';
@@ -215,7 +229,7 @@ export class ReplayDriver<H> implements Actions {
   private flushMulti = false;
   private curLayer = 0;
   /** the batch handed to executor.stage (reused: the executor reads it during the call only), and prefetch's one-block list */
-  private readonly stageBatch: MoveBatch = { layer: 0, reason: 'prefetch', fromTier: 0, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
+  private readonly stageBatch: MoveBatch = newBatch(0, 'prefetch', 0, 0, 16, 16);
   private readonly oneBlock: number[] = intArray(1);
   /** the listed prefetches gathered for one stage (emitStage): layer (-1: none), tier, first block's bits, blocks, bytes, copies, last block and whether a run goes on past it (KVCache.runBits) */
   private runLayer = -1;
@@ -253,7 +267,8 @@ export class ReplayDriver<H> implements Actions {
     this.rows = new Array<LayerAttention>(this.G);
     this.staged = new Float64Array(this.L * this.T);
     this.stagedMask = new Uint8Array(this.L * this.M);
-    this.pending = Array.from({ length: this.L }, () => []);
+    // (lists of objects from the start: the executor pushes onto a layer's list)
+    this.pending = Array.from({ length: this.L }, () => objectArray<H>());
     this.masks = Array.from({ length: this.L }, () => cache.liveMask.subarray(0, 0));
     this.skipMark = new Uint8Array(this.M);
     this.listed = new Int32Array(this.M);
@@ -300,9 +315,10 @@ export class ReplayDriver<H> implements Actions {
       step: 0,
       layer: 0,
       tokens: 0,
-      residentBytes: 0,
-      quantizedBytes: 0,
-      stagedBytes: 0,
+      // (−0: doubles from the start, as stagingBytes; every layerWork sets them before the executor reads them)
+      residentBytes: -0,
+      quantizedBytes: -0,
+      stagedBytes: -0,
       fetchBytes: doubleArray(this.T),
       fetchRuns: doubleArray(this.T),
       nBlocks: 0,
@@ -901,7 +917,17 @@ export class ReplayDriver<H> implements Actions {
     const key = ((((layer * REASON_COUNT + reasonIndex(reason)) * this.T + fromTier) * this.T + toTier) * 17 + fromBits) * 17 + toBits;
     let b = key === this.lastKey ? this.lastBatch : this.batches.get(key);
     if (!b) {
-      b = { layer, reason, fromTier, toTier, fromBits, toBits, blocks: [], bytesFrom: 0, bytesTo: 0, runs: 0 };
+      b = this.batchPool.pop();
+      if (b === undefined) b = newBatch(layer, reason, fromTier, toTier, fromBits, toBits);
+      else {
+        b.layer = layer;
+        b.reason = reason;
+        b.fromTier = fromTier;
+        b.toTier = toTier;
+        b.fromBits = fromBits;
+        b.toBits = toBits;
+        b.bytesFrom = b.bytesTo = b.runs = 0;
+      }
       this.batches.set(key, b);
     }
     this.lastKey = key;
@@ -1046,16 +1072,22 @@ export class ReplayDriver<H> implements Actions {
   private clearStaging(layer: number): void {
     if (!this.stagedAny[layer]) return;
     this.stagedAny[layer] = 0;
+    const list = this.stagedList[layer];
+    if (this.bulkStaged[layer] === 0) {
+      // without a bulk stage the layer's marks are its listed prefetches' (the other marks come
+      // with a bulk stage): those are cleared, not the whole row
+      const mask = this.stagedMask;
+      const base = layer * this.M;
+      for (let i = 0; i < list.length; i++) mask[base + list[i]] = 0;
+    } else this.stagedMask.fill(0, layer * this.M, (layer + 1) * this.M);
     this.bulkStaged[layer] = 0;
     // (emptied by pops, as the layer's waits are)
-    const list = this.stagedList[layer];
     while (list.length !== 0) list.pop();
     for (let t = 0; t < this.T; t++) {
       this.stagingBytes -= this.staged[layer * this.T + t];
       this.staged[layer * this.T + t] = 0;
       this.stagedSince[layer * this.T + t] = 0;
     }
-    this.stagedMask.fill(0, layer * this.M, (layer + 1) * this.M);
   }
 
   private flush(): void {
@@ -1077,8 +1109,15 @@ export class ReplayDriver<H> implements Actions {
   }
 
   private clearBatches(): void {
+    // (the batches go back to the pool, their lists emptied by pops: their room kept)
+    const pool = this.batchPool;
+    for (const b of this.batches.values()) {
+      const list = b.blocks;
+      while (list.length !== 0) list.pop();
+      pool.push(b);
+    }
     this.batches.clear();
-    this.lastKey = -1;
+    this.lastKey = NO_KEY;
     this.lastBatch = undefined;
   }
 
@@ -1227,8 +1266,9 @@ export class ReplayDriver<H> implements Actions {
       sortAscending(list);
       const stagedIn = this.tierScratch;
       const runDelta = this.runScratch;
-      stagedIn.fill(0);
-      runDelta.fill(0);
+      // (zeroed by a loop over the few tiers: a fill() call costs more here)
+      for (let t = 0; t < stagedIn.length; t++) stagedIn[t] = 0;
+      for (let t = 0; t < runDelta.length; t++) runDelta[t] = 0;
       let prev = -1;
       for (let k = 0; k < list.length; k++) {
         const b = list[k];
@@ -1812,8 +1852,8 @@ export class ReplayDriver<H> implements Actions {
 
   private flushCount(): void {
     if (this.pendingN === 0) return;
-    const a = this.counts.actions;
-    a[this.pendingKind] = (a[this.pendingKind] ?? 0) + this.pendingN;
+    const a = this.actionCounts;
+    a.set(this.pendingKind, (a.get(this.pendingKind) ?? 0) + this.pendingN);
     this.pendingN = 0;
     this.pendingKind = this.pendingBase = '';
   }
@@ -1825,6 +1865,35 @@ export class ReplayDriver<H> implements Actions {
     return false;
   }
 }
+
+/**
+ * A move batch with no blocks. Its numbers are made 0.5 first, then given their values, so that the
+ * map every batch (and the stage batch) has holds doubles there from the start: a precision or a byte
+ * count that arrives as a heap number would otherwise turn a small-integer field double in the first
+ * replay that moves blocks, a new map that code compiled for an earlier replay's batches meets as
+ * another (the values are the same numbers either way).
+ */
+function newBatch(layer: number, reason: TransferReason, fromTier: number, toTier: number, fromBits: number, toBits: number): MoveBatch {
+  const b: MoveBatch = { layer, reason, fromTier, toTier, fromBits: 0.5, toBits: 0.5, blocks: [], bytesFrom: 0.5, bytesTo: 0.5, runs: 0 };
+  b.fromBits = fromBits;
+  b.toBits = toBits;
+  b.bytesFrom = b.bytesTo = 0;
+  return b;
+}
+
+/**
+ * A driver's counters, empty, with peakStagingBytes 0 held as a double: made 0.5, then 0, so that the
+ * record's map has a double there from the start (see stagingBytes), where a 0 would be a small integer
+ * until the first replay that stages
+ */
+function newCounters(): DriverCounters {
+  const c: DriverCounters = { actions: {}, refused: {}, refusalExamples: {}, peakStagingBytes: 0.5 };
+  c.peakStagingBytes = 0;
+  return c;
+}
+
+/** lastKey when there is no last batch: not a key (keys are whole numbers >= 0), and not a small integer (the keys outgrow those: see stagingBytes) */
+const NO_KEY = -0.5;
 
 /** an index per transfer reason (a batch's key holds it; the Record type makes the list complete) */
 const REASON_INDEX: Record<TransferReason, number> = { demote: 0, promote: 1, prefetch: 2, fetch: 3, spill: 4 };

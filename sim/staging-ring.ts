@@ -37,6 +37,11 @@ export interface RingSpan {
   live: boolean;
 }
 
+/** what makes a ring extent (RingPlacement.placeBy): from its bounds and the released extents it overwrites (valid during the call only) */
+export interface ExtentMaker<E extends RingSpan> {
+  make(start: number, end: number, overwritten: readonly E[]): E;
+}
+
 /**
  * Where extents go in the ring: in ring order from the head, back to 0 where an extent does not fit
  * before the end. An extent overwrites the released extents it overlaps (its user inherits what they
@@ -71,7 +76,26 @@ export class RingPlacement<E extends RingSpan> {
    * exceeds the ring or a live extent is in the way.
    */
   place(n: number, make: (start: number, end: number, overwritten: readonly E[]) => E): E | null {
-    if (n > this.bytes) return null;
+    const start = this.claim(n);
+    return start < 0 ? null : this.put(make(start, start + n, this.over), start + n, n);
+  }
+
+  /**
+   * place() with the extent made by `maker.make`: a method of one class for every ring, where a
+   * function made per ring would be another call target to code compiled for an earlier ring
+   */
+  placeBy(n: number, maker: ExtentMaker<E>): E | null {
+    const start = this.claim(n);
+    return start < 0 ? null : this.put(maker.make(start, start + n, this.over), start + n, n);
+  }
+
+  /**
+   * place()'s first part: the start of an extent of n bytes, with the extents it overwrites taken
+   * out of the buffer into `over`; −1 (nothing changed) where n exceeds the ring or a live extent is
+   * in the way
+   */
+  private claim(n: number): number {
+    if (n > this.bytes) return -1;
     const start = this.head + n > this.bytes ? 0 : this.head;
     const end = start + n;
     if (start !== this.origin) this.rotate(start);
@@ -82,7 +106,7 @@ export class RingPlacement<E extends RingSpan> {
     for (; k < this.count; k++) {
       const e = buf[(this.front + k) & mask]!;
       if (!(e.end > start && e.start < end)) break;
-      if (e.live) return null;
+      if (e.live) return -1;
     }
     const over = this.over;
     for (let i = 0; i < k; i++) {
@@ -92,10 +116,15 @@ export class RingPlacement<E extends RingSpan> {
     }
     this.front = (this.front + k) & mask;
     this.count -= k;
-    const extent = make(start, end, over);
+    return start;
+  }
+
+  /** place()'s second part: the made extent, of n bytes ending at `end`, goes in */
+  private put(extent: E, end: number, n: number): E {
+    const over = this.over;
     // (emptied by pops: setting an array's length is a slow runtime call)
     while (over.length !== 0) over.pop();
-    if (this.count === buf.length) this.widen();
+    if (this.count === this.buf.length) this.widen();
     this.buf[(this.front + this.count) & (this.buf.length - 1)] = extent;
     this.count++;
     this.origin = end;
@@ -173,7 +202,7 @@ export interface RingExtent extends RingSpan {
   fence: number;
 }
 
-export class StagingRing {
+export class StagingRing implements ExtentMaker<RingExtent> {
   private readonly placement: RingPlacement<RingExtent>;
   /** compute fences: the next one to record, the last recorded, the last the memory stream waited on */
   private next = 1;
@@ -220,7 +249,7 @@ export class StagingRing {
     const n = Math.ceil(bytes / 256) * 256;
     this.madeFence = 0;
     let extent: RingExtent | null;
-    while (!(extent = this.placement.place(n, this.make))) this.grow(n);
+    while (!(extent = this.placement.placeBy(n, this))) this.grow(n);
     this.placedWait = this.before(this.madeFence);
     return extent;
   }
@@ -237,8 +266,8 @@ export class StagingRing {
   private readonly dropped: RingExtent[] = objectArray();
   reuseExtents = true;
 
-  /** RingPlacement's extent maker, one function for every alloc */
-  private readonly make = (start: number, end: number, overwritten: readonly RingExtent[]): RingExtent => {
+  /** RingPlacement's extent maker (placeBy) */
+  make(start: number, end: number, overwritten: readonly RingExtent[]): RingExtent {
     for (let i = 0; i < overwritten.length; i++) this.madeFence = Math.max(this.madeFence, overwritten[i].fence);
     let e: RingExtent;
     if (overwritten.length !== 0) {
@@ -252,7 +281,7 @@ export class StagingRing {
     e.live = true;
     e.fence = 0;
     return e;
-  };
+  }
 
   /** The attention reading `extents` has been queued (`attention`: its completion): they are free for reuse after it. */
   release(extents: readonly RingExtent[], attention: Signal): void {

@@ -13,6 +13,7 @@
  */
 import type { Observation, Policy } from '../../policies/policy.js';
 import type { LayerAttention, TraceHeader } from '../../traces/format.js';
+import { doubleArray, objectArray } from '../../common/array-kinds.js';
 import { rowUniform } from '../group-mean.js';
 import { BITS, bitsIndex, type KVCache } from '../kv-cache.js';
 import { defaultErrorTable, type QuantErrorTable } from './error-table.js';
@@ -68,12 +69,18 @@ export class QualityMeter {
   private readonly errOfBits = new Map<number, number>();
   /** errOfBits for 0..16 bits (NaN: not computed yet) */
   private readonly errOfSmallBits = new Float64Array(17).fill(Number.NaN);
-  private layerErr: number[] = [];
+  /**
+   * the step's errors per layer (emptied by pops at each step's end): an array of doubles from the
+   * start, as a new `[]` would hold small integers (a step's first errors are often 0) until its first
+   * fraction, and code compiled for the widened array of an earlier meter would be thrown away
+   */
+  private readonly layerErr: number[] = doubleArray(0);
   private nUnavail = 0;
   private nDegraded = 0;
   private bitsMin = 16;
-  private readonly steps: StepQuality[] = [];
-  private readonly needleSteps: { step: number; unavailable: boolean; degraded: boolean }[] = [];
+  /** (arrays of objects from the start, as layerErr is of doubles) */
+  private readonly steps: StepQuality[] = objectArray();
+  private readonly needleSteps: { step: number; unavailable: boolean; degraded: boolean }[] = objectArray();
   private curStep = -1;
 
   constructor(
@@ -177,36 +184,42 @@ export class QualityMeter {
     const errs = this.errOfSmallBits;
     const bitsAt = cache.bits;
     const base = l * cache.maxBlocks;
-    if (byCount && errs[16] === 0) {
-      // as below, with the blocks at 16 bits counted in a local and their error (m·0 = ±0, which
-      // leaves the sum as it is: it is never −0) not added; a mass that is not finite makes tot not
-      // finite, and the row is summed again as below
-      const slotOf = this.bitsSlot;
+    if (byCount) {
+      // sumListed's sums without a branch on the precision (the blocks' precisions mix at random,
+      // and a branch on them is mispredicted): every block adds m·e(bits) to err (the same sum in the
+      // same order) and is counted per precision in a local by adding 0 or 1. A mass that is not
+      // finite makes tot not finite, and a precision whose error is not computed yet (NaN in errs)
+      // makes err NaN: the row is then summed by sumListed (which computes that error).
       let n16 = 0;
+      let n8 = 0;
+      let n4 = 0;
+      let n2 = 0;
+      let n3 = 0;
       for (let i = 0; i < idx.length; i++) {
         const b = idx[i];
         if (!attended[b]) continue;
         const m = mass[i];
         tot += m;
         const bits = bitsAt[base + b];
-        if (bits === 16) {
-          n16++;
-          continue;
-        }
-        err += m * this.storedError(errs, bits);
-        listedAt[slotOf[bits]]++;
+        err += m * errs[bits];
+        n16 += +(bits === 16);
+        n8 += +(bits === 8);
+        n4 += +(bits === 4);
+        n2 += +(bits === 2);
+        n3 += +(bits === 3);
       }
-      listedAt[slotOf[16]] += n16;
-      if (!Number.isFinite(tot)) {
-        for (let k = 0; k < listedAt.length; k++) listedAt[k] = 0;
+      if (!Number.isFinite(tot) || Number.isNaN(err)) {
         this.sumListed(idx, mass, attended, base);
         tot = this.sums[0];
         err = this.sums[1];
+      } else {
+        const slotOf = this.bitsSlot;
+        listedAt[slotOf[16]] = n16;
+        listedAt[slotOf[8]] = n8;
+        listedAt[slotOf[4]] = n4;
+        listedAt[slotOf[2]] = n2;
+        listedAt[slotOf[3]] = n3;
       }
-    } else if (byCount) {
-      this.sumListed(idx, mass, attended, base);
-      tot = this.sums[0];
-      err = this.sums[1];
     } else {
       const listed = this.listed;
       for (let i = 0; i < idx.length; i++) {
@@ -275,7 +288,8 @@ export class QualityMeter {
       this.needleSteps.push({ step: this.curStep, unavailable: this.nUnavail > 0, degraded: this.nDegraded > 0 });
     }
     this.steps.push(q);
-    this.layerErr = [];
+    const errs = this.layerErr;
+    while (errs.length !== 0) errs.pop();
     this.nUnavail = 0;
     this.nDegraded = 0;
     this.bitsMin = 16;
