@@ -1531,7 +1531,8 @@ function splitByTier(S: QuestState, cache: PolicyView['cache'], l: number, creat
  * A full selection (one group, every block live) selects among the blocks at or above a bound when
  * there are at least FULL_BOUND_BLOCKS of them and FULL_BOUND_SHARE times as many as it keeps (the
  * selection and the pairs above its floor): on the bench trace ~2,080 blocks and ~441 kept, so the
- * selection of the floor pair runs over ~600 pairs instead of ~2,080. The bound is a key from
+ * boundary's selection runs over ~600 pairs instead of ~2,080, and the floor's over the ~210 below the
+ * boundary. The bound is a key from
  * FULL_BOUND_SAMPLE keys spread evenly over the blocks.
  */
 const FULL_BOUND_BLOCKS = 512;

@@ -116,9 +116,11 @@ export interface Measurements {
    */
   plan_issue?: PlanIssueResult;
   /**
-   * (cuda, with MeasureOptions.plan) the plan of plan_issue timed the same way before the first
-   * benchmark and after the last (PACE_PLANS): with plan_issue, the host's time per copy as it wandered
-   * over the calibration; absent otherwise, and from measurements taken before they were
+   * (cuda, with MeasureOptions.plan) further timings of a plan's issue (PACE_READINGS: the plan of
+   * plan_issue before the first benchmark and after the last), each with its own policy, budget and start
+   * time (`at`): with plan_issue, the host's time per copy as it wandered over the calibration. A timing
+   * that failed is left out, so an entry's start time, not its place, says when it ran. Absent otherwise,
+   * and from measurements taken before they were (those of commit 446a014 hold a uniform INT8 plan first)
    */
   plan_issue_rounds?: PlanIssueResult[];
   /**
@@ -218,25 +220,30 @@ export function checkCalibrationPoints(p: CalibrationPoints): CalibrationPoints 
 export type AttentionCase = Precision | 'mixed' | 'mixed_sparse' | 'mixed_interleaved' | 'mixed_kinds';
 const ATTENTION_PRECISIONS: readonly AttentionCase[] = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved', 'mixed_kinds'];
 
-/** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
 /**
- * The plan that sets gpu.issue_copy_us (KIVI at 10%, bench/plan-issue-bench.ts) timed again before the
- * first benchmark and after the last: with the reading between them, the host's time per copy at three
- * moments of the calibration. The host's pace wanders by about +-10% over seconds to tens of seconds
- * (lab/notes/HIL-NOTES.md), so one reading is a sample of it. (A uniform INT8 plan was timed here too;
- * at the held-out context its copies, 132 KiB each on Llama-2-7B, went at the GPU's pace rather than
- * the host's and took two minutes, so it is not.)
+ * The plan whose issue the calibration times (bench/plan-issue-bench.ts): KIVI at 10% on a generated trace
+ * at the overlap context, its offloaded blocks fetched back every step as thousands of small copies; its
+ * steps per run.
  */
-export const PACE_PLANS: readonly { policy: string; budget: string }[] = [
-  { policy: 'kivi', budget: '10%' },
-  { policy: 'kivi', budget: '10%' },
-];
+export const CALIBRATION_PLAN = { policy: 'kivi', budget: '10%' } as const;
+export const calibrationPlanSteps = (quick: boolean): number => (quick ? 12 : 24);
 
+/**
+ * Further timings of the calibration's plan, one before the first benchmark and one after the last: with
+ * the timing that sets gpu.issue_copy_us between them, the host's time per copy at three moments of the
+ * calibration. The host's pace wanders by about +-10% over seconds to tens of seconds
+ * (lab/notes/HIL-NOTES.md), so one timing is a sample of it. A plan of large copies would not read the
+ * host: uniform INT8 at this context on Llama-2-7B copies 132 KiB blocks at about 5.6 us each on the link,
+ * so it goes at the GPU's copy pace.
+ */
+export const PACE_READINGS = 2;
+
+/** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'plan'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.length * pts.attention_contexts.length;
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
   // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan and the host pace readings, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 1 : 0) + (cuda && o.plan ? 1 + PACE_PLANS.length : 0) + (o.quick ? 0 : 4) + 1;
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 1 : 0) + (cuda && o.plan ? 1 + PACE_READINGS : 0) + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -269,27 +276,27 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const tick = (label: string) => o.onProgress?.(++done, total, label);
   o.onProgress?.(0, total, 'copies');
   const plan_issue_rounds: PlanIssueResult[] = [];
-  // (cuda with a plan) a reading of the host's time per copy in a whole plan, kept apart from the one that
-  // sets gpu.issue_copy_us; a failed reading is logged and left out
-  const paceReading = async (i: number) => {
+  let issue: IssuePoint[] = [];
+  const planSteps = calibrationPlanSteps(o.quick);
+  const perCopy = (r: PlanIssueResult): string => {
+    const c = copyCostFromPlan(r.steps, issueCostsOf(issue));
+    return `${c.copies.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host (median of ${c.per_step.length} steps)`;
+  };
+  // (cuda with a plan) a further timing of the calibration's plan, kept apart from the one that sets
+  // gpu.issue_copy_us; a failed timing is logged and left out
+  const paceReading = async (when: string) => {
     if (!(cuda && o.plan)) return;
-    const pp = PACE_PLANS[i];
-    log(`host pace: ${pp.policy} at ${pp.budget} on a generated ${pts.overlap_context}-token trace, ${o.quick ? 12 : 24} steps, run by the executor`);
+    log(`host pace ${when}: ${CALIBRATION_PLAN.policy} at ${CALIBRATION_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${planSteps} steps, run by the executor`);
     try {
-      const r = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: o.quick ? 12 : 24, policy: pp.policy, budget: pp.budget, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
+      const r = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: planSteps, ...CALIBRATION_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
       plan_issue_rounds.push(r);
-      const costs = issue.length ? issueCostsOf(issue) : undefined;
-      if (costs) {
-        const c = copyCostFromPlan(r.steps, costs);
-        log(`  ${c.copies.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host`);
-      }
+      if (issue.length) log(`  ${perCopy(r)}`);
     } catch (e) {
       log(`  host pace reading not taken: ${(e as Error).message}`);
     }
-    tick(`host pace ${pp.policy}`);
+    tick(`host pace ${when}`);
   };
-  let issue: IssuePoint[] = [];
-  await paceReading(0);
+  await paceReading('before the first benchmark');
   const sizes = (o.quick ? [64, 256, 1024, 4096] : [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536]).map((k) => k * 1024);
   log(`copies: ${sizes.length} sizes, pinned${cuda ? ' and pageable' : ''}`);
   await warm('copies');
@@ -388,12 +395,11 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   }
   let plan_issue: PlanIssueResult | undefined;
   if (cuda && o.plan) {
-    const steps = o.quick ? 12 : 24;
-    log(`host issue costs in a plan: kivi at 10% on a generated ${pts.overlap_context}-token trace, ${steps} steps, run by the executor`);
-    plan_issue = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
-    const cost = issueCostsOf(issue);
-    const c = copyCostFromPlan(plan_issue.steps, cost);
-    log(`  ${c.copies.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host (median of ${c.per_step.length} steps)`);
+    log(`host issue costs in a plan: ${CALIBRATION_PLAN.policy} at ${CALIBRATION_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${planSteps} steps, run by the executor`);
+    plan_issue = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: planSteps, ...CALIBRATION_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
+    log(`  ${perCopy(plan_issue)}`);
+    // the timing taken before the first benchmark, priced now that the other ops' costs are known
+    for (const r of plan_issue_rounds) log(`  host pace before the first benchmark: ${perCopy(r)}`);
     tick('issue costs in a plan');
   }
   let host_probe: HostIssueProbe | undefined;
@@ -428,7 +434,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   log(`file tier: executor-pattern write batches (${fb.layers} layers, ${WRITE_ROUNDS} rounds: every run's write started at once, as the executor writes a layer's demotions)`);
   const writes = await measureFileWriteBatches(b, { ...fb, rounds: WRITE_ROUNDS });
   log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
-  await paceReading(1);
+  await paceReading('after the last benchmark');
   return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attentionCurveFromChains, calibrate, formatFits, kernelSlowdown, writeCalibration } from '../../hil/calibrate/calibrate.js';
 import { fitAlphaBeta, predictUs } from '../../hil/calibrate/fit-linear.js';
-import { defaultCalibrationPoints, measurementCount } from '../../hil/calibrate/measure.js';
+import { defaultCalibrationPoints, measurementCount, PACE_READINGS } from '../../hil/calibrate/measure.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { simulate } from '../../sim/run.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -350,5 +350,21 @@ describe('benchmarked attention tables', () => {
     expect(seq(sparse).slice(0, 34)).toEqual([...Array(16).fill('int2'), ...Array(16).fill('int8'), 'int2', 'int2']);
     const diff = seq(kinds).flatMap((p, i) => (p === seq(sparse)[i] ? [] : [[i, p]]));
     expect(diff).toEqual([[32, 'int4'], [64, 'int3']]);
+  });
+});
+
+describe('calibration progress count', () => {
+  it("counts the plan's issue timing and the host pace readings on cuda with a plan, and neither otherwise", () => {
+    const m = loadModel('llama-3-8b');
+    for (const quick of [true, false]) {
+      const pts = defaultCalibrationPoints(quick);
+      const plan = { model: 'llama-3-8b', hardware: 'h100-pcie5' };
+      const cudaPlan = measurementCount({ model: m, quick, plan }, pts, true);
+      const cudaNone = measurementCount({ model: m, quick }, pts, true);
+      expect(PACE_READINGS).toBe(2);
+      expect(cudaPlan - cudaNone).toBe(1 + PACE_READINGS);
+      // the host backend takes no plan timing, with or without a plan
+      expect(measurementCount({ model: m, quick, plan }, pts, false)).toBe(measurementCount({ model: m, quick }, pts, false));
+    }
   });
 });
