@@ -65,6 +65,8 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
   const cand = new Int32Array(M);
   const score = new Float64Array(M);
   const widths = new Uint8Array(M);
+  // selectTop's range ends (~log2 M of them expected; it records no more than fit)
+  const bounds = new Int32Array(64);
   let sortScore = score;
   const lowFirst = (a: number, b: number) => sortScore[a] - sortScore[b] || a - b;
 
@@ -98,8 +100,13 @@ export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetu
     // the widest ranks as a set (they all take the same width), then the few after them in order
     let top = 0;
     while (top < r && widths[top] === widths[0]) top++;
-    selectTop(cand, n, top, score);
-    for (let i = top; i < r; i++) bringBest(cand, i, n, score);
+    const nb = selectTop(cand, n, top, score, bounds);
+    for (let i = top; i < r; i++) {
+      // the best of cand[i..n) lies at or before the least recorded end at or after i
+      let end = n - 1;
+      for (let q = 0; q < nb; q++) if (bounds[q] >= i) end = bounds[q];
+      bringBest(cand, i, n, score, end);
+    }
     for (let i = 0; i < n; i++) {
       const b = cand[i];
       const want = i < r ? widths[i] : 2;

@@ -63,6 +63,58 @@ describe('smartkv allocation', () => {
       }
     }
   });
+  it('selectTop leaves cand in the order a partition scanned one entry at a time leaves it, and its bounds narrow bringBest alike', () => {
+    const before = (sc: Float64Array, a: number, b: number) => sc[a]! > sc[b]! || (sc[a] === sc[b] && a < b);
+    // the reference: Hoare partitions, scans one entry at a time, middle pivot
+    const reference = (cand: Int32Array, n: number, k: number, sc: Float64Array) => {
+      let lo = 0;
+      let hi = n - 1;
+      if (k <= 0 || k >= n) return;
+      while (lo < hi) {
+        const pivot = cand[(lo + hi) >>> 1]!;
+        let i = lo;
+        let j = hi;
+        while (i <= j) {
+          while (before(sc, cand[i]!, pivot)) i++;
+          while (before(sc, pivot, cand[j]!)) j--;
+          if (i <= j) {
+            const t = cand[i]!;
+            cand[i] = cand[j]!;
+            cand[j] = t;
+            i++;
+            j--;
+          }
+        }
+        if (k - 1 <= j) hi = j;
+        else if (k - 1 >= i) lo = i;
+        else return;
+      }
+    };
+    let s = 11;
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const bounds = new Int32Array(64);
+    for (let trial = 0; trial < 400; trial++) {
+      const n = 1 + Math.floor(rnd() ** 2 * 1500);
+      const kind = trial % 6;
+      const score = Float64Array.from({ length: n }, (_, b) =>
+        kind === 0 ? rnd() : kind === 1 ? Math.floor(rnd() * 4) : kind === 2 ? b : kind === 3 ? n - b : kind === 4 ? (b % 7) + rnd() / 100 : rnd() < 0.5 ? 1 : rnd(),
+      );
+      if (trial % 5 === 0) for (let q = 0; q < n / 8; q++) score[Math.floor(rnd() * n)] = Number.NaN;
+      const k = Math.floor(rnd() * (n + 1));
+      const a = Int32Array.from({ length: n }, (_, i) => (trial % 2 ? i : n - 1 - i));
+      const b = Int32Array.from(a);
+      reference(a, n, k, score);
+      const nb = selectTop(b, n, k, score, bounds);
+      expect(b).toEqual(a);
+      for (let i = k; i < Math.min(n, k + 4); i++) {
+        bringBest(a, i, n, score);
+        let end = n - 1;
+        for (let q = 0; q < nb; q++) if (bounds[q]! >= i) end = bounds[q]!;
+        bringBest(b, i, n, score, end);
+        expect(b).toEqual(a);
+      }
+    }
+  });
 });
 
 describe('smartkv', () => {
