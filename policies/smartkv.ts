@@ -157,10 +157,14 @@ class SmartKvPolicy implements Policy {
       for (let q = 0; q < nb; q++) if (bounds[q] >= i) end = bounds[q];
       bringBest(cand, i, n, score, end);
     }
-    for (let i = 0; i < n; i++) {
+    // precision only goes down: the ranked widths, then 2 bits for every other block
+    for (let i = 0; i < r; i++) {
       const b = cand[i];
-      const want = i < r ? widths[i] : 2;
-      if (want < cache.bitsOf(l, b)) act.demote(l, b, cache.tierNames[cache.tierOf(l, b)], want); // precision only goes down
+      if (widths[i] < cache.bitsOf(l, b)) act.demote(l, b, cache.tierNames[cache.tierOf(l, b)], widths[i]);
+    }
+    for (let i = r; i < n; i++) {
+      const b = cand[i];
+      if (2 < cache.bitsOf(l, b)) act.demote(l, b, cache.tierNames[cache.tierOf(l, b)], 2);
     }
   }
 
