@@ -43,8 +43,8 @@ const before = (s: Float64Array, a: number, b: number): boolean => s[a] > s[b] |
 /** positions scanned at a time by selectTop's partitions (ranges of 2 · BLOCK or more) */
 const BLOCK = 64;
 /** selectTop's scratch: offsets of the stops found in the current left and right blocks */
-const stopL = new Int32Array(BLOCK);
-const stopR = new Int32Array(BLOCK);
+const stopsLeft = new Int32Array(BLOCK);
+const stopsRight = new Int32Array(BLOCK);
 
 /**
  * Reorders cand[0..n) so that its first k entries are the k best-ranked blocks (by `score`, ties to
@@ -67,6 +67,9 @@ const stopR = new Int32Array(BLOCK);
 export function selectTop(cand: Int32Array, n: number, k: number, score: Float64Array, bounds?: Int32Array): number {
   let lo = 0;
   let hi = n - 1;
+  // (the scratch as locals: read once, not at every use in the loops)
+  const stopL = stopsLeft;
+  const stopR = stopsRight;
   let nb = 0;
   let record = bounds !== undefined;
   if (record && bounds!.length > 0) bounds![nb++] = hi;
