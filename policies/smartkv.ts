@@ -20,7 +20,7 @@
  * allocation = uniform gives every block uniform_bits (the INT8 baseline SmartKV is compared against).
  */
 import { checkLowerTier } from './lower-tier.js';
-import type { Actions, Observation, PolicyDefinition, PolicySetup, PolicyView } from './policy.js';
+import type { Actions, Observation, Policy, PolicyDefinition, PolicySetup, PolicyView } from './policy.js';
 import { bringBest, rankWidths, selectTop } from './smartkv-allocate.js';
 import { GroupEma, type GroupImportance } from './smartkv-importance.js';
 
@@ -48,106 +48,167 @@ export const smartKvOptions = (allocation: 'ema' | 'uniform') => [
   { name: 'offload_tier', type: 'string' as const, default: 'dram', description: 'tier for blocks beyond the HBM budget' },
 ];
 
-export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetup) {
+export function createSmartKv(name: string, o: SmartKvOptions, setup: PolicySetup): Policy {
   checkLowerTier(name, 'offload_tier', o.offload_tier, setup.tiers);
   if (o.allocation === 'uniform' && !UNIFORM_BITS.includes(o.uniform_bits)) throw new Error(`policy ${name}: option uniform_bits must be 16, 8, 4, 3 or 2 (got ${o.uniform_bits})`);
-  const L = setup.layers;
-  const M = setup.maxBlocks;
-  const mode = o.group_importance as GroupImportance;
-  const ema = new GroupEma(L, Math.max(1, setup.header.kv_groups), M, o.decay);
-  // avg_bits = 0: the average whose blocks, scales and zeros included, fill the HBM budget (set at the first decision, from the cache's block sizes)
-  let avg = o.avg_bits;
-  const lastRealloc = new Int32Array(L).fill(-1e9);
-  // allocation = uniform, per layer: every live block below this is at uniform_bits or narrower
-  const settled = new Int32Array(L);
-  const uniform = o.allocation === 'uniform';
+  return new SmartKvPolicy(name, o, setup);
+}
+
+/**
+ * One smartkv (or uniform-int8) policy, a replay's. A class whose constructor assigns every field
+ * (declared, not initialized as class fields) and whose options are held as numbers and strings: each
+ * replay's policy then has the same hidden class with the same field types, and its methods one
+ * compiled copy for every replay in a process.
+ */
+class SmartKvPolicy implements Policy {
+  declare readonly name: string;
+  declare readonly L: number;
+  declare readonly M: number;
+  declare readonly mode: GroupImportance;
+  declare readonly ema: GroupEma;
+  /** avg_bits; 0: the average whose blocks, scales and zeros included, fill the HBM budget (set at the first decision, from the cache's block sizes) */
+  declare avg: number;
+  declare readonly reallocEvery: number;
+  declare readonly uniformBits: number;
+  declare readonly offloadTier: string;
+  declare readonly promptTokens: number;
+  declare readonly budgetBlocks: number;
+  declare readonly tierCount: number;
+  declare readonly lastRealloc: Int32Array;
+  /** allocation = uniform, per layer: every live block below this is at uniform_bits or narrower */
+  declare readonly settled: Int32Array;
+  declare readonly uniform: boolean;
   // scratch, reused by every decision
-  const cand = new Int32Array(M);
-  const score = new Float64Array(M);
-  const widths = new Uint8Array(M);
-  let sortScore = score;
-  const lowFirst = (a: number, b: number) => sortScore[a] - sortScore[b] || a - b;
+  declare readonly cand: Int32Array;
+  declare readonly score: Float64Array;
+  declare readonly widths: Uint8Array;
+  /** selectTop's range ends (~log2 M of them expected; it records no more than fit) */
+  declare readonly bounds: Int32Array;
+  /** the order of the HBM overflow's sort: lower score first, ties to the lower block */
+  declare readonly lowFirst: (a: number, b: number) => number;
+
+  constructor(name: string, o: SmartKvOptions, setup: PolicySetup) {
+    this.name = name;
+    this.L = setup.layers;
+    this.M = setup.maxBlocks;
+    this.mode = o.group_importance === 'max' ? 'max' : 'sum';
+    this.ema = new GroupEma(this.L, Math.max(1, setup.header.kv_groups), this.M, Number(o.decay));
+    this.avg = Number(o.avg_bits);
+    this.reallocEvery = Number(o.realloc_every);
+    this.uniformBits = Number(o.uniform_bits);
+    this.offloadTier = String(o.offload_tier);
+    this.promptTokens = setup.header.prompt_tokens;
+    this.budgetBlocks = setup.budgetBlocks;
+    this.tierCount = setup.tiers.length;
+    this.lastRealloc = new Int32Array(this.L).fill(-1e9);
+    this.settled = new Int32Array(this.L);
+    this.uniform = o.allocation === 'uniform';
+    this.cand = new Int32Array(this.M);
+    const score = new Float64Array(this.M);
+    this.score = score;
+    this.widths = new Uint8Array(this.M);
+    this.bounds = new Int32Array(64);
+    this.lowFirst = (a: number, b: number) => score[a] - score[b] || a - b;
+  }
 
   /**
    * The average bits at which the layer's final blocks fill its HBM budget: a block of b bits takes
    * c·b + m bytes (codes, then scales and zeros), so M·(c·avg + m) = budget·bytes(16); within [2, 8].
    */
-  function budgetAverage(cache: PolicyView['cache']): number {
+  budgetAverage(cache: PolicyView['cache']): number {
     const c = (cache.bytesOf(8) - cache.bytesOf(2)) / 6;
     const m = cache.bytesOf(2) - 2 * c;
-    const a = ((setup.budgetBlocks * cache.bytesOf(16)) / M - m) / c;
+    const a = ((this.budgetBlocks * cache.bytesOf(16)) / this.M - m) / c;
     return Math.min(8, Math.max(2, a));
   }
 
-  function reallocate(l: number, cache: PolicyView['cache'], act: Actions): void {
-    if (uniform) {
+  reallocate(l: number, cache: PolicyView['cache'], act: Actions): void {
+    if (this.uniform) {
       // every live block to uniform_bits: only blocks from the first one left wider can need it
+      const settled = this.settled;
+      const bits = this.uniformBits;
       let b = settled[l];
       settled[l] = cache.created[l];
       for (; b < cache.created[l]; b++) {
-        if (cache.tierOf(l, b) < 0 || !(o.uniform_bits < cache.bitsOf(l, b))) continue;
-        if (!act.demote(l, b, cache.tierNames[cache.tierOf(l, b)], o.uniform_bits)) settled[l] = Math.min(settled[l], b);
+        if (cache.tierOf(l, b) < 0 || !(bits < cache.bitsOf(l, b))) continue;
+        if (!act.demote(l, b, cache.tierNames[cache.tierOf(l, b)], bits)) settled[l] = Math.min(settled[l], b);
       }
       return;
     }
+    const cand = this.cand;
+    const score = this.score;
+    const widths = this.widths;
+    const created = cache.created[l];
     let n = 0;
-    for (let b = 0; b < cache.created[l]; b++) if (cache.tierOf(l, b) >= 0) cand[n++] = b;
-    ema.scoresInto(l, cache.created[l], mode, score);
-    if (!(avg > 0)) avg = budgetAverage(cache);
-    const r = rankWidths(n, avg, widths);
+    // every block live (nothing dropped): the candidates are 0, 1, ... in order
+    if (cache.live(l) === created) for (; n < created; n++) cand[n] = n;
+    else for (let b = 0; b < created; b++) if (cache.tierOf(l, b) >= 0) cand[n++] = b;
+    this.ema.scoresInto(l, created, this.mode, score);
+    if (!(this.avg > 0)) this.avg = this.budgetAverage(cache);
+    const r = rankWidths(n, this.avg, widths);
     // the widest ranks as a set (they all take the same width), then the few after them in order
     let top = 0;
     while (top < r && widths[top] === widths[0]) top++;
-    selectTop(cand, n, top, score);
-    for (let i = top; i < r; i++) bringBest(cand, i, n, score);
-    for (let i = 0; i < n; i++) {
+    const bounds = this.bounds;
+    const nb = selectTop(cand, n, top, score, bounds);
+    for (let i = top; i < r; i++) {
+      // the best of cand[i..n) lies at or before the least recorded end at or after i
+      let end = n - 1;
+      for (let q = 0; q < nb; q++) if (bounds[q] >= i) end = bounds[q];
+      bringBest(cand, i, n, score, end);
+    }
+    // precision only goes down: the ranked widths, then 2 bits for every other block
+    for (let i = 0; i < r; i++) {
       const b = cand[i];
-      const want = i < r ? widths[i] : 2;
-      if (want < cache.bitsOf(l, b)) act.demote(l, b, cache.tierNames[cache.tierOf(l, b)], want); // precision only goes down
+      if (widths[i] < cache.bitsOf(l, b)) act.demote(l, b, cache.tierNames[cache.tierOf(l, b)], widths[i]);
+    }
+    for (let i = r; i < n; i++) {
+      const b = cand[i];
+      if (2 < cache.bitsOf(l, b)) act.demote(l, b, cache.tierNames[cache.tierOf(l, b)], 2);
     }
   }
 
-  return {
-    name,
-    decide(v: PolicyView, act: Actions) {
-      const l = v.layer;
-      const cache = v.cache;
-      const ctx = v.step < 0 ? setup.header.prompt_tokens : v.contextTokens;
-      if (ctx - lastRealloc[l] >= o.realloc_every || v.step < 0) {
-        lastRealloc[l] = ctx;
-        reallocate(l, cache, act);
+  decide(v: PolicyView, act: Actions): void {
+    const l = v.layer;
+    const cache = v.cache;
+    const ctx = v.step < 0 ? this.promptTokens : v.contextTokens;
+    if (ctx - this.lastRealloc[l] >= this.reallocEvery || v.step < 0) {
+      this.lastRealloc[l] = ctx;
+      this.reallocate(l, cache, act);
+    }
+    // the layer's HBM budget in bytes: lowest-importance blocks go to DRAM
+    const limit = Math.max(1, v.budgetBlocks) * cache.bytesOf(16);
+    const incoming = v.newBlock ? cache.bytesOf(16) : 0;
+    if (cache.bytesIn(l, 0) + incoming > limit) this.overflow(l, cache, act, limit, incoming);
+    if (v.step >= 0 && this.tierCount > 1) act.prefetchOffloaded(l + 1 < this.L ? l + 1 : 0);
+  }
+
+  /** the layer's HBM blocks beyond its budget (with the incoming block) to the offload tier, lowest importance first */
+  overflow(l: number, cache: PolicyView['cache'], act: Actions, limit: number, incoming: number): void {
+    const cand = this.cand;
+    const score = this.score;
+    let n = 0;
+    for (let b = 0; b < cache.created[l]; b++) if (cache.tierOf(l, b) === 0) cand[n++] = b;
+    this.ema.scoresOf(l, cand, n, this.mode, score);
+    // few blocks to move (the usual case: one new block): lowest first by scans; many: one sort
+    const many = cache.bytesIn(l, 0) + incoming - limit > 8 * cache.bytesOf(16);
+    if (many) cand.subarray(0, n).sort(this.lowFirst);
+    for (let i = 0; i < n && cache.bytesIn(l, 0) + incoming > limit; i++) {
+      if (!many) {
+        let at = i;
+        for (let j = i + 1; j < n; j++) if (score[cand[j]] < score[cand[at]] || (score[cand[j]] === score[cand[at]] && cand[j] < cand[at])) at = j;
+        const t = cand[i];
+        cand[i] = cand[at];
+        cand[at] = t;
       }
-      // the layer's HBM budget in bytes: lowest-importance blocks go to DRAM
-      const limit = Math.max(1, v.budgetBlocks) * cache.bytesOf(16);
-      const incoming = v.newBlock ? cache.bytesOf(16) : 0;
-      if (cache.bytesIn(l, 0) + incoming > limit) {
-        let n = 0;
-        for (let b = 0; b < cache.created[l]; b++) if (cache.tierOf(l, b) === 0) cand[n++] = b;
-        ema.scoresOf(l, cand, n, mode, score);
-        // few blocks to move (the usual case: one new block): lowest first by scans; many: one sort
-        const many = cache.bytesIn(l, 0) + incoming - limit > 8 * cache.bytesOf(16);
-        if (many) {
-          sortScore = score;
-          cand.subarray(0, n).sort(lowFirst);
-        }
-        for (let i = 0; i < n && cache.bytesIn(l, 0) + incoming > limit; i++) {
-          if (!many) {
-            let at = i;
-            for (let j = i + 1; j < n; j++) if (score[cand[j]] < score[cand[at]] || (score[cand[j]] === score[cand[at]] && cand[j] < cand[at])) at = j;
-            const t = cand[i];
-            cand[i] = cand[at];
-            cand[at] = t;
-          }
-          // allocation = uniform reads the importance of HBM blocks only, and an offloaded block never returns
-          if (act.demote(l, cand[i], o.offload_tier, cache.bitsOf(l, cand[i])) && uniform) ema.retire(l, cand[i]);
-        }
-      }
-      if (v.step >= 0 && setup.tiers.length > 1) act.prefetchOffloaded(l + 1 < L ? l + 1 : 0);
-    },
-    observe(obs: Observation) {
-      ema.observe(obs);
-    },
-  };
+      // allocation = uniform reads the importance of HBM blocks only, and an offloaded block never returns
+      if (act.demote(l, cand[i], this.offloadTier, cache.bitsOf(l, cand[i])) && this.uniform) this.ema.retire(l, cand[i]);
+    }
+  }
+
+  observe(obs: Observation): void {
+    this.ema.observe(obs);
+  }
 }
 
 export const smartKv: PolicyDefinition<SmartKvOptions> = {

@@ -63,6 +63,58 @@ describe('smartkv allocation', () => {
       }
     }
   });
+  it('selectTop leaves cand in the order a partition scanned one entry at a time leaves it, and its bounds narrow bringBest alike', () => {
+    const before = (sc: Float64Array, a: number, b: number) => sc[a]! > sc[b]! || (sc[a] === sc[b] && a < b);
+    // the reference: Hoare partitions, scans one entry at a time, middle pivot
+    const reference = (cand: Int32Array, n: number, k: number, sc: Float64Array) => {
+      let lo = 0;
+      let hi = n - 1;
+      if (k <= 0 || k >= n) return;
+      while (lo < hi) {
+        const pivot = cand[(lo + hi) >>> 1]!;
+        let i = lo;
+        let j = hi;
+        while (i <= j) {
+          while (before(sc, cand[i]!, pivot)) i++;
+          while (before(sc, pivot, cand[j]!)) j--;
+          if (i <= j) {
+            const t = cand[i]!;
+            cand[i] = cand[j]!;
+            cand[j] = t;
+            i++;
+            j--;
+          }
+        }
+        if (k - 1 <= j) hi = j;
+        else if (k - 1 >= i) lo = i;
+        else return;
+      }
+    };
+    let s = 11;
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const bounds = new Int32Array(64);
+    for (let trial = 0; trial < 400; trial++) {
+      const n = 1 + Math.floor(rnd() ** 2 * 1500);
+      const kind = trial % 6;
+      const score = Float64Array.from({ length: n }, (_, b) =>
+        kind === 0 ? rnd() : kind === 1 ? Math.floor(rnd() * 4) : kind === 2 ? b : kind === 3 ? n - b : kind === 4 ? (b % 7) + rnd() / 100 : rnd() < 0.5 ? 1 : rnd(),
+      );
+      if (trial % 5 === 0) for (let q = 0; q < n / 8; q++) score[Math.floor(rnd() * n)] = Number.NaN;
+      const k = Math.floor(rnd() * (n + 1));
+      const a = Int32Array.from({ length: n }, (_, i) => (trial % 2 ? i : n - 1 - i));
+      const b = Int32Array.from(a);
+      reference(a, n, k, score);
+      const nb = selectTop(b, n, k, score, bounds);
+      expect(b).toEqual(a);
+      for (let i = k; i < Math.min(n, k + 4); i++) {
+        bringBest(a, i, n, score);
+        let end = n - 1;
+        for (let q = 0; q < nb; q++) if (bounds[q]! >= i) end = bounds[q]!;
+        bringBest(b, i, n, score, end);
+        expect(b).toEqual(a);
+      }
+    }
+  });
 });
 
 describe('smartkv', () => {
@@ -149,6 +201,63 @@ describe('smartkv importance per KV group', () => {
     const out = new Float64Array(3);
     ema.scoresInto(0, 3, 'max', out);
     expect(Array.from(out).map((x) => +x.toFixed(6))).toEqual([0.525, 0.1, 0.4]);
+  });
+});
+
+describe('GroupEma held-back decays', () => {
+  it('give every value bit for bit as decaying every block at every observation (sparse, dense, partly attended rows, reads between)', () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const r = makeRng(100 + seed).next;
+      const L = 2;
+      const G = seed % 2 ? 1 : 3;
+      const M = 70;
+      const d = 0.9;
+      const w = 1 - d;
+      const ema = new GroupEma(L, G, M, d);
+      // the reference: every block of every group decays at every observation of its layer
+      const ref = new Float64Array(L * G * M);
+      const n = [4, 30];
+      const out = new Float64Array(M);
+      for (let step = 0; step < 140; step++) {
+        for (let l = 0; l < L; l++) {
+          if (r() < 0.4 && n[l]! < M) n[l]!++;
+          // now and then an observation of fewer blocks
+          const nb = r() < 0.03 ? Math.max(1, n[l]! - 2) : n[l]!;
+          const attended = new Uint8Array(nb).fill(1);
+          if (r() < 0.05) for (let b = 0; b < nb; b++) attended[b] = r() < 0.8 ? 1 : 0;
+          const groups = Array.from({ length: G }, () => {
+            if (r() < 0.03) return { idx: null, mass: Float32Array.from({ length: nb }, () => r() / nb), uniform: 0 };
+            // recent blocks listed at most observations, others now and then
+            const listed = [...new Set([nb - 1, Math.max(0, nb - 2), ...Array.from({ length: 4 }, () => Math.floor(r() * nb))])];
+            return { idx: Uint32Array.from(listed), mass: Float32Array.from(listed, () => r() * 0.3), uniform: r() / nb };
+          });
+          const attendedCount = attended.reduce((a, x) => a + x, 0);
+          // (one group: the observation carries the group's fields itself)
+          ema.observe({ ...groups[0], layer: l, nBlocks: nb, attended, attendedCount, groups } as never);
+          for (let g = 0; g < G; g++) {
+            const row = groups[g]!;
+            const base = (l * G + g) * M;
+            if (row.idx === null) {
+              for (let b = 0; b < nb; b++) ref[base + b] = d * ref[base + b]! + w * row.mass[b]! * attended[b]!;
+              continue;
+            }
+            const wu = w * row.uniform;
+            for (let b = 0; b < nb; b++) ref[base + b] = d * ref[base + b]! + wu * attended[b]!;
+            for (let i = 0; i < row.idx.length; i++) if (attended[row.idx[i]!]) ref[base + row.idx[i]!] += w * row.mass[i]! - wu;
+          }
+          // reads now and then (layer 1 rarely, so that more than the held-back limit accumulate)
+          if (r() < (l === 0 ? 0.08 : 0.005)) {
+            ema.scoresInto(l, n[l]!, 'sum', out);
+            for (let b = 0; b < n[l]!; b++) {
+              let sum = ref[l * G * M + b]!;
+              for (let g = 1; g < G; g++) sum += ref[(l * G + g) * M + b]!;
+              expect(out[b]).toBe(sum);
+            }
+          }
+        }
+      }
+      expect(Array.from(ema.imp)).toEqual(Array.from(ref));
+    }
   });
 });
 
