@@ -25,6 +25,7 @@ export const ISOLATED = [
   'test/policies/quest-full.test.ts',
   'test/policies/quest-lazy.test.ts',
   'test/policies/quest-move-blocks.test.ts',
+  'test/policies/quest-state.test.ts',
   'test/policies/quest-unsel.test.ts',
   'test/policies/synapse-outlier-bound.test.ts',
   'test/policies/synapsevm-fast-paths.test.ts',
