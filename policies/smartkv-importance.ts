@@ -76,7 +76,10 @@ export class GroupEma {
     this.upTo = new Int32Array(layers * groups * maxBlocks);
   }
 
-  /** every (layer, group, block) EMA at imp[(l * G + g) * M + b] (NaN for retired blocks; a copy once a block was retired) */
+  /**
+   * every (layer, group, block) EMA at imp[(l * G + g) * M + b] (NaN for retired blocks; a copy once a
+   * block was retired). Reading it first applies every layer's held-back decay.
+   */
   get imp(): Float64Array {
     for (let l = 0; l < this.layers; l++) this.settle(l);
     if (this.packed.every((p) => p === 0)) return this.vals;

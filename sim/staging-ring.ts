@@ -266,7 +266,7 @@ export class StagingRing implements ExtentMaker<RingExtent> {
   private readonly dropped: RingExtent[] = objectArray();
   reuseExtents = true;
 
-  /** RingPlacement's extent maker (placeBy) */
+  /** RingPlacement's extent maker (placeBy); only placeBy calls it (it moves the ring's fence) */
   make(start: number, end: number, overwritten: readonly RingExtent[]): RingExtent {
     for (let i = 0; i < overwritten.length; i++) this.madeFence = Math.max(this.madeFence, overwritten[i].fence);
     let e: RingExtent;

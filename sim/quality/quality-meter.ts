@@ -19,6 +19,10 @@ import { BITS, bitsIndex, type KVCache } from '../kv-cache.js';
 import { defaultErrorTable, type QuantErrorTable } from './error-table.js';
 import { needleOf, type NeedleInfo } from './needle.js';
 
+// the branch-free listed counts (QualityMeter's listed rows) name each width of BITS: this fails to
+// compile when BITS changes, so that a new width gets a count of its own there
+void (BITS satisfies readonly [16, 8, 4, 2, 3]);
+
 export interface StepQuality {
   /** mass-weighted relative quantization error, mean over layers */
   quant_error: number;
