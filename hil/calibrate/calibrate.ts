@@ -281,8 +281,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
   if (nv >= 0) {
-    const { li, toTier } = nvmeLink(p);
-    const rd = toTier === 'a_to_b' ? 'b_to_a' : 'a_to_b';
+    const { li, toTier, fromTier: rd } = nvmeLink(p);
     // writes in the executor's pattern where measured (a layer's runs started at once), else one request per size
     const wb = fits.file_write_batch;
     const io = m.file_direct ? 'O_DIRECT' : 'buffered (O_DIRECT refused)';
@@ -419,14 +418,16 @@ export function fileRequestCurve(points: readonly { requests: number; us: number
   return out;
 }
 
-/** the profile's NVMe tier, the link that reaches it and the direction of that link into it */
+/** the profile's NVMe tier, the link that reaches it, and that link's directions into the tier (writes) and out of it (reads) */
 function nvmeLink(p: HardwareProfile) {
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
   if (nv < 0) throw new Error(`profile ${p.name} has no nvme tier`);
   const nvName = p.tiers[nv].name;
   const li = p.links.findIndex((l) => l.a === nvName || l.b === nvName);
+  if (li < 0) throw new Error(`profile ${p.name} has no link to its nvme tier ${nvName}`);
   const N = p.links[li];
-  return { nv, li, N, toTier: N.b === nvName ? ('a_to_b' as const) : ('b_to_a' as const) };
+  const intoTier = N.b === nvName;
+  return { nv, li, N, toTier: intoTier ? ('a_to_b' as const) : ('b_to_a' as const), fromTier: intoTier ? ('b_to_a' as const) : ('a_to_b' as const) };
 }
 
 /**
@@ -444,8 +445,7 @@ export function applyFileReadFit(
   /** requests smaller than a slot timed by size (fileRequestCurve), set as the direction's request_us */
   requestUs?: [number, number][],
 ): number {
-  const { nv, li, N, toTier } = nvmeLink(p);
-  const rd = toTier === 'a_to_b' ? 'b_to_a' : 'a_to_b';
+  const { nv, li, N, fromTier: rd } = nvmeLink(p);
   N[rd] = { alpha_us: r2(fit.alpha_us), GBps: r2(fit.GBps) };
   p.tiers[nv].read_GBps = Math.max(r2(fit.GBps), 0.01);
   p.tiers[nv].read_latency_us = 0;

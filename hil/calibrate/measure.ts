@@ -119,8 +119,9 @@ export interface Measurements {
    * (cuda, with MeasureOptions.plan) further timings of a plan's issue (PACE_READINGS: the plan of
    * plan_issue before the first benchmark and after the last), each with its own policy, budget and start
    * time (`at`): with plan_issue, the host's time per copy as it wandered over the calibration. A timing
-   * that failed is left out, so an entry's start time, not its place, says when it ran. Absent otherwise,
-   * and from measurements taken before they were (those of commit 446a014 hold a uniform INT8 plan first)
+   * that failed is left out, so an entry's start time, not its place, says when it ran; an entry's own
+   * policy, not PACE_READINGS, says which plan it timed. Absent otherwise, and from measurements taken
+   * before they were
    */
   plan_issue_rounds?: PlanIssueResult[];
   /**

@@ -1,7 +1,7 @@
 // The pools and per-policy summaries of a validation run, generated and captured traces apart, as markdown
 // tables: `poolSummary` of hil/validate/validate.ts over the run's validate.json (build dist/ first).
 //   node lab/validate/tools/pools.mjs DIR
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,7 +12,16 @@ if (!dir) {
 }
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const { poolSummary } = await import(join(root, 'dist/hil/validate/validate.js'));
-const r = JSON.parse(readFileSync(join(dir, 'validate.json'), 'utf8'));
+const file = join(dir, 'validate.json');
+if (!existsSync(file)) {
+  console.error(`pools: no validate.json in ${dir} (give a validation output directory)`);
+  process.exit(2);
+}
+const r = JSON.parse(readFileSync(file, 'utf8'));
+if (r.schema !== 'kvtier-hil-validate/v1') {
+  console.error(`pools: ${file} is not a validation result (schema ${String(r.schema)}, expected kvtier-hil-validate/v1)`);
+  process.exit(2);
+}
 const skip = r.grid.skip_steps;
 const pct = (x) => (x * 100).toFixed(2);
 const mp = (m) => (m && m.n ? `${pct(m.median)} / ${pct(m.p95)}%` : '-');
