@@ -136,9 +136,19 @@ export interface SynapsePaths {
   fusedObserve: boolean;
   /** the promotion back's candidates read from the forecast's kept high blocks (their masses and the tier mirror), not lastAtLeast and a lookup per block */
   promoteFromHigh: boolean;
+  /**
+   * an L2 overflow of a few blocks takes its victims one by one from the L2 cold order (the same set as
+   * the quickselect: the least saliencies, ties to the lower id) where they all make one move batch
+   * (same precisions before and after), demoted in saliency order; else (or with the order not valid)
+   * the quickselect over the layer's L2 blocks, whose order then decides which batch comes first
+   */
+  l2FromOrder: boolean;
 }
 
-const ALL_PATHS: SynapsePaths = { fusedObserve: true, promoteFromHigh: true };
+const ALL_PATHS: SynapsePaths = { fusedObserve: true, promoteFromHigh: true, l2FromOrder: true };
+
+/** L2 overflows of at most this many blocks take their victims from the L2 cold order (SynapsePaths.l2FromOrder) */
+const L2_FROM_ORDER_MAX = 16;
 
 /** the policy with options `o` (resolved) on `setup`; `paths` turns shortcuts off (tests) */
 export function createSynapseVm(o: Options, setup: PolicySetup, paths: Partial<SynapsePaths> = {}): SynapsePolicy {
@@ -233,6 +243,13 @@ class SynapseVm implements SynapsePolicy {
   private readonly hbm: HbmBlocks;
   private readonly bound: OutlierBound;
   private readonly upKeys: Float64Array;
+  /**
+   * per block of the deciding layer: the mark of the L2 victim selection that picked it (pickMark when
+   * picked by the one running now: passed over by the L2 order's later queries of that selection).
+   * pickMark is odd between selections and even during one, so no mark matches it outside a selection
+   */
+  private readonly pickedAt: Int32Array;
+  private pickMark = 1;
   /** the counts report() gives, indexed by the STAT_* constants (numbers that stay doubles: an object literal's counters change representation as they grow, and a new policy's literal then comes with another map) */
   private readonly stats = new Float64Array(STAT_COUNT);
   private readonly fetched: Float64Array;
@@ -321,6 +338,7 @@ class SynapseVm implements SynapsePolicy {
     this.hbm = new HbmBlocks(L, M, setup.tiers.indexOf(o.l2_tier) !== setup.tiers.indexOf(o.l3_tier) ? setup.tiers.indexOf(o.l2_tier) : -1);
     this.bound = new OutlierBound(L, M, true);
     this.upKeys = new Float64Array(M);
+    this.pickedAt = new Int32Array(M);
     this.fetched = new Float64Array(T);
     this.fetchedBytes = new Float64Array(T);
     this.stagedIn = new Float64Array(T);
@@ -350,7 +368,7 @@ class SynapseVm implements SynapsePolicy {
   /** a cold order's judge (ColdOrder.coldest): DROP a block no longer in the tier, SET_ASIDE one that may not leave */
   pass(b: number, mode: number): number {
     const v = this.dv;
-    if (mode === PASS_L2) return this.hbm.tiers[v.layer * this.M + b] === this.dL2 ? ELIGIBLE : DROP;
+    if (mode === PASS_L2) return this.hbm.tiers[v.layer * this.M + b] !== this.dL2 ? DROP : this.pickedAt[b] === this.pickMark ? SET_ASIDE : ELIGIBLE;
     const cache = v.cache;
     if (cache.tierOf(v.layer, b) !== 0) return DROP;
     // (the window, then hotness, then the pin: most blocks set aside are hot, and the pin is then not read)
@@ -648,6 +666,7 @@ class SynapseVm implements SynapsePolicy {
         l2Kept[l]--;
       }
     } else if (inL2 > K2) {
+      if (this.paths.l2FromOrder && inL2 - K2 <= L2_FROM_ORDER_MAX && ordered && coldL2.valid(l) && this.demoteColdestL2(inL2 - K2, act, tL2, tL3)) return;
       // the L2 blocks, ascending, with their saliency (score.get written out)
       let n = 0;
       const known = score.known(l);
@@ -675,6 +694,49 @@ class SynapseVm implements SynapsePolicy {
         }
       }
     }
+  }
+
+  /**
+   * The L2 overflow's k victims (the k L2 blocks of least saliency, ties to the lower id) from the L2
+   * cold order, one query each (a block picked is passed over by the later ones), demoted to L3 in
+   * that order where every victim's move has the same precisions before and after (one move batch,
+   * whose blocks' order no result reads: its count, bytes and sorted runs); true when done. False,
+   * having moved nothing, where the victims' moves differ in precision (the quickselect's order then
+   * says which batch comes first), or the order could not answer (not valid any more, or short of
+   * victims).
+   */
+  private demoteColdestL2(k: number, act: Actions, tL2: number, tL3: number): boolean {
+    const o = this.o;
+    const l = this.dv.layer;
+    const cache = this.dv.cache;
+    const cand = this.cand;
+    const coldL2 = this.coldL2;
+    // (a mark of its own: marks of earlier selections never match it)
+    const mark = ++this.pickMark;
+    let n = 0;
+    let same = true;
+    let first = 0;
+    for (; n < k; n++) {
+      const c = coldL2.coldest(l, this.score, this, PASS_L2);
+      if (c < 0) break;
+      this.pickedAt[c] = mark;
+      cand[n] = c;
+      const from = cache.bitsOf(l, c);
+      const key = from * 32 + Math.min(from, this.bitsFor(c, o.l3_bits));
+      if (n === 0) first = key;
+      else if (key !== first) same = false;
+    }
+    // (the picks are let go: the one-block query and later selections pass over no block)
+    this.pickMark++;
+    if (n < k || !same) return false;
+    for (let i = 0; i < k; i++) {
+      const b = cand[i];
+      if (act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), this.bitsFor(b, o.l3_bits)))) {
+        this.hbm.moved(l, b, tL2, tL3);
+        this.l2Kept[l]--;
+      }
+    }
+    return true;
   }
 
   /** a timed decision's staging: the forecast's blocks below L1 while their copies fit, then (predictive) the probes and skips */
