@@ -250,6 +250,13 @@ class SynapseVm implements SynapsePolicy {
    */
   private readonly pickedAt: Int32Array;
   private pickMark = 1;
+  /** per (tier, bits), at tier · 17 + bits: µs of one copy of a block of those bits from the tier (cost.of; NaN until asked) */
+  private readonly copyUsAt: Float64Array;
+  /**
+   * the least of those over the tiers below L1 and every precision (NaN until the first staging;
+   * −Infinity where one is not a number): with less copy time left no block's copy fits
+   */
+  private minCopyUs = Number.NaN;
   /** the counts report() gives, indexed by the STAT_* constants (numbers that stay doubles: an object literal's counters change representation as they grow, and a new policy's literal then comes with another map) */
   private readonly stats = new Float64Array(STAT_COUNT);
   private readonly fetched: Float64Array;
@@ -339,6 +346,7 @@ class SynapseVm implements SynapsePolicy {
     this.bound = new OutlierBound(L, M, true);
     this.upKeys = new Float64Array(M);
     this.pickedAt = new Int32Array(M);
+    this.copyUsAt = new Float64Array(T * 17).fill(Number.NaN);
     this.fetched = new Float64Array(T);
     this.fetchedBytes = new Float64Array(T);
     this.stagedIn = new Float64Array(T);
@@ -739,6 +747,19 @@ class SynapseVm implements SynapsePolicy {
     return true;
   }
 
+  /** the least µs of one block's copy into HBM from a tier below it, over every precision (−Infinity where one is not a number) */
+  private leastCopyUs(cache: PolicyView['cache']): number {
+    let least = Infinity;
+    for (let t = 1; t < this.T; t++) {
+      for (const bits of [16, 8, 4, 3, 2]) {
+        const us = this.cost.of(t, cache.bytesOf(bits));
+        if (Number.isNaN(us)) return -Infinity;
+        if (us < least) least = us;
+      }
+    }
+    return least;
+  }
+
   /** a timed decision's staging: the forecast's blocks below L1 while their copies fit, then (predictive) the probes and skips */
   private stageForecast(v: PolicyView, act: Actions, K: number, created: number): void {
     const o = this.o;
@@ -791,11 +812,18 @@ class SynapseVm implements SynapsePolicy {
       stagedIn[t] = 0;
       stagedBytesIn[t] = 0;
     }
+    if (Number.isNaN(this.minCopyUs)) this.minCopyUs = this.leastCopyUs(cache);
+    const minUs = this.minCopyUs;
+    const copyUsAt = this.copyUsAt;
     for (let i = 0; i < best; i++) {
+      // (no copy fits: every one left would be passed over below)
+      if (minUs > this.dLeft) break;
       const b = cand[i];
       const t = cache.tierOf(l, b);
-      const bytes = cache.bytesOf(cache.bitsOf(l, b));
-      const us = cost.of(t, bytes);
+      const bits = cache.bitsOf(l, b);
+      const bytes = cache.bytesOf(bits);
+      let us = copyUsAt[t * 17 + bits];
+      if (us !== us) us = copyUsAt[t * 17 + bits] = cost.of(t, bytes);
       if (us > this.dLeft) continue;
       if (!act.prefetch(l, b)) continue;
       this.dLeft -= us;
