@@ -9,7 +9,8 @@
  * lowest-saliency unguarded blocks go to L2; when L2 overflows, its lowest-saliency blocks go to L3.
  * Victims are the bottom-k by quickselect (linear time), not a sort; the one victim of a one-block
  * overflow (and of a promotion) comes from the layer's L1 blocks outside the window, or its L2 blocks,
- * kept in saliency order (synapse-cold-order.ts), not a scan. Guards: the anchors; outliers (a
+ * kept in saliency order (synapse-cold-order.ts), not a scan, and so do the few victims of most L2
+ * overflows (SynapsePaths.l2FromOrder). Guards: the anchors; outliers (a
  * block whose key norm exceeds mean + outlier_sigma·σ of its layer's live blocks is never quantized:
  * it moves down at FP16); hot blocks (observed mass ≥ promote_ratio × the layer's mean share within
  * the last hot_steps steps) leave L1 only when no other unguarded block can.
