@@ -148,6 +148,9 @@ export interface SynapsePaths {
 
 const ALL_PATHS: SynapsePaths = { fusedObserve: true, promoteFromHigh: true, l2FromOrder: true };
 
+/** the precisions a block can be stored at (the cache's) */
+const STORED_BITS = [16, 8, 4, 3, 2] as const;
+
 /** L2 overflows of at most this many blocks take their victims from the L2 cold order (SynapsePaths.l2FromOrder) */
 const L2_FROM_ORDER_MAX = 16;
 
@@ -251,10 +254,14 @@ class SynapseVm implements SynapsePolicy {
    */
   private readonly pickedAt: Int32Array;
   private pickMark = 1;
-  /** per (tier, bits), at tier · 17 + bits: µs of one copy of a block of those bits from the tier (cost.of; NaN until asked) */
+  /**
+   * per (tier, bits), at tier · 17 + bits: µs of one copy of a block of those bits from the tier
+   * (cost.of), written for the tiers below L1 at every untimed (prefill) decision (NaN before; a
+   * staging fills what is still NaN)
+   */
   private readonly copyUsAt: Float64Array;
   /**
-   * the least of those over the tiers below L1 and every precision (NaN until the first staging;
+   * the least of those over the tiers below L1 and every precision (NaN until written with them;
    * −Infinity where one is not a number): with less copy time left no block's copy fits
    */
   private minCopyUs = Number.NaN;
@@ -547,6 +554,7 @@ class SynapseVm implements SynapsePolicy {
     this.overflowL1(v, K, tL2);
     this.overflowL2(v, act, K, created, ordered, tL2, tL3);
     if (timed) this.stageForecast(v, act, K, created);
+    else this.copyTable(cache);
   }
 
   /** promotion back: blocks below L1 that were hot at the layer's latest observation (a timed decision) */
@@ -748,11 +756,21 @@ class SynapseVm implements SynapsePolicy {
     return true;
   }
 
+  /**
+   * copyUsAt and minCopyUs written out. (Called at every untimed decision, so that a replay's stagings
+   * find them written: filling them at a replay's first staging would be a branch that code compiled
+   * for stageForecast during an earlier replay has no type feedback for, and throws away.)
+   */
+  private copyTable(cache: PolicyView['cache']): void {
+    for (let t = 1; t < this.T; t++) for (const bits of STORED_BITS) this.copyUsAt[t * 17 + bits] = this.cost.of(t, cache.bytesOf(bits));
+    this.minCopyUs = this.leastCopyUs(cache);
+  }
+
   /** the least µs of one block's copy into HBM from a tier below it, over every precision (−Infinity where one is not a number) */
   private leastCopyUs(cache: PolicyView['cache']): number {
     let least = Infinity;
     for (let t = 1; t < this.T; t++) {
-      for (const bits of [16, 8, 4, 3, 2]) {
+      for (const bits of STORED_BITS) {
         const us = this.cost.of(t, cache.bytesOf(bits));
         if (Number.isNaN(us)) return -Infinity;
         if (us < least) least = us;
