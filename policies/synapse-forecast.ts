@@ -143,7 +143,11 @@ export class SynapseForecast {
 
   /** the layer whose observation layer l's forecast reads (at the same step; layer 0 reads layer L−1 of the step before) */
   private prevLayer(l: number): number {
-    return l > 0 ? l - 1 : this.layers - 1;
+    // (l − 1, plus the layer count where that is −1: without a branch, so that the count is read at
+    // every call; a read made for layer 0 only has no type feedback in code compiled during a replay's
+    // first steps, where the callers that read layer 0's observation this way run)
+    const p = l - 1;
+    return p + (this.layers & (p >> 31));
   }
 
   /** true when the layer layer l's forecast reads at `step` has its observation for it (never with one layer) */

@@ -265,6 +265,15 @@ class SynapseVm implements SynapsePolicy {
    * −Infinity where one is not a number): with less copy time left no block's copy fits
    */
   private minCopyUs = Number.NaN;
+  /**
+   * the staging's list of prefetches (Actions.prefetchBlocks): the blocks, the copy time left before
+   * each, its place among the candidates, its tier and bytes
+   */
+  private readonly plan: Int32Array;
+  private readonly planLeft: Float64Array;
+  private readonly planAt: Int32Array;
+  private readonly planTier: Int32Array;
+  private readonly planBytes: Float64Array;
   /** the counts report() gives, indexed by the STAT_* constants (numbers that stay doubles: an object literal's counters change representation as they grow, and a new policy's literal then comes with another map) */
   private readonly stats = new Float64Array(STAT_COUNT);
   private readonly fetched: Float64Array;
@@ -355,6 +364,11 @@ class SynapseVm implements SynapsePolicy {
     this.upKeys = new Float64Array(M);
     this.pickedAt = new Int32Array(M);
     this.copyUsAt = new Float64Array(T * 17).fill(Number.NaN);
+    this.plan = new Int32Array(M);
+    this.planLeft = new Float64Array(M);
+    this.planAt = new Int32Array(M);
+    this.planTier = new Int32Array(M);
+    this.planBytes = new Float64Array(M);
     this.fetched = new Float64Array(T);
     this.fetchedBytes = new Float64Array(T);
     this.stagedIn = new Float64Array(T);
@@ -834,24 +848,75 @@ class SynapseVm implements SynapsePolicy {
     if (Number.isNaN(this.minCopyUs)) this.minCopyUs = this.leastCopyUs(cache);
     const minUs = this.minCopyUs;
     const copyUsAt = this.copyUsAt;
-    for (let i = 0; i < best; i++) {
-      // (no copy fits: every one left would be passed over below)
-      if (minUs > this.dLeft) break;
-      const b = cand[i];
-      const t = cache.tierOf(l, b);
-      const bits = cache.bitsOf(l, b);
-      const bytes = cache.bytesOf(bits);
-      let us = copyUsAt[t * 17 + bits];
-      if (us !== us) us = copyUsAt[t * 17 + bits] = cost.of(t, bytes);
-      if (us > this.dLeft) continue;
-      if (!act.prefetch(l, b)) continue;
-      this.dLeft -= us;
-      st[nSt++] = b;
-      stagedMask[b] = 1;
-      stagedIn[t]++;
-      stagedBytesIn[t] += bytes;
-      stats[STAT_STAGED]++;
-      stats[STAT_STAGED_BYTES] += bytes;
+    if (act.prefetchBlocks === undefined) {
+      for (let i = 0; i < best; i++) {
+        // (no copy fits: every one left would be passed over below)
+        if (minUs > this.dLeft) break;
+        const b = cand[i];
+        const t = cache.tierOf(l, b);
+        const bits = cache.bitsOf(l, b);
+        const bytes = cache.bytesOf(bits);
+        let us = copyUsAt[t * 17 + bits];
+        if (us !== us) us = copyUsAt[t * 17 + bits] = cost.of(t, bytes);
+        if (us > this.dLeft) continue;
+        if (!act.prefetch(l, b)) continue;
+        this.dLeft -= us;
+        st[nSt++] = b;
+        stagedMask[b] = 1;
+        stagedIn[t]++;
+        stagedBytesIn[t] += bytes;
+        stats[STAT_STAGED]++;
+        stats[STAT_STAGED_BYTES] += bytes;
+      }
+    } else {
+      // the same prefetches handed over as lists: the candidates from i whose copies fit, as the calls
+      // one by one take them where none is refused (with the copy time left before each); where one is
+      // refused, the copy time is what it was before it and the candidates after it are planned again
+      const plan = this.plan;
+      const planLeft = this.planLeft;
+      const planAt = this.planAt;
+      const planTier = this.planTier;
+      const planBytes = this.planBytes;
+      let i = 0;
+      while (i < best) {
+        let left = this.dLeft;
+        let np = 0;
+        for (; i < best; i++) {
+          // (no copy fits: every one left would be passed over below)
+          if (minUs > left) break;
+          const b = cand[i];
+          const t = cache.tierOf(l, b);
+          const bits = cache.bitsOf(l, b);
+          let us = copyUsAt[t * 17 + bits];
+          if (us !== us) us = copyUsAt[t * 17 + bits] = cost.of(t, cache.bytesOf(bits));
+          if (us > left) continue;
+          plan[np] = b;
+          planLeft[np] = left;
+          planAt[np] = i;
+          planTier[np] = t;
+          planBytes[np] = cache.bytesOf(bits);
+          np++;
+          left -= us;
+        }
+        const took = np === 0 ? 0 : act.prefetchBlocks(l, plan, 0, np);
+        for (let j = 0; j < took; j++) {
+          const b = plan[j];
+          const t = planTier[j];
+          const bytes = planBytes[j];
+          st[nSt++] = b;
+          stagedMask[b] = 1;
+          stagedIn[t]++;
+          stagedBytesIn[t] += bytes;
+          stats[STAT_STAGED]++;
+          stats[STAT_STAGED_BYTES] += bytes;
+        }
+        if (took === np) {
+          this.dLeft = left;
+          break;
+        }
+        this.dLeft = planLeft[took];
+        i = planAt[took] + 1;
+      }
     }
     judgedStep[l] = s;
     // (the mask is kept, not copied: it stays as it is until the layer's next decision, after this one's truth)

@@ -592,6 +592,54 @@ export class ReplayDriver<H> implements Actions {
     return true;
   }
 
+  /**
+   * prefetch(layer, blocks[j]) for j = from, from + 1, ... below count, in that order, until one is
+   * refused: returns its index (count when none was). The same stages, refusals and counts as those
+   * calls; a run of blocks in one tier that each have room is staged in one pass.
+   */
+  prefetchBlocks(layer: number, blocks: ArrayLike<number>, from: number, count: number): number {
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L)) {
+      if (from >= count) return count;
+      this.prefetch(layer, blocks[from]);
+      return from;
+    }
+    const c = this.cache;
+    const base = layer * this.M;
+    const created = c.created[layer];
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    const bytesOf = this.bytesByBits;
+    for (let j = from; j < count; ) {
+      const b = blocks[j];
+      const t = b >= 0 && b < created && b === Math.floor(b) ? tiers[base + b] : 0;
+      // this block and those after it that are live in the same tier below HBM, while each has room
+      // there (what is left unstaged of the tier: its bytes less those staged, these included)
+      let e = j;
+      let bytes = 0;
+      if (t > 0) {
+        const room = c.bytesIn(layer, t) - this.staged[layer * this.T + t];
+        for (; e < count; e++) {
+          const x = blocks[e];
+          if (!(x >= 0 && x < created && x === Math.floor(x)) || tiers[base + x] !== t) break;
+          const bx = bytesOf[bitsAt[base + x]];
+          if (room - bytes < bx) break;
+          bytes += bx;
+        }
+      }
+      if (e === j) {
+        // (not taken so: prefetch() refuses it with its reason)
+        if (!this.prefetch(layer, b)) return j;
+        j++;
+        continue;
+      }
+      this.stageListed(layer, t, bitsAt[base + b], bytes, blocks, j, e);
+      this.count('prefetch');
+      this.pendingN += e - j - 1;
+      j = e;
+    }
+    return count;
+  }
+
   prefetchOffloaded(layer: number): void {
     if (!(layer >= 0 && layer < this.L)) {
       this.refuse('prefetch', `layer ${layer} does not exist (layers: 0..${this.L - 1})`);
@@ -948,42 +996,18 @@ export class ReplayDriver<H> implements Actions {
    * block fills its slot, so the next slot starts where it ends); a quantized block ends its run.
    */
   private stageBytes(layer: number, tier: number, bits: number, bytes: number, blocks: number[]): void {
-    const runBits = this.cache.runBits;
-    // the decision's moves so far reach the executor before this stage, in the policy's order
-    if (this.batches.size !== 0) this.flush();
-    this.staged[layer * this.T + tier] += bytes;
-    const first = this.stagedAny[layer] === 0;
-    this.stagedAny[layer] = 1;
-    this.stagingBytes += bytes;
-    if (this.stagingBytes > this.counts.peakStagingBytes) this.counts.peakStagingBytes = this.stagingBytes;
+    if (blocks.length > 0) {
+      this.stageListed(layer, tier, bits, bytes, blocks, 0, blocks.length);
+      return;
+    }
+    const first = this.stageCount(layer, tier, bytes);
     if (!this.timed) return;
     // a bulk stage (no blocks listed) copies every offloaded block of the layer in `tier` not yet staged
+    const runBits = this.cache.runBits;
     const c = this.cache;
     const base = layer * this.M;
     let runs: number;
-    if (blocks.length > 0) {
-      const list = this.stagedList[layer];
-      for (const b of blocks) {
-        this.stagedMask[base + b] = 1;
-        list.push(b);
-      }
-      // listed prefetches of one layer and tier in a row are one stage (emitStage)
-      if (this.runLayer !== layer || this.runTier !== tier) {
-        this.emitStage();
-        this.runLayer = layer;
-        this.runTier = tier;
-        this.runFirstBits = bits;
-      }
-      const bitsAt = c.bits;
-      for (const b of blocks) {
-        this.runBlocks.push(b);
-        if (!(this.runLastFull && b === this.runLast + 1)) this.runRuns++;
-        this.runLast = b;
-        this.runLastFull = bitsAt[base + b] === runBits;
-      }
-      this.runBytes += bytes;
-      return;
-    } else if (first) {
+    if (first) {
       this.bulkStaged[layer] = 1;
       // nothing of the layer staged yet: every block in `tier` is staged, in the cache's runs
       runs = c.runsIn(layer, tier);
@@ -1018,6 +1042,57 @@ export class ReplayDriver<H> implements Actions {
     b.bytesFrom = b.bytesTo = bytes;
     b.runs = runs;
     this.pending[layer].push(this.executor.stage(b));
+  }
+
+  /**
+   * A stage's accounting (the decision's moves so far are handed over first, in the policy's order):
+   * `bytes` of the layer's `tier` staged. True when nothing of the layer was staged before.
+   */
+  private stageCount(layer: number, tier: number, bytes: number): boolean {
+    if (this.batches.size !== 0) this.flush();
+    this.staged[layer * this.T + tier] += bytes;
+    const first = this.stagedAny[layer] === 0;
+    this.stagedAny[layer] = 1;
+    this.stagingBytes += bytes;
+    if (this.stagingBytes > this.counts.peakStagingBytes) this.counts.peakStagingBytes = this.stagingBytes;
+    return first;
+  }
+
+  /**
+   * The listed prefetches of blocks[from, to), all in the layer's `tier` (`bits`: the first one's
+   * precision; `bytes`: theirs in all), as stageBytes takes a list: marked staged and gathered into the
+   * stage of the layer's listed prefetches from that tier (emitStage), in that order. (The byte counts
+   * are whole numbers: one sum gives what a sum per block gives, the peak included.)
+   */
+  private stageListed(layer: number, tier: number, bits: number, bytes: number, blocks: ArrayLike<number>, from: number, to: number): void {
+    this.stageCount(layer, tier, bytes);
+    if (!this.timed) return;
+    const runBits = this.cache.runBits;
+    const base = layer * this.M;
+    const list = this.stagedList[layer];
+    const mask = this.stagedMask;
+    for (let j = from; j < to; j++) {
+      const b = blocks[j];
+      mask[base + b] = 1;
+      list.push(b);
+    }
+    // listed prefetches of one layer and tier in a row are one stage (emitStage)
+    if (this.runLayer !== layer || this.runTier !== tier) {
+      this.emitStage();
+      this.runLayer = layer;
+      this.runTier = tier;
+      this.runFirstBits = bits;
+    }
+    const bitsAt = this.cache.bits;
+    const run = this.runBlocks;
+    for (let j = from; j < to; j++) {
+      const b = blocks[j];
+      run.push(b);
+      if (!(this.runLastFull && b === this.runLast + 1)) this.runRuns++;
+      this.runLast = b;
+      this.runLastFull = bitsAt[base + b] === runBits;
+    }
+    this.runBytes += bytes;
   }
 
   /**
