@@ -271,12 +271,15 @@ export class SynapseForecast {
       // reaches theta only where the previous layer's mass is near theta, so only its kept high
       // blocks (in listed form their masses; ascending) can
       const from = count;
-      // (as above: no branch on the mask, the self score or f)
+      // (as above: no branch on the mask, the self score or f.) A block counts only with a self score
+      // below highFrom, so its f is at most α·c + β·highFrom as computed (rounding keeps the order of
+      // products by β ≥ 0 and of sums): a block with that below theta is not read further
+      const bHigh = beta * highFrom;
       ns = 0;
       for (let j = 0, hp = this.highCount[prev]; j < hp; j++) {
         const b = high[pbase + j];
         sel[ns] = j;
-        ns += +(b < n) & mask[b];
+        ns += +(b < n) & mask[b] & +(alpha * hv[pbase + j] + bHigh >= theta);
       }
       for (let q = 0; q < ns; q++) {
         const j = sel[q];
