@@ -776,22 +776,21 @@ class SynapseVm implements SynapsePolicy {
    * for stageForecast during an earlier replay has no type feedback for, and throws away.)
    */
   private copyTable(cache: PolicyView['cache']): void {
-    for (let t = 1; t < this.T; t++) for (const bits of STORED_BITS) this.copyUsAt[t * 17 + bits] = this.cost.of(t, cache.bytesOf(bits));
-    this.minCopyUs = this.leastCopyUs(cache);
-  }
-
-  /** the least µs of one block's copy into HBM from a tier below it, over every precision (−Infinity where one is not a number) */
-  private leastCopyUs(cache: PolicyView['cache']): number {
+    const at = this.copyUsAt;
     let least = Infinity;
     for (let t = 1; t < this.T; t++) {
-      for (const bits of STORED_BITS) {
+      for (let k = 0; k < STORED_BITS.length; k++) {
+        const bits = STORED_BITS[k];
         const us = this.cost.of(t, cache.bytesOf(bits));
-        if (Number.isNaN(us)) return -Infinity;
-        if (us < least) least = us;
+        at[t * 17 + bits] = us;
+        // (a copy time that is not a number: −Infinity, and the staging never stops early)
+        if (us !== us) least = -Infinity;
+        else if (us < least) least = us;
       }
     }
-    return least;
+    this.minCopyUs = least;
   }
+
 
   /** a timed decision's staging: the forecast's blocks below L1 while their copies fit, then (predictive) the probes and skips */
   private stageForecast(v: PolicyView, act: Actions, K: number, created: number): void {
@@ -845,7 +844,7 @@ class SynapseVm implements SynapsePolicy {
       stagedIn[t] = 0;
       stagedBytesIn[t] = 0;
     }
-    if (Number.isNaN(this.minCopyUs)) this.minCopyUs = this.leastCopyUs(cache);
+    // (NaN, before copyTable: no early stop, as no comparison with it holds)
     const minUs = this.minCopyUs;
     const copyUsAt = this.copyUsAt;
     if (act.prefetchBlocks === undefined) {
