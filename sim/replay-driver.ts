@@ -93,8 +93,13 @@ export class ReplayDriver<H> implements Actions {
   // that stages gives the driver another map, and code compiled for one replay's driver would meet
   // the next one's as a wrong map; it is summed and compared only, where −0 is 0)
   private stagingBytes = -0;
-  /** batches collected during one decision, flushed to the executor after it; the key and batch batch() used last */
-  private readonly batches = new Map<number, MoveBatch>();
+  /**
+   * batches collected during one decision, in the order they were made, flushed to the executor after
+   * it, and the key of each (one number per layer, reason, tiers and precisions: see batch()); a
+   * decision makes few, found by a scan of the keys (no Map, whose clear() makes a new table each flush)
+   */
+  private readonly batchList: MoveBatch[] = objectArray();
+  private readonly batchKeys: number[] = doubleArray(0);
   /** flushed batches, emptied, for later batches to take (the executor reads a batch during its move() call only) */
   private readonly batchPool: MoveBatch[] = objectArray();
   private lastKey = NO_KEY;
@@ -960,10 +965,17 @@ export class ReplayDriver<H> implements Actions {
     return e;
   }
 
+  /** the batch of this decision with `key`, if one was made */
+  private batchWith(key: number): MoveBatch | undefined {
+    const keys = this.batchKeys;
+    for (let i = 0; i < keys.length; i++) if (keys[i] === key) return this.batchList[i];
+    return undefined;
+  }
+
   private batch(layer: number, block: number, reason: TransferReason, fromTier: number, toTier: number, fromBits: number, toBits: number): void {
-    // one number per (layer, reason, tiers, precisions): the Map keeps insertion order, as with text keys
+    // one number per (layer, reason, tiers, precisions)
     const key = ((((layer * REASON_COUNT + reasonIndex(reason)) * this.T + fromTier) * this.T + toTier) * 17 + fromBits) * 17 + toBits;
-    let b = key === this.lastKey ? this.lastBatch : this.batches.get(key);
+    let b = key === this.lastKey ? this.lastBatch : this.batchWith(key);
     if (!b) {
       b = this.batchPool.pop();
       if (b === undefined) b = newBatch(layer, reason, fromTier, toTier, fromBits, toBits);
@@ -976,7 +988,8 @@ export class ReplayDriver<H> implements Actions {
         b.toBits = toBits;
         b.bytesFrom = b.bytesTo = b.runs = 0;
       }
-      this.batches.set(key, b);
+      this.batchList.push(b);
+      this.batchKeys.push(key);
     }
     this.lastKey = key;
     this.lastBatch = b;
@@ -1049,7 +1062,7 @@ export class ReplayDriver<H> implements Actions {
    * `bytes` of the layer's `tier` staged. True when nothing of the layer was staged before.
    */
   private stageCount(layer: number, tier: number, bytes: number): boolean {
-    if (this.batches.size !== 0) this.flush();
+    if (this.batchList.length !== 0) this.flush();
     this.staged[layer * this.T + tier] += bytes;
     const first = this.stagedAny[layer] === 0;
     this.stagedAny[layer] = 1;
@@ -1166,15 +1179,18 @@ export class ReplayDriver<H> implements Actions {
   }
 
   private flush(): void {
-    if (this.batches.size === 0) return;
+    if (this.batchList.length === 0) return;
     // (the moves were decided after the prefetches gathered so far)
     this.emitStage();
-    for (const b of this.batches.values()) {
+    const list = this.batchList;
+    for (let i = 0; i < list.length; i++) {
+      const b = list[i];
       b.bytesFrom = bytesOfBatch(b.blocks.length, this.bytesByBits[b.fromBits]);
       b.bytesTo = bytesOfBatch(b.blocks.length, this.bytesByBits[b.toBits]);
     }
     if (this.slotsPlaced) this.slotFlush();
-    for (const b of this.batches.values()) {
+    for (let i = 0; i < list.length; i++) {
+      const b = list[i];
       if (!this.slotsPlaced || (b.fromTier !== 0 && b.toTier !== 0)) b.runs = this.batchRuns(b);
       const h = this.executor.move(b);
       // a block promoted into HBM must arrive before its layer's attention
@@ -1186,12 +1202,19 @@ export class ReplayDriver<H> implements Actions {
   private clearBatches(): void {
     // (the batches go back to the pool, their lists emptied by pops: their room kept)
     const pool = this.batchPool;
-    for (const b of this.batches.values()) {
+    const batches = this.batchList;
+    for (let i = 0; i < batches.length; i++) {
+      const b = batches[i];
       const list = b.blocks;
       while (list.length !== 0) list.pop();
       pool.push(b);
     }
-    this.batches.clear();
+    // (emptied by pops, their room kept)
+    const keys = this.batchKeys;
+    while (batches.length !== 0) {
+      batches.pop();
+      keys.pop();
+    }
     this.lastKey = NO_KEY;
     this.lastBatch = undefined;
   }
@@ -1227,9 +1250,13 @@ export class ReplayDriver<H> implements Actions {
    */
   private slotFlush(): void {
     if (!this.flushMulti) {
-      for (const b of this.batches.values()) if (b.fromTier === 0 || b.toTier === 0) b.runs = this.slotRuns(b, b.blocks);
+      const list = this.batchList;
+      for (let i = 0; i < list.length; i++) {
+        const b = list[i];
+        if (b.fromTier === 0 || b.toTier === 0) b.runs = this.slotRuns(b, b.blocks);
+      }
     } else {
-      const batches = [...this.batches.values()];
+      const batches = [...this.batchList];
       for (const b of batches) if (b.fromTier === 0 || b.toTier === 0) b.runs = 0;
       const start = (i: number): [number, number] => {
         const code = this.flushMark[i] - this.flushBase - FLUSH_START_OFFSET;
