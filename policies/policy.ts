@@ -62,6 +62,12 @@ export interface Actions {
   promoteBlocks?(layer: number, blocks: ArrayLike<number>, from: number, count: number): number;
   /** stage a copy of an offloaded block in HBM for its next attention (transient, not resident) */
   prefetch(layer: number, block: number): boolean;
+  /**
+   * Optional. prefetch(layer, blocks[j]) for j = from, from + 1, ... below count, in that order, until
+   * one is refused: returns its index (count when none was). The same effects as those calls, with
+   * less work per block.
+   */
+  prefetchBlocks?(layer: number, blocks: ArrayLike<number>, from: number, count: number): number;
   /** stage every offloaded live block of `layer` (a layer-ahead stream, as offloading engines do) */
   prefetchOffloaded(layer: number): void;
   pin(layer: number, block: number): void;

@@ -122,13 +122,9 @@ export class ColdOrder {
     }
     // the appended entries in (key, id) order, then merged with the sorted ones
     const m = n - s0;
-    const order = this.order.subarray(0, m);
+    const order = this.order;
     for (let j = 0; j < m; j++) order[j] = s0 + j;
-    order.sort((a, b) => {
-      const ka = keys[base + a];
-      const kb = keys[base + b];
-      return ka < kb ? -1 : ka > kb ? 1 : ids[base + a] - ids[base + b];
-    });
+    sortPlaces(order, 0, m - 1, keys, ids, base);
     const mi = this.mergedIds;
     const mk = this.mergedKeys;
     let i = 0;
@@ -349,6 +345,61 @@ export class ColdOrder {
       move(this.ids, this.keys, at + i, at + i + 1, at + n + 1);
     }
   }
+}
+
+/**
+ * Sort the places order[lo..hi] of a row's entries (at base + place in keys and ids) by (key, id)
+ * ascending, keys not NaN: the ids differ, so every pair is ordered and any sort gives this order.
+ * Quicksort down to short parts, then insertion sort (the comparisons written out: no function per
+ * comparison).
+ */
+function sortPlaces(order: Int32Array, lo: number, hi: number, keys: Float64Array, ids: Int32Array, base: number): void {
+  while (hi - lo > 16) {
+    // median of three as the pivot, moved to hi
+    const mid = (lo + hi) >>> 1;
+    if (placeBefore(order[mid], order[lo], keys, ids, base)) swapPlaces(order, mid, lo);
+    if (placeBefore(order[hi], order[lo], keys, ids, base)) swapPlaces(order, hi, lo);
+    if (placeBefore(order[mid], order[hi], keys, ids, base)) swapPlaces(order, mid, hi);
+    const p = order[hi];
+    let i = lo;
+    for (let j = lo; j < hi; j++) {
+      if (placeBefore(order[j], p, keys, ids, base)) {
+        swapPlaces(order, i, j);
+        i++;
+      }
+    }
+    swapPlaces(order, i, hi);
+    // the shorter part first (recursion depth O(log n)), the longer one in this loop
+    if (i - lo < hi - i) {
+      sortPlaces(order, lo, i - 1, keys, ids, base);
+      lo = i + 1;
+    } else {
+      sortPlaces(order, i + 1, hi, keys, ids, base);
+      hi = i - 1;
+    }
+  }
+  for (let i = lo + 1; i <= hi; i++) {
+    const a = order[i];
+    let j = i - 1;
+    while (j >= lo && placeBefore(a, order[j], keys, ids, base)) {
+      order[j + 1] = order[j];
+      j--;
+    }
+    order[j + 1] = a;
+  }
+}
+
+/** whether the entry at place a comes before the one at place b: a lower key, or the same key and a lower id */
+function placeBefore(a: number, b: number, keys: Float64Array, ids: Int32Array, base: number): boolean {
+  const ka = keys[base + a];
+  const kb = keys[base + b];
+  return ka < kb || (!(ka > kb) && ids[base + a] < ids[base + b]);
+}
+
+function swapPlaces(order: Int32Array, i: number, j: number): void {
+  const t = order[i];
+  order[i] = order[j];
+  order[j] = t;
 }
 
 /** entries moved by copyWithin below this many (its call costs more than a loop over so few) */

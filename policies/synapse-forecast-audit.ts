@@ -19,7 +19,12 @@ export interface StepCounts {
 }
 
 export class ForecastAudit {
-  private readonly forecast: Uint8Array;
+  /**
+   * per layer: its recorded forecast as bits (rows of `words` 32-bit words; block b at bit b % 32 of
+   * word b >> 5): a row of a few cache lines, which the truth's reads at scattered blocks find warm
+   */
+  private readonly forecast: Int32Array;
+  private readonly words: number;
   private readonly offloaded: Uint8Array;
   /** per layer: the caller's mask of its recorded decision when begin() kept it (not copied), else null */
   private readonly kept: (Uint8Array | null)[];
@@ -41,7 +46,8 @@ export class ForecastAudit {
     readonly layers: number,
     readonly maxBlocks: number,
   ) {
-    this.forecast = new Uint8Array(layers * maxBlocks);
+    this.words = (maxBlocks + 31) >> 5;
+    this.forecast = new Int32Array(layers * this.words);
     this.offloaded = new Uint8Array(layers * maxBlocks);
     this.forecastList = new Int32Array(layers * maxBlocks);
     this.forecastCount = new Int32Array(layers);
@@ -63,7 +69,12 @@ export class ForecastAudit {
   begin(l: number, step: number, n: number, isOffloaded: ((b: number) => boolean) | Uint8Array, forecast: ArrayLike<number>, count = forecast.length, keep = false): void {
     const M = this.maxBlocks;
     const base = l * M;
-    for (let i = 0; i < this.forecastCount[l]; i++) this.forecast[base + this.forecastList[base + i]] = 0;
+    const fc = this.forecast;
+    const w = l * this.words;
+    for (let i = 0; i < this.forecastCount[l]; i++) {
+      const b = this.forecastList[base + i];
+      fc[w + (b >> 5)] &= ~(1 << (b & 31));
+    }
     this.kept[l] = null;
     if (keep && typeof isOffloaded !== 'function') this.kept[l] = isOffloaded;
     else if (typeof isOffloaded === 'function') {
@@ -77,8 +88,8 @@ export class ForecastAudit {
     let distinct = 0;
     for (let i = 0; i < count; i++) {
       const b = forecast[i];
-      if (this.forecast[base + b] === 1) continue;
-      this.forecast[base + b] = 1;
+      if ((fc[w + (b >> 5)] >>> (b & 31)) & 1) continue;
+      fc[w + (b >> 5)] |= 1 << (b & 31);
       this.forecastList[base + distinct++] = b;
     }
     this.forecastCount[l] = distinct;
@@ -95,11 +106,12 @@ export class ForecastAudit {
     const base = l * this.maxBlocks;
     const off = this.offloadedOf(l);
     const ob = off === this.offloaded ? base : 0;
+    const w = l * this.words;
     let hits = 0;
     let forecast = 0;
     let truth = 0;
     for (let b = 0; b < n; b++) {
-      const f = this.forecast[base + b];
+      const f = this.inForecast(w, b);
       forecast += f;
       if (!off[ob + b]) continue;
       const m = massOf(b);
@@ -126,6 +138,7 @@ export class ForecastAudit {
     const base = l * this.maxBlocks;
     const off = this.offloadedOf(l);
     const ob = off === this.offloaded ? base : 0;
+    const w = l * this.words;
     let hits = 0;
     let forecast = 0;
     let truth = 0;
@@ -134,7 +147,7 @@ export class ForecastAudit {
         const b = idx[i];
         if (b < n && off[ob + b] && mass[i] >= theta) {
           truth++;
-          hits += this.forecast[base + b];
+          hits += this.inForecast(w, b);
         }
       }
       for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
@@ -142,7 +155,7 @@ export class ForecastAudit {
       const at = this.listedAt;
       if (idx !== null) for (let i = 0; i < idx.length; i++) at[idx[i]] = i;
       for (let b = 0; b < n; b++) {
-        const f = this.forecast[base + b];
+        const f = this.inForecast(w, b);
         forecast += f;
         if (!off[ob + b]) continue;
         if (!attended[b]) {
@@ -170,6 +183,7 @@ export class ForecastAudit {
     const base = l * this.maxBlocks;
     const off = this.offloadedOf(l);
     const ob = off === this.offloaded ? base : 0;
+    const w = l * this.words;
     let hits = 0;
     let forecast = 0;
     let truth = 0;
@@ -177,7 +191,7 @@ export class ForecastAudit {
       const b = heavy[i];
       if (b < n && off[ob + b]) {
         truth++;
-        hits += this.forecast[base + b];
+        hits += this.inForecast(w, b);
       }
     }
     for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
@@ -195,6 +209,7 @@ export class ForecastAudit {
     const off = this.offloadedOf(l);
     const ob = off === this.offloaded ? base : 0;
     const fc = this.forecast;
+    const w = l * this.words;
     let hits = 0;
     let forecast = 0;
     let truth = 0;
@@ -204,11 +219,16 @@ export class ForecastAudit {
       const b = ids[from + j];
       const t = +(vals[from + j] >= theta) & +(b < n) & off[ob + b];
       truth += t;
-      hits += t & fc[base + b];
+      hits += t & (fc[w + (b >> 5)] >>> (b & 31));
     }
     for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
     this.pending[l] = -2;
     this.add(step, hits, forecast, truth);
+  }
+
+  /** 1 when block b is in the recorded forecast of the layer whose bits start at word w, else 0 */
+  private inForecast(w: number, b: number): number {
+    return (this.forecast[w + (b >> 5)] >>> (b & 31)) & 1;
   }
 
   private add(step: number, hits: number, forecast: number, truth: number): void {

@@ -65,7 +65,7 @@ export class SynapseForecast {
    * = formU[l], a block's value in layer l's form is formMass at one place found without a branch:
    * see formAt()
    */
-  private readonly formPos: Int32Array;
+  private readonly formPos: Int16Array | Int32Array;
   /** per layer: step of its latest observation (−2: none) */
   private readonly curStep: Int32Array;
   /**
@@ -118,7 +118,9 @@ export class SynapseForecast {
     this.formU = new Float64Array(layers);
     this.formStep = new Int32Array(layers);
     this.formMass = new Float64Array(n + layers);
-    this.formPos = new Int32Array(n);
+    // (16-bit places where every place fits: rows half as long, whose scattered stores and reads
+    // touch half the cache lines)
+    this.formPos = maxBlocks <= 0x7fff ? new Int16Array(n) : new Int32Array(n);
     this.curStep = new Int32Array(layers).fill(-2);
     this.curListed = new Int32Array(n);
     this.curListedCount = new Int32Array(layers);
@@ -143,7 +145,11 @@ export class SynapseForecast {
 
   /** the layer whose observation layer l's forecast reads (at the same step; layer 0 reads layer L−1 of the step before) */
   private prevLayer(l: number): number {
-    return l > 0 ? l - 1 : this.layers - 1;
+    // (l − 1, plus the layer count where that is −1: without a branch, so that the count is read at
+    // every call; a read made for layer 0 only has no type feedback in code compiled during a replay's
+    // first steps, where the callers that read layer 0's observation this way run)
+    const p = l - 1;
+    return p + (this.layers & (p >> 31));
   }
 
   /** true when the layer layer l's forecast reads at `step` has its observation for it (never with one layer) */
@@ -267,12 +273,15 @@ export class SynapseForecast {
       // reaches theta only where the previous layer's mass is near theta, so only its kept high
       // blocks (in listed form their masses; ascending) can
       const from = count;
-      // (as above: no branch on the mask, the self score or f)
+      // (as above: no branch on the mask, the self score or f.) A block counts only with a self score
+      // below highFrom, so its f is at most α·c + β·highFrom as computed (rounding keeps the order of
+      // products by β ≥ 0 and of sums): a block with that below theta is not read further
+      const bHigh = beta * highFrom;
       ns = 0;
       for (let j = 0, hp = this.highCount[prev]; j < hp; j++) {
         const b = high[pbase + j];
         sel[ns] = j;
-        ns += +(b < n) & mask[b];
+        ns += +(b < n) & mask[b] & +(alpha * hv[pbase + j] + bHigh >= theta);
       }
       for (let q = 0; q < ns; q++) {
         const j = sel[q];
@@ -783,7 +792,7 @@ export class SynapseForecast {
  * distinct); the place is picked by arithmetic, not a branch (whether a block is listed falls
  * either way at random).
  */
-function formAt(pos: Int32Array, list: Int32Array, base: number, k: number, uPlace: number, b: number): number {
+function formAt(pos: Int16Array | Int32Array, list: Int32Array, base: number, k: number, uPlace: number, b: number): number {
   const p = pos[base + b];
   const hit = +(p < k) & +(list[base + p] === b);
   return uPlace + hit * (base + p - uPlace);

@@ -9,7 +9,8 @@
  * lowest-saliency unguarded blocks go to L2; when L2 overflows, its lowest-saliency blocks go to L3.
  * Victims are the bottom-k by quickselect (linear time), not a sort; the one victim of a one-block
  * overflow (and of a promotion) comes from the layer's L1 blocks outside the window, or its L2 blocks,
- * kept in saliency order (synapse-cold-order.ts), not a scan. Guards: the anchors; outliers (a
+ * kept in saliency order (synapse-cold-order.ts), not a scan, and so do the few victims of most L2
+ * overflows (SynapsePaths.l2FromOrder). Guards: the anchors; outliers (a
  * block whose key norm exceeds mean + outlier_sigma·σ of its layer's live blocks is never quantized:
  * it moves down at FP16); hot blocks (observed mass ≥ promote_ratio × the layer's mean share within
  * the last hot_steps steps) leave L1 only when no other unguarded block can.
@@ -136,9 +137,22 @@ export interface SynapsePaths {
   fusedObserve: boolean;
   /** the promotion back's candidates read from the forecast's kept high blocks (their masses and the tier mirror), not lastAtLeast and a lookup per block */
   promoteFromHigh: boolean;
+  /**
+   * an L2 overflow of a few blocks takes its victims one by one from the L2 cold order (the same set as
+   * the quickselect: the least saliencies, ties to the lower id) where they all make one move batch
+   * (same precisions before and after), demoted in saliency order; else (or with the order not valid)
+   * the quickselect over the layer's L2 blocks, whose order then decides which batch comes first
+   */
+  l2FromOrder: boolean;
 }
 
-const ALL_PATHS: SynapsePaths = { fusedObserve: true, promoteFromHigh: true };
+const ALL_PATHS: SynapsePaths = { fusedObserve: true, promoteFromHigh: true, l2FromOrder: true };
+
+/** the precisions a block can be stored at (the cache's) */
+const STORED_BITS = [16, 8, 4, 3, 2] as const;
+
+/** L2 overflows of at most this many blocks take their victims from the L2 cold order (SynapsePaths.l2FromOrder) */
+const L2_FROM_ORDER_MAX = 16;
 
 /** the policy with options `o` (resolved) on `setup`; `paths` turns shortcuts off (tests) */
 export function createSynapseVm(o: Options, setup: PolicySetup, paths: Partial<SynapsePaths> = {}): SynapsePolicy {
@@ -233,6 +247,33 @@ class SynapseVm implements SynapsePolicy {
   private readonly hbm: HbmBlocks;
   private readonly bound: OutlierBound;
   private readonly upKeys: Float64Array;
+  /**
+   * per block of the deciding layer: the mark of the L2 victim selection that picked it (pickMark when
+   * picked by the one running now: passed over by the L2 order's later queries of that selection).
+   * pickMark is odd between selections and even during one, so no mark matches it outside a selection
+   */
+  private readonly pickedAt: Int32Array;
+  private pickMark = 1;
+  /**
+   * per (tier, bits), at tier · 17 + bits: µs of one copy of a block of those bits from the tier
+   * (cost.of), written for the tiers below L1 at every untimed (prefill) decision (NaN before; a
+   * staging fills what is still NaN)
+   */
+  private readonly copyUsAt: Float64Array;
+  /**
+   * the least of those over the tiers below L1 and every precision (NaN until written with them;
+   * −Infinity where one is not a number): with less copy time left no block's copy fits
+   */
+  private minCopyUs = Number.NaN;
+  /**
+   * the staging's list of prefetches (Actions.prefetchBlocks): the blocks, the copy time left before
+   * each, its place among the candidates, its tier and bytes
+   */
+  private readonly plan: Int32Array;
+  private readonly planLeft: Float64Array;
+  private readonly planAt: Int32Array;
+  private readonly planTier: Int32Array;
+  private readonly planBytes: Float64Array;
   /** the counts report() gives, indexed by the STAT_* constants (numbers that stay doubles: an object literal's counters change representation as they grow, and a new policy's literal then comes with another map) */
   private readonly stats = new Float64Array(STAT_COUNT);
   private readonly fetched: Float64Array;
@@ -321,6 +362,13 @@ class SynapseVm implements SynapsePolicy {
     this.hbm = new HbmBlocks(L, M, setup.tiers.indexOf(o.l2_tier) !== setup.tiers.indexOf(o.l3_tier) ? setup.tiers.indexOf(o.l2_tier) : -1);
     this.bound = new OutlierBound(L, M, true);
     this.upKeys = new Float64Array(M);
+    this.pickedAt = new Int32Array(M);
+    this.copyUsAt = new Float64Array(T * 17).fill(Number.NaN);
+    this.plan = new Int32Array(M);
+    this.planLeft = new Float64Array(M);
+    this.planAt = new Int32Array(M);
+    this.planTier = new Int32Array(M);
+    this.planBytes = new Float64Array(M);
     this.fetched = new Float64Array(T);
     this.fetchedBytes = new Float64Array(T);
     this.stagedIn = new Float64Array(T);
@@ -350,7 +398,7 @@ class SynapseVm implements SynapsePolicy {
   /** a cold order's judge (ColdOrder.coldest): DROP a block no longer in the tier, SET_ASIDE one that may not leave */
   pass(b: number, mode: number): number {
     const v = this.dv;
-    if (mode === PASS_L2) return this.hbm.tiers[v.layer * this.M + b] === this.dL2 ? ELIGIBLE : DROP;
+    if (mode === PASS_L2) return this.hbm.tiers[v.layer * this.M + b] !== this.dL2 ? DROP : this.pickedAt[b] === this.pickMark ? SET_ASIDE : ELIGIBLE;
     const cache = v.cache;
     if (cache.tierOf(v.layer, b) !== 0) return DROP;
     // (the window, then hotness, then the pin: most blocks set aside are hot, and the pin is then not read)
@@ -520,6 +568,7 @@ class SynapseVm implements SynapsePolicy {
     this.overflowL1(v, K, tL2);
     this.overflowL2(v, act, K, created, ordered, tL2, tL3);
     if (timed) this.stageForecast(v, act, K, created);
+    else this.copyTable(cache);
   }
 
   /** promotion back: blocks below L1 that were hot at the layer's latest observation (a timed decision) */
@@ -648,6 +697,7 @@ class SynapseVm implements SynapsePolicy {
         l2Kept[l]--;
       }
     } else if (inL2 > K2) {
+      if (this.paths.l2FromOrder && inL2 - K2 <= L2_FROM_ORDER_MAX && ordered && coldL2.valid(l) && this.demoteColdestL2(inL2 - K2, act, tL2, tL3)) return;
       // the L2 blocks, ascending, with their saliency (score.get written out)
       let n = 0;
       const known = score.known(l);
@@ -676,6 +726,71 @@ class SynapseVm implements SynapsePolicy {
       }
     }
   }
+
+  /**
+   * The L2 overflow's k victims (the k L2 blocks of least saliency, ties to the lower id) from the L2
+   * cold order, one query each (a block picked is passed over by the later ones), demoted to L3 in
+   * that order where every victim's move has the same precisions before and after (one move batch,
+   * whose blocks' order no result reads: its count, bytes and sorted runs); true when done. False,
+   * having moved nothing, where the victims' moves differ in precision (the quickselect's order then
+   * says which batch comes first), or the order could not answer (not valid any more, or short of
+   * victims).
+   */
+  private demoteColdestL2(k: number, act: Actions, tL2: number, tL3: number): boolean {
+    const o = this.o;
+    const l = this.dv.layer;
+    const cache = this.dv.cache;
+    const cand = this.cand;
+    const coldL2 = this.coldL2;
+    // (a mark of its own: marks of earlier selections never match it)
+    const mark = ++this.pickMark;
+    let n = 0;
+    let same = true;
+    let first = 0;
+    for (; n < k; n++) {
+      const c = coldL2.coldest(l, this.score, this, PASS_L2);
+      if (c < 0) break;
+      this.pickedAt[c] = mark;
+      cand[n] = c;
+      const from = cache.bitsOf(l, c);
+      const key = from * 32 + Math.min(from, this.bitsFor(c, o.l3_bits));
+      if (n === 0) first = key;
+      else if (key !== first) same = false;
+    }
+    // (the picks are let go: the one-block query and later selections pass over no block)
+    this.pickMark++;
+    if (n < k || !same) return false;
+    for (let i = 0; i < k; i++) {
+      const b = cand[i];
+      if (act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), this.bitsFor(b, o.l3_bits)))) {
+        this.hbm.moved(l, b, tL2, tL3);
+        this.l2Kept[l]--;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * copyUsAt and minCopyUs written out. (Called at every untimed decision, so that a replay's stagings
+   * find them written: filling them at a replay's first staging would be a branch that code compiled
+   * for stageForecast during an earlier replay has no type feedback for, and throws away.)
+   */
+  private copyTable(cache: PolicyView['cache']): void {
+    const at = this.copyUsAt;
+    let least = Infinity;
+    for (let t = 1; t < this.T; t++) {
+      for (let k = 0; k < STORED_BITS.length; k++) {
+        const bits = STORED_BITS[k];
+        const us = this.cost.of(t, cache.bytesOf(bits));
+        at[t * 17 + bits] = us;
+        // (a copy time that is not a number: −Infinity, and the staging never stops early)
+        if (us !== us) least = -Infinity;
+        else if (us < least) least = us;
+      }
+    }
+    this.minCopyUs = least;
+  }
+
 
   /** a timed decision's staging: the forecast's blocks below L1 while their copies fit, then (predictive) the probes and skips */
   private stageForecast(v: PolicyView, act: Actions, K: number, created: number): void {
@@ -729,20 +844,78 @@ class SynapseVm implements SynapsePolicy {
       stagedIn[t] = 0;
       stagedBytesIn[t] = 0;
     }
-    for (let i = 0; i < best; i++) {
-      const b = cand[i];
-      const t = cache.tierOf(l, b);
-      const bytes = cache.bytesOf(cache.bitsOf(l, b));
-      const us = cost.of(t, bytes);
-      if (us > this.dLeft) continue;
-      if (!act.prefetch(l, b)) continue;
-      this.dLeft -= us;
-      st[nSt++] = b;
-      stagedMask[b] = 1;
-      stagedIn[t]++;
-      stagedBytesIn[t] += bytes;
-      stats[STAT_STAGED]++;
-      stats[STAT_STAGED_BYTES] += bytes;
+    // (NaN, before copyTable: no early stop, as no comparison with it holds)
+    const minUs = this.minCopyUs;
+    const copyUsAt = this.copyUsAt;
+    if (act.prefetchBlocks === undefined) {
+      for (let i = 0; i < best; i++) {
+        // (no copy fits: every one left would be passed over below)
+        if (minUs > this.dLeft) break;
+        const b = cand[i];
+        const t = cache.tierOf(l, b);
+        const bits = cache.bitsOf(l, b);
+        const bytes = cache.bytesOf(bits);
+        let us = copyUsAt[t * 17 + bits];
+        if (us !== us) us = copyUsAt[t * 17 + bits] = cost.of(t, bytes);
+        if (us > this.dLeft) continue;
+        if (!act.prefetch(l, b)) continue;
+        this.dLeft -= us;
+        st[nSt++] = b;
+        stagedMask[b] = 1;
+        stagedIn[t]++;
+        stagedBytesIn[t] += bytes;
+        stats[STAT_STAGED]++;
+        stats[STAT_STAGED_BYTES] += bytes;
+      }
+    } else {
+      // the same prefetches handed over as lists: the candidates from i whose copies fit, as the calls
+      // one by one take them where none is refused (with the copy time left before each); where one is
+      // refused, the copy time is what it was before it and the candidates after it are planned again
+      const plan = this.plan;
+      const planLeft = this.planLeft;
+      const planAt = this.planAt;
+      const planTier = this.planTier;
+      const planBytes = this.planBytes;
+      let i = 0;
+      while (i < best) {
+        let left = this.dLeft;
+        let np = 0;
+        for (; i < best; i++) {
+          // (no copy fits: every one left would be passed over below)
+          if (minUs > left) break;
+          const b = cand[i];
+          const t = cache.tierOf(l, b);
+          const bits = cache.bitsOf(l, b);
+          let us = copyUsAt[t * 17 + bits];
+          if (us !== us) us = copyUsAt[t * 17 + bits] = cost.of(t, cache.bytesOf(bits));
+          if (us > left) continue;
+          plan[np] = b;
+          planLeft[np] = left;
+          planAt[np] = i;
+          planTier[np] = t;
+          planBytes[np] = cache.bytesOf(bits);
+          np++;
+          left -= us;
+        }
+        const took = np === 0 ? 0 : act.prefetchBlocks(l, plan, 0, np);
+        for (let j = 0; j < took; j++) {
+          const b = plan[j];
+          const t = planTier[j];
+          const bytes = planBytes[j];
+          st[nSt++] = b;
+          stagedMask[b] = 1;
+          stagedIn[t]++;
+          stagedBytesIn[t] += bytes;
+          stats[STAT_STAGED]++;
+          stats[STAT_STAGED_BYTES] += bytes;
+        }
+        if (took === np) {
+          this.dLeft = left;
+          break;
+        }
+        this.dLeft = planLeft[took];
+        i = planAt[took] + 1;
+      }
     }
     judgedStep[l] = s;
     // (the mask is kept, not copied: it stays as it is until the layer's next decision, after this one's truth)

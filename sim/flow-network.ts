@@ -117,6 +117,10 @@ class Flow implements Transfer {
  */
 const SCRATCH_ROOM = 64;
 
+/** unused flows a network starts with, for send() to take (more than the transfers a replay has moving at once) */
+const FRESH_FLOWS = 16;
+const NO_ROUTE: Resource[] = [];
+
 /** a list of `n` stale entries (null), of the kind that holds objects (see objectArray) */
 function scratchList<T>(n: number): T[] {
   const a = objectArray<T | null>();
@@ -142,7 +146,9 @@ export class FlowNetwork {
   constructor(
     private readonly engine: Engine,
     private readonly priority = 1,
-  ) {}
+  ) {
+    for (let i = 0; i < FRESH_FLOWS; i++) this.fresh.push(new Flow(this, 0, 0, 0, NO_ROUTE, 0, '', null, null));
+  }
 
   addResource(name: string, GBps: number, slots = Infinity): Resource {
     if (this.resources.has(name)) throw new Error(`resource ${name} defined twice`);
@@ -172,9 +178,14 @@ export class FlowNetwork {
    */
   send(route: Resource[], bytes: number, alpha_us: number, sink: FlowSink, work = bytes): void {
     const free = this.free;
+    const fresh = this.fresh;
+    // (a finished flow, else an unused one, taken the same way: a new network's first sends take unused
+    // ones, and making new flows there instead would be a branch that code compiled while an earlier
+    // network's flows were reused has no type feedback for, and throws away)
+    const from = free.length !== 0 ? free : fresh;
     let t: Flow;
-    if (free.length !== 0) {
-      t = free.pop()!;
+    if (from.length !== 0) {
+      t = from.pop()!;
       t.reuse(this.nextId++, bytes, alpha_us, route, this.engine.now, sink, work);
     } else {
       t = new Flow(this, this.nextId++, bytes, alpha_us, route, this.engine.now, '', null, sink);
@@ -194,6 +205,8 @@ export class FlowNetwork {
   }
   /** the finished flows of send(), for it to reuse (the network holds none of them any more) */
   private readonly free: Flow[] = objectArray();
+  /** flows made with the network and not used yet, for send() to take where none has finished */
+  private readonly fresh: Flow[] = objectArray();
   /** whether send() reuses finished flows (on by default; off, every transfer is a new object) */
   reuseFlows = true;
   /** the transfer send() is starting, and whether it completed during that */

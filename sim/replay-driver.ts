@@ -93,8 +93,13 @@ export class ReplayDriver<H> implements Actions {
   // that stages gives the driver another map, and code compiled for one replay's driver would meet
   // the next one's as a wrong map; it is summed and compared only, where −0 is 0)
   private stagingBytes = -0;
-  /** batches collected during one decision, flushed to the executor after it; the key and batch batch() used last */
-  private readonly batches = new Map<number, MoveBatch>();
+  /**
+   * batches collected during one decision, in the order they were made, flushed to the executor after
+   * it, and the key of each (one number per layer, reason, tiers and precisions: see batch()); a
+   * decision makes few, found by a scan of the keys (no Map, whose clear() makes a new table each flush)
+   */
+  private readonly batchList: MoveBatch[] = objectArray();
+  private readonly batchKeys: number[] = doubleArray(0);
   /** flushed batches, emptied, for later batches to take (the executor reads a batch during its move() call only) */
   private readonly batchPool: MoveBatch[] = objectArray();
   private lastKey = NO_KEY;
@@ -592,6 +597,54 @@ export class ReplayDriver<H> implements Actions {
     return true;
   }
 
+  /**
+   * prefetch(layer, blocks[j]) for j = from, from + 1, ... below count, in that order, until one is
+   * refused: returns its index (count when none was). The same stages, refusals and counts as those
+   * calls; a run of blocks in one tier that each have room is staged in one pass.
+   */
+  prefetchBlocks(layer: number, blocks: ArrayLike<number>, from: number, count: number): number {
+    if (!(Number.isInteger(layer) && layer >= 0 && layer < this.L)) {
+      if (from >= count) return count;
+      this.prefetch(layer, blocks[from]);
+      return from;
+    }
+    const c = this.cache;
+    const base = layer * this.M;
+    const created = c.created[layer];
+    const tiers = c.tier;
+    const bitsAt = c.bits;
+    const bytesOf = this.bytesByBits;
+    for (let j = from; j < count; ) {
+      const b = blocks[j];
+      const t = b >= 0 && b < created && b === Math.floor(b) ? tiers[base + b] : 0;
+      // this block and those after it that are live in the same tier below HBM, while each has room
+      // there (what is left unstaged of the tier: its bytes less those staged, these included)
+      let e = j;
+      let bytes = 0;
+      if (t > 0) {
+        const room = c.bytesIn(layer, t) - this.staged[layer * this.T + t];
+        for (; e < count; e++) {
+          const x = blocks[e];
+          if (!(x >= 0 && x < created && x === Math.floor(x)) || tiers[base + x] !== t) break;
+          const bx = bytesOf[bitsAt[base + x]];
+          if (room - bytes < bx) break;
+          bytes += bx;
+        }
+      }
+      if (e === j) {
+        // (not taken so: prefetch() refuses it with its reason)
+        if (!this.prefetch(layer, b)) return j;
+        j++;
+        continue;
+      }
+      this.stageListed(layer, t, bitsAt[base + b], bytes, blocks, j, e);
+      this.count('prefetch');
+      this.pendingN += e - j - 1;
+      j = e;
+    }
+    return count;
+  }
+
   prefetchOffloaded(layer: number): void {
     if (!(layer >= 0 && layer < this.L)) {
       this.refuse('prefetch', `layer ${layer} does not exist (layers: 0..${this.L - 1})`);
@@ -912,10 +965,17 @@ export class ReplayDriver<H> implements Actions {
     return e;
   }
 
+  /** the batch of this decision with `key`, if one was made */
+  private batchWith(key: number): MoveBatch | undefined {
+    const keys = this.batchKeys;
+    for (let i = 0; i < keys.length; i++) if (keys[i] === key) return this.batchList[i];
+    return undefined;
+  }
+
   private batch(layer: number, block: number, reason: TransferReason, fromTier: number, toTier: number, fromBits: number, toBits: number): void {
-    // one number per (layer, reason, tiers, precisions): the Map keeps insertion order, as with text keys
+    // one number per (layer, reason, tiers, precisions)
     const key = ((((layer * REASON_COUNT + reasonIndex(reason)) * this.T + fromTier) * this.T + toTier) * 17 + fromBits) * 17 + toBits;
-    let b = key === this.lastKey ? this.lastBatch : this.batches.get(key);
+    let b = key === this.lastKey ? this.lastBatch : this.batchWith(key);
     if (!b) {
       b = this.batchPool.pop();
       if (b === undefined) b = newBatch(layer, reason, fromTier, toTier, fromBits, toBits);
@@ -928,7 +988,8 @@ export class ReplayDriver<H> implements Actions {
         b.toBits = toBits;
         b.bytesFrom = b.bytesTo = b.runs = 0;
       }
-      this.batches.set(key, b);
+      this.batchList.push(b);
+      this.batchKeys.push(key);
     }
     this.lastKey = key;
     this.lastBatch = b;
@@ -948,42 +1009,18 @@ export class ReplayDriver<H> implements Actions {
    * block fills its slot, so the next slot starts where it ends); a quantized block ends its run.
    */
   private stageBytes(layer: number, tier: number, bits: number, bytes: number, blocks: number[]): void {
-    const runBits = this.cache.runBits;
-    // the decision's moves so far reach the executor before this stage, in the policy's order
-    if (this.batches.size !== 0) this.flush();
-    this.staged[layer * this.T + tier] += bytes;
-    const first = this.stagedAny[layer] === 0;
-    this.stagedAny[layer] = 1;
-    this.stagingBytes += bytes;
-    if (this.stagingBytes > this.counts.peakStagingBytes) this.counts.peakStagingBytes = this.stagingBytes;
+    if (blocks.length > 0) {
+      this.stageListed(layer, tier, bits, bytes, blocks, 0, blocks.length);
+      return;
+    }
+    const first = this.stageCount(layer, tier, bytes);
     if (!this.timed) return;
     // a bulk stage (no blocks listed) copies every offloaded block of the layer in `tier` not yet staged
+    const runBits = this.cache.runBits;
     const c = this.cache;
     const base = layer * this.M;
     let runs: number;
-    if (blocks.length > 0) {
-      const list = this.stagedList[layer];
-      for (const b of blocks) {
-        this.stagedMask[base + b] = 1;
-        list.push(b);
-      }
-      // listed prefetches of one layer and tier in a row are one stage (emitStage)
-      if (this.runLayer !== layer || this.runTier !== tier) {
-        this.emitStage();
-        this.runLayer = layer;
-        this.runTier = tier;
-        this.runFirstBits = bits;
-      }
-      const bitsAt = c.bits;
-      for (const b of blocks) {
-        this.runBlocks.push(b);
-        if (!(this.runLastFull && b === this.runLast + 1)) this.runRuns++;
-        this.runLast = b;
-        this.runLastFull = bitsAt[base + b] === runBits;
-      }
-      this.runBytes += bytes;
-      return;
-    } else if (first) {
+    if (first) {
       this.bulkStaged[layer] = 1;
       // nothing of the layer staged yet: every block in `tier` is staged, in the cache's runs
       runs = c.runsIn(layer, tier);
@@ -1018,6 +1055,57 @@ export class ReplayDriver<H> implements Actions {
     b.bytesFrom = b.bytesTo = bytes;
     b.runs = runs;
     this.pending[layer].push(this.executor.stage(b));
+  }
+
+  /**
+   * A stage's accounting (the decision's moves so far are handed over first, in the policy's order):
+   * `bytes` of the layer's `tier` staged. True when nothing of the layer was staged before.
+   */
+  private stageCount(layer: number, tier: number, bytes: number): boolean {
+    if (this.batchList.length !== 0) this.flush();
+    this.staged[layer * this.T + tier] += bytes;
+    const first = this.stagedAny[layer] === 0;
+    this.stagedAny[layer] = 1;
+    this.stagingBytes += bytes;
+    if (this.stagingBytes > this.counts.peakStagingBytes) this.counts.peakStagingBytes = this.stagingBytes;
+    return first;
+  }
+
+  /**
+   * The listed prefetches of blocks[from, to), all in the layer's `tier` (`bits`: the first one's
+   * precision; `bytes`: theirs in all), as stageBytes takes a list: marked staged and gathered into the
+   * stage of the layer's listed prefetches from that tier (emitStage), in that order. (The byte counts
+   * are whole numbers: one sum gives what a sum per block gives, the peak included.)
+   */
+  private stageListed(layer: number, tier: number, bits: number, bytes: number, blocks: ArrayLike<number>, from: number, to: number): void {
+    this.stageCount(layer, tier, bytes);
+    if (!this.timed) return;
+    const runBits = this.cache.runBits;
+    const base = layer * this.M;
+    const list = this.stagedList[layer];
+    const mask = this.stagedMask;
+    for (let j = from; j < to; j++) {
+      const b = blocks[j];
+      mask[base + b] = 1;
+      list.push(b);
+    }
+    // listed prefetches of one layer and tier in a row are one stage (emitStage)
+    if (this.runLayer !== layer || this.runTier !== tier) {
+      this.emitStage();
+      this.runLayer = layer;
+      this.runTier = tier;
+      this.runFirstBits = bits;
+    }
+    const bitsAt = this.cache.bits;
+    const run = this.runBlocks;
+    for (let j = from; j < to; j++) {
+      const b = blocks[j];
+      run.push(b);
+      if (!(this.runLastFull && b === this.runLast + 1)) this.runRuns++;
+      this.runLast = b;
+      this.runLastFull = bitsAt[base + b] === runBits;
+    }
+    this.runBytes += bytes;
   }
 
   /**
@@ -1091,15 +1179,18 @@ export class ReplayDriver<H> implements Actions {
   }
 
   private flush(): void {
-    if (this.batches.size === 0) return;
+    if (this.batchList.length === 0) return;
     // (the moves were decided after the prefetches gathered so far)
     this.emitStage();
-    for (const b of this.batches.values()) {
+    const list = this.batchList;
+    for (let i = 0; i < list.length; i++) {
+      const b = list[i];
       b.bytesFrom = bytesOfBatch(b.blocks.length, this.bytesByBits[b.fromBits]);
       b.bytesTo = bytesOfBatch(b.blocks.length, this.bytesByBits[b.toBits]);
     }
     if (this.slotsPlaced) this.slotFlush();
-    for (const b of this.batches.values()) {
+    for (let i = 0; i < list.length; i++) {
+      const b = list[i];
       if (!this.slotsPlaced || (b.fromTier !== 0 && b.toTier !== 0)) b.runs = this.batchRuns(b);
       const h = this.executor.move(b);
       // a block promoted into HBM must arrive before its layer's attention
@@ -1111,12 +1202,19 @@ export class ReplayDriver<H> implements Actions {
   private clearBatches(): void {
     // (the batches go back to the pool, their lists emptied by pops: their room kept)
     const pool = this.batchPool;
-    for (const b of this.batches.values()) {
+    const batches = this.batchList;
+    for (let i = 0; i < batches.length; i++) {
+      const b = batches[i];
       const list = b.blocks;
       while (list.length !== 0) list.pop();
       pool.push(b);
     }
-    this.batches.clear();
+    // (emptied by pops, their room kept)
+    const keys = this.batchKeys;
+    while (batches.length !== 0) {
+      batches.pop();
+      keys.pop();
+    }
     this.lastKey = NO_KEY;
     this.lastBatch = undefined;
   }
@@ -1152,9 +1250,13 @@ export class ReplayDriver<H> implements Actions {
    */
   private slotFlush(): void {
     if (!this.flushMulti) {
-      for (const b of this.batches.values()) if (b.fromTier === 0 || b.toTier === 0) b.runs = this.slotRuns(b, b.blocks);
+      const list = this.batchList;
+      for (let i = 0; i < list.length; i++) {
+        const b = list[i];
+        if (b.fromTier === 0 || b.toTier === 0) b.runs = this.slotRuns(b, b.blocks);
+      }
     } else {
-      const batches = [...this.batches.values()];
+      const batches = [...this.batchList];
       for (const b of batches) if (b.fromTier === 0 || b.toTier === 0) b.runs = 0;
       const start = (i: number): [number, number] => {
         const code = this.flushMark[i] - this.flushBase - FLUSH_START_OFFSET;

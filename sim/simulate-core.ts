@@ -22,7 +22,7 @@ import { describeHbmWeights, hbmWeightBytes, hostWeightBytes, type WeightStreami
 import { energyOf } from './quality/energy-model.js';
 import { QualityMeter } from './quality/quality-meter.js';
 import type { Executor } from './executor.js';
-import { ReplayDriver } from './replay-driver.js';
+import { ReplayDriver, type StepResult } from './replay-driver.js';
 import { createRunPolicy } from './run-policy.js';
 import { COPY_MODES, SimExecutor, type CopyMode } from './sim-executor.js';
 import type { TraceSpan } from './stream.js';
@@ -147,35 +147,10 @@ export function simulateRegistered(config: RunConfig, opts: SimulateOptions = {}
     if ((definition.hbmLayout ?? 'slabs') === 'slabs') driver.hbmSlots = new HbmSlots(header.layers, maxBlocks);
     const quality = new QualityMeter(header, cache, policy);
     driver.layerHook = (step, l, obs, la) => quality.layer(step, l, obs, la);
-    const steps: StepRow[] = [];
-    const bytesKey = new Map<string, string>();
-    const occKeys = cache.tierNames.map((n) => `occ.${n}`);
-    driver.run(reader, (r) => {
-      const row: StepRow = {
-        step: r.step,
-        context_tokens: r.contextTokens,
-        latency_ms: r.timing.latency_us / 1e3,
-        compute_ms: r.timing.compute_us / 1e3,
-        stall_ms: r.timing.stall_us / 1e3,
-        transfer_ms: r.timing.transfer_us / 1e3,
-        recall: mean(r.recall),
-        recall_min: minOf(r.recall),
-        bytes_moved: 0,
-      };
-      Object.assign(row, quality.endStep());
-      let moved = 0;
-      for (const k in r.timing.bytes) {
-        const v = r.timing.bytes[k];
-        let key = bytesKey.get(k);
-        if (key === undefined) bytesKey.set(k, (key = `bytes.${k}`));
-        row[key] = v;
-        moved += v;
-      }
-      row.bytes_moved = moved;
-      for (let t = 0; t < occKeys.length; t++) row[occKeys[t]] = cache.used[t];
-      steps.push(row);
-      progress?.(lookAhead + steps.length, progressTotal, 'replay');
-    });
+    const table = new StepTable(cache, quality, progress, lookAhead, progressTotal);
+    // (bound: no function of its own made per replay, whose compiled code would take in add's)
+    driver.run(reader, table.add.bind(table));
+    const steps = table.rows;
     if (steps.length !== header.steps) throw new Error(`${config.trace}: replayed ${steps.length} steps, header says ${header.steps}`);
     const linkBytes = executor.finish();
     const summary = summarizeRun({
@@ -205,6 +180,58 @@ export function simulateRegistered(config: RunConfig, opts: SimulateOptions = {}
     return { resolved, summary, steps, spans: executor.spans, refusalExamples: driver.counters.refusalExamples };
   } finally {
     reader.close();
+  }
+}
+
+/**
+ * A replay's per-step table: a row per decode step from the driver's step result, the quality
+ * meter's step and the cache's occupancy. (A class whose method every replay calls, not a function
+ * made per replay: compiled code kept for a function made per replay may be dropped once that
+ * function is gone, and each replay would compile its own again.)
+ */
+class StepTable {
+  readonly rows: StepRow[] = [];
+  private readonly bytesKey = new Map<string, string>();
+  private readonly occKeys: string[];
+
+  constructor(
+    private readonly cache: KVCache,
+    private readonly quality: QualityMeter,
+    private readonly progress: SimulateOptions['onProgress'],
+    private readonly lookAhead: number,
+    private readonly progressTotal: number,
+  ) {
+    this.occKeys = cache.tierNames.map((n) => `occ.${n}`);
+  }
+
+  add(r: StepResult): void {
+    const row: StepRow = {
+      step: r.step,
+      context_tokens: r.contextTokens,
+      latency_ms: r.timing.latency_us / 1e3,
+      compute_ms: r.timing.compute_us / 1e3,
+      stall_ms: r.timing.stall_us / 1e3,
+      transfer_ms: r.timing.transfer_us / 1e3,
+      recall: mean(r.recall),
+      recall_min: minOf(r.recall),
+      bytes_moved: 0,
+    };
+    Object.assign(row, this.quality.endStep());
+    let moved = 0;
+    const bytesKey = this.bytesKey;
+    for (const k in r.timing.bytes) {
+      const v = r.timing.bytes[k];
+      let key = bytesKey.get(k);
+      if (key === undefined) bytesKey.set(k, (key = `bytes.${k}`));
+      row[key] = v;
+      moved += v;
+    }
+    row.bytes_moved = moved;
+    const occKeys = this.occKeys;
+    const used = this.cache.used;
+    for (let t = 0; t < occKeys.length; t++) row[occKeys[t]] = used[t];
+    this.rows.push(row);
+    this.progress?.(this.lookAhead + this.rows.length, this.progressTotal, 'replay');
   }
 }
 

@@ -23,6 +23,19 @@ import { needleOf, type NeedleInfo } from './needle.js';
 // compile when BITS changes, so that a new width gets a count of its own there
 void (BITS satisfies readonly [16, 8, 4, 2, 3]);
 
+/**
+ * groupError's count per precision in one number: a block at 16, 8, 4, 2 or 3 bits adds COUNT_FIELD
+ * to the power 0, 1, 2, 3 or 4 (other precisions: 0), so that each precision's count is a digit in
+ * base COUNT_FIELD while fewer than COUNT_FIELD blocks are added (the sum stays below 2^50: exact)
+ */
+const COUNT_FIELD = 1024;
+const COUNT_PLACE = new Float64Array(17);
+COUNT_PLACE[16] = 1;
+COUNT_PLACE[8] = COUNT_FIELD;
+COUNT_PLACE[4] = COUNT_FIELD ** 2;
+COUNT_PLACE[2] = COUNT_FIELD ** 3;
+COUNT_PLACE[3] = COUNT_FIELD ** 4;
+
 export interface StepQuality {
   /** mass-weighted relative quantization error, mean over layers */
   quant_error: number;
@@ -191,26 +204,40 @@ export class QualityMeter {
     if (byCount) {
       // sumListed's sums without a branch on the precision (the blocks' precisions mix at random,
       // and a branch on them is mispredicted): every block adds m·e(bits) to err (the same sum in the
-      // same order) and is counted per precision in a local by adding 0 or 1. A mass that is not
-      // finite makes tot not finite, and a precision whose error is not computed yet (NaN in errs)
-      // makes err NaN: the row is then summed by sumListed (which computes that error).
+      // same order) and is counted per precision by adding its precision's place value (COUNT_PLACE)
+      // to one number, read out per run of fewer than COUNT_FIELD blocks. A mass that is not finite
+      // makes tot not finite, and a precision whose error is not computed yet (NaN in errs) makes err
+      // NaN: the row is then summed by sumListed (which computes that error).
       let n16 = 0;
       let n8 = 0;
       let n4 = 0;
       let n2 = 0;
       let n3 = 0;
-      for (let i = 0; i < idx.length; i++) {
-        const b = idx[i];
-        if (!attended[b]) continue;
-        const m = mass[i];
-        tot += m;
-        const bits = bitsAt[base + b];
-        err += m * errs[bits];
-        n16 += +(bits === 16);
-        n8 += +(bits === 8);
-        n4 += +(bits === 4);
-        n2 += +(bits === 2);
-        n3 += +(bits === 3);
+      const place = COUNT_PLACE;
+      for (let i0 = 0; i0 < idx.length; i0 += COUNT_FIELD - 1) {
+        let counts = 0;
+        for (let i = i0, end = Math.min(idx.length, i0 + COUNT_FIELD - 1); i < end; i++) {
+          const b = idx[i];
+          if (!attended[b]) continue;
+          const m = mass[i];
+          tot += m;
+          const bits = bitsAt[base + b];
+          err += m * errs[bits];
+          counts += place[bits];
+        }
+        // (the fields, from the highest: each below COUNT_FIELD, so every step is exact)
+        const c3 = Math.floor(counts / COUNT_FIELD ** 4);
+        counts -= c3 * COUNT_FIELD ** 4;
+        const c2 = Math.floor(counts / COUNT_FIELD ** 3);
+        counts -= c2 * COUNT_FIELD ** 3;
+        const c4 = Math.floor(counts / COUNT_FIELD ** 2);
+        counts -= c4 * COUNT_FIELD ** 2;
+        const c8 = Math.floor(counts / COUNT_FIELD);
+        n3 += c3;
+        n2 += c2;
+        n4 += c4;
+        n8 += c8;
+        n16 += counts - c8 * COUNT_FIELD;
       }
       if (!Number.isFinite(tot) || Number.isNaN(err)) {
         this.sumListed(idx, mass, attended, base);

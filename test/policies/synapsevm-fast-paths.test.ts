@@ -10,7 +10,7 @@
  *   reads, or by a search: observations of every block in listed form, whose shares are often large
  *   enough that a layer keeps no high blocks (the learning then reads the previous layer's list),
  *   with the listed facts handed in or not, against the definitions one block at a time.
- * - fusedObserve, promoteFromHigh: whole replays against the policy with them off, on generated traces (several KV
+ * - fusedObserve, promoteFromHigh, l2FromOrder: whole replays against the policy with them off, on generated traces (several KV
  *   groups, a needle, dense rows, few listed blocks) and the bundled ones, in both modes, at budgets
  *   where HBM holds a few, most or nearly all of the blocks.
  * - The parts with no switch (the L2 bitset, the cold orders' keys, the forecast's list walks, the
@@ -210,7 +210,7 @@ describe('synapsevm: the shortcuts against the plain computation (whole replays)
   registerBuiltinPolicies();
   const variant = (name: string, paths: Partial<SynapsePaths>) =>
     registerPolicy({ ...synapseVm, name, create: (o: Parameters<typeof createSynapseVm>[0], setup: PolicySetup) => createSynapseVm(o, setup, paths) }, { override: true });
-  variant('synapsevm-plain', { fusedObserve: false, promoteFromHigh: false });
+  variant('synapsevm-plain', { fusedObserve: false, promoteFromHigh: false, l2FromOrder: false });
   const dir = mkdtempSync(join(tmpdir(), 'kvtier-synapse-paths-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const generated = (name: string, input: Record<string, unknown>) => () => {

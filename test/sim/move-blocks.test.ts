@@ -1,11 +1,11 @@
 /**
- * The driver's demoteBlocks and promoteBlocks against the single calls they stand for: random lists
+ * The driver's demoteBlocks, promoteBlocks and prefetchBlocks against the single calls they stand for: random lists
  * (blocks in every tier, at several precisions, pinned, evicted, out of range, not whole numbers;
  * unknown tiers and precisions; tiers that fill up; after a bulk stage; after a list of blocks to
  * attend; blocks of the layer's kept list of attended blocks) handed over as batches, each refusal answered by
  * going on after it, must give the same answers, the same cache after every decision, the same
- * refusals (counts and first messages), action counts and per-step timings as demote() and promote()
- * called block by block.
+ * refusals (counts and first messages), action counts, stages and per-step timings as demote(),
+ * promote() and prefetch() called block by block.
  */
 import { describe, expect, it } from 'vitest';
 import { HbmSlots } from '../../sim/hbm-slots.js';
@@ -116,6 +116,20 @@ function replay(seed: number, batched: boolean, hbmBlocks: number, dramBlocks: n
       }
       if (!again && rnd() < 0.3) a.prefetch(l, Math.floor(rnd() * created));
     }
+    // (a list prefetched: blocks in every tier, some twice, until the tier's unstaged bytes run out)
+    if (rnd() < 0.6) {
+      const m = 1 + Math.floor(rnd() * 24);
+      for (let i = 0; i < m; i++) list[i] = pick(i, created);
+      const layer = rnd() < 0.03 ? 99 : l;
+      if (batched) {
+        for (let i = 0; i < m; ) {
+          const j = a.prefetchBlocks!(layer, list, i, m);
+          for (; i < j; i++) answers.push(3);
+          if (j < m) answers.push(0);
+          i = j + 1;
+        }
+      } else for (let i = 0; i < m; i++) answers.push(a.prefetch(layer, list[i]) ? 3 : 0);
+    }
     // (a list of the blocks to attend: the layer's next decision moves blocks of that list, whose counts the driver keeps)
     // (the same list as before where the driver holds it: the layer's work then from the kept counts)
     if (rnd() < 0.7) {
@@ -135,15 +149,21 @@ function replay(seed: number, batched: boolean, hbmBlocks: number, dramBlocks: n
     batches.push({ ...b, blocks: [...b.blocks] });
     return move(b);
   };
+  const stages: MoveBatch[] = [];
+  const stage = ex.stage.bind(ex);
+  ex.stage = (b: MoveBatch) => {
+    stages.push({ ...b, blocks: [...b.blocks] });
+    return stage(b);
+  };
   const driver = new ReplayDriver(h, cache, policy, ex, hbmBlocks);
   if (slots) driver.hbmSlots = new HbmSlots(2, maxBlocks);
   const steps: StepResult[] = [];
   driver.run(trace, (r) => steps.push(r));
   cache.audit();
-  return { answers, states, batches, steps, counters: driver.counters };
+  return { answers, states, batches, stages, steps, counters: driver.counters };
 }
 
-describe('ReplayDriver demoteBlocks and promoteBlocks', () => {
+describe('ReplayDriver demoteBlocks, promoteBlocks and prefetchBlocks', () => {
   // (the prompt's decisions are untimed, the decode steps' timed: both kinds of counting)
   for (const [hbm, dram, slots] of [
     [12, 1000, false],
@@ -160,11 +180,13 @@ describe('ReplayDriver demoteBlocks and promoteBlocks', () => {
         expect(batch.states).toEqual(one.states);
         expect(batch.counters).toEqual(one.counters);
         expect(batch.batches).toEqual(one.batches);
+        expect(batch.stages).toEqual(one.stages);
         expect(batch.steps).toEqual(one.steps);
         // (the lists moved blocks and were refused some)
         expect(one.answers.filter((x) => x === 1).length).toBeGreaterThan(0);
         expect(one.answers.filter((x) => x === 2).length).toBeGreaterThan(0);
         expect(one.answers.filter((x) => x === 0).length).toBeGreaterThan(0);
+        expect(one.answers.filter((x) => x === 3).length).toBeGreaterThan(0);
       }
     });
   }
