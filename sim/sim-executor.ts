@@ -73,6 +73,31 @@ export interface SimExecutorOptions {
 
 export type CopyMode = 'per-run' | 'gather';
 const NO_WAITS: readonly Signal[] = [];
+/**
+ * Host-slot distance (blocks) between consecutive copies of a batch that a link's spread_us starts
+ * from: the calibration's layout batches place their single-block copies 2-4 slots apart
+ * (hil/bench/layout-batches.ts), so their fitted alpha already holds that distance's cost.
+ */
+export const SPREAD_FROM_BLOCKS = 3;
+
+/**
+ * Doublings of the host-slot distance beyond SPREAD_FROM_BLOCKS, summed over a batch's blocks in the
+ * order listed: for each block, log2(|b - previous| / SPREAD_FROM_BLOCKS) where that is positive; the
+ * first block's previous is `from` (the last block of the stage this batch continues; -1: none).
+ */
+export function spreadDoublings(blocks: readonly number[], from = -1): number {
+  let sum = 0;
+  let prev = from;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i];
+    if (prev >= 0) {
+      const d = b > prev ? b - prev : prev - b;
+      if (d > SPREAD_FROM_BLOCKS) sum += Math.log2(d / SPREAD_FROM_BLOCKS);
+    }
+    prev = b;
+  }
+  return sum;
+}
 export const COPY_MODES: readonly CopyMode[] = ['per-run', 'gather'];
 
 export class SimExecutor implements Executor<Signal> {
@@ -129,6 +154,12 @@ export class SimExecutor implements Executor<Signal> {
    */
   private lastStage = -1;
   private continuesStage = false;
+  /** whether a link direction prices the spread of host slots (spread_us): batches count their doublings only then */
+  private readonly spreads: boolean;
+  /** the doublings (spreadDoublings) of the batch being issued: its copy op pays the route's spread_us for each */
+  private spreadNow = 0;
+  /** the last block of the last stage, which a stage continuing it measures its first distance from */
+  private lastStagedBlock = -1;
   /**
    * gpu.issue_copy_us / issue_record_us / issue_kernel_us / issue_convert_us / issue_attention_us: the
    * host's time to issue a copy, an event record, a kernel launch, a block's (de)quantization launch and
@@ -238,6 +269,7 @@ export class SimExecutor implements Executor<Signal> {
     }
     this.gemvs = hardware.gpu.copy_under_compute === 'gemv' ? new IntervalLog() : null;
     this.batchUs = hardware.gpu.copy_batch_us ?? 0;
+    this.spreads = hardware.links.some((k) => (k.a_to_b?.spread_us ?? 0) > 0 || (k.b_to_a?.spread_us ?? 0) > 0);
     this.issueCopy = hardware.gpu.issue_copy_us ?? 0;
     this.issueRecord = hardware.gpu.issue_record_us ?? 0;
     this.issueKernel = hardware.gpu.issue_kernel_us ?? 0;
@@ -311,12 +343,17 @@ export class SimExecutor implements Executor<Signal> {
       return done;
     }
     if (b.toTier === 0) {
+      if (this.spreads) this.spreadNow = spreadDoublings(b.blocks);
       const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
+      this.spreadNow = 0;
       return requant ? this.convertOn(this.convertName('dequantize', b.fromBits, b.toBits), b, args) : done;
     }
     if (b.fromTier === 0) {
       if (requant) this.convertOn(this.convertName('quantize', b.fromBits, b.toBits), b, args);
-      return this.fromHbm(b.toTier, b.bytesTo, runs, b.reason, args);
+      if (this.spreads) this.spreadNow = spreadDoublings(b.blocks);
+      const done = this.fromHbm(b.toTier, b.bytesTo, runs, b.reason, args);
+      this.spreadNow = 0;
+      return done;
     }
     // between host tiers (requantization happens on the host and is not timed): file requests for a
     // storage end, else a host-to-host copy on the memory stream (as the HIL issues it)
@@ -333,7 +370,12 @@ export class SimExecutor implements Executor<Signal> {
     this.continuesStage = key >= 0 && key === this.lastStage;
     const runs = Math.max(1, b.runs);
     const waits = this.ringWait(b.layer, b.bytesFrom);
+    if (this.spreads) {
+      this.spreadNow = spreadDoublings(b.blocks, this.continuesStage ? this.lastStagedBlock : -1);
+      this.lastStagedBlock = b.blocks.length > 0 ? b.blocks[b.blocks.length - 1] : -1;
+    }
     const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args, waits);
+    this.spreadNow = 0;
     this.continuesStage = false;
     this.lastStage = key;
     return done;
@@ -761,7 +803,9 @@ export class SimExecutor implements Executor<Signal> {
     const dir = s !== this.memory ? 0 : to === 0 ? 1 : from === 0 ? -1 : 0;
     // (the name shows only in traced spans, and only traced steps have args)
     const name = args ? `${reason} ${this.tierNames[from]}->${this.tierNames[to]}` : reason;
-    const batchUs = s === this.memory && dir !== 0 && !this.continuesStage ? this.batchUs : 0;
+    let batchUs = s === this.memory && dir !== 0 && !this.continuesStage ? this.batchUs : 0;
+    // (the spread of a batch's host slots: its copies to or from HBM on the memory stream)
+    if (this.spreadNow > 0 && s === this.memory && dir !== 0) batchUs += this.spreadNow * route.spread_us;
     const opArgs = args ? { ...args, bytes, runs } : undefined;
     const free = this.freeOps;
     const op = free.length !== 0 ? free.pop()!.reuse(s, name, waits, opArgs, route, bytes, runs, dir, batchUs) : new CopyOp(this, s, name, waits, opArgs, route, bytes, runs, dir, batchUs);

@@ -72,7 +72,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     name: 'the link\'s name, used in `bytes` keys of the outputs (`pcie:dram->hbm`)',
     a: 'tier name at one end',
     b: 'tier name at the other end',
-    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"?, "bulk_GBps"?, "bulk_from_bytes"?, "request_us"? }`',
+    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"?, "spread_us"?, "bulk_GBps"?, "bulk_from_bytes"?, "request_us"? }`',
     b_to_a: 'direction b → a, the same fields',
     copy_engines: 'transfers in flight per direction at once (integer >= 1); more wait in FIFO order',
   },
@@ -82,6 +82,8 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     alpha_under_compute_us: 'optional: alpha of a transfer started while a kernel runs on the compute stream (default alpha_us)',
     switch_us: 'optional: added to a copy in this direction on the memory stream when the stream\'s previous copy went the other way (default 0)',
     switch_under_compute_us: 'optional: the same for a copy that starts while a kernel runs on the compute stream (default switch_us)',
+    spread_us:
+      "optional: added to a memory-stream copy batch of listed blocks to or from HBM for each doubling of the host-slot distance (in blocks, in the order listed) between consecutive blocks beyond 3 (`SPREAD_FROM_BLOCKS`; a stage that continues the previous one measures from that stage's last block): the copy engine pays more per copy the further apart a batch's host slots are (`perf/device/host-span.mjs`). The calibration does not time it yet (default 0)",
     GBps_under_compute: 'optional: the bandwidth of a copy beside the layers\' GEMVs under `gpu.copy_under_compute` `"gemv"` (default GBps)',
     bulk_GBps: 'optional, with `bulk_from_bytes`: the pace of a large copy; a copy\'s bytes beyond `bulk_from_bytes` move at this rate, the first `bulk_from_bytes` at `GBps` (a single copy of hundreds of MB runs faster than batches of small runs imply; `kvtier hil calibrate` measures it with copies of 256 MiB). It applies on a route of one link whose tier ports are at least as fast as the link and its bulk pace',
     bulk_from_bytes: 'optional, with `bulk_GBps`: where a copy\'s bulk pace starts (`kvtier hil calibrate` writes the longest run of its batch fit)',
@@ -130,7 +132,7 @@ export function profileFieldsSection(): string {
     '',
     '`links[].a_to_b`, `links[].b_to_a`:',
     '',
-    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'switch_us', 'switch_under_compute_us', 'request_us'])),
+    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'switch_us', 'switch_under_compute_us', 'spread_us', 'request_us'])),
   ].join('\n');
 }
 

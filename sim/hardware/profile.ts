@@ -36,6 +36,13 @@ export interface LinkDirection {
   /** optional: the same for a copy that starts while a kernel runs on the compute stream; absent = switch_us */
   switch_under_compute_us?: number;
   /**
+   * optional: added to a memory-stream copy of listed blocks to or from HBM for each doubling of the
+   * host-slot distance (in blocks, within the layer) from the batch's previous block beyond
+   * SPREAD_FROM_BLOCKS: the copy engine pays more per copy the further apart a batch's host slots
+   * are (timed in perf/device/host-span.mjs). Absent = 0
+   */
+  spread_us?: number;
+  /**
    * optional: the bandwidth of copies beside the layers' GEMVs (gpu.copy_under_compute "gemv": their pace
    * there is alpha_under_compute_us plus their bytes at this rate); absent = GBps
    */
