@@ -733,8 +733,8 @@ class SynapseVm implements SynapsePolicy {
    * that order where every victim's move has the same precisions before and after (one move batch,
    * whose blocks' order no result reads: its count, bytes and sorted runs); true when done. False,
    * having moved nothing, where the victims' moves differ in precision (the quickselect's order then
-   * says which batch comes first), or the order could not answer (not valid any more, or short of
-   * victims).
+   * says which batch comes first), where L3 has no room for all of them (which ones it refuses
+   * depends on the order), or the order could not answer (not valid any more, or short of victims).
    */
   private demoteColdestL2(k: number, act: Actions, tL2: number, tL3: number): boolean {
     const o = this.o;
@@ -760,6 +760,9 @@ class SynapseVm implements SynapsePolicy {
     // (the picks are let go: the one-block query and later selections pass over no block)
     this.pickMark++;
     if (n < k || !same) return false;
+    // every move must find room in L3: where some would be refused, which ones move depends on the
+    // order, and the quickselect's is the policy's
+    if (cache.free(tL3) < k * cache.bytesOf(first % 32)) return false;
     for (let i = 0; i < k; i++) {
       const b = cand[i];
       if (act.demote(l, b, o.l3_tier, Math.min(cache.bitsOf(l, b), this.bitsFor(b, o.l3_bits)))) {

@@ -18,7 +18,7 @@
  *   are those of the policy before them (commit 2ed517a).
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,7 @@ import { SynapseForecast } from '../../policies/synapse-forecast.js';
 import { createSynapseVm, synapseVm, type SynapsePaths } from '../../policies/synapsevm.js';
 import { registerBuiltinPolicies } from '../../policies/builtin.js';
 import { registerPolicy } from '../../policies/registry.js';
+import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { simulate } from '../../sim/run.js';
 import { generateTrace } from '../../traces/generator.js';
 
@@ -242,6 +243,21 @@ describe('synapsevm: the shortcuts against the plain computation (whole replays)
       }
     });
   }
+  it('same replay as the plain computation where L3 fills during an L2 overflow (which victims move then depends on the order)', () => {
+    const trace = generated('fill', { prompt_tokens: 1024, steps: 64, seed: 5, needle: {} })();
+    const hw = loadHardware('h100-pcie5');
+    for (const t of hw.tiers) if (t.name === 'cxl' || t.name === 'nvme') t.capacity_GiB = 0.0003;
+    const hardware = join(dir, 'small-l3.json');
+    writeFileSync(hardware, JSON.stringify(hw));
+    const policy_options = { l2_tier: 'dram', l3_tier: 'cxl', l2_bits: 8, l3_bits: 2, mode: 'lossless', l2_factor: 1.5, stage_ratio: 4 };
+    const run = (policy: string) => simulate({ trace, policy, policy_options, hardware, hbm_budget: '20%', trace_steps: 0 });
+    const fast = run('synapsevm');
+    const plain = run('synapsevm-plain');
+    // (demotions to the full L3 were refused)
+    expect((fast.summary as unknown as { refused_actions: Record<string, number> }).refused_actions.demote).toBeGreaterThan(0);
+    expect(fast.steps).toEqual(plain.steps);
+    expect({ ...fast.summary, policy: '' }).toEqual({ ...plain.summary, policy: '' });
+  });
 });
 
 describe('synapsevm: the same runs as before its speed passes', () => {
