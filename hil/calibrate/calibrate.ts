@@ -52,6 +52,7 @@ import type { ConvertPoint } from '../bench/convert-bench.js';
 import type { IssuePoint } from '../bench/issue-bench.js';
 import type { QueueDepthResult } from '../bench/queue-depth-bench.js';
 import type { HostConvertPoint } from '../bench/host-convert-bench.js';
+import { fitSpread, type SpreadFit, type SpreadPoint } from '../bench/spread-bench.js';
 import { copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import type { FileBatchPoint } from './file-batches.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
@@ -92,6 +93,13 @@ export interface CalibrationFits {
    * direction's request_us (absent without those measurements)
    */
   file_read_request_us?: [number, number][];
+  /**
+   * per direction of the hbm link, the time per copy against the doublings of its host-slot distance
+   * (bench/spread-bench.ts): the slopes beside the layer GEMV and idle and spread_us, their mean (absent
+   * without spread measurements, or where the fit failed: spread_error)
+   */
+  spread?: { h2d: SpreadFit; d2h: SpreadFit };
+  spread_error?: string;
   /**
    * file writes in the executor's pattern (a layer's runs written at once), the same form; kept for
    * comparison with the one-request write fit the profile takes (absent without those measurements)
@@ -277,6 +285,15 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     applyPerDirectionLayoutFits(p, pcie, fits, by, li);
   }
   if (m.bulk) applyBulkPace(p, pcie, m.bulk, [...m.h2d_layout_idle, ...m.d2h_layout_idle], li.block_bytes, by);
+  if (m.spread?.length) {
+    try {
+      fits.spread = fitSpread(m.spread);
+    } catch (e) {
+      fits.spread_error = (e as Error).message;
+      log(`warning: the spread fit failed (${fits.spread_error}); the hbm link prices no spread of host slots`);
+    }
+  }
+  if (fits.spread) applySpreadFit(p, fits.spread, m.spread!, by);
   L.copy_engines = 1;
   src[`links[${pcie}].copy_engines`] = `${by}: the HIL executor issues every copy on one memory stream (one transfer in flight)`;
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
@@ -550,6 +567,20 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
  * gpu.launch_queue_ops: how many launches the host could issue ahead of the GPU before one waited
  * (bench/queue-depth-bench.ts), rounded; not set without an estimate.
  */
+/**
+ * Writes each hbm-link direction's spread_us (its fit's mean slope, to 0.001 us) into a profile, in
+ * place, with the timings it came from in the sources.
+ */
+export function applySpreadFit(p: HardwareProfile, fit: { h2d: SpreadFit; d2h: SpreadFit }, points: readonly SpreadPoint[], by: string): void {
+  const { index, toHost, toHbm } = hbmLink(p);
+  for (const [dir, f, what] of [[toHbm, fit.h2d, 'h2d'], [toHost, fit.d2h, 'd2h']] as const) {
+    p.links[index][dir].spread_us = Math.round(f.us * 1000) / 1000;
+    const pts = points.filter((x) => x.direction === what);
+    const copies = pts[0]?.copies ?? 0;
+    p.sources[`links[${index}].${dir}.spread_us`] = `${by}: ${copies} single-block copies a layer, host slots drawn from ${[...new Set(pts.map((x) => x.slots))].join(', ')} per layer; per copy ${pts.map((x) => `${x.condition === 'gemv' ? 'beside GEMV' : 'idle'} ${r2(x.us)} us at ${r2(x.doublings)} doublings`).join(', ')}; slope beside the GEMV ${f.gemv_us.toFixed(3)}, idle ${f.idle_us.toFixed(3)} us per doubling, their mean${f.us === 0 ? ' clamped to 0' : ''}`;
+  }
+}
+
 export function applyLaunchQueue(p: HardwareProfile, q: QueueDepthResult | undefined, by: string): void {
   if (!q || !Number.isFinite(q.ops) || q.ops < 1) return;
   p.gpu.launch_queue_ops = Math.round(q.ops);
@@ -635,6 +666,8 @@ export function formatFits(f: CalibrationFits): string {
   if (f.file_read_request_us) rows.push(`  ${'read by size'.padEnd(11)} ${f.file_read_request_us.map(([b, us]) => `${b / 1024} KiB ${us.toFixed(1)} us`).join(', ')} per request`);
   const sw = f.direction_switch;
   if (sw) rows.push(`  ${'dir switch'.padEnd(11)} idle ${sw.idle_us?.toFixed(2) ?? '-'} us, under compute ${sw.under_compute_us?.toFixed(2) ?? '-'} us per D2H <-> H2D change (batches: ${sw.batches.map((x) => x.us_per_switch.toFixed(1)).join(', ')})`);
+  const sp = f.spread;
+  if (sp) rows.push(`  ${'spread'.padEnd(11)} H2D ${sp.h2d.us.toFixed(3)} us, D2H ${sp.d2h.us.toFixed(3)} us per doubling of the host-slot distance (beside GEMV / idle: ${sp.h2d.gemv_us.toFixed(3)} / ${sp.h2d.idle_us.toFixed(3)}, ${sp.d2h.gemv_us.toFixed(3)} / ${sp.d2h.idle_us.toFixed(3)})`);
   const cb = f.copy_batches;
   if (cb) {
     for (const [name, x] of [['batch idle', cb.idle], ['batch busy', cb.under_compute]] as const) {

@@ -25,6 +25,7 @@ import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.j
 import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
 import { benchQueueDepth, type QueueDepthResult } from '../bench/queue-depth-bench.js';
 import { benchHostConvert, type HostConvertPoint } from '../bench/host-convert-bench.js';
+import { benchSpread, type SpreadPoint } from '../bench/spread-bench.js';
 import { warmLink } from '../timing/link-warmup.js';
 import { type HostIssueProbe, LIST_COPIES, PROBE_COPY_BYTES, probeHostIssue } from '../timing/host-issue-probe.js';
 import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
@@ -104,6 +105,12 @@ export interface Measurements {
    * (bench/queue-depth-bench.ts; absent from measurements taken before it existed)
    */
   launch_queue?: QueueDepthResult;
+  /**
+   * (cuda) single-block copies against the spread of their host slots, beside the layer GEMV and idle
+   * (bench/spread-bench.ts): what a link direction's spread_us is fitted from (absent from measurements
+   * taken before it existed)
+   */
+  spread?: SpreadPoint[];
   /**
    * the host's time per block to convert it between widths on its CPU, as the executor does in and
    * between host tiers (bench/host-convert-bench.ts; absent from measurements taken before it existed)
@@ -243,8 +250,8 @@ export const PACE_READINGS = 2;
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'plan'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.length * pts.attention_contexts.length;
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan and the host pace readings, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 1 : 0) + (cuda && o.plan ? 1 + PACE_READINGS : 0) + (o.quick ? 0 : 4) + 1;
+  // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, (cuda) spread copies, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan and the host pace readings, file, (full) 4 thread counts, batches
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 2 : 0) + (cuda && o.plan ? 1 + PACE_READINGS : 0) + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -376,6 +383,13 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   await warm('layout copies, idle');
   const idle = await measureLayoutCopies(b, o, pts.layout_context, false);
   tick('layout copies, idle');
+  let spread: SpreadPoint[] | undefined;
+  if (cuda) {
+    log('single-block copies against the spread of their host slots (25 a layer drawn from 48, 512 or 2048 slots), beside the layer GEMV and idle');
+    spread = await benchSpread(b, { geometry: { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize }, gemvRows: Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden)), gemvCols: m.hidden, trials: o.quick ? 2 : 5 });
+    for (const x of spread) log(`  ${x.condition === 'gemv' ? 'beside GEMV' : 'idle'} ${x.direction} from ${x.slots} slots: ${x.us.toFixed(2)} us per copy, ${x.doublings.toFixed(2)} doublings per copy`);
+    tick('spread copies');
+  }
   log('block (de)quantization kernels on the memory stream, idle and under compute');
   const convert_kernels = await measureConvertKernels(b, o, cuda);
   tick('convert kernels');
@@ -436,7 +450,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const writes = await measureFileWriteBatches(b, { ...fb, rounds: WRITE_ROUNDS });
   log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
   await paceReading('after the last benchmark');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(spread ? { spread } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
