@@ -156,7 +156,7 @@ export class SimExecutor implements Executor<Signal> {
   private continuesStage = false;
   /** whether a link direction prices the spread of host slots (spread_us): batches count their doublings only then */
   private readonly spreads: boolean;
-  /** the doublings (spreadDoublings) of the batch being issued: its copy op pays the route's spread_us for each */
+  /** the doublings (spreadDoublings) of the batch being issued: its copy op to or from HBM pays the route's spread_us for each, once */
   private spreadNow = 0;
   /** the last block of the last stage, which a stage continuing it measures its first distance from */
   private lastStagedBlock = -1;
@@ -804,8 +804,12 @@ export class SimExecutor implements Executor<Signal> {
     // (the name shows only in traced spans, and only traced steps have args)
     const name = args ? `${reason} ${this.tierNames[from]}->${this.tierNames[to]}` : reason;
     let batchUs = s === this.memory && dir !== 0 && !this.continuesStage ? this.batchUs : 0;
-    // (the spread of a batch's host slots: its copies to or from HBM on the memory stream)
-    if (this.spreadNow > 0 && s === this.memory && dir !== 0) batchUs += this.spreadNow * route.spread_us;
+    // (the spread of a batch's host slots: paid once, by its copy to or from HBM on the memory stream;
+    // a gather copies the blocks in one run)
+    if (this.spreadNow > 0 && s === this.memory && dir !== 0) {
+      if (this.opts.copyMode !== 'gather') batchUs += this.spreadNow * route.spread_us;
+      this.spreadNow = 0;
+    }
     const opArgs = args ? { ...args, bytes, runs } : undefined;
     const free = this.freeOps;
     const op = free.length !== 0 ? free.pop()!.reuse(s, name, waits, opArgs, route, bytes, runs, dir, batchUs) : new CopyOp(this, s, name, waits, opArgs, route, bytes, runs, dir, batchUs);

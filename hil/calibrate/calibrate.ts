@@ -564,10 +564,6 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
 }
 
 /**
- * gpu.launch_queue_ops: how many launches the host could issue ahead of the GPU before one waited
- * (bench/queue-depth-bench.ts), rounded; not set without an estimate.
- */
-/**
  * Writes each hbm-link direction's spread_us (its fit's mean slope, to 0.001 us) into a profile, in
  * place, with the timings it came from in the sources.
  */
@@ -577,9 +573,14 @@ export function applySpreadFit(p: HardwareProfile, fit: { h2d: SpreadFit; d2h: S
     p.links[index][dir].spread_us = Math.round(f.us * 1000) / 1000;
     const pts = points.filter((x) => x.direction === what);
     const copies = pts[0]?.copies ?? 0;
-    p.sources[`links[${index}].${dir}.spread_us`] = `${by}: ${copies} single-block copies a layer, host slots drawn from ${[...new Set(pts.map((x) => x.slots))].join(', ')} per layer; per copy ${pts.map((x) => `${x.condition === 'gemv' ? 'beside GEMV' : 'idle'} ${r2(x.us)} us at ${r2(x.doublings)} doublings`).join(', ')}; slope beside the GEMV ${f.gemv_us.toFixed(3)}, idle ${f.idle_us.toFixed(3)} us per doubling, their mean${f.us === 0 ? ' clamped to 0' : ''}`;
+    p.sources[`links[${index}].${dir}.spread_us`] = `${by}: ${copies} single-block copies a layer, host slots drawn from ${[...new Set(pts.map((x) => x.slots))].join(', ')} per layer; per copy ${pts.map((x) => `${x.condition === 'gemv' ? 'beside GEMV' : 'idle'} ${r2(x.us)} us at ${r2(x.doublings)} doublings`).join(', ')}; slope (from the fewest doublings' point) beside the GEMV ${f.gemv_us.toFixed(3)}, idle ${f.idle_us.toFixed(3)} us per doubling, their mean${f.gemv_us + f.idle_us < 0 ? ' (negative: clamped to 0)' : ''}`;
   }
 }
+
+/**
+ * gpu.launch_queue_ops: how many launches the host could issue ahead of the GPU before one waited
+ * (bench/queue-depth-bench.ts), rounded; not set without an estimate.
+ */
 
 export function applyLaunchQueue(p: HardwareProfile, q: QueueDepthResult | undefined, by: string): void {
   if (!q || !Number.isFinite(q.ops) || q.ops < 1) return;

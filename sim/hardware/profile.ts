@@ -39,7 +39,8 @@ export interface LinkDirection {
    * optional: added to a memory-stream copy of listed blocks to or from HBM for each doubling of the
    * host-slot distance (in blocks, within the layer) from the batch's previous block beyond
    * SPREAD_FROM_BLOCKS: the copy engine pays more per copy the further apart a batch's host slots
-   * are (timed in perf/device/host-span.mjs). Absent = 0
+   * are (timed in perf/device/host-span.mjs). A bulk stage of a layer's offloaded blocks and a layer's
+   * fetch, whose blocks are not listed to the simulator, pay none. Absent = 0
    */
   spread_us?: number;
   /**

@@ -62,6 +62,24 @@ describe('the spread of a batch\'s host slots', () => {
     expect(ex.memory.busyUs).toBe(74 + 80 + 74 + 74);
   });
 
+  it('a batch pays its spread once: a bulk stage or a gather after it pays none', () => {
+    const ex = machine();
+    ex.beginStep(0);
+    // [0, 12, 13] into HBM: 226 as above; then a bulk stage of the layer (no blocks listed): 10 + 64 = 74
+    ex.move(batch([0, 12, 13], true));
+    ex.stage({ ...batch([], true), bytesFrom: 64, bytesTo: 64, runs: 1 });
+    ex.finish();
+    expect(ex.memory.busyUs).toBe(226 + 74);
+    // copies gathered into one run: no spread (1 x 10 + 192)
+    const hw = tinyHardware();
+    hw.links[0].b_to_a.spread_us = 2;
+    const gather = new SimExecutor(hw, tinyModel, { traceSteps: 100, copyMode: 'gather' });
+    gather.beginStep(0);
+    gather.move(batch([0, 12, 13], true));
+    gather.finish();
+    expect(gather.memory.busyUs).toBe(202);
+  });
+
   it('without the field nothing is added; the field is validated', () => {
     const plain = machine(false);
     plain.beginStep(0);
