@@ -345,15 +345,12 @@ export class SimExecutor implements Executor<Signal> {
     if (b.toTier === 0) {
       if (this.spreads) this.spreadNow = spreadDoublings(b.blocks);
       const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
-      this.spreadNow = 0;
       return requant ? this.convertOn(this.convertName('dequantize', b.fromBits, b.toBits), b, args) : done;
     }
     if (b.fromTier === 0) {
       if (requant) this.convertOn(this.convertName('quantize', b.fromBits, b.toBits), b, args);
       if (this.spreads) this.spreadNow = spreadDoublings(b.blocks);
-      const done = this.fromHbm(b.toTier, b.bytesTo, runs, b.reason, args);
-      this.spreadNow = 0;
-      return done;
+      return this.fromHbm(b.toTier, b.bytesTo, runs, b.reason, args);
     }
     // between host tiers (requantization happens on the host and is not timed): file requests for a
     // storage end, else a host-to-host copy on the memory stream (as the HIL issues it)
@@ -375,7 +372,6 @@ export class SimExecutor implements Executor<Signal> {
       this.lastStagedBlock = b.blocks.length > 0 ? b.blocks[b.blocks.length - 1] : -1;
     }
     const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args, waits);
-    this.spreadNow = 0;
     this.continuesStage = false;
     this.lastStage = key;
     return done;

@@ -581,7 +581,6 @@ export function applySpreadFit(p: HardwareProfile, fit: { h2d: SpreadFit; d2h: S
  * gpu.launch_queue_ops: how many launches the host could issue ahead of the GPU before one waited
  * (bench/queue-depth-bench.ts), rounded; not set without an estimate.
  */
-
 export function applyLaunchQueue(p: HardwareProfile, q: QueueDepthResult | undefined, by: string): void {
   if (!q || !Number.isFinite(q.ops) || q.ops < 1) return;
   p.gpu.launch_queue_ops = Math.round(q.ops);

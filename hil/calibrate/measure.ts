@@ -25,7 +25,7 @@ import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.j
 import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
 import { benchQueueDepth, type QueueDepthResult } from '../bench/queue-depth-bench.js';
 import { benchHostConvert, type HostConvertPoint } from '../bench/host-convert-bench.js';
-import { benchSpread, type SpreadPoint } from '../bench/spread-bench.js';
+import { benchSpread, SPREAD_SLOTS, type SpreadPoint } from '../bench/spread-bench.js';
 import { warmLink } from '../timing/link-warmup.js';
 import { type HostIssueProbe, LIST_COPIES, PROBE_COPY_BYTES, probeHostIssue } from '../timing/host-issue-probe.js';
 import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
@@ -385,7 +385,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   tick('layout copies, idle');
   let spread: SpreadPoint[] | undefined;
   if (cuda) {
-    log('single-block copies against the spread of their host slots (25 a layer drawn from 48, 512 or 2048 slots), beside the layer GEMV and idle');
+    log(`single-block copies against the spread of their host slots (drawn from ${SPREAD_SLOTS.join(', ')} slots a layer), beside the layer GEMV and idle`);
     // (a bench that fails leaves the link without spread_us, as a calibration before it did)
     try {
       spread = await benchSpread(b, { geometry: { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize }, gemvRows: Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden)), gemvCols: m.hidden, trials: o.quick ? 2 : 5 });
