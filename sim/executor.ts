@@ -30,6 +30,12 @@ export interface MoveBatch {
    * blocks are not adjacent in general).
    */
   runs: number;
+  /**
+   * a bulk stage's host-slot spread: the doublings (sim/host-spread.ts) of its blocks' distances in
+   * block order, set by the driver for an executor that prices it (Executor.usesSpread); listed
+   * batches carry their blocks instead
+   */
+  spread?: number;
 }
 
 /** One layer's work on the compute stream. */
@@ -48,6 +54,12 @@ export interface LayerWork {
   fetchBytes: number[];
   /** contiguous runs (copies, file requests) of those fetches, per source tier (see MoveBatch.runs) */
   fetchRuns: number[];
+  /**
+   * per source tier, the doublings (sim/host-spread.ts) of the distances between those fetched blocks in
+   * block order, as the fetch copies them; set by the driver for an executor that prices it
+   * (Executor.usesSpread), else absent
+   */
+  fetchSpread?: number[];
   /** blocks that exist in this layer */
   nBlocks: number;
   /** 1 where the kernel attends the block (a view; valid during the call), for executors that move real data */
@@ -83,6 +95,8 @@ export interface Executor<Handle = unknown> {
   readonly kind: 'sim' | 'hil';
   /** whether layer() prices the table kernel by LayerWork.mixedShare (the driver computes it only then) */
   readonly usesMixedShare?: boolean;
+  /** whether the executor prices the spread of host slots: the driver then counts it for bulk stages (MoveBatch.spread) and fetches (LayerWork.fetchSpread) */
+  readonly usesSpread?: boolean;
   beginStep(step: number, contextTokens: number): void;
   /** move resident blocks between tiers / precisions on the memory streams; the batch is valid during the call only */
   move(batch: MoveBatch): Handle;

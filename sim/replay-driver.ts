@@ -25,6 +25,7 @@ import { GroupMean, rowUniform } from './group-mean.js';
 import type { HbmSlots } from './hbm-slots.js';
 import { moveRounds } from './move-order.js';
 import { doubleArray, intArray, objectArray } from '../common/array-kinds.js';
+import { gapDoublings } from './host-spread.js';
 
 export interface StepResult {
   step: number;
@@ -179,6 +180,8 @@ export class ReplayDriver<H> implements Actions {
   /** scratch per tier for layerWork: staged bytes and the change in runs */
   private readonly tierScratch: Float64Array;
   private readonly runScratch: Int32Array;
+  /** per tier, the last fetched block seen by fetchSpread (-1: none yet) */
+  private readonly spreadPrev: Int32Array;
   /**
    * A bulk stage of every block of a layer in a tier, when it is the layer's first stage of the step,
    * marks nothing: staging is then a number per (layer, tier), stagedSince, and a block counts as
@@ -248,6 +251,8 @@ export class ReplayDriver<H> implements Actions {
 
   /** whether the executor prices LayerWork.mixedShare */
   private readonly mixedShare: boolean;
+  /** whether the executor prices the spread of host slots (Executor.usesSpread): bulk stages and fetches count it then */
+  private readonly countSpread: boolean;
 
   constructor(
     readonly header: TraceHeader,
@@ -260,6 +265,7 @@ export class ReplayDriver<H> implements Actions {
   ) {
     this.L = header.layers;
     this.mixedShare = executor.usesMixedShare === true;
+    this.countSpread = executor.usesSpread === true;
     this.G = header.kv_groups;
     this.M = cache.maxBlocks;
     this.B = header.block_size;
@@ -291,6 +297,7 @@ export class ReplayDriver<H> implements Actions {
     this.bulkStaged = new Uint8Array(this.L);
     this.tierScratch = new Float64Array(this.T);
     this.runScratch = new Int32Array(this.T);
+    this.spreadPrev = new Int32Array(this.T);
     this.stagedSince = new Float64Array(this.L * this.T);
     this.enteredAt = new Float64Array(this.L * this.M);
     this.touched = Array.from({ length: this.L }, () => new Int32Array(16));
@@ -326,6 +333,7 @@ export class ReplayDriver<H> implements Actions {
       stagedBytes: -0,
       fetchBytes: doubleArray(this.T),
       fetchRuns: doubleArray(this.T),
+      fetchSpread: doubleArray(this.T),
       nBlocks: 0,
       attendedMask: this.masks[0],
       attendedCount: 0,
@@ -433,6 +441,7 @@ export class ReplayDriver<H> implements Actions {
       const listed = this.listPending;
       const skipping = listed || this.anySkip;
       const w = listed ? (this.listFromKept ? this.layerWorkKept(s, l, n) : this.layerWorkListed(s, l, n)) : skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
+      if (this.countSpread) this.fetchSpread(l, n, w);
       if (this.slotsPlaced) this.layerSlots(l);
       this.emitStage();
       const waits = this.pending[l];
@@ -1020,11 +1029,21 @@ export class ReplayDriver<H> implements Actions {
     const c = this.cache;
     const base = layer * this.M;
     let runs: number;
+    let spread = 0;
     if (first) {
       this.bulkStaged[layer] = 1;
       // nothing of the layer staged yet: every block in `tier` is staged, in the cache's runs
       runs = c.runsIn(layer, tier);
       this.stagedSince[layer * this.T + tier] = ++this.changes;
+      if (this.countSpread) {
+        const tiers = c.tier;
+        let prev = -1;
+        for (let i = base, end = base + c.created[layer]; i < end; i++) {
+          if (tiers[i] !== tier) continue;
+          if (prev >= 0) spread += gapDoublings(i - prev);
+          prev = i;
+        }
+      }
     } else {
       this.bulkStaged[layer] = 1;
       this.markStaged(layer);
@@ -1034,6 +1053,8 @@ export class ReplayDriver<H> implements Actions {
       const bitsAt = c.bits;
       runs = 0;
       let open = false;
+      const count = this.countSpread;
+      let prev = -1;
       for (let i = base, end = base + c.created[layer]; i < end; i++) {
         if (tiers[i] !== tier) {
           open = false;
@@ -1042,6 +1063,10 @@ export class ReplayDriver<H> implements Actions {
         if (mask[i] === 0) {
           if (!open) runs++;
           open = bitsAt[i] === runBits;
+          if (count) {
+            if (prev >= 0) spread += gapDoublings(i - prev);
+            prev = i;
+          }
         } else open = false;
         mask[i] = 1;
       }
@@ -1054,6 +1079,7 @@ export class ReplayDriver<H> implements Actions {
     b.blocks = blocks;
     b.bytesFrom = b.bytesTo = bytes;
     b.runs = runs;
+    b.spread = spread;
     this.pending[layer].push(this.executor.stage(b));
   }
 
@@ -1125,6 +1151,7 @@ export class ReplayDriver<H> implements Actions {
     b.blocks = this.runBlocks;
     b.bytesFrom = b.bytesTo = this.runBytes;
     b.runs = this.runRuns;
+    b.spread = 0;
     this.pending[b.layer].push(this.executor.stage(b));
     // (emptied by pops, its room kept)
     const list = this.runBlocks;
@@ -1309,6 +1336,41 @@ export class ReplayDriver<H> implements Actions {
     this.hbmSlots!.layer(l, dropped, created, c.bytesOf(16));
     this.droppedSince[l] = [];
     this.createdSince[l] = [];
+  }
+
+  /**
+   * The spread of the layer's fetches (LayerWork.fetchSpread): per source tier, the doublings of the
+   * host-slot distances between the fetched blocks in block order, as the HIL copies an attention's
+   * fetches (its attended blocks in block order). A block is fetched as the layer's work reads it:
+   * attended, below HBM, and neither staged nor entered its tier before that tier was staged.
+   */
+  private fetchSpread(l: number, n: number, w: LayerWork): void {
+    const sp = w.fetchSpread!;
+    const fetchBytes = w.fetchBytes;
+    let any = false;
+    for (let t = 0; t < this.T; t++) {
+      sp[t] = 0;
+      if (fetchBytes[t] > 0) any = true;
+    }
+    if (!any) return;
+    const prev = this.spreadPrev;
+    prev.fill(-1);
+    const c = this.cache;
+    const base = l * this.M;
+    const tiers = c.tier;
+    const mask = w.attendedMask;
+    const staged = this.stagedMask;
+    const entered = this.enteredAt;
+    const since = this.stagedSince;
+    const row = l * this.T;
+    for (let b = 0; b < n; b++) {
+      if (mask[b] === 0) continue;
+      const i = base + b;
+      const t = tiers[i];
+      if (t <= 0 || staged[i] === 1 || entered[i] < since[row + t]) continue;
+      if (prev[t] >= 0) sp[t] += gapDoublings(b - prev[t]);
+      prev[t] = b;
+    }
   }
 
   /** The layer's work when it skips nothing: every live block is attended (`mask`, the layer's view of the live mask). */
@@ -1976,10 +2038,10 @@ export class ReplayDriver<H> implements Actions {
  * another (the values are the same numbers either way).
  */
 function newBatch(layer: number, reason: TransferReason, fromTier: number, toTier: number, fromBits: number, toBits: number): MoveBatch {
-  const b: MoveBatch = { layer, reason, fromTier, toTier, fromBits: 0.5, toBits: 0.5, blocks: [], bytesFrom: 0.5, bytesTo: 0.5, runs: 0 };
+  const b: MoveBatch = { layer, reason, fromTier, toTier, fromBits: 0.5, toBits: 0.5, blocks: [], bytesFrom: 0.5, bytesTo: 0.5, runs: 0, spread: 0.5 };
   b.fromBits = fromBits;
   b.toBits = toBits;
-  b.bytesFrom = b.bytesTo = 0;
+  b.bytesFrom = b.bytesTo = b.spread = 0;
   return b;
 }
 

@@ -17,6 +17,7 @@
  * wait is on the other stream's tail, as the HIL records its fences (measured: lab/notes/HIL-NOTES.md).
  */
 import { Engine } from './engine.js';
+import { spreadDoublings } from './host-spread.js';
 import type { Executor, LayerWork, MoveBatch, StepTiming } from './executor.js';
 import { type HardwareProfile, hasHostClock } from './hardware/profile.js';
 import { kvElementsPerTokenLayer, type ModelSpec } from './models/model.js';
@@ -73,31 +74,6 @@ export interface SimExecutorOptions {
 
 export type CopyMode = 'per-run' | 'gather';
 const NO_WAITS: readonly Signal[] = [];
-/**
- * Host-slot distance (blocks) between consecutive copies of a batch that a link's spread_us starts
- * from: the calibration's layout batches place their single-block copies 2-4 slots apart
- * (hil/bench/layout-batches.ts), so their fitted alpha already holds that distance's cost.
- */
-export const SPREAD_FROM_BLOCKS = 3;
-
-/**
- * Doublings of the host-slot distance beyond SPREAD_FROM_BLOCKS, summed over a batch's blocks in the
- * order listed: for each block, log2(|b - previous| / SPREAD_FROM_BLOCKS) where that is positive; the
- * first block's previous is `from` (the last block of the stage this batch continues; -1: none).
- */
-export function spreadDoublings(blocks: readonly number[], from = -1): number {
-  let sum = 0;
-  let prev = from;
-  for (let i = 0; i < blocks.length; i++) {
-    const b = blocks[i];
-    if (prev >= 0) {
-      const d = b > prev ? b - prev : prev - b;
-      if (d > SPREAD_FROM_BLOCKS) sum += Math.log2(d / SPREAD_FROM_BLOCKS);
-    }
-    prev = b;
-  }
-  return sum;
-}
 export const COPY_MODES: readonly CopyMode[] = ['per-run', 'gather'];
 
 export class SimExecutor implements Executor<Signal> {
@@ -156,6 +132,8 @@ export class SimExecutor implements Executor<Signal> {
   private continuesStage = false;
   /** whether a link direction prices the spread of host slots (spread_us): batches count their doublings only then */
   private readonly spreads: boolean;
+  /** (Executor.usesSpread: the driver counts bulk stages' and fetches' spread for this executor) */
+  readonly usesSpread: boolean;
   /** the doublings (spreadDoublings) of the batch being issued: its copy op to or from HBM pays the route's spread_us for each, once */
   private spreadNow = 0;
   /** the last block of the last stage, which a stage continuing it measures its first distance from */
@@ -270,6 +248,7 @@ export class SimExecutor implements Executor<Signal> {
     this.gemvs = hardware.gpu.copy_under_compute === 'gemv' ? new IntervalLog() : null;
     this.batchUs = hardware.gpu.copy_batch_us ?? 0;
     this.spreads = hardware.links.some((k) => (k.a_to_b?.spread_us ?? 0) > 0 || (k.b_to_a?.spread_us ?? 0) > 0);
+    this.usesSpread = this.spreads;
     this.issueCopy = hardware.gpu.issue_copy_us ?? 0;
     this.issueRecord = hardware.gpu.issue_record_us ?? 0;
     this.issueKernel = hardware.gpu.issue_kernel_us ?? 0;
@@ -368,8 +347,14 @@ export class SimExecutor implements Executor<Signal> {
     const runs = Math.max(1, b.runs);
     const waits = this.ringWait(b.layer, b.bytesFrom);
     if (this.spreads) {
-      this.spreadNow = spreadDoublings(b.blocks, this.continuesStage ? this.lastStagedBlock : -1);
-      this.lastStagedBlock = b.blocks.length > 0 ? b.blocks[b.blocks.length - 1] : -1;
+      // (a bulk stage lists no blocks: the driver counts its spread)
+      if (b.blocks.length === 0) {
+        this.spreadNow = b.spread ?? 0;
+        this.lastStagedBlock = -1;
+      } else {
+        this.spreadNow = spreadDoublings(b.blocks, this.continuesStage ? this.lastStagedBlock : -1);
+        this.lastStagedBlock = b.blocks[b.blocks.length - 1];
+      }
     }
     const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args, waits);
     this.continuesStage = false;
@@ -449,6 +434,7 @@ export class SimExecutor implements Executor<Signal> {
     let fetched = 0;
     for (let t = 1; t < w.fetchBytes.length; t++) {
       if (w.fetchBytes[t] > 0) {
+        if (this.spreads) this.spreadNow = w.fetchSpread?.[t] ?? 0;
         all.push(this.toHbm(t, w.fetchBytes[t], Math.max(1, w.fetchRuns[t] ?? 1), 'fetch', args, this.ringWait(w.layer, w.fetchBytes[t])));
         fetched += w.fetchBytes[t];
       }

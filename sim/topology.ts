@@ -21,7 +21,7 @@ export interface Route {
   switch_us: number;
   /** the same with each hop's switch_under_compute_us: for a copy that starts while a kernel runs */
   switch_under_compute_us: number;
-  /** the hops' spread_us: per doubling of the host-slot distance of a listed block's copy beyond SPREAD_FROM_BLOCKS */
+  /** the hops' spread_us: per doubling of the host-slot distance between a batch's copies beyond SPREAD_FROM_BLOCKS (sim/host-spread.ts) */
   spread_us: number;
   /** the narrowest bandwidth (bytes per us) beside the layers' GEMVs: each hop's GBps_under_compute where given */
   under_compute_capacity: number;

@@ -6,14 +6,14 @@
  * beside the layer GEMV (each layer's copies start with its GEMVs on the compute stream) or with the GPU
  * otherwise idle. Everything of a trial is queued behind a gate (gate.ts). A point: the memory stream's
  * time per copy (the median over trials) and the doublings per copy the simulator counts for those
- * slots (sim/sim-executor.ts spreadDoublings).
+ * slots (sim/host-spread.ts spreadDoublings).
  */
 import type { NativeBackend } from '../addon-types.js';
 import { align } from '../executor/copy-runs.js';
 import { blockBytes, type BlockGeometry } from '../kv-format.js';
 import { median } from '../timing/median.js';
 import { EventSet } from '../timing/event-set.js';
-import { spreadDoublings } from '../../sim/sim-executor.js';
+import { spreadDoublings } from '../../sim/host-spread.js';
 import { ComputeGate } from './gate.js';
 
 export interface SpreadPoint {

@@ -36,11 +36,12 @@ export interface LinkDirection {
   /** optional: the same for a copy that starts while a kernel runs on the compute stream; absent = switch_us */
   switch_under_compute_us?: number;
   /**
-   * optional: added to a memory-stream copy of listed blocks to or from HBM for each doubling of the
-   * host-slot distance (in blocks, within the layer) from the batch's previous block beyond
-   * SPREAD_FROM_BLOCKS: the copy engine pays more per copy the further apart a batch's host slots
-   * are (timed in perf/device/host-span.mjs). A bulk stage of a layer's offloaded blocks and a layer's
-   * fetch, whose blocks are not listed to the simulator, pay none. Absent = 0
+   * optional: added to a memory-stream copy batch to or from HBM for each doubling of the host-slot
+   * distance (in blocks, within the layer) from the batch's previous block beyond SPREAD_FROM_BLOCKS
+   * (sim/host-spread.ts): the copy engine pays more per copy the further apart a batch's host slots
+   * are (timed in perf/device/host-span.mjs). A listed batch counts its blocks in the order listed; a
+   * bulk stage of a layer's offloaded blocks and a layer's fetches count theirs per tier in block
+   * order. Absent = 0
    */
   spread_us?: number;
   /**

@@ -6,7 +6,7 @@ import { benchSpread, drawSlots, fitSpread, SPREAD_SLOTS, type SpreadPoint } fro
 import { applySpreadFit } from '../../hil/calibrate/calibrate.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
-import { spreadDoublings } from '../../sim/sim-executor.js';
+import { spreadDoublings } from '../../sim/host-spread.js';
 import { backendAvailability } from './availability.js';
 
 const host = backendAvailability('host');

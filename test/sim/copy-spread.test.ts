@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SimExecutor, SPREAD_FROM_BLOCKS, spreadDoublings } from '../../sim/sim-executor.js';
+import { SimExecutor } from '../../sim/sim-executor.js';
+import { SPREAD_FROM_BLOCKS, spreadDoublings } from '../../sim/host-spread.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { tinyHardware, tinyModel } from '../helpers/tiny.js';
 

@@ -1,0 +1,143 @@
+/**
+ * The replay driver's count of host-slot spread (sim/host-spread.ts) for copies whose blocks it does not
+ * list to the executor: a bulk stage's blocks and a layer's fetches, per tier in block order, counted
+ * only for an executor that prices spread; and the simulated executor paying spread_us for them.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Executor, LayerWork, MoveBatch, StepTiming } from '../../sim/executor.js';
+import { KVCache } from '../../sim/kv-cache.js';
+import { ReplayDriver } from '../../sim/replay-driver.js';
+import { SimExecutor } from '../../sim/sim-executor.js';
+import type { Policy } from '../../policies/policy.js';
+import { denseSteps, tinyHardware, tinyHeader, tinyModel } from '../helpers/tiny.js';
+
+class Recorder implements Executor<number> {
+  readonly kind = 'sim' as const;
+  stages: { step: number; fromTier: number; blocks: number[]; spread: number }[] = [];
+  works: { step: number; fetchRuns: number[]; fetchSpread: number[] | undefined }[] = [];
+  private step = -1;
+  constructor(readonly usesSpread: boolean) {}
+  beginStep(step: number): void {
+    this.step = step;
+  }
+  move(): number {
+    return 0;
+  }
+  stage(b: MoveBatch): number {
+    this.stages.push({ step: this.step, fromTier: b.fromTier, blocks: [...b.blocks], spread: b.spread ?? 0 });
+    return 0;
+  }
+  layer(w: LayerWork): void {
+    this.works.push({ step: w.step, fetchRuns: [...w.fetchRuns], fetchSpread: w.fetchSpread ? [...w.fetchSpread] : undefined });
+  }
+  endStep(): StepTiming {
+    return { latency_us: 0, compute_us: 0, stall_us: 0, transfer_us: 0, bytes: {} };
+  }
+  finish(): Record<string, number> {
+    return {};
+  }
+}
+
+const lg = Math.log2;
+
+// one layer, prompt 160 tokens = blocks 0..39 (4-token blocks); after prefill DRAM holds 1 2 9 30 31,
+// NVMe holds 20 and 36. Step 0 stages both tiers in bulk; step 1 fetches every offloaded block; step 2
+// skips 9 and fetches the rest; step 3 stages 2 alone, then the rest of DRAM in bulk
+function replay(ex: Executor<number>): void {
+  const h = tinyHeader(160, 4, 1);
+  const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n));
+  const cache = new KVCache(tinyModel, 4, 1, 44, [
+    { name: 'hbm', capacityBytes: 64 * 60 },
+    { name: 'dram', capacityBytes: 1e9 },
+    { name: 'nvme', capacityBytes: 1e9 },
+  ]);
+  const policy: Policy = {
+    name: 'scripted',
+    decide(v, a) {
+      if (v.step < 0) {
+        if (v.nBlocks < 40) return;
+        for (const b of [1, 2, 9, 30, 31]) a.demote(0, b, 'dram', 16);
+        for (const b of [20, 36]) a.demote(0, b, 'nvme', 16);
+      } else if (v.step === 0) a.prefetchOffloaded(0);
+      else if (v.step === 2) a.skip(9);
+      else if (v.step === 3) {
+        a.prefetch(0, 2);
+        a.prefetchOffloaded(0);
+      }
+    },
+    observe() {},
+  };
+  new ReplayDriver(h, cache, policy, ex, 60).run(trace, () => undefined);
+}
+
+describe('the spread of bulk stages and fetches', () => {
+  it('counts the doublings of the blocks a bulk stage or a fetch copies, per tier in block order', () => {
+    const ex = new Recorder(true);
+    replay(ex);
+    // DRAM 1 2 9 30 31: gaps 1, 7, 21, 1; NVMe 20 36: gap 16
+    const dram = lg(7 / 3) + lg(21 / 3);
+    const nvme = lg(16 / 3);
+    expect(ex.stages.map((s) => ({ ...s, spread: +s.spread.toFixed(12) }))).toEqual([
+      { step: 0, fromTier: 1, blocks: [], spread: +dram.toFixed(12) },
+      { step: 0, fromTier: 2, blocks: [], spread: +nvme.toFixed(12) },
+      // step 3: 2 listed (its executor counts it); the bulk stage after it copies 1 9 30 31: gaps 8, 21, 1
+      { step: 3, fromTier: 1, blocks: [2], spread: 0 },
+      { step: 3, fromTier: 1, blocks: [], spread: +(lg(8 / 3) + lg(21 / 3)).toFixed(12) },
+      { step: 3, fromTier: 2, blocks: [], spread: +nvme.toFixed(12) },
+    ]);
+    const works = ex.works.map((w) => ({ ...w, fetchSpread: w.fetchSpread!.map((x) => +x.toFixed(12)) }));
+    expect(works).toEqual([
+      // step 0 reads every offloaded block from its staged copy
+      { step: 0, fetchRuns: [0, 0, 0], fetchSpread: [0, 0, 0] },
+      // step 1 fetches them all: DRAM 1 2 | 9 | 30 31, NVMe 20 | 36
+      { step: 1, fetchRuns: [0, 3, 2], fetchSpread: [0, +dram.toFixed(12), +nvme.toFixed(12)] },
+      // step 2 skips 9: DRAM 1 2 | 30 31 (gap 28)
+      { step: 2, fetchRuns: [0, 2, 2], fetchSpread: [0, +lg(28 / 3).toFixed(12), +nvme.toFixed(12)] },
+      { step: 3, fetchRuns: [0, 0, 0], fetchSpread: [0, 0, 0] },
+    ]);
+  });
+
+  it('counts nothing for an executor that does not price spread', () => {
+    const ex = new Recorder(false);
+    replay(ex);
+    expect(ex.stages.every((s) => s.spread === 0)).toBe(true);
+    expect(ex.works.every((w) => w.fetchSpread!.every((x) => x === 0))).toBe(true);
+    expect(ex.works[1].fetchRuns).toEqual([0, 3, 2]);
+  });
+
+  it('the simulated executor pays spread_us for a bulk stage\'s and a fetch\'s doublings', () => {
+    // PCIe 1 B/us, alpha 10 us per copy; spread_us 2 into HBM
+    const run = (spread: boolean) => {
+      const hw = tinyHardware();
+      if (spread) hw.links[0].b_to_a.spread_us = 2;
+      const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
+      expect(ex.usesSpread).toBe(spread);
+      ex.beginStep(0, 8);
+      ex.stage({ layer: 0, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 128, bytesTo: 128, reason: 'prefetch', runs: 2, spread: 3 });
+      ex.layer(
+        {
+          step: 0,
+          layer: 1,
+          tokens: 8,
+          residentBytes: 0,
+          quantizedBytes: 0,
+          stagedBytes: 0,
+          fetchBytes: [0, 64, 0],
+          fetchRuns: [0, 1, 0],
+          fetchSpread: [0, 1.5, 0],
+          nBlocks: 2,
+          attendedMask: new Uint8Array([1, 1]),
+          attendedCount: 2,
+          kernel: 'fp16',
+          mixedShare: 0,
+        },
+        [],
+      );
+      ex.finish();
+      return ex.memory.busyUs;
+    };
+    // bulk stage 2 x 10 + 128 (+ 3 x 2); fetch 10 + 64 (+ 1.5 x 2)
+    expect(run(false)).toBe(148 + 74);
+    expect(run(true)).toBe(148 + 6 + 74 + 3);
+  });
+});
