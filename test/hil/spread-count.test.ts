@@ -1,0 +1,93 @@
+// The simulator's count of host-slot spread (sim/host-spread.ts) for the copies the driver does not
+// list block by block (a bulk stage's, a layer's fetches) equals what the lowered plan issues: the
+// doublings of the distances between the host slots of each memory-stream batch's coalesced copies.
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lowerPlan } from '../../hil/executor/lower-plan.js';
+import type { LoweredPlan } from '../../hil/executor/lowered-plan.js';
+import { allLinkKeys } from '../../hil/executor/link-keys.js';
+import { PlanRecorder } from '../../hil/executor/plan-recorder.js';
+import type { LayerWork, MoveBatch } from '../../sim/executor.js';
+import { gapDoublings } from '../../sim/host-spread.js';
+import { simulate } from '../../sim/run.js';
+import { makeHilFixture } from './hil-fixtures.js';
+
+/** a plan recorder that asks the driver for the spread counts, and sums them */
+class SpreadRecorder extends PlanRecorder {
+  readonly usesSpread = true;
+  bulk = 0;
+  bulkStages = 0;
+  fetch = 0;
+  stage(b: MoveBatch): number {
+    if (b.blocks.length === 0) {
+      this.bulk += b.spread ?? 0;
+      this.bulkStages++;
+    }
+    return super.stage(b);
+  }
+  layer(w: LayerWork): void {
+    for (const x of w.fetchSpread ?? []) this.fetch += x;
+    super.layer(w);
+  }
+}
+
+/** per label prefix, the doublings between the host slots of each memory-stream batch's copies, in the order issued */
+function issued(p: LoweredPlan, prefix: string): { doublings: number; batches: number } {
+  let doublings = 0;
+  let batches = 0;
+  for (const s of p.steps) {
+    const at = new Map<number, number>();
+    s.ops.forEach((op, i) => op.o === 'mark' && at.set(op.id, i));
+    for (const [m0, m1, label] of s.memSpans) {
+      if (!label.startsWith(prefix)) continue;
+      batches++;
+      let prev = -1;
+      for (const op of s.ops.slice(at.get(m0)! + 1, at.get(m1)!)) {
+        if (op.o !== 'copy' || op.dst !== 'arena') continue;
+        const first = Math.floor(op.srcOff / p.slotBytes);
+        if (prev >= 0) doublings += gapDoublings(Math.abs(first - prev));
+        prev = Math.floor((op.srcOff + op.bytes - 1) / p.slotBytes);
+      }
+    }
+  }
+  return { doublings, batches };
+}
+
+describe('the spread of bulk stages and fetches, against the lowered plan', () => {
+  const fx = makeHilFixture(2048, 6);
+  afterAll(() => rmSync(fx.dir, { recursive: true, force: true }));
+
+  const run = (policy: string, policy_options: Record<string, unknown>, budget: string) => {
+    let rec: SpreadRecorder | undefined;
+    const r = simulate({ trace: fx.trace, policy, policy_options, model: fx.model, hardware: 'h100-pcie5', hbm_budget: budget, group_size: 64 }, {
+      executor: (resolved, cache) => (rec = new SpreadRecorder(cache, allLinkKeys(resolved.hardware))),
+    });
+    return { rec: rec!, plan: lowerPlan(rec!.plan, r.resolved.model, r.resolved.hardware, r.resolved.header.block_size, { slabBytes: 256 << 10, groupSize: 64 }) };
+  };
+
+  it('LRU offload\'s bulk stages: the same doublings the plan\'s prefetch batches issue', () => {
+    const { rec, plan } = run('lru-offload', {}, '30%');
+    const hil = issued(plan, 'prefetch ');
+    expect(rec.bulkStages).toBeGreaterThan(0);
+    expect(hil.batches).toBe(rec.bulkStages);
+    expect(hil.doublings).toBeGreaterThan(10);
+    expect(rec.bulk).toBeCloseTo(hil.doublings, 9);
+  });
+
+  it('a layer\'s fetches: the same doublings the plan\'s fetch batches issue', () => {
+    for (const [policy, options, budget] of [
+      ['lru-offload', { prefetch: false }, '30%'],
+      ['lru-offload', {}, '15%'],
+      ['arc', {}, '20%'],
+      ['synapsevm', {}, '20%'],
+      ['uniform-int8', {}, '20%'],
+      ['smartkv', {}, '20%'],
+      ['oracle', {}, '20%'],
+    ] as const) {
+      const { rec, plan } = run(policy, options, budget);
+      const hil = issued(plan, 'fetch ');
+      expect(hil.doublings, `${policy} ${budget}`).toBeGreaterThan(1);
+      expect(rec.fetch, `${policy} ${budget}`).toBeCloseTo(hil.doublings, 9);
+    }
+  });
+});
