@@ -8,7 +8,10 @@
  *
  * by relative-error least squares (each batch weighted by 1 / its time) over the single-direction
  * batches and the mixed ones together, leaving out a batch timed far off the fit of the others
- * (COPY_BATCH_OUTLIER). A group is one executor copies() call (a layer's fetch or
+ * (COPY_BATCH_OUTLIER). The per-group and per-change costs are fitted non-negative: a term whose
+ * least-squares value is negative is held at 0 and the others refitted (every mixed batch has as
+ * many groups and changes as the others, so the two trade against each other there, and a negative
+ * one that the profile clamped would leave the other overpriced). A group is one executor copies() call (a layer's fetch or
  * demotion, with marks around it): its fixed cost is what the simulator charges once per copy batch
  * (gpu.copy_batch_us). Under compute the per-group cost is held at the idle fit's (the events around
  * a group do not cost more beside kernels; what does is each copy: alpha_under_compute_us).
@@ -53,6 +56,8 @@ export interface CopyBatchFit {
   group_us_fixed: boolean;
   /** cost per D2H <-> H2D change; absent when no batch changed direction (the term was not fitted) */
   switch_us?: number;
+  /** the terms whose least-squares value was negative, held at 0 (the others refitted without them); absent when none */
+  held_at_zero?: string[];
   /** the batches fitted */
   points: (CopyBatchPoint & { fit_us: number; residual: number })[];
   /** batches left out as further than COPY_BATCH_OUTLIER from the fit of the others (residuals against the fit); absent when none */
@@ -74,6 +79,8 @@ export interface CopyBatchFits {
 }
 
 const TERMS = ['H2D copies', 'H2D bytes', 'D2H copies', 'D2H bytes', 'groups', 'direction changes'] as const;
+/** the terms fitted non-negative (a negative cost per group or per direction change is not a cost) */
+const NON_NEGATIVE = [4, 5];
 
 function rowOf(p: CopyBatchPoint): number[] {
   return [p.h2d.runs, p.h2d.bytes, p.d2h.runs, p.d2h.bytes, p.groups, p.switches];
@@ -139,14 +146,23 @@ export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?:
   if (points.length < names.length) {
     throw new Error(`the per-batch copy fit has ${names.length} terms (${names.join(', ')}) and needs at least as many batches (got ${points.length})`);
   }
+  // the per-group and per-change costs are fitted non-negative: where the least-squares value of one
+  // is negative, it is held at 0 and the others refitted (the most negative first, then again)
+  let held: number[] = [];
   const solve = (pts: readonly CopyBatchPoint[]): number[] => {
-    const rows = pts.map((p) => rowOf(p).filter((_, i) => keep[i]));
-    const y = pts.map((p) => p.us - (fixed ? fixedGroupUs * p.groups : 0));
-    const s = weightedLeastSquares(rows, y, pts.map((p) => 1 / p.us), names);
-    const v: number[] = [];
-    let k = 0;
-    for (let i = 0; i < TERMS.length; i++) v.push(keep[i] ? s[k++] : i === 4 ? fixedGroupUs! : 0);
-    return v;
+    held = [];
+    for (;;) {
+      const on = keep.map((k, i) => k && !held.includes(i));
+      const rows = pts.map((p) => rowOf(p).filter((_, i) => on[i]));
+      const y = pts.map((p) => p.us - (fixed ? fixedGroupUs * p.groups : 0));
+      const s = weightedLeastSquares(rows, y, pts.map((p) => 1 / p.us), TERMS.filter((_, i) => on[i]));
+      const v: number[] = [];
+      let k = 0;
+      for (let i = 0; i < TERMS.length; i++) v.push(on[i] ? s[k++] : i === 4 && fixed ? fixedGroupUs! : 0);
+      const negative = NON_NEGATIVE.filter((i) => on[i] && v[i] < 0).sort((a, b) => v[a] - v[b]);
+      if (negative.length === 0) return v;
+      held = [...held, negative[0]];
+    }
   };
   const residualOf = (p: CopyBatchPoint, v: number[]) => {
     const fit = rowOf(p).reduce((a, x, i) => a + x * v[i], 0);
@@ -154,6 +170,7 @@ export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?:
   };
   let kept = [...points];
   let v = solve(kept);
+  let heldKept = held;
   const most = Math.floor(points.length / 4);
   while (points.length - kept.length < most && kept.length > names.length) {
     const res = kept.map((p) => Math.abs(residualOf(p, v).residual));
@@ -171,6 +188,7 @@ export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?:
     if (!(next[1] > 0 && next[3] > 0) && v[1] > 0 && v[3] > 0) break;
     kept = rest;
     v = next;
+    heldKept = held;
   }
   for (const [d, i] of [['H2D', 1], ['D2H', 3]] as const) {
     if (!(v[i] > 0)) throw new Error(`the per-batch copy fit gave a non-positive time per ${d} byte (${v[i].toExponential(3)} us): the batch times do not grow with their ${d} bytes (measurements too noisy)`);
@@ -184,6 +202,7 @@ export function fitCopyBatches(points: readonly CopyBatchPoint[], fixedGroupUs?:
     group_us: v[4],
     group_us_fixed: fixed,
     ...(withSwitch ? { switch_us: v[5] } : {}),
+    ...(heldKept.length ? { held_at_zero: heldKept.map((i) => TERMS[i]) } : {}),
     points: pts,
     ...(dropped.length ? { dropped } : {}),
     rms_residual: Math.sqrt(pts.reduce((a, p) => a + p.residual ** 2, 0) / pts.length),
@@ -290,7 +309,7 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
   const { index: li, toHost, toHbm } = hbmLink(p);
   const L = p.links[li];
   const fitText = (x: CopyBatchFit) =>
-    `time = H2D copies x alpha_h2d + H2D bytes / beta_h2d + the same for D2H + groups x per_group${x.switch_us !== undefined ? ' + direction changes x per_change' : ''}${x.group_us_fixed ? ' (per_group held at the idle fit\'s)' : ''} over ${x.points.length} batches, relative-error least squares (rms residual ${pct(x.rms_residual)}, max ${pct(x.max_abs_residual)})${x.dropped?.length ? `; left out as more than ${pct(COPY_BATCH_OUTLIER)} off the fit of the others: ${x.dropped.map((p) => `"${p.label}" ${r2(p.us)} us against ${r2(p.fit_us)}`).join(', ')}` : ''}`;
+    `time = H2D copies x alpha_h2d + H2D bytes / beta_h2d + the same for D2H + groups x per_group${x.switch_us !== undefined ? ' + direction changes x per_change' : ''}${x.group_us_fixed ? ' (per_group held at the idle fit\'s)' : ''} over ${x.points.length} batches, relative-error least squares${x.held_at_zero?.length ? ` with ${x.held_at_zero.map((t) => `per ${t === 'groups' ? 'group' : 'change'}`).join(' and ')} held at 0 (fitted negative)` : ''} (rms residual ${pct(x.rms_residual)}, max ${pct(x.max_abs_residual)})${x.dropped?.length ? `; left out as more than ${pct(COPY_BATCH_OUTLIER)} off the fit of the others: ${x.dropped.map((p) => `"${p.label}" ${r2(p.us)} us against ${r2(p.fit_us)}`).join(', ')}` : ''}`;
   const src = p.sources;
   const group = nonNegative(f.idle.group_us);
   for (const [d, k, name] of [[toHost, 'd2h', 'D2H'], [toHbm, 'h2d', 'H2D']] as const) {

@@ -106,15 +106,38 @@ describe('per-batch copy fit', () => {
     expect(p.sources[`links[${li}].${toHbm}.GBps_under_compute`]).toBeUndefined();
   });
 
-  it('clamps a negative per-change or per-group cost to 0 in the profile (the fit keeps its value) and says so', () => {
-    const idle = { ...IDLE, change: -0.61 };
+  it('holds a per-change cost that fits negative at 0 and refits the rest, so the profile prices its own batches as the fit does', () => {
+    // times made with a per-change cost of -2: every mixed batch has 16 groups and 15 changes, so an
+    // unconstrained fit recovers -2; held at 0, the per-group cost takes up the mixed batches' share
+    const idle = { ...IDLE, change: -2 };
     const f = fitLayoutCopyBatches(measurements(idle, { ...BUSY, change: 0.3 }));
-    expect(f.idle.switch_us).toBeCloseTo(-0.61, 9);
+    expect(f.idle.switch_us).toBe(0);
+    expect(f.idle.held_at_zero).toEqual(['direction changes']);
+    expect(f.under_compute.held_at_zero).toBeUndefined();
+    expect(f.under_compute.switch_us).toBeGreaterThan(0);
+    // the unconstrained solution would give back the costs exactly; held at 0, the per-group cost falls
+    // from 5.25 and every batch is priced by the terms written below (its fit_us)
+    expect(f.idle.group_us).toBeLessThan(IDLE.group);
+    expect(f.idle.group_us).toBeGreaterThan(0);
+    expect(f.idle.max_abs_residual).toBeGreaterThan(1e-3);
+    for (const x of f.idle.points) {
+      const cost = x.h2d.runs * f.idle.h2d.alpha_us + x.h2d.bytes * f.idle.h2d.us_per_byte + x.d2h.runs * f.idle.d2h.alpha_us + x.d2h.bytes * f.idle.d2h.us_per_byte + x.groups * f.idle.group_us;
+      expect(cost).toBeCloseTo(x.fit_us, 6);
+    }
     const p = structuredClone(loadHardware('h100-pcie5'));
     const li = applyCopyBatchFit(p, f, 'by');
     expect(p.links[li].b_to_a!.switch_us).toBe(0);
-    expect(p.links[li].b_to_a!.switch_under_compute_us).toBe(0.3);
-    expect(p.sources[`links[${li}].b_to_a.switch_us`]).toMatch(/\(-0\.61: clamped to 0\)$/);
+    expect(p.gpu.copy_batch_us).toBe(Math.round(f.idle.group_us * 100) / 100);
+    expect(p.sources[`links[${li}].b_to_a.alpha_us`]).toMatch(/with per change held at 0 \(fitted negative\)/);
+  });
+
+  it('holds a per-group cost that fits negative at 0 (the per-change cost refitted)', () => {
+    const f = fitLayoutCopyBatches(measurements({ ...IDLE, group: -3, change: 6 }, BUSY));
+    expect(f.idle.group_us).toBe(0);
+    expect(f.idle.held_at_zero).toEqual(['groups']);
+    expect(f.idle.switch_us).toBeGreaterThan(0);
+    // under compute the per-group cost is the idle one: 0
+    expect(f.under_compute.group_us).toBe(0);
   });
 
   it('leaves the per-change term out without batches that change direction', () => {
