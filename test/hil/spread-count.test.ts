@@ -18,14 +18,14 @@ class SpreadRecorder extends PlanRecorder {
   bulk = 0;
   bulkStages = 0;
   fetch = 0;
-  stage(b: MoveBatch): number {
+  override stage(b: MoveBatch): number {
     if (b.blocks.length === 0) {
       this.bulk += b.spread ?? 0;
       this.bulkStages++;
     }
     return super.stage(b);
   }
-  layer(w: LayerWork): void {
+  override layer(w: LayerWork): void {
     for (const x of w.fetchSpread ?? []) this.fetch += x;
     super.layer(w);
   }

@@ -112,7 +112,7 @@ describe('the spread of bulk stages and fetches', () => {
       if (spread) hw.links[0].b_to_a.spread_us = 2;
       const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
       expect(ex.usesSpread).toBe(spread);
-      ex.beginStep(0, 8);
+      ex.beginStep(0);
       ex.stage({ layer: 0, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [], bytesFrom: 128, bytesTo: 128, reason: 'prefetch', runs: 2, spread: 3 });
       ex.layer(
         {
