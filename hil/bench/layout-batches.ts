@@ -14,7 +14,7 @@ import { StagingRing } from '../executor/staging-ring.js';
 export type LayoutCopy = [number, number, number];
 
 export interface LayoutBatch {
-  /** 'mixed': groups alternate D2H and H2D (groupDirections), as a layer's demotion then promotion */
+  /** 'mixed': D2H and H2D groups (groupDirections), a layer's demotion then its promotion, in turn or every demotion first */
   direction: 'h2d' | 'd2h' | 'mixed';
   label: string;
   /** per layer: the copies of one executor copies() call (one ring extent, or one demotion) */
@@ -92,6 +92,14 @@ const D2H_MIXES: [string, number[], number][] = [
  */
 export const MIXED_GROUP_BLOCKS = [2, 4, 8, 16, 24];
 
+/**
+ * Mixed batches of the same groups in another order: every layer's demotion first, then every layer's
+ * promotion (one direction change in all). With the same groups as the alternating batches and 1
+ * change where those have 15, they tell the cost per group from the cost per change, which the
+ * alternating batches alone give only together.
+ */
+export const ORDERED_GROUP_BLOCKS = [8, 24];
+
 /** block numbers of one layer: `count` runs with lengths cycled from `mix` (rotated by `rot`), gaps 1..3, within M */
 export function placeRuns(mix: number[], rot: number, count: number, M: number): number[][] {
   const runs: number[][] = [];
@@ -157,6 +165,26 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
     });
     slabExtent = Math.max(slabExtent, slabs.extent);
     batches.push(summarize('mixed', `demote + promote, ${n} single blocks each`, groups, B, dirs));
+  }
+  for (const n of ORDERED_GROUP_BLOCKS) {
+    if (4 * n > M) continue;
+    const slabs = new SlabAllocator(ringBytes, slabBytes);
+    const demotions: LayoutCopy[][] = [];
+    const promotions: LayoutCopy[][] = [];
+    const held: number[] = [];
+    nextLayers().forEach((l, j) => {
+      const blocks = Array.from({ length: 2 * n }, (_, i) => 2 * i + (j % 2));
+      const out = blocks.filter((_, i) => i % 2 === 0);
+      const back = blocks.filter((_, i) => i % 2 === 1);
+      const slots = out.map(() => slabs.alloc(B).offset);
+      demotions.push(coalesceCopies(out.map((b, i): LayoutCopy => [slots[i], host(l, b), B])));
+      promotions.push(coalesceCopies(back.map((b, i): LayoutCopy => [host(l, b), slots[slots.length - 1 - i], B])));
+      held.push(...slots);
+    });
+    for (const s of held) slabs.free(s);
+    slabExtent = Math.max(slabExtent, slabs.extent);
+    const dirs = [...demotions.map(() => 'd2h' as const), ...promotions.map(() => 'h2d' as const)];
+    batches.push(summarize('mixed', `demotes, then promotes, ${n} single blocks each`, [...demotions, ...promotions], B, dirs));
   }
   return { slotBytes, hostBytes: o.poolLayers * M * slotBytes, ringBytes, arenaBytes: ringBytes + slabExtent, batches };
 }

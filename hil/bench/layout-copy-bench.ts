@@ -6,7 +6,8 @@
  * host's enqueue time as gate.ts sizes its gates) holds the memory stream until the whole batch is
  * enqueued, so the host's call rate is not timed (with gated: false there is no gate, and the host's
  * rate is in the time). Point = one batch: us = memory-stream time between events (median).
- * A mixed batch's groups alternate D2H and H2D (a demotion, then a promotion into the slots freed).
+ * A mixed batch's groups are D2H and H2D (a demotion, then a promotion into the slots freed), in turn
+ * or every demotion first (layout-batches.ts).
  * After the last trial of a batch its last group is read back and compared byte for byte.
  */
 import type { NativeBackend } from '../addon-types.js';

@@ -633,7 +633,8 @@ export function fitDirectionSwitch(
   const batches: DirectionSwitchFit['batches'] = [];
   for (const [points, condition, h, d] of [[underCompute, 'under compute', fits.h2d_layout, fits.d2h_layout], [idle, 'idle', fits.h2d_layout_idle, fits.d2h_layout_idle]] as const) {
     for (const p of points) {
-      if (p.switches <= 0) continue;
+      // (batches whose groups alternate: those that change direction once, ordered by direction, tell the per-group cost apart in the per-batch fit)
+      if (p.switches <= 0 || (p.groups !== undefined && p.switches !== p.groups - 1)) continue;
       const predicted = t(h, p.split.h2d) + t(d, p.split.d2h);
       batches.push({ label: p.label, condition, switches: p.switches, us: p.us, predicted_us: predicted, us_per_switch: (p.us - predicted) / p.switches });
     }

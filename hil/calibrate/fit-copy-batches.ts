@@ -9,9 +9,11 @@
  * by relative-error least squares (each batch weighted by 1 / its time) over the single-direction
  * batches and the mixed ones together, leaving out a batch timed far off the fit of the others
  * (COPY_BATCH_OUTLIER). The per-group and per-change costs are fitted non-negative: a term whose
- * least-squares value is negative is held at 0 and the others refitted (every mixed batch has as
- * many groups and changes as the others, so the two trade against each other there, and a negative
- * one that the profile clamped would leave the other overpriced). A group is one executor copies() call (a layer's fetch or
+ * least-squares value is negative is held at 0 and the others refitted (a negative one that the
+ * profile clamped would leave the other overpriced). The alternating mixed batches each have 16 groups
+ * and 15 changes, so they give those two costs only together; the batches ordered by direction
+ * (layout-batches.ts ORDERED_GROUP_BLOCKS: 16 groups, 1 change) tell them apart. Calibrations stored
+ * before those batches existed have only the alternating ones. A group is one executor copies() call (a layer's fetch or
  * demotion, with marks around it): its fixed cost is what the simulator charges once per copy batch
  * (gpu.copy_batch_us). Under compute the per-group cost is held at the idle fit's (the events around
  * a group do not cost more beside kernels; what does is each copy: alpha_under_compute_us).

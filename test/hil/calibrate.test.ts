@@ -85,7 +85,10 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const r2 = (x: number) => Math.round(x * 100) / 100;
     // the direction-change medians stay in the fits for comparison ...
     const sw = r.fits.direction_switch!;
-    expect(sw.batches.map((x) => x.condition)).toEqual([...r.measurements.mixed_layout!.map(() => 'under compute'), ...r.measurements.mixed_layout_idle!.map(() => 'idle')]);
+    // (from the batches whose groups alternate; the one ordered by direction, of 8 blocks a group, is left out)
+    const alternating = (xs: readonly { switches: number }[]) => xs.filter((x) => x.switches === 15);
+    expect(r.measurements.mixed_layout_idle!.length).toBe(5);
+    expect(sw.batches.map((x) => x.condition)).toEqual([...alternating(r.measurements.mixed_layout!).map(() => 'under compute'), ...alternating(r.measurements.mixed_layout_idle!).map(() => 'idle')]);
     expect(sw.batches.length).toBe(8); // groups of 2, 4, 8 and 16 blocks fit the quick pool of 64 blocks
     // ... the link, the switch costs and gpu.copy_batch_us are the per-batch fit's (fit-copy-batches.ts),
     // rounded to 0.01 and clamped to 0
@@ -138,7 +141,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
       expect(Math.abs(fromProfile - fromFit)).toBeLessThanOrEqual(bound + 1e-9);
       if (![i.h2d.alpha_us, i.d2h.alpha_us, i.group_us, i.switch_us!].some((x) => x < 0)) expect(fromFit).toBeCloseTo(pt.fit_us, 9);
     }
-    expect(side.fits.copy_batches.idle.points.length + (side.fits.copy_batches.idle.dropped?.length ?? 0)).toBe(22);
+    expect(side.fits.copy_batches.idle.points.length + (side.fits.copy_batches.idle.dropped?.length ?? 0)).toBe(23);
     // the nvme read direction is the executor-pattern batch fit (readBatch, the executor's I/O threads)
     const nvLink = p.links.findIndex((l) => l.a === 'nvme' || l.b === 'nvme');
     const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openBackend } from '../../hil/backend.js';
 import { benchLayoutCopies } from '../../hil/bench/layout-copy-bench.js';
 import { fitDirectionSwitch, fitLayout } from '../../hil/calibrate/calibrate.js';
-import { H2D_RUN_LENGTHS, type LayoutBatch, layoutBatches, layoutOptions, MIXED_GROUP_BLOCKS } from '../../hil/bench/layout-batches.js';
+import { H2D_RUN_LENGTHS, type LayoutBatch, layoutBatches, layoutOptions, MIXED_GROUP_BLOCKS, ORDERED_GROUP_BLOCKS } from '../../hil/bench/layout-batches.js';
 import type { LayoutPoint } from '../../hil/bench/layout-copy-bench.js';
 import { coalesceCopies } from '../../hil/executor/copy-runs.js';
 import { backendAvailability } from './availability.js';
@@ -77,7 +77,7 @@ describe('executor-layout copy batches', () => {
   });
 
   it('mixed: per layer a demotion of n single blocks, then a promotion of n other blocks into the slots freed, last in first out', () => {
-    const mixed = full.batches.filter((x) => x.direction === 'mixed');
+    const mixed = full.batches.filter((x) => x.direction === 'mixed' && x.switches > 1);
     expect(mixed.map((x) => x.groups[0].length)).toEqual(MIXED_GROUP_BLOCKS);
     for (const x of mixed) {
       const n = x.groups[0].length;
@@ -102,7 +102,33 @@ describe('executor-layout copy batches', () => {
     for (const x of full.batches.filter((b) => b.direction !== 'mixed')) expect(x.switches).toBe(0);
   });
 
-  it('the direction-change fit recovers a known cost per change from mixed batches', () => {
+  it('ordered mixed: the same demotions and promotions, every demotion first (one direction change)', () => {
+    const ordered = full.batches.filter((x) => x.direction === 'mixed' && x.switches === 1);
+    expect(ordered.map((x) => x.groups[0].length)).toEqual(ORDERED_GROUP_BLOCKS);
+    for (const x of ordered) {
+      const n = x.groups[0].length;
+      expect(x.label).toBe(`demotes, then promotes, ${n} single blocks each`);
+      expect(x.groups.length).toBe(16);
+      expect(x.groupDirections).toEqual([...Array(8).fill('d2h'), ...Array(8).fill('h2d')]);
+      expect(x.lengths).toEqual({ 1: 16 * n });
+      expect(x.split).toEqual({ h2d: { runs: 8 * n, bytes: 8 * n * 64 * KiB }, d2h: { runs: 8 * n, bytes: 8 * n * 64 * KiB } });
+      // layer k's promotion (group 8 + k) fills the slab slots its demotion (group k) emptied, last in first out;
+      // no slab slot is used by two layers' demotions
+      const used = new Set<number>();
+      for (let k = 0; k < 8; k++) {
+        const [out, back] = [x.groups[k], x.groups[8 + k]];
+        for (const [src, dst] of out) {
+          expect(src).toBeGreaterThanOrEqual(full.ringBytes);
+          expect(used.has(src)).toBe(false);
+          used.add(src);
+          expect(dst % full.slotBytes).toBe(0);
+        }
+        expect(back.map((c) => c[1])).toEqual(out.map((c) => c[0]).reverse());
+      }
+    }
+  });
+
+  it('the direction-change fit recovers a known cost per change from mixed batches (those whose groups alternate)', () => {
     const mixed = full.batches.filter((x) => x.direction === 'mixed');
     const fits = {
       h2d_layout: { alpha_us: 4.7, GBps: 54 },
@@ -114,7 +140,10 @@ describe('executor-layout copy batches', () => {
     const under = mixed.map((x) => point(x, t(fits.h2d_layout, x.split.h2d) + t(fits.d2h_layout, x.split.d2h) + 15 * 9));
     const idle = mixed.map((x) => point(x, t(fits.h2d_layout_idle, x.split.h2d) + t(fits.d2h_layout_idle, x.split.d2h) + 15 * 11));
     const r = fitDirectionSwitch(under, idle, fits)!;
-    expect(r.batches.map((b) => [b.condition, Math.round(b.us_per_switch * 1e6) / 1e6])).toEqual([...under.map(() => ['under compute', 9]), ...idle.map(() => ['idle', 11])]);
+    // the batches ordered by direction (one change) are left out
+    const alternating = under.filter((x) => x.switches === 15);
+    expect(alternating.length).toBe(MIXED_GROUP_BLOCKS.length);
+    expect(r.batches.map((b) => [b.condition, Math.round(b.us_per_switch * 1e6) / 1e6])).toEqual([...alternating.map(() => ['under compute', 9]), ...alternating.map(() => ['idle', 11])]);
     expect(r.us).toBeCloseTo(10, 9); // median of four 9s and four 11s
     expect(r.under_compute_us).toBeCloseTo(9, 9);
     expect(r.idle_us).toBeCloseTo(11, 9);
