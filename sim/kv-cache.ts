@@ -5,6 +5,7 @@
  * Bytes of a block are reserved whole when it is created (paged allocation).
  */
 import { kvBytes, type ModelSpec } from './models/model.js';
+import { TierSpread } from './tier-spread.js';
 
 export const NONE = -1;
 export const DROPPED = -2;
@@ -83,6 +84,8 @@ export class KVCache {
   private changeAt: Int32Array | null = null;
   /** bytes of one full block per layer at each precision (index as BITS) */
   readonly blockBytes: number[];
+  /** the host-slot spread per (layer, tier), kept up to date once asked for (spreadIn) */
+  private spread: TierSpread | null = null;
 
   constructor(
     model: ModelSpec,
@@ -201,6 +204,7 @@ export class KVCache {
     const bytes = this.bytesOf(bits);
     if (this.used[tier] + bytes > this.capacity[tier]) return false;
     const i = layer * this.maxBlocks + b;
+    if (this.spread !== null) this.spread.change(layer, i, NONE, tier, b);
     this.tier[i] = tier;
     this.bits[i] = bits;
     this.created[layer] = b + 1;
@@ -229,6 +233,7 @@ export class KVCache {
     if (count <= 0) return true;
     const i0 = layer * this.maxBlocks + b0;
     this.tier.fill(tier, i0, i0 + count);
+    if (this.spread !== null) for (let j = 0; j < count; j++) this.spread.change(layer, i0 + j, NONE, tier, b0 + j);
     this.bits.fill(bits, i0, i0 + count);
     this.liveMask.fill(1, i0, i0 + count);
     this.hbmMask.fill(tier === 0 ? 1 : 0, i0, i0 + count);
@@ -296,6 +301,7 @@ export class KVCache {
     runs[row + tier] += 1 - (+(prevTier === tier) & prevJoins);
     const nextTier = block + 1 < this.created[layer] ? tiers[i + 1] : NONE;
     if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & +(fromBits === runBits)) - (+(nextTier === tier) & +(bits === runBits));
+    if (this.spread !== null) this.spread.change(layer, i, fromTier, tier, this.created[layer]);
     tiers[i] = tier;
     bitsAt[i] = bits;
     this.hbmMask[i] = tier === 0 ? 1 : 0;
@@ -333,6 +339,7 @@ export class KVCache {
     const fromJoins = +(fromBits === runBits);
     const toJoins = +(bits === runBits);
     const inHbm = tier === 0 ? 1 : 0;
+    const spread = this.spread;
     let j = from;
     for (; j < count; j++) {
       const b = blocks[j];
@@ -349,6 +356,7 @@ export class KVCache {
       runs[row + tier] += 1 - (+(prevTier === tier) & prevJoins);
       const nextTier = b + 1 < created ? tiers[i + 1] : NONE;
       if (nextTier >= 0) runs[row + nextTier] += (+(nextTier === fromTier) & fromJoins) - (+(nextTier === tier) & toJoins);
+      if (spread !== null) spread.change(layer, i, fromTier, tier, created);
       tiers[i] = tier;
       bitsAt[i] = bits;
       hbm[i] = inHbm;
@@ -378,6 +386,7 @@ export class KVCache {
     this.add(layer, this.tier[i], this.bits[i], this.bytesOf(this.bits[i]), -1);
     this.runStart(layer, block, -1);
     this.runStart(layer, block + 1, -1);
+    if (this.spread !== null) this.spread.change(layer, i, this.tier[i], DROPPED, this.created[layer]);
     this.tier[i] = DROPPED;
     this.runStart(layer, block + 1, +1);
     this.pinnedCount[layer] -= this.pinned[i];
@@ -385,6 +394,16 @@ export class KVCache {
     this.liveMask[i] = 0;
     this.hbmMask[i] = 0;
     this.editCount[layer]++;
+  }
+
+  /**
+   * The host-slot spread (host-spread.ts) of a layer's blocks in a tier, in block order: the doublings
+   * of the distances between consecutive ones, as a bulk stage copies them. Counted in full the first
+   * time a (layer, tier) is asked for, then kept up to date by every change (sim/tier-spread.ts).
+   */
+  spreadIn(layer: number, tier: number): number {
+    this.spread ??= new TierSpread(this.tier, this.created, this.maxBlocks, this.tierNames.length, this.layers);
+    return this.spread.spreadIn(layer, tier);
   }
 
   /**

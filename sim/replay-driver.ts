@@ -182,6 +182,9 @@ export class ReplayDriver<H> implements Actions {
   private readonly runScratch: Int32Array;
   /** per tier, the last fetched block seen by fetchSpread (-1: none yet) */
   private readonly spreadPrev: Int32Array;
+  /** with countSpread: the blocks the layer's work reads on demand (the first nFetched) */
+  private readonly fetchedBlocks: Int32Array;
+  private nFetched = 0;
   /**
    * A bulk stage of every block of a layer in a tier, when it is the layer's first stage of the step,
    * marks nothing: staging is then a number per (layer, tier), stagedSince, and a block counts as
@@ -298,6 +301,7 @@ export class ReplayDriver<H> implements Actions {
     this.tierScratch = new Float64Array(this.T);
     this.runScratch = new Int32Array(this.T);
     this.spreadPrev = new Int32Array(this.T);
+    this.fetchedBlocks = new Int32Array(this.countSpread ? this.M : 0);
     this.stagedSince = new Float64Array(this.L * this.T);
     this.enteredAt = new Float64Array(this.L * this.M);
     this.touched = Array.from({ length: this.L }, () => new Int32Array(16));
@@ -441,7 +445,7 @@ export class ReplayDriver<H> implements Actions {
       const listed = this.listPending;
       const skipping = listed || this.anySkip;
       const w = listed ? (this.listFromKept ? this.layerWorkKept(s, l, n) : this.layerWorkListed(s, l, n)) : skipping ? this.layerWorkSkipping(s, l, n) : this.layerWork(s, l, n, this.maskOf(l, n));
-      if (this.countSpread) this.fetchSpread(l, n, w);
+      if (this.countSpread) this.fetchSpread(l, w);
       if (this.slotsPlaced) this.layerSlots(l);
       this.emitStage();
       const waits = this.pending[l];
@@ -1035,15 +1039,7 @@ export class ReplayDriver<H> implements Actions {
       // nothing of the layer staged yet: every block in `tier` is staged, in the cache's runs
       runs = c.runsIn(layer, tier);
       this.stagedSince[layer * this.T + tier] = ++this.changes;
-      if (this.countSpread) {
-        const tiers = c.tier;
-        let prev = -1;
-        for (let i = base, end = base + c.created[layer]; i < end; i++) {
-          if (tiers[i] !== tier) continue;
-          if (prev >= 0) spread += gapDoublings(i - prev);
-          prev = i;
-        }
-      }
+      if (this.countSpread) spread = c.spreadIn(layer, tier);
     } else {
       this.bulkStaged[layer] = 1;
       this.markStaged(layer);
@@ -1341,33 +1337,26 @@ export class ReplayDriver<H> implements Actions {
   /**
    * The spread of the layer's fetches (LayerWork.fetchSpread): per source tier, the doublings of the
    * host-slot distances between the fetched blocks in block order, as the HIL copies an attention's
-   * fetches (its attended blocks in block order). A block is fetched as the layer's work reads it:
-   * attended, below HBM, and neither staged nor entered its tier before that tier was staged.
+   * fetches (its attended blocks in block order). The layer's work lists the blocks it reads on demand
+   * (fetchedBlocks), in block order or, from a list of the policy's, in the list's order.
    */
-  private fetchSpread(l: number, n: number, w: LayerWork): void {
+  private fetchSpread(l: number, w: LayerWork): void {
     const sp = w.fetchSpread!;
-    const fetchBytes = w.fetchBytes;
-    let any = false;
-    for (let t = 0; t < this.T; t++) {
-      sp[t] = 0;
-      if (fetchBytes[t] > 0) any = true;
-    }
-    if (!any) return;
+    for (let t = 0; t < this.T; t++) sp[t] = 0;
+    const k = this.nFetched;
+    this.nFetched = 0;
+    if (k < 2) return;
+    const list = this.fetchedBlocks;
+    let sorted = true;
+    for (let j = 1; j < k && sorted; j++) if (list[j] < list[j - 1]) sorted = false;
+    if (!sorted) list.subarray(0, k).sort();
     const prev = this.spreadPrev;
     prev.fill(-1);
-    const c = this.cache;
+    const tiers = this.cache.tier;
     const base = l * this.M;
-    const tiers = c.tier;
-    const mask = w.attendedMask;
-    const staged = this.stagedMask;
-    const entered = this.enteredAt;
-    const since = this.stagedSince;
-    const row = l * this.T;
-    for (let b = 0; b < n; b++) {
-      if (mask[b] === 0) continue;
-      const i = base + b;
-      const t = tiers[i];
-      if (t <= 0 || staged[i] === 1 || entered[i] < since[row + t]) continue;
+    for (let j = 0; j < k; j++) {
+      const b = list[j];
+      const t = tiers[base + b];
       if (prev[t] >= 0) sp[t] += gapDoublings(b - prev[t]);
       prev[t] = b;
     }
@@ -1415,13 +1404,14 @@ export class ReplayDriver<H> implements Actions {
           const bytes = bytesOf[bitsAt[i]];
           fetchBytes[t] += bytes;
           fetched += bytes;
+          if (this.countSpread) this.fetchedBlocks[this.nFetched++] = b;
           if (!(prev === b - 1 && prevOpen === t)) fetchRuns[t]++;
         }
         prevOpen = fetchedHere && bitsAt[i] === runBits ? t : -1;
         prev = b;
       }
       stagedBytes = below - fetched;
-    } else if (this.fastPaths && offloaded && c.created[l] === n && this.wholeBytes && this.bulkStaged[l] === 0 && this.timed) {
+    } else if (this.fastPaths && offloaded && c.created[l] === n && this.wholeBytes && this.bulkStaged[l] === 0 && this.timed && !this.countSpread) {
       // every live block attended and only blocks staged one by one (stagedList): per tier, the live
       // blocks' bytes and the cache's runs (RUNS) less the staged blocks' share: a staged block no
       // longer starts a run, and at 16 bits the fetched block after it in its tier starts one. The same
@@ -1458,6 +1448,7 @@ export class ReplayDriver<H> implements Actions {
       // and, per tier, the runs of its fetched blocks (RUNS below): a fetched block continues the open
       // run when the block before it was fetched from the same tier at 16 bits
       let openTier = -1;
+      const count = this.countSpread;
       for (let b = 0; b < n; b++) {
         const i = base + b;
         const t = tiers[i];
@@ -1475,6 +1466,7 @@ export class ReplayDriver<H> implements Actions {
         fetchBytes[t] += bytes;
         if (openTier !== t) fetchRuns[t]++;
         openTier = bits === runBits ? t : -1;
+        if (count) this.fetchedBlocks[this.nFetched++] = b;
       }
     }
     this.touchedN[l] = 0;
@@ -1527,6 +1519,7 @@ export class ReplayDriver<H> implements Actions {
     const mark = this.skipMark;
     const att = this.attended;
     let openTier = -1;
+    const count = this.countSpread;
     // branch-free where the pattern is irregular (skips): x >>> 31 is 1 for a negative x, else 0
     for (let b = 0; b < n; b++) {
       const i = base + b;
@@ -1558,6 +1551,7 @@ export class ReplayDriver<H> implements Actions {
       fetchBytes[t] += bytes;
       if (openTier !== t) fetchRuns[t]++;
       openTier = bits === runBits ? t : -1;
+      if (count) this.fetchedBlocks[this.nFetched++] = b;
     }
     // (16-bit blocks were counted in skippedCount only)
     let others = 0;
@@ -1656,6 +1650,7 @@ export class ReplayDriver<H> implements Actions {
       fetchBytes[t] += bytes;
       const continues = b > 0 && mark[b - 1] === no && tiers[i - 1] === t && bitsAt[i - 1] === runBits && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
       if (!continues) fetchRuns[t]++;
+      if (this.countSpread) this.fetchedBlocks[this.nFetched++] = b;
     }
     skippedBits[0] -= nListed - quantized;
     skippedCount -= nListed;
@@ -1734,6 +1729,7 @@ export class ReplayDriver<H> implements Actions {
         fetchBytes[t] += bytes;
         const continues = b > 0 && kept[i - 1] === 1 && tiers[i - 1] === t && bitsAt[i - 1] === runBits && !(staged[i - 1] === 1 || entered[i - 1] < since[row + t]);
         if (!continues) fetchRuns[t]++;
+        if (this.countSpread) this.fetchedBlocks[this.nFetched++] = b;
       }
     }
     this.listNo++;

@@ -21,7 +21,7 @@
  *
  * The profile takes (applyCopyBatchFit): each direction's alpha_us and GBps from the idle fit,
  * alpha_under_compute_us and GBps_under_compute from the under-compute one, switch_us / switch_under_compute_us = the
- * per-change terms (clamped to 0), gpu.copy_batch_us = the idle per-group cost (clamped to 0), and
+ * per-change terms, gpu.copy_batch_us = the idle per-group cost (both fitted non-negative), the alphas clamped to 0, and
  * gpu.copy_under_compute "gemv" (copies priced by their time beside the layers' GEMVs). The
  * under-compute fit takes the batches timed beside the layer GEMV alone (`*_layout_gemv`), the
  * condition "gemv" prices; measurements taken before those existed have only the batches beside

@@ -80,7 +80,9 @@ describe('the spread of bulk stages and fetches', () => {
     expect(ex.stages.map((s) => ({ ...s, spread: +s.spread.toFixed(12) }))).toEqual([
       { step: 0, fromTier: 1, blocks: [], spread: +dram.toFixed(12) },
       { step: 0, fromTier: 2, blocks: [], spread: +nvme.toFixed(12) },
-      // step 3: 2 listed (its executor counts it); the bulk stage after it copies 1 9 30 31: gaps 8, 21, 1
+      // step 3: 2 listed (its executor counts it); the bulk stage after it counts the blocks not yet
+      // staged, 1 9 30 31: gaps 8, 21, 1 (the HIL's plan recorder lists a bulk stage's every block in the
+      // tier, 2 again among them: a layer's later bulk stage is the one place the two differ)
       { step: 3, fromTier: 1, blocks: [2], spread: 0 },
       { step: 3, fromTier: 1, blocks: [], spread: +(lg(8 / 3) + lg(21 / 3)).toFixed(12) },
       { step: 3, fromTier: 2, blocks: [], spread: +nvme.toFixed(12) },
