@@ -130,9 +130,10 @@ export class SimExecutor implements Executor<Signal> {
    */
   private lastStage = -1;
   private continuesStage = false;
-  /** whether a link direction prices the spread of host slots (spread_us): batches count their doublings only then */
-  private readonly spreads: boolean;
-  /** (Executor.usesSpread: the driver counts bulk stages' and fetches' spread for this executor) */
+  /**
+   * whether a link direction prices the spread of host slots (spread_us): batches count their doublings
+   * only then, and the driver counts bulk stages' and fetches' for this executor (Executor.usesSpread)
+   */
   readonly usesSpread: boolean;
   /** the doublings (spreadDoublings) of the batch being issued: its copy op to or from HBM pays the route's spread_us for each, once */
   private spreadNow = 0;
@@ -247,8 +248,7 @@ export class SimExecutor implements Executor<Signal> {
     }
     this.gemvs = hardware.gpu.copy_under_compute === 'gemv' ? new IntervalLog() : null;
     this.batchUs = hardware.gpu.copy_batch_us ?? 0;
-    this.spreads = hardware.links.some((k) => (k.a_to_b?.spread_us ?? 0) > 0 || (k.b_to_a?.spread_us ?? 0) > 0);
-    this.usesSpread = this.spreads;
+    this.usesSpread = hardware.links.some((k) => (k.a_to_b?.spread_us ?? 0) > 0 || (k.b_to_a?.spread_us ?? 0) > 0);
     this.issueCopy = hardware.gpu.issue_copy_us ?? 0;
     this.issueRecord = hardware.gpu.issue_record_us ?? 0;
     this.issueKernel = hardware.gpu.issue_kernel_us ?? 0;
@@ -322,13 +322,13 @@ export class SimExecutor implements Executor<Signal> {
       return done;
     }
     if (b.toTier === 0) {
-      if (this.spreads) this.spreadNow = spreadDoublings(b.blocks);
+      if (this.usesSpread) this.spreadNow = spreadDoublings(b.blocks);
       const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
       return requant ? this.convertOn(this.convertName('dequantize', b.fromBits, b.toBits), b, args) : done;
     }
     if (b.fromTier === 0) {
       if (requant) this.convertOn(this.convertName('quantize', b.fromBits, b.toBits), b, args);
-      if (this.spreads) this.spreadNow = spreadDoublings(b.blocks);
+      if (this.usesSpread) this.spreadNow = spreadDoublings(b.blocks);
       return this.fromHbm(b.toTier, b.bytesTo, runs, b.reason, args);
     }
     // between host tiers (requantization happens on the host and is not timed): file requests for a
@@ -346,7 +346,7 @@ export class SimExecutor implements Executor<Signal> {
     this.continuesStage = key >= 0 && key === this.lastStage;
     const runs = Math.max(1, b.runs);
     const waits = this.ringWait(b.layer, b.bytesFrom);
-    if (this.spreads) {
+    if (this.usesSpread) {
       // (a bulk stage lists no blocks: the driver counts its spread)
       if (b.blocks.length === 0) {
         this.spreadNow = b.spread ?? 0;
@@ -434,7 +434,7 @@ export class SimExecutor implements Executor<Signal> {
     let fetched = 0;
     for (let t = 1; t < w.fetchBytes.length; t++) {
       if (w.fetchBytes[t] > 0) {
-        if (this.spreads) this.spreadNow = w.fetchSpread?.[t] ?? 0;
+        if (this.usesSpread) this.spreadNow = w.fetchSpread?.[t] ?? 0;
         all.push(this.toHbm(t, w.fetchBytes[t], Math.max(1, w.fetchRuns[t] ?? 1), 'fetch', args, this.ringWait(w.layer, w.fetchBytes[t])));
         fetched += w.fetchBytes[t];
       }

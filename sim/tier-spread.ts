@@ -5,12 +5,10 @@
  * moved, not a pass over the layer. A change whose nearest neighbours in the tier lie further than
  * SCAN_LIMIT blocks away drops the pair, which the next ask counts again in full.
  */
-import { SPREAD_FROM_BLOCKS } from './host-spread.js';
+import { gapDoublings as gap } from './host-spread.js';
 
 /** blocks scanned for a moved block's nearest neighbour in its tier before the pair is counted again in full */
 const SCAN_LIMIT = 512;
-
-const gap = (d: number): number => (d > SPREAD_FROM_BLOCKS ? Math.log2(d / SPREAD_FROM_BLOCKS) : 0);
 
 export class TierSpread {
   /** per layer x tier: the spread of the tier's blocks (valid where `kept` is 1) */
