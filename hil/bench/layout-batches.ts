@@ -25,7 +25,7 @@ export interface LayoutBatch {
   switches: number;
   runs: number;
   bytes: number;
-  /** issued copies per run length in blocks */
+  /** issued copies per run length in FP16 blocks (copies of quantized blocks are not counted here) */
   lengths: Record<number, number>;
   /** copies and bytes per direction */
   split: { h2d: { runs: number; bytes: number }; d2h: { runs: number; bytes: number } };
@@ -40,6 +40,12 @@ export interface LayoutOptions {
   layersPerBatch: number;
   runsPerLayer: number;
   slabBytes?: number;
+  /**
+   * bytes of the model's quantized blocks (INT8, INT4, INT2): single-block batches at each size, both
+   * directions, so the per-copy cost is fitted over the sizes the executor copies (a quantized block
+   * sits in an FP16-sized host slot and is copied at its own size)
+   */
+  smallBytes?: number[];
 }
 
 export interface LayoutPlan {
@@ -59,8 +65,8 @@ export interface LayoutPlan {
  * that share small. With 2 layers x 4 runs per batch the fit read about 0.4-1 us more per copy on
  * an H200 than the executor's large moves paid.
  */
-export function layoutOptions(blockBytes: number, maxBlocks: number): LayoutOptions {
-  return { blockBytes, maxBlocks, poolLayers: 8, layersPerBatch: 8, runsPerLayer: 24 };
+export function layoutOptions(blockBytes: number, maxBlocks: number, smallBytes: number[] = []): LayoutOptions {
+  return { blockBytes, maxBlocks, poolLayers: 8, layersPerBatch: 8, runsPerLayer: 24, smallBytes };
 }
 
 export const H2D_RUN_LENGTHS = [1, 2, 3, 4, 6, 8, 12, 16];
@@ -186,6 +192,28 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
     const dirs = [...demotions.map(() => 'd2h' as const), ...promotions.map(() => 'h2d' as const)];
     batches.push(summarize('mixed', `demotes, then promotes, ${n} single blocks each`, [...demotions, ...promotions], B, dirs));
   }
+  // single quantized blocks, after the FP16 batches (which keep their layers and slots): H2D from the
+  // blocks' host slots into consecutive ring positions at their size, D2H from slab slots of that size
+  const small = [...new Set(o.smallBytes ?? [])].filter((q) => q > 0 && q < B).sort((a, b) => b - a);
+  for (const q of small) {
+    const groups: LayoutCopy[][] = [];
+    let live = -1;
+    nextLayers().forEach((l, j) => {
+      const blocks = placeRuns([1], j, o.runsPerLayer, M).flat();
+      const ext = ring.alloc(align(blocks.length * q, 256));
+      if (live >= 0) ring.release(live);
+      live = ext.offset;
+      groups.push(coalesceCopies(blocks.map((b, i): LayoutCopy => [host(l, b), ext.offset + i * q, q])));
+    });
+    ring.release(live);
+    batches.push(summarize('h2d', `single ${q}-byte blocks`, groups, B));
+  }
+  for (const q of small) {
+    const slabs = new SlabAllocator(ringBytes, slabBytes);
+    const groups = nextLayers().map((l, j) => coalesceCopies(placeRuns([1], j, o.runsPerLayer, M).flat().map((b): LayoutCopy => [slabs.alloc(q).offset, host(l, b), q])));
+    slabExtent = Math.max(slabExtent, slabs.extent);
+    batches.push(summarize('d2h', `single ${q}-byte blocks`, groups, B));
+  }
   return { slotBytes, hostBytes: o.poolLayers * M * slotBytes, ringBytes, arenaBytes: ringBytes + slabExtent, batches };
 }
 
@@ -203,8 +231,7 @@ function summarize(direction: LayoutBatch['direction'], label: string, groups: L
       bytes += c[2];
       split[groupDirections[i]].runs++;
       split[groupDirections[i]].bytes += c[2];
-      const n = Math.round(c[2] / B);
-      lengths[n] = (lengths[n] ?? 0) + 1;
+      if (c[2] % B === 0) lengths[c[2] / B] = (lengths[c[2] / B] ?? 0) + 1;
     }
   });
   return { direction, label, groups, groupDirections, switches, runs, bytes, lengths, split };

@@ -275,7 +275,8 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     log(`warning: the per-batch copy fit failed (${fits.copy_batches_error}); the hbm link keeps the per-direction layout fits, copies priced when they start`);
   }
   if (fits.copy_batches) {
-    const batches = `pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks; H2D ${layoutWhat.H2D}; D2H ${layoutWhat.D2H}; batches whose groups alternate a demotion and a promotion of n single blocks; back to back on the memory stream with marks per group (a layer's copies() call)`;
+    const small = li.small_bytes?.length ? `; single quantized blocks of ${li.small_bytes.join(', ')} bytes each way` : '';
+    const batches = `pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks; H2D ${layoutWhat.H2D}; D2H ${layoutWhat.D2H}${small}; batches whose groups alternate a demotion and a promotion of n single blocks; back to back on the memory stream with marks per group (a layer's copies() call)`;
     const beside = underComputeBatches(m) === 'gemv' ? `the layer GEMV back to back on the compute stream throughout` : `attention at ${li.context_tokens} tokens + layer GEMV running on the compute stream throughout`;
     applyCopyBatchFit(p, fits.copy_batches, by, { idle: `${batches}, nothing else on the GPU)`, under_compute: `${batches}, ${beside})` });
     for (const [dir, iso, situ] of [[toHost, fits.d2h, fits.d2h_in_situ], [toHbm, fits.h2d, fits.h2d_in_situ]] as const) {

@@ -1,6 +1,7 @@
 /**
  * The per-batch copy model of the hbm<->dram link, fitted to the calibration's layout batches
- * (bench/layout-batches.ts, timed by bench/layout-copy-bench.ts). Per condition (GPU otherwise idle,
+ * (bench/layout-batches.ts, timed by bench/layout-copy-bench.ts: FP16 blocks and their runs, and single
+ * blocks at the model's quantized sizes). Per condition (GPU otherwise idle,
  * or the layer GEMV on the compute stream):
  *
  *   time = H2D copies x alpha_h2d + H2D bytes / beta_h2d + D2H copies x alpha_d2h + D2H bytes / beta_d2h

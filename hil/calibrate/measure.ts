@@ -137,7 +137,7 @@ export interface Measurements {
    * before it existed)
    */
   host_probe?: HostIssueProbe;
-  layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number };
+  layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number; /** the quantized block sizes timed as single-block batches (absent in calibrations stored before them) */ small_bytes?: number[] };
   /**
    * (cuda) one large pinned copy's time per direction (BULK_COPY_BYTES, two back to back a trial on
    * the memory stream, median over the trials): the pace of copies far longer than the layout batches'
@@ -503,7 +503,7 @@ export async function measureIssueCosts(b: NativeBackend, o: Pick<MeasureOptions
 }
 
 /**
- * the executor-layout copy batches at the model's block size; compute: true = layers of attention at
+ * the executor-layout copy batches at the model's block size (and single blocks at its quantized sizes); compute: true = layers of attention at
  * `contextTokens` + the layer GEMV, 'gemv' = the layer GEMV alone, false = nothing (the GPU idle)
  */
 export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptions, 'model' | 'blockTokens' | 'groupSize' | 'quick'>, contextTokens = o.quick ? 1024 : 8192, compute: boolean | 'gemv' = true) {
@@ -511,14 +511,15 @@ export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptio
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const B = blockBytes(g, 'fp16');
   const maxBlocks = Math.max(64, Math.ceil(contextTokens / o.blockTokens));
-  const plan = layoutBatches(layoutOptions(B, maxBlocks));
+  const small = quantizedBlockBytes(g);
+  const plan = layoutBatches(layoutOptions(B, maxBlocks, small));
   const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
   const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute: compute !== false, attention: compute !== 'gemv' });
   return {
     h2d: r.points.filter((p) => p.direction === 'h2d'),
     d2h: r.points.filter((p) => p.direction === 'd2h'),
     mixed: r.points.filter((p) => p.direction === 'mixed'),
-    info: { block_bytes: B, max_blocks: maxBlocks, context_tokens: contextTokens, layer_us: r.layer_us, verified_copies: r.verified_copies },
+    info: { block_bytes: B, max_blocks: maxBlocks, context_tokens: contextTokens, layer_us: r.layer_us, verified_copies: r.verified_copies, small_bytes: small },
   };
 }
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { layoutBatches, layoutOptions, type LayoutBatch } from '../../hil/bench/layout-batches.js';
 import { applyPerDirectionLayoutFits, fitDirectionSwitch, fitLayout } from '../../hil/calibrate/calibrate.js';
-import { applyCopyBatchFit, copyBatchPoints, type CopyBatchPoint, fitCopyBatches, fitLayoutCopyBatches, type LayoutBatchTimed, underComputeBatches } from '../../hil/calibrate/fit-copy-batches.js';
+import { applyCopyBatchFit, type CopyBatchFit, copyBatchPoints, type CopyBatchPoint, fitCopyBatches, fitLayoutCopyBatches, type LayoutBatchTimed, underComputeBatches } from '../../hil/calibrate/fit-copy-batches.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 
@@ -74,6 +74,42 @@ describe('per-batch copy fit', () => {
     expect(p0.us).toBeCloseTo(192 * 2.5 + (192 * 65536) / 25000 + 8 * 5.25, 9); // 480 + 503.31648 + 42 = 1025.31648 us
     expect(p0.us).toBeCloseTo(1025.31648, 9);
     expect(Math.abs(p0.fit_us - p0.us)).toBeLessThan(1e-9);
+  });
+
+  it('fits over the quantized block sizes too: exact where copies are linear in bytes, and sees a departure below the FP16 block', () => {
+    // Llama-3-8B's INT8 / INT4 / INT2 blocks as single-block batches beside the FP16 ones
+    const withSmall = layoutBatches(layoutOptions(64 * 1024, 512, [33792, 17408, 9216]));
+    expect(withSmall.batches.length).toBe(plan.batches.length + 6);
+    const f = fitLayoutCopyBatches(measurements(IDLE, BUSY, withSmall.batches));
+    expect(Math.abs(f.idle.h2d.alpha_us - IDLE.a_h2d) / IDLE.a_h2d).toBeLessThan(1e-9);
+    expect(Math.abs(f.idle.d2h.GBps - IDLE.GBps_d2h) / IDLE.GBps_d2h).toBeLessThan(1e-9);
+    expect(Math.abs(f.under_compute.d2h.alpha_us - BUSY.a_d2h) / BUSY.a_d2h).toBeLessThan(1e-9);
+    expect(f.idle.points.length).toBe(withSmall.batches.length);
+    // a copy engine whose per-copy time falls faster than the line below 64 KiB (1.6x its slope there)
+    const K = 64 * 1024;
+    const perCopy = (bytes: number, a: number, GBps: number) => (bytes >= K ? a + bytes / (GBps * 1e3) : a + K / (GBps * 1e3) - (1.6 * (K - bytes)) / (GBps * 1e3));
+    const kinked = (batches: LayoutBatch[]): LayoutBatchTimed[] =>
+      batches.map((x) => {
+        let us = x.groups.length * IDLE.group + x.switches * IDLE.change;
+        x.groups.forEach((g, i) => {
+          for (const c of g) us += x.groupDirections[i] === 'h2d' ? perCopy(c[2], IDLE.a_h2d, IDLE.GBps_h2d) : perCopy(c[2], IDLE.a_d2h, IDLE.GBps_d2h);
+        });
+        return { direction: x.direction, label: x.label, split: x.split, switches: x.switches, groups: x.groups.length, us };
+      });
+    const idleOnly = (b: LayoutBatch[]) => {
+      const t = kinked(b);
+      const of = (d: string) => t.filter((x) => x.direction === d);
+      return fitLayoutCopyBatches({ h2d_layout: of('h2d'), d2h_layout: of('d2h'), mixed_layout: of('mixed'), h2d_layout_idle: of('h2d'), d2h_layout_idle: of('d2h'), mixed_layout_idle: of('mixed') }).idle;
+    };
+    const int2 = (x: CopyBatchFit) => (x.h2d.alpha_us + 9216 * x.h2d.us_per_byte) / perCopy(9216, IDLE.a_h2d, IDLE.GBps_h2d) - 1;
+    // FP16 batches alone fit the line exactly (no residual) and price a 9 KiB copy 89% high
+    const fp16 = idleOnly(plan.batches);
+    expect(fp16.max_abs_residual).toBeLessThan(1e-9);
+    expect(int2(fp16)).toBeCloseTo(0.891, 3);
+    // with the single quantized blocks the residuals show the departure, and the 9 KiB copy is priced closer
+    const both = idleOnly(withSmall.batches);
+    expect(both.max_abs_residual).toBeGreaterThan(0.05);
+    expect(int2(both)).toBeLessThan(0.3);
   });
 
   it('writes the link, switch costs, gpu.copy_batch_us and copy_under_compute "gemv" into a profile that validates', () => {

@@ -141,7 +141,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
       expect(Math.abs(fromProfile - fromFit)).toBeLessThanOrEqual(bound + 1e-9);
       if (![i.h2d.alpha_us, i.d2h.alpha_us, i.group_us, i.switch_us!].some((x) => x < 0)) expect(fromFit).toBeCloseTo(pt.fit_us, 9);
     }
-    expect(side.fits.copy_batches.idle.points.length + (side.fits.copy_batches.idle.dropped?.length ?? 0)).toBe(23);
+    expect(side.fits.copy_batches.idle.points.length + (side.fits.copy_batches.idle.dropped?.length ?? 0)).toBe(23 + 6); // and single blocks at 3 quantized sizes, both ways
     // the nvme read direction is the executor-pattern batch fit (readBatch, the executor's I/O threads)
     const nvLink = p.links.findIndex((l) => l.a === 'nvme' || l.b === 'nvme');
     const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';

@@ -150,6 +150,44 @@ describe('executor-layout copy batches', () => {
     expect(fitDirectionSwitch([], [], fits)).toBeUndefined();
   });
 
+  it('single quantized blocks at each given size, both ways, after the FP16 batches (which stay as they were)', () => {
+    // Llama-3-8B's INT8 / INT4 / INT2 blocks with 128-element groups; a repeat and the FP16 size are ignored
+    const sizes = [33792, 17408, 9216];
+    const p = layoutBatches(layoutOptions(64 * KiB, 512, [9216, 33792, 17408, 33792, 64 * KiB]));
+    expect(p.batches.slice(0, full.batches.length)).toEqual(full.batches);
+    expect([p.slotBytes, p.ringBytes, p.hostBytes]).toEqual([full.slotBytes, full.ringBytes, full.hostBytes]);
+    const added = p.batches.slice(full.batches.length);
+    expect(added.map((x) => `${x.direction} ${x.label}`)).toEqual([...sizes.map((q) => `h2d single ${q}-byte blocks`), ...sizes.map((q) => `d2h single ${q}-byte blocks`)]);
+    for (const [k, x] of added.entries()) {
+      const q = sizes[k % 3];
+      expect(x.groups.length).toBe(8);
+      expect(x.runs).toBe(8 * 24);
+      expect(x.bytes).toBe(8 * 24 * q);
+      expect(x.lengths).toEqual({}); // no whole FP16 blocks
+      expect(x.split[x.direction as 'h2d' | 'd2h']).toEqual({ runs: 8 * 24, bytes: 8 * 24 * q });
+      for (const g of x.groups) {
+        expect(coalesceCopies(g)).toEqual(g); // one copy per block: the slots are FP16-sized
+        const hostSide = g.map((c) => (x.direction === 'h2d' ? c[0] : c[1]));
+        const devSide = g.map((c) => (x.direction === 'h2d' ? c[1] : c[0]));
+        const layer = Math.floor(hostSide[0] / p.slotBytes / 512);
+        for (const [i, c] of g.entries()) {
+          expect(c[2]).toBe(q);
+          expect(hostSide[i] % p.slotBytes).toBe(0); // the block's own host slot
+          expect(Math.floor(hostSide[i] / p.slotBytes / 512)).toBe(layer);
+          if (x.direction === 'h2d') {
+            expect(devSide[i]).toBe(devSide[0] + i * q); // packed at their size, as a fetch stages them
+            expect(devSide[i] + q).toBeLessThanOrEqual(p.ringBytes);
+          } else {
+            expect(devSide[i]).toBeGreaterThanOrEqual(p.ringBytes); // slab slots of that size
+            expect(devSide[i] + q).toBeLessThanOrEqual(p.arenaBytes);
+          }
+        }
+        if (x.direction === 'd2h') expect(new Set(devSide).size).toBe(g.length);
+      }
+    }
+    expect(layoutBatches(layoutOptions(64 * KiB, 512, [])).batches).toEqual(full.batches);
+  });
+
   it('padded host slots (block not a multiple of 4 KiB) end every run, as in the executor', () => {
     const p = layoutBatches({ blockBytes: 6 * KiB, maxBlocks: 128, poolLayers: 2, layersPerBatch: 2, runsPerLayer: 6 });
     expect(p.slotBytes).toBe(8 * KiB);
@@ -173,7 +211,9 @@ describe('executor-layout copy batches', () => {
 describe.skipIf(!host.available)(`executor-layout copy benchmark, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
   it('times every batch under compute and lands its copies byte for byte', async () => {
     const g = { kvHeads: 2, blockTokens: 16, headDim: 64, groupSize: 64 };
-    const plan = layoutBatches(layoutOptions(8 * KiB, 64));
+    // with single blocks of two smaller sizes (the quantized blocks' copies land as they are, too)
+    const plan = layoutBatches(layoutOptions(8 * KiB, 64, [4352, 2304]));
+    expect(plan.batches.filter((x) => x.label.startsWith('single') && x.label.endsWith('-byte blocks')).length).toBe(4);
     const b = openBackend('host');
     try {
       const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: 4, contextTokens: 256, gemvRows: 256, gemvCols: 256, trials: 1 });
