@@ -2,6 +2,8 @@
 // fit (hil/calibrate/fit-copy-batches.ts) from the layout batches stored in each PROFILE.fit.json, written
 // into a copy of the run directory, so `kvtier hil validate-resim` prices the same hardware steps with
 // the calibration's method of this build. Prints, per profile, the terms before and after.
+// WITHOUT_SMALL=1 leaves out the single-block batches at the quantized sizes (labels "single N-byte
+// blocks"): the fit a calibration without them would have made from the same timings.
 //   node lab/validate/tools/refit-copy-batches.mjs RUNDIR OUTDIR [DIST]
 import fs from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,7 +25,9 @@ for (const f of fs.readdirSync(join(out, 'profiles')).filter((x) => x.endsWith('
   const p = JSON.parse(fs.readFileSync(pf, 'utf8'));
   const li = p.links.findIndex((l) => l.a === 'hbm' || l.b === 'hbm');
   const before = terms(p, li);
-  const fits = fitLayoutCopyBatches(side.measurements);
+  const small = /^single \d+-byte blocks$/;
+  const m = process.env.WITHOUT_SMALL === '1' ? Object.fromEntries(Object.entries(side.measurements).map(([k, v]) => [k, /_layout/.test(k) && Array.isArray(v) ? v.filter((x) => !small.test(x.label)) : v])) : side.measurements;
+  const fits = fitLayoutCopyBatches(m);
   applyCopyBatchFit(p, fits, 'refitted offline (lab/validate/tools/refit-copy-batches.mjs)');
   fs.writeFileSync(pf, JSON.stringify(p, null, 2));
   console.log(`${f}:\n  before ${before}\n  after  ${terms(p, li)}${fits.idle.held_at_zero ? ` (idle: ${fits.idle.held_at_zero.join(', ')} held at 0)` : ''}${fits.under_compute.held_at_zero ? ` (under compute: ${fits.under_compute.held_at_zero.join(', ')} held at 0)` : ''}`);
