@@ -3,7 +3,9 @@
  * Host pinned pool: block (l, b) at slot l * M + b. H2D: per layer, runs of consecutive blocks
  * (adjacent host slots, gaps of 1..3 blocks between runs) into one staging-ring extent
  * (staging-ring.ts), block after block, as a fetch. D2H: per layer, blocks from HBM slab slots
- * (slab-allocator.ts) to their host slots, as a demotion. Copies are coalesced as the executor
+ * (slab-allocator.ts) to their host slots, as a demotion. Then, per quantized block size given
+ * (smallBytes), single blocks at that size both ways: H2D from their host slots into one ring extent
+ * packed at that size, D2H from slab slots of that size. Copies are coalesced as the executor
  * coalesces them (coalesceCopies): a batch's runs are the copies it issues.
  */
 import { align, coalesceCopies } from '../executor/copy-runs.js';
@@ -70,6 +72,17 @@ export function layoutOptions(blockBytes: number, maxBlocks: number, smallBytes:
 }
 
 export const H2D_RUN_LENGTHS = [1, 2, 3, 4, 6, 8, 12, 16];
+
+/** the quantized block sizes a plan times as single-block batches: those of o.smallBytes below the FP16 block, once each, largest first */
+export function smallSizes(o: Pick<LayoutOptions, 'blockBytes' | 'smallBytes'>): number[] {
+  return [...new Set(o.smallBytes ?? [])].filter((q) => q > 0 && q < o.blockBytes).sort((a, b) => b - a);
+}
+
+/** the label of a single-block batch at a quantized size */
+export const smallLabel = (bytes: number): string => `single ${bytes}-byte blocks`;
+
+/** whether a batch label (as the plan has it, or as the copy-batch fit names it: with its direction first) is a single-block batch at a quantized size */
+export const isSmallLabel = (label: string): boolean => /^(?:(?:h2d|d2h) )?single \d+-byte blocks$/.test(label);
 
 /** run lengths cycled per layer (each layer starts one further): pure lengths give bytes/run 1..16 blocks, mixes interleave them */
 const H2D_MIXES: [string, number[]][] = [
@@ -194,7 +207,7 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
   }
   // single quantized blocks, after the FP16 batches (which keep their layers and slots): H2D from the
   // blocks' host slots into consecutive ring positions at their size, D2H from slab slots of that size
-  const small = [...new Set(o.smallBytes ?? [])].filter((q) => q > 0 && q < B).sort((a, b) => b - a);
+  const small = smallSizes(o);
   for (const q of small) {
     const groups: LayoutCopy[][] = [];
     let live = -1;
@@ -206,13 +219,13 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
       groups.push(coalesceCopies(blocks.map((b, i): LayoutCopy => [host(l, b), ext.offset + i * q, q])));
     });
     ring.release(live);
-    batches.push(summarize('h2d', `single ${q}-byte blocks`, groups, B));
+    batches.push(summarize('h2d', smallLabel(q), groups, B));
   }
   for (const q of small) {
     const slabs = new SlabAllocator(ringBytes, slabBytes);
     const groups = nextLayers().map((l, j) => coalesceCopies(placeRuns([1], j, o.runsPerLayer, M).flat().map((b): LayoutCopy => [slabs.alloc(q).offset, host(l, b), q])));
     slabExtent = Math.max(slabExtent, slabs.extent);
-    batches.push(summarize('d2h', `single ${q}-byte blocks`, groups, B));
+    batches.push(summarize('d2h', smallLabel(q), groups, B));
   }
   return { slotBytes, hostBytes: o.poolLayers * M * slotBytes, ringBytes, arenaBytes: ringBytes + slabExtent, batches };
 }

@@ -20,7 +20,7 @@ import { blockBytes, type Precision } from '../kv-format.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import { MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
 import type { Point } from './fit-linear.js';
-import { layoutBatches, layoutOptions } from '../bench/layout-batches.js';
+import { layoutBatches, layoutOptions, smallSizes } from '../bench/layout-batches.js';
 import { benchConvertKernels, type ConvertPoint } from '../bench/convert-bench.js';
 import { benchIssue, type IssuePoint } from '../bench/issue-bench.js';
 import { benchQueueDepth, type QueueDepthResult } from '../bench/queue-depth-bench.js';
@@ -373,7 +373,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   if (cuda) await warm('copies in situ');
   const situ = cuda ? await measureCopiesInSitu(b, rowsW, m.hidden, o.quick ? 2 : 5) : { h2d: pin('h2d'), d2h: pin('d2h') };
   tick('copies in situ');
-  log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, demotions and promotions in turn, under attention + GEMV, beside the layer GEMV alone and on an idle GPU');
+  log('copies in the executor layout: H2D runs into the staging ring, D2H slab slots, demotions and promotions in turn, single quantized blocks both ways, under attention + GEMV, beside the layer GEMV alone and on an idle GPU');
   await warm('layout copies');
   const layout = await measureLayoutCopies(b, o, pts.layout_context);
   tick('layout copies');
@@ -511,8 +511,9 @@ export async function measureLayoutCopies(b: NativeBackend, o: Pick<MeasureOptio
   const g = { kvHeads: m.kv_heads, blockTokens: o.blockTokens, headDim: m.head_dim, groupSize: o.groupSize };
   const B = blockBytes(g, 'fp16');
   const maxBlocks = Math.max(64, Math.ceil(contextTokens / o.blockTokens));
-  const small = quantizedBlockBytes(g);
-  const plan = layoutBatches(layoutOptions(B, maxBlocks, small));
+  const opts = layoutOptions(B, maxBlocks, quantizedBlockBytes(g));
+  const small = smallSizes(opts);
+  const plan = layoutBatches(opts);
   const rows = Math.max(8, Math.round(m.weight_bytes_per_layer / 2 / m.hidden));
   const r = await benchLayoutCopies(b, { plan, geometry: g, qHeads: m.q_heads, contextTokens, gemvRows: rows, gemvCols: m.hidden, trials: o.quick ? 2 : 5, compute: compute !== false, attention: compute !== 'gemv' });
   return {

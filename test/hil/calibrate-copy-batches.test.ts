@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { layoutBatches, layoutOptions, type LayoutBatch } from '../../hil/bench/layout-batches.js';
-import { applyPerDirectionLayoutFits, fitDirectionSwitch, fitLayout } from '../../hil/calibrate/calibrate.js';
-import { applyCopyBatchFit, type CopyBatchFit, copyBatchPoints, type CopyBatchPoint, fitCopyBatches, fitLayoutCopyBatches, type LayoutBatchTimed, underComputeBatches } from '../../hil/calibrate/fit-copy-batches.js';
+import { applyPerDirectionLayoutFits, calibrationWarnings, fitDirectionSwitch, fitLayout } from '../../hil/calibrate/calibrate.js';
+import { applyCopyBatchFit, COPY_BATCH_OUTLIER, type CopyBatchFit, copyBatchPoints, type CopyBatchPoint, fitCopyBatches, fitLayoutCopyBatches, type LayoutBatchTimed, underComputeBatches } from '../../hil/calibrate/fit-copy-batches.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 
@@ -87,7 +87,11 @@ describe('per-batch copy fit', () => {
     expect(f.idle.points.length).toBe(withSmall.batches.length);
     // a copy engine whose per-copy time falls faster than the line below 64 KiB (1.6x its slope there)
     const K = 64 * 1024;
-    const perCopy = (bytes: number, a: number, GBps: number) => (bytes >= K ? a + bytes / (GBps * 1e3) : a + K / (GBps * 1e3) - (1.6 * (K - bytes)) / (GBps * 1e3));
+    let kink = 1.6;
+    // (or, with floor set, a copy of fewer bytes than 64 KiB takes as long as one of 64 KiB)
+    let floor = false;
+    const perCopy = (bytes: number, a: number, GBps: number) =>
+      bytes >= K ? a + bytes / (GBps * 1e3) : floor ? a + K / (GBps * 1e3) : a + K / (GBps * 1e3) - (kink * (K - bytes)) / (GBps * 1e3);
     const kinked = (batches: LayoutBatch[]): LayoutBatchTimed[] =>
       batches.map((x) => {
         let us = x.groups.length * IDLE.group + x.switches * IDLE.change;
@@ -96,11 +100,12 @@ describe('per-batch copy fit', () => {
         });
         return { direction: x.direction, label: x.label, split: x.split, switches: x.switches, groups: x.groups.length, us };
       });
-    const idleOnly = (b: LayoutBatch[]) => {
+    const fitsOf = (b: LayoutBatch[]) => {
       const t = kinked(b);
       const of = (d: string) => t.filter((x) => x.direction === d);
-      return fitLayoutCopyBatches({ h2d_layout: of('h2d'), d2h_layout: of('d2h'), mixed_layout: of('mixed'), h2d_layout_idle: of('h2d'), d2h_layout_idle: of('d2h'), mixed_layout_idle: of('mixed') }).idle;
+      return fitLayoutCopyBatches({ h2d_layout: of('h2d'), d2h_layout: of('d2h'), mixed_layout: of('mixed'), h2d_layout_idle: of('h2d'), d2h_layout_idle: of('d2h'), mixed_layout_idle: of('mixed') });
     };
+    const idleOnly = (b: LayoutBatch[]) => fitsOf(b).idle;
     const int2 = (x: CopyBatchFit) => (x.h2d.alpha_us + 9216 * x.h2d.us_per_byte) / perCopy(9216, IDLE.a_h2d, IDLE.GBps_h2d) - 1;
     // FP16 batches alone fit the line exactly (no residual) and price a 9 KiB copy 89% high
     const fp16 = idleOnly(plan.batches);
@@ -108,8 +113,23 @@ describe('per-batch copy fit', () => {
     expect(int2(fp16)).toBeCloseTo(0.891, 3);
     // with the single quantized blocks the residuals show the departure, and the 9 KiB copy is priced closer
     const both = idleOnly(withSmall.batches);
+    expect(both.dropped).toBeUndefined();
     expect(both.max_abs_residual).toBeGreaterThan(0.05);
     expect(int2(both)).toBeLessThan(0.3);
+    // a departure past the outlier limit (a floor under small copies, as D2H copies showed on an H100):
+    // small batches, and only they, are left out, and the warnings name them as off the line (not as
+    // disturbed)
+    kink = 0;
+    floor = true;
+    const far = fitsOf(withSmall.batches);
+    const dropped = ['d2h single 33792-byte blocks', 'd2h single 17408-byte blocks', 'd2h single 9216-byte blocks', 'h2d single 17408-byte blocks', 'h2d single 9216-byte blocks'];
+    expect(far.idle.dropped!.map((p) => p.label).sort()).toEqual(dropped.sort());
+    for (const p of far.idle.dropped!) expect(p.residual).toBeLessThan(-COPY_BATCH_OUTLIER); // dearer than the line
+    const warn = calibrationWarnings({ attention_in_situ: [] }, { copy_batches: far }, 'cuda');
+    const small = warn.filter((w) => w.startsWith('copy batches idle: single blocks at quantized sizes "') && w.endsWith('and the profile prices those copies on it'));
+    expect(small.length).toBe(1);
+    for (const label of dropped) expect(small[0]).toContain(`"${label}"`);
+    expect(warn.some((w) => /left out of the fit, more than 20.0% off the others$/.test(w))).toBe(false);
   });
 
   it('writes the link, switch costs, gpu.copy_batch_us and copy_under_compute "gemv" into a profile that validates', () => {

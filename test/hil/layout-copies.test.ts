@@ -173,6 +173,7 @@ describe('executor-layout copy batches', () => {
         for (const [i, c] of g.entries()) {
           expect(c[2]).toBe(q);
           expect(hostSide[i] % p.slotBytes).toBe(0); // the block's own host slot
+          expect(hostSide[i] + q).toBeLessThanOrEqual(p.hostBytes);
           expect(Math.floor(hostSide[i] / p.slotBytes / 512)).toBe(layer);
           if (x.direction === 'h2d') {
             expect(devSide[i]).toBe(devSide[0] + i * q); // packed at their size, as a fetch stages them
@@ -182,7 +183,12 @@ describe('executor-layout copy batches', () => {
             expect(devSide[i] + q).toBeLessThanOrEqual(p.arenaBytes);
           }
         }
-        if (x.direction === 'd2h') expect(new Set(devSide).size).toBe(g.length);
+        if (x.direction === 'd2h') {
+          expect(new Set(devSide).size).toBe(g.length);
+          // slab slots of q bytes: the closest two are q apart
+          const sorted = [...devSide].sort((a, b) => a - b);
+          expect(Math.min(...sorted.slice(1).map((o, i) => o - sorted[i]))).toBe(q);
+        }
       }
     }
     expect(layoutBatches(layoutOptions(64 * KiB, 512, [])).batches).toEqual(full.batches);

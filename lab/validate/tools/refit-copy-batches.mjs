@@ -13,6 +13,8 @@ const [run, out, dist = 'dist'] = process.argv.slice(2);
 if (!run || !out) throw new Error('usage: node lab/validate/tools/refit-copy-batches.mjs RUNDIR OUTDIR [DIST]');
 if (fs.existsSync(out)) throw new Error(`${out} exists: give a new directory`);
 const { applyCopyBatchFit, fitLayoutCopyBatches } = await import(pathToFileURL(resolve(dist, 'hil/calibrate/fit-copy-batches.js')).href);
+const { isSmallLabel } = await import(pathToFileURL(resolve(dist, 'hil/bench/layout-batches.js')).href);
+const without = process.env.WITHOUT_SMALL === '1';
 fs.cpSync(run, out, { recursive: true });
 const terms = (p, li) => {
   const L = p.links[li];
@@ -25,13 +27,12 @@ for (const f of fs.readdirSync(join(out, 'profiles')).filter((x) => x.endsWith('
   const p = JSON.parse(fs.readFileSync(pf, 'utf8'));
   const li = p.links.findIndex((l) => l.a === 'hbm' || l.b === 'hbm');
   const before = terms(p, li);
-  const small = /^single \d+-byte blocks$/;
-  const m = process.env.WITHOUT_SMALL === '1' ? Object.fromEntries(Object.entries(side.measurements).map(([k, v]) => [k, /_layout/.test(k) && Array.isArray(v) ? v.filter((x) => !small.test(x.label)) : v])) : side.measurements;
+  const m = without ? Object.fromEntries(Object.entries(side.measurements).map(([k, v]) => [k, /_layout/.test(k) && Array.isArray(v) ? v.filter((x) => !isSmallLabel(x.label)) : v])) : side.measurements;
   const fits = fitLayoutCopyBatches(m);
   // the fit writes each direction of the link anew: what other benches set there (spread_us, the bulk pace)
   // stays as calibrated
   const kept = ['a_to_b', 'b_to_a'].map((d) => Object.fromEntries(Object.entries(p.links[li][d] ?? {}).filter(([k]) => ['spread_us', 'bulk_GBps', 'bulk_from_bytes', 'request_us'].includes(k))));
-  applyCopyBatchFit(p, fits, 'refitted offline (lab/validate/tools/refit-copy-batches.mjs)');
+  applyCopyBatchFit(p, fits, `refitted offline (lab/validate/tools/refit-copy-batches.mjs${without ? ', the single quantized-block batches left out' : ''})`);
   ['a_to_b', 'b_to_a'].forEach((d, i) => Object.assign(p.links[li][d], kept[i]));
   fs.writeFileSync(pf, JSON.stringify(p, null, 2));
   console.log(`${f}:\n  before ${before}\n  after  ${terms(p, li)}${fits.idle.held_at_zero ? ` (idle: ${fits.idle.held_at_zero.join(', ')} held at 0)` : ''}${fits.under_compute.held_at_zero ? ` (under compute: ${fits.under_compute.held_at_zero.join(', ')} held at 0)` : ''}`);
