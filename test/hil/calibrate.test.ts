@@ -142,6 +142,12 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
       if (![i.h2d.alpha_us, i.d2h.alpha_us, i.group_us, i.switch_us!].some((x) => x < 0)) expect(fromFit).toBeCloseTo(pt.fit_us, 9);
     }
     expect(side.fits.copy_batches.idle.points.length + (side.fits.copy_batches.idle.dropped?.length ?? 0)).toBe(23 + 6); // and single blocks at 3 quantized sizes, both ways
+    // the sizes timed, from the model's INT8 / INT4 / INT2 blocks, and the link's source names them
+    const small = r.measurements.layout_info.small_bytes!;
+    expect(small.length).toBe(3);
+    expect([...small].sort((a, b) => b - a)).toEqual(small);
+    expect(small.every((q) => q < r.measurements.layout_info.block_bytes)).toBe(true);
+    expect(p.sources['links[0].a_to_b.alpha_us']).toContain(`single quantized blocks of ${small.join(', ')} bytes each way`);
     // the nvme read direction is the executor-pattern batch fit (readBatch, the executor's I/O threads)
     const nvLink = p.links.findIndex((l) => l.a === 'nvme' || l.b === 'nvme');
     const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';
