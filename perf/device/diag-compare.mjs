@@ -8,6 +8,9 @@
 // file: cells only); a cell "file:PATH:budget:policies" replays the first STEPS
 // steps of a stored trace (e.g. a captured one, with MODEL its model JSON) in place of a generated one;
 // GROUP_SIZE=n the quantization group (default 128; at most the model's head_dim).
+// HELD_OUT="8192,32768,131072": calibrate at points held out from those contexts, as `kvtier hil validate`
+// does for its grid (hil/validate/calibration-points.ts), so the cells are simulated with the profile a grid
+// with those contexts would calibrate on this lease (default: the calibration's own points).
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,7 +30,16 @@ if (process.env.PROFILE) {
   copyFileSync(resolve(process.env.PROFILE), `${out}/profile.json`);
   console.log(`profile ${process.env.PROFILE}`);
 } else {
-  const cal = await calibrate({ backend: process.env.BACKEND ?? 'cuda', base: 'h100-pcie5', model, fileDir: '/tmp', quick: process.env.QUICK === '1', log: (s) => console.log(s) });
+  const backend = process.env.BACKEND ?? 'cuda';
+  let points;
+  if (process.env.HELD_OUT) {
+    const contexts = process.env.HELD_OUT.split(',').map(Number);
+    if (!contexts.every((c) => Number.isInteger(c) && c > 0)) throw new Error(`diag-compare: HELD_OUT must be contexts in tokens joined by commas (got ${process.env.HELD_OUT})`);
+    const { heldOutPoints } = await load('hil/validate/calibration-points.js');
+    points = heldOutPoints(contexts, { quick: process.env.QUICK === '1' && backend === 'host' });
+    console.log(`calibration points held out from ${contexts.join(', ')}: ${JSON.stringify(points)}`);
+  }
+  const cal = await calibrate({ backend, base: 'h100-pcie5', model, fileDir: '/tmp', quick: process.env.QUICK === '1', ...(points ? { points } : {}), log: (s) => console.log(s) });
   writeCalibration(`${out}/profile.json`, cal);
   console.log(formatFits(cal.fits));
   console.log(`calibrate ${((performance.now() - t0) / 1000).toFixed(1)} s`);
