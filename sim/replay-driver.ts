@@ -87,8 +87,17 @@ export class ReplayDriver<H> implements Actions {
   private readonly rows: LayerAttention[];
   /** staged bytes per (layer, tier) and their handles */
   private readonly staged: Float64Array;
-  /** 1 where block (l, b) has a staged copy this step (l * M + b) */
+  /** 1 where block (l, b) has a staged copy this step (l * M + b) that its attention reads: one of the tier and bits the block has */
   private readonly stagedMask: Uint8Array;
+  /**
+   * per block, the tier and bits (tier * 32 + bits) of its staged copy, kept from its first move after
+   * it was staged until its layer's attention (valid where stagedCodeEpoch equals the layer's
+   * stageEpoch): a block that moves after its stage reads that copy only where it is back at that tier
+   * and those bits, as the HIL executor's staging does (else it is read anew)
+   */
+  private readonly stagedCode: Int16Array;
+  private readonly stagedCodeEpoch: Int32Array;
+  private readonly stageEpoch: Int32Array;
   private readonly pending: H[][];
   // (−0, not 0: a number field that starts as a small integer and turns double in the first replay
   // that stages gives the driver another map, and code compiled for one replay's driver would meet
@@ -281,6 +290,9 @@ export class ReplayDriver<H> implements Actions {
     this.rows = new Array<LayerAttention>(this.G);
     this.staged = new Float64Array(this.L * this.T);
     this.stagedMask = new Uint8Array(this.L * this.M);
+    this.stagedCode = new Int16Array(this.L * this.M);
+    this.stagedCodeEpoch = new Int32Array(this.L * this.M);
+    this.stageEpoch = new Int32Array(this.L).fill(1);
     // (lists of objects from the start: the executor pushes onto a layer's list)
     this.pending = Array.from({ length: this.L }, () => objectArray<H>());
     this.masks = Array.from({ length: this.L }, () => cache.liveMask.subarray(0, 0));
@@ -897,7 +909,7 @@ export class ReplayDriver<H> implements Actions {
   private moveBlock(i: number, layer: number, block: number, from: number, fromBits: number, to: number, bits: number, k: number, reason: TransferReason): boolean {
     // (nothing bulk-staged since: no block entered its tier before 0)
     const since = this.stagedSince[layer * this.T + from];
-    if (since > 0 && this.enteredAt[i] < since) this.stagedMask[i] = 1;
+    const code = this.stagedCodeAt(i, layer, from, fromBits, since);
     if (this.listPending && layer === this.curLayer) this.logUndo(block);
     const moved = this.cache.moveAt(i, layer, block, to, bits, k);
     // a kept block's counts: out at its place before, in at its place after the move (the same place if refused)
@@ -911,12 +923,30 @@ export class ReplayDriver<H> implements Actions {
     if (!moved) {
       return this.refuse(reason, `layer ${layer} block ${block}: ${this.cache.tierNames[to]} is full`);
     }
+    this.stagedMask[i] = code === to * 32 + bits ? 1 : 0;
     this.enteredAt[i] = ++this.changes;
     this.layerChanges[layer]++;
     if (this.timed) this.touch(layer, block);
     this.count(reason);
     if (this.timed) this.batch(layer, block, reason, from, to, fromBits, bits);
     return true;
+  }
+
+  /**
+   * Before block i of `layer` moves from (from, fromBits): the tier and bits of its staged copy (tier *
+   * 32 + bits), or -1 without one. Staged where it is now (marked, or in a tier bulk-staged after it
+   * entered: `since`): those, kept for its later moves; else the one kept from an earlier move since its
+   * stage, if any.
+   */
+  private stagedCodeAt(i: number, layer: number, from: number, fromBits: number, since: number): number {
+    const e = this.stageEpoch[layer];
+    if (this.stagedMask[i] === 1 || (since > 0 && this.enteredAt[i] < since)) {
+      const code = from * 32 + fromBits;
+      this.stagedCode[i] = code;
+      this.stagedCodeEpoch[i] = e;
+      return code;
+    }
+    return this.stagedCodeEpoch[i] === e ? this.stagedCode[i] : -1;
   }
 
   /**
@@ -962,7 +992,7 @@ export class ReplayDriver<H> implements Actions {
     for (let j = j0; j < e; j++) {
       const b = blocks[j];
       const i = base + b;
-      if (since > 0 && entered[i] < since) this.stagedMask[i] = 1;
+      this.stagedMask[i] = this.stagedCodeAt(i, layer, from, fromBits, since) === to * 32 + bits ? 1 : 0;
       if (kept && keptMask[i] === 1) this.keptMove(layer, from, fromBits, to, bits);
       entered[i] = ++this.changes;
       if (!timed) continue;
@@ -1192,6 +1222,8 @@ export class ReplayDriver<H> implements Actions {
       for (let i = 0; i < list.length; i++) mask[base + list[i]] = 0;
     } else this.stagedMask.fill(0, layer * this.M, (layer + 1) * this.M);
     this.bulkStaged[layer] = 0;
+    // (the staged copies' tiers and bits kept for moved blocks are let go with them)
+    this.stageEpoch[layer]++;
     // (emptied by pops, as the layer's waits are)
     while (list.length !== 0) list.pop();
     for (let t = 0; t < this.T; t++) {
