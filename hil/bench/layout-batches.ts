@@ -144,28 +144,30 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
   let slabExtent = 0;
   let layerAt = 0;
   const nextLayers = () => Array.from({ length: o.layersPerBatch }, () => layerAt++ % o.poolLayers);
-  for (const [label, mix] of H2D_MIXES) {
+  // per layer, the blocks of runs cycled from `mix` copied at `size` bytes each: H2D from their host slots
+  // into one ring extent, block after block (the extent let go once the next layer's is taken); D2H from
+  // slab slots of that size to their host slots
+  const h2d = (label: string, mix: number[], size: number) => {
     const groups: LayoutCopy[][] = [];
     let live = -1;
     nextLayers().forEach((l, j) => {
       const blocks = placeRuns(mix, j, o.runsPerLayer, M).flat();
-      const ext = ring.alloc(align(blocks.length * B, 256));
+      const ext = ring.alloc(align(blocks.length * size, 256));
       if (live >= 0) ring.release(live);
       live = ext.offset;
-      groups.push(coalesceCopies(blocks.map((b, i) => [host(l, b), ext.offset + i * B, B])));
+      groups.push(coalesceCopies(blocks.map((b, i): LayoutCopy => [host(l, b), ext.offset + i * size, size])));
     });
     ring.release(live);
     batches.push(summarize('h2d', label, groups, B));
-  }
-  for (const [label, mix, times] of D2H_MIXES) {
+  };
+  const d2h = (label: string, mix: number[], times: number, size: number) => {
     const slabs = new SlabAllocator(ringBytes, slabBytes);
-    const groups = nextLayers().map((l, j) => {
-      const blocks = placeRuns(mix, j, o.runsPerLayer * times, M).flat();
-      return coalesceCopies(blocks.map((b): LayoutCopy => [slabs.alloc(B).offset, host(l, b), B]));
-    });
+    const groups = nextLayers().map((l, j) => coalesceCopies(placeRuns(mix, j, o.runsPerLayer * times, M).flat().map((b): LayoutCopy => [slabs.alloc(size).offset, host(l, b), size])));
     slabExtent = Math.max(slabExtent, slabs.extent);
     batches.push(summarize('d2h', label, groups, B));
-  }
+  };
+  for (const [label, mix] of H2D_MIXES) h2d(label, mix, B);
+  for (const [label, mix, times] of D2H_MIXES) d2h(label, mix, times, B);
   for (const n of MIXED_GROUP_BLOCKS) {
     // 2n blocks of a layer, every other one (no two adjacent host slots); a smaller pool skips the larger groups
     if (4 * n > M) continue;
@@ -205,28 +207,10 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
     const dirs = [...demotions.map(() => 'd2h' as const), ...promotions.map(() => 'h2d' as const)];
     batches.push(summarize('mixed', `demotes, then promotes, ${n} single blocks each`, [...demotions, ...promotions], B, dirs));
   }
-  // single quantized blocks, after the FP16 batches (which keep their layers and slots): H2D from the
-  // blocks' host slots into consecutive ring positions at their size, D2H from slab slots of that size
+  // single quantized blocks, after the FP16 batches (which keep their layers and slots)
   const small = smallSizes(o);
-  for (const q of small) {
-    const groups: LayoutCopy[][] = [];
-    let live = -1;
-    nextLayers().forEach((l, j) => {
-      const blocks = placeRuns([1], j, o.runsPerLayer, M).flat();
-      const ext = ring.alloc(align(blocks.length * q, 256));
-      if (live >= 0) ring.release(live);
-      live = ext.offset;
-      groups.push(coalesceCopies(blocks.map((b, i): LayoutCopy => [host(l, b), ext.offset + i * q, q])));
-    });
-    ring.release(live);
-    batches.push(summarize('h2d', smallLabel(q), groups, B));
-  }
-  for (const q of small) {
-    const slabs = new SlabAllocator(ringBytes, slabBytes);
-    const groups = nextLayers().map((l, j) => coalesceCopies(placeRuns([1], j, o.runsPerLayer, M).flat().map((b): LayoutCopy => [slabs.alloc(q).offset, host(l, b), q])));
-    slabExtent = Math.max(slabExtent, slabs.extent);
-    batches.push(summarize('d2h', smallLabel(q), groups, B));
-  }
+  for (const q of small) h2d(smallLabel(q), [1], q);
+  for (const q of small) d2h(smallLabel(q), [1], 1, q);
   return { slotBytes, hostBytes: o.poolLayers * M * slotBytes, ringBytes, arenaBytes: ringBytes + slabExtent, batches };
 }
 
