@@ -36,6 +36,13 @@ export interface MoveBatch {
    * batches carry their blocks instead
    */
   spread?: number;
+  /**
+   * a stage's copies whose host slot directly follows the previous copy's (a block below
+   * KVCache.runBits copied after the block before it: not coalesced), set by the driver for an
+   * executor that prices the spread (Executor.usesSpread); moves into HBM are counted by the executor
+   * from their blocks
+   */
+  adjacent?: number;
 }
 
 /** One layer's work on the compute stream. */
@@ -60,6 +67,8 @@ export interface LayerWork {
    * (Executor.usesSpread), else absent
    */
   fetchSpread?: number[];
+  /** per source tier, the fetched blocks whose host slot directly follows the previous fetched block's, that block below KVCache.runBits (MoveBatch.adjacent); set with fetchSpread */
+  fetchAdjacent?: number[];
   /** blocks that exist in this layer */
   nBlocks: number;
   /** 1 where the kernel attends the block (a view; valid during the call), for executors that move real data */

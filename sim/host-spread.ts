@@ -31,3 +31,13 @@ export function spreadDoublings(blocks: readonly number[], from = -1): number {
   }
   return sum;
 }
+
+/**
+ * Copies of a batch whose host slot directly follows the previous copy's, where each listed block is its
+ * own copy (as a move into HBM slots copies them): the blocks one past the block before them.
+ */
+export function adjacentCopies(blocks: readonly number[]): number {
+  let n = 0;
+  for (let i = 1; i < blocks.length; i++) if (blocks[i] - blocks[i - 1] === 1) n++;
+  return n;
+}

@@ -406,6 +406,12 @@ export class KVCache {
     return this.spread.spreadIn(layer, tier);
   }
 
+  /** the pairs of consecutive blocks of a layer in a tier, in block order, that are adjacent blocks; kept up to date as spreadIn is */
+  adjacentIn(layer: number, tier: number): number {
+    this.spread ??= new TierSpread(this.tier, this.created, this.maxBlocks, this.tierNames.length, this.layers);
+    return this.spread.adjacentIn(layer, tier);
+  }
+
   /**
    * Runs of a layer's blocks in a tier: maximal sequences of consecutive blocks in the tier in which
    * every block but the last is at runBits (16-bit; a quantized block ends its run, and every block does

@@ -258,6 +258,8 @@ export class ReplayDriver<H> implements Actions {
   private readonly runBlocks: number[] = [];
   private runBytes = 0;
   private runRuns = 0;
+  /** copies of the listed run whose host slot follows the previous copy's (MoveBatch.adjacent) */
+  private runAdjacent = 0;
   private runLast = -1;
   private runLastFull = false;
 
@@ -350,6 +352,7 @@ export class ReplayDriver<H> implements Actions {
       fetchBytes: doubleArray(this.T),
       fetchRuns: doubleArray(this.T),
       fetchSpread: doubleArray(this.T),
+      fetchAdjacent: doubleArray(this.T),
       nBlocks: 0,
       attendedMask: this.masks[0],
       attendedCount: 0,
@@ -1064,12 +1067,18 @@ export class ReplayDriver<H> implements Actions {
     const base = layer * this.M;
     let runs: number;
     let spread = 0;
+    // (copies after the block in the slot before them, not coalesced with it: the stage's blocks below runBits)
+    let adjacent = 0;
     if (first) {
       this.bulkStaged[layer] = 1;
       // nothing of the layer staged yet: every block in `tier` is staged, in the cache's runs
       runs = c.runsIn(layer, tier);
       this.stagedSince[layer * this.T + tier] = ++this.changes;
-      if (this.countSpread) spread = c.spreadIn(layer, tier);
+      if (this.countSpread) {
+        spread = c.spreadIn(layer, tier);
+        // (adjacent pairs in the tier less those a run joins: count - runs)
+        adjacent = c.adjacentIn(layer, tier) - (c.countIn(layer, tier) - runs);
+      }
     } else {
       this.bulkStaged[layer] = 1;
       this.markStaged(layer);
@@ -1090,7 +1099,10 @@ export class ReplayDriver<H> implements Actions {
           if (!open) runs++;
           open = bitsAt[i] === runBits;
           if (count) {
-            if (prev >= 0) spread += gapDoublings(i - prev);
+            if (prev >= 0) {
+              spread += gapDoublings(i - prev);
+              if (i - prev === 1 && bitsAt[prev] !== runBits) adjacent++;
+            }
             prev = i;
           }
         } else open = false;
@@ -1106,6 +1118,7 @@ export class ReplayDriver<H> implements Actions {
     b.bytesFrom = b.bytesTo = bytes;
     b.runs = runs;
     b.spread = spread;
+    b.adjacent = adjacent;
     this.pending[layer].push(this.executor.stage(b));
   }
 
@@ -1153,7 +1166,10 @@ export class ReplayDriver<H> implements Actions {
     for (let j = from; j < to; j++) {
       const b = blocks[j];
       run.push(b);
-      if (!(this.runLastFull && b === this.runLast + 1)) this.runRuns++;
+      if (!(this.runLastFull && b === this.runLast + 1)) {
+        this.runRuns++;
+        if (this.countSpread && this.runLast >= 0 && b === this.runLast + 1) this.runAdjacent++;
+      }
       this.runLast = b;
       this.runLastFull = bitsAt[base + b] === runBits;
     }
@@ -1178,12 +1194,13 @@ export class ReplayDriver<H> implements Actions {
     b.bytesFrom = b.bytesTo = this.runBytes;
     b.runs = this.runRuns;
     b.spread = 0;
+    b.adjacent = this.runAdjacent;
     this.pending[b.layer].push(this.executor.stage(b));
     // (emptied by pops, its room kept)
     const list = this.runBlocks;
     while (list.length !== 0) list.pop();
     this.runLayer = this.runTier = this.runLast = -1;
-    this.runBytes = this.runRuns = 0;
+    this.runBytes = this.runRuns = this.runAdjacent = 0;
     this.runLastFull = false;
   }
 
@@ -1374,7 +1391,8 @@ export class ReplayDriver<H> implements Actions {
    */
   private fetchSpread(l: number, w: LayerWork): void {
     const sp = w.fetchSpread!;
-    for (let t = 0; t < this.T; t++) sp[t] = 0;
+    const adj = w.fetchAdjacent!;
+    for (let t = 0; t < this.T; t++) sp[t] = adj[t] = 0;
     const k = this.nFetched;
     this.nFetched = 0;
     if (k < 2) return;
@@ -1385,11 +1403,16 @@ export class ReplayDriver<H> implements Actions {
     const prev = this.spreadPrev;
     prev.fill(-1);
     const tiers = this.cache.tier;
+    const bits = this.cache.bits;
+    const runBits = this.cache.runBits;
     const base = l * this.M;
     for (let j = 0; j < k; j++) {
       const b = list[j];
       const t = tiers[base + b];
-      if (prev[t] >= 0) sp[t] += gapDoublings(b - prev[t]);
+      if (prev[t] >= 0) {
+        sp[t] += gapDoublings(b - prev[t]);
+        if (b - prev[t] === 1 && bits[base + prev[t]] !== runBits) adj[t]++;
+      }
       prev[t] = b;
     }
   }

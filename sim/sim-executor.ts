@@ -17,7 +17,7 @@
  * wait is on the other stream's tail, as the HIL records its fences (measured: lab/notes/HIL-NOTES.md).
  */
 import { Engine } from './engine.js';
-import { spreadDoublings } from './host-spread.js';
+import { adjacentCopies, spreadDoublings } from './host-spread.js';
 import type { Executor, LayerWork, MoveBatch, StepTiming } from './executor.js';
 import { type HardwareProfile, hasHostClock } from './hardware/profile.js';
 import { kvElementsPerTokenLayer, type ModelSpec } from './models/model.js';
@@ -137,6 +137,8 @@ export class SimExecutor implements Executor<Signal> {
   readonly usesSpread: boolean;
   /** the doublings (spreadDoublings) of the batch being issued: its copy op to or from HBM pays the route's spread_us for each, once */
   private spreadNow = 0;
+  /** the copies of the batch being issued whose host slot follows the previous copy's: its copy op into HBM takes the route's adjacent_us off for each, once */
+  private adjacentNow = 0;
   /** the last block of the last stage, which a stage continuing it measures its first distance from */
   private lastStagedBlock = -1;
   /**
@@ -248,7 +250,7 @@ export class SimExecutor implements Executor<Signal> {
     }
     this.gemvs = hardware.gpu.copy_under_compute === 'gemv' ? new IntervalLog() : null;
     this.batchUs = hardware.gpu.copy_batch_us ?? 0;
-    this.usesSpread = hardware.links.some((k) => (k.a_to_b?.spread_us ?? 0) > 0 || (k.b_to_a?.spread_us ?? 0) > 0);
+    this.usesSpread = hardware.links.some((k) => [k.a_to_b, k.b_to_a].some((d) => (d?.spread_us ?? 0) > 0 || (d?.adjacent_us ?? 0) > 0));
     this.issueCopy = hardware.gpu.issue_copy_us ?? 0;
     this.issueRecord = hardware.gpu.issue_record_us ?? 0;
     this.issueKernel = hardware.gpu.issue_kernel_us ?? 0;
@@ -322,7 +324,11 @@ export class SimExecutor implements Executor<Signal> {
       return done;
     }
     if (b.toTier === 0) {
-      if (this.usesSpread) this.spreadNow = spreadDoublings(b.blocks);
+      if (this.usesSpread) {
+        this.spreadNow = spreadDoublings(b.blocks);
+        // (each block its own copy into its HBM slot)
+        this.adjacentNow = adjacentCopies(b.blocks);
+      }
       const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
       return requant ? this.convertOn(this.convertName('dequantize', b.fromBits, b.toBits), b, args) : done;
     }
@@ -355,6 +361,8 @@ export class SimExecutor implements Executor<Signal> {
         this.spreadNow = spreadDoublings(b.blocks, this.continuesStage ? this.lastStagedBlock : -1);
         this.lastStagedBlock = b.blocks[b.blocks.length - 1];
       }
+      // (the driver counts a stage's adjacent copies, listed or bulk: which blocks coalesce depends on their bits)
+      this.adjacentNow = b.adjacent ?? 0;
     }
     const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args, waits);
     this.continuesStage = false;
@@ -434,7 +442,10 @@ export class SimExecutor implements Executor<Signal> {
     let fetched = 0;
     for (let t = 1; t < w.fetchBytes.length; t++) {
       if (w.fetchBytes[t] > 0) {
-        if (this.usesSpread) this.spreadNow = w.fetchSpread?.[t] ?? 0;
+        if (this.usesSpread) {
+          this.spreadNow = w.fetchSpread?.[t] ?? 0;
+          this.adjacentNow = w.fetchAdjacent?.[t] ?? 0;
+        }
         all.push(this.toHbm(t, w.fetchBytes[t], Math.max(1, w.fetchRuns[t] ?? 1), 'fetch', args, this.ringWait(w.layer, w.fetchBytes[t])));
         fetched += w.fetchBytes[t];
       }
@@ -791,6 +802,11 @@ export class SimExecutor implements Executor<Signal> {
     if (this.spreadNow > 0 && s === this.memory && dir !== 0) {
       if (this.opts.copyMode !== 'gather') batchUs += this.spreadNow * route.spread_us;
       this.spreadNow = 0;
+    }
+    // (adjacent host slots: read faster into HBM, per copy)
+    if (this.adjacentNow > 0 && s === this.memory && dir !== 0) {
+      if (this.opts.copyMode !== 'gather' && dir > 0) batchUs -= this.adjacentNow * route.adjacent_us;
+      this.adjacentNow = 0;
     }
     const opArgs = args ? { ...args, bytes, runs } : undefined;
     const free = this.freeOps;

@@ -3,7 +3,8 @@
  * bulk stage of that tier copies them: kept up to date as blocks enter and leave the tier, for the
  * (layer, tier) pairs asked for once, so that a layer's bulk stage each step costs the blocks that
  * moved, not a pass over the layer. A change whose nearest neighbours in the tier lie further than
- * SCAN_LIMIT blocks away drops the pair, which the next ask counts again in full.
+ * SCAN_LIMIT blocks away drops the pair, which the next ask counts again in full. Kept beside it: the
+ * number of consecutive pairs of the tier's blocks that are adjacent blocks (distance 1).
  */
 import { gapDoublings as gap } from './host-spread.js';
 
@@ -13,6 +14,8 @@ const SCAN_LIMIT = 512;
 export class TierSpread {
   /** per layer x tier: the spread of the tier's blocks (valid where `kept` is 1) */
   private readonly sums: Float64Array;
+  /** per layer x tier: pairs of consecutive blocks in the tier at distance 1 (valid where `kept` is 1) */
+  private readonly adjacent: Int32Array;
   private readonly kept: Uint8Array;
 
   constructor(
@@ -23,24 +26,42 @@ export class TierSpread {
     layers: number,
   ) {
     this.sums = new Float64Array(layers * T);
+    this.adjacent = new Int32Array(layers * T);
     this.kept = new Uint8Array(layers * T);
   }
 
   /** the spread of the layer's blocks in `tier`, in block order */
   spreadIn(layer: number, tier: number): number {
     const k = layer * this.T + tier;
-    if (this.kept[k] === 1) return this.sums[k];
+    if (this.kept[k] === 0) this.count(layer, tier);
+    return this.sums[k];
+  }
+
+  /** the pairs of consecutive blocks of the layer in `tier` that are adjacent (distance 1), in block order */
+  adjacentIn(layer: number, tier: number): number {
+    const k = layer * this.T + tier;
+    if (this.kept[k] === 0) this.count(layer, tier);
+    return this.adjacent[k];
+  }
+
+  /** both counts of a (layer, tier) in full, kept from now on */
+  private count(layer: number, tier: number): void {
+    const k = layer * this.T + tier;
     const tiers = this.tiers;
     let spread = 0;
+    let adjacent = 0;
     let prev = -1;
     for (let i = layer * this.maxBlocks, end = i + this.created[layer]; i < end; i++) {
       if (tiers[i] !== tier) continue;
-      if (prev >= 0) spread += gap(i - prev);
+      if (prev >= 0) {
+        spread += gap(i - prev);
+        if (i - prev === 1) adjacent++;
+      }
       prev = i;
     }
     this.sums[k] = spread;
+    this.adjacent[k] = adjacent;
     this.kept[k] = 1;
-    return spread;
   }
 
   /**
@@ -76,5 +97,7 @@ export class TierSpread {
     const hasS = s < sStop;
     const own = (hasP ? gap(i - p) : 0) + (hasS ? gap(s - i) : 0) - (hasP && hasS ? gap(s - p) : 0);
     this.sums[k] += sign * own;
+    const ownAdjacent = (hasP && i - p === 1 ? 1 : 0) + (hasS && s - i === 1 ? 1 : 0) - (hasP && hasS && s - p === 1 ? 1 : 0);
+    this.adjacent[k] += sign * ownAdjacent;
   }
 }

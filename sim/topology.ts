@@ -6,7 +6,7 @@ import type { Engine } from './engine.js';
 import { FlowNetwork, type Resource } from './flow-network.js';
 import type { HardwareProfile, LinkDirection, TierSpec } from './hardware/profile.js';
 
-type Hop = { to: string; key: string; alpha_us: number; busy_us: number; switch_us: number; switch_busy_us: number; spread_us: number; busy_GBps: number; GBps: number; bulk_GBps: number; bulk_from_bytes: number; request_us: readonly (readonly [number, number])[] | null };
+type Hop = { to: string; key: string; alpha_us: number; busy_us: number; switch_us: number; switch_busy_us: number; spread_us: number; adjacent_us: number; busy_GBps: number; GBps: number; bulk_GBps: number; bulk_from_bytes: number; request_us: readonly (readonly [number, number])[] | null };
 
 export interface Route {
   from: string;
@@ -23,6 +23,8 @@ export interface Route {
   switch_under_compute_us: number;
   /** the hops' spread_us: per doubling of the host-slot distance between a batch's copies beyond SPREAD_FROM_BLOCKS (sim/host-spread.ts) */
   spread_us: number;
+  /** the hops' adjacent_us: taken off per copy whose host slot follows the previous copy's (a block below full width) */
+  adjacent_us: number;
   /** the narrowest bandwidth (bytes per us) beside the layers' GEMVs: each hop's GBps_under_compute where given */
   under_compute_capacity: number;
   /**
@@ -55,7 +57,7 @@ export class Topology {
       const ba = `${l.name}:${l.b}->${l.a}`;
       this.network.addResource(ab, l.a_to_b.GBps, l.copy_engines);
       this.network.addResource(ba, l.b_to_a.GBps, l.copy_engines);
-      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us, switch_us: d.switch_us ?? 0, switch_busy_us: d.switch_under_compute_us ?? d.switch_us ?? 0, spread_us: d.spread_us ?? 0, busy_GBps: d.GBps_under_compute ?? d.GBps, GBps: d.GBps, bulk_GBps: d.bulk_GBps ?? Number.NaN, bulk_from_bytes: d.bulk_from_bytes ?? -1, request_us: d.request_us ?? null });
+      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us, switch_us: d.switch_us ?? 0, switch_busy_us: d.switch_under_compute_us ?? d.switch_us ?? 0, spread_us: d.spread_us ?? 0, adjacent_us: d.adjacent_us ?? 0, busy_GBps: d.GBps_under_compute ?? d.GBps, GBps: d.GBps, bulk_GBps: d.bulk_GBps ?? Number.NaN, bulk_from_bytes: d.bulk_from_bytes ?? -1, request_us: d.request_us ?? null });
       this.adjacency.get(l.a)!.push(hop(l.b, ab, l.a_to_b));
       this.adjacency.get(l.b)!.push(hop(l.a, ba, l.b_to_a));
     }
@@ -94,6 +96,7 @@ export class Topology {
     let switchUs = 0;
     let switchBusy = 0;
     let spread = 0;
+    let adjacent = 0;
     let busyCap = Math.min(src.read_GBps, dst.write_GBps) * 1e3;
     for (let n = to; n !== from; ) {
       const p = prev.get(n)!;
@@ -104,13 +107,14 @@ export class Topology {
       switchUs += p.hop.switch_us;
       switchBusy += p.hop.switch_busy_us;
       spread += p.hop.spread_us;
+      adjacent += p.hop.adjacent_us;
       n = p.node;
     }
     const resources = [this.network.get(`${from}:read`), ...hops.map((h) => this.network.get(h)), this.network.get(`${to}:write`)];
     // a large copy's pace: on a route of one link whose tier ports take that pace
     const only = hops.length === 1 ? prev.get(to)!.hop : undefined;
     const bulk = only !== undefined && only.bulk_from_bytes >= 0 && only.bulk_GBps > 0 && Math.min(src.read_GBps, dst.write_GBps) >= Math.max(only.GBps, only.bulk_GBps);
-    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy, switch_us: switchUs, switch_under_compute_us: switchBusy, spread_us: spread, under_compute_capacity: busyCap, bulk_from_bytes: bulk ? only.bulk_from_bytes : -1, bulk_work: bulk ? only.GBps / only.bulk_GBps : 1, request_us: only?.request_us ?? null };
+    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy, switch_us: switchUs, switch_under_compute_us: switchBusy, spread_us: spread, adjacent_us: adjacent, under_compute_capacity: busyCap, bulk_from_bytes: bulk ? only.bulk_from_bytes : -1, bulk_work: bulk ? only.GBps / only.bulk_GBps : 1, request_us: only?.request_us ?? null };
     this.routes.set(key, r);
     return r;
   }

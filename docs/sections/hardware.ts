@@ -72,7 +72,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     name: 'the link\'s name, used in `bytes` keys of the outputs (`pcie:dram->hbm`)',
     a: 'tier name at one end',
     b: 'tier name at the other end',
-    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"?, "spread_us"?, "bulk_GBps"?, "bulk_from_bytes"?, "request_us"? }`',
+    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"?, "spread_us"?, "adjacent_us"?, "bulk_GBps"?, "bulk_from_bytes"?, "request_us"? }`',
     b_to_a: 'direction b → a, the same fields',
     copy_engines: 'transfers in flight per direction at once (integer >= 1); more wait in FIFO order',
   },
@@ -84,6 +84,8 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     switch_under_compute_us: 'optional: the same for a copy that starts while a kernel runs on the compute stream (default switch_us)',
     spread_us:
       "optional: added to a memory-stream copy batch to or from HBM for each doubling of the host-slot distance (in blocks) between consecutive blocks beyond 3 (`SPREAD_FROM_BLOCKS`): a listed batch counts its blocks in the order listed (a stage that continues the previous one measures from that stage's last block), a bulk stage of a layer's offloaded blocks (those not staged yet) and a layer's fetches count theirs per tier in block order, as the HIL copies them; the copy engine pays more per copy the further apart a batch's host slots are (`perf/device/host-span.mjs`). `kvtier hil calibrate` writes it on CUDA: the least-squares slope, through the point of fewest doublings, of single-block copies' time against those doublings, with host slots drawn from 48, 512 and 2048 per layer, the mean of its slopes beside the layer GEMV and idle (default 0)",
+    adjacent_us:
+      "optional: taken off a memory-stream copy batch into HBM for each copy whose host slot directly follows the previous copy's: a block below the cache's full width (a quantized block does not fill its FP16-sized slot, so the HIL copies each on its own) copied after the block in the slot before it, counted where `spread_us` counts blocks; the copy engine reads adjacent host slots faster than slots 2-4 apart, where `alpha_us` is timed (`perf/device/group-length.mjs`). `kvtier hil calibrate` writes it on CUDA from an H2D batch of the largest quantized block size from adjacent host slots, against the batch of the same size from slots 2-4 apart, with the GPU otherwise idle (default 0)",
     GBps_under_compute: 'optional: the bandwidth of a copy beside the layers\' GEMVs under `gpu.copy_under_compute` `"gemv"` (default GBps)',
     bulk_GBps: 'optional, with `bulk_from_bytes`: the pace of a large copy; a copy\'s bytes beyond `bulk_from_bytes` move at this rate, the first `bulk_from_bytes` at `GBps` (a single copy of hundreds of MB runs faster than batches of small runs imply; `kvtier hil calibrate` measures it with copies of 256 MiB). It applies on a route of one link whose tier ports are at least as fast as the link and its bulk pace',
     bulk_from_bytes: 'optional, with `bulk_GBps`: where a copy\'s bulk pace starts (`kvtier hil calibrate` writes the longest run of its batch fit)',
@@ -132,7 +134,7 @@ export function profileFieldsSection(): string {
     '',
     '`links[].a_to_b`, `links[].b_to_a`:',
     '',
-    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'switch_us', 'switch_under_compute_us', 'spread_us', 'request_us'])),
+    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'switch_us', 'switch_under_compute_us', 'spread_us', 'adjacent_us', 'request_us'])),
   ].join('\n');
 }
 

@@ -5,8 +5,11 @@
  * (staging-ring.ts), block after block, as a fetch. D2H: per layer, blocks from HBM slab slots
  * (slab-allocator.ts) to their host slots, as a demotion. Then, per quantized block size given
  * (smallBytes), single blocks at that size both ways: H2D from their host slots into one ring extent
- * packed at that size, D2H from slab slots of that size. Copies are coalesced as the executor
- * coalesces them (coalesceCopies): a batch's runs are the copies it issues.
+ * packed at that size, D2H from slab slots of that size; and one H2D batch of the largest quantized
+ * size from adjacent host slots (ADJACENT_PREFIX): every copy's host slot follows the previous copy's,
+ * as a fetch of a layer's consecutive quantized blocks issues them (each its own copy: a quantized block
+ * does not fill its slot). Copies are coalesced as the executor coalesces them (coalesceCopies): a
+ * batch's runs are the copies it issues.
  */
 import { align, coalesceCopies } from '../executor/copy-runs.js';
 import { SlabAllocator } from '../executor/slab-allocator.js';
@@ -80,6 +83,15 @@ export function smallSizes(o: Pick<LayoutOptions, 'blockBytes' | 'smallBytes'>):
 
 /** the label of a single-block batch at a quantized size */
 export const smallLabel = (bytes: number): string => `single ${bytes}-byte blocks`;
+
+/** the label of the single-block batch from adjacent host slots at a quantized size */
+export const adjacentLabel = (bytes: number): string => `adjacent ${smallLabel(bytes)}`;
+
+/** the quantized size, in bytes, of an adjacent-slot batch's label (with or without its direction first); NaN for any other label */
+export function adjacentBytes(label: string): number {
+  const m = /^(?:(?:h2d|d2h) )?adjacent single (\d+)-byte blocks$/.exec(label);
+  return m ? Number(m[1]) : Number.NaN;
+}
 
 /** whether a batch label (as the plan has it, or as the copy-batch fit names it: with its direction first) is a single-block batch at a quantized size */
 export const isSmallLabel = (label: string): boolean => /^(?:(?:h2d|d2h) )?single \d+-byte blocks$/.test(label);
@@ -211,6 +223,21 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
   const small = smallSizes(o);
   for (const q of small) h2d(smallLabel(q), [1], q);
   for (const q of small) d2h(smallLabel(q), [1], 1, q);
+  // the largest quantized size again, H2D from adjacent host slots (runs of one block, no gaps)
+  if (small.length > 0) {
+    const q = small[0];
+    const groups: LayoutCopy[][] = [];
+    let live = -1;
+    nextLayers().forEach((l, j) => {
+      const blocks = Array.from({ length: Math.min(o.runsPerLayer, M - 1) }, (_, i) => i + (j % 2));
+      const ext = ring.alloc(align(blocks.length * q, 256));
+      if (live >= 0) ring.release(live);
+      live = ext.offset;
+      groups.push(coalesceCopies(blocks.map((b, i): LayoutCopy => [host(l, b), ext.offset + i * q, q])));
+    });
+    ring.release(live);
+    batches.push(summarize('h2d', adjacentLabel(q), groups, B));
+  }
   return { slotBytes, hostBytes: o.poolLayers * M * slotBytes, ringBytes, arenaBytes: ringBytes + slabExtent, batches };
 }
 

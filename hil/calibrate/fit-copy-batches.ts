@@ -32,7 +32,7 @@
  */
 import { lup, lusolve } from 'mathjs';
 import type { HardwareProfile, LinkDirection } from '../../sim/hardware/profile.js';
-import { layoutOptions } from '../bench/layout-batches.js';
+import { adjacentBytes, layoutOptions, smallLabel } from '../bench/layout-batches.js';
 
 /** one timed copy batch: copies and bytes per direction, groups (copies() calls), D2H <-> H2D changes */
 export interface CopyBatchPoint {
@@ -79,6 +79,22 @@ export interface CopyBatchFits {
    * beside attention + GEMV layers, for comparison (not written into the profile)
    */
   beside_layers?: CopyBatchFit;
+  /**
+   * where the layout plan has an H2D batch from adjacent host slots (layout-batches.ts adjacentLabel):
+   * per condition, how much less an H2D copy whose host slot follows the previous copy's took than the
+   * single-block batch of the same size from slots 2-4 apart (the slots the fitted alpha was timed
+   * from): (per-copy time of that batch - per-copy time of the adjacent one) x copies / adjacent copies
+   * (a group's first copy follows none). Not part of either fit.
+   */
+  adjacent?: AdjacentH2d;
+}
+
+export interface AdjacentH2d {
+  bytes: number;
+  idle_us: number;
+  under_compute_us: number;
+  /** the two batches per condition: copies, groups, us */
+  batches: { condition: 'idle' | 'under compute'; spread: { copies: number; us: number }; adjacent: { copies: number; groups: number; us: number } }[];
 }
 
 const TERMS = ['H2D copies', 'H2D bytes', 'D2H copies', 'D2H bytes', 'groups', 'direction changes'] as const;
@@ -257,7 +273,10 @@ export function underComputeBatches(m: LayoutMeasurements): 'gemv' | 'attention 
 /** both conditions: idle first, then under compute (underComputeBatches) with the idle per-group cost */
 export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
   const busy = underComputeBatches(m) === 'gemv' ? '_gemv' : '';
-  const of = (sfx: '' | '_idle' | '_gemv') => copyBatchPoints([...(m[`h2d_layout${sfx}`] ?? []), ...(m[`d2h_layout${sfx}`] ?? []), ...(m[`mixed_layout${sfx}`] ?? [])]);
+  // (the batch from adjacent host slots is not fitted: it gives the adjacent copies' price, adjacentH2d)
+  const of = (sfx: '' | '_idle' | '_gemv') => copyBatchPoints([...(m[`h2d_layout${sfx}`] ?? []), ...(m[`d2h_layout${sfx}`] ?? []), ...(m[`mixed_layout${sfx}`] ?? [])].filter((p) => !Number.isFinite(adjacentBytes(p.label))));
+  const adjacent = adjacentH2d(m);
+  const withAdjacent = <T extends CopyBatchFits>(f: T): T => (adjacent ? { ...f, adjacent } : f);
   let idle: CopyBatchFit;
   try {
     idle = fitCopyBatches(of('_idle'));
@@ -266,7 +285,7 @@ export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
   }
   try {
     const under_compute = fitCopyBatches(of(busy), idle.group_us);
-    if (!busy || !m.h2d_layout.length || !m.d2h_layout.length) return { idle, under_compute };
+    if (!busy || !m.h2d_layout.length || !m.d2h_layout.length) return withAdjacent({ idle, under_compute });
     // (for comparison only: batches that do not fit leave it out, not the fit the profile takes)
     let beside_layers: CopyBatchFit | undefined;
     try {
@@ -274,10 +293,31 @@ export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
     } catch {
       beside_layers = undefined;
     }
-    return beside_layers ? { idle, under_compute, beside_layers } : { idle, under_compute };
+    return withAdjacent(beside_layers ? { idle, under_compute, beside_layers } : { idle, under_compute });
   } catch (e) {
     throw new Error(`layout batches under compute: ${(e as Error).message}`);
   }
+}
+
+/**
+ * The adjacent-slot H2D batch against the single-block batch of its size, idle and under compute (the
+ * batches fitCopyBatches takes for each); undefined where either condition lacks either batch.
+ */
+export function adjacentH2d(m: LayoutMeasurements): AdjacentH2d | undefined {
+  const busy = underComputeBatches(m) === 'gemv' ? m.h2d_layout_gemv! : m.h2d_layout;
+  const adj = m.h2d_layout_idle.find((p) => Number.isFinite(adjacentBytes(p.label)));
+  if (!adj) return undefined;
+  const bytes = adjacentBytes(adj.label);
+  const batches: AdjacentH2d['batches'] = [];
+  const layers = layoutOptions(1, 1).layersPerBatch;
+  for (const [condition, pts] of [['idle', m.h2d_layout_idle], ['under compute', busy]] as const) {
+    const a = pts.find((p) => adjacentBytes(p.label) === bytes);
+    const s = pts.find((p) => p.label === smallLabel(bytes));
+    if (!a || !s) return undefined;
+    batches.push({ condition, spread: { copies: s.split.h2d.runs, us: s.us }, adjacent: { copies: a.split.h2d.runs, groups: a.groups ?? layers, us: a.us } });
+  }
+  const off = (b: AdjacentH2d['batches'][number]) => ((b.spread.us / b.spread.copies - b.adjacent.us / b.adjacent.copies) * b.adjacent.copies) / (b.adjacent.copies - b.adjacent.groups);
+  return { bytes, idle_us: off(batches[0]), under_compute_us: off(batches[1]), batches };
 }
 
 /** rounded to 0.01 */
@@ -304,7 +344,7 @@ function nonNegative(x: number): { v: number; note: string } {
 /**
  * Writes the per-batch model into a profile (in place): the hbm<->dram link's alpha_us, GBps,
  * alpha_under_compute_us, GBps_under_compute (where that fit's beta is positive), switch_us,
- * switch_under_compute_us per direction, gpu.copy_batch_us and
+ * switch_under_compute_us per direction, the H2D direction's adjacent_us (where the plan timed adjacent host slots), gpu.copy_batch_us and
  * gpu.copy_under_compute "gemv", each with a source starting `by` (`what`: the batches, per
  * direction). Returns the link's index.
  */
@@ -338,6 +378,13 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
       next[key] = s.v;
       src[`links[${li}].${d}.${key}`] = `${by}: the per-change term of the ${cond} per-batch copy fit (see alpha_${cond === 'idle' ? 'us' : 'under_compute_us'})${s.note}`;
     }
+    if (k === 'h2d' && f.adjacent) {
+      const a = f.adjacent;
+      const v = Math.round(Math.max(0, a.idle_us) * 1000) / 1000;
+      next.adjacent_us = v;
+      const [bi, bc] = a.batches;
+      src[`links[${li}].${d}.adjacent_us`] = `${by}: ${a.bytes}-byte blocks H2D, ${bi.adjacent.copies} copies in ${bi.adjacent.groups} groups from adjacent host slots against ${bi.spread.copies} from slots 2-4 apart: idle ${r2(bi.adjacent.us)} against ${r2(bi.spread.us)} us, ${a.idle_us.toFixed(3)} us less per adjacent copy${a.idle_us < 0 ? ' (negative: clamped to 0)' : ''}; under compute ${r2(bc.adjacent.us)} against ${r2(bc.spread.us)} us, ${a.under_compute_us.toFixed(3)} us less (not priced: a copy beside the GEMVs pays its slowdown as any other)`;
+    } else delete src[`links[${li}].${d}.adjacent_us`];
     L[d] = next;
   }
   p.gpu.copy_batch_us = group.v;

@@ -45,6 +45,14 @@ export interface LinkDirection {
    */
   spread_us?: number;
   /**
+   * optional: taken off a memory-stream copy batch into HBM for each copy whose host slot directly
+   * follows the previous copy's (a quantized block copied after the block in the slot before it; FP16
+   * blocks there coalesce into one copy): the copy engine reads adjacent host slots faster than slots
+   * 2-4 apart, where alpha_us was timed (perf/device/group-length.mjs). Counted where spread_us is, for
+   * blocks below the cache's full width. Absent = 0
+   */
+  adjacent_us?: number;
+  /**
    * optional: the bandwidth of copies beside the layers' GEMVs (gpu.copy_under_compute "gemv": their pace
    * there is alpha_under_compute_us plus their bytes at this rate); absent = GBps
    */

@@ -20,7 +20,7 @@ export const TIER_FIELDS = [
 ] as const;
 export const LINK_FIELDS = ['name', 'a', 'b', 'a_to_b', 'b_to_a', 'copy_engines'] as const;
 const DIRECTION_FIELDS = ['alpha_us', 'GBps'] as const;
-const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'spread_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'request_us'] as const;
+const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'spread_us', 'adjacent_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'request_us'] as const;
 
 /**
  * Check a parsed JSON value against the kvtier-hardware/v1 shape (profile.ts) and return it typed.
@@ -157,6 +157,7 @@ export function checkLink(value: unknown, path: string, checks: FieldChecks): Li
     if ('switch_us' in d) checks.number(d, 'switch_us', p, '>=0');
     if ('switch_under_compute_us' in d) checks.number(d, 'switch_under_compute_us', p, '>=0');
     if ('spread_us' in d) checks.number(d, 'spread_us', p, '>=0');
+    if ('adjacent_us' in d) checks.number(d, 'adjacent_us', p, '>=0');
     checks.number(d, 'GBps', p);
     if ('GBps_under_compute' in d) checks.number(d, 'GBps_under_compute', p);
     if ('bulk_GBps' in d) checks.number(d, 'bulk_GBps', p);

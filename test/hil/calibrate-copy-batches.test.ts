@@ -79,12 +79,14 @@ describe('per-batch copy fit', () => {
   it('fits over the quantized block sizes too: exact where copies are linear in bytes, and sees a departure below the FP16 block', () => {
     // Llama-3-8B's INT8 / INT4 / INT2 blocks as single-block batches beside the FP16 ones
     const withSmall = layoutBatches(layoutOptions(64 * 1024, 512, [33792, 17408, 9216]));
-    expect(withSmall.batches.length).toBe(plan.batches.length + 6);
+    expect(withSmall.batches.length).toBe(plan.batches.length + 7);
     const f = fitLayoutCopyBatches(measurements(IDLE, BUSY, withSmall.batches));
     expect(Math.abs(f.idle.h2d.alpha_us - IDLE.a_h2d) / IDLE.a_h2d).toBeLessThan(1e-9);
     expect(Math.abs(f.idle.d2h.GBps - IDLE.GBps_d2h) / IDLE.GBps_d2h).toBeLessThan(1e-9);
     expect(Math.abs(f.under_compute.d2h.alpha_us - BUSY.a_d2h) / BUSY.a_d2h).toBeLessThan(1e-9);
-    expect(f.idle.points.length).toBe(withSmall.batches.length);
+    // (all but the batch from adjacent host slots, which the fit leaves to the adjacent price)
+    expect(f.idle.points.length).toBe(withSmall.batches.length - 1);
+    expect(f.idle.points.some((p) => p.label.includes('adjacent'))).toBe(false);
     // a copy engine whose per-copy time falls faster than the line below 64 KiB (1.6x its slope there)
     const K = 64 * 1024;
     let kink = 1.6;
@@ -130,6 +132,40 @@ describe('per-batch copy fit', () => {
     expect(small.length).toBe(1);
     for (const label of dropped) expect(small[0]).toContain(`"${label}"`);
     expect(warn.some((w) => /left out of the fit, more than 20.0% off the others$/.test(w))).toBe(false);
+  });
+
+  it('prices copies from adjacent host slots by the adjacent batch against the spread one of its size, idle and under compute, and writes the idle price', () => {
+    const withSmall = layoutBatches(layoutOptions(64 * 1024, 512, [33792, 17408, 9216]));
+    const adj = withSmall.batches.find((x) => x.label === 'adjacent single 33792-byte blocks')!;
+    // each adjacent copy (all but a group's first) 0.375 us less idle, 1.125 us less under compute
+    const off = (t: LayoutBatchTimed[], d: number) => t.map((x) => (x.label === adj.label ? { ...x, us: x.us - d * (adj.runs - adj.groups.length) } : x));
+    const m = measurements(IDLE, BUSY, withSmall.batches);
+    const f = fitLayoutCopyBatches({ ...m, h2d_layout_idle: off(m.h2d_layout_idle, 0.375), h2d_layout: off(m.h2d_layout, 1.125) });
+    expect(adj.runs - adj.groups.length).toBe(8 * 23);
+    expect(f.adjacent!.bytes).toBe(33792);
+    expect(f.adjacent!.idle_us).toBeCloseTo(0.375, 9);
+    expect(f.adjacent!.under_compute_us).toBeCloseTo(1.125, 9);
+    expect(f.adjacent!.batches.map((b) => [b.condition, b.spread.copies, b.adjacent.copies, b.adjacent.groups])).toEqual([
+      ['idle', 192, 192, 8],
+      ['under compute', 192, 192, 8],
+    ]);
+    // the fits themselves are those without the adjacent batch
+    const without = fitLayoutCopyBatches(measurements(IDLE, BUSY, withSmall.batches.filter((x) => x !== adj)));
+    expect(f.idle.h2d.alpha_us).toBeCloseTo(without.idle.h2d.alpha_us, 12);
+    expect(f.under_compute.h2d.alpha_us).toBeCloseTo(without.under_compute.h2d.alpha_us, 12);
+    expect(without.adjacent).toBeUndefined();
+    const p = loadHardware('h100-pcie5');
+    applyCopyBatchFit(p, f, 'test');
+    expect(p.links[0].b_to_a!.adjacent_us).toBe(0.375);
+    expect(p.links[0].a_to_b!.adjacent_us).toBeUndefined();
+    // spread batch: 192 x 2.5 + 192 x 33792 / 25000 + 8 x 5.25 = 781.52 us; adjacent: 184 x 0.375 = 69 us less
+    expect(p.sources['links[0].b_to_a.adjacent_us']).toContain('idle 712.52 against 781.52 us, 0.375 us less per adjacent copy');
+    validateProfile(JSON.parse(JSON.stringify(p)), 'test');
+    // slower from adjacent slots: no price (clamped to 0)
+    const q = loadHardware('h100-pcie5');
+    applyCopyBatchFit(q, fitLayoutCopyBatches({ ...m, h2d_layout_idle: off(m.h2d_layout_idle, -0.2) }), 'test');
+    expect(q.links[0].b_to_a!.adjacent_us).toBe(0);
+    expect(q.sources['links[0].b_to_a.adjacent_us']).toContain('(negative: clamped to 0)');
   });
 
   it('writes the link, switch costs, gpu.copy_batch_us and copy_under_compute "gemv" into a profile that validates', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openBackend } from '../../hil/backend.js';
 import { benchLayoutCopies } from '../../hil/bench/layout-copy-bench.js';
 import { fitDirectionSwitch, fitLayout } from '../../hil/calibrate/calibrate.js';
-import { H2D_RUN_LENGTHS, type LayoutBatch, layoutBatches, layoutOptions, MIXED_GROUP_BLOCKS, ORDERED_GROUP_BLOCKS } from '../../hil/bench/layout-batches.js';
+import { adjacentBytes, H2D_RUN_LENGTHS, isSmallLabel, type LayoutBatch, layoutBatches, layoutOptions, MIXED_GROUP_BLOCKS, ORDERED_GROUP_BLOCKS } from '../../hil/bench/layout-batches.js';
 import type { LayoutPoint } from '../../hil/bench/layout-copy-bench.js';
 import { coalesceCopies } from '../../hil/executor/copy-runs.js';
 import { backendAvailability } from './availability.js';
@@ -156,7 +156,7 @@ describe('executor-layout copy batches', () => {
     const p = layoutBatches(layoutOptions(64 * KiB, 512, [9216, 33792, 17408, 33792, 64 * KiB]));
     expect(p.batches.slice(0, full.batches.length)).toEqual(full.batches);
     expect([p.slotBytes, p.ringBytes, p.hostBytes]).toEqual([full.slotBytes, full.ringBytes, full.hostBytes]);
-    const added = p.batches.slice(full.batches.length);
+    const added = p.batches.slice(full.batches.length, -1);
     expect(added.map((x) => `${x.direction} ${x.label}`)).toEqual([...sizes.map((q) => `h2d single ${q}-byte blocks`), ...sizes.map((q) => `d2h single ${q}-byte blocks`)]);
     for (const [k, x] of added.entries()) {
       const q = sizes[k % 3];
@@ -192,6 +192,21 @@ describe('executor-layout copy batches', () => {
       }
     }
     expect(layoutBatches(layoutOptions(64 * KiB, 512, [])).batches).toEqual(full.batches);
+    // last, the largest quantized size H2D again from adjacent host slots: every copy but a group's first
+    // reads the slot right after the previous copy's, each its own copy, packed at its size in the ring
+    const adj = p.batches[p.batches.length - 1];
+    expect([adj.direction, adj.label, adj.runs, adj.bytes, adj.groups.length]).toEqual(['h2d', 'adjacent single 33792-byte blocks', 8 * 24, 8 * 24 * 33792, 8]);
+    expect(adjacentBytes(adj.label)).toBe(33792);
+    expect(adjacentBytes(`h2d ${adj.label}`)).toBe(33792);
+    expect(adjacentBytes('single 33792-byte blocks')).toBeNaN();
+    expect(isSmallLabel(adj.label)).toBe(false);
+    for (const g of adj.groups) {
+      expect(coalesceCopies(g)).toEqual(g);
+      for (let i = 1; i < g.length; i++) {
+        expect(g[i][0] - g[i - 1][0]).toBe(p.slotBytes);
+        expect(g[i][1] - g[i - 1][1]).toBe(33792);
+      }
+    }
   });
 
   it('padded host slots (block not a multiple of 4 KiB) end every run, as in the executor', () => {

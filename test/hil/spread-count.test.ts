@@ -1,6 +1,8 @@
 // The simulator's count of host-slot spread (sim/host-spread.ts) for the copies the driver does not
 // list block by block (a bulk stage's, a layer's fetches) equals what the lowered plan issues: the
-// doublings of the distances between the host slots of each memory-stream batch's coalesced copies.
+// doublings of the distances between the host slots of each memory-stream batch's coalesced copies,
+// and so does its count of adjacent copies: the copies whose host slot is the one right after the
+// previous copy's last.
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lowerPlan } from '../../hil/executor/lower-plan.js';
@@ -18,23 +20,28 @@ class SpreadRecorder extends PlanRecorder {
   bulk = 0;
   bulkStages = 0;
   fetch = 0;
+  /** adjacent copies the driver counted: bulk stages, listed stages, fetches */
+  adjacent = { bulk: 0, listed: 0, fetch: 0 };
   override stage(b: MoveBatch): number {
     if (b.blocks.length === 0) {
       this.bulk += b.spread ?? 0;
       this.bulkStages++;
-    }
+      this.adjacent.bulk += b.adjacent ?? 0;
+    } else this.adjacent.listed += b.adjacent ?? 0;
     return super.stage(b);
   }
   override layer(w: LayerWork): void {
     for (const x of w.fetchSpread ?? []) this.fetch += x;
+    for (const x of w.fetchAdjacent ?? []) this.adjacent.fetch += x;
     super.layer(w);
   }
 }
 
 /** per label prefix, the doublings between the host slots of each memory-stream batch's copies, in the order issued */
-function issued(p: LoweredPlan, prefix: string): { doublings: number; batches: number } {
+function issued(p: LoweredPlan, prefix: string): { doublings: number; batches: number; adjacent: number } {
   let doublings = 0;
   let batches = 0;
+  let adjacent = 0;
   for (const s of p.steps) {
     const at = new Map<number, number>();
     s.ops.forEach((op, i) => op.o === 'mark' && at.set(op.id, i));
@@ -46,11 +53,12 @@ function issued(p: LoweredPlan, prefix: string): { doublings: number; batches: n
         if (op.o !== 'copy' || op.dst !== 'arena') continue;
         const first = Math.floor(op.srcOff / p.slotBytes);
         if (prev >= 0) doublings += gapDoublings(Math.abs(first - prev));
+        if (prev >= 0 && first === prev + 1) adjacent++;
         prev = Math.floor((op.srcOff + op.bytes - 1) / p.slotBytes);
       }
     }
   }
-  return { doublings, batches };
+  return { doublings, batches, adjacent };
 }
 
 describe('the spread of bulk stages and fetches, against the lowered plan', () => {
@@ -89,5 +97,30 @@ describe('the spread of bulk stages and fetches, against the lowered plan', () =
       expect(hil.doublings, `${policy} ${budget}`).toBeGreaterThan(1);
       expect(rec.fetch, `${policy} ${budget}`).toBeCloseTo(hil.doublings, 9);
     }
+  });
+
+  it('adjacent copies: the driver counts those the plan issues from the slot right after the previous copy\'s', () => {
+    // quantized blocks (each its own copy) staged in bulk (uniform INT8, SmartKV) and fetched (SynapseVM,
+    // uniform INT8, SmartKV); listed stages are few here (test/sim/driver-spread.test.ts counts theirs)
+    let any = { bulk: 0, fetch: 0 };
+    for (const [policy, options, budget] of [
+      ['uniform-int8', {}, '20%'],
+      ['uniform-int8', {}, '40%'],
+      ['lru-offload', {}, '30%'],
+      ['synapsevm', {}, '20%'],
+      ['smartkv', {}, '20%'],
+      ['smartkv', {}, '10%'],
+      ['arc', {}, '20%'],
+      ['oracle', {}, '20%'],
+    ] as const) {
+      const { rec, plan } = run(policy, options, budget);
+      const what = `${policy} ${budget}`;
+      expect(rec.adjacent.bulk + rec.adjacent.listed, what).toBe(issued(plan, 'prefetch ').adjacent);
+      expect(rec.adjacent.fetch, what).toBe(issued(plan, 'fetch ').adjacent);
+      any = { bulk: any.bulk + rec.adjacent.bulk, fetch: any.fetch + rec.adjacent.fetch };
+    }
+    // (each kind seen)
+    expect(any.bulk).toBeGreaterThan(100);
+    expect(any.fetch).toBeGreaterThan(500);
   });
 });

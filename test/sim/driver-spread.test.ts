@@ -1,7 +1,8 @@
 /**
  * The replay driver's count of host-slot spread (sim/host-spread.ts) for copies whose blocks it does not
  * list to the executor: a bulk stage's blocks and a layer's fetches, per tier in block order, counted
- * only for an executor that prices spread; and the simulated executor paying spread_us for them.
+ * only for an executor that prices spread; and the simulated executor paying spread_us for them. The
+ * same for adjacent copies: blocks below full width copied after the block in the slot before them.
  */
 import { describe, expect, it } from 'vitest';
 import type { Executor, LayerWork, MoveBatch, StepTiming } from '../../sim/executor.js';
@@ -141,5 +142,82 @@ describe('the spread of bulk stages and fetches', () => {
     // bulk stage 2 x 10 + 128 (+ 3 x 2); fetch 10 + 64 (+ 1.5 x 2)
     expect(run(false)).toBe(148 + 74);
     expect(run(true)).toBe(148 + 6 + 74 + 3);
+  });
+});
+
+describe('adjacent copies of stages and fetches', () => {
+  class AdjRecorder extends Recorder {
+    adj: { step: number; listed: boolean; adjacent: number }[] = [];
+    fetchAdj: { step: number; adjacent: number[] }[] = [];
+    override stage(b: MoveBatch): number {
+      this.adj.push({ step: this.stages.length === 0 ? -1 : 0, listed: b.blocks.length > 0, adjacent: b.adjacent ?? 0 });
+      return super.stage(b);
+    }
+    override layer(w: LayerWork): void {
+      this.fetchAdj.push({ step: w.step, adjacent: [...w.fetchAdjacent!] });
+      super.layer(w);
+    }
+  }
+
+  // one layer of 40 blocks; after prefill DRAM holds INT8 blocks 1 2 3 6 7 and the FP16 block 5. Step 0
+  // prefetches 2 3 6 7 listed, step 1 fetches every offloaded block, step 2 stages DRAM in bulk
+  function replayQuantized(ex: Executor<number>): void {
+    const h = tinyHeader(160, 4, 1);
+    const trace = denseSteps(h, (_s, _l, n) => Array(n).fill(1 / n));
+    const cache = new KVCache(tinyModel, 4, 1, 44, [
+      { name: 'hbm', capacityBytes: 64 * 60 },
+      { name: 'dram', capacityBytes: 1e9 },
+    ]);
+    const policy: Policy = {
+      name: 'scripted',
+      decide(v, a) {
+        if (v.step < 0) {
+          if (v.nBlocks < 40) return;
+          for (const b of [1, 2, 3, 6, 7]) a.demote(0, b, 'dram', 8);
+          a.demote(0, 5, 'dram', 16);
+        } else if (v.step === 0) for (const b of [2, 3, 6, 7]) a.prefetch(0, b);
+        else if (v.step === 2) a.prefetchOffloaded(0);
+      },
+      observe() {},
+    };
+    new ReplayDriver(h, cache, policy, ex, 60).run(trace, () => undefined);
+  }
+
+  it('counts the copies that follow the block in the slot before them, where that block is quantized', () => {
+    const ex = new AdjRecorder(true);
+    replayQuantized(ex);
+    // step 0, listed 2 3 6 7: 3 after 2 and 7 after 6 (each quantized); step 2, in bulk 1 2 3 5 6 7:
+    // 2 after 1, 3 after 2, 7 after 6 (6 after the FP16 block 5 joins its copy)
+    expect(ex.stages.map((x) => x.blocks)).toEqual([[2, 3, 6, 7], []]);
+    expect(ex.adj.map((x) => x.adjacent)).toEqual([2, 3]);
+    // fetches: step 0 reads 1 and 5 (none adjacent); steps 1 and 3 every DRAM block: 2, 3 and 7 as
+    // above; step 2 reads the bulk stage's copies
+    expect(ex.fetchAdj.map((w) => w.adjacent)).toEqual([
+      [0, 0],
+      [0, 3],
+      [0, 0],
+      [0, 3],
+    ]);
+    const none = new AdjRecorder(false);
+    replayQuantized(none);
+    expect(none.adj.every((x) => x.adjacent === 0)).toBe(true);
+  });
+
+  it('the simulated executor takes adjacent_us off per adjacent copy into HBM, and prices spread with it on', () => {
+    const run = (adjacent: number) => {
+      const hw = tinyHardware();
+      if (adjacent > 0) hw.links[0].b_to_a.adjacent_us = adjacent;
+      const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
+      expect(ex.usesSpread).toBe(adjacent > 0);
+      ex.beginStep(0);
+      ex.stage({ layer: 0, fromTier: 1, toTier: 0, fromBits: 8, toBits: 8, blocks: [], bytesFrom: 96, bytesTo: 96, reason: 'prefetch', runs: 3, spread: 0, adjacent: 2 });
+      // a move into HBM of blocks 4 5 6 9 (each its own copy): 5 after 4, 6 after 5
+      ex.move({ layer: 0, fromTier: 1, toTier: 0, fromBits: 8, toBits: 8, blocks: [4, 5, 6, 9], bytesFrom: 128, bytesTo: 128, reason: 'promote', runs: 4 });
+      ex.finish();
+      return ex.memory.busyUs;
+    };
+    // stage 3 x 10 + 96 (- 2 x 0.5); move 4 x 10 + 128 (- 2 x 0.5)
+    expect(run(0)).toBe(126 + 168);
+    expect(run(0.5)).toBe(126 - 1 + 168 - 1);
   });
 });

@@ -20,6 +20,13 @@ function fresh(c: KVCache, l: number, t: number): number {
   return spreadDoublings(blocks);
 }
 
+/** pairs of consecutive blocks of the tier, in block order, that are adjacent blocks */
+function freshAdjacent(c: KVCache, l: number, t: number): number {
+  let n = 0;
+  for (let b = 1; b < c.created[l]; b++) if (c.tierOf(l, b) === t && c.tierOf(l, b - 1) === t) n++;
+  return n;
+}
+
 describe('the spread of a tier, kept up to date', () => {
   it('counts a tier again in full where a moved block\'s neighbours in it are far apart', () => {
     const c = new KVCache(tinyModel, 4, 1, 2000, [
@@ -50,8 +57,16 @@ describe('the spread of a tier, kept up to date', () => {
       // ask before anything exists, so that every later change is tracked, then check every pair after each change
       for (let l = 0; l < L; l++) for (let t = 1; t < T; t++) expect(c.spreadIn(l, t)).toBe(0);
       const pick = () => (rnd() < density ? (rnd() < 0.5 ? 1 : 2) : 0);
+      let adjacentSeen = 0;
       const check = () => {
-        for (let l = 0; l < L; l++) for (let t = 0; t < T; t++) expect(c.spreadIn(l, t)).toBeCloseTo(fresh(c, l, t), 9);
+        for (let l = 0; l < L; l++) {
+          for (let t = 0; t < T; t++) {
+            expect(c.spreadIn(l, t)).toBeCloseTo(fresh(c, l, t), 9);
+            const adjacent = freshAdjacent(c, l, t);
+            expect(c.adjacentIn(l, t)).toBe(adjacent);
+            if (t > 0) adjacentSeen += adjacent;
+          }
+        }
       };
       let checks = 0;
       for (let step = 0; step < 600; step++) {
@@ -84,6 +99,8 @@ describe('the spread of a tier, kept up to date', () => {
       expect(checks).toBeGreaterThan(150);
       // the lower tiers hold blocks with gaps beyond SPREAD_FROM_BLOCKS: the counts are not all 0
       expect(fresh(c, 0, 1) + fresh(c, 1, 2)).toBeGreaterThan(1);
+      // and adjacent pairs in them along the way
+      expect(adjacentSeen).toBeGreaterThan(10);
     });
   }
 });
