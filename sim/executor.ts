@@ -37,10 +37,10 @@ export interface MoveBatch {
    */
   spread?: number;
   /**
-   * a stage's copies whose host slot directly follows the previous copy's (a block below
-   * KVCache.runBits copied after the block before it: not coalesced), set by the driver for an
-   * executor that prices the spread (Executor.usesSpread); moves into HBM are counted by the executor
-   * from their blocks
+   * a stage's copies whose host slot directly follows the previous copy's (a block copied right after
+   * the block before it where that one is below KVCache.runBits: not joined to its copy), set by the
+   * driver for an executor that prices the spread (Executor.usesSpread); moves into HBM are counted by
+   * the executor from their blocks and runs
    */
   adjacent?: number;
 }
@@ -67,7 +67,7 @@ export interface LayerWork {
    * (Executor.usesSpread), else absent
    */
   fetchSpread?: number[];
-  /** per source tier, the fetched blocks whose host slot directly follows the previous fetched block's, that block below KVCache.runBits (MoveBatch.adjacent); set with fetchSpread */
+  /** per source tier, the fetched blocks whose host slot directly follows the previous fetched block's where that one is below KVCache.runBits (MoveBatch.adjacent); set with fetchSpread */
   fetchAdjacent?: number[];
   /** blocks that exist in this layer */
   nBlocks: number;

@@ -1067,7 +1067,7 @@ export class ReplayDriver<H> implements Actions {
     const base = layer * this.M;
     let runs: number;
     let spread = 0;
-    // (copies after the block in the slot before them, not coalesced with it: the stage's blocks below runBits)
+    // (copies right after the block in the slot before them that do not join its copy: that block below runBits)
     let adjacent = 0;
     if (first) {
       this.bulkStaged[layer] = 1;

@@ -326,8 +326,9 @@ export class SimExecutor implements Executor<Signal> {
     if (b.toTier === 0) {
       if (this.usesSpread) {
         this.spreadNow = spreadDoublings(b.blocks);
-        // (each block its own copy into its HBM slot)
-        this.adjacentNow = adjacentCopies(b.blocks);
+        // (consecutive blocks less those a run joins (blocks - runs: into touching HBM slots); none where
+        // the blocks are converted on the way, each copied to scratch with a kernel between)
+        this.adjacentNow = requant ? 0 : Math.max(0, adjacentCopies(b.blocks) - (b.blocks.length - runs));
       }
       const done = this.toHbm(b.fromTier, b.bytesFrom, runs, b.reason, args);
       return requant ? this.convertOn(this.convertName('dequantize', b.fromBits, b.toBits), b, args) : done;
@@ -803,9 +804,9 @@ export class SimExecutor implements Executor<Signal> {
       if (this.opts.copyMode !== 'gather') batchUs += this.spreadNow * route.spread_us;
       this.spreadNow = 0;
     }
-    // (adjacent host slots: read faster into HBM, per copy)
+    // (adjacent host slots: read faster into HBM, per copy after the batch's first, each by at most its alpha)
     if (this.adjacentNow > 0 && s === this.memory && dir !== 0) {
-      if (this.opts.copyMode !== 'gather' && dir > 0) batchUs -= this.adjacentNow * route.adjacent_us;
+      if (this.opts.copyMode !== 'gather' && dir > 0) batchUs -= Math.min(this.adjacentNow, runs - 1) * Math.min(route.adjacent_us, route.alpha_us);
       this.adjacentNow = 0;
     }
     const opArgs = args ? { ...args, bytes, runs } : undefined;

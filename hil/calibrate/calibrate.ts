@@ -47,7 +47,7 @@ import type { ModelSpec } from '../../sim/models/model.js';
 import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
-import { applyCopyBatchFit, COPY_BATCH_OUTLIER, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, pct, r2, underComputeBatches } from './fit-copy-batches.js';
+import { applyCopyBatchFit, COPY_BATCH_OUTLIER, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, notAdjacent, pct, r2, underComputeBatches } from './fit-copy-batches.js';
 import { isSmallLabel } from '../bench/layout-batches.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
 import type { ConvertPoint } from '../bench/convert-bench.js';
@@ -190,10 +190,11 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     linear,
     h2d_in_situ: fitAlphaBeta(m.h2d_in_situ, true),
     d2h_in_situ: fitAlphaBeta(m.d2h_in_situ, true),
-    h2d_layout: fitLayout(m.h2d_layout),
-    d2h_layout: fitLayout(m.d2h_layout),
-    h2d_layout_idle: fitLayout(m.h2d_layout_idle),
-    d2h_layout_idle: fitLayout(m.d2h_layout_idle),
+    // (the batch from adjacent host slots prices adjacent copies only: fit-copy-batches.ts adjacentH2d)
+    h2d_layout: fitLayout(notAdjacent(m.h2d_layout)),
+    d2h_layout: fitLayout(notAdjacent(m.d2h_layout)),
+    h2d_layout_idle: fitLayout(notAdjacent(m.h2d_layout_idle)),
+    d2h_layout_idle: fitLayout(notAdjacent(m.d2h_layout_idle)),
     file_read_batch: m.file_read_batch.length >= 2 ? fitFileBatches(m.file_read_batch) : undefined,
     file_write_batch: (m.file_write_batch?.length ?? 0) >= 2 ? fitFileBatches(m.file_write_batch!) : undefined,
     h2d: fitAlphaBeta(m.h2d, true),

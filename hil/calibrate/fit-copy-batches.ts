@@ -83,8 +83,8 @@ export interface CopyBatchFits {
    * where the layout plan has an H2D batch from adjacent host slots (layout-batches.ts adjacentLabel):
    * per condition, how much less an H2D copy whose host slot follows the previous copy's took than the
    * single-block batch of the same size from slots 2-4 apart (the slots the fitted alpha was timed
-   * from): (per-copy time of that batch - per-copy time of the adjacent one) x copies / adjacent copies
-   * (a group's first copy follows none). Not part of either fit.
+   * from), the groups' cost taken out of both (adjacentH2d; a group's first copy follows none). Not
+   * part of either fit.
    */
   adjacent?: AdjacentH2d;
 }
@@ -94,7 +94,7 @@ export interface AdjacentH2d {
   idle_us: number;
   under_compute_us: number;
   /** the two batches per condition: copies, groups, us */
-  batches: { condition: 'idle' | 'under compute'; spread: { copies: number; us: number }; adjacent: { copies: number; groups: number; us: number } }[];
+  batches: { condition: 'idle' | 'under compute'; spread: { copies: number; groups: number; us: number }; adjacent: { copies: number; groups: number; us: number } }[];
 }
 
 const TERMS = ['H2D copies', 'H2D bytes', 'D2H copies', 'D2H bytes', 'groups', 'direction changes'] as const;
@@ -274,15 +274,15 @@ export function underComputeBatches(m: LayoutMeasurements): 'gemv' | 'attention 
 export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
   const busy = underComputeBatches(m) === 'gemv' ? '_gemv' : '';
   // (the batch from adjacent host slots is not fitted: it gives the adjacent copies' price, adjacentH2d)
-  const of = (sfx: '' | '_idle' | '_gemv') => copyBatchPoints([...(m[`h2d_layout${sfx}`] ?? []), ...(m[`d2h_layout${sfx}`] ?? []), ...(m[`mixed_layout${sfx}`] ?? [])].filter((p) => !Number.isFinite(adjacentBytes(p.label))));
-  const adjacent = adjacentH2d(m);
-  const withAdjacent = <T extends CopyBatchFits>(f: T): T => (adjacent ? { ...f, adjacent } : f);
+  const of = (sfx: '' | '_idle' | '_gemv') => copyBatchPoints(notAdjacent([...(m[`h2d_layout${sfx}`] ?? []), ...(m[`d2h_layout${sfx}`] ?? []), ...(m[`mixed_layout${sfx}`] ?? [])]));
   let idle: CopyBatchFit;
   try {
     idle = fitCopyBatches(of('_idle'));
   } catch (e) {
     throw new Error(`layout batches, GPU idle: ${(e as Error).message}`);
   }
+  const adjacent = adjacentH2d(m, idle.group_us);
+  const withAdjacent = <T extends CopyBatchFits>(f: T): T => (adjacent ? { ...f, adjacent } : f);
   try {
     const under_compute = fitCopyBatches(of(busy), idle.group_us);
     if (!busy || !m.h2d_layout.length || !m.d2h_layout.length) return withAdjacent({ idle, under_compute });
@@ -299,11 +299,19 @@ export function fitLayoutCopyBatches(m: LayoutMeasurements): CopyBatchFits {
   }
 }
 
+/** the layout batches but the one from adjacent host slots (which no fit of alpha and beta takes) */
+export function notAdjacent<P extends { label: string }>(points: readonly P[]): P[] {
+  return points.filter((p) => !Number.isFinite(adjacentBytes(p.label)));
+}
+
 /**
  * The adjacent-slot H2D batch against the single-block batch of its size, idle and under compute (the
- * batches fitCopyBatches takes for each); undefined where either condition lacks either batch.
+ * batches fitCopyBatches takes for each), `groupUs` the fitted cost per group (held the same under
+ * compute): the spread batch's time per copy less its groups' cost, times the adjacent batch's copies,
+ * plus its groups' cost, less its time, over its adjacent copies (those after a group's first).
+ * Undefined where either condition lacks either batch, or the adjacent batch has no adjacent copy.
  */
-export function adjacentH2d(m: LayoutMeasurements): AdjacentH2d | undefined {
+export function adjacentH2d(m: LayoutMeasurements, groupUs: number): AdjacentH2d | undefined {
   const busy = underComputeBatches(m) === 'gemv' ? m.h2d_layout_gemv! : m.h2d_layout;
   const adj = m.h2d_layout_idle.find((p) => Number.isFinite(adjacentBytes(p.label)));
   if (!adj) return undefined;
@@ -314,9 +322,13 @@ export function adjacentH2d(m: LayoutMeasurements): AdjacentH2d | undefined {
     const a = pts.find((p) => adjacentBytes(p.label) === bytes);
     const s = pts.find((p) => p.label === smallLabel(bytes));
     if (!a || !s) return undefined;
-    batches.push({ condition, spread: { copies: s.split.h2d.runs, us: s.us }, adjacent: { copies: a.split.h2d.runs, groups: a.groups ?? layers, us: a.us } });
+    batches.push({ condition, spread: { copies: s.split.h2d.runs, groups: s.groups ?? layers, us: s.us }, adjacent: { copies: a.split.h2d.runs, groups: a.groups ?? layers, us: a.us } });
   }
-  const off = (b: AdjacentH2d['batches'][number]) => ((b.spread.us / b.spread.copies - b.adjacent.us / b.adjacent.copies) * b.adjacent.copies) / (b.adjacent.copies - b.adjacent.groups);
+  if (batches.some((b) => !(b.adjacent.copies > b.adjacent.groups) || !(b.spread.copies > 0))) return undefined;
+  const off = (b: AdjacentH2d['batches'][number]) => {
+    const perCopy = (b.spread.us - b.spread.groups * groupUs) / b.spread.copies;
+    return (b.adjacent.copies * perCopy + b.adjacent.groups * groupUs - b.adjacent.us) / (b.adjacent.copies - b.adjacent.groups);
+  };
   return { bytes, idle_us: off(batches[0]), under_compute_us: off(batches[1]), batches };
 }
 
@@ -380,10 +392,11 @@ export function applyCopyBatchFit(p: HardwareProfile, f: CopyBatchFits, by: stri
     }
     if (k === 'h2d' && f.adjacent) {
       const a = f.adjacent;
-      const v = Math.round(Math.max(0, a.idle_us) * 1000) / 1000;
+      // (at most the direction's alpha: an adjacent copy costs no less than its bytes)
+      const v = Math.round(Math.min(Math.max(0, a.idle_us), next.alpha_us) * 1000) / 1000;
       next.adjacent_us = v;
       const [bi, bc] = a.batches;
-      src[`links[${li}].${d}.adjacent_us`] = `${by}: ${a.bytes}-byte blocks H2D, ${bi.adjacent.copies} copies in ${bi.adjacent.groups} groups from adjacent host slots against ${bi.spread.copies} from slots 2-4 apart: idle ${r2(bi.adjacent.us)} against ${r2(bi.spread.us)} us, ${a.idle_us.toFixed(3)} us less per adjacent copy${a.idle_us < 0 ? ' (negative: clamped to 0)' : ''}; under compute ${r2(bc.adjacent.us)} against ${r2(bc.spread.us)} us, ${a.under_compute_us.toFixed(3)} us less (not priced: a copy beside the GEMVs pays its slowdown as any other)`;
+      src[`links[${li}].${d}.adjacent_us`] = `${by}: ${a.bytes}-byte blocks H2D, ${bi.adjacent.copies} copies in ${bi.adjacent.groups} groups from adjacent host slots against ${bi.spread.copies} from slots 2-4 apart: idle ${r2(bi.adjacent.us)} against ${r2(bi.spread.us)} us, ${a.idle_us.toFixed(3)} us less per adjacent copy${a.idle_us < 0 ? ' (negative: clamped to 0)' : a.idle_us > next.alpha_us ? ` (held at the alpha, ${next.alpha_us} us)` : ''}; under compute ${r2(bc.adjacent.us)} against ${r2(bc.spread.us)} us, ${a.under_compute_us.toFixed(3)} us less (not priced: a copy beside the GEMVs pays its slowdown as any other)`;
     } else delete src[`links[${li}].${d}.adjacent_us`];
     L[d] = next;
   }

@@ -46,10 +46,13 @@ export interface LinkDirection {
   spread_us?: number;
   /**
    * optional: taken off a memory-stream copy batch into HBM for each copy whose host slot directly
-   * follows the previous copy's (a quantized block copied after the block in the slot before it; FP16
-   * blocks there coalesce into one copy): the copy engine reads adjacent host slots faster than slots
-   * 2-4 apart, where alpha_us was timed (perf/device/group-length.mjs). Counted where spread_us is, for
-   * blocks below the cache's full width. Absent = 0
+   * follows the previous copy's: a block copied right after the block in the slot before it, where that
+   * one is below the cache's full width (a quantized block does not fill its slot, so the next block is
+   * a copy of its own; after a full-width block it joins that block's copy), or a move into HBM slots
+   * that do not touch. The copy engine reads adjacent host slots faster than slots 2-4 apart, where
+   * alpha_us was timed (perf/device/group-length.mjs). Counted where spread_us is; at most alpha_us a
+   * copy, the batch's first copy not counted; taken off whether or not a kernel runs beside the copy.
+   * Absent = 0
    */
   adjacent_us?: number;
   /**

@@ -161,6 +161,22 @@ describe('per-batch copy fit', () => {
     // spread batch: 192 x 2.5 + 192 x 33792 / 25000 + 8 x 5.25 = 781.52 us; adjacent: 184 x 0.375 = 69 us less
     expect(p.sources['links[0].b_to_a.adjacent_us']).toContain('idle 712.52 against 781.52 us, 0.375 us less per adjacent copy');
     validateProfile(JSON.parse(JSON.stringify(p)), 'test');
+    // a pool too small for 24 spread blocks a layer (48 blocks: 10 copies a group against the adjacent
+    // batch's 24): the groups' cost is taken out of both, so the price comes back exactly
+    const smallPool = layoutBatches(layoutOptions(64 * 1024, 48, [33792, 17408, 9216]));
+    const adjSmall = smallPool.batches.find((x) => x.label === 'adjacent single 33792-byte blocks')!;
+    const spreadSmall = smallPool.batches.find((x) => x.label === 'single 33792-byte blocks' && x.direction === 'h2d')!;
+    expect([spreadSmall.runs, adjSmall.runs]).not.toEqual([adjSmall.runs, adjSmall.runs]);
+    const ms = measurements(IDLE, BUSY, smallPool.batches);
+    const offSmall = (t: LayoutBatchTimed[], d: number) => t.map((x) => (x.label === adjSmall.label ? { ...x, us: x.us - d * (adjSmall.runs - adjSmall.groups.length) } : x));
+    const fs = fitLayoutCopyBatches({ ...ms, h2d_layout_idle: offSmall(ms.h2d_layout_idle, 0.375), h2d_layout: offSmall(ms.h2d_layout, 1.125) });
+    expect(fs.adjacent!.idle_us).toBeCloseTo(0.375, 9);
+    expect(fs.adjacent!.under_compute_us).toBeCloseTo(1.125, 9);
+    // a price above the alpha is held at the alpha (an adjacent copy still pays for its bytes)
+    const big = loadHardware('h100-pcie5');
+    applyCopyBatchFit(big, fitLayoutCopyBatches({ ...m, h2d_layout_idle: off(m.h2d_layout_idle, 4) }), 'test');
+    expect(big.links[0].b_to_a!.adjacent_us).toBe(2.5);
+    expect(big.sources['links[0].b_to_a.adjacent_us']).toContain('(held at the alpha, 2.5 us)');
     // slower from adjacent slots: no price (clamped to 0)
     const q = loadHardware('h100-pcie5');
     applyCopyBatchFit(q, fitLayoutCopyBatches({ ...m, h2d_layout_idle: off(m.h2d_layout_idle, -0.2) }), 'test');

@@ -10,7 +10,7 @@ import type { LoweredPlan } from '../../hil/executor/lowered-plan.js';
 import { allLinkKeys } from '../../hil/executor/link-keys.js';
 import { PlanRecorder } from '../../hil/executor/plan-recorder.js';
 import type { LayerWork, MoveBatch } from '../../sim/executor.js';
-import { gapDoublings } from '../../sim/host-spread.js';
+import { adjacentCopies, gapDoublings } from '../../sim/host-spread.js';
 import { simulate } from '../../sim/run.js';
 import { makeHilFixture } from './hil-fixtures.js';
 
@@ -22,6 +22,16 @@ class SpreadRecorder extends PlanRecorder {
   fetch = 0;
   /** adjacent copies the driver counted: bulk stages, listed stages, fetches */
   adjacent = { bulk: 0, listed: 0, fetch: 0 };
+  /** the simulated executor's count for promotions into HBM at the same bits (adjacentCopies less the blocks a run joins) */
+  promoteAdjacent = 0;
+  promoteRuns = 0;
+  override move(b: MoveBatch): number {
+    if (b.toTier === 0 && b.reason === 'promote' && b.fromBits === b.toBits) {
+      this.promoteAdjacent += Math.max(0, adjacentCopies(b.blocks) - (b.blocks.length - Math.max(1, b.runs)));
+      this.promoteRuns += Math.max(1, b.runs);
+    }
+    return super.move(b);
+  }
   override stage(b: MoveBatch): number {
     if (b.blocks.length === 0) {
       this.bulk += b.spread ?? 0;
@@ -38,10 +48,11 @@ class SpreadRecorder extends PlanRecorder {
 }
 
 /** per label prefix, the doublings between the host slots of each memory-stream batch's copies, in the order issued */
-function issued(p: LoweredPlan, prefix: string): { doublings: number; batches: number; adjacent: number } {
+function issued(p: LoweredPlan, prefix: string): { doublings: number; batches: number; adjacent: number; copies: number } {
   let doublings = 0;
   let batches = 0;
   let adjacent = 0;
+  let copies = 0;
   for (const s of p.steps) {
     const at = new Map<number, number>();
     s.ops.forEach((op, i) => op.o === 'mark' && at.set(op.id, i));
@@ -54,11 +65,12 @@ function issued(p: LoweredPlan, prefix: string): { doublings: number; batches: n
         const first = Math.floor(op.srcOff / p.slotBytes);
         if (prev >= 0) doublings += gapDoublings(Math.abs(first - prev));
         if (prev >= 0 && first === prev + 1) adjacent++;
+        copies++;
         prev = Math.floor((op.srcOff + op.bytes - 1) / p.slotBytes);
       }
     }
   }
-  return { doublings, batches, adjacent };
+  return { doublings, batches, adjacent, copies };
 }
 
 describe('the spread of bulk stages and fetches, against the lowered plan', () => {
@@ -103,6 +115,7 @@ describe('the spread of bulk stages and fetches, against the lowered plan', () =
     // quantized blocks (each its own copy) staged in bulk (uniform INT8, SmartKV) and fetched (SynapseVM,
     // uniform INT8, SmartKV); listed stages are few here (test/sim/driver-spread.test.ts counts theirs)
     let any = { bulk: 0, fetch: 0 };
+    let promoted = 0;
     for (const [policy, options, budget] of [
       ['uniform-int8', {}, '20%'],
       ['uniform-int8', {}, '40%'],
@@ -117,10 +130,17 @@ describe('the spread of bulk stages and fetches, against the lowered plan', () =
       const what = `${policy} ${budget}`;
       expect(rec.adjacent.bulk + rec.adjacent.listed, what).toBe(issued(plan, 'prefetch ').adjacent);
       expect(rec.adjacent.fetch, what).toBe(issued(plan, 'fetch ').adjacent);
+      // promotions into HBM slots: the copies that do not follow the previous one's host slot are the
+      // plan's (where the simulator's HBM slots join fewer blocks than the plan's slab slots, its extra
+      // copies are adjacent ones: priced at alpha less adjacent_us)
+      const promote = issued(plan, 'promote ');
+      expect(rec.promoteRuns - rec.promoteAdjacent, what).toBe(promote.copies - promote.adjacent);
+      promoted += rec.promoteAdjacent;
       any = { bulk: any.bulk + rec.adjacent.bulk, fetch: any.fetch + rec.adjacent.fetch };
     }
     // (each kind seen)
     expect(any.bulk).toBeGreaterThan(100);
     expect(any.fetch).toBeGreaterThan(500);
+    expect(promoted).toBeGreaterThan(50);
   });
 });

@@ -220,4 +220,35 @@ describe('adjacent copies of stages and fetches', () => {
     expect(run(0)).toBe(126 + 168);
     expect(run(0.5)).toBe(126 - 1 + 168 - 1);
   });
+
+  it('counts a move\'s adjacent copies less the blocks its runs join, none where it converts, and takes at most alpha a copy, not the first', () => {
+    const one = (b: Partial<MoveBatch>, adjacent: number) => {
+      const hw = tinyHardware();
+      hw.links[0].b_to_a.adjacent_us = adjacent;
+      const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
+      ex.beginStep(0);
+      ex.move({ layer: 0, fromTier: 1, toTier: 0, fromBits: 16, toBits: 16, blocks: [4, 5, 6, 7], bytesFrom: 128, bytesTo: 128, reason: 'promote', runs: 4, ...b });
+      ex.finish();
+      return ex.memory.busyUs;
+    };
+    // blocks 4 5 6 7 as 4 copies: 3 adjacent (4 x 10 + 128 - 3 x 0.5)
+    expect(one({}, 0.5)).toBe(168 - 1.5);
+    // as 2 copies (two blocks joined each): 3 consecutive pairs less 2 joined = 1 adjacent (2 x 10 + 128 - 0.5)
+    expect(one({ runs: 2 }, 0.5)).toBe(148 - 0.5);
+    // as 1 copy: none
+    expect(one({ runs: 1 }, 0.5)).toBe(138);
+    // converted on the way (each block to scratch, a kernel between): none
+    expect(one({ fromBits: 8 }, 0.5)).toBe(one({ fromBits: 8 }, 0));
+    expect(one({ fromBits: 8 }, 0)).toBeGreaterThan(168);
+    // a price above the alpha (10 us): 10 a copy at most, 3 x 10 off 4 copies of 10 + their bytes
+    expect(one({}, 25)).toBe(168 - 30);
+    // a stage listing more adjacent copies than it has copies after its first: counted up to runs - 1
+    const hw = tinyHardware();
+    hw.links[0].b_to_a.adjacent_us = 0.5;
+    const ex = new SimExecutor(hw, tinyModel, { traceSteps: 100 });
+    ex.beginStep(0);
+    ex.stage({ layer: 0, fromTier: 1, toTier: 0, fromBits: 8, toBits: 8, blocks: [], bytesFrom: 96, bytesTo: 96, reason: 'prefetch', runs: 3, spread: 0, adjacent: 7 });
+    ex.finish();
+    expect(ex.memory.busyUs).toBe(126 - 1);
+  });
 });
