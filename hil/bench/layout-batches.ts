@@ -6,7 +6,7 @@
  * (slab-allocator.ts) to their host slots, as a demotion. Then, per quantized block size given
  * (smallBytes), single blocks at that size both ways: H2D from their host slots into one ring extent
  * packed at that size, D2H from slab slots of that size; and one H2D batch of the largest quantized
- * size from adjacent host slots (ADJACENT_PREFIX): every copy's host slot follows the previous copy's,
+ * size from adjacent host slots (adjacentLabel): every copy's host slot follows the previous copy's,
  * as a fetch of a layer's consecutive quantized blocks issues them (each its own copy: a quantized block
  * does not fill its slot). Copies are coalesced as the executor coalesces them (coalesceCopies): a
  * batch's runs are the copies it issues.
