@@ -8,6 +8,9 @@
  *   storage          - the cell moves data to or from the storage tier (a virtio disk on the lent GPUs);
  *   runs disagree    - on the steps the runs repeat the cell meets its targets, and its strict p95 is
  *                      within the runs' own spread p95: the miss is the hardware's slow steps;
+ *   stand-in         - the cell moves data to or from a tier the machine does not have (the run's tiers
+ *                      say "simulated only": CXL, HDD), which the HIL holds in host memory: the hardware
+ *                      times its stand-in, not the link the simulator prices;
  *   calibration      - priced with the other lease's profiles, the repeated steps meet the median
  *                      target where this lease's profiles do not;
  *   model            - the runs agree (spread p95 under 2%) and the repeated steps miss;
@@ -48,6 +51,9 @@ function repeated(c) {
   const abs = e.length ? medianP95(e.map(Math.abs)) : { median: Number.NaN, p95: Number.NaN };
   return { n: e.length, median: abs.median, p95: abs.p95, bias: e.length ? medianP95(e).median : Number.NaN };
 }
+// tiers the machine does not have (the HIL stands them in with host memory)
+const standIn = (run.tiers ?? []).filter((t) => /simulated only/.test(t.device ?? '')).map((t) => t.tier);
+const touchesStandIn = (c) => [c.sim_bytes ?? {}].some((b) => Object.entries(b).some(([k, v]) => v > 0 && standIn.some((t) => k.endsWith(`->${t}`) || k.includes(`:${t}->`))));
 const rows = [];
 const counts = {};
 for (const c of run.cells) {
@@ -62,6 +68,7 @@ for (const c of run.cells) {
   let why = 'mixed';
   if (c.pool === 'storage') why = 'storage';
   else if (!repMisses && c.error.p95 <= c.spread.p95) why = 'runs disagree';
+  else if (touchesStandIn(c)) why = 'stand-in';
   else if (orep && orep.n > 0 && orep.median <= t.median && rep.median > t.median) why = 'calibration';
   else if (c.spread.p95 < 0.02 && repMisses) why = 'model';
   else if (rep.n > 0 && rep.median > t.median && Math.abs(rep.bias) >= 0.8 * rep.median) why = `bias ${signed(rep.bias)}%`;
