@@ -3,7 +3,10 @@
 // demotion), by size and direction, gated (every copy queued before the GPU reaches them) and issued
 // while the GPU runs (the host's pace in the time), on an otherwise idle GPU and beside back-to-back
 // layer-sized GEMVs on the compute stream. Host slots FP16-block-sized and consecutive (block b at
-// b * 65536), device side packed at the copy's size. COPIES copies per trial, median of ROUNDS.
+// b * 65536), device side packed at the copy's size; then, groups of 24 only, the host slots 2-4 apart
+// (as the calibration's layout batches place single blocks) and, for D2H, the device side scattered
+// (each copy's device slot drawn from the whole region, as a policy's demotions read HBM slots freed
+// and reused at random). COPIES copies per trial, median of ROUNDS.
 //   node perf/device/group-length.mjs DIST     (KVTIER_HIL_ADDON names the addon)
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,7 +18,8 @@ const rounds = Number(process.env.ROUNDS ?? 5);
 const total = Number(process.env.COPIES ?? 1656);
 const med = (xs) => xs.slice().sort((a, c) => a - c)[Math.floor(xs.length / 2)];
 const SLOT = 65536;
-const host = b.alloc('pinned', total * SLOT);
+// (room for the slots 2-4 apart)
+const host = b.alloc('pinned', 4 * total * SLOT);
 const dev = b.alloc('device', total * SLOT);
 // the compute stream's gate and GEMVs: 14336 x 4096 FP16 (a Llama-3-8B MLP projection's size)
 const rows = 14336;
@@ -35,7 +39,14 @@ await b.synchronize();
 const gemvUs = (b.elapsedMs(e0, e1) * 1e3) / 20;
 console.log(`device ${b.info().name}; GEMV ${rows}x${cols} ${gemvUs.toFixed(1)} us`);
 
-function trial(bytes, dir, group, gated, beside) {
+// host slot and device offset of copy i, by layout
+const gapped = [0];
+for (let i = 1; i < total; i++) gapped.push(gapped[i - 1] + 2 + ((i - 1) % 3));
+const scattered = Array.from({ length: total }, (_, i) => (i * 7919) % total);
+const hostSlot = (layout, i) => (layout === 'gapped' ? gapped[i] : i) * SLOT;
+const devOff = (layout, i, bytes) => (layout === 'scattered' ? scattered[i] : i) * bytes;
+
+function trial(bytes, dir, group, gated, beside, layout = 'consecutive') {
   const nGroups = Math.ceil(total / group);
   const gateReps = gated ? Math.ceil((total * 4 + 200) / gemvUs) : 1;
   b.gemv('compute', gemv, gateReps);
@@ -49,8 +60,8 @@ function trial(bytes, dir, group, gated, beside) {
   for (let g = 0; g < nGroups; g++) {
     b.record('memory', marks[m++]);
     for (let k = 0; k < group && i < total; k++, i++) {
-      if (dir === 'h2d') b.copy('memory', dev, i * bytes, host, i * SLOT, bytes);
-      else b.copy('memory', host, i * SLOT, dev, i * bytes, bytes);
+      if (dir === 'h2d') b.copy('memory', dev, devOff(layout, i, bytes), host, hostSlot(layout, i), bytes);
+      else b.copy('memory', host, hostSlot(layout, i), dev, devOff(layout, i, bytes), bytes);
     }
     b.record('memory', marks[m++]);
   }
@@ -75,6 +86,26 @@ for (const beside of [false, true]) {
         }
       }
       console.log(`${beside ? 'beside GEMV' : 'idle'} ${dir} ${bytes} B: ${row.join(' | ')} us/copy`);
+    }
+  }
+}
+// groups of 24, gated: consecutive host slots against slots 2-4 apart, and (D2H) sequential against
+// scattered device slots
+for (const beside of [false, true]) {
+  for (const dir of ['h2d', 'd2h']) {
+    for (const bytes of [9216, 33792, 65536]) {
+      const row = [];
+      for (const layout of dir === 'h2d' ? ['consecutive', 'gapped'] : ['consecutive', 'gapped', 'scattered']) {
+        const t = [];
+        for (let r = 0; r < rounds; r++) {
+          await b.synchronize();
+          trial(bytes, dir, 24, true, beside, layout);
+          await b.synchronize();
+          t.push((b.elapsedMs(e0, e1) * 1e3) / total);
+        }
+        row.push(`${layout} ${med(t).toFixed(3)}`);
+      }
+      console.log(`layouts, ${beside ? 'beside GEMV' : 'idle'} ${dir} ${bytes} B, groups of 24: ${row.join(' | ')} us/copy`);
     }
   }
 }
