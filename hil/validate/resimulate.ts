@@ -28,6 +28,7 @@ import { readTraceHeader } from '../../traces/trace-reader.js';
 import { expandGrid } from './grid.js';
 import { median } from '../timing/median.js';
 import { withMeasuredDisk } from './disk-probe.js';
+import { hasNoHardware } from './tier-devices.js';
 import { calibrationHostProbe, cellRunConfig, cellsCsv, cellStats, type CellResult, judgedFields, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
@@ -156,7 +157,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     ...prev,
     resimulated_with: buildIdentity(),
     cells: results,
-    ...summarizeCells(results, g.skip_steps),
+    ...summarizeCells(results, g.skip_steps, (prev.tiers ?? []).filter((t) => hasNoHardware(t.kind)).map((t) => t.tier)),
     notes: [
       ...prev.notes,
       `simulator side recomputed from the stored hardware steps of ${o.dir} with the simulator of this build (its profiles; the hardware runs not repeated)`,

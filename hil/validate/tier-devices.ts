@@ -87,6 +87,15 @@ export function describeFileTier(dir: string, direct: boolean | null): string {
 }
 
 /**
+ * Whether the HIL has no hardware of a tier kind (CXL, HDD: it holds such a tier in pinned host memory
+ * or in the file tier, so what it times there is that stand-in's time).
+ */
+export function hasNoHardware(kind: string): boolean {
+  // (describeTiers names these "simulated only")
+  return kind !== 'hbm' && kind !== 'dram' && kind !== 'nvme';
+}
+
+/**
  * One line per tier of the profile: HBM = the backend's device, DRAM = host memory, NVMe = the file
  * tier's backing, others simulated only.
  */

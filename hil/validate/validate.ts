@@ -27,7 +27,7 @@ import { heldOutPoints, pointsNearGrid } from './calibration-points.js';
 import { contextLabel, expandGrid, type GridCell, type ValidateGrid } from './grid.js';
 import { calibrationSeconds, cellSeconds, formatSeconds, H100_PLAN, WallRatios } from './plan.js';
 import { type CellJudgement, distribution, type Distribution, hostWaitShare, judgeCell, medianP95, type MedianP95, pairSpreads, type PolicyPool, relErrors, repeatableSteps, stepMedians, TARGETS, type Targets } from './stats.js';
-import { describeTiers, type TierDevice } from './tier-devices.js';
+import { describeTiers, hasNoHardware, type TierDevice } from './tier-devices.js';
 import { type DiskProbe, probeDisk } from './disk-probe.js';
 import { median } from '../timing/median.js';
 
@@ -236,13 +236,25 @@ export function poolSummary(name: string, cells: CellResult[], skip: number): Po
   };
 }
 
-/** the pools (moving, storage, moving nothing) and the per-policy summaries of a grid's cells */
-export function summarizeCells(results: CellResult[], skip: number): Pick<ValidateResult, 'pools' | 'per_policy'> {
+/** whether a cell's simulated bytes cross a link to or from one of `tiers` (link keys "link:from->to") */
+export function movesTo(bytes: Record<string, number> | undefined, tiers: readonly string[]): boolean {
+  return tiers.length > 0 && Object.entries(bytes ?? {}).some(([k, v]) => v > 0 && tiers.some((t) => k.endsWith(`->${t}`) || k.includes(`:${t}->`)));
+}
+
+/**
+ * The pools (moving, storage, moving nothing) and the per-policy summaries of a grid's cells; where
+ * some cell moved data to or from a tier the machine has no hardware of (`noHardware`: CXL, HDD, held by
+ * the HIL in host memory or the file), a row of those cells too (its hardware times are the stand-in's)
+ */
+export function summarizeCells(results: CellResult[], skip: number, noHardware: readonly string[] = []): Pick<ValidateResult, 'pools' | 'per_policy'> {
   const pools = [
     poolSummary('moving data (any bytes on a link)', results.filter((r) => r.pool === 'moving' || r.pool === 'storage'), skip),
     poolSummary('moving data to or from storage', results.filter((r) => r.pool === 'storage'), skip),
     poolSummary('moving no data', results.filter((r) => r.pool === 'non-moving'), skip),
   ];
+  const standIn = results.filter((r) => r.status === 'ok' && movesTo(r.sim_bytes, noHardware));
+  const touched = noHardware.filter((t) => standIn.some((r) => movesTo(r.sim_bytes, [t])));
+  if (standIn.length > 0) pools.push(poolSummary(`moving data to or from ${touched.join(', ')} (stand-in)`, standIn, skip));
   const per_policy = [...new Set(results.map((r) => r.label))].map((label) => {
     const rs = results.filter((r) => r.label === label);
     const ps = [...new Set(rs.filter((r) => r.pool).map((r) => r.pool!))];
@@ -450,7 +462,11 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   // over every cell of the grid, those resumed from earlier calls included
   if (!results.some((r) => r.pool === 'storage')) notes.push('no cell moved bytes to or from the storage tier');
   const skip = g.skip_steps;
-  const { pools, per_policy } = summarizeCells(results, skip);
+  const noHardware = tiers.filter((t) => hasNoHardware(t.kind)).map((t) => t.tier);
+  const { pools, per_policy } = summarizeCells(results, skip, noHardware);
+  const standIn = results.filter((r) => r.status === 'ok' && movesTo(r.sim_bytes, noHardware));
+  const touched = noHardware.filter((t) => standIn.some((r) => movesTo(r.sim_bytes, [t])));
+  if (standIn.length) notes.push(`${standIn.length} cells moved data to or from ${touched.join(', ')}, which this machine does not have (the HIL holds them in pinned host memory or the file tier): their hardware times are the stand-in's, not those of the simulated tier (${[...new Set(standIn.map((r) => r.label))].join(', ')})`);
   const skipped = results.filter((r) => r.status === 'skipped');
   if (skipped.length) notes.push(`${skipped.length} cells skipped (they do not fit): ${[...new Set(skipped.map((r) => r.reason))].slice(0, 6).join('; ')}`);
   const notRun = results.filter((r) => r.status === 'not-run');

@@ -11,7 +11,7 @@ import { calibrationSeconds, cellSeconds, WallRatios } from '../../hil/validate/
 import { distribution, hostWaitShare, judgeCell, medianP95, pairSpreads, relErrors, repeatableSteps, stepMedians } from '../../hil/validate/stats.js';
 import { formatPool } from '../../hil/validate/format.js';
 import { describeBlockDevice, mountOf } from '../../hil/validate/tier-devices.js';
-import { type CellResult, cellStats, poolOf, poolSummary } from '../../hil/validate/validate.js';
+import { type CellResult, cellStats, movesTo, poolOf, poolSummary, summarizeCells } from '../../hil/validate/validate.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import { parseValidateGrid, readValidateGrid } from '../../studies/validate-grid.js';
 
@@ -61,6 +61,27 @@ describe('validation statistics', () => {
     expect(poolOf([{ 'pcie:hbm->dram': 5, 'nvme-link:dram->nvme': 1 }], 'nvme')).toBe('storage');
     expect(poolOf([{ 'nvme-link:nvme->dram': 1 }], 'nvme')).toBe('storage');
     expect(poolOf([{ 'nvme-link:nvme->dram': 1 }], undefined)).toBe('moving');
+  });
+
+  it('cells that move data to or from a tier the machine does not have get a row of their own, beside their pool', () => {
+    const cell = (id: string, bytes: Record<string, number>, sim: number[], hw: number[][]): CellResult => {
+      const st = cellStats('moving', sim, hw, 1);
+      return { id, key: '', trace: 't', trace_name: 't', trace_kind: 'generated', context: 256, prompt_tokens: 256, model: 'm', policy: id, label: id, options: {}, budget: '20%', status: 'ok', pool: 'moving', sim_bytes: bytes, sim_ms: sim, hw_ms: hw, error: st.error, spread: st.spread, judgement: st.judgement, estimate_s: 1 };
+    };
+    expect(movesTo({ 'cxl:dram->cxl': 5 }, ['cxl', 'hdd'])).toBe(true);
+    expect(movesTo({ 'cxl:cxl->dram': 5 }, ['cxl'])).toBe(true);
+    expect(movesTo({ 'cxl:dram->cxl': 0, 'pcie:hbm->dram': 3 }, ['cxl'])).toBe(false);
+    expect(movesTo({ 'sata:dram->hdd': 1 }, [])).toBe(false);
+    // a: to CXL, its steps 20% off; b: over PCIe only, exact
+    const a = cell('a', { 'pcie:hbm->dram': 1, 'cxl:dram->cxl': 1 }, [0, 12, 12], [[0, 10, 10], [0, 10, 10]]);
+    const b = cell('b', { 'pcie:hbm->dram': 1 }, [0, 10, 10], [[0, 10, 10], [0, 10, 10]]);
+    const plain = summarizeCells([a, b], 1);
+    expect(plain.pools.map((p) => p.name)).toEqual(['moving data (any bytes on a link)', 'moving data to or from storage', 'moving no data']);
+    const s = summarizeCells([a, b], 1, ['cxl', 'hdd']);
+    expect(s.pools.slice(0, 3)).toEqual(plain.pools);
+    expect(s.pools[3]).toMatchObject({ name: 'moving data to or from cxl (stand-in)', cells: 1, passed: 0, error: { median: expect.closeTo(0.2, 12), n: 2 } });
+    // none touched: no row
+    expect(summarizeCells([b], 1, ['cxl', 'hdd']).pools.length).toBe(3);
   });
 
   it('cell statistics leave out the warm-up steps, and pools put per-step values together', () => {
