@@ -27,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const { medianP95, repeatableSteps } = await import(path.join(root, 'dist/hil/validate/stats.js'));
+const { movesTo } = await import(path.join(root, 'dist/hil/validate/validate.js'));
+const { hasNoHardware } = await import(path.join(root, 'dist/hil/validate/tier-devices.js'));
 const args = process.argv.slice(2);
 const dir = args[0];
 if (!dir || !fs.existsSync(path.join(dir, 'validate.json'))) {
@@ -51,9 +53,9 @@ function repeated(c) {
   const abs = e.length ? medianP95(e.map(Math.abs)) : { median: Number.NaN, p95: Number.NaN };
   return { n: e.length, median: abs.median, p95: abs.p95, bias: e.length ? medianP95(e).median : Number.NaN };
 }
-// tiers the machine does not have (the HIL stands them in with host memory)
-const standIn = (run.tiers ?? []).filter((t) => /simulated only/.test(t.device ?? '')).map((t) => t.tier);
-const touchesStandIn = (c) => [c.sim_bytes ?? {}].some((b) => Object.entries(b).some(([k, v]) => v > 0 && standIn.some((t) => k.endsWith(`->${t}`) || k.includes(`:${t}->`))));
+// tiers the machine does not have (the HIL stands them in with host memory or the file tier)
+const standIn = (run.tiers ?? []).filter((t) => hasNoHardware(t.kind)).map((t) => t.tier);
+const touchesStandIn = (c) => movesTo(c.sim_bytes, standIn);
 const rows = [];
 const counts = {};
 for (const c of run.cells) {
