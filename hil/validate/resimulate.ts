@@ -29,7 +29,7 @@ import { expandGrid } from './grid.js';
 import { median } from '../timing/median.js';
 import { withMeasuredDisk } from './disk-probe.js';
 import { hasNoHardware } from './tier-devices.js';
-import { calibrationHostProbe, cellRunConfig, cellsCsv, cellStats, type CellResult, judgedFields, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
+import { calibrationHostProbe, cellRunConfig, cellsCsv, cellStats, type CellResult, withStandInNote, judgedFields, standInCells, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
   /** a validation output directory (validate.json, profiles/) */
@@ -153,13 +153,16 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     o.onProgress?.(++done, ok.length, before.id);
     o.log?.(`[${done}/${ok.length}] ${before.id}: median ${(st.error.median * 100).toFixed(2)}% (was ${(before.error!.median * 100).toFixed(2)}%), p95 ${(st.error.p95 * 100).toFixed(2)}% (was ${(before.error!.p95 * 100).toFixed(2)}%)`);
   }
+  const noHardware = (prev.tiers ?? []).filter((t) => hasNoHardware(t.kind)).map((t) => t.tier);
+  const standInNote = standInCells(results, noHardware).note;
   const result: ValidateResult = {
     ...prev,
     resimulated_with: buildIdentity(),
     cells: results,
-    ...summarizeCells(results, g.skip_steps, (prev.tiers ?? []).filter((t) => hasNoHardware(t.kind)).map((t) => t.tier)),
+    ...summarizeCells(results, g.skip_steps, noHardware),
     notes: [
-      ...prev.notes,
+      // (the stand-in cells' note made again from these cells)
+      ...withStandInNote(prev.notes, standInNote),
       `simulator side recomputed from the stored hardware steps of ${o.dir} with the simulator of this build (its profiles; the hardware runs not repeated)`,
       ...(o.linkAsMeasured ? ['each cell simulated with the host link at the bandwidths measured before its runs (a diagnostic: the link drift between calibration and runs taken out)'] : []),
       ...(o.diskAsMeasured ? ["each cell whose disk was probed before its runs simulated with its storage link's reads and writes fitted to that probe (a diagnostic: the disk's drift between calibration and runs taken out)"] : []),

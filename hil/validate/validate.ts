@@ -242,6 +242,27 @@ export function movesTo(bytes: Record<string, number> | undefined, tiers: readon
 }
 
 /**
+ * The cells that moved data to or from a tier the machine has no hardware of (`noHardware`: CXL, HDD;
+ * the HIL holds CXL in pinned host memory and HDD in the file tier), the tiers they touched, and a note
+ * naming them (absent where there are none)
+ */
+export function standInCells(results: CellResult[], noHardware: readonly string[]): { cells: CellResult[]; tiers: string[]; note?: string } {
+  const cells = results.filter((r) => r.status === 'ok' && movesTo(r.sim_bytes, noHardware));
+  const tiers = noHardware.filter((t) => cells.some((r) => movesTo(r.sim_bytes, [t])));
+  if (cells.length === 0) return { cells, tiers };
+  return { cells, tiers, note: `${cells.length} cells ${STAND_IN_NOTE} ${tiers.join(', ')}, which this machine does not have (the HIL holds CXL in pinned host memory and HDD in the file tier): their hardware times are the stand-in's, not those of the simulated tier (${[...new Set(cells.map((r) => r.label))].join(', ')})` };
+}
+
+/** the words after the count in standInCells' note (to find the note of an earlier summary) */
+export const STAND_IN_NOTE = 'moved data to or from';
+
+/** `notes` without an earlier stand-in note, and with `note` (where given) at the end */
+export function withStandInNote(notes: readonly string[], note: string | undefined): string[] {
+  const earlier = new RegExp(`^\\d+ cells ${STAND_IN_NOTE} `);
+  return [...notes.filter((n) => !earlier.test(n)), ...(note ? [note] : [])];
+}
+
+/**
  * The pools (moving, storage, moving nothing) and the per-policy summaries of a grid's cells; where
  * some cell moved data to or from a tier the machine has no hardware of (`noHardware`: CXL, HDD, held by
  * the HIL in host memory or the file), a row of those cells too (its hardware times are the stand-in's)
@@ -252,9 +273,8 @@ export function summarizeCells(results: CellResult[], skip: number, noHardware: 
     poolSummary('moving data to or from storage', results.filter((r) => r.pool === 'storage'), skip),
     poolSummary('moving no data', results.filter((r) => r.pool === 'non-moving'), skip),
   ];
-  const standIn = results.filter((r) => r.status === 'ok' && movesTo(r.sim_bytes, noHardware));
-  const touched = noHardware.filter((t) => standIn.some((r) => movesTo(r.sim_bytes, [t])));
-  if (standIn.length > 0) pools.push(poolSummary(`moving data to or from ${touched.join(', ')} (stand-in)`, standIn, skip));
+  const standIn = standInCells(results, noHardware);
+  if (standIn.cells.length > 0) pools.push(poolSummary(`moving data to or from ${standIn.tiers.join(', ')} (stand-in)`, standIn.cells, skip));
   const per_policy = [...new Set(results.map((r) => r.label))].map((label) => {
     const rs = results.filter((r) => r.label === label);
     const ps = [...new Set(rs.filter((r) => r.pool).map((r) => r.pool!))];
@@ -464,9 +484,8 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const skip = g.skip_steps;
   const noHardware = tiers.filter((t) => hasNoHardware(t.kind)).map((t) => t.tier);
   const { pools, per_policy } = summarizeCells(results, skip, noHardware);
-  const standIn = results.filter((r) => r.status === 'ok' && movesTo(r.sim_bytes, noHardware));
-  const touched = noHardware.filter((t) => standIn.some((r) => movesTo(r.sim_bytes, [t])));
-  if (standIn.length) notes.push(`${standIn.length} cells moved data to or from ${touched.join(', ')}, which this machine does not have (the HIL holds them in pinned host memory or the file tier): their hardware times are the stand-in's, not those of the simulated tier (${[...new Set(standIn.map((r) => r.label))].join(', ')})`);
+  const standInNote = standInCells(results, noHardware).note;
+  if (standInNote) notes.push(standInNote);
   const skipped = results.filter((r) => r.status === 'skipped');
   if (skipped.length) notes.push(`${skipped.length} cells skipped (they do not fit): ${[...new Set(skipped.map((r) => r.reason))].slice(0, 6).join('; ')}`);
   const notRun = results.filter((r) => r.status === 'not-run');

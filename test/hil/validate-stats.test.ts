@@ -11,7 +11,7 @@ import { calibrationSeconds, cellSeconds, WallRatios } from '../../hil/validate/
 import { distribution, hostWaitShare, judgeCell, medianP95, pairSpreads, relErrors, repeatableSteps, stepMedians } from '../../hil/validate/stats.js';
 import { formatPool } from '../../hil/validate/format.js';
 import { describeBlockDevice, mountOf } from '../../hil/validate/tier-devices.js';
-import { type CellResult, cellStats, movesTo, poolOf, poolSummary, summarizeCells } from '../../hil/validate/validate.js';
+import { type CellResult, cellStats, movesTo, poolOf, poolSummary, standInCells, summarizeCells, withStandInNote } from '../../hil/validate/validate.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import { parseValidateGrid, readValidateGrid } from '../../studies/validate-grid.js';
 
@@ -82,6 +82,13 @@ describe('validation statistics', () => {
     expect(s.pools[3]).toMatchObject({ name: 'moving data to or from cxl (stand-in)', cells: 1, passed: 0, error: { median: expect.closeTo(0.2, 12), n: 2 } });
     // none touched: no row
     expect(summarizeCells([b], 1, ['cxl', 'hdd']).pools.length).toBe(3);
+    // the note names the cells' policies and the tiers they touched; made again, it replaces the earlier one
+    const st = standInCells([a, b], ['cxl', 'hdd']);
+    expect([st.cells.map((c) => c.id), st.tiers]).toEqual([['a'], ['cxl']]);
+    expect(st.note).toMatch(/^1 cells moved data to or from cxl, which this machine does not have .*\(a\)$/);
+    expect(standInCells([b], ['cxl']).note).toBeUndefined();
+    expect(withStandInNote(['x', '3 cells moved data to or from cxl, which ...', 'y'], st.note)).toEqual(['x', 'y', st.note]);
+    expect(withStandInNote(['x', '3 cells moved data to or from cxl, which ...'], undefined)).toEqual(['x']);
   });
 
   it('cell statistics leave out the warm-up steps, and pools put per-step values together', () => {

@@ -9,8 +9,8 @@
  *   runs disagree    - on the steps the runs repeat the cell meets its targets, and its strict p95 is
  *                      within the runs' own spread p95: the miss is the hardware's slow steps;
  *   stand-in         - the cell moves data to or from a tier the machine does not have (the run's tiers
- *                      say "simulated only": CXL, HDD), which the HIL holds in host memory: the hardware
- *                      times its stand-in, not the link the simulator prices;
+ *                      say "simulated only"), which the HIL holds in pinned host memory (CXL) or the file
+ *                      tier (HDD): the hardware times its stand-in, not the link the simulator prices;
  *   calibration      - priced with the other lease's profiles, the repeated steps meet the median
  *                      target where this lease's profiles do not;
  *   model            - the runs agree (spread p95 under 2%) and the repeated steps miss;
