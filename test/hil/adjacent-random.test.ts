@@ -112,7 +112,7 @@ function run(seed: number, fastPaths: boolean, model = PADDED): { sim: Map<strin
     decide(v, a: Actions) {
       if (v.step < 0) {
         if (v.nBlocks < 16) return;
-        for (let b = 0; b < 16; b++) if (r() < 0.6 && cache.tierOf(v.layer, b) === 0) a.demote(v.layer, b, 'dram', pick(BITS));
+        for (let b = 0; b < 16; b++) if (r() < 0.6) a.demote(v.layer, b, 'dram', pick(BITS));
         return;
       }
       const l = v.layer;
@@ -136,15 +136,14 @@ function run(seed: number, fastPaths: boolean, model = PADDED): { sim: Map<strin
         const at = Math.floor(r() * n);
         const list = Array.from({ length: 1 + Math.floor(r() * 5) }, (_, i) => Math.min(n - 1, at + i + (r() < 0.3 ? 1 : 0))).filter((x, i, xs) => (i === 0 || x > xs[i - 1]) && !moved.has(x));
         const x = r();
-        const inHbm = list.filter((y) => cache.tierOf(l, y) === 0);
         const offloaded = list.filter((y) => cache.tierOf(l, y) === 1);
         const one = !moved.has(b);
         for (const y of [b, ...list]) moved.add(y);
         if (x < 0.2) {
           if (one) a.promote(l, b);
         } else if (x < 0.45) {
-          if (one && cache.tierOf(l, b) === 0) a.demote(l, b, 'dram', pick(BITS));
-        } else if (x < 0.6) a.demoteBlocks!(l, inHbm, 0, inHbm.length, 'dram', pick(BITS));
+          if (one) a.demote(l, b, 'dram', pick(BITS));
+        } else if (x < 0.6) a.demoteBlocks!(l, list, 0, list.length, 'dram', pick(BITS));
         else if (x < 0.85) a.promoteBlocks!(l, offloaded, 0, offloaded.length);
         else if (x < 0.9) a.evict(l, b);
         else a.skip(b);
