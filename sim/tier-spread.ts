@@ -97,7 +97,8 @@ export class TierSpread {
     const hasS = s < sStop;
     const own = (hasP ? gap(i - p) : 0) + (hasS ? gap(s - i) : 0) - (hasP && hasS ? gap(s - p) : 0);
     this.sums[k] += sign * own;
-    const ownAdjacent = (hasP && i - p === 1 ? 1 : 0) + (hasS && s - i === 1 ? 1 : 0) - (hasP && hasS && s - p === 1 ? 1 : 0);
+    // (p and s lie on either side of i, never adjacent to each other)
+    const ownAdjacent = (hasP && i - p === 1 ? 1 : 0) + (hasS && s - i === 1 ? 1 : 0);
     this.adjacent[k] += sign * ownAdjacent;
   }
 }

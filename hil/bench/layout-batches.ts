@@ -156,14 +156,14 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
   let slabExtent = 0;
   let layerAt = 0;
   const nextLayers = () => Array.from({ length: o.layersPerBatch }, () => layerAt++ % o.poolLayers);
-  // per layer, the blocks of runs cycled from `mix` copied at `size` bytes each: H2D from their host slots
-  // into one ring extent, block after block (the extent let go once the next layer's is taken); D2H from
-  // slab slots of that size to their host slots
-  const h2d = (label: string, mix: number[], size: number) => {
+  // per layer, the blocks of runs cycled from `mix` (or blocksOf(j) for the j-th layer of the batch)
+  // copied at `size` bytes each: H2D from their host slots into one ring extent, block after block (the
+  // extent let go once the next layer's is taken); D2H from slab slots of that size to their host slots
+  const h2d = (label: string, mix: number[], size: number, blocksOf = (j: number) => placeRuns(mix, j, o.runsPerLayer, M).flat()) => {
     const groups: LayoutCopy[][] = [];
     let live = -1;
     nextLayers().forEach((l, j) => {
-      const blocks = placeRuns(mix, j, o.runsPerLayer, M).flat();
+      const blocks = blocksOf(j);
       const ext = ring.alloc(align(blocks.length * size, 256));
       if (live >= 0) ring.release(live);
       live = ext.offset;
@@ -224,20 +224,7 @@ export function layoutBatches(o: LayoutOptions): LayoutPlan {
   for (const q of small) h2d(smallLabel(q), [1], q);
   for (const q of small) d2h(smallLabel(q), [1], 1, q);
   // the largest quantized size again, H2D from adjacent host slots (runs of one block, no gaps)
-  if (small.length > 0) {
-    const q = small[0];
-    const groups: LayoutCopy[][] = [];
-    let live = -1;
-    nextLayers().forEach((l, j) => {
-      const blocks = Array.from({ length: Math.min(o.runsPerLayer, M - 1) }, (_, i) => i + (j % 2));
-      const ext = ring.alloc(align(blocks.length * q, 256));
-      if (live >= 0) ring.release(live);
-      live = ext.offset;
-      groups.push(coalesceCopies(blocks.map((b, i): LayoutCopy => [host(l, b), ext.offset + i * q, q])));
-    });
-    ring.release(live);
-    batches.push(summarize('h2d', adjacentLabel(q), groups, B));
-  }
+  if (small.length > 0) h2d(adjacentLabel(small[0]), [1], small[0], (j) => Array.from({ length: Math.min(o.runsPerLayer, M - 1) }, (_, i) => i + (j % 2)));
   return { slotBytes, hostBytes: o.poolLayers * M * slotBytes, ringBytes, arenaBytes: ringBytes + slabExtent, batches };
 }
 

@@ -2,7 +2,8 @@
 // length of its group (copies between two mark events, as the executor issues a layer's fetch or
 // demotion), by size and direction, gated (every copy queued before the GPU reaches them) and issued
 // while the GPU runs (the host's pace in the time), on an otherwise idle GPU and beside back-to-back
-// layer-sized GEMVs on the compute stream. Host slots FP16-block-sized and consecutive (block b at
+// GEMVs of a Llama-3-8B MLP projection's size on the compute stream (smaller than the calibration's layer
+// GEMV). Host slots FP16-block-sized and consecutive (block b at
 // b * 65536), device side packed at the copy's size; then, groups of 24 only, the host slots 2-4 apart
 // (as the calibration's layout batches place single blocks) and, for D2H, the device side scattered
 // (each copy's device slot drawn from the whole region, as a policy's demotions read HBM slots freed
