@@ -57,6 +57,7 @@ import type { HostConvertPoint } from '../bench/host-convert-bench.js';
 import { fitSpread, type SpreadFit, type SpreadPoint } from '../bench/spread-bench.js';
 import { copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import type { FileBatchPoint } from './file-batches.js';
+import { tailWaveOf, type TailWaveResult, withoutTailWave } from './fit-tail-wave.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
 import { median } from '../timing/median.js';
@@ -122,6 +123,8 @@ export interface CalibrationFits {
    * median over the batches (absent without mixed batches)
    */
   direction_switch?: DirectionSwitchFit;
+  /** the attention kernel's tail wave (fit-tail-wave.ts): its rule and fit, or why it is not priced */
+  tail_wave?: TailWaveResult;
   /**
    * the per-batch copy model (fit-copy-batches.ts) over every layout batch of a condition: per
    * direction alpha and beta, a cost per group and per direction change; what the hbm link, switch
@@ -173,15 +176,21 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     memBytes = info.totalMemBytes;
     log(`calibrating on ${device} (${b.kind} backend)`);
     m = await measureAll(b, { model, blockTokens: o.blockTokens ?? CALIBRATION_BLOCK_TOKENS, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}), plan: { model: o.model, hardware: o.base } }, log);
+    m.multiprocessors = info.multiprocessors;
   } finally {
     b.close();
   }
   const linear = fitAlphaBeta(linearPoints(m), false);
+  // the kernel's tail wave, where the dispatch's plans follow the split rule and the chains around the
+  // contexts tell it (fit-tail-wave.ts): the curve then holds the time without it
+  const blockTokens = o.blockTokens ?? CALIBRATION_BLOCK_TOKENS;
+  const waves = tailWaveOf(m, blockTokens);
+  const chains = waves.waves ? withoutTailWave(m.attention_in_situ, waves.waves, blockTokens) : m.attention_in_situ;
   // The simulator runs a layer as attention_curve(tokens) + linearTimeUs(layer weights). So the curve is the
   // measured chain time per layer minus what the fitted GEMV line predicts for the layer's weights (not minus
   // the GEMV's isolated time): the simulated layer then equals the measured chain, and the line's residual
   // at the layer's shape does not become a per-layer error.
-  const { curve, layerLinearUs } = attentionCurveFromChains(m.attention_in_situ, { ...base.gpu, linear_launch_us: r2(linear.alpha_us), linear_GBps: r2(linear.GBps) }, model);
+  const { curve, layerLinearUs } = attentionCurveFromChains(chains, { ...base.gpu, linear_launch_us: r2(linear.alpha_us), linear_GBps: r2(linear.GBps) }, model);
   const fits: CalibrationFits = {
     // the generic kernel line over the FP16, INT8 and INT4 attention and the GEMVs (the INT2 and table
     // kernels are measured for gpu.attention_kernels only)
@@ -204,6 +213,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   };
   if (fits.file_read_batch && m.file_batch_info) fits.file_read_request_us = fileRequestCurve(m.file_read_batch, fits.file_read_batch, m.file_batch_info.block_bytes);
   fits.direction_switch = fitDirectionSwitch(m.mixed_layout ?? [], m.mixed_layout_idle ?? [], fits);
+  fits.tail_wave = waves;
   const date = o.date ?? new Date().toISOString().slice(0, 10);
   const by = `measured by kvtier hil calibrate on ${device} ${date}`;
   const p: HardwareProfile = structuredClone(base);
@@ -225,9 +235,14 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   src['gpu.attention_launch_us'] = `${by}: intercept of a relative-error line through attention in situ (FP16) vs KV bytes (rms residual ${pct(fits.attention.rms_residual)}, max ${pct(fits.attention.max_abs_residual)}); used only without attention_curve`;
   src['gpu.attention_GBps'] = `${by}: slope of the same line`;
   p.gpu.attention_curve = curve.map((x) => ({ tokens: x.tokens, us: r2(x.us) }));
+  if (waves.waves) {
+    p.gpu.attention_waves = waves.waves;
+    const f = waves.fit!;
+    src['gpu.attention_waves'] = `${by}: the FP16 attention kernel's split rule as its dispatch planned every context timed around the curve's points (${waves.rule!.slots} slots: resident blocks x SMs; ${waves.rule!.blocks_per_split} blocks per split, ${waves.rule!.warps_per_head} warps per KV head), and the time per chunk of a tail-wave warp fitted over those ${f.contexts} contexts of ${f.points} points (each point's level and slope apart): rms residual ${r2(f.rms_without_us)} us without the tail wave, ${r2(f.rms_with_us)} with it (max ${r2(f.max_with_us)} us)`;
+  } else delete src['gpu.attention_waves'];
   const phased = m.attention_in_situ.filter((x) => x.phases?.length);
   const phaseText = phased.length
-    ? `; from ${phased[0].tokens} tokens on, each point the mean over the contexts ${phased[0].phases!.join(', ')} blocks around it (the kernel's time follows where a context falls in its split of the context; at the contexts themselves: ${phased.map((x) => `${x.tokens} ${r2(x.us_at_context!)}`).join(', ')} us beyond the GEMV)`
+    ? `; from ${phased[0].tokens} tokens on, each point the mean over the contexts ${phased[0].phases!.join(', ')} blocks around it (the kernel's time follows where a context falls in its split of the context; at the contexts themselves: ${phased.map((x) => `${x.tokens} ${r2(x.us_at_context!)}`).join(', ')} us beyond the GEMV)${waves.waves ? `, less the tail wave's time as gpu.attention_waves prices it (the mean over the same contexts)` : ''}`
     : '';
   src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the layer GEMV as gpu.linear_* predicts it (${r2(layerLinearUs)} us; ${Number.isFinite(layerGemvInChainsUs(m)) ? `in the chains without the attention ${r2(layerGemvInChainsUs(m))} us, ` : ''}measured alone ${r2(layerGemvUs(m))} us), so that attention + linear reproduces the measured chain (launch gaps and cold L2 included)${phaseText}`;
   const kernelCurves = attentionKernelCurves(m);
@@ -673,6 +688,8 @@ export function formatFits(f: CalibrationFits): string {
   if (sw) rows.push(`  ${'dir switch'.padEnd(11)} idle ${sw.idle_us?.toFixed(2) ?? '-'} us, under compute ${sw.under_compute_us?.toFixed(2) ?? '-'} us per D2H <-> H2D change (batches: ${sw.batches.map((x) => x.us_per_switch.toFixed(1)).join(', ')})`);
   const sp = f.spread;
   if (sp) rows.push(`  ${'spread'.padEnd(11)} H2D ${sp.h2d.us.toFixed(3)} us, D2H ${sp.d2h.us.toFixed(3)} us per doubling of the host-slot distance (beside GEMV / idle: ${sp.h2d.gemv_us.toFixed(3)} / ${sp.h2d.idle_us.toFixed(3)}, ${sp.d2h.gemv_us.toFixed(3)} / ${sp.d2h.idle_us.toFixed(3)})`);
+  const tw = f.tail_wave;
+  if (tw) rows.push(`  ${'tail wave'.padEnd(11)} ${tw.waves ? `${tw.waves.us_per_chunk.toFixed(3)} us per chunk of a tail-wave warp (${tw.waves.slots} slots, ${tw.waves.blocks_per_split} blocks per split; rms ${tw.fit!.rms_without_us.toFixed(2)} -> ${tw.fit!.rms_with_us.toFixed(2)} us over ${tw.fit!.contexts} contexts)` : `not priced: ${tw.reason}`}`);
   const cb = f.copy_batches;
   if (cb) {
     for (const [name, x] of [['batch idle', cb.idle], ['batch busy', cb.under_compute]] as const) {

@@ -36,6 +36,8 @@ import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 export const BULK_COPY_BYTES = 256 << 20;
 
 export interface Measurements {
+  /** the GPU's SM count (device info; the attention dispatch's slots are its resident blocks per SM times this); absent from older measurements */
+  multiprocessors?: number;
   h2d: Point[];
   d2h: Point[];
   pageable: { direction: string; bytes: number; us: number }[];
@@ -579,8 +581,13 @@ export const CHAIN_WARM_MS = 200;
  * offsets 4 blocks apart cover a period of 32 blocks evenly, centred on the context.
  */
 export const CHAIN_PHASE_BLOCKS: readonly number[] = [-14, -10, -6, -2, 2, 6, 10, 14];
-/** contexts below this many blocks are timed at the context alone (there the kernel's time follows it smoothly) */
-export const CHAIN_PHASE_MIN_BLOCKS = 128;
+/**
+ * contexts below this many blocks are timed at the context alone. From about 72 blocks on, a 32-KV-head
+ * model's split can ask for a second, short wave of blocks (sim/attention-waves.ts), so the contexts
+ * around 1k and 1.5k tokens are timed around as well: the tail wave's price (fit-tail-wave.ts) is then
+ * fitted over tails of 2-3 chunks per warp too, not only the 4-8 of the contexts from 2k tokens on.
+ */
+export const CHAIN_PHASE_MIN_BLOCKS = 64;
 
 /**
  * one context's layer chain: us = chain time per layer - the same chain's time per layer without the
@@ -601,6 +608,20 @@ export interface ChainPoint {
   phases?: number[];
   /** with phases: the time at each offset (as us, in the order of phases) */
   around_us?: number[];
+  /** the dispatch's plan at each context timed (the context, then its offsets); absent from older measurements */
+  plans?: ChainPlan[];
+}
+
+/** What the attention dispatch chose for one timed context (addon-types.ts AttentionPlan, the fields the tail wave's rule reads). */
+export interface ChainPlan {
+  tokens: number;
+  kernel: string;
+  splits: number;
+  chunks_per_warp: number;
+  grid: [number, number];
+  resident_blocks: number;
+  warps_per_block: number;
+  head_warps: boolean;
 }
 
 /**
@@ -689,7 +710,13 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
         // (a host backend can time the difference at or below zero: keep the curve positive)
         const bytes = blockBytes(g, 'fp16') * blocks;
         const point: ChainPoint = { tokens, bytes: c.precisionOf ? cache.arenaBytes : bytes, us: Math.max(0.01, perLayer - gemvUs), chain_us_per_layer: perLayer, gemv_us_per_layer: gemvUs };
-        if (around.length) Object.assign(point, { us_at_context: Math.max(0.01, atContext - gemvUs), phases, around_us: around.map((x) => Math.max(0.01, x - gemvUs)) });
+        if (around.length) {
+          const plans = at.map((t): ChainPlan => {
+            const p = b.attentionPlan({ ...op, contextTokens: t });
+            return { tokens: t, kernel: p.kernel, splits: p.splits, chunks_per_warp: p.chunksPerWarp, grid: [p.grid[0], p.grid[1]], resident_blocks: p.residentBlocks, warps_per_block: p.warpsPerBlock, head_warps: p.headWarps };
+          });
+          Object.assign(point, { us_at_context: Math.max(0.01, atContext - gemvUs), phases, around_us: around.map((x) => Math.max(0.01, x - gemvUs)), plans });
+        }
         points.push(point);
       } finally {
         cache.free();

@@ -114,6 +114,13 @@ export interface GpuSpec {
    * mixed kernel branches per block, so their time is not the FP16 time at the bytes they read.
    */
   attention_kernels?: Partial<Record<AttentionKernel, { tokens: number; us: number }[]>>;
+  /**
+   * optional: the split attention kernel's second, short wave (sim/attention-waves.ts). Where the
+   * dispatch's split count asks for more blocks than fit on the GPU at once, attention_curve(tokens)
+   * takes us_per_chunk x the tail wave's chunks per warp more; attention_curve then holds the time
+   * without that wave. Absent = the curve alone.
+   */
+  attention_waves?: AttentionWaves;
   /** optional: linear-layer (GEMV) kernel roofline; default the generic one */
   linear_launch_us?: number;
   linear_GBps?: number;
@@ -226,6 +233,20 @@ export const GB = 1e9;
  * its runs: four quantized precisions), priced by its difference to 'mixed_sparse'. The simulator does
  * not dispatch them by name (roofline.ts attentionTimeUs).
  */
+/** The FP16 attention kernel's split rule for the profile's model and GPU, and the price of its tail wave (sim/attention-waves.ts). */
+export interface AttentionWaves {
+  /** blocks the GPU runs at once: resident blocks per SM x SMs */
+  slots: number;
+  /** blocks per split: the KV heads (a block per head and split), or 1 where one block takes every head */
+  blocks_per_split: number;
+  /** warps that share a KV head's chunks within a block */
+  warps_per_head: number;
+  /** tokens per chunk */
+  chunk_tokens: number;
+  /** time per chunk each warp of the tail wave takes */
+  us_per_chunk: number;
+}
+
 export const ATTENTION_KERNELS = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved', 'mixed_kinds'] as const;
 export type AttentionKernel = (typeof ATTENTION_KERNELS)[number];
 export const MIXED_SPARSE_CHANGE_SHARE = 1 / 16;

@@ -8,7 +8,7 @@ export const PROFILE_SCHEMA = 'kvtier-hardware/v1';
 const PROFILE_FIELDS = ['schema', 'name', 'description', 'gpu', 'tiers', 'links', 'sources'] as const;
 export const GPU_FIELDS = ['name', 'hbm_bandwidth_GBps', 'fp16_TFLOPs', 'kernel_launch_us', 'reserved_GiB'] as const;
 /** optional per-kernel fits (profile.ts GpuSpec); absent = the generic roofline */
-export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'attention_kernels', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h', 'convert_kernel_us', 'convert_kernel_under_compute_us', 'copy_under_compute', 'copy_batch_us', 'issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us', 'launch_queue_ops', 'host_convert_us', 'file_batch_host_us'] as const;
+export const GPU_OPTIONAL_FIELDS = ['attention_launch_us', 'attention_GBps', 'attention_curve', 'attention_kernels', 'attention_waves', 'linear_launch_us', 'linear_GBps', 'kernel_slowdown_under_h2d', 'kernel_slowdown_under_d2h', 'convert_kernel_us', 'convert_kernel_under_compute_us', 'copy_under_compute', 'copy_batch_us', 'issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us', 'launch_queue_ops', 'host_convert_us', 'file_batch_host_us'] as const;
 export const TIER_FIELDS = [
   'name',
   'kind',
@@ -20,6 +20,7 @@ export const TIER_FIELDS = [
 ] as const;
 export const LINK_FIELDS = ['name', 'a', 'b', 'a_to_b', 'b_to_a', 'copy_engines'] as const;
 const DIRECTION_FIELDS = ['alpha_us', 'GBps'] as const;
+const ATTENTION_WAVES_FIELDS = ['slots', 'blocks_per_split', 'warps_per_head', 'chunk_tokens', 'us_per_chunk'] as const;
 const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'spread_us', 'adjacent_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'request_us'] as const;
 
 /**
@@ -83,6 +84,14 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
     }
   }
   if ('attention_curve' in gpu) checkCurve(gpu.attention_curve, `${path}.attention_curve`, checks);
+  if ('attention_waves' in gpu) {
+    const w = checks.object(gpu.attention_waves, `${path}.attention_waves`, ATTENTION_WAVES_FIELDS);
+    if (w) {
+      for (const k of ['slots', 'blocks_per_split', 'warps_per_head', 'chunk_tokens'] as const) checks.integer(w, k, `${path}.attention_waves`, 1);
+      checks.number(w, 'us_per_chunk', `${path}.attention_waves`, '>=0');
+      if (!('attention_curve' in gpu)) checks.add(`${path}.attention_waves prices the tail wave on top of ${path}.attention_curve: give the curve, or leave attention_waves out`);
+    }
+  }
   if ('attention_kernels' in gpu) {
     const k = checks.object(gpu.attention_kernels, `${path}.attention_kernels`, [], ATTENTION_KERNELS);
     if (k) for (const name of ATTENTION_KERNELS) if (name in k) checkCurve(k[name], `${path}.attention_kernels.${name}`, checks);

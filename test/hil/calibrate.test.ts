@@ -137,6 +137,12 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(p.sources['gpu.copy_batch_us']).toMatch(/the per-group term of the idle per-batch copy fit .*charged once per memory-stream copy batch/);
     expect(r.measurements.h2d_layout_idle.map((x) => x.runs)).toEqual(r.measurements.h2d_layout.map((x) => x.runs));
     expect(r.measurements.h2d_layout_idle.every((x) => x.compute_cover === 0 && x.compute_extra_us === 0)).toBe(true);
+    // the host's attention is no split kernel: no tail wave priced, and the calibration says why
+    expect(p.gpu.attention_waves).toBeUndefined();
+    expect(p.sources['gpu.attention_waves']).toBeUndefined();
+    // (the host backend reports no SM count; with one, its plans of one split are not the rule's)
+    expect(r.fits.tail_wave!.reason).toMatch(/^(no SM count|at [0-9]+ tokens the dispatch chose 1 splits .*)$/);
+    expect(r.measurements.multiprocessors).toEqual(expect.any(Number));
     // the kernel slowdown under copies is a cuda measurement: the host profile leaves it out
     expect(p.gpu.kernel_slowdown_under_h2d).toBeUndefined();
     expect(p.gpu.kernel_slowdown_under_d2h).toBeUndefined();
@@ -223,6 +229,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     for (const k of ['h2d_in_situ', 'd2h_in_situ', 'h2d_layout', 'd2h_layout']) expect(side.fits[k].points.length).toBeGreaterThan(1);
     expect(formatFits(r.fits)).toMatch(/H2D situ .*\n.*D2H situ .*\n.*H2D layout .*\n.*D2H layout /);
     expect(formatFits(r.fits)).toContain(`  read by size ${r.fits.file_read_request_us!.map(([b, us]) => `${b / 1024} KiB ${us.toFixed(1)} us`).join(', ')} per request`);
+    expect(formatFits(r.fits)).toContain(`  tail wave   not priced: ${r.fits.tail_wave!.reason}`);
     expect(formatFits(r.fits)).toMatch(/\n  batch idle  H2D [0-9.-]+ us \+ [0-9.]+ GB\/s, D2H .* per group [0-9.-]+ us, per change [0-9.-]+ us .*\n  batch busy  .*per group [0-9.-]+ us \(idle\)/);
     // a simulated layer (attention curve + the fitted GEMV line at the layer's weights) is the measured chain
     // per layer, to the curve's rounding (the curve is floored at 0.01 us where the host times the GEMV longer)

@@ -69,8 +69,8 @@ describe.skipIf(!host.available)(`layer chains timed around a context${host.avai
     const { b, proxy, contexts } = clocked(layers);
     try {
       const o = { model, blockTokens: 16, groupSize: 64, quick: true, fileDir: fx.dir };
-      const long = CHAIN_PHASE_MIN_BLOCKS * 16; // 2048 tokens: phased
-      const short = long - 16; // 127 blocks: not
+      const long = CHAIN_PHASE_MIN_BLOCKS * 16; // phased
+      const short = long - 16; // one block fewer: not
       const pts = await measureChain(proxy, o, [short, long], 8, model.hidden, 2, { phases: [-2, 6] });
       // each chain runs `layers` attentions: per context one untimed chain at the context, then two trials,
       // each timing the chain without attention, then the context and its offsets (-2 and +6 blocks) in turn
@@ -78,14 +78,17 @@ describe.skipIf(!host.available)(`layer chains timed around a context${host.avai
       const trial = [...runs(long), ...runs(long - 32), ...runs(long + 96)];
       expect(contexts).toEqual([...runs(short, 3), ...runs(long), ...trial, ...trial]);
       expect(pts[0]).toEqual({ tokens: short, bytes: expect.any(Number), us: short / 10 - 1, chain_us_per_layer: short / 10, gemv_us_per_layer: 1 });
-      // the mean of (2048 - 32) / 10 and (2048 + 96) / 10 = 208.0 us a layer; at 2048 itself 204.8
-      expect(pts[1].chain_us_per_layer).toBeCloseTo(208, 9);
-      expect(pts[1].us).toBeCloseTo(207, 9);
-      expect(pts[1].us_at_context).toBeCloseTo(203.8, 9);
+      // the mean of (long - 32) / 10 and (long + 96) / 10 us a layer (1,024 tokens: 105.6); at the context itself long / 10
+      expect(pts[1].chain_us_per_layer).toBeCloseTo((long - 32 + long + 96) / 20, 9);
+      expect(pts[1].us).toBeCloseTo((long - 32 + long + 96) / 20 - 1, 9);
+      expect(pts[1].us_at_context).toBeCloseTo(long / 10 - 1, 9);
       expect(pts[1].phases).toEqual([-2, 6]);
-      expect(pts[1].around_us).toEqual([expect.closeTo(200.6, 9), expect.closeTo(213.4, 9)]);
+      expect(pts[1].around_us).toEqual([expect.closeTo((long - 32) / 10 - 1, 9), expect.closeTo((long + 96) / 10 - 1, 9)]);
+      // the dispatch's plan at each context timed, the context first (the host backend's: one split)
+      expect(pts[1].plans!.map((x) => [x.tokens, x.kernel, x.splits])).toEqual([long, long - 32, long + 96].map((t) => [t, 'host', 1]));
+      expect(pts[0].plans).toBeUndefined();
       // the bytes of the context's own blocks, not of the larger cache the offsets read
-      expect(pts[1].bytes).toBe((pts[0].bytes / 127) * 128);
+      expect(pts[1].bytes).toBe((pts[0].bytes / (CHAIN_PHASE_MIN_BLOCKS - 1)) * CHAIN_PHASE_MIN_BLOCKS);
       // a mixed table changes with its length: phases refused there
       await expect(measureChain(proxy, o, [long], 8, model.hidden, 1, { phases: [2], precisionOf: () => 'fp16' })).rejects.toThrow(/phases apply to FP16 tables only/);
     } finally {

@@ -1,0 +1,143 @@
+// The tail wave's rule against the dispatch itself (the addon's attentionPlan, host build), and its fit
+// from phased layer chains: exact recovery from generated chains, the rule read from recorded plans, and
+// the reasons a calibration gives for leaving it out.
+import { describe, expect, it } from 'vitest';
+import type { AttentionDeviceFacts, HilAddon } from '../../hil/addon-types.js';
+import { fitTailWave, tailWaveOf, wavesRuleOf, withoutTailWave, type WavesRule } from '../../hil/calibrate/fit-tail-wave.js';
+import type { ChainPlan, ChainPoint } from '../../hil/calibrate/measure.js';
+import { loadHil } from '../../hil/load-addon.js';
+import { splitOf, tailChunks } from '../../sim/attention-waves.js';
+import { backendAvailability } from './availability.js';
+
+const host = backendAvailability('host');
+const addon = (): HilAddon => {
+  const l = loadHil();
+  if (!l.ok) throw new Error(l.reasons.join('; '));
+  return l.addon;
+};
+const H100: AttentionDeviceFacts = { multiprocessors: 132, l2Bytes: 50 * 2 ** 20, sharedMemPerSmBytes: 228 * 1024, reservedSharedMemPerBlockBytes: 1024 };
+const shape = (kvHeads: number, qHeads: number, headDim = 128) => ({ qHeads, kvHeads, headDim, blockTokens: 16, groupSize: 128 });
+
+describe.skipIf(!host.available)(`the split rule against the dispatch (host build)${host.available ? '' : ` — skipped: ${host.reason}`}`, () => {
+  it("gives the dispatch's splits and chunks per warp for FP16 tables of 1 to 40 KV heads, two GPU sizes, 1 to 700 chunks", () => {
+    let tails = 0;
+    for (const [kv, q] of [
+      [32, 32],
+      [8, 32],
+      [40, 40],
+      [4, 16],
+      [1, 4],
+    ]) {
+      for (const device of [H100, { ...H100, multiprocessors: 108 }]) {
+        for (let chunks = 1; chunks <= 700; chunks += 3) {
+          const p = addon().attentionPlan({ ...shape(kv, q), contextTokens: chunks * 16 - 5, uniformPrecision: 'fp16' }, {}, device);
+          // the rule as a calibration reads it from a plan
+          const rule: WavesRule = { slots: p.residentBlocks * device.multiprocessors, blocks_per_split: p.grid[1], warps_per_head: p.headWarps ? 1 : p.warpsPerBlock, chunk_tokens: 16 };
+          expect(splitOf(chunks, rule), `${kv} kv heads, ${device.multiprocessors} SMs, ${chunks} chunks`).toEqual({ splits: p.splits, chunksPerWarp: p.chunksPerWarp });
+          if (tailChunks(chunks * 16 - 5, rule) > 0) tails++;
+        }
+      }
+    }
+    // (the 32- and 40-head tables pass one wave at some of these contexts)
+    expect(tails).toBeGreaterThan(0);
+  });
+
+  it('with one warp per KV head (fp16_head_warps on): a block per split, the head warps in it', () => {
+    for (let chunks = 8; chunks <= 700; chunks += 5) {
+      const p = addon().attentionPlan({ ...shape(8, 32), contextTokens: chunks * 16, uniformPrecision: 'fp16' }, { fp16_head_warps: 'on' }, H100);
+      expect(p.headWarps).toBe(true);
+      const rule: WavesRule = { slots: p.residentBlocks * 132, blocks_per_split: p.grid[1], warps_per_head: 1, chunk_tokens: 16 };
+      expect(splitOf(chunks, rule)).toEqual({ splits: p.splits, chunksPerWarp: p.chunksPerWarp });
+    }
+  });
+});
+
+const RULE: WavesRule = { slots: 264, blocks_per_split: 32, warps_per_head: 4, chunk_tokens: 16 };
+const PHASES = [-14, -10, -6, -2, 2, 6, 10, 14];
+/** chains whose times are a level and slope per point plus l x the tail chunks, as measureChain records them */
+function chains(l: number, points: number[], noise = (_i: number) => 0): ChainPoint[] {
+  let k = 0;
+  return points.map((tokens, p) => {
+    const level = 10 + 3 * p;
+    const slope = 0.05 + 0.01 * p;
+    const at = (off: number) => level + slope * off + l * tailChunks(tokens + off * 16, RULE) + noise(k++);
+    const around = PHASES.map(at);
+    const mean = around.reduce((a, b) => a + b, 0) / around.length;
+    return { tokens, bytes: tokens * 1024, us: mean, chain_us_per_layer: mean + 100, gemv_us_per_layer: 100, us_at_context: at(0), phases: PHASES, around_us: around };
+  });
+}
+
+describe('the tail wave fit', () => {
+  it("recovers us_per_chunk exactly from chains made by the model (each point's level and slope its own)", () => {
+    const f = fitTailWave(chains(1.07, [2048, 3072, 4096, 6144]), RULE, 16);
+    expect(f.us_per_chunk).toBeCloseTo(1.07, 10);
+    expect(f.points).toBe(4);
+    expect(f.contexts).toBe(36);
+    expect(f.rms_with_us).toBeLessThan(1e-9);
+    expect(f.rms_without_us).toBeGreaterThan(1);
+  });
+
+  it('is the least-squares value under noise: the residuals are orthogonal to the tail chunks', () => {
+    const noisy = chains(0.9, [1024, 2048, 3072, 4096], (i) => Math.sin(i * 12.9898) * 0.3);
+    const f = fitTailWave(noisy, RULE, 16);
+    expect(f.us_per_chunk!).toBeGreaterThan(0.75);
+    expect(f.us_per_chunk!).toBeLessThan(1.05);
+    // a nudge either way raises the sum of squares (with each point's level and slope refitted)
+    const sse = (l: number) => fitTailWave(chains(0, [1024, 2048, 3072, 4096]).map((c, i) => ({ ...c, us_at_context: noisy[i].us_at_context! - l * tailChunks(c.tokens, RULE), around_us: noisy[i].around_us!.map((y, j) => y - l * tailChunks(c.tokens + PHASES[j] * 16, RULE)) })), RULE, 16).rms_without_us;
+    expect(sse(f.us_per_chunk!)).toBeLessThan(sse(f.us_per_chunk! + 0.01));
+    expect(sse(f.us_per_chunk!)).toBeLessThan(sse(f.us_per_chunk! - 0.01));
+    expect(sse(f.us_per_chunk!)).toBeCloseTo(f.rms_with_us, 12);
+  });
+
+  it('has nothing to fit where no context differs in its tail (8 KV heads), or no point was timed around', () => {
+    expect(fitTailWave(chains(1, [2048, 4096]), { ...RULE, blocks_per_split: 8 }, 16).us_per_chunk).toBeUndefined();
+    const plain = chains(1, [2048]).map(({ phases: _p, around_us: _a, us_at_context: _u, ...c }) => c);
+    expect(fitTailWave(plain, RULE, 16)).toMatchObject({ points: 0, contexts: 0 });
+  });
+
+  it("takes each point's mean tail over the contexts its time is the mean of out of the chain and the curve time", () => {
+    const c = chains(1.2, [1536, 3072]);
+    const out = withoutTailWave(c, { ...RULE, us_per_chunk: 1.2 }, 16);
+    // 3072 tokens = 192 blocks; around it 178 (5 chunks per warp, tail), 182-190 (none), 194-206 (6, tail)
+    const mean3072 = PHASES.reduce((a, k) => a + tailChunks(3072 + k * 16, RULE), 0) / 8;
+    expect(mean3072).toBe((5 + 4 * 6) / 8);
+    expect(out[1].chain_us_per_layer).toBeCloseTo(c[1].chain_us_per_layer - 1.2 * mean3072, 12);
+    expect(out[1].us).toBeCloseTo(c[1].us - 1.2 * mean3072, 12);
+    // the chain then holds each point's level: the model's time without its tail, at the offsets' mean (0)
+    expect(out[1].us).toBeCloseTo(10 + 3, 12);
+    // a point timed at its context alone: that context's tail (96 blocks: 8 splits, none)
+    const alone = withoutTailWave([{ tokens: 1648, bytes: 0, us: 20, chain_us_per_layer: 120 }], { ...RULE, us_per_chunk: 1.2 }, 16);
+    expect(alone[0].chain_us_per_layer).toBeCloseTo(120 - 1.2 * tailChunks(1648, RULE), 12);
+    expect(tailChunks(1648, RULE)).toBe(3);
+  });
+});
+
+describe('the rule read from recorded plans', () => {
+  const planAt = (tokens: number, over: Partial<ChainPlan> = {}): ChainPlan => {
+    const s = splitOf(Math.ceil(tokens / 16), RULE);
+    return { tokens, kernel: 'mma-fp16', splits: s.splits, chunks_per_warp: s.chunksPerWarp, grid: [s.splits, 32], resident_blocks: 2, warps_per_block: 4, head_warps: false, ...over };
+  };
+  const withPlans = (cs: ChainPoint[], over: (t: number) => Partial<ChainPlan> = () => ({})) => cs.map((c) => ({ ...c, plans: [c.tokens, ...PHASES.map((k) => c.tokens + k * 16)].map((t) => planAt(t, over(t))) }));
+
+  it('takes slots, blocks per split and warps per head from the plans, and prices the fit', () => {
+    const m = { attention_in_situ: withPlans(chains(0.8765, [2048, 3072, 4096])), multiprocessors: 132 };
+    expect(wavesRuleOf(m.attention_in_situ, 132)).toEqual({ rule: RULE });
+    const r = tailWaveOf(m, 16);
+    expect(r.waves).toEqual({ ...RULE, us_per_chunk: 0.877 });
+    expect(r.reason).toBeUndefined();
+  });
+
+  it('names why it leaves the tail wave out', () => {
+    const cs = chains(1, [2048, 3072]);
+    expect(tailWaveOf({ attention_in_situ: cs, multiprocessors: 132 }, 16)).toEqual({ reason: 'no attention plan recorded with the chains' });
+    expect(tailWaveOf({ attention_in_situ: withPlans(cs) }, 16)).toEqual({ reason: 'no SM count' });
+    // a split count the rule does not give (an option's): named with both counts
+    expect(tailWaveOf({ attention_in_situ: withPlans(cs, (t) => (t === 2048 + 32 ? { splits: 4 } : {})), multiprocessors: 132 }, 16).reason).toBe('at 2080 tokens the dispatch chose 4 splits of 4 chunks per warp, the rule 9 of 4');
+    expect(tailWaveOf({ attention_in_situ: withPlans(cs, (t) => (t === 3072 ? { resident_blocks: 3 } : {})), multiprocessors: 132 }, 16).reason).toMatch(/the plans differ in resident blocks, grid or warps \(at 2048 and 3072 tokens\)/);
+    // a fitted price at or below 0 is not one
+    const r = tailWaveOf({ attention_in_situ: withPlans(chains(-0.5, [2048, 3072])), multiprocessors: 132 }, 16);
+    expect(r.waves).toBeUndefined();
+    expect(r.reason).toBe('the fitted time per chunk is not above 0 (-0.500 us)');
+    expect(tailWaveOf({ attention_in_situ: withPlans(chains(1, [2048])), multiprocessors: 132 }, 16).rule).toEqual(RULE);
+  });
+});
