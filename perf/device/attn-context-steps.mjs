@@ -52,7 +52,8 @@ for (const name of models) {
     const wph = plan.headWarps ? 1 : Math.max(1, plan.warpsPerBlock);
     const lastChunks = chunks - (plan.splits - 1) * wph * plan.chunksPerWarp;
     const rule = { slots: plan.residentBlocks * info.multiprocessors, blocks_per_split: plan.grid[1], warps_per_head: wph, chunk_tokens: 16 };
-    const tail = tailChunks(p.tokens, rule);
+    // (no SM count, as on the host backend: no slots to pass)
+    const tail = rule.slots > 0 ? tailChunks(p.tokens, rule) : 0;
     const row = { device: info.name, model: name, tokens: p.tokens, chunks, kernel: plan.kernel, splits: plan.splits, chunks_per_warp: plan.chunksPerWarp, last_chunks_per_warp: Math.ceil(lastChunks / wph), blocks: plan.grid[0] * plan.grid[1], slots: rule.slots, tail_chunks: tail, chain_us: [p.chain_us_per_layer, q.chain_us_per_layer], us: [p.us, q.us] };
     if (out) appendFileSync(out, JSON.stringify(row) + '\n');
     console.log(`  ${String(p.tokens).padStart(6)} tokens: ${String(plan.splits).padStart(2)} splits x ${String(plan.chunksPerWarp).padStart(2)} chunks/warp (last ${row.last_chunks_per_warp}), ${row.blocks} blocks of ${rule.slots}, tail ${tail}: chain ${p.chain_us_per_layer.toFixed(2)} / ${q.chain_us_per_layer.toFixed(2)} us, attention ${p.us.toFixed(2)} / ${q.us.toFixed(2)} us`);
