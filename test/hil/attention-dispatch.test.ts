@@ -4,24 +4,17 @@
 // which refuses a bad option by name with its valid values. No GPU: the device is described.
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { AttentionCallShape, AttentionDeviceFacts, AttentionOptions, AttentionPlan, HilAddon } from '../../hil/addon-types.js';
+import type { AttentionCallShape, AttentionDeviceFacts, AttentionOptions, AttentionPlan } from '../../hil/addon-types.js';
 import { attnFlag, formatAttentionOptions, resolveAttentionOptions } from '../../hil/attention-options.js';
 import { openBackend } from '../../hil/backend.js';
 import { attentionKernels, hilRun } from '../../hil/executor/hil-run.js';
 import type { LowStep } from '../../hil/executor/lowered-plan.js';
-import { loadHil } from '../../hil/load-addon.js';
 import { backendAvailability } from './availability.js';
+import { addon, H100 } from './dispatch-facts.js';
 import { makeHilFixture } from './hil-fixtures.js';
 
 const host = backendAvailability('host');
-const addon = (): HilAddon => {
-  const l = loadHil();
-  if (!l.ok) throw new Error(l.reasons.join('; '));
-  return l.addon;
-};
 
-// H100 SXM/PCIe: 132 SMs, 50 MiB L2, 228 KiB shared memory per SM of which 1 KiB is reserved per block.
-const H100: AttentionDeviceFacts = { multiprocessors: 132, l2Bytes: 50 * 2 ** 20, sharedMemPerSmBytes: 228 * 1024, reservedSharedMemPerBlockBytes: 1024 };
 // Llama-3-8B's attention layer: 32 query heads over 8 kv heads of dim 128, 16-token blocks, group 128.
 const LLAMA = { qHeads: 32, kvHeads: 8, headDim: 128, blockTokens: 16, groupSize: 128 };
 const plan = (shape: Partial<AttentionCallShape> & { contextTokens: number }, options: AttentionOptions = {}, device: AttentionDeviceFacts = H100): AttentionPlan =>

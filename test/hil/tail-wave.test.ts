@@ -2,20 +2,13 @@
 // from phased layer chains: exact recovery from generated chains, the rule read from recorded plans, and
 // the reasons a calibration gives for leaving it out.
 import { describe, expect, it } from 'vitest';
-import type { AttentionDeviceFacts, HilAddon } from '../../hil/addon-types.js';
 import { fitTailWave, tailWaveOf, wavesRuleOf, withoutTailWave, type WavesRule } from '../../hil/calibrate/fit-tail-wave.js';
 import type { ChainPlan, ChainPoint } from '../../hil/calibrate/measure.js';
-import { loadHil } from '../../hil/load-addon.js';
 import { splitOf, tailChunks } from '../../sim/attention-waves.js';
 import { backendAvailability } from './availability.js';
+import { addon, H100 } from './dispatch-facts.js';
 
 const host = backendAvailability('host');
-const addon = (): HilAddon => {
-  const l = loadHil();
-  if (!l.ok) throw new Error(l.reasons.join('; '));
-  return l.addon;
-};
-const H100: AttentionDeviceFacts = { multiprocessors: 132, l2Bytes: 50 * 2 ** 20, sharedMemPerSmBytes: 228 * 1024, reservedSharedMemPerBlockBytes: 1024 };
 const shape = (kvHeads: number, qHeads: number, headDim = 128) => ({ qHeads, kvHeads, headDim, blockTokens: 16, groupSize: 128 });
 
 describe.skipIf(!host.available)(`the split rule against the dispatch (host build)${host.available ? '' : ` — skipped: ${host.reason}`}`, () => {
