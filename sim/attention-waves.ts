@@ -12,6 +12,10 @@
  * (288 blocks) against 8 (256) make the kernel's time follow the context in steps that repeat every
  * 32 blocks between about 1.2k and 4.6k tokens; with 8 KV heads (Llama-3-8B) the trimmed count never
  * passes one wave. The measured times and the fit: lab/notes/HIL-NOTES.md.
+ *
+ * The rule is the dispatch's own choice of splits; a run whose split count is given (the attention
+ * option `splits`, or a call's own) is not what it describes, and neither are the other kernels,
+ * whose splits follow their own resident blocks (roofline.ts prices their measured difference to FP16).
  */
 import type { AttentionWaves } from './hardware/profile.js';
 

@@ -25,8 +25,8 @@ export function linearTimeUs(gpu: GpuSpec, bytes: number, flops: number): number
 /**
  * Decode attention over `tokens` tokens reading `bytes` of KV. With gpu.attention_curve (measured
  * time vs context): piecewise-linear in tokens between the measured points, extended past the ends
- * along the nearest segment (never below the shortest measured time's launch part), plus the
- * kernel's tail wave where gpu.attention_waves prices it (attention-waves.ts). Else the
+ * along the nearest segment (never below the shortest measured time's launch part), plus, for the FP16
+ * kernel, its tail wave where gpu.attention_waves prices it (attention-waves.ts). Else the
  * attention roofline gpu.attention_launch_us / gpu.attention_GBps, else the generic one. `kernel` is the
  * kernel the executor dispatches for the layer's precisions: with gpu.attention_kernels measured, a
  * non-FP16 kernel adds its measured difference to the FP16 kernel at the same context. The per-block
@@ -38,8 +38,9 @@ export function linearTimeUs(gpu: GpuSpec, bytes: number, flops: number): number
 export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number, kernel: AttentionKernel = 'fp16', mixedShare = 0, blocksByBits?: ArrayLike<number>): number {
   const c = gpu.attention_curve;
   if (c && c.length >= 2) {
-    // (the curve holds the time without the kernel's tail wave where the profile prices that wave apart)
-    const us = interpolate(c, tokens) + (gpu.attention_waves ? tailWaveUs(tokens, gpu.attention_waves) : 0);
+    // (the curve holds the FP16 time without the FP16 kernel's tail wave where the profile prices that
+    // wave apart: an FP16 layer adds it; another kernel's difference to FP16 without it is its own time)
+    const us = interpolate(c, tokens) + (gpu.attention_waves && kernel === 'fp16' ? tailWaveUs(tokens, gpu.attention_waves) : 0);
     const floor = Math.min(c[0].us, gpu.attention_launch_us ?? gpu.kernel_launch_us);
     const k = gpu.attention_kernels;
     const own = kernel !== 'fp16' ? k?.[kernel] : undefined;

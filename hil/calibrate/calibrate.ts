@@ -60,6 +60,7 @@ import type { FileBatchPoint } from './file-batches.js';
 import { tailWaveOf, type TailWaveResult, withoutTailWave } from './fit-tail-wave.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
+import { tailWaveUs } from '../../sim/attention-waves.js';
 import { median } from '../timing/median.js';
 
 export interface CalibrateOptions {
@@ -181,16 +182,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     b.close();
   }
   const linear = fitAlphaBeta(linearPoints(m), false);
-  // the kernel's tail wave, where the dispatch's plans follow the split rule and the chains around the
-  // contexts tell it (fit-tail-wave.ts): the curve then holds the time without it
-  const blockTokens = o.blockTokens ?? CALIBRATION_BLOCK_TOKENS;
-  const waves = tailWaveOf(m, blockTokens);
-  const chains = waves.waves ? withoutTailWave(m.attention_in_situ, waves.waves, blockTokens) : m.attention_in_situ;
-  // The simulator runs a layer as attention_curve(tokens) + linearTimeUs(layer weights). So the curve is the
-  // measured chain time per layer minus what the fitted GEMV line predicts for the layer's weights (not minus
-  // the GEMV's isolated time): the simulated layer then equals the measured chain, and the line's residual
-  // at the layer's shape does not become a per-layer error.
-  const { curve, layerLinearUs } = attentionCurveFromChains(chains, { ...base.gpu, linear_launch_us: r2(linear.alpha_us), linear_GBps: r2(linear.GBps) }, model);
+  const { waves, curve, layerLinearUs, kernelCurves } = attentionFits(m, o.blockTokens ?? CALIBRATION_BLOCK_TOKENS, { ...base.gpu, linear_launch_us: r2(linear.alpha_us), linear_GBps: r2(linear.GBps) }, model);
   const fits: CalibrationFits = {
     // the generic kernel line over the FP16, INT8 and INT4 attention and the GEMVs (the INT2 and table
     // kernels are measured for gpu.attention_kernels only)
@@ -239,13 +231,16 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     p.gpu.attention_waves = waves.waves;
     const f = waves.fit!;
     src['gpu.attention_waves'] = `${by}: the FP16 attention kernel's split rule as its dispatch planned every context timed around the curve's points (${waves.rule!.slots} slots: resident blocks x SMs; ${waves.rule!.blocks_per_split} blocks per split, ${waves.rule!.warps_per_head} warps per KV head), and the time per chunk of a tail-wave warp fitted over those ${f.contexts} contexts of ${f.points} points (each point's level and slope apart): rms residual ${r2(f.rms_without_us)} us without the tail wave, ${r2(f.rms_with_us)} with it (max ${r2(f.max_with_us)} us)`;
-  } else delete src['gpu.attention_waves'];
+  } else {
+    // (nothing of a base profile's tail wave holds for this curve)
+    delete p.gpu.attention_waves;
+    delete src['gpu.attention_waves'];
+  }
   const phased = m.attention_in_situ.filter((x) => x.phases?.length);
   const phaseText = phased.length
     ? `; from ${phased[0].tokens} tokens on, each point the mean over the contexts ${phased[0].phases!.join(', ')} blocks around it (the kernel's time follows where a context falls in its split of the context; at the contexts themselves: ${phased.map((x) => `${x.tokens} ${r2(x.us_at_context!)}`).join(', ')} us beyond the GEMV)${waves.waves ? `, less the tail wave's time as gpu.attention_waves prices it (the mean over the same contexts)` : ''}`
     : '';
   src['gpu.attention_curve'] = `${by}: attention in situ, FP16 KV, per context: chains of layers (marks, attention, marks, layer GEMV) as the HIL executor issues them, time per layer minus the layer GEMV as gpu.linear_* predicts it (${r2(layerLinearUs)} us; ${Number.isFinite(layerGemvInChainsUs(m)) ? `in the chains without the attention ${r2(layerGemvInChainsUs(m))} us, ` : ''}measured alone ${r2(layerGemvUs(m))} us), so that attention + linear reproduces the measured chain (launch gaps and cold L2 included)${phaseText}`;
-  const kernelCurves = attentionKernelCurves(m);
   if (kernelCurves) {
     p.gpu.attention_kernels = kernelCurves;
     const tables = `one precision throughout: ${Object.keys(kernelCurves).filter((k) => !k.startsWith('mixed')).join(', ')}; 'mixed': the per-block table kernel over FP16 sink and recent blocks with INT4 between; 'mixed_sparse': INT2 and INT8 in runs of ${Math.round(1 / MIXED_SPARSE_CHANGE_SHARE)} blocks; 'mixed_interleaved': INT2 and INT8 in turn; 'mixed_kinds': 'mixed_sparse' with one INT4 and one INT3 block`;
@@ -749,6 +744,33 @@ export function linearPoints(m: Pick<Measurements, 'kernels' | 'attention_in_sit
   const inChains = layerGemvInChainsUs(m);
   if (!gemvs.length || !Number.isFinite(inChains)) return gemvs;
   return [{ ...gemvs[0], us: inChains, label: `${gemvs[0].label} in the layer chains` }, ...gemvs.slice(1)];
+}
+
+/**
+ * The FP16 attention's profile fields from the measurements: the FP16 kernel's tail wave where the
+ * dispatch's plans follow the split rule and the chains around the contexts tell it (fit-tail-wave.ts),
+ * the curve from the chains (attentionCurveFromChains) and the kernels' curves (attentionKernelCurves),
+ * the FP16 ones both without the tail wave where it is priced: the simulator adds it to FP16 layers only,
+ * and takes the other kernels' differences against FP16 without it. `gpu` carries the profile's (rounded)
+ * linear_* fields.
+ */
+export function attentionFits(
+  m: Pick<Measurements, 'attention_in_situ' | 'kernels' | 'kernels_in_situ' | 'multiprocessors'>,
+  blockTokens: number,
+  gpu: HardwareProfile['gpu'],
+  model: Pick<ModelSpec, 'weight_bytes_per_layer' | 'flops_per_token_per_layer'>,
+): { waves: TailWaveResult; curve: { tokens: number; bytes: number; us: number }[]; layerLinearUs: number; kernelCurves: GpuSpec['attention_kernels'] } {
+  const waves = tailWaveOf(m, blockTokens);
+  const w = waves.waves;
+  const chains = w ? withoutTailWave(m.attention_in_situ, w, blockTokens) : m.attention_in_situ;
+  // The simulator runs a layer as attention_curve(tokens) + linearTimeUs(layer weights). So the curve is the
+  // measured chain time per layer minus what the fitted GEMV line predicts for the layer's weights (not minus
+  // the GEMV's isolated time): the simulated layer then equals the measured chain, and the line's residual
+  // at the layer's shape does not become a per-layer error.
+  const { curve, layerLinearUs } = attentionCurveFromChains(chains, gpu, model);
+  const kernelCurves = attentionKernelCurves(m);
+  if (w && kernelCurves?.fp16) kernelCurves.fp16 = kernelCurves.fp16.map((x) => ({ tokens: x.tokens, us: r2(x.us - tailWaveUs(x.tokens, w)) }));
+  return { waves, curve, layerLinearUs, kernelCurves };
 }
 
 /**

@@ -36,12 +36,12 @@ export function wavesRuleOf(chains: readonly ChainPoint[], multiprocessors: numb
 }
 
 export interface TailWaveFit {
-  /** time per chunk of a tail-wave warp; undefined where no point's contexts differ in their tail (nothing to fit) */
+  /** time per chunk of a tail-wave warp; undefined where no point's tail chunks vary other than along a line in the offset (nothing to fit) */
   us_per_chunk?: number;
   /** the phased points fitted, and their contexts */
   points: number;
   contexts: number;
-  /** residuals over those contexts, each point's level and slope in blocks fitted alone: without the tail term, with it */
+  /** rms residuals over those contexts (divided by their count), each point's level and slope in blocks fitted: without the tail term, with it */
   rms_without_us: number;
   rms_with_us: number;
   max_with_us: number;
@@ -113,7 +113,6 @@ export function withoutTailWave<C extends ChainPoint>(chains: readonly C[], w: A
     return less === 0 ? c : { ...c, chain_us_per_layer: c.chain_us_per_layer - less, us: Math.max(0.01, c.us - less) };
   });
 }
-
 
 /** What a calibration made of the tail wave: the profile's field where it is priced, else why not. */
 export interface TailWaveResult {

@@ -582,12 +582,13 @@ export const CHAIN_WARM_MS = 200;
  */
 export const CHAIN_PHASE_BLOCKS: readonly number[] = [-14, -10, -6, -2, 2, 6, 10, 14];
 /**
- * contexts below this many blocks are timed at the context alone. From about 72 blocks on, a 32-KV-head
- * model's split can ask for a second, short wave of blocks (sim/attention-waves.ts), so the contexts
- * around 1k and 1.5k tokens are timed around as well: the tail wave's price (fit-tail-wave.ts) is then
- * fitted over tails of 2-3 chunks per warp too, not only the 4-8 of the contexts from 2k tokens on.
+ * contexts below this many blocks are timed at the context alone. From 97 blocks on, a 32-KV-head
+ * model's split on a 132-SM GPU asks for a second, short wave of blocks at most contexts below 288 blocks
+ * (sim/attention-waves.ts), so the 1,536-token point (96 blocks) is timed around as well: at 98, 102 and
+ * 106 blocks its tail wave's warps take 3 chunks each, and the tail wave's price (fit-tail-wave.ts) is
+ * fitted over those too, not only over the 4-8 of the contexts from 2k tokens on.
  */
-export const CHAIN_PHASE_MIN_BLOCKS = 64;
+export const CHAIN_PHASE_MIN_BLOCKS = 96;
 
 /**
  * one context's layer chain: us = chain time per layer - the same chain's time per layer without the

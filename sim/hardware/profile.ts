@@ -115,10 +115,12 @@ export interface GpuSpec {
    */
   attention_kernels?: Partial<Record<AttentionKernel, { tokens: number; us: number }[]>>;
   /**
-   * optional: the split attention kernel's second, short wave (sim/attention-waves.ts). Where the
-   * dispatch's split count asks for more blocks than fit on the GPU at once, attention_curve(tokens)
-   * takes us_per_chunk x the tail wave's chunks per warp more; attention_curve then holds the time
-   * without that wave. Absent = the curve alone.
+   * optional: the FP16 attention kernel's second, short wave (sim/attention-waves.ts). Where the
+   * dispatch's split count asks for more blocks than fit on the GPU at once, an FP16 layer takes
+   * attention_curve(tokens) + us_per_chunk x the tail wave's chunks per warp; attention_curve and
+   * attention_kernels.fp16 then hold the FP16 kernel's time without that wave, so that another
+   * kernel's difference to FP16 (measured at its contexts, each with its own split) is taken against
+   * FP16 without it. Absent = the curve alone.
    */
   attention_waves?: AttentionWaves;
   /** optional: linear-layer (GEMV) kernel roofline; default the generic one */
@@ -221,18 +223,6 @@ export function hasHostClock(gpu: Partial<Record<(typeof ISSUE_COST_FIELDS)[numb
   return ISSUE_COST_FIELDS.some((k) => typeof gpu[k] === 'number' && (gpu[k] as number) > 0);
 }
 
-export const GiB = 1024 ** 3;
-export const GB = 1e9;
-
-/**
- * the attention kernels the executor dispatches: one precision throughout a layer, or a per-block
- * table ('mixed'). Three more curves of the table kernel describe how it slows down with mixed
- * precisions along the table: 'mixed_interleaved' (INT2 and INT8 in turn: every 8-block window mixed),
- * 'mixed_sparse' (INT2 and INT8 in runs of 1 / MIXED_SPARSE_CHANGE_SHARE blocks), and with more
- * quantized precisions than two: 'mixed_kinds' ('mixed_sparse' with one INT4 and one INT3 block among
- * its runs: four quantized precisions), priced by its difference to 'mixed_sparse'. The simulator does
- * not dispatch them by name (roofline.ts attentionTimeUs).
- */
 /** The FP16 attention kernel's split rule for the profile's model and GPU, and the price of its tail wave (sim/attention-waves.ts). */
 export interface AttentionWaves {
   /** blocks the GPU runs at once: resident blocks per SM x SMs */
@@ -247,6 +237,18 @@ export interface AttentionWaves {
   us_per_chunk: number;
 }
 
+export const GiB = 1024 ** 3;
+export const GB = 1e9;
+
+/**
+ * the attention kernels the executor dispatches: one precision throughout a layer, or a per-block
+ * table ('mixed'). Three more curves of the table kernel describe how it slows down with mixed
+ * precisions along the table: 'mixed_interleaved' (INT2 and INT8 in turn: every 8-block window mixed),
+ * 'mixed_sparse' (INT2 and INT8 in runs of 1 / MIXED_SPARSE_CHANGE_SHARE blocks), and with more
+ * quantized precisions than two: 'mixed_kinds' ('mixed_sparse' with one INT4 and one INT3 block among
+ * its runs: four quantized precisions), priced by its difference to 'mixed_sparse'. The simulator does
+ * not dispatch them by name (roofline.ts attentionTimeUs).
+ */
 export const ATTENTION_KERNELS = ['fp16', 'int8', 'int4', 'int2', 'mixed', 'mixed_sparse', 'mixed_interleaved', 'mixed_kinds'] as const;
 export type AttentionKernel = (typeof ATTENTION_KERNELS)[number];
 export const MIXED_SPARSE_CHANGE_SHARE = 1 / 16;

@@ -1,13 +1,14 @@
 // `hil calibrate` on the host backend (quick): the profile validates, `kvtier run` accepts it,
 // every number has a measured source, and the fitted alpha/beta reproduce the measurements they
 // were fitted to (residuals recomputed from the profile's own fields).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { attentionCurveFromChains, calibrate, formatFits, kernelSlowdown, writeCalibration } from '../../hil/calibrate/calibrate.js';
 import { fitAlphaBeta, predictUs } from '../../hil/calibrate/fit-linear.js';
 import { defaultCalibrationPoints, measurementCount, PACE_READINGS } from '../../hil/calibrate/measure.js';
+import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { simulate } from '../../sim/run.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -140,9 +141,9 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     // the host's attention is no split kernel: no tail wave priced, and the calibration says why
     expect(p.gpu.attention_waves).toBeUndefined();
     expect(p.sources['gpu.attention_waves']).toBeUndefined();
-    // (the host backend reports no SM count; with one, its plans of one split are not the rule's)
-    expect(r.fits.tail_wave!.reason).toMatch(/^(no SM count|at [0-9]+ tokens the dispatch chose 1 splits .*)$/);
-    expect(r.measurements.multiprocessors).toEqual(expect.any(Number));
+    // (the host backend reports no SM count; a quick calibration's contexts may all be timed at themselves, with no plans)
+    expect(r.measurements.multiprocessors).toBe(0);
+    expect(r.fits.tail_wave).toEqual({ reason: r.measurements.attention_in_situ.some((x) => x.plans?.length) ? 'no SM count' : 'no attention plan recorded with the chains' });
     // the kernel slowdown under copies is a cuda measurement: the host profile leaves it out
     expect(p.gpu.kernel_slowdown_under_h2d).toBeUndefined();
     expect(p.gpu.kernel_slowdown_under_d2h).toBeUndefined();
@@ -255,6 +256,18 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     // kvtier run accepts it
     const run = simulate({ trace: fx.trace, policy: 'lru-offload', model: fx.model, hardware: out, hbm_budget: '25%', group_size: 64 });
     expect(run.summary.tbt_ms.p50).toBeGreaterThan(0);
+    rmSync(fx.dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it("drops a base profile's tail wave where it prices none (the new curve holds the wave as measured)", async () => {
+    const fx = makeHilFixture(256, 4);
+    const base = loadHardware('h100-pcie5');
+    const basePath = join(dir, 'base-with-waves.json');
+    writeFileSync(basePath, JSON.stringify({ ...base, gpu: { ...base.gpu, attention_curve: [{ tokens: 16, us: 5 }, { tokens: 4096, us: 30 }], attention_waves: { slots: 264, blocks_per_split: 32, warps_per_head: 4, chunk_tokens: 16, us_per_chunk: 1 } }, sources: { ...base.sources, 'gpu.attention_waves': 'given' } }));
+    const r = await calibrate({ backend: 'host', base: basePath, model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-28' });
+    expect(r.fits.tail_wave!.waves).toBeUndefined();
+    expect(r.profile.gpu.attention_waves).toBeUndefined();
+    expect(r.profile.sources['gpu.attention_waves']).toBeUndefined();
     rmSync(fx.dir, { recursive: true, force: true });
   }, 30_000);
 });

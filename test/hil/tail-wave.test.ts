@@ -2,7 +2,10 @@
 // from phased layer chains: exact recovery from generated chains, the rule read from recorded plans, and
 // the reasons a calibration gives for leaving it out.
 import { describe, expect, it } from 'vitest';
+import { attentionFits } from '../../hil/calibrate/calibrate.js';
 import { fitTailWave, tailWaveOf, wavesRuleOf, withoutTailWave, type WavesRule } from '../../hil/calibrate/fit-tail-wave.js';
+import { loadHardware } from '../../sim/hardware/load-profile.js';
+import { attentionTimeUs } from '../../sim/roofline.js';
 import type { ChainPlan, ChainPoint } from '../../hil/calibrate/measure.js';
 import { splitOf, tailChunks } from '../../sim/attention-waves.js';
 import { backendAvailability } from './availability.js';
@@ -98,10 +101,13 @@ describe('the tail wave fit', () => {
     expect(out[1].us).toBeCloseTo(c[1].us - 1.2 * mean3072, 12);
     // the chain then holds each point's level: the model's time without its tail, at the offsets' mean (0)
     expect(out[1].us).toBeCloseTo(10 + 3, 12);
-    // a point timed at its context alone: that context's tail (96 blocks: 8 splits, none)
+    // a point timed at its context alone: that context's tail (1,648 tokens = 103 chunks: 9 splits of 3 chunks per warp, a tail)
     const alone = withoutTailWave([{ tokens: 1648, bytes: 0, us: 20, chain_us_per_layer: 120 }], { ...RULE, us_per_chunk: 1.2 }, 16);
-    expect(alone[0].chain_us_per_layer).toBeCloseTo(120 - 1.2 * tailChunks(1648, RULE), 12);
     expect(tailChunks(1648, RULE)).toBe(3);
+    expect(alone[0].chain_us_per_layer).toBeCloseTo(120 - 1.2 * 3, 12);
+    expect(alone[0].us).toBeCloseTo(20 - 1.2 * 3, 12);
+    // (96 blocks: 8 splits, no tail: as measured)
+    expect(withoutTailWave([{ tokens: 1536, bytes: 0, us: 20, chain_us_per_layer: 120 }], { ...RULE, us_per_chunk: 1.2 }, 16)[0].chain_us_per_layer).toBe(120);
   });
 });
 
@@ -132,5 +138,50 @@ describe('the rule read from recorded plans', () => {
     expect(r.waves).toBeUndefined();
     expect(r.reason).toBe('the fitted time per chunk is not above 0 (-0.500 us)');
     expect(tailWaveOf({ attention_in_situ: withPlans(chains(1, [2048])), multiprocessors: 132 }, 16).rule).toEqual(RULE);
+  });
+});
+
+describe("the calibration's attention fields with the tail wave priced (attentionFits)", () => {
+  const planAt = (tokens: number): ChainPlan => {
+    const s = splitOf(Math.ceil(tokens / 16), RULE);
+    return { tokens, kernel: 'mma-fp16', splits: s.splits, chunks_per_warp: s.chunksPerWarp, grid: [s.splits, 32], resident_blocks: 2, warps_per_block: 4, head_warps: false };
+  };
+  const situ = chains(1.25, [1536, 2048, 3072, 4096]).map((c) => ({ ...c, plans: [c.tokens, ...PHASES.map((k) => c.tokens + k * 16)].map(planAt) }));
+  const gpu = { ...loadHardware('h100-pcie5').gpu, linear_launch_us: 5, linear_GBps: 1000 };
+  const model = { weight_bytes_per_layer: 4e6, flops_per_token_per_layer: 8e6 };
+  // INT4 timed in the layer chains at 3,104 tokens (194 blocks: FP16 has a 6-chunk tail there) and at 4,096 (none)
+  const kernels_in_situ = [
+    { precision: 'int4' as const, tokens: 3104, bytes: 0, us: 20, chain_us_per_layer: 120 },
+    { precision: 'int4' as const, tokens: 4096, bytes: 0, us: 22, chain_us_per_layer: 122 },
+  ];
+  const m = { attention_in_situ: situ, multiprocessors: 132, kernels: [], kernels_in_situ };
+
+  it("holds each curve point's level (the time without the tail wave) and FP16's kernel curve less its tail", () => {
+    const f = attentionFits(m, 16, gpu, model);
+    expect(f.waves.waves).toEqual({ ...RULE, us_per_chunk: 1.25 });
+    // chains(): point p's level is 10 + 3p beyond the GEMV, its chain 100 more; the curve is the chain less the GEMV line
+    expect(f.curve.map((x) => x.us)).toEqual([0, 1, 2, 3].map((p) => expect.closeTo(10 + 3 * p + 100 - f.layerLinearUs, 9)));
+    // FP16 at 3,104 tokens read off the phased chains (the mean of 3,072's and 4,096's), less its own 6-chunk tail
+    const fp16 = f.kernelCurves!.fp16!;
+    expect(fp16.map((x) => x.tokens)).toEqual([3104, 4096]);
+    const at3104 = situ[2].us + ((situ[3].us - situ[2].us) * 32) / 1024;
+    expect(fp16[0].us).toBe(Math.round((at3104 - 1.25 * 6) * 100) / 100);
+    expect(fp16[1].us).toBe(Math.round(situ[3].us_at_context! * 100) / 100);
+    expect(f.kernelCurves!.int4).toEqual([
+      { tokens: 3104, us: 20 },
+      { tokens: 4096, us: 22 },
+    ]);
+    // priced: an FP16 layer at 3,104 tokens takes the curve plus its tail; an INT4 layer its own time there
+    const p = { ...gpu, attention_curve: f.curve.map((x) => ({ tokens: x.tokens, us: x.us })), attention_kernels: f.kernelCurves, attention_waves: f.waves.waves };
+    const base = attentionTimeUs({ ...p, attention_waves: undefined }, 3104, 0, 0);
+    expect(attentionTimeUs(p, 3104, 0, 0, 'fp16')).toBeCloseTo(base + 1.25 * 6, 9);
+    expect(attentionTimeUs(p, 3104, 0, 0, 'int4')).toBeCloseTo(base + 20 - fp16[0].us, 9);
+  });
+
+  it('leaves every field as measured where nothing is priced', () => {
+    const f = attentionFits({ ...m, multiprocessors: 0 }, 16, gpu, model);
+    expect(f.waves).toEqual({ reason: 'no SM count' });
+    expect(f.curve.map((x) => x.us)).toEqual(situ.map((c) => expect.closeTo(c.chain_us_per_layer - f.layerLinearUs, 9)));
+    expect(f.kernelCurves!.fp16![1].us).toBe(Math.round(situ[3].us_at_context! * 100) / 100);
   });
 });

@@ -52,7 +52,7 @@ describe('the price', () => {
     { tokens: 4096, us: 27 },
   ];
   const gpu = { ...base.gpu, attention_curve: curve };
-  it('adds us_per_chunk x the tail chunks to the curve, for every kernel the curve prices', () => {
+  it('adds us_per_chunk x the tail chunks to the curve for an FP16 layer', () => {
     for (const [blocks, tail] of [
       [192, 0],
       [193, 6],
@@ -65,9 +65,10 @@ describe('the price', () => {
       expect(tailWaveUs(t, L2)).toBe(1.5 * tail);
       expect(attentionTimeUs(gpu, t, 0, 0)).toBe(interpolate(curve, t));
     }
-    // a kernel's difference to FP16 comes on top, as without the tail wave
+    // another kernel takes its measured difference to FP16 without the tail wave (its own splits follow its own resident blocks)
     const kernels = { fp16: curve, int4: curve.map((x) => ({ tokens: x.tokens, us: x.us - 5 })) };
-    expect(attentionTimeUs({ ...gpu, attention_kernels: kernels, attention_waves: L2 }, 193 * 16, 0, 0, 'int4')).toBeCloseTo(interpolate(curve, 193 * 16) + 9 - 5, 12);
+    expect(attentionTimeUs({ ...gpu, attention_kernels: kernels, attention_waves: L2 }, 193 * 16, 0, 0, 'int4')).toBeCloseTo(interpolate(curve, 193 * 16) - 5, 12);
+    expect(attentionTimeUs({ ...gpu, attention_kernels: kernels, attention_waves: L2 }, 193 * 16, 0, 0, 'fp16')).toBeCloseTo(interpolate(curve, 193 * 16) + 9, 12);
   });
 
   it('is a profile field checked by name, with the curve it adds to', () => {
