@@ -5,7 +5,7 @@
  * at short contexts and reads KV slower per byte than a GEMV streams weights); absent fields fall
  * back to the generic roofline.
  */
-import { type AttentionKernel, type GpuSpec } from './hardware/profile.js';
+import { type AttentionKernel, type AttentionWaves, type GpuSpec } from './hardware/profile.js';
 import { tailWaveUs } from './attention-waves.js';
 import { BITS } from './kv-cache.js';
 
@@ -25,8 +25,8 @@ export function linearTimeUs(gpu: GpuSpec, bytes: number, flops: number): number
 /**
  * Decode attention over `tokens` tokens reading `bytes` of KV. With gpu.attention_curve (measured
  * time vs context): piecewise-linear in tokens between the measured points, extended past the ends
- * along the nearest segment (never below the shortest measured time's launch part), plus, for the FP16
- * kernel, its tail wave where gpu.attention_waves prices it (attention-waves.ts). Else the
+ * along the nearest segment (never below the shortest measured time's launch part), plus the tail
+ * wave where gpu.attention_waves prices it for the layer's kernel (attention-waves.ts). Else the
  * attention roofline gpu.attention_launch_us / gpu.attention_GBps, else the generic one. `kernel` is the
  * kernel the executor dispatches for the layer's precisions: with gpu.attention_kernels measured, a
  * non-FP16 kernel adds its measured difference to the FP16 kernel at the same context. The per-block
@@ -38,13 +38,16 @@ export function linearTimeUs(gpu: GpuSpec, bytes: number, flops: number): number
 export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flops: number, kernel: AttentionKernel = 'fp16', mixedShare = 0, blocksByBits?: ArrayLike<number>): number {
   const c = gpu.attention_curve;
   if (c && c.length >= 2) {
-    // (the curve holds the FP16 time without the FP16 kernel's tail wave where the profile prices that
-    // wave apart: an FP16 layer adds it; another kernel's difference to FP16 without it is its own time)
-    const us = interpolate(c, tokens) + (gpu.attention_waves && kernel === 'fp16' ? tailWaveUs(tokens, gpu.attention_waves) : 0);
+    // (the curve holds the FP16 time without the tail wave where the profile prices that wave apart: a
+    // kernel that follows the rule adds it, and its difference to FP16 as measured; another kernel takes
+    // its difference to FP16 without FP16's tail wave)
+    const w = gpu.attention_waves;
+    const shares = w !== undefined && w.kernels.includes(kernel);
+    const us = interpolate(c, tokens) + (shares ? tailWaveUs(tokens, w) : 0);
     const floor = Math.min(c[0].us, gpu.attention_launch_us ?? gpu.kernel_launch_us);
     const k = gpu.attention_kernels;
     const own = kernel !== 'fp16' ? k?.[kernel] : undefined;
-    const fp16 = k?.fp16;
+    const fp16 = k?.fp16 && w && !shares ? fp16WithoutTail(k.fp16, w) : k?.fp16;
     let extra = own && fp16 ? interpolate(own, tokens) - interpolate(fp16, tokens) : 0;
     if (kernel === 'mixed' && k && fp16 && blocksByBits) {
       const table = tableKernelUs(k, tokens, blocksByBits);
@@ -57,6 +60,17 @@ export function attentionTimeUs(gpu: GpuSpec, tokens: number, bytes: number, flo
   const memory = bytes / ((gpu.attention_GBps ?? gpu.hbm_bandwidth_GBps) * 1e3);
   const compute = flops / (gpu.fp16_TFLOPs * 1e6);
   return (gpu.attention_launch_us ?? gpu.kernel_launch_us) + Math.max(memory, compute);
+}
+
+const withoutTail = new WeakMap<object, { w: AttentionWaves; out: { tokens: number; us: number }[] }>();
+/** the FP16 kernel's measured points less its tail wave at each (made once per curve and rule) */
+function fp16WithoutTail(fp16: { tokens: number; us: number }[], w: AttentionWaves): { tokens: number; us: number }[] {
+  let e = withoutTail.get(fp16);
+  if (!e || e.w !== w) {
+    e = { w, out: fp16.map((x) => ({ tokens: x.tokens, us: x.us - tailWaveUs(x.tokens, w) })) };
+    withoutTail.set(fp16, e);
+  }
+  return e.out;
 }
 
 /** the kernel curve a table block of each precision (kv-cache BITS order: 16, 8, 4, 2, 3) is priced by */

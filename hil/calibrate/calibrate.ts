@@ -60,7 +60,6 @@ import type { FileBatchPoint } from './file-batches.js';
 import { tailWaveOf, type TailWaveResult, withoutTailWave } from './fit-tail-wave.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
-import { tailWaveUs } from '../../sim/attention-waves.js';
 import { median } from '../timing/median.js';
 
 export interface CalibrateOptions {
@@ -230,7 +229,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
   if (waves.waves) {
     p.gpu.attention_waves = waves.waves;
     const f = waves.fit!;
-    src['gpu.attention_waves'] = `${by}: the FP16 attention kernel's split rule as its dispatch planned every context timed around the curve's points (${waves.rule!.slots} slots: resident blocks x SMs; ${waves.rule!.blocks_per_split} blocks per split, ${waves.rule!.warps_per_head} warps per KV head), and the time per chunk of a tail-wave warp fitted over those ${f.contexts} contexts of ${f.points} points (each point's level and slope apart): rms residual ${r2(f.rms_without_us)} us without the tail wave, ${r2(f.rms_with_us)} with it (max ${r2(f.max_with_us)} us)`;
+    src['gpu.attention_waves'] = `${by}: the FP16 attention kernel's split rule as its dispatch planned every context timed around the curve's points (${waves.rule!.slots} slots: resident blocks x SMs; ${waves.rule!.blocks_per_split} blocks per split, ${waves.rule!.warps_per_head} warps per KV head; the kernels whose plans in the layer chains follow it: ${waves.waves.kernels.join(', ')}), and the time per chunk of a tail-wave warp fitted over those ${f.contexts} contexts of ${f.points} points (each point's level and slope apart): rms residual ${r2(f.rms_without_us)} us without the tail wave, ${r2(f.rms_with_us)} with it (max ${r2(f.max_with_us)} us)`;
   } else {
     // (nothing of a base profile's tail wave holds for this curve)
     delete p.gpu.attention_waves;
@@ -684,7 +683,7 @@ export function formatFits(f: CalibrationFits): string {
   const sp = f.spread;
   if (sp) rows.push(`  ${'spread'.padEnd(11)} H2D ${sp.h2d.us.toFixed(3)} us, D2H ${sp.d2h.us.toFixed(3)} us per doubling of the host-slot distance (beside GEMV / idle: ${sp.h2d.gemv_us.toFixed(3)} / ${sp.h2d.idle_us.toFixed(3)}, ${sp.d2h.gemv_us.toFixed(3)} / ${sp.d2h.idle_us.toFixed(3)})`);
   const tw = f.tail_wave;
-  if (tw) rows.push(`  ${'tail wave'.padEnd(11)} ${tw.waves ? `${tw.waves.us_per_chunk.toFixed(3)} us per chunk of a tail-wave warp (${tw.waves.slots} slots, ${tw.waves.blocks_per_split} blocks per split; rms ${tw.fit!.rms_without_us.toFixed(2)} -> ${tw.fit!.rms_with_us.toFixed(2)} us over ${tw.fit!.contexts} contexts)` : `not priced: ${tw.reason}`}`);
+  if (tw) rows.push(`  ${'tail wave'.padEnd(11)} ${tw.waves ? `${tw.waves.us_per_chunk.toFixed(3)} us per chunk of a tail-wave warp (${tw.waves.slots} slots, ${tw.waves.blocks_per_split} blocks per split; ${tw.waves.kernels.join(', ')}; rms ${tw.fit!.rms_without_us.toFixed(2)} -> ${tw.fit!.rms_with_us.toFixed(2)} us over ${tw.fit!.contexts} contexts)` : `not priced: ${tw.reason}`}`);
   const cb = f.copy_batches;
   if (cb) {
     for (const [name, x] of [['batch idle', cb.idle], ['batch busy', cb.under_compute]] as const) {
@@ -747,12 +746,10 @@ export function linearPoints(m: Pick<Measurements, 'kernels' | 'attention_in_sit
 }
 
 /**
- * The FP16 attention's profile fields from the measurements: the FP16 kernel's tail wave where the
- * dispatch's plans follow the split rule and the chains around the contexts tell it (fit-tail-wave.ts),
- * the curve from the chains (attentionCurveFromChains) and the kernels' curves (attentionKernelCurves),
- * the FP16 ones both without the tail wave where it is priced: the simulator adds it to FP16 layers only,
- * and takes the other kernels' differences against FP16 without it. `gpu` carries the profile's (rounded)
- * linear_* fields.
+ * The attention's profile fields from the measurements: the kernel's tail wave where the dispatch's
+ * plans follow the split rule and the chains around the contexts tell it (fit-tail-wave.ts), the curve
+ * from the chains (attentionCurveFromChains; without the tail wave where it is priced) and the kernels'
+ * curves as measured (attentionKernelCurves). `gpu` carries the profile's (rounded) linear_* fields.
  */
 export function attentionFits(
   m: Pick<Measurements, 'attention_in_situ' | 'kernels' | 'kernels_in_situ' | 'multiprocessors'>,
@@ -768,9 +765,7 @@ export function attentionFits(
   // the GEMV's isolated time): the simulated layer then equals the measured chain, and the line's residual
   // at the layer's shape does not become a per-layer error.
   const { curve, layerLinearUs } = attentionCurveFromChains(chains, gpu, model);
-  const kernelCurves = attentionKernelCurves(m);
-  if (w && kernelCurves?.fp16) kernelCurves.fp16 = kernelCurves.fp16.map((x) => ({ tokens: x.tokens, us: r2(x.us - tailWaveUs(x.tokens, w)) }));
-  return { waves, curve, layerLinearUs, kernelCurves };
+  return { waves, curve, layerLinearUs, kernelCurves: attentionKernelCurves(m) };
 }
 
 /**

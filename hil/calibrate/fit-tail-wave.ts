@@ -4,14 +4,14 @@
  * give the split rule's parameters, and a least-squares fit over the contexts gives the time per chunk
  * of the tail wave's warps. The curve's points then hold the time without the tail wave.
  */
-import type { AttentionWaves } from '../../sim/hardware/profile.js';
+import { ATTENTION_KERNELS, type AttentionKernel, type AttentionWaves } from '../../sim/hardware/profile.js';
 import { splitOf, tailChunks } from '../../sim/attention-waves.js';
-import type { ChainPoint } from './measure.js';
+import type { ChainPlan, ChainPoint } from './measure.js';
 
 /** tokens per chunk of the dispatch (hil/native/common/attention-plan.h kChunkTokens) */
 export const CHUNK_TOKENS = 16;
 
-export type WavesRule = Omit<AttentionWaves, 'us_per_chunk'>;
+export type WavesRule = Omit<AttentionWaves, 'us_per_chunk' | 'kernels'>;
 
 /**
  * The split rule the dispatch followed at every timed context, from its plans and the GPU's SM count:
@@ -27,12 +27,34 @@ export function wavesRuleOf(chains: readonly ChainPoint[], multiprocessors: numb
   const p0 = plans[0];
   const rule: WavesRule = { slots: p0.resident_blocks * multiprocessors, blocks_per_split: p0.grid[1], warps_per_head: p0.head_warps ? 1 : p0.warps_per_block, chunk_tokens: CHUNK_TOKENS };
   for (const p of plans) {
-    const same = p.resident_blocks * multiprocessors === rule.slots && p.grid[1] === rule.blocks_per_split && (p.head_warps ? 1 : p.warps_per_block) === rule.warps_per_head;
-    if (!same) return { reason: `the plans differ in resident blocks, grid or warps (at ${p0.tokens} and ${p.tokens} tokens)` };
-    const s = splitOf(Math.ceil(p.tokens / CHUNK_TOKENS), rule);
-    if (s.splits !== p.splits || s.chunksPerWarp !== p.chunks_per_warp) return { reason: `at ${p.tokens} tokens the dispatch chose ${p.splits} splits of ${p.chunks_per_warp} chunks per warp, the rule ${s.splits} of ${s.chunksPerWarp}` };
+    const why = planOffRule(p, rule, multiprocessors);
+    if (why) return { reason: why === 'differs' ? `the plans differ in resident blocks, grid or warps (at ${p0.tokens} and ${p.tokens} tokens)` : why };
   }
   return { rule };
+}
+
+/** undefined where the plan follows the rule; 'differs' where its resident blocks, grid or warps are another rule's; else what it chose against the rule */
+function planOffRule(p: ChainPlan, rule: WavesRule, multiprocessors: number): string | undefined {
+  const same = p.resident_blocks * multiprocessors === rule.slots && p.grid[1] === rule.blocks_per_split && (p.head_warps ? 1 : p.warps_per_block) === rule.warps_per_head;
+  if (!same) return 'differs';
+  const s = splitOf(Math.ceil(p.tokens / CHUNK_TOKENS), rule);
+  if (s.splits !== p.splits || s.chunksPerWarp !== p.chunks_per_warp) return `at ${p.tokens} tokens the dispatch chose ${p.splits} splits of ${p.chunks_per_warp} chunks per warp, the rule ${s.splits} of ${s.chunksPerWarp}`;
+  return undefined;
+}
+
+/**
+ * The kernels whose dispatch follows the rule: FP16, and each other kernel timed in the layer chains
+ * (kernels_in_situ, by its precision name) whose every point carries plans, each the rule's.
+ */
+export function kernelsFollowing(rule: WavesRule, kernels: readonly (ChainPoint & { precision: string })[], multiprocessors: number): AttentionKernel[] {
+  const out: AttentionKernel[] = ['fp16'];
+  for (const name of ATTENTION_KERNELS) {
+    if (name === 'fp16') continue;
+    const pts = kernels.filter((k) => k.precision === name);
+    if (pts.length === 0 || pts.some((k) => !k.plans?.length)) continue;
+    if (pts.every((k) => k.plans!.every((p) => planOffRule(p, rule, multiprocessors) === undefined))) out.push(name);
+  }
+  return out;
 }
 
 export interface TailWaveFit {
@@ -105,7 +127,7 @@ export function fitTailWave(chains: readonly ChainPoint[], rule: WavesRule, bloc
  * mean tail chunks over the contexts its time is the mean of, a point timed at its context alone less
  * that context's tail.
  */
-export function withoutTailWave<C extends ChainPoint>(chains: readonly C[], w: AttentionWaves, blockTokens: number): C[] {
+export function withoutTailWave<C extends ChainPoint>(chains: readonly C[], w: WavesRule & Pick<AttentionWaves, 'us_per_chunk'>, blockTokens: number): C[] {
   return chains.map((c) => {
     const at = c.phases?.length ? c.phases.map((k) => c.tokens + k * blockTokens) : [c.tokens];
     const mean = at.reduce((a, t) => a + tailChunks(t, w), 0) / at.length;
@@ -125,14 +147,15 @@ export interface TailWaveResult {
 
 /**
  * The tail wave from a calibration's measurements: the rule from the recorded plans, us_per_chunk
- * fitted over the phased chains (rounded to 0.001 us), priced where it comes out above 0.
+ * fitted over the phased chains (rounded to 0.001 us), priced where it comes out above 0, for FP16 and
+ * the kernels whose plans follow the same rule (kernelsFollowing).
  */
-export function tailWaveOf(m: { attention_in_situ: readonly ChainPoint[]; multiprocessors?: number }, blockTokens: number): TailWaveResult {
+export function tailWaveOf(m: { attention_in_situ: readonly ChainPoint[]; kernels_in_situ?: readonly (ChainPoint & { precision: string })[]; multiprocessors?: number }, blockTokens: number): TailWaveResult {
   const { rule, reason } = wavesRuleOf(m.attention_in_situ, m.multiprocessors ?? 0);
   if (!rule) return { reason };
   const fit = fitTailWave(m.attention_in_situ, rule, blockTokens);
   if (fit.us_per_chunk === undefined) return { rule, fit, reason: 'no timed context around a point differs from the others in its tail wave' };
   const us = Math.round(fit.us_per_chunk * 1000) / 1000;
   if (!(us > 0)) return { rule, fit, reason: `the fitted time per chunk is not above 0 (${fit.us_per_chunk.toFixed(3)} us)` };
-  return { rule, fit, waves: { ...rule, us_per_chunk: us } };
+  return { rule, fit, waves: { ...rule, us_per_chunk: us, kernels: kernelsFollowing(rule, m.kernels_in_situ ?? [], m.multiprocessors ?? 0) } };
 }

@@ -711,13 +711,12 @@ export async function measureChain(b: NativeBackend, o: MeasureOptions, contexts
         // (a host backend can time the difference at or below zero: keep the curve positive)
         const bytes = blockBytes(g, 'fp16') * blocks;
         const point: ChainPoint = { tokens, bytes: c.precisionOf ? cache.arenaBytes : bytes, us: Math.max(0.01, perLayer - gemvUs), chain_us_per_layer: perLayer, gemv_us_per_layer: gemvUs };
-        if (around.length) {
-          const plans = at.map((t): ChainPlan => {
-            const p = b.attentionPlan({ ...op, contextTokens: t });
-            return { tokens: t, kernel: p.kernel, splits: p.splits, chunks_per_warp: p.chunksPerWarp, grid: [p.grid[0], p.grid[1]], resident_blocks: p.residentBlocks, warps_per_block: p.warpsPerBlock, head_warps: p.headWarps };
-          });
-          Object.assign(point, { us_at_context: Math.max(0.01, atContext - gemvUs), phases, around_us: around.map((x) => Math.max(0.01, x - gemvUs)), plans });
-        }
+        if (around.length) Object.assign(point, { us_at_context: Math.max(0.01, atContext - gemvUs), phases, around_us: around.map((x) => Math.max(0.01, x - gemvUs)) });
+        // the dispatch's plan at each context timed (the context, then its offsets)
+        point.plans = at.map((t): ChainPlan => {
+          const p = b.attentionPlan({ ...op, contextTokens: t });
+          return { tokens: t, kernel: p.kernel, splits: p.splits, chunks_per_warp: p.chunksPerWarp, grid: [p.grid[0], p.grid[1]], resident_blocks: p.residentBlocks, warps_per_block: p.warpsPerBlock, head_warps: p.headWarps };
+        });
         points.push(point);
       } finally {
         cache.free();

@@ -115,12 +115,13 @@ export interface GpuSpec {
    */
   attention_kernels?: Partial<Record<AttentionKernel, { tokens: number; us: number }[]>>;
   /**
-   * optional: the FP16 attention kernel's second, short wave (sim/attention-waves.ts). Where the
-   * dispatch's split count asks for more blocks than fit on the GPU at once, an FP16 layer takes
-   * attention_curve(tokens) + us_per_chunk x the tail wave's chunks per warp; attention_curve and
-   * attention_kernels.fp16 then hold the FP16 kernel's time without that wave, so that another
-   * kernel's difference to FP16 (measured at its contexts, each with its own split) is taken against
-   * FP16 without it. Absent = the curve alone.
+   * optional: the attention kernel's second, short wave (sim/attention-waves.ts). Where the dispatch's
+   * split count asks for more blocks than fit on the GPU at once, a layer whose kernel follows the rule
+   * (attention_waves.kernels) takes attention_curve(tokens) + us_per_chunk x the tail wave's chunks per
+   * warp, plus its difference to FP16 as measured (both with their tail waves at the same contexts); a
+   * kernel with a split of its own takes its difference to FP16 without FP16's tail wave (the
+   * attention_kernels.fp16 points less it). attention_curve then holds the FP16 time without the wave.
+   * Absent = the curve alone.
    */
   attention_waves?: AttentionWaves;
   /** optional: linear-layer (GEMV) kernel roofline; default the generic one */
@@ -235,6 +236,11 @@ export interface AttentionWaves {
   chunk_tokens: number;
   /** time per chunk each warp of the tail wave takes */
   us_per_chunk: number;
+  /**
+   * the kernels whose dispatch follows this rule (the same resident blocks and grid; 'fp16' among them):
+   * their tail waves fall at the same contexts, and each is priced with FP16's us_per_chunk
+   */
+  kernels: AttentionKernel[];
 }
 
 export const GiB = 1024 ** 3;

@@ -20,7 +20,7 @@ export const TIER_FIELDS = [
 ] as const;
 export const LINK_FIELDS = ['name', 'a', 'b', 'a_to_b', 'b_to_a', 'copy_engines'] as const;
 const DIRECTION_FIELDS = ['alpha_us', 'GBps'] as const;
-const ATTENTION_WAVES_FIELDS = ['slots', 'blocks_per_split', 'warps_per_head', 'chunk_tokens', 'us_per_chunk'] as const;
+const ATTENTION_WAVES_FIELDS = ['slots', 'blocks_per_split', 'warps_per_head', 'chunk_tokens', 'us_per_chunk', 'kernels'] as const;
 const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'spread_us', 'adjacent_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'request_us'] as const;
 
 /**
@@ -89,6 +89,12 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
     if (w) {
       for (const k of ['slots', 'blocks_per_split', 'warps_per_head', 'chunk_tokens'] as const) checks.integer(w, k, `${path}.attention_waves`, 1);
       checks.number(w, 'us_per_chunk', `${path}.attention_waves`, '>=0');
+      if ('kernels' in w) {
+        const ks = w.kernels;
+        if (!Array.isArray(ks) || !ks.includes('fp16') || ks.some((k) => !(ATTENTION_KERNELS as readonly unknown[]).includes(k))) {
+          checks.add(`${path}.attention_waves.kernels must list the kernels that follow the rule, "fp16" among them, each one of ${ATTENTION_KERNELS.join(', ')} (got ${describe(ks)})`);
+        }
+      }
       if (!('attention_curve' in gpu)) checks.add(`${path}.attention_waves prices the tail wave on top of ${path}.attention_curve: give the curve, or leave attention_waves out`);
     }
   }

@@ -263,7 +263,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const fx = makeHilFixture(256, 4);
     const base = loadHardware('h100-pcie5');
     const basePath = join(dir, 'base-with-waves.json');
-    writeFileSync(basePath, JSON.stringify({ ...base, gpu: { ...base.gpu, attention_curve: [{ tokens: 16, us: 5 }, { tokens: 4096, us: 30 }], attention_waves: { slots: 264, blocks_per_split: 32, warps_per_head: 4, chunk_tokens: 16, us_per_chunk: 1 } }, sources: { ...base.sources, 'gpu.attention_waves': 'given' } }));
+    writeFileSync(basePath, JSON.stringify({ ...base, gpu: { ...base.gpu, attention_curve: [{ tokens: 16, us: 5 }, { tokens: 4096, us: 30 }], attention_waves: { slots: 264, blocks_per_split: 32, warps_per_head: 4, chunk_tokens: 16, us_per_chunk: 1, kernels: ['fp16'] } }, sources: { ...base.sources, 'gpu.attention_waves': 'given' } }));
     const r = await calibrate({ backend: 'host', base: basePath, model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-28' });
     expect(r.fits.tail_wave!.waves).toBeUndefined();
     expect(r.profile.gpu.attention_waves).toBeUndefined();

@@ -122,7 +122,7 @@ describe('the rule read from recorded plans', () => {
     const m = { attention_in_situ: withPlans(chains(0.8765, [2048, 3072, 4096])), multiprocessors: 132 };
     expect(wavesRuleOf(m.attention_in_situ, 132)).toEqual({ rule: RULE });
     const r = tailWaveOf(m, 16);
-    expect(r.waves).toEqual({ ...RULE, us_per_chunk: 0.877 });
+    expect(r.waves).toEqual({ ...RULE, us_per_chunk: 0.877, kernels: ['fp16'] });
     expect(r.reason).toBeUndefined();
   });
 
@@ -142,40 +142,41 @@ describe('the rule read from recorded plans', () => {
 });
 
 describe("the calibration's attention fields with the tail wave priced (attentionFits)", () => {
-  const planAt = (tokens: number): ChainPlan => {
-    const s = splitOf(Math.ceil(tokens / 16), RULE);
-    return { tokens, kernel: 'mma-fp16', splits: s.splits, chunks_per_warp: s.chunksPerWarp, grid: [s.splits, 32], resident_blocks: 2, warps_per_block: 4, head_warps: false };
+  const planAt = (tokens: number, resident = 2): ChainPlan => {
+    const s = splitOf(Math.ceil(tokens / 16), { ...RULE, slots: resident * 132 });
+    return { tokens, kernel: 'mma-fp16', splits: s.splits, chunks_per_warp: s.chunksPerWarp, grid: [s.splits, 32], resident_blocks: resident, warps_per_block: 4, head_warps: false };
   };
-  const situ = chains(1.25, [1536, 2048, 3072, 4096]).map((c) => ({ ...c, plans: [c.tokens, ...PHASES.map((k) => c.tokens + k * 16)].map(planAt) }));
+  const situ = chains(1.25, [1536, 2048, 3072, 4096]).map((c) => ({ ...c, plans: [c.tokens, ...PHASES.map((k) => c.tokens + k * 16)].map((t) => planAt(t)) }));
   const gpu = { ...loadHardware('h100-pcie5').gpu, linear_launch_us: 5, linear_GBps: 1000 };
   const model = { weight_bytes_per_layer: 4e6, flops_per_token_per_layer: 8e6 };
-  // INT4 timed in the layer chains at 3,104 tokens (194 blocks: FP16 has a 6-chunk tail there) and at 4,096 (none)
+  // INT8 (the FP16 kernel's rule) and INT4 (4 resident blocks a SM: a rule of its own) timed in the layer
+  // chains at 3,104 tokens (194 blocks: FP16 has a 6-chunk tail there) and at 4,096 (none)
   const kernels_in_situ = [
-    { precision: 'int4' as const, tokens: 3104, bytes: 0, us: 20, chain_us_per_layer: 120 },
-    { precision: 'int4' as const, tokens: 4096, bytes: 0, us: 22, chain_us_per_layer: 122 },
+    { precision: 'int8' as const, tokens: 3104, bytes: 0, us: 24, chain_us_per_layer: 124, plans: [planAt(3104)] },
+    { precision: 'int8' as const, tokens: 4096, bytes: 0, us: 26, chain_us_per_layer: 126, plans: [planAt(4096)] },
+    { precision: 'int4' as const, tokens: 3104, bytes: 0, us: 20, chain_us_per_layer: 120, plans: [planAt(3104, 4)] },
+    { precision: 'int4' as const, tokens: 4096, bytes: 0, us: 22, chain_us_per_layer: 122, plans: [planAt(4096, 4)] },
   ];
   const m = { attention_in_situ: situ, multiprocessors: 132, kernels: [], kernels_in_situ };
 
-  it("holds each curve point's level (the time without the tail wave) and FP16's kernel curve less its tail", () => {
+  it("holds each curve point's level (the time without the tail wave), the kernels as measured, and the kernels of the rule", () => {
     const f = attentionFits(m, 16, gpu, model);
-    expect(f.waves.waves).toEqual({ ...RULE, us_per_chunk: 1.25 });
+    expect(f.waves.waves).toEqual({ ...RULE, us_per_chunk: 1.25, kernels: ['fp16', 'int8'] });
     // chains(): point p's level is 10 + 3p beyond the GEMV, its chain 100 more; the curve is the chain less the GEMV line
     expect(f.curve.map((x) => x.us)).toEqual([0, 1, 2, 3].map((p) => expect.closeTo(10 + 3 * p + 100 - f.layerLinearUs, 9)));
-    // FP16 at 3,104 tokens read off the phased chains (the mean of 3,072's and 4,096's), less its own 6-chunk tail
+    // FP16 at 3,104 tokens read off the phased chains (the mean of 3,072's and 4,096's), as measured
     const fp16 = f.kernelCurves!.fp16!;
     expect(fp16.map((x) => x.tokens)).toEqual([3104, 4096]);
     const at3104 = situ[2].us + ((situ[3].us - situ[2].us) * 32) / 1024;
-    expect(fp16[0].us).toBe(Math.round((at3104 - 1.25 * 6) * 100) / 100);
+    expect(fp16[0].us).toBe(Math.round(at3104 * 100) / 100);
     expect(fp16[1].us).toBe(Math.round(situ[3].us_at_context! * 100) / 100);
-    expect(f.kernelCurves!.int4).toEqual([
-      { tokens: 3104, us: 20 },
-      { tokens: 4096, us: 22 },
-    ]);
-    // priced: an FP16 layer at 3,104 tokens takes the curve plus its tail; an INT4 layer its own time there
+    // priced: FP16 and INT8 at 3,104 tokens take the curve plus the tail (INT8 its difference as measured);
+    // INT4 its difference to FP16 without FP16's tail at FP16's points
     const p = { ...gpu, attention_curve: f.curve.map((x) => ({ tokens: x.tokens, us: x.us })), attention_kernels: f.kernelCurves, attention_waves: f.waves.waves };
     const base = attentionTimeUs({ ...p, attention_waves: undefined }, 3104, 0, 0);
     expect(attentionTimeUs(p, 3104, 0, 0, 'fp16')).toBeCloseTo(base + 1.25 * 6, 9);
-    expect(attentionTimeUs(p, 3104, 0, 0, 'int4')).toBeCloseTo(base + 20 - fp16[0].us, 9);
+    expect(attentionTimeUs(p, 3104, 0, 0, 'int8')).toBeCloseTo(base + 1.25 * 6 + 24 - fp16[0].us, 9);
+    expect(attentionTimeUs(p, 3104, 0, 0, 'int4')).toBeCloseTo(base + 20 - (fp16[0].us - 1.25 * 6), 9);
   });
 
   it('leaves every field as measured where nothing is priced', () => {
@@ -183,5 +184,12 @@ describe("the calibration's attention fields with the tail wave priced (attentio
     expect(f.waves).toEqual({ reason: 'no SM count' });
     expect(f.curve.map((x) => x.us)).toEqual(situ.map((c) => expect.closeTo(c.chain_us_per_layer - f.layerLinearUs, 9)));
     expect(f.kernelCurves!.fp16![1].us).toBe(Math.round(situ[3].us_at_context! * 100) / 100);
+  });
+
+  it("counts a kernel as following the rule only where every point has plans, each the rule's", () => {
+    const f = (ks: typeof kernels_in_situ) => attentionFits({ ...m, kernels_in_situ: ks }, 16, gpu, model).waves.waves!.kernels;
+    expect(f(kernels_in_situ.map((k) => (k.tokens === 4096 && k.precision === 'int8' ? { ...k, plans: [] } : k)))).toEqual(['fp16']);
+    expect(f(kernels_in_situ.map((k) => (k.precision === 'int8' ? { ...k, plans: [{ ...k.plans[0], splits: 4 }] } : k)))).toEqual(['fp16']);
+    expect(f(kernels_in_situ.map((k) => (k.precision === 'int4' ? { ...k, plans: [planAt(k.tokens)] } : k)))).toEqual(['fp16', 'int8', 'int4']);
   });
 });

@@ -8,7 +8,7 @@ import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { attentionTimeUs, interpolate } from '../../sim/roofline.js';
 
 // Llama-2-7B's FP16 kernel on a 132-SM GPU at 2 resident blocks per SM: a block per KV head (32) and split, 4 warps per head
-const L2: AttentionWaves = { slots: 264, blocks_per_split: 32, warps_per_head: 4, chunk_tokens: 16, us_per_chunk: 1.5 };
+const L2: AttentionWaves = { slots: 264, blocks_per_split: 32, warps_per_head: 4, chunk_tokens: 16, us_per_chunk: 1.5, kernels: ['fp16', 'int8'] };
 // Llama-3-8B's: 8 KV heads
 const L3: AttentionWaves = { ...L2, blocks_per_split: 8 };
 
@@ -52,7 +52,7 @@ describe('the price', () => {
     { tokens: 4096, us: 27 },
   ];
   const gpu = { ...base.gpu, attention_curve: curve };
-  it('adds us_per_chunk x the tail chunks to the curve for an FP16 layer', () => {
+  it('adds us_per_chunk x the tail chunks to the curve for an FP16 layer and a kernel of the same rule', () => {
     for (const [blocks, tail] of [
       [192, 0],
       [193, 6],
@@ -65,10 +65,24 @@ describe('the price', () => {
       expect(tailWaveUs(t, L2)).toBe(1.5 * tail);
       expect(attentionTimeUs(gpu, t, 0, 0)).toBe(interpolate(curve, t));
     }
-    // another kernel takes its measured difference to FP16 without the tail wave (its own splits follow its own resident blocks)
-    const kernels = { fp16: curve, int4: curve.map((x) => ({ tokens: x.tokens, us: x.us - 5 })) };
-    expect(attentionTimeUs({ ...gpu, attention_kernels: kernels, attention_waves: L2 }, 193 * 16, 0, 0, 'int4')).toBeCloseTo(interpolate(curve, 193 * 16) - 5, 12);
-    expect(attentionTimeUs({ ...gpu, attention_kernels: kernels, attention_waves: L2 }, 193 * 16, 0, 0, 'fp16')).toBeCloseTo(interpolate(curve, 193 * 16) + 9, 12);
+    // the kernels' own curves, timed at their contexts: FP16 at 192 blocks (no tail) and 225 (a 7-chunk tail)
+    const fp16 = [
+      { tokens: 192 * 16, us: 20 },
+      { tokens: 225 * 16, us: 30 },
+    ];
+    const kernels = { fp16, int8: fp16.map((x) => ({ tokens: x.tokens, us: x.us + 4 })), int4: fp16.map((x) => ({ tokens: x.tokens, us: x.us - 5 })) };
+    const g = { ...gpu, attention_kernels: kernels, attention_waves: L2 };
+    const t = 193 * 16;
+    const frac = 1 / 33;
+    expect(attentionTimeUs(g, t, 0, 0, 'fp16')).toBeCloseTo(interpolate(curve, t) + 9, 12);
+    // INT8 follows the rule: the curve, its tail, and its difference to FP16 as measured (4 us)
+    expect(attentionTimeUs(g, t, 0, 0, 'int8')).toBeCloseTo(interpolate(curve, t) + 9 + 4, 12);
+    // INT4 has a split of its own: its difference to FP16 less FP16's tails at FP16's points (0 and 7 x 1.5 us)
+    const fp16Less = 20 + (30 - 1.5 * 7 - 20) * frac;
+    const int4 = 15 + (25 - 15) * frac;
+    expect(attentionTimeUs(g, t, 0, 0, 'int4')).toBeCloseTo(interpolate(curve, t) + int4 - fp16Less, 12);
+    // (the same without the tail wave priced: the difference as measured)
+    expect(attentionTimeUs({ ...g, attention_waves: undefined }, t, 0, 0, 'int4')).toBeCloseTo(interpolate(curve, t) - 5, 12);
   });
 
   it('is a profile field checked by name, with the curve it adds to', () => {
@@ -80,5 +94,7 @@ describe('the price', () => {
     const { chunk_tokens: _, ...short } = L2;
     expect(() => validateProfile(p({ attention_curve: curve, attention_waves: short }), 'x.json')).toThrow(/gpu.attention_waves.chunk_tokens is missing/);
     expect(() => validateProfile(p({ attention_curve: curve, attention_waves: { ...L2, wave: 1 } }), 'x.json')).toThrow(/gpu.attention_waves.wave is not a known field/);
+    expect(() => validateProfile(p({ attention_curve: curve, attention_waves: { ...L2, kernels: ['int8'] } }), 'x.json')).toThrow(/gpu.attention_waves.kernels must list the kernels that follow the rule, "fp16" among them, each one of fp16, int8, int4/);
+    expect(() => validateProfile(p({ attention_curve: curve, attention_waves: { ...L2, kernels: ['fp16', 'int9'] } }), 'x.json')).toThrow(/attention_waves.kernels must list/);
   });
 });
