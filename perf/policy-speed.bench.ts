@@ -87,7 +87,7 @@ function freshRun(policy: string): { maxRssMB: number; beforeMB: number; cpuS: n
   const self = fileURLToPath(import.meta.url);
   const r = spawnSync(process.execPath, [...process.execArgv, self, '--child', policy, '--trace', trace, '--budget', budget], { encoding: 'utf8' });
   if (r.status !== 0) {
-    console.error(`memory of ${policy}: child exited ${r.status}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    console.error(`fresh process of ${policy}: child exited ${r.status}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     return null;
   }
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
@@ -110,8 +110,9 @@ timed(BASE);
 const baseRuns: number[] = [];
 const rows: { policy: string; s: number; wall: number; base: number; ratio: number; digest: string; maxRssMB?: number; overMB?: number; ok: boolean }[] = [];
 const memoryOn = !flag('no-memory');
+if (!memoryOn && process.argv.includes('--fresh')) throw new Error('--fresh times the separate processes, which --no-memory leaves out: give one of them');
 const freshN = memoryOn ? Number(arg('fresh', '1')) : 0;
-if (memoryOn && !(Number.isInteger(freshN) && freshN >= 1)) throw new Error(`--fresh must be an integer >= 1 (got ${arg('fresh', '')})`);
+if (memoryOn && !(Number.isInteger(freshN) && freshN >= 1)) throw new Error(`--fresh must be an integer >= 1 (got ${arg('fresh', '(nothing)') ?? '(nothing)'})`);
 /**
  * The policy's fresh processes, each after one of the base policy's (so that both see the same machine
  * state): the first one's memory, the median replay CPU of each; 'failed' where a process failed (its
@@ -157,7 +158,7 @@ for (const p of policies) {
   const freshRatio = mem ? mem.cpuS / mem.baseCpuS : undefined;
   // (both readings judged; a fresh process that failed is no reading, and the row misses)
   const ok = s / base <= target(p) && (freshRatio === undefined || freshRatio <= target(p)) && f !== 'failed';
-  const row = { policy: p, s, wall: median(walls), base, ratio: s / base, freshS: mem?.cpuS, freshBaseS: mem?.baseCpuS, freshRatio, digest: d, maxRssMB: mem?.maxRssMB, overMB: mem && baseMem ? mem.maxRssMB - baseMem.maxRssMB : undefined, ok };
+  const row = { policy: p, s, wall: median(walls), base, ratio: s / base, freshS: mem?.cpuS, freshBaseS: mem?.baseCpuS, freshRatio, freshFailed: f === 'failed', digest: d, maxRssMB: mem?.maxRssMB, overMB: mem && baseMem ? mem.maxRssMB - baseMem.maxRssMB : undefined, ok };
   rows.push(row);
   const memText = f === 'failed' ? '  fresh process FAILED (above)' : mem ? `  fresh process ${mem.cpuS.toFixed(3)} s ${freshRatio!.toFixed(1)}x (${BASE} ${mem.baseCpuS.toFixed(3)} s)  peak ${mem.maxRssMB.toFixed(0).padStart(5)} MB (${row.overMB! >= 0 ? '+' : ''}${row.overMB!.toFixed(0)} vs ${BASE})` : '';
   console.log(

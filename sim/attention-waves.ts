@@ -14,8 +14,10 @@
  * passes one wave. The measured times and the fit: lab/notes/HIL-NOTES.md.
  *
  * The rule is the dispatch's own choice of splits; a run whose split count is given (the attention
- * option `splits`, or a call's own) is not what it describes, and neither are the other kernels,
- * whose splits follow their own resident blocks (roofline.ts prices their measured difference to FP16).
+ * option `splits`, or a call's own) is not what it describes. Other kernels follow it where their
+ * plans have the same resident blocks and grid (the profile's attention_waves.kernels: the per-block
+ * table kernel at these shapes); one with resident blocks of its own (the INT4 tensor-core kernel)
+ * has its tail waves elsewhere, and roofline.ts prices its measured difference to FP16 without FP16's.
  */
 import type { AttentionWaves } from './hardware/profile.js';
 

@@ -60,6 +60,7 @@ import type { FileBatchPoint } from './file-batches.js';
 import { tailWaveOf, type TailWaveResult, withoutTailWave } from './fit-tail-wave.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
+import { tailWaveUs } from '../../sim/attention-waves.js';
 import { median } from '../timing/median.js';
 
 export interface CalibrateOptions {
@@ -765,7 +766,15 @@ export function attentionFits(
   // the GEMV's isolated time): the simulated layer then equals the measured chain, and the line's residual
   // at the layer's shape does not become a per-layer error.
   const { curve, layerLinearUs } = attentionCurveFromChains(chains, gpu, model);
-  return { waves, curve, layerLinearUs, kernelCurves: attentionKernelCurves(m) };
+  // (FP16 at a kernel context between the chains' points is read off them: off the points without the
+  // tail wave, plus the tail wave at that context, where it is priced)
+  const kernelCurves = attentionKernelCurves(m);
+  if (w && kernelCurves?.fp16) {
+    const at = new Set(m.attention_in_situ.map((c) => c.tokens));
+    const without = [...chains].sort((a, b) => a.tokens - b.tokens);
+    kernelCurves.fp16 = kernelCurves.fp16.map((x) => (at.has(x.tokens) ? x : { tokens: x.tokens, us: r2(interpolate(without, x.tokens) + tailWaveUs(x.tokens, w)) }));
+  }
+  return { waves, curve, layerLinearUs, kernelCurves };
 }
 
 /**

@@ -57,7 +57,7 @@ export interface Measurements {
    * time per layer - the same chain's without the attention, as attention_in_situ (absent from
    * measurements taken before they existed)
    */
-  kernels_in_situ?: { precision: AttentionCase; tokens: number; bytes: number; us: number; chain_us_per_layer: number; gemv_us_per_layer?: number }[];
+  kernels_in_situ?: { precision: AttentionCase; tokens: number; bytes: number; us: number; chain_us_per_layer: number; gemv_us_per_layer?: number; plans?: ChainPlan[] }[];
   /**
    * pinned copies one after another on the memory stream from scattered host slots (256 KiB
    * stride) while the compute stream streams GEMV weights (HBM busy), per direction and size;
@@ -582,11 +582,11 @@ export const CHAIN_WARM_MS = 200;
  */
 export const CHAIN_PHASE_BLOCKS: readonly number[] = [-14, -10, -6, -2, 2, 6, 10, 14];
 /**
- * contexts below this many blocks are timed at the context alone. From 97 blocks on, a 32-KV-head
- * model's split on a 132-SM GPU asks for a second, short wave of blocks at most contexts below 288 blocks
- * (sim/attention-waves.ts), so the 1,536-token point (96 blocks) is timed around as well: at 98, 102 and
- * 106 blocks its tail wave's warps take 3 chunks each, and the tail wave's price (fit-tail-wave.ts) is
- * fitted over those too, not only over the 4-8 of the contexts from 2k tokens on.
+ * contexts below this many blocks are timed at the context alone. A 32-KV-head model's split on a
+ * 132-SM GPU asks for a second, short wave of blocks at 72 blocks and at most contexts from 97 to 287
+ * blocks (sim/attention-waves.ts), so the 1,536-token point (96 blocks) is timed around as well: at 98,
+ * 102 and 106 blocks its tail wave's warps take 3 chunks each, and the tail wave's price
+ * (fit-tail-wave.ts) is fitted over those too, not only over the 4-8 of the contexts from 2k tokens on.
  */
 export const CHAIN_PHASE_MIN_BLOCKS = 96;
 

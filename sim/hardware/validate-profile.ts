@@ -91,8 +91,8 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
       checks.number(w, 'us_per_chunk', `${path}.attention_waves`, '>=0');
       if ('kernels' in w) {
         const ks = w.kernels;
-        if (!Array.isArray(ks) || !ks.includes('fp16') || ks.some((k) => !(ATTENTION_KERNELS as readonly unknown[]).includes(k))) {
-          checks.add(`${path}.attention_waves.kernels must list the kernels that follow the rule, "fp16" among them, each one of ${ATTENTION_KERNELS.join(', ')} (got ${describe(ks)})`);
+        if (!Array.isArray(ks) || !ks.includes('fp16') || ks.some((k) => !(ATTENTION_KERNELS as readonly unknown[]).includes(k)) || new Set(ks).size !== ks.length) {
+          checks.add(`${path}.attention_waves.kernels must list the kernels that follow the rule, "fp16" among them, each once and one of ${ATTENTION_KERNELS.join(', ')} (got ${describe(ks)})`);
         }
       }
       if (!('attention_curve' in gpu)) checks.add(`${path}.attention_waves prices the tail wave on top of ${path}.attention_curve: give the curve, or leave attention_waves out`);

@@ -81,6 +81,10 @@ describe('the price', () => {
     const fp16Less = 20 + (30 - 1.5 * 7 - 20) * frac;
     const int4 = 15 + (25 - 15) * frac;
     expect(attentionTimeUs(g, t, 0, 0, 'int4')).toBeCloseTo(interpolate(curve, t) + int4 - fp16Less, 12);
+    // (another price per chunk on the same curves: the FP16 points less their tails at that price)
+    const g3 = { ...g, attention_waves: { ...L2, us_per_chunk: 3 } };
+    expect(attentionTimeUs(g3, t, 0, 0, 'int4')).toBeCloseTo(interpolate(curve, t) + int4 - (20 + (30 - 3 * 7 - 20) * frac), 12);
+    expect(attentionTimeUs(g, t, 0, 0, 'int4')).toBeCloseTo(interpolate(curve, t) + int4 - fp16Less, 12);
     // (the same without the tail wave priced: the difference as measured)
     expect(attentionTimeUs({ ...g, attention_waves: undefined }, t, 0, 0, 'int4')).toBeCloseTo(interpolate(curve, t) - 5, 12);
   });
@@ -94,7 +98,10 @@ describe('the price', () => {
     const { chunk_tokens: _, ...short } = L2;
     expect(() => validateProfile(p({ attention_curve: curve, attention_waves: short }), 'x.json')).toThrow(/gpu.attention_waves.chunk_tokens is missing/);
     expect(() => validateProfile(p({ attention_curve: curve, attention_waves: { ...L2, wave: 1 } }), 'x.json')).toThrow(/gpu.attention_waves.wave is not a known field/);
-    expect(() => validateProfile(p({ attention_curve: curve, attention_waves: { ...L2, kernels: ['int8'] } }), 'x.json')).toThrow(/gpu.attention_waves.kernels must list the kernels that follow the rule, "fp16" among them, each one of fp16, int8, int4/);
+    expect(() => validateProfile(p({ attention_curve: curve, attention_waves: { ...L2, kernels: ['int8'] } }), 'x.json')).toThrow(/gpu.attention_waves.kernels must list the kernels that follow the rule, "fp16" among them, each once and one of fp16, int8, int4/);
     expect(() => validateProfile(p({ attention_curve: curve, attention_waves: { ...L2, kernels: ['fp16', 'int9'] } }), 'x.json')).toThrow(/attention_waves.kernels must list/);
+    expect(() => validateProfile(p({ attention_curve: curve, attention_waves: { ...L2, kernels: ['fp16', 'int8', 'int8'] } }), 'x.json')).toThrow(/attention_waves.kernels must list .* each once/);
+    const { kernels: _k, ...noKernels } = L2;
+    expect(() => validateProfile(p({ attention_curve: curve, attention_waves: noKernels }), 'x.json')).toThrow(/gpu.attention_waves.kernels is missing/);
   });
 });
