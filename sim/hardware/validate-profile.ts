@@ -92,7 +92,7 @@ export function checkGpu(value: unknown, path: string, checks: FieldChecks): voi
       if ('kernels' in w) {
         const ks = w.kernels;
         if (!Array.isArray(ks) || !ks.includes('fp16') || ks.some((k) => !(ATTENTION_KERNELS as readonly unknown[]).includes(k)) || new Set(ks).size !== ks.length) {
-          checks.add(`${path}.attention_waves.kernels must list the kernels that follow the rule, "fp16" among them, each once and one of ${ATTENTION_KERNELS.join(', ')} (got ${describe(ks)})`);
+          checks.add(`${path}.attention_waves.kernels must list the kernels that follow the rule, "fp16" among them, each once and one of ${ATTENTION_KERNELS.join(', ')} (got ${Array.isArray(ks) ? JSON.stringify(ks) : describe(ks)})`);
         }
       }
       if (!('attention_curve' in gpu)) checks.add(`${path}.attention_waves prices the tail wave on top of ${path}.attention_curve: give the curve, or leave attention_waves out`);
