@@ -108,11 +108,11 @@ console.log(`trace ${path.basename(trace)}, budget ${budget}, ${rounds} rounds p
 // warm-up: one replay of the base
 timed(BASE);
 const baseRuns: number[] = [];
-const rows: { policy: string; s: number; wall: number; base: number; ratio: number; digest: string; maxRssMB?: number; overMB?: number; ok: boolean }[] = [];
+const rows: { policy: string; s: number; wall: number; base: number; ratio: number; freshS?: number; freshBaseS?: number; freshRatio?: number; freshFailed: boolean; digest: string; maxRssMB?: number; overMB?: number; ok: boolean }[] = [];
 const memoryOn = !flag('no-memory');
 if (!memoryOn && process.argv.includes('--fresh')) throw new Error('--fresh times the separate processes, which --no-memory leaves out: give one of them');
 const freshN = memoryOn ? Number(arg('fresh', '1')) : 0;
-if (memoryOn && !(Number.isInteger(freshN) && freshN >= 1)) throw new Error(`--fresh must be an integer >= 1 (got ${arg('fresh', '(nothing)') ?? '(nothing)'})`);
+if (memoryOn && !(Number.isInteger(freshN) && freshN >= 1)) throw new Error(`--fresh must be an integer >= 1 (got ${arg('fresh', '') ?? ''})`);
 /**
  * The policy's fresh processes, each after one of the base policy's (so that both see the same machine
  * state): the first one's memory, the median replay CPU of each; 'failed' where a process failed (its

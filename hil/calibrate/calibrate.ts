@@ -768,13 +768,9 @@ export function attentionFits(
   const { curve, layerLinearUs } = attentionCurveFromChains(chains, gpu, model);
   // (FP16 at a kernel context between the chains' points is read off them: off the points without the
   // tail wave, plus the tail wave at that context, where it is priced)
-  const kernelCurves = attentionKernelCurves(m);
-  if (w && kernelCurves?.fp16) {
-    const at = new Set(m.attention_in_situ.map((c) => c.tokens));
-    const without = [...chains].sort((a, b) => a.tokens - b.tokens);
-    kernelCurves.fp16 = kernelCurves.fp16.map((x) => (at.has(x.tokens) ? x : { tokens: x.tokens, us: r2(interpolate(without, x.tokens) + tailWaveUs(x.tokens, w)) }));
-  }
-  return { waves, curve, layerLinearUs, kernelCurves };
+  const without = [...chains].sort((a, b) => a.tokens - b.tokens);
+  const fp16Between = w ? (t: number) => interpolate(without, t) + tailWaveUs(t, w) : undefined;
+  return { waves, curve, layerLinearUs, kernelCurves: attentionKernelCurves(m, fp16Between) };
 }
 
 /**
@@ -807,11 +803,11 @@ export function kernelSlowdown(points: readonly LayoutPoint[]): { fraction: numb
  * Per dispatched attention kernel, its time vs context (ascending; kernels with at least two contexts,
  * and only when FP16 is among them: the simulator uses differences to FP16). From the kernels in situ
  * where measured (layer chains, as the executor runs them: FP16 from attention_in_situ at the contexts
- * the other kernels were chained at, piecewise-linear between its points where it was not taken there),
- * else from the kernels alone. Undefined when no kernel besides
+ * the other kernels were chained at, piecewise-linear between its points where it was not taken there,
+ * or `fp16Between` there where given), else from the kernels alone. Undefined when no kernel besides
  * FP16 was measured.
  */
-export function attentionKernelCurves(m: Pick<Measurements, 'kernels'> & Partial<Pick<Measurements, 'attention_in_situ' | 'kernels_in_situ'>>): GpuSpec['attention_kernels'] {
+export function attentionKernelCurves(m: Pick<Measurements, 'kernels'> & Partial<Pick<Measurements, 'attention_in_situ' | 'kernels_in_situ'>>, fp16Between?: (tokens: number) => number): GpuSpec['attention_kernels'] {
   const out: NonNullable<GpuSpec['attention_kernels']> = {};
   const situ = m.kernels_in_situ ?? [];
   const fp16 = [...(m.attention_in_situ ?? [])].sort((a, b) => a.tokens - b.tokens);
@@ -824,7 +820,7 @@ export function attentionKernelCurves(m: Pick<Measurements, 'kernels'> & Partial
           // (at the context itself where the FP16 point is a mean around it: the other kernels were timed there)
           ...at.map((t) => {
             const x = fp16.find((p) => p.tokens === t);
-            return { precision: 'fp16', tokens: t, us: x ? (x.us_at_context ?? x.us) : interpolate(fp16, t) };
+            return { precision: 'fp16', tokens: t, us: x ? (x.us_at_context ?? x.us) : fp16Between ? fp16Between(t) : interpolate(fp16, t) };
           }),
           ...situ.map((x) => ({ precision: x.precision, tokens: x.tokens, us: x.us })),
         ]
