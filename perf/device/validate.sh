@@ -2,7 +2,7 @@
 # The held-out validation grid (kvtier hil validate) on the GPU machine, in one call that fits the
 # device tool's 600 s: calibration per model at contexts the grid never uses, then the cells, cheapest
 # contexts first; no cell is started that would end past MAX_SECONDS (default 500) after the start,
-# and the whole command is cut at 580 s. A cut run leaves its finished cells in /tmp/kvd/validate: a
+# and the whole command is cut at LIMIT s (default 580; less where other work shares the call). A cut run leaves its finished cells in /tmp/kvd/validate: a
 # second call on the same warm machine resumes there (FRESH=1 starts over).
 #   here:  bash perf/device/validate.sh pack NAME     (perf/device/bundle.sh NAME, plus the YAML reader the
 #          grid file needs: .device/validate-mods.tar.xz)
@@ -39,7 +39,7 @@ case "$MODE" in
     B=/tmp/kvd/$NAME
     export KVTIER_HIL_ADDON=$B/kvtier_hil.node
     { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; df -h /tmp | tail -1; } | tee "$OUT/when.txt"
-    LEFT=$(( 580 - ($(date +%s) - T0) ))
+    LEFT=$(( ${LIMIT:-580} - ($(date +%s) - T0) ))
     timeout "$LEFT" /tmp/kvd/node perf/device/validate.mjs "$B/dist" "$GRID" "$V" "${MAX_SECONDS:-500}" > "$OUT/validate-log.txt" 2>&1
     rc=$?
     [ $rc = 124 ] && echo "cut at the time limit: the finished cells are in $V/cells; run again on the same machine to resume" | tee -a "$OUT/validate-log.txt"
