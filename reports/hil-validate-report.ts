@@ -123,7 +123,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
     markdown:
       `The grid is judged at contexts ${r.held_out_contexts.join(', ')} (tokens). ` +
       r.profiles
-        .map((p) => `\`${short(p.model)}\`: \`${p.file}\` — ${p.note}${p.points ? `; attention kernels at ${p.points.attention_contexts.join(', ')}, layer chains at ${p.points.situ_contexts.join(', ')}, layout copies and file batches at ${p.points.layout_context}, overlap at ${p.points.overlap_context}` : ''}${p.points_near_grid && p.points_near_grid.length ? `; **points at grid contexts: ${p.points_near_grid.join(', ')}**` : ''}.`)
+        .map((p) => `\`${short(p.model)}\`: \`${p.file}\` — ${p.note}${p.points ? `; attention kernels at ${p.points.attention_contexts.join(', ')}, layer chains at ${p.points.situ_contexts.join(', ')}, layout copies and file batches at ${p.points.layout_context}, overlap at ${p.points.overlap_context}` : ''}${p.points_near_grid && p.points_near_grid.length ? `; **points at grid contexts: ${p.points_near_grid.join(', ')}**` : ''}${p.copies_retimed ? `; copy batches timed twice, the lesser kept (from the second: ${p.copies_retimed.idle} idle${p.copies_retimed.gemv ? `, ${p.copies_retimed.gemv} beside the GEMV` : ''}; H2D alpha ${p.copies_retimed.h2d_alpha_us[0]} -> ${p.copies_retimed.h2d_alpha_us[1]} us)` : ''}.`)
         .join(' '),
   });
   if (r.notes.length) sections.push({ heading: 'Notes', markdown: r.notes.map((n) => `- ${n}`).join('\n') });

@@ -162,8 +162,9 @@ export const CALIBRATION_BLOCK_TOKENS = 16;
 
 export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult> {
   const log = o.log ?? (() => {});
-  const base = loadHardware(o.base);
   const model = loadModel(o.model);
+  // (an unknown base profile is an error before any benchmark runs)
+  loadHardware(o.base);
   const b = openBackend(o.backend, 0, o.attention);
   let attentionOptions: ResolvedAttentionOptions;
   let m: Measurements;
@@ -178,9 +179,41 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     log(`calibrating on ${device} (${b.kind} backend)`);
     m = await measureAll(b, { model, blockTokens: o.blockTokens ?? CALIBRATION_BLOCK_TOKENS, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}), plan: { model: o.model, hardware: o.base } }, log);
     m.multiprocessors = info.multiprocessors;
+    m.memory_bytes = memBytes;
   } finally {
     b.close();
   }
+  return buildCalibration({ m, base: o.base, model, device, kind, attentionOptions, blockTokens: o.blockTokens, date: o.date, log });
+}
+
+/** what a profile is built from: a calibration's measurements and where they were taken */
+export interface CalibrationInput {
+  m: Measurements;
+  /** the base profile (name or file) whose unmeasured numbers the profile keeps */
+  base: string;
+  model: ModelSpec;
+  device: string;
+  kind: BackendKind;
+  attentionOptions: ResolvedAttentionOptions;
+  /** tokens per block the chains were timed at (default CALIBRATION_BLOCK_TOKENS) */
+  blockTokens?: number;
+  /** date written into the sources (default today, UTC) */
+  date?: string;
+  log?: (s: string) => void;
+}
+
+/**
+ * The profile, fits and warnings of a calibration from its measurements alone (no backend): what
+ * `calibrate` returns after measuring, and what a calibration whose copy batches were timed again
+ * (retime-copies.ts) is rebuilt with.
+ */
+export function buildCalibration(x: CalibrationInput): CalibrationResult {
+  const { m, device, kind, model } = x;
+  const log = x.log ?? (() => {});
+  const base = loadHardware(x.base);
+  const o = { blockTokens: x.blockTokens, date: x.date };
+  const attentionOptions = x.attentionOptions;
+  const memBytes = m.memory_bytes ?? 0;
   const linear = fitAlphaBeta(linearPoints(m), false);
   const { waves, curve, layerLinearUs, kernelCurves } = attentionFits(m, o.blockTokens ?? CALIBRATION_BLOCK_TOKENS, { ...base.gpu, linear_launch_us: r2(linear.alpha_us), linear_GBps: r2(linear.GBps) }, model);
   const fits: CalibrationFits = {
@@ -248,7 +281,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
       ? `${by}: each attention kernel in situ (${tables}) vs context: the layer chains of gpu.attention_curve with that kernel's table, time per layer minus the layer GEMV alone; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve. (Alone, back to back, a kernel rereads its KV from L2 at short contexts: those times stay in the calibration's measurements.)`
       : `${by}: each attention kernel alone (${tables}) vs context, median of timed trials behind a gate; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve`;
   }
-  if (kind === 'cuda') {
+  if (kind === 'cuda' && memBytes > 0) {
     p.tiers[0].capacity_GiB = r2(memBytes / 1024 ** 3);
     src['tiers[0].capacity_GiB'] = `${by}: total device memory`;
     p.tiers[0].read_GBps = r2(m.d2d_GBps);
@@ -291,7 +324,10 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     const small = li.small_bytes?.length ? `; single quantized blocks of ${li.small_bytes.join(', ')} bytes each way` : '';
     const batches = `pinned copies in the HIL executor's layout (${li.block_bytes}-byte blocks; H2D ${layoutWhat.H2D}; D2H ${layoutWhat.D2H}${small}; batches whose groups alternate a demotion and a promotion of n single blocks; back to back on the memory stream with marks per group (a layer's copies() call)`;
     const beside = underComputeBatches(m) === 'gemv' ? `the layer GEMV back to back on the compute stream throughout` : `attention at ${li.context_tokens} tokens + layer GEMV running on the compute stream throughout`;
-    applyCopyBatchFit(p, fits.copy_batches, by, { idle: `${batches}, nothing else on the GPU)`, under_compute: `${batches}, ${beside})` });
+    const rt = m.layout_retimed;
+    const again = (cond: 'idle' | 'gemv') =>
+      rt ? `; each batch the lesser of two timings, the second taken at ${rt.at} (${rt.from_second[cond].length} of ${rt[cond].length} batches from the second)` : '';
+    applyCopyBatchFit(p, fits.copy_batches, by, { idle: `${batches}, nothing else on the GPU)${again('idle')}`, under_compute: `${batches}, ${beside})${underComputeBatches(m) === 'gemv' ? again('gemv') : ''}` });
     for (const [dir, iso, situ] of [[toHost, fits.d2h, fits.d2h_in_situ], [toHbm, fits.h2d, fits.h2d_in_situ]] as const) {
       src[`links[${pcie}].${dir}.alpha_us`] += `; for comparison, isolated pinned copies: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s; scattered in situ: alpha ${r2(situ.alpha_us)} us, ${r2(situ.GBps)} GB/s`;
     }

@@ -35,6 +35,18 @@ import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 /** the size of the calibration's large copies (the pace of copies far beyond the layout batches' runs, e.g. a streamed layer's weights) */
 export const BULK_COPY_BYTES = 256 << 20;
 
+/** a second timing of the layout batches, and which batch the fit took from which (retime-copies.ts) */
+export interface LayoutRetimed {
+  /** when the second timings began (ISO time) */
+  at: string;
+  idle: LayoutPoint[];
+  gemv: LayoutPoint[];
+  /** the batches (direction and label, per condition) whose second timing was the lesser */
+  from_second: { idle: string[]; gemv: string[] };
+  /** the profile's H2D alpha (us) from the first timings and from the lesser ones */
+  h2d_alpha_us?: [number, number];
+}
+
 export interface Measurements {
   /** the GPU's SM count (device info; the attention dispatch's slots are its resident blocks per SM times this); absent from older measurements */
   multiprocessors?: number;
@@ -140,6 +152,15 @@ export interface Measurements {
    */
   host_probe?: HostIssueProbe;
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number; /** the quantized block sizes timed as single-block batches (absent in calibrations stored before them) */ small_bytes?: number[] };
+  /**
+   * the layout batches the profile's hbm link is fitted to (idle and beside the layer GEMV) timed a
+   * second time, later (retime-copies.ts): `h2d_layout_idle` .. `mixed_layout_gemv` then hold, per
+   * batch, the lesser of the two timings, and this the second timings as taken (absent where the
+   * batches were timed once)
+   */
+  layout_retimed?: LayoutRetimed;
+  /** (cuda) the device's memory in bytes (absent from measurements taken before it was recorded) */
+  memory_bytes?: number;
   /**
    * (cuda) one large pinned copy's time per direction (BULK_COPY_BYTES, two back to back a trial on
    * the memory stream, median over the trials): the pace of copies far longer than the layout batches'

@@ -20,7 +20,8 @@ import { openTrace, readTraceHeader } from '../../traces/trace-reader.js';
 import { TraceWriter } from '../../traces/trace-writer.js';
 import { openBackend } from '../backend.js';
 import { calibrate, writeCalibration } from '../calibrate/calibrate.js';
-import type { CalibrationPoints } from '../calibrate/measure.js';
+import { retimeCopyBatches, retimedOf } from '../calibrate/retime-copies.js';
+import type { CalibrationPoints, Measurements } from '../calibrate/measure.js';
 import { hilRun, type HilOptions } from '../executor/hil-run.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 import { heldOutPoints, pointsNearGrid } from './calibration-points.js';
@@ -41,6 +42,12 @@ export interface ValidateOptions {
   maxSeconds?: number;
   /** print the plan and stop */
   planOnly?: boolean;
+  /**
+   * after every model is calibrated, time each calibration's layout copy batches again and rebuild it
+   * with each batch's lesser timing (calibrate/retime-copies.ts); default: on the cuda backend only
+   * (the host backend's copies are its own memcpy, not a link)
+   */
+  retimeCopies?: boolean;
   log?: (s: string) => void;
   onProgress?: (done: number, total: number, label?: string) => void;
 }
@@ -146,7 +153,17 @@ export interface ValidateResult {
   backend: string;
   tiers: TierDevice[];
   /** host_probe_us: the host issue probe its calibration took (measurements.host_probe of the profile's fit file), where it has one */
-  profiles: { model: string; file: string; calibrated: boolean; points: CalibrationPoints | null; points_near_grid: number[] | null; note: string; host_probe_us?: number }[];
+  profiles: {
+    model: string;
+    file: string;
+    calibrated: boolean;
+    points: CalibrationPoints | null;
+    points_near_grid: number[] | null;
+    note: string;
+    host_probe_us?: number;
+    /** where its copy batches were timed again (retimeCopies): per condition the batches the fit took from the second timing, and the H2D alpha before and after */
+    copies_retimed?: { idle: string; gemv: string | null; h2d_alpha_us: [number, number] };
+  }[];
   held_out_contexts: number[];
   runs: number;
   skip_steps: number;
@@ -383,6 +400,24 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
       }
       profiles.push({ model, file, calibrated: true, points, points_near_grid: pointsNearGrid(points, judged), note: 'calibrated here from the held-out points' });
       profileFile.set(model, file);
+    }
+  }
+
+  if (!o.planOnly && (o.retimeCopies ?? o.hil.backend === 'cuda')) {
+    for (const p of profiles.filter((x) => x.calibrated)) {
+      log(`timing the copy batches of ${p.model}'s calibration again (each batch's lesser timing is kept)`);
+      const r = await retimeCopyBatches(p.file, { backend: o.hil.backend, base: g.base_hardware, model: p.model, quick: g.calibration === 'quick', ...(o.hil.attention ? { attention: o.hil.attention } : {}), log: (s) => log(`  ${s}`) });
+      const of = (x: { batches: number; from_second: number }) => `${x.from_second} of ${x.batches}`;
+      if (r) {
+        p.copies_retimed = { idle: of(r.idle), gemv: r.gemv ? of(r.gemv) : null, h2d_alpha_us: r.h2d_alpha_us };
+        log(`  from the second timing: ${of(r.idle)} idle batches${r.gemv ? `, ${of(r.gemv)} beside the GEMV` : ''}; H2D alpha ${r.h2d_alpha_us[0]} -> ${r.h2d_alpha_us[1]} us`);
+        continue;
+      }
+      log('  (timed twice already)');
+      // (an earlier call of this run timed them again: what it found, from the calibration's fit file)
+      const rt = (JSON.parse(fs.readFileSync(p.file.replace(/\.json$/, '') + '.fit.json', 'utf8')) as { measurements: Measurements }).measurements.layout_retimed!;
+      const s = retimedOf(rt);
+      if (rt.h2d_alpha_us) p.copies_retimed = { idle: of(s.idle), gemv: s.gemv ? of(s.gemv) : null, h2d_alpha_us: rt.h2d_alpha_us };
     }
   }
 

@@ -238,10 +238,25 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
 
   it('stops at the time limit and says so; the CLI plans without running and refuses a bad grid', async () => {
     const out = join(dir, 'limit');
-    const r = await validate({ grid: { ...readValidateGrid(FIXTURE), runs: 1 }, out, hil: { backend: 'host', nvmeDir: dir }, maxSeconds: 1e-3 });
+    // (the copy batches timed again after the calibrations, as on the cuda backend by default)
+    const logs: string[] = [];
+    const r = await validate({ grid: { ...readValidateGrid(FIXTURE), runs: 1 }, out, hil: { backend: 'host', nvmeDir: dir }, maxSeconds: 1e-3, retimeCopies: true, log: (s) => logs.push(s) });
     expect(r.cells.map((c) => c.status)).toEqual(Array(8).fill('not-run'));
     expect(r.cells[0].reason).toMatch(/time limit \(0\.001 s\) would be passed.*rerun with the same --out/);
     expect(r.notes.some((n) => /8 cells not run \(time limit\)/.test(n))).toBe(true);
+    // every calibration timed twice, after the last of them, and the result says so
+    const lastCalibrated = logs.findLastIndex((l) => l.startsWith('calibrated '));
+    expect(logs.findIndex((l) => l.startsWith('timing the copy batches of '))).toBeGreaterThan(lastCalibrated);
+    for (const p of r.profiles) {
+      const m = JSON.parse(readFileSync(p.file.replace(/\.json$/, '.fit.json'), 'utf8')).measurements;
+      const n = (cond: 'idle' | 'gemv') => `${m.layout_retimed.from_second[cond].length} of ${m.layout_retimed[cond].length}`;
+      expect(p.copies_retimed).toEqual({ idle: n('idle'), gemv: n('gemv'), h2d_alpha_us: [expect.any(Number), JSON.parse(readFileSync(p.file, 'utf8')).links[0].b_to_a.alpha_us] });
+    }
+    // resumed: the profiles are reused, not timed a third time
+    const resumed: string[] = [];
+    const r2 = await validate({ grid: { ...readValidateGrid(FIXTURE), runs: 1 }, out, hil: { backend: 'host', nvmeDir: dir }, maxSeconds: 1e-3, retimeCopies: true, log: (s) => resumed.push(s) });
+    expect(resumed.filter((l) => l === '  (timed twice already)')).toHaveLength(r.profiles.length);
+    expect(r2.profiles.map((p) => p.copies_retimed)).toEqual(r.profiles.map((p) => p.copies_retimed));
     const lines: string[] = [];
     const log = console.log;
     console.log = (s: string) => void lines.push(s);

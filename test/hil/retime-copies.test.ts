@@ -1,0 +1,109 @@
+// A calibration's layout copy batches timed a second time (hil/calibrate/retime-copies.ts): each batch
+// keeps the lesser of its two timings, the profile is rebuilt from those exactly as calibrate builds one
+// (buildCalibration), and a calibration is timed twice at most.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { LayoutPoint } from '../../hil/bench/layout-copy-bench.js';
+import { buildCalibration, calibrate, writeCalibration } from '../../hil/calibrate/calibrate.js';
+import type { Measurements } from '../../hil/calibrate/measure.js';
+import { lesserTimings, retimeCopyBatches } from '../../hil/calibrate/retime-copies.js';
+import { loadModel } from '../../sim/models/load-model.js';
+import { backendAvailability } from './availability.js';
+import { makeHilFixture } from './hil-fixtures.js';
+
+const host = backendAvailability('host');
+const dir = mkdtempSync(join(tmpdir(), 'kvtier-retime-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const batch = (direction: LayoutPoint['direction'], label: string, us: number): LayoutPoint =>
+  ({ direction, label, us, runs: 1, bytes: 1, split: { h2d: { runs: 1, bytes: 1 }, d2h: { runs: 0, bytes: 0 } }, switches: 0, groups: 8, lengths: {}, enqueue_us: 0, gate_us: 0, compute_cover: 0, compute_extra_us: 0 }) as LayoutPoint;
+
+describe('lesserTimings', () => {
+  it("keeps each batch's lesser timing in the first's order, naming those taken from the second", () => {
+    const first = [batch('h2d', 'runs of 1', 800), batch('h2d', 'runs of 2', 1000), batch('d2h', 'runs of 2', 900), batch('mixed', 'x', 200)];
+    // (the second in another order; a tie keeps the first's)
+    const second = [batch('mixed', 'x', 200), batch('d2h', 'runs of 2', 950), batch('h2d', 'runs of 2', 970), batch('h2d', 'runs of 1', 780)];
+    const r = lesserTimings(first, second);
+    expect(r.points.map((p) => [p.direction, p.label, p.us])).toEqual([
+      ['h2d', 'runs of 1', 780],
+      ['h2d', 'runs of 2', 970],
+      ['d2h', 'runs of 2', 900],
+      ['mixed', 'x', 200],
+    ]);
+    expect(r.points[2]).toBe(first[2]);
+    expect(r.points[3]).toBe(first[3]);
+    expect(r.fromSecond).toEqual(['h2d runs of 1', 'h2d runs of 2']);
+  });
+
+  it('refuses timings that are not of one plan', () => {
+    const first = [batch('h2d', 'runs of 1', 800), batch('d2h', 'runs of 1', 700)];
+    // (the same label in another direction is another batch)
+    expect(() => lesserTimings(first, [batch('h2d', 'runs of 1', 800), batch('h2d', 'runs of 1', 790)])).toThrow('the second timings name the batch "h2d runs of 1" twice');
+    expect(() => lesserTimings(first, [batch('h2d', 'runs of 1', 800), batch('mixed', 'runs of 1', 700)])).toThrow('the second timings have no batch "d2h runs of 1"');
+  });
+});
+
+describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
+  it('rebuilds the calibration from the lesser timings, once', async () => {
+    const fx = makeHilFixture(256, 4);
+    const base = 'h100-pcie5';
+    const r = await calibrate({ backend: 'host', base, model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-28' });
+    const file = join(dir, 'profile.json');
+    writeCalibration(file, r);
+    // building from the measurements alone gives the profile calibrate gave
+    const model = loadModel(fx.model);
+    const again = buildCalibration({ m: r.measurements, base, model, device: r.device, kind: 'host', attentionOptions: r.attention_options, date: '2026-11-28' });
+    expect(again.profile).toEqual(r.profile);
+    expect(again.fits).toEqual(r.fits);
+
+    const first = r.measurements;
+    const t = await retimeCopyBatches(file, { backend: 'host', base, model: fx.model, quick: true, groupSize: 64, date: '2026-11-28' });
+    expect(t).not.toBeNull();
+    const side = JSON.parse(readFileSync(join(dir, 'profile.fit.json'), 'utf8')) as { measurements: Measurements };
+    const m = side.measurements;
+    const rt = m.layout_retimed!;
+    // per condition: the second timings of every batch, and each batch fitted the lesser of the two
+    for (const [cond, firsts, nows] of [
+      ['idle', [...first.h2d_layout_idle, ...first.d2h_layout_idle, ...first.mixed_layout_idle!], [...m.h2d_layout_idle, ...m.d2h_layout_idle, ...m.mixed_layout_idle!]],
+      ['gemv', [...first.h2d_layout_gemv!, ...first.d2h_layout_gemv!, ...first.mixed_layout_gemv!], [...m.h2d_layout_gemv!, ...m.d2h_layout_gemv!, ...m.mixed_layout_gemv!]],
+    ] as const) {
+      const seconds = rt[cond];
+      expect(seconds.map((p) => `${p.direction} ${p.label}`).sort()).toEqual(firsts.map((p) => `${p.direction} ${p.label}`).sort());
+      const byName = new Map(seconds.map((p) => [`${p.direction} ${p.label}`, p.us]));
+      expect(nows.map((p) => p.us)).toEqual(firsts.map((p) => Math.min(p.us, byName.get(`${p.direction} ${p.label}`)!)));
+      expect(rt.from_second[cond]).toEqual(firsts.filter((p) => byName.get(`${p.direction} ${p.label}`)! < p.us).map((p) => `${p.direction} ${p.label}`));
+      expect(t![cond]).toEqual({ batches: firsts.length, from_second: rt.from_second[cond].length });
+    }
+    // the batches the link was not fitted to are as they were
+    expect(m.h2d_layout).toEqual(first.h2d_layout);
+    expect(m.attention_in_situ).toEqual(first.attention_in_situ);
+    // the profile written is the one the new measurements build, its sources saying so
+    const p = JSON.parse(readFileSync(file, 'utf8'));
+    const rebuilt = buildCalibration({ m, base, model, device: r.device, kind: 'host', attentionOptions: r.attention_options, date: '2026-11-28' });
+    expect(p).toEqual(JSON.parse(JSON.stringify(rebuilt.profile)));
+    expect(p.sources['links[0].b_to_a.alpha_us']).toContain(`; each batch the lesser of two timings, the second taken at ${rt.at} (${rt.from_second.idle.length} of ${rt.idle.length} batches from the second)`);
+    expect(p.sources['links[0].b_to_a.alpha_under_compute_us']).toContain(`(${rt.from_second.gemv.length} of ${rt.gemv.length} batches from the second)`);
+    expect(t!.h2d_alpha_us).toEqual([r.profile.links[0].b_to_a!.alpha_us, p.links[0].b_to_a.alpha_us]);
+    expect(rt.h2d_alpha_us).toEqual(t!.h2d_alpha_us);
+    // a calibration timed twice is left as it is
+    const before = readFileSync(file, 'utf8');
+    expect(await retimeCopyBatches(file, { backend: 'host', base, model: fx.model, quick: true, groupSize: 64 })).toBeNull();
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it("refuses a calibration taken on another device, and leaves it as it was", async () => {
+    const fx = makeHilFixture(256, 4);
+    const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-28' });
+    const file = join(dir, 'other.json');
+    writeCalibration(file, r);
+    const sideFile = join(dir, 'other.fit.json');
+    const side = JSON.parse(readFileSync(sideFile, 'utf8'));
+    side.device = 'NVIDIA H200';
+    writeFileSync(sideFile, JSON.stringify(side));
+    const before = readFileSync(file, 'utf8');
+    await expect(retimeCopyBatches(file, { backend: 'host', base: 'h100-pcie5', model: fx.model, quick: true, groupSize: 64 })).rejects.toThrow(`${file} was calibrated on NVIDIA H200; this backend's device is ${r.device}`);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+});
