@@ -245,7 +245,7 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(r.cells[0].reason).toMatch(/time limit \(0\.001 s\) would be passed.*rerun with the same --out/);
     expect(r.notes.some((n) => /8 cells not run \(time limit\)/.test(n))).toBe(true);
     // every calibration timed twice, after the last of them, and the result says so
-    const lastCalibrated = logs.findLastIndex((l) => l.startsWith('calibrated '));
+    const lastCalibrated = logs.map((l) => l.startsWith('calibrated ')).lastIndexOf(true);
     expect(logs.findIndex((l) => l.startsWith('timing the copy batches of '))).toBeGreaterThan(lastCalibrated);
     for (const p of r.profiles) {
       const m = JSON.parse(readFileSync(p.file.replace(/\.json$/, '.fit.json'), 'utf8')).measurements;
