@@ -257,6 +257,18 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const r2 = await validate({ grid: { ...readValidateGrid(FIXTURE), runs: 1 }, out, hil: { backend: 'host', nvmeDir: dir }, maxSeconds: 1e-3, retimeCopies: true, log: (s) => resumed.push(s) });
     expect(resumed.filter((l) => l === '  (timed twice already)')).toHaveLength(r.profiles.length);
     expect(r2.profiles.map((p) => p.copies_retimed)).toEqual(r.profiles.map((p) => p.copies_retimed));
+    // a second timing that fails leaves the calibration as timed once and says why; the run goes on
+    const side = r.profiles[0].file.replace(/\.json$/, '.fit.json');
+    const f = JSON.parse(readFileSync(side, 'utf8'));
+    delete f.measurements.layout_retimed;
+    f.device = 'NVIDIA H200';
+    writeFileSync(side, JSON.stringify(f));
+    const before = readFileSync(r.profiles[0].file, 'utf8');
+    const r3 = await validate({ grid: { ...readValidateGrid(FIXTURE), runs: 1 }, out, hil: { backend: 'host', nvmeDir: dir }, maxSeconds: 1e-3, retimeCopies: true });
+    expect(r3.notes).toContain(`the second timing of ${r.profiles[0].model}'s copy batches failed (${r.profiles[0].file} was calibrated on NVIDIA H200; this backend's device is host CPU: its copies are not the calibration's to time again): its calibration is kept as timed once`);
+    expect(readFileSync(r.profiles[0].file, 'utf8')).toBe(before);
+    expect(r3.profiles[0].copies_retimed).toBeUndefined();
+    expect(r3.cells.map((c) => c.status)).toEqual(Array(8).fill('not-run'));
     const lines: string[] = [];
     const log = console.log;
     console.log = (s: string) => void lines.push(s);
