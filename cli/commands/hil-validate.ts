@@ -33,6 +33,8 @@ interface ValidateFlags {
   attn?: AttentionOptions;
   seed: number;
   report: boolean;
+  /** false with --no-retime-copies */
+  retimeCopies: boolean;
 }
 
 export function registerHilValidate(hil: Command): void {
@@ -85,6 +87,7 @@ export function registerHilValidate(hil: Command): void {
     .option('--seed <n>', 'seed of the KV bytes', intFlag('--seed'), 1)
     .option('--attn <KEY=VALUE>', 'attention option KEY=VALUE, repeatable (the list: kvtier hil options)', attnFlag)
     .option('--no-report', 'write validate.json and cells.csv only')
+    .option('--no-retime-copies', "do not time the calibrations' copy batches a second time (by default, on the cuda backend, each is timed again once every model is calibrated and its lesser timing kept)")
     .action(async (file: string, o: ValidateFlags) => {
       if (!BACKENDS.includes(o.backend)) throw new Error(`--backend: expected one of ${BACKENDS.join(', ')}, got "${o.backend}"`);
       if (o.attn) resolveAttentionOptions(o.attn);
@@ -103,6 +106,7 @@ export function registerHilValidate(hil: Command): void {
           ...(o.profile ? { profiles: o.profile } : {}),
           ...(o.maxSeconds !== undefined ? { maxSeconds: o.maxSeconds } : {}),
           planOnly: Boolean(o.plan),
+          ...(o.retimeCopies === false ? { retimeCopies: false } : {}),
           log: (s) => console.log(s),
           onProgress: bar.callback,
         });

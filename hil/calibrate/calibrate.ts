@@ -180,6 +180,7 @@ export async function calibrate(o: CalibrateOptions): Promise<CalibrationResult>
     m = await measureAll(b, { model, blockTokens: o.blockTokens ?? CALIBRATION_BLOCK_TOKENS, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick ?? false, fileDir: o.fileDir ?? tmpdir(), ioThreads: o.ioThreads, ...(o.points ? { points: o.points } : {}), ...(o.onProgress ? { onProgress: o.onProgress } : {}), plan: { model: o.model, hardware: o.base } }, log);
     m.multiprocessors = info.multiprocessors;
     m.memory_bytes = memBytes;
+    m.date = o.date ?? new Date().toISOString().slice(0, 10);
   } finally {
     b.close();
   }
@@ -197,7 +198,7 @@ export interface CalibrationInput {
   attentionOptions: ResolvedAttentionOptions;
   /** tokens per block the chains were timed at (default CALIBRATION_BLOCK_TOKENS) */
   blockTokens?: number;
-  /** date written into the sources (default today, UTC) */
+  /** date written into the sources (default the measurements' date, else today, UTC) */
   date?: string;
   log?: (s: string) => void;
 }
@@ -239,7 +240,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
   if (fits.file_read_batch && m.file_batch_info) fits.file_read_request_us = fileRequestCurve(m.file_read_batch, fits.file_read_batch, m.file_batch_info.block_bytes);
   fits.direction_switch = fitDirectionSwitch(m.mixed_layout ?? [], m.mixed_layout_idle ?? [], fits);
   fits.tail_wave = waves;
-  const date = o.date ?? new Date().toISOString().slice(0, 10);
+  const date = o.date ?? m.date ?? new Date().toISOString().slice(0, 10);
   const by = `measured by kvtier hil calibrate on ${device} ${date}`;
   const p: HardwareProfile = structuredClone(base);
   const src: Record<string, string> = {};
@@ -281,7 +282,8 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
       ? `${by}: each attention kernel in situ (${tables}) vs context: the layer chains of gpu.attention_curve with that kernel's table, time per layer minus the layer GEMV alone; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve. (Alone, back to back, a kernel rereads its KV from L2 at short contexts: those times stay in the calibration's measurements.)`
       : `${by}: each attention kernel alone (${tables}) vs context, median of timed trials behind a gate; the simulator adds a kernel's difference to FP16 at the same context to gpu.attention_curve`;
   }
-  if (kind === 'cuda' && memBytes > 0) {
+  if (kind === 'cuda' && !(memBytes > 0)) throw new Error(`the measurements of ${device} do not give its memory (memory_bytes): the profile's HBM capacity would be the base profile's`);
+  if (kind === 'cuda') {
     p.tiers[0].capacity_GiB = r2(memBytes / 1024 ** 3);
     src['tiers[0].capacity_GiB'] = `${by}: total device memory`;
     p.tiers[0].read_GBps = r2(m.d2d_GBps);
@@ -702,9 +704,14 @@ export function fitLayout(points: LayoutPoint[]): LinearFit {
   return fitPerRequest(points.map((p) => ({ requests: p.runs, bytes: p.bytes, us: p.us, label: `${p.direction} ${p.label}` })));
 }
 
+/** the side file a profile's fits and measurements are written to (writeCalibration): PROFILE.fit.json */
+export function fitFileOf(profileFile: string): string {
+  return profileFile.replace(/\.json$/, '') + '.fit.json';
+}
+
 export function writeCalibration(out: string, r: CalibrationResult): void {
   fs.writeFileSync(out, JSON.stringify(r.profile, null, 2) + '\n');
-  const side = out.replace(/\.json$/, '') + '.fit.json';
+  const side = fitFileOf(out);
   fs.writeFileSync(side, JSON.stringify({ schema: 'kvtier-hil-calibration/v1', device: r.device, attention_options: r.attention_options, warnings: r.warnings, fits: r.fits, measurements: r.measurements }, null, 2) + '\n');
 }
 

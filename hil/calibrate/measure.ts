@@ -41,7 +41,8 @@ export interface LayoutRetimed {
   at: string;
   idle: LayoutPoint[];
   gemv: LayoutPoint[];
-  /** the batches (direction and label, per condition) whose second timing was the lesser */
+  /** per condition, the batches compared (the calibration's) and those whose second timing was the lesser (direction and label) */
+  compared: { idle: number; gemv: number };
   from_second: { idle: string[]; gemv: string[] };
   /** the profile's H2D alpha (us) from the first timings and from the lesser ones */
   h2d_alpha_us?: [number, number];
@@ -161,6 +162,8 @@ export interface Measurements {
   layout_retimed?: LayoutRetimed;
   /** (cuda) the device's memory in bytes (absent from measurements taken before it was recorded) */
   memory_bytes?: number;
+  /** the date (UTC) the sources name (absent from measurements taken before it was recorded) */
+  date?: string;
   /**
    * (cuda) one large pinned copy's time per direction (BULK_COPY_BYTES, two back to back a trial on
    * the memory stream, median over the trials): the pace of copies far longer than the layout batches'

@@ -15,8 +15,8 @@ import { loadModel } from '../../sim/models/load-model.js';
 import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
 import type { LayoutPoint } from '../bench/layout-copy-bench.js';
-import { buildCalibration, CALIBRATION_BLOCK_TOKENS, type CalibrationResult, writeCalibration } from './calibrate.js';
-import { hbmLink } from './fit-copy-batches.js';
+import { buildCalibration, CALIBRATION_BLOCK_TOKENS, type CalibrationResult, fitFileOf, writeCalibration } from './calibrate.js';
+import { hbmLink, underComputeBatches } from './fit-copy-batches.js';
 import { measureLayoutCopies, type Measurements } from './measure.js';
 
 /** a layout batch's name across timings: its direction and label */
@@ -72,23 +72,27 @@ export interface RetimeResult {
 }
 
 /**
- * Times the layout batches of the calibration written at `file` (and `file`'s .fit.json, as
- * writeCalibration writes them) again, idle and beside the layer GEMV, and rewrites both files with
- * each batch's lesser timing. Returns null where the calibration already holds two timings. Throws
- * where the backend's device is not the calibration's, or its plan's block size differs.
+ * Times the layout batches of the calibration written at `file` (and its fit file, as
+ * writeCalibration writes them) again, idle and, where its under-compute fit took the batches beside
+ * the layer GEMV (underComputeBatches), beside it, and rewrites both files with each batch's lesser
+ * timing. The rest is as measured the first time: the batches beside attention + GEMV layers (the
+ * kernels' slowdown under copies), the bulk copies (bulk_GBps) and the spread bench (spread_us), and
+ * the sources keep the calibration's date. Returns null where the calibration already holds two
+ * timings. Throws where the backend's device is not the calibration's, or the second timings are not
+ * of the calibration's plan.
  */
 export async function retimeCopyBatches(file: string, o: RetimeOptions): Promise<RetimeResult | null> {
-  const side = file.replace(/\.json$/, '') + '.fit.json';
-  const stored = JSON.parse(fs.readFileSync(side, 'utf8')) as { device: string; attention_options: ResolvedAttentionOptions; measurements: Measurements };
+  const stored = JSON.parse(fs.readFileSync(fitFileOf(file), 'utf8')) as { device: string; attention_options: ResolvedAttentionOptions; measurements: Measurements };
   const m = stored.measurements;
   if (m.layout_retimed) return null;
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as HardwareProfile;
   const model = loadModel(o.model);
   const log = o.log ?? (() => {});
+  const busy = underComputeBatches(m) === 'gemv';
   const b = openBackend(o.backend, 0, o.attention);
   let kind: BackendKind;
-  let idle: Awaited<ReturnType<typeof measureLayoutCopies>>;
-  let gemv: Awaited<ReturnType<typeof measureLayoutCopies>> | null = null;
+  let idle: LayoutPoint[];
+  let gemv: LayoutPoint[] = [];
   const at = new Date().toISOString();
   try {
     kind = b.kind;
@@ -96,33 +100,36 @@ export async function retimeCopyBatches(file: string, o: RetimeOptions): Promise
     if (name !== stored.device) throw new Error(`${file} was calibrated on ${stored.device}; this backend's device is ${name}: its copies are not the calibration's to time again`);
     const opt = { model, blockTokens: o.blockTokens ?? CALIBRATION_BLOCK_TOKENS, groupSize: o.groupSize ?? Math.min(128, model.head_dim), quick: o.quick };
     const ctx = m.layout_info.context_tokens;
-    idle = await measureLayoutCopies(b, opt, ctx, false);
-    if (m.h2d_layout_gemv?.length) gemv = await measureLayoutCopies(b, opt, ctx, 'gemv');
+    const i = await measureLayoutCopies(b, opt, ctx, false);
+    if (i.info.block_bytes !== m.layout_info.block_bytes) {
+      throw new Error(`${file}: its layout batches copied ${m.layout_info.block_bytes}-byte blocks, the second timing ${i.info.block_bytes}-byte ones (another block size or model)`);
+    }
+    idle = [...i.h2d, ...i.d2h, ...i.mixed];
+    if (busy) {
+      const g = await measureLayoutCopies(b, opt, ctx, 'gemv');
+      gemv = [...g.h2d, ...g.d2h, ...g.mixed];
+    }
   } finally {
     b.close();
   }
-  if (idle.info.block_bytes !== m.layout_info.block_bytes) {
-    throw new Error(`${file}: its layout batches copied ${m.layout_info.block_bytes}-byte blocks, the second timing ${idle.info.block_bytes}-byte ones (another block size or model)`);
-  }
-  const split = (points: LayoutPoint[]) => ({ h2d: points.filter((p) => p.direction === 'h2d'), d2h: points.filter((p) => p.direction === 'd2h'), mixed: points.filter((p) => p.direction === 'mixed') });
-  const all = (x: { h2d: LayoutPoint[]; d2h: LayoutPoint[]; mixed: LayoutPoint[] }) => [...x.h2d, ...x.d2h, ...x.mixed];
   const next: Measurements = structuredClone(m);
-  const i = lesserTimings([...m.h2d_layout_idle, ...m.d2h_layout_idle, ...(m.mixed_layout_idle ?? [])], all(idle));
-  const si = split(i.points);
-  next.h2d_layout_idle = si.h2d;
-  next.d2h_layout_idle = si.d2h;
-  if (m.mixed_layout_idle) next.mixed_layout_idle = si.mixed;
-  let g: ReturnType<typeof lesserTimings> | null = null;
-  if (gemv) {
-    g = lesserTimings([...m.h2d_layout_gemv!, ...(m.d2h_layout_gemv ?? []), ...(m.mixed_layout_gemv ?? [])], all(gemv));
-    const sg = split(g.points);
-    next.h2d_layout_gemv = sg.h2d;
-    next.d2h_layout_gemv = sg.d2h;
-    if (m.mixed_layout_gemv) next.mixed_layout_gemv = sg.mixed;
-  }
-  next.layout_retimed = { at, idle: all(idle), gemv: gemv ? all(gemv) : [], from_second: { idle: i.fromSecond, gemv: g?.fromSecond ?? [] } };
+  // per condition, the calibration's batches (every direction it timed) each replaced by its lesser timing
+  const lesser = (sfx: '_idle' | '_gemv', second: LayoutPoint[]) => {
+    const first = DIRECTIONS.flatMap((d) => m[`${d}_layout${sfx}`] ?? []);
+    const r = lesserTimings(first, second);
+    for (const d of DIRECTIONS) if (m[`${d}_layout${sfx}`]) next[`${d}_layout${sfx}`] = r.points.filter((p) => p.direction === d);
+    return r;
+  };
+  // (batches the fits compare with each other, the adjacent-slot batch with the single blocks of its
+  // size and the mixed batches with the single-direction fits, may now come from different timings:
+  // each is the lesser of its own two)
+  const i = lesser('_idle', idle);
+  const g = busy ? lesser('_gemv', gemv) : null;
+  next.layout_retimed = { at, idle, gemv, compared: { idle: i.points.length, gemv: g?.points.length ?? 0 }, from_second: { idle: i.fromSecond, gemv: g?.fromSecond ?? [] } };
   // (a calibration stored before the device's memory was recorded: its profile's capacity, as that calibration wrote it)
   if (next.memory_bytes === undefined && kind === 'cuda') next.memory_bytes = Math.round(profile.tiers[0].capacity_GiB * 1024 ** 3);
+  // (and before its date was: the date its description names)
+  if (next.date === undefined) next.date = /(\d{4}-\d\d-\d\d)/.exec(profile.description)?.[1];
   const result = buildCalibration({ m: next, base: o.base, model, device: stored.device, kind, attentionOptions: stored.attention_options, ...(o.blockTokens ? { blockTokens: o.blockTokens } : {}), ...(o.date ? { date: o.date } : {}), log });
   const h2d: [number, number] = [h2dAlpha(profile), h2dAlpha(result.profile)];
   // (result.measurements is `next`)
@@ -131,16 +138,67 @@ export async function retimeCopyBatches(file: string, o: RetimeOptions): Promise
   return { result, ...retimedOf(next.layout_retimed), h2d_alpha_us: h2d };
 }
 
+const DIRECTIONS = ['h2d', 'd2h', 'mixed'] as const;
+
 /** the profile's H2D alpha: its hbm link's direction into HBM */
 function h2dAlpha(p: HardwareProfile): number {
   const { index, toHbm } = hbmLink(p);
   return p.links[index][toHbm].alpha_us;
 }
 
-/** per condition, the batches timed twice and how many the fit took from the second timing */
+/** per condition, the calibration's batches compared and how many the fit took from the second timing */
 export function retimedOf(rt: NonNullable<Measurements['layout_retimed']>): Pick<RetimeResult, 'idle' | 'gemv'> {
   return {
-    idle: { batches: rt.idle.length, from_second: rt.from_second.idle.length },
-    gemv: rt.gemv.length ? { batches: rt.gemv.length, from_second: rt.from_second.gemv.length } : null,
+    idle: { batches: rt.compared.idle, from_second: rt.from_second.idle.length },
+    gemv: rt.compared.gemv ? { batches: rt.compared.gemv, from_second: rt.from_second.gemv.length } : null,
   };
+}
+
+/** a profile of a validation run, as hil/validate lists them */
+export interface RetimedProfile {
+  model: string;
+  file: string;
+  /** calibrated by this call of the run (not reused from an earlier call, nor given) */
+  calibrated_now: boolean;
+  copies_retimed?: { idle: string; gemv: string | null; h2d_alpha_us: [number, number] };
+}
+
+/**
+ * For a validation run: the profiles calibrated by this call timed again (retimeCopyBatches), and, for
+ * those an earlier call of the run calibrated, what their fit files say of a second timing. Only a
+ * calibration taken in this call is timed again, on the machine that timed it the first time (a
+ * resumed call may run on another machine of the same kind, whose link is another). Sets
+ * `copies_retimed`; returns notes for a second timing that failed (the calibration then stays as
+ * timed once) or that a reused calibration lacks.
+ */
+export async function retimeCalibrations(profiles: RetimedProfile[], o: Omit<RetimeOptions, 'model'>, log: (s: string) => void): Promise<string[]> {
+  const notes: string[] = [];
+  const of = (x: { batches: number; from_second: number }) => `${x.from_second} of ${x.batches}`;
+  const summary = (s: Pick<RetimeResult, 'idle' | 'gemv'>, h2d: [number, number]) => ({ idle: of(s.idle), gemv: s.gemv ? of(s.gemv) : null, h2d_alpha_us: h2d });
+  for (const p of profiles) {
+    if (!p.calibrated_now) {
+      let rt: Measurements['layout_retimed'];
+      try {
+        rt = (JSON.parse(fs.readFileSync(fitFileOf(p.file), 'utf8')) as { measurements: Measurements }).measurements.layout_retimed;
+      } catch (e) {
+        rt = undefined;
+        log(`  (the fit file of ${p.model}'s calibration is not readable (${(e as Error).message}))`);
+      }
+      if (rt?.h2d_alpha_us && rt.compared) p.copies_retimed = summary(retimedOf(rt), rt.h2d_alpha_us);
+      else notes.push(`${p.model}'s calibration, from an earlier call of this run, has its copy batches timed once (they are timed again only in the call that calibrates)`);
+      continue;
+    }
+    log(`timing the copy batches of ${p.model}'s calibration again (each batch's lesser timing is kept)`);
+    try {
+      const r = await retimeCopyBatches(p.file, { ...o, model: p.model, log: (s) => log(`  ${s}`) });
+      if (!r) continue;
+      p.copies_retimed = summary(r, r.h2d_alpha_us);
+      log(`  from the second timing: ${p.copies_retimed.idle} idle batches${p.copies_retimed.gemv ? `, ${p.copies_retimed.gemv} beside the GEMV` : ''}; H2D alpha ${r.h2d_alpha_us[0]} -> ${r.h2d_alpha_us[1]} us`);
+    } catch (e) {
+      const why = `the second timing of ${p.model}'s copy batches failed (${(e as Error).message}): its calibration is kept as timed once`;
+      log(`  warning: ${why}`);
+      notes.push(why);
+    }
+  }
+  return notes;
 }

@@ -19,9 +19,9 @@ import { generateTrace } from '../../traces/generator.js';
 import { openTrace, readTraceHeader } from '../../traces/trace-reader.js';
 import { TraceWriter } from '../../traces/trace-writer.js';
 import { openBackend } from '../backend.js';
-import { calibrate, writeCalibration } from '../calibrate/calibrate.js';
-import { retimeCopyBatches, retimedOf } from '../calibrate/retime-copies.js';
-import type { CalibrationPoints, Measurements } from '../calibrate/measure.js';
+import { calibrate, fitFileOf, writeCalibration } from '../calibrate/calibrate.js';
+import { retimeCalibrations, type RetimedProfile } from '../calibrate/retime-copies.js';
+import type { CalibrationPoints } from '../calibrate/measure.js';
 import { hilRun, type HilOptions } from '../executor/hil-run.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 import { heldOutPoints, pointsNearGrid } from './calibration-points.js';
@@ -43,9 +43,9 @@ export interface ValidateOptions {
   /** print the plan and stop */
   planOnly?: boolean;
   /**
-   * after every model is calibrated, time each calibration's layout copy batches again and rebuild it
-   * with each batch's lesser timing (calibrate/retime-copies.ts); default: on the cuda backend only
-   * (the host backend's copies are its own memcpy, not a link)
+   * after every model is calibrated, time the layout copy batches of each calibration this call took
+   * again and rebuild it with each batch's lesser timing (calibrate/retime-copies.ts); default: where
+   * the backend opened is cuda (the host backend's copies are its own memcpy, not a link)
    */
   retimeCopies?: boolean;
   log?: (s: string) => void;
@@ -338,11 +338,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const planS = calibS + [...est.values()].reduce((a, b) => a + b, 0);
   log(`plan: ${cells.length} cells (${g.traces.length} traces, contexts ${judged.map((c) => contextLabel(c)).join('/')}, ${models.length} models, ${g.budgets.length} budgets, ${g.policies.length} policies), ${g.steps} steps, ${g.runs} HIL runs each`);
   log(`plan: about ${formatSeconds(planS)} on an H100 (calibration ${formatSeconds(calibS)}, cells ${formatSeconds(planS - calibS)}: simulated step times on ${g.base_hardware} plus setup costs from lab HIL runs)${o.maxSeconds ? `; stops starting cells at ${o.maxSeconds} s` : ''}`);
-  const points = heldOutPoints(judged, { quick: g.calibration === 'quick' && o.hil.backend === 'host' });
-  log(`calibration points (held out from contexts ${judged.join(', ')}): attention ${points.attention_contexts.join(', ')}; chains ${points.situ_contexts.join(', ')}; layout copies and file batches at ${points.layout_context}, overlap at ${points.overlap_context}`);
-  const gridOut = { ...g };
-  fs.writeFileSync(join(o.out, 'grid.json'), JSON.stringify(gridOut, null, 2) + '\n');
-
+  // (the backend 'auto' opens: the host one takes the quick host points)
   let device = 'not opened (plan only)';
   let backend: string = o.hil.backend;
   if (!o.planOnly) {
@@ -355,14 +351,21 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     }
   }
 
+  const points = heldOutPoints(judged, { quick: g.calibration === 'quick' && backend === 'host' });
+  log(`calibration points (held out from contexts ${judged.join(', ')}): attention ${points.attention_contexts.join(', ')}; chains ${points.situ_contexts.join(', ')}; layout copies and file batches at ${points.layout_context}, overlap at ${points.overlap_context}`);
+  const gridOut = { ...g };
+  fs.writeFileSync(join(o.out, 'grid.json'), JSON.stringify(gridOut, null, 2) + '\n');
+
   // profiles
   const profiles: ValidateResult['profiles'] = [];
   const profileFile = new Map<string, string>();
+  // (the models calibrated by this call, not reused from an earlier one)
+  const calibratedNow = new Set<string>();
   if (!o.planOnly) {
     for (const model of models) {
       const given = profileGiven(o.profiles, model);
       if (given) {
-        const side = given.replace(/\.json$/, '') + '.fit.json';
+        const side = fitFileOf(given);
         let pts: CalibrationPoints | null = null;
         try {
           pts = (JSON.parse(fs.readFileSync(side, 'utf8')) as { measurements?: { points?: CalibrationPoints } }).measurements?.points ?? null;
@@ -381,7 +384,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
       const keyFile = `${file}.key`;
       if (fs.existsSync(file) && fs.existsSync(keyFile) && fs.readFileSync(keyFile, 'utf8') === key) {
         log(`profile for ${model}: ${file} (calibrated by an earlier run with the same points, reused)`);
-        const side = file.replace(/\.json$/, '.fit.json');
+        const side = fitFileOf(file);
         let earlier: string[] = [];
         try {
           earlier = fs.existsSync(side) ? ((JSON.parse(fs.readFileSync(side, 'utf8')) as { warnings?: string[] }).warnings ?? []) : [];
@@ -395,6 +398,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
         const r = await calibrate({ backend: o.hil.backend, base: g.base_hardware, model, quick: g.calibration === 'quick', fileDir, ioThreads: o.hil.ioThreads, attention: o.hil.attention, points, log: (s) => log(`  ${s}`) });
         writeCalibration(file, r);
         fs.writeFileSync(keyFile, key);
+        calibratedNow.add(model);
         for (const w of r.warnings) notes.push(`calibration of ${model}: ${w}`);
         log(`calibrated ${model} in ${((performance.now() - c0) / 1000).toFixed(1)} s`);
       }
@@ -403,30 +407,12 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     }
   }
 
-  if (!o.planOnly && (o.retimeCopies ?? o.hil.backend === 'cuda')) {
-    for (const p of profiles.filter((x) => x.calibrated)) {
-      log(`timing the copy batches of ${p.model}'s calibration again (each batch's lesser timing is kept)`);
-      let r: Awaited<ReturnType<typeof retimeCopyBatches>>;
-      try {
-        r = await retimeCopyBatches(p.file, { backend: o.hil.backend, base: g.base_hardware, model: p.model, quick: g.calibration === 'quick', ...(o.hil.attention ? { attention: o.hil.attention } : {}), log: (s) => log(`  ${s}`) });
-      } catch (e) {
-        // (the calibration stays as timed once: the cells still run, the notes say why)
-        const why = `the second timing of ${p.model}'s copy batches failed (${(e as Error).message}): its calibration is kept as timed once`;
-        log(`  warning: ${why}`);
-        notes.push(why);
-        continue;
-      }
-      const of = (x: { batches: number; from_second: number }) => `${x.from_second} of ${x.batches}`;
-      if (r) {
-        p.copies_retimed = { idle: of(r.idle), gemv: r.gemv ? of(r.gemv) : null, h2d_alpha_us: r.h2d_alpha_us };
-        log(`  from the second timing: ${of(r.idle)} idle batches${r.gemv ? `, ${of(r.gemv)} beside the GEMV` : ''}; H2D alpha ${r.h2d_alpha_us[0]} -> ${r.h2d_alpha_us[1]} us`);
-        continue;
-      }
-      log('  (timed twice already)');
-      // (an earlier call of this run timed them again: what it found, from the calibration's fit file)
-      const rt = (JSON.parse(fs.readFileSync(p.file.replace(/\.json$/, '') + '.fit.json', 'utf8')) as { measurements: Measurements }).measurements.layout_retimed!;
-      const s = retimedOf(rt);
-      if (rt.h2d_alpha_us) p.copies_retimed = { idle: of(s.idle), gemv: s.gemv ? of(s.gemv) : null, h2d_alpha_us: rt.h2d_alpha_us };
+  if (!o.planOnly && (o.retimeCopies ?? backend === 'cuda')) {
+    const listed: RetimedProfile[] = profiles.filter((x) => x.calibrated).map((x) => ({ model: x.model, file: x.file, calibrated_now: calibratedNow.has(x.model) }));
+    notes.push(...(await retimeCalibrations(listed, { backend: o.hil.backend, base: g.base_hardware, quick: g.calibration === 'quick', ...(o.hil.attention ? { attention: o.hil.attention } : {}) }, log)));
+    for (const x of listed) {
+      const p = profiles.find((y) => y.model === x.model)!;
+      if (x.copies_retimed) p.copies_retimed = x.copies_retimed;
     }
   }
 
@@ -565,7 +551,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
 /** the host issue probe (us per copy) in the fit file beside a calibrated profile, if it has one */
 export function calibrationHostProbe(profileFile: string): number | undefined {
   try {
-    const fit = JSON.parse(fs.readFileSync(profileFile.replace(/\.json$/, '') + '.fit.json', 'utf8')) as { measurements?: { host_probe?: { copy_us?: number } } };
+    const fit = JSON.parse(fs.readFileSync(fitFileOf(profileFile), 'utf8')) as { measurements?: { host_probe?: { copy_us?: number } } };
     const us = fit.measurements?.host_probe?.copy_us;
     return typeof us === 'number' && us > 0 ? us : undefined;
   } catch {

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { LayoutPoint } from '../../hil/bench/layout-copy-bench.js';
 import { buildCalibration, calibrate, writeCalibration } from '../../hil/calibrate/calibrate.js';
 import type { Measurements } from '../../hil/calibrate/measure.js';
-import { lesserTimings, retimeCopyBatches } from '../../hil/calibrate/retime-copies.js';
+import { lesserTimings, retimeCalibrations, retimeCopyBatches } from '../../hil/calibrate/retime-copies.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import { backendAvailability } from './availability.js';
 import { makeHilFixture } from './hil-fixtures.js';
@@ -49,17 +49,18 @@ describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.availabl
   it('rebuilds the calibration from the lesser timings, once', async () => {
     const fx = makeHilFixture(256, 4);
     const base = 'h100-pcie5';
-    const r = await calibrate({ backend: 'host', base, model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-28' });
+    const r = await calibrate({ backend: 'host', base, model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-20' });
     const file = join(dir, 'profile.json');
     writeCalibration(file, r);
     // building from the measurements alone gives the profile calibrate gave
     const model = loadModel(fx.model);
-    const again = buildCalibration({ m: r.measurements, base, model, device: r.device, kind: 'host', attentionOptions: r.attention_options, date: '2026-11-28' });
+    const again = buildCalibration({ m: r.measurements, base, model, device: r.device, kind: 'host', attentionOptions: r.attention_options });
     expect(again.profile).toEqual(r.profile);
     expect(again.fits).toEqual(r.fits);
 
     const first = r.measurements;
-    const t = await retimeCopyBatches(file, { backend: 'host', base, model: fx.model, quick: true, groupSize: 64, date: '2026-11-28' });
+    // (no date given: the sources keep the calibration's)
+    const t = await retimeCopyBatches(file, { backend: 'host', base, model: fx.model, quick: true, groupSize: 64 });
     expect(t).not.toBeNull();
     const side = JSON.parse(readFileSync(join(dir, 'profile.fit.json'), 'utf8')) as { measurements: Measurements };
     const m = side.measurements;
@@ -74,6 +75,7 @@ describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.availabl
       const byName = new Map(seconds.map((p) => [`${p.direction} ${p.label}`, p.us]));
       expect(nows.map((p) => p.us)).toEqual(firsts.map((p) => Math.min(p.us, byName.get(`${p.direction} ${p.label}`)!)));
       expect(rt.from_second[cond]).toEqual(firsts.filter((p) => byName.get(`${p.direction} ${p.label}`)! < p.us).map((p) => `${p.direction} ${p.label}`));
+      expect(rt.compared[cond]).toBe(firsts.length);
       expect(t![cond]).toEqual({ batches: firsts.length, from_second: rt.from_second[cond].length });
     }
     // the batches the link was not fitted to are as they were
@@ -81,8 +83,9 @@ describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.availabl
     expect(m.attention_in_situ).toEqual(first.attention_in_situ);
     // the profile written is the one the new measurements build, its sources saying so
     const p = JSON.parse(readFileSync(file, 'utf8'));
-    const rebuilt = buildCalibration({ m, base, model, device: r.device, kind: 'host', attentionOptions: r.attention_options, date: '2026-11-28' });
+    const rebuilt = buildCalibration({ m, base, model, device: r.device, kind: 'host', attentionOptions: r.attention_options });
     expect(p).toEqual(JSON.parse(JSON.stringify(rebuilt.profile)));
+    expect(p.sources['gpu.hbm_bandwidth_GBps']).toMatch(/^measured by kvtier hil calibrate on host CPU 2026-11-20:/);
     expect(p.sources['links[0].b_to_a.alpha_us']).toContain(`; each batch the lesser of two timings, the second taken at ${rt.at} (${rt.from_second.idle.length} of ${rt.idle.length} batches from the second)`);
     expect(p.sources['links[0].b_to_a.alpha_under_compute_us']).toContain(`(${rt.from_second.gemv.length} of ${rt.gemv.length} batches from the second)`);
     expect(t!.h2d_alpha_us).toEqual([r.profile.links[0].b_to_a!.alpha_us, p.links[0].b_to_a.alpha_us]);
@@ -105,5 +108,69 @@ describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.availabl
     const before = readFileSync(file, 'utf8');
     await expect(retimeCopyBatches(file, { backend: 'host', base: 'h100-pcie5', model: fx.model, quick: true, groupSize: 64 })).rejects.toThrow(`${file} was calibrated on NVIDIA H200; this backend's device is ${r.device}`);
     expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+  it('times again only the conditions a calibration has (no beside-GEMV or mixed batches in an older one)', async () => {
+    const fx = makeHilFixture(256, 4);
+    const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-20' });
+    const file = join(dir, 'older.json');
+    writeCalibration(file, r);
+    const sideFile = join(dir, 'older.fit.json');
+    const side = JSON.parse(readFileSync(sideFile, 'utf8'));
+    for (const k of ['h2d_layout_gemv', 'd2h_layout_gemv', 'mixed_layout_gemv', 'mixed_layout_idle', 'mixed_layout', 'date']) delete side.measurements[k];
+    writeFileSync(sideFile, JSON.stringify(side));
+    const t = await retimeCopyBatches(file, { backend: 'host', base: 'h100-pcie5', model: fx.model, quick: true, groupSize: 64 });
+    expect(t!.gemv).toBeNull();
+    const m = JSON.parse(readFileSync(sideFile, 'utf8')).measurements as Measurements;
+    for (const k of ['h2d_layout_gemv', 'd2h_layout_gemv', 'mixed_layout_gemv', 'mixed_layout_idle'] as const) expect(m[k], k).toBeUndefined();
+    // (the second timing has the mixed batches the older plan lacked: only the calibration's are compared)
+    expect(m.layout_retimed!.compared).toEqual({ idle: r.measurements.h2d_layout_idle.length + r.measurements.d2h_layout_idle.length, gemv: 0 });
+    expect(m.layout_retimed!.idle.some((x) => x.direction === 'mixed')).toBe(true);
+    expect(t!.idle.batches).toBe(m.layout_retimed!.compared.idle);
+    // the under-compute fit is over the batches beside attention + GEMV, timed once
+    expect(JSON.parse(readFileSync(file, 'utf8')).sources['links[0].b_to_a.alpha_under_compute_us']).not.toContain('lesser of two timings');
+    // (and its date, not recorded then, is the one its description names)
+    expect(m.date).toBe('2026-11-20');
+  });
+
+  it('retimeCalibrations: a second timing that fails leaves the calibration as timed once, with a note', async () => {
+    const fx = makeHilFixture(256, 4);
+    const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-28' });
+    const good = join(dir, 'good.json');
+    const bad = join(dir, 'bad.json');
+    writeCalibration(good, r);
+    writeCalibration(bad, r);
+    const badSide = join(dir, 'bad.fit.json');
+    writeFileSync(badSide, JSON.stringify({ ...JSON.parse(readFileSync(badSide, 'utf8')), device: 'NVIDIA H200' }));
+    const before = readFileSync(bad, 'utf8');
+    const profiles = [
+      { model: fx.model, file: bad, calibrated_now: true },
+      { model: fx.model, file: good, calibrated_now: true },
+    ];
+    const notes = await retimeCalibrations(profiles, { backend: 'host', base: 'h100-pcie5', quick: true, groupSize: 64 }, () => {});
+    expect(notes).toEqual([`the second timing of ${fx.model}'s copy batches failed (${bad} was calibrated on NVIDIA H200; this backend's device is ${r.device}: its copies are not the calibration's to time again): its calibration is kept as timed once`]);
+    expect(readFileSync(bad, 'utf8')).toBe(before);
+    expect(profiles[0]).not.toHaveProperty('copies_retimed');
+    expect(profiles[1]).toHaveProperty('copies_retimed');
+  });
+});
+
+describe('buildCalibration on a device calibration', () => {
+  // a quick calibration on an NVIDIA H200 (validate run of 2026-11-28, commit 66955ac): its profile as
+  // that build wrote it. After a deliberate change to how profiles are built, write buildCalibration's
+  // output over the expected file and review the difference.
+  it('rebuilds the stored profile byte for byte from its measurements (the cuda-only parts included)', () => {
+    const expected = readFileSync('test/fixtures/calibration/h200-llama-3-8b.json', 'utf8');
+    const side = JSON.parse(readFileSync('test/fixtures/calibration/h200-llama-3-8b.fit.json', 'utf8'));
+    const m = side.measurements as Measurements;
+    // (recorded since: the device's memory and the date, as the profile gives them)
+    const p = JSON.parse(expected);
+    m.memory_bytes = Math.round(p.tiers[0].capacity_GiB * 1024 ** 3);
+    m.date = '2026-11-28';
+    const r = buildCalibration({ m, base: 'h100-pcie5', model: loadModel('llama-3-8b'), device: side.device, kind: 'cuda', attentionOptions: side.attention_options });
+    expect(JSON.stringify(r.profile, null, 2) + '\n').toBe(expected);
+    expect(r.fits).toEqual(side.fits);
+    // without the device's memory a cuda profile is refused, not given the base profile's capacity
+    delete m.memory_bytes;
+    expect(() => buildCalibration({ m, base: 'h100-pcie5', model: loadModel('llama-3-8b'), device: side.device, kind: 'cuda', attentionOptions: side.attention_options })).toThrow('the measurements of NVIDIA H200 do not give its memory (memory_bytes)');
   });
 });
