@@ -48,7 +48,7 @@ for (const entry of v.profiles) {
   };
   put('_idle', i.points);
   put('_gemv', g.points);
-  m.layout_retimed = { at: `another run's calibration (${other})`, idle: cond(o, '_idle'), gemv: cond(o, '_gemv'), from_second: { idle: i.fromSecond, gemv: g.fromSecond } };
+  m.layout_retimed = { at: `another run's calibration (${other})`, idle: cond(o, '_idle'), gemv: cond(o, '_gemv'), compared: { idle: i.points.length, gemv: g.points.length }, from_second: { idle: i.fromSecond, gemv: g.fromSecond } };
   if (m.memory_bytes === undefined) m.memory_bytes = Math.round(profile.tiers[0].capacity_GiB * 1024 ** 3);
   const date = profile.description.match(/(\d{4}-\d\d-\d\d)/)[1];
   const model = loadModel(entry.model);
