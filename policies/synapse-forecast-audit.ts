@@ -200,6 +200,19 @@ export class ForecastAudit {
   }
 
   /**
+   * truthOfHeavy where the caller has counted both: `truth` blocks below n, offloaded at the recorded
+   * decision, with mass ≥ theta, `hits` of them in its recorded forecast
+   */
+  truthCounted(l: number, step: number, n: number, truth: number, hits: number): void {
+    if (this.pending[l] !== step) return;
+    const base = l * this.maxBlocks;
+    let forecast = 0;
+    for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
+    this.pending[l] = -2;
+    this.add(step, hits, forecast, truth);
+  }
+
+  /**
    * truthOfHeavy with the heavy blocks given as the ones of ids[from + j] (j < count) whose
    * vals[from + j] ≥ theta
    */

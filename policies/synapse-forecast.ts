@@ -86,6 +86,12 @@ export class SynapseForecast {
   private readonly highVal: Float64Array;
   private readonly highCount: Int32Array;
   private readonly highFrom: Float64Array;
+  /**
+   * per layer: of its latest observation, the count of the judged blocks (observe's `judged`) with
+   * mass ≥ the heavy threshold (the observed heavy set the mix learns from), where that observation
+   * counted them (−1 otherwise)
+   */
+  private readonly heavyJudged: Int32Array;
   /** per layer: 1 once an observation carried a mass that is not finite (the listed form then never applies) */
   private readonly nonFinite: Uint8Array;
   /**
@@ -129,6 +135,7 @@ export class SynapseForecast {
     this.highVal = new Float64Array(n);
     this.highCount = new Int32Array(layers).fill(-1);
     this.highFrom = new Float64Array(layers);
+    this.heavyJudged = new Int32Array(layers).fill(-1);
     this.nonFinite = new Uint8Array(layers);
     this.mark = new Int32Array(maxBlocks);
     this.markSelf = new Int32Array(maxBlocks);
@@ -413,6 +420,36 @@ export class SynapseForecast {
     return this.highCount[l];
   }
 
+  /**
+   * Of layer l's latest observation, the count of the blocks of its `judged` mask with mass ≥ the
+   * heavy threshold, when it counted them (taken in listed form from the kept high blocks, with a
+   * judged mask), else −1
+   */
+  judgedHeavyOf(l: number): number {
+    return this.heavyJudged[l];
+  }
+
+  /**
+   * How many of the blocks ids[0..count) have mass ≥ theta at layer l's latest observation (each as
+   * lastMass reads it; in listed form at the place formAt finds, without a search)
+   */
+  countAtLeast(l: number, ids: ArrayLike<number>, count: number, theta: number): number {
+    const base = l * this.maxBlocks;
+    const form = this.listed[l] === 1;
+    const n = this.formN[l];
+    const k = this.formK[l];
+    const uPlace = this.layers * this.maxBlocks + l;
+    const fm = this.formMass;
+    const cur = this.cur;
+    let c = 0;
+    for (let i = 0; i < count; i++) {
+      const b = ids[i];
+      const m = form && b < n ? fm[formAt(this.formPos, this.curListed, base, k, uPlace, b)] : cur[base + b];
+      c += +(m >= theta);
+    }
+    return c;
+  }
+
   /** the kept high blocks (rows of maxBlocks; see latestHigh) */
   get highIds(): Int32Array {
     return this.high;
@@ -461,6 +498,8 @@ export class SynapseForecast {
     const l = obs.layer;
     const known = (listed & (LISTED_ASCENDING | LISTED_BELOW)) === (LISTED_ASCENDING | LISTED_BELOW);
     const walk = obs.idx !== null && (known || ascending(obs.idx));
+    // (observeListed counts them where it learns from the kept high blocks)
+    this.heavyJudged[l] = -1;
     if (!(walk && this.observeListed(obs, judged, known ? listed : 0))) {
       this.toRows(l);
       this.toRows(this.prevLayer(l));
@@ -601,6 +640,7 @@ export class SynapseForecast {
       const unionS = heavy + nSelf - interS;
       if (crossKnown && unionC > 0) this.simCross[l] = (1 - rho) * this.simCross[l] + (rho * interC) / unionC;
       if (unionS > 0) this.simSelf[l] = (1 - rho) * this.simSelf[l] + (rho * interS) / unionS;
+      this.heavyJudged[l] = heavy;
     }
     for (let i = k; i < idx.length; i++) list[base + i] = idx[i];
     this.curListedCount[l] = idx.length;

@@ -132,7 +132,8 @@ export interface SynapsePaths {
   /**
    * a listed observation that attended every block: the H2O score, the test for a fallen score and
    * the forecast's checks of the listed blocks in one pass (SynapseScore.observeAttendedAll), and the
-   * hot blocks and the audit's truth from one read of the forecast's kept high blocks
+   * hot blocks from one read of the forecast's kept high blocks, the audit's truth from the forecast's
+   * count of the observed heavy judged blocks (else from that read)
    */
   fusedObserve: boolean;
   /** the promotion back's candidates read from the forecast's kept high blocks (their masses and the tier mirror), not lastAtLeast and a lookup per block */
@@ -1013,7 +1014,15 @@ class SynapseVm implements SynapsePolicy {
       for (let j = 0; j < nHot; j++) hotStep[base + hotIds[base + j]] = step;
       this.hotCount[l] = nHot;
       this.hotN[l] = obs.nBlocks;
-      if (obs.step >= 0) audit.truthOfHigh(l, obs.step, obs.nBlocks, ids, vals, base, nHigh, th);
+      if (obs.step >= 0) {
+        // where the forecast counted the observed heavy blocks among the judged ones (those below L1 at
+        // the layer's decision at this step: the audit's offloaded blocks), that count is the truth, and
+        // the hits are the staged blocks (the recorded forecast: distinct, below L1 then, below n) with
+        // mass ≥ th: a few lookups instead of a pass over the kept high blocks
+        const truth = forecast.judgedHeavyOf(l);
+        if (truth >= 0 && this.judgedStep[l] === obs.step) audit.truthCounted(l, obs.step, obs.nBlocks, truth, forecast.countAtLeast(l, this.staged[l], this.stagedCount[l], th));
+        else audit.truthOfHigh(l, obs.step, obs.nBlocks, ids, vals, base, nHigh, th);
+      }
       return;
     }
     // (in listed form the forecast lists the blocks at or above a threshold from its kept high ones)
