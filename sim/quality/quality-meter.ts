@@ -208,22 +208,39 @@ export class QualityMeter {
       // to one number, read out per run of fewer than COUNT_FIELD blocks. A mass that is not finite
       // makes tot not finite, and a precision whose error is not computed yet (NaN in errs) makes err
       // NaN: the row is then summed by sumListed (which computes that error).
+      // Where every block below nBlocks was attended, no listed block is read in `attended`: one
+      // listed at nBlocks or above (which the trace reader refuses) sends the row to sumListed too.
       let n16 = 0;
       let n8 = 0;
       let n4 = 0;
       let n2 = 0;
       let n3 = 0;
       const place = COUNT_PLACE;
+      const everyAttended = obs.attendedCount === nBlocks;
+      let outside = 0;
       for (let i0 = 0; i0 < idx.length; i0 += COUNT_FIELD - 1) {
         let counts = 0;
-        for (let i = i0, end = Math.min(idx.length, i0 + COUNT_FIELD - 1); i < end; i++) {
-          const b = idx[i];
-          if (!attended[b]) continue;
-          const m = mass[i];
-          tot += m;
-          const bits = bitsAt[base + b];
-          err += m * errs[bits];
-          counts += place[bits];
+        const end = Math.min(idx.length, i0 + COUNT_FIELD - 1);
+        if (everyAttended) {
+          for (let i = i0; i < end; i++) {
+            const b = idx[i];
+            outside |= +(b >= nBlocks);
+            const m = mass[i];
+            tot += m;
+            const bits = bitsAt[base + b];
+            err += m * errs[bits];
+            counts += place[bits];
+          }
+        } else {
+          for (let i = i0; i < end; i++) {
+            const b = idx[i];
+            if (!attended[b]) continue;
+            const m = mass[i];
+            tot += m;
+            const bits = bitsAt[base + b];
+            err += m * errs[bits];
+            counts += place[bits];
+          }
         }
         // (the fields, from the highest: each below COUNT_FIELD, so every step is exact)
         const c3 = Math.floor(counts / COUNT_FIELD ** 4);
@@ -239,7 +256,7 @@ export class QualityMeter {
         n8 += c8;
         n16 += counts - c8 * COUNT_FIELD;
       }
-      if (!Number.isFinite(tot) || Number.isNaN(err)) {
+      if (outside !== 0 || !Number.isFinite(tot) || Number.isNaN(err)) {
         this.sumListed(idx, mass, attended, base);
         tot = this.sums[0];
         err = this.sums[1];
