@@ -236,16 +236,23 @@ export class PrefetchAudit {
     let needed = 0;
     let yesNeeded = 0;
     let correct = 0;
+    // (counted by adding 0 or 1: whether a listed block was listed for the step, said and needed
+    // falls either way at random; `need` is isNeeded written without a branch)
+    const listedFor = this.listedFor;
+    const answer = this.answer;
+    const mass = obs.mass;
+    const useFactor = this.useFactor;
     for (let k = 0; k < idx.length; k++) {
       const i = base + idx[k];
-      if (this.listedFor[i] !== t) continue;
-      const need = isNeeded(obs.mass[k], n, this.useFactor);
-      const said = this.answer[i] === 1;
-      inIdx++;
-      if (said) yesInIdx++;
-      if (need) needed++;
-      if (said && need) yesNeeded++;
-      if (said === need) correct++;
+      const m = mass[k];
+      const c = +(listedFor[i] === t);
+      const need = +(m > 0) & +(m * n >= useFactor);
+      const said = +(answer[i] === 1);
+      inIdx += c;
+      yesInIdx += c & said;
+      needed += c & need;
+      yesNeeded += c & said & need;
+      correct += c & +(said === need);
     }
     // the others, all of mass `uniform`
     const rest = this.listCount[l] - inIdx;
