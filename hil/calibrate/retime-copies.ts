@@ -64,7 +64,7 @@ export interface RetimeOptions {
 
 export interface RetimeResult {
   result: CalibrationResult;
-  /** per condition, the batches timed and how many the rebuilt fit took from the second timing */
+  /** per condition, the calibration's batches compared and how many the rebuilt fit took from the second timing */
   idle: { batches: number; from_second: number };
   gemv: { batches: number; from_second: number } | null;
   /** the H2D alpha (us) of the idle fit before and after */
