@@ -104,7 +104,7 @@ export function registerHil(program: Command): void {
     .option('--backend <cuda|host|auto>', 'HIL backend', 'auto')
     .option('--base <preset|file>', 'profile whose unmeasured parts (CXL, HDD, capacities) are kept', 'h100-pcie5')
     .option('--model <name|file>', 'model whose kernel shapes are measured', 'llama-3-8b')
-    .option('--group-size <n>', 'quantization group size', intFlag('--group-size', 1), 128)
+    .option('--group-size <n>', "quantization group size (default 128, or the model's head dimension where smaller)", intFlag('--group-size', 1))
     .option('--file-dir <dir>', 'directory for the file-tier benchmark (default: the OS temp dir)')
     .option('--io-threads <n>', 'I/O threads of the file-tier reads fitted into the nvme link: use the HIL runs\' value, 1 to 64 (default 32)', ioThreadsFlag)
     .option('--quick', 'fewer sizes and trials (tests)')

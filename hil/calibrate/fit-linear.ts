@@ -49,23 +49,39 @@ export function fitPerRequest(points: (Point & { requests: number })[], relative
   return fitRequests(points, (p) => p.requests, relative);
 }
 
+/** the least-squares time per byte of a line through the origin (relative or plain, as fitRequests) */
+function throughOrigin(points: readonly Point[], relative: boolean): number {
+  return relative
+    ? points.reduce((a, p) => a + p.bytes / p.us, 0) / points.reduce((a, p) => a + (p.bytes / p.us) ** 2, 0)
+    : points.reduce((a, p) => a + p.bytes * p.us, 0) / points.reduce((a, p) => a + p.bytes * p.bytes, 0);
+}
+
 /** time = requests(p) x alpha + bytes / beta; fitAlphaBeta is the case of one request per point */
 function fitRequests<P extends Point>(points: P[], requests: (p: P) => number, relative: boolean): LinearFit {
   if (points.length < 2) throw new Error('a fit needs at least two points');
   const A = points.map((p) => (relative ? [requests(p) / p.us, p.bytes / p.us] : [requests(p), p.bytes]));
   const y = points.map((p) => (relative ? 1 : p.us));
-  const At = transpose(A);
-  const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
-  let alpha = x[0][0];
-  let perByte = x[1][0];
+  let alpha: number;
+  let perByte: number;
   let degenerate: string | undefined;
-  if (!(perByte > 0)) ({ alpha, perByte, note: degenerate } = perByteFallback(points, perByte));
+  const each = points[0].bytes / requests(points[0]);
+  if (points.every((p) => Math.abs(p.bytes / requests(p) - each) <= 1e-9 * each)) {
+    // every request of one size: requests and bytes are proportional, so alpha and beta cannot be told
+    // apart (the normal equations are singular); the time per byte through the origin, flagged
+    alpha = 0;
+    perByte = throughOrigin(points, relative);
+    degenerate = `every point's requests are ${each} bytes each: alpha and beta cannot be told apart; alpha 0, the time per byte through the origin`;
+  } else {
+    const At = transpose(A);
+    const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
+    alpha = x[0][0];
+    perByte = x[1][0];
+    if (!(perByte > 0)) ({ alpha, perByte, note: degenerate } = perByteFallback(points, perByte));
+  }
   if (alpha < 0) {
     // a negative intercept is not a latency: refit through the origin
     alpha = 0;
-    perByte = relative
-      ? points.reduce((a, p) => a + p.bytes / p.us, 0) / points.reduce((a, p) => a + (p.bytes / p.us) ** 2, 0)
-      : points.reduce((a, p) => a + p.bytes * p.us, 0) / points.reduce((a, p) => a + p.bytes * p.bytes, 0);
+    perByte = throughOrigin(points, relative);
   }
   const GBps = 1 / perByte / 1e3;
   const pts = points.map((p) => {

@@ -368,6 +368,20 @@ describe('degenerate fits', () => {
     // well-behaved points carry no flag
     expect(fab([{ bytes: 1e6, us: 25 }, { bytes: 2e6, us: 45 }], true).degenerate).toBeUndefined();
   });
+
+  it('batches whose requests are all of one size: the time per byte through the origin, flagged, not a singular system', async () => {
+    const { fitPerRequest } = await import('../../hil/calibrate/fit-linear.js');
+    // 8192-byte requests: 12, 24 and 48 of them; times exactly 2 us + 8192 B / 4 GB/s per request
+    const pts = [12, 24, 48].map((n) => ({ requests: n, bytes: 8192 * n, us: n * (2 + 8192 / 4e3) }));
+    for (const relative of [true, false]) {
+      const f = fitPerRequest(pts, relative);
+      expect(f.degenerate).toBe("every point's requests are 8192 bytes each: alpha and beta cannot be told apart; alpha 0, the time per byte through the origin");
+      expect(f.alpha_us).toBe(0);
+      // the whole per-request time per byte: (2 + 2.048) us / 8192 B
+      expect(1 / f.GBps / 1e3).toBeCloseTo((2 + 8192 / 4e3) / 8192, 12);
+      expect(f.max_abs_residual).toBeLessThan(1e-12);
+    }
+  });
 });
 
 describe('kernelSlowdown (gpu.kernel_slowdown_under_h2d / _d2h from the layout batches)', () => {
