@@ -328,7 +328,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
     const beside = underComputeBatches(m) === 'gemv' ? `the layer GEMV back to back on the compute stream throughout` : `attention at ${li.context_tokens} tokens + layer GEMV running on the compute stream throughout`;
     const rt = m.layout_retimed;
     const again = (cond: 'idle' | 'gemv') =>
-      rt ? `; each batch the lesser of two timings, the second taken at ${rt.at} (${rt.from_second[cond].length} of ${rt[cond].length} batches from the second)` : '';
+      rt ? `; each batch the lesser of two timings, the second taken at ${rt.at} (${rt.from_second[cond].length} of ${rt.compared[cond]} batches from the second)` : '';
     applyCopyBatchFit(p, fits.copy_batches, by, { idle: `${batches}, nothing else on the GPU)${again('idle')}`, under_compute: `${batches}, ${beside})${underComputeBatches(m) === 'gemv' ? again('gemv') : ''}` });
     for (const [dir, iso, situ] of [[toHost, fits.d2h, fits.d2h_in_situ], [toHbm, fits.h2d, fits.h2d_in_situ]] as const) {
       src[`links[${pcie}].${dir}.alpha_us`] += `; for comparison, isolated pinned copies: alpha ${r2(iso.alpha_us)} us, ${r2(iso.GBps)} GB/s; scattered in situ: alpha ${r2(situ.alpha_us)} us, ${r2(situ.GBps)} GB/s`;

@@ -126,6 +126,8 @@ describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.availabl
     expect(m.layout_retimed!.compared).toEqual({ idle: r.measurements.h2d_layout_idle.length + r.measurements.d2h_layout_idle.length, gemv: 0 });
     expect(m.layout_retimed!.idle.some((x) => x.direction === 'mixed')).toBe(true);
     expect(t!.idle.batches).toBe(m.layout_retimed!.compared.idle);
+    // (the source counts the calibration's batches, not the second timing's)
+    expect(JSON.parse(readFileSync(file, 'utf8')).sources['links[0].b_to_a.alpha_us']).toContain(`(${m.layout_retimed!.from_second.idle.length} of ${m.layout_retimed!.compared.idle} batches from the second)`);
     // the under-compute fit is over the batches beside attention + GEMV, timed once
     expect(JSON.parse(readFileSync(file, 'utf8')).sources['links[0].b_to_a.alpha_under_compute_us']).not.toContain('lesser of two timings');
     // (and its date, not recorded then, is the one its description names)
