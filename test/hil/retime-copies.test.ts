@@ -17,6 +17,15 @@ const host = backendAvailability('host');
 const dir = mkdtempSync(join(tmpdir(), 'kvtier-retime-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** a quick host calibration of the HIL fixture model, written as `name` in the test directory */
+async function calibrated(name: string, date: string) {
+  const fx = makeHilFixture(256, 4);
+  const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date });
+  const file = join(dir, name);
+  writeCalibration(file, r);
+  return { fx, r, file };
+}
+
 const batch = (direction: LayoutPoint['direction'], label: string, us: number): LayoutPoint =>
   ({ direction, label, us, runs: 1, bytes: 1, split: { h2d: { runs: 1, bytes: 1 }, d2h: { runs: 0, bytes: 0 } }, switches: 0, groups: 8, lengths: {}, enqueue_us: 0, gate_us: 0, compute_cover: 0, compute_extra_us: 0 }) as LayoutPoint;
 
@@ -47,11 +56,8 @@ describe('lesserTimings', () => {
 
 describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
   it('rebuilds the calibration from the lesser timings, once', async () => {
-    const fx = makeHilFixture(256, 4);
     const base = 'h100-pcie5';
-    const r = await calibrate({ backend: 'host', base, model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-20' });
-    const file = join(dir, 'profile.json');
-    writeCalibration(file, r);
+    const { fx, r, file } = await calibrated('profile.json', '2026-11-20');
     // building from the measurements alone gives the profile calibrate gave
     const model = loadModel(fx.model);
     const again = buildCalibration({ m: r.measurements, base, model, device: r.device, kind: 'host', attentionOptions: r.attention_options });
@@ -97,10 +103,7 @@ describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.availabl
   });
 
   it("refuses a calibration taken on another device, and leaves it as it was", async () => {
-    const fx = makeHilFixture(256, 4);
-    const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-28' });
-    const file = join(dir, 'other.json');
-    writeCalibration(file, r);
+    const { fx, r, file } = await calibrated('other.json', '2026-11-28');
     const sideFile = join(dir, 'other.fit.json');
     const side = JSON.parse(readFileSync(sideFile, 'utf8'));
     side.device = 'NVIDIA H200';
@@ -110,10 +113,7 @@ describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.availabl
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
   it('times again only the conditions a calibration has (no beside-GEMV or mixed batches in an older one)', async () => {
-    const fx = makeHilFixture(256, 4);
-    const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-20' });
-    const file = join(dir, 'older.json');
-    writeCalibration(file, r);
+    const { fx, r, file } = await calibrated('older.json', '2026-11-20');
     const sideFile = join(dir, 'older.fit.json');
     const side = JSON.parse(readFileSync(sideFile, 'utf8'));
     for (const k of ['h2d_layout_gemv', 'd2h_layout_gemv', 'mixed_layout_gemv', 'mixed_layout_idle', 'mixed_layout', 'date']) delete side.measurements[k];
@@ -135,11 +135,8 @@ describe.skipIf(!host.available)(`retimeCopyBatches, host backend${host.availabl
   });
 
   it('retimeCalibrations: a second timing that fails leaves the calibration as timed once, with a note', async () => {
-    const fx = makeHilFixture(256, 4);
-    const r = await calibrate({ backend: 'host', base: 'h100-pcie5', model: fx.model, groupSize: 64, quick: true, fileDir: dir, date: '2026-11-28' });
-    const good = join(dir, 'good.json');
+    const { fx, r, file: good } = await calibrated('good.json', '2026-11-28');
     const bad = join(dir, 'bad.json');
-    writeCalibration(good, r);
     writeCalibration(bad, r);
     const badSide = join(dir, 'bad.fit.json');
     writeFileSync(badSide, JSON.stringify({ ...JSON.parse(readFileSync(badSide, 'utf8')), device: 'NVIDIA H200' }));
