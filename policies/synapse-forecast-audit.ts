@@ -180,12 +180,10 @@ export class ForecastAudit {
    */
   truthOfHeavy(l: number, step: number, n: number, heavy: ArrayLike<number>, count: number): void {
     if (this.pending[l] !== step) return;
-    const base = l * this.maxBlocks;
     const off = this.offloadedOf(l);
-    const ob = off === this.offloaded ? base : 0;
+    const ob = off === this.offloaded ? l * this.maxBlocks : 0;
     const w = l * this.words;
     let hits = 0;
-    let forecast = 0;
     let truth = 0;
     for (let i = 0; i < count; i++) {
       const b = heavy[i];
@@ -194,9 +192,7 @@ export class ForecastAudit {
         hits += this.inForecast(w, b);
       }
     }
-    for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
-    this.pending[l] = -2;
-    this.add(step, hits, forecast, truth);
+    this.settle(l, step, n, hits, truth);
   }
 
   /**
@@ -204,7 +200,11 @@ export class ForecastAudit {
    * decision, with mass ≥ theta, `hits` of them in its recorded forecast
    */
   truthCounted(l: number, step: number, n: number, truth: number, hits: number): void {
-    if (this.pending[l] !== step) return;
+    if (this.pending[l] === step) this.settle(l, step, n, hits, truth);
+  }
+
+  /** layer l's pending step settled with its counts, the forecast counted as its recorded blocks below n */
+  private settle(l: number, step: number, n: number, hits: number, truth: number): void {
     const base = l * this.maxBlocks;
     let forecast = 0;
     for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
@@ -218,13 +218,11 @@ export class ForecastAudit {
    */
   truthOfHigh(l: number, step: number, n: number, ids: Int32Array, vals: Float64Array, from: number, count: number, theta: number): void {
     if (this.pending[l] !== step) return;
-    const base = l * this.maxBlocks;
     const off = this.offloadedOf(l);
-    const ob = off === this.offloaded ? base : 0;
+    const ob = off === this.offloaded ? l * this.maxBlocks : 0;
     const fc = this.forecast;
     const w = l * this.words;
     let hits = 0;
-    let forecast = 0;
     let truth = 0;
     // (counted by adding 0 or 1, without a branch on the masses or the mask, which fall either way
     // at random; the masks hold 0 or 1, and a block at or above n is read in its row all the same)
@@ -234,9 +232,7 @@ export class ForecastAudit {
       truth += t;
       hits += t & (fc[w + (b >> 5)] >>> (b & 31));
     }
-    for (let i = 0; i < this.forecastCount[l]; i++) if (this.forecastList[base + i] < n) forecast++;
-    this.pending[l] = -2;
-    this.add(step, hits, forecast, truth);
+    this.settle(l, step, n, hits, truth);
   }
 
   /** 1 when block b is in the recorded forecast of the layer whose bits start at word w, else 0 */

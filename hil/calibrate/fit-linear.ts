@@ -59,8 +59,6 @@ function throughOrigin(points: readonly Point[], relative: boolean): number {
 /** time = requests(p) x alpha + bytes / beta; fitAlphaBeta is the case of one request per point */
 function fitRequests<P extends Point>(points: P[], requests: (p: P) => number, relative: boolean): LinearFit {
   if (points.length < 2) throw new Error('a fit needs at least two points');
-  const A = points.map((p) => (relative ? [requests(p) / p.us, p.bytes / p.us] : [requests(p), p.bytes]));
-  const y = points.map((p) => (relative ? 1 : p.us));
   let alpha: number;
   let perByte: number;
   let degenerate: string | undefined;
@@ -72,6 +70,8 @@ function fitRequests<P extends Point>(points: P[], requests: (p: P) => number, r
     perByte = throughOrigin(points, relative);
     degenerate = `every point's requests are ${each} bytes each: alpha and beta cannot be told apart; alpha 0, the time per byte through the origin`;
   } else {
+    const A = points.map((p) => (relative ? [requests(p) / p.us, p.bytes / p.us] : [requests(p), p.bytes]));
+    const y = points.map((p) => (relative ? 1 : p.us));
     const At = transpose(A);
     const x = lusolve(multiply(At, A) as number[][], multiply(At, y) as number[]) as number[][];
     alpha = x[0][0];
