@@ -5,7 +5,10 @@
 // The first issue that returns more than 100 us after the one before waited: the ops before it are the
 // queue's room. The same with GEMVs (small, 64 x 256) on the compute stream behind the gate (the
 // launch queue of hil/bench/queue-depth-bench.ts), and with copies behind one large (1 GiB) copy on
-// the memory stream. ROUNDS rounds, cases alternated.
+// the memory stream. And with one-block conversions (an INT8 block dequantized to FP16 and an FP16 block
+// quantized to INT2, in turn, as a re-quantization issues them; Llama-3-8B's 16-token block, 32,768 values,
+// groups of 128) on the memory stream behind the gate: does a conversion take the queue's room a copy takes?
+// ROUNDS rounds, cases alternated.
 //   node perf/device/copy-queue.mjs DIST     (KVTIER_HIL_ADDON names the addon)
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,6 +33,11 @@ const sw = b.alloc('device', 64 * 256 * 2);
 const sx = b.alloc('device', 256 * 4);
 const sy = b.alloc('device', 64 * 4);
 const gate = { w: gw, x: gx, y: gy, rows: 16384, cols: 4096 };
+// one block's conversion: 32,768 values in groups of 128; the FP16 block, its INT8 and INT2 codes with their metadata
+const CN = 32768;
+const cf = b.alloc('device', CN * 2);
+const c8 = b.alloc('device', 2 * CN);
+const c2 = b.alloc('device', 2 * CN);
 const small = { w: sw, x: sx, y: sy, rows: 64, cols: 256 };
 const ev = b.createEvent();
 const at = new Float64Array(N);
@@ -38,7 +46,10 @@ function issue(kind, i) {
   const off = (i * BLOCK) % POOL;
   if (kind === 'd2h') b.copy('memory', host, off, dev, off, BLOCK);
   else if (kind === 'h2d') b.copy('memory', dev, off, host, off, BLOCK);
-  else b.gemv('compute', small);
+  else if (kind === 'convert') {
+    if (i % 2 === 0) b.dequantize('memory', { codes: c8, meta: c8, metaOffset: CN, dst: cf, n: CN, bits: 8, groupSize: 128 });
+    else b.quantize('memory', { src: cf, codes: c2, meta: c2, metaOffset: CN / 4, n: CN, bits: 2, groupSize: 128 });
+  } else b.gemv('compute', small);
 }
 
 /** index of the first issue that waited (> 100 us after the one before), -1 if none; host us per op before it */
@@ -51,6 +62,7 @@ const cases = [
   { label: 'd2h copies, memory stream waiting on a gate', kind: 'd2h', behind: 'gate' },
   { label: 'h2d copies, memory stream waiting on a gate', kind: 'h2d', behind: 'gate' },
   { label: 'gemvs, compute stream behind the gate', kind: 'gemv', behind: 'gate' },
+  { label: 'conversions, memory stream waiting on a gate', kind: 'convert', behind: 'gate' },
   { label: 'd2h copies behind a 1 GiB copy', kind: 'd2h', behind: 'copy' },
   { label: 'h2d copies behind a 1 GiB copy', kind: 'h2d', behind: 'copy' },
 ];
@@ -80,5 +92,5 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 b.destroyEvent(ev);
-for (const x of [host, dev, gw, gx, gy, sw, sx, sy]) b.free(x);
+for (const x of [host, dev, gw, gx, gy, sw, sx, sy, cf, c8, c2]) b.free(x);
 b.close();
