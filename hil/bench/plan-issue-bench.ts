@@ -132,3 +132,26 @@ export function copyCostFromPlan(steps: readonly PlanIssueStep[], cost: { record
   const copies = used.length ? used.reduce((a, s) => a + s.ops.copy, 0) / used.length : Number.NaN;
   return { us: per.length ? median(per) : Number.NaN, per_step: per, copies };
 }
+
+/**
+ * The host's time per block conversion launch from a plan's steps, as the executor's own loop issues
+ * them (a plan that re-assigns precisions now and then, as SmartKV does when a block completes): each
+ * step's issue time less its other ops at the given costs is its residual; the residual of a step
+ * without conversions is what a step costs the host beyond its ops (its median over those steps, the
+ * first left out, is the baseline); per step with conversions, (residual - baseline) / its
+ * conversions, and the median over those steps. Steps with ops the host waits on ('other') are left
+ * out. NaN when no step converts or none gives a baseline.
+ */
+export function convertCostFromPlan(
+  steps: readonly PlanIssueStep[],
+  cost: { copy: number; record: number; kernel: number; attention: number },
+): { us: number; per_step: number[]; conversions: number; baseline_us: number } {
+  const usable = steps.filter((s) => s.step > 0 && s.ops.other === 0 && s.ops.convert !== undefined);
+  const residual = (s: PlanIssueStep) => s.issue_us - s.ops.copy * cost.copy - s.ops.record * cost.record - s.ops.kernel * cost.kernel - s.ops.attention * cost.attention;
+  const plain = usable.filter((s) => s.ops.convert === 0);
+  const converting = usable.filter((s) => (s.ops.convert ?? 0) > 0);
+  const baseline = plain.length ? median(plain.map(residual)) : Number.NaN;
+  const per = Number.isFinite(baseline) ? converting.map((s) => (residual(s) - baseline) / s.ops.convert!) : [];
+  const conversions = converting.length ? converting.reduce((a, s) => a + s.ops.convert!, 0) / converting.length : Number.NaN;
+  return { us: per.length ? median(per) : Number.NaN, per_step: per, conversions, baseline_us: baseline };
+}

@@ -55,7 +55,7 @@ import type { IssuePoint } from '../bench/issue-bench.js';
 import type { QueueDepthResult } from '../bench/queue-depth-bench.js';
 import type { HostConvertPoint } from '../bench/host-convert-bench.js';
 import { fitSpread, type SpreadFit, type SpreadPoint } from '../bench/spread-bench.js';
-import { copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
+import { convertCostFromPlan, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import type { FileBatchPoint } from './file-batches.js';
 import { tailWaveOf, type TailWaveResult, withoutTailWave } from './fit-tail-wave.js';
 import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
@@ -304,7 +304,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
   }
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
-  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue);
+  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue, m.plan_convert);
   if (kind === 'cuda' && m.host_probe && p.sources['gpu.issue_copy_us'] !== undefined) {
     p.sources['gpu.issue_copy_us'] += `; the host issue probe (timing/host-issue-probe.ts) read ${r2(m.host_probe.copy_us)} us per copy right after`;
   }
@@ -583,9 +583,11 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
  * gpu.issue_copy_us, issue_record_us, issue_kernel_us, issue_convert_us, issue_attention_us: the host's time per op
  * through the executor's issue path (bench/issue-bench.ts), timed as the executor issues them (the GPU
  * running the ops): the median of the trials, for copies of every size's trials together (the driver
- * call's cost does not follow the size at these sizes); the gated times go in the sources.
+ * call's cost does not follow the size at these sizes); the gated times go in the sources. With `plan`,
+ * copies at their cost in the executor's own loop over a whole plan; with `convertPlan` as well,
+ * conversion launches likewise (applyConvertFromPlan).
  */
-export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult): void {
+export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult, convertPlan?: PlanIssueResult): void {
   const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');
   for (const [key, kind, desc] of [
     ['issue_copy_us', 'copy', 'memory-stream copies from pinned host slots into HBM in the prefetch layout'],
@@ -608,11 +610,31 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
   if (!Number.isFinite(c.us) || c.us <= 0) {
     const why = `; a whole plan (${plan.policy} at ${plan.budget}, ${plan.steps.length} steps) gave no copy cost (${c.per_step.length} usable steps, median ${c.us} us), so the listed copies' cost stands`;
     if (p.sources['gpu.issue_copy_us'] !== undefined) p.sources['gpu.issue_copy_us'] += why;
+    if (convertPlan) applyConvertFromPlan(p, points, convertPlan, p.gpu.issue_copy_us, by);
     return;
   }
   const listed = p.gpu.issue_copy_us;
   p.gpu.issue_copy_us = r2(c.us);
   p.sources['gpu.issue_copy_us'] = `${by}: host time per copy as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps, ${c.copies.toFixed(0)} copies per step used): per step its issue time less its records, kernel, conversion and attention launches at the costs below, over its copies; the median of ${c.per_step.length} steps (the first left out)${listed !== undefined ? `; ${points.find((x) => x.kind === 'copy' && !x.gated)?.ops ?? 0} copies issued in a row read ${listed} us` : ''}`;
+  if (convertPlan) applyConvertFromPlan(p, points, convertPlan, p.gpu.issue_copy_us, by);
+}
+
+/**
+ * gpu.issue_convert_us as the executor's own loop issued a converting plan's steps (plan-issue-bench.ts
+ * convertCostFromPlan, the other ops at the listed costs and copies at `copyUs`), where it gives a cost;
+ * otherwise the listed launches' cost stands and its source says why.
+ */
+function applyConvertFromPlan(p: HardwareProfile, points: readonly IssuePoint[], plan: PlanIssueResult, copyUs: number | undefined, by: string): void {
+  const listed = issueCostsOf(points);
+  const c = convertCostFromPlan(plan.steps, { ...listed, copy: copyUs ?? Number.NaN });
+  const what = `a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps)`;
+  if (!Number.isFinite(c.us) || c.us <= 0) {
+    if (p.sources['gpu.issue_convert_us'] !== undefined) p.sources['gpu.issue_convert_us'] += `; ${what} gave no conversion cost (${c.per_step.length} converting steps, median ${c.us} us), so the listed launches' cost stands`;
+    return;
+  }
+  const before = p.gpu.issue_convert_us;
+  p.gpu.issue_convert_us = r2(c.us);
+  p.sources['gpu.issue_convert_us'] = `${by}: host time per block conversion launch as the HIL executor issued ${what}: per step that converts (${c.conversions.toFixed(0)} launches on average), its issue time less its other ops at the costs of this profile and the residual of the steps that convert nothing (median ${r2(c.baseline_us)} us), over its launches; the median of ${c.per_step.length} steps (${c.per_step.map(r2).join(', ')} us)${before !== undefined ? `; ${points.find((x) => x.kind === 'convert' && !x.gated)?.ops ?? 0} launches issued in a row read ${before} us` : ''}`;
 }
 
 /**

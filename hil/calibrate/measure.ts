@@ -28,7 +28,7 @@ import { benchHostConvert, type HostConvertPoint } from '../bench/host-convert-b
 import { benchSpread, SPREAD_SLOTS, type SpreadPoint } from '../bench/spread-bench.js';
 import { warmLink } from '../timing/link-warmup.js';
 import { type HostIssueProbe, LIST_COPIES, PROBE_COPY_BYTES, probeHostIssue } from '../timing/host-issue-probe.js';
-import { benchPlanIssue, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
+import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type FileBatchPoint, measureFileBatches, measureFileWriteBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 
@@ -137,6 +137,13 @@ export interface Measurements {
    * from measurements taken before it existed)
    */
   plan_issue?: PlanIssueResult;
+  /**
+   * (cuda, with MeasureOptions.plan) the same for a plan that converts blocks between widths now and
+   * then (CONVERT_PLAN: SmartKV re-assigning its precisions as blocks complete), whose conversion
+   * launches price gpu.issue_convert_us as the executor's own loop issues them (absent otherwise, and
+   * from measurements taken before it existed)
+   */
+  plan_convert?: PlanIssueResult;
   /**
    * (cuda, with MeasureOptions.plan) further timings of a plan's issue (PACE_READINGS: the plan of
    * plan_issue before the first benchmark and after the last), each with its own policy, budget and start
@@ -261,6 +268,14 @@ const ATTENTION_PRECISIONS: readonly AttentionCase[] = ['fp16', 'int8', 'int4', 
  */
 export const CALIBRATION_PLAN = { policy: 'kivi', budget: '10%' } as const;
 export const calibrationPlanSteps = (quick: boolean): number => (quick ? 12 : 24);
+/**
+ * The plan whose conversion launches the calibration times: SmartKV at 20% on a generated trace at the
+ * overlap context re-assigns its blocks' precisions each time a block completes, converting hundreds to
+ * thousands of blocks in that step; its other steps convert none. Its steps: three blocks' worth of
+ * tokens and two more, so that at least two steps convert whatever the context's place in its block.
+ */
+export const CONVERT_PLAN = { policy: 'smartkv', budget: '20%' } as const;
+export const convertPlanSteps = (blockTokens: number): number => 3 * blockTokens + 2;
 
 /**
  * Further timings of the calibration's plan, one before the first benchmark and one after the last: with
@@ -277,7 +292,7 @@ export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'pl
   const attention = ATTENTION_PRECISIONS.length * pts.attention_contexts.length;
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
   // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, (cuda) spread copies, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan and the host pace readings, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 2 : 0) + (cuda && o.plan ? 1 + PACE_READINGS : 0) + (o.quick ? 0 : 4) + 1;
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 2 : 0) + (cuda && o.plan ? 2 + PACE_READINGS : 0) + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -315,6 +330,10 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const perCopy = (r: PlanIssueResult): string => {
     const c = copyCostFromPlan(r.steps, issueCostsOf(issue));
     return `${c.copies.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host (median of ${c.per_step.length} steps)`;
+  };
+  const perConvert = (r: PlanIssueResult, copies: PlanIssueResult): string => {
+    const c = convertCostFromPlan(r.steps, { copy: copyCostFromPlan(copies.steps, issueCostsOf(issue)).us, ...issueCostsOf(issue) });
+    return `${c.conversions.toFixed(0)} conversion launches per converting step: ${c.us.toFixed(2)} us per launch on the host (median of ${c.per_step.length} steps; ${issueCostsOf(issue).convert.toFixed(2)} us issued in a row)`;
   };
   // (cuda with a plan) a further timing of the calibration's plan, kept apart from the one that sets
   // gpu.issue_copy_us; a failed timing is logged and left out
@@ -440,6 +459,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     tick('launch queue');
   }
   let plan_issue: PlanIssueResult | undefined;
+  let plan_convert: PlanIssueResult | undefined;
   if (cuda && o.plan) {
     log(`host issue costs in a plan: ${CALIBRATION_PLAN.policy} at ${CALIBRATION_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${planSteps} steps, run by the executor`);
     plan_issue = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: planSteps, ...CALIBRATION_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
@@ -447,6 +467,15 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     // the timing taken before the first benchmark, priced now that the other ops' costs are known
     for (const r of plan_issue_rounds) log(`  host pace before the first benchmark: ${perCopy(r)}`);
     tick('issue costs in a plan');
+    const convertSteps = convertPlanSteps(o.blockTokens);
+    log(`host conversion launches in a plan: ${CONVERT_PLAN.policy} at ${CONVERT_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${convertSteps} steps, run by the executor`);
+    try {
+      plan_convert = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: convertSteps, ...CONVERT_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
+      log(`  ${perConvert(plan_convert, plan_issue)}`);
+    } catch (e) {
+      log(`  conversion launches in a plan not timed: ${(e as Error).message}`);
+    }
+    tick('conversions in a plan');
   }
   let host_probe: HostIssueProbe | undefined;
   if (cuda) {
@@ -481,7 +510,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const writes = await measureFileWriteBatches(b, { ...fb, rounds: WRITE_ROUNDS });
   log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
   await paceReading('after the last benchmark');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(spread ? { spread } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(spread ? { spread } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_convert ? { plan_convert } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */

@@ -100,6 +100,8 @@ export interface HilInfo {
    */
   host_before?: { copy_us: number };
   setup_ms: number;
+  /** conversion and rotation kernels launched once in the set-up, before the timed steps */
+  warm_launches: number;
   verify?: { checked: number; mismatches: number; firstMismatch?: string };
   steps: MeasuredStep[];
 }
@@ -250,6 +252,7 @@ export async function hilRun(config: RunConfig, o: HilOptions): Promise<HilRunRe
     ...(linkBefore ? { link_before: linkBefore } : {}),
     ...(hostBefore ? { host_before: { copy_us: hostBefore.copy_us } } : {}),
     setup_ms: measured.setupMs,
+    warm_launches: measured.warmLaunches,
     verify: measured.verify,
     steps: measured.steps,
   };

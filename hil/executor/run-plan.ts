@@ -1,7 +1,8 @@
 /**
  * Runs a lowered plan on a backend, in stages: allocate the tiers (HBM arena, pinned host pool, CXL
  * stand-in, NVMe file; run-regions.ts) and the model's buffers (model-buffers.ts), write every
- * block's initial bytes (initial-bytes.ts), enqueue the work of every step on the compute and memory
+ * block's initial bytes (initial-bytes.ts), launch each conversion and rotation kernel the plan uses
+ * once (warm-kernels.ts), enqueue the work of every step on the compute and memory
  * streams without synchronizing (as an inference engine would; issue-ops.ts), and read the timing
  * events at the end (step-timings.ts). The host waits only where real data needs it: before a file
  * write from a slot a copy filled (synchronize the memory stream), before a copy that reads what a
@@ -28,6 +29,7 @@ import { allocModelBuffers } from './model-buffers.js';
 import { RunEvents } from './run-events.js';
 import { type FileTierOptions, RunRegions } from './run-regions.js';
 import { type StepProgress, watchSteps } from './step-progress.js';
+import { warmKernels, warmSetOf } from './warm-kernels.js';
 import { stepTimings } from './step-timings.js';
 import { type VerifyResult, verifyBlocks } from './verify-blocks.js';
 
@@ -75,6 +77,8 @@ export interface RunPlanResult {
   fileBufferedReason: string;
   verify?: VerifyResult;
   setupMs: number;
+  /** block kernels launched once in the set-up, before the steps (warm-kernels.ts) */
+  warmLaunches: number;
   weightBuffers: number;
   /** with linkCheckMs: the host link's rate right before the steps, or why it was not measured */
   linkBefore?: { h2d_GBps: number; d2h_GBps: number } | { error: string };
@@ -95,6 +99,7 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
     await writeInitial(b, p, data, mem.regions, mem.file, o.packThreads);
     writeFresh(b, p, data, mem.r('fresh'));
     await b.synchronize();
+    const warmed = await warmKernels(b, p.geometry, model.q_heads, warmSetOf(p.steps));
     const setupMs = performance.now() - t0;
     let linkBefore: RunPlanResult['linkBefore'];
     if (o.linkCheckMs !== undefined) {
@@ -129,7 +134,7 @@ export async function runPlan(b: NativeBackend, p: LoweredPlan, model: ModelSpec
 
     const { steps, spans } = stepTimings(b, p, ev, times, o);
     const verify = o.verify ? await verifyBlocks(b, p, data, mem.regions, mem.file) : undefined;
-    return { steps, spans, fileDirect: mem.file ? mem.file.direct : null, fileBufferedReason: mem.file?.bufferedReason ?? '', verify, setupMs, weightBuffers: buffers.weights.length, ...(linkBefore ? { linkBefore } : {}), ...(hostBefore ? { hostBefore } : {}) };
+    return { steps, spans, fileDirect: mem.file ? mem.file.direct : null, fileBufferedReason: mem.file?.bufferedReason ?? '', verify, setupMs, warmLaunches: warmed, weightBuffers: buffers.weights.length, ...(linkBefore ? { linkBefore } : {}), ...(hostBefore ? { hostBefore } : {}) };
   } finally {
     try {
       await b.synchronize();

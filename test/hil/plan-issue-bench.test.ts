@@ -3,9 +3,9 @@
 // it for gpu.issue_copy_us (the listed copies' cost kept in the source).
 import { describe, expect, it } from 'vitest';
 import type { IssuePoint } from '../../hil/bench/issue-bench.js';
-import { benchPlanIssue, copyCostFromPlan, planOpKind, type PlanIssueResult, type PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
+import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, planOpKind, type PlanIssueResult, type PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
 import { applyIssueCosts } from '../../hil/calibrate/calibrate.js';
-import { issueCostsOf } from '../../hil/calibrate/measure.js';
+import { CONVERT_PLAN, convertPlanSteps, issueCostsOf } from '../../hil/calibrate/measure.js';
 import { recordAndLower } from '../../hil/executor/hil-run.js';
 import type { LowOp } from '../../hil/executor/lowered-plan.js';
 import { generateTrace } from '../../traces/generator.js';
@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { backendAvailability } from './availability.js';
+import { makeHilFixture } from './hil-fixtures.js';
 
 const host = backendAvailability('host');
 const cuda = backendAvailability('cuda');
@@ -100,6 +101,87 @@ describe('the time per copy from a plan', () => {
   });
 });
 
+describe('the time per conversion launch from a plan', () => {
+  const cost = { copy: 3, record: 0.5, kernel: 2, attention: 10 };
+  it("takes per converting step its residual beyond the plain steps' over its launches, the median of those steps", () => {
+    const steps = [
+      // the first step: left out, converting or not
+      step(0, 99999, { copy: 10, convert: 500 }),
+      // plain steps' residuals: 1000 - 100 * 3 - 200 * 0.5 - 64 * 2 - 32 * 10 = 152; 1010 - ... = 162; 990 - ... = 142: baseline 152
+      step(1, 1000, { copy: 100, record: 200, kernel: 64, attention: 32, convert: 0 }),
+      step(2, 1010, { copy: 100, record: 200, kernel: 64, attention: 32, convert: 0 }),
+      step(3, 990, { copy: 100, record: 200, kernel: 64, attention: 32, convert: 0 }),
+      // (9000 - 100 * 3 - 300 * 0.5 - 64 * 2 - 32 * 10 - 152) / 1000 = 7.95
+      step(4, 9000, { copy: 100, record: 300, kernel: 64, attention: 32, convert: 1000 }),
+      // a converting step whose host waited on a file request: left out
+      step(5, 90000, { copy: 100, record: 300, kernel: 64, attention: 32, convert: 1000, other: 1 }),
+      // (11000 - 0 - 152) / 1200 = 9.04
+      step(6, 11000, { convert: 1200 }),
+      // (5000 - 50 * 3 - 152) / 500 = 9.396
+      step(7, 5000, { copy: 50, convert: 500 }),
+      // recorded before conversions had their own count: neither plain nor converting
+      step(8, 500, {}),
+    ];
+    const c = convertCostFromPlan(steps, cost);
+    expect(c.baseline_us).toBe(152);
+    expect(c.per_step.map((x) => +x.toFixed(9))).toEqual([7.95, 9.04, 9.396]);
+    expect(c.us).toBeCloseTo(9.04, 12);
+    // launches per converting step used: (1000 + 1200 + 500) / 3
+    expect(c.conversions).toBe(900);
+    // no plain step: no baseline, no cost; no converting step: no cost
+    expect(convertCostFromPlan([steps[0], steps[4], steps[6]], cost).us).toBeNaN();
+    const none = convertCostFromPlan(steps.slice(0, 4), cost);
+    expect([none.us, none.per_step, none.baseline_us]).toEqual([Number.NaN, [], 152]);
+  });
+
+  it('sets gpu.issue_convert_us from a converting plan, copies at their plan cost, and keeps the listed launches in the source', () => {
+    const points = [pt('copy', 9216, [2.4, 2.5, 2.6]), pt('record', 0, [0.5, 0.5, 0.5]), pt('kernel', 0, [2, 2, 2]), pt('convert', 0, [7, 7, 7]), pt('attention', 0, [10, 10, 10])];
+    // copies: (3400 - 100 * 0.5 - 10 * 2 - 5 * 10) / 1000 = 3.28 and (3100 - 2 * 10) / 1000 = 3.08: 3.18
+    const plan: PlanIssueResult = { policy: 'kivi', budget: '10%', context_tokens: 40960, steps: [step(0, 9e9, { copy: 1 }), step(1, 3400, { copy: 1000, record: 100, kernel: 10, attention: 5 }), step(2, 3100, { copy: 1000, attention: 2 })] };
+    // the plain step's residual: 600 - 100 * 3.18 - 10 * 2 - 2 * 10 = 242; the converting steps' 12242 and 22242
+    const conv: PlanIssueResult = {
+      policy: CONVERT_PLAN.policy,
+      budget: CONVERT_PLAN.budget,
+      context_tokens: 40960,
+      steps: [step(0, 9e9, { convert: 0 }), step(1, 600, { copy: 100, kernel: 10, attention: 2, convert: 0 }), step(2, 12600, { copy: 100, kernel: 10, attention: 2, convert: 1000 }), step(3, 22600, { copy: 100, kernel: 10, attention: 2, convert: 2000 })],
+    };
+    const p = loadHardware('h100-pcie5');
+    applyIssueCosts(p, points, 'test', plan, conv);
+    expect(p.gpu.issue_copy_us).toBe(3.18);
+    // (12600 - 600) / 1000 = 12 and (22600 - 600) / 2000 = 11: 11.5
+    expect(p.gpu.issue_convert_us).toBe(11.5);
+    expect(p.sources['gpu.issue_convert_us']).toContain('smartkv at 20% on a generated 40960-token trace, 4 steps');
+    expect(p.sources['gpu.issue_convert_us']).toContain('1500 launches on average');
+    expect(p.sources['gpu.issue_convert_us']).toContain('the median of 2 steps (12, 11 us); 256 launches issued in a row read 7 us');
+    // no converting step: the listed launches' cost stands, and its source says why
+    const q = loadHardware('h100-pcie5');
+    applyIssueCosts(q, points, 'test', plan, { ...conv, steps: conv.steps.slice(0, 2) });
+    expect(q.gpu.issue_convert_us).toBe(7);
+    expect(q.sources['gpu.issue_convert_us']).toContain("issued in a row");
+    expect(q.sources['gpu.issue_convert_us']).toContain("gave no conversion cost (0 converting steps, median NaN us), so the listed launches' cost stands");
+    // without a converting plan: as listed
+    const r = loadHardware('h100-pcie5');
+    applyIssueCosts(r, points, 'test', plan);
+    expect(r.gpu.issue_convert_us).toBe(7);
+  });
+
+  it("the calibration's converting plan converts in at least two steps after the first, and in no other", () => {
+    // SmartKV re-assigns precisions when a block completes: whatever the context's place in its block
+    for (const prompt of [256, 263, 271]) {
+      const fx = makeHilFixture(prompt, convertPlanSteps(16), 16);
+      try {
+        const { lowered } = recordAndLower({ trace: fx.trace, policy: CONVERT_PLAN.policy, model: fx.model, hardware: 'h100-pcie5', hbm_budget: CONVERT_PLAN.budget, group_size: 64 }, { backend: 'host' });
+        const converting = lowered.steps.flatMap((s, i) => (i > 0 && s.ops.some((op) => op.o === 'quant' || op.o === 'dequant') ? [i] : []));
+        expect(converting.length, `prompt ${prompt}`).toBeGreaterThanOrEqual(2);
+        // one step a block: 16 apart
+        for (let i = 1; i < converting.length; i++) expect(converting[i] - converting[i - 1], `prompt ${prompt}`).toBe(16);
+      } finally {
+        rmSync(fx.dir, { recursive: true, force: true });
+      }
+    }
+  });
+});
+
 describe.skipIf(!host.available)(`plan issue bench, host backend${host.available ? '' : ` (skipped: ${host.reason})`}`, () => {
   it("runs the lowered plan through the executor and counts each step's ops as lowered", async () => {
     const { openBackend } = await import('../../hil/backend.js');
@@ -152,6 +234,23 @@ describe.skipIf(!cuda.available)(`plan issue bench, cuda backend${cuda.available
       // an H100 host issues a copy in 2-4 us (lab/notes/HIL-NOTES.md); far outside that, the step was not issued as timed
       expect(c.us).toBeGreaterThan(1);
       expect(c.us).toBeLessThan(10);
+    } finally {
+      b.close();
+    }
+  });
+
+  it("times the converting plan's conversion launches at a few us to tens of us each", async () => {
+    const { openBackend } = await import('../../hil/backend.js');
+    const b = openBackend('cuda');
+    try {
+      const r = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 8192, steps: convertPlanSteps(16), ...CONVERT_PLAN, blockTokens: 16, groupSize: 128, packThreads: 0 });
+      const c = convertCostFromPlan(r.steps, { copy: 3, record: 0.6, kernel: 2.3, attention: 5 });
+      // a block completes every 16 steps; each such step converts hundreds of blocks
+      expect(c.per_step.length).toBeGreaterThanOrEqual(2);
+      expect(c.conversions).toBeGreaterThan(100);
+      // launches issued in a row cost the host 7-8 us on the H200 machines; far outside a few to tens of us, the step was not issued as timed
+      expect(c.us).toBeGreaterThan(2);
+      expect(c.us).toBeLessThan(60);
     } finally {
       b.close();
     }
