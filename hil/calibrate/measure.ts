@@ -269,12 +269,14 @@ const ATTENTION_PRECISIONS: readonly AttentionCase[] = ['fp16', 'int8', 'int4', 
 export const CALIBRATION_PLAN = { policy: 'kivi', budget: '10%' } as const;
 export const calibrationPlanSteps = (quick: boolean): number => (quick ? 12 : 24);
 /**
- * The plan whose conversion launches the calibration times: SmartKV at 20% on a generated trace at the
- * overlap context re-assigns its blocks' precisions each time a block completes, converting hundreds to
- * thousands of blocks in that step; its other steps convert none. Its steps: three blocks' worth of
- * tokens and two more, so that at least two steps convert whatever the context's place in its block.
+ * The plan whose conversion launches the calibration times: SmartKV at 40% on a generated trace at the
+ * overlap context re-assigns its blocks' precisions each time a block completes, converting thousands of
+ * blocks in HBM in that step; its other steps convert none. (At 20% it also moves blocks out of HBM and
+ * converts some on the host's CPU, and a step where the host waits on that is left out.) Its steps: three
+ * blocks' worth of tokens and two more, so that at least two steps convert whatever the context's place
+ * in its block.
  */
-export const CONVERT_PLAN = { policy: 'smartkv', budget: '20%' } as const;
+export const CONVERT_PLAN = { policy: 'smartkv', budget: '40%' } as const;
 export const convertPlanSteps = (blockTokens: number): number => 3 * blockTokens + 2;
 
 /**

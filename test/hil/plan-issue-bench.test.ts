@@ -150,7 +150,7 @@ describe('the time per conversion launch from a plan', () => {
     expect(p.gpu.issue_copy_us).toBe(3.18);
     // (12600 - 600) / 1000 = 12 and (22600 - 600) / 2000 = 11: 11.5
     expect(p.gpu.issue_convert_us).toBe(11.5);
-    expect(p.sources['gpu.issue_convert_us']).toContain('smartkv at 20% on a generated 40960-token trace, 4 steps');
+    expect(p.sources['gpu.issue_convert_us']).toContain('smartkv at 40% on a generated 40960-token trace, 4 steps');
     expect(p.sources['gpu.issue_convert_us']).toContain('1500 launches on average');
     expect(p.sources['gpu.issue_convert_us']).toContain('the median of 2 steps (12, 11 us); 256 launches issued in a row read 7 us');
     // no converting step: the listed launches' cost stands, and its source says why
@@ -165,13 +165,15 @@ describe('the time per conversion launch from a plan', () => {
     expect(r.gpu.issue_convert_us).toBe(7);
   });
 
-  it("the calibration's converting plan converts in at least two steps after the first, and in no other", () => {
+  it("the calibration's converting plan converts in HBM in at least two steps after the first, and in no other", () => {
     // SmartKV re-assigns precisions when a block completes: whatever the context's place in its block
     for (const prompt of [256, 263, 271]) {
       const fx = makeHilFixture(prompt, convertPlanSteps(16), 16);
       try {
         const { lowered } = recordAndLower({ trace: fx.trace, policy: CONVERT_PLAN.policy, model: fx.model, hardware: 'h100-pcie5', hbm_budget: CONVERT_PLAN.budget, group_size: 64 }, { backend: 'host' });
         const converting = lowered.steps.flatMap((s, i) => (i > 0 && s.ops.some((op) => op.o === 'quant' || op.o === 'dequant') ? [i] : []));
+        // nothing the host waits on (a host conversion, a file request): every converting step counts
+        expect(lowered.steps.flatMap((s) => s.ops.filter((op) => planOpKind(op) === 'other').map((op) => op.o)), `prompt ${prompt}`).toEqual([]);
         expect(converting.length, `prompt ${prompt}`).toBeGreaterThanOrEqual(2);
         // one step a block: 16 apart
         for (let i = 1; i < converting.length; i++) expect(converting[i] - converting[i - 1], `prompt ${prompt}`).toBe(16);
