@@ -100,7 +100,7 @@ export interface HilInfo {
    */
   host_before?: { copy_us: number };
   setup_ms: number;
-  /** conversion and rotation kernels launched once in the set-up, before the timed steps */
+  /** conversion kinds and widths and rotations warmed in the set-up, before the timed steps (warm-kernels.ts) */
   warm_launches: number;
   verify?: { checked: number; mismatches: number; firstMismatch?: string };
   steps: MeasuredStep[];

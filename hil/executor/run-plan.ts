@@ -77,7 +77,7 @@ export interface RunPlanResult {
   fileBufferedReason: string;
   verify?: VerifyResult;
   setupMs: number;
-  /** block kernels launched once in the set-up, before the steps (warm-kernels.ts) */
+  /** conversion kinds and widths and rotations warmed in the set-up, before the steps (warm-kernels.ts) */
   warmLaunches: number;
   weightBuffers: number;
   /** with linkCheckMs: the host link's rate right before the steps, or why it was not measured */

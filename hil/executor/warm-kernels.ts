@@ -43,7 +43,8 @@ export function warmSetOf(steps: readonly { ops: readonly LowOp[] }[]): WarmSet 
 /**
  * Launches each kernel of `set` once on scratch device buffers sized for one block of `g` (rotations
  * of f32 rows: `qHeads` rows of head_dim) and waits for them; the buffers are freed before it returns.
- * Returns the launches made.
+ * Returns the kernels warmed: one per conversion kind and width and one per rotation (a width that is only
+ * dequantized gets a quantization first, on the same scratch, to give it codes; that launch is not counted).
  */
 export async function warmKernels(b: NativeBackend, g: BlockGeometry, qHeads: number, set: WarmSet): Promise<number> {
   const launches = set.quant.length + set.dequant.length + set.rotate.length;
