@@ -102,8 +102,7 @@ export class SynapseForecast {
   private readonly mark: Int32Array;
   private readonly markSelf: Int32Array;
   private markStamp = 0;
-  /** candidates' scratch: −f of the block at the same place of ids, and the places of the blocks it reads */
-  private readonly negF: Float64Array;
+  /** candidates' scratch: the places of the blocks it reads */
   private readonly sel: Int32Array;
   /** per layer: learned overlap of the cross and the self predictor with the observed heavy set */
   readonly simCross: Float64Array;
@@ -139,7 +138,6 @@ export class SynapseForecast {
     this.nonFinite = new Uint8Array(layers);
     this.mark = new Int32Array(maxBlocks);
     this.markSelf = new Int32Array(maxBlocks);
-    this.negF = new Float64Array(maxBlocks + 1);
     this.sel = new Int32Array(maxBlocks + 1);
     this.simCross = new Float64Array(layers);
     this.simSelf = new Float64Array(layers).fill(1);
@@ -204,8 +202,8 @@ export class SynapseForecast {
 
   /**
    * The blocks b < n of layer l with mask[b] = 1 whose score f(b) (with α = alpha) is ≥ theta, into
-   * ids[0..] (in no set order), each with −f(b) into keys[b]; their count. (ids past the count may be
-   * written too.) Reads only the blocks
+   * ids[0..] (in no set order), each with −f(b) at the same place of keys; their count. (ids and keys
+   * past the count may be written too.) Reads only the blocks
    * that can score that high (own self score or the previous layer's mass near theta) where those
    * are kept, else every block.
    */
@@ -241,14 +239,12 @@ export class SynapseForecast {
     const cur = this.cur;
     const high = this.high;
     const hv = this.highVal;
-    const negF = this.negF;
     let count = 0;
     const hn = this.highCount[l];
     // (first the places of the blocks below n with mask 1, in order: each place is written at the next
     // place of sel, which moves on by 1 for such a block, by 0 elsewhere; then each of those blocks is
-    // written at the next place of ids, with −f at the same place of negF (into keys once the
-    // candidates are known), and the count moves on by 1 where it is a candidate: no branch on the
-    // mask or the score, which fall either way at random)
+    // written at the next place of ids, with −f at the same place of keys, and the count moves on by 1
+    // where it is a candidate: no branch on the mask or the score, which fall either way at random)
     const sel = this.sel;
     let ns = 0;
     for (let i = 0; i < hn; i++) {
@@ -269,17 +265,15 @@ export class SynapseForecast {
         f = alpha * pm + beta * self;
       }
       ids[count] = b;
-      negF[count] = -f;
+      keys[count] = -f;
       count += +(f >= theta);
     }
-    for (let i = 0; i < count; i++) keys[ids[i]] = negF[i];
     if (alpha === 0) return count;
     const highFrom = this.highFrom[l];
     if (pForm && this.highCount[prev] >= 0 && this.highFrom[prev] <= near) {
       // the previous layer's blocks not read above: with a self score below highFrom (<= near), f
       // reaches theta only where the previous layer's mass is near theta, so only its kept high
       // blocks (in listed form their masses; ascending) can
-      const from = count;
       // (as above: no branch on the mask, the self score or f.) A block counts only with a self score
       // below highFrom, so its f is at most α·c + β·highFrom as computed (rounding keeps the order of
       // products by β ≥ 0 and of sums): a block with that below theta is not read further
@@ -296,10 +290,9 @@ export class SynapseForecast {
         const self = lForm && b < lN ? fm[formAt(pos, list, base, lK, lU1, b)] : recent[base + b];
         const f = alpha * hv[pbase + j] + beta * self;
         ids[count] = b;
-        negF[count] = -f;
+        keys[count] = -f;
         count += +!(self >= highFrom) & +(f >= theta);
       }
-      for (let i = from; i < count; i++) keys[ids[i]] = negF[i];
       return count;
     }
     // the previous layer's listed blocks not read above (distinct: they ascend)
@@ -315,7 +308,7 @@ export class SynapseForecast {
       if (self >= highFrom) continue;
       const f = alpha * (pForm && i < pK ? fm[pbase + i] : cur[pbase + b]) + beta * self;
       if (f >= theta) {
-        keys[b] = -f;
+        keys[count] = -f;
         ids[count++] = b;
       }
     }
@@ -335,7 +328,7 @@ export class SynapseForecast {
         if (mask[b] === 0) continue;
         const f = recent[base + b];
         if (f >= theta) {
-          keys[b] = -f;
+          keys[count] = -f;
           ids[count++] = b;
         }
       }
@@ -348,7 +341,7 @@ export class SynapseForecast {
       if (mask[b] === 0) continue;
       const f = alpha * cur[pbase + b] + beta * recent[base + b];
       if (f >= theta) {
-        keys[b] = -f;
+        keys[count] = -f;
         ids[count++] = b;
       }
     }

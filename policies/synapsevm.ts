@@ -237,7 +237,7 @@ class SynapseVm implements SynapsePolicy {
   private readonly cand: Int32Array;
   /** keys[i] of cand[i], for the selections */
   private readonly candKeys: Float64Array;
-  /** per block: minus its forecast score (for the blocks scoring >= theta) */
+  /** minus the forecast score of the block at the same place of cand (the forecast's candidates) */
   private readonly keys: Float64Array;
   private readonly up: Int32Array;
   private readonly kept: Int32Array;
@@ -353,9 +353,10 @@ class SynapseVm implements SynapsePolicy {
     this.staged = Array.from({ length: L }, (_, l) => stagedRows.subarray(l * M, (l + 1) * M));
     this.stagedCount = new Int32Array(L);
     this.stagedMask = new Uint8Array(M);
-    this.cand = new Int32Array(M);
+    // (one more place: a branch-free pass writes at the place after its last candidate)
+    this.cand = new Int32Array(M + 1);
     this.candKeys = new Float64Array(M);
-    this.keys = new Float64Array(M);
+    this.keys = new Float64Array(M + 1);
     this.up = new Int32Array(M);
     this.kept = new Int32Array(M);
     this.pinnedUpTo = new Int32Array(L);
@@ -833,13 +834,9 @@ class SynapseVm implements SynapsePolicy {
     const n = forecast.candidates(l, created, alpha, theta, below, cand, keys);
     const cap = Math.ceil(o.stage_ratio * K);
     // (no selection when every candidate is kept)
-    let best = n;
-    if (n > cap) {
-      for (let i = 0; i < n; i++) candKeys[i] = keys[cand[i]];
-      best = selectBottomKKeyed(cand, candKeys, n, cap);
-    }
+    const best = n > cap ? selectBottomKKeyed(cand, keys, n, cap) : n;
     // highest score first (ties: the lower id)
-    sortByKey(cand, best, keys);
+    sortPairs(cand, keys, best);
     const st = staged[l];
     let nSt = 0;
     // (the mask is read by the probes only)
@@ -1110,6 +1107,68 @@ export function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {
     ids[j + 1] = b;
     k[j + 1] = kb;
   }
+}
+
+/**
+ * Sort ids[0..n) with keys[0..n) alongside (keys[i] belongs to ids[i]) by (key, id) ascending (keys
+ * not NaN, ids distinct: every pair is ordered, so any sort gives this order): insertion sort for
+ * short lists, else quicksort down to short parts.
+ */
+export function sortPairs(ids: Int32Array, keys: Float64Array, n: number): void {
+  sortPairsIn(ids, keys, 0, n - 1);
+}
+
+/** sortPairs on the places lo..hi */
+function sortPairsIn(ids: Int32Array, keys: Float64Array, lo: number, hi: number): void {
+  while (hi - lo > 16) {
+    // median of three as the pivot, moved to hi
+    const mid = (lo + hi) >>> 1;
+    if (pairBefore(ids, keys, mid, lo)) swapPairs(ids, keys, mid, lo);
+    if (pairBefore(ids, keys, hi, lo)) swapPairs(ids, keys, hi, lo);
+    if (pairBefore(ids, keys, mid, hi)) swapPairs(ids, keys, mid, hi);
+    let i = lo;
+    for (let j = lo; j < hi; j++) {
+      if (pairBefore(ids, keys, j, hi)) {
+        swapPairs(ids, keys, i, j);
+        i++;
+      }
+    }
+    swapPairs(ids, keys, i, hi);
+    // the shorter part sorted by a call (depth O(log n)), the longer one in this loop
+    if (i - lo < hi - i) {
+      sortPairsIn(ids, keys, lo, i - 1);
+      lo = i + 1;
+    } else {
+      sortPairsIn(ids, keys, i + 1, hi);
+      hi = i - 1;
+    }
+  }
+  for (let i = lo + 1; i <= hi; i++) {
+    const b = ids[i];
+    const kb = keys[i];
+    let j = i - 1;
+    while (j >= lo && (keys[j] > kb || (keys[j] === kb && ids[j] > b))) {
+      ids[j + 1] = ids[j];
+      keys[j + 1] = keys[j];
+      j--;
+    }
+    ids[j + 1] = b;
+    keys[j + 1] = kb;
+  }
+}
+
+/** true when the pair at place a comes before the one at place b: (keys[a], ids[a]) < (keys[b], ids[b]) */
+function pairBefore(ids: Int32Array, keys: Float64Array, a: number, b: number): boolean {
+  return keys[a] < keys[b] || (keys[a] === keys[b] && ids[a] < ids[b]);
+}
+
+function swapPairs(ids: Int32Array, keys: Float64Array, i: number, j: number): void {
+  const t = ids[i];
+  ids[i] = ids[j];
+  ids[j] = t;
+  const k = keys[i];
+  keys[i] = keys[j];
+  keys[j] = k;
 }
 
 /** sortByKey's short lists (at most SHORT ids) and their keys */
