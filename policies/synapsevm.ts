@@ -1115,10 +1115,26 @@ export function sortByKey(ids: Int32Array, n: number, key: Float64Array): void {
  * short lists, else quicksort down to short parts.
  */
 export function sortPairs(ids: Int32Array, keys: Float64Array, n: number): void {
-  sortPairsIn(ids, keys, 0, n - 1);
+  if (n > SHORT) {
+    sortPairsIn(ids, keys, 0, n - 1);
+    return;
+  }
+  // (a short list, as most are: a loop of its own, small enough to be inlined at the call)
+  for (let i = 1; i < n; i++) {
+    const b = ids[i];
+    const kb = keys[i];
+    let j = i - 1;
+    while (j >= 0 && (keys[j] > kb || (keys[j] === kb && ids[j] > b))) {
+      ids[j + 1] = ids[j];
+      keys[j + 1] = keys[j];
+      j--;
+    }
+    ids[j + 1] = b;
+    keys[j + 1] = kb;
+  }
 }
 
-/** sortPairs on the places lo..hi */
+/** sortPairs on the places lo..hi: quicksort down to short parts, then insertion sort */
 function sortPairsIn(ids: Int32Array, keys: Float64Array, lo: number, hi: number): void {
   while (hi - lo > 16) {
     // median of three as the pivot, moved to hi
