@@ -114,6 +114,10 @@ const F = DPNC_FEATURES.length;
 // order in memory on this machine)
 if (F !== 8) throw new Error(`policy dpnc: the training samples are written for 8 features (got ${F})`);
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+/** a page's bins in State.pageBin: bytes 4i + PB_FREQ, PB_MASS, PB_NORM of page i */
+const PB_FREQ = 1;
+const PB_MASS = 2;
+const PB_NORM = 3;
 /** the 32-bit word whose bytes in memory are a, b, c, d (each below 256) */
 const fourBytes = (a: number, b: number, c: number, d: number): number =>
   LITTLE_ENDIAN ? a | (b << 8) | (c << 16) | (d << 24) : (a << 24) | (b << 16) | (c << 8) | d;
@@ -253,10 +257,20 @@ function makeState(o: Options, setup: PolicySetup) {
   // The tree reads a feature only through its bin (tree.bin of the value), so a page's features are
   // kept as bins: the ones that change only when the page is attended (frequency, last mass) are
   // binned then; the key norm's when the layer's key-norm statistics change; the rest per decision.
-  const freqBin = new Uint8Array(L * M).fill(tree.bin(frequencyFeature(0, 0)));
-  const massBin = new Uint8Array(L * M).fill(tree.bin(lastMassFeature(0)));
-  const normBin = new Uint8Array(L * M);
-  // the version of its layer's key-norm statistics normBin was computed with (-1: none)
+  // Page i's frequency, last-mass and key-norm bins are the bytes 4i + 1, 4i + 2 and 4i + 3 of
+  // pageBin (PB_FREQ, PB_MASS, PB_NORM; byte 4i is 0): read as the 32-bit word pageWord[i], they are a
+  // training sample's first word less its recency bin (byte 0).
+  const pageBin = new Uint8Array(4 * L * M);
+  const pageWord = new Int32Array(pageBin.buffer);
+  {
+    const freq0 = tree.bin(frequencyFeature(0, 0));
+    const mass0 = tree.bin(lastMassFeature(0));
+    for (let i = 0; i < L * M; i++) {
+      pageBin[4 * i + PB_FREQ] = freq0;
+      pageBin[4 * i + PB_MASS] = mass0;
+    }
+  }
+  // the version of its layer's key-norm statistics a page's key-norm bin was computed with (-1: none)
   const normVer = new Int32Array(L * M).fill(-1);
   // per layer: key-norm statistics over its live pages, their version, and what they were computed from
   const nsMean = new Float64Array(L);
@@ -462,9 +476,8 @@ function makeState(o: Options, setup: PolicySetup) {
     knBits,
     normWords,
     knWords,
-    freqBin,
-    massBin,
-    normBin,
+    pageBin,
+    pageWord,
     normVer,
     nsMean,
     nsSd,
@@ -628,9 +641,8 @@ class State {
     this.knBits = f.knBits;
     this.normWords = f.normWords;
     this.knWords = f.knWords;
-    this.freqBin = f.freqBin;
-    this.massBin = f.massBin;
-    this.normBin = f.normBin;
+    this.pageBin = f.pageBin;
+    this.pageWord = f.pageWord;
     this.normVer = f.normVer;
     this.nsMean = f.nsMean;
     this.nsSd = f.nsSd;
@@ -943,13 +955,13 @@ function describe(D: State, cache: PolicyView['cache'], l: number, t: number, nB
       const r = t - lu;
       D.feats[at] = r >= 0 ? (r < D.recencyBin.length ? D.recencyBin[r] : D.farBin) : D.tree.bin(recFeature(r));
     }
-    D.feats[at + 1] = D.freqBin[i];
-    D.feats[at + 2] = D.massBin[i];
+    D.feats[at + 1] = D.pageBin[4 * i + PB_FREQ];
+    D.feats[at + 2] = D.pageBin[4 * i + PB_MASS];
     if (D.normVer[i] !== ver) {
-      D.normBin[i] = D.keyNormBins.ofNear(sd > 0 ? (nl[b] - mean) / sd : 0, D.normBin[i]);
+      D.pageBin[4 * i + PB_NORM] = D.keyNormBins.ofNear(sd > 0 ? (nl[b] - mean) / sd : 0, D.pageBin[4 * i + PB_NORM]);
       D.normVer[i] = ver;
     }
-    D.feats[at + 3] = D.normBin[i];
+    D.feats[at + 3] = D.pageBin[4 * i + PB_NORM];
     D.feats[at + 4] = D.posBin[b];
     D.feats[at + 5] = lb;
     D.feats[at + 6] = D.tierBin[tier];
@@ -1009,13 +1021,13 @@ function pageBins(D: State, l: number, b: number, tier: number): void {
     const r = D.dT - lu;
     D.feats[at] = r >= 0 ? (r < D.recencyBin.length ? D.recencyBin[r] : D.farBin) : D.tree.bin(recFeature(r));
   }
-  D.feats[at + 1] = D.freqBin[i];
-  D.feats[at + 2] = D.massBin[i];
+  D.feats[at + 1] = D.pageBin[4 * i + PB_FREQ];
+  D.feats[at + 2] = D.pageBin[4 * i + PB_MASS];
   if (D.normVer[i] !== D.dVer) {
-    D.normBin[i] = D.keyNormBins.ofNear(D.dSd > 0 ? (D.normsAt[l][b] - D.dMean) / D.dSd : 0, D.normBin[i]);
+    D.pageBin[4 * i + PB_NORM] = D.keyNormBins.ofNear(D.dSd > 0 ? (D.normsAt[l][b] - D.dMean) / D.dSd : 0, D.pageBin[4 * i + PB_NORM]);
     D.normVer[i] = D.dVer;
   }
-  D.feats[at + 3] = D.normBin[i];
+  D.feats[at + 3] = D.pageBin[4 * i + PB_NORM];
   D.feats[at + 4] = D.posBin[b];
   D.feats[at + 5] = D.layerBin[l];
   D.feats[at + 6] = D.tierBin[tier];
@@ -1697,10 +1709,9 @@ function observePages(D: State, obs: Observation): void {
   const pagedInSince = D.pagedInLast[l] >= tick;
   const tierThen = D.featTier;
   const normVerOf = D.normVer;
-  const normBinOf = D.normBin;
+  const pageBinOf = D.pageBin;
+  const pageWordOf = D.pageWord;
   const posBinOf = D.posBin;
-  const freqBinOf = D.freqBin;
-  const massBinOf = D.massBin;
   const sampleWords = D.trainWords;
   const sampleLabels = D.trainLabels;
   const seenOf = D.seen;
@@ -1743,19 +1754,19 @@ function observePages(D: State, obs: Observation): void {
         if (normVerOf[i] !== ver) {
           // (ofNear(z, k), its answer when z is well inside bin k taken here)
           const z = sd > 0 ? (normsThen[b] - mean) / sd : 0;
-          const k = normBinOf[i];
-          if (!(z - normBelow[k] >= NORM_GUARD && normAbove[k] - z >= NORM_GUARD && z > -40 && z < 40)) normBinOf[i] = keyNormBins.ofNear(z, k);
+          const k = pageBinOf[4 * i + PB_NORM];
+          if (!(z - normBelow[k] >= NORM_GUARD && normAbove[k] - z >= NORM_GUARD && z > -40 && z < 40)) pageBinOf[4 * i + PB_NORM] = keyNormBins.ofNear(z, k);
           normVerOf[i] = ver;
         }
         const position = posThen ? posBinOf[b] : tree.bin(positionFeature(b, blocksThen));
-        sampleWords[2 * samples] = fourBytes(recency, freqBinOf[i], massBinOf[i], normBinOf[i]);
+        sampleWords[2 * samples] = pageWordOf[i] | (LITTLE_ENDIAN ? recency : recency << 24);
         sampleWords[2 * samples + 1] = fourBytes(position, lb, tierBins[tier], nearThen[b]);
         sampleLabels[samples++] = used ? 1 : 0;
       }
     }
     const attendances = seenOf[i] + 1;
     seenOf[i] = attendances;
-    massBinOf[i] = last;
+    pageBinOf[4 * i + PB_MASS] = last;
     let count = usesOf[i];
     if (used) {
       usesOf[i] = ++count;
@@ -1765,7 +1776,7 @@ function observePages(D: State, obs: Observation): void {
       if (memTierOf[i] > 0) toRecent(D, l, b);
     }
     // its frequency bin: kept while the frequency stays strictly inside it, else computed
-    if (!freqHolds(freqBinOf[i], count, attendances, bins)) freqBinOf[i] = tree.bin(freqFeature(count, attendances));
+    if (!freqHolds(pageBinOf[4 * i + PB_FREQ], count, attendances, bins)) pageBinOf[4 * i + PB_FREQ] = tree.bin(freqFeature(count, attendances));
   }
   if (!dense) for (let k = 0; k < obs.idx!.length; k++) D.listedMark[obs.idx![k]] = 0;
   if (samples > 0) D.tree.learnBinsMany(D.trainBins, samples, D.trainLabels);
