@@ -1725,6 +1725,12 @@ function observePages(D: State, obs: Observation): void {
   const keyNormBins = D.keyNormBins;
   const neverBin = D.neverBin;
   const farBin = D.farBin;
+  // every page trained at tier 0 with its position bin kept (none sampled out, none paged in since
+  // the pass, the pass's block count that of the position bins): its sample's second word is
+  // plainSecond with the position and near_layer bins added
+  const plain = trainAll && sampleAll && !pagedInSince && posThen;
+  const plainSecond = fourBytes(0, lb, tierBins[0], 0);
+  const recencyShift = LITTLE_ENDIAN ? 0 : 24;
   for (let a = 0; a < nAtt; a++) {
     const b = attendedList[a];
     const i = base + b;
@@ -1743,7 +1749,23 @@ function observePages(D: State, obs: Observation): void {
     if (trained && b < createdThen) {
       // resident at the pass, or paged in by it
       const tier = pagedInSince && pagedIn[i] >= tick ? tierThen[i] : 0;
-      if ((trainAll || tier > 0) && (sampleAll || sampleDraw(row, b) < keepBelow)) {
+      if (plain) {
+        // (the sample below, of a page at tier 0 with its position bin kept)
+        let recency = neverBin;
+        if (lu !== NEVER) {
+          const r = stepThen - lu;
+          recency = r >= 0 ? (r < recencies ? recencyBins[r] : farBin) : tree.bin(recFeature(r));
+        }
+        if (normVerOf[i] !== ver) {
+          const z = sd > 0 ? (normsThen[b] - mean) / sd : 0;
+          const k = pageBinOf[4 * i + PB_NORM];
+          if (!(z - normBelow[k] >= NORM_GUARD && normAbove[k] - z >= NORM_GUARD && z > -40 && z < 40)) pageBinOf[4 * i + PB_NORM] = keyNormBins.ofNear(z, k);
+          normVerOf[i] = ver;
+        }
+        sampleWords[2 * samples] = pageWordOf[i] | (recency << recencyShift);
+        sampleWords[2 * samples + 1] = plainSecond | fourBytes(posBinOf[b], 0, 0, nearThen[b]);
+        sampleLabels[samples++] = used ? 1 : 0;
+      } else if ((trainAll || tier > 0) && (sampleAll || sampleDraw(row, b) < keepBelow)) {
         // its feature bins at the layer's last decision pass (its own history is as it was then)
         // (trainBins[8 samples .. 8 samples + 8), as two words)
         let recency = neverBin;
@@ -1759,7 +1781,7 @@ function observePages(D: State, obs: Observation): void {
           normVerOf[i] = ver;
         }
         const position = posThen ? posBinOf[b] : tree.bin(positionFeature(b, blocksThen));
-        sampleWords[2 * samples] = pageWordOf[i] | (LITTLE_ENDIAN ? recency : recency << 24);
+        sampleWords[2 * samples] = pageWordOf[i] | (recency << recencyShift);
         sampleWords[2 * samples + 1] = fourBytes(position, lb, tierBins[tier], nearThen[b]);
         sampleLabels[samples++] = used ? 1 : 0;
       }
