@@ -19,8 +19,8 @@ registerBuiltinPolicies();
 fs.mkdirSync(join(work, 'traces'), { recursive: true });
 const v = JSON.parse(fs.readFileSync(join(dir, 'validate.json'), 'utf8'));
 const cells = new Map(expandGrid(v.grid, (t) => readTraceHeader(t.path).prompt_tokens).map((c) => [c.id, c]));
-const HOST = new Set(['dram', 'cxl']);
-const DEV = new Set(['arena', 'scratch']);
+const HOST = new Set(['dram', 'cxl', 'weights']);
+const DEV = new Set(['arena', 'scratch', 'wslots']);
 const result = [];
 for (const b of v.cells) {
   if (b.status !== 'ok' || !new RegExp(pattern).test(b.id)) continue;
