@@ -1749,23 +1749,7 @@ function observePages(D: State, obs: Observation): void {
     if (trained && b < createdThen) {
       // resident at the pass, or paged in by it
       const tier = pagedInSince && pagedIn[i] >= tick ? tierThen[i] : 0;
-      if (plain) {
-        // (the sample below, of a page at tier 0 with its position bin kept)
-        let recency = neverBin;
-        if (lu !== NEVER) {
-          const r = stepThen - lu;
-          recency = r >= 0 ? (r < recencies ? recencyBins[r] : farBin) : tree.bin(recFeature(r));
-        }
-        if (normVerOf[i] !== ver) {
-          const z = sd > 0 ? (normsThen[b] - mean) / sd : 0;
-          const k = pageBinOf[4 * i + PB_NORM];
-          if (!(z - normBelow[k] >= NORM_GUARD && normAbove[k] - z >= NORM_GUARD && z > -40 && z < 40)) pageBinOf[4 * i + PB_NORM] = keyNormBins.ofNear(z, k);
-          normVerOf[i] = ver;
-        }
-        sampleWords[2 * samples] = pageWordOf[i] | (recency << recencyShift);
-        sampleWords[2 * samples + 1] = plainSecond | fourBytes(posBinOf[b], 0, 0, nearThen[b]);
-        sampleLabels[samples++] = used ? 1 : 0;
-      } else if ((trainAll || tier > 0) && (sampleAll || sampleDraw(row, b) < keepBelow)) {
+      if (plain || ((trainAll || tier > 0) && (sampleAll || sampleDraw(row, b) < keepBelow))) {
         // its feature bins at the layer's last decision pass (its own history is as it was then)
         // (trainBins[8 samples .. 8 samples + 8), as two words)
         let recency = neverBin;
@@ -1780,9 +1764,11 @@ function observePages(D: State, obs: Observation): void {
           if (!(z - normBelow[k] >= NORM_GUARD && normAbove[k] - z >= NORM_GUARD && z > -40 && z < 40)) pageBinOf[4 * i + PB_NORM] = keyNormBins.ofNear(z, k);
           normVerOf[i] = ver;
         }
-        const position = posThen ? posBinOf[b] : tree.bin(positionFeature(b, blocksThen));
         sampleWords[2 * samples] = pageWordOf[i] | (recency << recencyShift);
-        sampleWords[2 * samples + 1] = fourBytes(position, lb, tierBins[tier], nearThen[b]);
+        // (a plain row's second word: a constant with the position and near_layer bins added)
+        sampleWords[2 * samples + 1] = plain
+          ? plainSecond | fourBytes(posBinOf[b], 0, 0, nearThen[b])
+          : fourBytes(posThen ? posBinOf[b] : tree.bin(positionFeature(b, blocksThen)), lb, tierBins[tier], nearThen[b]);
         sampleLabels[samples++] = used ? 1 : 0;
       }
     }
