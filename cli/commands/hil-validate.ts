@@ -2,7 +2,9 @@
 // (hil/validate/validate.ts), the grid file read by studies/validate-grid.ts, the page by
 // reports/hil-validate-report.ts; `kvtier hil validate-report DIR` renders the page again (e.g. from
 // the results of perf/device/validate.sh); `kvtier hil validate-resim DIR --out DIR2` recomputes the
-// simulator's side against the stored hardware steps (hil/validate/resimulate.ts).
+// simulator's side against the stored hardware steps (hil/validate/resimulate.ts); `kvtier hil
+// pool-profiles BASE --from FILES --out FILE` writes BASE with its host-link copy terms pooled over other
+// calibrations (hil/validate/pooled-link-terms.ts).
 import type { Command } from 'commander';
 import type { AttentionOptions } from '../../hil/addon-types.js';
 import { attnFlag, resolveAttentionOptions } from '../../hil/attention-options.js';
@@ -56,11 +58,12 @@ export function registerHilValidate(hil: Command): void {
     .option('--link-as-measured', "simulate each cell with the host link's bandwidth as its runs measured it before they ran (a diagnostic: the link's drift since the calibration taken out)")
     .option('--host-as-measured', "simulate each cell with the host's issue costs scaled to the pace its runs' host issue probe read before they ran, over its calibration's probe (a diagnostic: the host's drift since the calibration taken out)")
     .option('--disk-as-measured', "simulate each storage cell with its storage link's reads and writes fitted to the disk probe taken right before its runs (a diagnostic: the disk's drift since the calibration taken out)")
-    .action(async (dir: string, flags: { out: string; force?: boolean; linkAsMeasured?: boolean; hostAsMeasured?: boolean; diskAsMeasured?: boolean }) => {
+    .option('--copy-terms-from <profiles...>', "simulate every cell with its profile's host-link copy terms (alpha, GBps, switch, spread, adjacent, bulk, under-compute, copy batch) at their medians over these profiles of the same GPU (other calibrations): the calibration's own readings of them set aside")
+    .action(async (dir: string, flags: { out: string; force?: boolean; linkAsMeasured?: boolean; hostAsMeasured?: boolean; diskAsMeasured?: boolean; copyTermsFrom?: string[] }) => {
       const { resimulate } = await import('../../hil/validate/resimulate.js');
       const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
       const bar = progressBar({ label: 'resimulate' });
-      const r = resimulate({ dir, out: flags.out, force: flags.force, linkAsMeasured: flags.linkAsMeasured, hostAsMeasured: flags.hostAsMeasured, diskAsMeasured: flags.diskAsMeasured, onProgress: bar.callback });
+      const r = resimulate({ dir, out: flags.out, force: flags.force, linkAsMeasured: flags.linkAsMeasured, hostAsMeasured: flags.hostAsMeasured, diskAsMeasured: flags.diskAsMeasured, copyTermsFrom: flags.copyTermsFrom, onProgress: bar.callback });
       bar.stop();
       const { formatValidate } = await import('../../hil/validate/format.js');
       const { writeFileSync } = await import('node:fs');
@@ -69,6 +72,25 @@ export function registerHilValidate(hil: Command): void {
       writeFileSync(join(flags.out, 'summary.txt'), text + '\n');
       console.log(text);
       console.log(`wrote ${await renderValidateReport(flags.out)}`);
+    });
+
+  hil
+    .command('pool-profiles')
+    .description("a profile whose host-link copy terms (and copy batch cost) are their medians over other calibrations of the same GPU, the rest as the base profile has it")
+    .argument('<base>', 'hardware profile file to start from (e.g. this machine\'s calibration)')
+    .requiredOption('--from <profiles...>', 'profile files to take the medians over (calibrations of the same GPU; the base is not counted unless listed)')
+    .requiredOption('--out <file>', 'profile file to write')
+    .option('--force', 'replace --out when it exists')
+    .action(async (base: string, flags: { from: string[]; out: string; force?: boolean }) => {
+      const { existsSync } = await import('node:fs');
+      const { readPool } = await import('../../hil/validate/resimulate.js');
+      const { withPooledLinkTerms } = await import('../../hil/validate/pooled-link-terms.js');
+      const { writeAtomic } = await import('../../hil/validate/validate.js');
+      if (existsSync(flags.out) && !flags.force) throw new Error(`--out ${flags.out} exists; give --force to replace it`);
+      const [own] = readPool([base]);
+      const pooled = withPooledLinkTerms(own.profile, readPool(flags.from), base);
+      writeAtomic(flags.out, JSON.stringify(pooled, null, 2) + '\n');
+      console.log(`wrote ${flags.out}: ${base} with its host-link copy terms at their medians over ${flags.from.length === 1 ? 'one profile' : `${flags.from.length} profiles`}`);
     });
 
   hil

@@ -29,6 +29,7 @@ import { expandGrid } from './grid.js';
 import { median } from '../timing/median.js';
 import { withMeasuredDisk } from './disk-probe.js';
 import { hasNoHardware } from './tier-devices.js';
+import { hostLink, type PoolMember, withPooledLinkTerms } from './pooled-link-terms.js';
 import { calibrationHostProbe, cellRunConfig, cellsCsv, cellStats, type CellResult, withStandInNote, judgedFields, standInCells, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
@@ -46,6 +47,24 @@ export interface ResimulateOptions {
   hostAsMeasured?: boolean;
   /** simulate each cell whose disk was probed before its runs with its storage link fitted to the probe (disk-probe.ts withMeasuredDisk) */
   diskAsMeasured?: boolean;
+  /**
+   * profile files (other calibrations of the same GPU): simulate every cell with its profile's host-link
+   * copy terms at their medians over these (pooled-link-terms.ts withPooledLinkTerms)
+   */
+  copyTermsFrom?: readonly string[];
+}
+
+/** the profiles of a pool, read and checked; a file that cannot be read or is not a profile is named */
+export function readPool(files: readonly string[]): PoolMember[] {
+  return files.map((file) => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw new Error(`${file}: not a readable JSON hardware profile (${(e as Error).message})`);
+    }
+    return { file, profile: validateProfile(raw, file) };
+  });
 }
 
 /**
@@ -71,20 +90,14 @@ export function withHostPace(profile: HardwareProfile, factor: number, source: s
  * scaled by the same factor. Throws when the profile has no such link.
  */
 export function withMeasuredLink(profile: HardwareProfile, runs: readonly (readonly [number, number])[], source: string): HardwareProfile {
-  const hbm = profile.tiers[0].name;
-  const dram = profile.tiers.find((t) => t.kind === 'dram')?.name;
-  const i = profile.links.findIndex((l) => (l.a === hbm && l.b === dram) || (l.a === dram && l.b === hbm));
-  if (dram === undefined || i < 0) throw new Error(`${source}: no link between ${hbm} and a DRAM tier to set to the measured bandwidth`);
+  const { index: i, link, h2d: h2dKey, d2h: d2hKey } = hostLink(profile, source);
   const mean = (k: 0 | 1): number => runs.reduce((a, r) => a + r[k], 0) / runs.length;
   const h2d = mean(0);
   const d2h = mean(1);
   if (!(h2d > 0 && d2h > 0)) throw new Error(`${source}: the measured link bandwidths must be above 0 (H2D ${h2d}, D2H ${d2h} GB/s)`);
-  const link = profile.links[i];
   const set = (d: LinkDirection, GBps: number): LinkDirection => ({ ...d, GBps, ...(d.GBps_under_compute !== undefined ? { GBps_under_compute: (d.GBps_under_compute * GBps) / d.GBps } : {}) });
-  // a_to_b leaves HBM when a is HBM
-  const out = link.a === hbm ? { a_to_b: set(link.a_to_b, d2h), b_to_a: set(link.b_to_a, h2d) } : { a_to_b: set(link.a_to_b, h2d), b_to_a: set(link.b_to_a, d2h) };
   const links = profile.links.slice();
-  links[i] = { ...link, ...out };
+  links[i] = { ...link, [h2dKey]: set(link[h2dKey], h2d), [d2hKey]: set(link[d2hKey], d2h) };
   return { ...profile, links };
 }
 
@@ -107,7 +120,8 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     profileOf.set(p.model, path);
   }
   fs.mkdirSync(join(out, 'traces'), { recursive: true });
-  if (o.linkAsMeasured || o.hostAsMeasured || o.diskAsMeasured) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
+  const pool = o.copyTermsFrom && o.copyTermsFrom.length > 0 ? readPool(o.copyTermsFrom) : null;
+  if (o.linkAsMeasured || o.hostAsMeasured || o.diskAsMeasured || pool) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
   const probeOf = new Map(prev.profiles.map((p) => [p.model, p.host_probe_us ?? calibrationHostProbe(profileOf.get(p.model)!)]));
   let paced = 0;
   const cells = new Map(expandGrid(g, (t) => readTraceHeader(t.path!).prompt_tokens).map((c) => [c.id, c]));
@@ -128,9 +142,10 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     const calibProbe = probeOf.get(before.model);
     const pace = o.hostAsMeasured && calibProbe && before.hw_host_probe_us && before.hw_host_probe_us.length > 0 ? median(before.hw_host_probe_us) / calibProbe : undefined;
     const disk = o.diskAsMeasured ? before.hw_disk_before : undefined;
-    if (link || pace || disk) {
+    if (link || pace || disk || pool) {
       // the cell's own profile, kept beside the results
       let p = validateProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), profile);
+      if (pool) p = withPooledLinkTerms(p, pool, profile);
       if (link) p = withMeasuredLink(p, link, profile);
       if (pace) {
         p = withHostPace(p, pace, profile);
@@ -167,6 +182,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
       ...(o.linkAsMeasured ? ['each cell simulated with the host link at the bandwidths measured before its runs (a diagnostic: the link drift between calibration and runs taken out)'] : []),
       ...(o.diskAsMeasured ? ["each cell whose disk was probed before its runs simulated with its storage link's reads and writes fitted to that probe (a diagnostic: the disk's drift between calibration and runs taken out)"] : []),
       ...(o.hostAsMeasured && paced > 0 ? ["each cell simulated with the host's issue costs scaled by its runs' host issue probe over its calibration's (a diagnostic: the host's drift between calibration and runs taken out)"] : []),
+      ...(pool ? [`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over ${pool.length === 1 ? 'one profile' : `${pool.length} profiles`} (${pool.map((m) => m.file).join(', ')}): the calibration's own readings of them set aside`] : []),
     ],
   };
   writeAtomic(join(out, 'validate.json'), JSON.stringify(result) + '\n');

@@ -149,6 +149,19 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const lru = (x: ValidateResult) => x.cells.find((c) => c.label === 'lru-offload' && c.model.includes('hil-mini.model'))!;
     expect(lru(slow).hw_ms).toEqual(lru(r).hw_ms);
     expect(lru(slow).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
+    // the host link's copy terms at their medians over other profiles (every cell's profile takes
+    // them): over the slow profile alone, the cell reads as in the slow run; over the run's own
+    // profile, its model's cells read as in the run and the other model's cells take its link
+    const slowFile = join(dir, 'slow', 'profiles', basename(r.profiles[0].file));
+    const pooledSlow = resimulate({ dir: out, out: join(dir, 'pooled-slow'), copyTermsFrom: [slowFile] });
+    expect(lru(pooledSlow).sim_ms).toEqual(lru(slow).sim_ms);
+    expect(pooledSlow.notes.at(-1)).toBe(`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over one profile (${slowFile}): the calibration's own readings of them set aside`);
+    const pooledOwn = resimulate({ dir: out, out: join(dir, 'pooled-own'), copyTermsFrom: [r.profiles[0].file] });
+    const ofModel = (x: ValidateResult, own: boolean) => x.cells.filter((c) => (c.model === r.profiles[0].model) === own).map((c) => c.sim_ms);
+    expect(ofModel(pooledOwn, true)).toEqual(ofModel(r, true));
+    expect(ofModel(pooledOwn, false)).not.toEqual(ofModel(r, false));
+    const lruProfile = JSON.parse(readFileSync(join(dir, 'pooled-slow', 'profiles', `${lru(r).id}.json`), 'utf8'));
+    expect(lruProfile.links[0].b_to_a.GBps).toBe(prof.links[0].b_to_a.GBps);
     // the link as the runs measured it: a cell with readings gets its own profile at their means, the others keep the run's
     cpSync(out, join(dir, 'measured'), { recursive: true });
     const stored = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
