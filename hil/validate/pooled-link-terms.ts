@@ -31,7 +31,8 @@ export function hostLink(profile: HardwareProfile, source: string): { index: num
 }
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
-const profiles = (n: number) => (n === 1 ? 'one profile' : `${n} profiles`);
+/** whose values a source names: "one profile's", "3 profiles'" */
+const profilesOf = (n: number) => (n === 1 ? "one profile's" : `${n} profiles'`);
 
 /**
  * `target` with each POOLED_LINK_TERMS term of its HBM <-> DRAM link (H2D and D2H apart, whichever way
@@ -58,7 +59,7 @@ export function withPooledLinkTerms(target: HardwareProfile, pool: readonly Pool
       if (had.length === 0) continue;
       const values = had.map((m) => m.link[m[dir]][term as PooledTerm]!);
       out[term as PooledTerm] = round(median(values));
-      sources[`links[${own.index}].${key}.${term}`] = `the median of ${profiles(values.length)}' ${term} (${had.map((m, i) => `${m.file} ${round(values[i])}`).join(', ')}); ${source}'s own: ${mine}`;
+      sources[`links[${own.index}].${key}.${term}`] = `the median of ${profilesOf(values.length)} ${term} (${had.map((m, i) => `${m.file} ${round(values[i])}`).join(', ')}); ${source}'s own: ${mine}`;
     }
     return out;
   };
@@ -69,7 +70,7 @@ export function withPooledLinkTerms(target: HardwareProfile, pool: readonly Pool
     const had = members.filter((m) => m.gpu.copy_batch_us !== undefined);
     const values = had.map((m) => m.gpu.copy_batch_us!);
     if (values.length > 0) {
-      sources['gpu.copy_batch_us'] = `the median of ${profiles(values.length)}' copy_batch_us (${had.map((m, i) => `${m.file} ${round(values[i])}`).join(', ')}); ${source}'s own: ${gpu.copy_batch_us}`;
+      sources['gpu.copy_batch_us'] = `the median of ${profilesOf(values.length)} copy_batch_us (${had.map((m, i) => `${m.file} ${round(values[i])}`).join(', ')}); ${source}'s own: ${gpu.copy_batch_us}`;
       gpu.copy_batch_us = round(median(values));
     }
   }

@@ -107,7 +107,6 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
   if (src === out) throw new Error(`hil validate-resim: --out must differ from ${o.dir} (its validate.json holds what the hardware measured)`);
   const file = join(src, 'validate.json');
   if (!fs.existsSync(file)) throw new Error(`hil validate-resim: no validate.json in ${o.dir}`);
-  checkOutDir(o.out, o.force === true, [src]);
   const prev = JSON.parse(fs.readFileSync(file, 'utf8')) as ValidateResult;
   if (prev.schema !== 'kvtier-hil-validate/v1') throw new Error(`hil validate-resim: ${file} is not a validation result (schema ${String(prev.schema)}, expected kvtier-hil-validate/v1)`);
   const g = prev.grid;
@@ -119,8 +118,11 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     if (!fs.existsSync(path)) throw new Error(`hil validate-resim: the profile for ${p.model} is neither ${here} nor ${p.file}`);
     profileOf.set(p.model, path);
   }
-  fs.mkdirSync(join(out, 'traces'), { recursive: true });
+  // a pool that cannot price every profile of the run is refused before anything is written
   const pool = o.copyTermsFrom && o.copyTermsFrom.length > 0 ? readPool(o.copyTermsFrom) : null;
+  if (pool) for (const path of profileOf.values()) withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(path, 'utf8')), path), pool, path);
+  checkOutDir(o.out, o.force === true, [src]);
+  fs.mkdirSync(join(out, 'traces'), { recursive: true });
   if (o.linkAsMeasured || o.hostAsMeasured || o.diskAsMeasured || pool) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
   const probeOf = new Map(prev.profiles.map((p) => [p.model, p.host_probe_us ?? calibrationHostProbe(profileOf.get(p.model)!)]));
   let paced = 0;

@@ -173,6 +173,27 @@ function withClosedPipe(closed: 'stdout' | 'stderr', ...args: string[]): Promise
   });
 }
 
+describe('kvtier hil pool-profiles', () => {
+  it('writes the base with its host-link terms pooled, and refuses a missing file, another GPU and an existing --out, writing nothing', () => {
+    const base = JSON.parse(fs.readFileSync(HW, 'utf8'));
+    const other = join(dir, 'pool-other.json');
+    fs.writeFileSync(other, JSON.stringify({ ...base, links: base.links.map((l: { b_to_a: object }) => ({ ...l, b_to_a: { ...l.b_to_a, alpha_us: 30 } })) }));
+    const out = join(dir, 'pooled.json');
+    const ok = kvtier('hil', 'pool-profiles', HW, '--from', other, '--out', out);
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(fs.readFileSync(out, 'utf8')).links[0].b_to_a.alpha_us).toBe(30);
+    expectOneError(kvtier('hil', 'pool-profiles', HW, '--from', other, '--out', out), `--out ${out} exists; give --force to replace it`);
+    expect(kvtier('hil', 'pool-profiles', HW, '--from', other, '--out', out, '--force').status).toBe(0);
+    const fresh = join(dir, 'pooled-2.json');
+    const missing = join(dir, 'no-such.json');
+    expectOneError(kvtier('hil', 'pool-profiles', HW, '--from', missing, '--out', fresh), `${missing}: not a readable JSON hardware profile (ENOENT: no such file or directory, open '${missing}')`);
+    const h100 = join(dir, 'pool-h100.json');
+    fs.writeFileSync(h100, JSON.stringify({ ...base, gpu: { ...base.gpu, name: 'other-gpu' } }));
+    expectOneError(kvtier('hil', 'pool-profiles', HW, '--from', h100, '--out', fresh), `${h100}: GPU "other-gpu", not the "tiny-gpu" of ${HW} (pool profiles of one GPU)`);
+    expect(fs.existsSync(fresh)).toBe(false);
+  });
+});
+
 describe('output to a closed pipe', () => {
   for (const args of [['--help'], ['serve', '--help'], ['trace', 'generate', '--help']]) {
     it(`kvtier ${args.join(' ')} with stdout closed: exit 0, nothing on stderr`, async () => {

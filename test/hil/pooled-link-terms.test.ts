@@ -30,7 +30,9 @@ describe('withPooledLinkTerms', () => {
       member('b.json', profile({ alpha_us: 2.9, GBps: 54, spread_us: 0.088 }, { alpha_us: 2.3, GBps: 51, switch_us: 4 }, { hbmFirst: false, batch: 2 })),
       member('c.json', profile({ alpha_us: 3.1, GBps: 56, spread_us: 0.065, adjacent_us: 0.185 }, { alpha_us: 2.1, GBps: 50, switch_us: 3.9 }, { batch: 1.35 })),
     ];
+    const pooled = JSON.stringify(pool);
     const q = withPooledLinkTerms(target, pool, 't.json');
+    expect(JSON.stringify(pool)).toBe(pooled);
     // H2D: alpha median of 2.8, 2.9, 3.1; GBps of 55, 54, 56; spread of 0.059, 0.088, 0.065; adjacent of the two that have it
     expect(q.links[0].b_to_a).toEqual({ alpha_us: 2.9, GBps: 55, spread_us: 0.065, adjacent_us: 0.195 });
     expect(q.links[0].a_to_b).toEqual({ alpha_us: 2.2, GBps: 51, switch_us: 3.9 });
@@ -53,6 +55,19 @@ describe('withPooledLinkTerms', () => {
     // one profile: its values, to 4 decimals (an even count takes the mean of the middle two)
     const two = withPooledLinkTerms(target, [member('a.json', profile({ alpha_us: 2.70001, GBps: 55 }, { alpha_us: 2, GBps: 50 })), member('b.json', profile({ alpha_us: 2.8, GBps: 54 }, { alpha_us: 2.1, GBps: 51 }))], 't.json');
     expect(two.links[0].a_to_b.alpha_us).toBe(2.75);
+    expect(two.sources['links[0].a_to_b.alpha_us']).toBe("the median of 2 profiles' alpha_us (a.json 2.7, b.json 2.8); t.json's own: 2.6");
+    const one = withPooledLinkTerms(target, [member('a.json', profile({ alpha_us: 3, GBps: 55 }, { alpha_us: 2.4, GBps: 50 }))], 't.json');
+    expect(one.sources['links[0].a_to_b.GBps']).toBe("the median of one profile's GBps (a.json 55); t.json's own: 53");
+  });
+
+  it("pools gpu.copy_batch_us only where the target has it: the mean of the middle two for an even count, to 4 decimals", () => {
+    const withBatch = (batch?: number) => profile({ alpha_us: 2.6, GBps: 53 }, { alpha_us: 2, GBps: 52 }, batch === undefined ? {} : { batch });
+    const pool = [member('a.json', withBatch(1.23456)), member('b.json', withBatch(2)), member('c.json', withBatch())];
+    expect(withPooledLinkTerms(withBatch(), pool, 't.json').gpu.copy_batch_us).toBeUndefined();
+    // (1.23456 + 2) / 2 = 1.61728 -> 1.6173; c.json has none and is not counted
+    const q = withPooledLinkTerms(withBatch(1.97), pool, 't.json');
+    expect(q.gpu.copy_batch_us).toBe(1.6173);
+    expect(q.sources['gpu.copy_batch_us']).toBe("the median of 2 profiles' copy_batch_us (a.json 1.2346, b.json 2); t.json's own: 1.97");
   });
 
   it('refuses an empty pool, a profile of another GPU and a profile without the host link, naming the file', () => {
@@ -75,6 +90,6 @@ describe('readPool', () => {
     writeFileSync(join(dir, 'bad.json'), '{"links": ');
     expect(() => readPool([join(dir, 'bad.json')])).toThrow(/bad\.json: not a readable JSON hardware profile/);
     writeFileSync(join(dir, 'other.json'), '{"a": 1}');
-    expect(() => readPool([join(dir, 'other.json')])).toThrow(/other\.json/);
+    expect(() => readPool([join(dir, 'other.json')])).toThrow(/other\.json: a is not a known field/);
   });
 });

@@ -161,7 +161,10 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(ofModel(pooledOwn, true)).toEqual(ofModel(r, true));
     expect(ofModel(pooledOwn, false)).not.toEqual(ofModel(r, false));
     const lruProfile = JSON.parse(readFileSync(join(dir, 'pooled-slow', 'profiles', `${lru(r).id}.json`), 'utf8'));
-    expect(lruProfile.links[0].b_to_a.GBps).toBe(prof.links[0].b_to_a.GBps);
+    expect(lruProfile.links[0].b_to_a.GBps).toBeCloseTo(prof.links[0].b_to_a.GBps, 4);
+    // a pool file that cannot be read is named, and nothing is written
+    expect(() => resimulate({ dir: out, out: join(dir, 'pooled-none'), copyTermsFrom: [join(dir, 'none.json')] })).toThrow(/none\.json: not a readable JSON hardware profile/);
+    expect(existsSync(join(dir, 'pooled-none'))).toBe(false);
     // the link as the runs measured it: a cell with readings gets its own profile at their means, the others keep the run's
     cpSync(out, join(dir, 'measured'), { recursive: true });
     const stored = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;

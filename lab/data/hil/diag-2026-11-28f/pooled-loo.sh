@@ -4,6 +4,7 @@
 #   npm run build && bash lab/data/hil/diag-2026-11-28f/pooled-loo.sh /tmp/pooled-loo
 set -euo pipefail
 W=${1:?usage: pooled-loo.sh WORK_DIR}
+mkdir -p "$W"
 RUNS="run-257a842-h200-seed173-2026-11-28 run-4b5fa48-h200-seed127-2026-11-27 run-66955ac-h200-seed179-2026-11-28 run-b93ae8a-h200-seed89-2026-11-27 run-dc8b7c6-h200-seed157-2026-11-28 run-e85f94d-h200-seed61-2026-11-27 run-f86b03a-h200-seed181-2026-11-28 run-fc24601-h200-seed191-2026-11-28"
 for r in $RUNS; do
   others=""
