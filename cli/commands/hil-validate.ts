@@ -37,6 +37,7 @@ interface ValidateFlags {
   report: boolean;
   /** false with --no-retime-copies */
   retimeCopies: boolean;
+  copyTermsFrom?: string[];
 }
 
 export function registerHilValidate(hil: Command): void {
@@ -83,8 +84,7 @@ export function registerHilValidate(hil: Command): void {
     .option('--force', 'replace --out when it exists')
     .action(async (base: string, flags: { from: string[]; out: string; force?: boolean }) => {
       const { existsSync } = await import('node:fs');
-      const { readPool } = await import('../../hil/validate/resimulate.js');
-      const { withPooledLinkTerms } = await import('../../hil/validate/pooled-link-terms.js');
+      const { readPool, withPooledLinkTerms } = await import('../../hil/validate/pooled-link-terms.js');
       const { writeAtomic } = await import('../../hil/validate/validate.js');
       if (existsSync(flags.out) && !flags.force) throw new Error(`--out ${flags.out} exists; give --force to replace it`);
       const [own] = readPool([base]);
@@ -110,6 +110,7 @@ export function registerHilValidate(hil: Command): void {
     .option('--attn <KEY=VALUE>', 'attention option KEY=VALUE, repeatable (the list: kvtier hil options)', attnFlag)
     .option('--no-report', 'write validate.json and cells.csv only')
     .option('--no-retime-copies', "do not time the calibrations' copy batches a second time (by default, on the cuda backend, each is timed again once every model is calibrated and its lesser timing kept)")
+    .option('--copy-terms-from <profiles...>', "after calibrating, plan and simulate every cell with its profile's host-link copy terms (alpha, GBps, switch, spread, adjacent, bulk, under-compute, copy batch) at their medians over these profiles of the same GPU (other calibrations), written beside it as profiles/MODEL.pooled.json")
     .action(async (file: string, o: ValidateFlags) => {
       if (!BACKENDS.includes(o.backend)) throw new Error(`--backend: expected one of ${BACKENDS.join(', ')}, got "${o.backend}"`);
       if (o.attn) resolveAttentionOptions(o.attn);
@@ -129,6 +130,7 @@ export function registerHilValidate(hil: Command): void {
           ...(o.maxSeconds !== undefined ? { maxSeconds: o.maxSeconds } : {}),
           planOnly: Boolean(o.plan),
           ...(o.retimeCopies === false ? { retimeCopies: false } : {}),
+          ...(o.copyTermsFrom ? { copyTermsFrom: o.copyTermsFrom } : {}),
           log: (s) => console.log(s),
           onProgress: bar.callback,
         });

@@ -5,7 +5,9 @@
  * from lease to lease more than the copy engine itself does (lab/data/hil/diag-2026-11-28f/); the
  * median of other leases' readings is one way to take that wander out.
  */
+import * as fs from 'node:fs';
 import type { HardwareProfile, LinkDirection, LinkSpec } from '../../sim/hardware/profile.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { median } from '../timing/median.js';
 
 /** the terms of a host-link direction a calibration fits (hil/calibrate), pooled here */
@@ -17,6 +19,19 @@ type PooledTerm = (typeof POOLED_LINK_TERMS)[number];
 export interface PoolMember {
   file: string;
   profile: HardwareProfile;
+}
+
+/** the profiles of a pool, read and checked; a file that cannot be read or is not a profile is named */
+export function readPool(files: readonly string[]): PoolMember[] {
+  return files.map((file) => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (e) {
+      throw new Error(`${file}: not a readable JSON hardware profile (${(e as Error).message})`);
+    }
+    return { file, profile: validateProfile(raw, file) };
+  });
 }
 
 /** the HBM <-> DRAM link of a profile: its index, and which of its directions is H2D and which D2H */

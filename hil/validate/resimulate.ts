@@ -29,7 +29,7 @@ import { expandGrid } from './grid.js';
 import { median } from '../timing/median.js';
 import { withMeasuredDisk } from './disk-probe.js';
 import { hasNoHardware } from './tier-devices.js';
-import { hostLink, type PoolMember, withPooledLinkTerms } from './pooled-link-terms.js';
+import { hostLink, readPool, withPooledLinkTerms } from './pooled-link-terms.js';
 import { calibrationHostProbe, cellRunConfig, cellsCsv, cellStats, type CellResult, withStandInNote, judgedFields, standInCells, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
@@ -54,18 +54,6 @@ export interface ResimulateOptions {
   copyTermsFrom?: readonly string[];
 }
 
-/** the profiles of a pool, read and checked; a file that cannot be read or is not a profile is named */
-export function readPool(files: readonly string[]): PoolMember[] {
-  return files.map((file) => {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
-    } catch (e) {
-      throw new Error(`${file}: not a readable JSON hardware profile (${(e as Error).message})`);
-    }
-    return { file, profile: validateProfile(raw, file) };
-  });
-}
 
 /**
  * `profile` with every host issue cost (gpu.issue_*_us) multiplied by `factor`: the host issuing
@@ -113,9 +101,11 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
   // the run's profiles, found in its profiles/ folder by file name (the run may have been elsewhere)
   const profileOf = new Map<string, string>();
   for (const p of prev.profiles) {
-    const here = join(src, 'profiles', basename(p.file));
-    const path = fs.existsSync(here) ? here : p.file;
-    if (!fs.existsSync(path)) throw new Error(`hil validate-resim: the profile for ${p.model} is neither ${here} nor ${p.file}`);
+    // (a run that pooled its copy terms simulated its cells with the pooled profile)
+    const used = p.copy_terms_pooled?.file ?? p.file;
+    const here = join(src, 'profiles', basename(used));
+    const path = fs.existsSync(here) ? here : used;
+    if (!fs.existsSync(path)) throw new Error(`hil validate-resim: the profile for ${p.model} is neither ${here} nor ${used}`);
     profileOf.set(p.model, path);
   }
   // a pool that cannot price every profile of the run is refused before anything is written

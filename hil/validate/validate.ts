@@ -31,6 +31,8 @@ import { type CellJudgement, distribution, type Distribution, hostWaitShare, jud
 import { describeTiers, hasNoHardware, type TierDevice } from './tier-devices.js';
 import { type DiskProbe, probeDisk } from './disk-probe.js';
 import { median } from '../timing/median.js';
+import { readPool, withPooledLinkTerms } from './pooled-link-terms.js';
+import { validateProfile } from '../../sim/hardware/validate-profile.js';
 
 export interface ValidateOptions {
   grid: ValidateGrid;
@@ -48,6 +50,12 @@ export interface ValidateOptions {
    * the backend opened is cuda (the host backend's copies are its own memcpy, not a link)
    */
   retimeCopies?: boolean;
+  /**
+   * profile files (other calibrations of the same GPU): after calibrating, simulate (and plan) every
+   * cell with its profile's host-link copy terms at their medians over these
+   * (pooled-link-terms.ts withPooledLinkTerms), the pooled profile written beside the calibrated one
+   */
+  copyTermsFrom?: readonly string[];
   log?: (s: string) => void;
   onProgress?: (done: number, total: number, label?: string) => void;
 }
@@ -163,6 +171,8 @@ export interface ValidateResult {
     host_probe_us?: number;
     /** where its copy batches were timed again (retimeCopies): per condition the batches the fit took from the second timing, and the H2D alpha before and after */
     copies_retimed?: { idle: string; gemv: string | null; h2d_alpha_us: [number, number] };
+    /** with copyTermsFrom: the profile the cells were simulated with (`file` with its copy terms pooled) and the pool's files */
+    copy_terms_pooled?: { file: string; from: string[] };
   }[];
   held_out_contexts: number[];
   runs: number;
@@ -314,6 +324,8 @@ function earlierCalls(file: string): ValidateCall[] {
 export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const log = o.log ?? (() => {});
   const g = o.grid;
+  // (a pool file that cannot be read fails here, before anything is written or calibrated)
+  const pool = o.copyTermsFrom && o.copyTermsFrom.length > 0 ? readPool(o.copyTermsFrom) : null;
   const t0 = performance.now();
   const elapsed = () => (performance.now() - t0) / 1000;
   const calls = [...earlierCalls(join(o.out, 'validate.json')), { started_at: new Date().toISOString(), kvtier: buildIdentity() }];
@@ -419,6 +431,21 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   for (const p of profiles) {
     const probe = calibrationHostProbe(p.file);
     if (probe !== undefined) p.host_probe_us = probe;
+  }
+
+  // the host link's copy terms at their medians over other calibrations: each profile's pooled copy,
+  // written beside it, is what the cells are planned and simulated with
+  if (pool && !o.planOnly) {
+    for (const p of profiles) {
+      const pooled = withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(p.file, 'utf8')), p.file), pool, p.file);
+      const file = join(o.out, 'profiles', `${slug(p.model)}.pooled.json`);
+      fs.mkdirSync(join(o.out, 'profiles'), { recursive: true });
+      writeAtomic(file, JSON.stringify(pooled, null, 2) + '\n');
+      p.copy_terms_pooled = { file, from: pool.map((m) => m.file) };
+      profileFile.set(p.model, file);
+      log(`profile for ${p.model}: ${file} (${p.file} with its host-link copy terms at their medians over ${pool.length === 1 ? 'one profile' : `${pool.length} profiles`})`);
+    }
+    notes.push(`every cell planned and simulated with its profile's host-link copy terms and copy batch cost at their medians over ${pool.length === 1 ? 'one profile' : `${pool.length} profiles`} (${pool.map((m) => m.file).join(', ')}; profiles/*.pooled.json): the calibration's own readings of them set aside`);
   }
 
   // cells

@@ -2,8 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hostLink, withPooledLinkTerms, type PoolMember } from '../../hil/validate/pooled-link-terms.js';
-import { readPool } from '../../hil/validate/resimulate.js';
+import { hostLink, readPool, withPooledLinkTerms, type PoolMember } from '../../hil/validate/pooled-link-terms.js';
 import type { HardwareProfile, LinkDirection, LinkSpec } from '../../sim/hardware/profile.js';
 
 const tier = (name: string, kind: HardwareProfile['tiers'][number]['kind']) => ({ name, kind, capacity_GiB: 80, read_GBps: 1000, write_GBps: 1000, read_latency_us: 0, write_latency_us: 0 });

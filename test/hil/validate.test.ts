@@ -165,6 +165,21 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     // a pool file that cannot be read is named, and nothing is written
     expect(() => resimulate({ dir: out, out: join(dir, 'pooled-none'), copyTermsFrom: [join(dir, 'none.json')] })).toThrow(/none\.json: not a readable JSON hardware profile/);
     expect(existsSync(join(dir, 'pooled-none'))).toBe(false);
+    // the grid run again with its copy terms pooled from the slow profile (the calibrations reused): the
+    // cells are planned and simulated with the pooled profile written beside each calibrated one, and a
+    // re-simulation of that run prices them as it did
+    cpSync(out, join(dir, 'pooled-run'), { recursive: true });
+    const pooledRun = await validate({ grid: g0, out: join(dir, 'pooled-run'), hil: { backend: 'host', nvmeDir: dir }, copyTermsFrom: [slowFile] });
+    for (const p of pooledRun.profiles) {
+      expect(p.copy_terms_pooled).toEqual({ file: join(dir, 'pooled-run', 'profiles', basename(p.file).replace(/\.json$/, '.pooled.json')), from: [slowFile] });
+      expect(existsSync(p.copy_terms_pooled!.file)).toBe(true);
+    }
+    expect(lru(pooledRun).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
+    expect(pooledRun.notes).toContain(`every cell planned and simulated with its profile's host-link copy terms and copy batch cost at their medians over one profile (${slowFile}; profiles/*.pooled.json): the calibration's own readings of them set aside`);
+    const pooledAgain = resimulate({ dir: join(dir, 'pooled-run'), out: join(dir, 'pooled-run-resim') });
+    expect(pooledAgain.cells.map((c) => c.sim_ms)).toEqual(pooledRun.cells.map((c) => c.sim_ms));
+    await expect(validate({ grid: g0, out: join(dir, 'pooled-bad'), hil: { backend: 'host', nvmeDir: dir }, copyTermsFrom: [join(dir, 'none.json')] })).rejects.toThrow(/none\.json: not a readable JSON hardware profile/);
+    expect(existsSync(join(dir, 'pooled-bad'))).toBe(false);
     // the link as the runs measured it: a cell with readings gets its own profile at their means, the others keep the run's
     cpSync(out, join(dir, 'measured'), { recursive: true });
     const stored = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
