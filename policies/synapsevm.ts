@@ -406,8 +406,7 @@ class SynapseVm implements SynapsePolicy {
     // (the window, then hotness, then the pin: most blocks set aside are hot, and the pin is then not read)
     if (b >= this.dEnd) return SET_ASIDE;
     if (mode === PASS_L1 && v.step - this.hotStep[v.layer * this.M + b] <= this.hotSteps) return SET_ASIDE;
-    // (only the sink blocks are ever pinned: pinSinks is the one pin, and nothing else pins)
-    return b < this.sinkBlocks && cache.isPinned(v.layer, b) ? SET_ASIDE : ELIGIBLE;
+    return cache.isPinned(v.layer, b) ? SET_ASIDE : ELIGIBLE;
   }
 
   /** bits of block b demoted to `bits`: 16 for an outlier */

@@ -108,9 +108,10 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     if (!fs.existsSync(path)) throw new Error(`hil validate-resim: the profile for ${p.model} is neither ${here} nor ${used}`);
     profileOf.set(p.model, path);
   }
-  // a pool that cannot price every profile of the run is refused before anything is written
+  // each profile with its copy terms pooled, made before anything is written (a pool that cannot price
+  // every profile of the run is refused here)
   const pool = o.copyTermsFrom && o.copyTermsFrom.length > 0 ? readPool(o.copyTermsFrom) : null;
-  if (pool) for (const path of profileOf.values()) withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(path, 'utf8')), path), pool, path);
+  const pooledOf = new Map(pool ? [...profileOf.values()].map((path) => [path, withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(path, 'utf8')), path), pool, path)]) : []);
   checkOutDir(o.out, o.force === true, [src]);
   fs.mkdirSync(join(out, 'traces'), { recursive: true });
   if (o.linkAsMeasured || o.hostAsMeasured || o.diskAsMeasured || pool) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
@@ -136,8 +137,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
     const disk = o.diskAsMeasured ? before.hw_disk_before : undefined;
     if (link || pace || disk || pool) {
       // the cell's own profile, kept beside the results
-      let p = validateProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), profile);
-      if (pool) p = withPooledLinkTerms(p, pool, profile);
+      let p = pooledOf.get(profile) ?? validateProfile(JSON.parse(fs.readFileSync(profile, 'utf8')), profile);
       if (link) p = withMeasuredLink(p, link, profile);
       if (pace) {
         p = withHostPace(p, pace, profile);

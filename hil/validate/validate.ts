@@ -439,7 +439,6 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     for (const p of profiles) {
       const pooled = withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(p.file, 'utf8')), p.file), pool, p.file);
       const file = join(o.out, 'profiles', `${slug(p.model)}.pooled.json`);
-      fs.mkdirSync(join(o.out, 'profiles'), { recursive: true });
       writeAtomic(file, JSON.stringify(pooled, null, 2) + '\n');
       p.copy_terms_pooled = { file, from: pool.map((m) => m.file) };
       profileFile.set(p.model, file);
