@@ -59,12 +59,13 @@ export function registerHilValidate(hil: Command): void {
     .option('--link-as-measured', "simulate each cell with the host link's bandwidth as its runs measured it before they ran (a diagnostic: the link's drift since the calibration taken out)")
     .option('--host-as-measured', "simulate each cell with the host's issue costs scaled to the pace its runs' host issue probe read before they ran, over its calibration's probe (a diagnostic: the host's drift since the calibration taken out)")
     .option('--disk-as-measured', "simulate each storage cell with its storage link's reads and writes fitted to the disk probe taken right before its runs (a diagnostic: the disk's drift since the calibration taken out)")
-    .option('--copy-terms-from <profiles...>', "simulate every cell with its profile's host-link copy terms (alpha, GBps, switch, spread, adjacent, bulk, under-compute, copy batch) at their medians over these profiles of the same GPU (other calibrations): the calibration's own readings of them set aside")
-    .action(async (dir: string, flags: { out: string; force?: boolean; linkAsMeasured?: boolean; hostAsMeasured?: boolean; diskAsMeasured?: boolean; copyTermsFrom?: string[] }) => {
+    .option('--copy-terms-from <profiles...>', "simulate every cell with its profile's host-link copy terms (alpha, GBps, switch, spread, adjacent, bulk, under-compute, copy batch) at their medians over those of these profiles named for its model (other calibrations of the same GPU: profiles/MODEL.json as hil validate writes them): the calibration's own readings of them set aside")
+    .option('--as-calibrated', 'for a run made with --copy-terms-from: simulate every cell with its calibrated profile rather than the pooled one the run used')
+    .action(async (dir: string, flags: { out: string; force?: boolean; linkAsMeasured?: boolean; hostAsMeasured?: boolean; diskAsMeasured?: boolean; copyTermsFrom?: string[]; asCalibrated?: boolean }) => {
       const { resimulate } = await import('../../hil/validate/resimulate.js');
       const { renderValidateReport } = await import('../../reports/hil-validate-report.js');
       const bar = progressBar({ label: 'resimulate' });
-      const r = resimulate({ dir, out: flags.out, force: flags.force, linkAsMeasured: flags.linkAsMeasured, hostAsMeasured: flags.hostAsMeasured, diskAsMeasured: flags.diskAsMeasured, copyTermsFrom: flags.copyTermsFrom, onProgress: bar.callback });
+      const r = resimulate({ dir, out: flags.out, force: flags.force, linkAsMeasured: flags.linkAsMeasured, hostAsMeasured: flags.hostAsMeasured, diskAsMeasured: flags.diskAsMeasured, copyTermsFrom: flags.copyTermsFrom, asCalibrated: flags.asCalibrated, onProgress: bar.callback });
       bar.stop();
       const { formatValidate } = await import('../../hil/validate/format.js');
       const { writeFileSync } = await import('node:fs');
@@ -79,7 +80,7 @@ export function registerHilValidate(hil: Command): void {
     .command('pool-profiles')
     .description("a profile whose host-link copy terms (and copy batch cost) are their medians over other calibrations of the same GPU, the rest as the base profile has it")
     .argument('<base>', 'hardware profile file to start from (e.g. this machine\'s calibration)')
-    .requiredOption('--from <profiles...>', 'profile files to take the medians over (calibrations of the same GPU; the base is not counted unless listed)')
+    .requiredOption('--from <profiles...>', 'profile files to take the medians over (calibrations of the same GPU and of the base\'s model: the terms are fitted to its copy layouts; the base is not counted unless listed)')
     .requiredOption('--out <file>', 'profile file to write')
     .option('--force', 'replace --out when it exists')
     .action(async (base: string, flags: { from: string[]; out: string; force?: boolean }) => {
@@ -110,7 +111,7 @@ export function registerHilValidate(hil: Command): void {
     .option('--attn <KEY=VALUE>', 'attention option KEY=VALUE, repeatable (the list: kvtier hil options)', attnFlag)
     .option('--no-report', 'write validate.json and cells.csv only')
     .option('--no-retime-copies', "do not time the calibrations' copy batches a second time (by default, on the cuda backend, each is timed again once every model is calibrated and its lesser timing kept)")
-    .option('--copy-terms-from <profiles...>', "after calibrating, plan and simulate every cell with its profile's host-link copy terms (alpha, GBps, switch, spread, adjacent, bulk, under-compute, copy batch) at their medians over these profiles of the same GPU (other calibrations), written beside it as profiles/MODEL.pooled.json")
+    .option('--copy-terms-from <profiles...>', "after calibrating, plan and simulate every cell with its profile's host-link copy terms (alpha, GBps, switch, spread, adjacent, bulk, under-compute, copy batch) at their medians over those of these profiles named for its model (other calibrations of the same GPU: profiles/MODEL.json as hil validate writes them), written beside it as profiles/MODEL.pooled.json")
     .action(async (file: string, o: ValidateFlags) => {
       if (!BACKENDS.includes(o.backend)) throw new Error(`--backend: expected one of ${BACKENDS.join(', ')}, got "${o.backend}"`);
       if (o.attn) resolveAttentionOptions(o.attn);

@@ -3,9 +3,12 @@
  * terms per direction, and the copy batch cost, each replaced by its median over profiles of the same
  * GPU. A lease's calibration reads these terms from short batches of copies, and its readings move
  * from lease to lease more than the copy engine itself does (lab/data/hil/diag-2026-11-28f/); the
- * median of other leases' readings is one way to take that wander out.
+ * median of other leases' readings is one way to take that wander out. The terms are fitted to the
+ * model's own copy layouts (its block sizes), so they are pooled per model: over profiles named for
+ * that model as `hil validate` names them (profiles/MODEL.json).
  */
 import * as fs from 'node:fs';
+import { basename } from 'node:path';
 import type { HardwareProfile, LinkDirection, LinkSpec } from '../../sim/hardware/profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { median } from '../timing/median.js';
@@ -32,6 +35,31 @@ export function readPool(files: readonly string[]): PoolMember[] {
     }
     return { file, profile: validateProfile(raw, file) };
   });
+}
+
+/** the file-name stem of a model's profile as `hil validate` writes it (profiles/STEM.json): a model name, or a model file's name without .model.json */
+export const modelSlug = (model: string): string => model.replace(/(\.model)?\.json$/, '').replace(/^.*\//, '').replace(/[^A-Za-z0-9.+-]+/g, '_');
+
+/** the members of `pool` calibrated for `model`: those whose file is named modelSlug(model).json */
+export function poolOfModel(pool: readonly PoolMember[], model: string): PoolMember[] {
+  const name = `${modelSlug(model)}.json`;
+  return pool.filter((m) => basename(m.file) === name);
+}
+
+/**
+ * `pool` split by the models it prices (poolOfModel); throws, naming the file names it expected, when
+ * it prices none of `models`. A model the pool has no profile for keeps its calibrated terms.
+ */
+export function poolByModel(pool: readonly PoolMember[], models: readonly string[]): Map<string, PoolMember[]> {
+  const out = new Map<string, PoolMember[]>();
+  for (const m of models) {
+    const own = poolOfModel(pool, m);
+    if (own.length > 0) out.set(m, own);
+  }
+  if (out.size === 0) {
+    throw new Error(`${pool.map((m) => m.file).join(', ')}: no profile of the pool is named for a model here (the copy terms are pooled per model, over files named as hil validate writes them: ${[...new Set(models.map((m) => `${modelSlug(m)}.json`))].join(', ')})`);
+  }
+  return out;
 }
 
 /** the HBM <-> DRAM link of a profile: its index, and which of its directions is H2D and which D2H */

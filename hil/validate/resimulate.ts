@@ -29,7 +29,7 @@ import { expandGrid } from './grid.js';
 import { median } from '../timing/median.js';
 import { withMeasuredDisk } from './disk-probe.js';
 import { hasNoHardware } from './tier-devices.js';
-import { hostLink, readPool, withPooledLinkTerms } from './pooled-link-terms.js';
+import { hostLink, poolByModel, readPool, withPooledLinkTerms, type PoolMember } from './pooled-link-terms.js';
 import { calibrationHostProbe, cellRunConfig, cellsCsv, cellStats, type CellResult, withStandInNote, judgedFields, standInCells, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
@@ -49,9 +49,17 @@ export interface ResimulateOptions {
   diskAsMeasured?: boolean;
   /**
    * profile files (other calibrations of the same GPU): simulate every cell with its profile's host-link
-   * copy terms at their medians over these (pooled-link-terms.ts withPooledLinkTerms)
+   * copy terms at their medians over those of its model (pooled-link-terms.ts poolOfModel,
+   * withPooledLinkTerms)
    */
   copyTermsFrom?: readonly string[];
+  /**
+   * a run that pooled its copy terms (`copy_terms_pooled`): simulate its cells with the calibrated
+   * profiles instead of the pooled ones it used. Only SynapseVM's plan reads the link (its copies sized
+   * to the compute they hide under): its cells are then planned with other numbers than their
+   * hardware runs were
+   */
+  asCalibrated?: boolean;
 }
 
 
@@ -102,7 +110,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
   const profileOf = new Map<string, string>();
   for (const p of prev.profiles) {
     // (a run that pooled its copy terms simulated its cells with the pooled profile)
-    const used = p.copy_terms_pooled?.file ?? p.file;
+    const used = o.asCalibrated ? p.file : (p.copy_terms_pooled?.file ?? p.file);
     const here = join(src, 'profiles', basename(used));
     const path = fs.existsSync(here) ? here : used;
     if (!fs.existsSync(path)) throw new Error(`hil validate-resim: the profile for ${p.model} is neither ${here} nor ${used}`);
@@ -111,7 +119,8 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
   // each profile with its copy terms pooled, made before anything is written (a pool that cannot price
   // every profile of the run is refused here)
   const pool = o.copyTermsFrom && o.copyTermsFrom.length > 0 ? readPool(o.copyTermsFrom) : null;
-  const pooledOf = new Map(pool ? [...profileOf.values()].map((path) => [path, withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(path, 'utf8')), path), pool, path)]) : []);
+  const byModel = pool ? poolByModel(pool, [...profileOf.keys()]) : new Map<string, PoolMember[]>();
+  const pooledOf = new Map([...profileOf].filter(([m]) => byModel.has(m)).map(([m, path]) => [path, withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(path, 'utf8')), path), byModel.get(m)!, path)]));
   checkOutDir(o.out, o.force === true, [src]);
   fs.mkdirSync(join(out, 'traces'), { recursive: true });
   if (o.linkAsMeasured || o.hostAsMeasured || o.diskAsMeasured || pool) fs.mkdirSync(join(out, 'profiles'), { recursive: true });
@@ -174,7 +183,8 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
       ...(o.linkAsMeasured ? ['each cell simulated with the host link at the bandwidths measured before its runs (a diagnostic: the link drift between calibration and runs taken out)'] : []),
       ...(o.diskAsMeasured ? ["each cell whose disk was probed before its runs simulated with its storage link's reads and writes fitted to that probe (a diagnostic: the disk's drift between calibration and runs taken out)"] : []),
       ...(o.hostAsMeasured && paced > 0 ? ["each cell simulated with the host's issue costs scaled by its runs' host issue probe over its calibration's (a diagnostic: the host's drift between calibration and runs taken out)"] : []),
-      ...(pool ? [`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over ${pool.length === 1 ? 'one profile' : `${pool.length} profiles`} (${pool.map((m) => m.file).join(', ')}): the calibration's own readings of them set aside`] : []),
+      ...(o.asCalibrated && prev.profiles.some((p) => p.copy_terms_pooled) ? ["each cell simulated with its model's calibrated profile, not the one with pooled copy terms that the run used (SynapseVM's plan reads the link, so its cells are planned with other numbers than their hardware runs were)"] : []),
+      ...(pool ? [`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model: ${[...byModel].map(([m, own]) => `${m} over ${own.length === 1 ? 'one profile' : `${own.length} profiles`} (${own.map((x) => x.file).join(', ')})`).join('; ')}${byModel.size < profileOf.size ? `; ${[...profileOf.keys()].filter((m) => !byModel.has(m)).join(', ')} as calibrated (no profile of the pool for ${profileOf.size - byModel.size === 1 ? 'it' : 'them'})` : ''}: the calibration's own readings of them set aside`] : []),
     ],
   };
   writeAtomic(join(out, 'validate.json'), JSON.stringify(result) + '\n');

@@ -31,7 +31,7 @@ import { type CellJudgement, distribution, type Distribution, hostWaitShare, jud
 import { describeTiers, hasNoHardware, type TierDevice } from './tier-devices.js';
 import { type DiskProbe, probeDisk } from './disk-probe.js';
 import { median } from '../timing/median.js';
-import { readPool, withPooledLinkTerms } from './pooled-link-terms.js';
+import { modelSlug, poolByModel, readPool, withPooledLinkTerms } from './pooled-link-terms.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 
 export interface ValidateOptions {
@@ -186,7 +186,7 @@ export interface ValidateResult {
   notes: string[];
 }
 
-const slug = (s: string) => s.replace(/(\.model)?\.json$/, '').replace(/^.*\//, '').replace(/[^A-Za-z0-9.+-]+/g, '_');
+const slug = modelSlug;
 const sha = (x: string) => createHash('sha256').update(x).digest('hex').slice(0, 16);
 
 export function writeAtomic(path: string, text: string): void {
@@ -321,6 +321,17 @@ function earlierCalls(file: string): ValidateCall[] {
   }
 }
 
+/** the note of a run whose profiles' copy terms were pooled (copy_terms_pooled): which models, over which files */
+export function pooledNote(profiles: readonly { model: string; copy_terms_pooled?: { from: readonly string[] } }[]): string {
+  const pooled = profiles.filter((p) => p.copy_terms_pooled);
+  const kept = profiles.filter((p) => !p.copy_terms_pooled).map((p) => p.model);
+  const each = pooled.map((p) => {
+    const n = p.copy_terms_pooled!.from.length;
+    return `${p.model} over ${n === 1 ? 'one profile' : `${n} profiles`} of that model (${p.copy_terms_pooled!.from.join(', ')})`;
+  });
+  return `every cell planned and simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model (profiles/*.pooled.json): ${each.join('; ')}${kept.length ? `; ${kept.join(', ')} as calibrated (no profile of the pool for ${kept.length === 1 ? 'it' : 'them'})` : ''}`;
+}
+
 export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const log = o.log ?? (() => {});
   const g = o.grid;
@@ -329,9 +340,6 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const t0 = performance.now();
   const elapsed = () => (performance.now() - t0) / 1000;
   const calls = [...earlierCalls(join(o.out, 'validate.json')), { started_at: new Date().toISOString(), kvtier: buildIdentity() }];
-  fs.mkdirSync(join(o.out, 'traces'), { recursive: true });
-  fs.mkdirSync(join(o.out, 'cells'), { recursive: true });
-  fs.mkdirSync(join(o.out, 'profiles'), { recursive: true });
   const cells = expandGrid(g, (t) => readTraceHeader(t.path!).prompt_tokens);
   const notes: string[] = [];
   // the traces' own prompt lengths (captured) and the grid's contexts: calibration stays away from all of them
@@ -340,6 +348,11 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const judged = [...new Set([...g.contexts, ...g.traces.flatMap((t) => t.contexts ?? []), ...capturedContexts])].sort((a, b) => a - b);
   const modelOf = (c: GridCell) => c.model || readTraceHeader(c.trace.path!).model;
   const models = [...new Set(cells.map(modelOf))];
+  // (a pool that names no model of the grid fails here too)
+  if (pool) poolByModel(pool, models);
+  fs.mkdirSync(join(o.out, 'traces'), { recursive: true });
+  fs.mkdirSync(join(o.out, 'cells'), { recursive: true });
+  fs.mkdirSync(join(o.out, 'profiles'), { recursive: true });
   const fileDir = o.hil.nvmeDir ?? tmpdir();
   const unknown = Object.keys(o.profiles ?? {}).filter((k) => k !== '*' && !models.some((m) => m === k || loadModel(m).name === k));
   if (unknown.length) throw new Error(`--profile: no model ${unknown.map((k) => `"${k}"`).join(', ')} in the grid (its models: ${models.join(', ')})`);
@@ -436,15 +449,21 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   // the host link's copy terms at their medians over other calibrations: each profile's pooled copy,
   // written beside it, is what the cells are planned and simulated with
   if (pool && !o.planOnly) {
+    const byModel = poolByModel(pool, profiles.map((p) => p.model));
     for (const p of profiles) {
-      const pooled = withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(p.file, 'utf8')), p.file), pool, p.file);
+      const own = byModel.get(p.model);
+      if (!own) {
+        log(`profile for ${p.model}: ${p.file} as calibrated (no profile of the pool is named ${slug(p.model)}.json)`);
+        continue;
+      }
+      const pooled = withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(p.file, 'utf8')), p.file), own, p.file);
       const file = join(o.out, 'profiles', `${slug(p.model)}.pooled.json`);
       writeAtomic(file, JSON.stringify(pooled, null, 2) + '\n');
-      p.copy_terms_pooled = { file, from: pool.map((m) => m.file) };
+      p.copy_terms_pooled = { file, from: own.map((m) => m.file) };
       profileFile.set(p.model, file);
-      log(`profile for ${p.model}: ${file} (${p.file} with its host-link copy terms at their medians over ${pool.length === 1 ? 'one profile' : `${pool.length} profiles`})`);
+      log(`profile for ${p.model}: ${file} (${p.file} with its host-link copy terms at their medians over ${own.length === 1 ? 'one profile' : `${own.length} profiles`} of that model)`);
     }
-    notes.push(`every cell planned and simulated with its profile's host-link copy terms and copy batch cost at their medians over ${pool.length === 1 ? 'one profile' : `${pool.length} profiles`} (${pool.map((m) => m.file).join(', ')}; profiles/*.pooled.json): the calibration's own readings of them set aside`);
+    notes.push(pooledNote(profiles));
   }
 
   // cells

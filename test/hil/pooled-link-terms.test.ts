@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hostLink, readPool, withPooledLinkTerms, type PoolMember } from '../../hil/validate/pooled-link-terms.js';
+import { hostLink, modelSlug, poolByModel, poolOfModel, readPool, withPooledLinkTerms, type PoolMember } from '../../hil/validate/pooled-link-terms.js';
 import type { HardwareProfile, LinkDirection, LinkSpec } from '../../sim/hardware/profile.js';
 
 const tier = (name: string, kind: HardwareProfile['tiers'][number]['kind']) => ({ name, kind, capacity_GiB: 80, read_GBps: 1000, write_GBps: 1000, read_latency_us: 0, write_latency_us: 0 });
@@ -90,5 +90,24 @@ describe('readPool', () => {
     expect(() => readPool([join(dir, 'bad.json')])).toThrow(/bad\.json: not a readable JSON hardware profile/);
     writeFileSync(join(dir, 'other.json'), '{"a": 1}');
     expect(() => readPool([join(dir, 'other.json')])).toThrow(/other\.json: a is not a known field/);
+  });
+});
+
+describe('poolOfModel, poolByModel', () => {
+  const p = profile({ alpha_us: 2.6, GBps: 53 }, { alpha_us: 2, GBps: 52 });
+  const pool = [member('runs/a/profiles/llama-3-8b.json', p), member('runs/b/profiles/llama-3-8b.json', p), member('runs/a/profiles/llama-2-7b.json', p), member('runs/a/profiles/kvtier-brown-gpt.json', p), member('runs/a/profiles/llama-3-8b.pooled.json', p)];
+  it('takes the members named for a model as hil validate names its profiles (a model file by its name without .model.json)', () => {
+    expect(modelSlug('llama-3-8b')).toBe('llama-3-8b');
+    expect(modelSlug('../../traces/captured/kvtier-brown-gpt.model.json')).toBe('kvtier-brown-gpt');
+    expect(modelSlug('my model.json')).toBe('my_model');
+    expect(poolOfModel(pool, 'llama-3-8b').map((m) => m.file)).toEqual(['runs/a/profiles/llama-3-8b.json', 'runs/b/profiles/llama-3-8b.json']);
+    expect(poolOfModel(pool, '/x/kvtier-brown-gpt.model.json').map((m) => m.file)).toEqual(['runs/a/profiles/kvtier-brown-gpt.json']);
+    expect(poolOfModel(pool, 'llama-3-70b')).toEqual([]);
+  });
+  it('splits a pool by the models it prices, leaves out a model it has no profile for, and refuses a pool that prices none', () => {
+    const by = poolByModel(pool, ['llama-3-8b', 'llama-3-70b', 'llama-2-7b']);
+    expect([...by.keys()]).toEqual(['llama-3-8b', 'llama-2-7b']);
+    expect(by.get('llama-2-7b')!.map((m) => m.file)).toEqual(['runs/a/profiles/llama-2-7b.json']);
+    expect(() => poolByModel(pool.slice(0, 2), ['mistral-7b', 'x/qwen.model.json'])).toThrow(/runs\/a\/profiles\/llama-3-8b\.json, runs\/b\/profiles\/llama-3-8b\.json: no profile of the pool is named for a model here .*: mistral-7b\.json, qwen\.json\)$/);
   });
 });

@@ -149,17 +149,27 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const lru = (x: ValidateResult) => x.cells.find((c) => c.label === 'lru-offload' && c.model.includes('hil-mini.model'))!;
     expect(lru(slow).hw_ms).toEqual(lru(r).hw_ms);
     expect(lru(slow).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
-    // the host link's copy terms at their medians over other profiles (every cell's profile takes
-    // them): over the slow profile alone, the cell reads as in the slow run; over the run's own
-    // profile, its model's cells read as in the run and the other model's cells take its link
+    // the host link's copy terms at their medians over other profiles of the cell's model (named as
+    // hil validate names them): over the slow profile alone, the cell reads as in the slow run; over
+    // the run's own profile, its model's cells read as in the run, and the other model's cells, which
+    // the pool has no profile for, keep their calibrated link
     const slowFile = join(dir, 'slow', 'profiles', basename(r.profiles[0].file));
     const pooledSlow = resimulate({ dir: out, out: join(dir, 'pooled-slow'), copyTermsFrom: [slowFile] });
     expect(lru(pooledSlow).sim_ms).toEqual(lru(slow).sim_ms);
-    expect(pooledSlow.notes.at(-1)).toBe(`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over one profile (${slowFile}): the calibration's own readings of them set aside`);
+    const [m0, m1] = r.profiles.map((p) => p.model);
+    expect(pooledSlow.notes.at(-1)).toBe(`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model: ${m0} over one profile (${slowFile}); ${m1} as calibrated (no profile of the pool for it): the calibration's own readings of them set aside`);
     const pooledOwn = resimulate({ dir: out, out: join(dir, 'pooled-own'), copyTermsFrom: [r.profiles[0].file] });
     const ofModel = (x: ValidateResult, own: boolean) => x.cells.filter((c) => (c.model === r.profiles[0].model) === own).map((c) => c.sim_ms);
     expect(ofModel(pooledOwn, true)).toEqual(ofModel(r, true));
-    expect(ofModel(pooledOwn, false)).not.toEqual(ofModel(r, false));
+    expect(ofModel(pooledOwn, false)).toEqual(ofModel(r, false));
+    // the other model's calibration in the pool too: its cells take their own model's terms, not m0's
+    const pooledBoth = resimulate({ dir: join(dir, 'slow'), out: join(dir, 'pooled-both'), copyTermsFrom: [r.profiles[0].file, r.profiles[1].file] });
+    expect(pooledBoth.cells.map((c) => c.sim_ms)).toEqual(r.cells.map((c) => c.sim_ms));
+    // a pool with no profile named for a model of the run is refused, naming the names it takes, and nothing is written
+    const stray = join(dir, 'stray.json');
+    cpSync(r.profiles[0].file, stray);
+    expect(() => resimulate({ dir: out, out: join(dir, 'pooled-stray'), copyTermsFrom: [stray] })).toThrow(new RegExp(`stray\\.json: no profile of the pool is named for a model here .*${basename(r.profiles[0].file).replace('.', '\\.')}`));
+    expect(existsSync(join(dir, 'pooled-stray'))).toBe(false);
     const lruProfile = JSON.parse(readFileSync(join(dir, 'pooled-slow', 'profiles', `${lru(r).id}.json`), 'utf8'));
     expect(lruProfile.links[0].b_to_a.GBps).toBeCloseTo(prof.links[0].b_to_a.GBps, 4);
     // a pool file that cannot be read is named, and nothing is written
@@ -170,14 +180,19 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     // re-simulation of that run prices them as it did
     cpSync(out, join(dir, 'pooled-run'), { recursive: true });
     const pooledRun = await validate({ grid: g0, out: join(dir, 'pooled-run'), hil: { backend: 'host', nvmeDir: dir }, copyTermsFrom: [slowFile] });
-    for (const p of pooledRun.profiles) {
-      expect(p.copy_terms_pooled).toEqual({ file: join(dir, 'pooled-run', 'profiles', basename(p.file).replace(/\.json$/, '.pooled.json')), from: [slowFile] });
-      expect(existsSync(p.copy_terms_pooled!.file)).toBe(true);
-    }
+    const [p0, p1] = pooledRun.profiles;
+    expect(p0.copy_terms_pooled).toEqual({ file: join(dir, 'pooled-run', 'profiles', basename(p0.file).replace(/\.json$/, '.pooled.json')), from: [slowFile] });
+    expect(existsSync(p0.copy_terms_pooled!.file)).toBe(true);
+    expect(p1.copy_terms_pooled).toBeUndefined();
     expect(lru(pooledRun).sim_dist!.mean).toBeGreaterThan(lru(r).sim_dist!.mean);
-    expect(pooledRun.notes).toContain(`every cell planned and simulated with its profile's host-link copy terms and copy batch cost at their medians over one profile (${slowFile}; profiles/*.pooled.json): the calibration's own readings of them set aside`);
+    expect(pooledRun.notes).toContain(`every cell planned and simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model (profiles/*.pooled.json): ${m0} over one profile of that model (${slowFile}); ${m1} as calibrated (no profile of the pool for it)`);
     const pooledAgain = resimulate({ dir: join(dir, 'pooled-run'), out: join(dir, 'pooled-run-resim') });
     expect(pooledAgain.cells.map((c) => c.sim_ms)).toEqual(pooledRun.cells.map((c) => c.sim_ms));
+    // and with its calibrated profiles instead, it prices them as the run without the pool did
+    const calibratedAgain = resimulate({ dir: join(dir, 'pooled-run'), out: join(dir, 'pooled-run-calibrated'), asCalibrated: true });
+    expect(calibratedAgain.cells.map((c) => c.sim_ms)).toEqual(r.cells.map((c) => c.sim_ms));
+    expect(calibratedAgain.cells.map((c) => c.sim_ms)).not.toEqual(pooledRun.cells.map((c) => c.sim_ms));
+    expect(calibratedAgain.notes.at(-1)).toMatch(/^each cell simulated with its model's calibrated profile, not the one with pooled copy terms that the run used/);
     await expect(validate({ grid: g0, out: join(dir, 'pooled-bad'), hil: { backend: 'host', nvmeDir: dir }, copyTermsFrom: [join(dir, 'none.json')] })).rejects.toThrow(/none\.json: not a readable JSON hardware profile/);
     expect(existsSync(join(dir, 'pooled-bad'))).toBe(false);
     // the link as the runs measured it: a cell with readings gets its own profile at their means, the others keep the run's
