@@ -6,7 +6,7 @@ import type { Engine } from './engine.js';
 import { FlowNetwork, type Resource } from './flow-network.js';
 import type { HardwareProfile, LinkDirection, TierSpec } from './hardware/profile.js';
 
-type Hop = { to: string; key: string; alpha_us: number; busy_us: number; switch_us: number; switch_busy_us: number; spread_us: number; adjacent_us: number; busy_GBps: number; GBps: number; bulk_GBps: number; bulk_from_bytes: number; request_us: readonly (readonly [number, number])[] | null };
+type Hop = { to: string; key: string; alpha_us: number; busy_us: number; switch_us: number; switch_busy_us: number; spread_us: number; adjacent_us: number; busy_GBps: number; GBps: number; bulk_GBps: number; bulk_from_bytes: number; request_us: readonly (readonly [number, number])[] | null; batch_us: number };
 
 export interface Route {
   from: string;
@@ -36,6 +36,8 @@ export interface Route {
   bulk_work: number;
   /** the link's request_us (file requests timed by size) on a route of that one link; null elsewhere */
   request_us: readonly (readonly [number, number])[] | null;
+  /** the link's batch_us (a file request batch's fixed time) on a route of that one link; 0 elsewhere */
+  batch_us: number;
 }
 
 export class Topology {
@@ -57,7 +59,7 @@ export class Topology {
       const ba = `${l.name}:${l.b}->${l.a}`;
       this.network.addResource(ab, l.a_to_b.GBps, l.copy_engines);
       this.network.addResource(ba, l.b_to_a.GBps, l.copy_engines);
-      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us, switch_us: d.switch_us ?? 0, switch_busy_us: d.switch_under_compute_us ?? d.switch_us ?? 0, spread_us: d.spread_us ?? 0, adjacent_us: d.adjacent_us ?? 0, busy_GBps: d.GBps_under_compute ?? d.GBps, GBps: d.GBps, bulk_GBps: d.bulk_GBps ?? Number.NaN, bulk_from_bytes: d.bulk_from_bytes ?? -1, request_us: d.request_us ?? null });
+      const hop = (to: string, key: string, d: LinkDirection): Hop => ({ to, key, alpha_us: d.alpha_us, busy_us: d.alpha_under_compute_us ?? d.alpha_us, switch_us: d.switch_us ?? 0, switch_busy_us: d.switch_under_compute_us ?? d.switch_us ?? 0, spread_us: d.spread_us ?? 0, adjacent_us: d.adjacent_us ?? 0, busy_GBps: d.GBps_under_compute ?? d.GBps, GBps: d.GBps, bulk_GBps: d.bulk_GBps ?? Number.NaN, bulk_from_bytes: d.bulk_from_bytes ?? -1, request_us: d.request_us ?? null, batch_us: d.batch_us ?? 0 });
       this.adjacency.get(l.a)!.push(hop(l.b, ab, l.a_to_b));
       this.adjacency.get(l.b)!.push(hop(l.a, ba, l.b_to_a));
     }
@@ -114,7 +116,7 @@ export class Topology {
     // a large copy's pace: on a route of one link whose tier ports take that pace
     const only = hops.length === 1 ? prev.get(to)!.hop : undefined;
     const bulk = only !== undefined && only.bulk_from_bytes >= 0 && only.bulk_GBps > 0 && Math.min(src.read_GBps, dst.write_GBps) >= Math.max(only.GBps, only.bulk_GBps);
-    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy, switch_us: switchUs, switch_under_compute_us: switchBusy, spread_us: spread, adjacent_us: adjacent, under_compute_capacity: busyCap, bulk_from_bytes: bulk ? only.bulk_from_bytes : -1, bulk_work: bulk ? only.GBps / only.bulk_GBps : 1, request_us: only?.request_us ?? null };
+    const r: Route = { from, to, hops, resources, alpha_us: alpha, alpha_under_compute_us: busy, switch_us: switchUs, switch_under_compute_us: switchBusy, spread_us: spread, adjacent_us: adjacent, under_compute_capacity: busyCap, bulk_from_bytes: bulk ? only.bulk_from_bytes : -1, bulk_work: bulk ? only.GBps / only.bulk_GBps : 1, request_us: only?.request_us ?? null, batch_us: only?.batch_us ?? 0 };
     this.routes.set(key, r);
     return r;
   }

@@ -73,7 +73,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     name: 'the link\'s name, used in `bytes` keys of the outputs (`pcie:dram->hbm`)',
     a: 'tier name at one end',
     b: 'tier name at the other end',
-    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"?, "spread_us"?, "adjacent_us"?, "bulk_GBps"?, "bulk_from_bytes"?, "request_us"? }`',
+    a_to_b: 'direction a → b: `{ "alpha_us", "GBps", "alpha_under_compute_us"?, "GBps_under_compute"?, "switch_us"?, "switch_under_compute_us"?, "spread_us"?, "adjacent_us"?, "bulk_GBps"?, "bulk_from_bytes"?, "request_us"?, "batch_us"? }`',
     b_to_a: 'direction b → a, the same fields',
     copy_engines: 'transfers in flight per direction at once (integer >= 1); more wait in FIFO order',
   },
@@ -91,6 +91,7 @@ const PROFILE_FIELD_MEANING: Record<string, Record<string, string>> = {
     bulk_GBps: 'optional, with `bulk_from_bytes`: the pace of a large copy; a copy\'s bytes beyond `bulk_from_bytes` move at this rate, the first `bulk_from_bytes` at `GBps` (a single copy of hundreds of MB runs faster than batches of small runs imply; `kvtier hil calibrate` measures it with copies of 256 MiB). It applies on a route of one link whose tier ports are at least as fast as the link and its bulk pace',
     bulk_from_bytes: 'optional, with `bulk_GBps`: where a copy\'s bulk pace starts (`kvtier hil calibrate` writes the longest run of its batch fit)',
     request_us: 'optional, for file requests of a storage tier: the time of one request by its size, ascending by bytes, measured with many such requests issued at once. A request is its bytes rounded up to 4 KiB; one smaller than the last point\'s bytes takes the time interpolated between the points (the first point\'s time below it), its bytes included; from the last point on, `alpha_us` + bytes / `GBps`. `kvtier hil calibrate` writes it for the NVMe read direction: the model\'s INT8, INT4 and INT2 block sizes, then the FP16 block at its read fit',
+    batch_us: "optional, for file requests of a storage tier: the fixed time of one batch of requests handed to the tier at once and joined, beyond its requests' times (the first request's latency, which the tier's I/O threads cannot hide behind others); the simulator adds it once per storage move. `kvtier hil calibrate` writes it for the NVMe read direction: the median, over batches of a few single blocks, of their time beyond the read fit's requests × `alpha_us` + bytes / `GBps`",
   },
 };
 
@@ -135,7 +136,7 @@ export function profileFieldsSection(): string {
     '',
     '`links[].a_to_b`, `links[].b_to_a`:',
     '',
-    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'switch_us', 'switch_under_compute_us', 'spread_us', 'adjacent_us', 'request_us'])),
+    table(head, fieldRows('direction', ['alpha_us', 'GBps'], ['alpha_under_compute_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'switch_us', 'switch_under_compute_us', 'spread_us', 'adjacent_us', 'request_us', 'batch_us'])),
   ].join('\n');
 }
 

@@ -97,6 +97,8 @@ export interface CalibrationFits {
    * direction's request_us (absent without those measurements)
    */
   file_read_request_us?: [number, number][];
+  /** a read batch's fixed time beyond the line (fileBatchUs): the NVMe read direction's batch_us (absent without small batches) */
+  file_read_batch_us?: FileBatchUs;
   /**
    * per direction of the hbm link, the time per copy against the doublings of its host-slot distance
    * (bench/spread-bench.ts): the slopes beside the layer GEMV and idle and spread_us, their mean (absent
@@ -238,6 +240,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
     file_write: fitAlphaBeta(m.file_write, true),
   };
   if (fits.file_read_batch && m.file_batch_info) fits.file_read_request_us = fileRequestCurve(m.file_read_batch, fits.file_read_batch, m.file_batch_info.block_bytes);
+  if (fits.file_read_batch) fits.file_read_batch_us = fileBatchUs(m.file_read_batch, fits.file_read_batch);
   fits.direction_switch = fitDirectionSwitch(m.mixed_layout ?? [], m.mixed_layout_idle ?? [], fits);
   fits.tail_wave = waves;
   const date = o.date ?? m.date ?? new Date().toISOString().slice(0, 10);
@@ -368,7 +371,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
       const what = info
         ? `file-tier reads (${io}, ${info.threads} I/O threads) in the HIL executor's pattern: per layer one batch of runs of ${info.block_bytes}-byte blocks (${info.layers} layers x ${info.blocks_per_layer} blocks, runs of 1..24 blocks or one run, ~80% of a layer) handed to the tier at once (readBatch) and joined${info.h2d_copies ? ', then copied to the device one copy per run while the next batch is read' : ''}, plus small batches of single blocks, ${(info.ms / 1000).toFixed(1)} s of reads at ${info.GBps.toFixed(3)} GB/s overall`
         : `file-tier reads (${io}) issued together and joined`;
-      applyFileReadFit(p, rb, by, what, undefined, fits.file_read_request_us);
+      applyFileReadFit(p, rb, by, what, undefined, fits.file_read_request_us, fits.file_read_batch_us);
     } else {
       applyFileReadFit(p, fits.file_read, by, `file-tier reads (${io}), one request per size`, 'time = alpha + bytes / beta per request, relative-error fit');
     }
@@ -487,6 +490,27 @@ export function fileRequestCurve(points: readonly { requests: number; us: number
   return out;
 }
 
+/** a file read batch's fixed time (fileBatchUs): the median, the batches it is over and their range */
+export interface FileBatchUs {
+  us: number;
+  batches: number;
+  min: number;
+  max: number;
+}
+
+/**
+ * The fixed time of one file read batch beyond its requests: per 'small' batch (a few single blocks
+ * handed to the tier at once and joined), its time less the line's requests x alpha + bytes / GBps;
+ * the median over those batches, held at 0 when negative. A batch of many requests hides its first
+ * request's latency behind the others (the line prices those); a batch of a few does not. Undefined
+ * without small batches.
+ */
+export function fileBatchUs(points: readonly { requests: number; bytes: number; us: number; kind?: string }[], line: Pick<LinearFit, 'alpha_us' | 'GBps'>): FileBatchUs | undefined {
+  const rest = points.filter((x) => x.kind === 'small' && x.requests > 0).map((x) => x.us - (x.requests * line.alpha_us + x.bytes / (line.GBps * 1e3)));
+  if (rest.length === 0) return undefined;
+  return { us: r2(Math.max(0, median(rest))), batches: rest.length, min: r2(Math.min(...rest)), max: r2(Math.max(...rest)) };
+}
+
 /** the profile's NVMe tier, the link that reaches it, and that link's directions into the tier (writes) and out of it (reads) */
 function nvmeLink(p: HardwareProfile) {
   const nv = p.tiers.findIndex((t) => t.kind === 'nvme');
@@ -513,6 +537,8 @@ export function applyFileReadFit(
   form = 'time = requests x alpha + bytes / beta per batch',
   /** requests smaller than a slot timed by size (fileRequestCurve), set as the direction's request_us */
   requestUs?: [number, number][],
+  /** a batch's fixed time (fileBatchUs), set as the direction's batch_us */
+  batchUs?: FileBatchUs,
 ): number {
   const { nv, li, N, fromTier: rd } = nvmeLink(p);
   N[rd] = { alpha_us: r2(fit.alpha_us), GBps: r2(fit.GBps) };
@@ -526,6 +552,10 @@ export function applyFileReadFit(
   if (requestUs) {
     N[rd].request_us = requestUs;
     src[`links[${li}].${rd}.request_us`] = `${by}: per request size below a block's slot (the model's quantized blocks, each request 4 KiB-aligned), the median time per request of batches of one request per block over ~80% of a layer handed to the tier at once; the last point is the slot at the fitted alpha + bytes / GBps`;
+  }
+  if (batchUs) {
+    N[rd].batch_us = batchUs.us;
+    src[`links[${li}].${rd}.batch_us`] = `${by}: per batch of a few single blocks handed to the tier at once and joined, its time beyond requests x alpha + bytes / GBps of the same fit, the median over ${batchUs.batches} batches (range ${batchUs.min} to ${batchUs.max} us): the first request's latency, which a batch of many requests hides`;
   }
   return li;
 }
@@ -744,6 +774,7 @@ export function formatFits(f: CalibrationFits): string {
   rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ), row('H2D layout', f.h2d_layout), row('D2H layout', f.d2h_layout), row('H2D lay idle', f.h2d_layout_idle), row('D2H lay idle', f.d2h_layout_idle));
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
   if (f.file_read_request_us) rows.push(`  ${'read by size'.padEnd(11)} ${f.file_read_request_us.map(([b, us]) => `${b / 1024} KiB ${us.toFixed(1)} us`).join(', ')} per request`);
+  if (f.file_read_batch_us) rows.push(`  ${'read batch'.padEnd(11)} ${f.file_read_batch_us.us.toFixed(1)} us fixed per batch (median of ${f.file_read_batch_us.batches} small batches beyond the line)`);
   const sw = f.direction_switch;
   if (sw) rows.push(`  ${'dir switch'.padEnd(11)} idle ${sw.idle_us?.toFixed(2) ?? '-'} us, under compute ${sw.under_compute_us?.toFixed(2) ?? '-'} us per D2H <-> H2D change (batches: ${sw.batches.map((x) => x.us_per_switch.toFixed(1)).join(', ')})`);
   const sp = f.spread;

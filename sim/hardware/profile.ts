@@ -77,6 +77,12 @@ export interface LinkDirection {
    * alpha_us + bytes / GBps for every request.
    */
   request_us?: [number, number][];
+  /**
+   * optional, for file requests of a storage tier: the fixed time of one batch of requests handed to
+   * the tier at once and joined, beyond its requests' times (the first request's latency, which the
+   * tier's I/O threads cannot hide behind others; many-request batches hide the rest). Absent = 0.
+   */
+  batch_us?: number;
 }
 
 export interface LinkSpec {

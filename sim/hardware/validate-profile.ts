@@ -21,7 +21,7 @@ export const TIER_FIELDS = [
 export const LINK_FIELDS = ['name', 'a', 'b', 'a_to_b', 'b_to_a', 'copy_engines'] as const;
 const DIRECTION_FIELDS = ['alpha_us', 'GBps'] as const;
 const ATTENTION_WAVES_FIELDS = ['slots', 'blocks_per_split', 'warps_per_head', 'chunk_tokens', 'us_per_chunk', 'kernels'] as const;
-const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'spread_us', 'adjacent_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'request_us'] as const;
+const DIRECTION_OPTIONAL_FIELDS = ['alpha_under_compute_us', 'switch_us', 'switch_under_compute_us', 'spread_us', 'adjacent_us', 'GBps_under_compute', 'bulk_GBps', 'bulk_from_bytes', 'request_us', 'batch_us'] as const;
 
 /**
  * Check a parsed JSON value against the kvtier-hardware/v1 shape (profile.ts) and return it typed.
@@ -178,6 +178,7 @@ export function checkLink(value: unknown, path: string, checks: FieldChecks): Li
     if ('bulk_GBps' in d) checks.number(d, 'bulk_GBps', p);
     if ('bulk_from_bytes' in d) checks.integer(d, 'bulk_from_bytes', p, 0);
     if ('request_us' in d) checkRequestUs(d.request_us, `${p}.request_us`, checks);
+    if ('batch_us' in d) checks.number(d, 'batch_us', p, '>=0');
     if (('bulk_GBps' in d) !== ('bulk_from_bytes' in d)) checks.add(`${p}: bulk_GBps and bulk_from_bytes go together (got only ${'bulk_GBps' in d ? 'bulk_GBps' : 'bulk_from_bytes'})`);
   }
   checks.integer(link, 'copy_engines', path, 1);

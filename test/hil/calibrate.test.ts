@@ -172,7 +172,12 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';
     const rb = r.fits.file_read_batch!;
     const curve = r.fits.file_read_request_us!;
-    expect(p.links[nvLink][rdKey]).toEqual({ alpha_us: r2(rb.alpha_us), GBps: r2(rb.GBps), request_us: curve });
+    const bu = r.fits.file_read_batch_us!;
+    expect(p.links[nvLink][rdKey]).toEqual({ alpha_us: r2(rb.alpha_us), GBps: r2(rb.GBps), request_us: curve, batch_us: bu.us });
+    // a small batch's time beyond the line, the median over the small batches
+    const beyond = r.measurements.file_read_batch.filter((x) => x.kind === 'small').map((x) => x.us - (x.requests * rb.alpha_us + x.bytes / (rb.GBps * 1e3))).sort((a, b) => a - b);
+    const midBeyond = beyond.length % 2 ? beyond[(beyond.length - 1) / 2] : (beyond[beyond.length / 2 - 1] + beyond[beyond.length / 2]) / 2;
+    expect(bu.us).toBeCloseTo(Math.max(0, midBeyond), 1);
     // the requests below a slot timed by size: the read direction's request_us
     expect(p.sources[`links[${nvLink}].${rdKey}.request_us`]).toMatch(/per request size below a block's slot .*4 KiB-aligned.*median time per request/);
     // requests smaller than a slot: the model's INT8, INT4 and INT2 blocks, rounded up to 4 KiB, one batch
@@ -231,6 +236,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     for (const k of ['h2d_in_situ', 'd2h_in_situ', 'h2d_layout', 'd2h_layout']) expect(side.fits[k].points.length).toBeGreaterThan(1);
     expect(formatFits(r.fits)).toMatch(/H2D situ .*\n.*D2H situ .*\n.*H2D layout .*\n.*D2H layout /);
     expect(formatFits(r.fits)).toContain(`  read by size ${r.fits.file_read_request_us!.map(([b, us]) => `${b / 1024} KiB ${us.toFixed(1)} us`).join(', ')} per request`);
+    expect(formatFits(r.fits)).toContain(`  read batch  ${r.fits.file_read_batch_us!.us.toFixed(1)} us fixed per batch (median of ${r.fits.file_read_batch_us!.batches} small batches beyond the line)`);
     expect(formatFits(r.fits)).toContain(`  tail wave   not priced: ${r.fits.tail_wave!.reason}`);
     expect(formatFits(r.fits)).toMatch(/\n  batch idle  H2D [0-9.-]+ us \+ [0-9.]+ GB\/s, D2H .* per group [0-9.-]+ us, per change [0-9.-]+ us .*\n  batch busy  .*per group [0-9.-]+ us \(idle\)/);
     // a simulated layer (attention curve + the fitted GEMV line at the layer's weights) is the measured chain
@@ -299,6 +305,26 @@ describe('executor-pattern file read batches', () => {
     const f = fitFileBatches(pts);
     expect(f.alpha_us).toBeCloseTo(12, 6);
     expect(f.GBps).toBeCloseTo(1.7, 6);
+  });
+
+  it("a batch's fixed time: the median over the small batches of their time beyond the line, held at 0", async () => {
+    const { applyFileReadFit, fileBatchUs } = await import('../../hil/calibrate/calibrate.js');
+    const line = { alpha_us: 10, GBps: 2 };
+    // the line: 2 x 10 + 131072 / 2000 = 85.536 us for two 64 KiB blocks; the small batches take 200, 300
+    // and 260 us more than it, the layer batch and a sized one are not counted
+    const at = (requests: number, bytes: number, extra: number, kind: string) => ({ requests, bytes, us: requests * 10 + bytes / 2000 + extra, kind });
+    const pts = [at(2, 131072, 200, 'small'), at(4, 262144, 300, 'small'), at(13, 851968, 260, 'small'), at(194, 12713984, 5000, 'layer'), { ...at(310, 3809280, 900, 'sized'), request_bytes: 12288 }];
+    const b = fileBatchUs(pts, line)!;
+    expect(b.us).toBeCloseTo(260, 9);
+    expect([b.batches, b.min, b.max]).toEqual([3, 200, 300]);
+    expect(fileBatchUs([at(2, 131072, -50, 'small'), at(3, 196608, -10, 'small')], line)!.us).toBe(0);
+    expect(fileBatchUs([at(194, 12713984, 5000, 'layer')], line)).toBeUndefined();
+    // set on the NVMe read direction with its source
+    const p = loadHardware('h100-pcie5');
+    const li = applyFileReadFit(p, { ...line, points: [], rms_residual: 0, max_abs_residual: 0 }, 'by test', 'reads', undefined, undefined, b);
+    const rd = p.links[li].b === 'nvme' ? 'b_to_a' : 'a_to_b';
+    expect(p.links[li][rd].batch_us).toBe(260);
+    expect(p.sources[`links[${li}].${rd}.batch_us`]).toMatch(/^by test: per batch of a few single blocks .* the median over 3 batches \(range 200 to 300 us\)/);
   });
 });
 

@@ -11,7 +11,7 @@ import { quantile } from '../../hil/compare/errors.js';
 import { relErrors, stepMedians } from '../../hil/validate/stats.js';
 import { resimulate } from '../../hil/validate/resimulate.js';
 import { withMeasuredDisk } from '../../hil/validate/disk-probe.js';
-import { fileRequestCurve, fitFileBatches } from '../../hil/calibrate/calibrate.js';
+import { fileBatchUs, fileRequestCurve, fitFileBatches } from '../../hil/calibrate/calibrate.js';
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import { validate, type ValidateResult } from '../../hil/validate/validate.js';
 import { renderValidateReport, runBy } from '../../reports/hil-validate-report.js';
@@ -253,7 +253,7 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const wf = fitFileBatches(probe.write);
     expect(nvLink.a === 'nvme' ? nvLink.b_to_a : nvLink.a_to_b).toEqual({ alpha_us: r2(wf.alpha_us), GBps: r2(wf.GBps) });
     const rf = fitFileBatches(probe.read);
-    expect(nvLink.a === 'nvme' ? nvLink.a_to_b : nvLink.b_to_a).toEqual({ alpha_us: r2(rf.alpha_us), GBps: r2(rf.GBps), request_us: fileRequestCurve(probe.read, rf, probe.block_bytes) });
+    expect(nvLink.a === 'nvme' ? nvLink.a_to_b : nvLink.b_to_a).toEqual({ alpha_us: r2(rf.alpha_us), GBps: r2(rf.GBps), request_us: fileRequestCurve(probe.read, rf, probe.block_bytes), batch_us: fileBatchUs(probe.read, rf)!.us });
     expect(diskResim.cells.filter((c) => !c.hw_disk_before).map((c) => c.sim_ms)).toEqual(re.cells.filter((c) => !c.hw_disk_before).map((c) => c.sim_ms));
     expect(diskResim.notes.at(-1)).toMatch(/disk was probed before its runs simulated with its storage link/);
     expect(() => resimulate({ dir: out, out })).toThrow(/--out must differ/);

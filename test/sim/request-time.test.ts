@@ -33,9 +33,10 @@ describe('file requests timed by size (request_us)', () => {
 
   const read = (bytes: number, runs: number): MoveBatch => ({ layer: 1, fromTier: 2, toTier: 1, fromBits: 2, toBits: 2, blocks: Array.from({ length: runs }, (_, i) => 2 * i), bytesFrom: bytes, bytesTo: bytes, reason: 'promote', runs });
   /** when an NVMe -> DRAM move of `bytes` in `runs` requests ends on an idle tiny machine (NVMe 0.5 B/us, alpha 0) */
-  function ends(curve: [number, number][] | undefined, bytes: number, runs: number): number {
+  function ends(curve: [number, number][] | undefined, bytes: number, runs: number, batchUs?: number): number {
     const hw = tinyHardware();
     if (curve) hw.links[1].b_to_a.request_us = curve;
+    if (batchUs !== undefined) hw.links[1].b_to_a.batch_us = batchUs;
     const ex = new SimExecutor(validateProfile(hw, 'tiny.json'), tinyModel, { traceSteps: 100 });
     ex.beginStep(0);
     const done = ex.move(read(bytes, runs));
@@ -58,6 +59,30 @@ describe('file requests timed by size (request_us)', () => {
     const w = ex.move({ ...read(18000, 3), fromTier: 1, toTier: 2, reason: 'demote' });
     ex.finish();
     expect(w.at).toBe(36000);
+  });
+
+  it("a read batch pays the direction's batch_us once, whatever its requests", () => {
+    // 3 requests of 6000 B timed by size (3 x 30000 us) plus one batch of 700 us
+    expect(ends(CURVE, 18000, 3, 700)).toBe(90700);
+    // one request alone: 30000 + 700
+    expect(ends(CURVE, 6000, 1, 700)).toBe(30700);
+    // without request_us: the bytes at 0.5 B/us plus the batch
+    expect(ends(undefined, 18000, 3, 700)).toBe(36700);
+    expect(ends(undefined, 18000, 3, 0)).toBe(36000);
+    // the write direction has none: DRAM -> NVMe as before
+    const hw = tinyHardware();
+    hw.links[1].b_to_a.batch_us = 700;
+    const ex = new SimExecutor(validateProfile(hw, 'tiny.json'), tinyModel, { traceSteps: 100 });
+    ex.beginStep(0);
+    const w = ex.move({ ...read(18000, 3), fromTier: 1, toTier: 2, reason: 'demote' });
+    ex.finish();
+    expect(w.at).toBe(36000);
+    // validated: a number >= 0
+    for (const bad of [-1, 'x']) {
+      const h = tinyHardware() as unknown as { links: { b_to_a: Record<string, unknown> }[] };
+      h.links[1].b_to_a.batch_us = bad;
+      expect(() => validateProfile(h, 'x.json'), JSON.stringify(bad)).toThrow(/links\[1\]\.b_to_a\.batch_us/);
+    }
   });
 
   it('the profile field is validated, naming the field and the form', () => {
