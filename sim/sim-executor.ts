@@ -844,8 +844,8 @@ export class SimExecutor implements Executor<Signal> {
     clock?.start(this.engine.now);
     const { route, bytes, runs } = op;
     let alpha = route.request_us !== null && runs > 0 ? requestAlphaUs(route.request_us, route.alpha_us, narrowest(route), bytes, runs) : route.alpha_us * runs;
-    // (a copy on a file link is one batch of requests, joined: its fixed time once)
-    if (runs > 0) alpha += route.batch_us;
+    // (a storage move on the host's I/O stream is one batch of file requests, joined: its fixed time once)
+    if (op.stream === this.host && runs > 0) alpha += route.batch_us;
     if (op.stream === this.memory) {
       if (this.gemvs) this.copyStart = this.engine.now;
       else alpha = this.alphaOf(route, bytes, runs);

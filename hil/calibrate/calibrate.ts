@@ -46,6 +46,7 @@ import { loadModel } from '../../sim/models/load-model.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
+import { lusolve, multiply, transpose } from 'mathjs';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
 import { applyCopyBatchFit, COPY_BATCH_OUTLIER, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, notAdjacent, pct, r2, underComputeBatches } from './fit-copy-batches.js';
 import { isSmallLabel } from '../bench/layout-batches.js';
@@ -89,16 +90,14 @@ export interface CalibrationFits {
   /** attention in situ (chain), and GEMV alone */
   attention: LinearFit;
   linear: LinearFit;
-  /** file reads in the executor's pattern (a layer's runs as one batch): alpha per request, beta (plain least squares) */
-  file_read_batch?: LinearFit;
+  /** file reads in the executor's pattern (a layer's runs as one batch): a fixed time per batch, alpha per request, beta (plain least squares, fitFileReadBatches) */
+  file_read_batch?: FileReadFit;
   /**
    * file reads of requests smaller than a slot (the model's quantized blocks), [request bytes, us per
    * request] ascending, ending at the slot with file_read_batch's line (fileRequestCurve): the NVMe read
    * direction's request_us (absent without those measurements)
    */
   file_read_request_us?: [number, number][];
-  /** a read batch's fixed time beyond the line (fileBatchUs): the NVMe read direction's batch_us (absent without small batches) */
-  file_read_batch_us?: FileBatchUs;
   /**
    * per direction of the hbm link, the time per copy against the doublings of its host-slot distance
    * (bench/spread-bench.ts): the slopes beside the layer GEMV and idle and spread_us, their mean (absent
@@ -232,7 +231,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
     d2h_layout: fitLayout(notAdjacent(m.d2h_layout)),
     h2d_layout_idle: fitLayout(notAdjacent(m.h2d_layout_idle)),
     d2h_layout_idle: fitLayout(notAdjacent(m.d2h_layout_idle)),
-    file_read_batch: m.file_read_batch.length >= 2 ? fitFileBatches(m.file_read_batch) : undefined,
+    file_read_batch: m.file_read_batch.length >= 2 ? fitFileReadBatches(m.file_read_batch) : undefined,
     file_write_batch: (m.file_write_batch?.length ?? 0) >= 2 ? fitFileBatches(m.file_write_batch!) : undefined,
     h2d: fitAlphaBeta(m.h2d, true),
     d2h: fitAlphaBeta(m.d2h, true),
@@ -240,7 +239,6 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
     file_write: fitAlphaBeta(m.file_write, true),
   };
   if (fits.file_read_batch && m.file_batch_info) fits.file_read_request_us = fileRequestCurve(m.file_read_batch, fits.file_read_batch, m.file_batch_info.block_bytes);
-  if (fits.file_read_batch) fits.file_read_batch_us = fileBatchUs(m.file_read_batch, fits.file_read_batch);
   fits.direction_switch = fitDirectionSwitch(m.mixed_layout ?? [], m.mixed_layout_idle ?? [], fits);
   fits.tail_wave = waves;
   const date = o.date ?? m.date ?? new Date().toISOString().slice(0, 10);
@@ -371,7 +369,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
       const what = info
         ? `file-tier reads (${io}, ${info.threads} I/O threads) in the HIL executor's pattern: per layer one batch of runs of ${info.block_bytes}-byte blocks (${info.layers} layers x ${info.blocks_per_layer} blocks, runs of 1..24 blocks or one run, ~80% of a layer) handed to the tier at once (readBatch) and joined${info.h2d_copies ? ', then copied to the device one copy per run while the next batch is read' : ''}, plus small batches of single blocks, ${(info.ms / 1000).toFixed(1)} s of reads at ${info.GBps.toFixed(3)} GB/s overall`
         : `file-tier reads (${io}) issued together and joined`;
-      applyFileReadFit(p, rb, by, what, undefined, fits.file_read_request_us, fits.file_read_batch_us);
+      applyFileReadFit(p, rb, by, what, READ_BATCH_FORM, fits.file_read_request_us);
     } else {
       applyFileReadFit(p, fits.file_read, by, `file-tier reads (${io}), one request per size`, 'time = alpha + bytes / beta per request, relative-error fit');
     }
@@ -463,6 +461,44 @@ export function applyPerDirectionLayoutFits(
   }
 }
 
+/** how fitFileReadBatches relates a batch's time to its requests (the sources say it) */
+export const READ_BATCH_FORM = 'time = batch_us + requests x alpha + bytes / beta per batch';
+
+/** a file read fit with a fixed time per batch (fitFileReadBatches) */
+export interface FileReadFit extends LinearFit {
+  /** the fixed time of one batch, us (0 where the three-term fit fell back to fitFileBatches) */
+  batch_us: number;
+}
+
+/**
+ * Executor-pattern file read batches: time = batch_us + requests x alpha + bytes / beta, plain least
+ * squares over the batches of whole blocks (the layer batches that make up a step weigh most; the
+ * small batches of a few blocks set the fixed time: the first request's latency, which a batch of few
+ * requests cannot hide behind others). Where that fit has fewer than three batches or gives a term
+ * below zero, fitFileBatches' line with batch_us 0, and `degenerate` says why.
+ */
+export function fitFileReadBatches(points: { requests: number; bytes: number; us: number; kind?: string; run_blocks?: number }[]): FileReadFit {
+  const two = fitFileBatches(points);
+  // (the batches the line is fitted to, with their labels)
+  const pts = two.points.map((p, i) => ({ ...p, requests: points.filter((x) => x.kind !== 'sized')[i].requests }));
+  if (pts.length >= 3 && !two.degenerate) {
+    const A = pts.map((p) => [1, p.requests, p.bytes]);
+    const At = transpose(A);
+    const x = lusolve(multiply(At, A) as number[][], multiply(At, pts.map((p) => p.us)) as number[]) as number[][];
+    const [batch, alpha, perByte] = [x[0][0], x[1][0], x[2][0]];
+    if (batch >= 0 && alpha >= 0 && perByte > 0) {
+      const fitted = pts.map((p) => {
+        const fit = batch + p.requests * alpha + p.bytes * perByte;
+        return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
+      });
+      const rms = Math.sqrt(fitted.reduce((a, p) => a + p.residual ** 2, 0) / fitted.length);
+      return { alpha_us: alpha, GBps: 1 / perByte / 1e3, batch_us: batch, points: fitted, rms_residual: rms, max_abs_residual: Math.max(...fitted.map((p) => Math.abs(p.residual))) };
+    }
+    return { ...two, batch_us: 0, degenerate: `the fit with a fixed time per batch gave batch ${batch.toFixed(2)} us, alpha ${alpha.toFixed(2)} us, ${perByte.toExponential(3)} us per byte: a term below zero; requests x alpha + bytes / beta, no fixed time` };
+  }
+  return { ...two, batch_us: 0, ...(two.degenerate ? {} : { degenerate: `${pts.length} batches of whole blocks: too few for a fixed time per batch; requests x alpha + bytes / beta` }) };
+}
+
 /** executor-pattern file read batches: time = requests x alpha + bytes / beta, plain least squares (the layer batches that make up a step weigh most) */
 export function fitFileBatches(points: { requests: number; bytes: number; us: number; kind?: string; run_blocks?: number }[]): LinearFit {
   // (the requests smaller than a slot go into fileRequestCurve, not the line)
@@ -475,40 +511,20 @@ export function fitFileBatches(points: { requests: number; bytes: number; us: nu
  * block) at the line's alpha + slot / GBps, for comparison. Undefined without 'sized' batches below
  * the slot.
  */
-export function fileRequestCurve(points: readonly { requests: number; us: number; kind?: string; request_bytes?: number }[], line: Pick<LinearFit, 'alpha_us' | 'GBps'>, slotBytes: number): [number, number][] | undefined {
+export function fileRequestCurve(points: readonly { requests: number; us: number; kind?: string; request_bytes?: number }[], line: Pick<LinearFit, 'alpha_us' | 'GBps'> & { batch_us?: number }, slotBytes: number): [number, number][] | undefined {
   const slot = Math.ceil(slotBytes / 4096) * 4096;
   const per = new Map<number, number[]>();
   for (const x of points) {
     if (x.kind !== 'sized' || x.request_bytes === undefined || x.request_bytes >= slot || x.requests <= 0) continue;
     const list = per.get(x.request_bytes) ?? [];
-    list.push(x.us / x.requests);
+    // (the batch's fixed time is the line's, once per batch: not the requests')
+    list.push((x.us - (line.batch_us ?? 0)) / x.requests);
     per.set(x.request_bytes, list);
   }
   if (per.size === 0) return undefined;
   const out: [number, number][] = [...per].sort((a, b) => a[0] - b[0]).map(([bytes, us]) => [bytes, r2(median(us))]);
   out.push([slot, r2(line.alpha_us + slot / (line.GBps * 1e3))]);
   return out;
-}
-
-/** a file read batch's fixed time (fileBatchUs): the median, the batches it is over and their range */
-export interface FileBatchUs {
-  us: number;
-  batches: number;
-  min: number;
-  max: number;
-}
-
-/**
- * The fixed time of one file read batch beyond its requests: per 'small' batch (a few single blocks
- * handed to the tier at once and joined), its time less the line's requests x alpha + bytes / GBps;
- * the median over those batches, held at 0 when negative. A batch of many requests hides its first
- * request's latency behind the others (the line prices those); a batch of a few does not. Undefined
- * without small batches.
- */
-export function fileBatchUs(points: readonly { requests: number; bytes: number; us: number; kind?: string }[], line: Pick<LinearFit, 'alpha_us' | 'GBps'>): FileBatchUs | undefined {
-  const rest = points.filter((x) => x.kind === 'small' && x.requests > 0).map((x) => x.us - (x.requests * line.alpha_us + x.bytes / (line.GBps * 1e3)));
-  if (rest.length === 0) return undefined;
-  return { us: r2(Math.max(0, median(rest))), batches: rest.length, min: r2(Math.min(...rest)), max: r2(Math.max(...rest)) };
 }
 
 /** the profile's NVMe tier, the link that reaches it, and that link's directions into the tier (writes) and out of it (reads) */
@@ -530,15 +546,13 @@ function nvmeLink(p: HardwareProfile) {
  */
 export function applyFileReadFit(
   p: HardwareProfile,
-  fit: Pick<LinearFit, 'alpha_us' | 'GBps' | 'points' | 'rms_residual' | 'max_abs_residual'>,
+  fit: Pick<LinearFit, 'alpha_us' | 'GBps' | 'points' | 'rms_residual' | 'max_abs_residual'> & { batch_us?: number },
   by: string,
   what: string,
   /** how the fit relates time to the requests (the source text says it) */
   form = 'time = requests x alpha + bytes / beta per batch',
   /** requests smaller than a slot timed by size (fileRequestCurve), set as the direction's request_us */
   requestUs?: [number, number][],
-  /** a batch's fixed time (fileBatchUs), set as the direction's batch_us */
-  batchUs?: FileBatchUs,
 ): number {
   const { nv, li, N, fromTier: rd } = nvmeLink(p);
   N[rd] = { alpha_us: r2(fit.alpha_us), GBps: r2(fit.GBps) };
@@ -551,12 +565,12 @@ export function applyFileReadFit(
   src[`tiers[${nv}].read_latency_us`] = `${by}: 0, inside the fitted link alpha of links[${li}].${rd}`;
   if (requestUs) {
     N[rd].request_us = requestUs;
-    src[`links[${li}].${rd}.request_us`] = `${by}: per request size below a block's slot (the model's quantized blocks, each request 4 KiB-aligned), the median time per request of batches of one request per block over ~80% of a layer handed to the tier at once; the last point is the slot at the fitted alpha + bytes / GBps`;
-  }
-  if (batchUs) {
-    N[rd].batch_us = batchUs.us;
-    src[`links[${li}].${rd}.batch_us`] = `${by}: per batch of a few single blocks handed to the tier at once and joined, its time beyond requests x alpha + bytes / GBps of the same fit, the median over ${batchUs.batches} batches (range ${batchUs.min} to ${batchUs.max} us): the first request's latency, which a batch of many requests hides`;
-  }
+    src[`links[${li}].${rd}.request_us`] = `${by}: per request size below a block's slot (the model's quantized blocks, each request 4 KiB-aligned), the median time per request of batches of one request per block over ~80% of a layer handed to the tier at once (less the fit's fixed time per batch, where it has one); the last point is the slot at the fitted alpha + bytes / GBps`;
+  } else delete src[`links[${li}].${rd}.request_us`];
+  if (fit.batch_us !== undefined && fit.batch_us > 0) {
+    N[rd].batch_us = r2(fit.batch_us);
+    src[`links[${li}].${rd}.batch_us`] = `${by}: the same fit's fixed time per batch (the first request's latency, which a batch of a few requests cannot hide behind others)`;
+  } else delete src[`links[${li}].${rd}.batch_us`];
   return li;
 }
 
@@ -774,7 +788,7 @@ export function formatFits(f: CalibrationFits): string {
   rows.push(row('H2D situ', f.h2d_in_situ), row('D2H situ', f.d2h_in_situ), row('H2D layout', f.h2d_layout), row('D2H layout', f.d2h_layout), row('H2D lay idle', f.h2d_layout_idle), row('D2H lay idle', f.d2h_layout_idle));
   if (f.file_read_batch) rows.push(row('read batch', f.file_read_batch));
   if (f.file_read_request_us) rows.push(`  ${'read by size'.padEnd(11)} ${f.file_read_request_us.map(([b, us]) => `${b / 1024} KiB ${us.toFixed(1)} us`).join(', ')} per request`);
-  if (f.file_read_batch_us) rows.push(`  ${'read batch'.padEnd(11)} ${f.file_read_batch_us.us.toFixed(1)} us fixed per batch (median of ${f.file_read_batch_us.batches} small batches beyond the line)`);
+  if (f.file_read_batch && f.file_read_batch.batch_us > 0) rows.push(`  ${'batch fixed'.padEnd(11)} ${f.file_read_batch.batch_us.toFixed(1)} us per read batch, with the read batch line`);
   const sw = f.direction_switch;
   if (sw) rows.push(`  ${'dir switch'.padEnd(11)} idle ${sw.idle_us?.toFixed(2) ?? '-'} us, under compute ${sw.under_compute_us?.toFixed(2) ?? '-'} us per D2H <-> H2D change (batches: ${sw.batches.map((x) => x.us_per_switch.toFixed(1)).join(', ')})`);
   const sp = f.spread;

@@ -15,7 +15,7 @@ import type { RunSummary } from '../../sim/metrics/summary.js';
 import { hilRun, type HilOptions, writeHilRunDir } from '../executor/hil-run.js';
 import { absRelErrors, quantile } from './errors.js';
 import { openBackend } from '../backend.js';
-import { applyFileReadFit, fileBatchUs, fileRequestCurve, fitFileBatches } from '../calibrate/calibrate.js';
+import { applyFileReadFit, fileRequestCurve, fitFileReadBatches, READ_BATCH_FORM } from '../calibrate/calibrate.js';
 import { quantizedBlockBytes } from '../calibrate/measure.js';
 import { measureFileBatches } from '../calibrate/file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
@@ -150,24 +150,23 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
       const b = openBackend(o.hil.backend);
       try {
         const r = await measureFileBatches(b, { dir: o.hil.nvmeDir ?? tmpdir(), threads: o.hil.ioThreads ?? DEFAULT_IO_THREADS, blockBytes: blockBytes(g, 'fp16'), blocksPerLayer: Math.ceil(ctx / g.blockTokens) + 4, layers: m.layers, rounds: o.fileRemeasureRounds ?? 4, h2dCopies: o.fileRemeasureCopies ?? false, direct: o.hil.directIo ?? true, requestBytes: quantizedBlockBytes(g) });
-        const fit = fitFileBatches(r.points);
+        const fit = fitFileReadBatches(r.points);
         const requestUs = fileRequestCurve(r.points, fit, blockBytes(g, 'fp16'));
-        const batchUs = fileBatchUs(r.points, fit);
         const x: FileReadMeasure = { at: r.at, alpha_us: fit.alpha_us, GBps: fit.GBps, rms_residual: fit.rms_residual, batches: r.points.length, ms: r.ms, overall_GBps: r.GBps, threads: r.threads, direct: r.direct, h2d_copies: r.h2d_copies };
-        return { x, fit, requestUs, batchUs };
+        return { x, fit, requestUs };
       } finally {
         b.close();
       }
     };
     if (remeasure) {
       log(`${p.label}: re-measuring file-tier reads (executor pattern) right before the run`);
-      const { x, fit, requestUs, batchUs } = await measure();
+      const { x, fit, requestUs } = await measure();
       const hwp = structuredClone(loadHardware(o.hardware));
       const nv = hwp.tiers.find((t) => t.kind === 'nvme')!;
       const link = hwp.links.find((l) => l.a === nv.name || l.b === nv.name)!;
       const rd = link.b === nv.name ? link.b_to_a : link.a_to_b;
       const before = { alpha_us: rd.alpha_us, GBps: rd.GBps };
-      applyFileReadFit(hwp, fit, `re-measured by kvtier hil compare right before the HIL run of ${p.label} (${x.at})`, `file-tier reads (${x.direct ? 'O_DIRECT' : 'buffered'}, ${x.threads} I/O threads) in the HIL executor's pattern (calibrate/file-batches.ts${x.h2d_copies ? ', each batch then copied to the device' : ''}), ${(x.ms / 1000).toFixed(1)} s of reads at ${x.overall_GBps.toFixed(3)} GB/s overall`, undefined, requestUs, batchUs);
+      applyFileReadFit(hwp, fit, `re-measured by kvtier hil compare right before the HIL run of ${p.label} (${x.at})`, `file-tier reads (${x.direct ? 'O_DIRECT' : 'buffered'}, ${x.threads} I/O threads) in the HIL executor's pattern (calibrate/file-batches.ts${x.h2d_copies ? ', each batch then copied to the device' : ''}), ${(x.ms / 1000).toFixed(1)} s of reads at ${x.overall_GBps.toFixed(3)} GB/s overall`, READ_BATCH_FORM, requestUs);
       const simProfile = join(o.out, `profile-${p.label}.json`);
       fs.writeFileSync(simProfile, JSON.stringify(hwp, null, 2) + '\n');
       log(`${p.label}: file reads ${x.GBps.toFixed(3)} GB/s, alpha ${x.alpha_us.toFixed(2)} us per request (profile: ${before.GBps} GB/s, ${before.alpha_us} us); simulating with it`);

@@ -57,7 +57,7 @@ export function poolByModel(pool: readonly PoolMember[], models: readonly string
     if (own.length > 0) out.set(m, own);
   }
   if (out.size === 0) {
-    throw new Error(`${pool.map((m) => m.file).join(', ')}: no profile of the pool is named for a model here (the copy terms are pooled per model, over files named as hil validate writes them: ${[...new Set(models.map((m) => `${modelSlug(m)}.json`))].join(', ')})`);
+    throw new Error(`--copy-terms-from: no profile of the pool (${pool.map((m) => m.file).join(', ')}) is named for a model here (the copy terms are pooled per model, over files named as hil validate writes them: ${[...new Set(models.map((m) => `${modelSlug(m)}.json`))].join(', ')})`);
   }
   return out;
 }

@@ -30,7 +30,7 @@ import { median } from '../timing/median.js';
 import { withMeasuredDisk } from './disk-probe.js';
 import { hasNoHardware } from './tier-devices.js';
 import { hostLink, poolByModel, readPool, withPooledLinkTerms, type PoolMember } from './pooled-link-terms.js';
-import { calibrationHostProbe, cellRunConfig, cellsCsv, cellStats, type CellResult, withStandInNote, judgedFields, standInCells, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
+import { calibrationHostProbe, cellRunConfig, POOLED_NOTE_START, cellsCsv, cellStats, type CellResult, withStandInNote, judgedFields, standInCells, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
   /** a validation output directory (validate.json, profiles/) */
@@ -171,19 +171,24 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
   }
   const noHardware = (prev.tiers ?? []).filter((t) => hasNoHardware(t.kind)).map((t) => t.tier);
   const standInNote = standInCells(results, noHardware).note;
+  // a run that pooled its copy terms: its pooled profiles and their note stand only where they were used
+  const runPooled = prev.profiles.some((p) => p.copy_terms_pooled);
+  const pooledGone = runPooled && (o.asCalibrated === true || pool !== null);
   const result: ValidateResult = {
     ...prev,
+    ...(pooledGone ? { profiles: prev.profiles.map(({ copy_terms_pooled: _, ...p }) => p) } : {}),
     resimulated_with: buildIdentity(),
     cells: results,
     ...summarizeCells(results, g.skip_steps, noHardware),
     notes: [
       // (the stand-in cells' note made again from these cells)
-      ...withStandInNote(prev.notes, standInNote),
+      ...withStandInNote(pooledGone ? prev.notes.filter((n) => !n.startsWith(POOLED_NOTE_START)) : prev.notes, standInNote),
       `simulator side recomputed from the stored hardware steps of ${o.dir} with the simulator of this build (its profiles; the hardware runs not repeated)`,
       ...(o.linkAsMeasured ? ['each cell simulated with the host link at the bandwidths measured before its runs (a diagnostic: the link drift between calibration and runs taken out)'] : []),
       ...(o.diskAsMeasured ? ["each cell whose disk was probed before its runs simulated with its storage link's reads and writes fitted to that probe (a diagnostic: the disk's drift between calibration and runs taken out)"] : []),
       ...(o.hostAsMeasured && paced > 0 ? ["each cell simulated with the host's issue costs scaled by its runs' host issue probe over its calibration's (a diagnostic: the host's drift between calibration and runs taken out)"] : []),
-      ...(o.asCalibrated && prev.profiles.some((p) => p.copy_terms_pooled) ? ["each cell simulated with its model's calibrated profile, not the one with pooled copy terms that the run used (SynapseVM's plan reads the link, so its cells are planned with other numbers than their hardware runs were)"] : []),
+      ...(o.asCalibrated && !runPooled ? ['--as-calibrated: the run did not pool its copy terms, so its cells were simulated with their calibrated profiles as they were'] : []),
+      ...(o.asCalibrated && runPooled ? ["each cell simulated with its model's calibrated profile, not the one with pooled copy terms that the run used (SynapseVM's plan reads the link, so its cells are planned with other numbers than their hardware runs were)"] : []),
       ...(pool ? [`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model: ${[...byModel].map(([m, own]) => `${m} over ${own.length === 1 ? 'one profile' : `${own.length} profiles`} (${own.map((x) => x.file).join(', ')})`).join('; ')}${byModel.size < profileOf.size ? `; ${[...profileOf.keys()].filter((m) => !byModel.has(m)).join(', ')} as calibrated (no profile of the pool for ${profileOf.size - byModel.size === 1 ? 'it' : 'them'})` : ''}: the calibration's own readings of them set aside`] : []),
     ],
   };

@@ -321,6 +321,9 @@ function earlierCalls(file: string): ValidateCall[] {
   }
 }
 
+/** how pooledNote begins (a re-simulation that sets the pooled profiles aside drops the note by it) */
+export const POOLED_NOTE_START = "every cell planned and simulated with its profile's host-link copy terms";
+
 /** the note of a run whose profiles' copy terms were pooled (copy_terms_pooled): which models, over which files */
 export function pooledNote(profiles: readonly { model: string; copy_terms_pooled?: { from: readonly string[] } }[]): string {
   const pooled = profiles.filter((p) => p.copy_terms_pooled);
@@ -329,7 +332,7 @@ export function pooledNote(profiles: readonly { model: string; copy_terms_pooled
     const n = p.copy_terms_pooled!.from.length;
     return `${p.model} over ${n === 1 ? 'one profile' : `${n} profiles`} of that model (${p.copy_terms_pooled!.from.join(', ')})`;
   });
-  return `every cell planned and simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model (profiles/*.pooled.json): ${each.join('; ')}${kept.length ? `; ${kept.join(', ')} as calibrated (no profile of the pool for ${kept.length === 1 ? 'it' : 'them'})` : ''}`;
+  return `${POOLED_NOTE_START} and copy batch cost at their medians over other calibrations of its model (profiles/*.pooled.json): ${each.join('; ')}${kept.length ? `; ${kept.join(', ')} as calibrated (no profile of the pool for ${kept.length === 1 ? 'it' : 'them'})` : ''}`;
 }
 
 export async function validate(o: ValidateOptions): Promise<ValidateResult> {

@@ -79,8 +79,9 @@ export interface LinkDirection {
   request_us?: [number, number][];
   /**
    * optional, for file requests of a storage tier: the fixed time of one batch of requests handed to
-   * the tier at once and joined, beyond its requests' times (the first request's latency, which the
-   * tier's I/O threads cannot hide behind others; many-request batches hide the rest). Absent = 0.
+   * the tier at once and joined, beyond its requests' times (the first request's latency, which a
+   * batch of a few requests cannot hide behind others). The simulator adds it once per storage move
+   * on the host's I/O stream over a route of this one link. Absent = 0.
    */
   batch_us?: number;
 }

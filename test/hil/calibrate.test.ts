@@ -172,12 +172,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     const rdKey = p.links[nvLink].b === 'nvme' ? 'b_to_a' : 'a_to_b';
     const rb = r.fits.file_read_batch!;
     const curve = r.fits.file_read_request_us!;
-    const bu = r.fits.file_read_batch_us!;
-    expect(p.links[nvLink][rdKey]).toEqual({ alpha_us: r2(rb.alpha_us), GBps: r2(rb.GBps), request_us: curve, batch_us: bu.us });
-    // a small batch's time beyond the line, the median over the small batches
-    const beyond = r.measurements.file_read_batch.filter((x) => x.kind === 'small').map((x) => x.us - (x.requests * rb.alpha_us + x.bytes / (rb.GBps * 1e3))).sort((a, b) => a - b);
-    const midBeyond = beyond.length % 2 ? beyond[(beyond.length - 1) / 2] : (beyond[beyond.length / 2 - 1] + beyond[beyond.length / 2]) / 2;
-    expect(bu.us).toBeCloseTo(Math.max(0, midBeyond), 1);
+    expect(p.links[nvLink][rdKey]).toEqual({ alpha_us: r2(rb.alpha_us), GBps: r2(rb.GBps), request_us: curve, ...(rb.batch_us > 0 ? { batch_us: r2(rb.batch_us) } : {}) });
     // the requests below a slot timed by size: the read direction's request_us
     expect(p.sources[`links[${nvLink}].${rdKey}.request_us`]).toMatch(/per request size below a block's slot .*4 KiB-aligned.*median time per request/);
     // requests smaller than a slot: the model's INT8, INT4 and INT2 blocks, rounded up to 4 KiB, one batch
@@ -192,7 +187,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     expect(sized.map((x) => [x.request_bytes, x.layer])).toEqual(sizes.flatMap((b) => [0, 1, 2, 3].map((l) => [b, l])));
     expect(curve.map((x) => x[0])).toEqual([...sizes, slotBytes]);
     const med = (xs: number[]) => (xs.sort((a, b) => a - b), xs.length % 2 ? xs[(xs.length - 1) / 2] : (xs[xs.length / 2 - 1] + xs[xs.length / 2]) / 2);
-    for (const [i, b] of sizes.entries()) expect(curve[i][1]).toBe(r2(med(sized.filter((x) => x.request_bytes === b).map((x) => x.us / x.requests))));
+    for (const [i, b] of sizes.entries()) expect(curve[i][1]).toBe(r2(med(sized.filter((x) => x.request_bytes === b).map((x) => (x.us - rb.batch_us) / x.requests))));
     expect(curve.at(-1)![1]).toBe(r2(rb.alpha_us + slotBytes / (rb.GBps * 1e3)));
     expect(rb.points).toHaveLength(r.measurements.file_read_batch.length - sized.length);
     expect(p.sources[`links[${nvLink}].${rdKey}.alpha_us`]).toMatch(/32 I\/O threads\) in the HIL executor's pattern.*readBatch.*requests x alpha \+ bytes \/ beta per batch/);
@@ -236,7 +231,7 @@ describe.skipIf(!host.available)(`hil calibrate, host backend${host.available ? 
     for (const k of ['h2d_in_situ', 'd2h_in_situ', 'h2d_layout', 'd2h_layout']) expect(side.fits[k].points.length).toBeGreaterThan(1);
     expect(formatFits(r.fits)).toMatch(/H2D situ .*\n.*D2H situ .*\n.*H2D layout .*\n.*D2H layout /);
     expect(formatFits(r.fits)).toContain(`  read by size ${r.fits.file_read_request_us!.map(([b, us]) => `${b / 1024} KiB ${us.toFixed(1)} us`).join(', ')} per request`);
-    expect(formatFits(r.fits)).toContain(`  read batch  ${r.fits.file_read_batch_us!.us.toFixed(1)} us fixed per batch (median of ${r.fits.file_read_batch_us!.batches} small batches beyond the line)`);
+    if (r.fits.file_read_batch!.batch_us > 0) expect(formatFits(r.fits)).toContain(`  batch fixed ${r.fits.file_read_batch!.batch_us.toFixed(1)} us per read batch, with the read batch line`);
     expect(formatFits(r.fits)).toContain(`  tail wave   not priced: ${r.fits.tail_wave!.reason}`);
     expect(formatFits(r.fits)).toMatch(/\n  batch idle  H2D [0-9.-]+ us \+ [0-9.]+ GB\/s, D2H .* per group [0-9.-]+ us, per change [0-9.-]+ us .*\n  batch busy  .*per group [0-9.-]+ us \(idle\)/);
     // a simulated layer (attention curve + the fitted GEMV line at the layer's weights) is the measured chain
@@ -307,24 +302,39 @@ describe('executor-pattern file read batches', () => {
     expect(f.GBps).toBeCloseTo(1.7, 6);
   });
 
-  it("a batch's fixed time: the median over the small batches of their time beyond the line, held at 0", async () => {
-    const { applyFileReadFit, fileBatchUs } = await import('../../hil/calibrate/calibrate.js');
-    const line = { alpha_us: 10, GBps: 2 };
-    // the line: 2 x 10 + 131072 / 2000 = 85.536 us for two 64 KiB blocks; the small batches take 200, 300
-    // and 260 us more than it, the layer batch and a sized one are not counted
-    const at = (requests: number, bytes: number, extra: number, kind: string) => ({ requests, bytes, us: requests * 10 + bytes / 2000 + extra, kind });
-    const pts = [at(2, 131072, 200, 'small'), at(4, 262144, 300, 'small'), at(13, 851968, 260, 'small'), at(194, 12713984, 5000, 'layer'), { ...at(310, 3809280, 900, 'sized'), request_bytes: 12288 }];
-    const b = fileBatchUs(pts, line)!;
-    expect(b.us).toBeCloseTo(260, 9);
-    expect([b.batches, b.min, b.max]).toEqual([3, 200, 300]);
-    expect(fileBatchUs([at(2, 131072, -50, 'small'), at(3, 196608, -10, 'small')], line)!.us).toBe(0);
-    expect(fileBatchUs([at(194, 12713984, 5000, 'layer')], line)).toBeUndefined();
-    // set on the NVMe read direction with its source
+  it('fit a fixed time per batch + requests x alpha + bytes / beta, or fall back to the line without it', async () => {
+    const { applyFileReadFit, fileRequestCurve, fitFileReadBatches } = await import('../../hil/calibrate/calibrate.js');
+    // batches made exactly of 200 us + 12 us a request + bytes at 1.7 GB/s: the fit gives those back
+    const at = (requests: number, bytes: number, kind: string, extra = 0) => ({ requests, bytes, us: 200 + requests * 12 + bytes / 1.7e3 + extra, kind });
+    const pts = [at(194, 12713984, 'layer'), at(35, 20643840, 'layer'), at(1, 20316160, 'layer'), at(2, 131072, 'small'), at(13, 851968, 'small'), { ...at(310, 3809280, 'sized', 9999), request_bytes: 12288 }];
+    const f = fitFileReadBatches(pts);
+    expect(f.batch_us).toBeCloseTo(200, 6);
+    expect(f.alpha_us).toBeCloseTo(12, 6);
+    expect(f.GBps).toBeCloseTo(1.7, 6);
+    expect(f.degenerate).toBeUndefined();
+    expect(f.points).toHaveLength(5); // (the sized batch is not on the line)
+    // a sized batch's time per request leaves the batch's fixed time out: (us - 200) / requests
+    const curve = fileRequestCurve([{ requests: 310, us: 200 + 310 * 17, kind: 'sized', request_bytes: 12288 }], f, 65536)!;
+    expect(curve[0][0]).toBe(12288);
+    expect(curve[0][1]).toBeCloseTo(17, 2);
+    // no fixed time in the data (the batches take less than the line's alpha implies): the line alone, batch 0, said why
+    const less = [at(194, 12713984, 'layer', -200), at(35, 20643840, 'layer', -200), at(1, 20316160, 'layer', -200), at(2, 131072, 'small', -400), at(13, 851968, 'small', -390)];
+    const g = fitFileReadBatches(less);
+    expect(g.batch_us).toBe(0);
+    expect(g.degenerate).toMatch(/a term below zero; requests x alpha \+ bytes \/ beta, no fixed time/);
+    // two batches: too few for three terms
+    expect(fitFileReadBatches(pts.slice(0, 2)).degenerate).toMatch(/^2 batches of whole blocks: too few for a fixed time per batch/);
+    // set on the NVMe read direction with its source; a fit without one removes both
     const p = loadHardware('h100-pcie5');
-    const li = applyFileReadFit(p, { ...line, points: [], rms_residual: 0, max_abs_residual: 0 }, 'by test', 'reads', undefined, undefined, b);
+    const li = applyFileReadFit(p, f, 'by test', 'reads', 'form', curve);
     const rd = p.links[li].b === 'nvme' ? 'b_to_a' : 'a_to_b';
-    expect(p.links[li][rd].batch_us).toBe(260);
-    expect(p.sources[`links[${li}].${rd}.batch_us`]).toMatch(/^by test: per batch of a few single blocks .* the median over 3 batches \(range 200 to 300 us\)/);
+    expect(p.links[li][rd].batch_us).toBe(200);
+    expect(p.sources[`links[${li}].${rd}.batch_us`]).toMatch(/^by test: the same fit's fixed time per batch/);
+    applyFileReadFit(p, g, 'by test', 'reads');
+    expect(p.links[li][rd].batch_us).toBeUndefined();
+    expect(p.links[li][rd].request_us).toBeUndefined();
+    expect(p.sources[`links[${li}].${rd}.batch_us`]).toBeUndefined();
+    expect(p.sources[`links[${li}].${rd}.request_us`]).toBeUndefined();
   });
 });
 

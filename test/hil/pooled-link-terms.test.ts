@@ -108,6 +108,6 @@ describe('poolOfModel, poolByModel', () => {
     const by = poolByModel(pool, ['llama-3-8b', 'llama-3-70b', 'llama-2-7b']);
     expect([...by.keys()]).toEqual(['llama-3-8b', 'llama-2-7b']);
     expect(by.get('llama-2-7b')!.map((m) => m.file)).toEqual(['runs/a/profiles/llama-2-7b.json']);
-    expect(() => poolByModel(pool.slice(0, 2), ['mistral-7b', 'x/qwen.model.json'])).toThrow(/runs\/a\/profiles\/llama-3-8b\.json, runs\/b\/profiles\/llama-3-8b\.json: no profile of the pool is named for a model here .*: mistral-7b\.json, qwen\.json\)$/);
+    expect(() => poolByModel(pool.slice(0, 2), ['mistral-7b', 'x/qwen.model.json'])).toThrow(/^--copy-terms-from: no profile of the pool \(runs\/a\/profiles\/llama-3-8b\.json, runs\/b\/profiles\/llama-3-8b\.json\) is named for a model here .*: mistral-7b\.json, qwen\.json\)$/);
   });
 });

@@ -11,7 +11,7 @@ import { quantile } from '../../hil/compare/errors.js';
 import { relErrors, stepMedians } from '../../hil/validate/stats.js';
 import { resimulate } from '../../hil/validate/resimulate.js';
 import { withMeasuredDisk } from '../../hil/validate/disk-probe.js';
-import { fileBatchUs, fileRequestCurve, fitFileBatches } from '../../hil/calibrate/calibrate.js';
+import { fileRequestCurve, fitFileBatches, fitFileReadBatches } from '../../hil/calibrate/calibrate.js';
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import { validate, type ValidateResult } from '../../hil/validate/validate.js';
 import { renderValidateReport, runBy } from '../../reports/hil-validate-report.js';
@@ -168,7 +168,7 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     // a pool with no profile named for a model of the run is refused, naming the names it takes, and nothing is written
     const stray = join(dir, 'stray.json');
     cpSync(r.profiles[0].file, stray);
-    expect(() => resimulate({ dir: out, out: join(dir, 'pooled-stray'), copyTermsFrom: [stray] })).toThrow(new RegExp(`stray\\.json: no profile of the pool is named for a model here .*${basename(r.profiles[0].file).replace('.', '\\.')}`));
+    expect(() => resimulate({ dir: out, out: join(dir, 'pooled-stray'), copyTermsFrom: [stray] })).toThrow(new RegExp(`^--copy-terms-from: no profile of the pool \\(.*stray\\.json\\) is named for a model here .*${basename(r.profiles[0].file).replace('.', '\\.')}`));
     expect(existsSync(join(dir, 'pooled-stray'))).toBe(false);
     const lruProfile = JSON.parse(readFileSync(join(dir, 'pooled-slow', 'profiles', `${lru(r).id}.json`), 'utf8'));
     expect(lruProfile.links[0].b_to_a.GBps).toBeCloseTo(prof.links[0].b_to_a.GBps, 4);
@@ -193,8 +193,19 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(calibratedAgain.cells.map((c) => c.sim_ms)).toEqual(r.cells.map((c) => c.sim_ms));
     expect(calibratedAgain.cells.map((c) => c.sim_ms)).not.toEqual(pooledRun.cells.map((c) => c.sim_ms));
     expect(calibratedAgain.notes.at(-1)).toMatch(/^each cell simulated with its model's calibrated profile, not the one with pooled copy terms that the run used/);
+    // ... and drops the run's pooled profiles and its note of them, which no longer hold
+    expect(calibratedAgain.profiles.map((p) => p.copy_terms_pooled)).toEqual([undefined, undefined]);
+    expect(calibratedAgain.notes.filter((n) => n.startsWith("every cell planned and simulated with its profile's host-link copy terms"))).toEqual([]);
+    expect(pooledAgain.notes.filter((n) => n.startsWith("every cell planned and simulated with its profile's host-link copy terms"))).toHaveLength(1);
+    // on a run that did not pool them it changes nothing, and says so
+    const notPooled = resimulate({ dir: out, out: join(dir, 'not-pooled-calibrated'), asCalibrated: true });
+    expect(notPooled.cells.map((c) => c.sim_ms)).toEqual(r.cells.map((c) => c.sim_ms));
+    expect(notPooled.notes.at(-1)).toBe('--as-calibrated: the run did not pool its copy terms, so its cells were simulated with their calibrated profiles as they were');
     await expect(validate({ grid: g0, out: join(dir, 'pooled-bad'), hil: { backend: 'host', nvmeDir: dir }, copyTermsFrom: [join(dir, 'none.json')] })).rejects.toThrow(/none\.json: not a readable JSON hardware profile/);
     expect(existsSync(join(dir, 'pooled-bad'))).toBe(false);
+    // a pool that names no model of the grid is refused before anything is written or calibrated
+    await expect(validate({ grid: g0, out: join(dir, 'pooled-stray-run'), hil: { backend: 'host', nvmeDir: dir }, copyTermsFrom: [stray] })).rejects.toThrow(/^--copy-terms-from: no profile of the pool/);
+    expect(existsSync(join(dir, 'pooled-stray-run'))).toBe(false);
     // the link as the runs measured it: a cell with readings gets its own profile at their means, the others keep the run's
     cpSync(out, join(dir, 'measured'), { recursive: true });
     const stored = JSON.parse(readFileSync(join(out, 'validate.json'), 'utf8')) as ValidateResult;
@@ -252,8 +263,8 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const r2 = (x: number) => Math.round(x * 100) / 100;
     const wf = fitFileBatches(probe.write);
     expect(nvLink.a === 'nvme' ? nvLink.b_to_a : nvLink.a_to_b).toEqual({ alpha_us: r2(wf.alpha_us), GBps: r2(wf.GBps) });
-    const rf = fitFileBatches(probe.read);
-    expect(nvLink.a === 'nvme' ? nvLink.a_to_b : nvLink.b_to_a).toEqual({ alpha_us: r2(rf.alpha_us), GBps: r2(rf.GBps), request_us: fileRequestCurve(probe.read, rf, probe.block_bytes), batch_us: fileBatchUs(probe.read, rf)!.us });
+    const rf = fitFileReadBatches(probe.read);
+    expect(nvLink.a === 'nvme' ? nvLink.a_to_b : nvLink.b_to_a).toEqual({ alpha_us: r2(rf.alpha_us), GBps: r2(rf.GBps), request_us: fileRequestCurve(probe.read, rf, probe.block_bytes), ...(rf.batch_us > 0 ? { batch_us: r2(rf.batch_us) } : {}) });
     expect(diskResim.cells.filter((c) => !c.hw_disk_before).map((c) => c.sim_ms)).toEqual(re.cells.filter((c) => !c.hw_disk_before).map((c) => c.sim_ms));
     expect(diskResim.notes.at(-1)).toMatch(/disk was probed before its runs simulated with its storage link/);
     expect(() => resimulate({ dir: out, out })).toThrow(/--out must differ/);

@@ -77,6 +77,30 @@ describe('file requests timed by size (request_us)', () => {
     const w = ex.move({ ...read(18000, 3), fromTier: 1, toTier: 2, reason: 'demote' });
     ex.finish();
     expect(w.at).toBe(36000);
+    // a copy into HBM on a link with batch_us (on the memory stream, not a storage move): as before
+    const into = (batchUs?: number) => {
+      const h = tinyHardware();
+      if (batchUs !== undefined) h.links[0].b_to_a.batch_us = batchUs;
+      const e = new SimExecutor(validateProfile(h, 'tiny.json'), tinyModel, { traceSteps: 100 });
+      e.beginStep(0);
+      const d = e.move({ ...read(4000, 2), fromTier: 1, toTier: 0, reason: 'fetch' });
+      e.finish();
+      return d.at;
+    };
+    expect(into(700)).toBe(into());
+    // NVMe -> HBM goes through DRAM: the storage hop of one link pays it, once
+    const h = tinyHardware();
+    h.links[1].b_to_a.batch_us = 700;
+    const e = new SimExecutor(validateProfile(h, 'tiny.json'), tinyModel, { traceSteps: 100 });
+    e.beginStep(0);
+    const d = e.move({ ...read(18000, 3), toTier: 0, reason: 'fetch' });
+    e.finish();
+    const h0 = tinyHardware();
+    const e0 = new SimExecutor(validateProfile(h0, 'tiny.json'), tinyModel, { traceSteps: 100 });
+    e0.beginStep(0);
+    const d0 = e0.move({ ...read(18000, 3), toTier: 0, reason: 'fetch' });
+    e0.finish();
+    expect(d.at - d0.at).toBe(700);
     // validated: a number >= 0
     for (const bad of [-1, 'x']) {
       const h = tinyHardware() as unknown as { links: { b_to_a: Record<string, unknown> }[] };

@@ -1,7 +1,7 @@
-// Offline (no GPU): a copy of a validate run whose calibrated profiles get the NVMe read direction's
-// batch_us from their stored measurements (hil/calibrate/calibrate.ts fileBatchUs over the calibration's
-// file read batches and its fitted line, as `hil calibrate` now sets it), the rest of each profile as
-// stored, so that `kvtier hil validate-resim` prices the same hardware steps with the batch's fixed time.
+// Offline (no GPU): a copy of a validate run whose calibrated profiles get their NVMe read direction fitted
+// again from their stored measurements with a fixed time per batch (hil/calibrate/calibrate.ts
+// fitFileReadBatches, fileRequestCurve and applyFileReadFit, as `hil calibrate` fits it), the rest of each
+// profile as stored, so that `kvtier hil validate-resim` prices the same hardware steps with that fit.
 //   node lab/validate/tools/with-batch-us.mjs RUNDIR OUTDIR   (after npm run build)
 import fs from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,7 +11,7 @@ const [run, out] = process.argv.slice(2);
 if (!run || !out) throw new Error('usage: node lab/validate/tools/with-batch-us.mjs RUNDIR OUTDIR');
 if (fs.existsSync(out)) throw new Error(`${out} exists: give a new directory`);
 const dist = resolve(new URL('../../../dist', import.meta.url).pathname);
-const { fileBatchUs, fitFileBatches } = await import(pathToFileURL(join(dist, 'hil/calibrate/calibrate.js')).href);
+const { applyFileReadFit, fileRequestCurve, fitFileReadBatches, READ_BATCH_FORM } = await import(pathToFileURL(join(dist, 'hil/calibrate/calibrate.js')).href);
 fs.cpSync(run, out, { recursive: true });
 const v = JSON.parse(fs.readFileSync(join(run, 'validate.json'), 'utf8'));
 for (const entry of v.profiles) {
@@ -22,12 +22,13 @@ for (const entry of v.profiles) {
   const m = JSON.parse(fs.readFileSync(ff, 'utf8')).measurements;
   const p = JSON.parse(fs.readFileSync(pf, 'utf8'));
   const batches = m.file_read_batch ?? [];
-  if (batches.filter((x) => x.kind !== 'sized').length < 2) continue;
-  const b = fileBatchUs(batches, fitFileBatches(batches));
+  if (batches.filter((x) => x.kind !== 'sized').length < 2 || !m.file_batch_info) continue;
   const nv = p.tiers.find((t) => t.kind === 'nvme').name;
   const link = p.links.find((l) => l.a === nv || l.b === nv);
-  const rd = link.b === nv ? link.b_to_a : link.a_to_b;
-  if (b) rd.batch_us = b.us;
+  const before = { ...(link.b === nv ? link.b_to_a : link.a_to_b) };
+  const fit = fitFileReadBatches(batches);
+  const li = applyFileReadFit(p, fit, 'refitted from the stored measurements', 'the calibration\'s file read batches', READ_BATCH_FORM, fileRequestCurve(batches, fit, m.file_batch_info.block_bytes));
+  const after = p.links[li].b === nv ? p.links[li].b_to_a : p.links[li].a_to_b;
   fs.writeFileSync(pf, JSON.stringify(p, null, 2) + '\n');
-  console.log(`${name}: batch_us ${b ? `${b.us} us (median of ${b.batches} small batches, ${b.min} to ${b.max})` : 'none (no small batches)'}`);
+  console.log(`${name}: alpha ${before.alpha_us} -> ${after.alpha_us} us, ${before.GBps} -> ${after.GBps} GB/s, batch_us ${after.batch_us ?? 0}${fit.degenerate ? ` (${fit.degenerate})` : ''}`);
 }

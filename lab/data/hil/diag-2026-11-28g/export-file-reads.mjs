@@ -18,7 +18,9 @@ const v = JSON.parse(fs.readFileSync(join(dir, 'validate.json'), 'utf8'));
 const c = expandGrid(v.grid, (t) => readTraceHeader(t.path).prompt_tokens).find((x) => x.id === id);
 const b = v.cells.find((x) => x.id === id);
 if (!c || !b) throw new Error(`${id}: no such cell in ${dir}`);
-const prof = join(dir, 'profiles', basename(v.profiles.find((p) => p.model === b.model).file));
+const entry = v.profiles.find((p) => p.model === b.model);
+// (the profile the cell was planned with: the pooled one where the run pooled its copy terms)
+const prof = join(dir, 'profiles', basename(entry.copy_terms_pooled?.file ?? entry.file));
 const { lowered } = recordAndLower(cellRunConfig(c, traceFile(c, v.grid, work), prof), { backend: 'cuda' });
 const align = (x) => Math.ceil(x / 4096) * 4096;
 const lines = [];
