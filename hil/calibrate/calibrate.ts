@@ -46,7 +46,7 @@ import { loadModel } from '../../sim/models/load-model.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import type { AttentionOptions, BackendKind, ResolvedAttentionOptions } from '../addon-types.js';
 import { openBackend } from '../backend.js';
-import { lusolve, multiply, transpose } from 'mathjs';
+import { det, lusolve, multiply, transpose } from 'mathjs';
 import { fitAlphaBeta, fitPerRequest, type LinearFit } from './fit-linear.js';
 import { applyCopyBatchFit, COPY_BATCH_OUTLIER, type CopyBatchFits, fitLayoutCopyBatches, hbmLink, notAdjacent, pct, r2, underComputeBatches } from './fit-copy-batches.js';
 import { isSmallLabel } from '../bench/layout-batches.js';
@@ -90,7 +90,7 @@ export interface CalibrationFits {
   /** attention in situ (chain), and GEMV alone */
   attention: LinearFit;
   linear: LinearFit;
-  /** file reads in the executor's pattern (a layer's runs as one batch): a fixed time per batch, alpha per request, beta (plain least squares, fitFileReadBatches) */
+  /** file reads in the executor's pattern (a layer's runs as one batch): a fixed time per batch, alpha per request, beta (relative-error least squares, fitFileReadBatches) */
   file_read_batch?: FileReadFit;
   /**
    * file reads of requests smaller than a slot (the model's quantized blocks), [request bytes, us per
@@ -369,7 +369,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
       const what = info
         ? `file-tier reads (${io}, ${info.threads} I/O threads) in the HIL executor's pattern: per layer one batch of runs of ${info.block_bytes}-byte blocks (${info.layers} layers x ${info.blocks_per_layer} blocks, runs of 1..24 blocks or one run, ~80% of a layer) handed to the tier at once (readBatch) and joined${info.h2d_copies ? ', then copied to the device one copy per run while the next batch is read' : ''}, plus small batches of single blocks, ${(info.ms / 1000).toFixed(1)} s of reads at ${info.GBps.toFixed(3)} GB/s overall`
         : `file-tier reads (${io}) issued together and joined`;
-      applyFileReadFit(p, rb, by, what, READ_BATCH_FORM, fits.file_read_request_us);
+      applyFileReadFit(p, rb, by, what, readBatchForm(rb), fits.file_read_request_us);
     } else {
       applyFileReadFit(p, fits.file_read, by, `file-tier reads (${io}), one request per size`, 'time = alpha + bytes / beta per request, relative-error fit');
     }
@@ -461,8 +461,10 @@ export function applyPerDirectionLayoutFits(
   }
 }
 
-/** how fitFileReadBatches relates a batch's time to its requests (the sources say it) */
-export const READ_BATCH_FORM = 'time = batch_us + requests x alpha + bytes / beta per batch';
+/** how a fitFileReadBatches fit relates a batch's time to its requests, for the sources: with its fixed time, or the line it fell back to and why */
+export function readBatchForm(f: FileReadFit): string {
+  return f.batch_us > 0 ? 'time = batch_us + requests x alpha + bytes / beta per batch, relative-error least squares' : `time = requests x alpha + bytes / beta per batch (${f.degenerate ?? 'no fixed time'})`;
+}
 
 /** a file read fit with a fixed time per batch (fitFileReadBatches) */
 export interface FileReadFit extends LinearFit {
@@ -471,32 +473,47 @@ export interface FileReadFit extends LinearFit {
 }
 
 /**
- * Executor-pattern file read batches: time = batch_us + requests x alpha + bytes / beta, plain least
- * squares over the batches of whole blocks (the layer batches that make up a step weigh most; the
- * small batches of a few blocks set the fixed time: the first request's latency, which a batch of few
- * requests cannot hide behind others). Where that fit has fewer than three batches or gives a term
- * below zero, fitFileBatches' line with batch_us 0, and `degenerate` says why.
+ * Executor-pattern file read batches: time = batch_us + requests x alpha + bytes / beta, least squares
+ * on the relative error over the batches of whole blocks (layer batches of many requests, and small
+ * batches of a few single blocks, which alone tell the fixed time from the requests' alpha: the first
+ * request's latency, which a batch of a few requests cannot hide behind others). Where alpha comes out
+ * below zero, it is held at 0 and the other two fitted again; where the fixed time comes out below
+ * zero, or the fit cannot be solved (fewer than three batches, or batches that do not tell the terms
+ * apart), fitFileBatches' line with batch_us 0, and `degenerate` says why.
  */
 export function fitFileReadBatches(points: { requests: number; bytes: number; us: number; kind?: string; run_blocks?: number }[]): FileReadFit {
   const two = fitFileBatches(points);
-  // (the batches the line is fitted to, with their labels)
-  const pts = two.points.map((p, i) => ({ ...p, requests: points.filter((x) => x.kind !== 'sized')[i].requests }));
-  if (pts.length >= 3 && !two.degenerate) {
-    const A = pts.map((p) => [1, p.requests, p.bytes]);
-    const At = transpose(A);
-    const x = lusolve(multiply(At, A) as number[][], multiply(At, pts.map((p) => p.us)) as number[]) as number[][];
-    const [batch, alpha, perByte] = [x[0][0], x[1][0], x[2][0]];
-    if (batch >= 0 && alpha >= 0 && perByte > 0) {
-      const fitted = pts.map((p) => {
-        const fit = batch + p.requests * alpha + p.bytes * perByte;
-        return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
-      });
-      const rms = Math.sqrt(fitted.reduce((a, p) => a + p.residual ** 2, 0) / fitted.length);
-      return { alpha_us: alpha, GBps: 1 / perByte / 1e3, batch_us: batch, points: fitted, rms_residual: rms, max_abs_residual: Math.max(...fitted.map((p) => Math.abs(p.residual))) };
+  const lines = points.filter((x) => x.kind !== 'sized');
+  // relative-error least squares over the columns asked for (each row divided by its time); null where unsolvable
+  const solve = (cols: ((x: (typeof lines)[number]) => number)[]): number[] | null => {
+    try {
+      const A = lines.map((x) => cols.map((c) => c(x) / x.us));
+      const At = transpose(A);
+      const N = multiply(At, A) as number[][];
+      // (columns that (nearly) follow one another do not tell their terms apart: det over the diagonal's product ~ 0)
+      if (!(Math.abs(det(N)) > 1e-9 * N.reduce((a, r, i) => a * r[i], 1))) return null;
+      const sol = (lusolve(N, multiply(At, lines.map(() => 1)) as number[]) as number[][]).map((r) => r[0]);
+      return sol.every((v) => Number.isFinite(v)) ? sol : null;
+    } catch {
+      return null;
     }
-    return { ...two, batch_us: 0, degenerate: `the fit with a fixed time per batch gave batch ${batch.toFixed(2)} us, alpha ${alpha.toFixed(2)} us, ${perByte.toExponential(3)} us per byte: a term below zero; requests x alpha + bytes / beta, no fixed time` };
+  };
+  const fallback = (why: string): FileReadFit => ({ ...two, batch_us: 0, degenerate: two.degenerate ? `${two.degenerate}; ${why}` : why });
+  if (lines.length < 3 || two.degenerate) return fallback(`${lines.length} batches of whole blocks${two.degenerate ? ' and a degenerate line' : ''}: no fixed time per batch; requests x alpha + bytes / beta`);
+  let terms = solve([() => 1, (x) => x.requests, (x) => x.bytes]);
+  if (terms && terms[1] < 0) {
+    const held = solve([() => 1, (x) => x.bytes]);
+    terms = held ? [held[0], 0, held[1]] : null;
   }
-  return { ...two, batch_us: 0, ...(two.degenerate ? {} : { degenerate: `${pts.length} batches of whole blocks: too few for a fixed time per batch; requests x alpha + bytes / beta` }) };
+  if (!terms) return fallback('the fit with a fixed time per batch cannot be solved from these batches; requests x alpha + bytes / beta, no fixed time');
+  const [batch, alpha, perByte] = terms;
+  if (!(batch >= 0 && perByte > 0)) return fallback(`the fit with a fixed time per batch gave batch ${batch.toFixed(2)} us, ${perByte.toExponential(3)} us per byte: a term below zero; requests x alpha + bytes / beta, no fixed time`);
+  const fitted = two.points.map((p, i) => {
+    const fit = batch + lines[i].requests * alpha + p.bytes * perByte;
+    return { ...p, fit_us: fit, residual: (fit - p.us) / p.us };
+  });
+  const rms = Math.sqrt(fitted.reduce((a, p) => a + p.residual ** 2, 0) / fitted.length);
+  return { alpha_us: alpha, GBps: 1 / perByte / 1e3, batch_us: batch, points: fitted, rms_residual: rms, max_abs_residual: Math.max(...fitted.map((p) => Math.abs(p.residual))) };
 }
 
 /** executor-pattern file read batches: time = requests x alpha + bytes / beta, plain least squares (the layer batches that make up a step weigh most) */

@@ -15,7 +15,7 @@ import type { RunSummary } from '../../sim/metrics/summary.js';
 import { hilRun, type HilOptions, writeHilRunDir } from '../executor/hil-run.js';
 import { absRelErrors, quantile } from './errors.js';
 import { openBackend } from '../backend.js';
-import { applyFileReadFit, fileRequestCurve, fitFileReadBatches, READ_BATCH_FORM } from '../calibrate/calibrate.js';
+import { applyFileReadFit, fileRequestCurve, fitFileReadBatches, readBatchForm } from '../calibrate/calibrate.js';
 import { quantizedBlockBytes } from '../calibrate/measure.js';
 import { measureFileBatches } from '../calibrate/file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
@@ -166,7 +166,7 @@ export async function compare(o: CompareOptions): Promise<CompareResult> {
       const link = hwp.links.find((l) => l.a === nv.name || l.b === nv.name)!;
       const rd = link.b === nv.name ? link.b_to_a : link.a_to_b;
       const before = { alpha_us: rd.alpha_us, GBps: rd.GBps };
-      applyFileReadFit(hwp, fit, `re-measured by kvtier hil compare right before the HIL run of ${p.label} (${x.at})`, `file-tier reads (${x.direct ? 'O_DIRECT' : 'buffered'}, ${x.threads} I/O threads) in the HIL executor's pattern (calibrate/file-batches.ts${x.h2d_copies ? ', each batch then copied to the device' : ''}), ${(x.ms / 1000).toFixed(1)} s of reads at ${x.overall_GBps.toFixed(3)} GB/s overall`, READ_BATCH_FORM, requestUs);
+      applyFileReadFit(hwp, fit, `re-measured by kvtier hil compare right before the HIL run of ${p.label} (${x.at})`, `file-tier reads (${x.direct ? 'O_DIRECT' : 'buffered'}, ${x.threads} I/O threads) in the HIL executor's pattern (calibrate/file-batches.ts${x.h2d_copies ? ', each batch then copied to the device' : ''}), ${(x.ms / 1000).toFixed(1)} s of reads at ${x.overall_GBps.toFixed(3)} GB/s overall`, readBatchForm(fit), requestUs);
       const simProfile = join(o.out, `profile-${p.label}.json`);
       fs.writeFileSync(simProfile, JSON.stringify(hwp, null, 2) + '\n');
       log(`${p.label}: file reads ${x.GBps.toFixed(3)} GB/s, alpha ${x.alpha_us.toFixed(2)} us per request (profile: ${before.GBps} GB/s, ${before.alpha_us} us); simulating with it`);

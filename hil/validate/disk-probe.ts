@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import type { HardwareProfile } from '../../sim/hardware/profile.js';
 import type { ModelSpec } from '../../sim/models/model.js';
 import { openBackend } from '../backend.js';
-import { applyFileReadFit, applyFileWriteFit, CALIBRATION_BLOCK_TOKENS, fileRequestCurve, fitFileBatches, fitFileReadBatches, READ_BATCH_FORM } from '../calibrate/calibrate.js';
+import { applyFileReadFit, applyFileWriteFit, CALIBRATION_BLOCK_TOKENS, fileRequestCurve, fitFileBatches, fitFileReadBatches, readBatchForm } from '../calibrate/calibrate.js';
 import { type FileBatchPoint, measureFileBatches, measureFileWriteBatches } from '../calibrate/file-batches.js';
 import { fileBatchOptions, WRITE_ROUNDS } from '../calibrate/measure.js';
 import type { HilOptions } from '../executor/hil-run.js';
@@ -59,7 +59,7 @@ export function withMeasuredDisk(profile: HardwareProfile, probes: readonly Disk
   const p = structuredClone(profile);
   const by = `the disk as probed right before the cell's runs (${probes.map((x) => x.at).join(', ')})`;
   const rf = fitFileReadBatches(read);
-  applyFileReadFit(p, rf, by, "file-tier reads in the HIL executor's pattern, the calibration's batches", READ_BATCH_FORM, fileRequestCurve(read, rf, probes[0].block_bytes));
+  applyFileReadFit(p, rf, by, "file-tier reads in the HIL executor's pattern, the calibration's batches", readBatchForm(rf), fileRequestCurve(read, rf, probes[0].block_bytes));
   applyFileWriteFit(p, fitFileBatches(write), by, "file-tier writes in the HIL executor's pattern, the calibration's batches");
   return p;
 }

@@ -109,8 +109,9 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
   // the run's profiles, found in its profiles/ folder by file name (the run may have been elsewhere)
   const profileOf = new Map<string, string>();
   for (const p of prev.profiles) {
-    // (a run that pooled its copy terms simulated its cells with the pooled profile)
-    const used = o.asCalibrated ? p.file : (p.copy_terms_pooled?.file ?? p.file);
+    // (a run that pooled its copy terms simulated its cells with the pooled profile; set aside, or pooled
+    // again over another pool, the calibrated one is the start)
+    const used = o.asCalibrated || (o.copyTermsFrom?.length ?? 0) > 0 ? p.file : (p.copy_terms_pooled?.file ?? p.file);
     const here = join(src, 'profiles', basename(used));
     const path = fs.existsSync(here) ? here : used;
     if (!fs.existsSync(path)) throw new Error(`hil validate-resim: the profile for ${p.model} is neither ${here} nor ${used}`);

@@ -323,7 +323,23 @@ describe('executor-pattern file read batches', () => {
     expect(g.batch_us).toBe(0);
     expect(g.degenerate).toMatch(/a term below zero; requests x alpha \+ bytes \/ beta, no fixed time/);
     // two batches: too few for three terms
-    expect(fitFileReadBatches(pts.slice(0, 2)).degenerate).toMatch(/^2 batches of whole blocks: too few for a fixed time per batch/);
+    expect(fitFileReadBatches(pts.slice(0, 2)).degenerate).toMatch(/^2 batches of whole blocks: no fixed time per batch/);
+    // batches that take less per request than nothing: alpha held at 0, the fixed time and beta fitted again
+    const flat = [[194, 12713984], [35, 20643840], [1, 20316160], [2, 131072], [13, 851968]].map(([requests, bytes]) => ({ requests, bytes, us: 300 + bytes / 1.7e3 - requests * 0.5, kind: requests < 20 ? 'small' : 'layer' }));
+    const h = fitFileReadBatches(flat);
+    expect(h.alpha_us).toBe(0);
+    expect(h.batch_us).toBeGreaterThan(0);
+    expect(h.degenerate).toBeUndefined();
+    // batches whose bytes follow their requests exactly cannot tell the terms apart: the line's fallback, not a throw
+    const same = [1, 2, 3, 4].map((n) => ({ requests: n, bytes: n * 65536, us: 50 + n * 40, kind: 'small' }));
+    const k = fitFileReadBatches(same);
+    expect(k.batch_us).toBe(0);
+    expect(k.degenerate).toMatch(/alpha and beta cannot be told apart/);
+    // every batch of one request count: its fixed time and its requests' alpha cannot be told apart
+    const tens = [65536, 131072, 262144, 524288].map((bytes) => ({ requests: 10, bytes, us: 200 + bytes / 1.7e3, kind: 'small' }));
+    const t = fitFileReadBatches(tens);
+    expect(t.batch_us).toBe(0);
+    expect(t.degenerate).toMatch(/cannot be solved from these batches/);
     // set on the NVMe read direction with its source; a fit without one removes both
     const p = loadHardware('h100-pcie5');
     const li = applyFileReadFit(p, f, 'by test', 'reads', 'form', curve);

@@ -197,6 +197,11 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     expect(calibratedAgain.profiles.map((p) => p.copy_terms_pooled)).toEqual([undefined, undefined]);
     expect(calibratedAgain.notes.filter((n) => n.startsWith("every cell planned and simulated with its profile's host-link copy terms"))).toEqual([]);
     expect(pooledAgain.notes.filter((n) => n.startsWith("every cell planned and simulated with its profile's host-link copy terms"))).toHaveLength(1);
+    // pooled again over another pool, a run that pooled its copy terms starts from its calibrated
+    // profiles: over the other model's own calibration alone, every cell reads as calibrated
+    const repooled = resimulate({ dir: join(dir, 'pooled-run'), out: join(dir, 'pooled-run-repooled'), copyTermsFrom: [r.profiles[1].file] });
+    expect(repooled.cells.map((c) => c.sim_ms)).toEqual(r.cells.map((c) => c.sim_ms));
+    expect(repooled.profiles.map((p) => p.copy_terms_pooled)).toEqual([undefined, undefined]);
     // on a run that did not pool them it changes nothing, and says so
     const notPooled = resimulate({ dir: out, out: join(dir, 'not-pooled-calibrated'), asCalibrated: true });
     expect(notPooled.cells.map((c) => c.sim_ms)).toEqual(r.cells.map((c) => c.sim_ms));

@@ -11,7 +11,7 @@ const [run, out] = process.argv.slice(2);
 if (!run || !out) throw new Error('usage: node lab/validate/tools/with-batch-us.mjs RUNDIR OUTDIR');
 if (fs.existsSync(out)) throw new Error(`${out} exists: give a new directory`);
 const dist = resolve(new URL('../../../dist', import.meta.url).pathname);
-const { applyFileReadFit, fileRequestCurve, fitFileReadBatches, READ_BATCH_FORM } = await import(pathToFileURL(join(dist, 'hil/calibrate/calibrate.js')).href);
+const { applyFileReadFit, fileRequestCurve, fitFileReadBatches, readBatchForm } = await import(pathToFileURL(join(dist, 'hil/calibrate/calibrate.js')).href);
 fs.cpSync(run, out, { recursive: true });
 const v = JSON.parse(fs.readFileSync(join(run, 'validate.json'), 'utf8'));
 for (const entry of v.profiles) {
@@ -27,7 +27,7 @@ for (const entry of v.profiles) {
   const link = p.links.find((l) => l.a === nv || l.b === nv);
   const before = { ...(link.b === nv ? link.b_to_a : link.a_to_b) };
   const fit = fitFileReadBatches(batches);
-  const li = applyFileReadFit(p, fit, 'refitted from the stored measurements', 'the calibration\'s file read batches', READ_BATCH_FORM, fileRequestCurve(batches, fit, m.file_batch_info.block_bytes));
+  const li = applyFileReadFit(p, fit, 'refitted from the stored measurements', 'the calibration\'s file read batches', readBatchForm(fit), fileRequestCurve(batches, fit, m.file_batch_info.block_bytes));
   const after = p.links[li].b === nv ? p.links[li].b_to_a : p.links[li].a_to_b;
   fs.writeFileSync(pf, JSON.stringify(p, null, 2) + '\n');
   console.log(`${name}: alpha ${before.alpha_us} -> ${after.alpha_us} us, ${before.GBps} -> ${after.GBps} GB/s, batch_us ${after.batch_us ?? 0}${fit.degenerate ? ` (${fit.degenerate})` : ''}`);

@@ -1,7 +1,7 @@
 """Synthetic read batches in perf/nvme-bench.c's replay format, like the calibration's sized batches
 (hil/bench: one 12 KiB request per 64 KiB block slot over ~80% of a layer of 388 slots, a batch per layer):
-16 steps of 32 batches of 310 requests each. `compact`: the 32 batches cycle over 4 layers of slots (a
-101 MiB file, as the calibration's); `spread`: batch l over layer l of 32 (the slots of a 32-layer,
+16 steps of 32 batches of 310 requests each. `compact`: the 32 batches cycle over 4 layers of slots
+(97 MiB of slots, as the calibration's); `spread`: batch l over layer l of 32 (the slots of a 32-layer,
 512-block-per-layer file of 1 GiB, as a Llama-3-8B 8k run's).
   python3 synth-reads.py compact|spread OUT.txt"""
 import random, sys
