@@ -62,6 +62,16 @@ export function poolByModel(pool: readonly PoolMember[], models: readonly string
   return out;
 }
 
+/**
+ * Which models a split pool (poolByModel) priced, over which files, and which of `models` it left as
+ * calibrated: "M over N profiles of that model (FILES); X as calibrated (no profile of the pool for it)".
+ */
+export function describePool(byModel: ReadonlyMap<string, readonly PoolMember[]>, models: readonly string[]): string {
+  const each = [...byModel].map(([m, own]) => `${m} over ${own.length === 1 ? 'one profile' : `${own.length} profiles`} of that model (${own.map((x) => x.file).join(', ')})`);
+  const kept = models.filter((m) => !byModel.has(m));
+  return `${each.join('; ')}${kept.length ? `; ${kept.join(', ')} as calibrated (no profile of the pool for ${kept.length === 1 ? 'it' : 'them'})` : ''}`;
+}
+
 /** the HBM <-> DRAM link of a profile: its index, and which of its directions is H2D and which D2H */
 export function hostLink(profile: HardwareProfile, source: string): { index: number; link: LinkSpec; h2d: 'a_to_b' | 'b_to_a'; d2h: 'a_to_b' | 'b_to_a' } {
   const hbm = profile.tiers[0].name;

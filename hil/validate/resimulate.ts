@@ -29,7 +29,7 @@ import { expandGrid } from './grid.js';
 import { median } from '../timing/median.js';
 import { withMeasuredDisk } from './disk-probe.js';
 import { hasNoHardware } from './tier-devices.js';
-import { hostLink, poolByModel, readPool, withPooledLinkTerms, type PoolMember } from './pooled-link-terms.js';
+import { describePool, hostLink, poolByModel, readPool, withPooledLinkTerms, type PoolMember } from './pooled-link-terms.js';
 import { calibrationHostProbe, cellRunConfig, POOLED_NOTE_START, cellsCsv, cellStats, type CellResult, withStandInNote, judgedFields, standInCells, summarizeCells, traceFile, type ValidateResult, writeAtomic } from './validate.js';
 
 export interface ResimulateOptions {
@@ -190,7 +190,7 @@ export function resimulate(o: ResimulateOptions): ValidateResult {
       ...(o.hostAsMeasured && paced > 0 ? ["each cell simulated with the host's issue costs scaled by its runs' host issue probe over its calibration's (a diagnostic: the host's drift between calibration and runs taken out)"] : []),
       ...(o.asCalibrated && !runPooled ? ['--as-calibrated: the run did not pool its copy terms, so its cells were simulated with their calibrated profiles as they were'] : []),
       ...(o.asCalibrated && runPooled ? ["each cell simulated with its model's calibrated profile, not the one with pooled copy terms that the run used (SynapseVM's plan reads the link, so its cells are planned with other numbers than their hardware runs were)"] : []),
-      ...(pool ? [`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model: ${[...byModel].map(([m, own]) => `${m} over ${own.length === 1 ? 'one profile' : `${own.length} profiles`} (${own.map((x) => x.file).join(', ')})`).join('; ')}${byModel.size < profileOf.size ? `; ${[...profileOf.keys()].filter((m) => !byModel.has(m)).join(', ')} as calibrated (no profile of the pool for ${profileOf.size - byModel.size === 1 ? 'it' : 'them'})` : ''}: the calibration's own readings of them set aside`] : []),
+      ...(pool ? [`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model: ${describePool(byModel, [...profileOf.keys()])}: the calibration's own readings of them set aside`] : []),
     ],
   };
   writeAtomic(join(out, 'validate.json'), JSON.stringify(result) + '\n');

@@ -31,7 +31,7 @@ import { type CellJudgement, distribution, type Distribution, hostWaitShare, jud
 import { describeTiers, hasNoHardware, type TierDevice } from './tier-devices.js';
 import { type DiskProbe, probeDisk } from './disk-probe.js';
 import { median } from '../timing/median.js';
-import { modelSlug, poolByModel, readPool, withPooledLinkTerms } from './pooled-link-terms.js';
+import { describePool, modelSlug, poolByModel, readPool, withPooledLinkTerms } from './pooled-link-terms.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 
 export interface ValidateOptions {
@@ -52,8 +52,9 @@ export interface ValidateOptions {
   retimeCopies?: boolean;
   /**
    * profile files (other calibrations of the same GPU): after calibrating, simulate (and plan) every
-   * cell with its profile's host-link copy terms at their medians over these
-   * (pooled-link-terms.ts withPooledLinkTerms), the pooled profile written beside the calibrated one
+   * cell with its profile's host-link copy terms at their medians over those of these named for its
+   * model (pooled-link-terms.ts poolByModel, withPooledLinkTerms), the pooled profile written beside
+   * the calibrated one
    */
   copyTermsFrom?: readonly string[];
   log?: (s: string) => void;
@@ -186,7 +187,6 @@ export interface ValidateResult {
   notes: string[];
 }
 
-const slug = modelSlug;
 const sha = (x: string) => createHash('sha256').update(x).digest('hex').slice(0, 16);
 
 export function writeAtomic(path: string, text: string): void {
@@ -321,19 +321,9 @@ function earlierCalls(file: string): ValidateCall[] {
   }
 }
 
-/** how pooledNote begins (a re-simulation that sets the pooled profiles aside drops the note by it) */
+/** how the note of a run with pooled copy terms begins (a re-simulation that sets the pooled profiles aside drops the note by it) */
 export const POOLED_NOTE_START = "every cell planned and simulated with its profile's host-link copy terms";
 
-/** the note of a run whose profiles' copy terms were pooled (copy_terms_pooled): which models, over which files */
-export function pooledNote(profiles: readonly { model: string; copy_terms_pooled?: { from: readonly string[] } }[]): string {
-  const pooled = profiles.filter((p) => p.copy_terms_pooled);
-  const kept = profiles.filter((p) => !p.copy_terms_pooled).map((p) => p.model);
-  const each = pooled.map((p) => {
-    const n = p.copy_terms_pooled!.from.length;
-    return `${p.model} over ${n === 1 ? 'one profile' : `${n} profiles`} of that model (${p.copy_terms_pooled!.from.join(', ')})`;
-  });
-  return `${POOLED_NOTE_START} and copy batch cost at their medians over other calibrations of its model (profiles/*.pooled.json): ${each.join('; ')}${kept.length ? `; ${kept.join(', ')} as calibrated (no profile of the pool for ${kept.length === 1 ? 'it' : 'them'})` : ''}`;
-}
 
 export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   const log = o.log ?? (() => {});
@@ -407,7 +397,7 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
         log(`profile for ${model}: ${given} (${note})`);
         continue;
       }
-      const file = join(o.out, 'profiles', `${slug(model)}.json`);
+      const file = join(o.out, 'profiles', `${modelSlug(model)}.json`);
       const key = sha(JSON.stringify({ model, points, quick: g.calibration, base: g.base_hardware, backend: o.hil.backend }));
       const keyFile = `${file}.key`;
       if (fs.existsSync(file) && fs.existsSync(keyFile) && fs.readFileSync(keyFile, 'utf8') === key) {
@@ -456,17 +446,17 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
     for (const p of profiles) {
       const own = byModel.get(p.model);
       if (!own) {
-        log(`profile for ${p.model}: ${p.file} as calibrated (no profile of the pool is named ${slug(p.model)}.json)`);
+        log(`profile for ${p.model}: ${p.file} as calibrated (no profile of the pool is named ${modelSlug(p.model)}.json)`);
         continue;
       }
       const pooled = withPooledLinkTerms(validateProfile(JSON.parse(fs.readFileSync(p.file, 'utf8')), p.file), own, p.file);
-      const file = join(o.out, 'profiles', `${slug(p.model)}.pooled.json`);
+      const file = join(o.out, 'profiles', `${modelSlug(p.model)}.pooled.json`);
       writeAtomic(file, JSON.stringify(pooled, null, 2) + '\n');
       p.copy_terms_pooled = { file, from: own.map((m) => m.file) };
       profileFile.set(p.model, file);
       log(`profile for ${p.model}: ${file} (${p.file} with its host-link copy terms at their medians over ${own.length === 1 ? 'one profile' : `${own.length} profiles`} of that model)`);
     }
-    notes.push(pooledNote(profiles));
+    notes.push(`${POOLED_NOTE_START} and copy batch cost at their medians over other calibrations of its model (profiles/*.pooled.json): ${describePool(byModel, profiles.map((p) => p.model))}`);
   }
 
   // cells

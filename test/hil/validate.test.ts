@@ -157,7 +157,7 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const pooledSlow = resimulate({ dir: out, out: join(dir, 'pooled-slow'), copyTermsFrom: [slowFile] });
     expect(lru(pooledSlow).sim_ms).toEqual(lru(slow).sim_ms);
     const [m0, m1] = r.profiles.map((p) => p.model);
-    expect(pooledSlow.notes.at(-1)).toBe(`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model: ${m0} over one profile (${slowFile}); ${m1} as calibrated (no profile of the pool for it): the calibration's own readings of them set aside`);
+    expect(pooledSlow.notes.at(-1)).toBe(`each cell simulated with its profile's host-link copy terms and copy batch cost at their medians over other calibrations of its model: ${m0} over one profile of that model (${slowFile}); ${m1} as calibrated (no profile of the pool for it): the calibration's own readings of them set aside`);
     const pooledOwn = resimulate({ dir: out, out: join(dir, 'pooled-own'), copyTermsFrom: [r.profiles[0].file] });
     const ofModel = (x: ValidateResult, own: boolean) => x.cells.filter((c) => (c.model === r.profiles[0].model) === own).map((c) => c.sim_ms);
     expect(ofModel(pooledOwn, true)).toEqual(ofModel(r, true));

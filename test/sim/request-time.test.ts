@@ -77,9 +77,11 @@ describe('file requests timed by size (request_us)', () => {
     const w = ex.move({ ...read(18000, 3), fromTier: 1, toTier: 2, reason: 'demote' });
     ex.finish();
     expect(w.at).toBe(36000);
-    // a copy into HBM on a link with batch_us (on the memory stream, not a storage move): as before
+    // a copy into HBM on a link with batch_us (on the memory stream, not a storage move): as before,
+    // also where copies beside GEMVs keep their link alpha (copy_under_compute 'gemv')
     const into = (batchUs?: number) => {
       const h = tinyHardware();
+      h.gpu.copy_under_compute = 'gemv';
       if (batchUs !== undefined) h.links[0].b_to_a.batch_us = batchUs;
       const e = new SimExecutor(validateProfile(h, 'tiny.json'), tinyModel, { traceSteps: 100 });
       e.beginStep(0);
