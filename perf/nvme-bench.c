@@ -3,8 +3,10 @@
 // MODE: matrix   threads x request size, random and sequential offsets, batches of 32 MiB
 //       replay   the executor's own read batches (REPLAY_FILE: "FILEBYTES", then per batch "B step n" + n lines
 //                "offset bytes"), per-run requests vs threads, chunked, span and contiguous layouts
-//       timeline one configuration (env T, CHUNK, LAYOUT=runs|contig) over all steps, ROUNDS times: per-step read time
-// The file is created in DIR, filled with O_DIRECT writes (fdatasync) and removed at the end.
+//       timeline one configuration (env T, CHUNK, LAYOUT=runs|contig) over all steps, ROUNDS times: per-step read time;
+//                GAP_US idles that long between batches (not counted), BATCHES=1 adds each batch's requests and ms
+// The file is created in DIR, filled with O_DIRECT writes and removed at the end; the fill ends with fdatasync
+// unless FILL_SYNC=0 (the writes then may still sit in a virtual disk's host-side cache when the reads start).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -125,7 +127,7 @@ static void fill_file(void) {
     size_t len = file_bytes - off < w ? file_bytes - off : w;
     if (pwrite(fd, buf, len, (off_t)off) != (ssize_t)len) { perror("pwrite"); exit(2); }
   }
-  fdatasync(fd);
+  if (!getenv("FILL_SYNC") || atoi(getenv("FILL_SYNC")) != 0) fdatasync(fd);
   double dt = now_s() - t0;
   printf("{\"kind\":\"fill\",\"bytes\":%llu,\"s\":%.4f,\"GBps\":%.3f}\n", (unsigned long long)file_bytes, dt, file_bytes / dt / 1e9);
   fflush(stdout);
@@ -228,6 +230,7 @@ static const char* LNAME[] = {"runs", "span", "contig"};
 static uint64_t pass(const int* steps, int ns, int layout, uint64_t chunk, int t, double* step_s, double* batch_s, size_t* nbatch, size_t* nreq) {
   static Req* tmp;
   if (!tmp) tmp = malloc(sizeof(Req) * (1 << 20));
+  long gap_us = getenv("GAP_US") ? atol(getenv("GAP_US")) : 0;
   uint64_t bytes = 0;
   *nbatch = 0;
   *nreq = 0;
@@ -236,6 +239,7 @@ static uint64_t pass(const int* steps, int ns, int layout, uint64_t chunk, int t
     for (size_t i = 0; i < n_batches; i++) {
       if (batches[i].step != steps[si]) continue;
       size_t k = build(&batches[i], layout, chunk, tmp);
+      if (gap_us > 0) usleep((useconds_t)gap_us);
       double s = run_batch(tmp, k, t);
       step_s[si] += s;
       if (batch_s) batch_s[*nbatch] = s;
@@ -277,20 +281,33 @@ static void timeline(void) {
   uint64_t chunk = getenv("CHUNK") ? strtoull(getenv("CHUNK"), 0, 10) : 1 << 20;
   int layout = getenv("LAYOUT") && !strcmp(getenv("LAYOUT"), "contig") ? 2 : 0;
   int rounds = getenv("ROUNDS") ? atoi(getenv("ROUNDS")) : 2;
+  int per_batch = getenv("BATCHES") && atoi(getenv("BATCHES")) != 0;
   int steps[64], ns = 0;
   for (int s = 0; s < 64; s++) steps[ns++] = s;
   double st[64];
+  double* bs = per_batch ? malloc(sizeof(double) * (n_batches + 1)) : NULL;
   for (int round = 0; round < rounds; round++) {
     size_t nb, nr;
-    uint64_t bytes = pass(steps, ns, layout, chunk, t, st, NULL, &nb, &nr);
+    uint64_t bytes = pass(steps, ns, layout, chunk, t, st, bs, &nb, &nr);
     double tot = 0;
     for (int i = 0; i < ns; i++) tot += st[i];
     printf("{\"kind\":\"timeline\",\"round\":%d,\"layout\":\"%s\",\"chunk\":%llu,\"threads\":%d,\"requests\":%zu,\"bytes\":%llu,\"s\":%.3f,\"GBps\":%.3f,\"step_ms\":[",
            round, LNAME[layout], (unsigned long long)chunk, t, nr, (unsigned long long)bytes, tot, bytes / tot / 1e9);
     for (int i = 0; i < ns; i++) printf("%s%.2f", i ? "," : "", st[i] * 1e3);
-    printf("]}\n");
+    printf("]");
+    if (bs) {
+      // the batches in the order pass() ran them: step by step, each step's batches in file order
+      printf(",\"batches\":[");
+      size_t j = 0;
+      for (int si = 0; si < ns; si++)
+        for (size_t i = 0; i < n_batches; i++)
+          if (batches[i].step == steps[si]) { printf("%s[%d,%zu,%llu,%.4f]", j ? "," : "", batches[i].step, batches[i].n, (unsigned long long)batches[i].bytes, bs[j] * 1e3); j++; }
+      printf("]");
+    }
+    printf("}\n");
     fflush(stdout);
   }
+  free(bs);
 }
 
 int main(int argc, char** argv) {
