@@ -1,6 +1,6 @@
-# The tables of README.md from disk-conditions.jsonl: per condition and set, each pass's median over
-# steps 2-15 and steps 0-1, each batch kind's median time, then the median over the passes.
-#   python3 lab/data/hil/diag-2026-11-28h/disk-conditions-table.py
+# The table of README.md from disk-conditions.jsonl: per set and condition, one figure per pass: the median
+# over steps 2-15 and over steps 0-1, and each batch kind's median time.
+#   python3 lab/data/hil/diag-2026-11-28h/disk-conditions-table.py > lab/data/hil/diag-2026-11-28h/disk-conditions-table.txt
 import json, os, statistics as st
 here = os.path.dirname(os.path.abspath(__file__))
 rows = [json.loads(l) for l in open(os.path.join(here, 'disk-conditions.jsonl'))]
