@@ -24,7 +24,6 @@ const { sim, lowered } = recordAndLower({ trace, policy: 'smartkv', model: 'llam
 const COMPUTE = new Set(['attn', 'gemv', 'rotate']);
 const noCompute = { ...lowered, steps: lowered.steps.map((s) => ({ ...s, ops: s.ops.filter((op) => !COMPUTE.has(op.o)) })) };
 const conversions = lowered.steps.map((s) => s.ops.filter((op) => op.o === 'quant' || op.o === 'dequant').length);
-const ops = lowered.steps.map((s) => s.ops.length);
 const spans = [];
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, plan] of [['as lowered', lowered], ['no compute', noCompute]]) {
@@ -32,7 +31,7 @@ for (let round = 0; round < ROUNDS; round++) {
     const traced = name === 'as lowered';
     const run = await runPlan(b, plan, sim.resolved.model, data, { nvmeDir: '/tmp', directIo: false, ioThreads: 4, fileBatch: true, maxWeightBytes: 1 << 30, traceSteps: traced ? lowered.steps.length : 0, verify: false, hostProbe: true });
     if (traced) spans.push({ round, spans: run.spans });
-    console.log(JSON.stringify({ round, variant: name, budget, host_probe: run.hostBefore ?? null, conversions, ops, issue_us: run.steps.map((s) => +s.host_issue_us.toFixed(1)), latency_us: run.steps.map((s) => +s.latency_us.toFixed(1)) }));
+    console.log(JSON.stringify({ round, variant: name, budget, host_probe: run.hostBefore ?? null, conversions, ops: plan.steps.map((s) => s.ops.length), issue_us: run.steps.map((s) => +s.host_issue_us.toFixed(1)), latency_us: run.steps.map((s) => +s.latency_us.toFixed(1)) }));
   }
 }
 writeFileSync(spansOut, JSON.stringify(spans));
