@@ -33,6 +33,22 @@ export function runBy(r: Pick<ValidateResult, 'calls' | 'resimulated_with'>): st
   return `${ran}${r.resimulated_with ? `, simulator side again by ${by(r.resimulated_with)}` : ''}`;
 }
 
+/** a host's issue pace that differs this much (the larger over the smaller) between a cell's runs counts as a change of pace */
+export const HOST_PACE_CHANGE = 1.3;
+
+/**
+ * What the host issue probes taken right before each run say (us per copy issued): their range over all
+ * runs, and the cells whose runs met host paces HOST_PACE_CHANGE or more apart. A step that waits on the
+ * host follows its pace, so such a cell's runs may differ for that reason alone. Empty when no cell has probes.
+ */
+export function hostProbeSummary(cells: readonly Pick<ValidateResult['cells'][number], 'hw_host_probe_us'>[]): string {
+  const probed = cells.filter((c) => c.hw_host_probe_us && c.hw_host_probe_us.length > 0).map((c) => c.hw_host_probe_us!);
+  if (probed.length === 0) return '';
+  const all = probed.flat();
+  const changed = probed.filter((xs) => Math.max(...xs) >= HOST_PACE_CHANGE * Math.min(...xs)).length;
+  return `The host's issue pace, probed right before each run: ${Math.min(...all).toFixed(2)}-${Math.max(...all).toFixed(2)} us per copy over ${all.length} runs; in ${changed} of ${probed.length} cells the runs met paces ${HOST_PACE_CHANGE}x or more apart (a step that waits on the host follows that pace).`;
+}
+
 export async function renderValidateReport(dir: string): Promise<string> {
   const r = JSON.parse(readFileSync(join(dir, 'validate.json'), 'utf8')) as ValidateResult;
   mkdirSync(join(dir, 'charts'), { recursive: true });
@@ -113,7 +129,8 @@ export async function renderValidateReport(dir: string): Promise<string> {
       `"each run" = against every run alone; "runs differ" = the hardware's own spread, per step and pair of runs |run i − run j| / their mean; ` +
       `"repeated steps" = the error over the steps whose runs all lie within ${pct(REPEATABLE_SPREAD)} of each other (where the hardware agrees with itself; shown beside the strict error, and the cells are judged on every step).\n\n` +
       `Targets: policies that move data (any bytes on a link) median ≤ ${pct(t.moving.median)}, p95 ≤ ${pct(t.moving.p95)}; policies that move none ≤ ${pct(t.non_moving.median)} / ${pct(t.non_moving.p95)}; ` +
-      `policies that use the storage tier: mean step time within ${pct(t.storage.mean)} and simulated p50 and p99 step times within the runs' spread (p95) of the measured.`,
+      `policies that use the storage tier: mean step time within ${pct(t.storage.mean)} and simulated p50 and p99 step times within the runs' spread (p95) of the measured.` +
+      (hostProbeSummary(r.cells) ? `\n\n${hostProbeSummary(r.cells)}` : ''),
     table: { columns: ['pool', ...POOL_COLS], rows: r.pools.map((p) => poolRow(p)) },
   });
   sections.push({ heading: 'Per policy', table: { columns: ['policy', 'pool', ...POOL_COLS], rows: r.per_policy.map((p) => poolRow(p, [p.pool])), interactive: true } });
@@ -167,7 +184,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
   sections.push({
     heading: 'Cells',
     table: {
-      columns: ['cell', 'trace', 'prompt', 'model', 'policy', 'budget', 'status', 'pool', 'median |err|', 'p95 |err|', 'runs differ p95', 'waits on host', 'mean sim / hw (ms)', 'p50 sim / hw (ms)', 'p99 sim / hw (ms)', 'verdict'],
+      columns: ['cell', 'trace', 'prompt', 'model', 'policy', 'budget', 'status', 'pool', 'median |err|', 'p95 |err|', 'runs differ p95', 'waits on host', 'host probe per run (us per copy)', 'mean sim / hw (ms)', 'p50 sim / hw (ms)', 'p99 sim / hw (ms)', 'verdict'],
       rows: r.cells.map((c) => [
         c.id,
         c.trace,
@@ -181,6 +198,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
         pct(c.error?.p95),
         pct(c.spread?.p95),
         pct(hostWaitShare(c, r.grid.skip_steps)),
+        c.hw_host_probe_us ? c.hw_host_probe_us.map((x) => x.toFixed(2)).join(' / ') : '',
         c.sim_dist ? `${c.sim_dist.mean.toFixed(3)} / ${c.hw_dist!.mean.toFixed(3)}` : '',
         c.sim_dist ? `${c.sim_dist.p50.toFixed(3)} / ${c.hw_dist!.p50.toFixed(3)}` : '',
         c.sim_dist ? `${c.sim_dist.p99.toFixed(3)} / ${c.hw_dist!.p99.toFixed(3)}` : '',

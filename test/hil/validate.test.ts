@@ -296,6 +296,17 @@ describe.skipIf(!host.available)(`hil validate, host backend${host.available ? '
     const joinMedian = joins.length % 2 ? joins[(joins.length - 1) / 2] : (joins[joins.length / 2 - 1] + joins[joins.length / 2]) / 2;
     expect(page).toMatch(new RegExp(`${storage.id}</td><td[^>]*>1</td><td[^>]*>[0-9.]+</td><td[^>]*>${readMedian.toFixed(2).replace('.', '\\.')}</td><td[^>]*>${joinMedian.toFixed(2).replace('.', '\\.')}</td>`));
     for (const c of ['error-per-cell', 'pass-miss', 'mean-step']) expect(existsSync(join(out, 'charts', `${c}.svg`))).toBe(true);
+    // the host backend takes no host probe; with probes as a cuda run keeps them, each cell's runs are listed and summed up
+    expect(page).not.toContain('issue pace, probed');
+    const withProbes = join(dir, 'with-probes');
+    cpSync(out, withProbes, { recursive: true });
+    const probedRun = JSON.parse(readFileSync(join(withProbes, 'validate.json'), 'utf8')) as ValidateResult;
+    probedRun.cells[0].hw_host_probe_us = [1.96, 3.1];
+    probedRun.cells[1].hw_host_probe_us = [3.05, 3.2];
+    writeFileSync(join(withProbes, 'validate.json'), JSON.stringify(probedRun));
+    const probedPage = readFileSync(await renderValidateReport(withProbes), 'utf8');
+    expect(probedPage).toContain('The host&#39;s issue pace, probed right before each run: 1.96-3.20 us per copy over 4 runs; in 1 of 2 cells the runs met paces 1.3x or more apart');
+    expect(probedPage).toMatch(new RegExp(`${probedRun.cells[0].id}</td>.*?<td[^>]*>1\\.96 / 3\\.10</td>`));
   }, 120_000);
 
   it('stops at the time limit and says so; the CLI plans without running and refuses a bad grid', async () => {
