@@ -119,6 +119,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
   } as unknown as TopLevelSpec;
   const t = r.targets;
   const passed = ok.filter((c) => c.judgement!.pass).length;
+  const hostProbes = hostProbeSummary(r.cells);
   const sections: PageSection[] = [];
   sections.push({
     heading: 'Summary',
@@ -130,7 +131,7 @@ export async function renderValidateReport(dir: string): Promise<string> {
       `"repeated steps" = the error over the steps whose runs all lie within ${pct(REPEATABLE_SPREAD)} of each other (where the hardware agrees with itself; shown beside the strict error, and the cells are judged on every step).\n\n` +
       `Targets: policies that move data (any bytes on a link) median ≤ ${pct(t.moving.median)}, p95 ≤ ${pct(t.moving.p95)}; policies that move none ≤ ${pct(t.non_moving.median)} / ${pct(t.non_moving.p95)}; ` +
       `policies that use the storage tier: mean step time within ${pct(t.storage.mean)} and simulated p50 and p99 step times within the runs' spread (p95) of the measured.` +
-      (hostProbeSummary(r.cells) ? `\n\n${hostProbeSummary(r.cells)}` : ''),
+      (hostProbes ? `\n\n${hostProbes}` : ''),
     table: { columns: ['pool', ...POOL_COLS], rows: r.pools.map((p) => poolRow(p)) },
   });
   sections.push({ heading: 'Per policy', table: { columns: ['policy', 'pool', ...POOL_COLS], rows: r.per_policy.map((p) => poolRow(p, [p.pool])), interactive: true } });

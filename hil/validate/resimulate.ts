@@ -62,7 +62,6 @@ export interface ResimulateOptions {
   asCalibrated?: boolean;
 }
 
-
 /**
  * `profile` with every host issue cost (gpu.issue_*_us) multiplied by `factor`: the host issuing
  * `factor` times as slowly as at the calibration. Throws on a factor that is not above 0.
