@@ -17,7 +17,7 @@ import type { NativeBackend } from '../addon-types.js';
 import { blockBytes } from '../kv-format.js';
 import { BlockData } from '../executor/block-data.js';
 import { recordAndLower } from '../executor/hil-run.js';
-import type { LowOp } from '../executor/lowered-plan.js';
+import type { LoweredPlan, LowOp } from '../executor/lowered-plan.js';
 import { runPlan } from '../executor/run-plan.js';
 import { median } from '../timing/median.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -76,6 +76,11 @@ export interface PlanIssueOptions {
   dir?: string;
   /** worker threads packing the plan's initial blocks (default: the executor's choice) */
   packThreads?: number;
+  /**
+   * false: the plan runs with its compute kernels (attention, GEMVs, rotations) taken out, so that the GPU
+   * only copies and converts and the host never waits on a full launch queue (default true: as lowered)
+   */
+  compute?: boolean;
 }
 
 export interface PlanIssueResult {
@@ -85,6 +90,16 @@ export interface PlanIssueResult {
   steps: PlanIssueStep[];
   /** when the plan's run started (ISO time; absent from results taken before it was kept) */
   at?: string;
+  /** false where the plan ran without its compute kernels (PlanIssueOptions.compute); absent where it ran as lowered */
+  compute?: false;
+}
+
+/** The lowered ops that run on the compute stream's kernels: attention, GEMVs, rotations. */
+const COMPUTE_OPS: ReadonlySet<LowOp['o']> = new Set(['attn', 'gemv', 'rotate']);
+
+/** A lowered plan with every step's compute kernels taken out, everything else (copies, conversions, records, waits) as it was. */
+export function withoutCompute(plan: LoweredPlan): LoweredPlan {
+  return { ...plan, steps: plan.steps.map((s) => ({ ...s, ops: s.ops.filter((op) => !COMPUTE_OPS.has(op.o)) })) };
 }
 
 /** pinned host bytes the executor may take for distinct layer weights here (the GEMVs run over reused buffers; their issue cost does not depend on it) */
@@ -101,7 +116,8 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
     const trace = join(dir, 'plan-issue.kvt');
     const m = loadModel(o.model);
     generateTrace(trace, { preset: o.preset ?? 'broad', model: m.name, layers: m.layers, prompt_tokens: o.contextTokens, steps, block_size: o.blockTokens, seed: o.seed ?? 'issue-bench' });
-    const { sim, lowered } = recordAndLower({ trace, policy, model: o.model, hardware: o.hardware, hbm_budget: budget, group_size: o.groupSize }, { backend: b.kind });
+    const { sim, lowered: asLowered } = recordAndLower({ trace, policy, model: o.model, hardware: o.hardware, hbm_budget: budget, group_size: o.groupSize }, { backend: b.kind });
+    const lowered = o.compute === false ? withoutCompute(asLowered) : asLowered;
     const model = sim.resolved.model;
     const data = new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2);
     const at = new Date().toISOString();
@@ -111,7 +127,7 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
       for (const op of s.ops) ops[planOpKind(op)]++;
       return { step: i, issue_us: run.steps[i].host_issue_us, ops };
     });
-    return { policy, budget, context_tokens: o.contextTokens, steps: out, at };
+    return { policy, budget, context_tokens: o.contextTokens, steps: out, at, ...(o.compute === false ? { compute: false as const } : {}) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -688,7 +688,7 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
 function applyConvertFromPlan(p: HardwareProfile, points: readonly IssuePoint[], plan: PlanIssueResult, copyUs: number | undefined, by: string): void {
   const listed = issueCostsOf(points);
   const c = convertCostFromPlan(plan.steps, { ...listed, copy: copyUs ?? Number.NaN });
-  const what = `a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps)`;
+  const what = `a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps${plan.compute === false ? ', its compute kernels taken out so that no launch waited for room in the launch queue' : ''})`;
   if (!Number.isFinite(c.us) || c.us <= 0) {
     if (p.sources['gpu.issue_convert_us'] !== undefined) p.sources['gpu.issue_convert_us'] += `; ${what} gave no conversion cost (${c.per_step.length} converting steps, median ${c.us} us), so the listed launches' cost stands`;
     return;

@@ -141,7 +141,10 @@ export interface Measurements {
    * (cuda, with MeasureOptions.plan) the same for a plan that converts blocks between widths now and
    * then (CONVERT_PLAN: SmartKV re-assigning its precisions as blocks complete), whose conversion
    * launches price gpu.issue_convert_us as the executor's own loop issues them (absent otherwise, and
-   * from measurements taken before it existed)
+   * from measurements taken before it existed). It runs with its compute kernels taken out
+   * (`compute: false`; in measurements taken before, as lowered): with them, the thousands of launches of
+   * a converting step fill the launch queue behind the layers' attention and the host's time per launch
+   * includes its waits for room, which the simulator models apart (gpu.launch_queue_ops)
    */
   plan_convert?: PlanIssueResult;
   /**
@@ -470,9 +473,9 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     for (const r of plan_issue_rounds) log(`  host pace before the first benchmark: ${perCopy(r)}`);
     tick('issue costs in a plan');
     const convertSteps = convertPlanSteps(o.blockTokens);
-    log(`host conversion launches in a plan: ${CONVERT_PLAN.policy} at ${CONVERT_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${convertSteps} steps, run by the executor`);
+    log(`host conversion launches in a plan: ${CONVERT_PLAN.policy} at ${CONVERT_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${convertSteps} steps, run by the executor with its compute kernels taken out`);
     try {
-      plan_convert = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: convertSteps, ...CONVERT_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
+      plan_convert = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: convertSteps, ...CONVERT_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir, compute: false });
       log(`  ${perConvert(plan_convert, plan_issue)}`);
     } catch (e) {
       log(`  conversion launches in a plan not timed: ${(e as Error).message}`);

@@ -3,11 +3,11 @@
 // it for gpu.issue_copy_us (the listed copies' cost kept in the source).
 import { describe, expect, it } from 'vitest';
 import type { IssuePoint } from '../../hil/bench/issue-bench.js';
-import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, planOpKind, type PlanIssueResult, type PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
+import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, planOpKind, withoutCompute, type PlanIssueResult, type PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
 import { applyIssueCosts } from '../../hil/calibrate/calibrate.js';
 import { CONVERT_PLAN, convertPlanSteps, issueCostsOf } from '../../hil/calibrate/measure.js';
 import { recordAndLower } from '../../hil/executor/hil-run.js';
-import type { LowOp } from '../../hil/executor/lowered-plan.js';
+import type { LoweredPlan, LowOp } from '../../hil/executor/lowered-plan.js';
 import { generateTrace } from '../../traces/generator.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,6 +41,17 @@ describe('the time per copy from a plan', () => {
       [{ o: 'hostConvert', src: 'dram', srcOff: 0, fromBits: 4, dst: 'dram', dstOff: 0, toBits: 2 }, 'other'],
     ];
     for (const [op, kind] of ops) expect([op.o, planOpKind(op)]).toEqual([op.o, kind]);
+    // without compute: every step keeps its ops in order but attention, GEMVs and rotations
+    const all = ops.map(([op]) => op);
+    const plan = { layers: 1, steps: [{ ops: all }, { ops: [all[4], all[0], all[8], all[5]] }] } as unknown as LoweredPlan;
+    const bare = withoutCompute(plan);
+    expect(bare.steps.map((s) => s.ops.map((op) => op.o))).toEqual([
+      ['copy', 'mark', 'record', 'wait', 'quant', 'dequant', 'fileRead', 'fileWrite', 'fileJoin', 'hostWaitCompute', 'hostConvert'],
+      ['copy', 'quant'],
+    ]);
+    // the plan given is left as it was
+    expect(plan.steps[0].ops).toHaveLength(ops.length);
+    expect(bare.layers).toBe(1);
   });
 
   it('takes per step the issue time less the other ops over the copies, the median of the steps after the first', () => {
@@ -153,6 +164,12 @@ describe('the time per conversion launch from a plan', () => {
     expect(p.sources['gpu.issue_convert_us']).toContain('smartkv at 40% on a generated 40960-token trace, 4 steps');
     expect(p.sources['gpu.issue_convert_us']).toContain('1500 launches on average');
     expect(p.sources['gpu.issue_convert_us']).toContain('the median of 2 steps (12, 11 us); 256 launches issued in a row read 7 us');
+    expect(p.sources['gpu.issue_convert_us']).not.toContain('compute kernels taken out');
+    // a plan run without its compute kernels: the same arithmetic, and the source says how it ran
+    const bare = loadHardware('h100-pcie5');
+    applyIssueCosts(bare, points, 'test', plan, { ...conv, compute: false });
+    expect(bare.gpu.issue_convert_us).toBe(11.5);
+    expect(bare.sources['gpu.issue_convert_us']).toContain('smartkv at 40% on a generated 40960-token trace, 4 steps, its compute kernels taken out so that no launch waited for room in the launch queue)');
     // no converting step: the listed launches' cost stands, and its source says why
     const q = loadHardware('h100-pcie5');
     applyIssueCosts(q, points, 'test', plan, { ...conv, steps: conv.steps.slice(0, 2) });
@@ -215,6 +232,12 @@ describe.skipIf(!host.available)(`plan issue bench, host backend${host.available
         expect(s.ops.attention).toBe(32);
         expect(s.issue_us).toBeGreaterThan(0);
       }
+      expect(r.compute).toBeUndefined();
+      // without compute: the same plan's copies, records and conversions, no attention or GEMV
+      const bare = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 512, steps: 3, blockTokens: 16, groupSize: 128, seed: 's', packThreads: 0, compute: false });
+      expect(bare.compute).toBe(false);
+      expect(bare.steps.map((s) => s.ops)).toEqual(want.map((n) => ({ ...n, kernel: 0, attention: 0 })));
+      for (const s of bare.steps) expect(s.issue_us).toBeGreaterThan(0);
       await expect(benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 512, steps: 1, blockTokens: 16, groupSize: 128 })).rejects.toThrow('plan issue bench: steps must be an integer >= 2 (got 1)');
       await expect(benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 8, steps: 2, blockTokens: 16, groupSize: 128 })).rejects.toThrow('plan issue bench: contextTokens must be an integer >= the block size 16 (got 8)');
     } finally {
@@ -241,11 +264,12 @@ describe.skipIf(!cuda.available)(`plan issue bench, cuda backend${cuda.available
     }
   });
 
-  it("times the converting plan's conversion launches at a few us to tens of us each", async () => {
+  it("times the converting plan's conversion launches, its compute taken out, at a few us to tens of us each", async () => {
     const { openBackend } = await import('../../hil/backend.js');
     const b = openBackend('cuda');
     try {
-      const r = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 8192, steps: convertPlanSteps(16), ...CONVERT_PLAN, blockTokens: 16, groupSize: 128, packThreads: 0 });
+      const r = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 8192, steps: convertPlanSteps(16), ...CONVERT_PLAN, blockTokens: 16, groupSize: 128, packThreads: 0, compute: false });
+      expect(r.steps.every((s) => s.ops.attention === 0 && s.ops.kernel === 0)).toBe(true);
       const c = convertCostFromPlan(r.steps, { copy: 3, record: 0.6, kernel: 2.3, attention: 5 });
       // a block completes every 16 steps; each such step converts hundreds of blocks
       expect(c.per_step.length).toBeGreaterThanOrEqual(2);
