@@ -162,6 +162,14 @@ export interface Measurements {
    * before it existed)
    */
   host_probe?: HostIssueProbe;
+  /**
+   * (cuda) the same probe right before each timing of the host's issue costs, us per copy: the lists of
+   * ops issued in a row (`issue`), the calibration's plan (`plan_issue`) and the converting plan
+   * (`plan_convert`). The host's pace drifts and flips between speeds over a calibration, so each cost is
+   * put at one pace, the median of these and host_probe (calibrate.ts, hostProbeReference). Absent from
+   * measurements taken before them, and a probe that failed is absent
+   */
+  host_probes_before?: HostProbesBefore;
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number; /** the quantized block sizes timed as single-block batches (absent in calibrations stored before them) */ small_bytes?: number[] };
   /**
    * the layout batches the profile's hbm link is fitted to (idle and beside the layer GEMV) timed a
@@ -291,6 +299,13 @@ export const convertPlanSteps = (blockTokens: number): number => 3 * blockTokens
  * so it goes at the GPU's copy pace.
  */
 export const PACE_READINGS = 2;
+
+/** the host issue probe (us per copy) right before each timing of the host's issue costs (Measurements.host_probes_before) */
+export interface HostProbesBefore {
+  issue?: number;
+  plan_issue?: number;
+  plan_convert?: number;
+}
 
 /** The measurements measureAll takes, in the units of its progress: each benchmark, each attention (precision, context), each GEMV shape, each file-thread count. */
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'plan'>, pts: CalibrationPoints, cuda: boolean): number {
@@ -452,7 +467,20 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const host_convert = benchHostConvert({ geometry: { kvHeads: o.model.kv_heads, blockTokens: o.blockTokens, headDim: o.model.head_dim, groupSize: o.groupSize }, trials: o.quick ? 3 : 5 });
   for (const x of host_convert) log(`  ${x.from_bits} -> ${x.to_bits} bits: ${x.us.toFixed(1)} us per block`);
   tick('host conversions');
+  // (cuda) the host's pace right before each timing of its issue costs; a failed probe is logged and left out
+  const host_probes_before: HostProbesBefore = {};
+  const probeBefore = async (key: keyof HostProbesBefore) => {
+    if (!cuda) return;
+    try {
+      const r = await probeHostIssue(b);
+      host_probes_before[key] = r.copy_us;
+      log(`  host issue probe before the ${key.replace('_', ' ')} timing: ${r.copy_us.toFixed(2)} us per copy`);
+    } catch (e) {
+      log(`  host issue probe before the ${key.replace('_', ' ')} timing not taken: ${(e as Error).message}`);
+    }
+  };
   log("host issue costs: copies, event records, GEMV, conversion and attention launches through the executor's issue path");
+  await probeBefore('issue');
   issue = await measureIssueCosts(b, o);
   for (const x of issue) log(`  ${x.kind}${x.bytes ? ` ${x.bytes} B` : ''}${x.gated ? ' (gated)' : ''}: ${x.us.toFixed(2)} us per op on the host`);
   tick('issue costs');
@@ -467,6 +495,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   let plan_convert: PlanIssueResult | undefined;
   if (cuda && o.plan) {
     log(`host issue costs in a plan: ${CALIBRATION_PLAN.policy} at ${CALIBRATION_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${planSteps} steps, run by the executor`);
+    await probeBefore('plan_issue');
     plan_issue = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: planSteps, ...CALIBRATION_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
     log(`  ${perCopy(plan_issue)}`);
     // the timing taken before the first benchmark, priced now that the other ops' costs are known
@@ -474,6 +503,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     tick('issue costs in a plan');
     const convertSteps = convertPlanSteps(o.blockTokens);
     log(`host conversion launches in a plan: ${CONVERT_PLAN.policy} at ${CONVERT_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${convertSteps} steps, run by the executor with its compute kernels taken out`);
+    await probeBefore('plan_convert');
     try {
       plan_convert = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: convertSteps, ...CONVERT_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir, compute: false });
       log(`  ${perConvert(plan_convert, plan_issue)}`);
@@ -515,7 +545,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const writes = await measureFileWriteBatches(b, { ...fb, rounds: WRITE_ROUNDS });
   log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
   await paceReading('after the last benchmark');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(spread ? { spread } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_convert ? { plan_convert } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(spread ? { spread } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_convert ? { plan_convert } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), ...(Object.keys(host_probes_before).length ? { host_probes_before } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
