@@ -39,7 +39,7 @@
  */
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { ATTENTION_KERNELS, type GpuSpec, type HardwareProfile, hasHostClock, ISSUE_COST_FIELDS, MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
+import { ATTENTION_KERNELS, type GpuSpec, type HardwareProfile, hasHostClock, MIXED_SPARSE_CHANGE_SHARE } from '../../sim/hardware/profile.js';
 import { loadHardware } from '../../sim/hardware/load-profile.js';
 import { validateProfile } from '../../sim/hardware/validate-profile.js';
 import { loadModel } from '../../sim/models/load-model.js';
@@ -305,12 +305,10 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
   }
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
-  const paces = kind === 'cuda' ? issuePaces(m) : undefined;
-  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue, m.plan_convert, paces);
+  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue, m.plan_convert);
   if (kind === 'cuda' && m.host_probe && p.sources['gpu.issue_copy_us'] !== undefined) {
     p.sources['gpu.issue_copy_us'] += `; the host issue probe (timing/host-issue-probe.ts) read ${r2(m.host_probe.copy_us)} us per copy right after`;
   }
-
   // (both act on the host clock: only where the issue costs were written)
   if (kind === 'cuda' && hasHostClock(p.gpu)) applyLaunchQueue(p, m.launch_queue, by);
   if (kind === 'cuda' && hasHostClock(p.gpu)) applyHostConvert(p, m.host_convert, by);
@@ -650,21 +648,8 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
  * copies at their cost in the executor's own loop over a whole plan; with `convertPlan` as well,
  * conversion launches likewise (applyConvertFromPlan).
  */
-export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult, convertPlan?: PlanIssueResult, paces?: IssuePaces): void {
-  issueCostsAt(p, points, by, plan, convertPlan, paces);
-  if (!paces) return;
-  const read = [['the lists', paces.issue], ['the plan', paces.plan], ['the converting plan', paces.convert], ['', paces.after]].filter(([, x]) => x !== undefined).map(([w, x]) => (w ? `${r2(x as number)} before ${w}` : `${r2(x as number)} after`));
-  for (const key of ISSUE_COST_FIELDS) {
-    if (p.sources[`gpu.${key}`] !== undefined) p.sources[`gpu.${key}`] += `; put at the host's pace of the calibration's median host issue probe, ${r2(paces.ref)} us per copy (probes: ${read.join(', ')}): each timing times the median probe over the probe right before it`;
-  }
-}
-
-function issueCostsAt(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult, convertPlan?: PlanIssueResult, paces?: IssuePaces): void {
+export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult, convertPlan?: PlanIssueResult): void {
   const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');
-  // each timing's costs at the reference pace: times ref over the probe before it (1 without paces)
-  const toRef = (before: number | undefined) => (paces && before ? paces.ref / before : 1);
-  // the listed costs as they would read at the moment of a later timing
-  const listedAt = (before: number | undefined) => scaleCosts(issueCostsOf(points), paces && before ? before / paces.issue : 1);
   for (const [key, kind, desc] of [
     ['issue_copy_us', 'copy', 'memory-stream copies from pinned host slots into HBM in the prefetch layout'],
     ['issue_record_us', 'record', 'timing marks (an event recorded on the memory stream)'],
@@ -675,58 +660,24 @@ function issueCostsAt(p: HardwareProfile, points: readonly IssuePoint[], by: str
     // as the executor issues them (the GPU running the ops meanwhile); the gated points are for the record
     const xs = points.filter((x) => x.kind === kind && !x.gated && x.trials_us.length > 0 && x.trials_us.every(Number.isFinite));
     if (xs.length === 0) continue;
-    p.gpu[key] = r2(median(xs.flatMap((x) => x.trials_us)) * toRef(paces?.issue));
+    p.gpu[key] = r2(median(xs.flatMap((x) => x.trials_us)));
     const g = points.filter((x) => x.kind === kind && x.gated);
     const gated = g.length ? `; behind a compute gate: ${what(g)} us` : '';
     p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row as the executor issues them, the median of ${xs[0].trials_us.length} trials (medians ${what(xs)} us)${xs.length > 1 ? '; the median of every size\'s trials' : ''}${gated}`;
   }
   if (!plan) return;
   // copies: as the executor's own loop issues a whole plan, where it took one (the list above for the record)
-  const c = copyCostFromPlan(plan.steps, listedAt(paces?.plan));
+  const c = copyCostFromPlan(plan.steps, issueCostsOf(points));
   if (!Number.isFinite(c.us) || c.us <= 0) {
     const why = `; a whole plan (${plan.policy} at ${plan.budget}, ${plan.steps.length} steps) gave no copy cost (${c.per_step.length} usable steps, median ${c.us} us), so the listed copies' cost stands`;
     if (p.sources['gpu.issue_copy_us'] !== undefined) p.sources['gpu.issue_copy_us'] += why;
-    if (convertPlan) applyConvertFromPlan(p, points, convertPlan, p.gpu.issue_copy_us, by, paces);
+    if (convertPlan) applyConvertFromPlan(p, points, convertPlan, p.gpu.issue_copy_us, by);
     return;
   }
   const listed = p.gpu.issue_copy_us;
-  p.gpu.issue_copy_us = r2(c.us * toRef(paces?.plan));
+  p.gpu.issue_copy_us = r2(c.us);
   p.sources['gpu.issue_copy_us'] = `${by}: host time per copy as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps, ${c.copies.toFixed(0)} copies per step used): per step its issue time less its records, kernel, conversion and attention launches at the costs below, over its copies; the median of ${c.per_step.length} steps (the first left out)${listed !== undefined ? `; ${points.find((x) => x.kind === 'copy' && !x.gated)?.ops ?? 0} copies issued in a row read ${listed} us` : ''}`;
-  if (convertPlan) applyConvertFromPlan(p, points, convertPlan, p.gpu.issue_copy_us, by, paces);
-}
-
-/**
- * The host's pace at each timing of its issue costs and the pace they are all put at: the host issue
- * probe (us per copy) right before the lists, the plan and the converting plan, and their reference,
- * the median of those and the probe after (hostProbeReference). Absent unless the lists' probe was
- * taken, and a plan's where that plan was timed.
- */
-export interface IssuePaces {
-  issue: number;
-  plan?: number;
-  convert?: number;
-  /** the probe after the last timing (host_probe), where taken */
-  after?: number;
-  ref: number;
-}
-
-/** The reference host pace of a calibration: the median of every host issue probe it took (before its issue timings and after), us per copy; undefined without any. */
-export function hostProbeReference(m: Pick<Measurements, 'host_probe' | 'host_probes_before'>): number | undefined {
-  const xs = [m.host_probes_before?.issue, m.host_probes_before?.plan_issue, m.host_probes_before?.plan_convert, m.host_probe?.copy_us].filter((x): x is number => typeof x === 'number' && Number.isFinite(x) && x > 0);
-  return xs.length ? median(xs) : undefined;
-}
-
-/** The paces to put a calibration's issue costs at one pace (IssuePaces), or undefined where a timing in use lacks its probe (measurements taken before the probes: the costs as timed). */
-export function issuePaces(m: Pick<Measurements, 'host_probe' | 'host_probes_before' | 'plan_issue' | 'plan_convert'>): IssuePaces | undefined {
-  const b = m.host_probes_before;
-  const ref = hostProbeReference(m);
-  if (!b || b.issue === undefined || ref === undefined) return undefined;
-  if ((m.plan_issue && b.plan_issue === undefined) || (m.plan_convert && b.plan_convert === undefined)) return undefined;
-  return { issue: b.issue, ...(m.plan_issue ? { plan: b.plan_issue } : {}), ...(m.plan_convert ? { convert: b.plan_convert } : {}), ...(m.host_probe ? { after: m.host_probe.copy_us } : {}), ref };
-}
-
-function scaleCosts<T extends Record<string, number>>(c: T, f: number): T {
-  return Object.fromEntries(Object.entries(c).map(([k, v]) => [k, v * f])) as T;
+  if (convertPlan) applyConvertFromPlan(p, points, convertPlan, p.gpu.issue_copy_us, by);
 }
 
 /**
@@ -734,19 +685,16 @@ function scaleCosts<T extends Record<string, number>>(c: T, f: number): T {
  * convertCostFromPlan, the other ops at the listed costs and copies at `copyUs`), where it gives a cost;
  * otherwise the listed launches' cost stands and its source says why.
  */
-function applyConvertFromPlan(p: HardwareProfile, points: readonly IssuePoint[], plan: PlanIssueResult, copyUs: number | undefined, by: string, paces?: IssuePaces): void {
-  // (with paces: the listed costs and the copy cost, at the reference pace, as they would read at this plan's moment; its result back at the reference)
-  const at = paces && paces.convert ? paces.convert : undefined;
-  const listed = scaleCosts(issueCostsOf(points), at && paces ? at / paces.issue : 1);
-  const copy = copyUs === undefined ? Number.NaN : copyUs * (at && paces ? at / paces.ref : 1);
-  const c = convertCostFromPlan(plan.steps, { ...listed, copy });
+function applyConvertFromPlan(p: HardwareProfile, points: readonly IssuePoint[], plan: PlanIssueResult, copyUs: number | undefined, by: string): void {
+  const listed = issueCostsOf(points);
+  const c = convertCostFromPlan(plan.steps, { ...listed, copy: copyUs ?? Number.NaN });
   const what = `a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps${plan.compute === false ? ', its compute kernels taken out so that no launch waited for room in the launch queue' : ''})`;
   if (!Number.isFinite(c.us) || c.us <= 0) {
     if (p.sources['gpu.issue_convert_us'] !== undefined) p.sources['gpu.issue_convert_us'] += `; ${what} gave no conversion cost (${c.per_step.length} converting steps, median ${c.us} us), so the listed launches' cost stands`;
     return;
   }
   const before = p.gpu.issue_convert_us;
-  p.gpu.issue_convert_us = r2(c.us * (at && paces ? paces.ref / at : 1));
+  p.gpu.issue_convert_us = r2(c.us);
   p.sources['gpu.issue_convert_us'] = `${by}: host time per block conversion launch as the HIL executor issued ${what}: per step that converts (${c.conversions.toFixed(0)} launches on average), its issue time less its other ops at the costs of this profile and the residual of the steps that convert nothing (median ${r2(c.baseline_us)} us), over its launches; the median of ${c.per_step.length} steps (${c.per_step.map(r2).join(', ')} us)${before !== undefined ? `; ${points.find((x) => x.kind === 'convert' && !x.gated)?.ops ?? 0} launches issued in a row read ${before} us` : ''}`;
 }
 

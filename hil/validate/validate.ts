@@ -19,9 +19,9 @@ import { generateTrace } from '../../traces/generator.js';
 import { openTrace, readTraceHeader } from '../../traces/trace-reader.js';
 import { TraceWriter } from '../../traces/trace-writer.js';
 import { openBackend } from '../backend.js';
-import { calibrate, fitFileOf, hostProbeReference, writeCalibration } from '../calibrate/calibrate.js';
+import { calibrate, fitFileOf, writeCalibration } from '../calibrate/calibrate.js';
 import { retimeCalibrations, type RetimedProfile } from '../calibrate/retime-copies.js';
-import type { CalibrationPoints, Measurements } from '../calibrate/measure.js';
+import type { CalibrationPoints } from '../calibrate/measure.js';
 import { hilRun, type HilOptions } from '../executor/hil-run.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 import { heldOutPoints, pointsNearGrid } from './calibration-points.js';
@@ -586,11 +586,12 @@ export async function validate(o: ValidateOptions): Promise<ValidateResult> {
   return result;
 }
 
-/** the host issue probe (us per copy) that a calibrated profile's issue costs are at, from the fit file beside it (hostProbeReference), if it has one */
+/** the host issue probe (us per copy) in the fit file beside a calibrated profile, if it has one */
 export function calibrationHostProbe(profileFile: string): number | undefined {
   try {
-    const fit = JSON.parse(fs.readFileSync(fitFileOf(profileFile), 'utf8')) as { measurements?: Pick<Measurements, 'host_probe' | 'host_probes_before'> };
-    return fit.measurements ? hostProbeReference(fit.measurements) : undefined;
+    const fit = JSON.parse(fs.readFileSync(fitFileOf(profileFile), 'utf8')) as { measurements?: { host_probe?: { copy_us?: number } } };
+    const us = fit.measurements?.host_probe?.copy_us;
+    return typeof us === 'number' && us > 0 ? us : undefined;
   } catch {
     return undefined;
   }

@@ -47,12 +47,6 @@ describe('calibrationHostProbe', () => {
       expect(calibrationHostProbe(join(dir, 'p.json'))).toBeUndefined();
       fit({ host_probe: { copy_us: 2.5, lists_us: [2.5] } });
       expect(calibrationHostProbe(join(dir, 'p.json'))).toBe(2.5);
-      // with probes before the issue timings: the median of all of them (the pace the costs were put at)
-      fit({ host_probe: { copy_us: 2.5, lists_us: [2.5] }, host_probes_before: { issue: 3.5, plan_issue: 2, plan_convert: 3.1 } });
-      // median of 2, 2.5, 3.1, 3.5
-      expect(calibrationHostProbe(join(dir, 'p.json'))).toBeCloseTo(2.8, 12);
-      fit({ host_probes_before: { issue: 3.5 } });
-      expect(calibrationHostProbe(join(dir, 'p.json'))).toBe(3.5);
       fit({ host_probe: { copy_us: 0 } });
       expect(calibrationHostProbe(join(dir, 'p.json'))).toBeUndefined();
       fit({});

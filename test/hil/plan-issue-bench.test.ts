@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IssuePoint } from '../../hil/bench/issue-bench.js';
 import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, planOpKind, withoutCompute, type PlanIssueResult, type PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
-import { applyIssueCosts, hostProbeReference, issuePaces } from '../../hil/calibrate/calibrate.js';
+import { applyIssueCosts } from '../../hil/calibrate/calibrate.js';
 import { CONVERT_PLAN, convertPlanSteps, issueCostsOf } from '../../hil/calibrate/measure.js';
 import { recordAndLower } from '../../hil/executor/hil-run.js';
 import type { LoweredPlan, LowOp } from '../../hil/executor/lowered-plan.js';
@@ -180,46 +180,6 @@ describe('the time per conversion launch from a plan', () => {
     const r = loadHardware('h100-pcie5');
     applyIssueCosts(r, points, 'test', plan);
     expect(r.gpu.issue_convert_us).toBe(7);
-  });
-
-  it("puts every issue cost at the pace of the calibration's median probe: each timing times the median over the probe before it", () => {
-    const points = [pt('copy', 9216, [2.4, 2.5, 2.6]), pt('record', 0, [0.5, 0.5, 0.5]), pt('kernel', 0, [2, 2, 2]), pt('convert', 0, [7, 7, 7]), pt('attention', 0, [10, 10, 10])];
-    const plan: PlanIssueResult = { policy: 'kivi', budget: '10%', context_tokens: 40960, steps: [step(0, 9e9, { copy: 1 }), step(1, 3400, { copy: 1000, record: 100, kernel: 10, attention: 5 }), step(2, 3100, { copy: 1000, attention: 2 })] };
-    const conv: PlanIssueResult = {
-      policy: CONVERT_PLAN.policy,
-      budget: CONVERT_PLAN.budget,
-      context_tokens: 40960,
-      compute: false,
-      steps: [step(0, 9e9, { convert: 0 }), step(1, 600, { copy: 100, record: 40, convert: 0 }), step(2, 12600, { copy: 100, record: 40, convert: 1000 })],
-    };
-    // probes: 2 before the lists, 4 before the plan, 3 before the converting plan, 5 after: the reference is their median, 3.5
-    const m = { host_probes_before: { issue: 2, plan_issue: 4, plan_convert: 3 }, host_probe: { copy_us: 5, lists_us: [5] }, plan_issue: plan, plan_convert: conv };
-    expect(hostProbeReference(m)).toBe(3.5);
-    const paces = issuePaces(m)!;
-    expect(paces).toEqual({ issue: 2, plan: 4, convert: 3, after: 5, ref: 3.5 });
-    const p = loadHardware('h100-pcie5');
-    applyIssueCosts(p, points, 'test', plan, conv, paces);
-    // the lists at 2 us a probe copy: times 3.5 / 2
-    expect(p.gpu.issue_record_us).toBe(0.88); // 0.875
-    expect(p.gpu.issue_kernel_us).toBe(3.5);
-    expect(p.gpu.issue_attention_us).toBe(17.5);
-    // the plan at 4: the listed costs as they read then (times 4 / 2: record 1, kernel 4, attention 20),
-    // (3400 - 100 - 40 - 100) / 1000 = 3.16 and (3100 - 40) / 1000 = 3.06: 3.11, then times 3.5 / 4 = 2.72125
-    expect(p.gpu.issue_copy_us).toBe(2.72);
-    // the converting plan at 3: the copy cost 2.72 (rounded, at 3.5) times 3 / 3.5, records 0.5 times 3 / 2 = 0.75;
-    // residuals 600 - 100 * 2.72 * 3 / 3.5 - 30 = 336.857..., 12600 - the same: (12000) / 1000 = 12 at 3, 14 at 3.5
-    expect(p.gpu.issue_convert_us).toBe(14);
-    for (const key of ['issue_copy_us', 'issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us']) expect(p.sources[`gpu.${key}`]).toContain("put at the host's pace of the calibration's median host issue probe, 3.5 us per copy (probes: 2 before the lists, 4 before the plan, 3 before the converting plan, 5 after)");
-    // without paces: as timed
-    const q = loadHardware('h100-pcie5');
-    applyIssueCosts(q, points, 'test', plan, conv);
-    expect([q.gpu.issue_record_us, q.gpu.issue_kernel_us, q.gpu.issue_copy_us, q.gpu.issue_convert_us]).toEqual([0.5, 2, 3.18, 12]);
-    expect(q.sources['gpu.issue_copy_us']).not.toContain("host's pace");
-    // no scaling where a timing in use lacks its probe, or no lists' probe
-    expect(issuePaces({ ...m, host_probes_before: { issue: 2, plan_issue: 4 } })).toBeUndefined();
-    expect(issuePaces({ ...m, host_probes_before: { plan_issue: 4, plan_convert: 3 } })).toBeUndefined();
-    expect(issuePaces({ host_probes_before: { issue: 2 }, host_probe: { copy_us: 3, lists_us: [3] } })).toEqual({ issue: 2, after: 3, ref: 2.5 });
-    expect(hostProbeReference({})).toBeUndefined();
   });
 
   it("the calibration's converting plan converts in HBM in at least two steps after the first, and in no other", () => {
