@@ -166,8 +166,8 @@ export interface Measurements {
    * (cuda) the same probe right before each timing of the host's issue costs, us per copy: the lists of
    * ops issued in a row (`issue`), the calibration's plan (`plan_issue`) and the converting plan
    * (`plan_convert`), kept as a record of the host's pace at each. The costs stay as timed: put at one
-   * pace by these probes, they predicted the same hardware runs worse (lab/validate, the seed-211 run's
-   * README). Absent from measurements taken before them, and a probe that failed is absent
+   * pace by these probes, they predicted a stored grid's hardware runs worse
+   * (lab/validate/run-8d45b1a-h200-hostpace-seed211-2026-11-28/README.md). Absent from measurements taken before them, and a probe that failed is absent
    */
   host_probes_before?: HostProbesBefore;
   layout_info: { block_bytes: number; max_blocks: number; context_tokens: number; layer_us: number; verified_copies: number; /** the quantized block sizes timed as single-block batches (absent in calibrations stored before them) */ small_bytes?: number[] };

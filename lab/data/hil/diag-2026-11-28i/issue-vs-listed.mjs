@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 const [dist, dir, only] = process.argv.slice(2);
+if (!dir || !existsSync(join(dir, 'validate.json'))) throw new Error('usage: node issue-vs-listed.mjs DIST RUN_DIR [ID_SUBSTRING] (RUN_DIR: a stored validation run, with its validate.json)');
 const load = (p) => import(pathToFileURL(resolve(dist, p)).href);
 const { recordAndLower } = await load('hil/executor/hil-run.js');
 const { planOpKind } = await load('hil/bench/plan-issue-bench.js');
