@@ -7,7 +7,8 @@
  * step's issue time after the step's other ops at the bench's per-op costs (issue-bench.ts), over its
  * copies. A short list issued in a row (issue-bench.ts) reads the host faster or slower than the
  * executor's own long loop does, by lease and by how long it has run (lab/notes/HIL-NOTES.md); this
- * bench times that loop.
+ * bench times that loop. A plan that moves nothing, each step issued on an idle GPU (`settled`), times
+ * the same loop's records, kernels and attention launches (launchPaceFromPlan).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,6 +82,12 @@ export interface PlanIssueOptions {
    * only copies and converts and the host never waits on a full launch queue (default true: as lowered)
    */
   compute?: boolean;
+  /**
+   * true: the host waits for the compute stream before each step, so that every step's launches find
+   * the GPU idle and the launch queue empty whatever the GPU's pace; the wait is left out of the step's
+   * issue time and out of its ops (default false: the steps issued back to back)
+   */
+  settled?: boolean;
 }
 
 export interface PlanIssueResult {
@@ -92,6 +99,8 @@ export interface PlanIssueResult {
   at?: string;
   /** false where the plan ran without its compute kernels (PlanIssueOptions.compute); absent where it ran as lowered */
   compute?: false;
+  /** true where each step was issued on an idle GPU (PlanIssueOptions.settled); absent otherwise */
+  settled?: true;
 }
 
 /** The lowered ops that run on the compute stream's kernels: attention, GEMVs, rotations. */
@@ -100,6 +109,11 @@ const COMPUTE_OPS: ReadonlySet<LowOp['o']> = new Set(['attn', 'gemv', 'rotate'])
 /** A lowered plan with every step's compute kernels taken out, everything else (copies, conversions, records, waits) as it was. */
 export function withoutCompute(plan: LoweredPlan): LoweredPlan {
   return { ...plan, steps: plan.steps.map((s) => ({ ...s, ops: s.ops.filter((op) => !COMPUTE_OPS.has(op.o)) })) };
+}
+
+/** A lowered plan whose every step first has the host wait for the compute stream, its ops as they were after that. */
+export function settledSteps(plan: LoweredPlan): LoweredPlan {
+  return { ...plan, steps: plan.steps.map((s) => ({ ...s, ops: [{ o: 'hostWaitCompute' } as LowOp, ...s.ops] })) };
 }
 
 /** pinned host bytes the executor may take for distinct layer weights here (the GEMVs run over reused buffers; their issue cost does not depend on it) */
@@ -118,16 +132,18 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
     generateTrace(trace, { preset: o.preset ?? 'broad', model: m.name, layers: m.layers, prompt_tokens: o.contextTokens, steps, block_size: o.blockTokens, seed: o.seed ?? 'issue-bench' });
     const { sim, lowered: asLowered } = recordAndLower({ trace, policy, model: o.model, hardware: o.hardware, hbm_budget: budget, group_size: o.groupSize }, { backend: b.kind });
     const lowered = o.compute === false ? withoutCompute(asLowered) : asLowered;
+    const issued = o.settled ? settledSteps(lowered) : lowered;
     const model = sim.resolved.model;
     const data = new BlockData(1, blockBytes(lowered.geometry, 'fp16') / 2);
     const at = new Date().toISOString();
-    const run = await runPlan(b, lowered, model, data, { nvmeDir: dir, directIo: false, ioThreads: 4, fileBatch: true, maxWeightBytes: BENCH_WEIGHT_BYTES, traceSteps: 0, verify: false, ...(o.packThreads !== undefined ? { packThreads: o.packThreads } : {}) });
+    const run = await runPlan(b, issued, model, data, { nvmeDir: dir, directIo: false, ioThreads: 4, fileBatch: true, maxWeightBytes: BENCH_WEIGHT_BYTES, traceSteps: 0, verify: false, ...(o.packThreads !== undefined ? { packThreads: o.packThreads } : {}) });
     const out: PlanIssueStep[] = lowered.steps.map((s, i) => {
       const ops: Record<PlanOpKind, number> = { copy: 0, record: 0, kernel: 0, convert: 0, attention: 0, other: 0 };
       for (const op of s.ops) ops[planOpKind(op)]++;
-      return { step: i, issue_us: run.steps[i].host_issue_us, ops };
+      // (settled: the wait put in front of the step is neither one of its ops nor its issue time)
+      return { step: i, issue_us: run.steps[i].host_issue_us - (o.settled ? run.steps[i].host_wait_compute_us : 0), ops };
     });
-    return { policy, budget, context_tokens: o.contextTokens, steps: out, at, ...(o.compute === false ? { compute: false as const } : {}) };
+    return { policy, budget, context_tokens: o.contextTokens, steps: out, at, ...(o.compute === false ? { compute: false as const } : {}), ...(o.settled ? { settled: true as const } : {}) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -170,4 +186,23 @@ export function convertCostFromPlan(
   const per = Number.isFinite(baseline) ? converting.map((s) => (residual(s) - baseline) / s.ops.convert!) : [];
   const conversions = converting.length ? converting.reduce((a, s) => a + s.ops.convert!, 0) / converting.length : Number.NaN;
   return { us: per.length ? median(per) : Number.NaN, per_step: per, conversions, baseline_us: baseline };
+}
+
+/**
+ * The pace of the executor's own loop at issuing records, kernels and attention launches, against the
+ * same ops issued in a row: per step of a plan that moves nothing (no copies, conversions or ops the
+ * host waits on; the first step left out), its issue time over its ops at the given costs; the median
+ * of those steps. NaN when no step qualifies or the ops cost nothing.
+ */
+export function launchPaceFromPlan(steps: readonly PlanIssueStep[], cost: { record: number; kernel: number; attention: number }): { factor: number; per_step: number[]; listed_us: number; issued_us: number } {
+  const used = steps.filter((s) => s.step > 0 && s.ops.copy === 0 && (s.ops.convert ?? 0) === 0 && s.ops.other === 0);
+  const listed = (s: PlanIssueStep) => s.ops.record * cost.record + s.ops.kernel * cost.kernel + s.ops.attention * cost.attention;
+  const ok = used.filter((s) => listed(s) > 0);
+  const per = ok.map((s) => s.issue_us / listed(s));
+  return {
+    factor: per.length ? median(per) : Number.NaN,
+    per_step: per,
+    listed_us: ok.length ? median(ok.map(listed)) : Number.NaN,
+    issued_us: ok.length ? median(ok.map((s) => s.issue_us)) : Number.NaN,
+  };
 }

@@ -56,10 +56,10 @@ import type { IssuePoint } from '../bench/issue-bench.js';
 import type { QueueDepthResult } from '../bench/queue-depth-bench.js';
 import type { HostConvertPoint } from '../bench/host-convert-bench.js';
 import { fitSpread, type SpreadFit, type SpreadPoint } from '../bench/spread-bench.js';
-import { convertCostFromPlan, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
+import { convertCostFromPlan, copyCostFromPlan, launchPaceFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import type { FileBatchPoint } from './file-batches.js';
 import { tailWaveOf, type TailWaveResult, withoutTailWave } from './fit-tail-wave.js';
-import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements } from './measure.js';
+import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements, pacedIssueCosts } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
 import { tailWaveUs } from '../../sim/attention-waves.js';
 import { median } from '../timing/median.js';
@@ -305,7 +305,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
   }
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
-  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue, m.plan_convert);
+  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue, m.plan_convert, m.plan_launch);
   if (kind === 'cuda' && m.host_probe && p.sources['gpu.issue_copy_us'] !== undefined) {
     p.sources['gpu.issue_copy_us'] += `; the host issue probe (timing/host-issue-probe.ts) read ${r2(m.host_probe.copy_us)} us per copy right after`;
   }
@@ -644,11 +644,14 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
  * gpu.issue_copy_us, issue_record_us, issue_kernel_us, issue_convert_us, issue_attention_us: the host's time per op
  * through the executor's issue path (bench/issue-bench.ts), timed as the executor issues them (the GPU
  * running the ops): the median of the trials, for copies of every size's trials together (the driver
- * call's cost does not follow the size at these sizes); the gated times go in the sources. With `plan`,
- * copies at their cost in the executor's own loop over a whole plan; with `convertPlan` as well,
- * conversion launches likewise (applyConvertFromPlan).
+ * call's cost does not follow the size at these sizes); the gated times go in the sources. With
+ * `launchPlan` (a plan that moves nothing, each step on an idle GPU), records, kernels, conversions and
+ * attention launches at the pace the executor's own loop issued that plan's steps at, against the same
+ * ops in a row (launchPaceFromPlan). With `plan`, copies at their cost in the executor's own loop over a
+ * whole plan, its other ops at those costs; with `convertPlan` as well, conversion launches likewise
+ * (applyConvertFromPlan).
  */
-export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult, convertPlan?: PlanIssueResult): void {
+export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult, convertPlan?: PlanIssueResult, launchPlan?: PlanIssueResult): void {
   const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');
   for (const [key, kind, desc] of [
     ['issue_copy_us', 'copy', 'memory-stream copies from pinned host slots into HBM in the prefetch layout'],
@@ -665,19 +668,41 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
     const gated = g.length ? `; behind a compute gate: ${what(g)} us` : '';
     p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row as the executor issues them, the median of ${xs[0].trials_us.length} trials (medians ${what(xs)} us)${xs.length > 1 ? '; the median of every size\'s trials' : ''}${gated}`;
   }
+  const costs = pacedIssueCosts(points, launchPlan);
+  if (launchPlan) applyLaunchPace(p, points, launchPlan, costs.pace);
   if (!plan) return;
   // copies: as the executor's own loop issues a whole plan, where it took one (the list above for the record)
-  const c = copyCostFromPlan(plan.steps, issueCostsOf(points));
+  const c = copyCostFromPlan(plan.steps, costs);
   if (!Number.isFinite(c.us) || c.us <= 0) {
     const why = `; a whole plan (${plan.policy} at ${plan.budget}, ${plan.steps.length} steps) gave no copy cost (${c.per_step.length} usable steps, median ${c.us} us), so the listed copies' cost stands`;
     if (p.sources['gpu.issue_copy_us'] !== undefined) p.sources['gpu.issue_copy_us'] += why;
-    if (convertPlan) applyConvertFromPlan(p, points, convertPlan, p.gpu.issue_copy_us, by);
+    if (convertPlan) applyConvertFromPlan(p, costs, convertPlan, p.gpu.issue_copy_us, points, by);
     return;
   }
   const listed = p.gpu.issue_copy_us;
   p.gpu.issue_copy_us = r2(c.us);
   p.sources['gpu.issue_copy_us'] = `${by}: host time per copy as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps, ${c.copies.toFixed(0)} copies per step used): per step its issue time less its records, kernel, conversion and attention launches at the costs below, over its copies; the median of ${c.per_step.length} steps (the first left out)${listed !== undefined ? `; ${points.find((x) => x.kind === 'copy' && !x.gated)?.ops ?? 0} copies issued in a row read ${listed} us` : ''}`;
-  if (convertPlan) applyConvertFromPlan(p, points, convertPlan, p.gpu.issue_copy_us, by);
+  if (convertPlan) applyConvertFromPlan(p, costs, convertPlan, p.gpu.issue_copy_us, points, by);
+}
+
+/**
+ * gpu.issue_record_us, issue_kernel_us, issue_convert_us, issue_attention_us put at `pace` (the listed
+ * costs times it, where it is a positive number), the plan and the pace in their sources; otherwise the
+ * listed costs stand and their sources say why.
+ */
+function applyLaunchPace(p: HardwareProfile, points: readonly IssuePoint[], plan: PlanIssueResult, pace: number): void {
+  const lp = launchPaceFromPlan(plan.steps, issueCostsOf(points));
+  const what = `a plan that moves nothing (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps${plan.settled ? ', each issued on an idle GPU' : ''})`;
+  for (const key of ['issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const) {
+    const listed = p.gpu[key];
+    if (listed === undefined) continue;
+    if (!(Number.isFinite(pace) && pace > 0)) {
+      p.sources[`gpu.${key}`] += `; ${what} gave no pace (${lp.per_step.length} usable steps), so the cost in a row stands`;
+      continue;
+    }
+    p.gpu[key] = r2(listed * pace);
+    p.sources[`gpu.${key}`] += `; times ${pace.toFixed(3)}, the pace of the HIL executor's own loop over ${what}: per step (${r2(lp.issued_us)} us, median) its issue time over its records, kernels and attention launches at the costs in a row (${r2(lp.listed_us)} us), the median of ${lp.per_step.length} steps (the first left out)`;
+  }
 }
 
 /**
@@ -685,9 +710,8 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
  * convertCostFromPlan, the other ops at the listed costs and copies at `copyUs`), where it gives a cost;
  * otherwise the listed launches' cost stands and its source says why.
  */
-function applyConvertFromPlan(p: HardwareProfile, points: readonly IssuePoint[], plan: PlanIssueResult, copyUs: number | undefined, by: string): void {
-  const listed = issueCostsOf(points);
-  const c = convertCostFromPlan(plan.steps, { ...listed, copy: copyUs ?? Number.NaN });
+function applyConvertFromPlan(p: HardwareProfile, costs: { record: number; kernel: number; attention: number }, plan: PlanIssueResult, copyUs: number | undefined, points: readonly IssuePoint[], by: string): void {
+  const c = convertCostFromPlan(plan.steps, { ...costs, copy: copyUs ?? Number.NaN });
   const what = `a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps${plan.compute === false ? ', its compute kernels taken out so that no launch waited for room in the launch queue' : ''})`;
   if (!Number.isFinite(c.us) || c.us <= 0) {
     if (p.sources['gpu.issue_convert_us'] !== undefined) p.sources['gpu.issue_convert_us'] += `; ${what} gave no conversion cost (${c.per_step.length} converting steps, median ${c.us} us), so the listed launches' cost stands`;

@@ -28,7 +28,7 @@ import { benchHostConvert, type HostConvertPoint } from '../bench/host-convert-b
 import { benchSpread, SPREAD_SLOTS, type SpreadPoint } from '../bench/spread-bench.js';
 import { warmLink } from '../timing/link-warmup.js';
 import { type HostIssueProbe, LIST_COPIES, PROBE_COPY_BYTES, probeHostIssue } from '../timing/host-issue-probe.js';
-import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
+import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, launchPaceFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import { type FileBatchPoint, measureFileBatches, measureFileWriteBatches } from './file-batches.js';
 import { DEFAULT_IO_THREADS } from '../executor/run-plan.js';
 
@@ -138,6 +138,13 @@ export interface Measurements {
    */
   plan_issue?: PlanIssueResult;
   /**
+   * (cuda, with MeasureOptions.plan) the same for a plan that moves nothing (LAUNCH_PLAN), each step
+   * issued on an idle GPU: its records, kernels and attention launches as the executor's own loop issues
+   * them, which sets the pace of gpu.issue_record_us, issue_kernel_us and issue_attention_us against the
+   * same ops issued in a row (absent otherwise, and from measurements taken before it existed)
+   */
+  plan_launch?: PlanIssueResult;
+  /**
    * (cuda, with MeasureOptions.plan) the same for a plan that converts blocks between widths now and
    * then (CONVERT_PLAN: SmartKV re-assigning its precisions as blocks complete), whose conversion
    * launches price gpu.issue_convert_us as the executor's own loop issues them (absent otherwise, and
@@ -164,8 +171,8 @@ export interface Measurements {
   host_probe?: HostIssueProbe;
   /**
    * (cuda) the same probe right before each timing of the host's issue costs, us per copy: the lists of
-   * ops issued in a row (`issue`), the calibration's plan (`plan_issue`) and the converting plan
-   * (`plan_convert`), kept as a record of the host's pace at each. The costs stay as timed: put at one
+   * ops issued in a row (`issue`), the plan that moves nothing (`plan_launch`), the calibration's plan
+   * (`plan_issue`) and the converting plan (`plan_convert`), kept as a record of the host's pace at each. The costs stay as timed: put at one
    * pace by these probes, they predicted a stored grid's hardware runs worse
    * (lab/validate/run-8d45b1a-h200-hostpace-seed211-2026-11-28/README.md). Absent from measurements taken before them, and a probe that failed is absent
    */
@@ -288,6 +295,13 @@ export const calibrationPlanSteps = (quick: boolean): number => (quick ? 12 : 24
  * in its block.
  */
 export const CONVERT_PLAN = { policy: 'smartkv', budget: '40%' } as const;
+/**
+ * The plan that moves nothing whose records, kernels and attention launches the calibration times in the
+ * executor's loop (launchPaceFromPlan): every block in HBM at FP16, each step issued on an idle GPU
+ * (`settled`), so that no launch waits for room in the launch queue however long the model's step runs
+ * on the GPU.
+ */
+export const LAUNCH_PLAN = { policy: 'full', budget: '100%' } as const;
 export const convertPlanSteps = (blockTokens: number): number => 3 * blockTokens + 2;
 
 /**
@@ -303,6 +317,7 @@ export const PACE_READINGS = 2;
 /** the host issue probe (us per copy) right before each timing of the host's issue costs (Measurements.host_probes_before) */
 export interface HostProbesBefore {
   issue?: number;
+  plan_launch?: number;
   plan_issue?: number;
   plan_convert?: number;
 }
@@ -312,7 +327,7 @@ export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'pl
   const attention = ATTENTION_PRECISIONS.length * pts.attention_contexts.length;
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
   // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, (cuda) spread copies, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan and the host pace readings, file, (full) 4 thread counts, batches
-  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 2 : 0) + (cuda && o.plan ? 2 + PACE_READINGS : 0) + (o.quick ? 0 : 4) + 1;
+  return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 2 : 0) + (cuda && o.plan ? 3 + PACE_READINGS : 0) + (o.quick ? 0 : 4) + 1;
 }
 
 /**
@@ -347,12 +362,14 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const plan_issue_rounds: PlanIssueResult[] = [];
   let issue: IssuePoint[] = [];
   const planSteps = calibrationPlanSteps(o.quick);
+  let plan_launch: PlanIssueResult | undefined;
+  const costs = () => pacedIssueCosts(issue, plan_launch);
   const perCopy = (r: PlanIssueResult): string => {
-    const c = copyCostFromPlan(r.steps, issueCostsOf(issue));
+    const c = copyCostFromPlan(r.steps, costs());
     return `${c.copies.toFixed(0)} copies per step: ${c.us.toFixed(2)} us per copy on the host (median of ${c.per_step.length} steps)`;
   };
   const perConvert = (r: PlanIssueResult, copies: PlanIssueResult): string => {
-    const c = convertCostFromPlan(r.steps, { copy: copyCostFromPlan(copies.steps, issueCostsOf(issue)).us, ...issueCostsOf(issue) });
+    const c = convertCostFromPlan(r.steps, { copy: copyCostFromPlan(copies.steps, costs()).us, ...costs() });
     return `${c.conversions.toFixed(0)} conversion launches per converting step: ${c.us.toFixed(2)} us per launch on the host (median of ${c.per_step.length} steps; ${issueCostsOf(issue).convert.toFixed(2)} us issued in a row)`;
   };
   // (cuda with a plan) a further timing of the calibration's plan, kept apart from the one that sets
@@ -494,6 +511,16 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   let plan_issue: PlanIssueResult | undefined;
   let plan_convert: PlanIssueResult | undefined;
   if (cuda && o.plan) {
+    log(`host launch pace in a plan: ${LAUNCH_PLAN.policy} at ${LAUNCH_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${planSteps} steps, run by the executor, each step on an idle GPU`);
+    await probeBefore('plan_launch');
+    try {
+      plan_launch = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: planSteps, ...LAUNCH_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir, settled: true });
+      const lp = launchPaceFromPlan(plan_launch.steps, issueCostsOf(issue));
+      log(`  ${lp.issued_us.toFixed(1)} us a step against ${lp.listed_us.toFixed(1)} us of its records, kernels and attention launches issued in a row: pace ${lp.factor.toFixed(3)} (median of ${lp.per_step.length} steps)`);
+    } catch (e) {
+      log(`  launch pace in a plan not timed: ${(e as Error).message}`);
+    }
+    tick('launch pace in a plan');
     log(`host issue costs in a plan: ${CALIBRATION_PLAN.policy} at ${CALIBRATION_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${planSteps} steps, run by the executor`);
     await probeBefore('plan_issue');
     plan_issue = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: planSteps, ...CALIBRATION_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir });
@@ -545,7 +572,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const writes = await measureFileWriteBatches(b, { ...fb, rounds: WRITE_ROUNDS });
   log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
   await paceReading('after the last benchmark');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(spread ? { spread } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_convert ? { plan_convert } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), ...(Object.keys(host_probes_before).length ? { host_probes_before } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(spread ? { spread } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_launch ? { plan_launch } : {}), ...(plan_convert ? { plan_convert } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), ...(Object.keys(host_probes_before).length ? { host_probes_before } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -576,6 +603,18 @@ export function issueCostsOf(points: readonly IssuePoint[]): { record: number; k
     return xs.length ? median(xs) : Number.NaN;
   };
   return { record: of('record'), kernel: of('kernel'), convert: of('convert'), attention: of('attention') };
+}
+
+/**
+ * The per-op issue costs of issueCostsOf with records, kernels, conversions and attention launches put at
+ * the pace of the executor's loop over a plan that moves nothing (launchPaceFromPlan), where that plan
+ * was timed and gives a positive pace; otherwise as issued in a row.
+ */
+export function pacedIssueCosts(points: readonly IssuePoint[], launchPlan: PlanIssueResult | undefined): { record: number; kernel: number; convert: number; attention: number; pace: number } {
+  const listed = issueCostsOf(points);
+  const f = launchPlan ? launchPaceFromPlan(launchPlan.steps, listed).factor : Number.NaN;
+  if (!(Number.isFinite(f) && f > 0)) return { ...listed, pace: Number.NaN };
+  return { record: listed.record * f, kernel: listed.kernel * f, convert: listed.convert * f, attention: listed.attention * f, pace: f };
 }
 
 /** the host's issue costs (bench/issue-bench.ts; on cuda also behind a compute gate), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */

@@ -10,6 +10,7 @@ export class FileStepTimes {
   readonly readMs: Float64Array;
   readonly syncMs: Float64Array;
   readonly joinMs: Float64Array;
+  readonly computeWaitMs: Float64Array;
   readonly syncs: Uint32Array;
 
   constructor(steps: number) {
@@ -18,6 +19,7 @@ export class FileStepTimes {
     this.readMs = new Float64Array(steps);
     this.syncMs = new Float64Array(steps);
     this.joinMs = new Float64Array(steps);
+    this.computeWaitMs = new Float64Array(steps);
     this.syncs = new Uint32Array(steps);
   }
 }

@@ -316,7 +316,7 @@ export function writeHilRunDir(out: string, x: HilRunResult, force = false): voi
   writeDirAtomically(out, force, (tmp) => {
     writeRunFiles(tmp, x.result);
     fs.writeFileSync(join(tmp, 'hil.json'), JSON.stringify({ ...x.hil, steps: undefined }, null, 2) + '\n');
-    const base = ['step', 'latency_us', 'compute_us', 'stall_us', 'stall_wait_us', 'host_gap_us', 'host_issue_us', 'transfer_us', 'file_us', 'file_read_us', 'file_write_us', 'file_sync_us', 'file_syncs', 'file_join_us'] as const;
+    const base = ['step', 'latency_us', 'compute_us', 'stall_us', 'stall_wait_us', 'host_gap_us', 'host_issue_us', 'host_wait_compute_us', 'transfer_us', 'file_us', 'file_read_us', 'file_write_us', 'file_sync_us', 'file_syncs', 'file_join_us'] as const;
     const extra = ['mem_wait_us', 'mem_waits', 'mem_dir_switches'] as const;
     const cols: (keyof MeasuredStep)[] = x.hil.steps.some((s) => s.mem_waits !== undefined) ? [...base, ...extra] : [...base];
     const lines = [cols.join(','), ...x.hil.steps.map((s) => cols.map((c) => round3((s[c] as number | undefined) ?? 0)).join(','))];

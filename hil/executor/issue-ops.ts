@@ -178,9 +178,12 @@ export class OpIssuer {
         else this.pendingReads.push(this.file.read(r('dram'), op.offset, op.offset, op.bytes));
         return;
       }
-      case 'hostWaitCompute':
+      case 'hostWaitCompute': {
+        const t0 = performance.now();
         await b.synchronize('compute');
+        times.computeWaitMs[si] += performance.now() - t0;
         return;
+      }
       case 'hostConvert': {
         // the slots' pending file writes and memory-stream copies finish first
         const tracked = this.mem.file !== undefined && op.src === 'dram' && op.dst === 'dram';

@@ -11,6 +11,8 @@ export interface MeasuredStep {
    * bounce slots included); where it is longer than the step, the GPU went at the host's pace
    */
   host_issue_us: number;
+  /** of host_issue_us, the time the host waited for the compute stream (the plan's hostWaitCompute ops) */
+  host_wait_compute_us: number;
   transfer_us: number;
   /** file-tier time of the step: file_read_us + file_write_us */
   file_us: number;

@@ -61,6 +61,7 @@ export function stepTimings(b: NativeBackend, p: LoweredPlan, ev: RunEvents, tim
       stall_wait_us: wait,
       host_gap_us: Math.max(0, stall - wait),
       host_issue_us: times.issueMs[si] * 1000,
+      host_wait_compute_us: times.computeWaitMs[si] * 1000,
       transfer_us: transfer + times.fileMs[si] * 1000,
       file_us: times.fileMs[si] * 1000,
       file_read_us: times.readMs[si] * 1000,

@@ -461,7 +461,7 @@ describe('benchmarked attention tables', () => {
 });
 
 describe('calibration progress count', () => {
-  it("counts the plan's issue timing, the converting plan's and the host pace readings on cuda with a plan, and none otherwise", () => {
+  it("counts the plan's issue timing, the launch plan's, the converting plan's and the host pace readings on cuda with a plan, and none otherwise", () => {
     const m = loadModel('llama-3-8b');
     for (const quick of [true, false]) {
       const pts = defaultCalibrationPoints(quick);
@@ -469,7 +469,7 @@ describe('calibration progress count', () => {
       const cudaPlan = measurementCount({ model: m, quick, plan }, pts, true);
       const cudaNone = measurementCount({ model: m, quick }, pts, true);
       expect(PACE_READINGS).toBe(2);
-      expect(cudaPlan - cudaNone).toBe(2 + PACE_READINGS);
+      expect(cudaPlan - cudaNone).toBe(3 + PACE_READINGS);
       // the host backend takes no plan timing, with or without a plan
       expect(measurementCount({ model: m, quick, plan }, pts, false)).toBe(measurementCount({ model: m, quick }, pts, false));
     }

@@ -3,9 +3,9 @@
 // it for gpu.issue_copy_us (the listed copies' cost kept in the source).
 import { describe, expect, it } from 'vitest';
 import type { IssuePoint } from '../../hil/bench/issue-bench.js';
-import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, planOpKind, withoutCompute, type PlanIssueResult, type PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
+import { benchPlanIssue, convertCostFromPlan, copyCostFromPlan, launchPaceFromPlan, planOpKind, settledSteps, withoutCompute, type PlanIssueResult, type PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
 import { applyIssueCosts } from '../../hil/calibrate/calibrate.js';
-import { CONVERT_PLAN, convertPlanSteps, issueCostsOf } from '../../hil/calibrate/measure.js';
+import { CONVERT_PLAN, convertPlanSteps, issueCostsOf, LAUNCH_PLAN, pacedIssueCosts } from '../../hil/calibrate/measure.js';
 import { recordAndLower } from '../../hil/executor/hil-run.js';
 import type { LoweredPlan, LowOp } from '../../hil/executor/lowered-plan.js';
 import { generateTrace } from '../../traces/generator.js';
@@ -109,6 +109,69 @@ describe('the time per copy from a plan', () => {
     expect(q.gpu.issue_copy_us).toBe(2.5);
     expect(q.sources['gpu.issue_copy_us']).toContain('issued in a row');
     expect(q.sources['gpu.issue_copy_us']).toContain("a whole plan (kivi at 10%, 1 steps) gave no copy cost (0 usable steps, median NaN us), so the listed copies' cost stands");
+  });
+});
+
+describe("the executor's launch pace from a plan that moves nothing", () => {
+  const cost = { record: 2, kernel: 8, attention: 16 };
+  it('takes per step its issue time over its records, kernels and attention at the costs in a row, the median of the steps after the first', () => {
+    const steps = [
+      // the first step: left out
+      step(0, 9999, { record: 34, kernel: 9, attention: 8 }),
+      // listed 34 * 2 + 9 * 8 + 8 * 16 = 268: 335 / 268 = 1.25
+      step(1, 335, { record: 34, kernel: 9, attention: 8 }),
+      // 402 / 268 = 1.5
+      step(2, 402, { record: 34, kernel: 9, attention: 8 }),
+      // a step with copies, one with a conversion, one the host waited in: left out
+      step(3, 900, { copy: 10, record: 34, kernel: 9, attention: 8 }),
+      step(4, 900, { convert: 1, record: 34, kernel: 9, attention: 8 }),
+      step(5, 900, { other: 1, record: 34, kernel: 9, attention: 8 }),
+      // listed 10 * 2 + 2 * 8 = 36: 36 / 36 = 1
+      step(6, 36, { record: 10, kernel: 2 }),
+      // no ops at all: nothing to price, left out
+      step(7, 50, {}),
+    ];
+    const lp = launchPaceFromPlan(steps, cost);
+    expect(lp.per_step.map((x) => +x.toFixed(9))).toEqual([1.25, 1.5, 1]);
+    expect(lp.factor).toBe(1.25);
+    // medians of the steps used: listed 268, 268, 36; issued 335, 402, 36
+    expect([lp.listed_us, lp.issued_us]).toEqual([268, 335]);
+    const none = launchPaceFromPlan([steps[0], steps[3], steps[7]], cost);
+    expect([none.factor, none.per_step, none.listed_us, none.issued_us]).toEqual([Number.NaN, [], Number.NaN, Number.NaN]);
+  });
+
+  it('puts a wait for the compute stream in front of every step, the plan given left as it was', () => {
+    const plan = { layers: 1, steps: [{ ops: [{ o: 'mark', s: 0, id: 0 }, { o: 'gemv', layer: 0, lmHead: false }] }, { ops: [] }] } as unknown as LoweredPlan;
+    const settled = settledSteps(plan);
+    expect(settled.steps.map((s) => s.ops.map((op) => op.o))).toEqual([['hostWaitCompute', 'mark', 'gemv'], ['hostWaitCompute']]);
+    expect(plan.steps[0].ops).toHaveLength(2);
+    expect(settled.layers).toBe(1);
+  });
+
+  it('prices records, kernels, conversions and attention at the pace, and copies and conversions from their plans after them', () => {
+    const points = [pt('copy', 9216, [2.4, 2.5, 2.6]), pt('record', 0, [0.5, 0.5, 0.5]), pt('kernel', 0, [2, 2, 2]), pt('convert', 0, [7, 7, 7]), pt('attention', 0, [10, 10, 10])];
+    // a moving-nothing step lists 100 * 0.5 + 10 * 2 + 5 * 10 = 120 us; issued in 150 and 144: pace 1.25 and 1.2, their median 1.225
+    const launch: PlanIssueResult = { ...LAUNCH_PLAN, context_tokens: 40960, settled: true, steps: [step(0, 9e9, { record: 100, kernel: 10, attention: 5 }), step(1, 150, { record: 100, kernel: 10, attention: 5 }), step(2, 144, { record: 100, kernel: 10, attention: 5 })] };
+    expect(pacedIssueCosts(points, launch)).toEqual({ record: 0.5 * 1.225, kernel: 2 * 1.225, convert: 7 * 1.225, attention: 10 * 1.225, pace: 1.225 });
+    // no plan, or one without a usable step: as in a row
+    expect(pacedIssueCosts(points, undefined)).toEqual({ ...issueCostsOf(points), pace: Number.NaN });
+    expect(pacedIssueCosts(points, { ...launch, steps: [launch.steps[0]] }).pace).toBeNaN();
+    // copies: (3400 - 100 * 0.6125 - 10 * 2.45 - 5 * 12.25) / 1000 = 3.253 and (3100 - 2 * 12.25) / 1000 = 3.0755: 3.16425
+    const plan: PlanIssueResult = { policy: 'kivi', budget: '10%', context_tokens: 40960, steps: [step(0, 9e9, { copy: 1 }), step(1, 3400, { copy: 1000, record: 100, kernel: 10, attention: 5 }), step(2, 3100, { copy: 1000, attention: 2 })] };
+    // conversions: the plain step's residual 600 - 100 * 3.16 - 10 * 2.45 - 2 * 12.25 = 235; (12600 - 600) / 1000 = 12 and (22600 - 600) / 2000 = 11
+    const conv: PlanIssueResult = { ...CONVERT_PLAN, context_tokens: 40960, steps: [step(0, 9e9, { convert: 0 }), step(1, 600, { copy: 100, kernel: 10, attention: 2, convert: 0 }), step(2, 12600, { copy: 100, kernel: 10, attention: 2, convert: 1000 }), step(3, 22600, { copy: 100, kernel: 10, attention: 2, convert: 2000 })] };
+    const p = loadHardware('h100-pcie5');
+    applyIssueCosts(p, points, 'test', plan, conv, launch);
+    expect([p.gpu.issue_record_us, p.gpu.issue_kernel_us, p.gpu.issue_attention_us]).toEqual([0.61, 2.45, 12.25]);
+    expect(p.gpu.issue_copy_us).toBe(3.16);
+    expect(p.gpu.issue_convert_us).toBe(11.5);
+    expect(p.sources['gpu.issue_attention_us']).toContain('issued in a row as the executor issues them');
+    expect(p.sources['gpu.issue_attention_us']).toContain("; times 1.225, the pace of the HIL executor's own loop over a plan that moves nothing (full at 100% on a generated 40960-token trace, 3 steps, each issued on an idle GPU): per step (147 us, median) its issue time over its records, kernels and attention launches at the costs in a row (120 us), the median of 2 steps (the first left out)");
+    // a launch plan with no usable step: the costs in a row stand, and their sources say why
+    const q = loadHardware('h100-pcie5');
+    applyIssueCosts(q, points, 'test', plan, undefined, { ...launch, steps: [launch.steps[0]] });
+    expect([q.gpu.issue_record_us, q.gpu.issue_kernel_us, q.gpu.issue_attention_us, q.gpu.issue_copy_us]).toEqual([0.5, 2, 10, 3.18]);
+    expect(q.sources['gpu.issue_kernel_us']).toContain('gave no pace (0 usable steps), so the cost in a row stands');
   });
 });
 
@@ -238,6 +301,20 @@ describe.skipIf(!host.available)(`plan issue bench, host backend${host.available
       expect(bare.compute).toBe(false);
       expect(bare.steps.map((s) => s.ops)).toEqual(want.map((n) => ({ ...n, kernel: 0, attention: 0 })));
       for (const s of bare.steps) expect(s.issue_us).toBeGreaterThan(0);
+      // settled, the plan that moves nothing: its ops as lowered (the wait in front of each step neither counted nor timed)
+      const idle = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 512, steps: 3, blockTokens: 16, groupSize: 128, seed: 's', packThreads: 0, ...LAUNCH_PLAN, settled: true });
+      expect([idle.policy, idle.budget, idle.settled]).toEqual(['full', '100%', true]);
+      const full = recordAndLower({ trace, ...{ policy: 'full', hbm_budget: '100%' }, model: 'llama-3-8b', hardware: 'h100-pcie5', group_size: 128 }, { backend: 'host' }).lowered;
+      const count = (ops: readonly LowOp[]) => {
+        const n = { copy: 0, record: 0, kernel: 0, convert: 0, attention: 0, other: 0 };
+        for (const op of ops) n[planOpKind(op)]++;
+        return n;
+      };
+      expect(idle.steps.map((s) => s.ops)).toEqual(full.steps.map((s) => count(s.ops)));
+      // after the first step: every layer's attention and GEMV (and the LM head's), its marks and fences, nothing moved
+      for (const s of idle.steps.slice(1)) expect(s.ops).toEqual({ copy: 0, record: 130, kernel: 33, convert: 0, attention: 32, other: 0 });
+      for (const s of idle.steps) expect(s.issue_us).toBeGreaterThan(0);
+      expect(launchPaceFromPlan(idle.steps, { record: 1, kernel: 1, attention: 1 }).per_step).toHaveLength(2);
       await expect(benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 512, steps: 1, blockTokens: 16, groupSize: 128 })).rejects.toThrow('plan issue bench: steps must be an integer >= 2 (got 1)');
       await expect(benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 8, steps: 2, blockTokens: 16, groupSize: 128 })).rejects.toThrow('plan issue bench: contextTokens must be an integer >= the block size 16 (got 8)');
     } finally {
@@ -259,6 +336,25 @@ describe.skipIf(!cuda.available)(`plan issue bench, cuda backend${cuda.available
       // an H100 host issues a copy in 2-4 us (lab/notes/HIL-NOTES.md); far outside that, the step was not issued as timed
       expect(c.us).toBeGreaterThan(1);
       expect(c.us).toBeLessThan(10);
+    } finally {
+      b.close();
+    }
+  });
+
+  it("times a plan that moves nothing, each step on an idle GPU, at a pace within a factor of two of its ops issued in a row", async () => {
+    const { openBackend } = await import('../../hil/backend.js');
+    const { benchIssue } = await import('../../hil/bench/issue-bench.js');
+    const { loadModel } = await import('../../sim/models/load-model.js');
+    const b = openBackend('cuda');
+    try {
+      // Llama-3-8B's step at this context runs longer on the GPU than on the host: issued back to back, the
+      // launch queue would fill and the host's time per step follow the GPU's
+      const r = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 8192, steps: 8, blockTokens: 16, groupSize: 128, packThreads: 0, ...LAUNCH_PLAN, settled: true });
+      const listed = issueCostsOf(await benchIssue(b, loadModel('llama-3-8b'), { blockTokens: 16, groupSize: 128, copyBytes: [4096], trials: 3 }));
+      const lp = launchPaceFromPlan(r.steps, listed);
+      expect(lp.per_step).toHaveLength(7);
+      expect(lp.factor).toBeGreaterThan(0.5);
+      expect(lp.factor).toBeLessThan(2);
     } finally {
       b.close();
     }
