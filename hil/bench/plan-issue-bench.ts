@@ -140,7 +140,9 @@ export async function benchPlanIssue(b: NativeBackend, o: PlanIssueOptions): Pro
     const out: PlanIssueStep[] = lowered.steps.map((s, i) => {
       const ops: Record<PlanOpKind, number> = { copy: 0, record: 0, kernel: 0, convert: 0, attention: 0, other: 0 };
       for (const op of s.ops) ops[planOpKind(op)]++;
-      // (settled: the wait put in front of the step is neither one of its ops nor its issue time)
+      // (settled: the wait put in front of the step is neither one of its ops nor its issue time; every wait
+      // for the compute stream in the step is taken out, a plan's own ones too, which come only in steps
+      // with file requests: 'other' ops, which the costs from plans leave out)
       return { step: i, issue_us: run.steps[i].host_issue_us - (o.settled ? run.steps[i].host_wait_compute_us : 0), ops };
     });
     return { policy, budget, context_tokens: o.contextTokens, steps: out, at, ...(o.compute === false ? { compute: false as const } : {}), ...(o.settled ? { settled: true as const } : {}) };

@@ -305,7 +305,7 @@ export function buildCalibration(x: CalibrationInput): CalibrationResult {
   }
   applyConvertKernels(p, m.convert_kernels ?? [], by, log);
   // (the host backend runs the ops on its own threads: what its issue path costs is not a driver call's)
-  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue, m.plan_convert, m.plan_launch);
+  if (kind === 'cuda') applyIssueCosts(p, m.issue ?? [], by, m.plan_issue, m.plan_convert, m.plan_launch ?? (m.plan_launch_error !== undefined ? { error: m.plan_launch_error } : undefined));
   if (kind === 'cuda' && m.host_probe && p.sources['gpu.issue_copy_us'] !== undefined) {
     p.sources['gpu.issue_copy_us'] += `; the host issue probe (timing/host-issue-probe.ts) read ${r2(m.host_probe.copy_us)} us per copy right after`;
   }
@@ -651,8 +651,10 @@ export function applyConvertKernels(p: HardwareProfile, points: readonly Convert
  * whole plan, its other ops at those costs; with `convertPlan` as well, conversion launches likewise
  * (applyConvertFromPlan).
  */
-export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult, convertPlan?: PlanIssueResult, launchPlan?: PlanIssueResult): void {
+export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[], by: string, plan?: PlanIssueResult, convertPlan?: PlanIssueResult, launchPlan?: PlanIssueResult | { error: string }): void {
   const what = (xs: readonly IssuePoint[]) => xs.map((x) => `${x.bytes ? `${x.bytes} B ` : ''}${r2(x.us)}`).join(', ');
+  /** the costs this call took from the ops issued in a row */
+  const inRow: Partial<Record<IssueKey, number>> = {};
   for (const [key, kind, desc] of [
     ['issue_copy_us', 'copy', 'memory-stream copies from pinned host slots into HBM in the prefetch layout'],
     ['issue_record_us', 'record', 'timing marks (an event recorded on the memory stream)'],
@@ -664,60 +666,73 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
     const xs = points.filter((x) => x.kind === kind && !x.gated && x.trials_us.length > 0 && x.trials_us.every(Number.isFinite));
     if (xs.length === 0) continue;
     p.gpu[key] = r2(median(xs.flatMap((x) => x.trials_us)));
+    inRow[key] = p.gpu[key]!;
     const g = points.filter((x) => x.kind === kind && x.gated);
     const gated = g.length ? `; behind a compute gate: ${what(g)} us` : '';
     p.sources[`gpu.${key}`] = `${by}: host time per op through the executor's issue path, ${xs[0].ops} ${desc} issued in a row as the executor issues them, the median of ${xs[0].trials_us.length} trials (medians ${what(xs)} us)${xs.length > 1 ? '; the median of every size\'s trials' : ''}${gated}`;
   }
-  const costs = pacedIssueCosts(points, launchPlan);
-  if (launchPlan) applyLaunchPace(p, points, launchPlan, costs.pace);
+  const timedPlan = launchPlan && 'steps' in launchPlan ? launchPlan : undefined;
+  const costs = pacedIssueCosts(points, timedPlan);
+  if (timedPlan) applyLaunchPace(p, points, timedPlan, costs, inRow);
+  else if (launchPlan && 'error' in launchPlan) {
+    for (const key of PACED) if (inRow[key] !== undefined) p.sources[`gpu.${key}`] += `; the plan that moves nothing was not timed (${launchPlan.error}), so the cost in a row stands`;
+  }
+  const paced = Number.isFinite(costs.pace) && costs.pace > 0;
   if (!plan) return;
   // copies: as the executor's own loop issues a whole plan, where it took one (the list above for the record)
   const c = copyCostFromPlan(plan.steps, costs);
   if (!Number.isFinite(c.us) || c.us <= 0) {
     const why = `; a whole plan (${plan.policy} at ${plan.budget}, ${plan.steps.length} steps) gave no copy cost (${c.per_step.length} usable steps, median ${c.us} us), so the listed copies' cost stands`;
     if (p.sources['gpu.issue_copy_us'] !== undefined) p.sources['gpu.issue_copy_us'] += why;
-    if (convertPlan) applyConvertFromPlan(p, costs, convertPlan, p.gpu.issue_copy_us, points, by);
+    if (convertPlan) applyConvertFromPlan(p, costs, convertPlan, p.gpu.issue_copy_us, points, inRow.issue_convert_us, paced, by);
     return;
   }
   const listed = p.gpu.issue_copy_us;
   p.gpu.issue_copy_us = r2(c.us);
   p.sources['gpu.issue_copy_us'] = `${by}: host time per copy as the HIL executor issued a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps, ${c.copies.toFixed(0)} copies per step used): per step its issue time less its records, kernel, conversion and attention launches at the costs below, over its copies; the median of ${c.per_step.length} steps (the first left out)${listed !== undefined ? `; ${points.find((x) => x.kind === 'copy' && !x.gated)?.ops ?? 0} copies issued in a row read ${listed} us` : ''}`;
-  if (convertPlan) applyConvertFromPlan(p, costs, convertPlan, p.gpu.issue_copy_us, points, by);
+  if (convertPlan) applyConvertFromPlan(p, costs, convertPlan, p.gpu.issue_copy_us, points, inRow.issue_convert_us, paced, by);
 }
 
+type IssueKey = 'issue_copy_us' | 'issue_record_us' | 'issue_kernel_us' | 'issue_convert_us' | 'issue_attention_us';
+/** the issue costs the launch pace applies to, and their kinds in pacedIssueCosts */
+const PACED = ['issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const;
+const KIND_OF = { issue_record_us: 'record', issue_kernel_us: 'kernel', issue_convert_us: 'convert', issue_attention_us: 'attention' } as const;
+
 /**
- * gpu.issue_record_us, issue_kernel_us, issue_convert_us, issue_attention_us put at `pace` (the listed
- * costs times it, where it is a positive number), the plan and the pace in their sources; otherwise the
- * listed costs stand and their sources say why.
+ * gpu.issue_record_us, issue_kernel_us, issue_convert_us, issue_attention_us, where this calibration
+ * took them from ops in a row (`inRow`), put at the paced costs (`costs`, the costs in a row times the
+ * pace, rounded once), the plan and the pace in their sources; where the pace is not a positive number
+ * the costs in a row stand and their sources say why.
  */
-function applyLaunchPace(p: HardwareProfile, points: readonly IssuePoint[], plan: PlanIssueResult, pace: number): void {
+function applyLaunchPace(p: HardwareProfile, points: readonly IssuePoint[], plan: PlanIssueResult, costs: ReturnType<typeof pacedIssueCosts>, inRow: Partial<Record<IssueKey, number>>): void {
   const lp = launchPaceFromPlan(plan.steps, issueCostsOf(points));
+  const pace = costs.pace;
   const what = `a plan that moves nothing (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps${plan.settled ? ', each issued on an idle GPU' : ''})`;
-  for (const key of ['issue_record_us', 'issue_kernel_us', 'issue_convert_us', 'issue_attention_us'] as const) {
-    const listed = p.gpu[key];
-    if (listed === undefined) continue;
+  for (const key of PACED) {
+    if (inRow[key] === undefined) continue;
     if (!(Number.isFinite(pace) && pace > 0)) {
       p.sources[`gpu.${key}`] += `; ${what} gave no pace (${lp.per_step.length} usable steps), so the cost in a row stands`;
       continue;
     }
-    p.gpu[key] = r2(listed * pace);
+    p.gpu[key] = r2(costs[KIND_OF[key]]);
     p.sources[`gpu.${key}`] += `; times ${pace.toFixed(3)}, the pace of the HIL executor's own loop over ${what}: per step (${r2(lp.issued_us)} us, median) its issue time over its records, kernels and attention launches at the costs in a row (${r2(lp.listed_us)} us), the median of ${lp.per_step.length} steps (the first left out)`;
   }
 }
 
 /**
  * gpu.issue_convert_us as the executor's own loop issued a converting plan's steps (plan-issue-bench.ts
- * convertCostFromPlan, the other ops at the listed costs and copies at `copyUs`), where it gives a cost;
- * otherwise the listed launches' cost stands and its source says why.
+ * convertCostFromPlan, the other ops at `costs` and copies at `copyUs`), where it gives a cost;
+ * otherwise the cost the profile has stands (the launches' cost in a row, at the launch pace where
+ * `paced`) and its source says why. `inRow`: the launches' cost in a row, for the source.
  */
-function applyConvertFromPlan(p: HardwareProfile, costs: { record: number; kernel: number; attention: number }, plan: PlanIssueResult, copyUs: number | undefined, points: readonly IssuePoint[], by: string): void {
+function applyConvertFromPlan(p: HardwareProfile, costs: { record: number; kernel: number; attention: number }, plan: PlanIssueResult, copyUs: number | undefined, points: readonly IssuePoint[], inRow: number | undefined, paced: boolean, by: string): void {
   const c = convertCostFromPlan(plan.steps, { ...costs, copy: copyUs ?? Number.NaN });
   const what = `a whole plan (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps${plan.compute === false ? ', its compute kernels taken out so that no launch waited for room in the launch queue' : ''})`;
   if (!Number.isFinite(c.us) || c.us <= 0) {
-    if (p.sources['gpu.issue_convert_us'] !== undefined) p.sources['gpu.issue_convert_us'] += `; ${what} gave no conversion cost (${c.per_step.length} converting steps, median ${c.us} us), so the listed launches' cost stands`;
+    if (p.sources['gpu.issue_convert_us'] !== undefined) p.sources['gpu.issue_convert_us'] += `; ${what} gave no conversion cost (${c.per_step.length} converting steps, median ${c.us} us), so the launches' cost in a row${paced ? ' at the launch pace' : ''} stands`;
     return;
   }
-  const before = p.gpu.issue_convert_us;
+  const before = inRow;
   p.gpu.issue_convert_us = r2(c.us);
   p.sources['gpu.issue_convert_us'] = `${by}: host time per block conversion launch as the HIL executor issued ${what}: per step that converts (${c.conversions.toFixed(0)} launches on average), its issue time less its other ops at the costs of this profile and the residual of the steps that convert nothing (median ${r2(c.baseline_us)} us), over its launches; the median of ${c.per_step.length} steps (${c.per_step.map(r2).join(', ')} us)${before !== undefined ? `; ${points.find((x) => x.kind === 'convert' && !x.gated)?.ops ?? 0} launches issued in a row read ${before} us` : ''}`;
 }

@@ -140,10 +140,14 @@ export interface Measurements {
   /**
    * (cuda, with MeasureOptions.plan) the same for a plan that moves nothing (LAUNCH_PLAN), each step
    * issued on an idle GPU: its records, kernels and attention launches as the executor's own loop issues
-   * them, which sets the pace of gpu.issue_record_us, issue_kernel_us and issue_attention_us against the
-   * same ops issued in a row (absent otherwise, and from measurements taken before it existed)
+   * them, which sets the pace of gpu.issue_record_us, issue_kernel_us, issue_convert_us and
+   * issue_attention_us against the same ops issued in a row (the converting plan then replaces
+   * issue_convert_us where it gives a cost). Absent otherwise, where its timing failed
+   * (plan_launch_error), and from measurements taken before it existed
    */
   plan_launch?: PlanIssueResult;
+  /** (cuda, with MeasureOptions.plan) why plan_launch was not timed, where its timing failed */
+  plan_launch_error?: string;
   /**
    * (cuda, with MeasureOptions.plan) the same for a plan that converts blocks between widths now and
    * then (CONVERT_PLAN: SmartKV re-assigning its precisions as blocks complete), whose conversion
@@ -326,7 +330,7 @@ export interface HostProbesBefore {
 export function measurementCount(o: Pick<MeasureOptions, 'model' | 'quick' | 'plan'>, pts: CalibrationPoints, cuda: boolean): number {
   const attention = ATTENTION_PRECISIONS.length * pts.attention_contexts.length;
   const gemv = 1 + (o.model.other_weight_bytes > 0 ? 1 : 0) + (o.quick ? 0 : 2);
-  // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, (cuda) spread copies, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) issue costs in a plan and the host pace readings, file, (full) 4 thread counts, batches
+  // copies, device copy, bidirectional, (cuda) overlap; chain, the other kernels' chains, copies in situ, layout, layout beside GEMVs, layout idle, (cuda) spread copies, convert kernels, host conversions, issue costs, (cuda) launch queue, (cuda with a plan) the launch pace in a plan, issue costs in a plan, conversions in a plan and the host pace readings, file, (full) 4 thread counts, batches
   return 3 + (cuda ? 1 : 0) + attention + gemv + 1 + (ATTENTION_PRECISIONS.length - 1) + 8 + (cuda ? 2 : 0) + (cuda && o.plan ? 3 + PACE_READINGS : 0) + (o.quick ? 0 : 4) + 1;
 }
 
@@ -363,6 +367,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   let issue: IssuePoint[] = [];
   const planSteps = calibrationPlanSteps(o.quick);
   let plan_launch: PlanIssueResult | undefined;
+  let plan_launch_error: string | undefined;
   const costs = () => pacedIssueCosts(issue, plan_launch);
   const perCopy = (r: PlanIssueResult): string => {
     const c = copyCostFromPlan(r.steps, costs());
@@ -518,7 +523,8 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
       const lp = launchPaceFromPlan(plan_launch.steps, issueCostsOf(issue));
       log(`  ${lp.issued_us.toFixed(1)} us a step against ${lp.listed_us.toFixed(1)} us of its records, kernels and attention launches issued in a row: pace ${lp.factor.toFixed(3)} (median of ${lp.per_step.length} steps)`);
     } catch (e) {
-      log(`  launch pace in a plan not timed: ${(e as Error).message}`);
+      plan_launch_error = (e as Error).message;
+      log(`  launch pace in a plan not timed: ${plan_launch_error}`);
     }
     tick('launch pace in a plan');
     log(`host issue costs in a plan: ${CALIBRATION_PLAN.policy} at ${CALIBRATION_PLAN.budget} on a generated ${pts.overlap_context}-token trace, ${planSteps} steps, run by the executor`);
@@ -572,7 +578,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
   const writes = await measureFileWriteBatches(b, { ...fb, rounds: WRITE_ROUNDS });
   log(`  ${writes.points.length} batches, ${(writes.ms).toFixed(1)} ms at ${writes.GBps.toFixed(3)} GB/s`);
   await paceReading('after the last benchmark');
-  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(spread ? { spread } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_launch ? { plan_launch } : {}), ...(plan_convert ? { plan_convert } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), ...(Object.keys(host_probes_before).length ? { host_probes_before } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
+  return { h2d: pin('h2d'), d2h: pin('d2h'), pageable, d2d_GBps: d2d.GBps, bidirectional_GBps: bidir.totalGBps, overlap: overlap ? { maskingEfficiency: overlap.maskingEfficiency, computeMs: overlap.computeMs, bothMs: overlap.bothMs } : null, kernels, attention_in_situ, kernels_in_situ, h2d_in_situ: situ.h2d, d2h_in_situ: situ.d2h, h2d_layout: layout.h2d, d2h_layout: layout.d2h, h2d_layout_gemv: besideGemv.h2d, d2h_layout_gemv: besideGemv.d2h, mixed_layout_gemv: besideGemv.mixed, h2d_layout_idle: idle.h2d, d2h_layout_idle: idle.d2h, mixed_layout: layout.mixed, mixed_layout_idle: idle.mixed, convert_kernels, host_convert, issue, ...(launch_queue ? { launch_queue } : {}), ...(spread ? { spread } : {}), ...(plan_issue ? { plan_issue } : {}), ...(plan_launch ? { plan_launch } : {}), ...(plan_launch_error !== undefined ? { plan_launch_error } : {}), ...(plan_convert ? { plan_convert } : {}), ...(plan_issue_rounds.length ? { plan_issue_rounds } : {}), ...(host_probe ? { host_probe } : {}), ...(Object.keys(host_probes_before).length ? { host_probes_before } : {}), layout_info: layout.info, ...(bulk ? { bulk } : {}), ...file, file_read_batch: batches.points, file_batch_info: { threads: batches.threads, direct: batches.direct, file_bytes: batches.file_bytes, block_bytes: fb.blockBytes, blocks_per_layer: fb.blocksPerLayer, layers: fb.layers, ms: batches.ms, GBps: batches.GBps, at: batches.at, h2d_copies: batches.h2d_copies }, ...(file_threads_sweep.length ? { file_threads_sweep } : {}), file_write_batch: writes.points, points: pts };
 }
 
 /** one block's (de)quantization kernels at the model's block geometry (on cuda behind a compute gate) */
@@ -599,7 +605,8 @@ export const WRITE_ROUNDS = 3;
 /** the as-issued median per op of the issue bench's records, GEMV, conversion and attention launches (NaN where a kind has no trials) */
 export function issueCostsOf(points: readonly IssuePoint[]): { record: number; kernel: number; convert: number; attention: number } {
   const of = (kind: IssuePoint['kind']) => {
-    const xs = points.filter((x) => x.kind === kind && !x.gated).flatMap((x) => x.trials_us);
+    // (the points the profile's costs are taken from: every trial finite)
+    const xs = points.filter((x) => x.kind === kind && !x.gated && x.trials_us.length > 0 && x.trials_us.every(Number.isFinite)).flatMap((x) => x.trials_us);
     return xs.length ? median(xs) : Number.NaN;
   };
   return { record: of('record'), kernel: of('kernel'), convert: of('convert'), attention: of('attention') };

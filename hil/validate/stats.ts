@@ -139,10 +139,11 @@ export function judgeCell(pool: PolicyPool, error: MedianP95, sim: Distribution,
  * The share of a cell's measured steps the compute stream spent waiting on the host: per step after the
  * first `skip`, the runs' host gap over their latency (summed over runs), and the median over steps;
  * undefined without stored host gaps. A large share means the host did not keep the GPU fed for part of
- * the step. The gap is only the time between one layer's last mark and the next layer's first: the
- * host's time issuing a layer's own ops counts as that layer's compute, so a share near 0 does not show
- * that the GPU's streams set the step (the simulator sees the host only through its host clock, where
- * the profile has gpu.issue_*_us).
+ * the step. The gap is only the compute stream's time from one layer's last mark to the next layer's
+ * first: the host's time issuing the ops between a layer's marks counts as that layer's compute or wait,
+ * and a step set by the host's copies shows as the compute stream waiting on the memory stream, so a
+ * share near 0 does not show that the GPU's streams set the step (the simulator sees the host only
+ * through its host clock, where the profile has gpu.issue_*_us).
  */
 export function hostWaitShare(c: { hw_ms?: readonly (readonly number[])[]; hw_host_gap_ms?: readonly (readonly number[])[] }, skip: number): number | undefined {
   const gap = c.hw_host_gap_ms;

@@ -1,7 +1,8 @@
 // On the GPU machine (plain node, compiled JS): the host's issue time per step of several whole plans run
 // by the executor in turn on one lease (hil/bench/plan-issue-bench.ts), ROUNDS rounds, with the issue
-// bench's costs of the other op kinds timed before and after; per plan the host's time per copy as the
-// calibration computes it from its own plan (copyCostFromPlan). The plans: the calibration's (KIVI 10% at
+// bench's costs of the other op kinds timed before and after; per plan the host's time per copy by the
+// calibration's arithmetic (copyCostFromPlan), the other ops at their costs in a row (the calibration now
+// puts those at the launch pace of a plan that moves nothing first, which this script does not time). The plans: the calibration's (KIVI 10% at
 // 40,960 tokens) and the copy-bound cells of the validation grids (KIVI 10%, uniform INT8 10/20/40%,
 // SynapseVM 40% at 8k; SmartKV 10% at 32k), Llama-3-8B, generated broad traces, 12 steps each.
 // PLANS="policy:budget:context,..." runs those plans in place of the list below; each run keeps its start time

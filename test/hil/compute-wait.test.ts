@@ -28,7 +28,6 @@ describe("the host's waits for the compute stream", () => {
     // one wait of ~40 ms, then two (timers fire no earlier than asked, give or take a millisecond)
     expect(times.computeWaitMs[1]).toBeGreaterThanOrEqual(39);
     expect(times.computeWaitMs[2]).toBeGreaterThanOrEqual(78);
-    expect(times.computeWaitMs[2]).toBeGreaterThan(times.computeWaitMs[1] + 30);
     for (const si of [1, 2]) expect(times.issueMs[si]).toBeGreaterThanOrEqual(times.computeWaitMs[si]);
   });
 });

@@ -158,14 +158,32 @@ describe("the executor's launch pace from a plan that moves nothing", () => {
     expect(pacedIssueCosts(points, { ...launch, steps: [launch.steps[0]] }).pace).toBeNaN();
     // copies: (3400 - 100 * 0.6125 - 10 * 2.45 - 5 * 12.25) / 1000 = 3.253 and (3100 - 2 * 12.25) / 1000 = 3.0755: 3.16425
     const plan: PlanIssueResult = { policy: 'kivi', budget: '10%', context_tokens: 40960, steps: [step(0, 9e9, { copy: 1 }), step(1, 3400, { copy: 1000, record: 100, kernel: 10, attention: 5 }), step(2, 3100, { copy: 1000, attention: 2 })] };
-    // conversions: the plain step's residual 600 - 100 * 3.16 - 10 * 2.45 - 2 * 12.25 = 235; (12600 - 600) / 1000 = 12 and (22600 - 600) / 2000 = 11
-    const conv: PlanIssueResult = { ...CONVERT_PLAN, context_tokens: 40960, steps: [step(0, 9e9, { convert: 0 }), step(1, 600, { copy: 100, kernel: 10, attention: 2, convert: 0 }), step(2, 12600, { copy: 100, kernel: 10, attention: 2, convert: 1000 }), step(3, 22600, { copy: 100, kernel: 10, attention: 2, convert: 2000 })] };
+    // conversions, the other ops at the paced costs: the plain step's residual 600 - 100 * 3.16 - 10 * 2.45 - 2 * 12.25 = 235;
+    // (13531 - 316 - 200 * 2.45 - 40 * 12.25 - 235) / 1000 = 12 and (22600 - 365 - 235) / 2000 = 11: 11.5 (at the costs in a
+    // row, 2 and 10, the residual would be 244 and the first step 12.171: 11.59)
+    const conv: PlanIssueResult = { ...CONVERT_PLAN, context_tokens: 40960, steps: [step(0, 9e9, { convert: 0 }), step(1, 600, { copy: 100, kernel: 10, attention: 2, convert: 0 }), step(2, 13531, { copy: 100, kernel: 200, attention: 40, convert: 1000 }), step(3, 22600, { copy: 100, kernel: 10, attention: 2, convert: 2000 })] };
     const p = loadHardware('h100-pcie5');
     applyIssueCosts(p, points, 'test', plan, conv, launch);
     expect([p.gpu.issue_record_us, p.gpu.issue_kernel_us, p.gpu.issue_attention_us]).toEqual([0.61, 2.45, 12.25]);
     expect(p.gpu.issue_copy_us).toBe(3.16);
     expect(p.gpu.issue_convert_us).toBe(11.5);
     expect(p.sources['gpu.issue_attention_us']).toContain('issued in a row as the executor issues them');
+    // the conversion launches' source gives their cost in a row, not at the pace
+    expect(p.sources['gpu.issue_convert_us']).toContain('; 256 launches issued in a row read 7 us');
+    // a converting plan that gives no cost: the launches' cost in a row at the pace stands, r2(7 * 1.225)
+    const f = loadHardware('h100-pcie5');
+    applyIssueCosts(f, points, 'test', plan, { ...conv, steps: conv.steps.slice(0, 2) }, launch);
+    expect(f.gpu.issue_convert_us).toBe(8.58);
+    expect(f.sources['gpu.issue_convert_us']).toContain("so the launches' cost in a row at the launch pace stands");
+    // a kind this calibration did not time in a row is not paced (the base profile's value, if any, is left as it was)
+    const noKernels = points.filter((x) => x.kind !== 'kernel');
+    const k = loadHardware('h100-pcie5');
+    k.gpu.issue_kernel_us = 5;
+    k.sources['gpu.issue_kernel_us'] = 'base';
+    applyIssueCosts(k, noKernels, 'test', undefined, undefined, launch);
+    expect([k.gpu.issue_kernel_us, k.sources['gpu.issue_kernel_us']]).toEqual([5, 'base']);
+    // (without a kernel cost in a row the launch plan's steps cannot be priced: no pace, the records as in a row)
+    expect(k.gpu.issue_record_us).toBe(0.5);
     expect(p.sources['gpu.issue_attention_us']).toContain("; times 1.225, the pace of the HIL executor's own loop over a plan that moves nothing (full at 100% on a generated 40960-token trace, 3 steps, each issued on an idle GPU): per step (147 us, median) its issue time over its records, kernels and attention launches at the costs in a row (120 us), the median of 2 steps (the first left out)");
     // a launch plan with no usable step: the costs in a row stand, and their sources say why
     const q = loadHardware('h100-pcie5');
@@ -233,12 +251,12 @@ describe('the time per conversion launch from a plan', () => {
     applyIssueCosts(bare, points, 'test', plan, { ...conv, compute: false });
     expect(bare.gpu.issue_convert_us).toBe(11.5);
     expect(bare.sources['gpu.issue_convert_us']).toContain('smartkv at 40% on a generated 40960-token trace, 4 steps, its compute kernels taken out so that no launch waited for room in the launch queue)');
-    // no converting step: the listed launches' cost stands, and its source says why
+    // no converting step: the launches' cost in a row stands, and its source says why
     const q = loadHardware('h100-pcie5');
     applyIssueCosts(q, points, 'test', plan, { ...conv, steps: conv.steps.slice(0, 2) });
     expect(q.gpu.issue_convert_us).toBe(7);
     expect(q.sources['gpu.issue_convert_us']).toContain("issued in a row");
-    expect(q.sources['gpu.issue_convert_us']).toContain("gave no conversion cost (0 converting steps, median NaN us), so the listed launches' cost stands");
+    expect(q.sources['gpu.issue_convert_us']).toContain("gave no conversion cost (0 converting steps, median NaN us), so the launches' cost in a row stands");
     // without a converting plan: as listed
     const r = loadHardware('h100-pcie5');
     applyIssueCosts(r, points, 'test', plan);
@@ -301,6 +319,20 @@ describe.skipIf(!host.available)(`plan issue bench, host backend${host.available
       expect(bare.compute).toBe(false);
       expect(bare.steps.map((s) => s.ops)).toEqual(want.map((n) => ({ ...n, kernel: 0, attention: 0 })));
       for (const s of bare.steps) expect(s.issue_us).toBeGreaterThan(0);
+      // settled: the host's wait for the compute stream in front of each step is not in the step's issue time (a
+      // backend whose waits take 80 ms: every step issued in far less)
+      const slow = new Proxy(b, {
+        get(t, k) {
+          if (k === 'synchronize') return async (s: Parameters<typeof b.synchronize>[0]) => {
+            await new Promise((r) => setTimeout(r, 80));
+            return t.synchronize(s);
+          };
+          const x = (t as unknown as Record<string | symbol, unknown>)[k];
+          return typeof x === 'function' ? x.bind(t) : x;
+        },
+      });
+      const waited = await benchPlanIssue(slow, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 512, steps: 3, blockTokens: 16, groupSize: 128, seed: 's', packThreads: 0, ...LAUNCH_PLAN, settled: true });
+      for (const s of waited.steps) expect(s.issue_us).toBeLessThan(40_000);
       // settled, the plan that moves nothing: its ops as lowered (the wait in front of each step neither counted nor timed)
       const idle = await benchPlanIssue(b, { model: 'llama-3-8b', hardware: 'h100-pcie5', contextTokens: 512, steps: 3, blockTokens: 16, groupSize: 128, seed: 's', packThreads: 0, ...LAUNCH_PLAN, settled: true });
       expect([idle.policy, idle.budget, idle.settled]).toEqual(['full', '100%', true]);

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LayoutPoint } from '../../hil/bench/layout-copy-bench.js';
+import type { PlanIssueResult, PlanIssueStep } from '../../hil/bench/plan-issue-bench.js';
 import { buildCalibration, calibrate, writeCalibration } from '../../hil/calibrate/calibrate.js';
-import type { Measurements } from '../../hil/calibrate/measure.js';
+import { issueCostsOf, LAUNCH_PLAN, type Measurements } from '../../hil/calibrate/measure.js';
 import { lesserTimings, retimeCalibrations, retimeCopyBatches } from '../../hil/calibrate/retime-copies.js';
 import { loadModel } from '../../sim/models/load-model.js';
 import { backendAvailability } from './availability.js';
@@ -168,6 +169,22 @@ describe('buildCalibration on a device calibration', () => {
     const r = buildCalibration({ m, base: 'h100-pcie5', model: loadModel('llama-3-8b'), device: side.device, kind: 'cuda', attentionOptions: side.attention_options });
     expect(JSON.stringify(r.profile, null, 2) + '\n').toBe(expected);
     expect(r.fits).toEqual(side.fits);
+    // a plan that moves nothing, timed: records, kernels and attention at its pace; its timing failed: the costs in a row, and the sources say why
+    const listed = issueCostsOf(m.issue!);
+    const step = (i: number, issue_us: number): PlanIssueStep => ({ step: i, issue_us, ops: { copy: 0, record: 130, kernel: 33, convert: 0, attention: 32, other: 0 } });
+    const sum = 130 * listed.record + 33 * listed.kernel + 32 * listed.attention;
+    const launch: PlanIssueResult = { ...LAUNCH_PLAN, context_tokens: 40960, settled: true, steps: [step(0, 9e9), step(1, 1.2 * sum), step(2, 1.3 * sum), step(3, 1.25 * sum)] };
+    const paced = buildCalibration({ m: { ...m, plan_launch: launch }, base: 'h100-pcie5', model: loadModel('llama-3-8b'), device: side.device, kind: 'cuda', attentionOptions: side.attention_options }).profile;
+    const asTimed = r.profile;
+    const r2 = (x: number) => Math.round(x * 100) / 100;
+    expect([paced.gpu.issue_record_us, paced.gpu.issue_kernel_us, paced.gpu.issue_attention_us]).toEqual([r2(listed.record * 1.25), r2(listed.kernel * 1.25), r2(listed.attention * 1.25)]);
+    expect(paced.gpu.issue_record_us).not.toBe(asTimed.gpu.issue_record_us);
+    expect(paced.sources['gpu.issue_kernel_us']).toContain("; times 1.250, the pace of the HIL executor's own loop over a plan that moves nothing (full at 100% on a generated 40960-token trace, 4 steps, each issued on an idle GPU)");
+    // the copies' cost from its plan: its other ops at the paced costs (records, kernels and attention cost more, so a copy less)
+    expect(paced.gpu.issue_copy_us!).toBeLessThan(asTimed.gpu.issue_copy_us!);
+    const failed = buildCalibration({ m: { ...m, plan_launch_error: 'out of memory' }, base: 'h100-pcie5', model: loadModel('llama-3-8b'), device: side.device, kind: 'cuda', attentionOptions: side.attention_options }).profile;
+    expect(failed.gpu).toEqual(asTimed.gpu);
+    expect(failed.sources['gpu.issue_attention_us']).toBe(`${asTimed.sources['gpu.issue_attention_us']}; the plan that moves nothing was not timed (out of memory), so the cost in a row stands`);
     // without the device's memory a cuda profile is refused, not given the base profile's capacity
     delete m.memory_bytes;
     expect(() => buildCalibration({ m, base: 'h100-pcie5', model: loadModel('llama-3-8b'), device: side.device, kind: 'cuda', attentionOptions: side.attention_options })).toThrow('the measurements of NVIDIA H200 do not give its memory (memory_bytes)');
