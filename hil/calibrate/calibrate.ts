@@ -56,10 +56,10 @@ import type { IssuePoint } from '../bench/issue-bench.js';
 import type { QueueDepthResult } from '../bench/queue-depth-bench.js';
 import type { HostConvertPoint } from '../bench/host-convert-bench.js';
 import { fitSpread, type SpreadFit, type SpreadPoint } from '../bench/spread-bench.js';
-import { convertCostFromPlan, copyCostFromPlan, launchPaceFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
+import { convertCostFromPlan, copyCostFromPlan, type PlanIssueResult } from '../bench/plan-issue-bench.js';
 import type { FileBatchPoint } from './file-batches.js';
 import { tailWaveOf, type TailWaveResult, withoutTailWave } from './fit-tail-wave.js';
-import { type CalibrationPoints, issueCostsOf, measureAll, type Measurements, pacedIssueCosts } from './measure.js';
+import { type CalibrationPoints, measureAll, type Measurements, pacedIssueCosts } from './measure.js';
 import { interpolate, linearTimeUs } from '../../sim/roofline.js';
 import { tailWaveUs } from '../../sim/attention-waves.js';
 import { median } from '../timing/median.js';
@@ -673,7 +673,7 @@ export function applyIssueCosts(p: HardwareProfile, points: readonly IssuePoint[
   }
   const timedPlan = launchPlan && 'steps' in launchPlan ? launchPlan : undefined;
   const costs = pacedIssueCosts(points, timedPlan);
-  if (timedPlan) applyLaunchPace(p, points, timedPlan, costs, inRow);
+  if (timedPlan) applyLaunchPace(p, timedPlan, costs, inRow);
   else if (launchPlan && 'error' in launchPlan) {
     for (const key of PACED) if (inRow[key] !== undefined) p.sources[`gpu.${key}`] += `; the plan that moves nothing was not timed (${launchPlan.error}), so the cost in a row stands`;
   }
@@ -704,8 +704,8 @@ const KIND_OF = { issue_record_us: 'record', issue_kernel_us: 'kernel', issue_co
  * pace, rounded once), the plan and the pace in their sources; where the pace is not a positive number
  * the costs in a row stand and their sources say why.
  */
-function applyLaunchPace(p: HardwareProfile, points: readonly IssuePoint[], plan: PlanIssueResult, costs: ReturnType<typeof pacedIssueCosts>, inRow: Partial<Record<IssueKey, number>>): void {
-  const lp = launchPaceFromPlan(plan.steps, issueCostsOf(points));
+function applyLaunchPace(p: HardwareProfile, plan: PlanIssueResult, costs: ReturnType<typeof pacedIssueCosts>, inRow: Partial<Record<IssueKey, number>>): void {
+  const lp = costs.launch!;
   const pace = costs.pace;
   const what = `a plan that moves nothing (${plan.policy} at ${plan.budget} on a generated ${plan.context_tokens}-token trace, ${plan.steps.length} steps${plan.settled ? ', each issued on an idle GPU' : ''})`;
   for (const key of PACED) {
@@ -732,9 +732,8 @@ function applyConvertFromPlan(p: HardwareProfile, costs: { record: number; kerne
     if (p.sources['gpu.issue_convert_us'] !== undefined) p.sources['gpu.issue_convert_us'] += `; ${what} gave no conversion cost (${c.per_step.length} converting steps, median ${c.us} us), so the launches' cost in a row${paced ? ' at the launch pace' : ''} stands`;
     return;
   }
-  const before = inRow;
   p.gpu.issue_convert_us = r2(c.us);
-  p.sources['gpu.issue_convert_us'] = `${by}: host time per block conversion launch as the HIL executor issued ${what}: per step that converts (${c.conversions.toFixed(0)} launches on average), its issue time less its other ops at the costs of this profile and the residual of the steps that convert nothing (median ${r2(c.baseline_us)} us), over its launches; the median of ${c.per_step.length} steps (${c.per_step.map(r2).join(', ')} us)${before !== undefined ? `; ${points.find((x) => x.kind === 'convert' && !x.gated)?.ops ?? 0} launches issued in a row read ${before} us` : ''}`;
+  p.sources['gpu.issue_convert_us'] = `${by}: host time per block conversion launch as the HIL executor issued ${what}: per step that converts (${c.conversions.toFixed(0)} launches on average), its issue time less its other ops at the costs of this profile and the residual of the steps that convert nothing (median ${r2(c.baseline_us)} us), over its launches; the median of ${c.per_step.length} steps (${c.per_step.map(r2).join(', ')} us)${inRow !== undefined ? `; ${points.find((x) => x.kind === 'convert' && !x.gated)?.ops ?? 0} launches issued in a row read ${inRow} us` : ''}`;
 }
 
 /**

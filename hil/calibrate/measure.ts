@@ -520,7 +520,7 @@ export async function measureAll(b: NativeBackend, o: MeasureOptions, log: (s: s
     await probeBefore('plan_launch');
     try {
       plan_launch = await benchPlanIssue(b, { model: o.plan.model, hardware: o.plan.hardware, contextTokens: pts.overlap_context, steps: planSteps, ...LAUNCH_PLAN, blockTokens: o.blockTokens, groupSize: o.groupSize, dir: o.fileDir, settled: true });
-      const lp = launchPaceFromPlan(plan_launch.steps, issueCostsOf(issue));
+      const lp = costs().launch!;
       log(`  ${lp.issued_us.toFixed(1)} us a step against ${lp.listed_us.toFixed(1)} us of its records, kernels and attention launches issued in a row: pace ${lp.factor.toFixed(3)} (median of ${lp.per_step.length} steps)`);
     } catch (e) {
       plan_launch_error = (e as Error).message;
@@ -617,11 +617,12 @@ export function issueCostsOf(points: readonly IssuePoint[]): { record: number; k
  * the pace of the executor's loop over a plan that moves nothing (launchPaceFromPlan), where that plan
  * was timed and gives a positive pace; otherwise as issued in a row.
  */
-export function pacedIssueCosts(points: readonly IssuePoint[], launchPlan: PlanIssueResult | undefined): { record: number; kernel: number; convert: number; attention: number; pace: number } {
+export function pacedIssueCosts(points: readonly IssuePoint[], launchPlan: PlanIssueResult | undefined): { record: number; kernel: number; convert: number; attention: number; pace: number; launch?: ReturnType<typeof launchPaceFromPlan> } {
   const listed = issueCostsOf(points);
-  const f = launchPlan ? launchPaceFromPlan(launchPlan.steps, listed).factor : Number.NaN;
-  if (!(Number.isFinite(f) && f > 0)) return { ...listed, pace: Number.NaN };
-  return { record: listed.record * f, kernel: listed.kernel * f, convert: listed.convert * f, attention: listed.attention * f, pace: f };
+  const launch = launchPlan ? launchPaceFromPlan(launchPlan.steps, listed) : undefined;
+  const f = launch ? launch.factor : Number.NaN;
+  if (!(Number.isFinite(f) && f > 0)) return { ...listed, pace: Number.NaN, ...(launch ? { launch } : {}) };
+  return { record: listed.record * f, kernel: listed.kernel * f, convert: listed.convert * f, attention: listed.attention * f, pace: f, launch: launch! };
 }
 
 /** the host's issue costs (bench/issue-bench.ts; on cuda also behind a compute gate), copies at an FP16 block and at INT8, INT4 and INT2 blocks of the model */

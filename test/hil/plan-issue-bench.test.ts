@@ -152,7 +152,10 @@ describe("the executor's launch pace from a plan that moves nothing", () => {
     const points = [pt('copy', 9216, [2.4, 2.5, 2.6]), pt('record', 0, [0.5, 0.5, 0.5]), pt('kernel', 0, [2, 2, 2]), pt('convert', 0, [7, 7, 7]), pt('attention', 0, [10, 10, 10])];
     // a moving-nothing step lists 100 * 0.5 + 10 * 2 + 5 * 10 = 120 us; issued in 150 and 144: pace 1.25 and 1.2, their median 1.225
     const launch: PlanIssueResult = { ...LAUNCH_PLAN, context_tokens: 40960, settled: true, steps: [step(0, 9e9, { record: 100, kernel: 10, attention: 5 }), step(1, 150, { record: 100, kernel: 10, attention: 5 }), step(2, 144, { record: 100, kernel: 10, attention: 5 })] };
-    expect(pacedIssueCosts(points, launch)).toEqual({ record: 0.5 * 1.225, kernel: 2 * 1.225, convert: 7 * 1.225, attention: 10 * 1.225, pace: 1.225 });
+    const { launch: lp, ...paced } = pacedIssueCosts(points, launch);
+    expect(paced).toEqual({ record: 0.5 * 1.225, kernel: 2 * 1.225, convert: 7 * 1.225, attention: 10 * 1.225, pace: 1.225 });
+    // (the pace's readings, for the sources: the steps' median issue time and listed time)
+    expect([lp!.factor, lp!.per_step, lp!.issued_us, lp!.listed_us]).toEqual([1.225, [1.25, 1.2], 147, 120]);
     // no plan, or one without a usable step: as in a row
     expect(pacedIssueCosts(points, undefined)).toEqual({ ...issueCostsOf(points), pace: Number.NaN });
     expect(pacedIssueCosts(points, { ...launch, steps: [launch.steps[0]] }).pace).toBeNaN();
